@@ -1,0 +1,8 @@
+//! kubectl-mirrorpolicy: where CRI-O pulls an image from, and why.
+//!
+//! The library is the pure core: image references, the registries.conf
+//! engine, policy.json scope selection and the explain model. It never
+//! touches the network, the terminal or the filesystem; `main.rs` and
+//! `commands/` do that.
+
+pub mod reference;

@@ -5,4 +5,6 @@
 //! touches the network, the terminal or the filesystem; `main.rs` and
 //! `commands/` do that.
 
+pub mod origin;
 pub mod reference;
+pub mod registries;

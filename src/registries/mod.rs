@@ -1,0 +1,98 @@
+//! The registries.conf v2 model (containers-registries.conf(5)): reading a
+//! file and its `registries.conf.d` drop-ins with the upstream validation
+//! and merge rules.
+//!
+//! This module owns the data and the TOML reader. Matching a reference to
+//! an entry and ordering pull sources live in `lookup`; short names in
+//! `shortnames`. Reading files from disk is left to the command layer: the
+//! functions here take the text and the name to report.
+//!
+//! Upstream: containers/image `pkg/sysregistriesv2`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::origin::Origin;
+
+/// The merged configuration CRI-O would use.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RegistriesConf {
+    /// `[[registry]]` entries, unique by prefix, sorted by prefix (byte order).
+    pub registries: Vec<Registry>,
+    /// `unqualified-search-registries`, in order.
+    pub unqualified_search_registries: Vec<String>,
+    /// The file that last set `unqualified-search-registries`.
+    pub search_registries_origin: Option<Origin>,
+    /// `short-name-mode`, if any file set it.
+    pub short_name_mode: Option<ShortNameMode>,
+    /// The file that last set `short-name-mode`.
+    pub short_name_mode_origin: Option<Origin>,
+    /// `[aliases]`, merged; a tombstone (`""`) is kept with `value: None`.
+    pub aliases: BTreeMap<String, Alias>,
+    /// `credential-helpers` (default `["containers-auth.json"]`).
+    pub credential_helpers: Vec<String>,
+    /// The files read, in merge order.
+    pub files: Vec<String>,
+}
+
+/// One `[[registry]]` entry.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Registry {
+    /// What user references are matched against (`host[:port][/path]` or `*.domain`).
+    pub prefix: String,
+    /// The physical location that replaces the matched prefix; empty only for `*.` prefixes.
+    pub location: String,
+    pub insecure: bool,
+    pub blocked: bool,
+    pub mirror_by_digest_only: bool,
+    /// `[[registry.mirror]]`, in order.
+    pub mirrors: Vec<Mirror>,
+    /// Where the entry came from.
+    pub origins: Vec<Origin>,
+}
+
+/// One `[[registry.mirror]]` endpoint.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Mirror {
+    pub location: String,
+    pub insecure: bool,
+    pub pull_from_mirror: PullFromMirror,
+    /// Where the mirror came from.
+    pub origins: Vec<Origin>,
+}
+
+/// A mirror's `pull-from-mirror`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PullFromMirror {
+    /// Not set (`""`): used for tag and digest pulls.
+    #[default]
+    Unset,
+    /// `"all"`: used for tag and digest pulls.
+    All,
+    /// `"digest-only"`: used only for digest pulls.
+    DigestOnly,
+    /// `"tag-only"`: used only for tag pulls.
+    TagOnly,
+}
+
+/// `short-name-mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShortNameMode {
+    Enforcing,
+    Permissive,
+    Disabled,
+}
+
+/// One `[aliases]` entry after merging.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Alias {
+    /// The normalized target, or `None` for a tombstone (`""`).
+    pub value: Option<String>,
+    pub origin: Origin,
+}

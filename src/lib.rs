@@ -8,3 +8,4 @@
 pub mod origin;
 pub mod reference;
 pub mod registries;
+pub mod render;

@@ -1,0 +1,194 @@
+//! TOML exactly as the MCO writes registries.conf: BurntSushi/toml's
+//! encoder applied to containers/image's `V2RegistriesConf`.
+//!
+//! Only this schema is encoded: plain keys first in struct field order,
+//! then `[[registry]]` and `[[registry.mirror]]` tables, two-space
+//! indentation per level, a blank line before every table header, basic
+//! strings with Go's escapes, and omitempty fields skipped.
+
+use std::fmt::Write;
+
+use super::registries::V2RegistriesConf;
+
+/// Which containers/image the MCO release vendors, as far as the output differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncodeProfile {
+    /// containers/image v5.32+ (OpenShift 4.19+) writes `additional-layer-store-auth-helper = ""`.
+    pub additional_layer_store_auth_helper: bool,
+}
+
+impl Default for EncodeProfile {
+    fn default() -> Self {
+        Self {
+            additional_layer_store_auth_helper: true,
+        }
+    }
+}
+
+/// A TOML basic string as BurntSushi/toml quotes it.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn array(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| quote(s)).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+fn key_string(out: &mut String, indent: &str, key: &str, value: &str) {
+    let _ = writeln!(out, "{indent}{key} = {}", quote(value));
+}
+
+fn key_true(out: &mut String, indent: &str, key: &str, value: bool) {
+    if value {
+        let _ = writeln!(out, "{indent}{key} = true");
+    }
+}
+
+/// Encodes `conf` byte for byte as the MCO's registries.conf.
+pub fn encode_registries_conf(conf: &V2RegistriesConf, profile: EncodeProfile) -> String {
+    let mut out = String::new();
+    if let Some(usr) = &conf.unqualified_search_registries {
+        let _ = writeln!(out, "unqualified-search-registries = {}", array(usr));
+    }
+    if let Some(helpers) = &conf.credential_helpers {
+        let _ = writeln!(out, "credential-helpers = {}", array(helpers));
+    }
+    key_string(&mut out, "", "short-name-mode", &conf.short_name_mode);
+    if profile.additional_layer_store_auth_helper {
+        key_string(
+            &mut out,
+            "",
+            "additional-layer-store-auth-helper",
+            &conf.additional_layer_store_auth_helper,
+        );
+    }
+    for r in &conf.registries {
+        out.push_str("\n[[registry]]\n");
+        key_string(&mut out, "  ", "prefix", &r.prefix);
+        if !r.location.is_empty() {
+            key_string(&mut out, "  ", "location", &r.location);
+        }
+        key_true(&mut out, "  ", "insecure", r.insecure);
+        key_true(&mut out, "  ", "blocked", r.blocked);
+        key_true(&mut out, "  ", "mirror-by-digest-only", r.mirror_by_digest_only);
+        for m in &r.mirrors {
+            out.push_str("\n  [[registry.mirror]]\n");
+            if !m.location.is_empty() {
+                key_string(&mut out, "    ", "location", &m.location);
+            }
+            key_true(&mut out, "    ", "insecure", m.insecure);
+            if !m.pull_from_mirror.is_empty() {
+                key_string(&mut out, "    ", "pull-from-mirror", &m.pull_from_mirror);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::registries::{Endpoint, RegistryEntry};
+
+    /// The search-registries drop-in the MCO e2e test
+    /// (test/extended-priv/mco_registry.go) expects byte for byte.
+    #[test]
+    fn search_registries_drop_in_matches_mco_e2e() {
+        let conf = V2RegistriesConf {
+            unqualified_search_registries: Some(vec!["quay.io".into()]),
+            ..Default::default()
+        };
+        assert_eq!(
+            encode_registries_conf(&conf, EncodeProfile::default()),
+            "unqualified-search-registries = [\"quay.io\"]\nshort-name-mode = \"\"\nadditional-layer-store-auth-helper = \"\"\n"
+        );
+        let old = EncodeProfile {
+            additional_layer_store_auth_helper: false,
+        };
+        assert_eq!(
+            encode_registries_conf(&conf, old),
+            "unqualified-search-registries = [\"quay.io\"]\nshort-name-mode = \"\"\n"
+        );
+    }
+
+    #[test]
+    fn layout_of_entries_and_mirrors() {
+        let conf = V2RegistriesConf {
+            unqualified_search_registries: Some(vec![
+                "registry.access.redhat.com".into(),
+                "docker.io".into(),
+            ]),
+            registries: vec![
+                RegistryEntry {
+                    location: "blocked.com/ns-b/ns2-b".into(),
+                    insecure: true,
+                    blocked: true,
+                    mirrors: vec![Endpoint {
+                        location: "other.com/ns-o2".into(),
+                        insecure: true,
+                        pull_from_mirror: "digest-only".into(),
+                        origins: vec![],
+                    }],
+                    ..Default::default()
+                },
+                RegistryEntry {
+                    prefix: "*.example.com".into(),
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let want = "\
+unqualified-search-registries = [\"registry.access.redhat.com\", \"docker.io\"]
+short-name-mode = \"\"
+additional-layer-store-auth-helper = \"\"
+
+[[registry]]
+  prefix = \"\"
+  location = \"blocked.com/ns-b/ns2-b\"
+  insecure = true
+  blocked = true
+
+  [[registry.mirror]]
+    location = \"other.com/ns-o2\"
+    insecure = true
+    pull-from-mirror = \"digest-only\"
+
+[[registry]]
+  prefix = \"*.example.com\"
+";
+        assert_eq!(encode_registries_conf(&conf, EncodeProfile::default()), want);
+    }
+
+    #[test]
+    fn empty_search_list_is_written_and_strings_are_escaped() {
+        let conf = V2RegistriesConf {
+            unqualified_search_registries: Some(vec![]),
+            short_name_mode: "a\"b\\c\u{1}".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            encode_registries_conf(&conf, EncodeProfile::default()),
+            "unqualified-search-registries = []\nshort-name-mode = \"a\\\"b\\\\c\\u0001\"\nadditional-layer-store-auth-helper = \"\"\n"
+        );
+    }
+}

@@ -1,0 +1,759 @@
+//! `/etc/containers/registries.conf` as the MCO renders it from mirror sets
+//! and the Image config's insecure and blocked registries.
+//!
+//! Validation follows the MCO's `validateRegistriesConfScopes`; the edit
+//! follows openshift/runtime-utils `EditRegistriesConfig` step by step
+//! (digest sets, tag sets, blocked entries, insecure, blocked, nested
+//! mirror propagation), with the same entry order and the same quirks. The
+//! upstream edit is quadratic in the number of sources; this one indexes
+//! entries by scope and only visits the few mirror-less entries when
+//! propagating mirrors, so it stays linear. Every entry and mirror keeps the
+//! origins (CR objects) that caused it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::topo::merged_mirrors;
+use crate::origin::Origin;
+
+/// `pull-from-mirror` values the MCO writes.
+pub const DIGEST_ONLY: &str = "digest-only";
+/// `pull-from-mirror` for tag mirrors.
+pub const TAG_ONLY: &str = "tag-only";
+
+const DC: &str = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
+
+fn host_and_path() -> String {
+    format!(
+        "(?:{DC}(?:(?:\\.{DC})+)?(?::[0-9]+)?)(?:(?:/[a-z0-9]+(?:(?:(?:[._]|__|[-]*)[a-z0-9]+)+)?)+)?"
+    )
+}
+
+/// The IDMS/ITMS CRD pattern for `source` (wildcards allowed); the MCO
+/// applies it to ICSP sources too.
+static SOURCE_RE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        "^\\*(?:\\.{DC})+$|^{}$",
+        host_and_path()
+    ))
+    .expect("source pattern compiles")
+});
+/// The CRD pattern for a mirror: no wildcard.
+static MIRROR_RE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!("^{}$", host_and_path())).expect("mirror pattern compiles")
+});
+
+/// Whether `s` matches the mirror-set `source` pattern.
+pub fn is_valid_source(s: &str) -> bool {
+    SOURCE_RE.is_match(s)
+}
+
+/// Whether `s` matches the mirror-set `mirrors[]` pattern.
+pub fn is_valid_mirror(s: &str) -> bool {
+    MIRROR_RE.is_match(s)
+}
+
+/// `mirrorSourcePolicy`; ICSP entries and an empty policy count as `AllowContactingSource`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SourcePolicy {
+    #[default]
+    AllowContactingSource,
+    NeverContactSource,
+}
+
+impl SourcePolicy {
+    /// The CR spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::AllowContactingSource => "AllowContactingSource",
+            Self::NeverContactSource => "NeverContactSource",
+        }
+    }
+}
+
+/// One `imageDigestMirrors` / `repositoryDigestMirrors` / `imageTagMirrors` item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MirrorSet {
+    pub source: String,
+    pub mirrors: Vec<String>,
+    pub policy: SourcePolicy,
+    /// The CR the item comes from.
+    pub origin: Origin,
+}
+
+/// The MCO's inputs to registries.conf, already filtered for payload protection.
+#[derive(Debug, Clone, Default)]
+pub struct RegistriesInput {
+    /// ImageDigestMirrorSet items, in object order.
+    pub idms: Vec<MirrorSet>,
+    /// ImageContentSourcePolicy items, in object order.
+    pub icsp: Vec<MirrorSet>,
+    /// ImageTagMirrorSet items, in object order.
+    pub itms: Vec<MirrorSet>,
+    /// `Image.spec.registrySources.insecureRegistries` (None when absent).
+    pub insecure: Option<Vec<String>>,
+    /// Blocked registries for registries.conf after payload protection (None when nothing is blocked).
+    pub blocked: Option<Vec<String>>,
+    /// The object the Image-config facts come from (`Image/cluster`).
+    pub image_origin: Option<Origin>,
+}
+
+/// Why the MCO refuses to render.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McoError {
+    #[error("invalid entry for insecure registries \"{0}\"")]
+    InvalidInsecure(String),
+    #[error("invalid entry for blocked registries \"{0}\"")]
+    InvalidBlocked(String),
+    #[error("invalid entry for allowed registries \"{0}\"")]
+    InvalidAllowed(String),
+    #[error("{origin}: invalid format for source \"{scope}\"")]
+    InvalidSource { scope: String, origin: Origin },
+    #[error("{origin}: invalid format for mirror \"{mirror}\"")]
+    InvalidMirror { mirror: String, origin: Origin },
+    #[error("{origin}: conflicting mirrorSourcePolicy is set for the same source \"{scope}\" in imagedigestmirrorsets, imagetagmirrorsets, or imagecontentsourcepolicies (first set by {first})")]
+    ConflictingPolicy {
+        scope: String,
+        origin: Origin,
+        first: Origin,
+    },
+    #[error("{origin}: cannot set mirrorSourcePolicy: NeverContactSource if the source \"{scope}\" is one of the mirrors")]
+    NeverContactSourceIsMirror { scope: String, origin: Origin },
+    #[error("internal error: mirrorsAdjustedForNestedScope for a wildcard scope \"{0}\"")]
+    WildcardNestedScope(String),
+}
+
+/// The MCO's `IsValidRegistriesConfScope`.
+pub fn is_valid_registries_conf_scope(s: &str) -> bool {
+    if s.is_empty() {
+        return false;
+    }
+    if !s.contains('*') {
+        return true;
+    }
+    s.strip_prefix("*.")
+        .is_some_and(|rest| !rest.contains(['/', '@', ':', '*']))
+}
+
+/// runtime-utils `ScopeIsNestedInsideScope`: whether `sub` is `sup` or below it.
+pub fn scope_is_nested_inside_scope(sub: &str, sup: &str) -> bool {
+    if sub == sup {
+        return true;
+    }
+    if sub.len() > sup.len() && sub.starts_with(sup) && sub.as_bytes()[sup.len()] == b'/' {
+        return true;
+    }
+    if let Some(domain) = sup.strip_prefix('*') {
+        // `domain` is ".example.com"
+        if let Some((host, _)) = sub.split_once(':') {
+            return host.ends_with(domain) && !host.contains('/');
+        }
+        let host = sub.split('/').next().unwrap_or(sub);
+        return host.ends_with(domain);
+    }
+    false
+}
+
+/// The MCO's `validateRegistriesConfScopes`, in its order; the first failure is returned.
+pub fn validate_scopes(
+    insecure: &[String],
+    blocked: &[String],
+    allowed: &[String],
+    input: &RegistriesInput,
+) -> Result<(), McoError> {
+    if let Some(s) = insecure.iter().find(|s| !is_valid_registries_conf_scope(s)) {
+        return Err(McoError::InvalidInsecure(s.clone()));
+    }
+    if let Some(s) = blocked.iter().find(|s| !is_valid_registries_conf_scope(s)) {
+        return Err(McoError::InvalidBlocked(s.clone()));
+    }
+    if let Some(s) = allowed.iter().find(|s| !is_valid_registries_conf_scope(s)) {
+        return Err(McoError::InvalidAllowed(s.clone()));
+    }
+    let mut policies: HashMap<&str, (SourcePolicy, &Origin)> = HashMap::new();
+    for set in input.idms.iter().chain(&input.icsp).chain(&input.itms) {
+        if !is_valid_source(&set.source) {
+            return Err(McoError::InvalidSource {
+                scope: set.source.clone(),
+                origin: set.origin.clone(),
+            });
+        }
+        match policies.get(set.source.as_str()) {
+            Some((p, first)) if *p != set.policy => {
+                return Err(McoError::ConflictingPolicy {
+                    scope: set.source.clone(),
+                    origin: set.origin.clone(),
+                    first: (*first).clone(),
+                })
+            }
+            Some(_) => {}
+            None => {
+                policies.insert(&set.source, (set.policy, &set.origin));
+            }
+        }
+        for m in &set.mirrors {
+            if !is_valid_mirror(m) {
+                return Err(McoError::InvalidMirror {
+                    mirror: m.clone(),
+                    origin: set.origin.clone(),
+                });
+            }
+            if set.policy == SourcePolicy::NeverContactSource && *m == set.source {
+                return Err(McoError::NeverContactSourceIsMirror {
+                    scope: set.source.clone(),
+                    origin: set.origin.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// registries.conf in the shape the MCO encodes (containers/image `V2RegistriesConf`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct V2RegistriesConf {
+    pub registries: Vec<RegistryEntry>,
+    /// None: absent (nil); Some(empty): written as `[]`.
+    pub unqualified_search_registries: Option<Vec<String>>,
+    pub credential_helpers: Option<Vec<String>>,
+    pub short_name_mode: String,
+    pub additional_layer_store_auth_helper: String,
+}
+
+/// A `[[registry]]` table as the MCO writes it (prefix empty unless a wildcard).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RegistryEntry {
+    pub prefix: String,
+    pub location: String,
+    pub insecure: bool,
+    pub blocked: bool,
+    pub mirror_by_digest_only: bool,
+    pub mirrors: Vec<Endpoint>,
+    /// The CR objects that caused the entry or its flags.
+    pub origins: Vec<Origin>,
+}
+
+impl RegistryEntry {
+    /// runtime-utils `registryScope`: the prefix, or the location when it is empty.
+    pub fn scope(&self) -> &str {
+        if self.prefix.is_empty() {
+            &self.location
+        } else {
+            &self.prefix
+        }
+    }
+}
+
+/// A `[[registry.mirror]]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Endpoint {
+    pub location: String,
+    pub insecure: bool,
+    pub pull_from_mirror: String,
+    /// The CR objects that list this mirror for the entry's source.
+    pub origins: Vec<Origin>,
+}
+
+/// One source after merging all sets that name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergedSet {
+    pub source: String,
+    pub mirrors: Vec<String>,
+    pub never_contact_source: bool,
+    /// For each mirror (same index), the objects that list it.
+    pub mirror_origins: Vec<Vec<Origin>>,
+    /// The objects whose sets for this source were used.
+    pub origins: Vec<Origin>,
+}
+
+#[derive(Default)]
+struct Accumulated<'a> {
+    lists: Vec<&'a [String]>,
+    list_origins: Vec<&'a Origin>,
+    never_contact_source: bool,
+    origins: Vec<Origin>,
+}
+
+fn push_unique(list: &mut Vec<Origin>, o: &Origin) {
+    if !list.contains(o) {
+        list.push(o.clone());
+    }
+}
+
+/// runtime-utils `mergedDigestMirrorSets` / `mergedTagMirrorSets`: sets with no
+/// real mirror are ignored (their policy too); sources come out byte-wise sorted.
+pub fn merge_sets<'a>(sets: impl IntoIterator<Item = &'a MirrorSet>) -> Vec<MergedSet> {
+    let mut by_source: BTreeMap<&str, Accumulated<'a>> = BTreeMap::new();
+    for set in sets {
+        if !set.mirrors.iter().any(|m| *m != set.source) {
+            continue;
+        }
+        let acc = by_source.entry(set.source.as_str()).or_default();
+        if set.policy == SourcePolicy::NeverContactSource {
+            acc.never_contact_source = true;
+        }
+        acc.lists.push(&set.mirrors);
+        acc.list_origins.push(&set.origin);
+        push_unique(&mut acc.origins, &set.origin);
+    }
+    by_source
+        .into_iter()
+        .map(|(source, acc)| {
+            let mirrors = merged_mirrors(source, &acc.lists);
+            let mirror_origins = mirrors
+                .iter()
+                .map(|m| {
+                    let mut origins = Vec::new();
+                    for (list, o) in acc.lists.iter().zip(&acc.list_origins) {
+                        if list.contains(m) {
+                            push_unique(&mut origins, o);
+                        }
+                    }
+                    origins
+                })
+                .collect();
+            MergedSet {
+                source: source.to_string(),
+                mirrors,
+                never_contact_source: acc.never_contact_source,
+                mirror_origins,
+                origins: acc.origins,
+            }
+        })
+        .collect()
+}
+
+struct Editor<'c> {
+    conf: &'c mut V2RegistriesConf,
+    index: HashMap<String, usize>,
+}
+
+impl<'c> Editor<'c> {
+    fn new(conf: &'c mut V2RegistriesConf) -> Self {
+        let mut index = HashMap::new();
+        for (i, r) in conf.registries.iter().enumerate() {
+            index.entry(r.scope().to_string()).or_insert(i);
+        }
+        Self { conf, index }
+    }
+
+    /// runtime-utils `getRegistryEntry`: the first entry with this scope, or a new one at the end.
+    fn entry(&mut self, scope: &str) -> usize {
+        if let Some(&i) = self.index.get(scope) {
+            return i;
+        }
+        let mut r = RegistryEntry::default();
+        if scope.starts_with("*.") {
+            r.prefix = scope.to_string();
+        } else {
+            r.location = scope.to_string();
+        }
+        self.conf.registries.push(r);
+        let i = self.conf.registries.len() - 1;
+        self.index.insert(scope.to_string(), i);
+        i
+    }
+
+    fn add_sets(&mut self, sets: &[MergedSet], pull_from_mirror: &str) {
+        for set in sets {
+            let i = self.entry(&set.source);
+            let r = &mut self.conf.registries[i];
+            if set.never_contact_source {
+                r.blocked = true;
+            }
+            for o in &set.origins {
+                push_unique(&mut r.origins, o);
+            }
+            for (m, origins) in set.mirrors.iter().zip(&set.mirror_origins) {
+                r.mirrors.push(Endpoint {
+                    location: m.clone(),
+                    insecure: false,
+                    pull_from_mirror: pull_from_mirror.to_string(),
+                    origins: origins.clone(),
+                });
+            }
+        }
+    }
+}
+
+/// runtime-utils `EditRegistriesConfig`, applied to `conf` (the decoded template).
+pub fn edit_registries_config(
+    conf: &mut V2RegistriesConf,
+    input: &RegistriesInput,
+) -> Result<(), McoError> {
+    let digest_sets = merge_sets(input.idms.iter().chain(&input.icsp));
+    let tag_sets = merge_sets(&input.itms);
+    let insecure = input.insecure.as_deref().unwrap_or_default();
+    let blocked = input.blocked.as_deref().unwrap_or_default();
+    let image_origin = input.image_origin.clone();
+    let mut ed = Editor::new(conf);
+
+    ed.add_sets(&digest_sets, DIGEST_ONLY);
+    ed.add_sets(&tag_sets, TAG_ONLY);
+    for scope in blocked {
+        ed.entry(scope);
+    }
+    for scope in insecure {
+        let i = ed.entry(scope);
+        ed.conf.registries[i].insecure = true;
+        for r in &mut ed.conf.registries {
+            if scope_is_nested_inside_scope(r.scope(), scope) {
+                r.insecure = true;
+                if let Some(o) = &image_origin {
+                    push_unique(&mut r.origins, o);
+                }
+            }
+            for m in &mut r.mirrors {
+                if scope_is_nested_inside_scope(&m.location, scope) {
+                    m.insecure = true;
+                    if let Some(o) = &image_origin {
+                        push_unique(&mut m.origins, o);
+                    }
+                }
+            }
+        }
+    }
+    for scope in blocked {
+        let i = ed.entry(scope);
+        ed.conf.registries[i].blocked = true;
+        for r in &mut ed.conf.registries {
+            if scope_is_nested_inside_scope(r.scope(), scope) {
+                r.blocked = true;
+                if let Some(o) = &image_origin {
+                    push_unique(&mut r.origins, o);
+                }
+            }
+        }
+    }
+    propagate_nested_mirrors(ed.conf, &ed.index, &digest_sets, &tag_sets)
+}
+
+/// Step G: an entry without mirrors that is nested inside a mirrored source
+/// gets copies of that source's mirrors, from the first such set in
+/// (digest sets, then tag sets) order. Only mirror-less entries are visited.
+fn propagate_nested_mirrors(
+    conf: &mut V2RegistriesConf,
+    index: &HashMap<String, usize>,
+    digest_sets: &[MergedSet],
+    tag_sets: &[MergedSet],
+) -> Result<(), McoError> {
+    let empty: Vec<usize> = (0..conf.registries.len())
+        .filter(|&i| conf.registries[i].mirrors.is_empty())
+        .collect();
+    if empty.is_empty() {
+        return Ok(());
+    }
+    // The mirrored entries in set order (the entry of each set's source).
+    let mirrored: Vec<usize> = digest_sets
+        .iter()
+        .chain(tag_sets)
+        .map(|s| index[s.source.as_str()])
+        .collect();
+    let mut assignments: Vec<(usize, usize)> = Vec::new();
+    let mut first_error: Option<(usize, String)> = None;
+    for &e in &empty {
+        let scope = conf.registries[e].scope().to_string();
+        let found = mirrored.iter().enumerate().find(|(_, &m)| {
+            let ms = conf.registries[m].scope();
+            scope != ms && scope_is_nested_inside_scope(&scope, ms)
+        });
+        if let Some((pos, &m)) = found {
+            let ms = conf.registries[m].scope();
+            if ms.starts_with("*.") {
+                if first_error.as_ref().is_none_or(|(p, _)| pos < *p) {
+                    first_error = Some((pos, ms.to_string()));
+                }
+            } else {
+                assignments.push((e, m));
+            }
+        }
+    }
+    if let Some((_, scope)) = first_error {
+        return Err(McoError::WildcardNestedScope(scope));
+    }
+    for (e, m) in assignments {
+        let ms = conf.registries[m].scope().to_string();
+        let suffix = conf.registries[e].scope()[ms.len()..].to_string();
+        let copies: Vec<Endpoint> = conf.registries[m]
+            .mirrors
+            .iter()
+            .map(|mirror| Endpoint {
+                location: format!("{}{suffix}", mirror.location),
+                ..mirror.clone()
+            })
+            .collect();
+        let origins = conf.registries[m].origins.clone();
+        let entry = &mut conf.registries[e];
+        entry.mirrors = copies;
+        for o in &origins {
+            push_unique(&mut entry.origins, o);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(source: &str, mirrors: &[&str], policy: SourcePolicy, origin: &str) -> MirrorSet {
+        MirrorSet {
+            source: source.to_string(),
+            mirrors: mirrors.iter().map(|m| m.to_string()).collect(),
+            policy,
+            origin: Origin(origin.to_string()),
+        }
+    }
+
+    use SourcePolicy::{AllowContactingSource as Allow, NeverContactSource as Never};
+
+    /// runtime-utils registries_test.go `TestScopeIsNestedInsideScope`.
+    #[test]
+    fn scope_nesting_upstream_cases() {
+        for (sub, sup, want) in [
+            ("quay.io", "quay.io", true),
+            ("quay.io/ns", "quay.io", true),
+            ("quay.io/ns/repo", "quay.io/ns", true),
+            ("quay.io.example.com", "quay.io", false),
+            ("quay.io:443", "quay.io", false),
+            ("quay.io:443/ns", "quay.io", false),
+            ("quay.io/nsx", "quay.io/ns", false),
+            ("foo.example.com", "*.example.com", true),
+            ("foo.example.com/ns", "*.example.com", true),
+            ("foo.example.com:5000/ns", "*.example.com", true),
+            ("example.com", "*.example.com", false),
+            ("a.b.example.com", "*.example.com", true),
+            ("*.sub.example.com", "*.example.com", true),
+            ("foo.example.org/x.example.com", "*.example.com", false),
+        ] {
+            assert_eq!(scope_is_nested_inside_scope(sub, sup), want, "{sub} in {sup}");
+        }
+    }
+
+    #[test]
+    fn registries_conf_scope_validity() {
+        for (s, ok) in [
+            ("", false),
+            ("quay.io", true),
+            ("quay.io/ns", true),
+            ("*.example.com", true),
+            ("*.example.com:5000", false),
+            ("*.example.com/ns", false),
+            ("foo.*.com", false),
+            ("**.example.com", false),
+        ] {
+            assert_eq!(is_valid_registries_conf_scope(s), ok, "{s}");
+        }
+    }
+
+    #[test]
+    fn source_and_mirror_patterns() {
+        for (s, source_ok, mirror_ok) in [
+            ("quay.io", true, true),
+            ("quay.io/ns/repo", true, true),
+            ("registry.example.com:5000/a/b", true, true),
+            ("*.example.com", true, false),
+            ("Quay.io/ns", true, true),
+            ("quay.io/NS", false, false),
+            ("quay.io/ns:tag", false, false),
+            ("quay.io/ns@sha256:abc", false, false),
+            ("https://quay.io", false, false),
+            ("", false, false),
+        ] {
+            assert_eq!(is_valid_source(s), source_ok, "source {s}");
+            assert_eq!(is_valid_mirror(s), mirror_ok, "mirror {s}");
+        }
+    }
+
+    /// MCO helpers_test.go `TestValidateRegistriesConfScopes` rules.
+    #[test]
+    fn validate_scopes_rules() {
+        let ok = RegistriesInput {
+            idms: vec![set("quay.io/a", &["m.io/a"], Never, "ImageDigestMirrorSet/x")],
+            ..Default::default()
+        };
+        assert_eq!(validate_scopes(&[], &[], &[], &ok), Ok(()));
+        assert_eq!(
+            validate_scopes(&["*.x.com:5000".into()], &[], &[], &ok),
+            Err(McoError::InvalidInsecure("*.x.com:5000".into()))
+        );
+        assert_eq!(
+            validate_scopes(&[], &["".into()], &[], &ok),
+            Err(McoError::InvalidBlocked(String::new()))
+        );
+        let conflict = RegistriesInput {
+            idms: vec![set("quay.io/a", &["m.io/a"], Never, "ImageDigestMirrorSet/x")],
+            icsp: vec![set("quay.io/a", &["m.io/b"], Allow, "ImageContentSourcePolicy/y")],
+            ..Default::default()
+        };
+        let err = validate_scopes(&[], &[], &[], &conflict).unwrap_err();
+        assert!(matches!(err, McoError::ConflictingPolicy { .. }), "{err}");
+        assert!(err.to_string().contains("ImageContentSourcePolicy/y"));
+        // Sets without mirrors still record their policy.
+        let empty_conflict = RegistriesInput {
+            idms: vec![set("quay.io/a", &[], Never, "ImageDigestMirrorSet/x")],
+            itms: vec![set("quay.io/a", &["m.io/a"], Allow, "ImageTagMirrorSet/t")],
+            ..Default::default()
+        };
+        assert!(validate_scopes(&[], &[], &[], &empty_conflict).is_err());
+        let self_mirror = RegistriesInput {
+            idms: vec![set("quay.io/a", &["quay.io/a"], Never, "ImageDigestMirrorSet/x")],
+            ..Default::default()
+        };
+        assert!(matches!(
+            validate_scopes(&[], &[], &[], &self_mirror),
+            Err(McoError::NeverContactSourceIsMirror { .. })
+        ));
+        let bad_mirror = RegistriesInput {
+            icsp: vec![set("quay.io/a", &["*.m.io"], Allow, "ImageContentSourcePolicy/y")],
+            ..Default::default()
+        };
+        assert!(matches!(
+            validate_scopes(&[], &[], &[], &bad_mirror),
+            Err(McoError::InvalidMirror { .. })
+        ));
+    }
+
+    fn edit(input: &RegistriesInput) -> Result<V2RegistriesConf, McoError> {
+        let mut conf = V2RegistriesConf::default();
+        edit_registries_config(&mut conf, input).map(|()| conf)
+    }
+
+    fn summary(conf: &V2RegistriesConf) -> Vec<String> {
+        conf.registries
+            .iter()
+            .map(|r| {
+                let mirrors: Vec<String> = r
+                    .mirrors
+                    .iter()
+                    .map(|m| {
+                        format!(
+                            "{}{}({})",
+                            m.location,
+                            if m.insecure { "!" } else { "" },
+                            m.pull_from_mirror
+                        )
+                    })
+                    .collect();
+                format!(
+                    "{}{}{} -> [{}]",
+                    r.scope(),
+                    if r.blocked { " blocked" } else { "" },
+                    if r.insecure { " insecure" } else { "" },
+                    mirrors.join(", ")
+                )
+            })
+            .collect()
+    }
+
+    /// runtime-utils registries_test.go `TestEditRegistriesConfig`: the shape
+    /// of its main case (digest and tag sets, blocked and insecure scopes,
+    /// nested propagation).
+    #[test]
+    fn edit_registries_config_main_case() {
+        let input = RegistriesInput {
+            idms: vec![
+                set("insecure.com/ns-i1", &["blocked.com/ns-b1", "other.com/ns-o1"], Allow, "ImageDigestMirrorSet/a"),
+                set("blocked.com/ns-b/ns2-b", &["other.com/ns-o2", "insecure.com/ns-i2"], Allow, "ImageDigestMirrorSet/a"),
+                set("other.com/ns-o3", &["insecure.com/ns-i2", "blocked.com/ns-b/ns3-b", "foo.insecure-example.com/bar"], Allow, "ImageDigestMirrorSet/b"),
+                set("source.com/ns", &["mirror.com/ns"], Never, "ImageDigestMirrorSet/c"),
+            ],
+            itms: vec![set("tag.com/ns", &["tag-mirror.com/ns"], Allow, "ImageTagMirrorSet/t")],
+            insecure: Some(vec!["insecure.com".into(), "*.insecure-example.com".into()]),
+            blocked: Some(vec!["blocked.com".into(), "source.com/ns/blocked".into()]),
+            image_origin: Some(Origin("Image/cluster".into())),
+            ..Default::default()
+        };
+        let conf = edit(&input).unwrap();
+        assert_eq!(
+            summary(&conf),
+            vec![
+                "blocked.com/ns-b/ns2-b blocked -> [other.com/ns-o2(digest-only), insecure.com/ns-i2!(digest-only)]",
+                "insecure.com/ns-i1 insecure -> [blocked.com/ns-b1(digest-only), other.com/ns-o1(digest-only)]",
+                "other.com/ns-o3 -> [insecure.com/ns-i2!(digest-only), blocked.com/ns-b/ns3-b(digest-only), foo.insecure-example.com/bar!(digest-only)]",
+                "source.com/ns blocked -> [mirror.com/ns(digest-only)]",
+                "tag.com/ns -> [tag-mirror.com/ns(tag-only)]",
+                "blocked.com blocked -> []",
+                "source.com/ns/blocked blocked -> [mirror.com/ns/blocked(digest-only)]",
+                "insecure.com insecure -> []",
+                "*.insecure-example.com insecure -> []",
+            ]
+        );
+        let entry = &conf.registries[3];
+        assert_eq!(entry.origins, vec![Origin("ImageDigestMirrorSet/c".into())]);
+    }
+
+    #[test]
+    fn never_contact_source_without_real_mirror_is_ignored() {
+        let input = RegistriesInput {
+            idms: vec![
+                set("quay.io/a", &[], Never, "ImageDigestMirrorSet/x"),
+                set("quay.io/b", &["quay.io/b"], Never, "ImageDigestMirrorSet/x"),
+            ],
+            ..Default::default()
+        };
+        assert!(edit(&input).unwrap().registries.is_empty());
+    }
+
+    #[test]
+    fn icsp_and_idms_merge_and_tag_mirrors_follow_digest_mirrors() {
+        let input = RegistriesInput {
+            idms: vec![set("quay.io/a", &["m2.io/a", "m1.io/a"], Allow, "ImageDigestMirrorSet/x")],
+            icsp: vec![set("quay.io/a", &["m1.io/a", "m3.io/a"], Allow, "ImageContentSourcePolicy/y")],
+            itms: vec![set("quay.io/a", &["m1.io/a"], Allow, "ImageTagMirrorSet/t")],
+            ..Default::default()
+        };
+        let conf = edit(&input).unwrap();
+        assert_eq!(
+            summary(&conf),
+            vec!["quay.io/a -> [m2.io/a(digest-only), m1.io/a(digest-only), m3.io/a(digest-only), m1.io/a(tag-only)]"]
+        );
+        let m1 = &conf.registries[0].mirrors[1];
+        assert_eq!(
+            m1.origins,
+            vec![
+                Origin("ImageDigestMirrorSet/x".into()),
+                Origin("ImageContentSourcePolicy/y".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn wildcard_source_with_nested_mirrorless_entry_fails() {
+        let input = RegistriesInput {
+            idms: vec![set("*.example.com", &["mirror.io/x"], Allow, "ImageDigestMirrorSet/w")],
+            blocked: Some(vec!["foo.example.com".into()]),
+            ..Default::default()
+        };
+        assert_eq!(
+            edit(&input),
+            Err(McoError::WildcardNestedScope("*.example.com".into()))
+        );
+        let alone = RegistriesInput {
+            idms: vec![set("*.example.com", &["mirror.io/x"], Allow, "ImageDigestMirrorSet/w")],
+            ..Default::default()
+        };
+        let conf = edit(&alone).unwrap();
+        assert_eq!(conf.registries[0].prefix, "*.example.com");
+        assert_eq!(conf.registries[0].location, "");
+    }
+
+    #[test]
+    fn nested_propagation_takes_the_first_mirrored_ancestor() {
+        let input = RegistriesInput {
+            idms: vec![
+                set("a.com", &["m.io/top"], Allow, "ImageDigestMirrorSet/top"),
+                set("a.com/ns", &["n.io/ns"], Allow, "ImageDigestMirrorSet/ns"),
+            ],
+            insecure: Some(vec!["a.com/ns/repo".into()]),
+            ..Default::default()
+        };
+        let conf = edit(&input).unwrap();
+        assert_eq!(
+            summary(&conf)[2],
+            "a.com/ns/repo insecure -> [m.io/top/ns/repo(digest-only)]"
+        );
+    }
+}

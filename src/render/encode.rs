@@ -89,7 +89,12 @@ pub fn encode_registries_conf(conf: &V2RegistriesConf, profile: EncodeProfile) -
         }
         key_true(&mut out, "  ", "insecure", r.insecure);
         key_true(&mut out, "  ", "blocked", r.blocked);
-        key_true(&mut out, "  ", "mirror-by-digest-only", r.mirror_by_digest_only);
+        key_true(
+            &mut out,
+            "  ",
+            "mirror-by-digest-only",
+            r.mirror_by_digest_only,
+        );
         for m in &r.mirrors {
             out.push_str("\n  [[registry.mirror]]\n");
             if !m.location.is_empty() {
@@ -176,7 +181,10 @@ additional-layer-store-auth-helper = \"\"
 [[registry]]
   prefix = \"*.example.com\"
 ";
-        assert_eq!(encode_registries_conf(&conf, EncodeProfile::default()), want);
+        assert_eq!(
+            encode_registries_conf(&conf, EncodeProfile::default()),
+            want
+        );
     }
 
     #[test]

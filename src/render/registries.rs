@@ -34,11 +34,8 @@ fn host_and_path() -> String {
 /// The IDMS/ITMS CRD pattern for `source` (wildcards allowed); the MCO
 /// applies it to ICSP sources too.
 static SOURCE_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(
-        "^\\*(?:\\.{DC})+$|^{}$",
-        host_and_path()
-    ))
-    .expect("source pattern compiles")
+    Regex::new(&format!("^\\*(?:\\.{DC})+$|^{}$", host_and_path()))
+        .expect("source pattern compiles")
 });
 /// The CRD pattern for a mirror: no wildcard.
 static MIRROR_RE: LazyLock<Regex> = LazyLock::new(|| {
@@ -145,8 +142,8 @@ pub fn scope_is_nested_inside_scope(sub: &str, sup: &str) -> bool {
     if sub.len() > sup.len() && sub.starts_with(sup) && sub.as_bytes()[sup.len()] == b'/' {
         return true;
     }
-    if let Some(domain) = sup.strip_prefix('*') {
-        // `domain` is ".example.com"
+    if sup.starts_with("*.") {
+        let domain = &sup[1..]; // ".example.com"
         if let Some((host, _)) = sub.split_once(':') {
             return host.ends_with(domain) && !host.contains('/');
         }
@@ -513,39 +510,317 @@ mod tests {
     #[test]
     fn scope_nesting_upstream_cases() {
         for (sub, sup, want) in [
+            ("quay.io", "example.com", false),
             ("quay.io", "quay.io", true),
-            ("quay.io/ns", "quay.io", true),
-            ("quay.io/ns/repo", "quay.io/ns", true),
-            ("quay.io.example.com", "quay.io", false),
             ("quay.io:443", "quay.io", false),
-            ("quay.io:443/ns", "quay.io", false),
-            ("quay.io/nsx", "quay.io/ns", false),
+            ("quay.io:443", "quay.io:444", false),
+            ("quay.io.example.com", "quay.io", false),
+            ("quay.io2", "quay.io", false),
+            ("quay.io/ns1", "quay.io", true),
+            ("quay.io/ns1/ns2/ns3", "quay.io", true),
+            ("quay.io/ns1/ns2/ns3", "not-quay.io", false),
+            ("bar/example.foo", "*.foo", false),
+            ("example/bar.foo/quay.io", "*.foo", false),
+            ("example/bar.foo:400", "*.foo", false),
             ("foo.example.com", "*.example.com", true),
-            ("foo.example.com/ns", "*.example.com", true),
-            ("foo.example.com:5000/ns", "*.example.com", true),
-            ("example.com", "*.example.com", false),
-            ("a.b.example.com", "*.example.com", true),
-            ("*.sub.example.com", "*.example.com", true),
-            ("foo.example.org/x.example.com", "*.example.com", false),
+            ("*.foo.example.com", "*.example.com", true),
+            ("foo.example.com/bar", "*.example.com", true),
+            ("foo.registry.com", "*.example.com", false),
+            ("foo.example.com", "**.example.com", false),
+            ("foo.example.com", "example.*.com", false),
+            ("foo.example.com", "*.example.com/foo/bar", false),
+            ("foo.example.com:443/bar/baz", "*.example.com", true),
+            (
+                "foo.example.com:443/bar/baz",
+                "*.example.com/bar/baz",
+                false,
+            ),
+            ("foo.example.com", "*example.com", false),
+            ("foo.example.com", "*/example.com", false),
         ] {
-            assert_eq!(scope_is_nested_inside_scope(sub, sup), want, "{sub} in {sup}");
+            assert_eq!(
+                scope_is_nested_inside_scope(sub, sup),
+                want,
+                "{sub} in {sup}"
+            );
         }
     }
 
+    /// runtime-utils registries_test.go `TestIsValidRegistriesConfScope`.
     #[test]
-    fn registries_conf_scope_validity() {
+    fn registries_conf_scope_validity_upstream_cases() {
         for (s, ok) in [
-            ("", false),
-            ("quay.io", true),
-            ("quay.io/ns", true),
+            ("example.com", true),
             ("*.example.com", true),
-            ("*.example.com:5000", false),
-            ("*.example.com/ns", false),
-            ("foo.*.com", false),
             ("**.example.com", false),
+            ("example.*.com", false),
+            ("*.example.com/foo/bar", false),
+            ("*.example.com:foo", false),
+            ("*.example.com/foo:sha@bar", false),
+            ("*.example.com.*.bar.com", false),
+            ("*example.com", false),
+            ("*/example.com", false),
+            ("*.*example.com", false),
+            ("", false),
         ] {
             assert_eq!(is_valid_registries_conf_scope(s), ok, "{s}");
         }
+    }
+
+    /// runtime-utils registries_test.go `TestRDMContainsARealMirror`, through `merge_sets`.
+    #[test]
+    fn sets_without_a_real_mirror_are_ignored_upstream_cases() {
+        let source = "source.example.com";
+        for (mirrors, real) in [
+            (vec![], false),
+            (vec!["mirror.local"], true),
+            (vec![source], false),
+            (vec![source, source, source], false),
+            (vec!["mirror.local", source], true),
+            (vec![source, "mirror.local"], true),
+            (vec!["m1.local", "m2.local", "m3.local"], true),
+        ] {
+            let s = set(source, &mirrors, Allow, "ImageContentSourcePolicy/x");
+            assert_eq!(merge_sets([&s]).len() == 1, real, "{mirrors:?}");
+        }
+    }
+
+    type Sets<'a> = Vec<(&'a str, Vec<&'a str>)>;
+
+    /// runtime-utils registries_test.go `TestMergedMirrorSets`.
+    #[test]
+    fn merged_mirror_sets_upstream_cases() {
+        let cases: Vec<(&str, Sets, Sets)> = vec![
+            (
+                "irrelevant singletons",
+                vec![("a.example.com", vec![]), ("b.example.com", vec![])],
+                vec![],
+            ),
+            (
+                "separate mirror sets",
+                vec![
+                    (
+                        "source.example.net",
+                        vec!["z1.example.net", "y2.example.net", "x3.example.net"],
+                    ),
+                    (
+                        "source.example.com",
+                        vec!["z1.example.com", "y2.example.com", "x3.example.com"],
+                    ),
+                ],
+                vec![
+                    (
+                        "source.example.com",
+                        vec!["z1.example.com", "y2.example.com", "x3.example.com"],
+                    ),
+                    (
+                        "source.example.net",
+                        vec!["z1.example.net", "y2.example.net", "x3.example.net"],
+                    ),
+                ],
+            ),
+            (
+                "sets with a shared element - strict order",
+                vec![
+                    (
+                        "source.example.net",
+                        vec!["z1.example.net", "y2.example.net"],
+                    ),
+                    (
+                        "source.example.com",
+                        vec!["z1.example.com", "y2.example.com"],
+                    ),
+                    (
+                        "source.example.net",
+                        vec!["y2.example.net", "x3.example.net"],
+                    ),
+                    (
+                        "source.example.com",
+                        vec!["y2.example.com", "x3.example.com"],
+                    ),
+                ],
+                vec![
+                    (
+                        "source.example.com",
+                        vec!["z1.example.com", "y2.example.com", "x3.example.com"],
+                    ),
+                    (
+                        "source.example.net",
+                        vec!["z1.example.net", "y2.example.net", "x3.example.net"],
+                    ),
+                ],
+            ),
+            (
+                "source included in mirrors",
+                vec![
+                    (
+                        "source.example.com",
+                        vec!["z1.example.com", "source.example.com", "y2.example.com"],
+                    ),
+                    (
+                        "source.example.com",
+                        vec!["source.example.com", "y2.example.com", "x3.example.com"],
+                    ),
+                ],
+                vec![(
+                    "source.example.com",
+                    vec![
+                        "z1.example.com",
+                        "source.example.com",
+                        "y2.example.com",
+                        "x3.example.com",
+                    ],
+                )],
+            ),
+            (
+                "mirrors include only the source",
+                vec![
+                    ("source.example.com", vec!["source.example.com"]),
+                    (
+                        "source.example.net",
+                        vec!["source.example.net", "source.example.net"],
+                    ),
+                ],
+                vec![],
+            ),
+            (
+                "example",
+                vec![
+                    ("source.vendor.com", vec!["registry2.vendor.com"]),
+                    (
+                        "source.vendor2.com",
+                        vec!["registry1.vendor2.com", "registry2.vendor2.com"],
+                    ),
+                    ("source.vendor.com", vec!["local-mirror.example.com"]),
+                    (
+                        "source.vendor2.com",
+                        vec![
+                            "local-mirror2.example.com",
+                            "registry2.vendor2.com",
+                            "registry1.vendor2.com",
+                        ],
+                    ),
+                ],
+                vec![
+                    (
+                        "source.vendor.com",
+                        vec!["local-mirror.example.com", "registry2.vendor.com"],
+                    ),
+                    (
+                        "source.vendor2.com",
+                        vec![
+                            "local-mirror2.example.com",
+                            "registry1.vendor2.com",
+                            "registry2.vendor2.com",
+                        ],
+                    ),
+                ],
+            ),
+        ];
+        for (name, input, want) in cases {
+            let sets: Vec<MirrorSet> = input
+                .iter()
+                .map(|(src, m)| set(src, m, Allow, "ImageContentSourcePolicy/x"))
+                .collect();
+            let got: Vec<(String, Vec<String>)> = merge_sets(&sets)
+                .into_iter()
+                .map(|m| (m.source, m.mirrors))
+                .collect();
+            let want: Vec<(String, Vec<String>)> = want
+                .into_iter()
+                .map(|(s, m)| (s.to_string(), m.into_iter().map(str::to_string).collect()))
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    /// runtime-utils registries_test.go `TestEditRegistriesConfig`, case
+    /// "insecure+blocked": entries in blocked-then-insecure order.
+    #[test]
+    fn edit_insecure_and_blocked_upstream_case() {
+        let input = RegistriesInput {
+            insecure: Some(vec![
+                "registry.access.redhat.com".into(),
+                "insecure.com".into(),
+                "common.com".into(),
+            ]),
+            blocked: Some(vec![
+                "blocked.com".into(),
+                "common.com".into(),
+                "docker.io".into(),
+            ]),
+            ..Default::default()
+        };
+        assert_eq!(
+            summary(&edit(&input).unwrap()),
+            vec![
+                "blocked.com blocked -> []",
+                "common.com blocked insecure -> []",
+                "docker.io blocked -> []",
+                "registry.access.redhat.com insecure -> []",
+                "insecure.com insecure -> []",
+            ]
+        );
+    }
+
+    /// runtime-utils registries_test.go `TestEditRegistriesConfig`, case
+    /// "insecure+blocked prefixes with wildcard entries" (digest mirrors now
+    /// carry `pull-from-mirror = "digest-only"` instead of the registry's
+    /// `mirror-by-digest-only`).
+    #[test]
+    fn edit_wildcard_insecure_and_blocked_upstream_case() {
+        let p = "ImageContentSourcePolicy/p";
+        let input = RegistriesInput {
+            icsp: vec![
+                set(
+                    "insecure.com/ns-i1",
+                    &["blocked.com/ns-b1", "other.com/ns-o1"],
+                    Allow,
+                    p,
+                ),
+                set(
+                    "blocked.com/ns-b/ns2-b",
+                    &["other.com/ns-o2", "insecure.com/ns-i2"],
+                    Allow,
+                    p,
+                ),
+                set(
+                    "other.com/ns-o3",
+                    &[
+                        "insecure.com/ns-i2",
+                        "blocked.com/ns-b/ns3-b",
+                        "foo.insecure-example.com/bar",
+                    ],
+                    Allow,
+                    p,
+                ),
+            ],
+            insecure: Some(vec![
+                "insecure.com".into(),
+                "*.insecure-example.com".into(),
+                "*.insecure.blocked-example.com".into(),
+            ]),
+            blocked: Some(vec![
+                "blocked.com".into(),
+                "*.blocked.insecure-example.com".into(),
+                "*.blocked-example.com".into(),
+            ]),
+            ..Default::default()
+        };
+        assert_eq!(
+            summary(&edit(&input).unwrap()),
+            vec![
+                "blocked.com/ns-b/ns2-b blocked -> [other.com/ns-o2(digest-only), insecure.com/ns-i2!(digest-only)]",
+                "insecure.com/ns-i1 insecure -> [blocked.com/ns-b1(digest-only), other.com/ns-o1(digest-only)]",
+                "other.com/ns-o3 -> [insecure.com/ns-i2!(digest-only), blocked.com/ns-b/ns3-b(digest-only), foo.insecure-example.com/bar!(digest-only)]",
+                "blocked.com blocked -> []",
+                "*.blocked.insecure-example.com blocked insecure -> []",
+                "*.blocked-example.com blocked -> []",
+                "insecure.com insecure -> []",
+                "*.insecure-example.com insecure -> []",
+                "*.insecure.blocked-example.com blocked insecure -> []",
+            ]
+        );
     }
 
     #[test]
@@ -571,7 +846,12 @@ mod tests {
     #[test]
     fn validate_scopes_rules() {
         let ok = RegistriesInput {
-            idms: vec![set("quay.io/a", &["m.io/a"], Never, "ImageDigestMirrorSet/x")],
+            idms: vec![set(
+                "quay.io/a",
+                &["m.io/a"],
+                Never,
+                "ImageDigestMirrorSet/x",
+            )],
             ..Default::default()
         };
         assert_eq!(validate_scopes(&[], &[], &[], &ok), Ok(()));
@@ -584,8 +864,18 @@ mod tests {
             Err(McoError::InvalidBlocked(String::new()))
         );
         let conflict = RegistriesInput {
-            idms: vec![set("quay.io/a", &["m.io/a"], Never, "ImageDigestMirrorSet/x")],
-            icsp: vec![set("quay.io/a", &["m.io/b"], Allow, "ImageContentSourcePolicy/y")],
+            idms: vec![set(
+                "quay.io/a",
+                &["m.io/a"],
+                Never,
+                "ImageDigestMirrorSet/x",
+            )],
+            icsp: vec![set(
+                "quay.io/a",
+                &["m.io/b"],
+                Allow,
+                "ImageContentSourcePolicy/y",
+            )],
             ..Default::default()
         };
         let err = validate_scopes(&[], &[], &[], &conflict).unwrap_err();
@@ -599,7 +889,12 @@ mod tests {
         };
         assert!(validate_scopes(&[], &[], &[], &empty_conflict).is_err());
         let self_mirror = RegistriesInput {
-            idms: vec![set("quay.io/a", &["quay.io/a"], Never, "ImageDigestMirrorSet/x")],
+            idms: vec![set(
+                "quay.io/a",
+                &["quay.io/a"],
+                Never,
+                "ImageDigestMirrorSet/x",
+            )],
             ..Default::default()
         };
         assert!(matches!(
@@ -607,7 +902,12 @@ mod tests {
             Err(McoError::NeverContactSourceIsMirror { .. })
         ));
         let bad_mirror = RegistriesInput {
-            icsp: vec![set("quay.io/a", &["*.m.io"], Allow, "ImageContentSourcePolicy/y")],
+            icsp: vec![set(
+                "quay.io/a",
+                &["*.m.io"],
+                Allow,
+                "ImageContentSourcePolicy/y",
+            )],
             ..Default::default()
         };
         assert!(matches!(
@@ -655,12 +955,41 @@ mod tests {
     fn edit_registries_config_main_case() {
         let input = RegistriesInput {
             idms: vec![
-                set("insecure.com/ns-i1", &["blocked.com/ns-b1", "other.com/ns-o1"], Allow, "ImageDigestMirrorSet/a"),
-                set("blocked.com/ns-b/ns2-b", &["other.com/ns-o2", "insecure.com/ns-i2"], Allow, "ImageDigestMirrorSet/a"),
-                set("other.com/ns-o3", &["insecure.com/ns-i2", "blocked.com/ns-b/ns3-b", "foo.insecure-example.com/bar"], Allow, "ImageDigestMirrorSet/b"),
-                set("source.com/ns", &["mirror.com/ns"], Never, "ImageDigestMirrorSet/c"),
+                set(
+                    "insecure.com/ns-i1",
+                    &["blocked.com/ns-b1", "other.com/ns-o1"],
+                    Allow,
+                    "ImageDigestMirrorSet/a",
+                ),
+                set(
+                    "blocked.com/ns-b/ns2-b",
+                    &["other.com/ns-o2", "insecure.com/ns-i2"],
+                    Allow,
+                    "ImageDigestMirrorSet/a",
+                ),
+                set(
+                    "other.com/ns-o3",
+                    &[
+                        "insecure.com/ns-i2",
+                        "blocked.com/ns-b/ns3-b",
+                        "foo.insecure-example.com/bar",
+                    ],
+                    Allow,
+                    "ImageDigestMirrorSet/b",
+                ),
+                set(
+                    "source.com/ns",
+                    &["mirror.com/ns"],
+                    Never,
+                    "ImageDigestMirrorSet/c",
+                ),
             ],
-            itms: vec![set("tag.com/ns", &["tag-mirror.com/ns"], Allow, "ImageTagMirrorSet/t")],
+            itms: vec![set(
+                "tag.com/ns",
+                &["tag-mirror.com/ns"],
+                Allow,
+                "ImageTagMirrorSet/t",
+            )],
             insecure: Some(vec!["insecure.com".into(), "*.insecure-example.com".into()]),
             blocked: Some(vec!["blocked.com".into(), "source.com/ns/blocked".into()]),
             image_origin: Some(Origin("Image/cluster".into())),
@@ -700,8 +1029,18 @@ mod tests {
     #[test]
     fn icsp_and_idms_merge_and_tag_mirrors_follow_digest_mirrors() {
         let input = RegistriesInput {
-            idms: vec![set("quay.io/a", &["m2.io/a", "m1.io/a"], Allow, "ImageDigestMirrorSet/x")],
-            icsp: vec![set("quay.io/a", &["m1.io/a", "m3.io/a"], Allow, "ImageContentSourcePolicy/y")],
+            idms: vec![set(
+                "quay.io/a",
+                &["m2.io/a", "m1.io/a"],
+                Allow,
+                "ImageDigestMirrorSet/x",
+            )],
+            icsp: vec![set(
+                "quay.io/a",
+                &["m1.io/a", "m3.io/a"],
+                Allow,
+                "ImageContentSourcePolicy/y",
+            )],
             itms: vec![set("quay.io/a", &["m1.io/a"], Allow, "ImageTagMirrorSet/t")],
             ..Default::default()
         };
@@ -723,7 +1062,12 @@ mod tests {
     #[test]
     fn wildcard_source_with_nested_mirrorless_entry_fails() {
         let input = RegistriesInput {
-            idms: vec![set("*.example.com", &["mirror.io/x"], Allow, "ImageDigestMirrorSet/w")],
+            idms: vec![set(
+                "*.example.com",
+                &["mirror.io/x"],
+                Allow,
+                "ImageDigestMirrorSet/w",
+            )],
             blocked: Some(vec!["foo.example.com".into()]),
             ..Default::default()
         };
@@ -732,7 +1076,12 @@ mod tests {
             Err(McoError::WildcardNestedScope("*.example.com".into()))
         );
         let alone = RegistriesInput {
-            idms: vec![set("*.example.com", &["mirror.io/x"], Allow, "ImageDigestMirrorSet/w")],
+            idms: vec![set(
+                "*.example.com",
+                &["mirror.io/x"],
+                Allow,
+                "ImageDigestMirrorSet/w",
+            )],
             ..Default::default()
         };
         let conf = edit(&alone).unwrap();

@@ -43,7 +43,9 @@ where
     }
 
     let mut used = vec![false; all.len()];
-    let mut queue: VecDeque<usize> = (0..all.len()).filter(|&i| remaining_preds[i] == 0).collect();
+    let mut queue: VecDeque<usize> = (0..all.len())
+        .filter(|&i| remaining_preds[i] == 0)
+        .collect();
     let mut next_unused = 0;
     let mut out: Vec<usize> = Vec::with_capacity(all.len());
     while !queue.is_empty() || next_unused < all.len() {
@@ -95,7 +97,11 @@ mod tests {
     #[test]
     fn merged_mirrors_upstream_cases() {
         for (name, lists, want) in [
-            ("one list keeps its order", vec![vec!["m2", "m1"]], vec!["m2", "m1"]),
+            (
+                "one list keeps its order",
+                vec![vec!["m2", "m1"]],
+                vec!["m2", "m1"],
+            ),
             (
                 "unrelated mirrors sort byte-wise",
                 vec![vec!["o3"], vec!["o1"], vec!["o2"]],

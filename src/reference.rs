@@ -81,7 +81,9 @@ pub enum ReferenceError {
     InvalidFormat { detail: String },
     #[error("repository name must not be more than {NAME_TOTAL_LENGTH_MAX} characters: \"{name}\" has {len}")]
     NameTooLong { name: String, len: usize },
-    #[error("unsupported digest algorithm \"{algorithm}\" (sha256, sha384 and sha512 are supported)")]
+    #[error(
+        "unsupported digest algorithm \"{algorithm}\" (sha256, sha384 and sha512 are supported)"
+    )]
     DigestUnsupported { algorithm: String },
     #[error("invalid checksum digest format: \"{digest}\"")]
     DigestInvalidFormat { digest: String },
@@ -382,7 +384,10 @@ fn validate_digest(digest: &str) -> Result<(), ReferenceError> {
             got: encoded.len(),
         });
     }
-    if !encoded.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+    if !encoded
+        .bytes()
+        .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    {
         return Err(invalid_format());
     }
     Ok(())
@@ -578,7 +583,13 @@ mod tests {
                 Some("xn--7o8h.com"),
                 Some(sha512.clone()),
             ),
-            ("foo_bar.com:8080".into(), "", "foo_bar.com", Some("8080"), None),
+            (
+                "foo_bar.com:8080".into(),
+                "",
+                "foo_bar.com",
+                Some("8080"),
+                None,
+            ),
             (
                 "foo/foo_bar.com:8080".into(),
                 "foo",
@@ -587,8 +598,20 @@ mod tests {
                 None,
             ),
             ("192.168.1.1".into(), "", "192.168.1.1", None, None),
-            ("192.168.1.1:tag".into(), "", "192.168.1.1", Some("tag"), None),
-            ("192.168.1.1:5000".into(), "", "192.168.1.1", Some("5000"), None),
+            (
+                "192.168.1.1:tag".into(),
+                "",
+                "192.168.1.1",
+                Some("tag"),
+                None,
+            ),
+            (
+                "192.168.1.1:5000".into(),
+                "",
+                "192.168.1.1",
+                Some("5000"),
+                None,
+            ),
             ("192.168.1.1/repo".into(), "192.168.1.1", "repo", None, None),
             (
                 "192.168.1.1:5000/repo".into(),
@@ -643,7 +666,10 @@ mod tests {
                 "repo@sha256:ffffffffffffffffffffffffffffffffff".into(),
                 "digest-length",
             ),
-            (format!("validname@invaliddigest:{F64}"), "digest-unsupported"),
+            (
+                format!("validname@invaliddigest:{F64}"),
+                "digest-unsupported",
+            ),
             ("Uppercase:tag".into(), "uppercase"),
             ("test:5000/Uppercase/lowercase:tag".into(), "uppercase"),
             (format!("{}a:tag", "a/".repeat(128)), "too-long"),
@@ -651,7 +677,10 @@ mod tests {
             ("[2001:db8::1]".into(), "format"),
             ("[2001:db8::1]:5000/repo".into(), "format"),
             (format!("foo:{}", "a".repeat(129)), "format"),
-            (format!("repo@sha256:{}", F64.to_uppercase()), "digest-format"),
+            (
+                format!("repo@sha256:{}", F64.to_uppercase()),
+                "digest-format",
+            ),
             (format!("repo@SHA256:{F64}"), "digest-format"),
         ];
         for (input, want) in cases {
@@ -721,7 +750,11 @@ mod tests {
         for (input, name, familiar) in [
             ("fooo/bar", "docker.io/fooo/bar", "fooo/bar"),
             ("library/ubuntu", "docker.io/library/ubuntu", "ubuntu"),
-            ("nonlibrary/ubuntu", "docker.io/nonlibrary/ubuntu", "nonlibrary/ubuntu"),
+            (
+                "nonlibrary/ubuntu",
+                "docker.io/nonlibrary/ubuntu",
+                "nonlibrary/ubuntu",
+            ),
             ("ubuntu", "docker.io/library/ubuntu", "ubuntu"),
             ("other/library", "docker.io/other/library", "other/library"),
             (
@@ -739,7 +772,11 @@ mod tests {
                 "localhost:8000/private/moonbase",
                 "localhost:8000/private/moonbase",
             ),
-            ("localhost/privatebase", "localhost/privatebase", "localhost/privatebase"),
+            (
+                "localhost/privatebase",
+                "localhost/privatebase",
+                "localhost/privatebase",
+            ),
             (
                 "example.com/private/moonbase",
                 "example.com/private/moonbase",
@@ -752,8 +789,16 @@ mod tests {
             ),
             ("docker.io/fooo/bar", "docker.io/fooo/bar", "fooo/bar"),
             ("index.docker.io/fooo/bar", "docker.io/fooo/bar", "fooo/bar"),
-            ("index.docker.io/library/ubuntu", "docker.io/library/ubuntu", "ubuntu"),
-            ("ubuntu-12.04-base", "docker.io/library/ubuntu-12.04-base", "ubuntu-12.04-base"),
+            (
+                "index.docker.io/library/ubuntu",
+                "docker.io/library/ubuntu",
+                "ubuntu",
+            ),
+            (
+                "ubuntu-12.04-base",
+                "docker.io/library/ubuntu-12.04-base",
+                "ubuntu-12.04-base",
+            ),
             (
                 "docker.io/ubuntu-12.04-base",
                 "docker.io/library/ubuntu-12.04-base",
@@ -762,12 +807,17 @@ mod tests {
             // The semantics notes' normalization table.
             ("busybox", "docker.io/library/busybox", "busybox"),
             ("docker.io/busybox", "docker.io/library/busybox", "busybox"),
-            ("notlocalhost/repo", "docker.io/notlocalhost/repo", "notlocalhost/repo"),
+            (
+                "notlocalhost/repo",
+                "docker.io/notlocalhost/repo",
+                "notlocalhost/repo",
+            ),
             ("localhost", "docker.io/library/localhost", "localhost"),
             ("docker.io", "docker.io/library/docker.io", "docker.io"),
             ("Foo.com/bar", "Foo.com/bar", "Foo.com/bar"),
         ] {
-            let r = Reference::parse_normalized_named(input).unwrap_or_else(|e| panic!("{input}: {e}"));
+            let r =
+                Reference::parse_normalized_named(input).unwrap_or_else(|e| panic!("{input}: {e}"));
             assert_eq!(r.name(), name, "{input}");
             assert_eq!(r.familiar_string(), familiar, "{input}");
         }
@@ -796,7 +846,10 @@ mod tests {
         let r = Reference::parse_docker_transport("busybox").unwrap();
         assert_eq!(r.to_string(), "docker.io/library/busybox:latest");
         let d = format!("quay.io/ns/app@sha256:{F64}");
-        assert_eq!(Reference::parse_docker_transport(&d).unwrap().to_string(), d);
+        assert_eq!(
+            Reference::parse_docker_transport(&d).unwrap().to_string(),
+            d
+        );
         let both = format!("quay.io/ns/app:v1@sha256:{F64}");
         assert_eq!(
             kind(&Reference::parse_docker_transport(&both).unwrap_err()),
@@ -835,7 +888,10 @@ mod tests {
         ] {
             assert_eq!(is_short_name(input).unwrap(), short, "{input}");
         }
-        assert!(is_short_name("Foo/bar").is_ok(), "upper-case domain is a domain");
+        assert!(
+            is_short_name("Foo/bar").is_ok(),
+            "upper-case domain is a domain"
+        );
         assert!(is_short_name("foo//bar").is_err());
     }
 
@@ -845,14 +901,19 @@ mod tests {
             ("quay.io/ns/app:", "the tag after ':' is empty"),
             ("quay.io/ns/app:-v1", "tag \"-v1\""),
             ("quay.io//app", "empty path component"),
-            ("quay.io/ns/App", "path component \"App\" has upper-case letters"),
+            (
+                "quay.io/ns/App",
+                "path component \"App\" has upper-case letters",
+            ),
             ("quay.io/ns/app@sha256:abc", "digest \"sha256:abc\""),
             ("quay.io/ns/app_/x", "path component \"app_\""),
             ("https://quay.io/ns/app", "no URL scheme"),
             ("[::1]:5000/foo", "IPv6"),
             ("bad_host.com:5000/x", "\"bad_host.com:5000\""),
         ] {
-            let err = Reference::parse_normalized_named(input).unwrap_err().to_string();
+            let err = Reference::parse_normalized_named(input)
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(want), "{input}: {err}");
         }
         let long = format!("foo:{}", "a".repeat(129));

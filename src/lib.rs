@@ -5,7 +5,9 @@
 //! touches the network, the terminal or the filesystem; `main.rs` and
 //! `commands/` do that.
 
+pub mod crd;
 pub mod origin;
 pub mod reference;
 pub mod registries;
 pub mod render;
+pub mod source;

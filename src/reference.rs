@@ -495,13 +495,16 @@ mod tests {
 
     const F64: &str = "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff";
 
+    /// (input, domain, path, tag, digest)
+    type ParseCase<'a> = (String, &'a str, &'a str, Option<&'a str>, Option<String>);
+
     /// Ported from containers/image docker/reference/reference_test.go
     /// `TestReferenceParse`: input → (name, tag, digest), or an error kind.
     #[test]
     fn reference_parse_upstream_cases() {
         let sha = format!("sha256:{F64}");
         let sha512 = format!("sha512:{F64}{F64}");
-        let ok: Vec<(String, &str, &str, Option<&str>, Option<String>)> = vec![
+        let ok: Vec<ParseCase> = vec![
             ("test_com".into(), "", "test_com", None, None),
             ("test.com:tag".into(), "", "test.com", Some("tag"), None),
             ("test.com:5000".into(), "", "test.com", Some("5000"), None),

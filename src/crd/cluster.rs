@@ -1,0 +1,237 @@
+//! The cluster's release (`ClusterVersion` named `version`) and its nodes,
+//! as far as the MCO's state annotations go.
+//!
+//! Upstream: openshift/api `config/v1/types_cluster_version.go`;
+//! machine-config-operator `pkg/daemon/constants/constants.go`.
+
+use serde::{Deserialize, Serialize};
+
+use super::machine_config::{
+    CURRENT_CONFIG_ANNOTATION, DESIRED_CONFIG_ANNOTATION, REASON_ANNOTATION, STATE_ANNOTATION,
+};
+use super::{null_default, ObjectMeta, CONFIG_V1};
+use crate::origin::Origin;
+
+/// `ClusterVersion` (config.openshift.io/v1). Only `version` matters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterVersion {
+    /// `apiVersion`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub api_version: String,
+    /// `kind`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub kind: String,
+    /// `metadata`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub metadata: ObjectMeta,
+    /// `spec`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub spec: ClusterVersionSpec,
+    /// `status`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub status: ClusterVersionStatus,
+}
+
+/// `ClusterVersion.spec`, the parts that identify the cluster.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterVersionSpec {
+    /// `clusterID`.
+    #[serde(rename = "clusterID", default, skip_serializing_if = "Option::is_none")]
+    pub cluster_id: Option<String>,
+    /// `channel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
+}
+
+/// `ClusterVersion.status`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterVersionStatus {
+    /// The release the cluster is moving to (or runs).
+    #[serde(default, deserialize_with = "null_default")]
+    pub desired: Release,
+    /// Past and current updates, newest first.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub history: Vec<UpdateHistory>,
+}
+
+/// A release: payload image and version.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Release {
+    /// The release payload pull spec (by digest).
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub image: String,
+    /// The semantic version, e.g. `4.19.3`.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub version: String,
+}
+
+/// One `status.history[]` entry.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateHistory {
+    /// `Completed` or `Partial`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub state: String,
+    /// The release version.
+    #[serde(default, deserialize_with = "null_default")]
+    pub version: String,
+    /// The release image.
+    #[serde(default, deserialize_with = "null_default")]
+    pub image: String,
+}
+
+impl ClusterVersion {
+    /// The kind's name.
+    pub const KIND: &'static str = "ClusterVersion";
+    /// The only ClusterVersion object.
+    pub const VERSION: &'static str = "version";
+
+    /// `ClusterVersion/version` with a desired release.
+    pub fn new(image: &str, version: &str) -> Self {
+        Self {
+            api_version: CONFIG_V1.to_string(),
+            kind: Self::KIND.to_string(),
+            metadata: ObjectMeta::named(Self::VERSION),
+            spec: ClusterVersionSpec::default(),
+            status: ClusterVersionStatus {
+                desired: Release {
+                    image: image.to_string(),
+                    version: version.to_string(),
+                },
+                history: Vec::new(),
+            },
+        }
+    }
+
+    /// `ClusterVersion/<name>`.
+    pub fn origin(&self) -> Origin {
+        Origin::object(Self::KIND, &self.metadata.name)
+    }
+
+    /// The release payload the MCO protects from being blocked
+    /// (`status.desired.image`), if known.
+    pub fn release_image(&self) -> Option<&str> {
+        Some(self.status.desired.image.as_str()).filter(|s| !s.is_empty())
+    }
+
+    /// The desired version (`status.desired.version`), if known.
+    pub fn version(&self) -> Option<&str> {
+        Some(self.status.desired.version.as_str()).filter(|s| !s.is_empty())
+    }
+}
+
+/// `Node` (v1): metadata, where the machine-config-daemon records its state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Node {
+    /// `apiVersion`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub api_version: String,
+    /// `kind`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub kind: String,
+    /// `metadata`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub metadata: ObjectMeta,
+    /// `spec`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub spec: NodeSpec,
+}
+
+/// `Node.spec`, the part that matters while the MCO drains.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeSpec {
+    /// Whether the node is cordoned.
+    #[serde(default, deserialize_with = "null_default")]
+    pub unschedulable: bool,
+}
+
+impl Node {
+    /// The kind's name.
+    pub const KIND: &'static str = "Node";
+
+    /// `Node/<name>`.
+    pub fn origin(&self) -> Origin {
+        Origin::object(Self::KIND, &self.metadata.name)
+    }
+
+    /// The rendered MachineConfig the node runs.
+    pub fn current_config(&self) -> Option<&str> {
+        self.metadata.annotation(CURRENT_CONFIG_ANNOTATION)
+    }
+
+    /// The rendered MachineConfig the node is moving to.
+    pub fn desired_config(&self) -> Option<&str> {
+        self.metadata.annotation(DESIRED_CONFIG_ANNOTATION)
+    }
+
+    /// The daemon's state: `Done`, `Working`, `Degraded`, ...
+    pub fn state(&self) -> Option<&str> {
+        self.metadata.annotation(STATE_ANNOTATION)
+    }
+
+    /// Why the daemon is degraded, if it says.
+    pub fn reason(&self) -> Option<&str> {
+        self.metadata
+            .annotation(REASON_ANNOTATION)
+            .filter(|s| !s.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cluster_version_release() {
+        let cv: ClusterVersion = serde_json::from_str(
+            r#"{"metadata":{"name":"version"},"spec":{"clusterID":"abc","channel":"stable-4.19"},
+            "status":{"desired":{"image":"quay.io/openshift-release-dev/ocp-release@sha256:aa","version":"4.19.3","url":"x"},
+              "history":[{"state":"Completed","version":"4.19.3","image":"i","startedTime":"t"}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            cv.release_image(),
+            Some("quay.io/openshift-release-dev/ocp-release@sha256:aa")
+        );
+        assert_eq!(cv.version(), Some("4.19.3"));
+        assert_eq!(cv.spec.cluster_id.as_deref(), Some("abc"));
+        let empty: ClusterVersion =
+            serde_json::from_str(r#"{"metadata":{"name":"version"}}"#).unwrap();
+        assert_eq!(empty.release_image(), None);
+    }
+
+    #[test]
+    fn node_annotations() {
+        let node: Node = serde_json::from_str(
+            r#"{"metadata":{"name":"worker-1","annotations":{
+              "machineconfiguration.openshift.io/currentConfig":"rendered-worker-a",
+              "machineconfiguration.openshift.io/desiredConfig":"rendered-worker-b",
+              "machineconfiguration.openshift.io/state":"Working",
+              "machineconfiguration.openshift.io/reason":""}},
+             "spec":{"unschedulable":true},"status":{"nodeInfo":{}}}"#,
+        )
+        .unwrap();
+        assert_eq!(node.current_config(), Some("rendered-worker-a"));
+        assert_eq!(node.desired_config(), Some("rendered-worker-b"));
+        assert_eq!(node.state(), Some("Working"));
+        assert_eq!(node.reason(), None);
+        assert!(node.spec.unschedulable);
+        assert_eq!(node.origin().as_str(), "Node/worker-1");
+    }
+}

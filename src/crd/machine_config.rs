@@ -1,0 +1,356 @@
+//! MachineConfig and MachineConfigPool (machineconfiguration.openshift.io/v1):
+//! what the MCO generated and which rendered config each pool targets.
+//!
+//! Only the Ignition parts that carry files are typed; everything else in
+//! `spec` and `spec.config` is kept as JSON so comparisons can still see it.
+//! Decoding file contents (data URLs, gzip) belongs to the diff code.
+//!
+//! Upstream: openshift/api `machineconfiguration/v1/types.go`; Ignition
+//! spec 3.x `storage.files`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{
+    find_condition, null_default, Condition, LabelSelector, ObjectMeta, ObjectReference,
+    MACHINECONFIGURATION_V1,
+};
+use crate::origin::Origin;
+
+/// Label that gives a MachineConfig its role (`master`, `worker`, ...).
+pub const ROLE_LABEL: &str = "machineconfiguration.openshift.io/role";
+/// Label the MCO puts on its built-in pools (`master`, `worker`, `arbiter`).
+pub const MCO_BUILT_IN_LABEL: &str = "machineconfiguration.openshift.io/mco-built-in";
+/// Annotation with the MCO version that generated a MachineConfig.
+pub const GENERATED_BY_CONTROLLER_VERSION_ANNOTATION: &str =
+    "machineconfiguration.openshift.io/generated-by-controller-version";
+/// Node annotation: the rendered MachineConfig the node runs.
+pub const CURRENT_CONFIG_ANNOTATION: &str = "machineconfiguration.openshift.io/currentConfig";
+/// Node annotation: the rendered MachineConfig the node is moving to.
+pub const DESIRED_CONFIG_ANNOTATION: &str = "machineconfiguration.openshift.io/desiredConfig";
+/// Node annotation: `Done`, `Working`, `Degraded`, `Rebooting` or `Unreconcilable`.
+pub const STATE_ANNOTATION: &str = "machineconfiguration.openshift.io/state";
+/// Node annotation: why the node is degraded.
+pub const REASON_ANNOTATION: &str = "machineconfiguration.openshift.io/reason";
+
+/// `MachineConfig`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MachineConfig {
+    /// `apiVersion`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub api_version: String,
+    /// `kind`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub kind: String,
+    /// `metadata` (labels carry the role; ownerReferences name the generator).
+    #[serde(default, deserialize_with = "null_default")]
+    pub metadata: ObjectMeta,
+    /// `spec`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub spec: MachineConfigSpec,
+}
+
+/// `MachineConfig.spec`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineConfigSpec {
+    /// `config`: the Ignition config.
+    #[serde(default, deserialize_with = "null_default")]
+    pub config: IgnitionConfig,
+    /// Every other spec field (`osImageURL`, `kernelArguments`, ...), as written.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// An Ignition config (spec 3.x), typed down to `storage.files`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IgnitionConfig {
+    /// `ignition`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub ignition: IgnitionHeader,
+    /// `storage`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub storage: IgnitionStorage,
+    /// `passwd`, `systemd`, `kernelArguments`, ... as written.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// `ignition` section of an Ignition config.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IgnitionHeader {
+    /// The spec version, e.g. `3.5.0`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub version: String,
+    /// `config`, `proxy`, `security`, `timeouts`, as written.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// `storage` section of an Ignition config.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IgnitionStorage {
+    /// `files`.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub files: Vec<IgnitionFile>,
+    /// `directories`, `links`, ... as written.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// One `storage.files[]` entry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IgnitionFile {
+    /// Absolute path on the node.
+    #[serde(default, deserialize_with = "null_default")]
+    pub path: String,
+    /// Permission bits as a decimal number (`420` is `0644`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
+    /// Whether an existing file is replaced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overwrite: Option<bool>,
+    /// The file's contents.
+    #[serde(default, deserialize_with = "null_default")]
+    pub contents: IgnitionFileContents,
+    /// `user`, `group`, `append`, ... as written.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// `contents` of an Ignition file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IgnitionFileContents {
+    /// A data URL (`data:,…` or `data:…;base64,…`) or a remote URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// `gzip`, or empty / absent for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compression: Option<String>,
+    /// `verification`, `httpHeaders`, as written.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+impl MachineConfig {
+    /// The kind's name.
+    pub const KIND: &'static str = "MachineConfig";
+
+    /// An empty MachineConfig with `apiVersion`, `kind` and name set.
+    pub fn new(name: &str) -> Self {
+        Self {
+            api_version: MACHINECONFIGURATION_V1.to_string(),
+            kind: Self::KIND.to_string(),
+            metadata: ObjectMeta::named(name),
+            spec: MachineConfigSpec::default(),
+        }
+    }
+
+    /// `MachineConfig/<name>`.
+    pub fn origin(&self) -> Origin {
+        Origin::object(Self::KIND, &self.metadata.name)
+    }
+
+    /// The `machineconfiguration.openshift.io/role` label.
+    pub fn role(&self) -> Option<&str> {
+        self.metadata.label(ROLE_LABEL)
+    }
+
+    /// The file the config writes at `path`, if any (the last one wins, as
+    /// Ignition applies them in order).
+    pub fn file(&self, path: &str) -> Option<&IgnitionFile> {
+        self.spec
+            .config
+            .storage
+            .files
+            .iter()
+            .rev()
+            .find(|f| f.path == path)
+    }
+}
+
+/// `MachineConfigPool`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MachineConfigPool {
+    /// `apiVersion`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub api_version: String,
+    /// `kind`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub kind: String,
+    /// `metadata`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub metadata: ObjectMeta,
+    /// `spec`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub spec: MachineConfigPoolSpec,
+    /// `status`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub status: MachineConfigPoolStatus,
+}
+
+/// `MachineConfigPool.spec`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MachineConfigPoolSpec {
+    /// The rendered config the pool should move to.
+    #[serde(default, deserialize_with = "null_default")]
+    pub configuration: MachineConfigPoolStatusConfiguration,
+    /// Whether updates are paused.
+    #[serde(default, deserialize_with = "null_default")]
+    pub paused: bool,
+    /// Which MachineConfigs the pool merges; `None` selects none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_config_selector: Option<LabelSelector>,
+    /// Which nodes belong to the pool; `None` selects none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_selector: Option<LabelSelector>,
+}
+
+/// `MachineConfigPool.status`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MachineConfigPoolStatus {
+    /// The generation the controller last acted on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// The rendered config the pool targets and the MachineConfigs it merges.
+    #[serde(default, deserialize_with = "null_default")]
+    pub configuration: MachineConfigPoolStatusConfiguration,
+    /// Nodes in the pool.
+    #[serde(default, deserialize_with = "null_default")]
+    pub machine_count: i64,
+    /// Nodes on the pool's current rendered config.
+    #[serde(default, deserialize_with = "null_default")]
+    pub updated_machine_count: i64,
+    /// Updated nodes that are ready.
+    #[serde(default, deserialize_with = "null_default")]
+    pub ready_machine_count: i64,
+    /// Nodes not available (updating or not ready).
+    #[serde(default, deserialize_with = "null_default")]
+    pub unavailable_machine_count: i64,
+    /// Nodes the daemon reports degraded.
+    #[serde(default, deserialize_with = "null_default")]
+    pub degraded_machine_count: i64,
+    /// `Updated`, `Updating`, `Degraded`, `NodeDegraded`, `RenderDegraded`, ...
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub conditions: Vec<Condition>,
+}
+
+/// `configuration` of a pool's spec and status: a rendered MachineConfig
+/// name and the MachineConfigs merged into it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MachineConfigPoolStatusConfiguration {
+    /// `rendered-<pool>-<hash>`.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub name: String,
+    /// The MachineConfigs merged into it, in merge order.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub source: Vec<ObjectReference>,
+}
+
+impl MachineConfigPool {
+    /// The kind's name.
+    pub const KIND: &'static str = "MachineConfigPool";
+
+    /// `MachineConfigPool/<name>`.
+    pub fn origin(&self) -> Origin {
+        Origin::object(Self::KIND, &self.metadata.name)
+    }
+
+    /// Whether the MCO treats the pool as one of its own (it generates a
+    /// registries MachineConfig only for those).
+    pub fn is_built_in(&self) -> bool {
+        self.metadata.labels.contains_key(MCO_BUILT_IN_LABEL)
+    }
+
+    /// A status condition by type.
+    pub fn condition(&self, type_: &str) -> Option<&Condition> {
+        find_condition(&self.status.conditions, type_)
+    }
+
+    /// Whether the pool selects this MachineConfig (`machineConfigSelector`).
+    pub fn selects_config(&self, mc: &MachineConfig) -> bool {
+        self.spec
+            .machine_config_selector
+            .as_ref()
+            .is_some_and(|s| s.matches(&mc.metadata.labels))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn machine_config_keeps_untyped_parts() {
+        let mc: MachineConfig = serde_json::from_str(
+            r#"{"apiVersion":"machineconfiguration.openshift.io/v1","kind":"MachineConfig",
+            "metadata":{"name":"99-worker-generated-registries","labels":{"machineconfiguration.openshift.io/role":"worker"},
+              "ownerReferences":[{"apiVersion":"config.openshift.io/v1","kind":"Image","name":"cluster","uid":"u"}]},
+            "spec":{"config":{"ignition":{"config":{"replace":{"verification":{}}},"version":"3.5.0"},
+              "storage":{"files":[{"group":{},"overwrite":true,"path":"/etc/containers/registries.conf","user":{},
+                "contents":{"compression":"","source":"data:text/plain;charset=utf-8;base64,eA==","verification":{}},"mode":420}]},
+              "systemd":{}},
+              "extensions":null,"fips":false,"kernelArguments":null,"osImageURL":""}}"#,
+        )
+        .unwrap();
+        assert_eq!(mc.role(), Some("worker"));
+        assert_eq!(mc.spec.config.ignition.version, "3.5.0");
+        let file = mc.file("/etc/containers/registries.conf").unwrap();
+        assert_eq!(file.mode, Some(420));
+        assert_eq!(file.contents.compression.as_deref(), Some(""));
+        assert!(file.other.contains_key("user"));
+        assert!(mc.spec.config.other.contains_key("systemd"));
+        assert_eq!(mc.spec.other.get("fips"), Some(&Value::Bool(false)));
+        assert_eq!(mc.metadata.owner_references[0].kind, "Image");
+        assert_eq!(
+            mc.origin().as_str(),
+            "MachineConfig/99-worker-generated-registries"
+        );
+        let round = serde_json::to_value(&mc).unwrap();
+        assert_eq!(round["spec"]["config"]["storage"]["files"][0]["mode"], 420);
+        assert_eq!(round["spec"]["osImageURL"], "");
+    }
+
+    #[test]
+    fn pool_status_and_selector() {
+        let pool: MachineConfigPool = serde_json::from_str(
+            r#"{"metadata":{"name":"worker","labels":{"machineconfiguration.openshift.io/mco-built-in":""}},
+            "spec":{"configuration":{"name":"rendered-worker-1"},"paused":false,
+              "machineConfigSelector":{"matchLabels":{"machineconfiguration.openshift.io/role":"worker"}},
+              "nodeSelector":{"matchLabels":{"node-role.kubernetes.io/worker":""}}},
+            "status":{"configuration":{"name":"rendered-worker-1","source":[{"apiVersion":"machineconfiguration.openshift.io/v1","kind":"MachineConfig","name":"00-worker"}]},
+              "machineCount":3,"updatedMachineCount":2,"readyMachineCount":2,"degradedMachineCount":0,
+              "conditions":[{"type":"Updating","status":"True"},{"type":"Degraded","status":"False"}]}}"#,
+        )
+        .unwrap();
+        assert!(pool.is_built_in());
+        assert!(pool.condition("Updating").unwrap().is_true());
+        assert!(!pool.condition("Degraded").unwrap().is_true());
+        assert_eq!(pool.status.configuration.source[0].name, "00-worker");
+        let mut mc = MachineConfig::new("99-worker-x");
+        assert!(!pool.selects_config(&mc));
+        mc.metadata
+            .labels
+            .insert(ROLE_LABEL.into(), "worker".into());
+        assert!(pool.selects_config(&mc));
+    }
+}

@@ -1,0 +1,1242 @@
+//! Offline input: exported objects in YAML or JSON files, folders, stdin.
+//!
+//! A file holds one or more documents (YAML `---` streams, or JSON values
+//! one after another). A document is an object, or a `List` / `*List` whose
+//! `items` are objects; items without `kind` take it from the list kind.
+//! Documents of other kinds are counted, not read. A document of one of the
+//! tool's kinds that does not fit its type is an error naming the file, the
+//! 1-based document, its first line, the object and the field.
+//!
+//! YAML is read as Kubernetes tooling reads it in the places that matter
+//! here: `0644` is octal (420, Ignition file modes), and only
+//! `true`/`false` are booleans (`yes`, `on` stay strings).
+//!
+//! Folders are walked recursively in sorted order, reading `.yaml`, `.yml`
+//! and `.json` files; a must-gather or `oc adm inspect` tree is just such a
+//! folder (`cluster-scoped-resources/<group>/<resource>/<name>.yaml`,
+//! `namespaces/<ns>/<group>/<resource>/<name>.yaml` and aggregated
+//! `<resource>.yaml` lists), so an object can be found twice; it is kept
+//! once. Files inside folders whose text names none of the tool's kinds
+//! are not parsed (must-gathers hold thousands of them).
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::bytes::Regex as BytesRegex;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
+
+use super::{upsert, Inputs};
+use crate::crd::{
+    ClusterImagePolicy, ClusterVersion, Image, ImageContentSourcePolicy, ImageDigestMirrorSet,
+    ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node, CONFIG_V1,
+    CONFIG_V1ALPHA1, CORE_V1, MACHINECONFIGURATION_V1, OPERATOR_V1ALPHA1,
+};
+
+/// Why input could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// A file or folder could not be read.
+    #[error("cannot read \"{path}\": {source}")]
+    Read {
+        /// The path as given or found.
+        path: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file is not UTF-8 text.
+    #[error("\"{path}\" is not UTF-8 text")]
+    NotUtf8 {
+        /// The path as given or found.
+        path: String,
+    },
+    /// `-` was given more than once.
+    #[error("stdin (\"-\") can be read only once")]
+    StdinTwice,
+    /// A document is not valid YAML.
+    #[error(
+        "{file}: document {document}: invalid YAML at line {line}, column {column}: {message}"
+    )]
+    Yaml {
+        /// The file name (`<stdin>` for stdin).
+        file: String,
+        /// 1-based index of the document in the file.
+        document: usize,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser says.
+        message: String,
+    },
+    /// A document is not valid JSON.
+    #[error(
+        "{file}: document {document}: invalid JSON at line {line}, column {column}: {message}"
+    )]
+    Json {
+        /// The file name (`<stdin>` for stdin).
+        file: String,
+        /// 1-based index of the document in the file.
+        document: usize,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser says.
+        message: String,
+    },
+    /// A document of one of the tool's kinds does not fit its type.
+    #[error("{file}: document {document} (line {line}): {object}{at}: {message}", at = field_suffix(field))]
+    Decode {
+        /// The file name (`<stdin>` for stdin).
+        file: String,
+        /// 1-based index of the document in the file.
+        document: usize,
+        /// 1-based line where the document starts.
+        line: usize,
+        /// `Kind/name`, or `Kind (no name)`.
+        object: String,
+        /// Path of the offending field inside the document, e.g.
+        /// `spec.imageDigestMirrors[0].mirrors`; empty for the whole object.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+fn field_suffix(field: &str) -> String {
+    if field.is_empty() {
+        String::new()
+    } else {
+        format!(": {field}")
+    }
+}
+
+/// Key of [`Inputs::skipped`] parts that are missing.
+const NONE: &str = "<none>";
+/// Key of [`Inputs::skipped`] for documents with neither `apiVersion` nor `kind`.
+const NO_KIND: &str = "<none>/<none>";
+const REGISTRIES_CONF_HINT: &str =
+    " (the file looks like a registries.conf, which is TOML: pass it with --registries-conf)";
+
+/// Whether text looks like containers-registries.conf(5) rather than YAML.
+fn looks_like_registries_conf(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("[[registry]]")
+            || l.starts_with("[registries.")
+            || l.starts_with("unqualified-search-registries")
+            || l.starts_with("short-name-mode")
+    })
+}
+
+/// Name used for stdin in messages.
+const STDIN_NAME: &str = "<stdin>";
+
+/// Reads every path in order (`-` is stdin) into one [`Inputs`].
+///
+/// Folders are walked recursively in sorted order; inside them only
+/// `.yaml`, `.yml` and `.json` files are read, and only those whose text
+/// names one of the tool's kinds. A file named explicitly is always read,
+/// whatever its extension.
+pub fn load_paths(paths: &[PathBuf], stdin: impl Read) -> Result<Inputs, SourceError> {
+    let mut inputs = Inputs::default();
+    let mut stdin = Some(stdin);
+    for path in paths {
+        if path.as_os_str() == "-" {
+            let mut reader = stdin.take().ok_or(SourceError::StdinTwice)?;
+            let mut bytes = Vec::new();
+            reader
+                .read_to_end(&mut bytes)
+                .map_err(|source| SourceError::Read {
+                    path: STDIN_NAME.to_string(),
+                    source,
+                })?;
+            let text = into_text(bytes, STDIN_NAME)?;
+            parse_documents(STDIN_NAME, &text, &mut inputs)?;
+            continue;
+        }
+        let display = path.display().to_string();
+        let meta = fs::metadata(path).map_err(|source| SourceError::Read {
+            path: display.clone(),
+            source,
+        })?;
+        if meta.is_dir() {
+            let mut files = Vec::new();
+            let mut visited = Vec::new();
+            collect_files(path, &mut files, &mut visited)?;
+            for file in files {
+                let display = file.display().to_string();
+                let bytes = read_file(&file, &display)?;
+                if !KIND_HINT.is_match(&bytes) {
+                    inputs.skipped_files += 1;
+                    continue;
+                }
+                let text = into_text(bytes, &display)?;
+                parse_documents(&display, &text, &mut inputs)?;
+            }
+        } else {
+            let bytes = read_file(path, &display)?;
+            let text = into_text(bytes, &display)?;
+            parse_documents(&display, &text, &mut inputs)?;
+        }
+    }
+    Ok(inputs)
+}
+
+fn read_file(path: &Path, display: &str) -> Result<Vec<u8>, SourceError> {
+    fs::read(path).map_err(|source| SourceError::Read {
+        path: display.to_string(),
+        source,
+    })
+}
+
+fn into_text(bytes: Vec<u8>, display: &str) -> Result<String, SourceError> {
+    String::from_utf8(bytes).map_err(|_| SourceError::NotUtf8 {
+        path: display.to_string(),
+    })
+}
+
+/// Depth-first, sorted by name at each level; follows symbolic links but
+/// visits each real folder once.
+fn collect_files(
+    dir: &Path,
+    files: &mut Vec<PathBuf>,
+    visited: &mut Vec<PathBuf>,
+) -> Result<(), SourceError> {
+    let read_err = |source| SourceError::Read {
+        path: dir.display().to_string(),
+        source,
+    };
+    let real = fs::canonicalize(dir).map_err(read_err)?;
+    if visited.contains(&real) {
+        return Ok(());
+    }
+    visited.push(real);
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(read_err)?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(read_err)?;
+    entries.sort();
+    for entry in entries {
+        // A dangling link or an unreadable entry is not an input; skip it.
+        let Ok(meta) = fs::metadata(&entry) else {
+            continue;
+        };
+        if meta.is_dir() {
+            collect_files(&entry, files, visited)?;
+        } else if meta.is_file() && has_manifest_extension(&entry) {
+            files.push(entry);
+        }
+    }
+    Ok(())
+}
+
+fn has_manifest_extension(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["yaml", "yml", "json"]
+            .iter()
+            .any(|x| e.eq_ignore_ascii_case(x))
+    })
+}
+
+/// Whether a file may hold one of the tool's kinds: a YAML `kind:` line at
+/// the top level or of a list item, or a JSON `"kind"` member.
+static KIND_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
+    let kinds = "(?:ImageContentSourcePolicy|ImageDigestMirrorSet|ImageTagMirrorSet|Image|ClusterVersion|ClusterImagePolicy|ImagePolicy|MachineConfig|MachineConfigPool|Node)(?:List)?";
+    BytesRegex::new(&format!(
+        r#"(?m)^(?:[ \t]*-[ \t]+|[ \t]{{0,4}})kind:[ \t]*["']?{kinds}["']?[ \t]*(?:#.*)?\r?$|"kind"\s*:\s*"{kinds}""#
+    ))
+    // A constant pattern; every test that loads a folder compiles it.
+    .expect("kind hint regex compiles")
+});
+
+/// The kinds this tool reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Icsp,
+    Idms,
+    Itms,
+    Image,
+    ClusterVersion,
+    ClusterImagePolicy,
+    ImagePolicy,
+    MachineConfig,
+    MachineConfigPool,
+    Node,
+}
+
+impl Kind {
+    fn from_name(kind: &str) -> Option<Self> {
+        Some(match kind {
+            "ImageContentSourcePolicy" => Self::Icsp,
+            "ImageDigestMirrorSet" => Self::Idms,
+            "ImageTagMirrorSet" => Self::Itms,
+            "Image" => Self::Image,
+            "ClusterVersion" => Self::ClusterVersion,
+            "ClusterImagePolicy" => Self::ClusterImagePolicy,
+            "ImagePolicy" => Self::ImagePolicy,
+            "MachineConfig" => Self::MachineConfig,
+            "MachineConfigPool" => Self::MachineConfigPool,
+            "Node" => Self::Node,
+            _ => return None,
+        })
+    }
+
+    /// The API versions the kind is served under.
+    fn api_versions(self) -> &'static [&'static str] {
+        match self {
+            Self::Icsp => &[OPERATOR_V1ALPHA1],
+            Self::Idms | Self::Itms | Self::Image | Self::ClusterVersion => &[CONFIG_V1],
+            Self::ClusterImagePolicy | Self::ImagePolicy => &[CONFIG_V1, CONFIG_V1ALPHA1],
+            Self::MachineConfig | Self::MachineConfigPool => &[MACHINECONFIGURATION_V1],
+            Self::Node => &[CORE_V1],
+        }
+    }
+
+    /// Whether a document of this kind under another `*.openshift.io`
+    /// group is still read (with a warning). The mirror-set kind names are
+    /// unique to OpenShift and often written with the wrong group; `Image`
+    /// and `ClusterImagePolicy` exist in other groups as different things.
+    fn read_under_other_openshift_group(self) -> bool {
+        matches!(self, Self::Icsp | Self::Idms | Self::Itms)
+    }
+}
+
+/// One decoded object, before it joins [`Inputs`].
+enum Object {
+    Icsp(ImageContentSourcePolicy),
+    Idms(ImageDigestMirrorSet),
+    Itms(ImageTagMirrorSet),
+    Image(Image),
+    ClusterVersion(ClusterVersion),
+    ClusterImagePolicy(ClusterImagePolicy),
+    ImagePolicy(ImagePolicy),
+    MachineConfig(MachineConfig),
+    MachineConfigPool(MachineConfigPool),
+    Node(Node),
+}
+
+/// Where a document sits, for messages.
+#[derive(Clone, Copy)]
+struct DocumentAt<'a> {
+    file: &'a str,
+    document: usize,
+    line: usize,
+}
+
+impl DocumentAt<'_> {
+    fn warning(&self, item: &str, message: &str) -> String {
+        let item = if item.is_empty() {
+            String::new()
+        } else {
+            format!(", {item}")
+        };
+        format!("{}: document {}{item}: {message}", self.file, self.document)
+    }
+}
+
+/// Reads every document of one file (`name` is used in messages only).
+///
+/// Pure: nothing is read from disk. Either every document is added to
+/// `inputs`, or none is and the error says which document is wrong.
+pub fn parse_documents(name: &str, text: &str, inputs: &mut Inputs) -> Result<(), SourceError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let documents = split_documents(name, text)?;
+    let mut staged = Staged::default();
+    for (document, line, value) in documents {
+        let at = DocumentAt {
+            file: name,
+            document,
+            line,
+        };
+        stage_value(value, &at, "", &mut staged)?;
+    }
+    if staged.objects.is_empty()
+        && staged.skipped.iter().any(|(k, _)| k == NO_KIND)
+        && looks_like_registries_conf(text)
+    {
+        staged.warnings.push(format!(
+            "{name}: read no cluster object{REGISTRIES_CONF_HINT}"
+        ));
+    }
+    for (kind, count) in staged.skipped {
+        *inputs.skipped.entry(kind).or_default() += count;
+    }
+    inputs.warnings.extend(staged.warnings);
+    for (object, at, item) in staged.objects {
+        add_object(object, &at, &item, inputs);
+    }
+    Ok(())
+}
+
+/// `(1-based document index, first line, value)` for each non-empty document.
+fn split_documents(name: &str, text: &str) -> Result<Vec<(usize, usize, Value)>, SourceError> {
+    let looks_like_json = matches!(text.trim_start().chars().next(), Some('{' | '['));
+    let is_json_file = name.to_ascii_lowercase().ends_with(".json");
+    if looks_like_json || is_json_file {
+        match split_json(name, text) {
+            Ok(docs) => return Ok(docs),
+            // YAML flow style also starts with `{`; only a `.json` file must be JSON.
+            Err(e) if is_json_file => return Err(e),
+            Err(_) => {}
+        }
+    }
+    split_yaml(name, text)
+}
+
+fn split_json(name: &str, text: &str) -> Result<Vec<(usize, usize, Value)>, SourceError> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    let mut docs = Vec::new();
+    let mut document = 0;
+    loop {
+        let start = stream.byte_offset();
+        let Some(next) = stream.next() else { break };
+        document += 1;
+        match next {
+            Ok(Value::Null) => {}
+            Ok(value) => docs.push((document, line_of_first_token(text, start), value)),
+            Err(e) => {
+                return Err(SourceError::Json {
+                    file: name.to_string(),
+                    document,
+                    line: e.line(),
+                    column: e.column(),
+                    message: json_message(&e),
+                })
+            }
+        }
+    }
+    Ok(docs)
+}
+
+/// serde_json's message without its " at line L column C" suffix.
+fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&suffix).unwrap_or(&text).to_string()
+}
+
+fn line_of_first_token(text: &str, offset: usize) -> usize {
+    let rest = &text[offset..];
+    let skipped = rest.len() - rest.trim_start().len();
+    1 + text[..offset + skipped].matches('\n').count()
+}
+
+fn yaml_options(text: &str) -> serde_saphyr::Options {
+    let mut options = serde_saphyr::Options::default();
+    options.strict_booleans = true;
+    options.legacy_octal_numbers = true;
+    options.with_snippet = false;
+    options.emit_comments = false;
+    // The default budget is sized for configuration files; oc-mirror output
+    // and must-gather lists are larger. Every node, event and document costs
+    // at least a byte of input, so the input length bounds them anyway.
+    let mut budget = serde_saphyr::Budget::default();
+    let bound = text.len().saturating_mul(2).saturating_add(1_000_000);
+    budget.max_events = bound;
+    budget.max_nodes = bound;
+    budget.max_documents = bound;
+    budget.max_total_scalar_bytes = bound;
+    options.budget = Some(budget);
+    options
+}
+
+fn split_yaml(name: &str, text: &str) -> Result<Vec<(usize, usize, Value)>, SourceError> {
+    let starts = document_start_lines(text);
+    let index = |line: usize| starts.partition_point(|&s| s <= line).max(1);
+    let docs: Vec<Spanned<Value>> =
+        serde_saphyr::from_multiple_with_options(text, yaml_options(text)).map_err(|e| {
+            let (line, column) = e
+                .location()
+                .map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
+            let mut message = UserMessageFormatter.format_message(&e).into_owned();
+            if text
+                .lines()
+                .nth(line.saturating_sub(1))
+                .is_some_and(|l| l.contains("{{"))
+            {
+                message.push_str(
+                    " (the line holds a \"{{ }}\" template placeholder; render the template first)",
+                );
+            } else if looks_like_registries_conf(text) {
+                message.push_str(REGISTRIES_CONF_HINT);
+            }
+            SourceError::Yaml {
+                file: name.to_string(),
+                document: index(line),
+                line,
+                column,
+                message,
+            }
+        })?;
+    Ok(docs
+        .into_iter()
+        .map(|d| {
+            let line = d.referenced.line() as usize;
+            (index(line), line, d.value)
+        })
+        .collect())
+}
+
+/// The first line of every YAML document, empty ones included, so that a
+/// line can be turned into the document number a reader would count.
+fn document_start_lines(text: &str) -> Vec<usize> {
+    let is_marker = |l: &str, m: &str| {
+        l.strip_prefix(m)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r']))
+    };
+    let mut starts = Vec::new();
+    let mut in_document = false;
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        if is_marker(line, "---") {
+            starts.push(n);
+            in_document = true;
+        } else if is_marker(line, "...") {
+            in_document = false;
+        } else if !in_document {
+            let t = line.trim();
+            if !(t.is_empty() || t.starts_with('#') || line.starts_with('%')) {
+                starts.push(n);
+                in_document = true;
+            }
+        }
+    }
+    starts
+}
+
+#[derive(Default)]
+struct Staged<'a> {
+    objects: Vec<(Object, DocumentAt<'a>, String)>,
+    skipped: Vec<(String, usize)>,
+    warnings: Vec<String>,
+}
+
+fn str_member<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
+    value
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+fn stage_value<'a>(
+    mut value: Value,
+    at: &DocumentAt<'a>,
+    item: &str,
+    staged: &mut Staged<'a>,
+) -> Result<(), SourceError> {
+    let api_version = str_member(&value, "apiVersion").map(str::to_string);
+    let kind = str_member(&value, "kind").map(str::to_string);
+    let skip = |staged: &mut Staged<'a>| {
+        let key = format!(
+            "{}/{}",
+            api_version.as_deref().unwrap_or(NONE),
+            kind.as_deref().unwrap_or(NONE)
+        );
+        staged.skipped.push((key, 1));
+    };
+    let Some(kind_name) = kind.as_deref() else {
+        let policy_keys = value
+            .as_object()
+            .is_some_and(|o| o.contains_key("transports") || o.contains_key("default"));
+        if item.is_empty() && api_version.is_none() && policy_keys {
+            staged.warnings.push(at.warning(
+                item,
+                "read no cluster object: this looks like a containers policy.json; pass it with --policy-json",
+            ));
+        }
+        skip(staged);
+        return Ok(());
+    };
+    let is_list = kind_name == "List"
+        || (kind_name.ends_with("List") && value.get("items").is_some_and(Value::is_array));
+    if is_list {
+        let Some(Value::Array(items)) = value.get_mut("items").map(Value::take) else {
+            return Ok(());
+        };
+        let item_kind = kind_name.strip_suffix("List").filter(|k| !k.is_empty());
+        for (i, mut entry) in items.into_iter().enumerate() {
+            if let (Some(object), Some(item_kind)) = (entry.as_object_mut(), item_kind) {
+                object
+                    .entry("kind")
+                    .or_insert_with(|| Value::String(item_kind.to_string()));
+                if let Some(api) = &api_version {
+                    object
+                        .entry("apiVersion")
+                        .or_insert_with(|| Value::String(api.clone()));
+                }
+            }
+            let path = join_path(item, &format!("items[{i}]"));
+            stage_value(entry, at, &path, staged)?;
+        }
+        return Ok(());
+    }
+    let Some(known) = Kind::from_name(kind_name) else {
+        skip(staged);
+        return Ok(());
+    };
+    let expected = known.api_versions();
+    let name = value
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let label = if name.is_empty() {
+        format!("{kind_name} (no name)")
+    } else {
+        format!("{kind_name}/{name}")
+    };
+    match api_version.as_deref() {
+        Some(api) if expected.contains(&api) => {}
+        None => staged.warnings.push(at.warning(
+            item,
+            &format!(
+                "{label} has no apiVersion; read as \"{}\" (the API server would refuse it)",
+                expected[0]
+            ),
+        )),
+        Some(api)
+            if known.read_under_other_openshift_group()
+                && api.split('/').next().is_some_and(|g| g.ends_with("openshift.io")) =>
+        {
+            staged.warnings.push(at.warning(
+                item,
+                &format!(
+                    "{label} has apiVersion \"{api}\", but {kind_name} is served as \"{}\"; read anyway (the API server would refuse it)",
+                    expected[0]
+                ),
+            ))
+        }
+        Some(_) => {
+            skip(staged);
+            return Ok(());
+        }
+    }
+    let decode_err = |field: String, message: String| SourceError::Decode {
+        file: at.file.to_string(),
+        document: at.document,
+        line: at.line,
+        object: label.clone(),
+        field: join_path(item, &field),
+        message,
+    };
+    let object = match known {
+        Kind::Icsp => Object::Icsp(decode(&value).map_err(|(f, m)| decode_err(f, m))?),
+        Kind::Idms => Object::Idms(decode(&value).map_err(|(f, m)| decode_err(f, m))?),
+        Kind::Itms => Object::Itms(decode(&value).map_err(|(f, m)| decode_err(f, m))?),
+        Kind::Image => Object::Image(decode(&value).map_err(|(f, m)| decode_err(f, m))?),
+        Kind::ClusterVersion => {
+            Object::ClusterVersion(decode(&value).map_err(|(f, m)| decode_err(f, m))?)
+        }
+        Kind::ClusterImagePolicy => {
+            Object::ClusterImagePolicy(decode(&value).map_err(|(f, m)| decode_err(f, m))?)
+        }
+        Kind::ImagePolicy => {
+            Object::ImagePolicy(decode(&value).map_err(|(f, m)| decode_err(f, m))?)
+        }
+        Kind::MachineConfig => {
+            Object::MachineConfig(decode(&value).map_err(|(f, m)| decode_err(f, m))?)
+        }
+        Kind::MachineConfigPool => {
+            Object::MachineConfigPool(decode(&value).map_err(|(f, m)| decode_err(f, m))?)
+        }
+        Kind::Node => Object::Node(decode(&value).map_err(|(f, m)| decode_err(f, m))?),
+    };
+    staged.objects.push((object, *at, item.to_string()));
+    Ok(())
+}
+
+/// Joins field paths the way the API server prints them: `a.b`, `a[0]`,
+/// and `a[key.with.dots]` for map keys that are not plain words.
+fn join_path(base: &str, next: &str) -> String {
+    match (base.is_empty(), next.is_empty()) {
+        (_, true) => base.to_string(),
+        (true, false) => next.to_string(),
+        (false, false) if next.starts_with('[') => format!("{base}{next}"),
+        (false, false) => format!("{base}.{next}"),
+    }
+}
+
+fn key_segment(key: &str) -> String {
+    if !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        key.to_string()
+    } else {
+        format!("[{key}]")
+    }
+}
+
+/// Deserializes a typed object; on failure returns the path of the field
+/// that does not fit and serde's message.
+fn decode<T: DeserializeOwned>(value: &Value) -> Result<T, (String, String)> {
+    match T::deserialize(value) {
+        Ok(t) => Ok(t),
+        Err(e) => Err((locate_decode_error::<T>(value), e.to_string())),
+    }
+}
+
+/// Finds the field a decoding error is about: serde_json reports positions
+/// only when reading text, so the value is printed with one member per line
+/// and the error's line is mapped back to the member's path.
+fn locate_decode_error<T: DeserializeOwned>(value: &Value) -> String {
+    fn walk(value: &Value, path: &str, lines: &mut Vec<String>) {
+        match value {
+            Value::Object(map) if !map.is_empty() => {
+                for (key, child) in map {
+                    let p = join_path(path, &key_segment(key));
+                    lines.push(p.clone());
+                    walk(child, &p, lines);
+                }
+                lines.push(path.to_string());
+            }
+            Value::Array(items) if !items.is_empty() => {
+                for (i, child) in items.iter().enumerate() {
+                    let p = join_path(path, &format!("[{i}]"));
+                    lines.push(p.clone());
+                    walk(child, &p, lines);
+                }
+                lines.push(path.to_string());
+            }
+            _ => {}
+        }
+    }
+    let Ok(pretty) = serde_json::to_string_pretty(value) else {
+        return String::new();
+    };
+    let Err(e) = serde_json::from_str::<T>(&pretty) else {
+        return String::new();
+    };
+    let mut lines = vec![String::new()];
+    walk(value, "", &mut lines);
+    e.line()
+        .checked_sub(1)
+        .and_then(|i| lines.get(i))
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn add_object(object: Object, at: &DocumentAt<'_>, item: &str, inputs: &mut Inputs) {
+    let same_name = |a: &crate::crd::ObjectMeta, b: &crate::crd::ObjectMeta| a.name == b.name;
+    let (label, identical) = match object {
+        Object::Icsp(o) => (
+            o.origin(),
+            upsert(&mut inputs.icsps, o, |a, b| {
+                same_name(&a.metadata, &b.metadata)
+            }),
+        ),
+        Object::Idms(o) => (
+            o.origin(),
+            upsert(&mut inputs.idmss, o, |a, b| {
+                same_name(&a.metadata, &b.metadata)
+            }),
+        ),
+        Object::Itms(o) => (
+            o.origin(),
+            upsert(&mut inputs.itmss, o, |a, b| {
+                same_name(&a.metadata, &b.metadata)
+            }),
+        ),
+        Object::ClusterImagePolicy(o) => (
+            o.origin(),
+            upsert(&mut inputs.cluster_image_policies, o, |a, b| {
+                same_name(&a.metadata, &b.metadata)
+            }),
+        ),
+        Object::ImagePolicy(o) => {
+            if o.metadata
+                .namespace
+                .as_deref()
+                .unwrap_or_default()
+                .is_empty()
+            {
+                inputs.warnings.push(at.warning(
+                    item,
+                    &format!(
+                        "{} has no metadata.namespace; kubectl would create it in the current namespace",
+                        o.origin()
+                    ),
+                ));
+            }
+            (
+                o.origin(),
+                upsert(&mut inputs.image_policies, o, |a, b| {
+                    a.metadata.namespace == b.metadata.namespace
+                        && same_name(&a.metadata, &b.metadata)
+                }),
+            )
+        }
+        Object::MachineConfig(o) => (
+            o.origin(),
+            upsert(&mut inputs.machine_configs, o, |a, b| {
+                same_name(&a.metadata, &b.metadata)
+            }),
+        ),
+        Object::MachineConfigPool(o) => (
+            o.origin(),
+            upsert(&mut inputs.pools, o, |a, b| {
+                same_name(&a.metadata, &b.metadata)
+            }),
+        ),
+        Object::Node(o) => (
+            o.origin(),
+            upsert(&mut inputs.nodes, o, |a, b| {
+                same_name(&a.metadata, &b.metadata)
+            }),
+        ),
+        Object::Image(o) => {
+            if o.metadata.name != Image::CLUSTER {
+                inputs.warnings.push(at.warning(
+                    item,
+                    &format!(
+                        "{} is ignored: the MCO reads only Image/cluster",
+                        o.origin()
+                    ),
+                ));
+                return;
+            }
+            let label = o.origin();
+            let identical = replace_single(&mut inputs.image, o);
+            (label, identical)
+        }
+        Object::ClusterVersion(o) => {
+            if o.metadata.name != ClusterVersion::VERSION {
+                inputs.warnings.push(at.warning(
+                    item,
+                    &format!(
+                        "{} is ignored: only ClusterVersion/version names the release",
+                        o.origin()
+                    ),
+                ));
+                return;
+            }
+            let label = o.origin();
+            let identical = replace_single(&mut inputs.cluster_version, o);
+            (label, identical)
+        }
+    };
+    if !identical {
+        inputs.warnings.push(at.warning(
+            item,
+            &format!(
+                "{label} was already read with different content; this later copy replaces it"
+            ),
+        ));
+    }
+}
+
+fn replace_single<T: PartialEq>(slot: &mut Option<T>, item: T) -> bool {
+    let identical = slot.as_ref().is_none_or(|existing| *existing == item);
+    *slot = Some(item);
+    identical
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(name: &str, text: &str) -> Result<Inputs, SourceError> {
+        let mut inputs = Inputs::default();
+        parse_documents(name, text, &mut inputs).map(|()| inputs)
+    }
+
+    /// A one-line summary of what was read: kinds with counts, then skipped.
+    fn summary(inputs: &Inputs) -> String {
+        let mut parts = Vec::new();
+        for (label, n) in [
+            ("icsp", inputs.icsps.len()),
+            ("idms", inputs.idmss.len()),
+            ("itms", inputs.itmss.len()),
+            ("image", usize::from(inputs.image.is_some())),
+            ("cv", usize::from(inputs.cluster_version.is_some())),
+            ("cip", inputs.cluster_image_policies.len()),
+            ("ip", inputs.image_policies.len()),
+            ("mc", inputs.machine_configs.len()),
+            ("mcp", inputs.pools.len()),
+            ("node", inputs.nodes.len()),
+        ] {
+            if n > 0 {
+                parts.push(format!("{label}={n}"));
+            }
+        }
+        for (kind, n) in &inputs.skipped {
+            parts.push(format!("skip {kind}={n}"));
+        }
+        if !inputs.warnings.is_empty() {
+            parts.push(format!("warnings={}", inputs.warnings.len()));
+        }
+        parts.join(" ")
+    }
+
+    const IDMS: &str = "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: a\nspec:\n  imageDigestMirrors:\n  - source: quay.io/x\n    mirrors: [m.io/x]\n";
+
+    #[test]
+    fn documents_are_read_by_kind() {
+        let cases: Vec<(&str, String, &str)> = vec![
+            ("one.yaml", IDMS.to_string(), "idms=1"),
+            (
+                "multi.yaml",
+                format!("# header\n---\n{IDMS}---\n---\n# only a comment\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n...\n"),
+                "idms=1 skip v1/ConfigMap=1",
+            ),
+            (
+                "stream.json",
+                r#"{"apiVersion":"config.openshift.io/v1","kind":"ImageTagMirrorSet","metadata":{"name":"t"},"spec":{}}
+                   {"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}"#.to_string(),
+                "itms=1 node=1",
+            ),
+            (
+                "list.json",
+                r#"{"apiVersion":"v1","kind":"List","items":[
+                    {"apiVersion":"config.openshift.io/v1","kind":"Image","metadata":{"name":"cluster"},"spec":{}},
+                    {"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"}}]}"#.to_string(),
+                "image=1 skip v1/Secret=1",
+            ),
+            (
+                "typed-list.yaml",
+                "apiVersion: config.openshift.io/v1\nkind: ClusterImagePolicyList\nitems:\n- metadata: {name: p}\n  spec:\n    scopes: [example.com]\n    policy: {rootOfTrust: {policyType: PublicKey, publicKey: {keyData: QQ==}}}\n".to_string(),
+                "cip=1",
+            ),
+            (
+                "v1alpha1.yaml",
+                "apiVersion: config.openshift.io/v1alpha1\nkind: ClusterImagePolicy\nmetadata: {name: openshift}\nspec:\n  scopes: [quay.io/openshift-release-dev/ocp-release]\n  policy: {rootOfTrust: {policyType: PublicKey, publicKey: {keyData: QQ==}}}\n".to_string(),
+                "cip=1",
+            ),
+            ("headerless.yaml", "spec:\n  registrySources:\n    allowedRegistries: [quay.io]\n".to_string(), "skip <none>/<none>=1"),
+            ("scalar.yaml", "just text\n".to_string(), "skip <none>/<none>=1"),
+            ("empty.yaml", "\n# nothing\n---\n".to_string(), ""),
+            (
+                "confusables.yaml",
+                "apiVersion: policy.sigstore.dev/v1beta1\nkind: ClusterImagePolicy\nmetadata: {name: x}\nspec: {authorities: [{keyless: {}}]}\n---\napiVersion: image.openshift.io/v1\nkind: Image\nmetadata: {name: sha256:abc}\ndockerImageReference: quay.io/x@sha256:abc\n".to_string(),
+                "skip image.openshift.io/v1/Image=1 skip policy.sigstore.dev/v1beta1/ClusterImagePolicy=1",
+            ),
+            (
+                "wrong-group.yaml",
+                IDMS.replace("config.openshift.io/v1", "operator.openshift.io/v1alpha1"),
+                "idms=1 warnings=1",
+            ),
+            ("no-api-version.yaml", IDMS.replace("apiVersion: config.openshift.io/v1\n", ""), "idms=1 warnings=1"),
+            (
+                "other-image.yaml",
+                "apiVersion: config.openshift.io/v1\nkind: Image\nmetadata: {name: extra}\nspec: {}\n".to_string(),
+                "warnings=1",
+            ),
+            (
+                "not-version.yaml",
+                "apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata: {name: other}\n".to_string(),
+                "warnings=1",
+            ),
+            (
+                "mcp-and-mc.yaml",
+                "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata: {name: worker}\n---\napiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata: {name: 99-x}\nspec:\n  config:\n    ignition: {version: 3.1.0}\n    storage:\n      files:\n      - path: /etc/x\n        mode: 0644\n        filesystem: root\n        contents: {source: 'data:,x'}\n".to_string(),
+                "mc=1 mcp=1",
+            ),
+            ("bom.yaml", format!("\u{feff}{IDMS}"), "idms=1"),
+            ("duplicate.yaml", format!("{IDMS}---\n{IDMS}"), "idms=1"),
+            (
+                "duplicate-differs.yaml",
+                format!("{IDMS}---\n{}", IDMS.replace("m.io/x", "n.io/x")),
+                "idms=1 warnings=1",
+            ),
+            (
+                "namespaceless-imagepolicy.yaml",
+                "apiVersion: config.openshift.io/v1\nkind: ImagePolicy\nmetadata: {name: p}\nspec:\n  scopes: [example.com]\n  policy: {rootOfTrust: {policyType: PublicKey, publicKey: {keyData: QQ==}}}\n".to_string(),
+                "ip=1 warnings=1",
+            ),
+        ];
+        for (name, text, want) in cases {
+            let inputs = parse(name, &text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(summary(&inputs), want, "{name}: {:?}", inputs.warnings);
+        }
+    }
+
+    #[test]
+    fn yaml_scalars_read_as_kubernetes_does() {
+        let inputs = parse(
+            "x.yaml",
+            "apiVersion: config.openshift.io/v1\nkind: ImageTagMirrorSet\nmetadata: {name: yes}\nspec:\n  imageTagMirrors:\n  - source: on\n    mirrors: [y, off.io]\n---\napiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata: {name: m}\nspec: {config: {storage: {files: [{path: /a, mode: 0644}, {path: /b, mode: 420}]}}}\n",
+        )
+        .unwrap();
+        let itms = &inputs.itmss[0];
+        assert_eq!(itms.metadata.name, "yes");
+        assert_eq!(itms.spec.image_tag_mirrors[0].source, "on");
+        assert_eq!(itms.spec.image_tag_mirrors[0].mirrors, ["y", "off.io"]);
+        let files = &inputs.machine_configs[0].spec.config.storage.files;
+        assert_eq!(files[0].mode, Some(420));
+        assert_eq!(files[1].mode, Some(420));
+    }
+
+    #[test]
+    fn warnings_name_file_and_document() {
+        let inputs = parse(
+            "sets.yaml",
+            &format!(
+                "{IDMS}---\n{}",
+                IDMS.replace("config.openshift.io/v1", "operator.openshift.io/v1alpha1")
+                    .replace("name: a", "name: b")
+            ),
+        )
+        .unwrap();
+        assert_eq!(
+            inputs.warnings,
+            ["sets.yaml: document 2: ImageDigestMirrorSet/b has apiVersion \"operator.openshift.io/v1alpha1\", but ImageDigestMirrorSet is served as \"config.openshift.io/v1\"; read anyway (the API server would refuse it)"]
+        );
+        let inputs = parse(
+            "d.yaml",
+            &format!("{IDMS}---\n{}", IDMS.replace("m.io/x", "n.io/x")),
+        )
+        .unwrap();
+        assert_eq!(
+            inputs.warnings,
+            ["d.yaml: document 2: ImageDigestMirrorSet/a was already read with different content; this later copy replaces it"]
+        );
+        assert_eq!(
+            inputs.idmss[0].spec.image_digest_mirrors[0].mirrors,
+            ["n.io/x"]
+        );
+    }
+
+    #[test]
+    fn errors_name_file_document_line_and_field() {
+        let cases: Vec<(&str, String, &str)> = vec![
+            (
+                "mirrors-string.yaml",
+                format!("{IDMS}---\n{}", IDMS.replace("name: a", "name: b").replace("mirrors: [m.io/x]", "mirrors: m.io/x")),
+                "mirrors-string.yaml: document 2 (line 10): ImageDigestMirrorSet/b: spec.imageDigestMirrors[0].mirrors: invalid type: string \"m.io/x\", expected a sequence",
+            ),
+            (
+                "no-source.yaml",
+                IDMS.replace("  - source: quay.io/x\n    mirrors", "  - mirrors"),
+                "no-source.yaml: document 1 (line 1): ImageDigestMirrorSet/a: spec.imageDigestMirrors[0]: missing field `source`",
+            ),
+            (
+                "no-spec.yaml",
+                "---\napiVersion: config.openshift.io/v1\nkind: Image\nmetadata: {name: cluster}\n".to_string(),
+                "no-spec.yaml: document 1 (line 2): Image/cluster: missing field `spec`",
+            ),
+            (
+                "placeholder.yaml",
+                "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n    name: disconnected-internal-icsp\nspec:\n    repositoryDigestMirrors: $mirrors\n".to_string(),
+                "placeholder.yaml: document 1 (line 1): ImageContentSourcePolicy/disconnected-internal-icsp: spec.repositoryDigestMirrors: invalid type: string \"$mirrors\", expected a sequence",
+            ),
+            (
+                "in-list.json",
+                r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"a"}},{"apiVersion":"v1","kind":"Node","metadata":{"name":"b","labels":{"node-role.kubernetes.io/worker":true}}}]}"#.to_string(),
+                "in-list.json: document 1 (line 1): Node/b: items[1].metadata.labels[node-role.kubernetes.io/worker]: invalid type: boolean `true`, expected a string",
+            ),
+            (
+                "bad-enum-shape.yaml",
+                "apiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata: {name: p}\nspec:\n  scopes: [example.com]\n  policy: {rootOfTrust: {policyType: [PublicKey]}}\n".to_string(),
+                "bad-enum-shape.yaml: document 1 (line 1): ClusterImagePolicy/p: spec.policy.rootOfTrust.policyType: invalid type: sequence, expected a string",
+            ),
+            (
+                "unnamed.yaml",
+                "kind: MachineConfigPool\napiVersion: machineconfiguration.openshift.io/v1\nspec: {paused: maybe}\n".to_string(),
+                "unnamed.yaml: document 1 (line 1): MachineConfigPool (no name): spec.paused: invalid type: string \"maybe\", expected a boolean",
+            ),
+            (
+                "broken.yaml",
+                format!("{IDMS}---\napiVersion: v1\nkind: List\nitems: [\n"),
+                "broken.yaml: document 2: invalid YAML at line 12, column 8: unclosed bracket '['",
+            ),
+            (
+                "template.yaml",
+                "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: {{ .Name }}\n".to_string(),
+                "template.yaml: document 1: invalid YAML at line 4, column 10: expected string scalar (the line holds a \"{{ }}\" template placeholder; render the template first)",
+            ),
+            (
+                "bad.json",
+                "{\"kind\": \"Node\",\n \"metadata\": }".to_string(),
+                "bad.json: document 1: invalid JSON at line 2, column 14: expected value",
+            ),
+            (
+                "dup-key.yaml",
+                "kind: Node\nkind: Node\n".to_string(),
+                "dup-key.yaml: document 1: invalid YAML at line 2, column 1: duplicate mapping key `kind` is not allowed here",
+            ),
+        ];
+        for (name, text, want) in cases {
+            let mut inputs = Inputs::default();
+            let err = parse_documents(name, &text, &mut inputs).expect_err(name);
+            assert_eq!(err.to_string(), want, "{name}");
+            assert_eq!(
+                inputs,
+                Inputs::default(),
+                "{name}: nothing is added on error"
+            );
+        }
+    }
+
+    #[test]
+    fn node_config_files_get_a_hint() {
+        let err = parse(
+            "registries.conf",
+            "[registries.search]\nregistries = ['docker.io']\n\n[registries.insecure]\nregistries = []\n",
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().ends_with("pass it with --registries-conf)"),
+            "{err}"
+        );
+        let inputs = parse(
+            "drop-in.conf",
+            "unqualified-search-registries = ['registry.access.redhat.com', 'docker.io']\n",
+        )
+        .unwrap();
+        assert_eq!(
+            inputs.warnings,
+            ["drop-in.conf: read no cluster object (the file looks like a registries.conf, which is TOML: pass it with --registries-conf)"]
+        );
+        let inputs = parse(
+            "policy.json",
+            r#"{"default":[{"type":"reject"}],"transports":{"docker":{}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            inputs.warnings,
+            ["policy.json: document 1: read no cluster object: this looks like a containers policy.json; pass it with --policy-json"]
+        );
+    }
+
+    #[test]
+    fn document_numbers_count_empty_documents() {
+        let text = "# comment\n\n---\na: 1\n---\n---\nb: 2\n...\n# between\nc: 3\n--- # trailing comment\nd: 4\n";
+        let starts = document_start_lines(text);
+        assert_eq!(starts, [3, 5, 6, 10, 11]);
+        for (line, want) in [(1, 1), (4, 1), (7, 3), (10, 4), (12, 5)] {
+            assert_eq!(
+                starts.partition_point(|&s| s <= line).max(1),
+                want,
+                "line {line}"
+            );
+        }
+        assert_eq!(document_start_lines("a: 1\n---\nb: 2\n"), [1, 2]);
+    }
+
+    fn fixture(path: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(path)
+    }
+
+    #[test]
+    fn must_gather_folder_loads_as_is() {
+        let inputs = load_paths(&[fixture("must-gather")], std::io::empty()).unwrap();
+        assert_eq!(
+            summary(&inputs),
+            "icsp=1 idms=1 image=1 cv=1 cip=1 ip=1 mc=1 mcp=1 node=1 skip v1/Event=1"
+        );
+        // configmaps.yaml names none of the kinds; logs and `timestamp` are not manifests.
+        assert_eq!(inputs.skipped_files, 1);
+        let image = inputs.image.as_ref().unwrap();
+        assert_eq!(
+            image.spec.registry_sources.insecure_registries,
+            Some(vec![])
+        );
+        assert_eq!(image.spec.registry_sources.allowed_registries, None);
+        assert_eq!(
+            inputs.cluster_version.as_ref().unwrap().version(),
+            Some("4.19.3")
+        );
+        assert_eq!(
+            inputs.image_policies[0].origin().as_str(),
+            "ImagePolicy/team-a/signed-apps"
+        );
+        assert_eq!(inputs.nodes[0].state(), Some("Done"));
+        assert!(inputs.validate().is_empty(), "{:?}", inputs.validate());
+    }
+
+    #[test]
+    fn paths_stdin_and_extensions() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("b-sub");
+        fs::create_dir(&sub).unwrap();
+        fs::write(dir.path().join("z.yml"), IDMS.replace("name: a", "name: z")).unwrap();
+        fs::write(
+            dir.path().join("a.JSON"),
+            r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}"#,
+        )
+        .unwrap();
+        fs::write(sub.join("m.yaml"), IDMS.replace("name: a", "name: m")).unwrap();
+        fs::write(dir.path().join("notes.txt"), IDMS).unwrap();
+        fs::write(
+            dir.path().join("idms.yaml.example"),
+            IDMS.replace("name: a", "name: example"),
+        )
+        .unwrap();
+
+        let inputs = load_paths(
+            &[
+                dir.path().to_path_buf(),
+                PathBuf::from("-"),
+                dir.path().join("idms.yaml.example"),
+            ],
+            IDMS.replace("name: a", "name: from-stdin").as_bytes(),
+        )
+        .unwrap();
+        let names: Vec<&str> = inputs
+            .idmss
+            .iter()
+            .map(|o| o.metadata.name.as_str())
+            .collect();
+        // Sorted walk: a.JSON, b-sub/m.yaml, z.yml; then stdin; then the named file.
+        assert_eq!(names, ["m", "z", "from-stdin", "example"]);
+        assert_eq!(inputs.nodes.len(), 1);
+
+        let twice = load_paths(&[PathBuf::from("-"), PathBuf::from("-")], std::io::empty());
+        assert_eq!(
+            twice.unwrap_err().to_string(),
+            "stdin (\"-\") can be read only once"
+        );
+
+        let missing = dir.path().join("missing.yaml");
+        let err = load_paths(std::slice::from_ref(&missing), std::io::empty()).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(&format!("cannot read \"{}\": ", missing.display())),
+            "{err}"
+        );
+
+        fs::write(dir.path().join("bad.yaml"), [0xff, 0xfe, b'k']).unwrap();
+        let err = load_paths(&[dir.path().join("bad.yaml")], std::io::empty()).unwrap_err();
+        assert!(
+            err.to_string().ends_with("bad.yaml\" is not UTF-8 text"),
+            "{err}"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinked_folder_loops_are_walked_once() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.yaml"), IDMS).unwrap();
+        std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).unwrap();
+        let inputs = load_paths(&[dir.path().to_path_buf()], std::io::empty()).unwrap();
+        assert_eq!(inputs.idmss.len(), 1);
+        assert!(inputs.warnings.is_empty());
+    }
+
+    #[test]
+    fn kind_hint_finds_top_level_and_item_kinds() {
+        for (text, want) in [
+            ("kind: ImageDigestMirrorSet\n", true),
+            ("apiVersion: v1\nkind: 'Node'  # a node\n", true),
+            ("items:\n- apiVersion: v1\n  kind: MachineConfig\n", true),
+            ("items:\n  - kind: MachineConfigPoolList\n", true),
+            (r#"{"items":[{"kind" : "ImagePolicy"}]}"#, true),
+            ("kind: ConfigMap\ndata:\n  x: |\n      kind: Node\n", false),
+            ("kind: NodeFeature\n", false),
+            ("kind: Images\n", false),
+        ] {
+            assert_eq!(KIND_HINT.is_match(text.as_bytes()), want, "{text:?}");
+        }
+    }
+}

@@ -6,5 +6,6 @@
 //! `encode` the byte-exact TOML writer.
 
 pub mod encode;
+pub mod machineconfig;
 pub mod registries;
 pub mod topo;

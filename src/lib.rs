@@ -6,7 +6,10 @@
 //! `commands/` do that.
 
 pub mod crd;
+pub mod explain;
 pub mod origin;
+pub mod output;
+pub mod policy;
 pub mod reference;
 pub mod registries;
 pub mod render;

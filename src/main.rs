@@ -1,1 +1,56 @@
-fn main() {}
+//! The `kubectl-mirrorpolicy` binary: parse arguments, run the command, map
+//! errors to the documented exit codes.
+
+mod cli;
+mod commands;
+mod exit;
+mod term;
+
+use std::io;
+use std::process;
+
+use clap::{CommandFactory, FromArgMatches};
+
+use cli::{Cli, Command};
+use exit::{ExitCode, Failure};
+
+fn main() {
+    let argv0 = std::env::args().next().unwrap_or_default();
+    let matches = Cli::command()
+        .bin_name(cli::display_name(&argv0))
+        .get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    term::init_color(cli.color);
+    let result = match &cli.command {
+        Command::Explain(args) => commands::explain::run(args),
+    };
+    match result {
+        Ok(()) => process::exit(ExitCode::Success as i32),
+        Err(e) => process::exit(report(&e) as i32),
+    }
+}
+
+/// Prints the error chain and any hint to stderr; returns the exit code.
+fn report(e: &anyhow::Error) -> ExitCode {
+    if is_broken_pipe(e) {
+        return ExitCode::Success;
+    }
+    let failure = e.chain().find_map(|c| c.downcast_ref::<Failure>());
+    eprintln!("error: {e}");
+    for cause in e.chain().skip(1) {
+        eprintln!("  caused by: {cause}");
+    }
+    if let Some(hint) = failure.and_then(|f| f.hint.as_deref()) {
+        eprintln!("\nhint: {hint}");
+    }
+    failure.map_or(ExitCode::Input, |f| f.code)
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<io::Error>())
+        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+}

@@ -96,3 +96,9 @@ pub struct Alias {
     pub value: Option<String>,
     pub origin: Origin,
 }
+
+mod load;
+pub mod lookup;
+pub mod shortnames;
+
+pub use load::{load, parse_short_name_mode, ConfigFile, RegistriesError};

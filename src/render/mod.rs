@@ -5,7 +5,9 @@
 //! insecure/blocked scopes, nested mirrors), `topo` the mirror-order merge,
 //! `encode` the byte-exact TOML writer.
 
+pub mod cluster;
 pub mod encode;
 pub mod machineconfig;
+pub mod payload;
 pub mod registries;
 pub mod topo;

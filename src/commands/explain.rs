@@ -1,0 +1,117 @@
+//! `explain`: read a node's registries.conf, drop-ins and policy.json, and
+//! explain each image against them.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use mirrorpolicy::explain::{self, Config, Explanation};
+use mirrorpolicy::output;
+use mirrorpolicy::policy::{self, Policy};
+use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
+
+use crate::cli::{ExplainArgs, OutputFormat};
+use crate::exit::Failure;
+use crate::term;
+
+/// Runs `explain`.
+pub fn run(args: &ExplainArgs) -> Result<()> {
+    let conf = load_registries(
+        args.registries_conf.as_deref(),
+        args.registries_conf_d.as_deref(),
+    )?;
+    let policy = args.policy_json.as_deref().map(load_policy).transpose()?;
+    let mode = args
+        .short_name_mode
+        .map(ShortNameMode::from)
+        .or(conf.short_name_mode)
+        .unwrap_or(ShortNameMode::Permissive);
+    let config = Config {
+        registries: &conf,
+        policy: policy.as_ref(),
+    };
+    let items = args
+        .images
+        .iter()
+        .map(|image| {
+            explain::explain(&config, image, mode, None).map_err(|e| {
+                let hint = hint_for(&e);
+                let f = Failure::input(e.to_string());
+                match hint {
+                    Some(h) => f.with_hint(h),
+                    None => f,
+                }
+            })
+        })
+        .collect::<Result<Vec<Explanation>, Failure>>()?;
+    term::print(|out| match args.output {
+        OutputFormat::Table => output::explain::write_table(out, &items),
+        OutputFormat::Json => output::write_json(out, &items),
+        OutputFormat::Yaml => output::write_yaml(out, &items),
+    })?;
+    Ok(())
+}
+
+fn hint_for(e: &explain::ExplainError) -> Option<String> {
+    match e {
+        explain::ExplainError::ShortName { .. } => Some(
+            "use a fully-qualified reference (registry/namespace/name:tag), add an [aliases] entry, \
+             or try --short-name-mode disabled to see every candidate"
+                .to_string(),
+        ),
+        explain::ExplainError::InvalidReference { .. } => None,
+    }
+}
+
+fn read(path: &Path, what: &str) -> Result<String> {
+    fs::read_to_string(path).map_err(|e| {
+        Failure::input(format!("cannot read {what} \"{}\": {e}", path.display())).into()
+    })
+}
+
+/// Reads the main file and the `*.conf` drop-ins of a folder (regular
+/// files only, no recursion, lexical order), as containers/image does.
+fn load_registries(main: Option<&Path>, dir: Option<&Path>) -> Result<RegistriesConf> {
+    let main_text = main.map(|p| read(p, "registries.conf")).transpose()?;
+    let main_name = main.map(|p| p.display().to_string());
+    let mut drop_ins: Vec<(String, String)> = Vec::new();
+    if let Some(dir) = dir {
+        let entries = fs::read_dir(dir).map_err(|e| {
+            Failure::input(format!(
+                "cannot read registries.conf.d folder \"{}\": {e}",
+                dir.display()
+            ))
+        })?;
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for entry in entries {
+            let entry = entry.with_context(|| format!("listing \"{}\"", dir.display()))?;
+            let path = entry.path();
+            let is_conf = path.extension().is_some_and(|x| x == "conf");
+            if is_conf && entry.file_type().is_ok_and(|t| t.is_file()) {
+                paths.push(path);
+            }
+        }
+        paths.sort();
+        for p in paths {
+            let text = read(&p, "registries.conf drop-in")?;
+            drop_ins.push((p.display().to_string(), text));
+        }
+    }
+    let main_file = match (&main_name, &main_text) {
+        (Some(name), Some(text)) => Some(ConfigFile { name, text }),
+        _ => None,
+    };
+    let drop_in_files: Vec<ConfigFile> = drop_ins
+        .iter()
+        .map(|(name, text)| ConfigFile { name, text })
+        .collect();
+    registries::load(main_file.as_ref(), &drop_in_files)
+        .map_err(|e| Failure::input(e.to_string()).into())
+}
+
+fn load_policy(path: &Path) -> Result<Policy> {
+    let text = read(path, "policy.json")?;
+    policy::parse_policy(&path.display().to_string(), &text)
+        .map_err(|e| Failure::input(e.to_string()).into())
+}

@@ -1,0 +1,47 @@
+//! Exit codes and the errors that carry them.
+//!
+//! The codes are the product's contract: 0 success, 1 differences or
+//! findings, 2 usage or input error, 3 cluster error, 4 refused. Only the
+//! codes a command can produce today have a variant.
+
+use std::fmt;
+
+/// A process exit code of the plugin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitCode {
+    Success = 0,
+    Input = 2,
+}
+
+/// An error that decides the exit code and may carry a hint for the user.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: ExitCode,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl Failure {
+    /// A usage or input error (exit 2).
+    pub fn input(message: impl Into<String>) -> Self {
+        Self {
+            code: ExitCode::Input,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// Adds a hint printed after the error.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}

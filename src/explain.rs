@@ -1,0 +1,334 @@
+//! The explain model: for one image, every decision CRI-O makes, traced.
+//!
+//! Given the merged registries configuration and (optionally) a signature
+//! policy, [`explain`] resolves short names, finds the matching
+//! `[[registry]]`, orders the pull sources, marks blocked endpoints the way
+//! the docker transport checks them (per physical endpoint), and selects
+//! the policy scope for the logical reference. The result serializes to
+//! the JSON contract documented in the README. Rendering it as a table is
+//! left to `output`.
+
+use serde::Serialize;
+
+use crate::origin::Origin;
+use crate::policy::Policy;
+use crate::reference::{Reference, ReferenceError};
+use crate::registries::lookup::{self, PullPlan, Role};
+use crate::registries::shortnames::{self, CandidateVia, ShortNameError};
+use crate::registries::{RegistriesConf, ShortNameMode};
+
+/// The transport CRI-O pulls with; policy scopes are looked up under it.
+const DOCKER_TRANSPORT: &str = "docker";
+
+/// What the caller knows about the node (or rendered) configuration.
+pub struct Config<'a> {
+    pub registries: &'a RegistriesConf,
+    pub policy: Option<&'a Policy>,
+}
+
+/// Why an image cannot be explained.
+#[derive(Debug, thiserror::Error)]
+pub enum ExplainError {
+    #[error("invalid image reference \"{image}\": {source}")]
+    InvalidReference {
+        image: String,
+        #[source]
+        source: ReferenceError,
+    },
+    #[error("cannot resolve \"{image}\": {source}")]
+    ShortName {
+        image: String,
+        #[source]
+        source: ShortNameError,
+    },
+}
+
+/// The explanation of one image, as given by the user.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Explanation {
+    pub image: String,
+    pub namespace: Option<String>,
+    /// The short-name mode that was applied.
+    pub short_name_mode: ShortNameMode,
+    pub candidates: Vec<Candidate>,
+    pub warnings: Vec<String>,
+}
+
+/// One fully-qualified candidate and how it is pulled.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Candidate {
+    /// The normalized reference CRI-O pulls (tag dropped when a digest is present).
+    pub reference: String,
+    pub by_digest: bool,
+    /// How the candidate was obtained from the input.
+    pub resolved_by: ResolvedBy,
+    /// The `[[registry]]` entry that matched, or null when none did.
+    pub registry: Option<RegistryMatch>,
+    /// Every endpoint tried, in order.
+    pub sources: Vec<Source>,
+    /// Mirrors never tried, and why.
+    pub skipped: Vec<Skipped>,
+    /// Whether policy.json lets the image run (no requirement rejects it).
+    pub allowed: bool,
+    /// The signature policy that applies, or null when no policy.json was given.
+    pub signature: Option<Signature>,
+    /// Set when the pull cannot even start (a mirror rewrite CRI-O refuses).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// How a candidate came from the user's input.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum ResolvedBy {
+    /// The input was already fully qualified.
+    Qualified,
+    /// A short-name alias.
+    #[serde(rename_all = "camelCase")]
+    Alias { alias: String, origins: Vec<Origin> },
+    /// An `unqualified-search-registries` entry.
+    #[serde(rename_all = "camelCase")]
+    SearchRegistry {
+        registry: String,
+        origins: Vec<Origin>,
+    },
+}
+
+/// The `[[registry]]` entry a candidate matched.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RegistryMatch {
+    pub prefix: String,
+    pub location: String,
+    pub blocked: bool,
+    pub insecure: bool,
+    pub mirror_by_digest_only: bool,
+    pub origins: Vec<Origin>,
+    /// Other prefixes that also match the name and lost to this one (less specific).
+    pub also_matched: Vec<String>,
+}
+
+/// One endpoint in pull order.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Source {
+    /// The rewritten pull spec.
+    pub reference: String,
+    pub role: Role,
+    pub insecure: bool,
+    /// CRI-O refuses to contact this endpoint: its physical name matches a blocked entry.
+    pub blocked: bool,
+    /// Where the endpoint came from, then (when blocked) the entry that blocks it.
+    pub origins: Vec<Origin>,
+}
+
+/// A mirror that is never tried for this reference.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Skipped {
+    pub reference: String,
+    pub reason: String,
+    pub origins: Vec<Origin>,
+}
+
+/// The signature policy selected for the logical reference.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Signature {
+    /// The winning `transports.docker` key; null when the global `default` applies.
+    pub scope: Option<String>,
+    pub requirements: Vec<serde_json::Value>,
+    /// Whether a requirement verifies signatures (signedBy, sigstoreSigned).
+    pub verifies_signatures: bool,
+    pub origins: Vec<Origin>,
+}
+
+/// Explains one image against a configuration.
+pub fn explain(
+    config: &Config<'_>,
+    image: &str,
+    mode: ShortNameMode,
+    namespace: Option<&str>,
+) -> Result<Explanation, ExplainError> {
+    Reference::parse_normalized_named(image).map_err(|source| ExplainError::InvalidReference {
+        image: image.to_string(),
+        source,
+    })?;
+    let resolved =
+        shortnames::resolve(config.registries, image, mode, false).map_err(|source| {
+            ExplainError::ShortName {
+                image: image.to_string(),
+                source,
+            }
+        })?;
+    let mut warnings = Vec::new();
+    if resolved.len() > 1 {
+        warnings.push(format!(
+            "short name \"{image}\" has {} candidates from unqualified-search-registries; \
+             they are tried in order and the first that pulls wins (CRI-O in enforcing mode \
+             refuses such a name: use a fully-qualified reference or an alias)",
+            resolved.len()
+        ));
+    }
+    let candidates = resolved
+        .into_iter()
+        .map(|c| explain_candidate(config, c.reference, c.via, &mut warnings))
+        .collect();
+    Ok(Explanation {
+        image: image.to_string(),
+        namespace: namespace.map(str::to_string),
+        short_name_mode: mode,
+        candidates,
+        warnings,
+    })
+}
+
+fn explain_candidate(
+    config: &Config<'_>,
+    reference: Reference,
+    via: CandidateVia,
+    warnings: &mut Vec<String>,
+) -> Candidate {
+    let conf = config.registries;
+    let reference = reference.strip_tag_if_digested();
+    let name = reference.name();
+    let registry = lookup::find_registry(conf, &name);
+    let plan = match registry {
+        Some(r) => lookup::pull_sources(r, &reference),
+        None => Ok(lookup::unmatched_pull_plan(&reference)),
+    };
+    let (sources, skipped, error) = match plan {
+        Ok(PullPlan { sources, skipped }) => (sources, skipped, None),
+        Err(e) => {
+            let msg = format!(
+                "the pull of {reference} fails before any endpoint is tried: {e} \
+                 (CRI-O aborts the whole pull when a mirror rewrite fails)"
+            );
+            warnings.push(msg.clone());
+            (Vec::new(), Vec::new(), Some(msg))
+        }
+    };
+    let sources: Vec<Source> = sources
+        .into_iter()
+        .map(|s| {
+            let blocker = lookup::find_registry(conf, &s.reference.name()).filter(|r| r.blocked);
+            let mut origins = s.origins.clone();
+            if let Some(b) = blocker {
+                for o in &b.origins {
+                    if !origins.contains(o) {
+                        origins.push(o.clone());
+                    }
+                }
+            }
+            Source {
+                reference: s.reference.to_string(),
+                role: s.role,
+                insecure: s.insecure,
+                blocked: blocker.is_some(),
+                origins,
+            }
+        })
+        .collect();
+    let skipped: Vec<Skipped> = skipped
+        .into_iter()
+        .map(|s| Skipped {
+            reference: s.reference,
+            reason: s.reason.to_string(),
+            origins: s.origins,
+        })
+        .collect();
+
+    if error.is_none() {
+        warn_about_sources(&reference, registry.is_some(), &sources, &skipped, warnings);
+    }
+
+    let (allowed, signature) = match config.policy {
+        Some(policy) => {
+            let m = policy.requirements_for(DOCKER_TRANSPORT, &reference);
+            let allowed = !m.requirements.iter().any(|r| r.rejects());
+            if !allowed {
+                warnings.push(format!("policy.json rejects {reference} ({})", m.origin));
+            }
+            let signature = Signature {
+                scope: m.scope.clone(),
+                requirements: m
+                    .requirements
+                    .iter()
+                    .map(|r| serde_json::to_value(r).unwrap_or(serde_json::Value::Null))
+                    .collect(),
+                verifies_signatures: m.requirements.iter().any(|r| r.verifies_signatures()),
+                origins: vec![m.origin.clone()],
+            };
+            (allowed, Some(signature))
+        }
+        None => (true, None),
+    };
+
+    let also_matched = registry
+        .map(|winner| {
+            lookup::matching_registries(conf, &name)
+                .into_iter()
+                .filter(|r| r.prefix != winner.prefix)
+                .map(|r| r.prefix.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+
+    Candidate {
+        reference: reference.to_string(),
+        by_digest: reference.is_digested(),
+        resolved_by: match via {
+            CandidateVia::Qualified => ResolvedBy::Qualified,
+            CandidateVia::Alias { alias, origin } => ResolvedBy::Alias {
+                alias,
+                origins: vec![origin],
+            },
+            CandidateVia::SearchRegistry { registry, origin } => ResolvedBy::SearchRegistry {
+                registry,
+                origins: origin.into_iter().collect(),
+            },
+        },
+        registry: registry.map(|r| RegistryMatch {
+            prefix: r.prefix.clone(),
+            location: r.location.clone(),
+            blocked: r.blocked,
+            insecure: r.insecure,
+            mirror_by_digest_only: r.mirror_by_digest_only,
+            origins: r.origins.clone(),
+            also_matched,
+        }),
+        sources,
+        skipped,
+        allowed,
+        signature,
+        error,
+    }
+}
+
+fn warn_about_sources(
+    reference: &Reference,
+    matched: bool,
+    sources: &[Source],
+    skipped: &[Skipped],
+    warnings: &mut Vec<String>,
+) {
+    let mirrors_used = sources.iter().any(|s| s.role == Role::Mirror);
+    let source = sources.iter().find(|s| s.role == Role::Source);
+    if matched && !reference.is_digested() && !skipped.is_empty() && !mirrors_used {
+        let to = match source {
+            Some(s) if !s.blocked => format!("goes to the source {}", s.reference),
+            _ => "has no endpoint left".to_string(),
+        };
+        warnings.push(format!(
+            "{reference} is pulled by tag and every mirror for it is digest-only, so the pull {to}; \
+             pull by digest to use the mirrors"
+        ));
+    }
+    if !sources.is_empty() && sources.iter().all(|s| s.blocked) {
+        warnings.push(format!(
+            "every endpoint for {reference} is blocked: the source is blocked and no mirror can serve this reference, the pull will fail"
+        ));
+    }
+}

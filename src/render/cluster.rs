@@ -1,0 +1,250 @@
+//! One MCO sync over the cluster objects: from [`Inputs`] to the node files
+//! and the generated MachineConfig of a pool (`registriesConfigIgnition`).
+//!
+//! Objects are taken in name order (the MCO's listers are unordered; name
+//! order makes the output and the first reported error deterministic).
+
+use crate::crd::{Image, MirrorSourcePolicy};
+use crate::origin::Origin;
+use crate::source::Inputs;
+
+use super::encode::{encode_registries_conf, EncodeProfile};
+use super::machineconfig::{generated_machine_config, ignition_json, NodeFile};
+use super::payload::{blocked_and_allowed, PayloadError};
+use super::registries::{
+    edit_registries_config, validate_scopes, McoError, MirrorSet, RegistriesInput, SourcePolicy,
+    V2RegistriesConf,
+};
+
+/// Path of the main registries configuration on a node.
+pub const REGISTRIES_CONF: &str = "/etc/containers/registries.conf";
+/// Path of the search-registries drop-in.
+pub const SEARCH_REGISTRIES_CONF: &str =
+    "/etc/containers/registries.conf.d/01-image-searchRegistries.conf";
+/// The registries.conf a node keeps when nothing touches it (the MCO template).
+pub const REGISTRIES_TEMPLATE: &str =
+    "unqualified-search-registries = ['registry.access.redhat.com', 'docker.io']\n";
+
+/// Output differences between MCO releases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McoProfile {
+    pub encode: EncodeProfile,
+    /// Ignition spec version of generated MachineConfigs.
+    pub ignition_version: &'static str,
+}
+
+impl Default for McoProfile {
+    fn default() -> Self {
+        Self {
+            encode: EncodeProfile::default(),
+            ignition_version: "3.5.0",
+        }
+    }
+}
+
+impl McoProfile {
+    /// The profile for an OpenShift `major.minor[.patch]` version (from
+    /// ClusterVersion), or the newest when unknown.
+    pub fn for_version(version: Option<&str>) -> Self {
+        let minor = version.and_then(|v| {
+            let mut parts = v.split('.');
+            let major: u32 = parts.next()?.parse().ok()?;
+            let minor: u32 = parts.next()?.parse().ok()?;
+            (major == 4).then_some(minor)
+        });
+        match minor {
+            Some(m) if m < 14 => Self {
+                encode: EncodeProfile {
+                    additional_layer_store_auth_helper: false,
+                },
+                ignition_version: "3.2.0",
+            },
+            Some(m) if m < 19 => Self {
+                encode: EncodeProfile {
+                    additional_layer_store_auth_helper: false,
+                },
+                ignition_version: "3.4.0",
+            },
+            _ => Self::default(),
+        }
+    }
+}
+
+/// What one sync produces for one pool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    pub pool: String,
+    /// The files of the generated MachineConfig, in its order.
+    pub files: Vec<NodeFile>,
+    /// The registries.conf model (with origins), when the MCO regenerates it.
+    pub registries: Option<V2RegistriesConf>,
+    /// The generated MachineConfig object.
+    pub machine_config: serde_json::Value,
+    /// The exact Ignition JSON of `spec.config`.
+    pub ignition: String,
+    /// What the MCO only logs, and what this tool had to assume.
+    pub warnings: Vec<String>,
+}
+
+impl Rendered {
+    /// The content of one node file, if the render writes it.
+    pub fn file(&self, path: &str) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|f| f.path == path)
+            .map(|f| f.contents.as_str())
+    }
+}
+
+/// Why the MCO refuses to render.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RenderError {
+    #[error(transparent)]
+    Mco(#[from] McoError),
+    #[error(transparent)]
+    Payload(#[from] PayloadError),
+}
+
+fn policy_of(p: &Option<MirrorSourcePolicy>) -> SourcePolicy {
+    match p {
+        Some(MirrorSourcePolicy::NeverContactSource) => SourcePolicy::NeverContactSource,
+        _ => SourcePolicy::AllowContactingSource,
+    }
+}
+
+/// The mirror sets of the inputs, in name order per kind.
+pub fn registries_input(inputs: &Inputs) -> RegistriesInput {
+    let mut idms: Vec<_> = inputs.idmss.iter().collect();
+    idms.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    let mut icsp: Vec<_> = inputs.icsps.iter().collect();
+    icsp.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    let mut itms: Vec<_> = inputs.itmss.iter().collect();
+    itms.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    let sources = inputs
+        .image
+        .as_ref()
+        .map(|i| i.spec.registry_sources.clone())
+        .unwrap_or_default();
+    RegistriesInput {
+        idms: idms
+            .iter()
+            .flat_map(|o| {
+                o.spec.image_digest_mirrors.iter().map(|m| MirrorSet {
+                    source: m.source.clone(),
+                    mirrors: m.mirrors.clone(),
+                    policy: policy_of(&m.mirror_source_policy),
+                    origin: o.origin(),
+                })
+            })
+            .collect(),
+        icsp: icsp
+            .iter()
+            .flat_map(|o| {
+                o.spec.repository_digest_mirrors.iter().map(|m| MirrorSet {
+                    source: m.source.clone(),
+                    mirrors: m.mirrors.clone(),
+                    policy: SourcePolicy::AllowContactingSource,
+                    origin: o.origin(),
+                })
+            })
+            .collect(),
+        itms: itms
+            .iter()
+            .flat_map(|o| {
+                o.spec.image_tag_mirrors.iter().map(|m| MirrorSet {
+                    source: m.source.clone(),
+                    mirrors: m.mirrors.clone(),
+                    policy: policy_of(&m.mirror_source_policy),
+                    origin: o.origin(),
+                })
+            })
+            .collect(),
+        insecure: sources.insecure_registries,
+        blocked: sources.blocked_registries,
+        image_origin: Some(Origin::object(Image::KIND, Image::CLUSTER)),
+    }
+}
+
+/// Renders the generated registries MachineConfig of `pool` from the inputs.
+pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError> {
+    let profile =
+        McoProfile::for_version(inputs.cluster_version.as_ref().and_then(|cv| cv.version()));
+    let mut warnings = Vec::new();
+    if inputs.image.is_none() {
+        warnings.push(
+            "no Image/cluster object: the MCO does not sync without it; rendered as if its spec were empty"
+                .to_string(),
+        );
+    }
+    let release_image = inputs
+        .cluster_version
+        .as_ref()
+        .and_then(|cv| cv.release_image());
+    let mut input = registries_input(inputs);
+    let sources = inputs
+        .image
+        .as_ref()
+        .map(|i| i.spec.registry_sources.clone())
+        .unwrap_or_default();
+    let lists = blocked_and_allowed(
+        release_image,
+        &input,
+        sources.blocked_registries.as_deref(),
+        sources.allowed_registries.as_deref(),
+    )?;
+    warnings.extend(lists.warnings.iter().cloned());
+    input.blocked = lists.registries_blocked.clone();
+
+    let mut files = Vec::new();
+    let mut registries = None;
+    let touched = input.insecure.is_some()
+        || input.blocked.is_some()
+        || !input.idms.is_empty()
+        || !input.icsp.is_empty()
+        || !input.itms.is_empty();
+    if touched {
+        validate_scopes(
+            input.insecure.as_deref().unwrap_or_default(),
+            input.blocked.as_deref().unwrap_or_default(),
+            &[],
+            &input,
+        )?;
+        let mut conf = template_conf();
+        edit_registries_config(&mut conf, &input)?;
+        files.push(NodeFile {
+            path: REGISTRIES_CONF.to_string(),
+            contents: encode_registries_conf(&conf, profile.encode),
+        });
+        registries = Some(conf);
+    }
+    if let Some(search) = &sources.container_runtime_search_registries {
+        let conf = V2RegistriesConf {
+            unqualified_search_registries: Some(search.clone()),
+            ..Default::default()
+        };
+        files.push(NodeFile {
+            path: SEARCH_REGISTRIES_CONF.to_string(),
+            contents: encode_registries_conf(&conf, profile.encode),
+        });
+    }
+    let ignition = ignition_json(&files, profile.ignition_version);
+    Ok(Rendered {
+        pool: pool.to_string(),
+        machine_config: generated_machine_config(pool, &files, profile.ignition_version),
+        ignition,
+        files,
+        registries,
+        warnings,
+    })
+}
+
+/// The decoded MCO registries.conf template.
+fn template_conf() -> V2RegistriesConf {
+    V2RegistriesConf {
+        unqualified_search_registries: Some(vec![
+            "registry.access.redhat.com".to_string(),
+            "docker.io".to_string(),
+        ]),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,252 @@
+//! The MCO's payload protection (`getValidBlockedAndAllowedRegistries`):
+//! a blocked registry that would make the release payload unpullable is
+//! dropped, and the payload repository is allowed when it stays reachable.
+//!
+//! The MCO only logs what it drops here; this module returns it as
+//! warnings so the user learns what the controller hid.
+
+use crate::reference::Reference;
+use crate::registries::{self, lookup, ConfigFile};
+
+use super::encode::{encode_registries_conf, EncodeProfile};
+use super::registries::{
+    edit_registries_config, scope_is_nested_inside_scope, RegistriesInput, V2RegistriesConf,
+};
+
+/// The lists the MCO renders with after payload protection. `None` is Go's nil.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockedAndAllowed {
+    /// Blocked scopes for registries.conf.
+    pub registries_blocked: Option<Vec<String>>,
+    /// Blocked scopes for policy.json.
+    pub policy_blocked: Option<Vec<String>>,
+    /// Allowed scopes for policy.json.
+    pub allowed: Option<Vec<String>>,
+    /// What the MCO only logs: dropped blocks, or every list dropped.
+    pub warnings: Vec<String>,
+}
+
+/// Why payload protection fails the whole sync.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("error parsing the release image \"{image}\": {reason}")]
+pub struct PayloadError {
+    pub image: String,
+    pub reason: String,
+}
+
+fn push(list: &mut Option<Vec<String>>, s: &str) {
+    list.get_or_insert_with(Vec::new).push(s.to_string());
+}
+
+/// Applies payload protection. `release_image` is `ClusterVersion/version`
+/// `status.desired.image`; without it the lists pass through unfiltered.
+pub fn blocked_and_allowed(
+    release_image: Option<&str>,
+    input: &RegistriesInput,
+    blocked: Option<&[String]>,
+    allowed: Option<&[String]>,
+) -> Result<BlockedAndAllowed, PayloadError> {
+    let mut out = BlockedAndAllowed::default();
+    let Some(release_image) = release_image else {
+        for b in blocked.unwrap_or_default() {
+            push(&mut out.registries_blocked, b);
+            push(&mut out.policy_blocked, b);
+        }
+        for a in allowed.unwrap_or_default() {
+            push(&mut out.allowed, a);
+        }
+        if blocked.is_some_and(|b| !b.is_empty()) {
+            out.warnings.push(
+                "no ClusterVersion/version with status.desired.image: the MCO's payload protection \
+                 (dropping a blocked registry that serves the release image) was not applied"
+                    .to_string(),
+            );
+        }
+        return Ok(out);
+    };
+    let reference = Reference::parse_named(release_image).map_err(|e| PayloadError {
+        image: release_image.to_string(),
+        reason: e.to_string(),
+    })?;
+    let payload_repo = reference.name();
+    let blocked_list = blocked.unwrap_or_default();
+    let mut refused = Vec::new();
+    for reg in blocked_list {
+        if scope_is_nested_inside_scope(&payload_repo, reg) {
+            match has_unblocked_mirror(&reference, input, blocked_list) {
+                Err(reason) => {
+                    return Ok(BlockedAndAllowed {
+                        warnings: vec![format!(
+                            "the MCO drops every blocked and allowed registry from the render: \
+                             checking whether the release payload {payload_repo} stays reachable failed: {reason}"
+                        )],
+                        ..Default::default()
+                    })
+                }
+                Ok(false) => {
+                    refused.push(reg.clone());
+                    continue;
+                }
+                Ok(true) => {
+                    push(&mut out.registries_blocked, reg);
+                    if payload_repo != *reg {
+                        push(&mut out.policy_blocked, reg);
+                    }
+                    push(&mut out.allowed, &payload_repo);
+                    continue;
+                }
+            }
+        }
+        push(&mut out.registries_blocked, reg);
+        push(&mut out.policy_blocked, reg);
+    }
+    if !refused.is_empty() {
+        let quoted: Vec<String> = refused.iter().map(|r| format!("\"{r}\"")).collect();
+        out.warnings.push(format!(
+            "error adding [{}] to blocked registries, cannot block the repository being used by the payload \
+             (the MCO logs this and renders without these entries)",
+            quoted.join(" ")
+        ));
+    }
+    for a in allowed.unwrap_or_default() {
+        push(&mut out.allowed, a);
+    }
+    Ok(out)
+}
+
+/// `payloadRepoHasUnblockedMirror`: whether a pull source of the release
+/// image is outside every blocked scope, in a registries.conf rendered from
+/// the digest mirror sets, the insecure list and the unfiltered blocked list.
+fn has_unblocked_mirror(
+    reference: &Reference,
+    input: &RegistriesInput,
+    blocked: &[String],
+) -> Result<bool, String> {
+    let temp_input = RegistriesInput {
+        idms: input.idms.clone(),
+        icsp: input.icsp.clone(),
+        itms: Vec::new(),
+        insecure: input.insecure.clone(),
+        blocked: Some(blocked.to_vec()),
+        image_origin: None,
+    };
+    let mut conf = V2RegistriesConf::default();
+    edit_registries_config(&mut conf, &temp_input).map_err(|e| e.to_string())?;
+    let text = encode_registries_conf(&conf, EncodeProfile::default());
+    let file = ConfigFile {
+        name: "registries.conf",
+        text: &text,
+    };
+    let loaded = registries::load(Some(&file), &[]).map_err(|e| e.to_string())?;
+    let sources = match lookup::find_registry(&loaded, &reference.name()) {
+        Some(r) => lookup::pull_sources(r, reference)
+            .map_err(|e| e.to_string())?
+            .sources
+            .into_iter()
+            .map(|s| s.reference.name())
+            .collect(),
+        None => vec![reference.name()],
+    };
+    Ok(sources.iter().any(|name| {
+        !blocked
+            .iter()
+            .any(|b| scope_is_nested_inside_scope(name, b))
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::origin::Origin;
+    use crate::render::registries::{MirrorSet, SourcePolicy};
+
+    const RELEASE: &str = "quay.io/openshift-release-dev/ocp-release@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn mirrored() -> RegistriesInput {
+        RegistriesInput {
+            idms: vec![MirrorSet {
+                source: "quay.io/openshift-release-dev/ocp-release".into(),
+                mirrors: strings(&["mirror.example.com/ocp/release"]),
+                policy: SourcePolicy::AllowContactingSource,
+                origin: Origin("ImageDigestMirrorSet/release".into()),
+            }],
+            ..Default::default()
+        }
+    }
+
+    /// MCO helpers_test.go `TestGetValidBlockedRegistries` behaviour: a
+    /// blocked payload registry without a usable mirror is dropped.
+    #[test]
+    fn blocking_the_payload_registry_without_mirror_is_dropped() {
+        let blocked = strings(&["quay.io", "bad.io"]);
+        let got = blocked_and_allowed(
+            Some(RELEASE),
+            &RegistriesInput::default(),
+            Some(&blocked),
+            None,
+        )
+        .unwrap();
+        assert_eq!(got.registries_blocked, Some(strings(&["bad.io"])));
+        assert_eq!(got.policy_blocked, Some(strings(&["bad.io"])));
+        assert_eq!(got.allowed, None);
+        assert!(
+            got.warnings[0].contains("\"quay.io\""),
+            "{:?}",
+            got.warnings
+        );
+    }
+
+    #[test]
+    fn blocking_the_payload_registry_with_a_mirror_allows_the_payload_repo() {
+        let blocked = strings(&["quay.io"]);
+        let got = blocked_and_allowed(Some(RELEASE), &mirrored(), Some(&blocked), None).unwrap();
+        assert_eq!(got.registries_blocked, Some(strings(&["quay.io"])));
+        assert_eq!(got.policy_blocked, Some(strings(&["quay.io"])));
+        assert_eq!(
+            got.allowed,
+            Some(strings(&["quay.io/openshift-release-dev/ocp-release"]))
+        );
+        assert!(got.warnings.is_empty());
+    }
+
+    #[test]
+    fn blocking_exactly_the_payload_repo_keeps_policy_unblocked() {
+        let blocked = strings(&["quay.io/openshift-release-dev/ocp-release"]);
+        let got = blocked_and_allowed(Some(RELEASE), &mirrored(), Some(&blocked), None).unwrap();
+        assert_eq!(got.registries_blocked, Some(blocked.clone()));
+        assert_eq!(got.policy_blocked, None);
+        assert_eq!(got.allowed, Some(blocked));
+    }
+
+    #[test]
+    fn a_tag_release_image_cannot_use_digest_mirrors() {
+        let blocked = strings(&["quay.io"]);
+        let got = blocked_and_allowed(
+            Some("quay.io/openshift-release-dev/ocp-release:4.16.0-x86_64"),
+            &mirrored(),
+            Some(&blocked),
+            None,
+        )
+        .unwrap();
+        assert_eq!(got.registries_blocked, None);
+        assert!(!got.warnings.is_empty());
+    }
+
+    #[test]
+    fn release_image_that_does_not_parse_fails() {
+        assert!(blocked_and_allowed(Some("Not A Ref"), &mirrored(), None, None).is_err());
+    }
+
+    #[test]
+    fn allowed_passes_through_and_empty_stays_nil() {
+        let allowed = strings(&["quay.io", "registry.redhat.io"]);
+        let got = blocked_and_allowed(Some(RELEASE), &mirrored(), None, Some(&allowed)).unwrap();
+        assert_eq!(got.allowed, Some(allowed));
+        let got = blocked_and_allowed(Some(RELEASE), &mirrored(), Some(&[]), Some(&[])).unwrap();
+        assert_eq!(got, BlockedAndAllowed::default());
+    }
+}

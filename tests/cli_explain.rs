@@ -1,0 +1,335 @@
+//! `explain` through the built binary, on the node files shipped in `examples/node`.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+fn plugin() -> Command {
+    let mut cmd = Command::cargo_bin("kubectl-mirrorpolicy").expect("binary built");
+    cmd.env("NO_COLOR", "1").env("COLUMNS", "200");
+    cmd
+}
+
+fn explain_json(images: &[&str], extra: &[&str]) -> Value {
+    let out = plugin()
+        .arg("explain")
+        .args(images)
+        .args([
+            "--registries-conf",
+            "examples/node/registries.conf",
+            "--policy-json",
+            "examples/node/policy.json",
+            "-o",
+            "json",
+        ])
+        .args(extra)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+fn refs(list: &Value) -> Vec<String> {
+    list.as_array()
+        .expect("array")
+        .iter()
+        .map(|s| s["reference"].as_str().expect("reference").to_string())
+        .collect()
+}
+
+#[test]
+fn tag_pull_skips_digest_only_mirror_uses_tag_mirror_and_blocked_source_stays_last() {
+    let v = explain_json(&["registry.redhat.io/rhel9/support-tools:latest"], &[]);
+    assert_eq!(v["image"], "registry.redhat.io/rhel9/support-tools:latest");
+    let c = &v["candidates"][0];
+    assert_eq!(
+        c["reference"],
+        "registry.redhat.io/rhel9/support-tools:latest"
+    );
+    assert_eq!(c["byDigest"], false);
+    assert_eq!(c["registry"]["prefix"], "registry.redhat.io/rhel9");
+    assert_eq!(c["registry"]["blocked"], true);
+    assert_eq!(
+        refs(&c["sources"]),
+        [
+            "mirror.corp.example.com:5000/rhel9-tags/support-tools:latest",
+            "registry.redhat.io/rhel9/support-tools:latest"
+        ]
+    );
+    assert_eq!(c["sources"][0]["role"], "mirror");
+    assert_eq!(c["sources"][0]["blocked"], false);
+    assert_eq!(c["sources"][1]["role"], "source");
+    assert_eq!(c["sources"][1]["blocked"], true);
+    assert_eq!(
+        refs(&c["skipped"]),
+        ["mirror.corp.example.com:5000/rhel9/support-tools:latest"]
+    );
+    assert!(c["skipped"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("digest-only"));
+    assert!(c["sources"][0]["origins"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("examples/node/registries.conf:"));
+    // The winning scope is the host, signed with GPG keys.
+    assert_eq!(c["signature"]["scope"], "registry.redhat.io");
+    assert_eq!(c["signature"]["requirements"][0]["type"], "signedBy");
+    assert_eq!(c["allowed"], true);
+}
+
+#[test]
+fn digest_pull_uses_digest_mirror_and_not_tag_mirror() {
+    let image = format!("registry.redhat.io/rhel9/support-tools@{DIGEST}");
+    let v = explain_json(&[&image], &[]);
+    let c = &v["candidates"][0];
+    assert_eq!(c["byDigest"], true);
+    assert_eq!(
+        refs(&c["sources"]),
+        [
+            format!("mirror.corp.example.com:5000/rhel9/support-tools@{DIGEST}"),
+            image.clone()
+        ]
+    );
+    assert_eq!(
+        refs(&c["skipped"]),
+        [format!(
+            "mirror.corp.example.com:5000/rhel9-tags/support-tools@{DIGEST}"
+        )]
+    );
+}
+
+#[test]
+fn release_tag_pull_goes_to_source_with_a_warning() {
+    let v = explain_json(
+        &["quay.io/openshift-release-dev/ocp-release:4.16.0-x86_64"],
+        &[],
+    );
+    let c = &v["candidates"][0];
+    assert_eq!(
+        refs(&c["sources"]),
+        ["quay.io/openshift-release-dev/ocp-release:4.16.0-x86_64"]
+    );
+    assert_eq!(c["skipped"].as_array().unwrap().len(), 1);
+    let warnings = v["warnings"].to_string();
+    assert!(warnings.contains("digest-only"), "{warnings}");
+    assert_eq!(
+        c["signature"]["scope"],
+        "quay.io/openshift-release-dev/ocp-release"
+    );
+    assert_eq!(c["signature"]["verifiesSignatures"], true);
+}
+
+#[test]
+fn blocked_registry_without_mirrors_is_rejected_and_warned() {
+    let v = explain_json(&["untrusted.example.com/team/app:v1"], &[]);
+    let c = &v["candidates"][0];
+    assert_eq!(c["sources"][0]["blocked"], true);
+    assert_eq!(c["allowed"], false);
+    assert!(v["warnings"].to_string().contains("every endpoint"));
+}
+
+#[test]
+fn unmatched_reference_has_no_registry_and_global_default() {
+    let v = explain_json(&["ghcr.io/org/tool:1.0"], &[]);
+    let c = &v["candidates"][0];
+    assert_eq!(c["registry"], Value::Null);
+    assert_eq!(refs(&c["sources"]), ["ghcr.io/org/tool:1.0"]);
+    assert_eq!(c["signature"]["scope"], Value::Null);
+    assert_eq!(
+        c["signature"]["requirements"][0]["type"],
+        "insecureAcceptAnything"
+    );
+}
+
+#[test]
+fn several_images_make_a_list() {
+    let v = explain_json(&["ghcr.io/org/tool:1.0", "quay.io/x/y:1"], &[]);
+    assert_eq!(v["kind"], "List");
+    assert_eq!(v["items"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn short_name_permissive_lists_every_search_registry() {
+    let v = explain_json(&["busybox"], &[]);
+    let candidates: Vec<&str> = v["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["reference"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        candidates,
+        [
+            "registry.access.redhat.com/busybox:latest",
+            "docker.io/library/busybox:latest"
+        ]
+    );
+    assert_eq!(v["candidates"][1]["resolvedBy"]["kind"], "searchRegistry");
+    assert_eq!(v["candidates"][1]["resolvedBy"]["registry"], "docker.io");
+}
+
+#[test]
+fn short_name_enforcing_is_an_error_exit_2() {
+    plugin()
+        .args([
+            "explain",
+            "busybox",
+            "--registries-conf",
+            "examples/node/registries.conf",
+        ])
+        .args(["--short-name-mode", "enforcing"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("short-name resolution enforced"));
+}
+
+#[test]
+fn invalid_reference_is_exit_2_naming_the_part() {
+    plugin()
+        .args([
+            "explain",
+            "quay.io/ns/App:v1",
+            "--registries-conf",
+            "examples/node/registries.conf",
+        ])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains(
+            "invalid image reference \"quay.io/ns/App:v1\"",
+        ))
+        .stderr(predicates::str::contains("\"App\""));
+}
+
+#[test]
+fn malformed_registries_conf_is_exit_2_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registries.conf");
+    std::fs::write(
+        &path,
+        "[[registry]]\nlocation = \"quay.io\"\ninsecure = \"yes\"\n",
+    )
+    .unwrap();
+    plugin()
+        .args(["explain", "quay.io/a/b:1", "--registries-conf"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("registries.conf"))
+        .stderr(predicates::str::contains("line 3"));
+}
+
+#[test]
+fn missing_file_is_exit_2() {
+    plugin()
+        .args([
+            "explain",
+            "quay.io/a/b:1",
+            "--registries-conf",
+            "does/not/exist.conf",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("does/not/exist.conf"));
+}
+
+#[test]
+fn no_configuration_is_a_usage_error() {
+    plugin().args(["explain", "quay.io/a/b:1"]).assert().code(2);
+}
+
+#[test]
+fn drop_in_replaces_an_entry_with_the_same_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("registries.conf.d");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::write(
+        d.join("50-ubi.conf"),
+        "[[registry]]\nlocation = \"registry.redhat.io/ubi9\"\n[[registry.mirror]]\nlocation = \"other.example.com/ubi9\"\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("ignored.txt"), "not toml [").unwrap();
+    let out = plugin()
+        .args(["explain", "registry.redhat.io/ubi9/ubi:9.4", "-o", "json"])
+        .args([
+            "--registries-conf",
+            "examples/node/registries.conf",
+            "--registries-conf-d",
+        ])
+        .arg(&d)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        refs(&v["candidates"][0]["sources"]),
+        [
+            "other.example.com/ubi9/ubi:9.4",
+            "registry.redhat.io/ubi9/ubi:9.4"
+        ]
+    );
+}
+
+#[test]
+fn table_output_shows_order_skips_and_blocks() {
+    let out = plugin()
+        .args(["explain", "registry.redhat.io/rhel9/support-tools:latest"])
+        .args(["--registries-conf", "examples/node/registries.conf"])
+        .args(["--policy-json", "examples/node/policy.json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for want in [
+        "Image:",
+        "registry.redhat.io/rhel9/support-tools:latest (by tag)",
+        "[[registry]] prefix \"registry.redhat.io/rhel9\" [blocked]",
+        "mirror.corp.example.com:5000/rhel9-tags/support-tools:latest",
+        "Skipped mirrors:",
+        "blocked",
+        "scope \"registry.redhat.io\"",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    assert!(!text.contains('\u{1b}'), "no colour with NO_COLOR:\n{text}");
+}
+
+#[test]
+fn yaml_output_parses() {
+    let out = plugin()
+        .args(["explain", "quay.io/x/y:1", "-o", "yaml"])
+        .args(["--registries-conf", "examples/node/registries.conf"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("image: quay.io/x/y:1"), "{text}");
+}
+
+#[test]
+fn help_has_examples_and_version_prints() {
+    plugin()
+        .args(["explain", "--help"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("Examples:"))
+        .stdout(predicates::str::contains("kubectl mirrorpolicy explain"));
+    plugin()
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(env!("CARGO_PKG_VERSION")));
+}

@@ -43,55 +43,55 @@ impl RegistriesError {
 }
 
 #[derive(Deserialize, Default)]
-struct RawConfig {
+pub(super) struct RawConfig {
     #[serde(rename = "unqualified-search-registries")]
-    unqualified_search_registries: Option<Spanned<Vec<String>>>,
+    pub(super) unqualified_search_registries: Option<Spanned<Vec<String>>>,
     #[serde(rename = "credential-helpers")]
-    credential_helpers: Option<Vec<String>>,
+    pub(super) credential_helpers: Option<Vec<String>>,
     #[serde(rename = "short-name-mode")]
-    short_name_mode: Option<Spanned<String>>,
+    pub(super) short_name_mode: Option<Spanned<String>>,
     #[serde(rename = "additional-layer-store-auth-helper")]
-    additional_layer_store_auth_helper: Option<String>,
-    aliases: Option<Spanned<BTreeMap<String, String>>>,
+    pub(super) additional_layer_store_auth_helper: Option<String>,
+    pub(super) aliases: Option<Spanned<BTreeMap<String, String>>>,
     #[serde(rename = "registry")]
-    registries: Option<Vec<Spanned<RawRegistry>>>,
+    pub(super) registries: Option<Vec<Spanned<RawRegistry>>>,
     /// The v1 format: `[registries.search]`, `[registries.insecure]`, `[registries.block]`.
     #[serde(rename = "registries")]
-    v1: Option<RawV1>,
+    pub(super) v1: Option<RawV1>,
 }
 
 #[derive(Deserialize, Default)]
-struct RawV1 {
-    search: Option<RawV1List>,
-    insecure: Option<RawV1List>,
-    block: Option<RawV1List>,
+pub(super) struct RawV1 {
+    pub(super) search: Option<RawV1List>,
+    pub(super) insecure: Option<RawV1List>,
+    pub(super) block: Option<RawV1List>,
 }
 
 #[derive(Deserialize, Default)]
-struct RawV1List {
-    registries: Option<Vec<String>>,
+pub(super) struct RawV1List {
+    pub(super) registries: Option<Vec<String>>,
 }
 
 #[derive(Deserialize, Default)]
-struct RawRegistry {
-    prefix: Option<String>,
-    location: Option<String>,
-    insecure: Option<bool>,
-    blocked: Option<bool>,
+pub(super) struct RawRegistry {
+    pub(super) prefix: Option<String>,
+    pub(super) location: Option<String>,
+    pub(super) insecure: Option<bool>,
+    pub(super) blocked: Option<bool>,
     #[serde(rename = "mirror-by-digest-only")]
-    mirror_by_digest_only: Option<bool>,
+    pub(super) mirror_by_digest_only: Option<bool>,
     #[serde(rename = "pull-from-mirror")]
-    pull_from_mirror: Option<String>,
+    pub(super) pull_from_mirror: Option<String>,
     #[serde(rename = "mirror")]
-    mirrors: Option<Vec<Spanned<RawMirror>>>,
+    pub(super) mirrors: Option<Vec<Spanned<RawMirror>>>,
 }
 
 #[derive(Deserialize, Default)]
-struct RawMirror {
-    location: Option<String>,
-    insecure: Option<bool>,
+pub(super) struct RawMirror {
+    pub(super) location: Option<String>,
+    pub(super) insecure: Option<bool>,
     #[serde(rename = "pull-from-mirror")]
-    pull_from_mirror: Option<String>,
+    pub(super) pull_from_mirror: Option<String>,
 }
 
 /// Byte offsets of line starts, for turning spans into 1-based lines.
@@ -127,14 +127,15 @@ struct ParsedFile {
 }
 
 /// containers/image `parseLocation`: trailing slashes stripped, URI schemes refused.
-fn parse_location(input: &str) -> Result<String, String> {
-    let trimmed = input.trim_end_matches('/');
-    if trimmed.starts_with("http://") || trimmed.starts_with("https://") {
+fn parse_location(mut input: String) -> Result<String, String> {
+    if input.starts_with("http://") || input.starts_with("https://") {
         return Err(format!(
             "invalid location '{input}': URI schemes are not supported"
         ));
     }
-    Ok(trimmed.to_string())
+    let len = input.trim_end_matches('/').len();
+    input.truncate(len);
+    Ok(input)
 }
 
 fn parse_pull_from_mirror(v: &str, location: &str) -> Result<PullFromMirror, String> {
@@ -196,7 +197,11 @@ fn parse_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<ParsedFile, Regist
     let lines = Lines::new(file.text);
     let err =
         |location: String, message: String| RegistriesError::new(file, drop_in, location, message);
-    let raw: RawConfig = toml::from_str(file.text).map_err(|e| {
+    let parsed = match super::fast::parse(file.text) {
+        Some(raw) => Ok(raw),
+        None => toml::from_str(file.text),
+    };
+    let raw: RawConfig = parsed.map_err(|e| {
         let location = e
             .span()
             .map(|s| {
@@ -251,19 +256,20 @@ fn parse_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<ParsedFile, Regist
     if has_v1 {
         let whole = Origin::file(file.name);
         let mut index: HashMap<String, usize> = HashMap::new();
-        let mut get =
-            |host: &str, registries: &mut Vec<Registry>| -> Result<usize, RegistriesError> {
-                let location = parse_location(host).map_err(|m| err(String::new(), m))?;
-                Ok(*index.entry(location.clone()).or_insert_with(|| {
-                    registries.push(Registry {
-                        prefix: location.clone(),
-                        location,
-                        origins: vec![whole.clone()],
-                        ..Default::default()
-                    });
-                    registries.len() - 1
-                }))
-            };
+        let mut get = |host: &str,
+                       registries: &mut Vec<Registry>|
+         -> Result<usize, RegistriesError> {
+            let location = parse_location(host.to_string()).map_err(|m| err(String::new(), m))?;
+            Ok(*index.entry(location.clone()).or_insert_with(|| {
+                registries.push(Registry {
+                    prefix: location.clone(),
+                    location,
+                    origins: vec![whole.clone()],
+                    ..Default::default()
+                });
+                registries.len() - 1
+            }))
+        };
         for host in v1.block.and_then(|l| l.registries).unwrap_or_default() {
             let i = get(&host, &mut registries)?;
             registries[i].blocked = true;
@@ -275,9 +281,9 @@ fn parse_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<ParsedFile, Regist
         search = v1.search.and_then(|l| l.registries);
     }
 
-    for (n, spanned) in raw.registries.iter().flatten().enumerate() {
+    for (n, spanned) in raw.registries.into_iter().flatten().enumerate() {
         let line = lines.line(spanned.span().start);
-        let r = spanned.get_ref();
+        let r = spanned.into_inner();
         let at = |prefix: &str| {
             if prefix.is_empty() {
                 format!("[[registry]] #{} (line {line}): ", n + 1)
@@ -288,9 +294,9 @@ fn parse_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<ParsedFile, Regist
                 )
             }
         };
-        let raw_prefix = r.prefix.clone().unwrap_or_default();
-        let location = parse_location(r.location.as_deref().unwrap_or_default())
-            .map_err(|m| err(at(&raw_prefix), m))?;
+        let raw_prefix = r.prefix.unwrap_or_default();
+        let location =
+            parse_location(r.location.unwrap_or_default()).map_err(|m| err(at(&raw_prefix), m))?;
         let prefix = if raw_prefix.is_empty() {
             if location.is_empty() {
                 return Err(err(
@@ -300,7 +306,7 @@ fn parse_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<ParsedFile, Regist
             }
             location.clone()
         } else {
-            let p = parse_location(&raw_prefix).map_err(|m| err(at(&raw_prefix), m))?;
+            let p = parse_location(raw_prefix.clone()).map_err(|m| err(at(&raw_prefix), m))?;
             if !p.starts_with("*.") && location.is_empty() {
                 return Err(err(
                     at(&raw_prefix),
@@ -318,29 +324,34 @@ fn parse_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<ParsedFile, Regist
         }
         let mirror_by_digest_only = r.mirror_by_digest_only.unwrap_or(false);
         let mut mirrors = Vec::new();
-        for m in r.mirrors.iter().flatten() {
+        for m in r.mirrors.into_iter().flatten() {
             let mline = lines.line(m.span().start);
-            let raw_m = m.get_ref();
-            let at_m = format!("[[registry]] #{} (line {line}, prefix \"{prefix}\"): [[registry.mirror]] (line {mline}): ", n + 1);
-            let mloc = parse_location(raw_m.location.as_deref().unwrap_or_default())
-                .map_err(|msg| err(at_m.clone(), msg))?;
+            let raw_m = m.into_inner();
+            let at_m = || {
+                format!(
+                    "[[registry]] #{} (line {line}, prefix \"{prefix}\"): [[registry.mirror]] (line {mline}): ",
+                    n + 1
+                )
+            };
+            let mloc = parse_location(raw_m.location.unwrap_or_default())
+                .map_err(|msg| err(at_m(), msg))?;
             if mloc.is_empty() {
                 return Err(err(
-                    at_m,
+                    at_m(),
                     "invalid condition: mirror location is unset".to_string(),
                 ));
             }
             let pfm = raw_m.pull_from_mirror.as_deref().unwrap_or_default();
             if mirror_by_digest_only && !pfm.is_empty() {
                 return Err(err(
-                    at_m,
+                    at_m(),
                     format!(
                         "cannot set mirror usage mirror-by-digest-only for the registry (\"{prefix}\") and pull-from-mirror for per-mirror (\"{mloc}\") at the same time"
                     ),
                 ));
             }
             let pull_from_mirror =
-                parse_pull_from_mirror(pfm, &mloc).map_err(|msg| err(at_m, msg))?;
+                parse_pull_from_mirror(pfm, &mloc).map_err(|msg| err(at_m(), msg))?;
             mirrors.push(Mirror {
                 location: mloc,
                 insecure: raw_m.insecure.unwrap_or(false),
@@ -387,7 +398,7 @@ fn parse_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<ParsedFile, Regist
 
     if let Some(list) = &mut search {
         for entry in list.iter_mut() {
-            let loc = parse_location(entry).map_err(|m| err(String::new(), m))?;
+            let loc = parse_location(entry.clone()).map_err(|m| err(String::new(), m))?;
             if !is_valid_domain(&loc) {
                 return Err(err(
                     String::new(),
@@ -399,9 +410,10 @@ fn parse_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<ParsedFile, Regist
     }
 
     // Duplicate prefixes: the first wins, silently; then byte-wise order.
-    let mut first: HashMap<String, ()> = HashMap::new();
-    registries.retain(|r| first.insert(r.prefix.clone(), ()).is_none());
+    // A stable sort keeps file order among equal prefixes, so the first of
+    // each run is the one upstream keeps.
     registries.sort_by(|a, b| a.prefix.cmp(&b.prefix));
+    registries.dedup_by(|later, earlier| later.prefix == earlier.prefix);
 
     let (short_name_mode, short_name_mode_origin) = match &raw.short_name_mode {
         Some(m) => {
@@ -498,7 +510,7 @@ pub fn load(
     drop_ins: &[ConfigFile<'_>],
 ) -> Result<RegistriesConf, RegistriesError> {
     let mut conf = RegistriesConf::default();
-    let mut by_prefix: BTreeMap<String, Registry> = BTreeMap::new();
+    let mut merged: Vec<Registry> = Vec::new();
     let files = main
         .map(|m| (m, false))
         .into_iter()
@@ -506,9 +518,11 @@ pub fn load(
     for (file, drop_in) in files {
         let parsed = parse_file(file, drop_in)?;
         conf.files.push(file.name.to_string());
-        for r in parsed.registries {
-            by_prefix.insert(r.prefix.clone(), r);
-        }
+        merged = if merged.is_empty() {
+            parsed.registries
+        } else {
+            merge_registries(merged, parsed.registries)
+        };
         if let Some(usr) = parsed.unqualified_search_registries {
             conf.unqualified_search_registries = usr;
             conf.search_registries_origin = Some(parsed.search_origin);
@@ -523,9 +537,34 @@ pub fn load(
         let _ = parsed.additional_layer_store_auth_helper;
         conf.aliases.extend(parsed.aliases);
     }
-    conf.registries = by_prefix.into_values().collect();
+    conf.registries = merged;
     if conf.credential_helpers.is_empty() {
         conf.credential_helpers = vec!["containers-auth.json".to_string()];
     }
     Ok(conf)
+}
+
+/// Merges a later file's entries (sorted, unique) into the current ones
+/// (sorted, unique): an entry with the same prefix is replaced as a whole.
+fn merge_registries(current: Vec<Registry>, later: Vec<Registry>) -> Vec<Registry> {
+    let mut out = Vec::with_capacity(current.len() + later.len());
+    let mut a = current.into_iter().peekable();
+    let mut b = later.into_iter().peekable();
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => match x.prefix.cmp(&y.prefix) {
+                std::cmp::Ordering::Less => a.next(),
+                std::cmp::Ordering::Greater => b.next(),
+                std::cmp::Ordering::Equal => {
+                    a.next();
+                    b.next()
+                }
+            },
+            (Some(_), None) => a.next(),
+            (None, Some(_)) => b.next(),
+            (None, None) => break,
+        };
+        out.extend(next);
+    }
+    out
 }

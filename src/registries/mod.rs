@@ -97,6 +97,7 @@ pub struct Alias {
     pub origin: Origin,
 }
 
+mod fast;
 mod load;
 pub mod lookup;
 pub mod shortnames;

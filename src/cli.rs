@@ -39,6 +39,25 @@ pub struct Cli {
     pub command: Command,
 }
 
+const RENDER_EXAMPLES: &str = "\
+Examples:
+  # Every file the MCO would write for the worker pool, from a must-gather
+  kubectl mirrorpolicy render -f must-gather/
+
+  # The exact registries.conf a node gets
+  kubectl mirrorpolicy render -f examples/disconnected-cluster --file /etc/containers/registries.conf
+
+  # The generated MachineConfig object of the master pool
+  kubectl mirrorpolicy render -f cluster-objects.yaml --pool master -o machineconfig";
+
+const LIST_EXAMPLES: &str = "\
+Examples:
+  # The merged mirror rules and the objects behind them
+  kubectl mirrorpolicy list -f examples/disconnected-cluster
+
+  # As JSON, for scripts
+  kubectl mirrorpolicy list -f must-gather/ -o json";
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -46,36 +65,115 @@ pub enum Command {
     /// short-name candidates and signature policy.
     #[command(after_long_help = EXPLAIN_EXAMPLES, after_help = EXPLAIN_EXAMPLES)]
     Explain(ExplainArgs),
+    /// Render what the Machine Config Operator generates from the mirror CRs: registries.conf,
+    /// policy.json, registries.d, namespace policies and the generated MachineConfig.
+    #[command(after_long_help = RENDER_EXAMPLES, after_help = RENDER_EXAMPLES)]
+    Render(RenderArgs),
+    /// List the effective mirror rules after the MCO's merge, with the objects behind each.
+    #[command(after_long_help = LIST_EXAMPLES, after_help = LIST_EXAMPLES)]
+    List(ListArgs),
 }
 
 /// Arguments of `explain`.
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("node-config").required(true).multiple(true))]
+#[command(group = clap::ArgGroup::new("config").required(true).multiple(true))]
 pub struct ExplainArgs {
     /// Image references as a pod spec or `podman pull` would give them (tag, digest or short name).
     #[arg(required = true, value_name = "IMAGE")]
     pub images: Vec<String>,
 
+    /// Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...): files, folders
+    /// (recursive, must-gather works as is) or `-` for stdin. Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH", group = "config",
+          conflicts_with_all = ["registries_conf", "registries_conf_d", "policy_json"])]
+    pub filenames: Vec<PathBuf>,
+
+    /// The namespace of the pod: brings in its ImagePolicy (CRI-O's per-namespace policy).
+    #[arg(short = 'n', long, value_name = "NAMESPACE", requires = "filenames")]
+    pub namespace: Option<String>,
+
+    /// The pool whose rendered configuration to use (with -f).
+    #[arg(
+        long,
+        value_name = "POOL",
+        default_value = "worker",
+        requires = "filenames"
+    )]
+    pub pool: String,
+
     /// A registries.conf file, as /etc/containers/registries.conf on a node.
-    #[arg(long, value_name = "FILE", group = "node-config")]
+    #[arg(long, value_name = "FILE", group = "config")]
     pub registries_conf: Option<PathBuf>,
 
     /// A registries.conf.d folder of drop-ins (`*.conf`, read in lexical order, merged over the main file).
-    #[arg(long = "registries-conf-d", value_name = "DIR", group = "node-config")]
+    #[arg(long = "registries-conf-d", value_name = "DIR", group = "config")]
     pub registries_conf_d: Option<PathBuf>,
 
     /// A policy.json file, as /etc/containers/policy.json on a node; without it no signature policy is shown.
     #[arg(long, value_name = "FILE")]
     pub policy_json: Option<PathBuf>,
 
-    /// Override the short-name mode. Default: the files' `short-name-mode` (permissive when unset),
-    /// as podman without a terminal; CRI-O 1.34+ (OpenShift 4.21+) uses enforcing.
+    /// Override the short-name mode. Default with node files: their `short-name-mode` (permissive
+    /// when unset), as podman without a terminal; with -f: CRI-O's, enforcing from OpenShift 4.21
+    /// (CRI-O 1.34), disabled before, from the ClusterVersion when known.
     #[arg(long, value_enum, value_name = "MODE")]
     pub short_name_mode: Option<ShortNameModeArg>,
 
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
+}
+
+/// Arguments of `render`.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Cluster objects: files, folders (recursive, must-gather works as is) or `-` for stdin. Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
+    pub filenames: Vec<PathBuf>,
+
+    /// The pool to render for (the MCO writes one generated MachineConfig per built-in pool).
+    #[arg(long, value_name = "POOL", default_value = "worker")]
+    pub pool: String,
+
+    /// Print only this node file's exact content (e.g. /etc/containers/registries.conf).
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<String>,
+
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = RenderFormat::Files)]
+    pub output: RenderFormat,
+}
+
+/// `-o/--output` for render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RenderFormat {
+    /// Each file under a `==> PATH <==` header.
+    Files,
+    /// The generated MachineConfig object as YAML.
+    Machineconfig,
+    /// Files, MachineConfig and warnings as JSON.
+    Json,
+}
+
+/// Arguments of `list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Cluster objects: files, folders (recursive, must-gather works as is) or `-` for stdin. Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
+    pub filenames: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
+    pub output: ListFormat,
+}
+
+/// `-o/--output` for list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Table,
+    Wide,
+    Json,
+    Yaml,
 }
 
 /// `--color`.

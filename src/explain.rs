@@ -8,6 +8,8 @@
 //! the JSON contract documented in the README. Rendering it as a table is
 //! left to `output`.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::origin::Origin;
@@ -24,6 +26,9 @@ const DOCKER_TRANSPORT: &str = "docker";
 pub struct Config<'a> {
     pub registries: &'a RegistriesConf,
     pub policy: Option<&'a Policy>,
+    /// For a configuration rendered from cluster objects: which objects each
+    /// policy.json scope comes from (`"default"` for the global default).
+    pub scope_origins: Option<&'a BTreeMap<String, Vec<Origin>>>,
 }
 
 /// Why an image cannot be explained.
@@ -39,7 +44,7 @@ pub enum ExplainError {
     ShortName {
         image: String,
         #[source]
-        source: ShortNameError,
+        source: Box<ShortNameError>,
     },
 }
 
@@ -160,7 +165,7 @@ pub fn explain(
         shortnames::resolve(config.registries, image, mode, false).map_err(|source| {
             ExplainError::ShortName {
                 image: image.to_string(),
-                source,
+                source: Box::new(source),
             }
         })?;
     let mut warnings = Vec::new();
@@ -243,6 +248,22 @@ fn explain_candidate(
     if error.is_none() {
         warn_about_sources(&reference, registry.is_some(), &sources, &skipped, warnings);
     }
+    if let Some(r) = registry {
+        for o in r
+            .origins
+            .iter()
+            .chain(r.mirrors.iter().flat_map(|m| &m.origins))
+        {
+            if o.as_str().starts_with("ImageContentSourcePolicy/") {
+                let w = format!(
+                    "{o} is deprecated: migrate it to an ImageDigestMirrorSet (kubectl mirrorpolicy migrate-icsp)"
+                );
+                if !warnings.contains(&w) {
+                    warnings.push(w);
+                }
+            }
+        }
+    }
 
     let (allowed, signature) = match config.policy {
         Some(policy) => {
@@ -259,7 +280,7 @@ fn explain_candidate(
                     .map(|r| serde_json::to_value(r).unwrap_or(serde_json::Value::Null))
                     .collect(),
                 verifies_signatures: m.requirements.iter().any(|r| r.verifies_signatures()),
-                origins: vec![m.origin.clone()],
+                origins: signature_origins(config, m.scope.as_deref(), &m.origin),
             };
             (allowed, Some(signature))
         }
@@ -331,4 +352,19 @@ fn warn_about_sources(
             "every endpoint for {reference} is blocked: the source is blocked and no mirror can serve this reference, the pull will fail"
         ));
     }
+}
+
+/// The objects a policy scope comes from, then the file entry itself.
+fn signature_origins(
+    config: &Config<'_>,
+    scope: Option<&str>,
+    file_origin: &Origin,
+) -> Vec<Origin> {
+    let mut origins: Vec<Origin> = config
+        .scope_origins
+        .and_then(|map| map.get(scope.unwrap_or("default")))
+        .cloned()
+        .unwrap_or_default();
+    origins.push(file_origin.clone());
+    origins
 }

@@ -26,6 +26,8 @@ fn main() {
     term::init_color(cli.color);
     let result = match &cli.command {
         Command::Explain(args) => commands::explain::run(args),
+        Command::Render(args) => commands::render::run(args),
+        Command::List(args) => commands::list::run(args),
     };
     match result {
         Ok(()) => process::exit(ExitCode::Success as i32),

@@ -15,7 +15,24 @@ pub struct Origin(pub String);
 impl Origin {
     /// An origin inside a file, at a 1-based line.
     pub fn file_line(file: &str, line: usize) -> Self {
-        Self(format!("{file}:{line}"))
+        // Built by hand: this runs once per entry of files with 100,000s of
+        // entries, where `format!` is a measurable share of the load.
+        let mut digits = [0u8; 20];
+        let mut n = line;
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let mut s = String::with_capacity(file.len() + 1 + digits.len() - i);
+        s.push_str(file);
+        s.push(':');
+        s.extend(digits[i..].iter().map(|&d| d as char));
+        Self(s)
     }
 
     /// An origin that is a whole file.
@@ -37,5 +54,17 @@ impl Origin {
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_line_labels() {
+        for (line, want) in [(0, "f:0"), (7, "f:7"), (10, "f:10"), (123456, "f:123456")] {
+            assert_eq!(Origin::file_line("f", line).as_str(), want);
+        }
     }
 }

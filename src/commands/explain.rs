@@ -11,12 +11,18 @@ use mirrorpolicy::output;
 use mirrorpolicy::policy::{self, Policy};
 use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
 
+use mirrorpolicy::render::node::node_view;
+
 use crate::cli::{ExplainArgs, OutputFormat};
+use crate::commands::cluster;
 use crate::exit::Failure;
 use crate::term;
 
 /// Runs `explain`.
 pub fn run(args: &ExplainArgs) -> Result<()> {
+    if !args.filenames.is_empty() {
+        return run_on_objects(args);
+    }
     let conf = load_registries(
         args.registries_conf.as_deref(),
         args.registries_conf_d.as_deref(),
@@ -30,12 +36,69 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
     let config = Config {
         registries: &conf,
         policy: policy.as_ref(),
+        scope_origins: None,
     };
-    let items = args
-        .images
+    let items = explain_all(&config, &args.images, mode, None)?;
+    print(args, &items)
+}
+
+/// Explains against what the MCO renders from cluster objects for a pool.
+fn run_on_objects(args: &ExplainArgs) -> Result<()> {
+    let inputs = cluster::load_inputs(&args.filenames)?;
+    let rendered = cluster::render(&inputs, &args.pool)?;
+    cluster::print_warnings(&rendered);
+    let view = node_view(&rendered, args.namespace.as_deref())
+        .map_err(|e| Failure::input(format!("reading back the rendered configuration: {e}")))?;
+    let version = inputs.cluster_version.as_ref().and_then(|cv| cv.version());
+    let mode = args
+        .short_name_mode
+        .map(ShortNameMode::from)
+        .unwrap_or_else(|| crio_short_name_mode(version));
+    let config = Config {
+        registries: &view.registries,
+        policy: Some(&view.policy),
+        scope_origins: Some(&view.scope_origins),
+    };
+    let mut items = explain_all(&config, &args.images, mode, args.namespace.as_deref())?;
+    if let Some(ns) = &args.namespace {
+        let marker = format!("ImagePolicy/{ns}/");
+        for item in &mut items {
+            item.warnings.extend(
+                rendered
+                    .warnings
+                    .iter()
+                    .filter(|w| w.starts_with(&marker))
+                    .cloned(),
+            );
+        }
+    }
+    print(args, &items)
+}
+
+/// CRI-O's short-name mode: enforcing from CRI-O 1.34 (OpenShift 4.21), disabled before.
+fn crio_short_name_mode(version: Option<&str>) -> ShortNameMode {
+    let minor = version.and_then(|v| {
+        let mut parts = v.split('.');
+        let major: u32 = parts.next()?.parse().ok()?;
+        let minor: u32 = parts.next()?.parse().ok()?;
+        (major == 4).then_some(minor)
+    });
+    match minor {
+        Some(m) if m < 21 => ShortNameMode::Disabled,
+        _ => ShortNameMode::Enforcing,
+    }
+}
+
+fn explain_all(
+    config: &Config<'_>,
+    images: &[String],
+    mode: ShortNameMode,
+    namespace: Option<&str>,
+) -> Result<Vec<Explanation>> {
+    Ok(images
         .iter()
         .map(|image| {
-            explain::explain(&config, image, mode, None).map_err(|e| {
+            explain::explain(config, image, mode, namespace).map_err(|e| {
                 let hint = hint_for(&e);
                 let f = Failure::input(e.to_string());
                 match hint {
@@ -44,11 +107,14 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
                 }
             })
         })
-        .collect::<Result<Vec<Explanation>, Failure>>()?;
+        .collect::<Result<Vec<Explanation>, Failure>>()?)
+}
+
+fn print(args: &ExplainArgs, items: &[Explanation]) -> Result<()> {
     term::print(|out| match args.output {
-        OutputFormat::Table => output::explain::write_table(out, &items),
-        OutputFormat::Json => output::write_json(out, &items),
-        OutputFormat::Yaml => output::write_yaml(out, &items),
+        OutputFormat::Table => output::explain::write_table(out, items),
+        OutputFormat::Json => output::write_json(out, items),
+        OutputFormat::Yaml => output::write_yaml(out, items),
     })?;
     Ok(())
 }

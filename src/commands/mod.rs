@@ -1,3 +1,6 @@
 //! One module per subcommand: load the input, call the core, pick the renderer.
 
+pub mod cluster;
 pub mod explain;
+pub mod list;
+pub mod render;

@@ -11,10 +11,14 @@ use crate::source::Inputs;
 use super::encode::{encode_registries_conf, EncodeProfile};
 use super::machineconfig::{generated_machine_config, ignition_json, NodeFile};
 use super::payload::{blocked_and_allowed, PayloadError};
+use super::policy::{
+    namespaced_policy_path, render_policies, ScopePolicies, POLICY_JSON, POLICY_JSON_TEMPLATE,
+};
 use super::registries::{
     edit_registries_config, validate_scopes, McoError, MirrorSet, RegistriesInput, SourcePolicy,
     V2RegistriesConf,
 };
+use super::sigstore::SIGSTORE_REGISTRIES_D;
 
 /// Path of the main registries configuration on a node.
 pub const REGISTRIES_CONF: &str = "/etc/containers/registries.conf";
@@ -82,6 +86,12 @@ pub struct Rendered {
     pub machine_config: serde_json::Value,
     /// The exact Ignition JSON of `spec.config`.
     pub ignition: String,
+    /// The signature policy scopes (ClusterImagePolicy, ImagePolicy) the files were built from.
+    pub scope_policies: ScopePolicies,
+    /// Blocked scopes written to policy.json (after payload protection).
+    pub policy_blocked: Option<Vec<String>>,
+    /// Allowed scopes written to policy.json (after payload protection).
+    pub allowed: Option<Vec<String>>,
     /// What the MCO only logs, and what this tool had to assume.
     pub warnings: Vec<String>,
 }
@@ -217,6 +227,40 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
         });
         registries = Some(conf);
     }
+    let mut cips: Vec<_> = inputs.cluster_image_policies.iter().collect();
+    cips.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    let mut ips: Vec<_> = inputs.image_policies.iter().collect();
+    ips.sort_by(|a, b| {
+        (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name))
+    });
+    let policies = render_policies(
+        POLICY_JSON_TEMPLATE,
+        lists.policy_blocked.as_deref(),
+        lists.allowed.as_deref(),
+        release_image,
+        &cips,
+        &ips,
+        registries.as_ref(),
+    )?;
+    warnings.extend(policies.warnings.iter().cloned());
+    if let Some(policy) = &policies.policy_json {
+        files.push(NodeFile {
+            path: POLICY_JSON.to_string(),
+            contents: policy.clone(),
+        });
+    }
+    if let Some(sigstore) = &policies.sigstore_registries_d {
+        files.push(NodeFile {
+            path: SIGSTORE_REGISTRIES_D.to_string(),
+            contents: sigstore.clone(),
+        });
+    }
+    for (ns, policy) in &policies.namespaced {
+        files.push(NodeFile {
+            path: namespaced_policy_path(ns),
+            contents: policy.clone(),
+        });
+    }
     if let Some(search) = &sources.container_runtime_search_registries {
         let conf = V2RegistriesConf {
             unqualified_search_registries: Some(search.clone()),
@@ -234,6 +278,9 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
         ignition,
         files,
         registries,
+        scope_policies: policies.scope_policies,
+        policy_blocked: lists.policy_blocked,
+        allowed: lists.allowed,
         warnings,
     })
 }

@@ -120,6 +120,9 @@ pub enum McoError {
     NeverContactSourceIsMirror { scope: String, origin: Origin },
     #[error("internal error: mirrorsAdjustedForNestedScope for a wildcard scope \"{0}\"")]
     WildcardNestedScope(String),
+    /// policy.json, namespaced policies and the sigstore `registries.d` file.
+    #[error(transparent)]
+    Policy(#[from] super::policy::PolicyError),
 }
 
 /// The MCO's `IsValidRegistriesConfScope`.

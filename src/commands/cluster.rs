@@ -1,0 +1,54 @@
+//! Shared by the commands that read cluster objects: load `-f` inputs,
+//! check them as the API server would, and render a pool as the MCO does.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use mirrorpolicy::render::cluster::{render_pool, Rendered};
+use mirrorpolicy::source::{load_paths, Inputs};
+
+use crate::exit::Failure;
+
+/// Reads the objects named by `-f`, refusing objects the API server would refuse.
+pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
+    let inputs =
+        load_paths(paths, std::io::stdin().lock()).map_err(|e| Failure::input(e.to_string()))?;
+    for w in &inputs.warnings {
+        eprintln!("warning: {w}");
+    }
+    let invalid = inputs.validate();
+    if let Some(first) = invalid.first() {
+        let more = match invalid.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        return Err(Failure::input(format!("{first}{more}"))
+            .with_hint("the API server refuses such an object; fix the field and run again")
+            .into());
+    }
+    if inputs.is_empty() {
+        return Err(Failure::input(
+            "no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or other known object in the given files",
+        )
+        .with_hint("pass YAML or JSON exported with `oc get ... -o yaml`, or a must-gather folder")
+        .into());
+    }
+    Ok(inputs)
+}
+
+/// Renders a pool; a configuration the MCO refuses is an input error with the MCO's reason.
+pub fn render(inputs: &Inputs, pool: &str) -> Result<Rendered> {
+    render_pool(inputs, pool).map_err(|e| {
+        Failure::input(format!("the MCO refuses to render this configuration: {e}"))
+            .with_hint("the MCO only logs this and keeps the previous MachineConfig; nodes do not get the change")
+            .into()
+    })
+}
+
+/// Prints what the MCO only logs.
+pub fn print_warnings(rendered: &Rendered) {
+    for w in &rendered.warnings {
+        eprintln!("warning: {w}");
+    }
+}

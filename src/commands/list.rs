@@ -1,0 +1,31 @@
+//! `list`: the effective mirror rules after merging.
+
+use anyhow::Result;
+
+use mirrorpolicy::list::rules;
+use mirrorpolicy::output;
+use mirrorpolicy::render::cluster::registries_input;
+
+use crate::cli::{ListArgs, ListFormat};
+use crate::commands::cluster;
+use crate::term;
+
+/// Runs `list`.
+pub fn run(args: &ListArgs) -> Result<()> {
+    let inputs = cluster::load_inputs(&args.filenames)?;
+    let rendered = cluster::render(&inputs, "worker")?;
+    cluster::print_warnings(&rendered);
+    let input = registries_input(&inputs);
+    let rules = rendered
+        .registries
+        .as_ref()
+        .map(|conf| rules(conf, &input))
+        .unwrap_or_default();
+    term::print(|out| match args.output {
+        ListFormat::Table => output::list::write_table(out, &rules, false),
+        ListFormat::Wide => output::list::write_table(out, &rules, true),
+        ListFormat::Json => output::write_json(out, &[&output::List::new(&rules)]),
+        ListFormat::Yaml => output::write_yaml(out, &[&output::List::new(&rules)]),
+    })?;
+    Ok(())
+}

@@ -1,0 +1,68 @@
+//! `render`: the files and the generated MachineConfig of a pool.
+
+use anyhow::Result;
+use serde_json::json;
+
+use mirrorpolicy::output;
+
+use crate::cli::{RenderArgs, RenderFormat};
+use crate::commands::cluster;
+use crate::exit::Failure;
+use crate::term;
+
+/// Runs `render`.
+pub fn run(args: &RenderArgs) -> Result<()> {
+    let inputs = cluster::load_inputs(&args.filenames)?;
+    let rendered = cluster::render(&inputs, &args.pool)?;
+    cluster::print_warnings(&rendered);
+    if let Some(path) = &args.file {
+        let Some(contents) = rendered.file(path) else {
+            let written: Vec<&str> = rendered.files.iter().map(|f| f.path.as_str()).collect();
+            return Err(Failure::input(format!(
+                "the MCO does not write {path} for pool {} from these objects",
+                args.pool
+            ))
+            .with_hint(if written.is_empty() {
+                "nothing is rendered: no object touches the node's registries or policy files"
+                    .to_string()
+            } else {
+                format!("it writes: {}", written.join(", "))
+            })
+            .into());
+        };
+        return Ok(term::print(|out| out.write_all(contents.as_bytes()))?);
+    }
+    term::print(|out| match args.output {
+        RenderFormat::Files => {
+            for (i, f) in rendered.files.iter().enumerate() {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                writeln!(out, "==> {} <==", f.path)?;
+                out.write_all(f.contents.as_bytes())?;
+                if !f.contents.ends_with('\n') {
+                    writeln!(out)?;
+                }
+            }
+            Ok(())
+        }
+        RenderFormat::Machineconfig => output::write_yaml(out, &[&rendered.machine_config]),
+        RenderFormat::Json => {
+            let files: Vec<_> = rendered
+                .files
+                .iter()
+                .map(|f| json!({"path": f.path, "contents": f.contents}))
+                .collect();
+            output::write_json(
+                out,
+                &[json!({
+                    "pool": rendered.pool,
+                    "files": files,
+                    "machineConfig": rendered.machine_config,
+                    "warnings": rendered.warnings,
+                })],
+            )
+        }
+    })?;
+    Ok(())
+}

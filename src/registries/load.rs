@@ -1,552 +1,782 @@
-//! Reading registries.conf text: one file's validation
-//! (`loadConfigFile` / `postProcessRegistries`) and merging drop-ins
-//! (`updateWithConfigurationFrom`), as containers/image does.
+//! Reading registries.conf text: one file's validation, exactly as
+//! containers/image `loadConfigFile` and `postProcessRegistries` do it and
+//! in the same order, and the merge of drop-ins
+//! (`parsedConfig.updateWithConfigurationFrom`).
+//!
+//! Every error keeps the upstream message and adds where it is: the file,
+//! the `[[registry]]` entry (its 1-based index in the file) and its line.
+//!
+//! Upstream: containers/image `pkg/sysregistriesv2/system_registries_v2.go`,
+//! `shortnames.go`; containers-registries.conf(5).
 
 use std::collections::{BTreeMap, HashMap};
+use std::fmt;
 
-use serde::Deserialize;
 use toml::Spanned;
 
+use super::raw::{RawConfig, RawMirror, RawV1};
 use super::{Alias, Mirror, PullFromMirror, RegistriesConf, Registry, ShortNameMode};
 use crate::origin::Origin;
 use crate::reference::{is_qualified_domain, is_valid_domain, Reference};
 
-/// One configuration file's text and the name to report it by.
+/// The credential helper used when no file sets `credential-helpers`.
+pub const AUTHENTICATION_FILE_HELPER: &str = "containers-auth.json";
+
+/// One configuration file's text and the name to report it by (the path as
+/// the user gave it).
 #[derive(Debug, Clone, Copy)]
 pub struct ConfigFile<'a> {
     pub name: &'a str,
     pub text: &'a str,
 }
 
-/// Why a registries configuration cannot be loaded; names the file, and the
-/// entry and line where one is at fault.
+/// Why a registries configuration cannot be loaded: the upstream message,
+/// with the file and, where known, the entry and line at fault.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("loading {kind}registries configuration \"{file}\": {location}{message}")]
 pub struct RegistriesError {
-    /// `"drop-in "` for drop-ins, empty for the main file.
-    kind: &'static str,
+    /// The file, as named in its [`ConfigFile`].
     pub file: String,
-    /// `line N: ` or `[[registry]] #N (line L): `, possibly empty.
-    location: String,
+    /// Whether the file was read as a drop-in (upstream words the error differently).
+    pub drop_in: bool,
+    /// The 1-based line of the problem, when known.
+    pub line: Option<usize>,
+    /// Where in the file, e.g. `[[registry]] #3 (line 14, prefix "quay.io")`; may be empty.
+    pub context: String,
+    /// The containers/image message.
     pub message: String,
 }
 
-impl RegistriesError {
-    fn new(file: &ConfigFile<'_>, drop_in: bool, location: String, message: String) -> Self {
-        Self {
-            kind: if drop_in { "drop-in " } else { "" },
-            file: file.name.to_string(),
-            location,
-            message,
+impl fmt::Display for RegistriesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.drop_in { "drop-in " } else { "" };
+        write!(
+            f,
+            "loading {kind}registries configuration {}: ",
+            go_quote(&self.file)
+        )?;
+        if !self.context.is_empty() {
+            write!(f, "{}: ", self.context)?;
         }
+        f.write_str(&self.message)
     }
 }
 
-#[derive(Deserialize, Default)]
-pub(super) struct RawConfig {
-    #[serde(rename = "unqualified-search-registries")]
-    pub(super) unqualified_search_registries: Option<Spanned<Vec<String>>>,
-    #[serde(rename = "credential-helpers")]
-    pub(super) credential_helpers: Option<Vec<String>>,
-    #[serde(rename = "short-name-mode")]
-    pub(super) short_name_mode: Option<Spanned<String>>,
-    #[serde(rename = "additional-layer-store-auth-helper")]
-    pub(super) additional_layer_store_auth_helper: Option<String>,
-    pub(super) aliases: Option<Spanned<BTreeMap<String, String>>>,
-    #[serde(rename = "registry")]
-    pub(super) registries: Option<Vec<Spanned<RawRegistry>>>,
-    /// The v1 format: `[registries.search]`, `[registries.insecure]`, `[registries.block]`.
-    #[serde(rename = "registries")]
-    pub(super) v1: Option<RawV1>,
+/// Go's `%q` for a string: double quotes, with `"`, `\` and non-printable
+/// characters escaped. Upstream quotes file names and values this way.
+pub(super) fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x80 && c.is_ascii_control() => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if c.is_control() || (c.is_whitespace() && c != ' ') || is_format_char(c) => {
+                if (c as u32) < 0x10000 {
+                    out.push_str(&format!("\\u{:04x}", c as u32));
+                } else {
+                    out.push_str(&format!("\\U{:08x}", c as u32));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
-#[derive(Deserialize, Default)]
-pub(super) struct RawV1 {
-    pub(super) search: Option<RawV1List>,
-    pub(super) insecure: Option<RawV1List>,
-    pub(super) block: Option<RawV1List>,
+/// Common invisible format characters (Unicode category Cf), which Go
+/// does not consider printable.
+fn is_format_char(c: char) -> bool {
+    matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
 }
 
-#[derive(Deserialize, Default)]
-pub(super) struct RawV1List {
-    pub(super) registries: Option<Vec<String>>,
-}
-
-#[derive(Deserialize, Default)]
-pub(super) struct RawRegistry {
-    pub(super) prefix: Option<String>,
-    pub(super) location: Option<String>,
-    pub(super) insecure: Option<bool>,
-    pub(super) blocked: Option<bool>,
-    #[serde(rename = "mirror-by-digest-only")]
-    pub(super) mirror_by_digest_only: Option<bool>,
-    #[serde(rename = "pull-from-mirror")]
-    pub(super) pull_from_mirror: Option<String>,
-    #[serde(rename = "mirror")]
-    pub(super) mirrors: Option<Vec<Spanned<RawMirror>>>,
-}
-
-#[derive(Deserialize, Default)]
-pub(super) struct RawMirror {
-    pub(super) location: Option<String>,
-    pub(super) insecure: Option<bool>,
-    #[serde(rename = "pull-from-mirror")]
-    pub(super) pull_from_mirror: Option<String>,
-}
-
-/// Byte offsets of line starts, for turning spans into 1-based lines.
+/// Byte offsets of line starts, computed once, for turning spans into
+/// 1-based lines by binary search.
 struct Lines(Vec<usize>);
 
 impl Lines {
     fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let mut starts = Vec::with_capacity(text.len() / 24 + 1);
+        starts.push(0);
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
         Self(starts)
     }
 
+    /// The 1-based line holding byte `offset`.
     fn line(&self, offset: usize) -> usize {
         self.0.partition_point(|&s| s <= offset)
     }
 
+    /// The 1-based line and column (in bytes) of `offset`.
     fn line_col(&self, offset: usize) -> (usize, usize) {
         let line = self.line(offset);
         (line, offset - self.0[line - 1] + 1)
     }
 }
 
-/// One file after its own validation (before merging).
-struct ParsedFile {
-    registries: Vec<Registry>,
-    unqualified_search_registries: Option<Vec<String>>,
-    search_origin: Origin,
-    credential_helpers: Option<Vec<String>>,
-    short_name_mode: Option<ShortNameMode>,
-    short_name_mode_origin: Origin,
-    additional_layer_store_auth_helper: String,
-    aliases: BTreeMap<String, Alias>,
-}
-
-/// containers/image `parseLocation`: trailing slashes stripped, URI schemes refused.
-fn parse_location(mut input: String) -> Result<String, String> {
-    if input.starts_with("http://") || input.starts_with("https://") {
+/// Upstream `parseLocation`: trailing slashes stripped, URI schemes refused.
+/// The message quotes the raw input.
+pub(super) fn parse_location(input: &str) -> Result<String, String> {
+    let trimmed = input.trim_end_matches('/');
+    if trimmed.starts_with("http://") || trimmed.starts_with("https://") {
         return Err(format!(
             "invalid location '{input}': URI schemes are not supported"
         ));
     }
-    let len = input.trim_end_matches('/').len();
-    input.truncate(len);
-    Ok(input)
+    Ok(trimmed.to_string())
 }
 
-fn parse_pull_from_mirror(v: &str, location: &str) -> Result<PullFromMirror, String> {
-    match v {
-        "" => Ok(PullFromMirror::Unset),
-        "all" => Ok(PullFromMirror::All),
-        "digest-only" => Ok(PullFromMirror::DigestOnly),
-        "tag-only" => Ok(PullFromMirror::TagOnly),
-        _ => Err(format!(
-            "unsupported pull-from-mirror value \"{v}\" for mirror \"{location}\""
-        )),
-    }
-}
-
-/// containers/image `validateShortName`.
-fn validate_short_name(name: &str) -> Result<(), String> {
-    let r =
-        Reference::parse(name).map_err(|e| format!("cannot parse short name: \"{name}\": {e}"))?;
-    if r.digest().is_some() {
-        return Err(format!(
-            "invalid short name \"{name}\": must not contain digest"
-        ));
-    }
-    if r.tag().is_some() {
-        return Err(format!(
-            "invalid short name \"{name}\": must not contain tag"
-        ));
-    }
-    if is_qualified_domain(r.domain()) {
-        return Err(format!(
-            "invalid short name \"{name}\": must not contain registry"
-        ));
-    }
-    Ok(())
-}
-
-/// containers/image `parseShortNameValue`, then normalized.
-fn parse_alias_value(alias: &str) -> Result<String, String> {
-    let r = Reference::parse(alias).map_err(|e| format!("parsing alias \"{alias}\": {e}"))?;
-    if r.digest().is_some() {
-        return Err(format!(
-            "invalid alias \"{alias}\": must not contain digest"
-        ));
-    }
-    if r.tag().is_some() {
-        return Err(format!("invalid alias \"{alias}\": must not contain tag"));
-    }
-    if !is_qualified_domain(r.domain()) {
-        return Err(format!(
-            "invalid alias \"{alias}\": must contain registry and repository"
-        ));
-    }
-    Reference::parse_normalized_named(&r.to_string())
-        .map(|n| n.name())
-        .map_err(|e| format!("parsing alias \"{alias}\": {e}"))
-}
-
-fn parse_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<ParsedFile, RegistriesError> {
-    let lines = Lines::new(file.text);
-    let err =
-        |location: String, message: String| RegistriesError::new(file, drop_in, location, message);
-    let parsed = match super::fast::parse(file.text) {
-        Some(raw) => Ok(raw),
-        None => toml::from_str(file.text),
-    };
-    let raw: RawConfig = parsed.map_err(|e| {
-        let location = e
-            .span()
-            .map(|s| {
-                let (l, c) = lines.line_col(s.start);
-                format!("line {l}, column {c}: ")
-            })
-            .unwrap_or_default();
-        err(location, e.message().trim().to_string())
-    })?;
-    let origin_at = |offset: usize| Origin::file_line(file.name, lines.line(offset));
-
-    let v1 = raw.v1.unwrap_or_default();
-    let v1_lists = [&v1.search, &v1.insecure, &v1.block];
-    let has_v1 = v1_lists
-        .iter()
-        .any(|l| l.as_ref().is_some_and(|l| l.registries.is_some()));
-    let has_v2 = raw.registries.is_some()
-        || raw.unqualified_search_registries.is_some()
-        || raw.credential_helpers.is_some()
-        || raw
-            .short_name_mode
-            .as_ref()
-            .is_some_and(|m| !m.get_ref().is_empty())
-        || raw
-            .additional_layer_store_auth_helper
-            .as_ref()
-            .is_some_and(|s| !s.is_empty())
-        || raw.aliases.is_some();
-    if has_v1 && has_v2 {
-        return Err(err(
-            String::new(),
-            "mixing sysregistry v1/v2 is not supported".to_string(),
-        ));
-    }
-    if has_v1 && drop_in {
-        return Err(err(
-            String::new(),
-            "registry must be in v2 format but is in v1".to_string(),
-        ));
-    }
-
-    let mut registries: Vec<Registry> = Vec::new();
-    let mut search = raw
-        .unqualified_search_registries
-        .as_ref()
-        .map(|s| s.get_ref().clone());
-    let search_origin = raw
-        .unqualified_search_registries
-        .as_ref()
-        .map_or_else(|| Origin::file(file.name), |s| origin_at(s.span().start));
-
-    if has_v1 {
-        let whole = Origin::file(file.name);
-        let mut index: HashMap<String, usize> = HashMap::new();
-        let mut get = |host: &str,
-                       registries: &mut Vec<Registry>|
-         -> Result<usize, RegistriesError> {
-            let location = parse_location(host.to_string()).map_err(|m| err(String::new(), m))?;
-            Ok(*index.entry(location.clone()).or_insert_with(|| {
-                registries.push(Registry {
-                    prefix: location.clone(),
-                    location,
-                    origins: vec![whole.clone()],
-                    ..Default::default()
-                });
-                registries.len() - 1
-            }))
-        };
-        for host in v1.block.and_then(|l| l.registries).unwrap_or_default() {
-            let i = get(&host, &mut registries)?;
-            registries[i].blocked = true;
-        }
-        for host in v1.insecure.and_then(|l| l.registries).unwrap_or_default() {
-            let i = get(&host, &mut registries)?;
-            registries[i].insecure = true;
-        }
-        search = v1.search.and_then(|l| l.registries);
-    }
-
-    for (n, spanned) in raw.registries.into_iter().flatten().enumerate() {
-        let line = lines.line(spanned.span().start);
-        let r = spanned.into_inner();
-        let at = |prefix: &str| {
-            if prefix.is_empty() {
-                format!("[[registry]] #{} (line {line}): ", n + 1)
-            } else {
-                format!(
-                    "[[registry]] #{} (line {line}, prefix \"{prefix}\"): ",
-                    n + 1
-                )
-            }
-        };
-        let raw_prefix = r.prefix.unwrap_or_default();
-        let location =
-            parse_location(r.location.unwrap_or_default()).map_err(|m| err(at(&raw_prefix), m))?;
-        let prefix = if raw_prefix.is_empty() {
-            if location.is_empty() {
-                return Err(err(
-                    at(""),
-                    "invalid condition: both location and prefix are unset".to_string(),
-                ));
-            }
-            location.clone()
-        } else {
-            let p = parse_location(raw_prefix.clone()).map_err(|m| err(at(&raw_prefix), m))?;
-            if !p.starts_with("*.") && location.is_empty() {
-                return Err(err(
-                    at(&raw_prefix),
-                    "invalid condition: location is unset and prefix is not in the format: *.example.com"
-                        .to_string(),
-                ));
-            }
-            p
-        };
-        if r.pull_from_mirror.as_deref().is_some_and(|v| !v.is_empty()) {
-            return Err(err(
-                at(&prefix),
-                format!("pull-from-mirror must not be set for a non-mirror registry \"{prefix}\""),
-            ));
-        }
-        let mirror_by_digest_only = r.mirror_by_digest_only.unwrap_or(false);
-        let mut mirrors = Vec::new();
-        for m in r.mirrors.into_iter().flatten() {
-            let mline = lines.line(m.span().start);
-            let raw_m = m.into_inner();
-            let at_m = || {
-                format!(
-                    "[[registry]] #{} (line {line}, prefix \"{prefix}\"): [[registry.mirror]] (line {mline}): ",
-                    n + 1
-                )
-            };
-            let mloc = parse_location(raw_m.location.unwrap_or_default())
-                .map_err(|msg| err(at_m(), msg))?;
-            if mloc.is_empty() {
-                return Err(err(
-                    at_m(),
-                    "invalid condition: mirror location is unset".to_string(),
-                ));
-            }
-            let pfm = raw_m.pull_from_mirror.as_deref().unwrap_or_default();
-            if mirror_by_digest_only && !pfm.is_empty() {
-                return Err(err(
-                    at_m(),
-                    format!(
-                        "cannot set mirror usage mirror-by-digest-only for the registry (\"{prefix}\") and pull-from-mirror for per-mirror (\"{mloc}\") at the same time"
-                    ),
-                ));
-            }
-            let pull_from_mirror =
-                parse_pull_from_mirror(pfm, &mloc).map_err(|msg| err(at_m(), msg))?;
-            mirrors.push(Mirror {
-                location: mloc,
-                insecure: raw_m.insecure.unwrap_or(false),
-                pull_from_mirror,
-                origins: vec![Origin::file_line(file.name, mline)],
-            });
-        }
-        registries.push(Registry {
-            prefix,
-            location,
-            insecure: r.insecure.unwrap_or(false),
-            blocked: r.blocked.unwrap_or(false),
-            mirror_by_digest_only,
-            mirrors,
-            origins: vec![Origin::file_line(file.name, line)],
-        });
-    }
-
-    // All entries sharing a location (or, without one, a prefix) must agree.
-    let mut seen: HashMap<&str, (bool, bool)> = HashMap::new();
-    for r in &registries {
-        let key = if r.location.is_empty() {
-            &r.prefix
-        } else {
-            &r.location
-        };
-        if let Some(&(insecure, blocked)) = seen.get(key.as_str()) {
-            if insecure != r.insecure {
-                return Err(err(
-                    String::new(),
-                    format!("registry '{key}' is defined multiple times with conflicting 'insecure' setting"),
-                ));
-            }
-            if blocked != r.blocked {
-                return Err(err(
-                    String::new(),
-                    format!("registry '{key}' is defined multiple times with conflicting 'blocked' setting"),
-                ));
-            }
-        } else {
-            seen.insert(key, (r.insecure, r.blocked));
-        }
-    }
-
-    if let Some(list) = &mut search {
-        for entry in list.iter_mut() {
-            let loc = parse_location(entry.clone()).map_err(|m| err(String::new(), m))?;
-            if !is_valid_domain(&loc) {
-                return Err(err(
-                    String::new(),
-                    format!("Invalid unqualified-search-registries entry \"{loc}\""),
-                ));
-            }
-            *entry = loc;
-        }
-    }
-
-    // Duplicate prefixes: the first wins, silently; then byte-wise order.
-    // A stable sort keeps file order among equal prefixes, so the first of
-    // each run is the one upstream keeps.
-    registries.sort_by(|a, b| a.prefix.cmp(&b.prefix));
-    registries.dedup_by(|later, earlier| later.prefix == earlier.prefix);
-
-    let (short_name_mode, short_name_mode_origin) = match &raw.short_name_mode {
-        Some(m) => {
-            let mode = parse_short_name_mode(m.get_ref())
-                .map_err(|msg| err(format!("line {}: ", lines.line(m.span().start)), msg))?;
-            (mode, origin_at(m.span().start))
-        }
-        None => (None, Origin::file(file.name)),
-    };
-
-    for r in &registries {
-        if r.prefix.starts_with("*.") && r.prefix.contains(['/', '@', ':']) {
-            return Err(err(
-                String::new(),
-                format!(
-                    "Wildcarded prefix should be in the format: *.example.com. Current prefix \"{}\" is incorrectly formatted",
-                    r.prefix
-                ),
-            ));
-        }
-    }
-
-    let mut aliases = BTreeMap::new();
-    if let Some(spanned) = &raw.aliases {
-        let origin = origin_at(spanned.span().start);
-        let mut problems = Vec::new();
-        for (name, value) in spanned.get_ref() {
-            if let Err(e) = validate_short_name(name) {
-                problems.push(e);
-                continue;
-            }
-            if value.is_empty() {
-                aliases.insert(
-                    name.clone(),
-                    Alias {
-                        value: None,
-                        origin: origin.clone(),
-                    },
-                );
-                continue;
-            }
-            match parse_alias_value(value) {
-                Ok(v) => {
-                    aliases.insert(
-                        name.clone(),
-                        Alias {
-                            value: Some(v),
-                            origin: origin.clone(),
-                        },
-                    );
-                }
-                Err(e) => problems.push(e),
-            }
-        }
-        if !problems.is_empty() {
-            return Err(err(
-                String::new(),
-                format!("validating short-name aliases: {}", problems.join("; ")),
-            ));
-        }
-    }
-
-    Ok(ParsedFile {
-        registries,
-        unqualified_search_registries: search,
-        search_origin,
-        credential_helpers: raw.credential_helpers,
-        short_name_mode,
-        short_name_mode_origin,
-        additional_layer_store_auth_helper: raw
-            .additional_layer_store_auth_helper
-            .unwrap_or_default(),
-        aliases,
-    })
-}
-
-/// Parses `short-name-mode`; empty means unset.
+/// Parses `short-name-mode` as upstream `parseShortNameMode`; empty means unset.
 pub fn parse_short_name_mode(s: &str) -> Result<Option<ShortNameMode>, String> {
     match s {
         "" => Ok(None),
         "enforcing" => Ok(Some(ShortNameMode::Enforcing)),
         "permissive" => Ok(Some(ShortNameMode::Permissive)),
         "disabled" => Ok(Some(ShortNameMode::Disabled)),
-        _ => Err(format!("invalid short-name mode: \"{s}\"")),
+        _ => Err(format!("invalid short-name mode: {}", go_quote(s))),
     }
 }
 
-/// Loads the main file (if any) and the drop-ins, in order, with the
-/// upstream merge rules: a drop-in's `[[registry]]` replaces the entry with
-/// the same prefix as a whole; lists and modes are replaced when set;
-/// aliases merge, later files winning, `""` erasing.
+/// Upstream `validateShortName`: the left-hand side of an alias.
+pub(super) fn validate_short_name(name: &str) -> Result<(), String> {
+    let q = go_quote(name);
+    let r = Reference::parse(name).map_err(|e| format!("cannot parse short name: {q}: {e}"))?;
+    if r.digest().is_some() {
+        return Err(format!("invalid short name {q}: must not contain digest"));
+    }
+    if r.tag().is_some() {
+        return Err(format!("invalid short name {q}: must not contain tag"));
+    }
+    if is_qualified_domain(r.domain()) {
+        return Err(format!("invalid short name {q}: must not contain registry"));
+    }
+    Ok(())
+}
+
+/// Upstream `parseShortNameValue`: the right-hand side of an alias,
+/// returned normalized (`docker.io/fedora` is `docker.io/library/fedora`).
+pub(super) fn parse_short_name_value(alias: &str) -> Result<String, String> {
+    let q = go_quote(alias);
+    let r = Reference::parse(alias).map_err(|e| format!("parsing alias {q}: {e}"))?;
+    if r.digest().is_some() {
+        return Err(format!("invalid alias {q}: must not contain digest"));
+    }
+    if r.tag().is_some() {
+        return Err(format!("invalid alias {q}: must not contain tag"));
+    }
+    if !is_qualified_domain(r.domain()) {
+        return Err(format!(
+            "invalid alias {q}: must contain registry and repository"
+        ));
+    }
+    Reference::parse_normalized_named(alias)
+        .map(|n| n.name())
+        .map_err(|e| e.to_string())
+}
+
+/// Where a registry entry was written, for messages.
+#[derive(Debug, Clone)]
+enum Place {
+    /// The n-th (1-based) `[[registry]]` of the file.
+    Table { index: usize },
+    /// A host in a v1 `[registries.block]` or `[registries.insecure]` list.
+    V1 { table: &'static str },
+}
+
+/// A registry entry on its way through `postProcessRegistries`.
+struct Entry {
+    place: Place,
+    line: usize,
+    prefix: String,
+    location: String,
+    insecure: bool,
+    blocked: bool,
+    mirror_by_digest_only: bool,
+    pull_from_mirror: String,
+    mirrors: Vec<(usize, RawMirror)>,
+    origins: Vec<Origin>,
+}
+
+impl Entry {
+    /// `[[registry]] #3 (line 14, prefix "quay.io")`, using what the file says.
+    fn context(&self) -> String {
+        let what = match &self.place {
+            Place::Table { index } => format!("[[registry]] #{index}"),
+            Place::V1 { table } => format!("[registries.{table}]"),
+        };
+        let key = match &self.place {
+            Place::V1 { .. } => format!(", {}", go_quote(&self.location)),
+            Place::Table { .. } if !self.prefix.is_empty() => {
+                format!(", prefix {}", go_quote(&self.prefix))
+            }
+            Place::Table { .. } if !self.location.is_empty() => {
+                format!(", location {}", go_quote(&self.location))
+            }
+            Place::Table { .. } => String::new(),
+        };
+        format!("{what} (line {}{key})", self.line)
+    }
+}
+
+/// One file after its own validation, before merging.
+struct FileConfig {
+    /// Sorted by prefix, unique.
+    registries: Vec<Registry>,
+    search: Option<Vec<String>>,
+    search_origin: Option<Origin>,
+    credential_helpers: Option<Vec<String>>,
+    short_name_mode: Option<(ShortNameMode, Origin)>,
+    aliases: BTreeMap<String, Alias>,
+}
+
+/// Builds errors for one file.
+struct Reporter<'a> {
+    file: &'a ConfigFile<'a>,
+    drop_in: bool,
+}
+
+impl Reporter<'_> {
+    fn error(&self, line: Option<usize>, context: String, message: String) -> RegistriesError {
+        RegistriesError {
+            file: self.file.name.to_string(),
+            drop_in: self.drop_in,
+            line,
+            context,
+            message,
+        }
+    }
+
+    fn at_entry(&self, entry: &Entry, message: String) -> RegistriesError {
+        self.error(Some(entry.line), entry.context(), message)
+    }
+}
+
+/// Parses the TOML: the fast reader for the plain subset, else the `toml` crate.
+fn parse_raw(
+    file: &ConfigFile<'_>,
+    lines: &Lines,
+    rep: &Reporter<'_>,
+) -> Result<RawConfig, RegistriesError> {
+    if let Some(raw) = super::fast::parse(file.text) {
+        return Ok(raw);
+    }
+    toml::from_str(file.text).map_err(|e| {
+        let (line, context) = match e.span() {
+            Some(span) => {
+                let (l, c) = lines.line_col(span.start);
+                (Some(l), format!("line {l}, column {c}"))
+            }
+            None => (None, String::new()),
+        };
+        rep.error(line, context, e.message().trim().to_string())
+    })
+}
+
+/// Upstream `loadConfigFile` for one file (`forceV2` for drop-ins).
+fn load_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<FileConfig, RegistriesError> {
+    let lines = Lines::new(file.text);
+    let rep = Reporter { file, drop_in };
+    let raw = parse_raw(file, &lines, &rep)?;
+    let origin_at = |offset: usize| Origin::file_line(file.name, lines.line(offset));
+
+    let v1 = raw.v1.as_ref().filter(|v1| v1.is_set());
+    let (entries, search) = match v1 {
+        Some(v1) => {
+            let line = v1_line(v1, &lines);
+            let context = line.map_or_else(String::new, |l| format!("line {l}"));
+            if drop_in {
+                return Err(rep.error(
+                    line,
+                    context,
+                    "registry must be in v2 format but is in v1".to_string(),
+                ));
+            }
+            if raw.has_v2() {
+                return Err(rep.error(
+                    line,
+                    context,
+                    "mixing sysregistry v1/v2 is not supported".to_string(),
+                ));
+            }
+            let entries = convert_v1(v1, file, &lines, &rep)?;
+            let search = v1
+                .search
+                .as_ref()
+                .and_then(|l| l.registries.as_ref())
+                .map(|s| {
+                    (
+                        s.get_ref().clone(),
+                        lines.line(s.span().start),
+                        "[registries.search]",
+                    )
+                });
+            (entries, search)
+        }
+        None => {
+            let entries = raw
+                .registries
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, spanned)| {
+                    let line = lines.line(spanned.span().start);
+                    let r = spanned.into_inner();
+                    Entry {
+                        place: Place::Table { index: i + 1 },
+                        line,
+                        prefix: r.prefix.unwrap_or_default(),
+                        location: r.location.unwrap_or_default(),
+                        insecure: r.insecure.unwrap_or(false),
+                        blocked: r.blocked.unwrap_or(false),
+                        mirror_by_digest_only: r.mirror_by_digest_only.unwrap_or(false),
+                        pull_from_mirror: r.pull_from_mirror.unwrap_or_default(),
+                        mirrors: r
+                            .mirrors
+                            .into_iter()
+                            .flatten()
+                            .map(|m| (lines.line(m.span().start), m.into_inner()))
+                            .collect(),
+                        origins: vec![Origin::file_line(file.name, line)],
+                    }
+                })
+                .collect();
+            let search = raw.unqualified_search_registries.as_ref().map(|s| {
+                (
+                    s.get_ref().clone(),
+                    lines.line(s.span().start),
+                    "unqualified-search-registries",
+                )
+            });
+            (entries, search)
+        }
+    };
+    let search_origin = search
+        .as_ref()
+        .map(|(_, line, _)| Origin::file_line(file.name, *line));
+
+    let (registries, search) = post_process(entries, search, &rep)?;
+
+    // Still `loadConfigFile`: the mode, then wildcard prefixes, then aliases.
+    let short_name_mode = match &raw.short_name_mode {
+        Some(m) if !m.get_ref().is_empty() => {
+            let line = lines.line(m.span().start);
+            let mode = parse_short_name_mode(m.get_ref()).map_err(|msg| {
+                rep.error(Some(line), format!("short-name-mode (line {line})"), msg)
+            })?;
+            mode.map(|mode| (mode, origin_at(m.span().start)))
+        }
+        _ => None,
+    };
+
+    for (registry, entry) in &registries {
+        let p = &registry.prefix;
+        if p.starts_with("*.") && p.contains(['/', '@', ':']) {
+            return Err(rep.at_entry(
+                entry,
+                format!(
+                    "Wildcarded prefix should be in the format: *.example.com. Current prefix {} is incorrectly formatted",
+                    go_quote(p)
+                ),
+            ));
+        }
+    }
+
+    let aliases = match &raw.aliases {
+        Some(table) => validate_aliases(table, file, &lines, &rep)?,
+        None => BTreeMap::new(),
+    };
+
+    Ok(FileConfig {
+        registries: registries.into_iter().map(|(r, _)| r).collect(),
+        search,
+        search_origin,
+        credential_helpers: raw.credential_helpers,
+        short_name_mode,
+        aliases,
+    })
+}
+
+/// The first line of a set v1 list, for messages.
+fn v1_line(v1: &RawV1, lines: &Lines) -> Option<usize> {
+    [&v1.search, &v1.insecure, &v1.block]
+        .iter()
+        .filter_map(|l| l.as_ref()?.registries.as_ref())
+        .map(|s| lines.line(s.span().start))
+        .min()
+}
+
+/// Upstream `V1RegistriesConf.ConvertToV2`: each `block`, then each
+/// `insecure` host becomes (or updates) a `[[registry]]` whose prefix and
+/// location are the host, in order of first appearance.
+fn convert_v1(
+    v1: &RawV1,
+    file: &ConfigFile<'_>,
+    lines: &Lines,
+    rep: &Reporter<'_>,
+) -> Result<Vec<Entry>, RegistriesError> {
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut by_location: HashMap<String, usize> = HashMap::new();
+    for (table, list) in [("block", &v1.block), ("insecure", &v1.insecure)] {
+        let Some(list) = list.as_ref().and_then(|l| l.registries.as_ref()) else {
+            continue;
+        };
+        let line = lines.line(list.span().start);
+        let origin = Origin::file_line(file.name, line);
+        for host in list.get_ref() {
+            let location = parse_location(host).map_err(|msg| {
+                rep.error(
+                    Some(line),
+                    format!("[registries.{table}] (line {line})"),
+                    msg,
+                )
+            })?;
+            let i = *by_location.entry(location.clone()).or_insert_with(|| {
+                entries.push(Entry {
+                    place: Place::V1 { table },
+                    line,
+                    prefix: location.clone(),
+                    location,
+                    insecure: false,
+                    blocked: false,
+                    mirror_by_digest_only: false,
+                    pull_from_mirror: String::new(),
+                    mirrors: Vec::new(),
+                    origins: Vec::new(),
+                });
+                entries.len() - 1
+            });
+            let e = &mut entries[i];
+            if table == "block" {
+                e.blocked = true;
+            } else {
+                e.insecure = true;
+            }
+            if !e.origins.contains(&origin) {
+                e.origins.push(origin.clone());
+            }
+        }
+    }
+    Ok(entries)
+}
+
+/// A search list, the line it is on, and the key that set it.
+type Search = Option<(Vec<String>, usize, &'static str)>;
+
+/// Upstream `V2RegistriesConf.postProcessRegistries`: per-entry checks in
+/// file order, the insecure/blocked conflict check, search registries, then
+/// duplicate prefixes dropped (the first wins) and the rest sorted by prefix.
+#[allow(clippy::type_complexity)]
+fn post_process(
+    entries: Vec<Entry>,
+    search: Search,
+    rep: &Reporter<'_>,
+) -> Result<(Vec<(Registry, Entry)>, Option<Vec<String>>), RegistriesError> {
+    let mut out: Vec<(Registry, Entry)> = Vec::with_capacity(entries.len());
+    for mut entry in entries {
+        let location = parse_location(&entry.location).map_err(|m| rep.at_entry(&entry, m))?;
+        let prefix = if entry.prefix.is_empty() {
+            if location.is_empty() {
+                return Err(rep.at_entry(
+                    &entry,
+                    "invalid condition: both location and prefix are unset".to_string(),
+                ));
+            }
+            location.clone()
+        } else {
+            let p = parse_location(&entry.prefix).map_err(|m| rep.at_entry(&entry, m))?;
+            if !p.starts_with("*.") && location.is_empty() {
+                return Err(rep.at_entry(
+                    &entry,
+                    "invalid condition: location is unset and prefix is not in the format: *.example.com"
+                        .to_string(),
+                ));
+            }
+            p
+        };
+        if !entry.pull_from_mirror.is_empty() {
+            return Err(rep.at_entry(
+                &entry,
+                format!(
+                    "pull-from-mirror must not be set for a non-mirror registry {}",
+                    go_quote(&prefix)
+                ),
+            ));
+        }
+        let mut mirrors = Vec::with_capacity(entry.mirrors.len());
+        for (n, (line, m)) in std::mem::take(&mut entry.mirrors).into_iter().enumerate() {
+            let at_mirror = |message: String| {
+                rep.error(
+                    Some(line),
+                    format!(
+                        "{}: [[registry.mirror]] #{} (line {line})",
+                        entry.context(),
+                        n + 1
+                    ),
+                    message,
+                )
+            };
+            let mloc =
+                parse_location(m.location.as_deref().unwrap_or_default()).map_err(at_mirror)?;
+            if mloc.is_empty() {
+                return Err(at_mirror(
+                    "invalid condition: mirror location is unset".to_string(),
+                ));
+            }
+            let pfm = m.pull_from_mirror.as_deref().unwrap_or_default();
+            if entry.mirror_by_digest_only && !pfm.is_empty() {
+                return Err(at_mirror(format!(
+                    "cannot set mirror usage mirror-by-digest-only for the registry ({}) and pull-from-mirror for per-mirror ({}) at the same time",
+                    go_quote(&prefix),
+                    go_quote(&mloc)
+                )));
+            }
+            let pull_from_mirror = match pfm {
+                "" => PullFromMirror::Unset,
+                "all" => PullFromMirror::All,
+                "digest-only" => PullFromMirror::DigestOnly,
+                "tag-only" => PullFromMirror::TagOnly,
+                _ => {
+                    return Err(at_mirror(format!(
+                        "unsupported pull-from-mirror value {} for mirror {}",
+                        go_quote(pfm),
+                        go_quote(&mloc)
+                    )))
+                }
+            };
+            mirrors.push(Mirror {
+                location: mloc,
+                insecure: m.insecure.unwrap_or(false),
+                pull_from_mirror,
+                origins: vec![Origin::file_line(rep.file.name, line)],
+            });
+        }
+        let registry = Registry {
+            prefix,
+            location,
+            insecure: entry.insecure,
+            blocked: entry.blocked,
+            mirror_by_digest_only: entry.mirror_by_digest_only,
+            mirrors,
+            origins: std::mem::take(&mut entry.origins),
+        };
+        out.push((registry, entry));
+    }
+
+    check_conflicts(&out, rep)?;
+
+    let search = match search {
+        Some((list, line, key)) => {
+            let context = format!("{key} (line {line})");
+            let mut parsed = Vec::with_capacity(list.len());
+            for entry in &list {
+                let loc =
+                    parse_location(entry).map_err(|m| rep.error(Some(line), context.clone(), m))?;
+                if !is_valid_domain(&loc) {
+                    return Err(rep.error(
+                        Some(line),
+                        context,
+                        format!(
+                            "Invalid unqualified-search-registries entry {}",
+                            go_quote(&loc)
+                        ),
+                    ));
+                }
+                parsed.push(loc);
+            }
+            Some(parsed)
+        }
+        None => None,
+    };
+
+    // A stable sort keeps file order among equal prefixes, so the first of
+    // each run is the one upstream keeps.
+    out.sort_by(|a, b| a.0.prefix.cmp(&b.0.prefix));
+    out.dedup_by(|later, earlier| later.0.prefix == earlier.0.prefix);
+    Ok((out, search))
+}
+
+/// All entries sharing a location (or, without one, a prefix) must agree on
+/// `insecure` and `blocked`. Upstream compares each entry, in file order,
+/// with every member of its group in file order and reports the first
+/// difference; this finds the same pair without comparing all pairs.
+fn check_conflicts(regs: &[(Registry, Entry)], rep: &Reporter<'_>) -> Result<(), RegistriesError> {
+    fn key(r: &Registry) -> &str {
+        if r.location.is_empty() {
+            &r.prefix
+        } else {
+            &r.location
+        }
+    }
+    fn combo(r: &Registry) -> usize {
+        usize::from(r.insecure) | usize::from(r.blocked) << 1
+    }
+    // Per group: the first index with each (insecure, blocked) combination.
+    let mut groups: HashMap<&str, [Option<usize>; 4]> = HashMap::with_capacity(regs.len());
+    for (i, (r, _)) in regs.iter().enumerate() {
+        let firsts = groups.entry(key(r)).or_insert([None; 4]);
+        firsts[combo(r)].get_or_insert(i);
+    }
+    for (r, entry) in regs {
+        let firsts = &groups[key(r)];
+        let mine = combo(r);
+        let other = (0..4)
+            .filter(|&c| c != mine)
+            .filter_map(|c| firsts[c])
+            .min();
+        let Some(j) = other else {
+            continue;
+        };
+        let (o, o_entry) = &regs[j];
+        let setting = if o.insecure != r.insecure {
+            "insecure"
+        } else {
+            "blocked"
+        };
+        let (mine_v, other_v) = if setting == "insecure" {
+            (r.insecure, o.insecure)
+        } else {
+            (r.blocked, o.blocked)
+        };
+        return Err(rep.at_entry(
+            entry,
+            format!(
+                "registry '{}' is defined multiple times with conflicting '{setting}' setting ({setting} = {mine_v} here, {other_v} in {})",
+                r.location,
+                o_entry.context()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Upstream `newShortNameAliasCache`: every alias checked, all problems
+/// reported together; `""` is a tombstone.
+fn validate_aliases(
+    table: &BTreeMap<String, Spanned<String>>,
+    file: &ConfigFile<'_>,
+    lines: &Lines,
+    rep: &Reporter<'_>,
+) -> Result<BTreeMap<String, Alias>, RegistriesError> {
+    let mut aliases = BTreeMap::new();
+    let mut problems = Vec::new();
+    let mut first_line: Option<usize> = None;
+    for (name, value) in table {
+        let line = lines.line(value.span().start);
+        let origin = Origin::file_line(file.name, line);
+        let mut note = |e: String| {
+            first_line = Some(first_line.map_or(line, |f| f.min(line)));
+            problems.push(e);
+        };
+        if let Err(e) = validate_short_name(name) {
+            note(e);
+        }
+        if value.get_ref().is_empty() {
+            aliases.insert(
+                name.clone(),
+                Alias {
+                    value: None,
+                    origin,
+                },
+            );
+            continue;
+        }
+        match parse_short_name_value(value.get_ref()) {
+            Ok(v) => {
+                aliases.insert(
+                    name.clone(),
+                    Alias {
+                        value: Some(v),
+                        origin,
+                    },
+                );
+            }
+            Err(e) => note(e),
+        }
+    }
+    if problems.is_empty() {
+        return Ok(aliases);
+    }
+    Err(rep.error(
+        first_line,
+        first_line.map_or_else(
+            || "[aliases]".to_string(),
+            |l| format!("[aliases] (line {l})"),
+        ),
+        format!("validating short-name aliases: {}", problems.join("; ")),
+    ))
+}
+
+/// Loads the main file (if any) and the drop-ins, in the given order, as
+/// containers/image `tryUpdatingCache` does: each file is validated on its
+/// own, then merged. A drop-in's `[[registry]]` replaces the entry with the
+/// same prefix as a whole; lists and the mode are replaced when a file sets
+/// them; aliases merge, later files winning, `""` erasing. Drop-ins must be
+/// v2. `credential-helpers` defaults to `["containers-auth.json"]`.
 pub fn load(
     main: Option<&ConfigFile<'_>>,
     drop_ins: &[ConfigFile<'_>],
 ) -> Result<RegistriesConf, RegistriesError> {
     let mut conf = RegistriesConf::default();
-    let mut merged: Vec<Registry> = Vec::new();
+    let mut merged: Option<Vec<Registry>> = None;
     let files = main
         .map(|m| (m, false))
         .into_iter()
         .chain(drop_ins.iter().map(|d| (d, true)));
     for (file, drop_in) in files {
-        let parsed = parse_file(file, drop_in)?;
+        let parsed = load_file(file, drop_in)?;
         conf.files.push(file.name.to_string());
-        merged = if merged.is_empty() {
-            parsed.registries
-        } else {
-            merge_registries(merged, parsed.registries)
-        };
-        if let Some(usr) = parsed.unqualified_search_registries {
-            conf.unqualified_search_registries = usr;
-            conf.search_registries_origin = Some(parsed.search_origin);
+        merged = Some(match merged {
+            None => parsed.registries,
+            Some(current) => merge_registries(current, parsed.registries),
+        });
+        // Upstream records the main file as the origin of the search list
+        // even when it does not set one; a drop-in only when it does.
+        if !drop_in {
+            conf.search_registries_file = Some(file.name.to_string());
+        }
+        if let Some(list) = parsed.search {
+            conf.unqualified_search_registries = list;
+            conf.search_registries_origin = parsed.search_origin;
+            conf.search_registries_file = Some(file.name.to_string());
         }
         if let Some(helpers) = parsed.credential_helpers {
             conf.credential_helpers = helpers;
         }
-        if let Some(mode) = parsed.short_name_mode {
+        if let Some((mode, origin)) = parsed.short_name_mode {
             conf.short_name_mode = Some(mode);
-            conf.short_name_mode_origin = Some(parsed.short_name_mode_origin);
+            conf.short_name_mode_origin = Some(origin);
         }
-        let _ = parsed.additional_layer_store_auth_helper;
         conf.aliases.extend(parsed.aliases);
     }
-    conf.registries = merged;
+    conf.registries = merged.unwrap_or_default();
     if conf.credential_helpers.is_empty() {
-        conf.credential_helpers = vec!["containers-auth.json".to_string()];
+        conf.credential_helpers = vec![AUTHENTICATION_FILE_HELPER.to_string()];
     }
     Ok(conf)
 }
 
 /// Merges a later file's entries (sorted, unique) into the current ones
-/// (sorted, unique): an entry with the same prefix is replaced as a whole.
+/// (sorted, unique) in one pass: an entry with the same prefix is replaced
+/// as a whole, and the result stays sorted.
 fn merge_registries(current: Vec<Registry>, later: Vec<Registry>) -> Vec<Registry> {
+    if later.is_empty() {
+        return current;
+    }
     let mut out = Vec::with_capacity(current.len() + later.len());
     let mut a = current.into_iter().peekable();
     let mut b = later.into_iter().peekable();
@@ -567,4 +797,1065 @@ fn merge_registries(current: Vec<Registry>, later: Vec<Registry>) -> Vec<Registr
         out.extend(next);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registries::testdata::{self as td, load_files};
+
+    fn load_one(text: &str) -> Result<RegistriesConf, RegistriesError> {
+        load_files(("test.conf", text), &[])
+    }
+
+    fn err_of(text: &str) -> String {
+        match load_one(text) {
+            Ok(_) => panic!("should fail:\n{text}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn prefixes(conf: &RegistriesConf) -> Vec<&str> {
+        conf.registries.iter().map(|r| r.prefix.as_str()).collect()
+    }
+
+    fn locations(conf: &RegistriesConf) -> Vec<&str> {
+        conf.registries
+            .iter()
+            .map(|r| r.location.as_str())
+            .collect()
+    }
+
+    /// Ported from TestParseLocation.
+    #[test]
+    fn parse_location_upstream_cases() {
+        for (input, want) in [
+            (
+                "https://example.com",
+                Err("invalid location 'https://example.com': URI schemes are not supported"),
+            ),
+            (
+                "http://example.com",
+                Err("invalid location 'http://example.com': URI schemes are not supported"),
+            ),
+            (
+                "https://example.com//",
+                Err("invalid location 'https://example.com//': URI schemes are not supported"),
+            ),
+            ("john.doe@example.com", Ok("john.doe@example.com")),
+            ("example.com", Ok("example.com")),
+            ("example.com/", Ok("example.com")),
+            ("example.com//////", Ok("example.com")),
+            (
+                "example.com:5000/with/path",
+                Ok("example.com:5000/with/path"),
+            ),
+            ("", Ok("")),
+            ("/", Ok("")),
+        ] {
+            let got = parse_location(input);
+            assert_eq!(got.as_deref().map_err(String::as_str), want, "{input:?}");
+        }
+    }
+
+    /// Ported from TestEmptyConfig (an empty file, and no file at all).
+    #[test]
+    fn empty_config() {
+        let conf = load_one("").unwrap();
+        assert!(conf.registries.is_empty());
+        assert_eq!(conf.credential_helpers, ["containers-auth.json"]);
+        assert_eq!(conf.search_registries_file.as_deref(), Some("test.conf"));
+        let conf = load(None, &[]).unwrap();
+        assert!(conf.registries.is_empty());
+        assert!(conf.files.is_empty());
+        assert_eq!(conf.search_registries_file, None);
+        assert_eq!(conf.short_name_mode, None);
+    }
+
+    /// Ported from TestMirrors.
+    #[test]
+    fn mirrors_conf() {
+        let conf = load_one(td::MIRRORS).unwrap();
+        assert_eq!(conf.registries.len(), 2);
+        let reg =
+            crate::registries::lookup::find_registry(&conf, "registry.com/image:tag").unwrap();
+        let mirrors: Vec<(&str, bool)> = reg
+            .mirrors
+            .iter()
+            .map(|m| (m.location.as_str(), m.insecure))
+            .collect();
+        assert_eq!(
+            mirrors,
+            [
+                ("mirror-1.registry.com", false),
+                ("mirror-2.registry.com", true)
+            ]
+        );
+    }
+
+    /// Ported from TestFindUnqualifiedSearchRegistries.
+    #[test]
+    fn unqualified_search_registries() {
+        let conf = load_files(
+            ("testdata/unqualified-search.conf", td::UNQUALIFIED_SEARCH),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(conf.registries.len(), 4);
+        assert_eq!(
+            conf.unqualified_search_registries,
+            ["registry-a.com", "registry-c.com", "registry-d.com"]
+        );
+        assert_eq!(
+            conf.search_registries_file.as_deref(),
+            Some("testdata/unqualified-search.conf")
+        );
+        assert_eq!(
+            conf.search_registries_origin,
+            Some(Origin::file_line("testdata/unqualified-search.conf", 1))
+        );
+        assert_eq!(
+            err_of(td::INVALID_SEARCH),
+            "loading registries configuration \"test.conf\": unqualified-search-registries (line 1): \
+             Invalid unqualified-search-registries entry \"registry-a.com/namespace-is-forbidden\""
+        );
+    }
+
+    /// Section 3.3 step 7: each entry is `parseLocation`'d, then must be a bare `host[:port]`.
+    #[test]
+    fn unqualified_search_registry_entries() {
+        for (list, want) in [
+            (
+                r#"["quay.io/", "localhost:5000//"]"#,
+                Ok(vec!["quay.io", "localhost:5000"]),
+            ),
+            (r#"["Quay.IO"]"#, Ok(vec!["Quay.IO"])),
+            (r#"[]"#, Ok(vec![])),
+            (
+                r#"["quay.io", ""]"#,
+                Err("Invalid unqualified-search-registries entry \"\""),
+            ),
+            (
+                r#"["https://quay.io"]"#,
+                Err("invalid location 'https://quay.io': URI schemes are not supported"),
+            ),
+            (
+                r#"["quay.io/ns"]"#,
+                Err("Invalid unqualified-search-registries entry \"quay.io/ns\""),
+            ),
+            (
+                r#"["quay.io:port"]"#,
+                Err("Invalid unqualified-search-registries entry \"quay.io:port\""),
+            ),
+            (
+                r#"["[::1]:5000"]"#,
+                Err("Invalid unqualified-search-registries entry \"[::1]:5000\""),
+            ),
+        ] {
+            let text = format!("unqualified-search-registries = {list}\n");
+            match (load_one(&text), want) {
+                (Ok(conf), Ok(want)) => {
+                    assert_eq!(conf.unqualified_search_registries, want, "{list}")
+                }
+                (Err(e), Err(want)) => {
+                    assert_eq!(e.message, want, "{list}");
+                    assert_eq!(e.line, Some(1), "{list}");
+                }
+                (got, want) => panic!("{list}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    /// Ported from TestInvalidV2Configs, with the full messages.
+    #[test]
+    fn invalid_v2_configs() {
+        for (text, want) in [
+            (
+                td::INSECURE_CONFLICTS,
+                "loading registries configuration \"test.conf\": [[registry]] #1 (line 1, location \"registry.com\"): \
+                 registry 'registry.com' is defined multiple times with conflicting 'insecure' setting \
+                 (insecure = false here, true in [[registry]] #2 (line 11, location \"registry.com\"))",
+            ),
+            (
+                td::BLOCKED_CONFLICTS,
+                "loading registries configuration \"test.conf\": [[registry]] #1 (line 1, location \"registry.com\"): \
+                 registry 'registry.com' is defined multiple times with conflicting 'blocked' setting \
+                 (blocked = false here, true in [[registry]] #2 (line 11, location \"registry.com\"))",
+            ),
+            (
+                td::MISSING_MIRROR_LOCATION,
+                "loading registries configuration \"test.conf\": [[registry]] #2 (line 6, location \"registry-b.com\"): \
+                 [[registry.mirror]] #2 (line 10): invalid condition: mirror location is unset",
+            ),
+            (
+                td::INVALID_PREFIX,
+                "loading registries configuration \"test.conf\": [[registry]] #1 (line 1, prefix \"http://schema-is-invalid.com\"): \
+                 invalid location 'http://schema-is-invalid.com': URI schemes are not supported",
+            ),
+        ] {
+            assert_eq!(err_of(text), want);
+        }
+    }
+
+    /// Ported from TestUnmarshalConfig and TestInvalidateCache: four
+    /// entries, sorted by prefix.
+    #[test]
+    fn unmarshal_and_sorted_order() {
+        let conf = load_one(td::INVALIDATE_CACHE).unwrap();
+        assert_eq!(
+            locations(&conf),
+            [
+                "blocked.registry.com",
+                "insecure.registry.com",
+                "registry.com",
+                "untrusted.registry.com"
+            ]
+        );
+        let flags: Vec<(bool, bool)> = conf
+            .registries
+            .iter()
+            .map(|r| (r.insecure, r.blocked))
+            .collect();
+        assert_eq!(
+            flags,
+            [(false, true), (true, false), (false, false), (true, false)]
+        );
+        assert_eq!(conf.registries[2].mirrors.len(), 2);
+    }
+
+    /// Ported from TestV1BackwardsCompatibility.
+    #[test]
+    fn v1_backwards_compatibility() {
+        let conf = load_files(("v1.conf", td::V1_COMPATIBILITY), &[]).unwrap();
+        assert_eq!(
+            prefixes(&conf),
+            [
+                "registry-a.com",
+                "registry-b.com",
+                "registry-d.com",
+                "registry-e.com"
+            ]
+        );
+        assert_eq!(
+            conf.unqualified_search_registries,
+            ["registry-a.com", "registry-c.com", "registry-d.com"]
+        );
+        let b = &conf.registries[1];
+        assert!(
+            b.insecure && b.blocked,
+            "block and insecure merge into one entry"
+        );
+        assert_eq!(b.location, "registry-b.com");
+        assert_eq!(
+            b.origins,
+            [
+                Origin::file_line("v1.conf", 5),
+                Origin::file_line("v1.conf", 8)
+            ]
+        );
+        assert!(!conf.registries[0].blocked && conf.registries[0].insecure);
+        assert_eq!(
+            conf.search_registries_origin,
+            Some(Origin::file_line("v1.conf", 2))
+        );
+
+        for (text, want) in [
+            (td::V1_INVALID_BLOCK, "[registries.block] (line 5): invalid location 'http://schema-is-invalid.com': URI schemes are not supported"),
+            (td::V1_INVALID_INSECURE, "[registries.insecure] (line 8): invalid location 'http://schema-is-invalid.com': URI schemes are not supported"),
+            (td::V1_INVALID_SEARCH, "[registries.search] (line 2): invalid location 'http://schema-is-invalid.com': URI schemes are not supported"),
+        ] {
+            let e = load_one(text).unwrap_err();
+            assert_eq!(format!("{}: {}", e.context, e.message), want);
+        }
+    }
+
+    /// Section 3.5: v1 hosts go through the same post-processing as v2 entries.
+    #[test]
+    fn v1_hosts_are_post_processed() {
+        let e = load_one("[registries.block]\nregistries = [\"/\"]\n").unwrap_err();
+        assert_eq!(
+            e.message,
+            "invalid condition: both location and prefix are unset"
+        );
+        let e =
+            load_one("[registries.insecure]\nregistries = [\"*.example.com:5000\"]\n").unwrap_err();
+        assert!(
+            e.message
+                .starts_with("Wildcarded prefix should be in the format"),
+            "{e}"
+        );
+        // An empty v1 table with no list is not v1 at all.
+        let conf = load_one("[registries.search]\n[[registry]]\nlocation = \"a.io\"\n").unwrap();
+        assert_eq!(prefixes(&conf), ["a.io"]);
+    }
+
+    /// Ported from TestMixingV1andV2, and from TestV1RegistriesConfHasSetField
+    /// / TestV2RegistriesConfHasSetField: an empty list counts as set, an
+    /// empty string does not.
+    #[test]
+    fn mixing_v1_and_v2() {
+        for text in [td::MIXING_V1_V2, td::MIXING_V1_V2_EMPTY] {
+            assert_eq!(
+                load_one(text).unwrap_err().message,
+                "mixing sysregistry v1/v2 is not supported"
+            );
+        }
+        for (v1, set) in [
+            ("[registries.search]\nregistries = []\n", true),
+            ("[registries.insecure]\nregistries = []\n", true),
+            ("[registries.block]\nregistries = []\n", true),
+            ("[registries.block]\nregistries = [\"example.com\"]\n", true),
+            ("[registries.block]\n", false),
+            ("", false),
+        ] {
+            for (v2, v2_set) in [
+                ("registry = []\n", true),
+                ("unqualified-search-registries = []\n", true),
+                ("credential-helpers = []\n", true),
+                ("short-name-mode = \"enforcing\"\n", true),
+                ("additional-layer-store-auth-helper = \"example\"\n", true),
+                ("aliases = {}\n", true),
+                ("short-name-mode = \"\"\n", false),
+                ("additional-layer-store-auth-helper = \"\"\n", false),
+            ] {
+                let text = format!("{v2}{v1}");
+                let mixing = load_one(&text)
+                    .err()
+                    .is_some_and(|e| e.message == "mixing sysregistry v1/v2 is not supported");
+                assert_eq!(mixing, set && v2_set, "{text}");
+            }
+        }
+    }
+
+    /// Section 3.1 step 3: drop-ins must be v2, checked before mixing.
+    #[test]
+    fn drop_ins_must_be_v2() {
+        for (drop_in, line) in [(td::V1_COMPATIBILITY, 2), (td::MIXING_V1_V2, 4)] {
+            let e = load_files(("main.conf", ""), &[("d/v1.conf", drop_in)]).unwrap_err();
+            assert!(e.drop_in);
+            assert_eq!(e.file, "d/v1.conf");
+            assert_eq!(
+                e.to_string(),
+                format!("loading drop-in registries configuration \"d/v1.conf\": line {line}: registry must be in v2 format but is in v1")
+            );
+        }
+    }
+
+    /// Ported from TestInvalidMirrorConfig.
+    #[test]
+    fn invalid_mirror_config() {
+        for (text, want) in [
+            (td::INVALID_CONFIG_LEVEL_MIRROR, "pull-from-mirror must not be set for a non-mirror registry \"registry-a.com/foo\""),
+            (td::INVALID_CONFLICT_MIRROR, "cannot set mirror usage mirror-by-digest-only for the registry (\"registry-a.com/foo\") and pull-from-mirror for per-mirror (\"mirror-1.registry-a.com\") at the same time"),
+            (td::INVALID_VALUE_MIRROR, "unsupported pull-from-mirror value \"notvalid\" for mirror \"mirror-1.registry-a.com\""),
+        ] {
+            assert_eq!(load_one(text).unwrap_err().message, want);
+        }
+    }
+
+    /// Section 3.3 steps 1-4, one rule per row, in the order upstream checks them.
+    #[test]
+    fn per_entry_validation() {
+        for (text, want) in [
+            ("[[registry]]\n", Err("invalid condition: both location and prefix are unset")),
+            ("[[registry]]\nprefix = \"\"\nlocation = \"///\"\n", Err("invalid condition: both location and prefix are unset")),
+            ("[[registry]]\nprefix = \"a.io\"\n", Err("invalid condition: location is unset and prefix is not in the format: *.example.com")),
+            ("[[registry]]\nprefix = \"**.a.io\"\n", Err("invalid condition: location is unset and prefix is not in the format: *.example.com")),
+            ("[[registry]]\nprefix = \"*.a.io\"\n", Ok(("*.a.io", ""))),
+            ("[[registry]]\nprefix = \"*.a.io/\"\n", Ok(("*.a.io", ""))),
+            ("[[registry]]\nprefix = \"*\"\nlocation = \"b.io\"\n", Ok(("*", "b.io"))),
+            ("[[registry]]\nprefix = \"https://a.io\"\nlocation = \"b.io\"\n", Err("invalid location 'https://a.io': URI schemes are not supported")),
+            ("[[registry]]\nprefix = \"a.io\"\nlocation = \"http://b.io\"\n", Err("invalid location 'http://b.io': URI schemes are not supported")),
+            ("[[registry]]\nprefix = \"a.io//\"\nlocation = \"b.io/x/\"\n", Ok(("a.io", "b.io/x"))),
+            ("[[registry]]\nlocation = \"b.io/x/\"\n", Ok(("b.io/x", "b.io/x"))),
+            ("[[registry]]\nlocation = \"a.io\"\npull-from-mirror = \"all\"\n", Err("pull-from-mirror must not be set for a non-mirror registry \"a.io\"")),
+            ("[[registry]]\nlocation = \"a.io\"\npull-from-mirror = \"\"\n", Ok(("a.io", "a.io"))),
+            ("[[registry]]\nlocation = \"a.io\"\n[[registry.mirror]]\nlocation = \"https://m.io\"\n", Err("invalid location 'https://m.io': URI schemes are not supported")),
+            ("[[registry]]\nlocation = \"a.io\"\n[[registry.mirror]]\nlocation = \"/\"\npull-from-mirror = \"bad\"\n", Err("invalid condition: mirror location is unset")),
+            ("[[registry]]\nlocation = \"a.io\"\nmirror-by-digest-only = true\n[[registry.mirror]]\nlocation = \"m.io\"\npull-from-mirror = \"all\"\n", Err("cannot set mirror usage mirror-by-digest-only for the registry (\"a.io\") and pull-from-mirror for per-mirror (\"m.io\") at the same time")),
+            ("[[registry]]\nlocation = \"a.io\"\nmirror-by-digest-only = true\n[[registry.mirror]]\nlocation = \"m.io\"\npull-from-mirror = \"bad\"\n", Err("cannot set mirror usage mirror-by-digest-only for the registry (\"a.io\") and pull-from-mirror for per-mirror (\"m.io\") at the same time")),
+            ("[[registry]]\nlocation = \"a.io\"\n[[registry.mirror]]\nlocation = \"m.io\"\npull-from-mirror = \"Digest-Only\"\n", Err("unsupported pull-from-mirror value \"Digest-Only\" for mirror \"m.io\"")),
+            ("[[registry]]\nprefix = \"*.a.io:5000\"\nlocation = \"b.io\"\n", Err("Wildcarded prefix should be in the format: *.example.com. Current prefix \"*.a.io:5000\" is incorrectly formatted")),
+            ("[[registry]]\nprefix = \"*.a.io/ns\"\nlocation = \"b.io\"\n", Err("Wildcarded prefix should be in the format: *.example.com. Current prefix \"*.a.io/ns\" is incorrectly formatted")),
+            ("[[registry]]\nprefix = \"*.a.io@x\"\n", Err("Wildcarded prefix should be in the format: *.example.com. Current prefix \"*.a.io@x\" is incorrectly formatted")),
+        ] {
+            match (load_one(text), want) {
+                (Ok(conf), Ok((prefix, location))) => {
+                    assert_eq!(conf.registries.len(), 1, "{text}");
+                    assert_eq!((conf.registries[0].prefix.as_str(), conf.registries[0].location.as_str()), (prefix, location), "{text}");
+                }
+                (Err(e), Err(want)) => assert_eq!(e.message, want, "{text}"),
+                (got, want) => panic!("{text}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    /// Section 3.3: the checks run in upstream's order across the file, so
+    /// an earlier rule wins over an earlier entry.
+    #[test]
+    fn validation_order_across_entries() {
+        // Entry checks (all entries) before the conflict check.
+        let text = "[[registry]]\nlocation = \"a.io\"\n[[registry]]\nlocation = \"a.io\"\ninsecure = true\n[[registry]]\nlocation = \"https://b.io\"\n";
+        assert!(
+            err_of(text)
+                .contains("[[registry]] #3 (line 6, location \"https://b.io\"): invalid location"),
+            "{}",
+            err_of(text)
+        );
+        // The conflict check before search registries.
+        let text = "unqualified-search-registries = [\"x/y\"]\n[[registry]]\nlocation = \"a.io\"\n[[registry]]\nlocation = \"a.io\"\ninsecure = true\n";
+        assert!(
+            err_of(text).contains("conflicting 'insecure'"),
+            "{}",
+            err_of(text)
+        );
+        // Search registries before short-name-mode.
+        let text = "unqualified-search-registries = [\"x/y\"]\nshort-name-mode = \"prompt\"\n";
+        assert!(
+            err_of(text).contains("Invalid unqualified-search-registries entry"),
+            "{}",
+            err_of(text)
+        );
+        // short-name-mode before wildcard prefixes.
+        let text = "short-name-mode = \"prompt\"\n[[registry]]\nprefix = \"*.a.io:1\"\nlocation = \"b.io\"\n";
+        assert_eq!(
+            load_one(text).unwrap_err().message,
+            "invalid short-name mode: \"prompt\""
+        );
+        // Wildcard prefixes before aliases.
+        let text = "[[registry]]\nprefix = \"*.a.io:1\"\nlocation = \"b.io\"\n[aliases]\n\"a.io/x\" = \"y\"\n";
+        assert!(load_one(text)
+            .unwrap_err()
+            .message
+            .starts_with("Wildcarded prefix"));
+        // Wildcard errors are found in prefix order, after duplicates are dropped.
+        let text = "[[registry]]\nprefix = \"*.b.io/x\"\nlocation = \"b.io\"\n[[registry]]\nprefix = \"*.a.io/x\"\nlocation = \"a.io\"\n";
+        assert_eq!(
+            err_of(text),
+            "loading registries configuration \"test.conf\": [[registry]] #2 (line 4, prefix \"*.a.io/x\"): \
+             Wildcarded prefix should be in the format: *.example.com. Current prefix \"*.a.io/x\" is incorrectly formatted"
+        );
+    }
+
+    /// Section 3.3 step 6: entries are grouped by location (or prefix when
+    /// there is none), across different prefixes.
+    #[test]
+    fn insecure_and_blocked_conflicts() {
+        for (text, want) in [
+            ("[[registry]]\nprefix = \"a.io\"\nlocation = \"m.io\"\n[[registry]]\nprefix = \"b.io\"\nlocation = \"m.io/\"\nblocked = true\n", Some("registry 'm.io' is defined multiple times with conflicting 'blocked' setting")),
+            ("[[registry]]\nprefix = \"*.a.io\"\n[[registry]]\nprefix = \"*.a.io\"\ninsecure = true\n", Some("registry '' is defined multiple times with conflicting 'insecure' setting")),
+            ("[[registry]]\nprefix = \"*.a.io\"\n[[registry]]\nprefix = \"*.b.io\"\ninsecure = true\n", None),
+            ("[[registry]]\nprefix = \"a.io\"\nlocation = \"m.io\"\n[[registry]]\nlocation = \"a.io\"\ninsecure = true\n", None),
+            ("[[registry]]\nlocation = \"a.io\"\ninsecure = true\nblocked = true\n[[registry]]\nlocation = \"a.io\"\n", Some("registry 'a.io' is defined multiple times with conflicting 'insecure' setting")),
+            ("[[registry]]\nlocation = \"a.io\"\ninsecure = true\n[[registry]]\nlocation = \"a.io\"\ninsecure = true\nblocked = true\n", Some("registry 'a.io' is defined multiple times with conflicting 'blocked' setting")),
+            ("[[registry]]\nlocation = \"a.io\"\n[[registry.mirror]]\nlocation = \"m.io\"\ninsecure = true\n[[registry]]\nlocation = \"m.io\"\n", None),
+        ] {
+            let got = load_one(text).err().map(|e| e.message);
+            match want {
+                Some(want) => assert!(got.as_deref().is_some_and(|g| g.starts_with(want)), "{text}: {got:?}"),
+                None => assert_eq!(got, None, "{text}"),
+            }
+        }
+    }
+
+    /// The linear conflict check reports what upstream's pairwise loop
+    /// reports, on many generated files.
+    #[test]
+    fn conflict_check_matches_the_pairwise_loop() {
+        fn pairwise(regs: &[Registry]) -> Option<String> {
+            for r in regs {
+                let key = |x: &Registry| {
+                    if x.location.is_empty() {
+                        x.prefix.clone()
+                    } else {
+                        x.location.clone()
+                    }
+                };
+                for o in regs.iter().filter(|o| key(o) == key(r)) {
+                    if r.insecure != o.insecure {
+                        return Some(format!("registry '{}' is defined multiple times with conflicting 'insecure' setting", r.location));
+                    }
+                    if r.blocked != o.blocked {
+                        return Some(format!("registry '{}' is defined multiple times with conflicting 'blocked' setting", r.location));
+                    }
+                }
+            }
+            None
+        }
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..2000 {
+            let count = 1 + next(6);
+            let mut text = String::new();
+            let mut regs = Vec::new();
+            for i in 0..count {
+                let location = ["a.io", "b.io", ""][next(3) as usize];
+                let prefix = if location.is_empty() {
+                    format!("*.w{}.io", next(2))
+                } else {
+                    format!("p{i}.io")
+                };
+                let (insecure, blocked) = (next(4) == 0, next(4) == 0);
+                text.push_str(&format!("[[registry]]\nprefix = \"{prefix}\"\nlocation = \"{location}\"\ninsecure = {insecure}\nblocked = {blocked}\n"));
+                regs.push(Registry {
+                    prefix,
+                    location: location.to_string(),
+                    insecure,
+                    blocked,
+                    ..Default::default()
+                });
+            }
+            let got = load_one(&text).err().map(|e| e.message);
+            let want = pairwise(&regs);
+            assert_eq!(
+                got.as_deref().map(|g| g.split(" (").next().unwrap()),
+                want.as_deref(),
+                "{text}"
+            );
+        }
+    }
+
+    /// Section 3.3 step 8: the first entry with a prefix wins, silently;
+    /// the rest are sorted byte-wise.
+    #[test]
+    fn duplicate_prefixes_keep_the_first() {
+        let text = "[[registry]]\nprefix = \"b.io\"\nlocation = \"first.io\"\n\
+                    [[registry]]\nprefix = \"a.io\"\nlocation = \"x.io\"\n\
+                    [[registry]]\nprefix = \"b.io/\"\nlocation = \"second.io\"\n\
+                    [[registry]]\nprefix = \"*.b.io\"\nlocation = \"w.io\"\n\
+                    [[registry]]\nprefix = \"B.io\"\nlocation = \"upper.io\"\n";
+        let conf = load_one(text).unwrap();
+        assert_eq!(prefixes(&conf), ["*.b.io", "B.io", "a.io", "b.io"]);
+        assert_eq!(conf.registries[3].location, "first.io");
+        assert_eq!(
+            conf.registries[3].origins,
+            [Origin::file_line("test.conf", 1)]
+        );
+    }
+
+    /// Ported from TestParseShortNameMode; upstream also rejects "" there,
+    /// but `loadConfigFile` never parses an empty mode, which is what `None` says.
+    #[test]
+    fn short_name_modes() {
+        for (input, want) in [
+            ("disabled", Ok(Some(ShortNameMode::Disabled))),
+            ("enforcing", Ok(Some(ShortNameMode::Enforcing))),
+            ("permissive", Ok(Some(ShortNameMode::Permissive))),
+            ("", Ok(None)),
+            ("xxx", Err("invalid short-name mode: \"xxx\"".to_string())),
+            (
+                "prompt",
+                Err("invalid short-name mode: \"prompt\"".to_string()),
+            ),
+            (
+                "Enforcing",
+                Err("invalid short-name mode: \"Enforcing\"".to_string()),
+            ),
+        ] {
+            assert_eq!(parse_short_name_mode(input), want, "{input}");
+        }
+    }
+
+    /// Ported from TestGetShortNameMode (`None` means the permissive default).
+    #[test]
+    fn short_name_mode_from_files() {
+        for (text, want) in [
+            (td::ALIASES, Some(ShortNameMode::Enforcing)),
+            (td::DROP_IN_CONFIG_2, Some(ShortNameMode::Permissive)),
+            (td::DROP_IN_CONFIG_3, None),
+        ] {
+            assert_eq!(load_one(text).unwrap().short_name_mode, want);
+        }
+        let e = load_one(td::INVALID_SHORT_NAME_MODE).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "loading registries configuration \"test.conf\": short-name-mode (line 1): invalid short-name mode: \"invalid\""
+        );
+        let conf = load_files(
+            ("aliases.conf", td::ALIASES),
+            &[
+                ("d/2.conf", td::DROP_IN_CONFIG_2),
+                ("d/3.conf", "short-name-mode = \"\"\n"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(conf.short_name_mode, Some(ShortNameMode::Permissive));
+        assert_eq!(
+            conf.short_name_mode_origin,
+            Some(Origin::file_line("d/2.conf", 1))
+        );
+    }
+
+    /// Ported from TestCredentialHelpers.
+    #[test]
+    fn credential_helpers() {
+        for (main, drop_ins, want) in [
+            (td::CRED_HELPER, vec![], vec!["helper-1", "helper-2"]),
+            ("", vec![], vec!["containers-auth.json"]),
+            (
+                td::CRED_HELPER,
+                vec![("d/empty.conf", td::EMPTY_HELPERS_DROP_IN)],
+                vec!["containers-auth.json"],
+            ),
+            (
+                td::CRED_HELPER,
+                td::REGISTRIES_CONF_D.to_vec(),
+                vec!["dropin-1", "dropin-2"],
+            ),
+            (
+                td::CRED_HELPER,
+                vec![("d/none.conf", td::NO_USR_DROP_IN)],
+                vec!["helper-1", "helper-2"],
+            ),
+        ] {
+            let conf = load_files(("main.conf", main), &drop_ins).unwrap();
+            assert_eq!(conf.credential_helpers, want, "{drop_ins:?}");
+        }
+    }
+
+    /// Ported from TestTryUpdatingCache: a valid file, and one that is not TOML.
+    #[test]
+    fn try_updating_cache() {
+        assert_eq!(
+            load_one(td::TRY_UPDATE_CACHE_VALID)
+                .unwrap()
+                .registries
+                .len(),
+            1
+        );
+        let e = load_files(
+            (
+                "testdata/try-update-cache-invalid.conf",
+                td::TRY_UPDATE_CACHE_INVALID,
+            ),
+            &[],
+        )
+        .unwrap_err();
+        assert_eq!(e.line, Some(1));
+        assert!(
+            e.to_string().starts_with("loading registries configuration \"testdata/try-update-cache-invalid.conf\": line 1, column 8: "),
+            "{e}"
+        );
+    }
+
+    /// A malformed file names the file and the line; a type error fails the file.
+    #[test]
+    fn toml_errors_name_file_and_line() {
+        for (text, line) in [
+            ("[[registry]]\nlocation = \"a.io\"\n\n[[registry]\n", 4),
+            (
+                "unqualified-search-registries = [\"a.io\",\n  \"b.io\"\n",
+                2,
+            ),
+            ("[[registry]]\nlocation = \"a.io\"\ninsecure = \"yes\"\n", 3),
+            (
+                "[[registry]]\nlocation = \"a.io\"\nlocation = \"b.io\"\n",
+                3,
+            ),
+            ("[[registry]]\nlocation = 5\n", 2),
+            ("unqualified-search-registries = \"a.io\"\n", 1),
+            ("[aliases]\nfoo = 1\n", 2),
+            ("[[registry.mirror]]\nlocation = \"m.io\"\n", 1),
+        ] {
+            let e = load_files(("dir/bad.conf", text), &[]).unwrap_err();
+            assert_eq!(e.line, Some(line), "{text}\n{e}");
+            let want =
+                format!("loading registries configuration \"dir/bad.conf\": line {line}, column ");
+            assert!(e.to_string().starts_with(&want), "{e}");
+            let e = load_files(("main.conf", ""), &[("d/bad.conf", text)]).unwrap_err();
+            assert!(
+                e.to_string()
+                    .starts_with("loading drop-in registries configuration \"d/bad.conf\": line "),
+                "{e}"
+            );
+        }
+    }
+
+    /// Section 3.1: unknown keys are ignored (so a typo silently does
+    /// nothing), and keys match case-insensitively as BurntSushi/toml does.
+    #[test]
+    fn unknown_keys_ignored_and_case_folded() {
+        let conf = load_one(
+            "[[registry]]\nlocation = \"a.io\"\nmirror-by-digest-onyl = true\nweird = { x = 1 }\n",
+        )
+        .unwrap();
+        assert!(!conf.registries[0].mirror_by_digest_only);
+        let conf = load_one(
+            "Unqualified-Search-Registries = [\"q.io\"]\n[[REGISTRY]]\nPrefix = \"a.io\"\nLOCATION = \"b.io\"\nBlocked = true\n\
+             [[REGISTRY.Mirror]]\nlocation = \"m.io\"\nInsecure = true\nPull-From-Mirror = \"tag-only\"\n",
+        )
+        .unwrap();
+        assert_eq!(conf.unqualified_search_registries, ["q.io"]);
+        let r = &conf.registries[0];
+        assert_eq!(
+            (r.prefix.as_str(), r.location.as_str(), r.blocked),
+            ("a.io", "b.io", true)
+        );
+        assert_eq!(r.mirrors[0].pull_from_mirror, PullFromMirror::TagOnly);
+        assert!(r.mirrors[0].insecure);
+        let e =
+            load_one("[Registries.Search]\nRegistries = []\nunqualified-search-registries = []\n")
+                .unwrap();
+        assert!(
+            e.unqualified_search_registries.is_empty(),
+            "the key is inside the v1 table"
+        );
+        let e =
+            load_one("unqualified-search-registries = []\n[Registries.Search]\nRegistries = []\n")
+                .unwrap_err();
+        assert_eq!(e.message, "mixing sysregistry v1/v2 is not supported");
+    }
+
+    /// Origins: each entry and mirror at its table header, aliases and the
+    /// search list and mode at their lines.
+    #[test]
+    fn origins_point_at_lines() {
+        let text = "# comment\nunqualified-search-registries = [\"q.io\"]\nshort-name-mode = \"enforcing\"\n\n\
+                    [[registry]]\nprefix = \"b.io\"\nlocation = \"b.io\"\n\n  [[registry.mirror]]\n  location = \"m1.io\"\n\n  [[registry.mirror]]\n  location = \"m2.io\"\n\
+                    [[registry]]\nlocation = \"a.io\"\n[aliases]\nfoo = \"q.io/foo\"\n\n\"ns/bar\" = \"\"\n";
+        for drop_in in [false, true] {
+            let conf = if drop_in {
+                load_files(("main.conf", ""), &[("f.conf", text)]).unwrap()
+            } else {
+                load_files(("f.conf", text), &[]).unwrap()
+            };
+            let o = |l| Origin::file_line("f.conf", l);
+            assert_eq!(conf.registries[0].origins, [o(14)]);
+            assert_eq!(conf.registries[1].origins, [o(5)]);
+            let m: Vec<_> = conf.registries[1]
+                .mirrors
+                .iter()
+                .map(|m| m.origins.clone())
+                .collect();
+            assert_eq!(m, [vec![o(9)], vec![o(12)]]);
+            assert_eq!(conf.search_registries_origin, Some(o(2)));
+            assert_eq!(conf.short_name_mode_origin, Some(o(3)));
+            assert_eq!(
+                conf.aliases["foo"],
+                Alias {
+                    value: Some("q.io/foo".to_string()),
+                    origin: o(17)
+                }
+            );
+            assert_eq!(
+                conf.aliases["ns/bar"],
+                Alias {
+                    value: None,
+                    origin: o(19)
+                }
+            );
+        }
+    }
+
+    /// Ported from TestParseShortNameValue.
+    #[test]
+    fn short_name_values() {
+        for (input, want) in [
+            ("docker.io/library/fedora", Ok("docker.io/library/fedora")),
+            ("localhost/fedora", Ok("localhost/fedora")),
+            ("localhost:5000/fedora", Ok("localhost:5000/fedora")),
+            ("localhost:5000/namespace/fedora", Ok("localhost:5000/namespace/fedora")),
+            ("docker.io/fedora", Ok("docker.io/library/fedora")),
+            ("docker.io/library/fedora:latest", Err("invalid alias \"docker.io/library/fedora:latest\": must not contain tag")),
+            ("docker.io/library/fedora@sha256:b87dd5f837112a9e1e9882963a6406387597698268c0ad371b187151a5dfe6bf", Err("invalid alias \"docker.io/library/fedora@sha256:b87dd5f837112a9e1e9882963a6406387597698268c0ad371b187151a5dfe6bf\": must not contain digest")),
+            ("fedora", Err("invalid alias \"fedora\": must contain registry and repository")),
+            ("fedora:latest", Err("invalid alias \"fedora:latest\": must not contain tag")),
+            ("library/fedora", Err("invalid alias \"library/fedora\": must contain registry and repository")),
+            ("library/fedora:latest", Err("invalid alias \"library/fedora:latest\": must not contain tag")),
+            ("$$4455%%", Err("parsing alias \"$$4455%%\": invalid reference format")),
+            ("docker://foo", Err("parsing alias \"docker://foo\": invalid reference format")),
+            ("docker-archive://foo", Err("parsing alias \"docker-archive://foo\": invalid reference format")),
+            ("", Err("parsing alias \"\": repository name must have at least one component")),
+            // From TestInvalidAliases (values `AddShortNameAlias` refuses).
+            ("aliases", Err("invalid alias \"aliases\": must contain registry and repository")),
+            ("aliases.conf", Err("invalid alias \"aliases.conf\": must contain registry and repository")),
+            (" ", Err("parsing alias \" \": invalid reference format")),
+            ("$$$", Err("parsing alias \"$$$\": invalid reference format")),
+        ] {
+            match (parse_short_name_value(input), want) {
+                (Ok(got), Ok(want)) => assert_eq!(got, want, "{input}"),
+                (Err(got), Err(want)) => assert!(got.starts_with(want), "{input}: {got}"),
+                (got, want) => panic!("{input}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    /// Ported from TestValidateShortName.
+    #[test]
+    fn short_name_keys() {
+        for (input, want) in [
+            ("library/fedora", Ok(())),
+            ("fedora", Ok(())),
+            ("1234567489", Ok(())),
+            ("docker.io/library/fedora:latest", Err("invalid short name \"docker.io/library/fedora:latest\": must not contain tag")),
+            ("docker.io/library/fedora@sha256:b87dd5f837112a9e1e9882963a6406387597698268c0ad371b187151a5dfe6bf", Err("invalid short name \"docker.io/library/fedora@sha256:b87dd5f837112a9e1e9882963a6406387597698268c0ad371b187151a5dfe6bf\": must not contain digest")),
+            ("fedora:latest", Err("invalid short name \"fedora:latest\": must not contain tag")),
+            ("library/fedora:latest", Err("invalid short name \"library/fedora:latest\": must not contain tag")),
+            ("docker.io/library/fedora", Err("invalid short name \"docker.io/library/fedora\": must not contain registry")),
+            ("localhost/fedora", Err("invalid short name \"localhost/fedora\": must not contain registry")),
+            ("$$4455%%", Err("cannot parse short name: \"$$4455%%\": invalid reference format")),
+            ("docker://foo", Err("cannot parse short name: \"docker://foo\": invalid reference format")),
+            ("docker-archive://foo", Err("cannot parse short name: \"docker-archive://foo\": invalid reference format")),
+            ("", Err("cannot parse short name: \"\": repository name must have at least one component")),
+        ] {
+            match (validate_short_name(input), want) {
+                (Ok(()), Ok(())) => {}
+                (Err(got), Err(want)) => assert!(got.starts_with(want), "{input}: {got}"),
+                (got, want) => panic!("{input}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    /// Ported from TestResolveShortNameAlias: values normalized, the
+    /// tombstone kept with its file.
+    #[test]
+    fn aliases_conf() {
+        let conf = load_files(("testdata/aliases.conf", td::ALIASES), &[]).unwrap();
+        assert_eq!(conf.aliases.len(), 4);
+        for (name, value, line) in [
+            ("docker", Some("docker.io/library/foo"), 4),
+            ("quay/foo", Some("quay.io/library/foo"), 5),
+            ("example", Some("example.com/library/foo"), 6),
+            ("empty", None, 7),
+        ] {
+            assert_eq!(
+                conf.aliases[name],
+                Alias {
+                    value: value.map(str::to_string),
+                    origin: Origin::file_line("testdata/aliases.conf", line)
+                },
+                "{name}"
+            );
+        }
+        assert!(!conf.aliases.contains_key("idonotexist"));
+    }
+
+    /// Ported from TestAliasesWithDropInConfigs (the registries.conf part;
+    /// the machine-written short-name-aliases.conf is not modelled).
+    #[test]
+    fn aliases_with_drop_ins() {
+        let conf = load_files(
+            ("testdata/aliases.conf", td::ALIASES),
+            td::REGISTRIES_CONF_D,
+        )
+        .unwrap();
+        assert_eq!(conf.aliases.len(), 8);
+        for (name, value, file) in [
+            (
+                "docker",
+                Some("docker.io/library/config1"),
+                "registries.conf.d/config-1.conf",
+            ),
+            (
+                "quay/foo",
+                Some("quay.io/library/foo"),
+                "testdata/aliases.conf",
+            ),
+            (
+                "config1",
+                Some("config1.com/image"),
+                "registries.conf.d/config-1.conf",
+            ),
+            (
+                "barz",
+                Some("barz.com/config2"),
+                "registries.conf.d/config-2.conf",
+            ),
+            (
+                "config2",
+                Some("config2.com/image"),
+                "registries.conf.d/config-2.conf",
+            ),
+            (
+                "added3",
+                Some("xxx.com/image"),
+                "registries.conf.d/config-2.conf",
+            ),
+            ("example", None, "registries.conf.d/config-2.conf"),
+            ("empty", None, "testdata/aliases.conf"),
+        ] {
+            let a = &conf.aliases[name];
+            assert_eq!(a.value.as_deref(), value, "{name}");
+            assert!(
+                a.origin.as_str().starts_with(&format!("{file}:")),
+                "{name}: {}",
+                a.origin
+            );
+        }
+        assert_eq!(conf.short_name_mode, Some(ShortNameMode::Permissive));
+    }
+
+    /// Ported from TestInvalidAliases: every bad alias is reported, and the file fails.
+    #[test]
+    fn invalid_aliases() {
+        let e = load_one(td::INVALID_ALIASES).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "loading registries configuration \"test.conf\": [aliases] (line 2): validating short-name aliases: \
+             invalid alias \"quay.io/repo/image:1\": must not contain tag; \
+             invalid alias \"image:1\": must not contain tag"
+        );
+        // A bad name and a bad value on the same line are both reported.
+        let e = load_one("[aliases]\n\"a.io/x\" = \"y\"\n").unwrap_err();
+        assert_eq!(
+            e.message,
+            "validating short-name aliases: invalid short name \"a.io/x\": must not contain registry; \
+             invalid alias \"y\": must contain registry and repository"
+        );
+        // A bad name fails the file even with a tombstone value.
+        assert!(load_one("[aliases]\n\"x:1\" = \"\"\n").is_err());
+    }
+
+    /// Ported from TestRegistriesConfDirectory: drop-ins replace entries as
+    /// a whole, set the search list and its origin, and the cross-file
+    /// insecure/blocked conflict is not checked.
+    #[test]
+    fn registries_conf_directory() {
+        let conf = load_files(
+            (
+                "testdata/base-for-registries.d.conf",
+                td::BASE_FOR_REGISTRIES_D,
+            ),
+            td::REGISTRIES_CONF_D,
+        )
+        .unwrap();
+        assert_eq!(
+            conf.unqualified_search_registries,
+            ["example-overwrite.com"]
+        );
+        assert_eq!(
+            locations(&conf),
+            [
+                "subdomain-prefix-3-overridden-by-dropin-location.com",
+                "subdomain-prefix-2-overridden-by-dropin-location.com",
+                "subdomain-prefix-1-overridden-by-dropin-location.com",
+                "1.com",
+                "2.com",
+                "base.com"
+            ]
+        );
+        let base = conf
+            .registries
+            .iter()
+            .find(|r| r.prefix == "base.com")
+            .unwrap();
+        assert!(
+            base.blocked && !base.insecure,
+            "replaced as a whole by config-2"
+        );
+        assert_eq!(
+            base.origins,
+            [Origin::file_line("registries.conf.d/config-2.conf", 11)]
+        );
+        assert_eq!(
+            conf.search_registries_file.as_deref(),
+            Some("registries.conf.d/config-1.conf")
+        );
+        assert_eq!(
+            conf.search_registries_origin,
+            Some(Origin::file_line("registries.conf.d/config-1.conf", 1))
+        );
+        assert_eq!(conf.files.len(), 7);
+
+        let conf = load_files(
+            ("testdata/unqualified-search.conf", td::UNQUALIFIED_SEARCH),
+            &[("usr1/no-usr.conf", td::NO_USR_DROP_IN)],
+        )
+        .unwrap();
+        assert_eq!(
+            conf.unqualified_search_registries,
+            ["registry-a.com", "registry-c.com", "registry-d.com"]
+        );
+        assert_eq!(
+            conf.search_registries_file.as_deref(),
+            Some("testdata/unqualified-search.conf")
+        );
+
+        let conf = load_files(
+            ("testdata/unqualified-search.conf", td::UNQUALIFIED_SEARCH),
+            &[("usr2/empty-usr.conf", td::EMPTY_USR_DROP_IN)],
+        )
+        .unwrap();
+        assert!(conf.unqualified_search_registries.is_empty());
+        assert_eq!(
+            conf.search_registries_file.as_deref(),
+            Some("usr2/empty-usr.conf")
+        );
+    }
+
+    /// Section 3.4: whole-entry replacement (mirrors are not merged), new
+    /// prefixes added in order, aliases merged with tombstones, and files
+    /// without a main file.
+    #[test]
+    fn drop_in_merge_rules() {
+        let main = "[[registry]]\nlocation = \"a.io\"\nmirror-by-digest-only = true\n[[registry.mirror]]\nlocation = \"m1.io\"\n\
+                    [[registry]]\nlocation = \"c.io\"\n[aliases]\nfoo = \"a.io/foo\"\nbar = \"a.io/bar\"\n";
+        let drop_in =
+            "[[registry]]\nlocation = \"a.io\"\n[[registry.mirror]]\nlocation = \"m2.io\"\n\
+                       [[registry]]\nlocation = \"b.io\"\n[aliases]\nfoo = \"\"\n";
+        let conf = load_files(("main.conf", main), &[("d.conf", drop_in)]).unwrap();
+        assert_eq!(prefixes(&conf), ["a.io", "b.io", "c.io"]);
+        let a = &conf.registries[0];
+        assert!(!a.mirror_by_digest_only);
+        assert_eq!(
+            a.mirrors
+                .iter()
+                .map(|m| m.location.as_str())
+                .collect::<Vec<_>>(),
+            ["m2.io"]
+        );
+        assert_eq!(conf.aliases["foo"].value, None);
+        assert_eq!(conf.aliases["bar"].value.as_deref(), Some("a.io/bar"));
+        // A drop-in may flip `insecure` for a location another file uses.
+        let conf = load_files(
+            (
+                "main.conf",
+                "[[registry]]\nprefix = \"x.io\"\nlocation = \"a.io\"\n",
+            ),
+            &[(
+                "d.conf",
+                "[[registry]]\nprefix = \"y.io\"\nlocation = \"a.io\"\ninsecure = true\n",
+            )],
+        )
+        .unwrap();
+        assert_eq!(prefixes(&conf), ["x.io", "y.io"]);
+        // Without a main file.
+        let d = [ConfigFile {
+            name: "d.conf",
+            text: "[[registry]]\nlocation = \"a.io\"\n",
+        }];
+        let conf = load(None, &d).unwrap();
+        assert_eq!(prefixes(&conf), ["a.io"]);
+        assert_eq!(conf.files, ["d.conf"]);
+        assert_eq!(conf.search_registries_file, None);
+        // A later drop-in's error names that file.
+        let e = load_files(
+            ("main.conf", main),
+            &[("d.conf", drop_in), ("e.conf", "[[registry]]\n")],
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "loading drop-in registries configuration \"e.conf\": [[registry]] #1 (line 1): invalid condition: both location and prefix are unset"
+        );
+    }
+
+    #[test]
+    fn go_quote_escapes_like_strconv_quote() {
+        for (input, want) in [
+            ("plain/path.conf", r#""plain/path.conf""#),
+            ("a\"b\\c", r#""a\"b\\c""#),
+            ("tab\there\n", r#""tab\there\n""#),
+            ("\u{1}\u{7f}", r#""\x01\x7f""#),
+            ("héllo", "\"héllo\""),
+            ("zero\u{200b}width\u{a0}", r#""zero\u200bwidth\u00a0""#),
+        ] {
+            assert_eq!(go_quote(input), want, "{input:?}");
+        }
+    }
 }

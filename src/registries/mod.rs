@@ -23,8 +23,12 @@ pub struct RegistriesConf {
     pub registries: Vec<Registry>,
     /// `unqualified-search-registries`, in order.
     pub unqualified_search_registries: Vec<String>,
-    /// The file that last set `unqualified-search-registries`.
+    /// Where `unqualified-search-registries` was last set (file and line).
     pub search_registries_origin: Option<Origin>,
+    /// The file upstream names in short-name errors: the last file that set
+    /// `unqualified-search-registries`, else the main file; `None` when
+    /// there was no main file and no drop-in set it.
+    pub search_registries_file: Option<String>,
     /// `short-name-mode`, if any file set it.
     pub short_name_mode: Option<ShortNameMode>,
     /// The file that last set `short-name-mode`.
@@ -100,6 +104,11 @@ pub struct Alias {
 mod fast;
 mod load;
 pub mod lookup;
+mod raw;
 pub mod shortnames;
+#[cfg(test)]
+mod testdata;
 
-pub use load::{load, parse_short_name_mode, ConfigFile, RegistriesError};
+pub use load::{
+    load, parse_short_name_mode, ConfigFile, RegistriesError, AUTHENTICATION_FILE_HELPER,
+};

@@ -58,6 +58,14 @@ Examples:
   # As JSON, for scripts
   kubectl mirrorpolicy list -f must-gather/ -o json";
 
+const LINT_EXAMPLES: &str = "\
+Examples:
+  # Check proposed mirror sets together with what the cluster already has
+  kubectl mirrorpolicy lint -f must-gather/ -f new-idms.yaml
+
+  # In CI, as JSON
+  kubectl mirrorpolicy lint -f manifests/ -o json";
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -69,6 +77,10 @@ pub enum Command {
     /// policy.json, registries.d, namespace policies and the generated MachineConfig.
     #[command(after_long_help = RENDER_EXAMPLES, after_help = RENDER_EXAMPLES)]
     Render(RenderArgs),
+    /// Check mirror CRs before applying them: the API server's CRD rules and the MCO's own
+    /// validation (which it only logs), plus warnings. Exit 1 when an error is found.
+    #[command(after_long_help = LINT_EXAMPLES, after_help = LINT_EXAMPLES)]
+    Lint(LintArgs),
     /// List the effective mirror rules after the MCO's merge, with the objects behind each.
     #[command(after_long_help = LIST_EXAMPLES, after_help = LIST_EXAMPLES)]
     List(ListArgs),
@@ -165,6 +177,25 @@ pub struct ListArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
     pub output: ListFormat,
+}
+
+/// Arguments of `lint`.
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Cluster objects: files, folders (recursive, must-gather works as is) or `-` for stdin. Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
+    pub filenames: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = LintFormat::Table)]
+    pub output: LintFormat,
+}
+
+/// `-o/--output` for lint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LintFormat {
+    Table,
+    Json,
 }
 
 /// `-o/--output` for list.

@@ -10,6 +10,7 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitCode {
     Success = 0,
+    Findings = 1,
     Input = 2,
 }
 

@@ -7,6 +7,7 @@
 
 pub mod crd;
 pub mod explain;
+pub mod lint;
 pub mod list;
 pub mod origin;
 pub mod output;

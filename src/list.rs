@@ -90,7 +90,7 @@ pub fn rules(conf: &V2RegistriesConf, input: &RegistriesInput) -> Vec<Rule> {
 }
 
 /// For each source, the pairs of mirrors that two sets order oppositely.
-fn order_conflicts(input: &RegistriesInput) -> BTreeMap<String, Vec<String>> {
+pub fn order_conflicts(input: &RegistriesInput) -> BTreeMap<String, Vec<String>> {
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let kinds = [
         input.idms.iter().chain(&input.icsp).collect::<Vec<_>>(),

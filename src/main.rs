@@ -25,12 +25,13 @@ fn main() {
     };
     term::init_color(cli.color);
     let result = match &cli.command {
-        Command::Explain(args) => commands::explain::run(args),
-        Command::Render(args) => commands::render::run(args),
-        Command::List(args) => commands::list::run(args),
+        Command::Explain(args) => commands::explain::run(args).map(|()| ExitCode::Success),
+        Command::Render(args) => commands::render::run(args).map(|()| ExitCode::Success),
+        Command::List(args) => commands::list::run(args).map(|()| ExitCode::Success),
+        Command::Lint(args) => commands::lint::run(args),
     };
     match result {
-        Ok(()) => process::exit(ExitCode::Success as i32),
+        Ok(code) => process::exit(code as i32),
         Err(e) => process::exit(report(&e) as i32),
     }
 }

@@ -292,3 +292,40 @@ fn malformed_yaml_names_file_and_document() {
         .stderr(contains("broken.yaml"))
         .stderr(contains("document 2"));
 }
+
+#[test]
+fn lint_reports_every_mco_error_and_exits_1() {
+    let yaml = "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: x\nspec:\n  imageDigestMirrors:\n  - source: quay.io/a\n    mirrors: [m.example.com/a, n.example.com/a]\n    mirrorSourcePolicy: NeverContactSource\n  - source: quay.io/b\n    mirrorSourcePolicy: NeverContactSource\n---\napiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: y\nspec:\n  repositoryDigestMirrors:\n  - source: quay.io/a\n    mirrors: [n.example.com/a, m.example.com/a]\n  - source: quay.io/c\n    mirrors: [\"bad mirror\"]\n";
+    let out = plugin()
+        .args(["lint", "-f", "-", "-o", "json"])
+        .write_stdin(yaml)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = v["items"].to_string();
+    for want in [
+        "conflicting mirrorSourcePolicy is set for the same source \\\"quay.io/a\\\"",
+        "invalid format for mirror \\\"bad mirror\\\"",
+        "the MCO ignores it",
+        "the merged order is unspecified",
+        "ImageContentSourcePolicy is deprecated",
+    ] {
+        assert!(findings.contains(want), "missing {want}: {findings}");
+    }
+    assert_eq!(v["items"][0]["level"], "error");
+}
+
+#[test]
+fn lint_clean_example_exits_0() {
+    plugin()
+        .args(["lint", "-f", "examples/disconnected-cluster"])
+        .assert()
+        .code(0)
+        .stdout(contains("0 error(s)"));
+}

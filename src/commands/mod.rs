@@ -2,5 +2,6 @@
 
 pub mod cluster;
 pub mod explain;
+pub mod lint;
 pub mod list;
 pub mod render;

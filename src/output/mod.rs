@@ -4,6 +4,7 @@
 //! human table. Colour is decided by the caller and passed in.
 
 pub mod explain;
+pub mod lint;
 pub mod list;
 
 use std::io::{self, Write};

@@ -1,6 +1,9 @@
 //! Generates registries.conf files at the scale oc-mirror produces: many
 //! `[[registry]]` entries with digest-only mirrors, as the MCO renders
 //! them from ImageDigestMirrorSets, plus some tag mirrors and wildcards.
+//!
+//! Shared by the benchmarks and the generator examples; each uses only part of it.
+#![allow(dead_code)]
 
 use std::fmt::Write;
 
@@ -53,4 +56,31 @@ pub fn last_reference(n: usize) -> String {
         i / 100,
         "0123456789abcdef".repeat(4)
     )
+}
+
+/// ImageDigestMirrorSets at oc-mirror scale: `n` sources spread over
+/// objects of `per_object` sources each, as multi-document YAML. Every
+/// tenth object also gets a matching ImageTagMirrorSet entry, and an
+/// `Image/cluster` blocks one registry and marks one insecure.
+pub fn mirror_sets_yaml(n: usize, per_object: usize) -> String {
+    let mut s = String::with_capacity(n * 160);
+    s.push_str("apiVersion: config.openshift.io/v1\nkind: Image\nmetadata:\n  name: cluster\nspec:\n  registrySources:\n    blockedRegistries:\n    - untrusted.example.com\n    insecureRegistries:\n    - registry.lab.example.com:5000\n");
+    let objects = n.div_ceil(per_object.max(1));
+    for o in 0..objects {
+        let _ = write!(
+            s,
+            "---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: idms-{o}\nspec:\n  imageDigestMirrors:\n"
+        );
+        for i in (o * per_object)..((o + 1) * per_object).min(n) {
+            let team = i / 100;
+            let _ = write!(
+                s,
+                "  - source: source.example.com/team{team}/app{i}\n    mirrors:\n    - mirror.example.net:5000/team{team}/app{i}\n"
+            );
+            if i % 3 == 0 {
+                let _ = writeln!(s, "    - backup.example.org/team{team}/app{i}");
+            }
+        }
+    }
+    s
 }

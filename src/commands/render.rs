@@ -46,7 +46,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
             }
             Ok(())
         }
-        RenderFormat::Machineconfig => output::write_yaml(out, &[&rendered.machine_config]),
+        RenderFormat::Machineconfig => output::write_yaml(out, &[&rendered.machine_config()]),
         RenderFormat::Json => {
             let files: Vec<_> = rendered
                 .files
@@ -58,7 +58,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
                 &[json!({
                     "pool": rendered.pool,
                     "files": files,
-                    "machineConfig": rendered.machine_config,
+                    "machineConfig": rendered.machine_config(),
                     "warnings": rendered.warnings,
                 })],
             )

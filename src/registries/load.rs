@@ -14,7 +14,7 @@ use std::fmt;
 
 use toml::Spanned;
 
-use super::raw::{RawConfig, RawMirror, RawV1};
+use super::raw::{RawConfig, RawRegistry, RawV1};
 use super::{Alias, Mirror, PullFromMirror, RegistriesConf, Registry, ShortNameMode};
 use crate::origin::Origin;
 use crate::reference::{is_qualified_domain, is_valid_domain, Reference};
@@ -106,14 +106,9 @@ struct Lines(Vec<usize>);
 
 impl Lines {
     fn new(text: &str) -> Self {
-        let mut starts = Vec::with_capacity(text.len() / 24 + 1);
+        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
         starts.push(0);
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         Self(starts)
     }
 
@@ -129,16 +124,28 @@ impl Lines {
     }
 }
 
+/// The error upstream `parseLocation` gives for `input`, if any: a URI
+/// scheme (after trailing slashes are stripped) is refused.
+fn location_error(input: &str) -> Option<String> {
+    let trimmed = input.trim_end_matches('/');
+    (trimmed.starts_with("http://") || trimmed.starts_with("https://"))
+        .then(|| format!("invalid location '{input}': URI schemes are not supported"))
+}
+
+/// Upstream `parseLocation` on an owned string, reusing it.
+fn take_location(mut input: String) -> Result<String, String> {
+    if let Some(e) = location_error(&input) {
+        return Err(e);
+    }
+    let len = input.trim_end_matches('/').len();
+    input.truncate(len);
+    Ok(input)
+}
+
 /// Upstream `parseLocation`: trailing slashes stripped, URI schemes refused.
 /// The message quotes the raw input.
 pub(super) fn parse_location(input: &str) -> Result<String, String> {
-    let trimmed = input.trim_end_matches('/');
-    if trimmed.starts_with("http://") || trimmed.starts_with("https://") {
-        return Err(format!(
-            "invalid location '{input}': URI schemes are not supported"
-        ));
-    }
-    Ok(trimmed.to_string())
+    take_location(input.to_string())
 }
 
 /// Parses `short-name-mode` as upstream `parseShortNameMode`; empty means unset.
@@ -190,7 +197,7 @@ pub(super) fn parse_short_name_value(alias: &str) -> Result<String, String> {
 }
 
 /// Where a registry entry was written, for messages.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 enum Place {
     /// The n-th (1-based) `[[registry]]` of the file.
     Table { index: usize },
@@ -198,39 +205,46 @@ enum Place {
     V1 { table: &'static str },
 }
 
-/// A registry entry on its way through `postProcessRegistries`.
-struct Entry {
+/// Where an entry is, kept beside it for messages.
+#[derive(Debug, Clone, Copy)]
+struct Meta {
     place: Place,
+    /// The line of its `[[registry]]` header (or v1 list).
     line: usize,
-    prefix: String,
-    location: String,
-    insecure: bool,
-    blocked: bool,
-    mirror_by_digest_only: bool,
-    pull_from_mirror: String,
-    mirrors: Vec<(usize, RawMirror)>,
-    origins: Vec<Origin>,
+    /// Whether the file set `prefix` (else the context names the location).
+    prefix_set: bool,
 }
 
-impl Entry {
-    /// `[[registry]] #3 (line 14, prefix "quay.io")`, using what the file says.
-    fn context(&self) -> String {
-        let what = match &self.place {
-            Place::Table { index } => format!("[[registry]] #{index}"),
-            Place::V1 { table } => format!("[registries.{table}]"),
-        };
-        let key = match &self.place {
-            Place::V1 { .. } => format!(", {}", go_quote(&self.location)),
-            Place::Table { .. } if !self.prefix.is_empty() => {
-                format!(", prefix {}", go_quote(&self.prefix))
+impl Meta {
+    /// `[[registry]] #3 (line 14, prefix "quay.io")`.
+    fn context(&self, prefix: &str, location: &str) -> String {
+        match self.place {
+            Place::Table { index } => {
+                let key = if self.prefix_set {
+                    format!(", prefix {}", go_quote(prefix))
+                } else if !location.is_empty() {
+                    format!(", location {}", go_quote(location))
+                } else {
+                    String::new()
+                };
+                format!("[[registry]] #{index} (line {}{key})", self.line)
             }
-            Place::Table { .. } if !self.location.is_empty() => {
-                format!(", location {}", go_quote(&self.location))
+            Place::V1 { table } => {
+                format!(
+                    "[registries.{table}] (line {}, {})",
+                    self.line,
+                    go_quote(location)
+                )
             }
-            Place::Table { .. } => String::new(),
-        };
-        format!("{what} (line {}{key})", self.line)
+        }
     }
+}
+
+/// A registry entry as read, before `postProcessRegistries`.
+struct Pending {
+    meta: Meta,
+    raw: RawRegistry,
+    origins: Vec<Origin>,
 }
 
 /// One file after its own validation, before merging.
@@ -261,8 +275,19 @@ impl Reporter<'_> {
         }
     }
 
-    fn at_entry(&self, entry: &Entry, message: String) -> RegistriesError {
-        self.error(Some(entry.line), entry.context(), message)
+    /// An error about an entry, named by its (possibly processed) prefix and location.
+    fn at_entry(
+        &self,
+        meta: &Meta,
+        prefix: &str,
+        location: &str,
+        message: String,
+    ) -> RegistriesError {
+        self.error(Some(meta.line), meta.context(prefix, location), message)
+    }
+
+    fn at_registry(&self, meta: &Meta, r: &Registry, message: String) -> RegistriesError {
+        self.at_entry(meta, &r.prefix, &r.location, message)
     }
 }
 
@@ -291,13 +316,12 @@ fn parse_raw(
 fn load_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<FileConfig, RegistriesError> {
     let lines = Lines::new(file.text);
     let rep = Reporter { file, drop_in };
-    let raw = parse_raw(file, &lines, &rep)?;
+    let mut raw = parse_raw(file, &lines, &rep)?;
     let origin_at = |offset: usize| Origin::file_line(file.name, lines.line(offset));
 
-    let v1 = raw.v1.as_ref().filter(|v1| v1.is_set());
-    let (entries, search) = match v1 {
+    let (pending, search) = match raw.v1.take().filter(RawV1::is_set) {
         Some(v1) => {
-            let line = v1_line(v1, &lines);
+            let line = v1_line(&v1, &lines);
             let context = line.map_or_else(String::new, |l| format!("line {l}"));
             if drop_in {
                 return Err(rep.error(
@@ -313,63 +337,52 @@ fn load_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<FileConfig, Registr
                     "mixing sysregistry v1/v2 is not supported".to_string(),
                 ));
             }
-            let entries = convert_v1(v1, file, &lines, &rep)?;
-            let search = v1
-                .search
-                .as_ref()
-                .and_then(|l| l.registries.as_ref())
-                .map(|s| {
-                    (
-                        s.get_ref().clone(),
-                        lines.line(s.span().start),
-                        "[registries.search]",
-                    )
-                });
-            (entries, search)
+            let pending = convert_v1(&v1, file, &lines, &rep)?;
+            let search = v1.search.and_then(|l| l.registries).map(|s| {
+                (
+                    lines.line(s.span().start),
+                    s.into_inner(),
+                    "[registries.search]",
+                )
+            });
+            (pending, search)
         }
         None => {
-            let entries = raw
+            let pending = raw
                 .registries
+                .take()
                 .into_iter()
                 .flatten()
                 .enumerate()
                 .map(|(i, spanned)| {
                     let line = lines.line(spanned.span().start);
-                    let r = spanned.into_inner();
-                    Entry {
-                        place: Place::Table { index: i + 1 },
-                        line,
-                        prefix: r.prefix.unwrap_or_default(),
-                        location: r.location.unwrap_or_default(),
-                        insecure: r.insecure.unwrap_or(false),
-                        blocked: r.blocked.unwrap_or(false),
-                        mirror_by_digest_only: r.mirror_by_digest_only.unwrap_or(false),
-                        pull_from_mirror: r.pull_from_mirror.unwrap_or_default(),
-                        mirrors: r
-                            .mirrors
-                            .into_iter()
-                            .flatten()
-                            .map(|m| (lines.line(m.span().start), m.into_inner()))
-                            .collect(),
+                    let raw = spanned.into_inner();
+                    Pending {
+                        meta: Meta {
+                            place: Place::Table { index: i + 1 },
+                            line,
+                            prefix_set: raw.prefix.as_ref().is_some_and(|p| !p.is_empty()),
+                        },
+                        raw,
                         origins: vec![Origin::file_line(file.name, line)],
                     }
                 })
                 .collect();
-            let search = raw.unqualified_search_registries.as_ref().map(|s| {
+            let search = raw.unqualified_search_registries.take().map(|s| {
                 (
-                    s.get_ref().clone(),
                     lines.line(s.span().start),
+                    s.into_inner(),
                     "unqualified-search-registries",
                 )
             });
-            (entries, search)
+            (pending, search)
         }
     };
     let search_origin = search
         .as_ref()
-        .map(|(_, line, _)| Origin::file_line(file.name, *line));
+        .map(|(line, _, _)| Origin::file_line(file.name, *line));
 
-    let (registries, search) = post_process(entries, search, &rep)?;
+    let (registries, metas, search) = post_process(pending, search, &lines, &rep)?;
 
     // Still `loadConfigFile`: the mode, then wildcard prefixes, then aliases.
     let short_name_mode = match &raw.short_name_mode {
@@ -383,17 +396,22 @@ fn load_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<FileConfig, Registr
         _ => None,
     };
 
-    for (registry, entry) in &registries {
-        let p = &registry.prefix;
-        if p.starts_with("*.") && p.contains(['/', '@', ':']) {
-            return Err(rep.at_entry(
-                entry,
-                format!(
-                    "Wildcarded prefix should be in the format: *.example.com. Current prefix {} is incorrectly formatted",
-                    go_quote(p)
-                ),
-            ));
-        }
+    // Upstream checks the sorted, de-duplicated list, so the error names
+    // the smallest offending prefix, and of equal prefixes the first.
+    let bad_wildcard = registries
+        .iter()
+        .zip(&metas)
+        .filter(|(r, _)| r.prefix.starts_with("*.") && r.prefix.contains(['/', '@', ':']))
+        .min_by(|a, b| a.0.prefix.cmp(&b.0.prefix));
+    if let Some((r, meta)) = bad_wildcard {
+        return Err(rep.at_registry(
+            meta,
+            r,
+            format!(
+                "Wildcarded prefix should be in the format: *.example.com. Current prefix {} is incorrectly formatted",
+                go_quote(&r.prefix)
+            ),
+        ));
     }
 
     let aliases = match &raw.aliases {
@@ -402,7 +420,7 @@ fn load_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<FileConfig, Registr
     };
 
     Ok(FileConfig {
-        registries: registries.into_iter().map(|(r, _)| r).collect(),
+        registries: sort_unique(registries),
         search,
         search_origin,
         credential_helpers: raw.credential_helpers,
@@ -428,8 +446,8 @@ fn convert_v1(
     file: &ConfigFile<'_>,
     lines: &Lines,
     rep: &Reporter<'_>,
-) -> Result<Vec<Entry>, RegistriesError> {
-    let mut entries: Vec<Entry> = Vec::new();
+) -> Result<Vec<Pending>, RegistriesError> {
+    let mut pending: Vec<Pending> = Vec::new();
     let mut by_location: HashMap<String, usize> = HashMap::new();
     for (table, list) in [("block", &v1.block), ("insecure", &v1.insecure)] {
         let Some(list) = list.as_ref().and_then(|l| l.registries.as_ref()) else {
@@ -446,99 +464,124 @@ fn convert_v1(
                 )
             })?;
             let i = *by_location.entry(location.clone()).or_insert_with(|| {
-                entries.push(Entry {
-                    place: Place::V1 { table },
-                    line,
-                    prefix: location.clone(),
-                    location,
-                    insecure: false,
-                    blocked: false,
-                    mirror_by_digest_only: false,
-                    pull_from_mirror: String::new(),
-                    mirrors: Vec::new(),
+                pending.push(Pending {
+                    meta: Meta {
+                        place: Place::V1 { table },
+                        line,
+                        prefix_set: true,
+                    },
+                    raw: RawRegistry {
+                        prefix: Some(location.clone()),
+                        location: Some(location),
+                        ..RawRegistry::default()
+                    },
                     origins: Vec::new(),
                 });
-                entries.len() - 1
+                pending.len() - 1
             });
-            let e = &mut entries[i];
+            let p = &mut pending[i];
             if table == "block" {
-                e.blocked = true;
+                p.raw.blocked = Some(true);
             } else {
-                e.insecure = true;
+                p.raw.insecure = Some(true);
             }
-            if !e.origins.contains(&origin) {
-                e.origins.push(origin.clone());
+            if !p.origins.contains(&origin) {
+                p.origins.push(origin.clone());
             }
         }
     }
-    Ok(entries)
+    Ok(pending)
 }
 
-/// A search list, the line it is on, and the key that set it.
-type Search = Option<(Vec<String>, usize, &'static str)>;
+/// A search list: the line it is on, its entries, and the key that set it.
+type Search = Option<(usize, Vec<String>, &'static str)>;
 
-/// Upstream `V2RegistriesConf.postProcessRegistries`: per-entry checks in
-/// file order, the insecure/blocked conflict check, search registries, then
-/// duplicate prefixes dropped (the first wins) and the rest sorted by prefix.
+/// Upstream `V2RegistriesConf.postProcessRegistries`, up to (not including)
+/// dropping duplicate prefixes and sorting: per-entry checks in file order,
+/// the insecure/blocked conflict check, then search registries. Returns
+/// the entries in file order with where each was written.
 #[allow(clippy::type_complexity)]
 fn post_process(
-    entries: Vec<Entry>,
+    pending: Vec<Pending>,
     search: Search,
+    lines: &Lines,
     rep: &Reporter<'_>,
-) -> Result<(Vec<(Registry, Entry)>, Option<Vec<String>>), RegistriesError> {
-    let mut out: Vec<(Registry, Entry)> = Vec::with_capacity(entries.len());
-    for mut entry in entries {
-        let location = parse_location(&entry.location).map_err(|m| rep.at_entry(&entry, m))?;
-        let prefix = if entry.prefix.is_empty() {
+) -> Result<(Vec<Registry>, Vec<Meta>, Option<Vec<String>>), RegistriesError> {
+    let mut registries: Vec<Registry> = Vec::with_capacity(pending.len());
+    let mut metas: Vec<Meta> = Vec::with_capacity(pending.len());
+    for Pending { meta, raw, origins } in pending {
+        let raw_prefix = raw.prefix.unwrap_or_default();
+        let raw_location = raw.location.unwrap_or_default();
+        if let Some(e) = location_error(&raw_location) {
+            return Err(rep.at_entry(&meta, &raw_prefix, &raw_location, e));
+        }
+        let location = take_location(raw_location).unwrap_or_default();
+        let prefix = if raw_prefix.is_empty() {
             if location.is_empty() {
                 return Err(rep.at_entry(
-                    &entry,
+                    &meta,
+                    "",
+                    "",
                     "invalid condition: both location and prefix are unset".to_string(),
                 ));
             }
             location.clone()
         } else {
-            let p = parse_location(&entry.prefix).map_err(|m| rep.at_entry(&entry, m))?;
+            if let Some(e) = location_error(&raw_prefix) {
+                return Err(rep.at_entry(&meta, &raw_prefix, &location, e));
+            }
+            let p = take_location(raw_prefix).unwrap_or_default();
             if !p.starts_with("*.") && location.is_empty() {
                 return Err(rep.at_entry(
-                    &entry,
+                    &meta,
+                    &p,
+                    "",
                     "invalid condition: location is unset and prefix is not in the format: *.example.com"
                         .to_string(),
                 ));
             }
             p
         };
-        if !entry.pull_from_mirror.is_empty() {
+        if raw
+            .pull_from_mirror
+            .as_deref()
+            .is_some_and(|v| !v.is_empty())
+        {
             return Err(rep.at_entry(
-                &entry,
+                &meta,
+                &prefix,
+                &location,
                 format!(
                     "pull-from-mirror must not be set for a non-mirror registry {}",
                     go_quote(&prefix)
                 ),
             ));
         }
-        let mut mirrors = Vec::with_capacity(entry.mirrors.len());
-        for (n, (line, m)) in std::mem::take(&mut entry.mirrors).into_iter().enumerate() {
+        let mirror_by_digest_only = raw.mirror_by_digest_only.unwrap_or(false);
+        let raw_mirrors = raw.mirrors.unwrap_or_default();
+        let mut mirrors = Vec::with_capacity(raw_mirrors.len());
+        for (n, spanned) in raw_mirrors.into_iter().enumerate() {
+            let line = lines.line(spanned.span().start);
+            let m = spanned.into_inner();
             let at_mirror = |message: String| {
                 rep.error(
                     Some(line),
                     format!(
                         "{}: [[registry.mirror]] #{} (line {line})",
-                        entry.context(),
+                        meta.context(&prefix, &location),
                         n + 1
                     ),
                     message,
                 )
             };
-            let mloc =
-                parse_location(m.location.as_deref().unwrap_or_default()).map_err(at_mirror)?;
+            let mloc = take_location(m.location.unwrap_or_default()).map_err(at_mirror)?;
             if mloc.is_empty() {
                 return Err(at_mirror(
                     "invalid condition: mirror location is unset".to_string(),
                 ));
             }
             let pfm = m.pull_from_mirror.as_deref().unwrap_or_default();
-            if entry.mirror_by_digest_only && !pfm.is_empty() {
+            if mirror_by_digest_only && !pfm.is_empty() {
                 return Err(at_mirror(format!(
                     "cannot set mirror usage mirror-by-digest-only for the registry ({}) and pull-from-mirror for per-mirror ({}) at the same time",
                     go_quote(&prefix),
@@ -565,27 +608,27 @@ fn post_process(
                 origins: vec![Origin::file_line(rep.file.name, line)],
             });
         }
-        let registry = Registry {
+        registries.push(Registry {
             prefix,
             location,
-            insecure: entry.insecure,
-            blocked: entry.blocked,
-            mirror_by_digest_only: entry.mirror_by_digest_only,
+            insecure: raw.insecure.unwrap_or(false),
+            blocked: raw.blocked.unwrap_or(false),
+            mirror_by_digest_only,
             mirrors,
-            origins: std::mem::take(&mut entry.origins),
-        };
-        out.push((registry, entry));
+            origins,
+        });
+        metas.push(meta);
     }
 
-    check_conflicts(&out, rep)?;
+    check_conflicts(&registries, &metas, rep)?;
 
     let search = match search {
-        Some((list, line, key)) => {
+        Some((line, list, key)) => {
             let context = format!("{key} (line {line})");
             let mut parsed = Vec::with_capacity(list.len());
-            for entry in &list {
+            for entry in list {
                 let loc =
-                    parse_location(entry).map_err(|m| rep.error(Some(line), context.clone(), m))?;
+                    take_location(entry).map_err(|m| rep.error(Some(line), context.clone(), m))?;
                 if !is_valid_domain(&loc) {
                     return Err(rep.error(
                         Some(line),
@@ -602,19 +645,41 @@ fn post_process(
         }
         None => None,
     };
+    Ok((registries, metas, search))
+}
 
-    // A stable sort keeps file order among equal prefixes, so the first of
-    // each run is the one upstream keeps.
-    out.sort_by(|a, b| a.0.prefix.cmp(&b.0.prefix));
-    out.dedup_by(|later, earlier| later.0.prefix == earlier.0.prefix);
-    Ok((out, search))
+/// Upstream's last step of `postProcessRegistries`: the first entry with a
+/// prefix (in file order) is kept, later ones dropped silently, and the
+/// result sorted by prefix, byte-wise. Moves each entry once.
+fn sort_unique(registries: Vec<Registry>) -> Vec<Registry> {
+    if registries.windows(2).all(|w| w[0].prefix < w[1].prefix) {
+        return registries;
+    }
+    let mut order: Vec<usize> = (0..registries.len()).collect();
+    // Stable, so equal prefixes stay in file order and the first is kept.
+    order.sort_by(|&a, &b| registries[a].prefix.cmp(&registries[b].prefix));
+    let mut slots: Vec<Option<Registry>> = registries.into_iter().map(Some).collect();
+    let mut out: Vec<Registry> = Vec::with_capacity(slots.len());
+    for i in order {
+        let Some(r) = slots[i].take() else { continue };
+        if out.last().is_some_and(|last| last.prefix == r.prefix) {
+            continue;
+        }
+        out.push(r);
+    }
+    out
 }
 
 /// All entries sharing a location (or, without one, a prefix) must agree on
 /// `insecure` and `blocked`. Upstream compares each entry, in file order,
 /// with every member of its group in file order and reports the first
-/// difference; this finds the same pair without comparing all pairs.
-fn check_conflicts(regs: &[(Registry, Entry)], rep: &Reporter<'_>) -> Result<(), RegistriesError> {
+/// difference. One pass finds whether any group disagrees (usually none
+/// does); only then a second pass finds the pair upstream reports.
+fn check_conflicts(
+    regs: &[Registry],
+    metas: &[Meta],
+    rep: &Reporter<'_>,
+) -> Result<(), RegistriesError> {
     fn key(r: &Registry) -> &str {
         if r.location.is_empty() {
             &r.prefix
@@ -622,42 +687,44 @@ fn check_conflicts(regs: &[(Registry, Entry)], rep: &Reporter<'_>) -> Result<(),
             &r.location
         }
     }
-    fn combo(r: &Registry) -> usize {
-        usize::from(r.insecure) | usize::from(r.blocked) << 1
+    fn combo(r: &Registry) -> u8 {
+        u8::from(r.insecure) | (u8::from(r.blocked) << 1)
+    }
+    let mut first_combo: HashMap<&str, u8> = HashMap::with_capacity(regs.len());
+    let any_conflict = regs
+        .iter()
+        .any(|r| *first_combo.entry(key(r)).or_insert(combo(r)) != combo(r));
+    if !any_conflict {
+        return Ok(());
     }
     // Per group: the first index with each (insecure, blocked) combination.
-    let mut groups: HashMap<&str, [Option<usize>; 4]> = HashMap::with_capacity(regs.len());
-    for (i, (r, _)) in regs.iter().enumerate() {
-        let firsts = groups.entry(key(r)).or_insert([None; 4]);
-        firsts[combo(r)].get_or_insert(i);
+    let mut groups: HashMap<&str, [Option<usize>; 4]> = HashMap::new();
+    for (i, r) in regs.iter().enumerate() {
+        groups.entry(key(r)).or_insert([None; 4])[usize::from(combo(r))].get_or_insert(i);
     }
-    for (r, entry) in regs {
+    for (i, r) in regs.iter().enumerate() {
         let firsts = &groups[key(r)];
-        let mine = combo(r);
-        let other = (0..4)
+        let mine = usize::from(combo(r));
+        let Some(j) = (0..4)
             .filter(|&c| c != mine)
             .filter_map(|c| firsts[c])
-            .min();
-        let Some(j) = other else {
+            .min()
+        else {
             continue;
         };
-        let (o, o_entry) = &regs[j];
-        let setting = if o.insecure != r.insecure {
-            "insecure"
+        let o = &regs[j];
+        let (setting, mine_v, other_v) = if o.insecure != r.insecure {
+            ("insecure", r.insecure, o.insecure)
         } else {
-            "blocked"
+            ("blocked", r.blocked, o.blocked)
         };
-        let (mine_v, other_v) = if setting == "insecure" {
-            (r.insecure, o.insecure)
-        } else {
-            (r.blocked, o.blocked)
-        };
-        return Err(rep.at_entry(
-            entry,
+        return Err(rep.at_registry(
+            &metas[i],
+            r,
             format!(
                 "registry '{}' is defined multiple times with conflicting '{setting}' setting ({setting} = {mine_v} here, {other_v} in {})",
                 r.location,
-                o_entry.context()
+                metas[j].context(&o.prefix, &o.location)
             ),
         ));
     }

@@ -82,10 +82,8 @@ pub struct Rendered {
     pub files: Vec<NodeFile>,
     /// The registries.conf model (with origins), when the MCO regenerates it.
     pub registries: Option<V2RegistriesConf>,
-    /// The generated MachineConfig object.
-    pub machine_config: serde_json::Value,
-    /// The exact Ignition JSON of `spec.config`.
-    pub ignition: String,
+    /// The output differences of the MCO release rendered for.
+    pub profile: McoProfile,
     /// The signature policy scopes (ClusterImagePolicy, ImagePolicy) the files were built from.
     pub scope_policies: ScopePolicies,
     /// Blocked scopes written to policy.json (after payload protection).
@@ -97,6 +95,16 @@ pub struct Rendered {
 }
 
 impl Rendered {
+    /// The exact Ignition JSON of the generated MachineConfig's `spec.config`.
+    pub fn ignition(&self) -> String {
+        ignition_json(&self.files, self.profile.ignition_version)
+    }
+
+    /// The generated MachineConfig object.
+    pub fn machine_config(&self) -> serde_json::Value {
+        generated_machine_config(&self.pool, &self.files, self.profile.ignition_version)
+    }
+
     /// The content of one node file, if the render writes it.
     pub fn file(&self, path: &str) -> Option<&str> {
         self.files
@@ -271,11 +279,9 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
             contents: encode_registries_conf(&conf, profile.encode),
         });
     }
-    let ignition = ignition_json(&files, profile.ignition_version);
     Ok(Rendered {
         pool: pool.to_string(),
-        machine_config: generated_machine_config(pool, &files, profile.ignition_version),
-        ignition,
+        profile,
         files,
         registries,
         scope_policies: policies.scope_policies,

@@ -30,10 +30,19 @@ pub fn generated_registries_name(pool: &str) -> String {
 pub fn go_json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
+    // Most strings (paths, base64) need no escaping at all.
+    let plain = |b: u8| b >= 0x20 && !matches!(b, b'"' | b'\\' | b'<' | b'>' | b'&') && b < 0x80;
+    if s.bytes().all(plain) {
+        out.push_str(s);
+        out.push('"');
+        return out;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),

@@ -1,0 +1,14 @@
+//! Prints oc-mirror-scale ImageDigestMirrorSets (N sources, 100 per object)
+//! for whole-process benchmarks of `render` and `explain -f`:
+//! `cargo run --release --example gen_mirror_sets -- 20000 > /tmp/idms-20k.yaml`.
+
+#[path = "../benches/support/generate.rs"]
+mod generate;
+
+fn main() {
+    let n = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(20_000);
+    print!("{}", generate::mirror_sets_yaml(n, 100));
+}

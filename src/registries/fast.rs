@@ -1,10 +1,11 @@
 //! A fast reader for the plain subset of TOML that registries.conf files
 //! use (and that the MCO writes): `[[registry]]`, `[[registry.mirror]]` and
 //! `[aliases]` headers, and `key = value` lines whose values are basic or
-//! literal strings without escapes, booleans, or one-line string arrays.
+//! literal strings without escapes, booleans, or string arrays (which may
+//! span lines, with comments between items).
 //!
 //! Anything outside that subset (escapes, inline tables, dotted keys,
-//! multi-line values, v1 tables, numbers, a duplicate key, a type that
+//! multi-line strings, v1 tables, numbers, a duplicate key, a type that
 //! does not fit the schema, a key that is a case variant of a known one)
 //! makes it give up, and the caller parses the
 //! text with the full `toml` parser instead, which also reports errors.
@@ -25,9 +26,6 @@ enum Value {
     Array(Vec<String>),
 }
 
-/// A `[[registry]]` being read: its header offset, its keys, and its mirrors with their header offsets.
-type Entry = (usize, RawRegistry, Vec<(usize, RawMirror)>);
-
 /// Which table the following keys belong to.
 enum Table {
     Root,
@@ -36,23 +34,134 @@ enum Table {
     Aliases,
 }
 
+/// A string array being read, possibly over several lines.
+struct ArrayReader {
+    items: Vec<String>,
+    /// After `[` or `,`: an item or `]` comes next; else `,` or `]`.
+    expect_item: bool,
+}
+
+/// How far a line got an array.
+enum Step<'a> {
+    /// Closed; the rest of the line after `]`.
+    Done(&'a str),
+    /// Open at the end of the line (whitespace, comments and newlines are
+    /// allowed between items in TOML).
+    More,
+}
+
+impl ArrayReader {
+    fn new() -> Self {
+        Self {
+            items: Vec::new(),
+            expect_item: true,
+        }
+    }
+
+    /// Reads as much of the array as `s` holds; `None` outside the subset.
+    fn feed<'a>(&mut self, mut s: &'a str) -> Option<Step<'a>> {
+        loop {
+            s = s.trim_start_matches([' ', '\t']);
+            if s.is_empty() || s.starts_with('#') {
+                return Some(Step::More);
+            }
+            if let Some(after) = s.strip_prefix(']') {
+                return Some(Step::Done(after));
+            }
+            if self.expect_item {
+                let (item, after) = parse_string(s)?;
+                self.items.push(item.to_string());
+                s = after;
+            } else {
+                s = s.strip_prefix(',')?;
+            }
+            self.expect_item = !self.expect_item;
+        }
+    }
+}
+
+/// A key whose array value continues on the next lines.
+struct OpenArray<'a> {
+    key: &'a str,
+    value_start: usize,
+    reader: ArrayReader,
+}
+
+/// What has been read so far.
+struct State<'a> {
+    raw: RawConfig,
+    table: Table,
+    /// Each spanning its header; mirrors likewise.
+    registries: Vec<Spanned<RawRegistry>>,
+    aliases: Option<BTreeMap<String, Spanned<String>>>,
+    seen_keys: Vec<&'a str>,
+}
+
+impl State<'_> {
+    /// The `[[registry.mirror]]` being read.
+    fn current_mirror(&mut self) -> Option<&mut RawMirror> {
+        let registry = self.registries.last_mut()?.get_mut();
+        Some(registry.mirrors.as_mut()?.last_mut()?.get_mut())
+    }
+
+    /// Stores one `key = value` of the current table.
+    fn assign(&mut self, key: &str, value: Value, span: std::ops::Range<usize>) -> Option<()> {
+        match self.table {
+            Table::Root => root_key(&mut self.raw, key, value, span),
+            Table::Registry => registry_key(self.registries.last_mut()?.get_mut(), key, value),
+            Table::Mirror => mirror_key(self.current_mirror()?, key, value),
+            Table::Aliases => match value {
+                Value::Str(s) => {
+                    self.aliases
+                        .as_mut()?
+                        .insert(key.to_string(), Spanned::new(span, s));
+                    Some(())
+                }
+                _ => None,
+            },
+        }
+    }
+}
+
 /// Parses `text` if it stays inside the subset; `None` means "use the full parser".
 pub(super) fn parse(text: &str) -> Option<RawConfig> {
-    let mut raw = RawConfig::default();
-    let mut table = Table::Root;
-    let mut registries: Vec<Entry> = Vec::new();
-    let mut aliases: Option<BTreeMap<String, Spanned<String>>> = None;
-    let mut seen_keys: Vec<&str> = Vec::new();
+    let mut st = State {
+        raw: RawConfig::default(),
+        table: Table::Root,
+        // About one entry per 150 bytes in MCO-written files.
+        registries: Vec::with_capacity(text.len() / 150),
+        aliases: None,
+        seen_keys: Vec::new(),
+    };
+    let mut open: Option<OpenArray<'_>> = None;
     let mut offset = 0;
-    for raw_line in text.split_inclusive('\n') {
+    let bytes = text.as_bytes();
+    let mut line_ends = memchr::memchr_iter(b'\n', bytes);
+    while offset < text.len() {
+        let end = line_ends.next().map_or(text.len(), |i| i + 1);
+        let raw_line = &text[offset..end];
         let line_start = offset;
-        offset += raw_line.len();
+        offset = end;
         let line = raw_line
             .strip_suffix('\n')
             .map(|l| l.strip_suffix('\r').unwrap_or(l))
             .unwrap_or(raw_line);
         if line.bytes().any(|b| (b < 0x20 && b != b'\t') || b == 0x7f) {
             return None;
+        }
+        if let Some(mut array) = open.take() {
+            match array.reader.feed(line)? {
+                Step::More => open = Some(array),
+                Step::Done(rest) => {
+                    if !is_blank_or_comment(rest) {
+                        return None;
+                    }
+                    let value_end = line_start + line.len() - rest.len();
+                    let value = Value::Array(array.reader.items);
+                    st.assign(array.key, value, array.value_start..value_end)?;
+                }
+            }
+            continue;
         }
         let trimmed = line.trim_start_matches([' ', '\t']);
         let indent = line.len() - trimmed.len();
@@ -64,74 +173,77 @@ pub(super) fn parse(text: &str) -> Option<RawConfig> {
             if !is_blank_or_comment(rest) {
                 return None;
             }
-            seen_keys.clear();
+            st.seen_keys.clear();
             let at = line_start + indent;
             match header {
                 "[[registry]]" => {
-                    registries.push((at, RawRegistry::default(), Vec::new()));
-                    table = Table::Registry;
+                    st.registries
+                        .push(Spanned::new(at..at, RawRegistry::default()));
+                    st.table = Table::Registry;
                 }
                 "[[registry.mirror]]" => {
-                    registries.last_mut()?.2.push((at, RawMirror::default()));
-                    table = Table::Mirror;
+                    st.registries
+                        .last_mut()?
+                        .get_mut()
+                        .mirrors
+                        .get_or_insert_with(Vec::new)
+                        .push(Spanned::new(at..at, RawMirror::default()));
+                    st.table = Table::Mirror;
                 }
-                "[aliases]" if aliases.is_none() => {
-                    aliases = Some(BTreeMap::new());
-                    table = Table::Aliases;
+                "[aliases]" if st.aliases.is_none() => {
+                    st.aliases = Some(BTreeMap::new());
+                    st.table = Table::Aliases;
                 }
                 _ => return None,
             }
             continue;
         }
         let (key, after_key) = parse_key(trimmed)?;
+        if st.seen_keys.contains(&key) {
+            return None;
+        }
+        st.seen_keys.push(key);
         let after_eq = after_key
             .trim_start_matches([' ', '\t'])
             .strip_prefix('=')?;
         let value_text = after_eq.trim_start_matches([' ', '\t']);
         let value_start = line_start + (line.len() - value_text.len());
+        if let Some(items) = value_text.strip_prefix('[') {
+            let mut reader = ArrayReader::new();
+            match reader.feed(items)? {
+                Step::More => {
+                    open = Some(OpenArray {
+                        key,
+                        value_start,
+                        reader,
+                    });
+                    continue;
+                }
+                Step::Done(rest) => {
+                    if !is_blank_or_comment(rest) {
+                        return None;
+                    }
+                    let value_end = line_start + line.len() - rest.len();
+                    st.assign(key, Value::Array(reader.items), value_start..value_end)?;
+                    continue;
+                }
+            }
+        }
         let (value, rest) = parse_value(value_text)?;
         if !is_blank_or_comment(rest) {
             return None;
         }
         let value_end = line_start + line.len() - rest.len();
-        if seen_keys.contains(&key) {
-            return None;
-        }
-        seen_keys.push(key);
-        let span = value_start..value_end;
-        match table {
-            Table::Root => root_key(&mut raw, key, value, span)?,
-            Table::Registry => registry_key(&mut registries.last_mut()?.1, key, value)?,
-            Table::Mirror => mirror_key(&mut registries.last_mut()?.2.last_mut()?.1, key, value)?,
-            Table::Aliases => match value {
-                Value::Str(s) => {
-                    aliases
-                        .as_mut()?
-                        .insert(key.to_string(), Spanned::new(span, s));
-                }
-                _ => return None,
-            },
-        }
+        st.assign(key, value, value_start..value_end)?;
     }
-    if !registries.is_empty() {
-        raw.registries = Some(
-            registries
-                .into_iter()
-                .map(|(at, mut r, mirrors)| {
-                    if !mirrors.is_empty() {
-                        r.mirrors = Some(
-                            mirrors
-                                .into_iter()
-                                .map(|(m_at, m)| Spanned::new(m_at..m_at, m))
-                                .collect(),
-                        );
-                    }
-                    Spanned::new(at..at, r)
-                })
-                .collect(),
-        );
+    if open.is_some() {
+        return None;
     }
-    raw.aliases = aliases;
+    let mut raw = st.raw;
+    if !st.registries.is_empty() {
+        raw.registries = Some(st.registries);
+    }
+    raw.aliases = st.aliases;
     Some(raw)
 }
 
@@ -242,29 +354,13 @@ fn parse_string(s: &str) -> Option<(&str, &str)> {
     Some((content, &body[end + 1..]))
 }
 
+/// A boolean or a one-line string (arrays are read by [`ArrayReader`]).
 fn parse_value(s: &str) -> Option<(Value, &str)> {
     if let Some(rest) = s.strip_prefix("true") {
         return ends_value(rest).then_some((Value::Bool(true), rest));
     }
     if let Some(rest) = s.strip_prefix("false") {
         return ends_value(rest).then_some((Value::Bool(false), rest));
-    }
-    if let Some(mut rest) = s.strip_prefix('[') {
-        let mut items = Vec::new();
-        loop {
-            rest = rest.trim_start_matches([' ', '\t']);
-            if let Some(after) = rest.strip_prefix(']') {
-                return Some((Value::Array(items), after));
-            }
-            let (item, after) = parse_string(rest)?;
-            items.push(item.to_string());
-            rest = after.trim_start_matches([' ', '\t']);
-            if let Some(after) = rest.strip_prefix(',') {
-                rest = after;
-            } else if !rest.starts_with(']') {
-                return None;
-            }
-        }
     }
     let (st, rest) = parse_string(s)?;
     Some((Value::Str(st.to_string()), rest))
@@ -334,6 +430,8 @@ mod tests {
         "unqualified-search-registries = [\"a.io\", \"b.io\",]  # trailing comma\nshort-name-mode = \"enforcing\"\ncredential-helpers = []\n\n[aliases]\n\"fedora\" = \"registry.fedoraproject.org/fedora\"\nubi = 'registry.access.redhat.com/ubi9'\n",
         "[[registry]]\r\nprefix = \"*.example.com\"\r\n\tinsecure = true # x\r\n[[registry.mirror]]\r\nlocation = \"m.io/x\"\r\nunknown-key = \"ignored\"\r\n",
         "[[registry]]\nlocation=\"a.io\"\nblocked=false\n",
+        "unqualified-search-registries = [\n  \"a.io\",\n]\n",
+        "unqualified-search-registries = [ # the list\n\n  'a.io', # first\n  # a comment line\n  \"b.io\"\n  ,\"c.io\"\n  ]  # done\ncredential-helpers = [\n]\n[[registry]]\nlocation = \"x.io\"\n",
         "# empty tables\n\n[[registry]]\n\n[[registry.mirror]]\n[[registry]]\n[aliases]\n",
         "[[registry]]\nprefix = '*.a.io'\nunknown = \"x\"\nother = true\n[aliases]\n'' = \"\"\n\"quoted key\" = 'v'\n",
     ];
@@ -365,6 +463,73 @@ mod tests {
         assert_eq!(accepted, crate::registries::testdata::ALL.len() - 6 - 1);
     }
 
+    /// Files assembled at random from plausible and broken lines: whenever
+    /// the fast path accepts one, the full parser must accept it too and
+    /// read the same values at the same lines.
+    #[test]
+    fn random_files_agree_with_the_full_parser() {
+        const LINES: &[&str] = &[
+            "[[registry]]",
+            "  [[registry.mirror]]",
+            "[aliases]",
+            "[registries.search]",
+            "[[registry]] # c",
+            "prefix = \"a.io\"",
+            "location = 'b.io/x'",
+            "location = \"\"",
+            "insecure = true",
+            "blocked = false # why",
+            "mirror-by-digest-only = true",
+            "pull-from-mirror = \"tag-only\"",
+            "Location = \"c.io\"",
+            "unqualified-search-registries = [\"q.io\", 'r.io',]",
+            "unqualified-search-registries = [",
+            "credential-helpers = [ # helpers",
+            "  \"h1\",",
+            "  'h2' # two",
+            "  , \"h3\"",
+            "]",
+            "] # end",
+            "short-name-mode = \"enforcing\"",
+            "fedora = \"registry.fedoraproject.org/fedora\"",
+            "\"ns/x\" = ''",
+            "other = \"ignored\"",
+            "number = 5",
+            "flag = true",
+            "# comment",
+            "",
+            "   \t",
+            "key = \"unterminated",
+            "x.y = \"dotted\"",
+            "insecure = \"true\"",
+            "  location = \"m.io\"\r",
+        ];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut accepted = 0;
+        for _ in 0..5000 {
+            let count = 1 + next(12);
+            let mut text = String::new();
+            for _ in 0..count {
+                text.push_str(LINES[next(LINES.len())]);
+                text.push('\n');
+            }
+            let Some(fast) = parse(&text) else {
+                continue;
+            };
+            accepted += 1;
+            let full: RawConfig = toml::from_str(&text)
+                .unwrap_or_else(|e| panic!("fast path accepted what toml refuses ({e}):\n{text}"));
+            assert_eq!(summary(&text, &fast), summary(&text, &full), "{text}");
+        }
+        assert!(accepted > 500, "only {accepted} random files in the subset");
+    }
+
     #[test]
     fn gives_up_outside_the_subset() {
         for text in [
@@ -375,7 +540,14 @@ mod tests {
             "[[registry]]\nlocation = \"a.io\"\nmirror = [{location = \"m.io\"}]\n",
             "registry.location = \"a.io\"\n",
             "[[registry.mirror]]\nlocation = \"m.io\"\n",
-            "unqualified-search-registries = [\n  \"a.io\",\n]\n",
+            "unqualified-search-registries = [\n  \"a.io\",\n  \"b.io\"\n",
+            "unqualified-search-registries = [,]\n",
+            "unqualified-search-registries = [\n  1,\n]\n",
+            "unqualified-search-registries = [\n  \"a\\u0041\",\n]\n",
+            "unqualified-search-registries = [\n  \"a.io\"\n] x\n",
+            "unqualified-search-registries = [\n  \"a.io\"\n  \"b.io\"\n]\n",
+            "unqualified-search-registries = [\n[\"a.io\"]]\n",
+            "unqualified-search-registries = [\"a.io\",,]\n",
             "[[registry]]\nlocation = \"\"\"a.io\"\"\"\n",
             "[[registry]]\nlocation = \"a.io\" x\n",
             "[[registry]]\nblocked = truex\n",

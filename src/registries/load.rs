@@ -100,6 +100,27 @@ fn is_format_char(c: char) -> bool {
     matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
 }
 
+/// `file:line`, built without the formatting machinery: a large file
+/// makes one per entry and mirror.
+fn file_line(file: &str, line: usize) -> Origin {
+    let mut digits = [0u8; 20];
+    let mut n = line;
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut s = String::with_capacity(file.len() + 1 + digits.len() - i);
+    s.push_str(file);
+    s.push(':');
+    s.extend(digits[i..].iter().map(|&d| char::from(d)));
+    Origin(s)
+}
+
 /// Byte offsets of line starts, computed once, for turning spans into
 /// 1-based lines by binary search.
 struct Lines(Vec<usize>);
@@ -108,7 +129,7 @@ impl Lines {
     fn new(text: &str) -> Self {
         let mut starts = Vec::with_capacity(text.len() / 32 + 1);
         starts.push(0);
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         Self(starts)
     }
 
@@ -308,7 +329,9 @@ fn parse_raw(
             }
             None => (None, String::new()),
         };
-        rep.error(line, context, e.message().trim().to_string())
+        // One line, whatever the parser says.
+        let message = e.message().trim().lines().collect::<Vec<_>>().join("; ");
+        rep.error(line, context, message)
     })
 }
 
@@ -317,70 +340,68 @@ fn load_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<FileConfig, Registr
     let lines = Lines::new(file.text);
     let rep = Reporter { file, drop_in };
     let mut raw = parse_raw(file, &lines, &rep)?;
-    let origin_at = |offset: usize| Origin::file_line(file.name, lines.line(offset));
+    let origin_at = |offset: usize| file_line(file.name, lines.line(offset));
 
-    let (pending, search) = match raw.v1.take().filter(RawV1::is_set) {
-        Some(v1) => {
-            let line = v1_line(&v1, &lines);
-            let context = line.map_or_else(String::new, |l| format!("line {l}"));
-            if drop_in {
-                return Err(rep.error(
-                    line,
-                    context,
-                    "registry must be in v2 format but is in v1".to_string(),
-                ));
+    // Entries are streamed into post-processing, not collected first.
+    let (pending, search): (Box<dyn Iterator<Item = Pending>>, Search) =
+        match raw.v1.take().filter(RawV1::is_set) {
+            Some(v1) => {
+                let line = v1_line(&v1, &lines);
+                let context = line.map_or_else(String::new, |l| format!("line {l}"));
+                if drop_in {
+                    return Err(rep.error(
+                        line,
+                        context,
+                        "registry must be in v2 format but is in v1".to_string(),
+                    ));
+                }
+                if raw.has_v2() {
+                    return Err(rep.error(
+                        line,
+                        context,
+                        "mixing sysregistry v1/v2 is not supported".to_string(),
+                    ));
+                }
+                let pending = convert_v1(&v1, file, &lines, &rep)?;
+                let search = v1.search.and_then(|l| l.registries).map(|s| {
+                    (
+                        lines.line(s.span().start),
+                        s.into_inner(),
+                        "[registries.search]",
+                    )
+                });
+                (Box::new(pending.into_iter()), search)
             }
-            if raw.has_v2() {
-                return Err(rep.error(
-                    line,
-                    context,
-                    "mixing sysregistry v1/v2 is not supported".to_string(),
-                ));
+            None => {
+                let lines = &lines;
+                let pending = raw.registries.take().into_iter().flatten().enumerate().map(
+                    move |(i, spanned)| {
+                        let line = lines.line(spanned.span().start);
+                        let raw = spanned.into_inner();
+                        Pending {
+                            meta: Meta {
+                                place: Place::Table { index: i + 1 },
+                                line,
+                                prefix_set: raw.prefix.as_ref().is_some_and(|p| !p.is_empty()),
+                            },
+                            raw,
+                            origins: vec![file_line(file.name, line)],
+                        }
+                    },
+                );
+                let search = raw.unqualified_search_registries.take().map(|s| {
+                    (
+                        lines.line(s.span().start),
+                        s.into_inner(),
+                        "unqualified-search-registries",
+                    )
+                });
+                (Box::new(pending), search)
             }
-            let pending = convert_v1(&v1, file, &lines, &rep)?;
-            let search = v1.search.and_then(|l| l.registries).map(|s| {
-                (
-                    lines.line(s.span().start),
-                    s.into_inner(),
-                    "[registries.search]",
-                )
-            });
-            (pending, search)
-        }
-        None => {
-            let pending = raw
-                .registries
-                .take()
-                .into_iter()
-                .flatten()
-                .enumerate()
-                .map(|(i, spanned)| {
-                    let line = lines.line(spanned.span().start);
-                    let raw = spanned.into_inner();
-                    Pending {
-                        meta: Meta {
-                            place: Place::Table { index: i + 1 },
-                            line,
-                            prefix_set: raw.prefix.as_ref().is_some_and(|p| !p.is_empty()),
-                        },
-                        raw,
-                        origins: vec![Origin::file_line(file.name, line)],
-                    }
-                })
-                .collect();
-            let search = raw.unqualified_search_registries.take().map(|s| {
-                (
-                    lines.line(s.span().start),
-                    s.into_inner(),
-                    "unqualified-search-registries",
-                )
-            });
-            (pending, search)
-        }
-    };
+        };
     let search_origin = search
         .as_ref()
-        .map(|(line, _, _)| Origin::file_line(file.name, *line));
+        .map(|(line, _, _)| file_line(file.name, *line));
 
     let (registries, metas, search) = post_process(pending, search, &lines, &rep)?;
 
@@ -454,7 +475,7 @@ fn convert_v1(
             continue;
         };
         let line = lines.line(list.span().start);
-        let origin = Origin::file_line(file.name, line);
+        let origin = file_line(file.name, line);
         for host in list.get_ref() {
             let location = parse_location(host).map_err(|msg| {
                 rep.error(
@@ -502,13 +523,13 @@ type Search = Option<(usize, Vec<String>, &'static str)>;
 /// the entries in file order with where each was written.
 #[allow(clippy::type_complexity)]
 fn post_process(
-    pending: Vec<Pending>,
+    pending: impl Iterator<Item = Pending>,
     search: Search,
     lines: &Lines,
     rep: &Reporter<'_>,
 ) -> Result<(Vec<Registry>, Vec<Meta>, Option<Vec<String>>), RegistriesError> {
-    let mut registries: Vec<Registry> = Vec::with_capacity(pending.len());
-    let mut metas: Vec<Meta> = Vec::with_capacity(pending.len());
+    let mut registries: Vec<Registry> = Vec::with_capacity(pending.size_hint().0);
+    let mut metas: Vec<Meta> = Vec::with_capacity(pending.size_hint().0);
     for Pending { meta, raw, origins } in pending {
         let raw_prefix = raw.prefix.unwrap_or_default();
         let raw_location = raw.location.unwrap_or_default();
@@ -605,7 +626,7 @@ fn post_process(
                 location: mloc,
                 insecure: m.insecure.unwrap_or(false),
                 pull_from_mirror,
-                origins: vec![Origin::file_line(rep.file.name, line)],
+                origins: vec![file_line(rep.file.name, line)],
             });
         }
         registries.push(Registry {
@@ -744,7 +765,7 @@ fn validate_aliases(
     let mut first_line: Option<usize> = None;
     for (name, value) in table {
         let line = lines.line(value.span().start);
-        let origin = Origin::file_line(file.name, line);
+        let origin = file_line(file.name, line);
         let mut note = |e: String| {
             first_line = Some(first_line.map_or(line, |f| f.min(line)));
             problems.push(e);
@@ -1910,6 +1931,17 @@ mod tests {
             e.to_string(),
             "loading drop-in registries configuration \"e.conf\": [[registry]] #1 (line 1): invalid condition: both location and prefix are unset"
         );
+    }
+
+    #[test]
+    fn file_line_matches_origin_file_line() {
+        for line in [0, 1, 9, 10, 99, 100, 12345, usize::MAX] {
+            assert_eq!(
+                file_line("a/b.conf", line),
+                Origin::file_line("a/b.conf", line),
+                "{line}"
+            );
+        }
     }
 
     #[test]

@@ -2,10 +2,13 @@
 //! file and its `registries.conf.d` drop-ins with the upstream validation
 //! and merge rules.
 //!
-//! This module owns the data and the TOML reader. Matching a reference to
-//! an entry and ordering pull sources live in `lookup`; short names in
-//! `shortnames`. Reading files from disk is left to the command layer: the
-//! functions here take the text and the name to report.
+//! This module owns the data; `load` reads and validates TOML text (with a
+//! fast reader, `fast`, for the plain subset MCO-written files use, and the
+//! raw serde shapes in `raw`). Matching a reference to an entry and
+//! ordering pull sources live in `lookup`; short names in `shortnames`.
+//! Reading files from disk is left to the command layer: the functions here
+//! take the text and the name to report. Nothing here touches the
+//! filesystem, the terminal or the network.
 //!
 //! Upstream: containers/image `pkg/sysregistriesv2`.
 
@@ -29,9 +32,10 @@ pub struct RegistriesConf {
     /// `unqualified-search-registries`, else the main file; `None` when
     /// there was no main file and no drop-in set it.
     pub search_registries_file: Option<String>,
-    /// `short-name-mode`, if any file set it.
+    /// `short-name-mode`, if any file set it (upstream then defaults to
+    /// permissive; CRI-O ignores it and sets its own).
     pub short_name_mode: Option<ShortNameMode>,
-    /// The file that last set `short-name-mode`.
+    /// Where `short-name-mode` was last set (file and line).
     pub short_name_mode_origin: Option<Origin>,
     /// `[aliases]`, merged; a tombstone (`""`) is kept with `value: None`.
     pub aliases: BTreeMap<String, Alias>,
@@ -49,8 +53,11 @@ pub struct Registry {
     pub prefix: String,
     /// The physical location that replaces the matched prefix; empty only for `*.` prefixes.
     pub location: String,
+    /// Skip TLS verification and allow plain HTTP for the source endpoint.
     pub insecure: bool,
+    /// Refuse to contact endpoints whose physical name finds this entry.
     pub blocked: bool,
+    /// Use the mirrors only for references by digest.
     pub mirror_by_digest_only: bool,
     /// `[[registry.mirror]]`, in order.
     pub mirrors: Vec<Mirror>,
@@ -62,8 +69,11 @@ pub struct Registry {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Mirror {
+    /// The mirror's location, which replaces the matched prefix.
     pub location: String,
+    /// Skip TLS verification and allow plain HTTP for this mirror.
     pub insecure: bool,
+    /// Which kinds of reference the mirror serves.
     pub pull_from_mirror: PullFromMirror,
     /// Where the mirror came from.
     pub origins: Vec<Origin>,
@@ -88,8 +98,11 @@ pub enum PullFromMirror {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ShortNameMode {
+    /// Several search-registry candidates are an error without a prompt.
     Enforcing,
+    /// Several candidates are all tried, in order, without a prompt.
     Permissive,
+    /// All candidates are tried, in order; never prompts.
     Disabled,
 }
 
@@ -98,6 +111,7 @@ pub enum ShortNameMode {
 pub struct Alias {
     /// The normalized target, or `None` for a tombstone (`""`).
     pub value: Option<String>,
+    /// Where the alias is (last) defined.
     pub origin: Origin,
 }
 

@@ -205,8 +205,9 @@ mod tests {
              [[registry]]\nlocation = \"b.io\"\nLocation = \"c.io\"\n",
         )
         .unwrap();
-        // `Registry` and `registry` are different TOML keys; upstream fills
-        // the one field from both, in map order, so only one array survives.
+        // `Registry` and `registry` are different TOML keys for the same Go
+        // field; upstream decodes both into it in random map order. Here
+        // the exact spelling wins.
         let regs = raw.registries.unwrap();
         assert_eq!(regs.len(), 1);
         let r = regs[0].get_ref();

@@ -24,10 +24,13 @@ Examples:
 
 /// Explain where CRI-O pulls an image from on OpenShift, and why.
 ///
-/// Reads the registries.conf, registries.conf.d drop-ins and policy.json a
-/// node uses, and shows for each image the ordered pull sources, the
-/// mirrors skipped and why, blocked endpoints, short-name candidates and
-/// the signature policy that applies, each traced to where it came from.
+/// Reads the mirror objects of a cluster (ImageContentSourcePolicy,
+/// ImageDigestMirrorSet, ImageTagMirrorSet, the Image config, image policies)
+/// from files or a must-gather with -f, or the registries.conf, drop-ins and
+/// policy.json a node uses; renders them as the Machine Config Operator does,
+/// and shows for each image the ordered pull sources, the mirrors skipped and
+/// why, blocked endpoints, short-name candidates and the signature policy
+/// that applies, each traced to the object or file line it came from.
 #[derive(Debug, Parser)]
 #[command(version, propagate_version = true, max_term_width = 100)]
 pub struct Cli {

@@ -329,3 +329,40 @@ fn lint_clean_example_exits_0() {
         .code(0)
         .stdout(contains("0 error(s)"));
 }
+
+#[test]
+fn explain_warns_about_contradicting_mirror_orders() {
+    let yaml = "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: a\nspec:\n  imageDigestMirrors:\n  - source: quay.io/team\n    mirrors: [m1.example.com/team, m2.example.com/team]\n---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: b\nspec:\n  imageDigestMirrors:\n  - source: quay.io/team\n    mirrors: [m2.example.com/team, m1.example.com/team]\n";
+    let out = plugin()
+        .args(["explain", "-f", "-", "-o", "json"])
+        .arg(format!("quay.io/team/app@{DIGEST}"))
+        .write_stdin(yaml)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sources: Vec<&str> = v["candidates"][0]["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["reference"].as_str().unwrap())
+        .collect();
+    // A cycle: broken at the byte-wise smallest mirror, as the MCO does.
+    assert_eq!(
+        sources,
+        [
+            format!("m1.example.com/team/app@{DIGEST}"),
+            format!("m2.example.com/team/app@{DIGEST}"),
+            format!("quay.io/team/app@{DIGEST}"),
+        ]
+    );
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("the merged order is unspecified"),
+        "{warnings}"
+    );
+}

@@ -30,6 +30,7 @@ fn main() {
         Err(e) => e.exit(),
     };
     term::init_color(cli.color);
+    term::set_verbose(cli.verbose);
     let result = match &cli.command {
         Command::Explain(args) => commands::explain::run(args).map(|()| ExitCode::Success),
         Command::Render(args) => commands::render::run(args).map(|()| ExitCode::Success),

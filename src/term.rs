@@ -1,6 +1,7 @@
 //! The terminal: whether to colour, and writing data to stdout.
 
 use std::io::{self, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::cli::ColorChoice;
 
@@ -25,4 +26,18 @@ pub fn print(render: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Resul
     let mut stdout = io::stdout().lock();
     stdout.write_all(&buf)?;
     stdout.flush()
+}
+
+static VERBOSE: AtomicBool = AtomicBool::new(false);
+
+/// Turns on `-v` messages.
+pub fn set_verbose(on: bool) {
+    VERBOSE.store(on, Ordering::Relaxed);
+}
+
+/// Prints a `-v` message to stderr.
+pub fn verbose(message: impl FnOnce() -> String) {
+    if VERBOSE.load(Ordering::Relaxed) {
+        eprintln!("{}", message());
+    }
 }

@@ -2,6 +2,7 @@
 //! must-gather-shaped fixture in `tests/fixtures/must-gather`.
 
 use assert_cmd::Command;
+use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use serde_json::Value;
 
@@ -365,4 +366,21 @@ fn explain_warns_about_contradicting_mirror_orders() {
         warnings.contains("the merged order is unspecified"),
         "{warnings}"
     );
+}
+
+#[test]
+fn verbose_counts_what_was_read_and_skipped() {
+    plugin()
+        .args(["list", "-v", "-f", MUST_GATHER])
+        .assert()
+        .success()
+        .stderr(contains(
+            "read 1 ImageContentSourcePolicy, 1 ImageDigestMirrorSet",
+        ))
+        .stderr(contains("skipped 1 object(s) of kind v1/Event"));
+    plugin()
+        .args(["list", "-f", MUST_GATHER])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("skipped").not());
 }

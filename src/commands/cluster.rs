@@ -9,6 +9,7 @@ use mirrorpolicy::render::cluster::{render_pool, Rendered};
 use mirrorpolicy::source::{load_paths, Inputs};
 
 use crate::exit::Failure;
+use crate::term;
 
 /// Reads the objects named by `-f`, refusing objects the API server would refuse.
 pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
@@ -17,6 +18,7 @@ pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
     for w in &inputs.warnings {
         eprintln!("warning: {w}");
     }
+    report_read(&inputs);
     let invalid = inputs.validate();
     if let Some(first) = invalid.first() {
         let more = match invalid.len() {
@@ -35,6 +37,37 @@ pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
         .into());
     }
     Ok(inputs)
+}
+
+/// `-v`: what was read and what was skipped.
+pub fn report_read(inputs: &Inputs) {
+    term::verbose(|| {
+        format!(
+            "read {} ImageContentSourcePolicy, {} ImageDigestMirrorSet, {} ImageTagMirrorSet, {} Image, \
+             {} ClusterVersion, {} ClusterImagePolicy, {} ImagePolicy, {} MachineConfig, {} MachineConfigPool, {} Node",
+            inputs.icsps.len(),
+            inputs.idmss.len(),
+            inputs.itmss.len(),
+            usize::from(inputs.image.is_some()),
+            usize::from(inputs.cluster_version.is_some()),
+            inputs.cluster_image_policies.len(),
+            inputs.image_policies.len(),
+            inputs.machine_configs.len(),
+            inputs.pools.len(),
+            inputs.nodes.len(),
+        )
+    });
+    for (kind, count) in &inputs.skipped {
+        term::verbose(|| format!("skipped {count} object(s) of kind {kind}"));
+    }
+    if inputs.skipped_files > 0 {
+        term::verbose(|| {
+            format!(
+                "skipped {} file(s) naming no known kind",
+                inputs.skipped_files
+            )
+        });
+    }
 }
 
 /// Renders a pool; a configuration the MCO refuses is an input error with the MCO's reason.

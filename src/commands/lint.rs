@@ -14,6 +14,7 @@ use crate::term;
 pub fn run(args: &LintArgs) -> Result<ExitCode> {
     let inputs = load_paths(&args.filenames, std::io::stdin().lock())
         .map_err(|e| Failure::input(e.to_string()))?;
+    crate::commands::cluster::report_read(&inputs);
     if inputs.is_empty() {
         return Err(Failure::input(
             "no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or other known object in the given files",

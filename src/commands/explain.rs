@@ -55,11 +55,14 @@ fn run_on_objects(args: &ExplainArgs) -> Result<()> {
     cluster::print_warnings(&rendered);
     let view = node_view(&rendered, args.namespace.as_deref())
         .map_err(|e| Failure::input(format!("reading back the rendered configuration: {e}")))?;
-    let version = inputs.cluster_version.as_ref().and_then(|cv| cv.version());
+    let minor = inputs
+        .cluster_version
+        .as_ref()
+        .and_then(|cv| cv.openshift_minor());
     let mode = args
         .short_name_mode
         .map(ShortNameMode::from)
-        .unwrap_or_else(|| crio_short_name_mode(version));
+        .unwrap_or_else(|| crio_short_name_mode(minor));
     let config = Config {
         registries: &view.registries,
         policy: Some(&view.policy),
@@ -98,13 +101,7 @@ fn run_on_objects(args: &ExplainArgs) -> Result<()> {
 }
 
 /// CRI-O's short-name mode: enforcing from CRI-O 1.34 (OpenShift 4.21), disabled before.
-fn crio_short_name_mode(version: Option<&str>) -> ShortNameMode {
-    let minor = version.and_then(|v| {
-        let mut parts = v.split('.');
-        let major: u32 = parts.next()?.parse().ok()?;
-        let minor: u32 = parts.next()?.parse().ok()?;
-        (major == 4).then_some(minor)
-    });
+fn crio_short_name_mode(minor: Option<u32>) -> ShortNameMode {
     match minor {
         Some(m) if m < 21 => ShortNameMode::Disabled,
         _ => ShortNameMode::Enforcing,

@@ -133,6 +133,14 @@ impl ClusterVersion {
     pub fn version(&self) -> Option<&str> {
         Some(self.status.desired.version.as_str()).filter(|s| !s.is_empty())
     }
+
+    /// The OpenShift 4.x minor version of `status.desired.version` (`21` for 4.21.2).
+    pub fn openshift_minor(&self) -> Option<u32> {
+        let mut parts = self.version()?.split('.');
+        let major: u32 = parts.next()?.parse().ok()?;
+        let minor: u32 = parts.next()?.parse().ok()?;
+        (major == 4).then_some(minor)
+    }
 }
 
 /// `Node` (v1): metadata, where the machine-config-daemon records its state.

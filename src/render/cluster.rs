@@ -47,15 +47,9 @@ impl Default for McoProfile {
 }
 
 impl McoProfile {
-    /// The profile for an OpenShift `major.minor[.patch]` version (from
-    /// ClusterVersion), or the newest when unknown.
-    pub fn for_version(version: Option<&str>) -> Self {
-        let minor = version.and_then(|v| {
-            let mut parts = v.split('.');
-            let major: u32 = parts.next()?.parse().ok()?;
-            let minor: u32 = parts.next()?.parse().ok()?;
-            (major == 4).then_some(minor)
-        });
+    /// The profile for an OpenShift 4.x minor version (from ClusterVersion),
+    /// or the newest when unknown.
+    pub fn for_minor(minor: Option<u32>) -> Self {
         match minor {
             Some(m) if m < 14 => Self {
                 encode: EncodeProfile {
@@ -185,8 +179,12 @@ pub fn registries_input(inputs: &Inputs) -> RegistriesInput {
 
 /// Renders the generated registries MachineConfig of `pool` from the inputs.
 pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError> {
-    let profile =
-        McoProfile::for_version(inputs.cluster_version.as_ref().and_then(|cv| cv.version()));
+    let profile = McoProfile::for_minor(
+        inputs
+            .cluster_version
+            .as_ref()
+            .and_then(|cv| cv.openshift_minor()),
+    );
     let mut warnings = Vec::new();
     if inputs.image.is_none() {
         warnings.push(
@@ -299,5 +297,32 @@ fn template_conf() -> V2RegistriesConf {
             "docker.io".to_string(),
         ]),
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The MCO release table of the notes: Ignition 3.2.0 before 4.14,
+    /// 3.4.0 up to 4.18, 3.5.0 and `additional-layer-store-auth-helper` from 4.19.
+    #[test]
+    fn profile_by_openshift_minor() {
+        for (minor, ignition, helper) in [
+            (Some(12), "3.2.0", false),
+            (Some(13), "3.2.0", false),
+            (Some(14), "3.4.0", false),
+            (Some(18), "3.4.0", false),
+            (Some(19), "3.5.0", true),
+            (Some(21), "3.5.0", true),
+            (None, "3.5.0", true),
+        ] {
+            let p = McoProfile::for_minor(minor);
+            assert_eq!(p.ignition_version, ignition, "{minor:?}");
+            assert_eq!(
+                p.encode.additional_layer_store_auth_helper, helper,
+                "{minor:?}"
+            );
+        }
     }
 }

@@ -448,6 +448,19 @@ fn yaml_options(text: &str) -> serde_saphyr::Options {
 }
 
 fn split_yaml(name: &str, text: &str) -> Result<Vec<(usize, usize, Value)>, SourceError> {
+    if let Some(docs) = super::fast_yaml::parse(text) {
+        let starts = document_start_lines(text);
+        let index = |line: usize| starts.partition_point(|&s| s <= line).max(1);
+        return Ok(docs
+            .into_iter()
+            .map(|(line, value)| (index(line), line, value))
+            .collect());
+    }
+    split_yaml_full(name, text)
+}
+
+/// The full YAML parser (serde-saphyr), for whatever the fast reader leaves.
+fn split_yaml_full(name: &str, text: &str) -> Result<Vec<(usize, usize, Value)>, SourceError> {
     let starts = document_start_lines(text);
     let index = |line: usize| starts.partition_point(|&s| s <= line).max(1);
     let docs: Vec<Spanned<Value>> =
@@ -841,6 +854,66 @@ fn replace_single<T: PartialEq>(slot: &mut Option<T>, item: T) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    /// The fast block-YAML reader agrees with the full parser wherever it
+    /// does not give up: same documents, lines and values.
+    #[test]
+    fn fast_yaml_agrees_with_the_full_parser() {
+        let mut texts: Vec<(String, String)> = Vec::new();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut stack = vec![
+            root.join("tests/fixtures"),
+            root.join("examples/disconnected-cluster"),
+        ];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "yaml") {
+                    texts.push((
+                        path.display().to_string(),
+                        std::fs::read_to_string(&path).unwrap(),
+                    ));
+                }
+            }
+        }
+        for (name, text) in [
+            (
+                "seq-at-key-indent",
+                "a:\n- b: 1\n  c: [x]\n- 'q'\nd: ~\ne: \"s\" # c\n",
+            ),
+            (
+                "nested",
+                "---\n# c\nk:\n  - - 1\n    - -2\n  -\n    x: y\n---\n---\nz: {}\n",
+            ),
+            (
+                "strings",
+                "a: quay.io:443/x\nb: 'it''s'\nc: 0644\nd: 4.21.2\ne: yes\n",
+            ),
+        ] {
+            texts.push((name.to_string(), text.to_string()));
+        }
+        let mut fast_used = 0;
+        for (name, text) in &texts {
+            let Some(fast) = super::super::fast_yaml::parse(text) else {
+                continue;
+            };
+            fast_used += 1;
+            let full: Vec<(usize, Value)> = split_yaml_full(name, text)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+                .into_iter()
+                .filter(|(_, _, v)| !v.is_null())
+                .map(|(_, line, v)| (line, v))
+                .collect();
+            assert_eq!(fast, full, "{name}");
+        }
+        assert!(
+            fast_used >= 10,
+            "the fast reader took only {fast_used} files"
+        );
+    }
+
     use super::*;
 
     fn parse(name: &str, text: &str) -> Result<Inputs, SourceError> {

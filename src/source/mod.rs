@@ -13,6 +13,7 @@ use crate::crd::{
     ImageDigestMirrorSet, ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node,
 };
 
+mod fast_yaml;
 pub mod file;
 
 pub use file::{load_paths, parse_documents, SourceError};

@@ -29,6 +29,14 @@ impl Default for EncodeProfile {
 pub fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
+    if !s
+        .bytes()
+        .any(|b| b < 0x20 || b == 0x7f || b == b'"' || b == b'\\')
+    {
+        out.push_str(s);
+        out.push('"');
+        return out;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -54,7 +62,11 @@ fn array(items: &[String]) -> String {
 }
 
 fn key_string(out: &mut String, indent: &str, key: &str, value: &str) {
-    let _ = writeln!(out, "{indent}{key} = {}", quote(value));
+    out.push_str(indent);
+    out.push_str(key);
+    out.push_str(" = ");
+    out.push_str(&quote(value));
+    out.push('\n');
 }
 
 fn key_true(out: &mut String, indent: &str, key: &str, value: bool) {

@@ -222,9 +222,7 @@ fn explain_candidate(
             let mut origins = s.origins.clone();
             if let Some(b) = blocker {
                 for o in &b.origins {
-                    if !origins.contains(o) {
-                        origins.push(o.clone());
-                    }
+                    Origin::push_unique(&mut origins, o);
                 }
             }
             Source {

@@ -16,8 +16,8 @@ use serde::Serialize;
 use crate::origin::Origin;
 use crate::render::cluster::{registries_input, render_pool};
 use crate::render::registries::{
-    is_valid_mirror, is_valid_registries_conf_scope, is_valid_source, scope_is_nested_inside_scope,
-    SourcePolicy,
+    is_valid_mirror, is_valid_registries_conf_scope, is_valid_source, order_conflicts,
+    scope_is_nested_inside_scope, SourcePolicy,
 };
 use crate::source::Inputs;
 
@@ -193,7 +193,7 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
         }
     }
 
-    for (source, conflicts) in crate::list::order_conflicts(&input) {
+    for (source, conflicts) in order_conflicts(&input) {
         for c in conflicts {
             out.push(warning(None, format!("{source}: {c}")));
         }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::origin::Origin;
-use crate::render::registries::{RegistriesInput, V2RegistriesConf, DIGEST_ONLY, TAG_ONLY};
+use crate::render::registries::{V2RegistriesConf, DIGEST_ONLY, TAG_ONLY};
 
 /// One effective rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -41,9 +41,9 @@ pub struct RuleMirror {
     pub insecure: bool,
 }
 
-/// The rules of a rendered registries.conf, in the file's order.
-pub fn rules(conf: &V2RegistriesConf, input: &RegistriesInput) -> Vec<Rule> {
-    let conflicts = order_conflicts(input);
+/// The rules of a rendered registries.conf, in the file's order, with the
+/// mirror-order conflicts found while rendering (source → messages).
+pub fn rules(conf: &V2RegistriesConf, conflicts: &BTreeMap<String, Vec<String>>) -> Vec<Rule> {
     conf.registries
         .iter()
         .map(|r| {
@@ -58,9 +58,7 @@ pub fn rules(conf: &V2RegistriesConf, input: &RegistriesInput) -> Vec<Rule> {
             let mut objects = r.origins.clone();
             for m in &r.mirrors {
                 for o in &m.origins {
-                    if !objects.contains(o) {
-                        objects.push(o.clone());
-                    }
+                    Origin::push_unique(&mut objects, o);
                 }
             }
             Rule {
@@ -89,46 +87,12 @@ pub fn rules(conf: &V2RegistriesConf, input: &RegistriesInput) -> Vec<Rule> {
         .collect()
 }
 
-/// For each source, the pairs of mirrors that two sets order oppositely.
-pub fn order_conflicts(input: &RegistriesInput) -> BTreeMap<String, Vec<String>> {
-    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let kinds = [
-        input.idms.iter().chain(&input.icsp).collect::<Vec<_>>(),
-        input.itms.iter().collect(),
-    ];
-    for sets in kinds {
-        let mut by_source: BTreeMap<&str, Vec<_>> = BTreeMap::new();
-        for s in sets {
-            by_source.entry(s.source.as_str()).or_default().push(s);
-        }
-        for (source, sets) in by_source {
-            for (i, a) in sets.iter().enumerate() {
-                for b in &sets[i + 1..] {
-                    for (x, m1) in a.mirrors.iter().enumerate() {
-                        for m2 in &a.mirrors[x + 1..] {
-                            let p1 = b.mirrors.iter().position(|m| m == m1);
-                            let p2 = b.mirrors.iter().position(|m| m == m2);
-                            if let (Some(p1), Some(p2)) = (p1, p2) {
-                                if p2 < p1 {
-                                    out.entry(source.to_string()).or_default().push(format!(
-                                        "{} lists {m1} before {m2}, {} the other way round: the merged order is unspecified",
-                                        a.origin, b.origin
-                                    ));
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::registries::{edit_registries_config, MirrorSet, SourcePolicy};
+    use crate::render::registries::{
+        edit_registries_config, order_conflicts, MirrorSet, RegistriesInput, SourcePolicy,
+    };
 
     fn set(source: &str, mirrors: &[&str], origin: &str) -> MirrorSet {
         MirrorSet {
@@ -158,7 +122,7 @@ mod tests {
         };
         let mut conf = V2RegistriesConf::default();
         edit_registries_config(&mut conf, &input).unwrap();
-        let rules = rules(&conf, &input);
+        let rules = rules(&conf, &order_conflicts(&input));
         assert_eq!(rules.len(), 2);
         assert_eq!(rules[0].source, "quay.io/a");
         assert_eq!(rules[0].pull, "both");

@@ -45,6 +45,14 @@ impl Origin {
         Self(format!("{kind}/{name}"))
     }
 
+    /// Appends `origin` to `list` unless it is already there (origins keep
+    /// first-seen order and never repeat).
+    pub fn push_unique(list: &mut Vec<Origin>, origin: &Origin) {
+        if !list.contains(origin) {
+            list.push(origin.clone());
+        }
+    }
+
     /// The label as text.
     pub fn as_str(&self) -> &str {
         &self.0

@@ -384,3 +384,16 @@ fn verbose_counts_what_was_read_and_skipped() {
         .success()
         .stderr(predicates::str::contains("skipped").not());
 }
+
+#[test]
+fn no_known_object_names_the_input() {
+    for cmd in ["list", "lint", "render"] {
+        plugin()
+            .args([cmd, "-f", "-"])
+            .write_stdin("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+            .assert()
+            .code(2)
+            .stderr(contains("no ImageContentSourcePolicy"))
+            .stderr(contains("known object in -"));
+    }
+}

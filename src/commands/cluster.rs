@@ -11,14 +11,29 @@ use mirrorpolicy::source::{load_paths, Inputs};
 use crate::exit::Failure;
 use crate::term;
 
-/// Reads the objects named by `-f`, refusing objects the API server would refuse.
-pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
+/// Reads the objects named by `-f`; reading nothing of the tool's kinds is an error.
+pub fn read_inputs(paths: &[PathBuf]) -> Result<Inputs> {
     let inputs =
         load_paths(paths, std::io::stdin().lock()).map_err(|e| Failure::input(e.to_string()))?;
     for w in &inputs.warnings {
         eprintln!("warning: {w}");
     }
     report_read(&inputs);
+    if inputs.is_empty() {
+        let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(Failure::input(format!(
+            "no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or other known object in {}",
+            named.join(", ")
+        ))
+        .with_hint("pass YAML or JSON exported with `oc get ... -o yaml`, or a must-gather folder (-v lists what was skipped)")
+        .into());
+    }
+    Ok(inputs)
+}
+
+/// Reads the objects named by `-f`, refusing objects the API server would refuse.
+pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
+    let inputs = read_inputs(paths)?;
     let invalid = inputs.validate();
     if let Some(first) = invalid.first() {
         let more = match invalid.len() {
@@ -28,13 +43,6 @@ pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
         return Err(Failure::input(format!("{first}{more}"))
             .with_hint("the API server refuses such an object; fix the field and run again")
             .into());
-    }
-    if inputs.is_empty() {
-        return Err(Failure::input(
-            "no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or other known object in the given files",
-        )
-        .with_hint("pass YAML or JSON exported with `oc get ... -o yaml`, or a must-gather folder")
-        .into());
     }
     Ok(inputs)
 }

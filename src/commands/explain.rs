@@ -11,8 +11,6 @@ use mirrorpolicy::output;
 use mirrorpolicy::policy::{self, Policy};
 use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
 
-use mirrorpolicy::list::order_conflicts;
-use mirrorpolicy::render::cluster::registries_input;
 use mirrorpolicy::render::node::node_view;
 
 use crate::cli::{ExplainArgs, OutputFormat};
@@ -69,7 +67,6 @@ fn run_on_objects(args: &ExplainArgs) -> Result<()> {
         scope_origins: Some(&view.scope_origins),
     };
     let mut items = explain_all(&config, &args.images, mode, args.namespace.as_deref())?;
-    let conflicts = order_conflicts(&registries_input(&inputs));
     for item in &mut items {
         let prefixes: Vec<String> = item
             .candidates
@@ -77,7 +74,7 @@ fn run_on_objects(args: &ExplainArgs) -> Result<()> {
             .filter_map(|c| c.registry.as_ref().map(|r| r.prefix.clone()))
             .collect();
         for p in prefixes {
-            for c in conflicts.get(&p).into_iter().flatten() {
+            for c in rendered.order_conflicts.get(&p).into_iter().flatten() {
                 let w = format!("{p}: {c}");
                 if !item.warnings.contains(&w) {
                     item.warnings.push(w);

@@ -4,23 +4,15 @@ use anyhow::Result;
 
 use mirrorpolicy::lint::{lint, Level};
 use mirrorpolicy::output;
-use mirrorpolicy::source::load_paths;
 
 use crate::cli::{LintArgs, LintFormat};
-use crate::exit::{ExitCode, Failure};
+use crate::commands::cluster;
+use crate::exit::ExitCode;
 use crate::term;
 
-/// Runs `lint`; invalid objects are findings here, not a refusal to start.
+/// Runs `lint`; objects the API server would refuse are findings here, not a refusal to start.
 pub fn run(args: &LintArgs) -> Result<ExitCode> {
-    let inputs = load_paths(&args.filenames, std::io::stdin().lock())
-        .map_err(|e| Failure::input(e.to_string()))?;
-    crate::commands::cluster::report_read(&inputs);
-    if inputs.is_empty() {
-        return Err(Failure::input(
-            "no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or other known object in the given files",
-        )
-        .into());
-    }
+    let inputs = cluster::read_inputs(&args.filenames)?;
     let findings = lint(&inputs);
     term::print(|out| match args.output {
         LintFormat::Table => output::lint::write_table(out, &findings),

@@ -4,7 +4,6 @@ use anyhow::Result;
 
 use mirrorpolicy::list::rules;
 use mirrorpolicy::output;
-use mirrorpolicy::render::cluster::registries_input;
 
 use crate::cli::{ListArgs, ListFormat};
 use crate::commands::cluster;
@@ -15,11 +14,10 @@ pub fn run(args: &ListArgs) -> Result<()> {
     let inputs = cluster::load_inputs(&args.filenames)?;
     let rendered = cluster::render(&inputs, "worker")?;
     cluster::print_warnings(&rendered);
-    let input = registries_input(&inputs);
     let rules = rendered
         .registries
         .as_ref()
-        .map(|conf| rules(conf, &input))
+        .map(|conf| rules(conf, &rendered.order_conflicts))
         .unwrap_or_default();
     term::print(|out| match args.output {
         ListFormat::Table => output::list::write_table(out, &rules, false),

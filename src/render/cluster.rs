@@ -4,7 +4,9 @@
 //! Objects are taken in name order (the MCO's listers are unordered; name
 //! order makes the output and the first reported error deterministic).
 
-use crate::crd::{Image, MirrorSourcePolicy};
+use std::collections::BTreeMap;
+
+use crate::crd::{Image, MirrorSourcePolicy, ObjectMeta};
 use crate::origin::Origin;
 use crate::source::Inputs;
 
@@ -15,8 +17,8 @@ use super::policy::{
     namespaced_policy_path, render_policies, ScopePolicies, POLICY_JSON, POLICY_JSON_TEMPLATE,
 };
 use super::registries::{
-    edit_registries_config, validate_scopes, McoError, MirrorSet, RegistriesInput, SourcePolicy,
-    V2RegistriesConf,
+    edit_registries_config, order_conflicts, validate_scopes, McoError, MirrorSet, RegistriesInput,
+    SourcePolicy, V2RegistriesConf,
 };
 use super::sigstore::SIGSTORE_REGISTRIES_D;
 
@@ -78,6 +80,9 @@ pub struct Rendered {
     pub registries: Option<V2RegistriesConf>,
     /// The output differences of the MCO release rendered for.
     pub profile: McoProfile,
+    /// Sources whose mirror lists are ordered differently by different
+    /// objects (source → messages): the merged order is decided by name.
+    pub order_conflicts: BTreeMap<String, Vec<String>>,
     /// The signature policy scopes (ClusterImagePolicy, ImagePolicy) the files were built from.
     pub scope_policies: ScopePolicies,
     /// Blocked scopes written to policy.json (after payload protection).
@@ -124,14 +129,22 @@ fn policy_of(p: &Option<MirrorSourcePolicy>) -> SourcePolicy {
     }
 }
 
+/// Objects in (namespace, name) order: the MCO's listers have no order, so
+/// this is what makes output and the first reported error deterministic.
+fn by_name<T>(objects: &[T], meta: impl Fn(&T) -> &ObjectMeta) -> Vec<&T> {
+    let mut sorted: Vec<&T> = objects.iter().collect();
+    sorted.sort_by(|a, b| {
+        let (a, b) = (meta(a), meta(b));
+        (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))
+    });
+    sorted
+}
+
 /// The mirror sets of the inputs, in name order per kind.
 pub fn registries_input(inputs: &Inputs) -> RegistriesInput {
-    let mut idms: Vec<_> = inputs.idmss.iter().collect();
-    idms.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
-    let mut icsp: Vec<_> = inputs.icsps.iter().collect();
-    icsp.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
-    let mut itms: Vec<_> = inputs.itmss.iter().collect();
-    itms.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    let idms = by_name(&inputs.idmss, |o| &o.metadata);
+    let icsp = by_name(&inputs.icsps, |o| &o.metadata);
+    let itms = by_name(&inputs.itmss, |o| &o.metadata);
     let sources = inputs
         .image
         .as_ref()
@@ -233,12 +246,8 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
         });
         registries = Some(conf);
     }
-    let mut cips: Vec<_> = inputs.cluster_image_policies.iter().collect();
-    cips.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
-    let mut ips: Vec<_> = inputs.image_policies.iter().collect();
-    ips.sort_by(|a, b| {
-        (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name))
-    });
+    let cips = by_name(&inputs.cluster_image_policies, |o| &o.metadata);
+    let ips = by_name(&inputs.image_policies, |o| &o.metadata);
     let policies = render_policies(
         POLICY_JSON_TEMPLATE,
         lists.policy_blocked.as_deref(),
@@ -282,6 +291,7 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
         profile,
         files,
         registries,
+        order_conflicts: order_conflicts(&input),
         scope_policies: policies.scope_policies,
         policy_blocked: lists.policy_blocked,
         allowed: lists.allowed,

@@ -106,9 +106,7 @@ fn attach_origins(conf: &mut RegistriesConf, rendered: &Rendered) {
 fn push_all(map: &mut BTreeMap<String, Vec<Origin>>, scope: &str, origins: &[Origin]) {
     let entry = map.entry(scope.to_string()).or_default();
     for o in origins {
-        if !entry.contains(o) {
-            entry.push(o.clone());
-        }
+        Origin::push_unique(entry, o);
     }
 }
 

@@ -1371,9 +1371,7 @@ pub type NamespacedScopes = BTreeMap<String, BTreeMap<String, Vec<ScopedRequirem
 fn scope_origins<'a>(reqs: impl IntoIterator<Item = &'a ScopedRequirement>) -> Vec<Origin> {
     let mut origins: Vec<Origin> = Vec::new();
     for r in reqs {
-        if !origins.contains(&r.origin) {
-            origins.push(r.origin.clone());
-        }
+        Origin::push_unique(&mut origins, &r.origin);
     }
     origins
 }

@@ -276,12 +276,6 @@ struct Accumulated<'a> {
     origins: Vec<Origin>,
 }
 
-fn push_unique(list: &mut Vec<Origin>, o: &Origin) {
-    if !list.contains(o) {
-        list.push(o.clone());
-    }
-}
-
 /// runtime-utils `mergedDigestMirrorSets` / `mergedTagMirrorSets`: sets with no
 /// real mirror are ignored (their policy too); sources come out byte-wise sorted.
 pub fn merge_sets<'a>(sets: impl IntoIterator<Item = &'a MirrorSet>) -> Vec<MergedSet> {
@@ -296,7 +290,7 @@ pub fn merge_sets<'a>(sets: impl IntoIterator<Item = &'a MirrorSet>) -> Vec<Merg
         }
         acc.lists.push(&set.mirrors);
         acc.list_origins.push(&set.origin);
-        push_unique(&mut acc.origins, &set.origin);
+        Origin::push_unique(&mut acc.origins, &set.origin);
     }
     by_source
         .into_iter()
@@ -308,7 +302,7 @@ pub fn merge_sets<'a>(sets: impl IntoIterator<Item = &'a MirrorSet>) -> Vec<Merg
                     let mut origins = Vec::new();
                     for (list, o) in acc.lists.iter().zip(&acc.list_origins) {
                         if list.contains(m) {
-                            push_unique(&mut origins, o);
+                            Origin::push_unique(&mut origins, o);
                         }
                     }
                     origins
@@ -364,7 +358,7 @@ impl<'c> Editor<'c> {
                 r.blocked = true;
             }
             for o in &set.origins {
-                push_unique(&mut r.origins, o);
+                Origin::push_unique(&mut r.origins, o);
             }
             for (m, origins) in set.mirrors.iter().zip(&set.mirror_origins) {
                 r.mirrors.push(Endpoint {
@@ -402,14 +396,14 @@ pub fn edit_registries_config(
             if scope_is_nested_inside_scope(r.scope(), scope) {
                 r.insecure = true;
                 if let Some(o) = &image_origin {
-                    push_unique(&mut r.origins, o);
+                    Origin::push_unique(&mut r.origins, o);
                 }
             }
             for m in &mut r.mirrors {
                 if scope_is_nested_inside_scope(&m.location, scope) {
                     m.insecure = true;
                     if let Some(o) = &image_origin {
-                        push_unique(&mut m.origins, o);
+                        Origin::push_unique(&mut m.origins, o);
                     }
                 }
             }
@@ -422,7 +416,7 @@ pub fn edit_registries_config(
             if scope_is_nested_inside_scope(r.scope(), scope) {
                 r.blocked = true;
                 if let Some(o) = &image_origin {
-                    push_unique(&mut r.origins, o);
+                    Origin::push_unique(&mut r.origins, o);
                 }
             }
         }
@@ -488,10 +482,46 @@ fn propagate_nested_mirrors(
         let entry = &mut conf.registries[e];
         entry.mirrors = copies;
         for o in &origins {
-            push_unique(&mut entry.origins, o);
+            Origin::push_unique(&mut entry.origins, o);
         }
     }
     Ok(())
+}
+
+/// For each source, the pairs of mirrors that two sets order oppositely.
+pub fn order_conflicts(input: &RegistriesInput) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let kinds = [
+        input.idms.iter().chain(&input.icsp).collect::<Vec<_>>(),
+        input.itms.iter().collect(),
+    ];
+    for sets in kinds {
+        let mut by_source: BTreeMap<&str, Vec<_>> = BTreeMap::new();
+        for s in sets {
+            by_source.entry(s.source.as_str()).or_default().push(s);
+        }
+        for (source, sets) in by_source {
+            for (i, a) in sets.iter().enumerate() {
+                for b in &sets[i + 1..] {
+                    for (x, m1) in a.mirrors.iter().enumerate() {
+                        for m2 in &a.mirrors[x + 1..] {
+                            let p1 = b.mirrors.iter().position(|m| m == m1);
+                            let p2 = b.mirrors.iter().position(|m| m == m2);
+                            if let (Some(p1), Some(p2)) = (p1, p2) {
+                                if p2 < p1 {
+                                    out.entry(source.to_string()).or_default().push(format!(
+                                        "{} lists {m1} before {m2}, {} the other way round: the merged order is unspecified",
+                                        a.origin, b.origin
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -8,6 +8,14 @@ use mirrorpolicy::registries::ShortNameMode;
 
 const EXPLAIN_EXAMPLES: &str = "\
 Examples:
+  # Against the mirror objects of a cluster (a must-gather or `oc get ... -o yaml` exports)
+  kubectl mirrorpolicy explain registry.redhat.io/rhel9/support-tools:latest \\
+      -f examples/disconnected-cluster
+
+  # For a pod in namespace payments: its ImagePolicy decides the signature check
+  kubectl mirrorpolicy explain mirror.corp.example.com:5000/payments/api:v2 \\
+      -f must-gather/ -n payments
+
   # Where does a node pull the release image from? (files copied from a node)
   kubectl mirrorpolicy explain quay.io/openshift-release-dev/ocp-release:4.16.0-x86_64 \\
       --registries-conf examples/node/registries.conf --policy-json examples/node/policy.json

@@ -591,11 +591,6 @@ fn signed_identity(ctx: &Ctx<'_>, path: &str, v: &StrictValue) -> Result<(), Pol
     Ok(())
 }
 
-/// Serializes requirements back to JSON objects.
-pub fn requirements_json(reqs: &[Requirement]) -> Vec<Value> {
-    reqs.iter().map(|r| r.0.clone()).collect()
-}
-
 impl StrictValue {
     fn to_json(&self) -> Value {
         match self {

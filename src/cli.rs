@@ -50,6 +50,9 @@ pub struct Cli {
     #[arg(short, long, global = true)]
     pub verbose: bool,
 
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -81,6 +84,58 @@ Examples:
   # In CI, as JSON
   kubectl mirrorpolicy lint -f manifests/ -o json";
 
+/// How to reach the cluster, as kubectl takes it. Ignored with -f (files) and
+/// node files: then the cluster is never contacted.
+#[derive(Debug, Clone, Args)]
+pub struct ClusterArgs {
+    /// Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config).
+    #[arg(long, value_name = "FILE", global = true, help_heading = "Cluster")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The kubeconfig context to use.
+    #[arg(long, value_name = "NAME", global = true, help_heading = "Cluster")]
+    pub context: Option<String>,
+
+    /// The kubeconfig cluster to use.
+    #[arg(long, value_name = "NAME", global = true, help_heading = "Cluster")]
+    pub cluster: Option<String>,
+
+    /// The kubeconfig user to use.
+    #[arg(long, value_name = "NAME", global = true, help_heading = "Cluster")]
+    pub user: Option<String>,
+
+    /// The namespace: for explain, the pod's namespace (its ImagePolicy applies).
+    #[arg(
+        short = 'n',
+        long,
+        value_name = "NAMESPACE",
+        global = true,
+        help_heading = "Cluster"
+    )]
+    pub namespace: Option<String>,
+
+    /// How long to wait for each API request: 0 waits forever, else a number of seconds or a
+    /// duration with a unit (500ms, 30s, 2m).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "0",
+        global = true,
+        help_heading = "Cluster"
+    )]
+    pub request_timeout: String,
+
+    /// Read large lists in pages of this many objects (0: all at once), as kubectl's --chunk-size.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 500,
+        global = true,
+        help_heading = "Cluster"
+    )]
+    pub chunk_size: u32,
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -103,28 +158,24 @@ pub enum Command {
 
 /// Arguments of `explain`.
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("config").required(true).multiple(true))]
+#[command(group = clap::ArgGroup::new("config").multiple(true))]
 pub struct ExplainArgs {
     /// Image references as a pod spec or `podman pull` would give them (tag, digest or short name).
     #[arg(required = true, value_name = "IMAGE")]
     pub images: Vec<String>,
 
-    /// Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...): files, folders
-    /// (recursive, must-gather works as is) or `-` for stdin. Repeatable.
+    /// Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders
+    /// (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable.
     #[arg(short = 'f', long = "filename", value_name = "PATH", group = "config",
           conflicts_with_all = ["registries_conf", "registries_conf_d", "policy_json"])]
     pub filenames: Vec<PathBuf>,
 
-    /// The namespace of the pod: brings in its ImagePolicy (CRI-O's per-namespace policy).
-    #[arg(short = 'n', long, value_name = "NAMESPACE", requires = "filenames")]
-    pub namespace: Option<String>,
-
-    /// The pool whose rendered configuration to use (with -f).
+    /// The pool whose rendered configuration to use (cluster objects, not node files).
     #[arg(
         long,
         value_name = "POOL",
         default_value = "worker",
-        requires = "filenames"
+        conflicts_with_all = ["registries_conf", "registries_conf_d"]
     )]
     pub pool: String,
 
@@ -154,8 +205,9 @@ pub struct ExplainArgs {
 /// Arguments of `render`.
 #[derive(Debug, Args)]
 pub struct RenderArgs {
-    /// Cluster objects: files, folders (recursive, must-gather works as is) or `-` for stdin. Repeatable.
-    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
+    /// Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin,
+    /// instead of the live cluster. Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
 
     /// The pool to render for (the MCO writes one generated MachineConfig per built-in pool).
@@ -185,8 +237,9 @@ pub enum RenderFormat {
 /// Arguments of `list`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Cluster objects: files, folders (recursive, must-gather works as is) or `-` for stdin. Repeatable.
-    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
+    /// Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin,
+    /// instead of the live cluster. Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
 
     /// Output format.
@@ -197,8 +250,9 @@ pub struct ListArgs {
 /// Arguments of `lint`.
 #[derive(Debug, Args)]
 pub struct LintArgs {
-    /// Cluster objects: files, folders (recursive, must-gather works as is) or `-` for stdin. Repeatable.
-    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
+    /// Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin,
+    /// instead of the live cluster. Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
 
     /// Output format.

@@ -1,8 +1,7 @@
 //! Exit codes and the errors that carry them.
 //!
 //! The codes are the product's contract: 0 success, 1 differences or
-//! findings, 2 usage or input error, 3 cluster error, 4 refused. Only the
-//! codes a command can produce today have a variant.
+//! findings, 2 usage or input error, 3 cluster error, 4 refused.
 
 use std::fmt;
 
@@ -12,6 +11,7 @@ pub enum ExitCode {
     Success = 0,
     Findings = 1,
     Input = 2,
+    Cluster = 3,
 }
 
 /// An error that decides the exit code and may carry a hint for the user.
@@ -27,6 +27,15 @@ impl Failure {
     pub fn input(message: impl Into<String>) -> Self {
         Self {
             code: ExitCode::Input,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// A cluster error: unreachable, unauthorized, forbidden, timeout (exit 3).
+    pub fn cluster(message: impl Into<String>) -> Self {
+        Self {
+            code: ExitCode::Cluster,
             message: message.into(),
             hint: None,
         }

@@ -1,9 +1,10 @@
 //! kubectl-mirrorpolicy: where CRI-O pulls an image from, and why.
 //!
-//! The library is the pure core: image references, the registries.conf
-//! engine, policy.json scope selection and the explain model. It never
-//! touches the network, the terminal or the filesystem; `main.rs` and
-//! `commands/` do that.
+//! The library is the core: image references, the registries.conf engine,
+//! policy.json scope selection, the MCO rendering and the explain model,
+//! all synchronous and pure. Only `source` reads: files for `-f`, and the
+//! live cluster (`source::cluster`, async, kube-rs). The terminal belongs
+//! to the binary (`main.rs`, `commands/`).
 
 pub mod crd;
 pub mod explain;

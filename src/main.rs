@@ -31,6 +31,7 @@ fn main() {
     };
     term::init_color(cli.color);
     term::set_verbose(cli.verbose);
+    commands::cluster::set_cluster_args(cli.cluster.clone());
     let result = match &cli.command {
         Command::Explain(args) => commands::explain::run(args).map(|()| ExitCode::Success),
         Command::Render(args) => commands::render::run(args).map(|()| ExitCode::Success),

@@ -243,8 +243,32 @@ fn missing_file_is_exit_2() {
 }
 
 #[test]
-fn no_configuration_is_a_usage_error() {
-    plugin().args(["explain", "quay.io/a/b:1"]).assert().code(2);
+fn without_files_explain_reads_the_cluster() {
+    // No -f and no node files: the live cluster, and here there is none.
+    plugin()
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env("HOME", "/nonexistent-home-for-tests")
+        .args(["explain", "quay.io/a/b:1"])
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("no cluster configured"));
+}
+
+#[test]
+fn policy_json_alone_is_a_usage_error() {
+    plugin()
+        .args([
+            "explain",
+            "quay.io/a/b:1",
+            "--policy-json",
+            "examples/node/policy.json",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--policy-json needs the node's registries configuration",
+        ));
 }
 
 #[test]

@@ -1,18 +1,63 @@
-//! Shared by the commands that read cluster objects: load `-f` inputs,
-//! check them as the API server would, and render a pool as the MCO does.
+//! Shared by the commands that read cluster objects: load them from `-f`
+//! files or the live cluster, check them as the API server would, and
+//! render a pool as the MCO does.
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use anyhow::Result;
 
 use mirrorpolicy::render::cluster::{render_pool, Rendered};
+use mirrorpolicy::source::cluster::{
+    self as live, ClusterError, ClusterOptions, Read, DEFAULT_PAGE_SIZE, MIRROR_CONFIG,
+};
 use mirrorpolicy::source::{load_paths, Inputs};
 
+use crate::cli::ClusterArgs;
 use crate::exit::Failure;
 use crate::term;
 
-/// Reads the objects named by `-f`; reading nothing of the tool's kinds is an error.
+static CLUSTER: OnceLock<ClusterArgs> = OnceLock::new();
+
+/// Records the global cluster flags (`--kubeconfig`, `--context`, `-n`, ...).
+pub fn set_cluster_args(args: ClusterArgs) {
+    let _ = CLUSTER.set(args);
+}
+
+fn cluster_args() -> &'static ClusterArgs {
+    CLUSTER.get_or_init(|| ClusterArgs {
+        kubeconfig: None,
+        context: None,
+        cluster: None,
+        user: None,
+        namespace: None,
+        request_timeout: "0".to_string(),
+        chunk_size: DEFAULT_PAGE_SIZE,
+    })
+}
+
+/// `-n/--namespace` as given on the command line.
+pub fn namespace() -> Option<&'static str> {
+    cluster_args().namespace.as_deref()
+}
+
+/// Reads the mirror configuration: from the files named by `-f`, or from
+/// the live cluster when there are none.
 pub fn read_inputs(paths: &[PathBuf]) -> Result<Inputs> {
+    read_objects(paths, MIRROR_CONFIG, None)
+}
+
+/// Reads the mirror configuration, refusing objects the API server would refuse.
+pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
+    load_objects(paths, MIRROR_CONFIG, None)
+}
+
+/// Reads `reads` from the live cluster (namespaced ones in `namespace`
+/// only, or in all namespaces), or everything the files named by `-f` hold.
+pub fn read_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) -> Result<Inputs> {
+    if paths.is_empty() {
+        return read_live(reads, namespace);
+    }
     let inputs =
         load_paths(paths, std::io::stdin().lock()).map_err(|e| Failure::input(e.to_string()))?;
     for w in &inputs.warnings {
@@ -31,9 +76,9 @@ pub fn read_inputs(paths: &[PathBuf]) -> Result<Inputs> {
     Ok(inputs)
 }
 
-/// Reads the objects named by `-f`, refusing objects the API server would refuse.
-pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
-    let inputs = read_inputs(paths)?;
+/// [`read_objects`], refusing objects the API server would refuse.
+pub fn load_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) -> Result<Inputs> {
+    let inputs = read_objects(paths, reads, namespace)?;
     let invalid = inputs.validate();
     if let Some(first) = invalid.first() {
         let more = match invalid.len() {
@@ -45,6 +90,111 @@ pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
             .into());
     }
     Ok(inputs)
+}
+
+/// The connection options from the global flags.
+pub fn cluster_options() -> Result<ClusterOptions> {
+    let args = cluster_args();
+    let request_timeout = live::parse_request_timeout(&args.request_timeout)
+        .map_err(|e| Failure::input(format!("--request-timeout: {e}")))?;
+    Ok(ClusterOptions {
+        kubeconfig: args.kubeconfig.clone(),
+        context: args.context.clone(),
+        cluster: args.cluster.clone(),
+        user: args.user.clone(),
+        request_timeout,
+        page_size: args.chunk_size,
+    })
+}
+
+/// A runtime for the API calls of one command.
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::cluster(format!("cannot start the network runtime: {e}")).into())
+}
+
+/// Lists every read at once from the live cluster.
+fn read_live(reads: &[Read], namespace: Option<&str>) -> Result<Inputs> {
+    let options = cluster_options()?;
+    let runtime = runtime()?;
+    let live = runtime
+        .block_on(async {
+            let connection = live::connect(&options).await?;
+            term::verbose(|| {
+                format!(
+                    "reading {} from {}{}",
+                    live::describe(reads),
+                    connection.server,
+                    namespace.map_or(String::new(), |ns| format!(" (namespaced ones in {ns})"))
+                )
+            });
+            let read = live::read(&connection, reads, namespace).await?;
+            Ok::<_, ClusterError>((connection, read))
+        })
+        .map_err(cluster_failure)?;
+    let (connection, read) = live;
+    term::verbose(|| format!("{} request(s) sent", read.requests));
+    for absent in &read.absent {
+        term::verbose(|| {
+            format!(
+                "{} is not served by the cluster (no such CRD): read as none",
+                absent.name()
+            )
+        });
+    }
+    if read.is_openshift_missing() {
+        return Err(Failure::cluster(format!(
+            "no OpenShift mirror configuration: the cluster at {} serves none of {}",
+            connection.server,
+            read.absent
+                .iter()
+                .map(|r| r.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .with_hint("this is not an OpenShift cluster (or not one with mirror support); for a plain CRI-O node pass its files with --registries-conf")
+        .into());
+    }
+    for w in &read.inputs.warnings {
+        eprintln!("warning: {w}");
+    }
+    report_read(&read.inputs);
+    Ok(read.inputs)
+}
+
+/// Maps a cluster error to its exit code (3, or 2 for objects that do not
+/// decode) and a hint that says what to do.
+pub fn cluster_failure(e: ClusterError) -> anyhow::Error {
+    let hint = match &e {
+        ClusterError::NoConfig(_) => {
+            "log in (oc login), point KUBECONFIG or --kubeconfig at a kubeconfig, or read exported objects with -f FILE|FOLDER"
+        }
+        ClusterError::Config(_) => "check the kubeconfig, --context, --cluster and --user (kubectl config get-contexts lists them)",
+        ClusterError::Unreachable { .. } => {
+            "check the server address, the network or VPN and the CA in the kubeconfig; kubectl cluster-info uses the same kubeconfig"
+        }
+        ClusterError::Unauthorized { .. } => "log in again (oc login) or refresh the token of the kubeconfig user",
+        ClusterError::Forbidden(_) => {
+            "ask a cluster admin for the rules above, or run on exported objects or a must-gather with -f"
+        }
+        ClusterError::Timeout { .. } => "raise --request-timeout, or check the API server's health",
+        ClusterError::Request { .. } => "run again; if it persists, check the API server's health",
+        ClusterError::Decode(_) => {
+            return Failure::input(e.to_string())
+                .with_hint("the cluster holds an object the tool cannot read; report it with the object's YAML")
+                .into()
+        }
+    };
+    let message = match &e {
+        ClusterError::Forbidden(list) => match list.first().map(|f| f.message.as_str()) {
+            Some(server) if !server.is_empty() => format!("{e} (server: {server})"),
+            _ => e.to_string(),
+        },
+        _ => e.to_string(),
+    };
+    Failure::cluster(message).with_hint(hint).into()
 }
 
 /// `-v`: what was read and what was skipped.

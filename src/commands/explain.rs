@@ -1,5 +1,6 @@
-//! `explain`: read a node's registries.conf, drop-ins and policy.json, and
-//! explain each image against them.
+//! `explain`: explain each image against what the MCO renders from the
+//! cluster's objects (live or `-f`), or against a node's registries.conf,
+//! drop-ins and policy.json.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ use mirrorpolicy::policy::{self, Policy};
 use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
 
 use mirrorpolicy::render::node::node_view;
+use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 
 use crate::cli::{ExplainArgs, OutputFormat};
 use crate::commands::cluster;
@@ -20,7 +22,14 @@ use crate::term;
 
 /// Runs `explain`.
 pub fn run(args: &ExplainArgs) -> Result<()> {
-    if !args.filenames.is_empty() {
+    if args.registries_conf.is_none() && args.registries_conf_d.is_none() {
+        if args.policy_json.is_some() {
+            return Err(Failure::input(
+                "--policy-json needs the node's registries configuration too",
+            )
+            .with_hint("add --registries-conf (and --registries-conf-d), or drop --policy-json to explain against the cluster")
+            .into());
+        }
         return run_on_objects(args);
     }
     let conf = load_registries(
@@ -48,10 +57,11 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
 
 /// Explains against what the MCO renders from cluster objects for a pool.
 fn run_on_objects(args: &ExplainArgs) -> Result<()> {
-    let inputs = cluster::load_inputs(&args.filenames)?;
+    let namespace = cluster::namespace();
+    let inputs = cluster::load_objects(&args.filenames, MIRROR_CONFIG, namespace)?;
     let rendered = cluster::render(&inputs, &args.pool)?;
     cluster::print_warnings(&rendered);
-    let view = node_view(&rendered, args.namespace.as_deref())
+    let view = node_view(&rendered, namespace)
         .map_err(|e| Failure::input(format!("reading back the rendered configuration: {e}")))?;
     let minor = inputs
         .cluster_version
@@ -66,7 +76,7 @@ fn run_on_objects(args: &ExplainArgs) -> Result<()> {
         policy: Some(&view.policy),
         scope_origins: Some(&view.scope_origins),
     };
-    let mut items = explain_all(&config, &args.images, mode, args.namespace.as_deref())?;
+    let mut items = explain_all(&config, &args.images, mode, namespace)?;
     for item in &mut items {
         let prefixes: Vec<String> = item
             .candidates
@@ -82,7 +92,7 @@ fn run_on_objects(args: &ExplainArgs) -> Result<()> {
             }
         }
     }
-    if let Some(ns) = &args.namespace {
+    if let Some(ns) = namespace {
         let marker = format!("ImagePolicy/{ns}/");
         for item in &mut items {
             item.warnings.extend(

@@ -1,7 +1,9 @@
 //! Where the cluster objects come from, gathered into one [`Inputs`].
 //!
 //! `file` reads exported YAML/JSON (`-f`): single objects, multi-document
-//! streams, `List`s, folders and must-gather / `oc adm inspect` trees. The
+//! streams, `List`s, folders and must-gather / `oc adm inspect` trees.
+//! `cluster` lists the same kinds from a live cluster and stages them
+//! through `file`'s code. The
 //! core only ever sees `Inputs`, so it cannot tell files from a live
 //! cluster. Validation of what was read is left to [`crate::crd`] and the
 //! rendering modules.
@@ -13,6 +15,7 @@ use crate::crd::{
     ImageDigestMirrorSet, ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node,
 };
 
+pub mod cluster;
 mod fast_yaml;
 pub mod file;
 

@@ -1,0 +1,941 @@
+//! The live cluster: kubeconfig resolution as kubectl does it, and every
+//! list a command needs issued at once.
+//!
+//! Objects come back as the API server's JSON lists and go through the same
+//! staging as files ([`super::parse_documents`]), so a command cannot tell a
+//! cluster from a must-gather. No discovery round trip is made: the
+//! resources are known, and a resource the server does not serve (a 404 on
+//! the list) is reported as absent rather than failing the command.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+use serde_json::Value;
+use tokio::task::JoinSet;
+
+use super::{parse_documents, Inputs, SourceError};
+
+/// One API resource the tool lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Resource {
+    /// API group; empty for the core group.
+    pub group: &'static str,
+    pub version: &'static str,
+    /// The plural resource name used in paths and RBAC rules.
+    pub plural: &'static str,
+    pub kind: &'static str,
+    pub namespaced: bool,
+}
+
+impl Resource {
+    const fn cluster(
+        group: &'static str,
+        version: &'static str,
+        plural: &'static str,
+        kind: &'static str,
+    ) -> Self {
+        Self {
+            group,
+            version,
+            plural,
+            kind,
+            namespaced: false,
+        }
+    }
+
+    const fn namespaced(
+        group: &'static str,
+        version: &'static str,
+        plural: &'static str,
+        kind: &'static str,
+    ) -> Self {
+        Self {
+            group,
+            version,
+            plural,
+            kind,
+            namespaced: true,
+        }
+    }
+
+    /// `plural.group` as kubectl and RBAC messages print it (`nodes` for core).
+    pub fn name(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.to_string()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+
+    /// `group/version`, or `version` for the core group.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_string()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// The collection path, in one namespace or across all of them.
+    pub fn list_path(&self, namespace: Option<&str>) -> String {
+        let base = if self.group.is_empty() {
+            format!("/api/{}", self.version)
+        } else {
+            format!("/apis/{}/{}", self.group, self.version)
+        };
+        match namespace {
+            Some(ns) if self.namespaced => format!("{base}/namespaces/{ns}/{}", self.plural),
+            _ => format!("{base}/{}", self.plural),
+        }
+    }
+}
+
+pub const IMAGE_CONTENT_SOURCE_POLICIES: Resource = Resource::cluster(
+    "operator.openshift.io",
+    "v1alpha1",
+    "imagecontentsourcepolicies",
+    "ImageContentSourcePolicy",
+);
+pub const IMAGE_DIGEST_MIRROR_SETS: Resource = Resource::cluster(
+    "config.openshift.io",
+    "v1",
+    "imagedigestmirrorsets",
+    "ImageDigestMirrorSet",
+);
+pub const IMAGE_TAG_MIRROR_SETS: Resource = Resource::cluster(
+    "config.openshift.io",
+    "v1",
+    "imagetagmirrorsets",
+    "ImageTagMirrorSet",
+);
+pub const IMAGES: Resource = Resource::cluster("config.openshift.io", "v1", "images", "Image");
+pub const CLUSTER_VERSIONS: Resource = Resource::cluster(
+    "config.openshift.io",
+    "v1",
+    "clusterversions",
+    "ClusterVersion",
+);
+pub const CLUSTER_IMAGE_POLICIES: Resource = Resource::cluster(
+    "config.openshift.io",
+    "v1",
+    "clusterimagepolicies",
+    "ClusterImagePolicy",
+);
+pub const CLUSTER_IMAGE_POLICIES_V1ALPHA1: Resource = Resource::cluster(
+    "config.openshift.io",
+    "v1alpha1",
+    "clusterimagepolicies",
+    "ClusterImagePolicy",
+);
+pub const IMAGE_POLICIES: Resource =
+    Resource::namespaced("config.openshift.io", "v1", "imagepolicies", "ImagePolicy");
+pub const IMAGE_POLICIES_V1ALPHA1: Resource = Resource::namespaced(
+    "config.openshift.io",
+    "v1alpha1",
+    "imagepolicies",
+    "ImagePolicy",
+);
+pub const MACHINE_CONFIGS: Resource = Resource::cluster(
+    "machineconfiguration.openshift.io",
+    "v1",
+    "machineconfigs",
+    "MachineConfig",
+);
+pub const MACHINE_CONFIG_POOLS: Resource = Resource::cluster(
+    "machineconfiguration.openshift.io",
+    "v1",
+    "machineconfigpools",
+    "MachineConfigPool",
+);
+pub const NODES: Resource = Resource::cluster("", "v1", "nodes", "Node");
+
+/// One thing a command reads: the first of `versions` the server serves.
+///
+/// Every version is requested at once (no discovery round trip); the
+/// preferred one wins when several answer, the same objects being served
+/// under each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Read {
+    pub versions: &'static [Resource],
+}
+
+impl Read {
+    const fn one(resource: &'static [Resource]) -> Self {
+        Self { versions: resource }
+    }
+
+    /// The preferred (first) version, which names the read in messages.
+    pub fn preferred(&self) -> &Resource {
+        &self.versions[0]
+    }
+}
+
+/// What explain, render, list and lint read: the mirror objects, the
+/// Image config, the release payload and the signature policies.
+pub const MIRROR_CONFIG: &[Read] = &[
+    Read::one(&[IMAGE_CONTENT_SOURCE_POLICIES]),
+    Read::one(&[IMAGE_DIGEST_MIRROR_SETS]),
+    Read::one(&[IMAGE_TAG_MIRROR_SETS]),
+    Read::one(&[IMAGES]),
+    Read::one(&[CLUSTER_VERSIONS]),
+    Read::one(&[CLUSTER_IMAGE_POLICIES, CLUSTER_IMAGE_POLICIES_V1ALPHA1]),
+    Read::one(&[IMAGE_POLICIES, IMAGE_POLICIES_V1ALPHA1]),
+];
+
+/// What `diff` reads on top of [`MIRROR_CONFIG`]: the MachineConfigs, the
+/// pools and the nodes.
+pub const MACHINE_CONFIG_STATE: &[Read] = &[
+    Read::one(&[MACHINE_CONFIGS]),
+    Read::one(&[MACHINE_CONFIG_POOLS]),
+    Read::one(&[NODES]),
+];
+
+/// How to reach the cluster: kubectl's flags.
+#[derive(Debug, Clone, Default)]
+pub struct ClusterOptions {
+    /// `--kubeconfig`: this file only, ignoring `KUBECONFIG`.
+    pub kubeconfig: Option<PathBuf>,
+    /// `--context`
+    pub context: Option<String>,
+    /// `--cluster`
+    pub cluster: Option<String>,
+    /// `--user`
+    pub user: Option<String>,
+    /// `--request-timeout`: the limit on each request; `None` waits as long
+    /// as the server takes (kubectl's `0`).
+    pub request_timeout: Option<Duration>,
+    /// Items per page of a list (`limit`); 0 asks for everything at once.
+    pub page_size: u32,
+}
+
+/// The default page size: large lists come in pages of this many items.
+pub const DEFAULT_PAGE_SIZE: u32 = 500;
+
+/// Why the cluster could not be read. Every variant is exit code 3 in the
+/// binary, except [`ClusterError::Decode`] (the server's objects do not
+/// decode: an input error).
+#[derive(Debug)]
+pub enum ClusterError {
+    /// No kubeconfig found and not running in a pod.
+    NoConfig(String),
+    /// The kubeconfig is unreadable or names a missing context, cluster or user.
+    Config(String),
+    /// Connection refused, DNS, TLS: the server was not reached.
+    Unreachable { server: String, detail: String },
+    /// 401: the credentials were refused.
+    Unauthorized { server: String, detail: String },
+    /// 403 on one or more reads.
+    Forbidden(Vec<Forbidden>),
+    /// A request took longer than `--request-timeout`.
+    Timeout {
+        server: String,
+        path: String,
+        after: Duration,
+    },
+    /// Any other failed request (5xx, a 410 during paging, a reset connection).
+    Request {
+        server: String,
+        path: String,
+        detail: String,
+    },
+    /// An object the server returned does not decode into the tool's model.
+    Decode(SourceError),
+}
+
+/// A forbidden read and the RBAC rule that would grant it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Forbidden {
+    pub verb: String,
+    pub resource: Resource,
+    pub namespace: Option<String>,
+    /// The server's own message (it names the user).
+    pub message: String,
+}
+
+impl Forbidden {
+    /// The rule, as YAML a cluster admin can paste into a (Cluster)Role.
+    pub fn rule(&self) -> String {
+        format!(
+            "{{apiGroups: [\"{}\"], resources: [\"{}\"], verbs: [\"{}\"]}}",
+            self.resource.group, self.resource.plural, self.verb
+        )
+    }
+}
+
+impl fmt::Display for Forbidden {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let scope = match &self.namespace {
+            Some(ns) => format!("in namespace {ns}; a Role there"),
+            None => "at the cluster scope; a ClusterRole".to_string(),
+        };
+        write!(
+            f,
+            "cannot {} {} {scope} with the rule {} grants it",
+            self.verb,
+            self.resource.name(),
+            self.rule()
+        )
+    }
+}
+
+impl fmt::Display for ClusterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoConfig(m) | Self::Config(m) => f.write_str(m),
+            Self::Unreachable { server, detail } => {
+                write!(f, "cannot reach the cluster at {server}: {detail}")
+            }
+            Self::Unauthorized { server, detail } => {
+                write!(
+                    f,
+                    "the cluster at {server} refused the credentials (401 Unauthorized): {detail}"
+                )
+            }
+            Self::Forbidden(list) => {
+                write!(f, "forbidden: ")?;
+                for (i, item) in list.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                Ok(())
+            }
+            Self::Timeout {
+                server,
+                path,
+                after,
+            } => write!(
+                f,
+                "the cluster at {server} did not answer GET {path} within {}",
+                format_duration(*after)
+            ),
+            Self::Request {
+                server,
+                path,
+                detail,
+            } => write!(f, "reading {path} from {server} failed: {detail}"),
+            Self::Decode(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ClusterError {}
+
+fn format_duration(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+/// Parses kubectl's `--request-timeout`: `0` (no limit), a bare number of
+/// seconds, or a number with `ms`, `s`, `m` or `h` (also combined: `1m30s`).
+pub fn parse_request_timeout(text: &str) -> Result<Option<Duration>, String> {
+    let text = text.trim();
+    let bad = || {
+        format!(
+            "invalid request timeout \"{text}\": use a number of seconds or a duration such as 500ms, 30s, 2m or 1m30s (0 waits forever)"
+        )
+    };
+    if text.is_empty() {
+        return Err(bad());
+    }
+    if let Ok(seconds) = text.parse::<u64>() {
+        return Ok((seconds > 0).then(|| Duration::from_secs(seconds)));
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .ok_or_else(bad)?;
+        if digits == 0 {
+            return Err(bad());
+        }
+        let number: f64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_len] {
+            "ms" => 0.001,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return Err(bad()),
+        };
+        rest = &rest[unit_len..];
+        total += Duration::from_secs_f64(number * scale);
+    }
+    Ok((!total.is_zero()).then_some(total))
+}
+
+/// A client for one cluster, with what kubectl would tell about it.
+#[derive(Clone)]
+pub struct Connection {
+    client: Client,
+    /// The API server URL.
+    pub server: String,
+    /// The context's namespace (`default` when it sets none), or the pod's
+    /// namespace in-cluster.
+    pub default_namespace: String,
+    timeout: Option<Duration>,
+    page_size: u32,
+}
+
+impl fmt::Debug for Connection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connection")
+            .field("server", &self.server)
+            .field("default_namespace", &self.default_namespace)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Reads the kubeconfig files kubectl would: `--kubeconfig` alone, else
+/// every existing file listed in `KUBECONFIG` (merged, first wins), else
+/// `~/.kube/config`. `Ok(None)` when there is none.
+fn read_kubeconfig(options: &ClusterOptions) -> Result<Option<Kubeconfig>, ClusterError> {
+    let read = |path: &Path| {
+        Kubeconfig::read_from(path).map_err(|e| {
+            ClusterError::Config(format!("cannot read kubeconfig {}: {e}", path.display()))
+        })
+    };
+    if let Some(path) = &options.kubeconfig {
+        if !path.exists() {
+            return Err(ClusterError::Config(format!(
+                "kubeconfig {} (from --kubeconfig) does not exist",
+                path.display()
+            )));
+        }
+        return read(path).map(Some);
+    }
+    if let Some(value) = std::env::var_os("KUBECONFIG") {
+        // kubectl ignores empty entries and files that do not exist.
+        let paths: Vec<PathBuf> = std::env::split_paths(&value)
+            .filter(|p| !p.as_os_str().is_empty() && p.exists())
+            .collect();
+        if !value.is_empty() {
+            if paths.is_empty() {
+                return Err(ClusterError::NoConfig(format!(
+                    "KUBECONFIG ({}) names no existing file",
+                    value.to_string_lossy()
+                )));
+            }
+            let mut merged: Option<Kubeconfig> = None;
+            for path in &paths {
+                let next = read(path)?;
+                merged = Some(match merged {
+                    None => next,
+                    Some(m) => m.merge(next).map_err(|e| {
+                        ClusterError::Config(format!(
+                            "cannot merge kubeconfig {}: {e}",
+                            path.display()
+                        ))
+                    })?,
+                });
+            }
+            return Ok(merged);
+        }
+    }
+    let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE"));
+    match home.map(|h| PathBuf::from(h).join(".kube").join("config")) {
+        Some(path) if path.exists() => read(&path).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// Builds a client as kubectl would pick its cluster, user and namespace.
+///
+/// Nothing is sent to the server here.
+pub async fn connect(options: &ClusterOptions) -> Result<Connection, ClusterError> {
+    let kubeconfig = read_kubeconfig(options)?;
+    let mut config =
+        match kubeconfig {
+            Some(kubeconfig) => {
+                let kube_options = KubeConfigOptions {
+                    context: options.context.clone(),
+                    cluster: options.cluster.clone(),
+                    user: options.user.clone(),
+                };
+                Config::from_custom_kubeconfig(kubeconfig, &kube_options)
+                    .await
+                    .map_err(|e| ClusterError::Config(format!("invalid kubeconfig: {e}")))?
+            }
+            None if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() => Config::incluster()
+                .map_err(|e| ClusterError::Config(format!("in-cluster configuration: {e}")))?,
+            None => return Err(ClusterError::NoConfig(
+                "no cluster configured: no KUBECONFIG, no ~/.kube/config and not running in a pod"
+                    .to_string(),
+            )),
+        };
+    // One attempt per request: a retry would hide the latency and the
+    // failure the user needs to see; `--request-timeout` bounds each request.
+    config.default_retry = false;
+    if let Some(timeout) = options.request_timeout {
+        config.connect_timeout = Some(timeout);
+        config.read_timeout = Some(timeout);
+    }
+    let server = config.cluster_url.to_string();
+    let server = server.trim_end_matches('/').to_string();
+    let default_namespace = config.default_namespace.clone();
+    let client = Client::try_from(config).map_err(|e| ClusterError::Unreachable {
+        server: server.clone(),
+        detail: error_chain(&e),
+    })?;
+    Ok(Connection {
+        client,
+        server,
+        default_namespace,
+        timeout: options.request_timeout,
+        page_size: options.page_size,
+    })
+}
+
+/// What one request came back with.
+#[derive(Debug)]
+pub enum Reply {
+    /// 2xx, with the body.
+    Ok(String),
+    /// 404: the resource (or the object) does not exist.
+    NotFound,
+    /// 403, with the server's message.
+    Forbidden(String),
+    /// 409, with the server's message.
+    Conflict(String),
+}
+
+impl Connection {
+    /// Sends one request under the request timeout; 404, 403 and 409 are
+    /// answers, every other failure is an error.
+    pub async fn send(&self, request: http::Request<Vec<u8>>) -> Result<Reply, ClusterError> {
+        let path = request
+            .uri()
+            .path_and_query()
+            .map_or_else(String::new, |p| p.as_str().to_string());
+        let call = self.client.request_text(request);
+        let result = match self.timeout {
+            Some(after) => match tokio::time::timeout(after, call).await {
+                Ok(result) => result,
+                Err(_) => {
+                    return Err(ClusterError::Timeout {
+                        server: self.server.clone(),
+                        path,
+                        after,
+                    })
+                }
+            },
+            None => call.await,
+        };
+        match result {
+            Ok(text) => Ok(Reply::Ok(text)),
+            Err(kube::Error::Api(status)) => match status.code {
+                404 => Ok(Reply::NotFound),
+                403 => Ok(Reply::Forbidden(status.message.clone())),
+                409 => Ok(Reply::Conflict(status.message.clone())),
+                401 => Err(ClusterError::Unauthorized {
+                    server: self.server.clone(),
+                    detail: non_empty(
+                        &status.message,
+                        "log in again (oc login) or check the kubeconfig user",
+                    ),
+                }),
+                code => Err(ClusterError::Request {
+                    server: self.server.clone(),
+                    path,
+                    detail: format!(
+                        "{code} {}{}",
+                        status.reason,
+                        if status.message.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", status.message)
+                        }
+                    ),
+                }),
+            },
+            Err(e) => Err(self.transport_error(&e, path)),
+        }
+    }
+
+    fn transport_error(&self, e: &kube::Error, path: String) -> ClusterError {
+        let detail = error_chain(e);
+        let lower = detail.to_ascii_lowercase();
+        if lower.contains("timed out") || lower.contains("deadline has elapsed") {
+            if let Some(after) = self.timeout {
+                return ClusterError::Timeout {
+                    server: self.server.clone(),
+                    path,
+                    after,
+                };
+            }
+        }
+        let before_response = lower.contains("connect")
+            || lower.contains("dns")
+            || lower.contains("certificate")
+            || lower.contains("tls")
+            || lower.contains("refused");
+        if before_response && !lower.contains("reset") {
+            ClusterError::Unreachable {
+                server: self.server.clone(),
+                detail: root_cause(e),
+            }
+        } else {
+            ClusterError::Request {
+                server: self.server.clone(),
+                path,
+                detail,
+            }
+        }
+    }
+
+    /// Lists one resource, page by page.
+    async fn list(
+        &self,
+        resource: Resource,
+        namespace: Option<String>,
+    ) -> Result<Listed, ClusterError> {
+        let base = resource.list_path(namespace.as_deref());
+        let mut pages = Vec::new();
+        let mut token: Option<String> = None;
+        let mut requests = 0;
+        loop {
+            let mut query = Vec::new();
+            if self.page_size > 0 {
+                query.push(format!("limit={}", self.page_size));
+            }
+            if let Some(t) = &token {
+                query.push(format!("continue={}", encode_query(t)));
+            }
+            let path = if query.is_empty() {
+                base.clone()
+            } else {
+                format!("{base}?{}", query.join("&"))
+            };
+            let request = http::Request::get(&path)
+                .header(http::header::ACCEPT, "application/json")
+                .body(Vec::new())
+                .map_err(|e| ClusterError::Request {
+                    server: self.server.clone(),
+                    path: path.clone(),
+                    detail: e.to_string(),
+                })?;
+            requests += 1;
+            let text = match self.send(request).await? {
+                Reply::Ok(text) => text,
+                Reply::NotFound if pages.is_empty() => {
+                    return Ok(Listed {
+                        outcome: ListOutcome::Absent,
+                        requests,
+                    })
+                }
+                Reply::Forbidden(message) if pages.is_empty() => {
+                    return Ok(Listed {
+                        outcome: ListOutcome::Forbidden(Forbidden {
+                            verb: "list".to_string(),
+                            resource,
+                            namespace,
+                            message,
+                        }),
+                        requests,
+                    })
+                }
+                other => {
+                    return Err(ClusterError::Request {
+                        server: self.server.clone(),
+                        path,
+                        detail: format!("unexpected answer while paging: {other:?}"),
+                    })
+                }
+            };
+            token = continue_token(&text);
+            pages.push(text);
+            if token.is_none() {
+                break;
+            }
+        }
+        Ok(Listed {
+            outcome: ListOutcome::Pages(pages),
+            requests,
+        })
+    }
+}
+
+fn non_empty(message: &str, fallback: &str) -> String {
+    if message.is_empty() {
+        fallback.to_string()
+    } else {
+        message.to_string()
+    }
+}
+
+/// The error and its causes on one line, without repeating a cause that
+/// its parent already printed.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts: Vec<String> = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !parts.last().is_some_and(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = cause.source();
+    }
+    parts.join(": ")
+}
+
+/// The innermost cause: "Connection refused (os error 111)" rather than
+/// the layers of client wrappers around it.
+fn root_cause(e: &dyn std::error::Error) -> String {
+    let mut last = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        last = cause.to_string();
+        source = cause.source();
+    }
+    last
+}
+
+/// Percent-encodes a continue token for a query string.
+fn encode_query(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// `metadata.continue` of a list page, when another page follows.
+fn continue_token(text: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(text).ok()?;
+    value
+        .pointer("/metadata/continue")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+}
+
+#[derive(Debug)]
+enum ListOutcome {
+    Pages(Vec<String>),
+    Absent,
+    Forbidden(Forbidden),
+}
+
+#[derive(Debug)]
+struct Listed {
+    outcome: ListOutcome,
+    requests: usize,
+}
+
+/// What [`read`] brought back.
+#[derive(Debug, Default)]
+pub struct LiveRead {
+    pub inputs: Inputs,
+    /// Reads whose resource the server does not serve (no CRD), by the
+    /// preferred version's `plural.group`.
+    pub absent: Vec<Resource>,
+    /// Requests sent, pages included.
+    pub requests: usize,
+}
+
+impl LiveRead {
+    /// Whether none of the OpenShift mirror-configuration kinds is served:
+    /// a plain Kubernetes cluster.
+    pub fn is_openshift_missing(&self) -> bool {
+        [
+            IMAGE_CONTENT_SOURCE_POLICIES,
+            IMAGE_DIGEST_MIRROR_SETS,
+            IMAGES,
+        ]
+        .iter()
+        .all(|r| self.absent.contains(r))
+    }
+}
+
+/// Issues every read at once and gathers the objects into [`Inputs`].
+///
+/// `namespace` limits namespaced reads to one namespace; `None` reads all.
+/// Forbidden reads are collected and reported together; a resource the
+/// server does not serve is recorded in [`LiveRead::absent`].
+pub async fn read(
+    connection: &Connection,
+    reads: &[Read],
+    namespace: Option<&str>,
+) -> Result<LiveRead, ClusterError> {
+    let mut tasks = JoinSet::new();
+    for (index, read) in reads.iter().enumerate() {
+        for (version, resource) in read.versions.iter().enumerate() {
+            let connection = connection.clone();
+            let resource = *resource;
+            let namespace = namespace
+                .filter(|_| resource.namespaced)
+                .map(str::to_string);
+            tasks.spawn(async move {
+                let listed = connection.list(resource, namespace).await;
+                (index, version, listed)
+            });
+        }
+    }
+    let mut results: Vec<Vec<Option<Listed>>> = reads
+        .iter()
+        .map(|r| r.versions.iter().map(|_| None).collect())
+        .collect();
+    let mut first_error = None;
+    while let Some(joined) = tasks.join_next().await {
+        let (index, version, listed) = match joined {
+            Ok(done) => done,
+            Err(e) => {
+                first_error.get_or_insert(ClusterError::Request {
+                    server: connection.server.clone(),
+                    path: String::new(),
+                    detail: format!("a read task failed: {e}"),
+                });
+                continue;
+            }
+        };
+        match listed {
+            Ok(listed) => results[index][version] = Some(listed),
+            Err(e) => {
+                // The first failure in completion order; the rest are aborted.
+                if first_error.is_none() {
+                    first_error = Some(e);
+                    tasks.abort_all();
+                }
+            }
+        }
+    }
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    let mut live = LiveRead::default();
+    let mut forbidden = Vec::new();
+    for (read, versions) in reads.iter().zip(results) {
+        let mut chosen = None;
+        let mut denied = None;
+        for listed in versions.into_iter().flatten() {
+            live.requests += listed.requests;
+            match listed.outcome {
+                ListOutcome::Pages(pages) if chosen.is_none() => chosen = Some(pages),
+                ListOutcome::Forbidden(f) if denied.is_none() => denied = Some(f),
+                _ => {}
+            }
+        }
+        match (chosen, denied) {
+            (Some(pages), _) => {
+                let name = format!("{} ({})", read.preferred().name(), connection.server);
+                for page in pages {
+                    parse_documents(&name, &page, &mut live.inputs)
+                        .map_err(ClusterError::Decode)?;
+                }
+            }
+            (None, Some(f)) => forbidden.push(f),
+            (None, None) => live.absent.push(*read.preferred()),
+        }
+    }
+    if !forbidden.is_empty() {
+        return Err(ClusterError::Forbidden(forbidden));
+    }
+    Ok(live)
+}
+
+/// The names of the reads, for `-v`.
+pub fn describe(reads: &[Read]) -> String {
+    let names: BTreeSet<String> = reads.iter().map(|r| r.preferred().name()).collect();
+    names.into_iter().collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_timeout_forms() {
+        for (text, want) in [
+            ("0", None),
+            ("0s", None),
+            ("5", Some(Duration::from_secs(5))),
+            ("30s", Some(Duration::from_secs(30))),
+            ("500ms", Some(Duration::from_millis(500))),
+            ("2m", Some(Duration::from_secs(120))),
+            ("1h", Some(Duration::from_secs(3600))),
+            ("1m30s", Some(Duration::from_secs(90))),
+            ("1.5s", Some(Duration::from_millis(1500))),
+        ] {
+            assert_eq!(parse_request_timeout(text), Ok(want), "{text}");
+        }
+        for text in ["", "s", "5x", "-1", "1s5", "abc", "5 s"] {
+            let err = parse_request_timeout(text).unwrap_err();
+            assert!(err.contains("invalid request timeout"), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn paths_and_names() {
+        assert_eq!(NODES.list_path(None), "/api/v1/nodes");
+        assert_eq!(NODES.name(), "nodes");
+        assert_eq!(
+            IMAGE_POLICIES.list_path(Some("payments")),
+            "/apis/config.openshift.io/v1/namespaces/payments/imagepolicies"
+        );
+        assert_eq!(
+            IMAGE_POLICIES.list_path(None),
+            "/apis/config.openshift.io/v1/imagepolicies"
+        );
+        assert_eq!(
+            IMAGE_DIGEST_MIRROR_SETS.list_path(Some("ignored")),
+            "/apis/config.openshift.io/v1/imagedigestmirrorsets"
+        );
+        assert_eq!(
+            IMAGE_CONTENT_SOURCE_POLICIES.name(),
+            "imagecontentsourcepolicies.operator.openshift.io"
+        );
+    }
+
+    #[test]
+    fn forbidden_names_the_rule() {
+        let f = Forbidden {
+            verb: "list".into(),
+            resource: IMAGE_DIGEST_MIRROR_SETS,
+            namespace: None,
+            message: String::new(),
+        };
+        assert_eq!(
+            f.to_string(),
+            "cannot list imagedigestmirrorsets.config.openshift.io at the cluster scope; a ClusterRole with the rule {apiGroups: [\"config.openshift.io\"], resources: [\"imagedigestmirrorsets\"], verbs: [\"list\"]} grants it"
+        );
+        let f = Forbidden {
+            namespace: Some("payments".into()),
+            resource: IMAGE_POLICIES,
+            ..f
+        };
+        assert!(f
+            .to_string()
+            .contains("in namespace payments; a Role there"));
+    }
+
+    #[test]
+    fn continue_tokens_are_encoded() {
+        assert_eq!(encode_query("a+b/c=="), "a%2Bb%2Fc%3D%3D");
+        assert_eq!(
+            continue_token(r#"{"metadata":{"continue":"abc"},"items":[]}"#),
+            Some("abc".into())
+        );
+        assert_eq!(
+            continue_token(r#"{"metadata":{"continue":""},"items":[]}"#),
+            None
+        );
+        assert_eq!(continue_token(r#"{"items":[]}"#), None);
+    }
+}

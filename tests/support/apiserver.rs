@@ -1,0 +1,1185 @@
+//! A fake Kubernetes API server for the live-path tests.
+//!
+//! It listens on 127.0.0.1 over TLS (a CA and a server certificate made
+//! for each server), checks a bearer token, and serves objects loaded from
+//! fixture folders: discovery, list (with `limit`/`continue` paging and a
+//! `resourceVersion`) and get, server-side apply (`PATCH` with
+//! `application/apply-patch+yaml`, `dryRun=All`, `fieldManager`), delete,
+//! a 404 for resources it does not serve (no CRD), a 403 for resources it
+//! is told to forbid, injectable latency and failures (any status, or a
+//! connection reset), and a log of every request for tests to assert on.
+//!
+//! It runs on its own thread and stops when dropped. It is test code only.
+
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine;
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use serde_json::{json, Map, Value};
+use tokio_rustls::rustls;
+
+/// One resource the fake knows: where it lives and what it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kind {
+    pub group: &'static str,
+    pub versions: &'static [&'static str],
+    pub plural: &'static str,
+    pub kind: &'static str,
+    pub namespaced: bool,
+}
+
+/// Every resource the fake can serve. Objects are stored once per group
+/// and served under each version (the real server converts; here the
+/// schemas are the same for what the tests use).
+pub const KINDS: &[Kind] = &[
+    Kind {
+        group: "operator.openshift.io",
+        versions: &["v1alpha1"],
+        plural: "imagecontentsourcepolicies",
+        kind: "ImageContentSourcePolicy",
+        namespaced: false,
+    },
+    Kind {
+        group: "config.openshift.io",
+        versions: &["v1"],
+        plural: "imagedigestmirrorsets",
+        kind: "ImageDigestMirrorSet",
+        namespaced: false,
+    },
+    Kind {
+        group: "config.openshift.io",
+        versions: &["v1"],
+        plural: "imagetagmirrorsets",
+        kind: "ImageTagMirrorSet",
+        namespaced: false,
+    },
+    Kind {
+        group: "config.openshift.io",
+        versions: &["v1"],
+        plural: "images",
+        kind: "Image",
+        namespaced: false,
+    },
+    Kind {
+        group: "config.openshift.io",
+        versions: &["v1"],
+        plural: "clusterversions",
+        kind: "ClusterVersion",
+        namespaced: false,
+    },
+    Kind {
+        group: "config.openshift.io",
+        versions: &["v1", "v1alpha1"],
+        plural: "clusterimagepolicies",
+        kind: "ClusterImagePolicy",
+        namespaced: false,
+    },
+    Kind {
+        group: "config.openshift.io",
+        versions: &["v1", "v1alpha1"],
+        plural: "imagepolicies",
+        kind: "ImagePolicy",
+        namespaced: true,
+    },
+    Kind {
+        group: "machineconfiguration.openshift.io",
+        versions: &["v1"],
+        plural: "machineconfigs",
+        kind: "MachineConfig",
+        namespaced: false,
+    },
+    Kind {
+        group: "machineconfiguration.openshift.io",
+        versions: &["v1"],
+        plural: "machineconfigpools",
+        kind: "MachineConfigPool",
+        namespaced: false,
+    },
+    Kind {
+        group: "",
+        versions: &["v1"],
+        plural: "nodes",
+        kind: "Node",
+        namespaced: false,
+    },
+    Kind {
+        group: "",
+        versions: &["v1"],
+        plural: "namespaces",
+        kind: "Namespace",
+        namespaced: false,
+    },
+    Kind {
+        group: "",
+        versions: &["v1"],
+        plural: "pods",
+        kind: "Pod",
+        namespaced: true,
+    },
+    Kind {
+        group: "",
+        versions: &["v1"],
+        plural: "replicationcontrollers",
+        kind: "ReplicationController",
+        namespaced: true,
+    },
+    Kind {
+        group: "apps",
+        versions: &["v1"],
+        plural: "deployments",
+        kind: "Deployment",
+        namespaced: true,
+    },
+    Kind {
+        group: "apps",
+        versions: &["v1"],
+        plural: "statefulsets",
+        kind: "StatefulSet",
+        namespaced: true,
+    },
+    Kind {
+        group: "apps",
+        versions: &["v1"],
+        plural: "daemonsets",
+        kind: "DaemonSet",
+        namespaced: true,
+    },
+    Kind {
+        group: "apps",
+        versions: &["v1"],
+        plural: "replicasets",
+        kind: "ReplicaSet",
+        namespaced: true,
+    },
+    Kind {
+        group: "batch",
+        versions: &["v1"],
+        plural: "jobs",
+        kind: "Job",
+        namespaced: true,
+    },
+    Kind {
+        group: "batch",
+        versions: &["v1"],
+        plural: "cronjobs",
+        kind: "CronJob",
+        namespaced: true,
+    },
+    Kind {
+        group: "operators.coreos.com",
+        versions: &["v1alpha1"],
+        plural: "clusterserviceversions",
+        kind: "ClusterServiceVersion",
+        namespaced: true,
+    },
+];
+
+/// The groups a plain Kubernetes cluster serves.
+const VANILLA_GROUPS: &[&str] = &["", "apps", "batch"];
+
+/// How a matching request fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// Answer with this status and a `Status` body.
+    Status(u16),
+    /// Close the connection without answering.
+    Reset,
+}
+
+/// A failure to inject: requests whose method matches (any when `None`)
+/// and whose path contains `path` fail, after `skip` matching requests
+/// went through, `times` times (forever when `None`).
+#[derive(Debug, Clone)]
+pub struct FaultRule {
+    pub method: Option<Method>,
+    pub path: String,
+    pub skip: usize,
+    pub times: Option<usize>,
+    pub fault: Fault,
+    seen: usize,
+    fired: usize,
+}
+
+/// One request as the server saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Logged {
+    pub method: String,
+    pub path: String,
+    pub query: BTreeMap<String, String>,
+    pub status: u16,
+}
+
+impl Logged {
+    /// Whether the request asked for a dry run.
+    pub fn dry_run(&self) -> bool {
+        self.query.get("dryRun").is_some_and(|v| v == "All")
+    }
+
+    /// Whether the request could change stored state (a write that is not a dry run).
+    pub fn writes(&self) -> bool {
+        matches!(self.method.as_str(), "PATCH" | "POST" | "PUT" | "DELETE") && !self.dry_run()
+    }
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// `(group, plural)` → `(namespace, name)` → object (apiVersion of its first version).
+    objects: BTreeMap<(String, String), BTreeMap<(String, String), Value>>,
+    /// `group/version/plural` served.
+    served: BTreeSet<String>,
+    /// `(verb, plural)` that answer 403.
+    forbidden: BTreeSet<(String, String)>,
+    latency: Duration,
+    faults: Vec<FaultRule>,
+    log: Vec<Logged>,
+    resource_version: u64,
+    in_flight: usize,
+    max_in_flight: usize,
+}
+
+/// Builds a fake server.
+pub struct Builder {
+    state: State,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Self::openshift()
+    }
+}
+
+impl Builder {
+    /// An OpenShift cluster: every kind of [`KINDS`] is served.
+    pub fn openshift() -> Self {
+        let mut state = State {
+            resource_version: 1000,
+            ..State::default()
+        };
+        for kind in KINDS {
+            for version in kind.versions {
+                state.served.insert(gvr(kind.group, version, kind.plural));
+            }
+        }
+        Self { state }
+    }
+
+    /// A plain Kubernetes cluster: only the core, apps and batch groups.
+    pub fn vanilla() -> Self {
+        let mut builder = Self::openshift();
+        builder.state.served.retain(|key| {
+            let group = key.split('/').next().unwrap_or_default();
+            VANILLA_GROUPS.contains(&group)
+        });
+        builder
+    }
+
+    /// Stops serving a resource: `plural.group` (every version) or
+    /// `plural.group/version`, as an older cluster without its CRD.
+    pub fn without(mut self, resource: &str) -> Self {
+        let (name, version) = match resource.split_once('/') {
+            Some((n, v)) => (n, Some(v)),
+            None => (resource, None),
+        };
+        let (plural, group) = name.split_once('.').unwrap_or((name, ""));
+        self.state.served.retain(|key| {
+            let mut parts = key.split('/');
+            let (g, v, p) = (
+                parts.next().unwrap_or_default(),
+                parts.next().unwrap_or_default(),
+                parts.next().unwrap_or_default(),
+            );
+            !(g == group && p == plural && version.is_none_or(|want| want == v))
+        });
+        self
+    }
+
+    /// Answers 403 to `verb` (list, get, patch, delete) on `plural`.
+    pub fn forbid(mut self, verb: &str, plural: &str) -> Self {
+        self.state
+            .forbidden
+            .insert((verb.to_string(), plural.to_string()));
+        self
+    }
+
+    /// Delays every answer.
+    pub fn latency(mut self, latency: Duration) -> Self {
+        self.state.latency = latency;
+        self
+    }
+
+    /// Injects a failure (see [`FaultRule`]).
+    pub fn fault(
+        mut self,
+        method: Option<Method>,
+        path: &str,
+        skip: usize,
+        times: Option<usize>,
+        fault: Fault,
+    ) -> Self {
+        self.state.faults.push(FaultRule {
+            method,
+            path: path.to_string(),
+            skip,
+            times,
+            fault,
+            seen: 0,
+            fired: 0,
+        });
+        self
+    }
+
+    /// Loads every `.yaml`, `.yml` and `.json` file under `dir` (objects
+    /// and `List`s) as stored objects.
+    pub fn objects_from(mut self, dir: impl AsRef<Path>) -> Self {
+        let mut files = Vec::new();
+        collect(dir.as_ref(), &mut files);
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file)
+                .unwrap_or_else(|e| panic!("fixture {}: {e}", file.display()));
+            self = self.objects_from_yaml(&text);
+        }
+        self
+    }
+
+    /// Loads the objects of a YAML (or JSON) text.
+    pub fn objects_from_yaml(mut self, text: &str) -> Self {
+        let documents: Vec<Value> = serde_saphyr::from_multiple(text)
+            .unwrap_or_else(|e| panic!("fixture YAML does not parse: {e}"));
+        for document in documents {
+            self.add(document);
+        }
+        self
+    }
+
+    fn add(&mut self, mut value: Value) {
+        let kind = value
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if kind.ends_with("List") {
+            if let Some(Value::Array(items)) = value.get_mut("items").map(Value::take) {
+                for item in items {
+                    self.add(item);
+                }
+            }
+            return;
+        }
+        let Some(known) = KINDS.iter().find(|k| k.kind == kind) else {
+            return;
+        };
+        let state = &mut self.state;
+        state.resource_version += 1;
+        let rv = state.resource_version;
+        let meta = value
+            .as_object_mut()
+            .expect("object")
+            .entry("metadata")
+            .or_insert_with(|| json!({}));
+        let name = meta
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let namespace = meta
+            .get("namespace")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let meta = meta.as_object_mut().expect("metadata is a mapping");
+        meta.entry("resourceVersion")
+            .or_insert_with(|| json!(rv.to_string()));
+        meta.entry("uid")
+            .or_insert_with(|| json!(format!("00000000-0000-4000-8000-{rv:012}")));
+        meta.entry("creationTimestamp")
+            .or_insert_with(|| json!("2026-01-01T00:00:00Z"));
+        state
+            .objects
+            .entry((known.group.to_string(), known.plural.to_string()))
+            .or_default()
+            .insert((namespace, name), value);
+    }
+
+    /// Starts the server on 127.0.0.1 on a free port.
+    pub fn start(self) -> FakeApiServer {
+        FakeApiServer::start(self.state)
+    }
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+        {
+            out.push(path);
+        }
+    }
+}
+
+fn gvr(group: &str, version: &str, plural: &str) -> String {
+    format!("{group}/{version}/{plural}")
+}
+
+/// A running fake API server.
+pub struct FakeApiServer {
+    pub addr: SocketAddr,
+    /// The CA certificate (PEM) that signed the server's certificate.
+    pub ca_pem: String,
+    /// The bearer token the server accepts.
+    pub token: String,
+    state: Arc<Mutex<State>>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl FakeApiServer {
+    fn start(state: State) -> Self {
+        let (ca_pem, tls) = certificates();
+        let state = Arc::new(Mutex::new(state));
+        let token = "fake-token-for-tests".to_string();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let addr = listener.local_addr().expect("local address");
+        let (tx, mut rx) = tokio::sync::oneshot::channel::<()>();
+        let served_state = Arc::clone(&state);
+        let served_token = token.clone();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+                let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
+                loop {
+                    let (stream, _) = tokio::select! {
+                        accepted = listener.accept() => match accepted {
+                            Ok(a) => a,
+                            Err(_) => continue,
+                        },
+                        _ = &mut rx => break,
+                    };
+                    let acceptor = acceptor.clone();
+                    let state = Arc::clone(&served_state);
+                    let token = served_token.clone();
+                    tokio::spawn(async move {
+                        let Ok(tls) = acceptor.accept(stream).await else {
+                            return;
+                        };
+                        let service = hyper::service::service_fn(move |req| {
+                            let state = Arc::clone(&state);
+                            let token = token.clone();
+                            async move { handle(req, state, token).await }
+                        });
+                        let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
+                            .serve_connection(TokioIo::new(tls), service)
+                            .await;
+                    });
+                }
+            });
+        });
+        Self {
+            addr,
+            ca_pem,
+            token,
+            state,
+            shutdown: Some(tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// `https://127.0.0.1:PORT`
+    pub fn url(&self) -> String {
+        format!("https://{}", self.addr)
+    }
+
+    /// A kubeconfig for this server: context `fake`, namespace `default`,
+    /// the CA inline and the token. `token` overrides the user's token.
+    pub fn kubeconfig_with(&self, token: &str, namespace: &str) -> String {
+        let ca = base64::engine::general_purpose::STANDARD.encode(&self.ca_pem);
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: {}\n    certificate-authority-data: {ca}\nusers:\n- name: tester\n  user:\n    token: {token}\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: tester\n    namespace: {namespace}\ncurrent-context: fake\n",
+            self.url()
+        )
+    }
+
+    /// A kubeconfig that works.
+    pub fn kubeconfig(&self) -> String {
+        self.kubeconfig_with(&self.token, "default")
+    }
+
+    /// Writes [`Self::kubeconfig`] to `dir/kubeconfig` and returns its path.
+    pub fn write_kubeconfig(&self, dir: &Path) -> PathBuf {
+        let path = dir.join("kubeconfig");
+        std::fs::write(&path, self.kubeconfig()).expect("write kubeconfig");
+        path
+    }
+
+    /// Every request so far.
+    pub fn log(&self) -> Vec<Logged> {
+        self.state.lock().expect("state").log.clone()
+    }
+
+    /// The most requests the server was answering at one time.
+    pub fn max_in_flight(&self) -> usize {
+        self.state.lock().expect("state").max_in_flight
+    }
+
+    /// Forgets the requests logged so far.
+    pub fn clear_log(&self) {
+        self.state.lock().expect("state").log.clear();
+    }
+
+    /// A stored object, as the server would return it.
+    pub fn object(&self, plural: &str, namespace: &str, name: &str) -> Option<Value> {
+        let state = self.state.lock().expect("state");
+        let kind = KINDS.iter().find(|k| k.plural == plural)?;
+        state
+            .objects
+            .get(&(kind.group.to_string(), plural.to_string()))?
+            .get(&(namespace.to_string(), name.to_string()))
+            .cloned()
+    }
+
+    /// The names of the stored objects of a resource.
+    pub fn names(&self, plural: &str) -> Vec<String> {
+        let state = self.state.lock().expect("state");
+        let Some(kind) = KINDS.iter().find(|k| k.plural == plural) else {
+            return Vec::new();
+        };
+        state
+            .objects
+            .get(&(kind.group.to_string(), plural.to_string()))
+            .map(|m| m.keys().map(|(_, n)| n.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Removes every injected fault.
+    pub fn clear_faults(&self) {
+        self.state.lock().expect("state").faults.clear();
+    }
+
+    /// Injects a fault on the running server.
+    pub fn add_fault(
+        &self,
+        method: Option<Method>,
+        path: &str,
+        skip: usize,
+        times: Option<usize>,
+        fault: Fault,
+    ) {
+        self.state.lock().expect("state").faults.push(FaultRule {
+            method,
+            path: path.to_string(),
+            skip,
+            times,
+            fault,
+            seen: 0,
+            fired: 0,
+        });
+    }
+}
+
+impl Drop for FakeApiServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A fresh CA and a server certificate for 127.0.0.1 and localhost.
+fn certificates() -> (String, rustls::ServerConfig) {
+    let ca_key = rcgen::KeyPair::generate().expect("CA key");
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "fake-apiserver-ca");
+    ca_params.key_usages = vec![
+        rcgen::KeyUsagePurpose::KeyCertSign,
+        rcgen::KeyUsagePurpose::CrlSign,
+        rcgen::KeyUsagePurpose::DigitalSignature,
+    ];
+    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).expect("CA certificate");
+    let key = rcgen::KeyPair::generate().expect("server key");
+    let mut params =
+        rcgen::CertificateParams::new(vec!["localhost".to_string()]).expect("server params");
+    params
+        .subject_alt_names
+        .push(rcgen::SanType::IpAddress("127.0.0.1".parse().expect("ip")));
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "fake-apiserver");
+    let cert = params.signed_by(&key, &ca).expect("server certificate");
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("TLS versions")
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![cert.der().clone(), ca.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+        .expect("server TLS config");
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    (ca.pem(), config)
+}
+
+type Reply = Result<Response<Full<Bytes>>, std::io::Error>;
+
+async fn handle(req: Request<Incoming>, state: Arc<Mutex<State>>, token: String) -> Reply {
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let query = parse_query(req.uri().query().unwrap_or_default());
+    let authorized = req
+        .headers()
+        .get(hyper::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v == format!("Bearer {token}"));
+    let content_type = req
+        .headers()
+        .get(hyper::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let body = match req.into_body().collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) => return Err(std::io::Error::other(e)),
+    };
+    let (latency, fault) = {
+        let mut state = state.lock().expect("state");
+        let fault = state.faults.iter_mut().find_map(|rule| {
+            let matches =
+                rule.method.as_ref().is_none_or(|m| *m == method) && path.contains(&rule.path);
+            if !matches {
+                return None;
+            }
+            rule.seen += 1;
+            if rule.seen <= rule.skip || rule.times.is_some_and(|t| rule.fired >= t) {
+                return None;
+            }
+            rule.fired += 1;
+            Some(rule.fault.clone())
+        });
+        (state.latency, fault)
+    };
+    {
+        let mut state = state.lock().expect("state");
+        state.in_flight += 1;
+        state.max_in_flight = state.max_in_flight.max(state.in_flight);
+    }
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    state.lock().expect("state").in_flight -= 1;
+    let log = |status: u16| {
+        state.lock().expect("state").log.push(Logged {
+            method: method.to_string(),
+            path: path.clone(),
+            query: query.clone(),
+            status,
+        });
+    };
+    match fault {
+        Some(Fault::Reset) => {
+            log(0);
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::ConnectionReset,
+                "injected connection reset",
+            ));
+        }
+        Some(Fault::Status(code)) => {
+            log(code);
+            return Ok(status_response(code, "InternalError", "injected failure"));
+        }
+        None => {}
+    }
+    let response = if authorized {
+        let mut state = state.lock().expect("state");
+        route(&mut state, &method, &path, &query, &content_type, &body)
+    } else {
+        status_response(401, "Unauthorized", "Unauthorized")
+    };
+    log(response.status().as_u16());
+    Ok(response)
+}
+
+fn parse_query(query: &str) -> BTreeMap<String, String> {
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (k.to_string(), percent_decode(v))
+        })
+        .collect()
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(b) = u8::from_str_radix(&text[i + 1..i + 3], 16) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn json_response(code: u16, value: &Value) -> Response<Full<Bytes>> {
+    Response::builder()
+        .status(StatusCode::from_u16(code).expect("status"))
+        .header(hyper::header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(value.to_string())))
+        .expect("response")
+}
+
+fn status_response(code: u16, reason: &str, message: &str) -> Response<Full<Bytes>> {
+    json_response(
+        code,
+        &json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": message,
+            "reason": reason,
+            "code": code,
+        }),
+    )
+}
+
+/// A parsed resource path.
+struct Target<'a> {
+    kind: &'a Kind,
+    version: String,
+    namespace: Option<String>,
+    name: Option<String>,
+}
+
+fn route(
+    state: &mut State,
+    method: &Method,
+    path: &str,
+    query: &BTreeMap<String, String>,
+    content_type: &str,
+    body: &[u8],
+) -> Response<Full<Bytes>> {
+    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    match segments.as_slice() {
+        ["api"] => return json_response(200, &json!({"kind": "APIVersions", "versions": ["v1"]})),
+        ["apis"] => return json_response(200, &group_list(state)),
+        ["api", version] => return resource_list(state, "", version),
+        ["apis", group, version] => return resource_list(state, group, version),
+        _ => {}
+    }
+    let (group, version, rest) = match segments.as_slice() {
+        ["api", version, rest @ ..] => ("", *version, rest),
+        ["apis", group, version, rest @ ..] => (*group, *version, rest),
+        _ => {
+            return status_response(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+            )
+        }
+    };
+    let (namespace, rest) = match rest {
+        ["namespaces", ns, rest @ ..] if !rest.is_empty() => (Some(ns.to_string()), rest),
+        _ => (None, rest),
+    };
+    let (plural, name) = match rest {
+        [plural] => (*plural, None),
+        [plural, name] => (*plural, Some(name.to_string())),
+        _ => {
+            return status_response(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+            )
+        }
+    };
+    let Some(kind) = KINDS
+        .iter()
+        .find(|k| k.group == group && k.plural == plural && k.versions.contains(&version))
+    else {
+        return status_response(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        );
+    };
+    if !state.served.contains(&gvr(group, version, plural))
+        || (namespace.is_some() && !kind.namespaced)
+    {
+        return status_response(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        );
+    }
+    let target = Target {
+        kind,
+        version: version.to_string(),
+        namespace,
+        name,
+    };
+    let verb = match (method, target.name.is_some()) {
+        (&Method::GET, false) => "list",
+        (&Method::GET, true) => "get",
+        (&Method::PATCH, true) => "patch",
+        (&Method::DELETE, true) => "delete",
+        _ => return status_response(405, "MethodNotAllowed", "method not allowed"),
+    };
+    if state
+        .forbidden
+        .contains(&(verb.to_string(), plural.to_string()))
+    {
+        return forbidden(verb, &target);
+    }
+    match verb {
+        "list" => list(state, &target, query),
+        "get" => get(state, &target),
+        "patch" => apply(state, &target, query, content_type, body),
+        _ => delete(state, &target, query),
+    }
+}
+
+fn forbidden(verb: &str, target: &Target<'_>) -> Response<Full<Bytes>> {
+    let kind = target.kind;
+    let resource = if kind.group.is_empty() {
+        kind.plural.to_string()
+    } else {
+        format!("{}.{}", kind.plural, kind.group)
+    };
+    let scope = match &target.namespace {
+        Some(ns) => format!("in the namespace \"{ns}\""),
+        None => "at the cluster scope".to_string(),
+    };
+    let message = format!(
+        "{resource} is forbidden: User \"system:serviceaccount:ci:reader\" cannot {verb} resource \"{}\" in API group \"{}\" {scope}",
+        kind.plural, kind.group
+    );
+    let mut response = status_response(403, "Forbidden", &message);
+    let body = json!({
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": message, "reason": "Forbidden",
+        "details": {"group": kind.group, "kind": kind.plural},
+        "code": 403,
+    });
+    *response.body_mut() = Full::new(Bytes::from(body.to_string()));
+    response
+}
+
+fn group_list(state: &State) -> Value {
+    let mut groups: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for kind in KINDS.iter().filter(|k| !k.group.is_empty()) {
+        for version in kind.versions {
+            if state
+                .served
+                .contains(&gvr(kind.group, version, kind.plural))
+            {
+                groups.entry(kind.group).or_default().insert(version);
+            }
+        }
+    }
+    let groups: Vec<Value> = groups
+        .into_iter()
+        .map(|(name, versions)| {
+            let versions: Vec<Value> = versions
+                .iter()
+                .map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v}))
+                .collect();
+            json!({"name": name, "preferredVersion": versions[0].clone(), "versions": versions})
+        })
+        .collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+fn resource_list(state: &State, group: &str, version: &str) -> Response<Full<Bytes>> {
+    let resources: Vec<Value> = KINDS
+        .iter()
+        .filter(|k| k.group == group && state.served.contains(&gvr(group, version, k.plural)))
+        .map(|k| {
+            json!({
+                "name": k.plural, "singularName": k.kind.to_lowercase(), "namespaced": k.namespaced,
+                "kind": k.kind, "verbs": ["delete", "get", "list", "patch", "create", "update", "watch"],
+            })
+        })
+        .collect();
+    if resources.is_empty() {
+        return status_response(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        );
+    }
+    let group_version = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
+    json_response(
+        200,
+        &json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": resources}),
+    )
+}
+
+fn api_version(kind: &Kind, version: &str) -> String {
+    if kind.group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{}/{version}", kind.group)
+    }
+}
+
+/// The object as served under `version`.
+fn served(kind: &Kind, version: &str, object: &Value) -> Value {
+    let mut object = object.clone();
+    if let Some(map) = object.as_object_mut() {
+        map.insert("apiVersion".into(), json!(api_version(kind, version)));
+        map.insert("kind".into(), json!(kind.kind));
+    }
+    object
+}
+
+fn list(
+    state: &State,
+    target: &Target<'_>,
+    query: &BTreeMap<String, String>,
+) -> Response<Full<Bytes>> {
+    let kind = target.kind;
+    let empty = BTreeMap::new();
+    let stored = state
+        .objects
+        .get(&(kind.group.to_string(), kind.plural.to_string()))
+        .unwrap_or(&empty);
+    let all: Vec<&Value> = stored
+        .iter()
+        .filter(|((ns, _), _)| target.namespace.as_ref().is_none_or(|want| want == ns))
+        .map(|(_, v)| v)
+        .collect();
+    let start: usize = match query.get("continue") {
+        Some(token) => match token.strip_prefix("offset-").and_then(|n| n.parse().ok()) {
+            Some(n) => n,
+            None => return status_response(400, "BadRequest", "invalid continue token"),
+        },
+        None => 0,
+    };
+    let limit: usize = query
+        .get("limit")
+        .and_then(|l| l.parse().ok())
+        .filter(|&l| l > 0)
+        .unwrap_or(usize::MAX);
+    let end = start.saturating_add(limit).min(all.len());
+    let items: Vec<Value> = all[start.min(all.len())..end]
+        .iter()
+        .map(|o| served(kind, &target.version, o))
+        .collect();
+    let mut metadata = Map::new();
+    metadata.insert(
+        "resourceVersion".into(),
+        json!(state.resource_version.to_string()),
+    );
+    if end < all.len() {
+        metadata.insert("continue".into(), json!(format!("offset-{end}")));
+        metadata.insert("remainingItemCount".into(), json!(all.len() - end));
+    }
+    json_response(
+        200,
+        &json!({
+            "kind": format!("{}List", kind.kind),
+            "apiVersion": api_version(kind, &target.version),
+            "metadata": metadata,
+            "items": items,
+        }),
+    )
+}
+
+fn key(target: &Target<'_>) -> ((String, String), (String, String)) {
+    (
+        (
+            target.kind.group.to_string(),
+            target.kind.plural.to_string(),
+        ),
+        (
+            target.namespace.clone().unwrap_or_default(),
+            target.name.clone().unwrap_or_default(),
+        ),
+    )
+}
+
+fn not_found(target: &Target<'_>) -> Response<Full<Bytes>> {
+    let kind = target.kind;
+    let resource = if kind.group.is_empty() {
+        kind.plural.to_string()
+    } else {
+        format!("{}.{}", kind.plural, kind.group)
+    };
+    status_response(
+        404,
+        "NotFound",
+        &format!(
+            "{resource} \"{}\" not found",
+            target.name.as_deref().unwrap_or_default()
+        ),
+    )
+}
+
+fn get(state: &State, target: &Target<'_>) -> Response<Full<Bytes>> {
+    let (collection, id) = key(target);
+    match state.objects.get(&collection).and_then(|m| m.get(&id)) {
+        Some(object) => json_response(200, &served(target.kind, &target.version, object)),
+        None => not_found(target),
+    }
+}
+
+/// Server-side apply, simplified: the applied configuration replaces the
+/// object's top-level fields (metadata is merged: labels and annotations
+/// are replaced, identity and server fields kept). A change bumps the
+/// resourceVersion; a dry run computes the answer and stores nothing.
+fn apply(
+    state: &mut State,
+    target: &Target<'_>,
+    query: &BTreeMap<String, String>,
+    content_type: &str,
+    body: &[u8],
+) -> Response<Full<Bytes>> {
+    if !content_type.starts_with("application/apply-patch+yaml") {
+        return status_response(
+            415,
+            "UnsupportedMediaType",
+            &format!("the body of the request was in an unknown format - accepted media types include: application/apply-patch+yaml (got {content_type})"),
+        );
+    }
+    let Some(manager) = query.get("fieldManager").filter(|m| !m.is_empty()) else {
+        return status_response(400, "BadRequest", "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch");
+    };
+    let text = String::from_utf8_lossy(body);
+    let applied: Value = match serde_saphyr::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => return status_response(400, "BadRequest", &format!("error decoding YAML: {e}")),
+    };
+    let applied_name = applied.pointer("/metadata/name").and_then(Value::as_str);
+    if applied_name != target.name.as_deref() {
+        return status_response(
+            400,
+            "BadRequest",
+            "the name of the object does not match the name on the URL",
+        );
+    }
+    if applied.get("kind").and_then(Value::as_str) != Some(target.kind.kind) {
+        return status_response(
+            400,
+            "BadRequest",
+            "the kind of the object does not match the resource",
+        );
+    }
+    let dry_run = query.get("dryRun").is_some_and(|v| v == "All");
+    let (collection, id) = key(target);
+    let existing = state
+        .objects
+        .get(&collection)
+        .and_then(|m| m.get(&id))
+        .cloned();
+    let mut next = existing.clone().unwrap_or_else(|| json!({"metadata": {}}));
+    let next_map = next.as_object_mut().expect("object");
+    for (field, value) in applied.as_object().into_iter().flatten() {
+        if field == "metadata" {
+            let meta = next_map
+                .entry("metadata")
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .expect("metadata");
+            for part in ["name", "namespace", "labels", "annotations"] {
+                if let Some(v) = value.get(part) {
+                    meta.insert(part.into(), v.clone());
+                }
+            }
+        } else if field != "status" {
+            next_map.insert(field.clone(), value.clone());
+        }
+    }
+    let changed = existing.as_ref() != Some(&next);
+    let created = existing.is_none();
+    if changed {
+        let rv = state.resource_version + 1;
+        let meta = next
+            .get_mut("metadata")
+            .and_then(Value::as_object_mut)
+            .expect("metadata");
+        meta.insert("resourceVersion".into(), json!(rv.to_string()));
+        meta.entry("uid")
+            .or_insert_with(|| json!(format!("00000000-0000-4000-8000-{rv:012}")));
+        meta.entry("creationTimestamp")
+            .or_insert_with(|| json!("2026-01-01T00:00:00Z"));
+        meta.insert(
+            "managedFields".into(),
+            json!([{"manager": manager, "operation": "Apply", "apiVersion": api_version(target.kind, &target.version)}]),
+        );
+        if !dry_run {
+            state.resource_version = rv;
+            state
+                .objects
+                .entry(collection)
+                .or_default()
+                .insert(id, next.clone());
+        }
+    }
+    json_response(
+        if created { 201 } else { 200 },
+        &served(target.kind, &target.version, &next),
+    )
+}
+
+fn delete(
+    state: &mut State,
+    target: &Target<'_>,
+    query: &BTreeMap<String, String>,
+) -> Response<Full<Bytes>> {
+    let dry_run = query.get("dryRun").is_some_and(|v| v == "All");
+    let (collection, id) = key(target);
+    let Some(objects) = state.objects.get_mut(&collection) else {
+        return not_found(target);
+    };
+    let found = if dry_run {
+        objects.get(&id).cloned()
+    } else {
+        objects.remove(&id)
+    };
+    match found {
+        Some(_) => json_response(
+            200,
+            &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                    "details": {"name": target.name, "group": target.kind.group, "kind": target.kind.plural}}),
+        ),
+        None => not_found(target),
+    }
+}

@@ -233,6 +233,7 @@ pub enum ClusterError {
     /// A request took longer than `--request-timeout`.
     Timeout {
         server: String,
+        method: String,
         path: String,
         after: Duration,
     },
@@ -307,11 +308,12 @@ impl fmt::Display for ClusterError {
             }
             Self::Timeout {
                 server,
+                method,
                 path,
                 after,
             } => write!(
                 f,
-                "the cluster at {server} did not answer GET {path} within {}",
+                "the cluster at {server} did not answer {method} {path} within {}",
                 format_duration(*after)
             ),
             Self::Request {
@@ -519,6 +521,7 @@ impl Connection {
             .uri()
             .path_and_query()
             .map_or_else(String::new, |p| p.as_str().to_string());
+        let method = request.method().to_string();
         let call = self.client.request_text(request);
         let result = match self.timeout {
             Some(after) => match tokio::time::timeout(after, call).await {
@@ -526,6 +529,7 @@ impl Connection {
                 Err(_) => {
                     return Err(ClusterError::Timeout {
                         server: self.server.clone(),
+                        method,
                         path,
                         after,
                     })
@@ -560,28 +564,40 @@ impl Connection {
                     ),
                 }),
             },
-            Err(e) => Err(self.transport_error(&e, path)),
+            Err(e) => Err(self.transport_error(&e, method, path)),
         }
     }
 
-    fn transport_error(&self, e: &kube::Error, path: String) -> ClusterError {
+    fn transport_error(&self, e: &kube::Error, method: String, path: String) -> ClusterError {
         let detail = error_chain(e);
         let lower = detail.to_ascii_lowercase();
         if lower.contains("timed out") || lower.contains("deadline has elapsed") {
             if let Some(after) = self.timeout {
                 return ClusterError::Timeout {
                     server: self.server.clone(),
+                    method,
                     path,
                     after,
                 };
             }
         }
-        let before_response = lower.contains("connect")
-            || lower.contains("dns")
-            || lower.contains("certificate")
-            || lower.contains("tls")
-            || lower.contains("refused");
-        if before_response && !lower.contains("reset") {
+        let dropped = ["reset", "close_notify", "closed", "eof", "broken pipe"]
+            .iter()
+            .any(|w| lower.contains(w));
+        if dropped {
+            return ClusterError::Request {
+                server: self.server.clone(),
+                path,
+                detail: format!(
+                    "the connection was dropped before an answer ({}); the request may or may not have been carried out",
+                    root_cause(e)
+                ),
+            };
+        }
+        let before_response = ["connect", "dns", "certificate", "tls", "refused"]
+            .iter()
+            .any(|w| lower.contains(w));
+        if before_response {
             ClusterError::Unreachable {
                 server: self.server.clone(),
                 detail: root_cause(e),
@@ -592,6 +608,122 @@ impl Connection {
                 path,
                 detail,
             }
+        }
+    }
+
+    /// Reads one cluster-scoped object: `Ok(None)` when it does not exist.
+    pub async fn get(
+        &self,
+        resource: &Resource,
+        name: &str,
+    ) -> Result<Option<Value>, ClusterError> {
+        let path = format!("{}/{name}", resource.list_path(None));
+        let request = self.request(http::Method::GET, &path, None, Vec::new())?;
+        match self.send(request).await? {
+            Reply::Ok(text) => serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|e| self.bad_answer(&path, &e.to_string())),
+            Reply::NotFound => Ok(None),
+            Reply::Forbidden(message) => Err(ClusterError::Forbidden(vec![Forbidden {
+                verb: "get".to_string(),
+                resource: *resource,
+                namespace: None,
+                message,
+            }])),
+            Reply::Conflict(message) => Err(self.bad_answer(&path, &message)),
+        }
+    }
+
+    /// Server-side apply of one cluster-scoped object (`PATCH` with
+    /// `application/apply-patch+yaml`) under `field_manager`; with
+    /// `dry_run` the server validates and answers but stores nothing.
+    /// A 409 (another manager owns a field) is [`Reply::Conflict`].
+    pub async fn apply(
+        &self,
+        resource: &Resource,
+        object: &Value,
+        field_manager: &str,
+        dry_run: bool,
+    ) -> Result<Reply, ClusterError> {
+        let name = object
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let mut path = format!(
+            "{}/{name}?fieldManager={}",
+            resource.list_path(None),
+            encode_query(field_manager)
+        );
+        if dry_run {
+            path.push_str("&dryRun=All");
+        }
+        let body =
+            serde_json::to_vec(object).map_err(|e| self.bad_answer(&path, &e.to_string()))?;
+        let request = self.request(
+            http::Method::PATCH,
+            &path,
+            Some("application/apply-patch+yaml"),
+            body,
+        )?;
+        self.write_reply(request, resource, "patch").await
+    }
+
+    /// Deletes one cluster-scoped object; with `dry_run` nothing is deleted.
+    pub async fn delete(
+        &self,
+        resource: &Resource,
+        name: &str,
+        dry_run: bool,
+    ) -> Result<Reply, ClusterError> {
+        let mut path = format!("{}/{name}", resource.list_path(None));
+        if dry_run {
+            path.push_str("?dryRun=All");
+        }
+        let request = self.request(http::Method::DELETE, &path, None, Vec::new())?;
+        self.write_reply(request, resource, "delete").await
+    }
+
+    async fn write_reply(
+        &self,
+        request: http::Request<Vec<u8>>,
+        resource: &Resource,
+        verb: &str,
+    ) -> Result<Reply, ClusterError> {
+        match self.send(request).await? {
+            Reply::Forbidden(message) => Err(ClusterError::Forbidden(vec![Forbidden {
+                verb: verb.to_string(),
+                resource: *resource,
+                namespace: None,
+                message,
+            }])),
+            other => Ok(other),
+        }
+    }
+
+    fn request(
+        &self,
+        method: http::Method,
+        path: &str,
+        content_type: Option<&str>,
+        body: Vec<u8>,
+    ) -> Result<http::Request<Vec<u8>>, ClusterError> {
+        let mut builder = http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header(http::header::ACCEPT, "application/json");
+        if let Some(content_type) = content_type {
+            builder = builder.header(http::header::CONTENT_TYPE, content_type);
+        }
+        builder
+            .body(body)
+            .map_err(|e| self.bad_answer(path, &e.to_string()))
+    }
+
+    fn bad_answer(&self, path: &str, detail: &str) -> ClusterError {
+        ClusterError::Request {
+            server: self.server.clone(),
+            path: path.to_string(),
+            detail: detail.to_string(),
         }
     }
 
@@ -618,14 +750,7 @@ impl Connection {
             } else {
                 format!("{base}?{}", query.join("&"))
             };
-            let request = http::Request::get(&path)
-                .header(http::header::ACCEPT, "application/json")
-                .body(Vec::new())
-                .map_err(|e| ClusterError::Request {
-                    server: self.server.clone(),
-                    path: path.clone(),
-                    detail: e.to_string(),
-                })?;
+            let request = self.request(http::Method::GET, &path, None, Vec::new())?;
             requests += 1;
             let text = match self.send(request).await? {
                 Reply::Ok(text) => text,
@@ -647,11 +772,8 @@ impl Connection {
                     })
                 }
                 other => {
-                    return Err(ClusterError::Request {
-                        server: self.server.clone(),
-                        path,
-                        detail: format!("unexpected answer while paging: {other:?}"),
-                    })
+                    return Err(self
+                        .bad_answer(&path, &format!("unexpected answer while paging: {other:?}")))
                 }
             };
             token = continue_token(&text);

@@ -8,6 +8,9 @@ use mirrorpolicy::registries::ShortNameMode;
 
 const EXPLAIN_EXAMPLES: &str = "\
 Examples:
+  # Against the cluster of the current kubeconfig context
+  kubectl mirrorpolicy explain registry.redhat.io/rhel9/support-tools:latest
+
   # Against the mirror objects of a cluster (a must-gather or `oc get ... -o yaml` exports)
   kubectl mirrorpolicy explain registry.redhat.io/rhel9/support-tools:latest \\
       -f examples/disconnected-cluster
@@ -59,6 +62,9 @@ pub struct Cli {
 
 const RENDER_EXAMPLES: &str = "\
 Examples:
+  # The registries.conf the MCO writes for the master pool of the current cluster
+  kubectl mirrorpolicy render --pool master --file /etc/containers/registries.conf
+
   # Every file the MCO would write for the worker pool, from a must-gather
   kubectl mirrorpolicy render -f must-gather/
 
@@ -70,7 +76,10 @@ Examples:
 
 const LIST_EXAMPLES: &str = "\
 Examples:
-  # The merged mirror rules and the objects behind them
+  # The merged mirror rules of the current cluster, and the objects behind them
+  kubectl mirrorpolicy list
+
+  # The same from the example cluster's objects
   kubectl mirrorpolicy list -f examples/disconnected-cluster
 
   # As JSON, for scripts
@@ -78,7 +87,10 @@ Examples:
 
 const LINT_EXAMPLES: &str = "\
 Examples:
-  # Check proposed mirror sets together with what the cluster already has
+  # Check what the current cluster holds, as the MCO would
+  kubectl mirrorpolicy lint
+
+  # Check proposed mirror sets together with what a must-gather holds
   kubectl mirrorpolicy lint -f must-gather/ -f new-idms.yaml
 
   # In CI, as JSON
@@ -154,6 +166,63 @@ pub enum Command {
     /// List the effective mirror rules after the MCO's merge, with the objects behind each.
     #[command(after_long_help = LIST_EXAMPLES, after_help = LIST_EXAMPLES)]
     List(ListArgs),
+    /// Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell,
+    /// elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy.
+    #[command(after_long_help = COMPLETION_EXAMPLES, after_help = COMPLETION_EXAMPLES)]
+    Completion(CompletionArgs),
+    /// kubectl's plugin-completion protocol: candidates for the last of ARGS.
+    #[command(name = "__complete", hide = true)]
+    Complete(CompleteArgs),
+}
+
+const COMPLETION_EXAMPLES: &str = "\
+Examples:
+  # bash, for the current shell
+  source <(kubectl-mirrorpolicy completion bash)
+
+  # zsh, installed for every new shell
+  kubectl-mirrorpolicy completion zsh > \"${fpath[1]}/_kubectl-mirrorpolicy\"
+
+  # fish
+  kubectl-mirrorpolicy completion fish > ~/.config/fish/completions/kubectl-mirrorpolicy.fish";
+
+/// Arguments of `completion`.
+#[derive(Debug, Args)]
+pub struct CompletionArgs {
+    /// The shell to write the script for.
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+/// Arguments of `__complete`.
+#[derive(Debug, Args)]
+pub struct CompleteArgs {
+    /// The words after `kubectl mirrorpolicy`; the last is the one being completed.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub args: Vec<String>,
+}
+
+/// Shells `completion` writes scripts for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Elvish,
+    Fish,
+    Powershell,
+    Zsh,
+}
+
+impl Shell {
+    /// The clap_complete generator.
+    pub fn generator(self) -> clap_complete::Shell {
+        match self {
+            Self::Bash => clap_complete::Shell::Bash,
+            Self::Elvish => clap_complete::Shell::Elvish,
+            Self::Fish => clap_complete::Shell::Fish,
+            Self::Powershell => clap_complete::Shell::PowerShell,
+            Self::Zsh => clap_complete::Shell::Zsh,
+        }
+    }
 }
 
 /// Arguments of `explain`.

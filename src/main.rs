@@ -37,6 +37,12 @@ fn main() {
         Command::Render(args) => commands::render::run(args).map(|()| ExitCode::Success),
         Command::List(args) => commands::list::run(args).map(|()| ExitCode::Success),
         Command::Lint(args) => commands::lint::run(args),
+        Command::Completion(args) => {
+            commands::complete::run_completion(args.shell).map(|()| ExitCode::Success)
+        }
+        Command::Complete(args) => {
+            commands::complete::run_protocol(&args.args).map(|()| ExitCode::Success)
+        }
     };
     match result {
         Ok(code) => process::exit(code as i32),

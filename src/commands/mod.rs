@@ -1,6 +1,7 @@
 //! One module per subcommand: load the input, call the core, pick the renderer.
 
 pub mod cluster;
+pub mod complete;
 pub mod explain;
 pub mod lint;
 pub mod list;

@@ -453,6 +453,19 @@ fn read_kubeconfig(options: &ClusterOptions) -> Result<Option<Kubeconfig>, Clust
     }
 }
 
+/// The names of the kubeconfig's `context`s, `cluster`s or `user`s.
+pub fn kubeconfig_names(options: &ClusterOptions, what: &str) -> Result<Vec<String>, ClusterError> {
+    let Some(config) = read_kubeconfig(options)? else {
+        return Ok(Vec::new());
+    };
+    Ok(match what {
+        "context" => config.contexts.iter().map(|c| c.name.clone()).collect(),
+        "cluster" => config.clusters.iter().map(|c| c.name.clone()).collect(),
+        "user" => config.auth_infos.iter().map(|c| c.name.clone()).collect(),
+        _ => Vec::new(),
+    })
+}
+
 /// Builds a client as kubectl would pick its cluster, user and namespace.
 ///
 /// Nothing is sent to the server here.
@@ -725,6 +738,26 @@ impl Connection {
             path: path.to_string(),
             detail: detail.to_string(),
         }
+    }
+
+    /// The names of every object of a cluster-scoped resource (one request,
+    /// no paging): for shell completion.
+    pub async fn names(&self, resource: &Resource) -> Result<Vec<String>, ClusterError> {
+        let path = resource.list_path(None);
+        let request = self.request(http::Method::GET, &path, None, Vec::new())?;
+        let Reply::Ok(text) = self.send(request).await? else {
+            return Ok(Vec::new());
+        };
+        let value: Value =
+            serde_json::from_str(&text).map_err(|e| self.bad_answer(&path, &e.to_string()))?;
+        Ok(value
+            .get("items")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|item| item.pointer("/metadata/name").and_then(Value::as_str))
+            .map(str::to_string)
+            .collect())
     }
 
     /// Lists one resource, page by page.

@@ -1,0 +1,194 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'kubectl-mirrorpolicy'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'kubectl-mirrorpolicy'= {
+            cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
+            cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
+            cand --context 'The kubeconfig context to use'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -n 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --namespace 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
+            cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
+            cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand explain 'Explain where CRI-O pulls IMAGE from: ordered pull sources, skipped mirrors, blocks, short-name candidates and signature policy'
+            cand render 'Render what the Machine Config Operator generates from the mirror CRs: registries.conf, policy.json, registries.d, namespace policies and the generated MachineConfig'
+            cand lint 'Check mirror CRs before applying them: the API server''s CRD rules and the MCO''s own validation (which it only logs), plus warnings. Exit 1 when an error is found'
+            cand list 'List the effective mirror rules after the MCO''s merge, with the objects behind each'
+            cand completion 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy'
+            cand __complete 'kubectl''s plugin-completion protocol: candidates for the last of ARGS'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kubectl-mirrorpolicy;explain'= {
+            cand -f 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand --filename 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand --pool 'The pool whose rendered configuration to use (cluster objects, not node files)'
+            cand --registries-conf 'A registries.conf file, as /etc/containers/registries.conf on a node'
+            cand --registries-conf-d 'A registries.conf.d folder of drop-ins (`*.conf`, read in lexical order, merged over the main file)'
+            cand --policy-json 'A policy.json file, as /etc/containers/policy.json on a node; without it no signature policy is shown'
+            cand --short-name-mode 'Override the short-name mode. Default with node files: their `short-name-mode` (permissive when unset), as podman without a terminal; with -f: CRI-O''s, enforcing from OpenShift 4.21 (CRI-O 1.34), disabled before, from the ClusterVersion when known'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
+            cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
+            cand --context 'The kubeconfig context to use'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -n 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --namespace 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
+            cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
+            cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-mirrorpolicy;render'= {
+            cand -f 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand --pool 'The pool to render for (the MCO writes one generated MachineConfig per built-in pool)'
+            cand --file 'Print only this node file''s exact content (e.g. /etc/containers/registries.conf)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
+            cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
+            cand --context 'The kubeconfig context to use'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -n 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --namespace 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
+            cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
+            cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-mirrorpolicy;lint'= {
+            cand -f 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
+            cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
+            cand --context 'The kubeconfig context to use'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -n 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --namespace 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
+            cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
+            cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-mirrorpolicy;list'= {
+            cand -f 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
+            cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
+            cand --context 'The kubeconfig context to use'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -n 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --namespace 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
+            cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
+            cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-mirrorpolicy;completion'= {
+            cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
+            cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
+            cand --context 'The kubeconfig context to use'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -n 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --namespace 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
+            cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
+            cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-mirrorpolicy;__complete'= {
+            cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
+            cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
+            cand --context 'The kubeconfig context to use'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -n 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --namespace 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
+            cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
+            cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-mirrorpolicy;help'= {
+            cand explain 'Explain where CRI-O pulls IMAGE from: ordered pull sources, skipped mirrors, blocks, short-name candidates and signature policy'
+            cand render 'Render what the Machine Config Operator generates from the mirror CRs: registries.conf, policy.json, registries.d, namespace policies and the generated MachineConfig'
+            cand lint 'Check mirror CRs before applying them: the API server''s CRD rules and the MCO''s own validation (which it only logs), plus warnings. Exit 1 when an error is found'
+            cand list 'List the effective mirror rules after the MCO''s merge, with the objects behind each'
+            cand completion 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy'
+            cand __complete 'kubectl''s plugin-completion protocol: candidates for the last of ARGS'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kubectl-mirrorpolicy;help;explain'= {
+        }
+        &'kubectl-mirrorpolicy;help;render'= {
+        }
+        &'kubectl-mirrorpolicy;help;lint'= {
+        }
+        &'kubectl-mirrorpolicy;help;list'= {
+        }
+        &'kubectl-mirrorpolicy;help;completion'= {
+        }
+        &'kubectl-mirrorpolicy;help;__complete'= {
+        }
+        &'kubectl-mirrorpolicy;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,173 @@
+//! Generated files committed to the repository are up to date: the shell
+//! completion scripts in `completions/` and the man page in `man/`. Run with
+//! `UPDATE_GENERATED=1` to rewrite them after changing the CLI.
+//!
+//! Also: the scripts load in bash, and the real `kubectl` completes
+//! `kubectl mirrorpolicy ...` through `completions/kubectl_complete-mirrorpolicy`,
+//! with pool names read from a (fake) cluster.
+
+#[allow(dead_code)]
+#[path = "../src/cli.rs"]
+mod cli;
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use clap::CommandFactory;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-mirrorpolicy");
+
+fn check(path: &str, generated: &[u8]) {
+    if std::env::var_os("UPDATE_GENERATED").is_some() {
+        std::fs::write(path, generated).unwrap();
+        return;
+    }
+    let committed = std::fs::read(path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "{path} is out of date: run `UPDATE_GENERATED=1 cargo test --test generated` and commit it"
+    );
+}
+
+#[test]
+fn completion_scripts_are_up_to_date() {
+    for (shell, file) in [
+        ("bash", "completions/kubectl-mirrorpolicy.bash"),
+        ("zsh", "completions/_kubectl-mirrorpolicy"),
+        ("fish", "completions/kubectl-mirrorpolicy.fish"),
+        ("powershell", "completions/_kubectl-mirrorpolicy.ps1"),
+        ("elvish", "completions/kubectl-mirrorpolicy.elv"),
+    ] {
+        let out = Command::new(BIN)
+            .args(["completion", shell])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{shell}");
+        assert!(!out.stdout.is_empty(), "{shell}");
+        check(file, &out.stdout);
+    }
+}
+
+#[test]
+fn man_pages_are_up_to_date() {
+    let mut cmd = cli::Cli::command().name("kubectl-mirrorpolicy");
+    // Built, so that the global flags (--kubeconfig, -n, ...) appear on
+    // every subcommand's page.
+    cmd.build();
+    let mut pages = vec![("kubectl-mirrorpolicy".to_string(), cmd.clone())];
+    for sub in cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+    {
+        let name: &'static str =
+            Box::leak(format!("kubectl-mirrorpolicy-{}", sub.get_name()).into_boxed_str());
+        pages.push((name.to_string(), sub.clone().name(name)));
+    }
+    let mut expected = Vec::new();
+    for (name, page) in pages {
+        let mut roff = Vec::new();
+        clap_mangen::Man::new(page).render(&mut roff).unwrap();
+        let text = String::from_utf8(roff.clone()).unwrap();
+        assert!(text.contains(".TH "), "{name}: not roff");
+        if name != "kubectl-mirrorpolicy" {
+            assert!(
+                text.contains("Examples:"),
+                "{name}: the man page has no examples"
+            );
+        }
+        let path = format!("man/{name}.1");
+        check(&path, &roff);
+        expected.push(format!("{name}.1"));
+    }
+    // No stale page of a removed command.
+    let mut present: Vec<String> = std::fs::read_dir("man")
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    present.sort();
+    expected.sort();
+    assert_eq!(present, expected);
+}
+
+#[test]
+fn bash_loads_the_script() {
+    let out = Command::new("bash")
+        .args([
+            "-c",
+            "source completions/kubectl-mirrorpolicy.bash && complete -p kubectl-mirrorpolicy",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("kubectl-mirrorpolicy"));
+}
+
+fn path_with(dirs: &[&Path]) -> String {
+    let mut parts: Vec<PathBuf> = dirs.iter().map(|d| d.to_path_buf()).collect();
+    parts.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(parts)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn kubectl_complete(args: &[&str], kubeconfig: &Path) -> String {
+    let bin_dir = Path::new(BIN).parent().unwrap();
+    let completions = std::fs::canonicalize("completions").unwrap();
+    let out = Command::new("kubectl")
+        .arg("__complete")
+        .arg("mirrorpolicy")
+        .args(args)
+        .env("PATH", path_with(&[&completions, bin_dir]))
+        .env("KUBECONFIG", kubeconfig)
+        .output()
+        .expect("kubectl is installed");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn kubectl_completes_the_plugin() {
+    let server = support::apiserver::Builder::openshift()
+        .objects_from("examples/disconnected-cluster")
+        .start();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+
+    let out = kubectl_complete(&["ex"], &kubeconfig);
+    assert!(out.starts_with("explain\t"), "{out}");
+    assert!(out.trim_end().ends_with(":4"), "{out}");
+
+    let out = kubectl_complete(&["render", "--pool", ""], &kubeconfig);
+    let pools: Vec<&str> = out.lines().filter(|l| !l.starts_with(':')).collect();
+    assert_eq!(pools, server.names("machineconfigpools"), "{out}");
+    assert!(!pools.is_empty());
+
+    let out = kubectl_complete(&["list", "--context", ""], &kubeconfig);
+    assert!(out.lines().any(|l| l == "fake"), "{out}");
+
+    let out = kubectl_complete(&["lint", "-o", "j"], &kubeconfig);
+    assert!(out.starts_with("json"), "{out}");
+
+    // -f leaves file names to the shell (directive 0).
+    let out = kubectl_complete(&["list", "-f", ""], &kubeconfig);
+    assert_eq!(out.trim_end(), ":0");
+}
+
+#[test]
+fn oc_script_falls_back_to_the_kubectl_binary() {
+    let bin_dir = Path::new(BIN).parent().unwrap();
+    let out = Command::new("completions/oc_complete-mirrorpolicy")
+        .args(["completion", ""])
+        .env("PATH", path_with(&[bin_dir]))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text, "bash\nelvish\nfish\npowershell\nzsh\n:4\n");
+}

@@ -179,6 +179,9 @@ fn archives_are_reproducible_and_manifest_needs_them_all() {
         ]);
         assert!(out.status.success());
     }
+    // One uri/sha256 pair per platform, left to the release.
+    let template = std::fs::read_to_string(TEMPLATE).unwrap();
+    assert_eq!(template.matches("{{addURIAndSha").count(), 6);
     let name = "kubectl-mirrorpolicy_v1.0.0_linux_amd64.tar.gz";
     assert_eq!(
         sha256_hex(&a.path().join(name)),

@@ -99,7 +99,7 @@ mod tests {
             source: source.into(),
             mirrors: mirrors.iter().map(|m| m.to_string()).collect(),
             policy: SourcePolicy::AllowContactingSource,
-            origin: Origin(origin.into()),
+            origin: Origin::from(origin),
         }
     }
 
@@ -130,9 +130,9 @@ mod tests {
         assert_eq!(
             rules[0].objects,
             vec![
-                Origin("ImageDigestMirrorSet/x".into()),
-                Origin("ImageContentSourcePolicy/y".into()),
-                Origin("ImageTagMirrorSet/t".into())
+                Origin::from("ImageDigestMirrorSet/x"),
+                Origin::from("ImageContentSourcePolicy/y"),
+                Origin::from("ImageTagMirrorSet/t")
             ]
         );
         assert_eq!(rules[0].conflicts.len(), 1, "{:?}", rules[0].conflicts);

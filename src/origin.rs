@@ -4,13 +4,35 @@
 //! `explain` can name `ImageDigestMirrorSet/foo` or `registries.conf:12`.
 
 use std::fmt;
+use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 /// A label for the origin of a fact: `path:line`, or `Kind/name`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(transparent)]
-pub struct Origin(pub String);
+///
+/// Shared, not copied: one object's label is attached to every source,
+/// mirror and entry it causes (hundreds of thousands at oc-mirror scale),
+/// so a clone is a reference count, not an allocation.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Origin(Arc<str>);
+
+impl Serialize for Origin {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl From<String> for Origin {
+    fn from(label: String) -> Self {
+        Self(label.into())
+    }
+}
+
+impl From<&str> for Origin {
+    fn from(label: &str) -> Self {
+        Self(label.into())
+    }
+}
 
 impl Origin {
     /// An origin inside a file, at a 1-based line.
@@ -32,17 +54,17 @@ impl Origin {
         s.push_str(file);
         s.push(':');
         s.extend(digits[i..].iter().map(|&d| d as char));
-        Self(s)
+        Self(s.into())
     }
 
     /// An origin that is a whole file.
     pub fn file(file: &str) -> Self {
-        Self(file.to_string())
+        Self(file.into())
     }
 
     /// An origin that is a cluster object, `Kind/name`.
     pub fn object(kind: &str, name: &str) -> Self {
-        Self(format!("{kind}/{name}"))
+        Self(format!("{kind}/{name}").into())
     }
 
     /// Appends `origin` to `list` unless it is already there (origins keep

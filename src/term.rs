@@ -28,6 +28,13 @@ pub fn print(render: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Resul
     stdout.flush()
 }
 
+/// Writes bytes that are already complete to stdout, without a copy.
+pub fn print_bytes(bytes: &[u8]) -> io::Result<()> {
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(bytes)?;
+    stdout.flush()
+}
+
 static VERBOSE: AtomicBool = AtomicBool::new(false);
 
 /// Turns on `-v` messages.

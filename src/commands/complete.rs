@@ -35,7 +35,7 @@ pub fn run_completion(shell: Shell) -> Result<()> {
     let mut cmd = Cli::command();
     let mut buf = Vec::new();
     clap_complete::generate(shell.generator(), &mut cmd, BIN, &mut buf);
-    Ok(term::print(|out| out.write_all(&buf))?)
+    Ok(term::print_bytes(&buf)?)
 }
 
 /// A completion candidate.

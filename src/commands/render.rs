@@ -30,7 +30,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
             })
             .into());
         };
-        return Ok(term::print(|out| out.write_all(contents.as_bytes()))?);
+        return Ok(term::print_bytes(contents.as_bytes())?);
     }
     term::print(|out| match args.output {
         RenderFormat::Files => {

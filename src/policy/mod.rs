@@ -158,7 +158,7 @@ impl Policy {
             for scope in candidates.chain(std::iter::once(String::new())) {
                 if let Some(reqs) = scopes.get(&scope) {
                     return ScopeMatch {
-                        origin: Origin(format!(
+                        origin: Origin::from(format!(
                             "{}: transports.{transport}.\"{scope}\"",
                             self.file
                         )),
@@ -171,7 +171,7 @@ impl Policy {
         ScopeMatch {
             scope: None,
             requirements: &self.default,
-            origin: Origin(format!("{}: default", self.file)),
+            origin: Origin::from(format!("{}: default", self.file)),
         }
     }
 }

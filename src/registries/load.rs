@@ -118,7 +118,7 @@ fn file_line(file: &str, line: usize) -> Origin {
     s.push_str(file);
     s.push(':');
     s.extend(digits[i..].iter().map(|&d| char::from(d)));
-    Origin(s)
+    Origin::from(s)
 }
 
 /// Byte offsets of line starts, computed once, for turning spans into

@@ -75,9 +75,32 @@ fn key_true(out: &mut String, indent: &str, key: &str, value: bool) {
     }
 }
 
+/// An upper bound of the encoded size, so that the output is written into
+/// one allocation: growing a multi-megabyte string by doubling would copy
+/// it and briefly hold both copies. Pages of the bound never written are
+/// never touched, so an overestimate costs address space, not memory.
+fn encoded_size_bound(conf: &V2RegistriesConf) -> usize {
+    // Quoting can at most double a string; each key line adds its indent,
+    // key, ` = `, quotes and newline (under 64 bytes).
+    let text = |s: &str| 2 * s.len() + 64;
+    let list = |l: &Option<Vec<String>>| l.iter().flatten().map(|s| text(s)).sum::<usize>() + 64;
+    let mut size = 256
+        + list(&conf.unqualified_search_registries)
+        + list(&conf.credential_helpers)
+        + text(&conf.short_name_mode)
+        + text(&conf.additional_layer_store_auth_helper);
+    for r in &conf.registries {
+        size += 24 + text(&r.prefix) + text(&r.location) + 3 * 64;
+        for m in &r.mirrors {
+            size += 32 + text(&m.location) + 64 + text(&m.pull_from_mirror);
+        }
+    }
+    size
+}
+
 /// Encodes `conf` byte for byte as the MCO's registries.conf.
 pub fn encode_registries_conf(conf: &V2RegistriesConf, profile: EncodeProfile) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(encoded_size_bound(conf));
     if let Some(usr) = &conf.unqualified_search_registries {
         let _ = writeln!(out, "unqualified-search-registries = {}", array(usr));
     }

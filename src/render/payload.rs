@@ -172,7 +172,7 @@ mod tests {
                 source: "quay.io/openshift-release-dev/ocp-release".into(),
                 mirrors: strings(&["mirror.example.com/ocp/release"]),
                 policy: SourcePolicy::AllowContactingSource,
-                origin: Origin("ImageDigestMirrorSet/release".into()),
+                origin: Origin::from("ImageDigestMirrorSet/release"),
             }],
             ..Default::default()
         }

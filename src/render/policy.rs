@@ -2046,7 +2046,7 @@ mod tests {
         assert_eq!(
             got.conflicts,
             vec![ScopeConflict {
-                origin: Origin("ImagePolicy/testnamespace/test-cr0".into()),
+                origin: Origin::from("ImagePolicy/testnamespace/test-cr0"),
                 namespace: "testnamespace".into(),
                 name: "test-cr0".into(),
                 scopes: vec!["test0.com".into()],

@@ -533,7 +533,7 @@ mod tests {
             source: source.to_string(),
             mirrors: mirrors.iter().map(|m| m.to_string()).collect(),
             policy,
-            origin: Origin(origin.to_string()),
+            origin: Origin::from(origin.to_string()),
         }
     }
 
@@ -1025,7 +1025,7 @@ mod tests {
             )],
             insecure: Some(vec!["insecure.com".into(), "*.insecure-example.com".into()]),
             blocked: Some(vec!["blocked.com".into(), "source.com/ns/blocked".into()]),
-            image_origin: Some(Origin("Image/cluster".into())),
+            image_origin: Some(Origin::from("Image/cluster")),
             ..Default::default()
         };
         let conf = edit(&input).unwrap();
@@ -1044,7 +1044,7 @@ mod tests {
             ]
         );
         let entry = &conf.registries[3];
-        assert_eq!(entry.origins, vec![Origin("ImageDigestMirrorSet/c".into())]);
+        assert_eq!(entry.origins, vec![Origin::from("ImageDigestMirrorSet/c")]);
     }
 
     #[test]
@@ -1086,8 +1086,8 @@ mod tests {
         assert_eq!(
             m1.origins,
             vec![
-                Origin("ImageDigestMirrorSet/x".into()),
-                Origin("ImageContentSourcePolicy/y".into())
+                Origin::from("ImageDigestMirrorSet/x"),
+                Origin::from("ImageContentSourcePolicy/y")
             ]
         );
     }

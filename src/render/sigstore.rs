@@ -678,13 +678,13 @@ mod tests {
             source: source.to_string(),
             mirrors: mirrors.iter().map(|m| m.to_string()).collect(),
             policy: SourcePolicy::AllowContactingSource,
-            origin: crate::origin::Origin("ImageDigestMirrorSet/test".into()),
+            origin: crate::origin::Origin::from("ImageDigestMirrorSet/test"),
         }
     }
 
     fn itms(source: &str, mirrors: &[&str]) -> MirrorSet {
         MirrorSet {
-            origin: crate::origin::Origin("ImageTagMirrorSet/test".into()),
+            origin: crate::origin::Origin::from("ImageTagMirrorSet/test"),
             ..idms(source, mirrors)
         }
     }

@@ -25,13 +25,29 @@ struct Line<'a> {
 
 /// Parses `text` as documents of the subset: `(document start line, value)`
 /// for each non-empty document, or `None` to use the full parser.
+#[cfg(test)]
 pub(super) fn parse(text: &str) -> Option<Vec<(usize, Value)>> {
     let mut docs = Vec::new();
+    parse_each(text, |line, value| {
+        docs.push((line, value));
+        Some(())
+    })?;
+    Some(docs)
+}
+
+/// Parses `text` document by document, handing each non-empty one to
+/// `each` as soon as it is read, so that only one document's tree is alive
+/// at a time. `None` (from the reader or from `each`) stops at once: the
+/// caller discards what it got and uses the full parser.
+pub(super) fn parse_each(
+    text: &str,
+    mut each: impl FnMut(usize, Value) -> Option<()>,
+) -> Option<()> {
     let mut current: Vec<Line> = Vec::new();
     for (i, raw) in text.split('\n').enumerate() {
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         if raw.starts_with("---") && raw[3..].trim().is_empty() {
-            flush(&mut current, &mut docs)?;
+            flush(&mut current, &mut each)?;
             continue;
         }
         if raw.starts_with("...") || raw.starts_with('%') {
@@ -51,11 +67,10 @@ pub(super) fn parse(text: &str) -> Option<Vec<(usize, Value)>> {
             text: content,
         });
     }
-    flush(&mut current, &mut docs)?;
-    Some(docs)
+    flush(&mut current, &mut each)
 }
 
-fn flush(lines: &mut Vec<Line>, docs: &mut Vec<(usize, Value)>) -> Option<()> {
+fn flush(lines: &mut Vec<Line>, each: &mut impl FnMut(usize, Value) -> Option<()>) -> Option<()> {
     if lines.is_empty() {
         return Some(());
     }
@@ -68,10 +83,10 @@ fn flush(lines: &mut Vec<Line>, docs: &mut Vec<(usize, Value)>) -> Option<()> {
     if pos != lines.len() {
         return None;
     }
-    if !value.is_null() {
-        docs.push((first, value));
-    }
     lines.clear();
+    if !value.is_null() {
+        each(first, value)?;
+    }
     Some(())
 }
 

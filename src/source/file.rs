@@ -347,16 +347,21 @@ impl DocumentAt<'_> {
 /// `inputs`, or none is and the error says which document is wrong.
 pub fn parse_documents(name: &str, text: &str, inputs: &mut Inputs) -> Result<(), SourceError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let documents = split_documents(name, text)?;
-    let mut staged = Staged::default();
-    for (document, line, value) in documents {
-        let at = DocumentAt {
-            file: name,
-            document,
-            line,
-        };
-        stage_value(value, &at, "", &mut staged)?;
-    }
+    let mut staged = match stage_fast(name, text) {
+        Some(staged) => staged,
+        None => {
+            let mut staged = Staged::default();
+            for (document, line, value) in split_documents(name, text)? {
+                let at = DocumentAt {
+                    file: name,
+                    document,
+                    line,
+                };
+                stage_value(value, &at, "", &mut staged)?;
+            }
+            staged
+        }
+    };
     if staged.objects.is_empty()
         && staged.skipped.iter().any(|(k, _)| k == NO_KIND)
         && looks_like_registries_conf(text)
@@ -375,6 +380,31 @@ pub fn parse_documents(name: &str, text: &str, inputs: &mut Inputs) -> Result<()
     Ok(())
 }
 
+/// Stages the documents of a plain block-YAML file one at a time, as the
+/// fast reader yields them: a document's tree is dropped once its object is
+/// decoded, so a file of hundreds of documents never holds all the trees
+/// at once. `None` when the fast reader gives up or a document does not
+/// stage; the caller then reads the file with the full parser, which also
+/// decides which error comes first.
+fn stage_fast<'a>(name: &'a str, text: &str) -> Option<Staged<'a>> {
+    let looks_like_json = matches!(text.trim_start().chars().next(), Some('{' | '['));
+    if looks_like_json || name.to_ascii_lowercase().ends_with(".json") {
+        return None;
+    }
+    let starts = document_start_lines(text);
+    let index = |line: usize| starts.partition_point(|&s| s <= line).max(1);
+    let mut staged = Staged::default();
+    super::fast_yaml::parse_each(text, |line, value| {
+        let at = DocumentAt {
+            file: name,
+            document: index(line),
+            line,
+        };
+        stage_value(value, &at, "", &mut staged).ok()
+    })?;
+    Some(staged)
+}
+
 /// `(1-based document index, first line, value)` for each non-empty document.
 fn split_documents(name: &str, text: &str) -> Result<Vec<(usize, usize, Value)>, SourceError> {
     let looks_like_json = matches!(text.trim_start().chars().next(), Some('{' | '['));
@@ -387,7 +417,7 @@ fn split_documents(name: &str, text: &str) -> Result<Vec<(usize, usize, Value)>,
             Err(_) => {}
         }
     }
-    split_yaml(name, text)
+    split_yaml_full(name, text)
 }
 
 fn split_json(name: &str, text: &str) -> Result<Vec<(usize, usize, Value)>, SourceError> {
@@ -445,18 +475,6 @@ fn yaml_options(text: &str) -> serde_saphyr::Options {
     budget.max_total_scalar_bytes = bound;
     options.budget = Some(budget);
     options
-}
-
-fn split_yaml(name: &str, text: &str) -> Result<Vec<(usize, usize, Value)>, SourceError> {
-    if let Some(docs) = super::fast_yaml::parse(text) {
-        let starts = document_start_lines(text);
-        let index = |line: usize| starts.partition_point(|&s| s <= line).max(1);
-        return Ok(docs
-            .into_iter()
-            .map(|(line, value)| (index(line), line, value))
-            .collect());
-    }
-    split_yaml_full(name, text)
 }
 
 /// The full YAML parser (serde-saphyr), for whatever the fast reader leaves.

@@ -26,13 +26,15 @@ impl Default for EncodeProfile {
 }
 
 /// A TOML basic string as BurntSushi/toml quotes it.
+fn needs_escape(s: &str) -> bool {
+    s.bytes()
+        .any(|b| b < 0x20 || b == 0x7f || b == b'"' || b == b'\\')
+}
+
 pub fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
-    if !s
-        .bytes()
-        .any(|b| b < 0x20 || b == 0x7f || b == b'"' || b == b'\\')
-    {
+    if !needs_escape(s) {
         out.push_str(s);
         out.push('"');
         return out;
@@ -65,13 +67,21 @@ fn key_string(out: &mut String, indent: &str, key: &str, value: &str) {
     out.push_str(indent);
     out.push_str(key);
     out.push_str(" = ");
-    out.push_str(&quote(value));
+    if needs_escape(value) {
+        out.push_str(&quote(value));
+    } else {
+        out.push('"');
+        out.push_str(value);
+        out.push('"');
+    }
     out.push('\n');
 }
 
 fn key_true(out: &mut String, indent: &str, key: &str, value: bool) {
     if value {
-        let _ = writeln!(out, "{indent}{key} = true");
+        out.push_str(indent);
+        out.push_str(key);
+        out.push_str(" = true\n");
     }
 }
 

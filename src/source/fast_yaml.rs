@@ -197,7 +197,7 @@ fn split_key(text: &str) -> Option<(String, &str)> {
         let rest = text[end + 1..].strip_prefix(':')?;
         (key.to_string(), rest)
     } else {
-        let i = text.find(':')?;
+        let i = memchr::memchr(b':', text.as_bytes())?;
         let after = &text[i + 1..];
         if !(after.is_empty() || after.starts_with(' ')) {
             return None;
@@ -274,7 +274,13 @@ fn plain_ok(s: &str) -> bool {
     ) {
         return false;
     }
-    !s.contains(": ") && !s.contains(" #") && !s.ends_with(':')
+    // One pass for `: ` and ` #` (a substring search per pattern costs more
+    // on these short scalars than the whole scan).
+    let bytes = s.as_bytes();
+    let pair = bytes
+        .windows(2)
+        .any(|w| (w[0] == b':' && w[1] == b' ') || (w[0] == b' ' && w[1] == b'#'));
+    !pair && !s.ends_with(':')
 }
 
 fn scalar(s: &str) -> Option<Value> {

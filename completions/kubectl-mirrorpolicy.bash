@@ -34,6 +34,9 @@ _kubectl__mirrorpolicy() {
             kubectl__mirrorpolicy,list)
                 cmd="kubectl__mirrorpolicy__subcmd__list"
                 ;;
+            kubectl__mirrorpolicy,migrate-icsp)
+                cmd="kubectl__mirrorpolicy__subcmd__migrate__subcmd__icsp"
+                ;;
             kubectl__mirrorpolicy,render)
                 cmd="kubectl__mirrorpolicy__subcmd__render"
                 ;;
@@ -55,6 +58,9 @@ _kubectl__mirrorpolicy() {
             kubectl__mirrorpolicy__subcmd__help,list)
                 cmd="kubectl__mirrorpolicy__subcmd__help__subcmd__list"
                 ;;
+            kubectl__mirrorpolicy__subcmd__help,migrate-icsp)
+                cmd="kubectl__mirrorpolicy__subcmd__help__subcmd__migrate__subcmd__icsp"
+                ;;
             kubectl__mirrorpolicy__subcmd__help,render)
                 cmd="kubectl__mirrorpolicy__subcmd__help__subcmd__render"
                 ;;
@@ -65,7 +71,7 @@ _kubectl__mirrorpolicy() {
 
     case "${cmd}" in
         kubectl__mirrorpolicy)
-            opts="-v -n -h -V --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version explain render lint list completion __complete help"
+            opts="-v -n -h -V --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version explain render lint list migrate-icsp completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -301,7 +307,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__help)
-            opts="explain render lint list completion __complete help"
+            opts="explain render lint list migrate-icsp completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -385,6 +391,20 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__mirrorpolicy__subcmd__help__subcmd__migrate__subcmd__icsp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -499,6 +519,76 @@ _kubectl__mirrorpolicy() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chunk-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__mirrorpolicy__subcmd__migrate__subcmd__icsp)
+            opts="-f -y -o -v -n -h -V --filename --dest-dir --with-tag-mirrors --apply --delete-icsp --yes --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dest-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "yaml json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "yaml json" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -37,6 +37,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand render 'Render what the Machine Config Operator generates from the mirror CRs: registries.conf, policy.json, registries.d, namespace policies and the generated MachineConfig'
             cand lint 'Check mirror CRs before applying them: the API server''s CRD rules and the MCO''s own validation (which it only logs), plus warnings. Exit 1 when an error is found'
             cand list 'List the effective mirror rules after the MCO''s merge, with the objects behind each'
+            cand migrate-icsp 'Convert ImageContentSourcePolicies to ImageDigestMirrorSets (as `oc adm migrate icsp`), prove the nodes see no change, and write them out or apply them to the cluster'
             cand completion 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy'
             cand __complete 'kubectl''s plugin-completion protocol: candidates for the last of ARGS'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -132,6 +133,33 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kubectl-mirrorpolicy;migrate-icsp'= {
+            cand -f 'ImageContentSourcePolicies (and the other mirror objects they live with) from files, folders or `-`, instead of the live cluster. Repeatable'
+            cand --filename 'ImageContentSourcePolicies (and the other mirror objects they live with) from files, folders or `-`, instead of the live cluster. Repeatable'
+            cand --dest-dir 'Write one file per object into DIR (`imagedigestmirrorset_<name>.yaml`); an existing file with other content is never overwritten'
+            cand -o 'Output format on stdout'
+            cand --output 'Output format on stdout'
+            cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
+            cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
+            cand --context 'The kubeconfig context to use'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -n 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --namespace 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
+            cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
+            cand --with-tag-mirrors 'Also write an ImageTagMirrorSet per ICSP, so that pulls by tag use the mirrors too'
+            cand --apply 'Apply the replacements to the live cluster (server-side apply), after a server-side dry run and a confirmation'
+            cand --delete-icsp 'With --apply: delete each ICSP once its replacement is read back from the server as planned'
+            cand -y 'With --apply: do not ask for confirmation'
+            cand --yes 'With --apply: do not ask for confirmation'
+            cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kubectl-mirrorpolicy;completion'= {
             cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
             cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
@@ -171,6 +199,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand render 'Render what the Machine Config Operator generates from the mirror CRs: registries.conf, policy.json, registries.d, namespace policies and the generated MachineConfig'
             cand lint 'Check mirror CRs before applying them: the API server''s CRD rules and the MCO''s own validation (which it only logs), plus warnings. Exit 1 when an error is found'
             cand list 'List the effective mirror rules after the MCO''s merge, with the objects behind each'
+            cand migrate-icsp 'Convert ImageContentSourcePolicies to ImageDigestMirrorSets (as `oc adm migrate icsp`), prove the nodes see no change, and write them out or apply them to the cluster'
             cand completion 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy'
             cand __complete 'kubectl''s plugin-completion protocol: candidates for the last of ARGS'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -182,6 +211,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
         &'kubectl-mirrorpolicy;help;lint'= {
         }
         &'kubectl-mirrorpolicy;help;list'= {
+        }
+        &'kubectl-mirrorpolicy;help;migrate-icsp'= {
         }
         &'kubectl-mirrorpolicy;help;completion'= {
         }

@@ -166,6 +166,10 @@ pub enum Command {
     /// List the effective mirror rules after the MCO's merge, with the objects behind each.
     #[command(after_long_help = LIST_EXAMPLES, after_help = LIST_EXAMPLES)]
     List(ListArgs),
+    /// Convert ImageContentSourcePolicies to ImageDigestMirrorSets (as `oc adm migrate icsp`),
+    /// prove the nodes see no change, and write them out or apply them to the cluster.
+    #[command(name = "migrate-icsp", after_long_help = MIGRATE_EXAMPLES, after_help = MIGRATE_EXAMPLES)]
+    MigrateIcsp(MigrateArgs),
     /// Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell,
     /// elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy.
     #[command(after_long_help = COMPLETION_EXAMPLES, after_help = COMPLETION_EXAMPLES)]
@@ -185,6 +189,65 @@ Examples:
 
   # fish
   kubectl-mirrorpolicy completion fish > ~/.config/fish/completions/kubectl-mirrorpolicy.fish";
+
+const MIGRATE_EXAMPLES: &str = "\
+Examples:
+  # The replacements of every ICSP of the cluster, proven equivalent, on stdout
+  kubectl mirrorpolicy migrate-icsp
+
+  # From exported objects, one file per object (oc's file names, without the random suffix)
+  kubectl mirrorpolicy migrate-icsp -f must-gather/ --dest-dir idms/
+
+  # Apply to the cluster after a server-side dry run, then delete each ICSP whose
+  # replacement is confirmed on the server
+  kubectl mirrorpolicy migrate-icsp --apply --delete-icsp
+
+  # In a pipeline: no prompt
+  kubectl mirrorpolicy migrate-icsp --apply --yes";
+
+/// Arguments of `migrate-icsp`.
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    /// ImageContentSourcePolicies (and the other mirror objects they live with) from files,
+    /// folders or `-`, instead of the live cluster. Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub filenames: Vec<PathBuf>,
+
+    /// Write one file per object into DIR (`imagedigestmirrorset_<name>.yaml`); an existing
+    /// file with other content is never overwritten.
+    #[arg(long, value_name = "DIR", conflicts_with = "apply")]
+    pub dest_dir: Option<PathBuf>,
+
+    /// Also write an ImageTagMirrorSet per ICSP, so that pulls by tag use the mirrors too.
+    #[arg(long)]
+    pub with_tag_mirrors: bool,
+
+    /// Apply the replacements to the live cluster (server-side apply), after a server-side dry
+    /// run and a confirmation.
+    #[arg(long, conflicts_with = "filenames")]
+    pub apply: bool,
+
+    /// With --apply: delete each ICSP once its replacement is read back from the server as planned.
+    #[arg(long, requires = "apply")]
+    pub delete_icsp: bool,
+
+    /// With --apply: do not ask for confirmation.
+    #[arg(short = 'y', long, requires = "apply")]
+    pub yes: bool,
+
+    /// Output format on stdout.
+    #[arg(short, long, value_enum, default_value_t = MigrateFormat::Yaml)]
+    pub output: MigrateFormat,
+}
+
+/// `-o/--output` for migrate-icsp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MigrateFormat {
+    /// Multi-document YAML, as `oc adm migrate icsp` writes it.
+    Yaml,
+    /// A `List` of the objects.
+    Json,
+}
 
 /// Arguments of `completion`.
 #[derive(Debug, Args)]

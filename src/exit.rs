@@ -12,6 +12,7 @@ pub enum ExitCode {
     Findings = 1,
     Input = 2,
     Cluster = 3,
+    Refused = 4,
 }
 
 /// An error that decides the exit code and may carry a hint for the user.
@@ -36,6 +37,15 @@ impl Failure {
     pub fn cluster(message: impl Into<String>) -> Self {
         Self {
             code: ExitCode::Cluster,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// A refusal: a check before a write failed, or it was not confirmed (exit 4).
+    pub fn refused(message: impl Into<String>) -> Self {
+        Self {
+            code: ExitCode::Refused,
             message: message.into(),
             hint: None,
         }

@@ -10,6 +10,7 @@ pub mod crd;
 pub mod explain;
 pub mod lint;
 pub mod list;
+pub mod migrate;
 pub mod origin;
 pub mod output;
 pub mod policy;

@@ -37,6 +37,7 @@ fn main() {
         Command::Render(args) => commands::render::run(args).map(|()| ExitCode::Success),
         Command::List(args) => commands::list::run(args).map(|()| ExitCode::Success),
         Command::Lint(args) => commands::lint::run(args),
+        Command::MigrateIcsp(args) => commands::migrate::run(args),
         Command::Completion(args) => {
             commands::complete::run_completion(args.shell).map(|()| ExitCode::Success)
         }

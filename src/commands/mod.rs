@@ -5,4 +5,5 @@ pub mod complete;
 pub mod explain;
 pub mod lint;
 pub mod list;
+pub mod migrate;
 pub mod render;

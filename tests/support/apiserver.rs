@@ -337,11 +337,15 @@ impl Builder {
         self
     }
 
-    /// Loads every `.yaml`, `.yml` and `.json` file under `dir` (objects
-    /// and `List`s) as stored objects.
-    pub fn objects_from(mut self, dir: impl AsRef<Path>) -> Self {
+    /// Loads a file, or every `.yaml`, `.yml` and `.json` file under a
+    /// folder (objects and `List`s), as stored objects.
+    pub fn objects_from(mut self, path: impl AsRef<Path>) -> Self {
         let mut files = Vec::new();
-        collect(dir.as_ref(), &mut files);
+        if path.as_ref().is_file() {
+            files.push(path.as_ref().to_path_buf());
+        } else {
+            collect(path.as_ref(), &mut files);
+        }
         files.sort();
         for file in files {
             let text = std::fs::read_to_string(&file)

@@ -1,0 +1,464 @@
+//! `migrate-icsp` through the binary: offline on files (stdout, --dest-dir,
+//! the checks that refuse), and live against the fake API server (dry run
+//! first, confirmation, conflicts, failures half-way, --delete-icsp).
+
+mod support;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+use support::apiserver::{Builder, FakeApiServer, Fault, Logged};
+
+const CLUSTER: &str = "tests/fixtures/migrate/cluster.yaml";
+
+fn bin() -> Command {
+    let mut cmd = Command::cargo_bin("kubectl-mirrorpolicy").expect("binary");
+    cmd.env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .env("HOME", "/nonexistent-home-for-tests");
+    cmd
+}
+
+fn write(dir: &TempDir, name: &str, text: &str) -> String {
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn stdout_has_one_idms_per_icsp_and_the_proof() {
+    let out = bin()
+        .args(["migrate-icsp", "-f", CLUSTER])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "equivalent: nodes get byte-identical files from the 2 ImageContentSourcePolicy objects and from the 2 ImageDigestMirrorSet objects replacing them (4 sources; 1 file rendered)",
+        ))
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(&text).unwrap();
+    assert_eq!(docs.len(), 2);
+    assert_eq!(docs[0]["kind"], "ImageDigestMirrorSet");
+    assert_eq!(docs[0]["metadata"]["name"], "operators");
+    assert_eq!(docs[1]["metadata"]["name"], "release");
+    // Server-owned metadata and the last-applied copy are gone; the rest is kept.
+    let meta = &docs[0]["metadata"];
+    for gone in ["uid", "resourceVersion", "generation", "creationTimestamp"] {
+        assert!(meta.get(gone).is_none(), "{gone} kept: {meta}");
+    }
+    assert_eq!(meta["annotations"].as_object().unwrap().len(), 1, "{meta}");
+    assert_eq!(
+        meta["annotations"]["mirror.example.com/owner"],
+        "platform-team"
+    );
+    assert_eq!(meta["labels"]["operators.openshift.org/catalog"], "true");
+    // Same sources and mirrors, in the ICSP's order.
+    assert_eq!(
+        docs[1]["spec"]["imageDigestMirrors"][2],
+        serde_json::json!({"mirrors": ["backup.corp.example.com/openshift4", "mirror.corp.example.com:5000/openshift4"], "source": "registry.redhat.io/openshift4"})
+    );
+    // The replacements really render what the ICSPs did.
+    let dir = TempDir::new().unwrap();
+    let replaced = write(&dir, "idms.yaml", &text);
+    let only_new = write(
+        &dir,
+        "rest.yaml",
+        &std::fs::read_to_string(CLUSTER)
+            .unwrap()
+            .split("- apiVersion: config.openshift.io/v1\n  kind: ImageDigestMirrorSet")
+            .enumerate()
+            .map(|(i, part)| {
+                if i == 0 {
+                    // Drop the ICSPs: keep the List header only.
+                    "apiVersion: v1\nkind: List\nitems:\n".to_string()
+                } else {
+                    format!(
+                        "- apiVersion: config.openshift.io/v1\n  kind: ImageDigestMirrorSet{part}"
+                    )
+                }
+            })
+            .collect::<String>(),
+    );
+    let file = "/etc/containers/registries.conf";
+    let before = bin()
+        .args(["render", "-f", CLUSTER, "--file", file])
+        .output()
+        .unwrap();
+    let after = bin()
+        .args(["render", "-f", &only_new, "-f", &replaced, "--file", file])
+        .output()
+        .unwrap();
+    assert!(
+        after.status.success(),
+        "{}",
+        String::from_utf8_lossy(&after.stderr)
+    );
+    assert_eq!(before.stdout, after.stdout);
+}
+
+#[test]
+fn json_output_is_a_list() {
+    let out = bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["kind"], "List");
+    assert_eq!(v["items"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn dest_dir_writes_files_once_and_never_overwrites() {
+    let dir = TempDir::new().unwrap();
+    let dest = dir.path().join("out");
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "--dest-dir"])
+        .arg(&dest)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "wrote ImageDigestMirrorSet to {}",
+            dest.join("imagedigestmirrorset_operators.yaml").display()
+        )));
+    let mut names: Vec<String> = std::fs::read_dir(&dest)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "imagedigestmirrorset_operators.yaml",
+            "imagedigestmirrorset_release.yaml"
+        ]
+    );
+    // Again: identical files are left alone.
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "--dest-dir"])
+        .arg(&dest)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("unchanged"))
+        .stdout("");
+    // A different file of the same name: refused, nothing written.
+    let release = dest.join("imagedigestmirrorset_release.yaml");
+    std::fs::write(&release, "edited by hand\n").unwrap();
+    std::fs::remove_file(dest.join("imagedigestmirrorset_operators.yaml")).unwrap();
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "--dest-dir"])
+        .arg(&dest)
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "would overwrite 1 file(s) with different content",
+        ));
+    assert_eq!(
+        std::fs::read_to_string(&release).unwrap(),
+        "edited by hand\n"
+    );
+    assert!(!dest.join("imagedigestmirrorset_operators.yaml").exists());
+}
+
+#[test]
+fn tag_mirrors_come_with_a_warning_and_keep_digest_pulls() {
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "--with-tag-mirrors"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("warning: --with-tag-mirrors"))
+        .stderr(predicate::str::contains(
+            "with tag mirrors: pulls by digest are unchanged",
+        ))
+        .stderr(predicate::str::contains(
+            "+    pull-from-mirror = \"tag-only\"",
+        ))
+        .stdout(predicate::str::contains("kind: ImageTagMirrorSet"))
+        .stdout(predicate::str::contains("imageTagMirrors:"));
+}
+
+#[test]
+fn invalid_mirror_is_refused_naming_icsp_entry_and_rule() {
+    let dir = TempDir::new().unwrap();
+    let f = write(
+        &dir,
+        "bad.yaml",
+        "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: bad\nspec:\n  repositoryDigestMirrors:\n  - source: quay.io/ok\n    mirrors: [m.example.com/ok]\n  - source: quay.io/x\n    mirrors: [\"https://m.example.com/x\"]\n",
+    );
+    bin()
+        .args(["migrate-icsp", "-f", &f])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "ImageContentSourcePolicy/bad entry 1: ImageDigestMirrorSet/bad: spec.imageDigestMirrors[1].mirrors[0]: \"https://m.example.com/x\" does not match the mirror pattern",
+        ))
+        .stdout("");
+}
+
+#[test]
+fn an_existing_idms_of_the_same_name_with_other_mirrors_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let f = write(
+        &dir,
+        "clash.yaml",
+        "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: same\nspec:\n  repositoryDigestMirrors:\n  - source: quay.io/x\n    mirrors: [m.example.com/x]\n---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: same\nspec:\n  imageDigestMirrors:\n  - source: quay.io/y\n    mirrors: [m.example.com/y]\n",
+    );
+    bin()
+        .args(["migrate-icsp", "-f", &f])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "ImageDigestMirrorSet/same already exists with other mirrors than ImageContentSourcePolicy/same",
+        ));
+}
+
+#[test]
+fn a_configuration_the_mco_refuses_is_not_migrated() {
+    let dir = TempDir::new().unwrap();
+    let f = write(
+        &dir,
+        "never.yaml",
+        "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: a\nspec:\n  repositoryDigestMirrors:\n  - source: quay.io/team/app\n    mirrors: [m1.example.com/app]\n---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: z\nspec:\n  imageDigestMirrors:\n  - source: quay.io/team/app\n    mirrorSourcePolicy: NeverContactSource\n    mirrors: [m2.example.com/app]\n",
+    );
+    bin()
+        .args(["migrate-icsp", "-f", &f])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "the MCO already refuses to render the current objects",
+        ))
+        .stderr(predicate::str::contains("conflicting mirrorSourcePolicy"));
+}
+
+#[test]
+fn empty_and_covered_entries_are_warned_about() {
+    let dir = TempDir::new().unwrap();
+    let f = write(
+        &dir,
+        "w.yaml",
+        "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: dup\nspec:\n  repositoryDigestMirrors:\n  - source: quay.io/x\n    mirrors: [m.example.com/x]\n  - source: quay.io/empty\n---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: has-x\nspec:\n  imageDigestMirrors:\n  - source: quay.io/x\n    mirrors: [m.example.com/x]\n",
+    );
+    bin()
+        .args(["migrate-icsp", "-f", &f])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "ImageContentSourcePolicy/dup entry 1 (quay.io/empty) has no mirrors",
+        ));
+}
+
+#[test]
+fn nothing_to_migrate() {
+    bin()
+        .args([
+            "migrate-icsp",
+            "-f",
+            "examples/disconnected-cluster/cluster-scoped-resources/config.openshift.io/imagedigestmirrorsets",
+        ])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("nothing to migrate"))
+        .stdout("");
+}
+
+#[test]
+fn usage_errors() {
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "--apply"])
+        .assert()
+        .code(2);
+    bin()
+        .args(["migrate-icsp", "--delete-icsp"])
+        .assert()
+        .code(2);
+}
+
+// ---- live ----
+
+struct Live {
+    server: FakeApiServer,
+    _dir: TempDir,
+    kubeconfig: std::path::PathBuf,
+}
+
+fn live(builder: Builder) -> Live {
+    let server = builder.objects_from(CLUSTER).start();
+    let dir = TempDir::new().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    Live {
+        server,
+        _dir: dir,
+        kubeconfig,
+    }
+}
+
+impl Live {
+    fn cmd(&self) -> Command {
+        let mut cmd = bin();
+        cmd.env("KUBECONFIG", &self.kubeconfig);
+        cmd
+    }
+
+    fn writes(&self) -> Vec<Logged> {
+        self.server
+            .log()
+            .into_iter()
+            .filter(Logged::writes)
+            .collect()
+    }
+}
+
+#[test]
+fn apply_dry_runs_first_and_needs_confirmation() {
+    let l = live(Builder::openshift());
+    // No terminal and no --yes: the plan is shown, nothing is written.
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--delete-icsp"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::is_match(r"ImageDigestMirrorSet/operators\s+create").unwrap())
+        .stderr(predicate::str::contains("not confirmed: no terminal"));
+    assert!(l.writes().is_empty(), "{:?}", l.writes());
+    let dry: Vec<Logged> = l.server.log().into_iter().filter(Logged::dry_run).collect();
+    assert_eq!(
+        dry.len(),
+        4,
+        "two dry-run applies and two dry-run deletes: {dry:?}"
+    );
+    assert!(dry.iter().all(|d| d.method != "PATCH"
+        || d.query.get("fieldManager").map(String::as_str) == Some("kubectl-mirrorpolicy")));
+    assert_eq!(
+        l.server.names("imagecontentsourcepolicies"),
+        ["operators", "release"]
+    );
+}
+
+#[test]
+fn apply_and_delete_then_rerun_is_idempotent() {
+    let l = live(Builder::openshift());
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "ImageDigestMirrorSet/operators created",
+        ));
+    assert_eq!(
+        l.server.names("imagedigestmirrorsets"),
+        ["operators", "release", "ubi"]
+    );
+    assert_eq!(
+        l.server.names("imagecontentsourcepolicies"),
+        ["operators", "release"]
+    );
+    // Every real write came after its dry run.
+    let log = l.server.log();
+    let first_write = log.iter().position(Logged::writes).unwrap();
+    assert!(log[..first_write].iter().any(Logged::dry_run));
+    // Again, now deleting: the replacements are unchanged, the ICSPs go.
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .success()
+        .stderr(predicate::str::is_match(r"ImageDigestMirrorSet/release\s+unchanged").unwrap())
+        .stdout(predicate::str::contains(
+            "ImageContentSourcePolicy/release deleted",
+        ));
+    assert!(l.server.names("imagecontentsourcepolicies").is_empty());
+    // Once more: nothing left to migrate.
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("nothing to migrate"));
+    let stored = l
+        .server
+        .object("imagedigestmirrorsets", "", "operators")
+        .unwrap();
+    assert_eq!(
+        stored["metadata"]["labels"]["operators.openshift.org/catalog"],
+        "true"
+    );
+}
+
+#[test]
+fn a_dry_run_conflict_stops_before_any_write() {
+    let l = live(Builder::openshift().fault(
+        Some(hyper::Method::PATCH),
+        "/imagedigestmirrorsets/release",
+        0,
+        None,
+        Fault::Status(409),
+    ));
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::is_match(r"ImageDigestMirrorSet/release\s+conflict").unwrap())
+        .stderr(predicate::str::contains("nothing was written"));
+    assert!(l.writes().is_empty(), "{:?}", l.writes());
+    assert_eq!(
+        l.server.names("imagecontentsourcepolicies"),
+        ["operators", "release"]
+    );
+}
+
+#[test]
+fn a_failure_half_way_loses_nothing_and_a_rerun_converges() {
+    // The second real apply fails (its dry run went through).
+    let l = live(Builder::openshift());
+    l.server.add_fault(
+        Some(hyper::Method::PATCH),
+        "/imagedigestmirrorsets/release",
+        1,
+        Some(1),
+        Fault::Status(500),
+    );
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .code(3);
+    assert_eq!(
+        l.server.names("imagedigestmirrorsets"),
+        ["operators", "ubi"]
+    );
+    assert_eq!(
+        l.server.names("imagecontentsourcepolicies"),
+        ["operators", "release"]
+    );
+    assert!(l.writes().iter().all(|w| w.method != "DELETE"));
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .success()
+        .stderr(predicate::str::is_match(r"ImageDigestMirrorSet/operators\s+unchanged").unwrap());
+    assert_eq!(
+        l.server.names("imagedigestmirrorsets"),
+        ["operators", "release", "ubi"]
+    );
+    assert!(l.server.names("imagecontentsourcepolicies").is_empty());
+}
+
+#[test]
+fn an_icsp_whose_idms_is_missing_is_never_deleted() {
+    // The apply of `release` answers 200 but the server keeps nothing.
+    let l = live(Builder::openshift());
+    l.server.add_fault(
+        Some(hyper::Method::PATCH),
+        "/imagedigestmirrorsets/release",
+        1,
+        None,
+        Fault::Status(200),
+    );
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "ImageContentSourcePolicy/release kept: ImageDigestMirrorSet/release is missing on the server",
+        ));
+    assert_eq!(l.server.names("imagecontentsourcepolicies"), ["release"]);
+}

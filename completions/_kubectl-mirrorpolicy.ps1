@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check mirror CRs before applying them: the API server''s CRD rules and the MCO''s own validation (which it only logs), plus warnings. Exit 1 when an error is found')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the effective mirror rules after the MCO''s merge, with the objects behind each')
             [CompletionResult]::new('migrate-icsp', 'migrate-icsp', [CompletionResultType]::ParameterValue, 'Convert ImageContentSourcePolicies to ImageDigestMirrorSets (as `oc adm migrate icsp`), prove the nodes see no change, and write them out or apply them to the cluster')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Check every image that Pods, workload controllers and ClusterServiceVersions reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'kubectl''s plugin-completion protocol: candidates for the last of ARGS')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -169,6 +170,31 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-mirrorpolicy;audit' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed, source-blocked) or warning (also tag-skips-digest-mirrors, short-name)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Every namespace (live: instead of the current context''s namespace)')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Every namespace (live: instead of the current context''s namespace)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr: which files and objects were read, and what was skipped')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr: which files and objects were read, and what was skipped')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-mirrorpolicy;completion' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)')
@@ -211,6 +237,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check mirror CRs before applying them: the API server''s CRD rules and the MCO''s own validation (which it only logs), plus warnings. Exit 1 when an error is found')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the effective mirror rules after the MCO''s merge, with the objects behind each')
             [CompletionResult]::new('migrate-icsp', 'migrate-icsp', [CompletionResultType]::ParameterValue, 'Convert ImageContentSourcePolicies to ImageDigestMirrorSets (as `oc adm migrate icsp`), prove the nodes see no change, and write them out or apply them to the cluster')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Check every image that Pods, workload controllers and ClusterServiceVersions reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'kubectl''s plugin-completion protocol: candidates for the last of ARGS')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -229,6 +256,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             break
         }
         'kubectl-mirrorpolicy;help;migrate-icsp' {
+            break
+        }
+        'kubectl-mirrorpolicy;help;audit' {
             break
         }
         'kubectl-mirrorpolicy;help;completion' {

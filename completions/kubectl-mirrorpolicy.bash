@@ -19,6 +19,9 @@ _kubectl__mirrorpolicy() {
             kubectl__mirrorpolicy,__complete)
                 cmd="kubectl__mirrorpolicy__subcmd____complete"
                 ;;
+            kubectl__mirrorpolicy,audit)
+                cmd="kubectl__mirrorpolicy__subcmd__audit"
+                ;;
             kubectl__mirrorpolicy,completion)
                 cmd="kubectl__mirrorpolicy__subcmd__completion"
                 ;;
@@ -42,6 +45,9 @@ _kubectl__mirrorpolicy() {
                 ;;
             kubectl__mirrorpolicy__subcmd__help,__complete)
                 cmd="kubectl__mirrorpolicy__subcmd__help__subcmd____complete"
+                ;;
+            kubectl__mirrorpolicy__subcmd__help,audit)
+                cmd="kubectl__mirrorpolicy__subcmd__help__subcmd__audit"
                 ;;
             kubectl__mirrorpolicy__subcmd__help,completion)
                 cmd="kubectl__mirrorpolicy__subcmd__help__subcmd__completion"
@@ -71,7 +77,7 @@ _kubectl__mirrorpolicy() {
 
     case "${cmd}" in
         kubectl__mirrorpolicy)
-            opts="-v -n -h -V --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version explain render lint list migrate-icsp completion __complete help"
+            opts="-v -n -h -V --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version explain render lint list migrate-icsp audit completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -127,6 +133,76 @@ _kubectl__mirrorpolicy() {
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chunk-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__mirrorpolicy__subcmd__audit)
+            opts="-f -A -o -v -n -h -V --filename --all-namespaces --fail-on --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -307,7 +383,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__help)
-            opts="explain render lint list migrate-icsp completion __complete help"
+            opts="explain render lint list migrate-icsp audit completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -321,6 +397,20 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__help__subcmd____complete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__mirrorpolicy__subcmd__help__subcmd__audit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

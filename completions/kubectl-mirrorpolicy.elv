@@ -38,6 +38,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand lint 'Check mirror CRs before applying them: the API server''s CRD rules and the MCO''s own validation (which it only logs), plus warnings. Exit 1 when an error is found'
             cand list 'List the effective mirror rules after the MCO''s merge, with the objects behind each'
             cand migrate-icsp 'Convert ImageContentSourcePolicies to ImageDigestMirrorSets (as `oc adm migrate icsp`), prove the nodes see no change, and write them out or apply them to the cluster'
+            cand audit 'Check every image that Pods, workload controllers and ClusterServiceVersions reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature'
             cand completion 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy'
             cand __complete 'kubectl''s plugin-completion protocol: candidates for the last of ARGS'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -160,6 +161,30 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kubectl-mirrorpolicy;audit'= {
+            cand -f 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable'
+            cand --filename 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable'
+            cand --fail-on 'Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed, source-blocked) or warning (also tag-skips-digest-mirrors, short-name)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
+            cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
+            cand --context 'The kubeconfig context to use'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -n 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --namespace 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
+            cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
+            cand -A 'Every namespace (live: instead of the current context''s namespace)'
+            cand --all-namespaces 'Every namespace (live: instead of the current context''s namespace)'
+            cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kubectl-mirrorpolicy;completion'= {
             cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
             cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
@@ -200,6 +225,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand lint 'Check mirror CRs before applying them: the API server''s CRD rules and the MCO''s own validation (which it only logs), plus warnings. Exit 1 when an error is found'
             cand list 'List the effective mirror rules after the MCO''s merge, with the objects behind each'
             cand migrate-icsp 'Convert ImageContentSourcePolicies to ImageDigestMirrorSets (as `oc adm migrate icsp`), prove the nodes see no change, and write them out or apply them to the cluster'
+            cand audit 'Check every image that Pods, workload controllers and ClusterServiceVersions reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature'
             cand completion 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy'
             cand __complete 'kubectl''s plugin-completion protocol: candidates for the last of ARGS'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -213,6 +239,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
         &'kubectl-mirrorpolicy;help;list'= {
         }
         &'kubectl-mirrorpolicy;help;migrate-icsp'= {
+        }
+        &'kubectl-mirrorpolicy;help;audit'= {
         }
         &'kubectl-mirrorpolicy;help;completion'= {
         }

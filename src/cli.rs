@@ -170,6 +170,11 @@ pub enum Command {
     /// prove the nodes see no change, and write them out or apply them to the cluster.
     #[command(name = "migrate-icsp", after_long_help = MIGRATE_EXAMPLES, after_help = MIGRATE_EXAMPLES)]
     MigrateIcsp(MigrateArgs),
+    /// Check every image that Pods, workload controllers and ClusterServiceVersions reference
+    /// against the mirrors and policies: which will be served by a mirror, go to the source,
+    /// fail, or need a signature.
+    #[command(after_long_help = AUDIT_EXAMPLES, after_help = AUDIT_EXAMPLES)]
+    Audit(AuditArgs),
     /// Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell,
     /// elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy.
     #[command(after_long_help = COMPLETION_EXAMPLES, after_help = COMPLETION_EXAMPLES)]
@@ -247,6 +252,61 @@ pub enum MigrateFormat {
     Yaml,
     /// A `List` of the objects.
     Json,
+}
+
+const AUDIT_EXAMPLES: &str = "\
+Examples:
+  # The images of the current namespace
+  kubectl mirrorpolicy audit
+
+  # Every namespace, with the objects behind each image
+  kubectl mirrorpolicy audit -A -o wide
+
+  # A must-gather in CI: fail on images that will not pull in a disconnected cluster
+  kubectl mirrorpolicy audit -f must-gather/ --fail-on warning
+
+  # For scripts
+  kubectl mirrorpolicy audit -A -o json";
+
+/// Arguments of `audit`.
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Workloads and mirror objects from files, folders (a must-gather works as is) or `-`,
+    /// instead of the live cluster; every namespace in them unless -n is given. Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub filenames: Vec<PathBuf>,
+
+    /// Every namespace (live: instead of the current context's namespace).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+
+    /// Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed,
+    /// source-blocked) or warning (also tag-skips-digest-mirrors, short-name).
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub fail_on: Option<FailOn>,
+
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = AuditFormat::Table)]
+    pub output: AuditFormat,
+}
+
+/// `--fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Images that will not pull: invalid, not-allowed, source-blocked.
+    Error,
+    /// Also images that reach the source or resolve a short name.
+    Warning,
+}
+
+/// `-o/--output` for audit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AuditFormat {
+    Table,
+    /// All the objects behind each image.
+    Wide,
+    Json,
+    Yaml,
 }
 
 /// Arguments of `completion`.

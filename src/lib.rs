@@ -6,6 +6,7 @@
 //! live cluster (`source::cluster`, async, kube-rs). The terminal belongs
 //! to the binary (`main.rs`, `commands/`).
 
+pub mod audit;
 pub mod crd;
 pub mod explain;
 pub mod lint;

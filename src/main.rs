@@ -38,6 +38,7 @@ fn main() {
         Command::List(args) => commands::list::run(args).map(|()| ExitCode::Success),
         Command::Lint(args) => commands::lint::run(args),
         Command::MigrateIcsp(args) => commands::migrate::run(args),
+        Command::Audit(args) => commands::audit::run(args),
         Command::Completion(args) => {
             commands::complete::run_completion(args.shell).map(|()| ExitCode::Success)
         }

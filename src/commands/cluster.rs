@@ -11,7 +11,7 @@ use mirrorpolicy::render::cluster::{render_pool, Rendered};
 use mirrorpolicy::source::cluster::{
     self as live, ClusterError, ClusterOptions, Read, DEFAULT_PAGE_SIZE, MIRROR_CONFIG,
 };
-use mirrorpolicy::source::{load_paths, Inputs};
+use mirrorpolicy::source::{load_paths_with, Inputs};
 
 use crate::cli::ClusterArgs;
 use crate::exit::Failure;
@@ -58,8 +58,8 @@ pub fn read_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) 
     if paths.is_empty() {
         return read_live(reads, namespace);
     }
-    let inputs =
-        load_paths(paths, std::io::stdin().lock()).map_err(|e| Failure::input(e.to_string()))?;
+    let inputs = load_paths_with(paths, std::io::stdin().lock(), live::reads_workloads(reads))
+        .map_err(|e| Failure::input(e.to_string()))?;
     for w in &inputs.warnings {
         eprintln!("warning: {w}");
     }
@@ -105,6 +105,17 @@ pub fn cluster_options() -> Result<ClusterOptions> {
         request_timeout,
         page_size: args.chunk_size,
     })
+}
+
+/// The namespace of the current kubeconfig context (`default` when it sets
+/// none), as kubectl uses when no `-n` is given. Nothing is sent.
+pub fn context_namespace() -> Result<String> {
+    let options = cluster_options()?;
+    let runtime = runtime()?;
+    let connection = runtime
+        .block_on(live::connect(&options))
+        .map_err(cluster_failure)?;
+    Ok(connection.default_namespace)
 }
 
 /// A runtime for the API calls of one command.
@@ -202,7 +213,8 @@ pub fn report_read(inputs: &Inputs) {
     term::verbose(|| {
         format!(
             "read {} ImageContentSourcePolicy, {} ImageDigestMirrorSet, {} ImageTagMirrorSet, {} Image, \
-             {} ClusterVersion, {} ClusterImagePolicy, {} ImagePolicy, {} MachineConfig, {} MachineConfigPool, {} Node",
+             {} ClusterVersion, {} ClusterImagePolicy, {} ImagePolicy, {} MachineConfig, {} MachineConfigPool, {} Node, \
+             {} object(s) referencing images",
             inputs.icsps.len(),
             inputs.idmss.len(),
             inputs.itmss.len(),
@@ -213,6 +225,7 @@ pub fn report_read(inputs: &Inputs) {
             inputs.machine_configs.len(),
             inputs.pools.len(),
             inputs.nodes.len(),
+            inputs.workloads.len(),
         )
     });
     for (kind, count) in &inputs.skipped {

@@ -108,7 +108,7 @@ fn run_on_objects(args: &ExplainArgs) -> Result<()> {
 }
 
 /// CRI-O's short-name mode: enforcing from CRI-O 1.34 (OpenShift 4.21), disabled before.
-fn crio_short_name_mode(minor: Option<u32>) -> ShortNameMode {
+pub(crate) fn crio_short_name_mode(minor: Option<u32>) -> ShortNameMode {
     match minor {
         Some(m) if m < 21 => ShortNameMode::Disabled,
         _ => ShortNameMode::Enforcing,

@@ -1,5 +1,6 @@
 //! One module per subcommand: load the input, call the core, pick the renderer.
 
+pub mod audit;
 pub mod cluster;
 pub mod complete;
 pub mod explain;

@@ -17,7 +17,7 @@ use kube::{Client, Config};
 use serde_json::Value;
 use tokio::task::JoinSet;
 
-use super::{parse_documents, Inputs, SourceError};
+use super::{parse_documents_with, Inputs, SourceError};
 
 /// One API resource the tool lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -193,6 +193,42 @@ pub const MACHINE_CONFIG_STATE: &[Read] = &[
     Read::one(&[MACHINE_CONFIG_POOLS]),
     Read::one(&[NODES]),
 ];
+
+pub const PODS: Resource = Resource::namespaced("", "v1", "pods", "Pod");
+pub const DEPLOYMENTS: Resource = Resource::namespaced("apps", "v1", "deployments", "Deployment");
+pub const STATEFUL_SETS: Resource =
+    Resource::namespaced("apps", "v1", "statefulsets", "StatefulSet");
+pub const DAEMON_SETS: Resource = Resource::namespaced("apps", "v1", "daemonsets", "DaemonSet");
+pub const REPLICA_SETS: Resource = Resource::namespaced("apps", "v1", "replicasets", "ReplicaSet");
+pub const REPLICATION_CONTROLLERS: Resource =
+    Resource::namespaced("", "v1", "replicationcontrollers", "ReplicationController");
+pub const JOBS: Resource = Resource::namespaced("batch", "v1", "jobs", "Job");
+pub const CRON_JOBS: Resource = Resource::namespaced("batch", "v1", "cronjobs", "CronJob");
+pub const CLUSTER_SERVICE_VERSIONS: Resource = Resource::namespaced(
+    "operators.coreos.com",
+    "v1alpha1",
+    "clusterserviceversions",
+    "ClusterServiceVersion",
+);
+
+/// What `audit` reads on top of [`MIRROR_CONFIG`]: every object that
+/// references images (the kinds of [`crate::audit::WORKLOAD_KINDS`]).
+pub const WORKLOADS: &[Read] = &[
+    Read::one(&[PODS]),
+    Read::one(&[DEPLOYMENTS]),
+    Read::one(&[STATEFUL_SETS]),
+    Read::one(&[DAEMON_SETS]),
+    Read::one(&[REPLICA_SETS]),
+    Read::one(&[REPLICATION_CONTROLLERS]),
+    Read::one(&[JOBS]),
+    Read::one(&[CRON_JOBS]),
+    Read::one(&[CLUSTER_SERVICE_VERSIONS]),
+];
+
+/// Whether `reads` include objects that reference images.
+pub fn reads_workloads(reads: &[Read]) -> bool {
+    reads.iter().any(|r| WORKLOADS.contains(r))
+}
 
 /// How to reach the cluster: kubectl's flags.
 #[derive(Debug, Clone, Default)]
@@ -976,6 +1012,7 @@ pub async fn read(
     }
     let mut live = LiveRead::default();
     let mut forbidden = Vec::new();
+    let workloads = reads_workloads(reads);
     for (read, versions) in reads.iter().zip(results) {
         let mut chosen = None;
         let mut denied = None;
@@ -991,7 +1028,7 @@ pub async fn read(
             (Some(pages), _) => {
                 let name = format!("{} ({})", read.preferred().name(), connection.server);
                 for page in pages {
-                    parse_documents(&name, &page, &mut live.inputs)
+                    parse_documents_with(&name, &page, &mut live.inputs, workloads)
                         .map_err(ClusterError::Decode)?;
                 }
             }

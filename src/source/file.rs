@@ -24,6 +24,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
+use crate::audit::Workload;
+
 use regex::bytes::Regex as BytesRegex;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -144,6 +146,16 @@ const STDIN_NAME: &str = "<stdin>";
 /// names one of the tool's kinds. A file named explicitly is always read,
 /// whatever its extension.
 pub fn load_paths(paths: &[PathBuf], stdin: impl Read) -> Result<Inputs, SourceError> {
+    load_paths_with(paths, stdin, false)
+}
+
+/// [`load_paths`], also reading the objects that reference images
+/// (`Inputs::workloads`) when `workloads` is set.
+pub fn load_paths_with(
+    paths: &[PathBuf],
+    stdin: impl Read,
+    workloads: bool,
+) -> Result<Inputs, SourceError> {
     let mut inputs = Inputs::default();
     let mut stdin = Some(stdin);
     for path in paths {
@@ -157,7 +169,7 @@ pub fn load_paths(paths: &[PathBuf], stdin: impl Read) -> Result<Inputs, SourceE
                     source,
                 })?;
             let text = into_text(bytes, STDIN_NAME)?;
-            parse_documents(STDIN_NAME, &text, &mut inputs)?;
+            parse_documents_with(STDIN_NAME, &text, &mut inputs, workloads)?;
             continue;
         }
         let display = path.display().to_string();
@@ -172,17 +184,19 @@ pub fn load_paths(paths: &[PathBuf], stdin: impl Read) -> Result<Inputs, SourceE
             for file in files {
                 let display = file.display().to_string();
                 let bytes = read_file(&file, &display)?;
-                if !KIND_HINT.is_match(&bytes) {
+                let hinted =
+                    KIND_HINT.is_match(&bytes) || (workloads && WORKLOAD_HINT.is_match(&bytes));
+                if !hinted {
                     inputs.skipped_files += 1;
                     continue;
                 }
                 let text = into_text(bytes, &display)?;
-                parse_documents(&display, &text, &mut inputs)?;
+                parse_documents_with(&display, &text, &mut inputs, workloads)?;
             }
         } else {
             let bytes = read_file(path, &display)?;
             let text = into_text(bytes, &display)?;
-            parse_documents(&display, &text, &mut inputs)?;
+            parse_documents_with(&display, &text, &mut inputs, workloads)?;
         }
     }
     Ok(inputs)
@@ -256,6 +270,18 @@ static KIND_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
     .expect("kind hint regex compiles")
 });
 
+/// Names a workload kind: files without one are not parsed for `audit`.
+static WORKLOAD_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
+    let kinds = crate::audit::WORKLOAD_KINDS
+        .iter()
+        .map(|k| k.kind)
+        .collect::<Vec<_>>()
+        .join("|");
+    BytesRegex::new(&format!(r"(?m)^\s*-?\s*kind:\s*['\x22]?(?:{kinds})(?:List)?\b|\x22kind\x22\s*:\s*\x22(?:{kinds})(?:List)?\x22"))
+        // Built from constant names; every test that loads a folder compiles it.
+        .expect("workload hint regex compiles")
+});
+
 /// The kinds this tool reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -320,6 +346,7 @@ enum Object {
     MachineConfig(MachineConfig),
     MachineConfigPool(MachineConfigPool),
     Node(Node),
+    Workload(Workload),
 }
 
 /// Where a document sits, for messages.
@@ -346,11 +373,25 @@ impl DocumentAt<'_> {
 /// Pure: nothing is read from disk. Either every document is added to
 /// `inputs`, or none is and the error says which document is wrong.
 pub fn parse_documents(name: &str, text: &str, inputs: &mut Inputs) -> Result<(), SourceError> {
+    parse_documents_with(name, text, inputs, false)
+}
+
+/// [`parse_documents`], also reading the objects that reference images
+/// when `workloads` is set.
+pub fn parse_documents_with(
+    name: &str,
+    text: &str,
+    inputs: &mut Inputs,
+    workloads: bool,
+) -> Result<(), SourceError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut staged = match stage_fast(name, text) {
+    let mut staged = match stage_fast(name, text, workloads) {
         Some(staged) => staged,
         None => {
-            let mut staged = Staged::default();
+            let mut staged = Staged {
+                workloads,
+                ..Staged::default()
+            };
             for (document, line, value) in split_documents(name, text)? {
                 let at = DocumentAt {
                     file: name,
@@ -386,14 +427,17 @@ pub fn parse_documents(name: &str, text: &str, inputs: &mut Inputs) -> Result<()
 /// at once. `None` when the fast reader gives up or a document does not
 /// stage; the caller then reads the file with the full parser, which also
 /// decides which error comes first.
-fn stage_fast<'a>(name: &'a str, text: &str) -> Option<Staged<'a>> {
+fn stage_fast<'a>(name: &'a str, text: &str, workloads: bool) -> Option<Staged<'a>> {
     let looks_like_json = matches!(text.trim_start().chars().next(), Some('{' | '['));
     if looks_like_json || name.to_ascii_lowercase().ends_with(".json") {
         return None;
     }
     let starts = document_start_lines(text);
     let index = |line: usize| starts.partition_point(|&s| s <= line).max(1);
-    let mut staged = Staged::default();
+    let mut staged = Staged {
+        workloads,
+        ..Staged::default()
+    };
     super::fast_yaml::parse_each(text, |line, value| {
         let at = DocumentAt {
             file: name,
@@ -544,6 +588,8 @@ fn document_start_lines(text: &str) -> Vec<usize> {
 
 #[derive(Default)]
 struct Staged<'a> {
+    /// Whether objects that reference images are read (else skipped).
+    workloads: bool,
     objects: Vec<(Object, DocumentAt<'a>, String)>,
     skipped: Vec<(String, usize)>,
     warnings: Vec<String>,
@@ -607,6 +653,19 @@ fn stage_value<'a>(
             stage_value(entry, at, &path, staged)?;
         }
         return Ok(());
+    }
+    if staged.workloads {
+        if let Some(workload) = api_version
+            .as_deref()
+            .and_then(|api| crate::audit::workload_kind(api, kind_name))
+        {
+            if let Some(w) = crate::audit::workload_from(workload, &value) {
+                staged
+                    .objects
+                    .push((Object::Workload(w), *at, item.to_string()));
+            }
+            return Ok(());
+        }
     }
     let Some(known) = Kind::from_name(kind_name) else {
         skip(staged);
@@ -823,6 +882,13 @@ fn add_object(object: Object, at: &DocumentAt<'_>, item: &str, inputs: &mut Inpu
                 same_name(&a.metadata, &b.metadata)
             }),
         ),
+        Object::Workload(w) => {
+            let label = w.label();
+            let identical = upsert(&mut inputs.workloads, w, |a, b| {
+                a.kind == b.kind && a.namespace == b.namespace && a.name == b.name
+            });
+            (label.into(), identical)
+        }
         Object::Image(o) => {
             if o.metadata.name != Image::CLUSTER {
                 inputs.warnings.push(at.warning(

@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::audit::Workload;
 use crate::crd::{
     ClusterImagePolicy, ClusterVersion, FieldError, Image, ImageContentSourcePolicy,
     ImageDigestMirrorSet, ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node,
@@ -19,7 +20,7 @@ pub mod cluster;
 mod fast_yaml;
 pub mod file;
 
-pub use file::{load_paths, parse_documents, SourceError};
+pub use file::{load_paths, load_paths_with, parse_documents, parse_documents_with, SourceError};
 
 /// Everything the tool reads from a cluster or from files.
 ///
@@ -48,6 +49,9 @@ pub struct Inputs {
     pub pools: Vec<MachineConfigPool>,
     /// Node objects.
     pub nodes: Vec<Node>,
+    /// Objects that reference images (Pods, workload controllers,
+    /// ClusterServiceVersions): read only when asked for (`audit`).
+    pub workloads: Vec<Workload>,
     /// Documents of other kinds, counted by `apiVersion/kind` (`<none>` for
     /// a missing part).
     pub skipped: BTreeMap<String, usize>,
@@ -73,6 +77,7 @@ impl Inputs {
             + self.machine_configs.len()
             + self.pools.len()
             + self.nodes.len()
+            + self.workloads.len()
     }
 
     /// Whether no object of the tool's kinds was read.

@@ -1,0 +1,581 @@
+//! `audit`: every image workloads reference, classified by how CRI-O will
+//! pull it on this cluster.
+//!
+//! Extraction reads only what names an image: containers, init and
+//! ephemeral containers, `RELATED_IMAGE_*` environment variables (the
+//! operator-bundle convention for pinned operand images), and a
+//! ClusterServiceVersion's `spec.relatedImages` and install deployments.
+//! Classification uses the explain engine on the configuration rendered for
+//! the namespace of each referencing object (its ImagePolicy applies).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::explain::{self, Config, ExplainError, Explanation};
+use crate::registries::lookup::Role;
+use crate::registries::ShortNameMode;
+
+/// A workload kind the audit reads, with where its pod spec lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkloadKind {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    /// The plural resource name (for the API).
+    pub plural: &'static str,
+    /// JSON pointer to the pod spec, empty when the kind has none of its own.
+    pub pod_spec: &'static str,
+}
+
+/// Every kind whose objects reference images, in the order they are read.
+pub const WORKLOAD_KINDS: &[WorkloadKind] = &[
+    WorkloadKind {
+        api_version: "v1",
+        kind: "Pod",
+        plural: "pods",
+        pod_spec: "/spec",
+    },
+    WorkloadKind {
+        api_version: "apps/v1",
+        kind: "Deployment",
+        plural: "deployments",
+        pod_spec: "/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "apps/v1",
+        kind: "StatefulSet",
+        plural: "statefulsets",
+        pod_spec: "/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "apps/v1",
+        kind: "DaemonSet",
+        plural: "daemonsets",
+        pod_spec: "/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "apps/v1",
+        kind: "ReplicaSet",
+        plural: "replicasets",
+        pod_spec: "/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "v1",
+        kind: "ReplicationController",
+        plural: "replicationcontrollers",
+        pod_spec: "/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "batch/v1",
+        kind: "Job",
+        plural: "jobs",
+        pod_spec: "/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "batch/v1",
+        kind: "CronJob",
+        plural: "cronjobs",
+        pod_spec: "/spec/jobTemplate/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "operators.coreos.com/v1alpha1",
+        kind: "ClusterServiceVersion",
+        plural: "clusterserviceversions",
+        pod_spec: "",
+    },
+];
+
+/// The workload kind of `apiVersion`/`kind`, if the audit reads it.
+pub fn workload_kind(api_version: &str, kind: &str) -> Option<&'static WorkloadKind> {
+    WORKLOAD_KINDS
+        .iter()
+        .find(|k| k.kind == kind && k.api_version == api_version)
+}
+
+/// One object that references images.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Workload {
+    pub kind: &'static str,
+    pub namespace: String,
+    pub name: String,
+    /// `(reference as written, where: "containers[app]", "env RELATED_IMAGE_X", ...)`.
+    pub images: Vec<(String, String)>,
+}
+
+impl Workload {
+    /// `Kind/namespace/name`.
+    pub fn label(&self) -> String {
+        format!("{}/{}/{}", self.kind, self.namespace, self.name)
+    }
+}
+
+/// Reads the images of one object; `None` for an object the audit leaves
+/// out (a ReplicaSet a Deployment owns: the Deployment is read instead).
+pub fn workload_from(kind: &'static WorkloadKind, value: &Value) -> Option<Workload> {
+    let meta = value.get("metadata");
+    let text = |p: &str| {
+        meta.and_then(|m| m.get(p))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    if kind.kind == "ReplicaSet" && owned_by(value, "Deployment") {
+        return None;
+    }
+    let mut images = Vec::new();
+    if kind.pod_spec.is_empty() {
+        // ClusterServiceVersion.
+        for (i, related) in value
+            .pointer("/spec/relatedImages")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if let Some(image) = related.get("image").and_then(Value::as_str) {
+                let name = related
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| i.to_string(), str::to_string);
+                images.push((image.to_string(), format!("relatedImages[{name}]")));
+            }
+        }
+        for deployment in value
+            .pointer("/spec/install/spec/deployments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = deployment
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if let Some(spec) = deployment.pointer("/spec/template/spec") {
+                pod_images(spec, &format!("deployment {name} "), &mut images);
+            }
+        }
+    } else if let Some(spec) = value.pointer(kind.pod_spec) {
+        pod_images(spec, "", &mut images);
+    }
+    Some(Workload {
+        kind: kind.kind,
+        namespace: text("namespace"),
+        name: text("name"),
+        images,
+    })
+}
+
+fn owned_by(value: &Value, kind: &str) -> bool {
+    value
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|o| o.get("kind").and_then(Value::as_str) == Some(kind))
+}
+
+fn pod_images(spec: &Value, prefix: &str, out: &mut Vec<(String, String)>) {
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for container in spec
+            .get(list)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = container
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if let Some(image) = container.get("image").and_then(Value::as_str) {
+                out.push((image.to_string(), format!("{prefix}{list}[{name}]")));
+            }
+            for env in container
+                .get("env")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let var = env.get("name").and_then(Value::as_str).unwrap_or_default();
+                if !var.starts_with("RELATED_IMAGE_") {
+                    continue;
+                }
+                if let Some(image) = env
+                    .get("value")
+                    .and_then(Value::as_str)
+                    .filter(|v| !v.is_empty())
+                {
+                    out.push((
+                        image.to_string(),
+                        format!("{prefix}{list}[{name}] env {var}"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// How an image will be pulled, worst first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// Not a valid image reference: the pod never starts.
+    Invalid,
+    /// policy.json rejects the image.
+    NotAllowed,
+    /// Every endpoint is blocked: no mirror can serve it and the source is blocked.
+    SourceBlocked,
+    /// By tag while the mirrors are digest-only: the pull goes to the source.
+    TagSkipsDigestMirrors,
+    /// A short name: resolved through the search registries (or refused).
+    ShortName,
+    /// No mirror rule applies: pulled from its own registry.
+    Direct,
+    /// A mirror serves it.
+    Mirrored,
+}
+
+impl Class {
+    /// Every class, worst first.
+    pub const ALL: [Class; 7] = [
+        Class::Invalid,
+        Class::NotAllowed,
+        Class::SourceBlocked,
+        Class::TagSkipsDigestMirrors,
+        Class::ShortName,
+        Class::Direct,
+        Class::Mirrored,
+    ];
+
+    /// The name in the JSON contract.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Invalid => "invalid",
+            Class::NotAllowed => "not-allowed",
+            Class::SourceBlocked => "source-blocked",
+            Class::TagSkipsDigestMirrors => "tag-skips-digest-mirrors",
+            Class::ShortName => "short-name",
+            Class::Direct => "direct",
+            Class::Mirrored => "mirrored",
+        }
+    }
+
+    /// `error` for a pull that fails, `warning` for one that works only
+    /// while the source is reachable (or resolves by search), `ok` otherwise.
+    pub fn level(self) -> Level {
+        match self {
+            Class::Invalid | Class::NotAllowed | Class::SourceBlocked => Level::Error,
+            Class::TagSkipsDigestMirrors | Class::ShortName => Level::Warning,
+            Class::Direct | Class::Mirrored => Level::Ok,
+        }
+    }
+}
+
+/// The severity of a class, for `--fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Error,
+    Warning,
+    Ok,
+}
+
+/// One audited image.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditedImage {
+    /// As written in the objects.
+    pub reference: String,
+    pub class: Class,
+    /// `Kind/namespace/name`, sorted.
+    pub objects: Vec<String>,
+    pub signature_required: bool,
+    pub detail: String,
+}
+
+/// The audit: images worst first, and a count per class.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub images: Vec<AuditedImage>,
+    pub summary: BTreeMap<&'static str, usize>,
+}
+
+/// The configurations to explain against: the cluster's, and the one of
+/// each namespace that has its own policy.
+pub trait Configs {
+    fn for_namespace(&self, namespace: &str) -> Config<'_>;
+}
+
+/// Audits the workloads: de-duplicates references (as written), explains
+/// each in every namespace that uses it, and keeps the worst outcome.
+pub fn audit(workloads: &[Workload], configs: &dyn Configs, mode: ShortNameMode) -> Report {
+    // reference → namespace → objects
+    let mut uses: BTreeMap<&str, BTreeMap<&str, BTreeSet<String>>> = BTreeMap::new();
+    for w in workloads {
+        for (image, _) in &w.images {
+            uses.entry(image.as_str())
+                .or_default()
+                .entry(w.namespace.as_str())
+                .or_default()
+                .insert(w.label());
+        }
+    }
+    let mut images = Vec::new();
+    for (reference, by_namespace) in uses {
+        let mut worst: Option<(Class, String)> = None;
+        let mut signature: Option<String> = None;
+        let mut objects = BTreeSet::new();
+        for (namespace, objs) in &by_namespace {
+            objects.extend(objs.iter().cloned());
+            let config = configs.for_namespace(namespace);
+            let ns = (!namespace.is_empty()).then_some(*namespace);
+            let (class, detail, sig) = classify(&config, reference, mode, ns);
+            if signature.is_none() {
+                signature = sig;
+            }
+            if worst.as_ref().is_none_or(|(c, _)| class < *c) {
+                worst = Some((class, detail));
+            }
+        }
+        let (class, mut detail) = worst.unwrap_or((Class::Direct, String::new()));
+        if let Some(policy) = &signature {
+            detail.push_str(&format!("; signature required by {policy}"));
+        }
+        images.push(AuditedImage {
+            reference: reference.to_string(),
+            class,
+            objects: objects.into_iter().collect(),
+            signature_required: signature.is_some(),
+            detail,
+        });
+    }
+    images.sort_by(|a, b| a.class.cmp(&b.class).then(a.reference.cmp(&b.reference)));
+    let mut summary: BTreeMap<&'static str, usize> =
+        Class::ALL.iter().map(|c| (c.as_str(), 0)).collect();
+    for i in &images {
+        *summary.entry(i.class.as_str()).or_default() += 1;
+    }
+    Report { images, summary }
+}
+
+/// `(class, detail, signature policy that requires a signature)`.
+fn classify(
+    config: &Config<'_>,
+    reference: &str,
+    mode: ShortNameMode,
+    namespace: Option<&str>,
+) -> (Class, String, Option<String>) {
+    let short = crate::reference::is_short_name(reference).unwrap_or(false);
+    let explanation = match explain::explain(config, reference, mode, namespace) {
+        Ok(e) => e,
+        Err(ExplainError::InvalidReference { source, .. }) => {
+            return (Class::Invalid, source.to_string(), None)
+        }
+        Err(ExplainError::ShortName { source, .. }) => {
+            return (
+                Class::ShortName,
+                format!("a short name CRI-O cannot resolve: {source}"),
+                None,
+            )
+        }
+    };
+    let (class, detail) = judge(&explanation);
+    let signature = explanation
+        .candidates
+        .iter()
+        .filter_map(|c| c.signature.as_ref())
+        .find(|s| s.verifies_signatures)
+        .map(|s| {
+            // The objects (ClusterImagePolicy/x, ImagePolicy/ns/x), not the file lines.
+            let names: Vec<String> = s
+                .origins
+                .iter()
+                .map(|o| o.to_string())
+                .filter(|o| !o.starts_with('/'))
+                .collect();
+            if names.is_empty() {
+                s.scope.clone().unwrap_or_else(|| "default".to_string())
+            } else {
+                names.join(", ")
+            }
+        });
+    if short && class != Class::Invalid && class != Class::NotAllowed {
+        let candidates: Vec<&str> = explanation
+            .candidates
+            .iter()
+            .map(|c| c.reference.as_str())
+            .collect();
+        let how = format!(
+            "a short name, resolved by the search registries to {}",
+            candidates.join(", then ")
+        );
+        let detail = if class == Class::SourceBlocked {
+            format!("{how}; {detail}")
+        } else {
+            how
+        };
+        let class = class.min(Class::ShortName);
+        return (class, detail, signature);
+    }
+    (class, detail, signature)
+}
+
+/// The class of a qualified reference from its explanation.
+fn judge(e: &Explanation) -> (Class, String) {
+    let Some(c) = e.candidates.first() else {
+        return (Class::Invalid, "no candidate".to_string());
+    };
+    if !c.allowed {
+        let scope = c
+            .signature
+            .as_ref()
+            .and_then(|s| s.scope.clone())
+            .unwrap_or_else(|| "default".to_string());
+        return (
+            Class::NotAllowed,
+            format!("policy.json rejects it (scope {scope}): the Image config's allowed/blocked registries"),
+        );
+    }
+    if let Some(error) = &c.error {
+        return (Class::SourceBlocked, error.clone());
+    }
+    let usable: Vec<_> = c.sources.iter().filter(|s| !s.blocked).collect();
+    let mirrors_used = usable.iter().any(|s| s.role == Role::Mirror);
+    let origins = |o: &[crate::origin::Origin]| {
+        o.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if usable.is_empty() {
+        let by = c
+            .registry
+            .as_ref()
+            .map(|r| origins(&r.origins))
+            .unwrap_or_default();
+        let skipped = if c.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} mirror(s) skipped for this pull ({})",
+                c.skipped.len(),
+                c.skipped[0].reason
+            )
+        };
+        let fix = if !c.by_digest && !c.skipped.is_empty() {
+            "; pin a digest to use the mirrors"
+        } else {
+            ""
+        };
+        return (
+            Class::SourceBlocked,
+            format!("every endpoint is blocked (by {by}){skipped}: the pull fails{fix}"),
+        );
+    }
+    if !c.by_digest && !c.skipped.is_empty() && !mirrors_used {
+        let by = origins(&c.skipped[0].origins);
+        return (
+            Class::TagSkipsDigestMirrors,
+            format!(
+                "pulled by tag: the mirrors of {by} serve digests only, so the pull goes to {}; pin a digest (or add an ImageTagMirrorSet)",
+                usable[0].reference
+            ),
+        );
+    }
+    if mirrors_used {
+        let first = usable
+            .iter()
+            .find(|s| s.role == Role::Mirror)
+            .map(|s| s.reference.as_str())
+            .unwrap_or_default();
+        let by = c
+            .registry
+            .as_ref()
+            .map(|r| origins(&r.origins))
+            .unwrap_or_default();
+        return (Class::Mirrored, format!("first from {first} ({by})"));
+    }
+    (
+        Class::Direct,
+        format!("no mirror rule: pulled from {}", usable[0].reference),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn kind(k: &str) -> &'static WorkloadKind {
+        WORKLOAD_KINDS.iter().find(|w| w.kind == k).unwrap()
+    }
+
+    #[test]
+    fn images_from_every_place() {
+        let deployment = json!({
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"template": {"spec": {
+                "initContainers": [{"name": "init", "image": "quay.io/a/init:1"}],
+                "containers": [{"name": "app", "image": "quay.io/a/app:2",
+                    "env": [{"name": "RELATED_IMAGE_DB", "value": "quay.io/a/db@sha256:aa"},
+                            {"name": "OTHER", "value": "quay.io/not/an-image:1"},
+                            {"name": "RELATED_IMAGE_EMPTY", "value": ""}]}]
+            }}}
+        });
+        let w = workload_from(kind("Deployment"), &deployment).unwrap();
+        assert_eq!(w.label(), "Deployment/shop/web");
+        assert_eq!(
+            w.images,
+            vec![
+                ("quay.io/a/init:1".into(), "initContainers[init]".into()),
+                ("quay.io/a/app:2".into(), "containers[app]".into()),
+                (
+                    "quay.io/a/db@sha256:aa".into(),
+                    "containers[app] env RELATED_IMAGE_DB".into()
+                ),
+            ]
+        );
+        let cron = json!({"metadata": {"name": "c", "namespace": "n"},
+            "spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": [{"name": "x", "image": "busybox"}]}}}}}});
+        assert_eq!(
+            workload_from(kind("CronJob"), &cron).unwrap().images[0].0,
+            "busybox"
+        );
+        let owned = json!({"metadata": {"name": "web-1", "namespace": "shop",
+            "ownerReferences": [{"kind": "Deployment", "name": "web"}]},
+            "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "x"}]}}}});
+        assert!(workload_from(kind("ReplicaSet"), &owned).is_none());
+        let csv = json!({"metadata": {"name": "op.v1", "namespace": "operators"},
+            "spec": {"relatedImages": [{"name": "operand", "image": "registry.redhat.io/x/operand@sha256:bb"}],
+                "install": {"spec": {"deployments": [{"name": "op", "spec": {"template": {"spec": {
+                    "containers": [{"name": "manager", "image": "registry.redhat.io/x/op:v1"}]}}}}]}}}});
+        let w = workload_from(kind("ClusterServiceVersion"), &csv).unwrap();
+        assert_eq!(
+            w.images,
+            vec![
+                (
+                    "registry.redhat.io/x/operand@sha256:bb".into(),
+                    "relatedImages[operand]".into()
+                ),
+                (
+                    "registry.redhat.io/x/op:v1".into(),
+                    "deployment op containers[manager]".into()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn classes_are_ordered_worst_first() {
+        let mut sorted = Class::ALL.to_vec();
+        sorted.sort();
+        assert_eq!(sorted, Class::ALL);
+        assert_eq!(
+            Class::TagSkipsDigestMirrors.as_str(),
+            "tag-skips-digest-mirrors"
+        );
+        assert_eq!(
+            serde_json::to_value(Class::SourceBlocked).unwrap(),
+            json!("source-blocked")
+        );
+    }
+}

@@ -1,0 +1,166 @@
+//! `audit`: every image the workloads reference, classified against the
+//! cluster's mirror and signature configuration.
+
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+use comfy_table::{presets, Attribute, Cell, ContentArrangement, Table};
+
+use mirrorpolicy::audit::{self, AuditedImage, Configs, Level, Report};
+use mirrorpolicy::explain::Config;
+use mirrorpolicy::output;
+use mirrorpolicy::render::node::{node_view, NodeView};
+use mirrorpolicy::render::policy::CRIO_POLICIES_DIR;
+use mirrorpolicy::source::cluster::{Read, MIRROR_CONFIG, WORKLOADS};
+
+use crate::cli::{AuditArgs, AuditFormat, FailOn};
+use crate::commands::{cluster, explain};
+use crate::exit::{ExitCode, Failure};
+use crate::term;
+
+/// The cluster's view, and one per namespace that has its own policy file.
+struct Views {
+    cluster: NodeView,
+    namespaced: BTreeMap<String, NodeView>,
+}
+
+impl Configs for Views {
+    fn for_namespace(&self, namespace: &str) -> Config<'_> {
+        let view = self.namespaced.get(namespace).unwrap_or(&self.cluster);
+        Config {
+            registries: &view.registries,
+            policy: Some(&view.policy),
+            scope_origins: Some(&view.scope_origins),
+        }
+    }
+}
+
+/// Runs `audit`.
+pub fn run(args: &AuditArgs) -> Result<ExitCode> {
+    let live = args.filenames.is_empty();
+    let namespace = match (args.all_namespaces, cluster::namespace()) {
+        (true, _) => None,
+        (false, Some(ns)) => Some(ns.to_string()),
+        (false, None) if live => Some(cluster::context_namespace()?),
+        (false, None) => None,
+    };
+    let reads: Vec<Read> = MIRROR_CONFIG.iter().chain(WORKLOADS).copied().collect();
+    let mut inputs = cluster::load_objects(&args.filenames, &reads, namespace.as_deref())?;
+    if let Some(ns) = &namespace {
+        inputs.workloads.retain(|w| &w.namespace == ns);
+    }
+    let rendered = cluster::render(&inputs, "worker")?;
+    cluster::print_warnings(&rendered);
+    let read_back = |ns: Option<&str>| {
+        node_view(&rendered, ns)
+            .map_err(|e| Failure::input(format!("reading back the rendered configuration: {e}")))
+    };
+    let mut views = Views {
+        cluster: read_back(None)?,
+        namespaced: BTreeMap::new(),
+    };
+    let prefix = format!("{CRIO_POLICIES_DIR}/");
+    for file in &rendered.files {
+        if let Some(ns) = file
+            .path
+            .strip_prefix(&prefix)
+            .and_then(|f| f.strip_suffix(".json"))
+        {
+            if inputs.workloads.iter().any(|w| w.namespace == ns) {
+                views
+                    .namespaced
+                    .insert(ns.to_string(), read_back(Some(ns))?);
+            }
+        }
+    }
+    let minor = inputs
+        .cluster_version
+        .as_ref()
+        .and_then(|cv| cv.openshift_minor());
+    let report = audit::audit(
+        &inputs.workloads,
+        &views,
+        explain::crio_short_name_mode(minor),
+    );
+    if report.images.is_empty() {
+        eprintln!(
+            "no image references: no Pod, workload controller or ClusterServiceVersion{}",
+            namespace
+                .as_deref()
+                .map_or_else(String::new, |ns| format!(" in namespace {ns} (-A for all)"))
+        );
+    }
+    term::print(|out| match args.output {
+        AuditFormat::Table => write_table(out, &report, false),
+        AuditFormat::Wide => write_table(out, &report, true),
+        AuditFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
+        AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
+    })?;
+    let failing = |level: Level| report.images.iter().any(|i| i.class.level() <= level);
+    let fail = match args.fail_on {
+        Some(FailOn::Error) => failing(Level::Error),
+        Some(FailOn::Warning) => failing(Level::Warning),
+        None => false,
+    };
+    Ok(if fail {
+        ExitCode::Findings
+    } else {
+        ExitCode::Success
+    })
+}
+
+fn write_table(out: &mut dyn std::io::Write, report: &Report, wide: bool) -> std::io::Result<()> {
+    if !report.images.is_empty() {
+        let mut t = Table::new();
+        t.load_style(presets::NOTHING)
+            .set_content_arrangement(ContentArrangement::Disabled)
+            .force_no_tty();
+        t.set_header(
+            ["CLASS", "IMAGE", "OBJECTS", "SIGNATURE", "DETAIL"]
+                .iter()
+                .map(|h| Cell::new(h).add_attribute(Attribute::Bold)),
+        );
+        for i in &report.images {
+            t.add_row(vec![
+                Cell::new(i.class.as_str()),
+                Cell::new(&i.reference),
+                Cell::new(objects(i, wide)),
+                Cell::new(if i.signature_required {
+                    "required"
+                } else {
+                    "-"
+                }),
+                Cell::new(&i.detail),
+            ]);
+        }
+        for line in t.to_string().lines() {
+            writeln!(out, "{}", line.trim_end())?;
+        }
+        writeln!(out)?;
+    }
+    let counts: Vec<String> = audit::Class::ALL
+        .iter()
+        .filter_map(|c| {
+            let n = report.summary.get(c.as_str()).copied().unwrap_or(0);
+            (n > 0).then(|| format!("{n} {}", c.as_str()))
+        })
+        .collect();
+    let total = report.images.len();
+    writeln!(
+        out,
+        "{total} image{}{}{}",
+        if total == 1 { "" } else { "s" },
+        if counts.is_empty() { "" } else { ": " },
+        counts.join(", ")
+    )
+}
+
+fn objects(image: &AuditedImage, wide: bool) -> String {
+    if wide {
+        image.objects.join(", ")
+    } else if image.objects.len() == 1 {
+        image.objects[0].clone()
+    } else {
+        format!("{} ({} objects)", image.objects[0], image.objects.len())
+    }
+}

@@ -1,0 +1,251 @@
+//! `audit` through the binary: every class on a fixture cluster, the JSON
+//! contract, `--fail-on` exit codes and namespace scoping, offline and
+//! against the fake API server.
+
+mod support;
+
+use std::collections::BTreeMap;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const CLUSTER: &str = "tests/fixtures/audit-cluster";
+
+fn bin() -> Command {
+    let mut cmd = Command::cargo_bin("kubectl-mirrorpolicy").expect("binary");
+    cmd.env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .env("HOME", "/nonexistent-home-for-tests");
+    cmd
+}
+
+fn json(cmd: &mut Command) -> Value {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn classes(report: &Value) -> BTreeMap<String, String> {
+    report["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["reference"].as_str().unwrap().to_string(),
+                i["class"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_class_with_its_objects() {
+    let report = json(bin().args(["audit", "-f", CLUSTER, "-o", "json"]));
+    let want: BTreeMap<String, String> = [
+        ("registry.example.com/Apps/Report:1", "invalid"),
+        ("untrusted.example.com/agent:1", "not-allowed"),
+        ("quay.io/openshift-release-dev/ocp-release:4.16.8-x86_64", "source-blocked"),
+        ("registry.example.com/apps/web:2.1", "tag-skips-digest-mirrors"),
+        ("busybox", "short-name"),
+        ("docker.io/library/nginx:1.25", "direct"),
+        ("quay.io/openshift-release-dev/ocp-release@sha256:5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e", "mirrored"),
+        ("quay.io/tools/cli:1.2", "mirrored"),
+        ("registry.example.com/apps/db@sha256:1f2a4b6c8d0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e", "mirrored"),
+        ("registry.example.com/apps/tools-operator@sha256:0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d", "mirrored"),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(classes(&report), want);
+    assert_eq!(
+        report["summary"],
+        serde_json::json!({"invalid": 1, "not-allowed": 1, "source-blocked": 1,
+            "tag-skips-digest-mirrors": 1, "short-name": 1, "direct": 1, "mirrored": 4})
+    );
+    // Worst first; the objects behind each image; the signature policy.
+    let images = report["images"].as_array().unwrap();
+    assert_eq!(images[0]["class"], "invalid");
+    let web = images
+        .iter()
+        .find(|i| i["reference"] == "registry.example.com/apps/web:2.1")
+        .unwrap();
+    // The ReplicaSet the Deployment owns is not counted again.
+    assert_eq!(web["objects"], serde_json::json!(["Deployment/shop/web"]));
+    assert!(web["detail"].as_str().unwrap().contains("pin a digest"));
+    let release = images
+        .iter()
+        .find(|i| i["class"] == "source-blocked")
+        .unwrap();
+    assert_eq!(release["signatureRequired"], true);
+    assert!(release["detail"]
+        .as_str()
+        .unwrap()
+        .contains("signature required by ClusterImagePolicy/release-signed"));
+    let operator = images
+        .iter()
+        .find(|i| i["reference"] == "quay.io/tools/cli:1.2")
+        .unwrap();
+    assert_eq!(
+        operator["objects"],
+        serde_json::json!(["ClusterServiceVersion/operators/tools-operator.v1.2.0"])
+    );
+    for image in images {
+        let keys: Vec<&str> = image
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "reference",
+                "class",
+                "objects",
+                "signatureRequired",
+                "detail"
+            ]
+        );
+    }
+}
+
+#[test]
+fn table_groups_and_summarises() {
+    bin()
+        .args(["audit", "-f", CLUSTER])
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match(r"(?m)^ tag-skips-digest-mirrors\s+registry\.example\.com/apps/web:2\.1\s+Deployment/shop/web\s+-\s+pulled by tag").unwrap())
+        .stdout(predicate::str::ends_with(
+            "10 images: 1 invalid, 1 not-allowed, 1 source-blocked, 1 tag-skips-digest-mirrors, 1 short-name, 1 direct, 4 mirrored\n",
+        ));
+}
+
+#[test]
+fn fail_on_levels() {
+    bin().args(["audit", "-f", CLUSTER]).assert().code(0);
+    bin()
+        .args(["audit", "-f", CLUSTER, "--fail-on", "error"])
+        .assert()
+        .code(1);
+    // shop has a tag pull and a short name (warnings) but nothing that fails.
+    bin()
+        .args(["audit", "-f", CLUSTER, "-n", "shop", "--fail-on", "error"])
+        .assert()
+        .code(0);
+    bin()
+        .args(["audit", "-f", CLUSTER, "-n", "shop", "--fail-on", "warning"])
+        .assert()
+        .code(1);
+    bin()
+        .args([
+            "audit",
+            "-f",
+            CLUSTER,
+            "-n",
+            "operators",
+            "--fail-on",
+            "warning",
+        ])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn namespace_filter_and_wide() {
+    let report = json(bin().args(["audit", "-f", CLUSTER, "-n", "ops", "-o", "json"]));
+    assert_eq!(report["images"].as_array().unwrap().len(), 3);
+    bin()
+        .args(["audit", "-f", CLUSTER, "-o", "wide", "-n", "operators"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "ClusterServiceVersion/operators/tools-operator.v1.2.0",
+        ));
+    bin()
+        .args(["audit", "-f", CLUSTER, "-n", "empty"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("no image references"))
+        .stdout("0 images\n");
+}
+
+#[test]
+fn yaml_output_reads_back() {
+    let out = bin()
+        .args(["audit", "-f", CLUSTER, "-o", "yaml"])
+        .output()
+        .unwrap();
+    let v: Value = serde_saphyr::from_str(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    assert_eq!(v["summary"]["mirrored"], 4);
+}
+
+#[test]
+fn live_matches_files_and_scopes_to_the_context_namespace() {
+    let server = support::apiserver::Builder::openshift()
+        .objects_from(CLUSTER)
+        .start();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let offline = json(bin().args(["audit", "-f", CLUSTER, "-o", "json"]));
+    let live = json(
+        bin()
+            .env("KUBECONFIG", &kubeconfig)
+            .args(["audit", "-A", "-o", "json"]),
+    );
+    assert_eq!(live, offline);
+    // All workload lists went out at once, cluster-wide, with the mirror reads.
+    let paths: Vec<String> = server.log().into_iter().map(|l| l.path).collect();
+    assert!(paths.contains(&"/api/v1/pods".to_string()), "{paths:?}");
+    assert!(
+        paths.contains(&"/apis/operators.coreos.com/v1alpha1/clusterserviceversions".to_string()),
+        "{paths:?}"
+    );
+    server.clear_log();
+    // The kubeconfig's namespace is `default`: nothing there.
+    bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["audit"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "in namespace default (-A for all)",
+        ));
+    assert!(server
+        .log()
+        .iter()
+        .any(|l| l.path == "/api/v1/namespaces/default/pods"));
+    let shop = json(
+        bin()
+            .env("KUBECONFIG", &kubeconfig)
+            .args(["audit", "-n", "shop", "-o", "json"]),
+    );
+    assert_eq!(shop["images"].as_array().unwrap().len(), 4);
+    bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["audit", "-n", "ops", "--fail-on", "error"])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn live_without_csv_crd_still_audits() {
+    let server = support::apiserver::Builder::openshift()
+        .objects_from(CLUSTER)
+        .without("clusterserviceversions.operators.coreos.com")
+        .start();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let report = json(
+        bin()
+            .env("KUBECONFIG", &kubeconfig)
+            .args(["audit", "-A", "-o", "json"]),
+    );
+    assert_eq!(report["images"].as_array().unwrap().len(), 8);
+}

@@ -39,6 +39,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand list 'List the effective mirror rules after the MCO''s merge, with the objects behind each'
             cand migrate-icsp 'Convert ImageContentSourcePolicies to ImageDigestMirrorSets (as `oc adm migrate icsp`), prove the nodes see no change, and write them out or apply them to the cluster'
             cand audit 'Check every image that Pods, workload controllers and ClusterServiceVersions reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature'
+            cand diff 'Compare what the CRs render, the generated MachineConfig, the pool''s rendered config and what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift'
             cand completion 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy'
             cand __complete 'kubectl''s plugin-completion protocol: candidates for the last of ARGS'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -185,6 +186,31 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kubectl-mirrorpolicy;diff'= {
+            cand -f 'Cluster objects (mirror CRs, MachineConfigs, MachineConfigPools, Nodes) from files or a must-gather, instead of the live cluster. Repeatable'
+            cand --filename 'Cluster objects (mirror CRs, MachineConfigs, MachineConfigPools, Nodes) from files or a must-gather, instead of the live cluster. Repeatable'
+            cand --pool 'Only this pool (repeatable); default every pool'
+            cand --node 'Only this node (repeatable)'
+            cand --file 'Only this node file (repeatable), e.g. /etc/containers/registries.conf'
+            cand --with 'Proposed CRs laid over the current ones (same kind and name replaces): shows what would change on the nodes and what the MCO would do. Repeatable'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
+            cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
+            cand --context 'The kubeconfig context to use'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -n 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --namespace 'The namespace: for explain, the pod''s namespace (its ImagePolicy applies)'
+            cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
+            cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
+            cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kubectl-mirrorpolicy;completion'= {
             cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
             cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
@@ -226,6 +252,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand list 'List the effective mirror rules after the MCO''s merge, with the objects behind each'
             cand migrate-icsp 'Convert ImageContentSourcePolicies to ImageDigestMirrorSets (as `oc adm migrate icsp`), prove the nodes see no change, and write them out or apply them to the cluster'
             cand audit 'Check every image that Pods, workload controllers and ClusterServiceVersions reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature'
+            cand diff 'Compare what the CRs render, the generated MachineConfig, the pool''s rendered config and what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift'
             cand completion 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy'
             cand __complete 'kubectl''s plugin-completion protocol: candidates for the last of ARGS'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -241,6 +268,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
         &'kubectl-mirrorpolicy;help;migrate-icsp'= {
         }
         &'kubectl-mirrorpolicy;help;audit'= {
+        }
+        &'kubectl-mirrorpolicy;help;diff'= {
         }
         &'kubectl-mirrorpolicy;help;completion'= {
         }

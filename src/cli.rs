@@ -175,6 +175,10 @@ pub enum Command {
     /// fail, or need a signature.
     #[command(after_long_help = AUDIT_EXAMPLES, after_help = AUDIT_EXAMPLES)]
     Audit(AuditArgs),
+    /// Compare what the CRs render, the generated MachineConfig, the pool's rendered config and
+    /// what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift.
+    #[command(after_long_help = DIFF_EXAMPLES, after_help = DIFF_EXAMPLES)]
+    Diff(DiffArgs),
     /// Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell,
     /// elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy.
     #[command(after_long_help = COMPLETION_EXAMPLES, after_help = COMPLETION_EXAMPLES)]
@@ -307,6 +311,57 @@ pub enum AuditFormat {
     Wide,
     Json,
     Yaml,
+}
+
+const DIFF_EXAMPLES: &str = "\
+Examples:
+  # Is every node on what the CRs say?
+  kubectl mirrorpolicy diff
+
+  # One pool and one node, from a must-gather
+  kubectl mirrorpolicy diff -f must-gather/ --pool worker --node worker-2
+
+  # What would applying this IDMS do to the nodes: reload CRI-O, or drain?
+  kubectl mirrorpolicy diff --with new-idms.yaml
+
+  # For scripts
+  kubectl mirrorpolicy diff -o json";
+
+/// Arguments of `diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// Cluster objects (mirror CRs, MachineConfigs, MachineConfigPools, Nodes) from files or a
+    /// must-gather, instead of the live cluster. Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub filenames: Vec<PathBuf>,
+
+    /// Only this pool (repeatable); default every pool.
+    #[arg(long = "pool", value_name = "POOL")]
+    pub pools: Vec<String>,
+
+    /// Only this node (repeatable).
+    #[arg(long = "node", value_name = "NODE")]
+    pub nodes: Vec<String>,
+
+    /// Only this node file (repeatable), e.g. /etc/containers/registries.conf.
+    #[arg(long = "file", value_name = "PATH")]
+    pub files: Vec<String>,
+
+    /// Proposed CRs laid over the current ones (same kind and name replaces): shows what
+    /// would change on the nodes and what the MCO would do. Repeatable.
+    #[arg(long = "with", value_name = "FILE")]
+    pub with: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = DiffFormat::Text)]
+    pub output: DiffFormat,
+}
+
+/// `-o/--output` for diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    Text,
+    Json,
 }
 
 /// Arguments of `completion`.

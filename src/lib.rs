@@ -8,6 +8,7 @@
 
 pub mod audit;
 pub mod crd;
+pub mod diff;
 pub mod explain;
 pub mod lint;
 pub mod list;

@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod cluster;
 pub mod complete;
+pub mod diff;
 pub mod explain;
 pub mod lint;
 pub mod list;

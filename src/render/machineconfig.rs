@@ -137,8 +137,19 @@ pub enum DataUrlError {
     NotUtf8,
 }
 
+/// A base64 data URL, as Ignition configs from other tools carry them.
+pub fn data_url_base64(data: &[u8]) -> String {
+    format!("data:;base64,{}", STANDARD.encode(data))
+}
+
 /// Decodes an Ignition `contents.source` data URL (base64 or percent-escaped).
 pub fn decode_data_url(source: &str) -> Result<String, DataUrlError> {
+    String::from_utf8(decode_data_url_bytes(source)?).map_err(|_| DataUrlError::NotUtf8)
+}
+
+/// Decodes an Ignition `contents.source` data URL into bytes (which may be
+/// gzip-compressed).
+pub fn decode_data_url_bytes(source: &str) -> Result<Vec<u8>, DataUrlError> {
     let rest = source
         .strip_prefix("data:")
         .ok_or_else(|| DataUrlError::NotDataUrl(source.chars().take(40).collect()))?;
@@ -152,7 +163,7 @@ pub fn decode_data_url(source: &str) -> Result<String, DataUrlError> {
     } else {
         percent_decode(data)?
     };
-    String::from_utf8(bytes).map_err(|_| DataUrlError::NotUtf8)
+    Ok(bytes)
 }
 
 fn percent_decode(s: &str) -> Result<Vec<u8>, DataUrlError> {

@@ -85,6 +85,41 @@ impl Inputs {
         self.object_count() == 0
     }
 
+    /// Lays `proposed` over these objects, as `kubectl apply -f` would: an
+    /// object of the same kind and name is replaced, a new one is added.
+    /// Only the kinds that render node files are taken from `proposed`.
+    pub fn overlay(&mut self, proposed: Inputs) {
+        let name = |m: &crate::crd::ObjectMeta| (m.namespace.clone(), m.name.clone());
+        for o in proposed.icsps {
+            upsert(&mut self.icsps, o, |a, b| {
+                name(&a.metadata) == name(&b.metadata)
+            });
+        }
+        for o in proposed.idmss {
+            upsert(&mut self.idmss, o, |a, b| {
+                name(&a.metadata) == name(&b.metadata)
+            });
+        }
+        for o in proposed.itmss {
+            upsert(&mut self.itmss, o, |a, b| {
+                name(&a.metadata) == name(&b.metadata)
+            });
+        }
+        for o in proposed.cluster_image_policies {
+            upsert(&mut self.cluster_image_policies, o, |a, b| {
+                name(&a.metadata) == name(&b.metadata)
+            });
+        }
+        for o in proposed.image_policies {
+            upsert(&mut self.image_policies, o, |a, b| {
+                name(&a.metadata) == name(&b.metadata)
+            });
+        }
+        if proposed.image.is_some() {
+            self.image = proposed.image;
+        }
+    }
+
     /// CRD validation of every object, in input order, kind by kind.
     pub fn validate(&self) -> Vec<FieldError> {
         let mut errors = Vec::new();

@@ -1,0 +1,871 @@
+//! `diff`: the chain from CRs to nodes, stage by stage, for the files the
+//! MCO manages from the mirror CRs.
+//!
+//! For each pool: (a) what the CRs render to now, (b) the generated
+//! MachineConfig `99-<pool>-generated-registries`, (c) the rendered
+//! MachineConfig the pool targets, (d) the rendered MachineConfig each node
+//! runs (its `currentConfig` annotation), nodes grouped by config. Each
+//! stage is compared with the next after normalizing TOML, JSON and YAML,
+//! so key order and formatting never count; each difference gets
+//! plain-language lines, a likely cause, and for nodes what the Machine
+//! Config Daemon will do to reach the CRs' state.
+
+pub mod impact;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::crd::machine_config::{CURRENT_CONFIG_ANNOTATION, STATE_ANNOTATION};
+use crate::crd::{MachineConfig, MachineConfigPool};
+use crate::render::cluster::render_pool;
+use crate::render::machineconfig::generated_registries_name;
+use crate::source::Inputs;
+
+use impact::Action;
+
+/// Whether the MCO writes `path` from the mirror CRs.
+pub fn is_managed(path: &str) -> bool {
+    path == "/etc/containers/registries.conf"
+        || path == "/etc/containers/policy.json"
+        || path.starts_with("/etc/containers/registries.d/")
+        || path.starts_with("/etc/containers/registries.conf.d/")
+        || path.starts_with("/etc/crio/policies/")
+}
+
+/// Managed files by path.
+pub type Files = BTreeMap<String, String>;
+
+/// The managed files a MachineConfig writes (the last entry for a path
+/// wins, as Ignition applies them in order), decoded from their data URLs
+/// (percent-escaped or base64, gzip when `compression: gzip` or the data
+/// starts with the gzip magic).
+pub fn machine_config_files(mc: &MachineConfig) -> Result<Files, String> {
+    let mut files = Files::new();
+    for f in &mc.spec.config.storage.files {
+        if !is_managed(&f.path) {
+            continue;
+        }
+        let source = f.contents.source.as_deref().unwrap_or("data:,");
+        let mut bytes = crate::render::machineconfig::decode_data_url_bytes(source)
+            .map_err(|e| format!("MachineConfig/{} {}: {e}", mc.metadata.name, f.path))?;
+        let gzip =
+            f.contents.compression.as_deref() == Some("gzip") || bytes.starts_with(&[0x1f, 0x8b]);
+        if gzip {
+            let mut out = Vec::new();
+            flate2::read::GzDecoder::new(bytes.as_slice())
+                .read_to_end(&mut out)
+                .map_err(|e| format!("MachineConfig/{} {}: gzip: {e}", mc.metadata.name, f.path))?;
+            bytes = out;
+        }
+        let text = String::from_utf8(bytes).map_err(|_| {
+            format!(
+                "MachineConfig/{} {}: not UTF-8 text",
+                mc.metadata.name, f.path
+            )
+        })?;
+        files.insert(f.path.clone(), text);
+    }
+    Ok(files)
+}
+
+/// A canonical text of a managed file: TOML, JSON and YAML parsed and
+/// written back with sorted keys, so formatting and key order never count.
+/// Text that does not parse is compared as is.
+pub fn normalize(path: &str, text: &str) -> String {
+    let canonical = if path.ends_with(".conf") {
+        toml::from_str::<toml::Value>(text)
+            .ok()
+            .and_then(|v| toml::to_string_pretty(&v).ok())
+    } else if path.ends_with(".json") {
+        serde_json::from_str::<Value>(text)
+            .ok()
+            .map(|v| pretty_sorted(&v))
+    } else if path.ends_with(".yaml") || path.ends_with(".yml") {
+        serde_saphyr::from_str::<Value>(text)
+            .ok()
+            .map(|v| pretty_sorted(&v))
+    } else {
+        None
+    };
+    canonical.unwrap_or_else(|| text.to_string())
+}
+
+fn sorted(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted(&m[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+fn pretty_sorted(v: &Value) -> String {
+    let mut s = serde_json::to_string_pretty(&sorted(v)).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// One stage of the chain.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stage {
+    /// `crs`, `generated`, `target` or `nodes`.
+    pub kind: &'static str,
+    /// How the text names it: "the CRs", "MachineConfig/99-worker-generated-registries", ...
+    pub name: String,
+    /// The MachineConfig, when the stage is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine_config: Option<String>,
+    /// For `nodes`: the node names.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<String>,
+    /// Why the stage has no files, when it has none (missing object, MCO refusal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+    #[serde(skip)]
+    pub files: Option<Files>,
+}
+
+/// A difference between two consecutive stages for one file.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Drift {
+    pub file: String,
+    pub from: String,
+    pub to: String,
+    /// Plain-language lines, one per semantic difference.
+    pub summary: Vec<String>,
+    pub cause: String,
+    /// Unified diff of the normalized contents.
+    pub diff: String,
+}
+
+/// What the daemon will do on a group of nodes to reach what the CRs render.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Impact {
+    pub nodes: Vec<String>,
+    pub config: String,
+    pub files: Vec<String>,
+    pub action: Action,
+    pub reasons: Vec<String>,
+}
+
+/// One pool.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PoolDiff {
+    pub pool: String,
+    /// "updating 3/5", "paused", "degraded: ...", "updated".
+    pub state: String,
+    pub stages: Vec<Stage>,
+    pub drift: Vec<Drift>,
+    pub impact: Vec<Impact>,
+    /// Stages that could not be compared (an object missing from the input).
+    pub notes: Vec<String>,
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub pools: Vec<PoolDiff>,
+    /// Whether anything differs.
+    pub drift: bool,
+}
+
+/// Which pools and nodes to compare.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub pools: Vec<String>,
+    pub nodes: Vec<String>,
+    /// Only these node files (`--file`).
+    pub files: Vec<String>,
+}
+
+/// Compares every selected pool. `crs_name` names stage (a) ("the CRs", or
+/// "the CRs with new-idms.yaml" for `--with`, where `proposed` is set).
+pub fn diff(
+    inputs: &Inputs,
+    selection: &Selection,
+    crs_name: &str,
+    proposed: bool,
+) -> Result<Report, String> {
+    let mut pools: Vec<&MachineConfigPool> = inputs.pools.iter().collect();
+    pools.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    if !selection.pools.is_empty() {
+        for want in &selection.pools {
+            if !pools.iter().any(|p| &p.metadata.name == want) {
+                let known: Vec<&str> = pools.iter().map(|p| p.metadata.name.as_str()).collect();
+                return Err(format!(
+                    "no MachineConfigPool {want} (found: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ));
+            }
+        }
+        pools.retain(|p| selection.pools.contains(&p.metadata.name));
+    }
+    if pools.is_empty() {
+        return Err("no MachineConfigPool to compare: read them from the cluster, or a must-gather with cluster-scoped-resources/machineconfiguration.openshift.io".to_string());
+    }
+    let mut out = Vec::new();
+    for pool in pools {
+        out.push(pool_diff(inputs, pool, selection, crs_name, proposed)?);
+    }
+    let drift = out.iter().any(|p| !p.drift.is_empty());
+    Ok(Report { pools: out, drift })
+}
+
+fn mc<'a>(inputs: &'a Inputs, name: &str) -> Option<&'a MachineConfig> {
+    inputs
+        .machine_configs
+        .iter()
+        .find(|m| m.metadata.name == name)
+}
+
+fn pool_state(pool: &MachineConfigPool) -> String {
+    let s = &pool.status;
+    let cond = |t: &str| pool.condition(t).is_some_and(|c| c.status == "True");
+    let mut parts = Vec::new();
+    if pool.spec.paused {
+        parts.push("paused".to_string());
+    }
+    if cond("Degraded") || cond("RenderDegraded") || cond("NodeDegraded") {
+        let message = ["RenderDegraded", "NodeDegraded", "Degraded"]
+            .iter()
+            .filter_map(|t| pool.condition(t))
+            .filter(|c| c.status == "True")
+            .find_map(|c| c.message.clone())
+            .unwrap_or_default();
+        parts.push(
+            format!("degraded: {message}")
+                .trim_end_matches(": ")
+                .to_string(),
+        );
+    }
+    if cond("Updating") || s.updated_machine_count < s.machine_count {
+        parts.push(format!(
+            "updating {}/{}",
+            s.updated_machine_count, s.machine_count
+        ));
+    }
+    if parts.is_empty() {
+        parts.push(format!(
+            "updated {}/{}",
+            s.updated_machine_count, s.machine_count
+        ));
+    }
+    parts.join(", ")
+}
+
+fn pool_diff(
+    inputs: &Inputs,
+    pool: &MachineConfigPool,
+    selection: &Selection,
+    crs_name: &str,
+    proposed: bool,
+) -> Result<PoolDiff, String> {
+    let name = &pool.metadata.name;
+    let state = pool_state(pool);
+    let mut stages = Vec::new();
+
+    // (a) the CRs.
+    let render = render_pool(inputs, name);
+    stages.push(Stage {
+        kind: "crs",
+        name: crs_name.to_string(),
+        machine_config: None,
+        nodes: Vec::new(),
+        missing: render
+            .as_ref()
+            .err()
+            .map(|e| format!("the MCO refuses to render them: {e}")),
+        files: render.as_ref().ok().map(|r| {
+            r.files
+                .iter()
+                .map(|f| (f.path.clone(), f.contents.clone()))
+                .collect()
+        }),
+    });
+
+    // (b) the generated MachineConfig.
+    let generated = generated_registries_name(name);
+    stages.push(mc_stage(
+        inputs,
+        "generated",
+        &generated,
+        format!("MachineConfig/{generated}"),
+        Vec::new(),
+    )?);
+
+    // (c) the pool's target.
+    let target = if pool.spec.configuration.name.is_empty() {
+        pool.status.configuration.name.clone()
+    } else {
+        pool.spec.configuration.name.clone()
+    };
+    if target.is_empty() {
+        stages.push(Stage {
+            kind: "target",
+            name: format!("the target of pool {name}"),
+            machine_config: None,
+            nodes: Vec::new(),
+            missing: Some("the pool names no rendered MachineConfig".into()),
+            files: None,
+        });
+    } else {
+        stages.push(mc_stage(
+            inputs,
+            "target",
+            &target,
+            format!("the pool's target {target}"),
+            Vec::new(),
+        )?);
+    }
+
+    // (d) the nodes, one stage per distinct current config.
+    let prefix = format!("rendered-{name}-");
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for node in &inputs.nodes {
+        let current = node
+            .metadata
+            .annotation(CURRENT_CONFIG_ANNOTATION)
+            .unwrap_or_default();
+        if !current.starts_with(&prefix) {
+            continue;
+        }
+        if !selection.nodes.is_empty() && !selection.nodes.contains(&node.metadata.name) {
+            continue;
+        }
+        groups
+            .entry(current.to_string())
+            .or_default()
+            .push(node.metadata.name.clone());
+    }
+    for (config, nodes) in &groups {
+        let label = format!("nodes {} (running {config})", nodes.join(", "));
+        stages.push(mc_stage(inputs, "nodes", config, label, nodes.clone())?);
+    }
+
+    let mut drift = Vec::new();
+    let mut impact = Vec::new();
+    let node_start = 3;
+    for i in 1..stages.len() {
+        // Nodes are compared with the pool's target.
+        let from = if i >= node_start { 2 } else { i - 1 };
+        let (a, b) = (&stages[from], &stages[i]);
+        let (Some(fa), Some(fb)) = (&a.files, &b.files) else {
+            continue;
+        };
+        for file in changed_files(fa, fb, &selection.files) {
+            let cause = if proposed && from == 0 {
+                "the proposed objects are not applied yet: this is what applying them changes"
+                    .to_string()
+            } else {
+                cause(inputs, pool, &stages, from, i, &file, &state)
+            };
+            drift.push(drift_entry(&file, a, b, fa, fb, cause));
+        }
+    }
+    // What each node group will go through to reach the CRs' files.
+    if let Some(crs) = &stages[0].files {
+        for stage in stages.iter().skip(node_start) {
+            let Some(files) = &stage.files else { continue };
+            let changed = changed_files(files, crs, &selection.files);
+            if changed.is_empty() {
+                continue;
+            }
+            let registries = changed
+                .iter()
+                .any(|f| f == "/etc/containers/registries.conf")
+                .then(|| {
+                    (
+                        files
+                            .get("/etc/containers/registries.conf")
+                            .map(String::as_str)
+                            .unwrap_or(crate::render::cluster::REGISTRIES_TEMPLATE),
+                        crs.get("/etc/containers/registries.conf")
+                            .map(String::as_str)
+                            .unwrap_or(crate::render::cluster::REGISTRIES_TEMPLATE),
+                    )
+                });
+            let (action, reasons) = impact::action_for(&changed, registries);
+            impact.push(Impact {
+                nodes: stage.nodes.clone(),
+                config: stage.machine_config.clone().unwrap_or_default(),
+                files: changed,
+                action,
+                reasons,
+            });
+        }
+    }
+    // The MCO refusing the CRs is drift: nodes keep the old files. A
+    // MachineConfig missing from the input only limits the comparison.
+    let mut notes = Vec::new();
+    for s in &stages {
+        if let (None, Some(why)) = (&s.files, &s.missing) {
+            if s.kind == "crs" {
+                drift.push(Drift {
+                    file: String::new(),
+                    from: s.name.clone(),
+                    to: format!("MachineConfig/{generated}"),
+                    summary: vec![format!("{} are not rendered: {why}", s.name)],
+                    cause: "the MCO logs this and keeps the previous generated MachineConfig: the CRs never reach the nodes until fixed".to_string(),
+                    diff: String::new(),
+                });
+            } else {
+                let note = format!("not compared: {why}");
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+            }
+        }
+    }
+    Ok(PoolDiff {
+        pool: name.clone(),
+        state,
+        stages,
+        drift,
+        impact,
+        notes,
+    })
+}
+
+fn mc_stage(
+    inputs: &Inputs,
+    kind: &'static str,
+    mc_name: &str,
+    name: String,
+    nodes: Vec<String>,
+) -> Result<Stage, String> {
+    let (files, missing) = match mc(inputs, mc_name) {
+        Some(m) => (Some(machine_config_files(m)?), None),
+        None => (
+            None,
+            Some(format!(
+                "MachineConfig/{mc_name} is not in the input (a must-gather may lack rendered MachineConfigs)"
+            )),
+        ),
+    };
+    Ok(Stage {
+        kind,
+        name,
+        machine_config: Some(mc_name.to_string()),
+        nodes,
+        missing,
+        files,
+    })
+}
+
+/// Managed paths whose normalized contents differ (absent counts as empty;
+/// registries.conf absent is the MCO's template).
+fn changed_files(a: &Files, b: &Files, only: &[String]) -> Vec<String> {
+    let paths: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    paths
+        .into_iter()
+        .filter(|p| only.is_empty() || only.contains(p))
+        .filter(|p| content(a, p) != content(b, p))
+        .cloned()
+        .collect()
+}
+
+fn content(files: &Files, path: &str) -> String {
+    match files.get(path) {
+        Some(text) => normalize(path, text),
+        None if path == "/etc/containers/registries.conf" => {
+            normalize(path, crate::render::cluster::REGISTRIES_TEMPLATE)
+        }
+        None => String::new(),
+    }
+}
+
+fn drift_entry(file: &str, a: &Stage, b: &Stage, fa: &Files, fb: &Files, cause: String) -> Drift {
+    let (old, new) = (content(fa, file), content(fb, file));
+    let diff = similar::TextDiff::from_lines(&old, &new)
+        .unified_diff()
+        .context_radius(2)
+        .header(&a.name, &b.name)
+        .to_string();
+    Drift {
+        file: file.to_string(),
+        from: a.name.clone(),
+        to: b.name.clone(),
+        summary: summarize(file, fa.get(file), fb.get(file), &a.name, &b.name),
+        cause,
+        diff,
+    }
+}
+
+/// Plain-language differences of one file between two stages.
+pub fn summarize(
+    path: &str,
+    a: Option<&String>,
+    b: Option<&String>,
+    a_name: &str,
+    b_name: &str,
+) -> Vec<String> {
+    match (a, b) {
+        (Some(_), None) if path != "/etc/containers/registries.conf" => {
+            return vec![format!("{path} is written by {a_name} but not by {b_name}")]
+        }
+        (None, Some(_)) if path != "/etc/containers/registries.conf" => {
+            return vec![format!("{path} is written by {b_name} but not by {a_name}")]
+        }
+        _ => {}
+    }
+    let template = crate::render::cluster::REGISTRIES_TEMPLATE.to_string();
+    let a = a.unwrap_or(&template);
+    let b = b.unwrap_or(&template);
+    if path.ends_with("registries.conf") || path.starts_with("/etc/containers/registries.conf.d/") {
+        if let (Ok(x), Ok(y)) = (toml::from_str::<Value>(a), toml::from_str::<Value>(b)) {
+            return registries_summary(&x, &y, a_name, b_name);
+        }
+    }
+    let parse = |t: &str| -> Option<Value> {
+        if path.ends_with(".json") {
+            serde_json::from_str(t).ok()
+        } else {
+            serde_saphyr::from_str(t).ok()
+        }
+    };
+    if let (Some(x), Some(y)) = (parse(a), parse(b)) {
+        let mut out = Vec::new();
+        json_paths(&x, &y, "", 0, &mut out);
+        return out
+            .into_iter()
+            .map(|(p, kind)| match kind {
+                'a' => format!("{path}: {p} is in {a_name} but not in {b_name}"),
+                'b' => format!("{path}: {p} is in {b_name} but not in {a_name}"),
+                _ => format!("{path}: {p} differs between {a_name} and {b_name}"),
+            })
+            .collect();
+    }
+    vec![format!("{path} differs between {a_name} and {b_name}")]
+}
+
+fn json_paths(a: &Value, b: &Value, at: &str, depth: usize, out: &mut Vec<(String, char)>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) if depth < 4 => {
+            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for k in keys {
+                let p = if at.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{at}.\"{k}\"")
+                };
+                match (x.get(k), y.get(k)) {
+                    (Some(_), None) => out.push((p, 'a')),
+                    (None, Some(_)) => out.push((p, 'b')),
+                    (Some(v), Some(w)) if v != w => json_paths(v, w, &p, depth + 1, out),
+                    _ => {}
+                }
+            }
+        }
+        _ if a != b => out.push((
+            if at.is_empty() {
+                "the document".into()
+            } else {
+                at.to_string()
+            },
+            'd',
+        )),
+        _ => {}
+    }
+}
+
+fn registries_summary(a: &Value, b: &Value, a_name: &str, b_name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let list = |v: &Value, k: &str| -> Vec<String> {
+        v.get(k)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect()
+    };
+    let (sa, sb) = (
+        list(a, "unqualified-search-registries"),
+        list(b, "unqualified-search-registries"),
+    );
+    if sa != sb {
+        out.push(format!(
+            "search registries are [{}] in {a_name} and [{}] in {b_name}",
+            sa.join(", "),
+            sb.join(", ")
+        ));
+    }
+    let entries = |v: &Value| -> BTreeMap<String, Value> {
+        v.get("registry")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|r| {
+                let s = |k: &str| {
+                    r.get(k)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                let scope = if s("prefix").is_empty() {
+                    s("location")
+                } else {
+                    s("prefix")
+                };
+                (scope, r.clone())
+            })
+            .collect()
+    };
+    let (ea, eb) = (entries(a), entries(b));
+    let mirrors = |r: &Value| -> Vec<(String, String)> {
+        r.get("mirror")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|m| {
+                let s = |k: &str| {
+                    m.get(k)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                (s("location"), s("pull-from-mirror"))
+            })
+            .collect()
+    };
+    let scopes: BTreeSet<&String> = ea.keys().chain(eb.keys()).collect();
+    for scope in scopes {
+        match (ea.get(scope), eb.get(scope)) {
+            (Some(_), None) => out.push(format!(
+                "registry `{scope}` is in {a_name} but not in {b_name}"
+            )),
+            (None, Some(_)) => out.push(format!(
+                "registry `{scope}` is in {b_name} but not in {a_name}"
+            )),
+            (Some(x), Some(y)) if x != y => {
+                for flag in ["blocked", "insecure", "mirror-by-digest-only"] {
+                    let f = |r: &Value| r.get(flag).and_then(Value::as_bool).unwrap_or(false);
+                    if f(x) != f(y) {
+                        out.push(format!(
+                            "`{scope}` is {}{flag} in {a_name} and {}{flag} in {b_name}",
+                            if f(x) { "" } else { "not " },
+                            if f(y) { "" } else { "not " }
+                        ));
+                    }
+                }
+                let (mx, my) = (mirrors(x), mirrors(y));
+                let label = |(loc, pull): &(String, String)| {
+                    if pull.is_empty() {
+                        format!("`{loc}`")
+                    } else {
+                        format!("`{loc}` ({pull})")
+                    }
+                };
+                for m in &mx {
+                    if !my.contains(m) {
+                        out.push(format!(
+                            "mirror {} for `{scope}` is in {a_name} but not in {b_name}",
+                            label(m)
+                        ));
+                    }
+                }
+                for m in &my {
+                    if !mx.contains(m) {
+                        out.push(format!(
+                            "mirror {} for `{scope}` is in {b_name} but not in {a_name}",
+                            label(m)
+                        ));
+                    }
+                }
+                let common =
+                    |m: &[(String, String)], other: &[(String, String)]| -> Vec<(String, String)> {
+                        m.iter().filter(|e| other.contains(e)).cloned().collect()
+                    };
+                if common(&mx, &my) != common(&my, &mx) {
+                    out.push(format!("the mirrors of `{scope}` are in another order in {b_name} than in {a_name}"));
+                }
+            }
+            _ => {}
+        }
+    }
+    if out.is_empty() {
+        out.push(format!(
+            "registries.conf differs between {a_name} and {b_name}"
+        ));
+    }
+    out
+}
+
+/// The likely cause of a difference between stages `from` and `to`.
+fn cause(
+    inputs: &Inputs,
+    pool: &MachineConfigPool,
+    stages: &[Stage],
+    from: usize,
+    to: usize,
+    file: &str,
+    state: &str,
+) -> String {
+    let name = &pool.metadata.name;
+    match stages[to].kind {
+        "generated" => {
+            let generated = stages[to]
+                .machine_config
+                .as_deref()
+                .and_then(|n| mc(inputs, n))
+                .and_then(|m| m.metadata.creation_timestamp.clone());
+            let newest = newest_cr(inputs);
+            match (generated, newest) {
+                (Some(g), Some((t, object))) if t > g => format!(
+                    "{object} changed at {t}, after the generated MachineConfig was written at {g}: the MCO has not caught up yet, or it refuses the CRs (see the machine-config-controller log)"
+                ),
+                _ => "the generated MachineConfig does not carry what the CRs render: the MCO has not synced them (see the machine-config-controller log), or it runs another version".to_string(),
+            }
+        }
+        "target" => {
+            let generated = stages[from].machine_config.clone().unwrap_or_default();
+            let overriding: Vec<String> = inputs
+                .machine_configs
+                .iter()
+                .filter(|m| {
+                    m.metadata.name > generated
+                        && !m.metadata.name.starts_with("rendered-")
+                        && m.role() == Some(name.as_str())
+                        && m.file(file).is_some()
+                })
+                .map(|m| format!("MachineConfig/{}", m.metadata.name))
+                .collect();
+            if !overriding.is_empty() {
+                format!(
+                    "{} also writes {file} and sorts after {generated}: it overrides the generated file",
+                    overriding.join(", ")
+                )
+            } else {
+                format!("pool {name} has not been rendered with the current generated MachineConfig yet (pool {state})")
+            }
+        }
+        _ => {
+            let nodes = &stages[to].nodes;
+            let degraded: Vec<&str> = inputs
+                .nodes
+                .iter()
+                .filter(|n| nodes.contains(&n.metadata.name))
+                .filter(|n| n.metadata.annotation(STATE_ANNOTATION) == Some("Degraded"))
+                .map(|n| n.metadata.name.as_str())
+                .collect();
+            if pool.spec.paused {
+                format!(
+                    "pool {name} is paused: its nodes stay on their config until it is unpaused"
+                )
+            } else if !degraded.is_empty() {
+                format!("node(s) {} are degraded: the daemon failed to apply the config (see their machine-config-daemon log)", degraded.join(", "))
+            } else {
+                format!("pool {name} is {state}: these nodes are not on the target config yet")
+            }
+        }
+    }
+}
+
+/// The most recent creationTimestamp among the mirror CRs, and the object.
+fn newest_cr(inputs: &Inputs) -> Option<(String, String)> {
+    let mut all: Vec<(String, String)> = Vec::new();
+    let mut add = |t: &Option<String>, o: String| {
+        if let Some(t) = t {
+            all.push((t.clone(), o));
+        }
+    };
+    for o in &inputs.icsps {
+        add(&o.metadata.creation_timestamp, o.origin().to_string());
+    }
+    for o in &inputs.idmss {
+        add(&o.metadata.creation_timestamp, o.origin().to_string());
+    }
+    for o in &inputs.itmss {
+        add(&o.metadata.creation_timestamp, o.origin().to_string());
+    }
+    for o in &inputs.cluster_image_policies {
+        add(&o.metadata.creation_timestamp, o.origin().to_string());
+    }
+    all.into_iter().max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalization_ignores_order_and_format() {
+        let a = "[[registry]]\nlocation = \"a\"\nblocked = true\n";
+        let b = "[[registry]]\n  blocked=true\n  location='a'\n";
+        assert_eq!(
+            normalize("/etc/containers/registries.conf", a),
+            normalize("/etc/containers/registries.conf", b)
+        );
+        assert_eq!(
+            normalize("/etc/containers/policy.json", "{\"b\":1,\"a\":[2]}"),
+            normalize("/etc/containers/policy.json", "{ \"a\": [2],\n \"b\": 1 }")
+        );
+        assert_ne!(
+            normalize("/etc/containers/policy.json", "{\"a\":[1,2]}"),
+            normalize("/etc/containers/policy.json", "{\"a\":[2,1]}")
+        );
+    }
+
+    #[test]
+    fn registries_summary_names_mirrors_and_flags() {
+        let a = "[[registry]]\nlocation = \"quay.io/x\"\nblocked = true\n[[registry.mirror]]\nlocation = \"m1/x\"\n[[registry.mirror]]\nlocation = \"m2/x\"\n";
+        let b =
+            "[[registry]]\nlocation = \"quay.io/x\"\n[[registry.mirror]]\nlocation = \"m1/x\"\n";
+        let lines = summarize(
+            "/etc/containers/registries.conf",
+            Some(&a.to_string()),
+            Some(&b.to_string()),
+            "the CRs",
+            "nodes w1 (running rendered-worker-1)",
+        );
+        assert_eq!(
+            lines,
+            [
+                "`quay.io/x` is blocked in the CRs and not blocked in nodes w1 (running rendered-worker-1)",
+                "mirror `m2/x` for `quay.io/x` is in the CRs but not in nodes w1 (running rendered-worker-1)",
+            ]
+        );
+    }
+
+    #[test]
+    fn gzip_and_base64_files_decode() {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(b"{\"default\":[]}").unwrap();
+        let data = crate::render::machineconfig::data_url_base64(&gz.finish().unwrap());
+        let mut m = MachineConfig::new("x");
+        m.spec.config.storage.files.push(crate::crd::IgnitionFile {
+            path: "/etc/containers/policy.json".into(),
+            contents: crate::crd::IgnitionFileContents {
+                source: Some(data),
+                compression: Some("gzip".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        m.spec.config.storage.files.push(crate::crd::IgnitionFile {
+            path: "/etc/kubernetes/kubelet.conf".into(),
+            ..Default::default()
+        });
+        let files = machine_config_files(&m).unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files["/etc/containers/policy.json"], "{\"default\":[]}");
+    }
+}

@@ -340,9 +340,16 @@ fn warn_about_sources(
             Some(s) if !s.blocked => format!("goes to the source {}", s.reference),
             _ => "has no endpoint left".to_string(),
         };
+        let mut by: Vec<String> = Vec::new();
+        for o in skipped.iter().flat_map(|s| &s.origins) {
+            if !by.contains(&o.to_string()) {
+                by.push(o.to_string());
+            }
+        }
         warnings.push(format!(
             "{reference} is pulled by tag and every mirror for it is digest-only, so the pull {to}; \
-             pull by digest to use the mirrors"
+             add a digest (@sha256:...) to use the mirrors configured by {}",
+            by.join(", ")
         ));
     }
     if !sources.is_empty() && sources.iter().all(|s| s.blocked) {

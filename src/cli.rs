@@ -557,6 +557,31 @@ impl From<ShortNameModeArg> for ShortNameMode {
     }
 }
 
+/// The clap command as `name` presents it: run as `oc mirrorpolicy`, the
+/// examples say `oc mirrorpolicy` too.
+pub fn command_named(name: &'static str) -> clap::Command {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command().bin_name(name);
+    if name != "kubectl mirrorpolicy" {
+        let subcommands: Vec<String> = cmd
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        for sub in subcommands {
+            cmd = cmd.mut_subcommand(sub, |s| {
+                let help = s
+                    .get_after_help()
+                    .map(|h| h.to_string().replace("kubectl mirrorpolicy", name));
+                match help {
+                    Some(h) => s.after_help(h.clone()).after_long_help(h),
+                    None => s,
+                }
+            });
+        }
+    }
+    cmd
+}
+
 /// The name users typed to run the plugin: `oc mirrorpolicy` when the
 /// binary was installed as `oc-mirrorpolicy`, `kubectl mirrorpolicy` otherwise.
 pub fn display_name(argv0: &str) -> &'static str {

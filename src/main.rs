@@ -15,16 +15,14 @@ mod term;
 use std::io;
 use std::process;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 
 use cli::{Cli, Command};
 use exit::{ExitCode, Failure};
 
 fn main() {
     let argv0 = std::env::args().next().unwrap_or_default();
-    let matches = Cli::command()
-        .bin_name(cli::display_name(&argv0))
-        .get_matches();
+    let matches = cli::command_named(cli::display_name(&argv0)).get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),

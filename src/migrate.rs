@@ -244,32 +244,18 @@ fn inline(value: &serde_json::Value) -> String {
 }
 
 /// A string as a YAML scalar: plain when it reads back as the same string
-/// (YAML 1.1 and 1.2 alike), double-quoted with escapes otherwise.
+/// (YAML 1.1 and 1.2 alike), double-quoted otherwise (Go's quoting uses
+/// only escapes YAML's double-quoted style also reads).
 fn scalar(s: &str) -> String {
     if plain_is_safe(s) {
-        return s.to_string();
+        s.to_string()
+    } else {
+        crate::render::policy::go_quote(s)
     }
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02X}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 fn plain_is_safe(s: &str) -> bool {
-    if s.is_empty() || s != s.trim() {
+    if s.is_empty() || s != s.trim() || s.chars().any(char::is_control) {
         return false;
     }
     let lower = s.to_ascii_lowercase();
@@ -289,30 +275,8 @@ fn plain_is_safe(s: &str) -> bool {
     {
         return false;
     }
-    if matches!(
-        first,
-        b'-' | b'?'
-            | b':'
-            | b','
-            | b'['
-            | b']'
-            | b'{'
-            | b'}'
-            | b'#'
-            | b'&'
-            | b'*'
-            | b'!'
-            | b'|'
-            | b'>'
-            | b'\''
-            | b'"'
-            | b'%'
-            | b'@'
-            | b'`'
-    ) {
-        return false;
-    }
-    !(s.contains(": ") || s.contains(" #") || s.ends_with(':') || s.chars().any(|c| c.is_control()))
+    // No indicator first, no `: ` or ` #` inside: the fast reader's test.
+    crate::source::plain_scalar_ok(s)
 }
 
 /// What the checks found, before anything is written.

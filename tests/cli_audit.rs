@@ -12,13 +12,7 @@ use serde_json::Value;
 
 const CLUSTER: &str = "tests/fixtures/audit-cluster";
 
-fn bin() -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-mirrorpolicy").expect("binary");
-    cmd.env("NO_COLOR", "1")
-        .env_remove("KUBECONFIG")
-        .env("HOME", "/nonexistent-home-for-tests");
-    cmd
-}
+use support::bin;
 
 fn json(cmd: &mut Command) -> Value {
     let out = cmd.output().unwrap();

@@ -8,18 +8,11 @@ mod support;
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
-fn bin() -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-mirrorpolicy").expect("binary");
-    cmd.env("NO_COLOR", "1")
-        .env_remove("KUBECONFIG")
-        .env("HOME", "/nonexistent-home-for-tests");
-    cmd
-}
+use support::bin;
 
 const M1: &str = "mirror.corp.example.com:5000/apps";
 const M2: &str = "backup.corp.example.com/apps";

@@ -19,15 +19,7 @@ use support::apiserver::{Builder, FakeApiServer, Fault, Logged};
 const EXAMPLE: &str = "examples/disconnected-cluster";
 const MUST_GATHER: &str = "tests/fixtures/must-gather";
 
-fn bin() -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-mirrorpolicy").expect("binary");
-    cmd.env("NO_COLOR", "1")
-        .env("COLUMNS", "200")
-        .env_remove("KUBECONFIG")
-        .env_remove("KUBERNETES_SERVICE_HOST")
-        .env("HOME", "/nonexistent-home-for-tests");
-    cmd
-}
+use support::bin;
 
 /// A running server and a kubeconfig for it.
 struct Live {

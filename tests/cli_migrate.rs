@@ -12,13 +12,7 @@ use support::apiserver::{Builder, FakeApiServer, Fault, Logged};
 
 const CLUSTER: &str = "tests/fixtures/migrate/cluster.yaml";
 
-fn bin() -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-mirrorpolicy").expect("binary");
-    cmd.env("NO_COLOR", "1")
-        .env_remove("KUBECONFIG")
-        .env("HOME", "/nonexistent-home-for-tests");
-    cmd
-}
+use support::bin;
 
 fn write(dir: &TempDir, name: &str, text: &str) -> String {
     let path = dir.path().join(name);

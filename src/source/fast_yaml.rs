@@ -249,7 +249,7 @@ fn mapping(lines: &[Line], pos: &mut usize, indent: usize) -> Option<Value> {
 }
 
 /// Characters a plain scalar of the subset may hold without giving up.
-fn plain_ok(s: &str) -> bool {
+pub(crate) fn plain_ok(s: &str) -> bool {
     let first = s.as_bytes()[0];
     if matches!(
         first,

@@ -20,6 +20,12 @@ pub mod cluster;
 mod fast_yaml;
 pub mod file;
 
+/// Whether `s` can be a plain (unquoted) YAML scalar as far as its
+/// characters go: no indicator first, no `: ` or ` #` inside, no `:` last.
+pub fn plain_scalar_ok(s: &str) -> bool {
+    !s.is_empty() && fast_yaml::plain_ok(s)
+}
+
 pub use file::{load_paths, load_paths_with, parse_documents, parse_documents_with, SourceError};
 
 /// Everything the tool reads from a cluster or from files.

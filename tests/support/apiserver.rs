@@ -209,6 +209,26 @@ pub struct FaultRule {
     fired: usize,
 }
 
+impl FaultRule {
+    fn new(
+        method: Option<Method>,
+        path: &str,
+        skip: usize,
+        times: Option<usize>,
+        fault: Fault,
+    ) -> Self {
+        Self {
+            method,
+            path: path.to_string(),
+            skip,
+            times,
+            fault,
+            seen: 0,
+            fired: 0,
+        }
+    }
+}
+
 /// One request as the server saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Logged {
@@ -325,15 +345,9 @@ impl Builder {
         times: Option<usize>,
         fault: Fault,
     ) -> Self {
-        self.state.faults.push(FaultRule {
-            method,
-            path: path.to_string(),
-            skip,
-            times,
-            fault,
-            seen: 0,
-            fired: 0,
-        });
+        self.state
+            .faults
+            .push(FaultRule::new(method, path, skip, times, fault));
         self
     }
 
@@ -588,15 +602,11 @@ impl FakeApiServer {
         times: Option<usize>,
         fault: Fault,
     ) {
-        self.state.lock().expect("state").faults.push(FaultRule {
-            method,
-            path: path.to_string(),
-            skip,
-            times,
-            fault,
-            seen: 0,
-            fired: 0,
-        });
+        self.state
+            .lock()
+            .expect("state")
+            .faults
+            .push(FaultRule::new(method, path, skip, times, fault));
     }
 }
 

@@ -405,7 +405,9 @@ fn errors() {
         .args(["diff", "-f", "tests/fixtures/audit-cluster"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("no MachineConfigPool to compare"));
+        .stderr(predicate::str::contains(
+            "no MachineConfigPool and no generated MachineConfig to compare",
+        ));
 }
 
 #[test]
@@ -451,5 +453,50 @@ fn golden(name: &str, actual: &str) {
         want,
         "{} differs (UPDATE_GOLDEN=1 to accept)",
         path.display()
+    );
+}
+
+#[test]
+fn without_pools_the_generated_machine_config_is_still_compared() {
+    let dir = TempDir::new().unwrap();
+    let old = crs(&[M1], "2026-05-01T10:00:00Z", &["registry.example.com"]);
+    let mut all = crs(&[M1, M2], "2026-05-02T10:00:00Z", &["registry.example.com"]);
+    all.push(generated(&old, "2026-05-01T10:00:05Z"));
+    write(dir.path(), "cluster.json", &all);
+    let (code, out) = run(dir.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.starts_with("pool worker: no MachineConfigPool in the input: only the CRs and the generated MachineConfig are compared\n"), "{out}");
+    assert!(out.contains(&format!("mirror `{M2}` (digest-only) for `registry.example.com/apps` is in the CRs but not in MachineConfig/99-worker-generated-registries")), "{out}");
+}
+
+#[test]
+fn a_degraded_pool_is_named_as_the_cause() {
+    let dir = TempDir::new().unwrap();
+    let old = crs(&[M1], "2026-05-01T10:00:00Z", &["registry.example.com"]);
+    let new = crs(&[M1, M2], "2026-05-02T10:00:00Z", &["registry.example.com"]);
+    let (old_gen, new_gen) = (
+        generated(&old, "2026-05-01T10:00:05Z"),
+        generated(&new, "2026-05-02T10:00:05Z"),
+    );
+    let mut degraded = pool("rendered-worker-bbbb", 1, 0, false);
+    degraded["status"]["conditions"] = json!([
+        {"type": "Updating", "status": "True"},
+        {"type": "NodeDegraded", "status": "True", "message": "Node worker-0 is reporting: \"failed to drain node\""}
+    ]);
+    let mut stuck = node("worker-0", "rendered-worker-aaaa");
+    stuck["metadata"]["annotations"]["machineconfiguration.openshift.io/state"] = json!("Degraded");
+    let mut all = new;
+    all.push(new_gen.clone());
+    all.push(rendered("rendered-worker-aaaa", &old_gen, &[]));
+    all.push(rendered("rendered-worker-bbbb", &new_gen, &[]));
+    all.push(degraded);
+    all.push(stuck);
+    write(dir.path(), "cluster.json", &all);
+    let (code, out) = run(dir.path(), &[]);
+    assert_eq!(code, 1);
+    assert!(out.contains("pool worker: degraded: Node worker-0 is reporting: \"failed to drain node\", updating 0/1"), "{out}");
+    assert!(
+        out.contains("cause: node(s) worker-0 are degraded: the daemon failed to apply the config"),
+        "{out}"
     );
 }

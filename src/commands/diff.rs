@@ -74,11 +74,11 @@ fn write_text(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
             .iter()
             .find(|s| s.kind == "target")
             .and_then(|s| s.machine_config.clone())
-            .unwrap_or_else(|| "none".into());
+            .map_or_else(String::new, |t| format!(" (target {t})"));
         writeln!(
             out,
             "{}",
-            format!("pool {}: {} (target {target})", pool.pool, pool.state).bold()
+            format!("pool {}: {}{target}", pool.pool, pool.state).bold()
         )?;
         let groups: Vec<String> = pool
             .stages

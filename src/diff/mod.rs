@@ -200,7 +200,30 @@ pub fn diff(
     crs_name: &str,
     proposed: bool,
 ) -> Result<Report, String> {
-    let mut pools: Vec<&MachineConfigPool> = inputs.pools.iter().collect();
+    // Without pools (a few objects exported by hand), the pools the
+    // generated MachineConfigs name are compared as far as they go.
+    let implied: Vec<MachineConfigPool> = if inputs.pools.is_empty() {
+        inputs
+            .machine_configs
+            .iter()
+            .filter_map(|m| {
+                m.metadata
+                    .name
+                    .strip_prefix("99-")
+                    .and_then(|n| n.strip_suffix("-generated-registries"))
+            })
+            .map(|pool| MachineConfigPool {
+                api_version: String::new(),
+                kind: MachineConfigPool::KIND.to_string(),
+                metadata: crate::crd::ObjectMeta::named(pool),
+                spec: Default::default(),
+                status: Default::default(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut pools: Vec<&MachineConfigPool> = inputs.pools.iter().chain(&implied).collect();
     pools.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
     if !selection.pools.is_empty() {
         for want in &selection.pools {
@@ -219,7 +242,7 @@ pub fn diff(
         pools.retain(|p| selection.pools.contains(&p.metadata.name));
     }
     if pools.is_empty() {
-        return Err("no MachineConfigPool to compare: read them from the cluster, or a must-gather with cluster-scoped-resources/machineconfiguration.openshift.io".to_string());
+        return Err("no MachineConfigPool and no generated MachineConfig to compare: read them from the cluster, or a must-gather with cluster-scoped-resources/machineconfiguration.openshift.io".to_string());
     }
     let mut out = Vec::new();
     for pool in pools {
@@ -237,6 +260,9 @@ fn mc<'a>(inputs: &'a Inputs, name: &str) -> Option<&'a MachineConfig> {
 }
 
 fn pool_state(pool: &MachineConfigPool) -> String {
+    if pool.api_version.is_empty() {
+        return "no MachineConfigPool in the input: only the CRs and the generated MachineConfig are compared".to_string();
+    }
     let s = &pool.status;
     let cond = |t: &str| pool.condition(t).is_some_and(|c| c.status == "True");
     let mut parts = Vec::new();
@@ -317,7 +343,9 @@ fn pool_diff(
     } else {
         pool.spec.configuration.name.clone()
     };
-    if target.is_empty() {
+    if pool.api_version.is_empty() {
+        // An implied pool: nothing further to compare.
+    } else if target.is_empty() {
         stages.push(Stage {
             kind: "target",
             name: format!("the target of pool {name}"),

@@ -243,3 +243,25 @@ fn live_without_csv_crd_still_audits() {
     );
     assert_eq!(report["images"].as_array().unwrap().len(), 8);
 }
+
+#[test]
+fn a_must_gather_folder_as_is() {
+    let dir = "tests/fixtures/audit-must-gather";
+    let report = json(bin().args(["audit", "-f", dir, "-o", "json"]));
+    let web = &report["images"][0];
+    assert_eq!(web["reference"], "registry.example.com/apps/web:2.1");
+    assert_eq!(web["class"], "tag-skips-digest-mirrors");
+    assert_eq!(
+        web["objects"],
+        serde_json::json!(["Deployment/shop/web", "Pod/shop/web-5d8f7-abcde"])
+    );
+    assert_eq!(report["summary"]["mirrored"], 1);
+    // Other commands do not parse the workload files.
+    bin()
+        .args(["-v", "list", "-f", dir])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "skipped 2 file(s) naming no known kind",
+        ));
+}

@@ -52,73 +52,13 @@ impl fmt::Display for RegistriesError {
         write!(
             f,
             "loading {kind}registries configuration {}: ",
-            go_quote(&self.file)
+            crate::quote::go_quote(&self.file)
         )?;
         if !self.context.is_empty() {
             write!(f, "{}: ", self.context)?;
         }
         f.write_str(&self.message)
     }
-}
-
-/// Go's `%q` for a string: double quotes, with `"`, `\` and non-printable
-/// characters escaped. Upstream quotes file names and values this way.
-pub(super) fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x80 && c.is_ascii_control() => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c if c.is_control() || (c.is_whitespace() && c != ' ') || is_format_char(c) => {
-                if (c as u32) < 0x10000 {
-                    out.push_str(&format!("\\u{:04x}", c as u32));
-                } else {
-                    out.push_str(&format!("\\U{:08x}", c as u32));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Common invisible format characters (Unicode category Cf), which Go
-/// does not consider printable.
-fn is_format_char(c: char) -> bool {
-    matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
-}
-
-/// `file:line`, built without the formatting machinery: a large file
-/// makes one per entry and mirror.
-fn file_line(file: &str, line: usize) -> Origin {
-    let mut digits = [0u8; 20];
-    let mut n = line;
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let mut s = String::with_capacity(file.len() + 1 + digits.len() - i);
-    s.push_str(file);
-    s.push(':');
-    s.extend(digits[i..].iter().map(|&d| char::from(d)));
-    Origin::from(s)
 }
 
 /// Byte offsets of line starts, computed once, for turning spans into
@@ -176,13 +116,16 @@ pub fn parse_short_name_mode(s: &str) -> Result<Option<ShortNameMode>, String> {
         "enforcing" => Ok(Some(ShortNameMode::Enforcing)),
         "permissive" => Ok(Some(ShortNameMode::Permissive)),
         "disabled" => Ok(Some(ShortNameMode::Disabled)),
-        _ => Err(format!("invalid short-name mode: {}", go_quote(s))),
+        _ => Err(format!(
+            "invalid short-name mode: {}",
+            crate::quote::go_quote(s)
+        )),
     }
 }
 
 /// Upstream `validateShortName`: the left-hand side of an alias.
 pub(super) fn validate_short_name(name: &str) -> Result<(), String> {
-    let q = go_quote(name);
+    let q = crate::quote::go_quote(name);
     let r = Reference::parse(name).map_err(|e| format!("cannot parse short name: {q}: {e}"))?;
     if r.digest().is_some() {
         return Err(format!("invalid short name {q}: must not contain digest"));
@@ -199,7 +142,7 @@ pub(super) fn validate_short_name(name: &str) -> Result<(), String> {
 /// Upstream `parseShortNameValue`: the right-hand side of an alias,
 /// returned normalized (`docker.io/fedora` is `docker.io/library/fedora`).
 pub(super) fn parse_short_name_value(alias: &str) -> Result<String, String> {
-    let q = go_quote(alias);
+    let q = crate::quote::go_quote(alias);
     let r = Reference::parse(alias).map_err(|e| format!("parsing alias {q}: {e}"))?;
     if r.digest().is_some() {
         return Err(format!("invalid alias {q}: must not contain digest"));
@@ -242,9 +185,9 @@ impl Meta {
         match self.place {
             Place::Table { index } => {
                 let key = if self.prefix_set {
-                    format!(", prefix {}", go_quote(prefix))
+                    format!(", prefix {}", crate::quote::go_quote(prefix))
                 } else if !location.is_empty() {
-                    format!(", location {}", go_quote(location))
+                    format!(", location {}", crate::quote::go_quote(location))
                 } else {
                     String::new()
                 };
@@ -254,7 +197,7 @@ impl Meta {
                 format!(
                     "[registries.{table}] (line {}, {})",
                     self.line,
-                    go_quote(location)
+                    crate::quote::go_quote(location)
                 )
             }
         }
@@ -340,7 +283,7 @@ fn load_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<FileConfig, Registr
     let lines = Lines::new(file.text);
     let rep = Reporter { file, drop_in };
     let mut raw = parse_raw(file, &lines, &rep)?;
-    let origin_at = |offset: usize| file_line(file.name, lines.line(offset));
+    let origin_at = |offset: usize| Origin::file_line(file.name, lines.line(offset));
 
     // Entries are streamed into post-processing, not collected first.
     let (pending, search): (Box<dyn Iterator<Item = Pending>>, Search) =
@@ -385,7 +328,7 @@ fn load_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<FileConfig, Registr
                                 prefix_set: raw.prefix.as_ref().is_some_and(|p| !p.is_empty()),
                             },
                             raw,
-                            origins: vec![file_line(file.name, line)],
+                            origins: vec![Origin::file_line(file.name, line)],
                         }
                     },
                 );
@@ -401,7 +344,7 @@ fn load_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<FileConfig, Registr
         };
     let search_origin = search
         .as_ref()
-        .map(|(line, _, _)| file_line(file.name, *line));
+        .map(|(line, _, _)| Origin::file_line(file.name, *line));
 
     let (registries, metas, search) = post_process(pending, search, &lines, &rep)?;
 
@@ -430,7 +373,7 @@ fn load_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<FileConfig, Registr
             r,
             format!(
                 "Wildcarded prefix should be in the format: *.example.com. Current prefix {} is incorrectly formatted",
-                go_quote(&r.prefix)
+                crate::quote::go_quote(&r.prefix)
             ),
         ));
     }
@@ -475,7 +418,7 @@ fn convert_v1(
             continue;
         };
         let line = lines.line(list.span().start);
-        let origin = file_line(file.name, line);
+        let origin = Origin::file_line(file.name, line);
         for host in list.get_ref() {
             let location = parse_location(host).map_err(|msg| {
                 rep.error(
@@ -574,7 +517,7 @@ fn post_process(
                 &location,
                 format!(
                     "pull-from-mirror must not be set for a non-mirror registry {}",
-                    go_quote(&prefix)
+                    crate::quote::go_quote(&prefix)
                 ),
             ));
         }
@@ -605,8 +548,8 @@ fn post_process(
             if mirror_by_digest_only && !pfm.is_empty() {
                 return Err(at_mirror(format!(
                     "cannot set mirror usage mirror-by-digest-only for the registry ({}) and pull-from-mirror for per-mirror ({}) at the same time",
-                    go_quote(&prefix),
-                    go_quote(&mloc)
+                    crate::quote::go_quote(&prefix),
+                    crate::quote::go_quote(&mloc)
                 )));
             }
             let pull_from_mirror = match pfm {
@@ -617,8 +560,8 @@ fn post_process(
                 _ => {
                     return Err(at_mirror(format!(
                         "unsupported pull-from-mirror value {} for mirror {}",
-                        go_quote(pfm),
-                        go_quote(&mloc)
+                        crate::quote::go_quote(pfm),
+                        crate::quote::go_quote(&mloc)
                     )))
                 }
             };
@@ -626,7 +569,7 @@ fn post_process(
                 location: mloc,
                 insecure: m.insecure.unwrap_or(false),
                 pull_from_mirror,
-                origins: vec![file_line(rep.file.name, line)],
+                origins: vec![Origin::file_line(rep.file.name, line)],
             });
         }
         registries.push(Registry {
@@ -656,7 +599,7 @@ fn post_process(
                         context,
                         format!(
                             "Invalid unqualified-search-registries entry {}",
-                            go_quote(&loc)
+                            crate::quote::go_quote(&loc)
                         ),
                     ));
                 }
@@ -765,7 +708,7 @@ fn validate_aliases(
     let mut first_line: Option<usize> = None;
     for (name, value) in table {
         let line = lines.line(value.span().start);
-        let origin = file_line(file.name, line);
+        let origin = Origin::file_line(file.name, line);
         let mut note = |e: String| {
             first_line = Some(first_line.map_or(line, |f| f.min(line)));
             problems.push(e);
@@ -1934,17 +1877,6 @@ mod tests {
     }
 
     #[test]
-    fn file_line_matches_origin_file_line() {
-        for line in [0, 1, 9, 10, 99, 100, 12345, usize::MAX] {
-            assert_eq!(
-                file_line("a/b.conf", line),
-                Origin::file_line("a/b.conf", line),
-                "{line}"
-            );
-        }
-    }
-
-    #[test]
     fn go_quote_escapes_like_strconv_quote() {
         for (input, want) in [
             ("plain/path.conf", r#""plain/path.conf""#),
@@ -1954,7 +1886,7 @@ mod tests {
             ("héllo", "\"héllo\""),
             ("zero\u{200b}width\u{a0}", r#""zero\u200bwidth\u00a0""#),
         ] {
-            assert_eq!(go_quote(input), want, "{input:?}");
+            assert_eq!(crate::quote::go_quote(input), want, "{input:?}");
         }
     }
 }

@@ -13,9 +13,9 @@
 
 use serde::Serialize;
 
-use super::load::go_quote;
 use super::{RegistriesConf, ShortNameMode};
 use crate::origin::Origin;
+use crate::quote::go_quote;
 use crate::reference::{is_qualified_domain, Reference, ReferenceError};
 
 /// How a candidate was obtained.

@@ -52,6 +52,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
             [CompletionResult]::new('--pool', '--pool', [CompletionResultType]::ParameterName, 'The pool whose rendered configuration to use (cluster objects, not node files)')
+            [CompletionResult]::new('--with', '--with', [CompletionResultType]::ParameterName, 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the cluster''s, same kind and name replacing: how would the image be pulled if they were applied? Repeatable')
             [CompletionResult]::new('--registries-conf', '--registries-conf', [CompletionResultType]::ParameterName, 'A registries.conf file, as /etc/containers/registries.conf on a node')
             [CompletionResult]::new('--registries-conf-d', '--registries-conf-d', [CompletionResultType]::ParameterName, 'A registries.conf.d folder of drop-ins (`*.conf`, read in lexical order, merged over the main file)')
             [CompletionResult]::new('--policy-json', '--policy-json', [CompletionResultType]::ParameterName, 'A policy.json file, as /etc/containers/policy.json on a node; without it no signature policy is shown')
@@ -80,6 +81,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
             [CompletionResult]::new('--pool', '--pool', [CompletionResultType]::ParameterName, 'The pool to render for (the MCO writes one generated MachineConfig per built-in pool)')
             [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Print only this node file''s exact content (e.g. /etc/containers/registries.conf)')
+            [CompletionResult]::new('--with', '--with', [CompletionResultType]::ParameterName, 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set')
@@ -102,6 +104,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
         'kubectl-mirrorpolicy;lint' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
+            [CompletionResult]::new('--with', '--with', [CompletionResultType]::ParameterName, 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set')
@@ -124,6 +127,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
         'kubectl-mirrorpolicy;list' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
+            [CompletionResult]::new('--with', '--with', [CompletionResultType]::ParameterName, 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set')

@@ -385,7 +385,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__explain)
-            opts="-f -o -v -n -h -V --filename --pool --registries-conf --registries-conf-d --policy-json --short-name-mode --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -n -h -V --filename --pool --with --registries-conf --registries-conf-d --policy-json --short-name-mode --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -400,6 +400,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --pool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --with)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -625,7 +629,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__lint)
-            opts="-f -o -v -n -h -V --filename --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -n -h -V --filename --with --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -636,6 +640,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --with)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -691,7 +699,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__list)
-            opts="-f -o -v -n -h -V --filename --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -n -h -V --filename --with --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -702,6 +710,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --with)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -827,7 +839,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__render)
-            opts="-f -o -v -n -h -V --filename --pool --file --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -n -h -V --filename --pool --file --with --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -846,6 +858,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --with)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

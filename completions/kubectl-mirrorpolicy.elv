@@ -48,6 +48,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand -f 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
             cand --filename 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
             cand --pool 'The pool whose rendered configuration to use (cluster objects, not node files)'
+            cand --with 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the cluster''s, same kind and name replacing: how would the image be pulled if they were applied? Repeatable'
             cand --registries-conf 'A registries.conf file, as /etc/containers/registries.conf on a node'
             cand --registries-conf-d 'A registries.conf.d folder of drop-ins (`*.conf`, read in lexical order, merged over the main file)'
             cand --policy-json 'A policy.json file, as /etc/containers/policy.json on a node; without it no signature policy is shown'
@@ -75,6 +76,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
             cand --pool 'The pool to render for (the MCO writes one generated MachineConfig per built-in pool)'
             cand --file 'Print only this node file''s exact content (e.g. /etc/containers/registries.conf)'
+            cand --with 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable'
             cand -o 'Output format'
             cand --output 'Output format'
             cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
@@ -96,6 +98,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
         &'kubectl-mirrorpolicy;lint'= {
             cand -f 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
             cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand --with 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable'
             cand -o 'Output format'
             cand --output 'Output format'
             cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
@@ -117,6 +120,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
         &'kubectl-mirrorpolicy;list'= {
             cand -f 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
             cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand --with 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable'
             cand -o 'Output format'
             cand --output 'Output format'
             cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'

@@ -49,6 +49,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" 
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -s f -l filename -d 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l pool -d 'The pool whose rendered configuration to use (cluster objects, not node files)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l with -d 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the cluster\'s, same kind and name replacing: how would the image be pulled if they were applied? Repeatable' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l registries-conf -d 'A registries.conf file, as /etc/containers/registries.conf on a node' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l registries-conf-d -d 'A registries.conf.d folder of drop-ins (`*.conf`, read in lexical order, merged over the main file)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l policy-json -d 'A policy.json file, as /etc/containers/policy.json on a node; without it no signature policy is shown' -r -F
@@ -74,6 +75,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -s f -l filename -d 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l pool -d 'The pool to render for (the MCO writes one generated MachineConfig per built-in pool)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l file -d 'Print only this node file\'s exact content (e.g. /etc/containers/registries.conf)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l with -d 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -s o -l output -d 'Output format' -r -f -a "files\t'Each file under a `==> PATH <==` header'
 machineconfig\t'The generated MachineConfig object as YAML'
 json\t'Files, MachineConfig and warnings as JSON'"
@@ -91,6 +93,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -s f -l filename -d 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable' -r -F
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l with -d 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l color -d 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
@@ -107,6 +110,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s f -l filename -d 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable' -r -F
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l with -d 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''

@@ -15,6 +15,9 @@ Examples:
   kubectl mirrorpolicy explain registry.redhat.io/rhel9/support-tools:latest \\
       -f examples/disconnected-cluster
 
+  # How would it be pulled once this ImageTagMirrorSet is applied?
+  kubectl mirrorpolicy explain registry.example.com/apps/web:2.1 --with new-itms.yaml
+
   # For a pod in namespace payments: its ImagePolicy decides the signature check
   kubectl mirrorpolicy explain mirror.corp.example.com:5000/payments/api:v2 \\
       -f must-gather/ -n payments
@@ -426,6 +429,11 @@ pub struct ExplainArgs {
     )]
     pub pool: String,
 
+    /// Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the cluster's, same
+    /// kind and name replacing: how would the image be pulled if they were applied? Repeatable.
+    #[arg(long = "with", value_name = "FILE", conflicts_with_all = ["registries_conf", "registries_conf_d"])]
+    pub with: Vec<PathBuf>,
+
     /// A registries.conf file, as /etc/containers/registries.conf on a node.
     #[arg(long, value_name = "FILE", group = "config")]
     pub registries_conf: Option<PathBuf>,
@@ -465,6 +473,11 @@ pub struct RenderArgs {
     #[arg(long, value_name = "PATH")]
     pub file: Option<String>,
 
+    /// Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones,
+    /// same kind and name replacing: what if they were applied? Repeatable.
+    #[arg(long = "with", value_name = "FILE")]
+    pub with: Vec<PathBuf>,
+
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = RenderFormat::Files)]
     pub output: RenderFormat,
@@ -489,6 +502,11 @@ pub struct ListArgs {
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
 
+    /// Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones,
+    /// same kind and name replacing: what if they were applied? Repeatable.
+    #[arg(long = "with", value_name = "FILE")]
+    pub with: Vec<PathBuf>,
+
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
     pub output: ListFormat,
@@ -501,6 +519,11 @@ pub struct LintArgs {
     /// instead of the live cluster. Repeatable.
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
+
+    /// Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones,
+    /// same kind and name replacing: what if they were applied? Repeatable.
+    #[arg(long = "with", value_name = "FILE")]
+    pub with: Vec<PathBuf>,
 
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = LintFormat::Table)]

@@ -92,6 +92,37 @@ pub fn load_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) 
     Ok(inputs)
 }
 
+/// Lays the proposed objects of `--with` over `inputs`, as `kubectl apply`
+/// would leave them (same kind and name replaces). With `validate`, a
+/// proposed object the API server would refuse is an input error.
+pub fn overlay(inputs: &mut Inputs, with: &[PathBuf], validate: bool) -> Result<()> {
+    if with.is_empty() {
+        return Ok(());
+    }
+    let proposed = mirrorpolicy::source::load_paths(with, std::io::stdin().lock())
+        .map_err(|e| Failure::input(format!("--with: {e}")))?;
+    for w in &proposed.warnings {
+        eprintln!("warning: --with: {w}");
+    }
+    if proposed.is_empty() {
+        let named: Vec<String> = with.iter().map(|p| p.display().to_string()).collect();
+        return Err(Failure::input(format!(
+            "--with: no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or image policy in {}",
+            named.join(", ")
+        ))
+        .into());
+    }
+    if validate {
+        if let Some(first) = proposed.validate().first() {
+            return Err(Failure::input(format!("--with: {first}"))
+                .with_hint("the API server would refuse the proposed object")
+                .into());
+        }
+    }
+    inputs.overlay(proposed);
+    Ok(())
+}
+
 /// The connection options from the global flags.
 pub fn cluster_options() -> Result<ClusterOptions> {
     let args = cluster_args();

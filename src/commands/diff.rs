@@ -10,7 +10,6 @@ use colored::Colorize;
 use mirrorpolicy::diff::{self, Report, Selection};
 use mirrorpolicy::output;
 use mirrorpolicy::source::cluster::{Read, MACHINE_CONFIG_STATE, MIRROR_CONFIG};
-use mirrorpolicy::source::load_paths;
 
 use crate::cli::{DiffArgs, DiffFormat};
 use crate::commands::cluster;
@@ -27,15 +26,7 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode> {
     let mut inputs = cluster::load_objects(&args.filenames, &reads, None)?;
     let mut crs = "the CRs".to_string();
     if !args.with.is_empty() {
-        let proposed = load_paths(&args.with, std::io::stdin().lock())
-            .map_err(|e| Failure::input(format!("--with: {e}")))?;
-        let invalid = proposed.validate();
-        if let Some(first) = invalid.first() {
-            return Err(Failure::input(format!("--with: {first}"))
-                .with_hint("the API server would refuse the proposed object")
-                .into());
-        }
-        inputs.overlay(proposed);
+        cluster::overlay(&mut inputs, &args.with, true)?;
         crs = format!("the CRs with {}", names(&args.with));
     }
     let selection = Selection {

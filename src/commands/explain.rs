@@ -58,7 +58,8 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
 /// Explains against what the MCO renders from cluster objects for a pool.
 fn run_on_objects(args: &ExplainArgs) -> Result<()> {
     let namespace = cluster::namespace();
-    let inputs = cluster::load_objects(&args.filenames, MIRROR_CONFIG, namespace)?;
+    let mut inputs = cluster::load_objects(&args.filenames, MIRROR_CONFIG, namespace)?;
+    cluster::overlay(&mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, &args.pool)?;
     cluster::print_warnings(&rendered);
     let view = node_view(&rendered, namespace)

@@ -12,7 +12,8 @@ use crate::term;
 
 /// Runs `lint`; objects the API server would refuse are findings here, not a refusal to start.
 pub fn run(args: &LintArgs) -> Result<ExitCode> {
-    let inputs = cluster::read_inputs(&args.filenames)?;
+    let mut inputs = cluster::read_inputs(&args.filenames)?;
+    cluster::overlay(&mut inputs, &args.with, false)?;
     let findings = lint(&inputs);
     term::print(|out| match args.output {
         LintFormat::Table => output::lint::write_table(out, &findings),

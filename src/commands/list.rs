@@ -11,7 +11,8 @@ use crate::term;
 
 /// Runs `list`.
 pub fn run(args: &ListArgs) -> Result<()> {
-    let inputs = cluster::load_inputs(&args.filenames)?;
+    let mut inputs = cluster::load_inputs(&args.filenames)?;
+    cluster::overlay(&mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, "worker")?;
     cluster::print_warnings(&rendered);
     let rules = rendered

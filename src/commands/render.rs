@@ -12,7 +12,8 @@ use crate::term;
 
 /// Runs `render`.
 pub fn run(args: &RenderArgs) -> Result<()> {
-    let inputs = cluster::load_inputs(&args.filenames)?;
+    let mut inputs = cluster::load_inputs(&args.filenames)?;
+    cluster::overlay(&mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, &args.pool)?;
     cluster::print_warnings(&rendered);
     if let Some(path) = &args.file {

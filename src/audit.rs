@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use k8s_openapi::api::core::v1::{EnvVar, PodSpec};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -112,7 +113,11 @@ impl Workload {
 
 /// Reads the images of one object; `None` for an object the audit leaves
 /// out (a ReplicaSet a Deployment owns: the Deployment is read instead).
-pub fn workload_from(kind: &'static WorkloadKind, value: &Value) -> Option<Workload> {
+/// A pod spec that is not a Kubernetes `PodSpec` is an error: `(field, message)`.
+pub fn workload_from(
+    kind: &'static WorkloadKind,
+    value: &Value,
+) -> Result<Option<Workload>, (String, String)> {
     let meta = value.get("metadata");
     let text = |p: &str| {
         meta.and_then(|m| m.get(p))
@@ -121,7 +126,7 @@ pub fn workload_from(kind: &'static WorkloadKind, value: &Value) -> Option<Workl
             .to_string()
     };
     if kind.kind == "ReplicaSet" && owned_by(value, "Deployment") {
-        return None;
+        return Ok(None);
     }
     let mut images = Vec::new();
     if kind.pod_spec.is_empty() {
@@ -141,29 +146,36 @@ pub fn workload_from(kind: &'static WorkloadKind, value: &Value) -> Option<Workl
                 images.push((image.to_string(), format!("relatedImages[{name}]")));
             }
         }
-        for deployment in value
+        for (i, deployment) in value
             .pointer("/spec/install/spec/deployments")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
+            .enumerate()
         {
             let name = deployment
                 .get("name")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             if let Some(spec) = deployment.pointer("/spec/template/spec") {
-                pod_images(spec, &format!("deployment {name} "), &mut images);
+                pod_images(
+                    spec,
+                    &format!("spec.install.spec.deployments[{i}].spec.template.spec"),
+                    &format!("deployment {name} "),
+                    &mut images,
+                )?;
             }
         }
     } else if let Some(spec) = value.pointer(kind.pod_spec) {
-        pod_images(spec, "", &mut images);
+        let at = kind.pod_spec.trim_start_matches('/').replace('/', ".");
+        pod_images(spec, &at, "", &mut images)?;
     }
-    Some(Workload {
+    Ok(Some(Workload {
         kind: kind.kind,
         namespace: text("namespace"),
         name: text("name"),
         images,
-    })
+    }))
 }
 
 fn owned_by(value: &Value, kind: &str) -> bool {
@@ -175,44 +187,52 @@ fn owned_by(value: &Value, kind: &str) -> bool {
         .any(|o| o.get("kind").and_then(Value::as_str) == Some(kind))
 }
 
-fn pod_images(spec: &Value, prefix: &str, out: &mut Vec<(String, String)>) {
-    for list in ["initContainers", "containers", "ephemeralContainers"] {
-        for container in spec
-            .get(list)
-            .and_then(Value::as_array)
-            .into_iter()
+/// The images of a pod spec, read as Kubernetes' own `PodSpec`
+/// (k8s-openapi): containers, init and ephemeral containers, and their
+/// `RELATED_IMAGE_*` variables. `at` is the spec's field path, for errors.
+fn pod_images(
+    spec: &Value,
+    at: &str,
+    prefix: &str,
+    out: &mut Vec<(String, String)>,
+) -> Result<(), (String, String)> {
+    let spec: PodSpec =
+        serde_json::from_value(spec.clone()).map_err(|e| (at.to_string(), e.to_string()))?;
+    let related = |env: Option<&Vec<EnvVar>>| -> Vec<(String, String)> {
+        env.into_iter()
             .flatten()
-        {
-            let name = container
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if let Some(image) = container.get("image").and_then(Value::as_str) {
-                out.push((image.to_string(), format!("{prefix}{list}[{name}]")));
-            }
-            for env in container
-                .get("env")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let var = env.get("name").and_then(Value::as_str).unwrap_or_default();
-                if !var.starts_with("RELATED_IMAGE_") {
-                    continue;
-                }
-                if let Some(image) = env
-                    .get("value")
-                    .and_then(Value::as_str)
+            .filter(|e| e.name.starts_with("RELATED_IMAGE_"))
+            .filter_map(|e| {
+                e.value
+                    .clone()
                     .filter(|v| !v.is_empty())
-                {
-                    out.push((
-                        image.to_string(),
-                        format!("{prefix}{list}[{name}] env {var}"),
-                    ));
-                }
-            }
+                    .map(|v| (e.name.clone(), v))
+            })
+            .collect()
+    };
+    let mut add = |list: &str, name: &str, image: Option<&String>, env: Option<&Vec<EnvVar>>| {
+        if let Some(image) = image {
+            out.push((image.clone(), format!("{prefix}{list}[{name}]")));
         }
+        for (var, image) in related(env) {
+            out.push((image, format!("{prefix}{list}[{name}] env {var}")));
+        }
+    };
+    for c in spec.init_containers.iter().flatten() {
+        add("initContainers", &c.name, c.image.as_ref(), c.env.as_ref());
     }
+    for c in &spec.containers {
+        add("containers", &c.name, c.image.as_ref(), c.env.as_ref());
+    }
+    for c in spec.ephemeral_containers.iter().flatten() {
+        add(
+            "ephemeralContainers",
+            &c.name,
+            c.image.as_ref(),
+            c.env.as_ref(),
+        );
+    }
+    Ok(())
 }
 
 /// How an image will be pulled, worst first.
@@ -521,7 +541,9 @@ mod tests {
                             {"name": "RELATED_IMAGE_EMPTY", "value": ""}]}]
             }}}
         });
-        let w = workload_from(kind("Deployment"), &deployment).unwrap();
+        let w = workload_from(kind("Deployment"), &deployment)
+            .unwrap()
+            .unwrap();
         assert_eq!(w.label(), "Deployment/shop/web");
         assert_eq!(
             w.images,
@@ -537,18 +559,24 @@ mod tests {
         let cron = json!({"metadata": {"name": "c", "namespace": "n"},
             "spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": [{"name": "x", "image": "busybox"}]}}}}}});
         assert_eq!(
-            workload_from(kind("CronJob"), &cron).unwrap().images[0].0,
+            workload_from(kind("CronJob"), &cron)
+                .unwrap()
+                .unwrap()
+                .images[0]
+                .0,
             "busybox"
         );
         let owned = json!({"metadata": {"name": "web-1", "namespace": "shop",
             "ownerReferences": [{"kind": "Deployment", "name": "web"}]},
             "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "x"}]}}}});
-        assert!(workload_from(kind("ReplicaSet"), &owned).is_none());
+        assert!(workload_from(kind("ReplicaSet"), &owned).unwrap().is_none());
         let csv = json!({"metadata": {"name": "op.v1", "namespace": "operators"},
             "spec": {"relatedImages": [{"name": "operand", "image": "registry.redhat.io/x/operand@sha256:bb"}],
                 "install": {"spec": {"deployments": [{"name": "op", "spec": {"template": {"spec": {
                     "containers": [{"name": "manager", "image": "registry.redhat.io/x/op:v1"}]}}}}]}}}});
-        let w = workload_from(kind("ClusterServiceVersion"), &csv).unwrap();
+        let w = workload_from(kind("ClusterServiceVersion"), &csv)
+            .unwrap()
+            .unwrap();
         assert_eq!(
             w.images,
             vec![

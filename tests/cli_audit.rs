@@ -265,3 +265,22 @@ fn a_must_gather_folder_as_is() {
             "skipped 2 file(s) naming no known kind",
         ));
 }
+
+#[test]
+fn a_pod_spec_kubernetes_would_refuse_names_object_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pod.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: broken\n  namespace: shop\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: quay.io/x/app:1\n        ports:\n        - containerPort: http\n",
+    )
+    .unwrap();
+    bin()
+        .args(["audit", "-f"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "Deployment/broken: spec.template.spec: invalid type: string \"http\", expected i32",
+        ));
+}

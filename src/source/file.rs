@@ -659,7 +659,22 @@ fn stage_value<'a>(
             .as_deref()
             .and_then(|api| crate::audit::workload_kind(api, kind_name))
         {
-            if let Some(w) = crate::audit::workload_from(workload, &value) {
+            let name = value
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let read =
+                crate::audit::workload_from(workload, &value).map_err(|(field, message)| {
+                    SourceError::Decode {
+                        file: at.file.to_string(),
+                        document: at.document,
+                        line: at.line,
+                        object: format!("{kind_name}/{name}"),
+                        field: join_path(item, &field),
+                        message,
+                    }
+                })?;
+            if let Some(w) = read {
                 staged
                     .objects
                     .push((Object::Workload(w), *at, item.to_string()));

@@ -500,3 +500,21 @@ fn a_degraded_pool_is_named_as_the_cause() {
         "{out}"
     );
 }
+
+#[test]
+fn a_node_kubernetes_would_refuse_names_object_and_field() {
+    let dir = TempDir::new().unwrap();
+    std::fs::write(
+        dir.path().join("node.yaml"),
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: w0\nspec:\n  unschedulable: maybe\n",
+    )
+    .unwrap();
+    bin()
+        .args(["diff", "-f"])
+        .arg(dir.path().join("node.yaml"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "Node/w0: spec.unschedulable: invalid type: string \"maybe\", expected a boolean",
+        ));
+}

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::machine_config::{
     CURRENT_CONFIG_ANNOTATION, DESIRED_CONFIG_ANNOTATION, REASON_ANNOTATION, STATE_ANNOTATION,
 };
-use super::{null_default, ObjectMeta, CONFIG_V1};
+use super::{null_default, ObjectMeta, CONFIG_V1, CORE_V1};
 use crate::origin::Origin;
 
 /// `ClusterVersion` (config.openshift.io/v1). Only `version` matters.
@@ -167,6 +167,32 @@ pub struct NodeSpec {
     /// Whether the node is cordoned.
     #[serde(default, deserialize_with = "null_default")]
     pub unschedulable: bool,
+}
+
+/// A Node read as Kubernetes' own type (k8s-openapi), which checks every
+/// field as the API server would, kept as the few fields the tool uses.
+impl From<k8s_openapi::api::core::v1::Node> for Node {
+    fn from(node: k8s_openapi::api::core::v1::Node) -> Self {
+        let meta = node.metadata;
+        Self {
+            api_version: CORE_V1.to_string(),
+            kind: Self::KIND.to_string(),
+            metadata: ObjectMeta {
+                name: meta.name.unwrap_or_default(),
+                namespace: meta.namespace,
+                labels: meta.labels.unwrap_or_default(),
+                annotations: meta.annotations.unwrap_or_default(),
+                uid: meta.uid,
+                resource_version: meta.resource_version,
+                creation_timestamp: meta.creation_timestamp.map(|t| t.0.to_string()),
+                generation: meta.generation,
+                owner_references: Vec::new(),
+            },
+            spec: NodeSpec {
+                unschedulable: node.spec.and_then(|s| s.unschedulable).unwrap_or(false),
+            },
+        }
+    }
 }
 
 impl Node {

@@ -751,7 +751,11 @@ fn stage_value<'a>(
         Kind::MachineConfigPool => {
             Object::MachineConfigPool(decode(&value).map_err(|(f, m)| decode_err(f, m))?)
         }
-        Kind::Node => Object::Node(decode(&value).map_err(|(f, m)| decode_err(f, m))?),
+        Kind::Node => Object::Node(
+            decode::<k8s_openapi::api::core::v1::Node>(&value)
+                .map(Node::from)
+                .map_err(|(f, m)| decode_err(f, m))?,
+        ),
     };
     staged.objects.push((object, *at, item.to_string()));
     Ok(())

@@ -119,7 +119,8 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "NAME", global = true, help_heading = "Cluster")]
     pub user: Option<String>,
 
-    /// The namespace: for explain, the pod's namespace (its ImagePolicy applies).
+    /// The namespace: explain applies its ImagePolicy (the pod's namespace); audit reads only it
+    /// (default there: the context's namespace).
     #[arg(
         short = 'n',
         long,

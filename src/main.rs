@@ -57,12 +57,14 @@ fn report(e: &anyhow::Error) -> ExitCode {
         return ExitCode::Success;
     }
     let failure = e.chain().find_map(|c| c.downcast_ref::<Failure>());
-    eprintln!("error: {e}");
+    let safe =
+        |text: &dyn std::fmt::Display| term::escape_controls(&text.to_string(), false).into_owned();
+    eprintln!("error: {}", safe(e));
     for cause in e.chain().skip(1) {
-        eprintln!("  caused by: {cause}");
+        eprintln!("  caused by: {}", safe(cause));
     }
     if let Some(hint) = failure.and_then(|f| f.hint.as_deref()) {
-        eprintln!("\nhint: {hint}");
+        eprintln!("\nhint: {}", safe(&hint));
     }
     failure.map_or(ExitCode::Input, |f| f.code)
 }

@@ -28,6 +28,91 @@ pub fn print(render: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Resul
     stdout.flush()
 }
 
+/// How a renderer's output reaches the terminal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sink {
+    /// Exact bytes: JSON, YAML and file contents, which a program reads back.
+    Exact,
+    /// Text for a person: control characters that came from the input are
+    /// escaped, so a name or source cannot move the cursor, clear the screen
+    /// or fake a line (the colour this program adds is kept).
+    Text,
+}
+
+/// [`print`] for a sink: text output goes through [`escape_controls`].
+pub fn print_to(
+    sink: Sink,
+    render: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    match sink {
+        Sink::Exact => print(render),
+        Sink::Text => print(|out| {
+            let mut buf = Vec::new();
+            render(&mut buf)?;
+            let text = String::from_utf8_lossy(&buf);
+            out.write_all(escape_controls(&text, colour_on()).as_bytes())
+        }),
+    }
+}
+
+fn colour_on() -> bool {
+    colored::control::SHOULD_COLORIZE.should_colorize()
+}
+
+/// Escapes the characters that a terminal acts on rather than shows: C0
+/// controls but newline and tab, DEL, C1 controls, the line and paragraph
+/// separators and the bidirectional overrides, as Go's `\x1b` / `\u2028`.
+/// With `keep_sgr` (colour on), a colour sequence (`ESC [ digits ; ... m`)
+/// is kept whole: the colours this program adds are such sequences, and
+/// one that came from the input changes nothing but colour.
+pub fn escape_controls(text: &str, keep_sgr: bool) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(acts_on_terminal) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == '\u{1b}' && keep_sgr {
+            if let Some(len) = sgr_len(rest) {
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+                continue;
+            }
+        }
+        if acts_on_terminal(c) {
+            match c {
+                '\r' => out.push_str("\\r"),
+                c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
+                c => out.push_str(&format!("\\u{:04x}", c as u32)),
+            }
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+fn acts_on_terminal(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// The length of a Select Graphic Rendition sequence at the start of `s`.
+fn sgr_len(s: &str) -> Option<usize> {
+    let body = s.strip_prefix("\u{1b}[")?;
+    let digits = body
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b';')
+        .count();
+    (body.as_bytes().get(digits) == Some(&b'm')).then_some(2 + digits + 1)
+}
+
+/// Prints a warning to stderr, its input-borne control characters escaped.
+pub fn warn(message: impl std::fmt::Display) {
+    eprintln!("warning: {}", escape_controls(&message.to_string(), false));
+}
+
 /// Writes bytes that are already complete to stdout, without a copy.
 pub fn print_bytes(bytes: &[u8]) -> io::Result<()> {
     let mut stdout = io::stdout().lock();
@@ -45,6 +130,33 @@ pub fn set_verbose(on: bool) {
 /// Prints a `-v` message to stderr.
 pub fn verbose(message: impl FnOnce() -> String) {
     if VERBOSE.load(Ordering::Relaxed) {
-        eprintln!("{}", message());
+        eprintln!("{}", escape_controls(&message(), false));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape_controls;
+
+    #[test]
+    fn issue_12_control_characters_are_escaped() {
+        for (input, keep_sgr, want) in [
+            ("plain quay.io/ns/app", false, "plain quay.io/ns/app"),
+            ("two\nlines\tand tab", false, "two\nlines\tand tab"),
+            (
+                "evil\x1b]0;title\x07name",
+                false,
+                "evil\\x1b]0;title\\x07name",
+            ),
+            ("clear\x1b[2Jscreen", true, "clear\\x1b[2Jscreen"),
+            ("\x1b[1mbold\x1b[0m", true, "\x1b[1mbold\x1b[0m"),
+            ("\x1b[1mbold\x1b[0m", false, "\\x1b[1mbold\\x1b[0m"),
+            ("carriage\rreturn", false, "carriage\\rreturn"),
+            ("nul\0del\x7fc1\u{85}", false, "nul\\x00del\\x7fc1\\x85"),
+            ("ls\u{2028}bidi\u{202e}x", false, "ls\\u2028bidi\\u202ex"),
+            ("unicode ü — 漢字", false, "unicode ü — 漢字"),
+        ] {
+            assert_eq!(escape_controls(input, keep_sgr), want, "{input:?}");
+        }
     }
 }

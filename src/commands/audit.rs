@@ -90,7 +90,11 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
                 .map_or_else(String::new, |ns| format!(" in namespace {ns} (-A for all)"))
         );
     }
-    term::print(|out| match args.output {
+    let sink = match args.output {
+        AuditFormat::Table | AuditFormat::Wide => term::Sink::Text,
+        AuditFormat::Json | AuditFormat::Yaml => term::Sink::Exact,
+    };
+    term::print_to(sink, |out| match args.output {
         AuditFormat::Table => write_table(out, &report, false),
         AuditFormat::Wide => write_table(out, &report, true),
         AuditFormat::Json => output::write_json(out, std::slice::from_ref(&report)),

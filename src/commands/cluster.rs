@@ -61,7 +61,7 @@ pub fn read_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) 
     let inputs = load_paths_with(paths, std::io::stdin().lock(), live::reads_workloads(reads))
         .map_err(|e| Failure::input(e.to_string()))?;
     for w in &inputs.warnings {
-        eprintln!("warning: {w}");
+        term::warn(w);
     }
     report_read(&inputs);
     if inputs.is_empty() {
@@ -102,7 +102,7 @@ pub fn overlay(inputs: &mut Inputs, with: &[PathBuf], validate: bool) -> Result<
     let proposed = mirrorpolicy::source::load_paths(with, std::io::stdin().lock())
         .map_err(|e| Failure::input(format!("--with: {e}")))?;
     for w in &proposed.warnings {
-        eprintln!("warning: --with: {w}");
+        term::warn(format_args!("--with: {w}"));
     }
     if proposed.is_empty() {
         let named: Vec<String> = with.iter().map(|p| p.display().to_string()).collect();
@@ -200,7 +200,7 @@ fn read_live(reads: &[Read], namespace: Option<&str>) -> Result<Inputs> {
         .into());
     }
     for w in &read.inputs.warnings {
-        eprintln!("warning: {w}");
+        term::warn(w);
     }
     report_read(&read.inputs);
     Ok(read.inputs)
@@ -284,6 +284,6 @@ pub fn render(inputs: &Inputs, pool: &str) -> Result<Rendered> {
 /// Prints what the MCO only logs.
 pub fn print_warnings(rendered: &Rendered) {
     for w in &rendered.warnings {
-        eprintln!("warning: {w}");
+        term::warn(w);
     }
 }

@@ -138,7 +138,12 @@ fn explain_all(
 }
 
 fn print(args: &ExplainArgs, items: &[Explanation]) -> Result<()> {
-    term::print(|out| match args.output {
+    let sink = if args.output == OutputFormat::Table {
+        term::Sink::Text
+    } else {
+        term::Sink::Exact
+    };
+    term::print_to(sink, |out| match args.output {
         OutputFormat::Table => output::explain::write_table(out, items),
         OutputFormat::Json => output::write_json(out, items),
         OutputFormat::Yaml => output::write_yaml(out, items),

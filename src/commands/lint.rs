@@ -15,7 +15,11 @@ pub fn run(args: &LintArgs) -> Result<ExitCode> {
     let mut inputs = cluster::read_inputs(&args.filenames)?;
     cluster::overlay(&mut inputs, &args.with, false)?;
     let findings = lint(&inputs);
-    term::print(|out| match args.output {
+    let sink = match args.output {
+        LintFormat::Table => term::Sink::Text,
+        LintFormat::Json => term::Sink::Exact,
+    };
+    term::print_to(sink, |out| match args.output {
         LintFormat::Table => output::lint::write_table(out, &findings),
         LintFormat::Json => output::write_json(out, &[&output::List::new(&findings)]),
     })?;

@@ -20,7 +20,11 @@ pub fn run(args: &ListArgs) -> Result<()> {
         .as_ref()
         .map(|conf| rules(conf, &rendered.order_conflicts))
         .unwrap_or_default();
-    term::print(|out| match args.output {
+    let sink = match args.output {
+        ListFormat::Table | ListFormat::Wide => term::Sink::Text,
+        ListFormat::Json | ListFormat::Yaml => term::Sink::Exact,
+    };
+    term::print_to(sink, |out| match args.output {
         ListFormat::Table => output::list::write_table(out, &rules, false),
         ListFormat::Wide => output::list::write_table(out, &rules, true),
         ListFormat::Json => output::write_json(out, &[&output::List::new(&rules)]),

@@ -36,7 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain where CRI-O pulls IMAGE from: ordered pull sources, skipped mirrors, blocks, short-name candidates and signature policy')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain where CRI-O pulls IMAGE from: ordered pull sources, skipped mirrors, blocks, short-name candidates and signature policy. Exit 1 when an image''s pull would be refused or fail, 2 when a reference is invalid')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render what the Machine Config Operator generates from the mirror CRs: registries.conf, policy.json, registries.d, namespace policies and the generated MachineConfig')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check mirror CRs before applying them: the API server''s CRD rules and the MCO''s own validation (which it only logs), plus warnings. Exit 1 when an error is found')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the effective mirror rules after the MCO''s merge, with the objects behind each')
@@ -263,7 +263,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             break
         }
         'kubectl-mirrorpolicy;help' {
-            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain where CRI-O pulls IMAGE from: ordered pull sources, skipped mirrors, blocks, short-name candidates and signature policy')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain where CRI-O pulls IMAGE from: ordered pull sources, skipped mirrors, blocks, short-name candidates and signature policy. Exit 1 when an image''s pull would be refused or fail, 2 when a reference is invalid')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render what the Machine Config Operator generates from the mirror CRs: registries.conf, policy.json, registries.d, namespace policies and the generated MachineConfig')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check mirror CRs before applying them: the API server''s CRD rules and the MCO''s own validation (which it only logs), plus warnings. Exit 1 when an error is found')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the effective mirror rules after the MCO''s merge, with the objects behind each')

@@ -33,7 +33,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand explain 'Explain where CRI-O pulls IMAGE from: ordered pull sources, skipped mirrors, blocks, short-name candidates and signature policy'
+            cand explain 'Explain where CRI-O pulls IMAGE from: ordered pull sources, skipped mirrors, blocks, short-name candidates and signature policy. Exit 1 when an image''s pull would be refused or fail, 2 when a reference is invalid'
             cand render 'Render what the Machine Config Operator generates from the mirror CRs: registries.conf, policy.json, registries.d, namespace policies and the generated MachineConfig'
             cand lint 'Check mirror CRs before applying them: the API server''s CRD rules and the MCO''s own validation (which it only logs), plus warnings. Exit 1 when an error is found'
             cand list 'List the effective mirror rules after the MCO''s merge, with the objects behind each'
@@ -250,7 +250,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --version 'Print version'
         }
         &'kubectl-mirrorpolicy;help'= {
-            cand explain 'Explain where CRI-O pulls IMAGE from: ordered pull sources, skipped mirrors, blocks, short-name candidates and signature policy'
+            cand explain 'Explain where CRI-O pulls IMAGE from: ordered pull sources, skipped mirrors, blocks, short-name candidates and signature policy. Exit 1 when an image''s pull would be refused or fail, 2 when a reference is invalid'
             cand render 'Render what the Machine Config Operator generates from the mirror CRs: registries.conf, policy.json, registries.d, namespace policies and the generated MachineConfig'
             cand lint 'Check mirror CRs before applying them: the API server''s CRD rules and the MCO''s own validation (which it only logs), plus warnings. Exit 1 when an error is found'
             cand list 'List the effective mirror rules after the MCO''s merge, with the objects behind each'

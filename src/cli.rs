@@ -156,7 +156,8 @@ pub struct ClusterArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Explain where CRI-O pulls IMAGE from: ordered pull sources, skipped mirrors, blocks,
-    /// short-name candidates and signature policy.
+    /// short-name candidates and signature policy. Exit 1 when an image's pull would be refused or
+    /// fail, 2 when a reference is invalid.
     #[command(after_long_help = EXPLAIN_EXAMPLES, after_help = EXPLAIN_EXAMPLES)]
     Explain(ExplainArgs),
     /// Render what the Machine Config Operator generates from the mirror CRs: registries.conf,

@@ -58,6 +58,64 @@ pub struct Explanation {
     pub short_name_mode: ShortNameMode,
     pub candidates: Vec<Candidate>,
     pub warnings: Vec<String>,
+    /// Why CRI-O would refuse or fail this pull: the reference is invalid,
+    /// the short name cannot be resolved, or no candidate can be pulled
+    /// (every endpoint blocked, a mirror rewrite refused, policy.json
+    /// rejects it). Absent when the pull proceeds as configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Explanation {
+    /// The result for an image that cannot be explained at all.
+    pub fn unresolved(
+        image: &str,
+        mode: ShortNameMode,
+        namespace: Option<&str>,
+        error: &ExplainError,
+    ) -> Self {
+        Explanation {
+            image: image.to_string(),
+            namespace: namespace.map(str::to_string),
+            short_name_mode: mode,
+            candidates: Vec::new(),
+            warnings: Vec::new(),
+            error: Some(error.to_string()),
+        }
+    }
+}
+
+impl Candidate {
+    /// Why this candidate cannot be pulled, when CRI-O would refuse or fail it.
+    pub fn pull_failure(&self) -> Option<String> {
+        if let Some(e) = &self.error {
+            return Some(e.clone());
+        }
+        if !self.sources.is_empty() && self.sources.iter().all(|s| s.blocked) {
+            return Some(format!(
+                "every endpoint for {} is blocked and no mirror can serve it",
+                self.reference
+            ));
+        }
+        if !self.allowed {
+            return Some(format!("policy.json rejects {}", self.reference));
+        }
+        None
+    }
+}
+
+/// Why the pull fails when every candidate fails (CRI-O tries them in
+/// order and the first that pulls wins).
+fn pull_failure(candidates: &[Candidate]) -> Option<String> {
+    let failures: Vec<String> = candidates
+        .iter()
+        .map(Candidate::pull_failure)
+        .collect::<Option<_>>()?;
+    match failures.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        many => Some(format!("every candidate fails: {}", many.join("; "))),
+    }
 }
 
 /// One fully-qualified candidate and how it is pulled.
@@ -177,7 +235,7 @@ pub fn explain(
             resolved.len()
         ));
     }
-    let candidates = resolved
+    let candidates: Vec<Candidate> = resolved
         .into_iter()
         .map(|c| explain_candidate(config, c.reference, c.via, &mut warnings))
         .collect();
@@ -185,6 +243,7 @@ pub fn explain(
         image: image.to_string(),
         namespace: namespace.map(str::to_string),
         short_name_mode: mode,
+        error: pull_failure(&candidates),
         candidates,
         warnings,
     })

@@ -31,7 +31,7 @@ fn main() {
     term::set_verbose(cli.verbose);
     commands::cluster::set_cluster_args(cli.cluster.clone());
     let result = match &cli.command {
-        Command::Explain(args) => commands::explain::run(args).map(|()| ExitCode::Success),
+        Command::Explain(args) => commands::explain::run(args),
         Command::Render(args) => commands::render::run(args).map(|()| ExitCode::Success),
         Command::List(args) => commands::list::run(args).map(|()| ExitCode::Success),
         Command::Lint(args) => commands::lint::run(args),

@@ -16,11 +16,15 @@ fn plugin() -> Command {
 }
 
 fn json(args: &[&str]) -> Value {
+    json_exit(args, 0)
+}
+
+fn json_exit(args: &[&str], code: i32) -> Value {
     let out = plugin().args(args).output().expect("runs");
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
+    assert_eq!(
         out.status.code(),
+        Some(code),
+        "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
@@ -49,14 +53,22 @@ fn explain_over_objects_names_the_objects() {
 
 #[test]
 fn explain_over_objects_blocked_registry_from_image_config() {
-    let v = json(&[
-        "explain",
-        "-f",
-        MUST_GATHER,
-        "docker.io/library/busybox:1",
-        "-o",
-        "json",
-    ]);
+    // Every endpoint blocked and policy.json rejects it: the pull fails (exit 1).
+    let v = json_exit(
+        &[
+            "explain",
+            "-f",
+            MUST_GATHER,
+            "docker.io/library/busybox:1",
+            "-o",
+            "json",
+        ],
+        1,
+    );
+    assert_eq!(
+        v["error"],
+        "every endpoint for docker.io/library/busybox:1 is blocked and no mirror can serve it"
+    );
     let c = &v["candidates"][0];
     assert_eq!(c["sources"][0]["blocked"], true);
     assert_eq!(c["sources"][0]["origins"][0], "Image/cluster");

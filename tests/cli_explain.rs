@@ -128,7 +128,9 @@ fn release_tag_pull_goes_to_source_with_a_warning() {
 
 #[test]
 fn blocked_registry_without_mirrors_is_rejected_and_warned() {
-    let v = explain_json(&["untrusted.example.com/team/app:v1"], &[]);
+    let (code, stdout, _) = explain_exit(&["untrusted.example.com/team/app:v1"], &["-o", "json"]);
+    assert_eq!(code, Some(1), "the pull fails");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
     let c = &v["candidates"][0];
     assert_eq!(c["sources"][0]["blocked"], true);
     assert_eq!(c["allowed"], false);
@@ -176,7 +178,7 @@ fn short_name_permissive_lists_every_search_registry() {
 }
 
 #[test]
-fn short_name_enforcing_is_an_error_exit_2() {
+fn short_name_enforcing_fails_the_pull_exit_1() {
     plugin()
         .args([
             "explain",
@@ -186,9 +188,8 @@ fn short_name_enforcing_is_an_error_exit_2() {
         ])
         .args(["--short-name-mode", "enforcing"])
         .assert()
-        .code(2)
-        .stdout("")
-        .stderr(predicates::str::contains("short-name resolution enforced"));
+        .code(1)
+        .stdout(predicates::str::contains("short-name resolution enforced"));
 }
 
 #[test]
@@ -202,9 +203,8 @@ fn invalid_reference_is_exit_2_naming_the_part() {
         ])
         .assert()
         .code(2)
-        .stdout("")
         .stderr(predicates::str::contains(
-            "invalid image reference \"quay.io/ns/App:v1\"",
+            "error: invalid image reference \"quay.io/ns/App:v1\"",
         ))
         .stderr(predicates::str::contains("\"App\""));
 }
@@ -356,4 +356,111 @@ fn help_has_examples_and_version_prints() {
         .assert()
         .success()
         .stdout(predicates::str::contains(env!("CARGO_PKG_VERSION")));
+}
+
+fn explain_exit(images: &[&str], extra: &[&str]) -> (Option<i32>, String, String) {
+    let out = plugin()
+        .arg("explain")
+        .args(images)
+        .args([
+            "--registries-conf",
+            "examples/node/registries.conf",
+            "--policy-json",
+            "examples/node/policy.json",
+        ])
+        .args(extra)
+        .output()
+        .expect("runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn issue_14_each_image_has_its_own_result() {
+    // Two search registries: enforcing mode refuses the short name, the
+    // qualified image is still explained.
+    let (code, stdout, stderr) = explain_exit(
+        &["busybox", "quay.io/ns/app:1"],
+        &["--short-name-mode", "enforcing", "-o", "json"],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0]["image"], "busybox");
+    assert!(items[0]["candidates"].as_array().unwrap().is_empty());
+    assert!(
+        items[0]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("cannot resolve \"busybox\""),
+        "{}",
+        items[0]
+    );
+    assert_eq!(items[1]["candidates"][0]["reference"], "quay.io/ns/app:1");
+    assert!(items[1].get("error").is_none(), "{}", items[1]);
+    assert!(
+        stderr.contains("hint: use a fully-qualified reference"),
+        "{stderr}"
+    );
+
+    // The text view says the pull fails, and still shows the other image.
+    let (code, stdout, _) = explain_exit(
+        &["busybox", "quay.io/ns/app:1"],
+        &["--short-name-mode", "enforcing"],
+    );
+    assert_eq!(code, Some(1));
+    assert!(
+        stdout.contains("Result:    the pull fails: cannot resolve \"busybox\""),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Image:     quay.io/ns/app:1"), "{stdout}");
+}
+
+#[test]
+fn issue_14_exit_codes_say_whether_every_image_pulls() {
+    // Every image pulls as configured.
+    let (code, _, stderr) = explain_exit(&["quay.io/ns/app:1"], &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    // Blocked (and rejected by policy.json): exit 1, with the reason in its result.
+    let (code, stdout, _) = explain_exit(
+        &["quay.io/ns/app:1", "untrusted.example.com/x:1"],
+        &["-o", "json"],
+    );
+    assert_eq!(code, Some(1));
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        v["items"][1]["error"],
+        "every endpoint for untrusted.example.com/x:1 is blocked and no mirror can serve it"
+    );
+    // An invalid reference is invalid input (exit 2), the others still explained.
+    let (code, stdout, _) = explain_exit(&["quay.io/ns/app:1", "Bad//Ref"], &["-o", "json"]);
+    assert_eq!(code, Some(2));
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(v["items"][1]["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("invalid image reference \"Bad//Ref\""));
+    assert_eq!(
+        v["items"][0]["candidates"][0]["reference"],
+        "quay.io/ns/app:1"
+    );
+}
+
+#[test]
+fn issue_14_a_scope_that_requires_signatures_is_allowed_if_signed() {
+    let (code, stdout, _) = explain_exit(&["registry.redhat.io/ubi9/ubi:latest"], &[]);
+    assert_eq!(code, Some(0));
+    assert!(
+        stdout.contains("Policy:    allowed if signed by scope \"registry.redhat.io\""),
+        "{stdout}"
+    );
+    let (_, stdout, _) = explain_exit(&["quay.io/ns/app:1"], &[]);
+    assert!(
+        stdout.contains("Policy:    allowed by the global default"),
+        "{stdout}"
+    );
 }

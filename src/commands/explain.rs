@@ -17,11 +17,12 @@ use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 
 use crate::cli::{ExplainArgs, OutputFormat};
 use crate::commands::cluster;
-use crate::exit::Failure;
+use crate::exit::{ExitCode, Failure};
 use crate::term;
 
-/// Runs `explain`.
-pub fn run(args: &ExplainArgs) -> Result<()> {
+/// Runs `explain`: 0 when every image pulls as configured, 1 when at least
+/// one pull would be refused or fail, 2 when an image reference is invalid.
+pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
     if args.registries_conf.is_none() && args.registries_conf_d.is_none() {
         if args.policy_json.is_some() {
             return Err(Failure::input(
@@ -47,16 +48,16 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
         policy: policy.as_ref(),
         scope_origins: None,
     };
-    let items = explain_all(&config, &args.images, mode, None)?;
+    let (items, code) = explain_all(&config, &args.images, mode, None);
     print(args, &items)?;
     // The process exits next: freeing a configuration of 100,000s of
     // entries one allocation at a time would only delay that.
     std::mem::forget(conf);
-    Ok(())
+    Ok(code)
 }
 
 /// Explains against what the MCO renders from cluster objects for a pool.
-fn run_on_objects(args: &ExplainArgs) -> Result<()> {
+fn run_on_objects(args: &ExplainArgs) -> Result<ExitCode> {
     let namespace = cluster::namespace();
     let mut inputs = cluster::load_objects(&args.filenames, MIRROR_CONFIG, namespace)?;
     cluster::overlay(&mut inputs, &args.with, true)?;
@@ -77,7 +78,7 @@ fn run_on_objects(args: &ExplainArgs) -> Result<()> {
         policy: Some(&view.policy),
         scope_origins: Some(&view.scope_origins),
     };
-    let mut items = explain_all(&config, &args.images, mode, namespace)?;
+    let (mut items, code) = explain_all(&config, &args.images, mode, namespace);
     for item in &mut items {
         let prefixes: Vec<String> = item
             .candidates
@@ -105,7 +106,8 @@ fn run_on_objects(args: &ExplainArgs) -> Result<()> {
             );
         }
     }
-    print(args, &items)
+    print(args, &items)?;
+    Ok(code)
 }
 
 /// CRI-O's short-name mode: enforcing from CRI-O 1.34 (OpenShift 4.21), disabled before.
@@ -116,25 +118,50 @@ pub(crate) fn crio_short_name_mode(minor: Option<u32>) -> ShortNameMode {
     }
 }
 
+/// Explains every image, each on its own: one that cannot be resolved
+/// carries its error and the others are still explained. Returns the exit
+/// code the results call for, and prints a hint for the failures once.
 fn explain_all(
     config: &Config<'_>,
     images: &[String],
     mode: ShortNameMode,
     namespace: Option<&str>,
-) -> Result<Vec<Explanation>> {
-    Ok(images
+) -> (Vec<Explanation>, ExitCode) {
+    let mut code = ExitCode::Success;
+    let mut hints: Vec<&'static str> = Vec::new();
+    let items = images
         .iter()
-        .map(|image| {
-            explain::explain(config, image, mode, namespace).map_err(|e| {
-                let hint = hint_for(&e);
-                let f = Failure::input(e.to_string());
-                match hint {
-                    Some(h) => f.with_hint(h),
-                    None => f,
+        .map(
+            |image| match explain::explain(config, image, mode, namespace) {
+                Ok(item) => {
+                    if item.error.is_some() && code == ExitCode::Success {
+                        code = ExitCode::Findings;
+                    }
+                    item
                 }
-            })
-        })
-        .collect::<Result<Vec<Explanation>, Failure>>()?)
+                Err(e) => {
+                    code = match (&e, code) {
+                        (explain::ExplainError::InvalidReference { .. }, _) => ExitCode::Input,
+                        (_, ExitCode::Input) => ExitCode::Input,
+                        _ => ExitCode::Findings,
+                    };
+                    if matches!(e, explain::ExplainError::InvalidReference { .. }) {
+                        eprintln!("error: {}", term::escape_controls(&e.to_string(), false));
+                    }
+                    if let Some(h) = hint_for(&e) {
+                        if !hints.contains(&h) {
+                            hints.push(h);
+                        }
+                    }
+                    Explanation::unresolved(image, mode, namespace, &e)
+                }
+            },
+        )
+        .collect();
+    for h in hints {
+        eprintln!("hint: {h}");
+    }
+    (items, code)
 }
 
 fn print(args: &ExplainArgs, items: &[Explanation]) -> Result<()> {
@@ -151,12 +178,11 @@ fn print(args: &ExplainArgs, items: &[Explanation]) -> Result<()> {
     Ok(())
 }
 
-fn hint_for(e: &explain::ExplainError) -> Option<String> {
+fn hint_for(e: &explain::ExplainError) -> Option<&'static str> {
     match e {
         explain::ExplainError::ShortName { .. } => Some(
             "use a fully-qualified reference (registry/namespace/name:tag), add an [aliases] entry, \
-             or try --short-name-mode disabled to see every candidate"
-                .to_string(),
+             or try --short-name-mode disabled to see every candidate",
         ),
         explain::ExplainError::InvalidReference { .. } => None,
     }

@@ -57,6 +57,17 @@ fn write_one(out: &mut dyn Write, e: &Explanation) -> io::Result<()> {
             writeln!(out, "  {} {w}", "!".yellow().bold())?;
         }
     }
+    if let Some(err) = &e.error {
+        if !e.candidates.is_empty() {
+            writeln!(out)?;
+        }
+        writeln!(
+            out,
+            "{}{}",
+            label("Result"),
+            format!("the pull fails: {err}").red().bold()
+        )?;
+    }
     Ok(())
 }
 
@@ -169,10 +180,12 @@ fn write_candidate(out: &mut dyn Write, c: &Candidate) -> io::Result<()> {
     writeln!(out)?;
     match &c.signature {
         Some(sig) => {
-            let verdict = if c.allowed {
-                "allowed".green().to_string()
-            } else {
+            let verdict = if !c.allowed {
                 "rejected".red().bold().to_string()
+            } else if sig.verifies_signatures {
+                "allowed if signed".yellow().to_string()
+            } else {
+                "allowed".green().to_string()
             };
             let scope = match &sig.scope {
                 None => "the global default".to_string(),

@@ -140,6 +140,44 @@ pub struct Candidate {
     /// Set when the pull cannot even start (a mirror rewrite CRI-O refuses).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Without `-n`: the namespaces whose ImagePolicies give this reference
+    /// another policy than the cluster-wide one (their pods use it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub namespace_policies: Vec<NamespacePolicy>,
+}
+
+/// The policy pods of one namespace get for a candidate, where it differs
+/// from the cluster-wide one.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NamespacePolicy {
+    pub namespace: String,
+    pub allowed: bool,
+    pub signature: Signature,
+}
+
+/// Adds, to every candidate of `item` (explained with the cluster-wide
+/// policy), the namespaces whose own explanation of the same image gives
+/// another signature policy. `by_namespace` holds each namespace's
+/// explanation of the same image, made with that namespace's policy.
+pub fn add_namespace_policies(item: &mut Explanation, by_namespace: &[(String, Explanation)]) {
+    for (i, candidate) in item.candidates.iter_mut().enumerate() {
+        for (namespace, other) in by_namespace {
+            let Some(theirs) = other.candidates.get(i) else {
+                continue;
+            };
+            let (Some(sig), Some(ours)) = (&theirs.signature, &candidate.signature) else {
+                continue;
+            };
+            if theirs.allowed != candidate.allowed || sig.requirements != ours.requirements {
+                candidate.namespace_policies.push(NamespacePolicy {
+                    namespace: namespace.clone(),
+                    allowed: theirs.allowed,
+                    signature: sig.clone(),
+                });
+            }
+        }
+    }
 }
 
 /// How a candidate came from the user's input.
@@ -382,6 +420,7 @@ fn explain_candidate(
         allowed,
         signature,
         error,
+        namespace_policies: Vec::new(),
     }
 }
 

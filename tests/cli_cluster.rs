@@ -409,3 +409,62 @@ fn no_known_object_names_the_input() {
             .stderr(contains("known object in -"));
     }
 }
+
+#[test]
+fn issue_14_explain_without_namespace_lists_namespaces_whose_policy_differs() {
+    let image = "registry.example.internal:8443/team-a/app:1";
+    let v = json(&["explain", "-f", MUST_GATHER, image, "-o", "json"]);
+    let c = &v["candidates"][0];
+    assert_eq!(c["signature"]["scope"], Value::Null, "cluster-wide default");
+    let ns = &c["namespacePolicies"][0];
+    assert_eq!(ns["namespace"], "team-a");
+    assert_eq!(
+        ns["signature"]["scope"],
+        "registry.example.internal:8443/team-a"
+    );
+    assert_eq!(ns["signature"]["verifiesSignatures"], true);
+    assert_eq!(
+        ns["signature"]["origins"][0],
+        "ImagePolicy/team-a/signed-apps"
+    );
+    plugin()
+        .args(["explain", "-f", MUST_GATHER, image])
+        .assert()
+        .success()
+        .stdout(contains(
+            "in namespace team-a: allowed if signed by scope \"registry.example.internal:8443/team-a\" (ImagePolicy/team-a/signed-apps",
+        ));
+    // An image no namespace policy covers lists none.
+    let v = json(&["explain", "-f", MUST_GATHER, "quay.io/x/y:1", "-o", "json"]);
+    assert!(v["candidates"][0].get("namespacePolicies").is_none(), "{v}");
+}
+
+#[test]
+fn issue_14_explain_names_a_namespace_without_image_policy() {
+    plugin()
+        .args([
+            "explain",
+            "-f",
+            MUST_GATHER,
+            "-n",
+            "nosuchns",
+            "quay.io/x/y:1",
+        ])
+        .assert()
+        .success()
+        .stdout(contains(
+            "namespace nosuchns has no ImagePolicy: its pods get the cluster-wide policy",
+        ));
+    plugin()
+        .args([
+            "explain",
+            "-f",
+            MUST_GATHER,
+            "-n",
+            "team-a",
+            "quay.io/x/y:1",
+        ])
+        .assert()
+        .success()
+        .stdout(contains("has no ImagePolicy").not());
+}

@@ -12,6 +12,7 @@ use mirrorpolicy::output;
 use mirrorpolicy::policy::{self, Policy};
 use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
 
+use mirrorpolicy::render::cluster::Rendered;
 use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 
@@ -79,6 +80,22 @@ fn run_on_objects(args: &ExplainArgs) -> Result<ExitCode> {
         scope_origins: Some(&view.scope_origins),
     };
     let (mut items, code) = explain_all(&config, &args.images, mode, namespace);
+    match namespace {
+        None => add_namespace_policies(&mut items, &rendered, &view.registries, mode)?,
+        Some(ns) => {
+            if !inputs
+                .image_policies
+                .iter()
+                .any(|p| p.metadata.namespace.as_deref() == Some(ns))
+            {
+                for item in &mut items {
+                    item.warnings.push(format!(
+                        "namespace {ns} has no ImagePolicy: its pods get the cluster-wide policy"
+                    ));
+                }
+            }
+        }
+    }
     for item in &mut items {
         let prefixes: Vec<String> = item
             .candidates
@@ -109,6 +126,47 @@ fn run_on_objects(args: &ExplainArgs) -> Result<ExitCode> {
     print(args, &items)?;
     Ok(code)
 }
+
+/// Without `-n`: explains each image again with the policy of every
+/// namespace the MCO wrote one for (`/etc/crio/policies/<ns>.json`), and
+/// records where it differs from the cluster-wide policy.
+fn add_namespace_policies(
+    items: &mut [Explanation],
+    rendered: &Rendered,
+    registries: &RegistriesConf,
+    mode: ShortNameMode,
+) -> Result<()> {
+    let namespaces: Vec<&str> = rendered
+        .files
+        .iter()
+        .filter_map(|f| {
+            f.path
+                .strip_prefix(CRIO_POLICIES_PREFIX)?
+                .strip_suffix(".json")
+        })
+        .collect();
+    for ns in namespaces {
+        let view = node_view(rendered, Some(ns)).map_err(|e| {
+            Failure::input(format!(
+                "reading back the rendered policy of namespace {ns}: {e}"
+            ))
+        })?;
+        let config = Config {
+            registries,
+            policy: Some(&view.policy),
+            scope_origins: Some(&view.scope_origins),
+        };
+        for item in items.iter_mut().filter(|i| !i.candidates.is_empty()) {
+            if let Ok(theirs) = explain::explain(&config, &item.image, mode, Some(ns)) {
+                explain::add_namespace_policies(item, &[(ns.to_string(), theirs)]);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where the MCO writes each namespace's CRI-O policy.
+const CRIO_POLICIES_PREFIX: &str = "/etc/crio/policies/";
 
 /// CRI-O's short-name mode: enforcing from CRI-O 1.34 (OpenShift 4.21), disabled before.
 pub(crate) fn crio_short_name_mode(minor: Option<u32>) -> ShortNameMode {

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use colored::Colorize;
 use comfy_table::{presets, Attribute, Cell, Color, ContentArrangement, Table};
 
-use crate::explain::{Candidate, Explanation, ResolvedBy};
+use crate::explain::{Candidate, Explanation, ResolvedBy, Signature};
 use crate::policy::summarize_requirement;
 use crate::registries::lookup::Role;
 
@@ -180,26 +180,10 @@ fn write_candidate(out: &mut dyn Write, c: &Candidate) -> io::Result<()> {
     writeln!(out)?;
     match &c.signature {
         Some(sig) => {
-            let verdict = if !c.allowed {
-                "rejected".red().bold().to_string()
-            } else if sig.verifies_signatures {
-                "allowed if signed".yellow().to_string()
-            } else {
-                "allowed".green().to_string()
-            };
-            let scope = match &sig.scope {
-                None => "the global default".to_string(),
-                Some(s) if s.is_empty() => "the docker transport default".to_string(),
-                Some(s) => format!("scope \"{s}\""),
-            };
-            writeln!(
-                out,
-                "{}{verdict} by {scope} ({})",
-                label("Policy"),
-                origins(&sig.origins)
-            )?;
-            for r in &sig.requirements {
-                writeln!(out, "{:11}- {}", "", summarize_requirement(r))?;
+            write_policy(out, &label("Policy"), 11, c.allowed, sig)?;
+            for ns in &c.namespace_policies {
+                let head = format!("{:11}in namespace {}: ", "", ns.namespace);
+                write_policy(out, &head, 13, ns.allowed, &ns.signature)?;
             }
         }
         None => writeln!(
@@ -207,6 +191,37 @@ fn write_candidate(out: &mut dyn Write, c: &Candidate) -> io::Result<()> {
             "{}not evaluated (pass --policy-json to see the signature policy)",
             label("Policy")
         )?,
+    }
+    Ok(())
+}
+
+/// One policy verdict line, then its requirements.
+fn write_policy(
+    out: &mut dyn Write,
+    head: &str,
+    indent: usize,
+    allowed: bool,
+    sig: &Signature,
+) -> io::Result<()> {
+    let verdict = if !allowed {
+        "rejected".red().bold().to_string()
+    } else if sig.verifies_signatures {
+        "allowed if signed".yellow().to_string()
+    } else {
+        "allowed".green().to_string()
+    };
+    let scope = match &sig.scope {
+        None => "the global default".to_string(),
+        Some(s) if s.is_empty() => "the docker transport default".to_string(),
+        Some(s) => format!("scope \"{s}\""),
+    };
+    writeln!(
+        out,
+        "{head}{verdict} by {scope} ({})",
+        origins(&sig.origins)
+    )?;
+    for r in &sig.requirements {
+        writeln!(out, "{:indent$}- {}", "", summarize_requirement(r))?;
     }
     Ok(())
 }

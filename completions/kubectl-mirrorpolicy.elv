@@ -169,7 +169,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
         &'kubectl-mirrorpolicy;audit'= {
             cand -f 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable'
             cand --filename 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable'
-            cand --fail-on 'Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed, source-blocked) or warning (also tag-skips-digest-mirrors, short-name)'
+            cand --fail-on 'Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed, source-blocked, short-name-refused) or warning (also tag-skips-digest-mirrors, short-name)'
             cand -o 'Output format'
             cand --output 'Output format'
             cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
@@ -183,6 +183,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
             cand -A 'Every namespace (live: instead of the current context''s namespace)'
             cand --all-namespaces 'Every namespace (live: instead of the current context''s namespace)'
+            cand --require-mirror 'Every image must be served by a mirror (a disconnected cluster): images pulled from their own registry (direct) or by tag past digest-only mirrors are errors. Implies `--fail-on error` unless --fail-on is given'
             cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
             cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
             cand -h 'Print help (see more with ''--help'')'

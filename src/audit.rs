@@ -245,6 +245,8 @@ pub enum Class {
     NotAllowed,
     /// Every endpoint is blocked: no mirror can serve it and the source is blocked.
     SourceBlocked,
+    /// A short name CRI-O refuses (enforcing mode with several search registries).
+    ShortNameRefused,
     /// By tag while the mirrors are digest-only: the pull goes to the source.
     TagSkipsDigestMirrors,
     /// A short name: resolved through the search registries (or refused).
@@ -257,10 +259,11 @@ pub enum Class {
 
 impl Class {
     /// Every class, worst first.
-    pub const ALL: [Class; 7] = [
+    pub const ALL: [Class; 8] = [
         Class::Invalid,
         Class::NotAllowed,
         Class::SourceBlocked,
+        Class::ShortNameRefused,
         Class::TagSkipsDigestMirrors,
         Class::ShortName,
         Class::Direct,
@@ -273,6 +276,7 @@ impl Class {
             Class::Invalid => "invalid",
             Class::NotAllowed => "not-allowed",
             Class::SourceBlocked => "source-blocked",
+            Class::ShortNameRefused => "short-name-refused",
             Class::TagSkipsDigestMirrors => "tag-skips-digest-mirrors",
             Class::ShortName => "short-name",
             Class::Direct => "direct",
@@ -284,9 +288,21 @@ impl Class {
     /// while the source is reachable (or resolves by search), `ok` otherwise.
     pub fn level(self) -> Level {
         match self {
-            Class::Invalid | Class::NotAllowed | Class::SourceBlocked => Level::Error,
+            Class::Invalid | Class::NotAllowed | Class::SourceBlocked | Class::ShortNameRefused => {
+                Level::Error
+            }
             Class::TagSkipsDigestMirrors | Class::ShortName => Level::Warning,
             Class::Direct | Class::Mirrored => Level::Ok,
+        }
+    }
+
+    /// [`Class::level`] when every image must be served by a mirror (a
+    /// disconnected cluster): an image pulled from its own registry, or by
+    /// tag past digest-only mirrors, will not pull, so it is an error.
+    pub fn level_requiring_mirror(self) -> Level {
+        match self {
+            Class::Direct | Class::TagSkipsDigestMirrors => Level::Error,
+            other => other.level(),
         }
     }
 }
@@ -392,7 +408,7 @@ fn classify(
         }
         Err(ExplainError::ShortName { source, .. }) => {
             return (
-                Class::ShortName,
+                Class::ShortNameRefused,
                 format!("a short name CRI-O cannot resolve: {source}"),
                 None,
             )

@@ -290,9 +290,15 @@ pub struct AuditArgs {
     pub all_namespaces: bool,
 
     /// Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed,
-    /// source-blocked) or warning (also tag-skips-digest-mirrors, short-name).
+    /// source-blocked, short-name-refused) or warning (also tag-skips-digest-mirrors, short-name).
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub fail_on: Option<FailOn>,
+
+    /// Every image must be served by a mirror (a disconnected cluster): images pulled from their
+    /// own registry (direct) or by tag past digest-only mirrors are errors. Implies
+    /// `--fail-on error` unless --fail-on is given.
+    #[arg(long)]
+    pub require_mirror: bool,
 
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = AuditFormat::Table)]
@@ -302,7 +308,7 @@ pub struct AuditArgs {
 /// `--fail-on`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FailOn {
-    /// Images that will not pull: invalid, not-allowed, source-blocked.
+    /// Images that will not pull: invalid, not-allowed, source-blocked, short-name-refused.
     Error,
     /// Also images that reach the source or resolve a short name.
     Warning,

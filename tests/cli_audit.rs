@@ -60,7 +60,8 @@ fn every_class_with_its_objects() {
     assert_eq!(
         report["summary"],
         serde_json::json!({"invalid": 1, "not-allowed": 1, "source-blocked": 1,
-            "tag-skips-digest-mirrors": 1, "short-name": 1, "direct": 1, "mirrored": 4})
+            "short-name-refused": 0, "tag-skips-digest-mirrors": 1, "short-name": 1,
+            "direct": 1, "mirrored": 4})
     );
     // Worst first; the objects behind each image; the signature policy.
     let images = report["images"].as_array().unwrap();
@@ -283,4 +284,119 @@ fn a_pod_spec_kubernetes_would_refuse_names_object_and_field() {
         .stderr(predicate::str::contains(
             "Deployment/broken: spec.template.spec: invalid type: string \"http\", expected i32",
         ));
+}
+
+/// An OpenShift 4.21 cluster (CRI-O enforcing short names) with two search
+/// registries, one digest mirror, and a pod of each kind of pull.
+const ENFORCING_CLUSTER: &str = "apiVersion: config.openshift.io/v1
+kind: Image
+metadata:
+  name: cluster
+spec:
+  registrySources:
+    containerRuntimeSearchRegistries:
+    - registry.access.redhat.com
+    - docker.io
+---
+apiVersion: config.openshift.io/v1
+kind: ClusterVersion
+metadata:
+  name: version
+status:
+  desired:
+    image: quay.io/openshift-release-dev/ocp-release@sha256:5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e
+    version: 4.21.2
+---
+apiVersion: config.openshift.io/v1
+kind: ImageDigestMirrorSet
+metadata:
+  name: apps
+spec:
+  imageDigestMirrors:
+  - source: registry.example.com/apps
+    mirrors:
+    - mirror.corp.example.com:5000/apps
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: shell
+  namespace: ops
+spec:
+  containers:
+  - name: shell
+    image: busybox
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  namespace: ops
+spec:
+  containers:
+  - name: web
+    image: docker.io/library/nginx:1.25
+  - name: app
+    image: registry.example.com/apps/app@sha256:1f2a4b6c8d0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e
+";
+
+fn enforcing_cluster(dir: &tempfile::TempDir) -> String {
+    let path = dir.path().join("cluster.yaml");
+    std::fs::write(&path, ENFORCING_CLUSTER).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn issue_14_a_short_name_crio_refuses_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = enforcing_cluster(&dir);
+    let out = bin()
+        .args(["audit", "-f", &file, "-o", "json", "--fail-on", "error"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(classes(&report)["busybox"], "short-name-refused");
+}
+
+#[test]
+fn issue_14_require_mirror_makes_direct_pulls_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let only_mirrored = dir.path().join("mirrored.yaml");
+    // Without the short name: the direct image passes --fail-on warning ...
+    let text = ENFORCING_CLUSTER.replace("image: busybox", "image: registry.example.com/apps/app@sha256:1f2a4b6c8d0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e");
+    std::fs::write(&only_mirrored, &text).unwrap();
+    let only_mirrored = only_mirrored.display().to_string();
+    bin()
+        .args(["audit", "-f", &only_mirrored, "--fail-on", "warning"])
+        .assert()
+        .code(0);
+    // ... and fails once every image must come from a mirror (alone it implies --fail-on error).
+    bin()
+        .args(["audit", "-f", &only_mirrored, "--require-mirror"])
+        .assert()
+        .code(1);
+    bin()
+        .args([
+            "audit",
+            "-f",
+            &only_mirrored,
+            "--require-mirror",
+            "--fail-on",
+            "warning",
+        ])
+        .assert()
+        .code(1);
+    // The mirrored image alone passes.
+    let mirrored_only = text.replace("image: docker.io/library/nginx:1.25", "image: registry.example.com/apps/app@sha256:1f2a4b6c8d0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e");
+    std::fs::write(dir.path().join("mirrored.yaml"), mirrored_only).unwrap();
+    bin()
+        .args(["audit", "-f", &only_mirrored, "--require-mirror"])
+        .assert()
+        .code(0);
 }

@@ -100,11 +100,18 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         AuditFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
         AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
     })?;
-    let failing = |level: Level| report.images.iter().any(|i| i.class.level() <= level);
-    let fail = match args.fail_on {
-        Some(FailOn::Error) => failing(Level::Error),
-        Some(FailOn::Warning) => failing(Level::Warning),
-        None => false,
+    let level_of = |class: audit::Class| {
+        if args.require_mirror {
+            class.level_requiring_mirror()
+        } else {
+            class.level()
+        }
+    };
+    let failing = |level: Level| report.images.iter().any(|i| level_of(i.class) <= level);
+    let fail = match (args.fail_on, args.require_mirror) {
+        (Some(FailOn::Error), _) | (None, true) => failing(Level::Error),
+        (Some(FailOn::Warning), _) => failing(Level::Warning),
+        (None, false) => false,
     };
     Ok(if fail {
         ExitCode::Findings

@@ -11,20 +11,23 @@ Examples:
   # Against the cluster of the current kubeconfig context
   kubectl mirrorpolicy explain registry.redhat.io/rhel9/support-tools:latest
 
-  # Against the mirror objects of a cluster (a must-gather or `oc get ... -o yaml` exports)
+  # Against a cluster's mirror objects (must-gather or `oc get -o yaml` output)
   kubectl mirrorpolicy explain registry.redhat.io/rhel9/support-tools:latest \\
       -f examples/disconnected-cluster
 
   # How would it be pulled once this ImageTagMirrorSet is applied?
-  kubectl mirrorpolicy explain registry.example.com/apps/web:2.1 --with new-itms.yaml
+  kubectl mirrorpolicy explain registry.example.com/apps/web:2.1 \\
+      --with new-itms.yaml
 
-  # For a pod in namespace payments: its ImagePolicy decides the signature check
+  # For a pod in namespace payments: its ImagePolicy decides signature checks
   kubectl mirrorpolicy explain mirror.corp.example.com:5000/payments/api:v2 \\
       -f must-gather/ -n payments
 
   # Where does a node pull the release image from? (files copied from a node)
-  kubectl mirrorpolicy explain quay.io/openshift-release-dev/ocp-release:4.16.0-x86_64 \\
-      --registries-conf examples/node/registries.conf --policy-json examples/node/policy.json
+  kubectl mirrorpolicy explain \\
+      quay.io/openshift-release-dev/ocp-release:4.16.0-x86_64 \\
+      --registries-conf examples/node/registries.conf \\
+      --policy-json examples/node/policy.json
 
   # The same pull by digest uses the digest-only mirrors
   kubectl mirrorpolicy explain \\
@@ -65,17 +68,20 @@ pub struct Cli {
 
 const RENDER_EXAMPLES: &str = "\
 Examples:
-  # The registries.conf the MCO writes for the master pool of the current cluster
-  kubectl mirrorpolicy render --pool master --file /etc/containers/registries.conf
+  # The registries.conf the MCO writes for the current cluster's master pool
+  kubectl mirrorpolicy render --pool master \\
+      --file /etc/containers/registries.conf
 
   # Every file the MCO would write for the worker pool, from a must-gather
   kubectl mirrorpolicy render -f must-gather/
 
   # The exact registries.conf a node gets
-  kubectl mirrorpolicy render -f examples/disconnected-cluster --file /etc/containers/registries.conf
+  kubectl mirrorpolicy render -f examples/disconnected-cluster \\
+      --file /etc/containers/registries.conf
 
   # The generated MachineConfig object of the master pool
-  kubectl mirrorpolicy render -f cluster-objects.yaml --pool master -o machineconfig";
+  kubectl mirrorpolicy render -f cluster-objects.yaml --pool master \\
+      -o machineconfig";
 
 const LIST_EXAMPLES: &str = "\
 Examples:
@@ -202,18 +208,19 @@ Examples:
   kubectl-mirrorpolicy completion zsh > \"${fpath[1]}/_kubectl-mirrorpolicy\"
 
   # fish
-  kubectl-mirrorpolicy completion fish > ~/.config/fish/completions/kubectl-mirrorpolicy.fish";
+  kubectl-mirrorpolicy completion fish \\
+      > ~/.config/fish/completions/kubectl-mirrorpolicy.fish";
 
 const MIGRATE_EXAMPLES: &str = "\
 Examples:
   # The replacements of every ICSP of the cluster, proven equivalent, on stdout
   kubectl mirrorpolicy migrate-icsp
 
-  # From exported objects, one file per object (oc's file names, without the random suffix)
+  # From exported objects, one file per object (oc's names, no random suffix)
   kubectl mirrorpolicy migrate-icsp -f must-gather/ --dest-dir idms/
 
-  # Apply to the cluster after a server-side dry run, then delete each ICSP whose
-  # replacement is confirmed on the server
+  # Apply after a server-side dry run, then delete each ICSP whose replacement
+  # is confirmed on the server
   kubectl mirrorpolicy migrate-icsp --apply --delete-icsp
 
   # In a pipeline: no prompt
@@ -271,7 +278,7 @@ Examples:
   # Every namespace, with the objects behind each image
   kubectl mirrorpolicy audit -A -o wide
 
-  # A must-gather in CI: fail on images that will not pull in a disconnected cluster
+  # In CI, on a must-gather: fail on images a disconnected cluster cannot pull
   kubectl mirrorpolicy audit -f must-gather/ --fail-on warning
 
   # For scripts
@@ -632,6 +639,27 @@ mod tests {
     #[test]
     fn cli_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// clap wraps help text at the terminal's width: an example line that
+    /// fits 80 columns is never broken between a flag and its value.
+    #[test]
+    fn issue_14_examples_fit_80_columns() {
+        for examples in [
+            EXPLAIN_EXAMPLES,
+            RENDER_EXAMPLES,
+            LIST_EXAMPLES,
+            LINT_EXAMPLES,
+            COMPLETION_EXAMPLES,
+            MIGRATE_EXAMPLES,
+            AUDIT_EXAMPLES,
+            DIFF_EXAMPLES,
+        ] {
+            for line in examples.lines() {
+                // "oc mirrorpolicy" is shorter than "kubectl mirrorpolicy".
+                assert!(line.chars().count() < 80, "{line:?}");
+            }
+        }
     }
 
     #[test]

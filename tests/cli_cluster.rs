@@ -468,3 +468,74 @@ fn issue_14_explain_names_a_namespace_without_image_policy() {
         .success()
         .stdout(contains("has no ImagePolicy").not());
 }
+
+#[test]
+fn issue_14_an_unknown_pool_is_an_error_listing_the_known_ones() {
+    for args in [
+        vec!["render", "--pool", "wrker", "-o", "machineconfig"],
+        vec!["explain", "--pool", "wrker", "quay.io/x/y:1"],
+    ] {
+        plugin()
+            .args(&args)
+            .args(["-f", MUST_GATHER])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(contains(
+                "error: no MachineConfigPool \"wrker\" (did you mean \"worker\"?); the pools are",
+            ));
+    }
+    // Without pools in the input, master and worker are known.
+    let dir = tempfile::tempdir().unwrap();
+    let idms = dir.path().join("idms.yaml");
+    std::fs::write(&idms, IDMS_ONLY).unwrap();
+    let idms = idms.display().to_string();
+    plugin()
+        .args(["render", "--pool", "master", "-f", &idms])
+        .assert()
+        .success();
+    plugin()
+        .args(["render", "--pool", "infra", "-f", &idms])
+        .assert()
+        .code(2)
+        .stderr(contains("the pools are master, worker"))
+        .stderr(contains("the input has no MachineConfigPools"));
+}
+
+const IDMS_ONLY: &str = "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: apps\nspec:\n  imageDigestMirrors:\n  - source: registry.example.com/apps\n    mirrors:\n    - mirror.corp.example.com:5000/apps\n";
+
+#[test]
+fn issue_14_render_file_untouched_by_the_mco_prints_the_template() {
+    let dir = tempfile::tempdir().unwrap();
+    let idms = dir.path().join("idms.yaml");
+    std::fs::write(&idms, IDMS_ONLY).unwrap();
+    let idms = idms.display().to_string();
+    let out = plugin()
+        .args([
+            "render",
+            "-f",
+            &idms,
+            "--file",
+            "/etc/containers/policy.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let policy: Value = serde_json::from_slice(&out.stdout).expect("policy.json");
+    assert_eq!(policy["default"][0]["type"], "insecureAcceptAnything");
+    assert!(String::from_utf8_lossy(&out.stderr).contains(
+        "note: the MCO leaves /etc/containers/policy.json untouched for pool worker: the node keeps the 01-worker-container-runtime template"
+    ));
+    // A file neither the generated MachineConfig nor the template writes is still an error.
+    plugin()
+        .args([
+            "render",
+            "-f",
+            &idms,
+            "--file",
+            "/etc/containers/registries.d/sigstore-registries.yaml",
+        ])
+        .assert()
+        .code(2)
+        .stderr(contains("it writes: /etc/containers/registries.conf"));
+}

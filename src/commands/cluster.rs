@@ -9,7 +9,8 @@ use anyhow::Result;
 
 use mirrorpolicy::render::cluster::{render_pool, Rendered};
 use mirrorpolicy::source::cluster::{
-    self as live, ClusterError, ClusterOptions, Read, DEFAULT_PAGE_SIZE, MIRROR_CONFIG,
+    self as live, ClusterError, ClusterOptions, Read, DEFAULT_PAGE_SIZE, MACHINE_CONFIG_POOLS,
+    MIRROR_CONFIG,
 };
 use mirrorpolicy::source::{load_paths_with, Inputs};
 
@@ -279,6 +280,68 @@ pub fn render(inputs: &Inputs, pool: &str) -> Result<Rendered> {
             .with_hint("the MCO only logs this and keeps the previous MachineConfig; nodes do not get the change")
             .into()
     })
+}
+
+/// The pools a configuration can be rendered for: `master` and `worker`,
+/// which every OpenShift cluster has, the input's MachineConfigPools and
+/// the pools its generated MachineConfigs name.
+fn known_pools(inputs: &Inputs) -> Vec<String> {
+    let from_pools = inputs.pools.iter().map(|p| p.metadata.name.clone());
+    let from_generated = inputs.machine_configs.iter().filter_map(|mc| {
+        let rest = mc.metadata.name.strip_prefix("99-")?;
+        Some(rest.split_once("-generated-")?.0.to_string())
+    });
+    let mut pools = vec!["master".to_string(), "worker".to_string()];
+    for pool in from_pools.chain(from_generated) {
+        if !pools.contains(&pool) {
+            pools.push(pool);
+        }
+    }
+    pools
+}
+
+/// Refuses a pool the cluster does not have, naming the ones it has.
+pub fn check_pool(inputs: &Inputs, pool: &str) -> Result<()> {
+    let known = known_pools(inputs);
+    if known.iter().any(|p| p == pool) {
+        return Ok(());
+    }
+    let close = known
+        .iter()
+        .filter(|p| strsim::jaro(p, pool) > 0.8)
+        .max_by(|a, b| strsim::jaro(a, pool).total_cmp(&strsim::jaro(b, pool)));
+    let suggestion = close.map_or(String::new(), |p| format!(" (did you mean \"{p}\"?)"));
+    let hint = if inputs.pools.is_empty() {
+        "the input has no MachineConfigPools, so only master, worker and the pools of generated MachineConfigs are known: add the pool's YAML with -f"
+    } else {
+        "kubectl get machineconfigpools lists them"
+    };
+    Err(Failure::input(format!(
+        "no MachineConfigPool \"{pool}\"{suggestion}; the pools are {}",
+        known.join(", ")
+    ))
+    .with_hint(hint)
+    .into())
+}
+
+/// [`load_objects`] for a render of `pool`, which must exist: live, the
+/// MachineConfigPools are read too when the pool is not one every
+/// OpenShift cluster has.
+pub fn load_for_pool(
+    paths: &[PathBuf],
+    reads: &[Read],
+    namespace: Option<&str>,
+    pool: &str,
+) -> Result<Inputs> {
+    const POOLS: Read = Read::one(&[MACHINE_CONFIG_POOLS]);
+    let inputs = if paths.is_empty() && pool != "master" && pool != "worker" {
+        let reads: Vec<Read> = reads.iter().copied().chain([POOLS]).collect();
+        load_objects(paths, &reads, namespace)?
+    } else {
+        load_objects(paths, reads, namespace)?
+    };
+    check_pool(&inputs, pool)?;
+    Ok(inputs)
 }
 
 /// Prints what the MCO only logs.

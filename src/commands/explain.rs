@@ -60,7 +60,7 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
 /// Explains against what the MCO renders from cluster objects for a pool.
 fn run_on_objects(args: &ExplainArgs) -> Result<ExitCode> {
     let namespace = cluster::namespace();
-    let mut inputs = cluster::load_objects(&args.filenames, MIRROR_CONFIG, namespace)?;
+    let mut inputs = cluster::load_for_pool(&args.filenames, MIRROR_CONFIG, namespace, &args.pool)?;
     cluster::overlay(&mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, &args.pool)?;
     cluster::print_warnings(&rendered);

@@ -4,6 +4,9 @@ use anyhow::Result;
 use serde_json::json;
 
 use mirrorpolicy::output;
+use mirrorpolicy::render::cluster::{REGISTRIES_CONF, REGISTRIES_TEMPLATE};
+use mirrorpolicy::render::policy::{POLICY_JSON, POLICY_JSON_TEMPLATE};
+use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 
 use crate::cli::{RenderArgs, RenderFormat};
 use crate::commands::cluster;
@@ -12,11 +15,18 @@ use crate::term;
 
 /// Runs `render`.
 pub fn run(args: &RenderArgs) -> Result<()> {
-    let mut inputs = cluster::load_inputs(&args.filenames)?;
+    let mut inputs = cluster::load_for_pool(&args.filenames, MIRROR_CONFIG, None, &args.pool)?;
     cluster::overlay(&mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, &args.pool)?;
     cluster::print_warnings(&rendered);
     if let Some(path) = &args.file {
+        if let (None, Some(template)) = (rendered.file(path), template(path)) {
+            eprintln!(
+                "note: the MCO leaves {path} untouched for pool {}: the node keeps the 01-{}-container-runtime template, printed here",
+                args.pool, args.pool
+            );
+            return Ok(term::print_bytes(template.as_bytes())?);
+        }
         let Some(contents) = rendered.file(path) else {
             let written: Vec<&str> = rendered.files.iter().map(|f| f.path.as_str()).collect();
             return Err(Failure::input(format!(
@@ -66,4 +76,14 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         }
     })?;
     Ok(())
+}
+
+/// The file a node has from the `01-<pool>-container-runtime` template when
+/// the generated MachineConfig does not write it.
+fn template(path: &str) -> Option<&'static str> {
+    match path {
+        REGISTRIES_CONF => Some(REGISTRIES_TEMPLATE),
+        POLICY_JSON => Some(POLICY_JSON_TEMPLATE),
+        _ => None,
+    }
 }

@@ -164,7 +164,7 @@ pub struct Read {
 }
 
 impl Read {
-    const fn one(resource: &'static [Resource]) -> Self {
+    pub const fn one(resource: &'static [Resource]) -> Self {
         Self { versions: resource }
     }
 

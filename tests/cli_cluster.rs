@@ -539,3 +539,76 @@ fn issue_14_render_file_untouched_by_the_mco_prints_the_template() {
         .code(2)
         .stderr(contains("it writes: /etc/containers/registries.conf"));
 }
+
+/// A ClusterImagePolicy whose key today's CRD refuses (shorter than 68
+/// characters), stored before the rule existed, and an ICSP to migrate.
+const RATCHETED: &str = "apiVersion: config.openshift.io/v1
+kind: ClusterImagePolicy
+metadata:
+  name: short-key
+spec:
+  scopes: [\"quay.io/x\"]
+  policy:
+    rootOfTrust:
+      policyType: PublicKey
+      publicKey:
+        keyData: Zm9v
+---
+apiVersion: operator.openshift.io/v1alpha1
+kind: ImageContentSourcePolicy
+metadata:
+  name: operators
+spec:
+  repositoryDigestMirrors:
+  - source: registry.example.com/ops
+    mirrors: [mirror.corp.example.com:5000/ops]
+";
+
+#[test]
+fn issue_14_reading_commands_follow_the_cluster_leniency() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ratcheted.yaml");
+    std::fs::write(&file, RATCHETED).unwrap();
+    let file = file.display().to_string();
+    let warning = "warning: the API server would refuse this object today: ClusterImagePolicy/short-key: spec.policy.rootOfTrust.publicKey.keyData";
+    for args in [
+        vec!["render", "--file", "/etc/containers/policy.json"],
+        vec!["explain", "quay.io/x/y:1"],
+        vec!["list"],
+        vec!["audit"],
+    ] {
+        plugin()
+            .args(&args)
+            .args(["-f", &file])
+            .assert()
+            .success()
+            .stderr(contains(warning));
+    }
+    // What the MCO renders from it: the key as stored.
+    plugin()
+        .args([
+            "render",
+            "-f",
+            &file,
+            "--file",
+            "/etc/containers/policy.json",
+        ])
+        .assert()
+        .stdout(contains("\"keyData\": \"Zm9v\""));
+    // lint and migrate-icsp, which prepare objects to apply, refuse it.
+    plugin()
+        .args(["lint", "-f", &file])
+        .assert()
+        .code(1)
+        .stdout(contains(
+            "error: ClusterImagePolicy/short-key: spec.policy.rootOfTrust.publicKey.keyData",
+        ));
+    plugin()
+        .args(["migrate-icsp", "-f", &file])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains(
+            "ClusterImagePolicy/short-key: spec.policy.rootOfTrust.publicKey.keyData",
+        ));
+}

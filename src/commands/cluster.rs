@@ -48,7 +48,8 @@ pub fn read_inputs(paths: &[PathBuf]) -> Result<Inputs> {
     read_objects(paths, MIRROR_CONFIG, None)
 }
 
-/// Reads the mirror configuration, refusing objects the API server would refuse.
+/// Reads the mirror configuration, warning about objects the API server
+/// would refuse today.
 pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
     load_objects(paths, MIRROR_CONFIG, None)
 }
@@ -77,8 +78,26 @@ pub fn read_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) 
     Ok(inputs)
 }
 
-/// [`read_objects`], refusing objects the API server would refuse.
+/// [`read_objects`], with a warning for each object the API server would
+/// refuse today: objects stored in a cluster may predate today's CRD rules
+/// (validation ratcheting) and the MCO renders them, so reading is lenient.
 pub fn load_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) -> Result<Inputs> {
+    let inputs = read_objects(paths, reads, namespace)?;
+    for e in inputs.validate() {
+        term::warn(format_args!(
+            "the API server would refuse this object today: {e}"
+        ));
+    }
+    Ok(inputs)
+}
+
+/// [`read_objects`], refusing objects the API server would refuse: for a
+/// command that writes objects derived from them.
+pub fn load_valid_objects(
+    paths: &[PathBuf],
+    reads: &[Read],
+    namespace: Option<&str>,
+) -> Result<Inputs> {
     let inputs = read_objects(paths, reads, namespace)?;
     let invalid = inputs.validate();
     if let Some(first) = invalid.first() {

@@ -29,7 +29,7 @@ pub const FIELD_MANAGER: &str = "kubectl-mirrorpolicy";
 
 /// Runs `migrate-icsp`.
 pub fn run(args: &MigrateArgs) -> Result<ExitCode> {
-    let inputs = cluster::load_objects(&args.filenames, MIRROR_CONFIG, None)?;
+    let inputs = cluster::load_valid_objects(&args.filenames, MIRROR_CONFIG, None)?;
     if inputs.icsps.is_empty() {
         eprintln!(
             "nothing to migrate: no ImageContentSourcePolicy in {}",

@@ -183,7 +183,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__audit)
-            opts="-f -A -o -v -n -h -V --filename --all-namespaces --fail-on --require-mirror --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -A -o -v -n -h -V --filename --all-namespaces --fail-on --require-mirror --no-headers --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -699,7 +699,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__list)
-            opts="-f -o -v -n -h -V --filename --with --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -n -h -V --filename --with --output --no-headers --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -718,11 +718,11 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide name json yaml" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide name json yaml" -- "${cur}"))
                     return 0
                     ;;
                 --color)

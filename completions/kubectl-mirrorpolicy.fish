@@ -111,8 +111,9 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s f -l filename -d 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l with -d 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s o -l output -d 'Output format: table, wide (each mirror\'s flags, conflicts in full), name (one source a line), json or yaml' -r -f -a "table\t''
 wide\t''
+name\t''
 json\t''
 yaml\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l color -d 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
@@ -125,6 +126,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s n -l namespace -d 'The namespace: explain applies its ImagePolicy (the pod\'s namespace); audit reads only it (default there: the context\'s namespace)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l no-headers -d 'Leave out the header row of the table'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s V -l version -d 'Print version'
@@ -168,6 +170,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s A -l all-namespaces -d 'Every namespace (live: instead of the current context\'s namespace)'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l require-mirror -d 'Every image must be served by a mirror (a disconnected cluster): images pulled from their own registry (direct) or by tag past digest-only mirrors are errors. Implies `--fail-on error` unless --fail-on is given'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l no-headers -d 'Leave out the header row of the table'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s V -l version -d 'Print version'

@@ -307,6 +307,10 @@ pub struct AuditArgs {
     #[arg(long)]
     pub require_mirror: bool,
 
+    /// Leave out the header row of the table.
+    #[arg(long)]
+    pub no_headers: bool,
+
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = AuditFormat::Table)]
     pub output: AuditFormat,
@@ -522,9 +526,14 @@ pub struct ListArgs {
     #[arg(long = "with", value_name = "FILE")]
     pub with: Vec<PathBuf>,
 
-    /// Output format.
+    /// Output format: table, wide (each mirror's flags, conflicts in full), name (one source a
+    /// line), json or yaml.
     #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
     pub output: ListFormat,
+
+    /// Leave out the header row of the table.
+    #[arg(long)]
+    pub no_headers: bool,
 }
 
 /// Arguments of `lint`.
@@ -557,6 +566,7 @@ pub enum LintFormat {
 pub enum ListFormat {
     Table,
     Wide,
+    Name,
     Json,
     Yaml,
 }

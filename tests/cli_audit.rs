@@ -400,3 +400,14 @@ fn issue_14_require_mirror_makes_direct_pulls_errors() {
         .assert()
         .code(0);
 }
+
+#[test]
+fn issue_14_audit_no_headers() {
+    let out = bin()
+        .args(["audit", "-f", CLUSTER, "--no-headers"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("CLASS"), "{text}");
+    assert!(text.trim_start().starts_with("invalid"), "{text}");
+}

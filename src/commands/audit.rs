@@ -4,11 +4,11 @@
 use std::collections::BTreeMap;
 
 use anyhow::Result;
-use comfy_table::{presets, Attribute, Cell, ContentArrangement, Table};
 
-use mirrorpolicy::audit::{self, AuditedImage, Configs, Level, Report};
+use mirrorpolicy::audit::{self, Configs, Level};
 use mirrorpolicy::explain::Config;
 use mirrorpolicy::output;
+use mirrorpolicy::output::audit::TableOptions;
 use mirrorpolicy::render::node::{node_view, NodeView};
 use mirrorpolicy::render::policy::CRIO_POLICIES_DIR;
 use mirrorpolicy::source::cluster::{Read, MIRROR_CONFIG, WORKLOADS};
@@ -94,9 +94,13 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         AuditFormat::Table | AuditFormat::Wide => term::Sink::Text,
         AuditFormat::Json | AuditFormat::Yaml => term::Sink::Exact,
     };
+    let table = |wide| TableOptions {
+        wide,
+        no_headers: args.no_headers,
+    };
     term::print_to(sink, |out| match args.output {
-        AuditFormat::Table => write_table(out, &report, false),
-        AuditFormat::Wide => write_table(out, &report, true),
+        AuditFormat::Table => output::audit::write_table(out, &report, table(false)),
+        AuditFormat::Wide => output::audit::write_table(out, &report, table(true)),
         AuditFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
         AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
     })?;
@@ -118,60 +122,4 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
     } else {
         ExitCode::Success
     })
-}
-
-fn write_table(out: &mut dyn std::io::Write, report: &Report, wide: bool) -> std::io::Result<()> {
-    if !report.images.is_empty() {
-        let mut t = Table::new();
-        t.load_style(presets::NOTHING)
-            .set_content_arrangement(ContentArrangement::Disabled)
-            .force_no_tty();
-        t.set_header(
-            ["CLASS", "IMAGE", "OBJECTS", "SIGNATURE", "DETAIL"]
-                .iter()
-                .map(|h| Cell::new(h).add_attribute(Attribute::Bold)),
-        );
-        for i in &report.images {
-            t.add_row(vec![
-                Cell::new(i.class.as_str()),
-                Cell::new(&i.reference),
-                Cell::new(objects(i, wide)),
-                Cell::new(if i.signature_required {
-                    "required"
-                } else {
-                    "-"
-                }),
-                Cell::new(&i.detail),
-            ]);
-        }
-        for line in t.to_string().lines() {
-            writeln!(out, "{}", line.trim_end())?;
-        }
-        writeln!(out)?;
-    }
-    let counts: Vec<String> = audit::Class::ALL
-        .iter()
-        .filter_map(|c| {
-            let n = report.summary.get(c.as_str()).copied().unwrap_or(0);
-            (n > 0).then(|| format!("{n} {}", c.as_str()))
-        })
-        .collect();
-    let total = report.images.len();
-    writeln!(
-        out,
-        "{total} image{}{}{}",
-        if total == 1 { "" } else { "s" },
-        if counts.is_empty() { "" } else { ": " },
-        counts.join(", ")
-    )
-}
-
-fn objects(image: &AuditedImage, wide: bool) -> String {
-    if wide {
-        image.objects.join(", ")
-    } else if image.objects.len() == 1 {
-        image.objects[0].clone()
-    } else {
-        format!("{} ({} objects)", image.objects[0], image.objects.len())
-    }
 }

@@ -4,6 +4,7 @@ use anyhow::Result;
 
 use mirrorpolicy::list::rules;
 use mirrorpolicy::output;
+use mirrorpolicy::output::list::TableOptions;
 
 use crate::cli::{ListArgs, ListFormat};
 use crate::commands::cluster;
@@ -21,12 +22,17 @@ pub fn run(args: &ListArgs) -> Result<()> {
         .map(|conf| rules(conf, &rendered.order_conflicts))
         .unwrap_or_default();
     let sink = match args.output {
-        ListFormat::Table | ListFormat::Wide => term::Sink::Text,
+        ListFormat::Table | ListFormat::Wide | ListFormat::Name => term::Sink::Text,
         ListFormat::Json | ListFormat::Yaml => term::Sink::Exact,
     };
+    let table = |wide| TableOptions {
+        wide,
+        no_headers: args.no_headers,
+    };
     term::print_to(sink, |out| match args.output {
-        ListFormat::Table => output::list::write_table(out, &rules, false),
-        ListFormat::Wide => output::list::write_table(out, &rules, true),
+        ListFormat::Table => output::list::write_table(out, &rules, table(false)),
+        ListFormat::Wide => output::list::write_table(out, &rules, table(true)),
+        ListFormat::Name => output::list::write_names(out, &rules),
         ListFormat::Json => output::write_json(out, &[&output::List::new(&rules)]),
         ListFormat::Yaml => output::write_yaml(out, &[&output::List::new(&rules)]),
     })?;

@@ -6,8 +6,26 @@ use comfy_table::{presets, Attribute, Cell, ContentArrangement, Table};
 
 use crate::list::Rule;
 
-/// Writes the rules as a table; `wide` adds insecure flags and conflicts in full.
-pub fn write_table(out: &mut dyn Write, rules: &[Rule], wide: bool) -> io::Result<()> {
+/// How the table is laid out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    /// Adds each mirror's pull-from-mirror and insecure flag, and the conflicts in full.
+    pub wide: bool,
+    /// Leaves out the header row (`--no-headers`, as kubectl).
+    pub no_headers: bool,
+}
+
+/// One source scope a line (`-o name`), for scripts.
+pub fn write_names(out: &mut dyn Write, rules: &[Rule]) -> io::Result<()> {
+    for r in rules {
+        writeln!(out, "{}", r.source)?;
+    }
+    Ok(())
+}
+
+/// Writes the rules as a table.
+pub fn write_table(out: &mut dyn Write, rules: &[Rule], options: TableOptions) -> io::Result<()> {
+    let wide = options.wide;
     if rules.is_empty() {
         writeln!(
             out,
@@ -19,12 +37,23 @@ pub fn write_table(out: &mut dyn Write, rules: &[Rule], wide: bool) -> io::Resul
     t.load_style(presets::NOTHING)
         .set_content_arrangement(ContentArrangement::Disabled)
         .force_no_tty();
-    let mut head = vec!["SOURCE", "MIRRORS", "PULL", "SOURCE POLICY", "OBJECTS"];
-    head.push(if wide { "CONFLICTS" } else { "FLAGS" });
-    t.set_header(
-        head.iter()
-            .map(|h| Cell::new(h).add_attribute(Attribute::Bold)),
-    );
+    let mut head = vec![
+        "SOURCE",
+        "MIRRORS",
+        "PULL",
+        "SOURCE POLICY",
+        "OBJECTS",
+        "FLAGS",
+    ];
+    if wide {
+        head.push("CONFLICTS");
+    }
+    if !options.no_headers {
+        t.set_header(
+            head.iter()
+                .map(|h| Cell::new(h).add_attribute(Attribute::Bold)),
+        );
+    }
     for r in rules {
         let mirrors: Vec<String> = r
             .mirrors
@@ -41,19 +70,21 @@ pub fn write_table(out: &mut dyn Write, rules: &[Rule], wide: bool) -> io::Resul
             })
             .collect();
         let objects: Vec<&str> = r.objects.iter().map(|o| o.as_str()).collect();
-        let last = if wide {
-            r.conflicts.join("; ")
-        } else {
-            let mut flags = Vec::new();
-            if r.insecure {
-                flags.push("insecure".to_string());
+        let mut flags = Vec::new();
+        if r.insecure {
+            flags.push("insecure");
+        }
+        if !r.conflicts.is_empty() {
+            flags.push("order-conflict");
+        }
+        let dash = |text: String| {
+            if text.is_empty() {
+                "-".to_string()
+            } else {
+                text
             }
-            if !r.conflicts.is_empty() {
-                flags.push("order-conflict".to_string());
-            }
-            flags.join(",")
         };
-        t.add_row(vec![
+        let mut row = vec![
             Cell::new(&r.source),
             Cell::new(if mirrors.is_empty() {
                 "-".to_string()
@@ -67,15 +98,90 @@ pub fn write_table(out: &mut dyn Write, rules: &[Rule], wide: bool) -> io::Resul
             } else {
                 objects.join(",")
             }),
-            Cell::new(if last.is_empty() {
-                "-".to_string()
-            } else {
-                last
-            }),
-        ]);
+            Cell::new(dash(flags.join(","))),
+        ];
+        if wide {
+            row.push(Cell::new(dash(r.conflicts.join("; "))));
+        }
+        t.add_row(row);
     }
     for line in t.lines() {
         writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::list::RuleMirror;
+    use crate::origin::Origin;
+
+    fn rules() -> Vec<Rule> {
+        vec![Rule {
+            source: "registry.redhat.io/rhel9".to_string(),
+            mirrors: vec![
+                RuleMirror {
+                    location: "m.example.com/rhel9".to_string(),
+                    pull_from_mirror: "digest-only".to_string(),
+                    insecure: true,
+                },
+                RuleMirror {
+                    location: "b.example.com/rhel9".to_string(),
+                    pull_from_mirror: String::new(),
+                    insecure: false,
+                },
+            ],
+            pull: "both",
+            blocked: false,
+            insecure: false,
+            source_policy: "AllowContactingSource",
+            objects: vec![Origin::from("ImageDigestMirrorSet/rhel")],
+            conflicts: vec!["order differs".to_string()],
+        }]
+    }
+
+    fn render(options: TableOptions) -> Vec<String> {
+        let mut out = Vec::new();
+        write_table(&mut out, &rules(), options).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    }
+
+    #[test]
+    fn table_wide_name_and_no_headers() {
+        assert_eq!(
+            render(TableOptions::default()),
+            [
+                "SOURCE MIRRORS PULL SOURCE POLICY OBJECTS FLAGS",
+                "registry.redhat.io/rhel9 m.example.com/rhel9,b.example.com/rhel9 both AllowContactingSource ImageDigestMirrorSet/rhel order-conflict",
+            ]
+        );
+        assert_eq!(
+            render(TableOptions { wide: true, no_headers: true }),
+            [
+                "registry.redhat.io/rhel9 m.example.com/rhel9 (digest-only) [insecure] both AllowContactingSource ImageDigestMirrorSet/rhel order-conflict order differs",
+                "b.example.com/rhel9",
+            ]
+        );
+        let mut out = Vec::new();
+        write_names(&mut out, &rules()).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "registry.redhat.io/rhel9\n"
+        );
+    }
+
+    #[test]
+    fn no_rules_says_so() {
+        let mut out = Vec::new();
+        write_table(&mut out, &[], TableOptions::default()).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "No mirror rules: the objects do not touch registries.conf.\n"
+        );
+    }
 }

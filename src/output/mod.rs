@@ -3,6 +3,7 @@
 //! `json` and `yaml` serialize the stable contracts; `explain` draws the
 //! human table. Colour is decided by the caller and passed in.
 
+pub mod audit;
 pub mod explain;
 pub mod lint;
 pub mod list;

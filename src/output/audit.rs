@@ -1,0 +1,146 @@
+//! The `audit` table: one row per image, worst first, and the counts.
+
+use std::io::{self, Write};
+
+use comfy_table::{presets, Attribute, Cell, ContentArrangement, Table};
+
+use crate::audit::{AuditedImage, Class, Report};
+
+pub use super::list::TableOptions;
+
+/// Writes the images worst first, then a line of counts per class.
+pub fn write_table(out: &mut dyn Write, report: &Report, options: TableOptions) -> io::Result<()> {
+    let wide = options.wide;
+    if !report.images.is_empty() {
+        let mut t = Table::new();
+        t.load_style(presets::NOTHING)
+            .set_content_arrangement(ContentArrangement::Disabled)
+            .force_no_tty();
+        if !options.no_headers {
+            t.set_header(
+                ["CLASS", "IMAGE", "OBJECTS", "SIGNATURE", "DETAIL"]
+                    .iter()
+                    .map(|h| Cell::new(h).add_attribute(Attribute::Bold)),
+            );
+        }
+        for i in &report.images {
+            t.add_row(vec![
+                Cell::new(i.class.as_str()),
+                Cell::new(&i.reference),
+                Cell::new(objects(i, wide)),
+                Cell::new(if i.signature_required {
+                    "required"
+                } else {
+                    "-"
+                }),
+                Cell::new(&i.detail),
+            ]);
+        }
+        for line in t.to_string().lines() {
+            writeln!(out, "{}", line.trim_end())?;
+        }
+        writeln!(out)?;
+    }
+    let counts: Vec<String> = Class::ALL
+        .iter()
+        .filter_map(|c| {
+            let n = report.summary.get(c.as_str()).copied().unwrap_or(0);
+            (n > 0).then(|| format!("{n} {}", c.as_str()))
+        })
+        .collect();
+    let total = report.images.len();
+    writeln!(
+        out,
+        "{total} image{}{}{}",
+        if total == 1 { "" } else { "s" },
+        if counts.is_empty() { "" } else { ": " },
+        counts.join(", ")
+    )
+}
+
+fn objects(image: &AuditedImage, wide: bool) -> String {
+    if wide {
+        image.objects.join(", ")
+    } else if image.objects.len() == 1 {
+        image.objects[0].clone()
+    } else {
+        format!("{} ({} objects)", image.objects[0], image.objects.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn report() -> Report {
+        let images = vec![
+            AuditedImage {
+                reference: "docker.io/library/nginx:1.25".to_string(),
+                class: Class::Direct,
+                objects: vec!["Pod/shop/a".to_string(), "Pod/shop/b".to_string()],
+                signature_required: false,
+                detail: "no mirror rule".to_string(),
+            },
+            AuditedImage {
+                reference: "quay.io/x@sha256:00".to_string(),
+                class: Class::Mirrored,
+                objects: vec!["Pod/shop/c".to_string()],
+                signature_required: true,
+                detail: "first from m".to_string(),
+            },
+        ];
+        let mut summary: BTreeMap<&'static str, usize> = BTreeMap::new();
+        summary.insert("direct", 1);
+        summary.insert("mirrored", 1);
+        Report { images, summary }
+    }
+
+    fn render(options: TableOptions) -> String {
+        let mut out = Vec::new();
+        write_table(&mut out, &report(), options).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn table_wide_and_no_headers() {
+        let table = render(TableOptions::default());
+        assert_eq!(
+            table
+                .lines()
+                .map(str::split_whitespace)
+                .map(|w| w.collect::<Vec<_>>().join(" "))
+                .collect::<Vec<_>>(),
+            [
+                "CLASS IMAGE OBJECTS SIGNATURE DETAIL",
+                "direct docker.io/library/nginx:1.25 Pod/shop/a (2 objects) - no mirror rule",
+                "mirrored quay.io/x@sha256:00 Pod/shop/c required first from m",
+                "",
+                "2 images: 1 direct, 1 mirrored",
+            ]
+        );
+        let wide = render(TableOptions {
+            wide: true,
+            no_headers: false,
+        });
+        assert!(wide.contains("Pod/shop/a, Pod/shop/b"), "{wide}");
+        let bare = render(TableOptions {
+            wide: false,
+            no_headers: true,
+        });
+        assert!(!bare.contains("CLASS"), "{bare}");
+        assert!(bare.starts_with(" direct"), "{bare}");
+    }
+
+    #[test]
+    fn no_images_is_a_count_line() {
+        let mut out = Vec::new();
+        let empty = Report {
+            images: Vec::new(),
+            summary: BTreeMap::new(),
+        };
+        write_table(&mut out, &empty, TableOptions::default()).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "0 images\n");
+    }
+}

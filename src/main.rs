@@ -57,8 +57,9 @@ fn report(e: &anyhow::Error) -> ExitCode {
         return ExitCode::Success;
     }
     let failure = e.chain().find_map(|c| c.downcast_ref::<Failure>());
-    let safe =
-        |text: &dyn std::fmt::Display| term::escape_controls(&text.to_string(), false).into_owned();
+    let safe = |text: &dyn std::fmt::Display| {
+        term::escape_controls(&without_os_error_code(&text.to_string()), false).into_owned()
+    };
     eprintln!("error: {}", safe(e));
     for cause in e.chain().skip(1) {
         eprintln!("  caused by: {}", safe(cause));
@@ -69,8 +70,48 @@ fn report(e: &anyhow::Error) -> ExitCode {
     failure.map_or(ExitCode::Input, |f| f.code)
 }
 
+/// Drops the " (os error 2)" that Rust adds to system errors: the words
+/// before it already say what happened.
+fn without_os_error_code(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find(" (os error ") {
+        let after = &rest[at + " (os error ".len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after[digits..].starts_with(')') {
+            out.push_str(&rest[..at]);
+            rest = &after[digits + 1..];
+        } else {
+            out.push_str(&rest[..at + 1]);
+            rest = &rest[at + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain()
         .filter_map(|c| c.downcast_ref::<io::Error>())
         .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_os_error_code;
+
+    #[test]
+    fn issue_14_os_error_codes_are_dropped() {
+        for (input, want) in [
+            (
+                "cannot read \"x\": No such file or directory (os error 2)",
+                "cannot read \"x\": No such file or directory",
+            ),
+            ("a (os error 13) and b (os error 2)", "a and b"),
+            ("no code (os error x)", "no code (os error x)"),
+            ("plain", "plain"),
+        ] {
+            assert_eq!(without_os_error_code(input), want, "{input}");
+        }
+    }
 }

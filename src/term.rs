@@ -3,6 +3,8 @@
 use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use mirrorpolicy::output::table::Layout;
+
 use crate::cli::ColorChoice;
 
 /// Decides colour from `--color`, `NO_COLOR` and whether stdout is a terminal,
@@ -16,6 +18,9 @@ pub fn init_color(choice: ColorChoice) {
         }
     };
     colored::control::set_override(on);
+    // Table cells are styled by crossterm, which would drop their colour
+    // under NO_COLOR even when `--color always` asked for it.
+    crossterm::style::force_color_output(on);
 }
 
 /// Renders into a buffer, then writes it to stdout in one go: a renderer
@@ -106,6 +111,24 @@ fn sgr_len(s: &str) -> Option<usize> {
         .take_while(|b| b.is_ascii_digit() || *b == b';')
         .count();
     (body.as_bytes().get(digits) == Some(&b'm')).then_some(2 + digits + 1)
+}
+
+/// How tables are laid out on stdout: fitted to the terminal when stdout is
+/// one, else to `COLUMNS` when it is set (as GNU tools do), else whole
+/// lines; coloured as `--color` decided.
+pub fn layout(no_headers: bool) -> Layout {
+    let width = if io::stdout().is_terminal() {
+        terminal_size::terminal_size().map(|(w, _)| w.0)
+    } else {
+        None
+    }
+    .or_else(|| std::env::var("COLUMNS").ok()?.trim().parse().ok())
+    .filter(|w| *w > 0);
+    Layout {
+        width,
+        colour: colour_on(),
+        no_headers,
+    }
 }
 
 /// Prints a warning to stderr, its input-borne control characters escaped.

@@ -116,7 +116,7 @@ fn table_groups_and_summarises() {
         .args(["audit", "-f", CLUSTER])
         .assert()
         .success()
-        .stdout(predicate::str::is_match(r"(?m)^ tag-skips-digest-mirrors\s+registry\.example\.com/apps/web:2\.1\s+Deployment/shop/web\s+-\s+pulled by tag").unwrap())
+        .stdout(predicate::str::is_match(r"(?m)^tag-skips-digest-mirrors\s+registry\.example\.com/apps/web:2\.1\s+Deployment/shop/web\s+-\s+pulled by tag").unwrap())
         .stdout(predicate::str::ends_with(
             "10 images: 1 invalid, 1 not-allowed, 1 source-blocked, 1 tag-skips-digest-mirrors, 1 short-name, 1 direct, 4 mirrored\n",
         ));

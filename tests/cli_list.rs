@@ -65,3 +65,58 @@ fn issue_14_no_headers_and_name() {
         bare.lines().filter(|l| !l.starts_with("  ")).count()
     );
 }
+
+#[test]
+fn issue_14_tables_fit_the_width_without_splitting_identifiers() {
+    let out = bin()
+        .env("COLUMNS", "180")
+        .args(["list", "-f", CLUSTER])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().all(|l| l.chars().count() <= 180), "{text}");
+    assert!(text.starts_with("SOURCE "), "no leading space:\n{text}");
+    // The two mirrors of one rule wrap between them, never inside one.
+    assert!(
+        text.contains("mirror.corp.example.com:5000/openshift4,  "),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.trim_start() == "backup.corp.example.com/openshift4"),
+        "{text}"
+    );
+    // Without a width (a pipe, no COLUMNS), whole lines.
+    let out = bin()
+        .env_remove("COLUMNS")
+        .args(["list", "-f", CLUSTER])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "mirror.corp.example.com:5000/openshift4, backup.corp.example.com/openshift4"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn issue_14_list_and_audit_are_coloured_as_explain() {
+    for args in [
+        vec!["list", "-f", CLUSTER],
+        vec!["audit", "-f", "tests/fixtures/audit-cluster"],
+    ] {
+        let out = bin()
+            .args(["--color", "always"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("\x1b[1m"), "{args:?} bold header:\n{text}");
+        assert!(
+            text.contains("\x1b[38;5;9m") || text.contains("\x1b[31m"),
+            "{args:?} red:\n{text}"
+        );
+    }
+}

@@ -19,6 +19,8 @@ fn readme_examples_match_the_binary() {
         let out = Command::cargo_bin("kubectl-mirrorpolicy")
             .expect("binary built")
             .env("NO_COLOR", "1")
+            // The examples are shown fitted to 100 columns.
+            .env("COLUMNS", "100")
             .args(command.split_whitespace())
             .output()
             .expect("runs");

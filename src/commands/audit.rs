@@ -8,7 +8,6 @@ use anyhow::Result;
 use mirrorpolicy::audit::{self, Configs, Level};
 use mirrorpolicy::explain::Config;
 use mirrorpolicy::output;
-use mirrorpolicy::output::audit::TableOptions;
 use mirrorpolicy::render::node::{node_view, NodeView};
 use mirrorpolicy::render::policy::CRIO_POLICIES_DIR;
 use mirrorpolicy::source::cluster::{Read, MIRROR_CONFIG, WORKLOADS};
@@ -94,13 +93,10 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         AuditFormat::Table | AuditFormat::Wide => term::Sink::Text,
         AuditFormat::Json | AuditFormat::Yaml => term::Sink::Exact,
     };
-    let table = |wide| TableOptions {
-        wide,
-        no_headers: args.no_headers,
-    };
+    let layout = term::layout(args.no_headers);
     term::print_to(sink, |out| match args.output {
-        AuditFormat::Table => output::audit::write_table(out, &report, table(false)),
-        AuditFormat::Wide => output::audit::write_table(out, &report, table(true)),
+        AuditFormat::Table => output::audit::write_table(out, &report, false, &layout),
+        AuditFormat::Wide => output::audit::write_table(out, &report, true, &layout),
         AuditFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
         AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
     })?;

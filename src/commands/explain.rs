@@ -229,7 +229,7 @@ fn print(args: &ExplainArgs, items: &[Explanation]) -> Result<()> {
         term::Sink::Exact
     };
     term::print_to(sink, |out| match args.output {
-        OutputFormat::Table => output::explain::write_table(out, items),
+        OutputFormat::Table => output::explain::write_table(out, items, &term::layout(false)),
         OutputFormat::Json => output::write_json(out, items),
         OutputFormat::Yaml => output::write_yaml(out, items),
     })?;

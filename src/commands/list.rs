@@ -4,7 +4,6 @@ use anyhow::Result;
 
 use mirrorpolicy::list::rules;
 use mirrorpolicy::output;
-use mirrorpolicy::output::list::TableOptions;
 
 use crate::cli::{ListArgs, ListFormat};
 use crate::commands::cluster;
@@ -25,13 +24,10 @@ pub fn run(args: &ListArgs) -> Result<()> {
         ListFormat::Table | ListFormat::Wide | ListFormat::Name => term::Sink::Text,
         ListFormat::Json | ListFormat::Yaml => term::Sink::Exact,
     };
-    let table = |wide| TableOptions {
-        wide,
-        no_headers: args.no_headers,
-    };
+    let layout = term::layout(args.no_headers);
     term::print_to(sink, |out| match args.output {
-        ListFormat::Table => output::list::write_table(out, &rules, table(false)),
-        ListFormat::Wide => output::list::write_table(out, &rules, table(true)),
+        ListFormat::Table => output::list::write_table(out, &rules, false, &layout),
+        ListFormat::Wide => output::list::write_table(out, &rules, true, &layout),
         ListFormat::Name => output::list::write_names(out, &rules),
         ListFormat::Json => output::write_json(out, &[&output::List::new(&rules)]),
         ListFormat::Yaml => output::write_yaml(out, &[&output::List::new(&rules)]),

@@ -2,30 +2,34 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets, Attribute, Cell, ContentArrangement, Table};
+use comfy_table::{Attribute, Cell, Color};
 
-use crate::audit::{AuditedImage, Class, Report};
+use super::table::{Layout, TextTable};
+use crate::audit::{AuditedImage, Class, Level, Report};
 
-pub use super::list::TableOptions;
-
-/// Writes the images worst first, then a line of counts per class.
-pub fn write_table(out: &mut dyn Write, report: &Report, options: TableOptions) -> io::Result<()> {
-    let wide = options.wide;
+/// Writes the images worst first, then a line of counts per class; `wide`
+/// lists every object behind an image.
+pub fn write_table(
+    out: &mut dyn Write,
+    report: &Report,
+    wide: bool,
+    layout: &Layout,
+) -> io::Result<()> {
     if !report.images.is_empty() {
-        let mut t = Table::new();
-        t.load_style(presets::NOTHING)
-            .set_content_arrangement(ContentArrangement::Disabled)
-            .force_no_tty();
-        if !options.no_headers {
-            t.set_header(
-                ["CLASS", "IMAGE", "OBJECTS", "SIGNATURE", "DETAIL"]
-                    .iter()
-                    .map(|h| Cell::new(h).add_attribute(Attribute::Bold)),
-            );
-        }
+        let head = ["CLASS", "IMAGE", "OBJECTS", "SIGNATURE", "DETAIL"];
+        // Identifiers are never wrapped: the class, image, signature, and the
+        // object (the wide list of objects wraps between them).
+        let fixed: &[usize] = if wide { &[0, 1, 3] } else { &[0, 1, 2, 3] };
+        let mut t = TextTable::new(layout, &head, fixed);
         for i in &report.images {
-            t.add_row(vec![
-                Cell::new(i.class.as_str()),
+            let class = Cell::new(i.class.as_str());
+            let class = match i.class.level() {
+                Level::Error => class.fg(Color::Red).add_attribute(Attribute::Bold),
+                Level::Warning => class.fg(Color::Yellow),
+                Level::Ok => class.fg(Color::Green),
+            };
+            t.row(vec![
+                class,
                 Cell::new(&i.reference),
                 Cell::new(objects(i, wide)),
                 Cell::new(if i.signature_required {
@@ -36,9 +40,7 @@ pub fn write_table(out: &mut dyn Write, report: &Report, options: TableOptions) 
                 Cell::new(&i.detail),
             ]);
         }
-        for line in t.to_string().lines() {
-            writeln!(out, "{}", line.trim_end())?;
-        }
+        t.write(out)?;
         writeln!(out)?;
     }
     let counts: Vec<String> = Class::ALL
@@ -97,15 +99,19 @@ mod tests {
         Report { images, summary }
     }
 
-    fn render(options: TableOptions) -> String {
+    fn render(wide: bool, no_headers: bool) -> String {
         let mut out = Vec::new();
-        write_table(&mut out, &report(), options).unwrap();
+        let layout = Layout {
+            no_headers,
+            ..Layout::default()
+        };
+        write_table(&mut out, &report(), wide, &layout).unwrap();
         String::from_utf8(out).unwrap()
     }
 
     #[test]
     fn table_wide_and_no_headers() {
-        let table = render(TableOptions::default());
+        let table = render(false, false);
         assert_eq!(
             table
                 .lines()
@@ -120,17 +126,11 @@ mod tests {
                 "2 images: 1 direct, 1 mirrored",
             ]
         );
-        let wide = render(TableOptions {
-            wide: true,
-            no_headers: false,
-        });
+        let wide = render(true, false);
         assert!(wide.contains("Pod/shop/a, Pod/shop/b"), "{wide}");
-        let bare = render(TableOptions {
-            wide: false,
-            no_headers: true,
-        });
+        let bare = render(false, true);
         assert!(!bare.contains("CLASS"), "{bare}");
-        assert!(bare.starts_with(" direct"), "{bare}");
+        assert!(bare.starts_with("direct"), "{bare}");
     }
 
     #[test]
@@ -140,7 +140,7 @@ mod tests {
             images: Vec::new(),
             summary: BTreeMap::new(),
         };
-        write_table(&mut out, &empty, TableOptions::default()).unwrap();
+        write_table(&mut out, &empty, false, &Layout::default()).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "0 images\n");
     }
 }

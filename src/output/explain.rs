@@ -8,32 +8,30 @@
 use std::io::{self, Write};
 
 use colored::Colorize;
-use comfy_table::{presets, Attribute, Cell, Color, ContentArrangement, Table};
+use comfy_table::{Cell, Color};
+
+use super::table::{Layout, TextTable};
 
 use crate::explain::{Candidate, Explanation, ResolvedBy, Signature};
 use crate::policy::summarize_requirement;
 use crate::registries::lookup::Role;
 
 /// Writes the explanations as text blocks separated by a blank line.
-pub fn write_table(out: &mut dyn Write, items: &[Explanation]) -> io::Result<()> {
+pub fn write_table(out: &mut dyn Write, items: &[Explanation], layout: &Layout) -> io::Result<()> {
     for (i, e) in items.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
-        write_one(out, e)?;
+        write_one(out, e, layout)?;
     }
     Ok(())
-}
-
-fn colorize() -> bool {
-    colored::control::SHOULD_COLORIZE.should_colorize()
 }
 
 fn label(text: &str) -> String {
     format!("{:<11}", format!("{text}:")).bold().to_string()
 }
 
-fn write_one(out: &mut dyn Write, e: &Explanation) -> io::Result<()> {
+fn write_one(out: &mut dyn Write, e: &Explanation, layout: &Layout) -> io::Result<()> {
     writeln!(out, "{}{}", label("Image"), e.image.bold())?;
     if let Some(ns) = &e.namespace {
         writeln!(out, "{}{ns}", label("Namespace"))?;
@@ -48,7 +46,7 @@ fn write_one(out: &mut dyn Write, e: &Explanation) -> io::Result<()> {
                 format!("Candidate {} of {n} (short-name mode {})", i + 1, mode(e)).bold()
             )?;
         }
-        write_candidate(out, c)?;
+        write_candidate(out, c, layout)?;
     }
     if !e.warnings.is_empty() {
         writeln!(out)?;
@@ -86,7 +84,7 @@ fn origins(list: &[crate::origin::Origin]) -> String {
         .join(", ")
 }
 
-fn write_candidate(out: &mut dyn Write, c: &Candidate) -> io::Result<()> {
+fn write_candidate(out: &mut dyn Write, c: &Candidate, layout: &Layout) -> io::Result<()> {
     let how = if c.by_digest { "by digest" } else { "by tag" };
     writeln!(out, "{}{} ({how})", label("Reference"), c.reference)?;
     match &c.resolved_by {
@@ -160,9 +158,7 @@ fn write_candidate(out: &mut dyn Write, c: &Candidate) -> io::Result<()> {
         writeln!(out, "{}{}", label("Pull"), err.red().bold())?;
     } else {
         writeln!(out)?;
-        for line in sources_table(c).lines() {
-            writeln!(out, "{}", line.trim_end())?;
-        }
+        sources_table(c, layout).write(out)?;
     }
     if !c.skipped.is_empty() {
         writeln!(out)?;
@@ -226,20 +222,11 @@ fn write_policy(
     Ok(())
 }
 
-fn sources_table(c: &Candidate) -> Table {
-    let mut t = Table::new();
-    t.load_style(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    if colorize() {
-        t.enforce_styling();
-    } else {
-        t.force_no_tty();
-    }
+fn sources_table(c: &Candidate, layout: &Layout) -> TextTable {
     let head = ["#", "ROLE", "PULL SPEC", "FLAGS", "ORIGIN"];
-    t.set_header(
-        head.iter()
-            .map(|h| Cell::new(h).add_attribute(Attribute::Bold)),
-    );
+    // Everything but the origins is an identifier: never wrapped.
+    let mut t = TextTable::new(layout, &head, &[0, 1, 2, 3]);
+    let first_usable = c.sources.iter().position(|s| !s.blocked);
     for (i, s) in c.sources.iter().enumerate() {
         let mut flags = Vec::new();
         if s.blocked {
@@ -255,15 +242,10 @@ fn sources_table(c: &Candidate) -> Table {
         let mut spec = Cell::new(&s.reference);
         if s.blocked {
             spec = spec.fg(Color::Red);
-        } else if i
-            == c.sources
-                .iter()
-                .position(|s| !s.blocked)
-                .unwrap_or(usize::MAX)
-        {
+        } else if Some(i) == first_usable {
             spec = spec.fg(Color::Green);
         }
-        t.add_row(vec![
+        t.row(vec![
             Cell::new(i + 1),
             Cell::new(role),
             spec,

@@ -2,18 +2,11 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets, Attribute, Cell, ContentArrangement, Table};
+use comfy_table::{Cell, Color};
+
+use super::table::{Layout, TextTable};
 
 use crate::list::Rule;
-
-/// How the table is laid out.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TableOptions {
-    /// Adds each mirror's pull-from-mirror and insecure flag, and the conflicts in full.
-    pub wide: bool,
-    /// Leaves out the header row (`--no-headers`, as kubectl).
-    pub no_headers: bool,
-}
 
 /// One source scope a line (`-o name`), for scripts.
 pub fn write_names(out: &mut dyn Write, rules: &[Rule]) -> io::Result<()> {
@@ -23,9 +16,14 @@ pub fn write_names(out: &mut dyn Write, rules: &[Rule]) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes the rules as a table.
-pub fn write_table(out: &mut dyn Write, rules: &[Rule], options: TableOptions) -> io::Result<()> {
-    let wide = options.wide;
+/// Writes the rules as a table; `wide` adds each mirror's pull-from-mirror
+/// and insecure flag, and the conflicts in full.
+pub fn write_table(
+    out: &mut dyn Write,
+    rules: &[Rule],
+    wide: bool,
+    layout: &Layout,
+) -> io::Result<()> {
     if rules.is_empty() {
         writeln!(
             out,
@@ -33,10 +31,6 @@ pub fn write_table(out: &mut dyn Write, rules: &[Rule], options: TableOptions) -
         )?;
         return Ok(());
     }
-    let mut t = Table::new();
-    t.load_style(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .force_no_tty();
     let mut head = vec![
         "SOURCE",
         "MIRRORS",
@@ -48,12 +42,8 @@ pub fn write_table(out: &mut dyn Write, rules: &[Rule], options: TableOptions) -
     if wide {
         head.push("CONFLICTS");
     }
-    if !options.no_headers {
-        t.set_header(
-            head.iter()
-                .map(|h| Cell::new(h).add_attribute(Attribute::Bold)),
-        );
-    }
+    // The source, pull and policy are identifiers: never wrapped.
+    let mut t = TextTable::new(layout, &head, &[0, 2, 3, 5]);
     for r in rules {
         let mirrors: Vec<String> = r
             .mirrors
@@ -84,31 +74,32 @@ pub fn write_table(out: &mut dyn Write, rules: &[Rule], options: TableOptions) -
                 text
             }
         };
+        let policy = Cell::new(r.source_policy);
+        let policy = match r.source_policy {
+            "blocked" => policy.fg(Color::Red),
+            "NeverContactSource" => policy.fg(Color::Yellow),
+            _ => policy,
+        };
+        let flags = Cell::new(dash(flags.join(",")));
+        let flags = if r.insecure || !r.conflicts.is_empty() {
+            flags.fg(Color::Yellow)
+        } else {
+            flags
+        };
         let mut row = vec![
             Cell::new(&r.source),
-            Cell::new(if mirrors.is_empty() {
-                "-".to_string()
-            } else {
-                mirrors.join(if wide { "\n" } else { "," })
-            }),
+            Cell::new(dash(mirrors.join(if wide { "\n" } else { ", " }))),
             Cell::new(r.pull),
-            Cell::new(r.source_policy),
-            Cell::new(if objects.is_empty() {
-                "-".to_string()
-            } else {
-                objects.join(",")
-            }),
-            Cell::new(dash(flags.join(","))),
+            policy,
+            Cell::new(dash(objects.join(", "))),
+            flags,
         ];
         if wide {
             row.push(Cell::new(dash(r.conflicts.join("; "))));
         }
-        t.add_row(row);
+        t.row(row);
     }
-    for line in t.lines() {
-        writeln!(out, "{}", line.trim_end())?;
-    }
-    Ok(())
+    t.write(out)
 }
 
 #[cfg(test)]
@@ -141,9 +132,13 @@ mod tests {
         }]
     }
 
-    fn render(options: TableOptions) -> Vec<String> {
+    fn render(wide: bool, no_headers: bool) -> Vec<String> {
         let mut out = Vec::new();
-        write_table(&mut out, &rules(), options).unwrap();
+        let layout = Layout {
+            no_headers,
+            ..Layout::default()
+        };
+        write_table(&mut out, &rules(), wide, &layout).unwrap();
         String::from_utf8(out)
             .unwrap()
             .lines()
@@ -154,14 +149,14 @@ mod tests {
     #[test]
     fn table_wide_name_and_no_headers() {
         assert_eq!(
-            render(TableOptions::default()),
+            render(false, false),
             [
                 "SOURCE MIRRORS PULL SOURCE POLICY OBJECTS FLAGS",
-                "registry.redhat.io/rhel9 m.example.com/rhel9,b.example.com/rhel9 both AllowContactingSource ImageDigestMirrorSet/rhel order-conflict",
+                "registry.redhat.io/rhel9 m.example.com/rhel9, b.example.com/rhel9 both AllowContactingSource ImageDigestMirrorSet/rhel order-conflict",
             ]
         );
         assert_eq!(
-            render(TableOptions { wide: true, no_headers: true }),
+            render(true, true),
             [
                 "registry.redhat.io/rhel9 m.example.com/rhel9 (digest-only) [insecure] both AllowContactingSource ImageDigestMirrorSet/rhel order-conflict order differs",
                 "b.example.com/rhel9",
@@ -178,7 +173,7 @@ mod tests {
     #[test]
     fn no_rules_says_so() {
         let mut out = Vec::new();
-        write_table(&mut out, &[], TableOptions::default()).unwrap();
+        write_table(&mut out, &[], false, &Layout::default()).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "No mirror rules: the objects do not touch registries.conf.\n"

@@ -7,6 +7,7 @@ pub mod audit;
 pub mod explain;
 pub mod lint;
 pub mod list;
+pub mod table;
 
 use std::io::{self, Write};
 

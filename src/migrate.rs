@@ -126,6 +126,53 @@ impl Replacement {
     }
 }
 
+/// The longest object name the API server takes (`DNS1123SubdomainMaxLength`).
+pub const NAME_MAX: usize = 253;
+
+/// The longest file name most file systems take, in bytes (`NAME_MAX`).
+pub const FILE_NAME_MAX: usize = 255;
+
+/// Why the API server would refuse `name` as the name of a cluster-scoped
+/// custom resource, in its words (apimachinery `NameIsDNSSubdomain`:
+/// at most 253 characters, lowercase alphanumerics, `-` and `.`, starting
+/// and ending with an alphanumeric), or `None` when it takes it. Such a
+/// name is also a safe file name: no `/`, no `..`, nothing hidden.
+pub fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("Required value: name or generateName is required".to_string());
+    }
+    let mut problems = Vec::new();
+    if name.len() > NAME_MAX {
+        problems.push(format!("must be no more than {NAME_MAX} characters"));
+    }
+    if !dns1123_subdomain_pattern(name) {
+        problems.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_string());
+    }
+    (!problems.is_empty()).then(|| {
+        format!(
+            "Invalid value: {}: {}",
+            crate::quote::go_quote(name),
+            problems.join(", ")
+        )
+    })
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`, any length:
+/// dot-separated labels of lowercase alphanumerics and `-`, each starting
+/// and ending with an alphanumeric.
+fn dns1123_subdomain_pattern(name: &str) -> bool {
+    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    name.split('.').all(|label| {
+        let bytes = label.as_bytes();
+        match (bytes.first(), bytes.last()) {
+            (Some(&first), Some(&last)) => {
+                alnum(first) && alnum(last) && bytes.iter().all(|&b| alnum(b) || b == b'-')
+            }
+            _ => false,
+        }
+    })
+}
+
 /// The metadata a replacement keeps: name, labels and annotations other
 /// than kubectl's last-applied copy.
 fn carried_metadata(meta: &ObjectMeta) -> ObjectMeta {
@@ -715,6 +762,126 @@ spec:
             "{w}"
         );
         assert!(w.contains("every mirror of ImageContentSourcePolicy/covered is already in an existing ImageDigestMirrorSet"), "{w}");
+    }
+
+    /// apimachinery validation_test.go TestIsDNS1123Subdomain (good and
+    /// bad values), plus the names of the path-escape reports.
+    #[test]
+    fn names_the_api_server_refuses() {
+        for good in [
+            "a",
+            "ab",
+            "abc",
+            "a1",
+            "a-1",
+            "a--1--2--b",
+            "0",
+            "01",
+            "012",
+            "1a",
+            "1-a",
+            "1--a--b--2",
+            "a.a",
+            "ab.a",
+            "abc.a",
+            "a1.a",
+            "a-1.a",
+            "a--1--2--b.a",
+            "a.1",
+            "ab.1",
+            "0.a",
+            "01.a",
+            "a.b.c.d.e",
+            "aa.bb.cc.dd.ee",
+            "1.2.3.4.5",
+            "11.22.33.44.55",
+            &"a".repeat(253),
+        ] {
+            assert_eq!(name_problem(good), None, "{good}");
+        }
+        for bad in [
+            "",
+            "A",
+            "ABC",
+            "aBc",
+            "A1",
+            "A-1",
+            "1-A",
+            "-",
+            "a-",
+            "-a",
+            "1-",
+            "-1",
+            "_",
+            "a_",
+            "_a",
+            "a_b",
+            "1_",
+            "_1",
+            "1_2",
+            ".",
+            "a.",
+            ".a",
+            "a..b",
+            "1.",
+            ".1",
+            "1..2",
+            " ",
+            "a ",
+            " a",
+            "a b",
+            "1 ",
+            " 1",
+            "1 2",
+            "A.a",
+            "aB.a",
+            "ab.A",
+            "A1.a",
+            "a1.A",
+            "A.1",
+            "aB.1",
+            "A1.1",
+            "1A.1",
+            "0.A",
+            "01.A",
+            "012.A",
+            "1A.a",
+            "1a.A",
+            "A.B.C.D.E",
+            "AA.BB.CC.DD.EE",
+            "a.B.c.d.e",
+            "aa.bB.cc.dd.ee",
+            "a@b",
+            "a,b",
+            "a_b",
+            "a;b",
+            "a:b",
+            "a%b",
+            "a?b",
+            "a$b",
+            "..",
+            "UPPER",
+            "a/../../escaped",
+            "../../outside/pwned",
+            "x\n",
+            &"a".repeat(254),
+        ] {
+            assert!(name_problem(bad).is_some(), "{bad:?}");
+        }
+        assert_eq!(
+            name_problem(""),
+            Some("Required value: name or generateName is required".into())
+        );
+        let long = name_problem(&"a".repeat(254)).unwrap();
+        assert!(
+            long.ends_with(": must be no more than 253 characters"),
+            "{long}"
+        );
+        let slash = name_problem("a/../../escaped").unwrap();
+        assert!(
+            slash.starts_with("Invalid value: \"a/../../escaped\": a lowercase RFC 1123 subdomain"),
+            "{slash}"
+        );
     }
 
     #[test]

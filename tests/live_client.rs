@@ -6,11 +6,11 @@
 mod support;
 
 use mirrorpolicy::source::cluster::{
-    self as live, ClusterError, ClusterOptions, Connection, Reply, IMAGE_CONTENT_SOURCE_POLICIES,
-    IMAGE_DIGEST_MIRROR_SETS, MIRROR_CONFIG,
+    self as live, ClusterError, ClusterOptions, Connection, Preconditions, Reply,
+    IMAGE_CONTENT_SOURCE_POLICIES, IMAGE_DIGEST_MIRROR_SETS, MIRROR_CONFIG,
 };
 use serde_json::json;
-use support::apiserver::{Builder, FakeApiServer, Fault};
+use support::apiserver::{Builder, Change, FakeApiServer, Fault};
 
 fn connect(
     server: &FakeApiServer,
@@ -100,15 +100,15 @@ fn delete_honours_dry_run_and_reports_absence() {
     let dir = tempfile::tempdir().unwrap();
     let (rt, connection) = connect(&server, &dir);
     let reply = rt
-        .block_on(connection.delete(&IMAGE_CONTENT_SOURCE_POLICIES, "old", true))
+        .block_on(connection.delete(&IMAGE_CONTENT_SOURCE_POLICIES, "old", None, true))
         .unwrap();
     assert!(matches!(reply, Reply::Ok(_)), "{reply:?}");
     assert_eq!(server.names("imagecontentsourcepolicies"), ["old"]);
-    rt.block_on(connection.delete(&IMAGE_CONTENT_SOURCE_POLICIES, "old", false))
+    rt.block_on(connection.delete(&IMAGE_CONTENT_SOURCE_POLICIES, "old", None, false))
         .unwrap();
     assert!(server.names("imagecontentsourcepolicies").is_empty());
     let again = rt
-        .block_on(connection.delete(&IMAGE_CONTENT_SOURCE_POLICIES, "old", false))
+        .block_on(connection.delete(&IMAGE_CONTENT_SOURCE_POLICIES, "old", None, false))
         .unwrap();
     assert!(matches!(again, Reply::NotFound), "{again:?}");
     assert!(rt
@@ -153,10 +153,23 @@ fn write_failures() {
         "mirrorpolicy",
         false,
     ));
-    assert!(
-        matches!(reset, Err(ClusterError::Request { .. })),
-        "{reset:?}"
-    );
+    // A failed write says what was being written, not "reading".
+    match &reset {
+        Err(e @ ClusterError::Write { action, .. }) => {
+            assert_eq!(action, "applying ImageDigestMirrorSet/broken");
+            let text = e.to_string();
+            assert!(
+                text.starts_with("applying ImageDigestMirrorSet/broken on https://127.0.0.1:"),
+                "{text}"
+            );
+            assert!(
+                text.contains("(PATCH /apis/config.openshift.io/v1/imagedigestmirrorsets/broken?fieldManager=mirrorpolicy)"),
+                "{text}"
+            );
+            assert!(!text.contains("reading"), "{text}");
+        }
+        other => panic!("{other:?}"),
+    }
     // The fault fired once: a retry goes through.
     rt.block_on(connection.apply(
         &IMAGE_DIGEST_MIRROR_SETS,
@@ -166,7 +179,7 @@ fn write_failures() {
     ))
     .unwrap();
     assert_eq!(server.names("imagedigestmirrorsets"), ["broken"]);
-    let denied = rt.block_on(connection.delete(&IMAGE_CONTENT_SOURCE_POLICIES, "any", false));
+    let denied = rt.block_on(connection.delete(&IMAGE_CONTENT_SOURCE_POLICIES, "any", None, false));
     match denied {
         Err(ClusterError::Forbidden(list)) => {
             assert_eq!(list[0].verb, "delete");
@@ -174,4 +187,113 @@ fn write_failures() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+const OLD_ICSP: &str = "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: old\nspec:\n  repositoryDigestMirrors:\n  - source: quay.io/x\n    mirrors: [m.example.com/x]\n";
+
+/// A delete with preconditions carries them in a `DeleteOptions` body and
+/// deletes only the version they name; another version is a 409 Conflict
+/// (the fake answers as the API server's storage does) and stays.
+#[test]
+fn issue_12_delete_with_preconditions_deletes_only_that_version() {
+    let server = Builder::openshift().objects_from_yaml(OLD_ICSP).start();
+    let dir = tempfile::tempdir().unwrap();
+    let (rt, connection) = connect(&server, &dir);
+    let read = rt
+        .block_on(connection.get(&IMAGE_CONTENT_SOURCE_POLICIES, "old"))
+        .unwrap()
+        .unwrap();
+    let proven = Preconditions {
+        uid: read["metadata"]["uid"].as_str().unwrap().to_string(),
+        resource_version: read["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    };
+    // Someone edits it: the resourceVersion moves on.
+    server.change(&Change::merge_patch(
+        "imagecontentsourcepolicies",
+        "old",
+        json!({"spec": {"repositoryDigestMirrors": [{"source": "quay.io/y", "mirrors": ["m.example.com/y"]}]}}),
+    ));
+    for dry_run in [true, false] {
+        let reply = rt
+            .block_on(connection.delete(
+                &IMAGE_CONTENT_SOURCE_POLICIES,
+                "old",
+                Some(&proven),
+                dry_run,
+            ))
+            .unwrap();
+        let Reply::Conflict(message) = reply else {
+            panic!("{reply:?}")
+        };
+        assert!(
+            message.starts_with("Operation cannot be fulfilled on imagecontentsourcepolicies.operator.openshift.io \"old\": ")
+                && message.contains(&format!(
+                    "Precondition failed: ResourceVersion in precondition: {}, ResourceVersion in object meta: ",
+                    proven.resource_version
+                )),
+            "{message}"
+        );
+    }
+    assert_eq!(server.names("imagecontentsourcepolicies"), ["old"]);
+    let deletes: Vec<_> = server
+        .log()
+        .into_iter()
+        .filter(|l| l.method == "DELETE")
+        .collect();
+    assert_eq!(deletes.len(), 2);
+    for d in &deletes {
+        assert_eq!(d.status, 409);
+        assert_eq!(d.json()["kind"], "DeleteOptions");
+        assert_eq!(d.json()["preconditions"]["uid"], proven.uid.as_str());
+        assert_eq!(
+            d.json()["preconditions"]["resourceVersion"],
+            proven.resource_version.as_str()
+        );
+    }
+    // Recreated with the same content: the uid differs.
+    let current = rt
+        .block_on(connection.get(&IMAGE_CONTENT_SOURCE_POLICIES, "old"))
+        .unwrap()
+        .unwrap();
+    let current = Preconditions {
+        uid: current["metadata"]["uid"].as_str().unwrap().to_string(),
+        resource_version: current["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    };
+    server.change(&Change::recreate("imagecontentsourcepolicies", "old"));
+    let reply = rt
+        .block_on(connection.delete(&IMAGE_CONTENT_SOURCE_POLICIES, "old", Some(&current), false))
+        .unwrap();
+    let Reply::Conflict(message) = reply else {
+        panic!("{reply:?}")
+    };
+    assert!(
+        message.contains(&format!(
+            "Precondition failed: UID in precondition: {}",
+            current.uid
+        )),
+        "{message}"
+    );
+    // The version as it is now is deleted.
+    let now = rt
+        .block_on(connection.get(&IMAGE_CONTENT_SOURCE_POLICIES, "old"))
+        .unwrap()
+        .unwrap();
+    let now = Preconditions {
+        uid: now["metadata"]["uid"].as_str().unwrap().to_string(),
+        resource_version: now["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    };
+    let reply = rt
+        .block_on(connection.delete(&IMAGE_CONTENT_SOURCE_POLICIES, "old", Some(&now), false))
+        .unwrap();
+    assert!(matches!(reply, Reply::Ok(_)), "{reply:?}");
+    assert!(server.names("imagecontentsourcepolicies").is_empty());
 }

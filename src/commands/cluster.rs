@@ -243,6 +243,9 @@ pub fn cluster_failure(e: ClusterError) -> anyhow::Error {
         }
         ClusterError::Timeout { .. } => "raise --request-timeout, or check the API server's health",
         ClusterError::Request { .. } => "run again; if it persists, check the API server's health",
+        ClusterError::Write { .. } => {
+            "check the API server's health and run again: a write that went through shows as unchanged on the next run"
+        }
         ClusterError::Decode(_) => {
             return Failure::input(e.to_string())
                 .with_hint("the cluster holds an object the tool cannot read; report it with the object's YAML")

@@ -4,7 +4,7 @@
 //! server-side dry run and a confirmation.
 
 use std::collections::BTreeSet;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -14,8 +14,8 @@ use mirrorpolicy::migrate::{self, Action, Proof, Replacement};
 use mirrorpolicy::output;
 use mirrorpolicy::render::cluster::{Rendered, REGISTRIES_CONF};
 use mirrorpolicy::source::cluster::{
-    self as live, Connection, Reply, IMAGE_CONTENT_SOURCE_POLICIES, IMAGE_DIGEST_MIRROR_SETS,
-    IMAGE_TAG_MIRROR_SETS, MIRROR_CONFIG,
+    self as live, Connection, Preconditions, Reply, IMAGE_CONTENT_SOURCE_POLICIES,
+    IMAGE_DIGEST_MIRROR_SETS, IMAGE_TAG_MIRROR_SETS, MIRROR_CONFIG,
 };
 use mirrorpolicy::source::Inputs;
 
@@ -29,6 +29,7 @@ pub const FIELD_MANAGER: &str = "kubectl-mirrorpolicy";
 
 /// Runs `migrate-icsp`.
 pub fn run(args: &MigrateArgs) -> Result<ExitCode> {
+    check_usage(args)?;
     let inputs = cluster::load_valid_objects(&args.filenames, MIRROR_CONFIG, None)?;
     if inputs.icsps.is_empty() {
         eprintln!(
@@ -42,6 +43,7 @@ pub fn run(args: &MigrateArgs) -> Result<ExitCode> {
         .iter()
         .flat_map(|icsp| migrate::convert(icsp, args.with_tag_mirrors))
         .collect();
+    check_names(args, &inputs, &replacements)?;
     if args.with_tag_mirrors {
         eprintln!(
             "warning: --with-tag-mirrors: pulls by tag will use the mirrors; a tag on a mirror can point to another image than the same tag at the source (tags move, digests do not)"
@@ -88,6 +90,150 @@ pub fn run(args: &MigrateArgs) -> Result<ExitCode> {
         }
     })?;
     Ok(ExitCode::Success)
+}
+
+/// `--delete-icsp` and `--yes` act only with `--apply`. clap's `requires`
+/// does not hold once `-f` is given (`--apply` conflicts with it), so they
+/// are checked here: silently ignoring `--delete-icsp` would let a user
+/// believe the ICSPs were deleted.
+fn check_usage(args: &MigrateArgs) -> Result<()> {
+    if args.apply {
+        return Ok(());
+    }
+    let flag = if args.delete_icsp {
+        "--delete-icsp"
+    } else if args.yes {
+        "--yes"
+    } else {
+        return Ok(());
+    };
+    Err(Failure::input(format!(
+        "{flag} works only with --apply: ImageContentSourcePolicies are deleted (and the plan confirmed) only on the live cluster, after their replacements are applied; without --apply nothing is applied or deleted"
+    ))
+    .with_hint(if args.filenames.is_empty() {
+        "add --apply to apply the replacements to the cluster, or drop the flag to print them"
+    } else {
+        "--apply works on the live cluster, not on -f files: drop -f and add --apply, or drop the flag to print the replacements"
+    })
+    .into())
+}
+
+/// Every ICSP name, and the name of every replacement, must be one the API
+/// server takes (a DNS-1123 subdomain): a name is also a file name in
+/// `--dest-dir`, and `a/../../x` would leave it. With `--dest-dir` the file
+/// name must also fit the file system. Checked before anything is written
+/// (exit 2, naming the file and the object).
+fn check_names(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]) -> Result<()> {
+    let mut problems = Vec::new();
+    let mut bad_icsps = BTreeSet::new();
+    for icsp in &inputs.icsps {
+        let name = &icsp.metadata.name;
+        if let Some(problem) = migrate::name_problem(name) {
+            problems.push(format!(
+                "{}: {}: metadata.name: {problem}",
+                origin_of(args, name),
+                icsp_label(name)
+            ));
+            bad_icsps.insert(name.as_str());
+        }
+    }
+    for r in replacements {
+        if bad_icsps.contains(r.name()) {
+            continue;
+        }
+        if let Some(problem) = migrate::name_problem(r.name()) {
+            problems.push(format!(
+                "{}: {}/{}: metadata.name: {problem} (the replacement of {})",
+                origin_of(args, r.name()),
+                r.kind(),
+                r.name().escape_debug(),
+                icsp_label(r.name())
+            ));
+        } else if args.dest_dir.is_some() && r.file_name().len() > migrate::FILE_NAME_MAX {
+            problems.push(format!(
+                "{}: {}: the file name {} would be {} bytes, more than the {} a file system takes; shorten the name to write it with --dest-dir",
+                origin_of(args, r.name()),
+                icsp_label(r.name()),
+                r.file_name(),
+                r.file_name().len(),
+                migrate::FILE_NAME_MAX
+            ));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::input(format!(
+        "refused: {} invalid name(s), nothing written:\n  {}",
+        problems.len(),
+        problems.join("\n  ")
+    ))
+    .with_hint("the API server takes only names of lowercase letters, digits, '-' and '.' (at most 253, starting and ending with a letter or digit); rename the object and run again")
+    .into())
+}
+
+/// `ImageContentSourcePolicy/name`, the name escaped as Rust prints it
+/// (an empty name shows as `(no name)`).
+fn icsp_label(name: &str) -> String {
+    if name.is_empty() {
+        "ImageContentSourcePolicy (no name)".to_string()
+    } else {
+        format!("ImageContentSourcePolicy/{}", name.escape_debug())
+    }
+}
+
+/// Where the ICSP `name` was read: the file among `-f` that holds it, or
+/// the cluster. Used only in error messages, so reading the files again is
+/// fine.
+fn origin_of(args: &MigrateArgs, name: &str) -> String {
+    if args.filenames.is_empty() {
+        return "the cluster".to_string();
+    }
+    let holds = |file: &Path| {
+        mirrorpolicy::source::load_paths(&[file.to_path_buf()], std::io::empty())
+            .is_ok_and(|i| i.icsps.iter().any(|o| o.metadata.name == name))
+    };
+    let mut stdin = false;
+    for path in &args.filenames {
+        if path.as_os_str() == "-" {
+            stdin = true;
+            continue;
+        }
+        let mut files = Vec::new();
+        manifest_files(path, &mut files);
+        if let Some(file) = files.iter().find(|f| holds(f)) {
+            return file.display().to_string();
+        }
+    }
+    if stdin {
+        "<stdin>".to_string()
+    } else {
+        source_name(&args.filenames)
+    }
+}
+
+/// `path` itself, or the manifest files under it, sorted.
+fn manifest_files(path: &Path, out: &mut Vec<PathBuf>) {
+    if !path.is_dir() {
+        out.push(path.to_path_buf());
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            manifest_files(&p, out);
+        } else if p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"))
+        {
+            out.push(p);
+        }
+    }
 }
 
 fn source_name(paths: &[PathBuf]) -> String {
@@ -209,9 +355,17 @@ fn unified(path: &str, old: &str, new: &str) -> String {
         .to_string()
 }
 
-/// Writes one file per object; an existing different file refuses the
-/// whole write, an identical one is left alone. Each file is written to a
-/// temporary name and renamed, so a file is never half written.
+/// Writes one file per object into `dir`; an existing different file
+/// refuses the whole write, an identical one is left alone.
+///
+/// Names were checked before ([`check_names`]): a file name is one path
+/// component, so every file lands in `dir`. Each file is first written to
+/// a temporary file created exclusively in `dir` (a random name, never
+/// following a link), then moved to its name without replacing anything
+/// there: a link or file that appears meanwhile stops the write. The
+/// temporary files are all written before the first is moved, and a
+/// failure removes what this run moved, so the folder gets all files or
+/// none.
 fn write_files(dir: &Path, replacements: &[Replacement]) -> Result<()> {
     if dir.exists() && !dir.is_dir() {
         return Err(Failure::input(format!(
@@ -222,13 +376,28 @@ fn write_files(dir: &Path, replacements: &[Replacement]) -> Result<()> {
     }
     let mut plan = Vec::new();
     let mut clashes = Vec::new();
+    let mut unchanged = Vec::new();
     for r in replacements {
         let path = dir.join(r.file_name());
         let yaml = r.to_yaml();
-        match std::fs::read(&path) {
-            Ok(existing) if existing == yaml.as_bytes() => plan.push((path, yaml, false)),
-            Ok(_) => clashes.push(path.display().to_string()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => plan.push((path, yaml, true)),
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => clashes.push(format!(
+                "{} (a symbolic link: never followed)",
+                path.display()
+            )),
+            Ok(meta) if !meta.is_file() => {
+                clashes.push(format!("{} (not a regular file)", path.display()))
+            }
+            Ok(_) => match std::fs::read(&path) {
+                Ok(existing) if existing == yaml.as_bytes() => unchanged.push(path),
+                Ok(_) => clashes.push(path.display().to_string()),
+                Err(e) => {
+                    return Err(
+                        Failure::input(format!("cannot read {}: {e}", path.display())).into(),
+                    )
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => plan.push((r, path, yaml)),
             Err(e) => {
                 return Err(Failure::input(format!("cannot read {}: {e}", path.display())).into())
             }
@@ -243,32 +412,69 @@ fn write_files(dir: &Path, replacements: &[Replacement]) -> Result<()> {
         .with_hint("move them away or pick another --dest-dir")
         .into());
     }
+    for path in &unchanged {
+        eprintln!("unchanged {} (same content)", path.display());
+    }
+    if plan.is_empty() {
+        return Ok(());
+    }
     std::fs::create_dir_all(dir)
         .map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
-    for (path, yaml, write) in plan {
-        let kind = if path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with("imagetagmirrorset_"))
-        {
-            "ImageTagMirrorSet"
-        } else {
-            "ImageDigestMirrorSet"
-        };
-        if !write {
-            eprintln!("unchanged {} (same content)", path.display());
-            continue;
+    let mut written = Vec::new();
+    for (r, path, yaml) in plan {
+        let temp = temp_file(dir, &yaml).map_err(|e| {
+            Failure::input(format!(
+                "cannot write a temporary file in {}: {e}; nothing written",
+                dir.display()
+            ))
+        })?;
+        written.push((r, path, temp));
+    }
+    let mut moved: Vec<(&Replacement, PathBuf)> = Vec::new();
+    for (r, path, temp) in written {
+        // On an early return the temporary files not yet moved are removed
+        // when dropped.
+        if let Err(e) = temp.persist_noclobber(&path) {
+            // What this run moved into place goes again: all or nothing.
+            for (_, done) in &moved {
+                let _ = std::fs::remove_file(done);
+            }
+            let why = if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                "it appeared meanwhile and is never replaced".to_string()
+            } else {
+                e.error.to_string()
+            };
+            return Err(Failure::input(format!(
+                "cannot write {}: {why}; nothing written",
+                path.display()
+            ))
+            .into());
         }
-        let tmp = path.with_extension("yaml.tmp");
-        std::fs::write(&tmp, &yaml)
-            .and_then(|()| std::fs::rename(&tmp, &path))
-            .map_err(|e| {
-                let _ = std::fs::remove_file(&tmp);
-                Failure::input(format!("cannot write {}: {e}", path.display()))
-            })?;
+        moved.push((r, path));
+    }
+    for (r, path) in &moved {
         // oc's own message, so scripts that read it keep working.
-        println!("wrote {kind} to {}", path.display());
+        println!("wrote {} to {}", r.kind(), path.display());
     }
     Ok(())
+}
+
+/// A temporary file created exclusively (`O_EXCL`, random name) in `dir`
+/// and holding `text`: as readable as a file `std::fs::write` creates.
+fn temp_file(dir: &Path, text: &str) -> std::io::Result<tempfile::TempPath> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".mirrorpolicy-").suffix(".yaml.tmp");
+    #[cfg(unix)]
+    let permissions = {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::Permissions::from_mode(0o666)
+    };
+    #[cfg(unix)]
+    builder.permissions(permissions);
+    let mut file = builder.tempfile_in(dir)?;
+    file.write_all(text.as_bytes())?;
+    file.as_file().sync_all()?;
+    Ok(file.into_temp_path())
 }
 
 fn resource_of(r: &Replacement) -> &'static live::Resource {
@@ -278,15 +484,55 @@ fn resource_of(r: &Replacement) -> &'static live::Resource {
     }
 }
 
+/// Why a row of the plan stops the migration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Problem {
+    /// An object of the replacement's name holds another spec.
+    Clash,
+    /// The server does not serve the replacement's resource.
+    NoCrd(String),
+    /// The server refused the dry run.
+    Server,
+    /// The ICSP changed since it was read.
+    Changed,
+}
+
+impl Problem {
+    fn hint(&self) -> String {
+        match self {
+            Self::Clash => "an object of the same name holds other mirrors: rename the ICSP's replacement or reconcile the two".to_string(),
+            Self::NoCrd(resource) => format!(
+                "the cluster does not serve {resource}: its CRD is missing (OpenShift 4.13 and later have it); the ImageContentSourcePolicies keep working until then"
+            ),
+            Self::Server => "the server refused the dry run (its answer is in the plan above): resolve that and run again".to_string(),
+            Self::Changed => "an ImageContentSourcePolicy changed since it was read: run again to migrate it as it is now".to_string(),
+        }
+    }
+}
+
 /// One row of the plan.
 struct Row {
     object: String,
     action: String,
-    conflict: bool,
+    problem: Option<Problem>,
 }
 
-/// `--apply`: dry run every write, show the plan, confirm, apply, then
-/// delete each ICSP whose replacement the server returns as planned.
+/// The command that runs this migration again.
+fn rerun(args: &MigrateArgs) -> String {
+    let mut command = "kubectl mirrorpolicy migrate-icsp --apply".to_string();
+    if args.with_tag_mirrors {
+        command.push_str(" --with-tag-mirrors");
+    }
+    if args.delete_icsp {
+        command.push_str(" --delete-icsp");
+    }
+    command
+}
+
+/// `--apply`: dry run every write, show the plan, confirm, check that the
+/// ICSPs did not change meanwhile, apply, then delete each ICSP whose
+/// replacement the server returns as planned, once the proof holds on the
+/// server's objects, and only at the version that was proven.
 fn apply(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]) -> Result<ExitCode> {
     let options = cluster::cluster_options()?;
     let runtime = cluster::runtime()?;
@@ -303,66 +549,89 @@ fn apply(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]) -> R
                 .get(resource, r.name())
                 .await
                 .map_err(cluster::cluster_failure)?;
-            let mut action = migrate::plan(&desired, existing.as_ref());
-            if action != Action::Unchanged {
-                match connection
+            let planned = migrate::plan(&desired, existing.as_ref());
+            let (action, problem) = match planned {
+                Action::Unchanged => ("unchanged".to_string(), None),
+                Action::Conflict(why) => (format!("conflict: {why}"), Some(Problem::Clash)),
+                Action::Create => match connection
                     .apply(resource, &desired, FIELD_MANAGER, true)
                     .await
                     .map_err(cluster::cluster_failure)?
                 {
-                    Reply::Ok(_) => {}
-                    Reply::Conflict(m) => action = Action::Conflict(format!("the server's dry run: {m}")),
-                    Reply::NotFound => {
-                        action = Action::Conflict(format!(
-                            "the server does not serve {} (no such CRD)",
-                            resource.name()
-                        ))
-                    }
-                    Reply::Forbidden(m) => action = Action::Conflict(m),
-                }
-            }
-            let (text, conflict) = match &action {
-                Action::Create => ("create".to_string(), false),
-                Action::Unchanged => ("unchanged".to_string(), false),
-                Action::Conflict(why) => (format!("conflict: {why}"), true),
+                    Reply::Ok(_) => ("create".to_string(), None),
+                    Reply::Conflict(m) => (
+                        format!("conflict: the server's dry run: {m}"),
+                        Some(Problem::Server),
+                    ),
+                    Reply::NotFound => (
+                        format!(
+                            "cannot create: the server does not serve {} (the {} CRD is missing)",
+                            resource.name(),
+                            resource.kind
+                        ),
+                        Some(Problem::NoCrd(resource.name())),
+                    ),
+                    Reply::Forbidden(m) => (format!("conflict: {m}"), Some(Problem::Server)),
+                },
             };
-            if action == Action::Create || matches!(action, Action::Conflict(_)) {
+            if action == "create" {
                 to_apply.push((r, desired));
             }
             rows.push(Row {
                 object: r.label(),
-                action: text,
-                conflict,
+                action,
+                problem,
             });
         }
         if args.delete_icsp {
             for icsp in &inputs.icsps {
                 let name = &icsp.metadata.name;
+                let object = format!("ImageContentSourcePolicy/{name}");
+                let Some(preconditions) = Preconditions::of(&icsp.metadata) else {
+                    rows.push(Row {
+                        object,
+                        action: "conflict: read without uid and resourceVersion, so it cannot be deleted at the version proven".to_string(),
+                        problem: Some(Problem::Server),
+                    });
+                    continue;
+                };
                 let dry = connection
-                    .delete(&IMAGE_CONTENT_SOURCE_POLICIES, name, true)
+                    .delete(&IMAGE_CONTENT_SOURCE_POLICIES, name, Some(&preconditions), true)
                     .await
                     .map_err(cluster::cluster_failure)?;
-                let (action, conflict) = match dry {
+                let (action, problem) = match dry {
                     Reply::Ok(_) => (
-                        "delete, once ImageDigestMirrorSet/".to_string() + name + " is read back as planned",
-                        false,
+                        format!(
+                            "delete at resourceVersion {}, once ImageDigestMirrorSet/{name} is read back as planned",
+                            preconditions.resource_version
+                        ),
+                        None,
                     ),
-                    Reply::NotFound => ("already deleted".to_string(), false),
-                    Reply::Conflict(m) | Reply::Forbidden(m) => (format!("conflict: {m}"), true),
+                    Reply::NotFound => ("already deleted".to_string(), None),
+                    Reply::Conflict(m) => (format!("conflict: {m}"), Some(Problem::Changed)),
+                    Reply::Forbidden(m) => (format!("conflict: {m}"), Some(Problem::Server)),
                 };
                 rows.push(Row {
-                    object: format!("ImageContentSourcePolicy/{name}"),
+                    object,
                     action,
-                    conflict,
+                    problem,
                 });
             }
         }
         print_plan(&rows)?;
-        if rows.iter().any(|r| r.conflict) {
+        let problems: Vec<&Problem> = rows.iter().filter_map(|r| r.problem.as_ref()).collect();
+        if !problems.is_empty() {
+            let mut hints: Vec<String> = Vec::new();
+            for p in problems {
+                let hint = p.hint();
+                if !hints.contains(&hint) {
+                    hints.push(hint);
+                }
+            }
             return Err(Failure::refused(
                 "refused: the dry run found conflicts (above); nothing was written",
             )
-            .with_hint("an object of the same name holds other mirrors: rename the ICSP's replacement or reconcile the two")
+            .with_hint(hints.join("; "))
             .into());
         }
         if to_apply.is_empty() && !args.delete_icsp {
@@ -370,6 +639,7 @@ fn apply(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]) -> R
             return Ok(ExitCode::Success);
         }
         confirm(args, &connection)?;
+        unchanged_since_plan(&connection, args, inputs).await?;
         for (r, desired) in &to_apply {
             match connection
                 .apply(resource_of(r), desired, FIELD_MANAGER, false)
@@ -387,19 +657,231 @@ fn apply(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]) -> R
                 }
                 Reply::NotFound => {
                     return Err(Failure::cluster(format!(
-                        "{}: the server does not serve {}",
+                        "{}: the server does not serve {} (the {} CRD is missing); no ImageContentSourcePolicy was deleted",
                         r.label(),
-                        resource_of(r).name()
+                        resource_of(r).name(),
+                        resource_of(r).kind
                     ))
                     .into())
                 }
             }
         }
         if args.delete_icsp {
-            delete_icsps(&connection, inputs, replacements).await?;
+            delete_icsps(&connection, args, inputs, replacements).await?;
         }
         Ok(ExitCode::Success)
     })
+}
+
+/// The `uid` and `resourceVersion` of an object as the server returned it.
+fn preconditions_of(object: &serde_json::Value) -> Option<Preconditions> {
+    let field = |name: &str| {
+        object
+            .pointer(&format!("/metadata/{name}"))
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string)
+    };
+    Some(Preconditions {
+        uid: field("uid")?,
+        resource_version: field("resourceVersion")?,
+    })
+}
+
+/// How an ICSP now on the server differs from the version that was read
+/// (`now`: `None` when it is gone).
+fn change_of(name: &str, was: Option<&Preconditions>, now: Option<&Preconditions>) -> String {
+    let object = format!("ImageContentSourcePolicy/{name}");
+    match (was, now) {
+        (_, None) => format!("{object} was deleted on the server after it was read"),
+        (Some(was), Some(now)) if was.uid != now.uid => format!(
+            "{object} was deleted and created again on the server after it was read (uid {} → {})",
+            was.uid, now.uid
+        ),
+        (Some(was), Some(now)) => format!(
+            "{object} changed on the server after it was read (resourceVersion {} → {})",
+            was.resource_version, now.resource_version
+        ),
+        (None, Some(_)) => format!("{object} was read without uid and resourceVersion"),
+    }
+}
+
+/// After the confirmation, before any write: every ICSP must still be the
+/// version the plan was made from. Someone may have edited one while the
+/// plan was shown; its replacement would then miss the edit.
+async fn unchanged_since_plan(
+    connection: &Connection,
+    args: &MigrateArgs,
+    inputs: &Inputs,
+) -> Result<()> {
+    let mut changed = Vec::new();
+    for icsp in &inputs.icsps {
+        let name = &icsp.metadata.name;
+        let was = Preconditions::of(&icsp.metadata);
+        let now = connection
+            .get(&IMAGE_CONTENT_SOURCE_POLICIES, name)
+            .await
+            .map_err(cluster::cluster_failure)?;
+        let is = now.as_ref().and_then(preconditions_of);
+        if is.is_some() && is == was {
+            continue;
+        }
+        changed.push(change_of(name, was.as_ref(), is.as_ref()));
+    }
+    if changed.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::refused(format!(
+        "{} while the plan was shown; nothing was written",
+        changed.join("; ")
+    ))
+    .with_hint(format!(
+        "run `{}` again: it converts and proves the objects as they are now",
+        rerun(args)
+    ))
+    .into())
+}
+
+/// Deletes the ICSPs, each only when (1) it is still the version that was
+/// converted and proven, (2) its IDMS is on the server with the planned
+/// spec, and (3) rendering the server's objects as they are now, with and
+/// without those ICSPs, gives byte-identical files. Each delete carries
+/// the proven `uid` and `resourceVersion` as preconditions: an ICSP edited
+/// after the proof is refused by the server (409), and then nothing more
+/// is deleted. Any ICSP kept fails the command (exit 4).
+async fn delete_icsps(
+    connection: &Connection,
+    args: &MigrateArgs,
+    inputs: &Inputs,
+    replacements: &[Replacement],
+) -> Result<()> {
+    let now = live::read(connection, MIRROR_CONFIG, None)
+        .await
+        .map_err(cluster::cluster_failure)?
+        .inputs;
+    let mut kept = Vec::new();
+    let mut changed = false;
+    let mut deletable: Vec<(&str, Preconditions)> = Vec::new();
+    for icsp in &inputs.icsps {
+        let name = icsp.metadata.name.as_str();
+        let Some(Replacement::Idms(idms)) = replacements
+            .iter()
+            .find(|r| matches!(r, Replacement::Idms(_)) && r.name() == name)
+        else {
+            continue;
+        };
+        let was = Preconditions::of(&icsp.metadata);
+        let Some(current) = now.icsps.iter().find(|o| o.metadata.name == name) else {
+            println!("ImageContentSourcePolicy/{name} already deleted");
+            continue;
+        };
+        let is = Preconditions::of(&current.metadata);
+        let Some(proven) = was.clone().filter(|w| Some(w) == is.as_ref()) else {
+            kept.push(format!(
+                "{}: not deleted",
+                change_of(name, was.as_ref(), is.as_ref())
+            ));
+            changed = true;
+            continue;
+        };
+        match now.idmss.iter().find(|o| o.metadata.name == name) {
+            Some(o) if o.spec == idms.spec => deletable.push((name, proven)),
+            on_server => kept.push(format!(
+                "ImageContentSourcePolicy/{name} kept: ImageDigestMirrorSet/{name} is {} on the server",
+                if on_server.is_some() { "different" } else { "missing" }
+            )),
+        }
+    }
+    if !deletable.is_empty() {
+        prove_deletion(&now, &deletable)?;
+    }
+    for (i, (name, proven)) in deletable.iter().enumerate() {
+        match connection
+            .delete(&IMAGE_CONTENT_SOURCE_POLICIES, name, Some(proven), false)
+            .await
+            .map_err(cluster::cluster_failure)?
+        {
+            Reply::Ok(_) => println!("ImageContentSourcePolicy/{name} deleted"),
+            Reply::NotFound => println!("ImageContentSourcePolicy/{name} already deleted"),
+            Reply::Conflict(message) => {
+                let current = connection
+                    .get(&IMAGE_CONTENT_SOURCE_POLICIES, name)
+                    .await
+                    .map_err(cluster::cluster_failure)?;
+                let is = current.as_ref().and_then(preconditions_of);
+                if current.is_some() && is.as_ref() == Some(proven) {
+                    kept.push(format!(
+                        "ImageContentSourcePolicy/{name} kept: the server refused the delete: {message}"
+                    ));
+                } else {
+                    kept.push(format!(
+                        "{}: not deleted",
+                        change_of(name, Some(proven), is.as_ref())
+                    ));
+                    changed = true;
+                }
+                let rest: Vec<String> = deletable[i + 1..]
+                    .iter()
+                    .map(|(n, _)| format!("ImageContentSourcePolicy/{n}"))
+                    .collect();
+                if !rest.is_empty() {
+                    kept.push(format!(
+                        "{} not deleted either: the proof counted on ImageContentSourcePolicy/{name} as it was",
+                        rest.join(", ")
+                    ));
+                }
+                break;
+            }
+            Reply::Forbidden(message) => kept.push(format!(
+                "ImageContentSourcePolicy/{name} kept: the server refused the delete: {message}"
+            )),
+        }
+    }
+    if kept.is_empty() {
+        return Ok(());
+    }
+    let hint = if changed {
+        format!(
+            "nothing was lost: the change is on the server, in the ImageContentSourcePolicy; its replacement was applied from the version read before. Look at the change (kubectl get imagecontentsourcepolicy NAME -o yaml), then run `{}` again; if the change touched its mirrors, that run refuses the old replacement of the same name: delete it first (kubectl delete imagedigestmirrorset NAME; the ICSP still holds its rules)",
+            rerun(args)
+        )
+    } else {
+        "run again: replacements already applied show as unchanged".to_string()
+    };
+    Err(Failure::refused(kept.join("; ")).with_hint(hint).into())
+}
+
+/// The proof again, on the server's objects as they are right before the
+/// deletes: the rendered files must not change when the ICSPs go.
+fn prove_deletion(now: &Inputs, deletable: &[(&str, Preconditions)]) -> Result<()> {
+    let mut after = now.clone();
+    after
+        .icsps
+        .retain(|o| !deletable.iter().any(|(n, _)| *n == o.metadata.name));
+    let names = deletable
+        .iter()
+        .map(|(n, _)| format!("ImageContentSourcePolicy/{n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let render = |inputs: &Inputs| {
+        mirrorpolicy::render::cluster::render_pool(inputs, "worker").map_err(|e| {
+            Failure::refused(format!(
+                "not deleted ({names}): the MCO refuses to render the objects now on the server: {e}"
+            ))
+        })
+    };
+    let (before, after) = (render(now)?, render(&after)?);
+    if let Some((path, old, new)) = migrate::first_difference(&before, &after) {
+        eprint!("{}", unified(&path, &old, &new));
+        return Err(Failure::refused(format!(
+            "not deleted ({names}): on the objects now on the server, {path} would change without them (diff above)"
+        ))
+        .with_hint("the objects changed since the plan; look at the diff, then run again to convert and prove them as they are now")
+        .into());
+    }
+    eprintln!(
+        "equivalent on the server: the files rendered from the objects there now stay byte-identical without {names}"
+    );
+    Ok(())
 }
 
 fn print_plan(rows: &[Row]) -> Result<()> {
@@ -445,56 +927,5 @@ fn confirm(args: &MigrateArgs, connection: &Connection) -> Result<()> {
         Ok(())
     } else {
         Err(Failure::refused("not confirmed; nothing was written").into())
-    }
-}
-
-/// Deletes each ICSP whose IDMS the server returns with the planned spec;
-/// any other ICSP is kept and the command fails (exit 4).
-async fn delete_icsps(
-    connection: &Connection,
-    inputs: &Inputs,
-    replacements: &[Replacement],
-) -> Result<()> {
-    let mut kept = Vec::new();
-    for icsp in &inputs.icsps {
-        let name = &icsp.metadata.name;
-        let Some(idms) = replacements
-            .iter()
-            .find(|r| matches!(r, Replacement::Idms(_)) && r.name() == name)
-        else {
-            continue;
-        };
-        let on_server = connection
-            .get(&IMAGE_DIGEST_MIRROR_SETS, name)
-            .await
-            .map_err(cluster::cluster_failure)?;
-        let matches = on_server
-            .as_ref()
-            .is_some_and(|o| o.get("spec") == idms.to_json().get("spec"));
-        if !matches {
-            kept.push(format!(
-                "ImageContentSourcePolicy/{name} kept: ImageDigestMirrorSet/{name} is {} on the server",
-                if on_server.is_some() { "different" } else { "missing" }
-            ));
-            continue;
-        }
-        match connection
-            .delete(&IMAGE_CONTENT_SOURCE_POLICIES, name, false)
-            .await
-            .map_err(cluster::cluster_failure)?
-        {
-            Reply::Ok(_) => println!("ImageContentSourcePolicy/{name} deleted"),
-            Reply::NotFound => println!("ImageContentSourcePolicy/{name} already deleted"),
-            Reply::Conflict(m) | Reply::Forbidden(m) => {
-                kept.push(format!("ImageContentSourcePolicy/{name} kept: {m}"))
-            }
-        }
-    }
-    if kept.is_empty() {
-        Ok(())
-    } else {
-        Err(Failure::refused(kept.join("; "))
-            .with_hint("run again: replacements already applied show as unchanged")
-            .into())
     }
 }

@@ -279,6 +279,17 @@ pub enum ClusterError {
         path: String,
         detail: String,
     },
+    /// A write (server-side apply or delete) failed other than by an
+    /// answer the caller handles (5xx, a reset connection).
+    Write {
+        server: String,
+        /// What was being written: `applying ImageDigestMirrorSet/x`,
+        /// `deleting ImageContentSourcePolicy/y`, with `(dry run)` for one.
+        action: String,
+        /// Method and path of the request.
+        request: String,
+        detail: String,
+    },
     /// An object the server returned does not decode into the tool's model.
     Decode(SourceError),
 }
@@ -357,6 +368,12 @@ impl fmt::Display for ClusterError {
                 path,
                 detail,
             } => write!(f, "reading {path} from {server} failed: {detail}"),
+            Self::Write {
+                server,
+                action,
+                request,
+                detail,
+            } => write!(f, "{action} on {server} failed ({request}): {detail}"),
             Self::Decode(e) => write!(f, "{e}"),
         }
     }
@@ -562,6 +579,33 @@ pub enum Reply {
     Conflict(String),
 }
 
+/// `metav1.Preconditions`: the identity and version a delete must find.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Preconditions {
+    pub uid: String,
+    pub resource_version: String,
+}
+
+impl Preconditions {
+    /// The preconditions of an object as read (`metadata.uid` and
+    /// `metadata.resourceVersion`); `None` when either is missing, as on an
+    /// object that never came from a server.
+    pub fn of(meta: &crate::crd::ObjectMeta) -> Option<Self> {
+        Some(Self {
+            uid: meta.uid.clone()?,
+            resource_version: meta.resource_version.clone()?,
+        })
+    }
+}
+
+fn dry_note(dry_run: bool) -> &'static str {
+    if dry_run {
+        " (dry run)"
+    } else {
+        ""
+    }
+}
+
 impl Connection {
     /// Sends one request under the request timeout; 404, 403 and 409 are
     /// answers, every other failure is an error.
@@ -714,38 +758,77 @@ impl Connection {
             Some("application/apply-patch+yaml"),
             body,
         )?;
-        self.write_reply(request, resource, "patch").await
+        let action = format!("applying {}/{name}{}", resource.kind, dry_note(dry_run));
+        self.write_reply(request, resource, "patch", action).await
     }
 
     /// Deletes one cluster-scoped object; with `dry_run` nothing is deleted.
+    ///
+    /// With `preconditions` the server deletes only the object of that
+    /// `uid` at that `resourceVersion` (a `DeleteOptions` body, as
+    /// `kubectl delete` sends it); another version is a 409
+    /// ([`Reply::Conflict`]) and nothing is deleted.
     pub async fn delete(
         &self,
         resource: &Resource,
         name: &str,
+        preconditions: Option<&Preconditions>,
         dry_run: bool,
     ) -> Result<Reply, ClusterError> {
         let mut path = format!("{}/{name}", resource.list_path(None));
         if dry_run {
             path.push_str("?dryRun=All");
         }
-        let request = self.request(http::Method::DELETE, &path, None, Vec::new())?;
-        self.write_reply(request, resource, "delete").await
+        let (content_type, body) = match preconditions {
+            Some(p) => {
+                let mut options = serde_json::json!({
+                    "kind": "DeleteOptions",
+                    "apiVersion": "v1",
+                    "preconditions": {"uid": p.uid, "resourceVersion": p.resource_version},
+                });
+                if dry_run {
+                    options["dryRun"] = serde_json::json!(["All"]);
+                }
+                let body = serde_json::to_vec(&options)
+                    .map_err(|e| self.bad_answer(&path, &e.to_string()))?;
+                (Some("application/json"), body)
+            }
+            None => (None, Vec::new()),
+        };
+        let request = self.request(http::Method::DELETE, &path, content_type, body)?;
+        let action = format!("deleting {}/{name}{}", resource.kind, dry_note(dry_run));
+        self.write_reply(request, resource, "delete", action).await
     }
 
+    /// Sends a write; a failure that is no answer names what was being
+    /// written, not read.
     async fn write_reply(
         &self,
         request: http::Request<Vec<u8>>,
         resource: &Resource,
         verb: &str,
+        action: String,
     ) -> Result<Reply, ClusterError> {
-        match self.send(request).await? {
-            Reply::Forbidden(message) => Err(ClusterError::Forbidden(vec![Forbidden {
+        let method = request.method().to_string();
+        match self.send(request).await {
+            Ok(Reply::Forbidden(message)) => Err(ClusterError::Forbidden(vec![Forbidden {
                 verb: verb.to_string(),
                 resource: *resource,
                 namespace: None,
                 message,
             }])),
-            other => Ok(other),
+            Ok(other) => Ok(other),
+            Err(ClusterError::Request {
+                server,
+                path,
+                detail,
+            }) => Err(ClusterError::Write {
+                server,
+                action,
+                request: format!("{method} {path}"),
+                detail,
+            }),
+            Err(e) => Err(e),
         }
     }
 

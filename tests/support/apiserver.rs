@@ -4,10 +4,14 @@
 //! for each server), checks a bearer token, and serves objects loaded from
 //! fixture folders: discovery, list (with `limit`/`continue` paging and a
 //! `resourceVersion`) and get, server-side apply (`PATCH` with
-//! `application/apply-patch+yaml`, `dryRun=All`, `fieldManager`), delete,
-//! a 404 for resources it does not serve (no CRD), a 403 for resources it
-//! is told to forbid, injectable latency and failures (any status, or a
-//! connection reset), and a log of every request for tests to assert on.
+//! `application/apply-patch+yaml`, `dryRun=All`, `fieldManager`), delete
+//! (with `DeleteOptions` preconditions on `uid` and `resourceVersion`, a
+//! 409 Conflict when they do not hold), a 404 for resources it does not
+//! serve (no CRD), a 403 for resources it is told to forbid, injectable
+//! latency and failures (any status, or a connection reset), changes made
+//! by "someone else" when a given request arrives (to race a client
+//! between its read and its write), and a log of every request, body
+//! included, for tests to assert on.
 //!
 //! It runs on its own thread and stops when dropped. It is test code only.
 
@@ -236,18 +240,119 @@ pub struct Logged {
     pub path: String,
     pub query: BTreeMap<String, String>,
     pub status: u16,
+    /// The request body, as text (empty when there was none).
+    pub body: String,
 }
 
 impl Logged {
-    /// Whether the request asked for a dry run.
+    /// Whether the request asked for a dry run (query or `DeleteOptions` body).
     pub fn dry_run(&self) -> bool {
-        self.query.get("dryRun").is_some_and(|v| v == "All")
+        self.query.get("dryRun").is_some_and(|v| v == "All") || body_dry_run(&self.body)
+    }
+
+    /// The body as JSON (`Null` when empty or not JSON).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
     }
 
     /// Whether the request could change stored state (a write that is not a dry run).
     pub fn writes(&self) -> bool {
         matches!(self.method.as_str(), "PATCH" | "POST" | "PUT" | "DELETE") && !self.dry_run()
     }
+}
+
+/// A change to a stored object, made as another client would make it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// A JSON merge patch (RFC 7386) of `plural`/`name` (cluster-scoped):
+    /// the resourceVersion moves on, the uid stays.
+    MergePatch {
+        plural: String,
+        name: String,
+        patch: Value,
+    },
+    /// The object deleted and created again with the same content: a new
+    /// uid and resourceVersion.
+    Recreate { plural: String, name: String },
+    /// The object deleted.
+    Remove { plural: String, name: String },
+}
+
+impl Change {
+    /// A merge patch of a cluster-scoped object.
+    pub fn merge_patch(plural: &str, name: &str, patch: Value) -> Self {
+        Self::MergePatch {
+            plural: plural.to_string(),
+            name: name.to_string(),
+            patch,
+        }
+    }
+
+    /// The object deleted and created again.
+    pub fn recreate(plural: &str, name: &str) -> Self {
+        Self::Recreate {
+            plural: plural.to_string(),
+            name: name.to_string(),
+        }
+    }
+}
+
+/// When a [`Change`] is made: around the `skip + 1`th request whose
+/// method matches (any when `None`), whose path contains `path` and whose
+/// dry-run flag matches `dry_run` (either when `None`); just before the
+/// server handles it, or just after with `after`. It fires once.
+#[derive(Debug, Clone)]
+pub struct Trigger {
+    pub method: Option<Method>,
+    pub path: String,
+    pub dry_run: Option<bool>,
+    pub skip: usize,
+    pub after: bool,
+}
+
+impl Trigger {
+    /// Just before the first real (not dry-run) write of any object.
+    pub fn first_write() -> Self {
+        Self {
+            method: None,
+            path: String::new(),
+            dry_run: Some(false),
+            skip: 0,
+            after: false,
+        }
+    }
+
+    /// Just before the first real `method` request on a path containing `path`.
+    pub fn before_write(method: Method, path: &str) -> Self {
+        Self {
+            method: Some(method),
+            path: path.to_string(),
+            dry_run: Some(false),
+            skip: 0,
+            after: false,
+        }
+    }
+
+    /// Just after the server answered the first dry-run `method` request
+    /// on a path containing `path`: once a client's plan is made, while it
+    /// asks for confirmation.
+    pub fn after_dry_run(method: Method, path: &str) -> Self {
+        Self {
+            method: Some(method),
+            path: path.to_string(),
+            dry_run: Some(true),
+            skip: 0,
+            after: true,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Hook {
+    trigger: Trigger,
+    change: Change,
+    seen: usize,
+    fired: bool,
 }
 
 #[derive(Debug, Default)]
@@ -260,6 +365,7 @@ struct State {
     forbidden: BTreeSet<(String, String)>,
     latency: Duration,
     faults: Vec<FaultRule>,
+    hooks: Vec<Hook>,
     log: Vec<Logged>,
     resource_version: u64,
     in_flight: usize,
@@ -348,6 +454,17 @@ impl Builder {
         self.state
             .faults
             .push(FaultRule::new(method, path, skip, times, fault));
+        self
+    }
+
+    /// Makes `change` when `trigger` matches a request (see [`Trigger`]).
+    pub fn change_on(mut self, trigger: Trigger, change: Change) -> Self {
+        self.state.hooks.push(Hook {
+            trigger,
+            change,
+            seen: 0,
+            fired: false,
+        });
         self
     }
 
@@ -588,6 +705,31 @@ impl FakeApiServer {
             .unwrap_or_default()
     }
 
+    /// Makes `change` when `trigger` matches a request (see [`Trigger`]).
+    pub fn add_change(&self, trigger: Trigger, change: Change) {
+        self.state.lock().expect("state").hooks.push(Hook {
+            trigger,
+            change,
+            seen: 0,
+            fired: false,
+        });
+    }
+
+    /// Makes `change` now.
+    pub fn change(&self, change: &Change) {
+        self.state.lock().expect("state").make(change);
+    }
+
+    /// Whether every change registered with a trigger was made.
+    pub fn changes_made(&self) -> bool {
+        self.state
+            .lock()
+            .expect("state")
+            .hooks
+            .iter()
+            .all(|h| h.fired)
+    }
+
     /// Removes every injected fault.
     pub fn clear_faults(&self) {
         self.state.lock().expect("state").faults.clear();
@@ -712,6 +854,7 @@ async fn handle(req: Request<Incoming>, state: Arc<Mutex<State>>, token: String)
             path: path.clone(),
             query: query.clone(),
             status,
+            body: String::from_utf8_lossy(&body).into_owned(),
         });
     };
     match fault {
@@ -730,7 +873,10 @@ async fn handle(req: Request<Incoming>, state: Arc<Mutex<State>>, token: String)
     }
     let response = if authorized {
         let mut state = state.lock().expect("state");
-        route(&mut state, &method, &path, &query, &content_type, &body)
+        state.fire_hooks(&method, &path, &query, &body, false);
+        let response = route(&mut state, &method, &path, &query, &content_type, &body);
+        state.fire_hooks(&method, &path, &query, &body, true);
+        response
     } else {
         status_response(401, "Unauthorized", "Unauthorized")
     };
@@ -882,7 +1028,7 @@ fn route(
         "list" => list(state, &target, query),
         "get" => get(state, &target),
         "patch" => apply(state, &target, query, content_type, body),
-        _ => delete(state, &target, query),
+        _ => delete(state, &target, query, body),
     }
 }
 
@@ -1173,27 +1319,181 @@ fn apply(
     )
 }
 
+/// Whether a `DeleteOptions` body asks for a dry run.
+fn body_dry_run(body: &str) -> bool {
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| v.get("dryRun").cloned())
+        .and_then(|v| v.as_array().cloned())
+        .is_some_and(|a| a.iter().any(|x| x == "All"))
+}
+
+/// A delete, with the `DeleteOptions` preconditions the generic registry
+/// checks (k8s.io/apiserver storage `Preconditions.Check`: uid first, then
+/// resourceVersion), answered as the real server answers a failed one: a
+/// 409 `Conflict` Status whose message carries the storage error.
 fn delete(
     state: &mut State,
     target: &Target<'_>,
     query: &BTreeMap<String, String>,
+    body: &[u8],
 ) -> Response<Full<Bytes>> {
-    let dry_run = query.get("dryRun").is_some_and(|v| v == "All");
+    let text = String::from_utf8_lossy(body);
+    let options: Value = if text.trim().is_empty() {
+        json!({})
+    } else {
+        match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                return status_response(
+                    400,
+                    "BadRequest",
+                    &format!("error decoding DeleteOptions: {e}"),
+                )
+            }
+        }
+    };
+    let dry_run = query.get("dryRun").is_some_and(|v| v == "All") || body_dry_run(&text);
     let (collection, id) = key(target);
     let Some(objects) = state.objects.get_mut(&collection) else {
         return not_found(target);
     };
-    let found = if dry_run {
-        objects.get(&id).cloned()
-    } else {
-        objects.remove(&id)
+    let Some(current) = objects.get(&id) else {
+        return not_found(target);
     };
-    match found {
-        Some(_) => json_response(
-            200,
-            &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-                    "details": {"name": target.name, "group": target.kind.group, "kind": target.kind.plural}}),
-        ),
-        None => not_found(target),
+    let meta = |field: &str| {
+        current
+            .pointer(&format!("/metadata/{field}"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    for (field, label) in [("uid", "UID"), ("resourceVersion", "ResourceVersion")] {
+        let Some(wanted) = options
+            .pointer(&format!("/preconditions/{field}"))
+            .and_then(Value::as_str)
+        else {
+            continue;
+        };
+        let actual = meta(field);
+        if wanted != actual {
+            let kind = target.kind;
+            let name = target.name.as_deref().unwrap_or_default();
+            let message = format!(
+                "Operation cannot be fulfilled on {}.{} \"{name}\": StorageError: invalid object, Code: 4, Key: /kubernetes.io/{}/{}/{name}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: {label} in precondition: {wanted}, {label} in object meta: {actual}",
+                kind.plural, kind.group, kind.group, kind.plural
+            );
+            return json_response(
+                409,
+                &json!({
+                    "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                    "message": message, "reason": "Conflict",
+                    "details": {"name": name, "group": kind.group, "kind": kind.plural},
+                    "code": 409,
+                }),
+            );
+        }
+    }
+    if !dry_run {
+        objects.remove(&id);
+    }
+    json_response(
+        200,
+        &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                "details": {"name": target.name, "group": target.kind.group, "kind": target.kind.plural}}),
+    )
+}
+
+impl State {
+    /// Makes the changes whose trigger matches this request.
+    fn fire_hooks(
+        &mut self,
+        method: &Method,
+        path: &str,
+        query: &BTreeMap<String, String>,
+        body: &[u8],
+        after: bool,
+    ) {
+        let dry_run = query.get("dryRun").is_some_and(|v| v == "All")
+            || body_dry_run(&String::from_utf8_lossy(body));
+        let write = matches!(
+            *method,
+            Method::PATCH | Method::POST | Method::PUT | Method::DELETE
+        );
+        let mut due = Vec::new();
+        for hook in self.hooks.iter_mut().filter(|h| !h.fired) {
+            let t = &hook.trigger;
+            if t.after != after
+                || t.method.as_ref().is_some_and(|m| m != method)
+                || !path.contains(&t.path)
+                || t.dry_run.is_some_and(|want| !write || want != dry_run)
+            {
+                continue;
+            }
+            hook.seen += 1;
+            if hook.seen > t.skip {
+                hook.fired = true;
+                due.push(hook.change.clone());
+            }
+        }
+        for change in &due {
+            self.make(change);
+        }
+    }
+
+    /// Makes one change to the stored objects.
+    fn make(&mut self, change: &Change) {
+        let (plural, name) = match change {
+            Change::MergePatch { plural, name, .. }
+            | Change::Recreate { plural, name }
+            | Change::Remove { plural, name } => (plural, name),
+        };
+        let kind = KINDS
+            .iter()
+            .find(|k| k.plural == plural)
+            .unwrap_or_else(|| panic!("unknown resource {plural}"));
+        let collection = (kind.group.to_string(), plural.clone());
+        let id = (String::new(), name.clone());
+        self.resource_version += 1;
+        let rv = self.resource_version;
+        let objects = self.objects.entry(collection).or_default();
+        match change {
+            Change::Remove { .. } => {
+                objects.remove(&id);
+            }
+            Change::MergePatch { patch, .. } => {
+                let object = objects
+                    .get_mut(&id)
+                    .unwrap_or_else(|| panic!("no {plural}/{name} to patch"));
+                merge_patch(object, patch);
+                object["metadata"]["resourceVersion"] = json!(rv.to_string());
+            }
+            Change::Recreate { .. } => {
+                let object = objects
+                    .get_mut(&id)
+                    .unwrap_or_else(|| panic!("no {plural}/{name} to recreate"));
+                object["metadata"]["resourceVersion"] = json!(rv.to_string());
+                object["metadata"]["uid"] = json!(format!("00000000-0000-4000-8000-{rv:012}"));
+            }
+        }
+    }
+}
+
+/// RFC 7386 JSON merge patch.
+fn merge_patch(target: &mut Value, patch: &Value) {
+    let Value::Object(patch) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = json!({});
+    }
+    let map = target.as_object_mut().expect("object");
+    for (key, value) in patch {
+        if value.is_null() {
+            map.remove(key);
+        } else {
+            merge_patch(map.entry(key.clone()).or_insert(Value::Null), value);
+        }
     }
 }

@@ -612,3 +612,35 @@ fn issue_14_reading_commands_follow_the_cluster_leniency() {
             "ClusterImagePolicy/short-key: spec.policy.rootOfTrust.publicKey.keyData",
         ));
 }
+
+#[test]
+fn issue_14_rendering_says_which_release_it_follows() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, version: Option<&str>| {
+        let mut text = IDMS_ONLY.to_string();
+        if let Some(v) = version {
+            text.push_str(&format!(
+                "---\napiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\nstatus:\n  desired:\n    version: {v}\n"
+            ));
+        }
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    for (file, want) in [
+        (write("none.yaml", None), "warning: no ClusterVersion in the input: rendered as the newest release modelled, OpenShift 4.21"),
+        (write("old.yaml", Some("4.12.30")), "warning: ClusterVersion/version is OpenShift 4.12, older than the oldest release modelled (4.13): rendered as 4.13; the MCO of 4.12 and before wrote `mirror-by-digest-only = true`"),
+        (write("new.yaml", Some("4.23.1")), "warning: ClusterVersion/version is OpenShift 4.23, newer than the newest release modelled (4.21): rendered as 4.21"),
+    ] {
+        plugin()
+            .args(["render", "-f", &file])
+            .assert()
+            .success()
+            .stderr(contains(want));
+    }
+    plugin()
+        .args(["render", "-f", &write("modelled.yaml", Some("4.16.8"))])
+        .assert()
+        .success()
+        .stderr(contains("release").not());
+}

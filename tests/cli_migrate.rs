@@ -816,3 +816,186 @@ fn issue_12_failed_writes_say_what_was_being_written() {
         ["operators", "release"]
     );
 }
+
+// ---- issue 12: --dest-dir never writes outside the folder ----
+
+fn icsp_named(name: &str, source: &str) -> String {
+    format!(
+        "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: {}\nspec:\n  repositoryDigestMirrors:\n  - source: quay.io/{source}\n    mirrors: [m.example.com/{source}]\n",
+        serde_json::to_string(name).unwrap()
+    )
+}
+
+/// Every file under `dir`, relative, sorted (links included, not followed).
+fn tree(dir: &std::path::Path) -> Vec<String> {
+    fn walk(base: &std::path::Path, dir: &std::path::Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                walk(base, &path, out);
+            } else {
+                out.push(path.strip_prefix(base).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn issue_12_a_name_with_slashes_never_leaves_the_dest_dir() {
+    let dir = TempDir::new().unwrap();
+    let work = dir.path().join("work");
+    let dest = work.join("out");
+    // With this folder there, the name's `..` would resolve.
+    std::fs::create_dir_all(dest.join("imagedigestmirrorset_a")).unwrap();
+    let input = dir.path().join("bad.yaml");
+    std::fs::write(&input, icsp_named("a/../../escaped", "x")).unwrap();
+    bin()
+        .current_dir(&work)
+        .args(["migrate-icsp", "-f"])
+        .arg(&input)
+        .arg("--dest-dir")
+        .arg(&dest)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(format!(
+            "{}: ImageContentSourcePolicy/a/../../escaped: metadata.name: Invalid value: \"a/../../escaped\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters",
+            input.display()
+        )))
+        .stderr(predicate::str::contains("nothing written"));
+    assert_eq!(tree(dir.path()), ["bad.yaml"]);
+}
+
+#[test]
+fn issue_12_names_the_api_server_refuses_are_refused_before_any_write() {
+    for bad in ["", "..", "UPPER", "../../outside/pwned"] {
+        let dir = TempDir::new().unwrap();
+        // A folder of inputs: the message names the file inside it.
+        let inputs = dir.path().join("in");
+        std::fs::create_dir(&inputs).unwrap();
+        std::fs::write(inputs.join("a-good.yaml"), icsp_named("good", "good")).unwrap();
+        std::fs::write(inputs.join("b-bad.yaml"), icsp_named(bad, "bad")).unwrap();
+        let dest = dir.path().join("deep").join("er").join("out");
+        let shown = if bad.is_empty() {
+            "ImageContentSourcePolicy (no name)".to_string()
+        } else {
+            format!("ImageContentSourcePolicy/{bad}")
+        };
+        bin()
+            .current_dir(dir.path())
+            .args(["migrate-icsp", "-f"])
+            .arg(&inputs)
+            .arg("--dest-dir")
+            .arg(&dest)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(format!(
+                "{}: {shown}: metadata.name: ",
+                inputs.join("b-bad.yaml").display()
+            )))
+            .stderr(predicate::str::contains("nothing written"));
+        // Not even the valid object's file: all or nothing.
+        assert_eq!(
+            tree(dir.path()),
+            ["in/a-good.yaml", "in/b-bad.yaml"],
+            "{bad:?}"
+        );
+        // On stdout too: nothing the API server would refuse is printed.
+        bin()
+            .args(["migrate-icsp", "-f"])
+            .arg(&inputs)
+            .assert()
+            .code(2)
+            .stdout("");
+    }
+}
+
+#[test]
+fn issue_12_a_file_name_too_long_for_the_file_system_is_refused() {
+    let dir = TempDir::new().unwrap();
+    // A valid name (253 characters) whose file name would be 279 bytes.
+    let name = format!("{}.{}", "a".repeat(126), "b".repeat(126));
+    let input = write(&dir, "long.yaml", &icsp_named(&name, "x"));
+    let dest = dir.path().join("out");
+    bin()
+        .args(["migrate-icsp", "-f", &input, "--dest-dir"])
+        .arg(&dest)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "would be 279 bytes, more than the 255 a file system takes",
+        ));
+    assert!(!dest.exists());
+    // On stdout it is fine: the API server takes the name.
+    bin()
+        .args(["migrate-icsp", "-f", &input])
+        .assert()
+        .success();
+}
+
+#[cfg(unix)]
+#[test]
+fn issue_12_a_link_at_the_old_temporary_name_is_not_followed() {
+    let dir = TempDir::new().unwrap();
+    let dest = dir.path().join("out");
+    std::fs::create_dir(&dest).unwrap();
+    let target = dir.path().join("precious.txt");
+    std::fs::write(&target, "precious\n").unwrap();
+    let link = dest.join("imagedigestmirrorset_operators.yaml.tmp");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "--dest-dir"])
+        .arg(&dest)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+    assert_eq!(std::fs::read_link(&link).unwrap(), target);
+    let written = dest.join("imagedigestmirrorset_operators.yaml");
+    let meta = std::fs::symlink_metadata(&written).unwrap();
+    assert!(meta.is_file());
+    assert!(std::fs::read_to_string(&written)
+        .unwrap()
+        .contains("name: operators"));
+    // Readable as a file written the usual way (not the 0600 of a temporary file).
+    use std::os::unix::fs::PermissionsExt;
+    assert_ne!(meta.permissions().mode() & 0o777, 0o600);
+    // No temporary file is left behind.
+    assert_eq!(
+        tree(&dest),
+        [
+            "imagedigestmirrorset_operators.yaml",
+            "imagedigestmirrorset_operators.yaml.tmp",
+            "imagedigestmirrorset_release.yaml"
+        ]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn issue_12_a_link_at_the_file_name_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let dest = dir.path().join("out");
+    std::fs::create_dir(&dest).unwrap();
+    let outside = dir.path().join("outside").join("new.yaml");
+    std::fs::create_dir(outside.parent().unwrap()).unwrap();
+    let link = dest.join("imagedigestmirrorset_release.yaml");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "--dest-dir"])
+        .arg(&dest)
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(format!(
+            "{} (a symbolic link: never followed)",
+            link.display()
+        )))
+        .stdout("");
+    assert!(!outside.exists());
+    assert_eq!(tree(&dest), ["imagedigestmirrorset_release.yaml"]);
+}

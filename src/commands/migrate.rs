@@ -164,7 +164,7 @@ fn check_names(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]
         return Ok(());
     }
     Err(Failure::input(format!(
-        "refused: {} invalid name(s), nothing written:\n  {}",
+        "{} invalid name(s), nothing written:\n  {}",
         problems.len(),
         problems.join("\n  ")
     ))

@@ -999,3 +999,55 @@ fn issue_12_a_link_at_the_file_name_is_refused() {
     assert!(!outside.exists());
     assert_eq!(tree(&dest), ["imagedigestmirrorset_release.yaml"]);
 }
+
+#[test]
+fn issue_12_an_icsp_edited_during_the_dry_runs_is_a_conflict_in_the_plan() {
+    // The edit lands between the read and the ICSP's dry-run delete,
+    // which carries the preconditions: the server's 409 is in the plan.
+    let l = live(Builder::openshift().change_on(
+        Trigger {
+            method: Some(hyper::Method::PATCH),
+            path: "/imagedigestmirrorsets/release".into(),
+            dry_run: Some(true),
+            skip: 0,
+            after: true,
+        },
+        new_rule_for_operators(),
+    ));
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .code(4)
+        .stderr(
+            predicate::str::is_match(
+                r"ImageContentSourcePolicy/operators\s+conflict: Operation cannot be fulfilled on imagecontentsourcepolicies.operator.openshift.io .operators.: .*Precondition failed: ResourceVersion in precondition: 81234",
+            )
+            .unwrap(),
+        )
+        .stderr(predicate::str::contains(
+            "an ImageContentSourcePolicy changed since it was read: run again",
+        ));
+    assert!(l.server.changes_made());
+    assert!(l.writes().is_empty(), "{:?}", l.writes());
+}
+
+#[test]
+fn issue_12_tag_mirrors_are_applied_and_the_icsps_deleted_after_the_proof() {
+    let l = live(Builder::openshift());
+    l.cmd()
+        .args([
+            "migrate-icsp",
+            "--apply",
+            "--yes",
+            "--delete-icsp",
+            "--with-tag-mirrors",
+        ])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("equivalent on the server"));
+    assert_eq!(
+        l.server.names("imagetagmirrorsets"),
+        ["operators", "release"]
+    );
+    assert!(l.server.names("imagecontentsourcepolicies").is_empty());
+}

@@ -550,6 +550,7 @@ fn apply(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]) -> R
                 .await
                 .map_err(cluster::cluster_failure)?;
             let planned = migrate::plan(&desired, existing.as_ref());
+            let creates = planned == Action::Create;
             let (action, problem) = match planned {
                 Action::Unchanged => ("unchanged".to_string(), None),
                 Action::Conflict(why) => (format!("conflict: {why}"), Some(Problem::Clash)),
@@ -574,7 +575,7 @@ fn apply(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]) -> R
                     Reply::Forbidden(m) => (format!("conflict: {m}"), Some(Problem::Server)),
                 },
             };
-            if action == "create" {
+            if creates && problem.is_none() {
                 to_apply.push((r, desired));
             }
             rows.push(Row {

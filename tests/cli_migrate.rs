@@ -8,7 +8,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use support::apiserver::{Builder, FakeApiServer, Fault, Logged};
+use support::apiserver::{Builder, Change, FakeApiServer, Fault, Logged, Trigger};
 
 const CLUSTER: &str = "tests/fixtures/migrate/cluster.yaml";
 
@@ -455,4 +455,599 @@ fn an_icsp_whose_idms_is_missing_is_never_deleted() {
             "ImageContentSourcePolicy/release kept: ImageDigestMirrorSet/release is missing on the server",
         ));
     assert_eq!(l.server.names("imagecontentsourcepolicies"), ["release"]);
+}
+
+// ---- issue 12: delete only what was verified ----
+
+/// A merge patch that adds a rule to ICSP/operators, as someone editing it
+/// would (`kubectl patch --type merge` replaces the whole list).
+fn new_rule_for_operators() -> Change {
+    Change::merge_patch(
+        "imagecontentsourcepolicies",
+        "operators",
+        serde_json::json!({"spec": {"repositoryDigestMirrors": [
+            {"mirrors": ["mirror.corp.example.com:5000/redhat"], "source": "registry.redhat.io/redhat"},
+            {"mirrors": ["mirror.corp.example.com:5000/openshift4", "backup.corp.example.com/openshift4"], "source": "registry.redhat.io/openshift4"},
+            {"mirrors": ["mirror.corp.example.com:5000/new-team"], "source": "quay.io/new-team"},
+        ]}}),
+    )
+}
+
+fn sources_of(object: &serde_json::Value, list: &str) -> Vec<String> {
+    object["spec"][list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["source"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The uid and resourceVersion of a stored object.
+fn version_of(l: &Live, plural: &str, name: &str) -> (String, String) {
+    let o = l.server.object(plural, "", name).unwrap();
+    (
+        o["metadata"]["uid"].as_str().unwrap().to_string(),
+        o["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    )
+}
+
+/// The DELETE requests of the ICSP `name` (dry runs included).
+fn deletes_of(l: &Live, name: &str) -> Vec<Logged> {
+    l.server
+        .log()
+        .into_iter()
+        .filter(|r| {
+            r.method == "DELETE"
+                && r.path
+                    .ends_with(&format!("/imagecontentsourcepolicies/{name}"))
+        })
+        .collect()
+}
+
+#[test]
+fn issue_12_an_icsp_edited_while_the_plan_is_shown_stops_before_any_write() {
+    // The edit lands once the plan's last dry run is answered: while a
+    // user would be reading the plan at the prompt.
+    let l = live(Builder::openshift().change_on(
+        Trigger::after_dry_run(hyper::Method::DELETE, "/imagecontentsourcepolicies/release"),
+        new_rule_for_operators(),
+    ));
+    let (_, before) = version_of(&l, "imagecontentsourcepolicies", "operators");
+    let out = l
+        .cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .code(4)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(l.server.changes_made());
+    let (_, after) = version_of(&l, "imagecontentsourcepolicies", "operators");
+    assert!(
+        stderr.contains(&format!(
+            "ImageContentSourcePolicy/operators changed on the server after it was read (resourceVersion {before} → {after}) while the plan was shown; nothing was written"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("run `kubectl mirrorpolicy migrate-icsp --apply --delete-icsp` again"),
+        "{stderr}"
+    );
+    assert!(l.writes().is_empty(), "{:?}", l.writes());
+    assert_eq!(
+        l.server.names("imagecontentsourcepolicies"),
+        ["operators", "release"]
+    );
+    // Running again migrates the ICSP as it is now, new rule included.
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "ImageContentSourcePolicy/operators deleted",
+        ));
+    let idms = l
+        .server
+        .object("imagedigestmirrorsets", "", "operators")
+        .unwrap();
+    assert!(
+        sources_of(&idms, "imageDigestMirrors").contains(&"quay.io/new-team".to_string()),
+        "{idms}"
+    );
+    assert!(l.server.names("imagecontentsourcepolicies").is_empty());
+}
+
+#[test]
+fn issue_12_an_icsp_edited_after_the_apply_is_kept_with_its_new_rule() {
+    // The edit lands just before the first real write: after the check
+    // that follows the prompt, so the replacements are applied from the
+    // version read before. The check before the deletes finds the change.
+    let l = live(Builder::openshift().change_on(Trigger::first_write(), new_rule_for_operators()));
+    let (uid, release_rv) = version_of(&l, "imagecontentsourcepolicies", "release");
+    let out = l
+        .cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .code(4)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(l.server.changes_made());
+    assert!(
+        stderr.contains("ImageContentSourcePolicy/operators changed on the server after it was read (resourceVersion 81234 → "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("): not deleted"), "{stderr}");
+    assert!(
+        stderr.contains("run `kubectl mirrorpolicy migrate-icsp --apply --delete-icsp` again"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("kubectl get imagecontentsourcepolicy operators -o yaml"),
+        "{stderr}"
+    );
+    // The new rule is still on the cluster; the unchanged ICSP went, at
+    // the version that was proven.
+    assert_eq!(l.server.names("imagecontentsourcepolicies"), ["operators"]);
+    let kept = l
+        .server
+        .object("imagecontentsourcepolicies", "", "operators")
+        .unwrap();
+    assert!(sources_of(&kept, "repositoryDigestMirrors").contains(&"quay.io/new-team".to_string()));
+    let real: Vec<Logged> = deletes_of(&l, "release")
+        .into_iter()
+        .filter(Logged::writes)
+        .collect();
+    assert_eq!(real.len(), 1, "{real:?}");
+    assert_eq!(real[0].json()["preconditions"]["uid"], uid.as_str());
+    assert_eq!(
+        real[0].json()["preconditions"]["resourceVersion"],
+        release_rv.as_str()
+    );
+    assert!(deletes_of(&l, "operators").iter().all(|d| d.dry_run()));
+    // The hint holds: a run as it is refuses the old replacement ...
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "ImageDigestMirrorSet/operators already exists with other mirrors than ImageContentSourcePolicy/operators",
+        ));
+    // ... and once it is deleted, the ICSP is migrated as it is now.
+    l.server.change(&Change::Remove {
+        plural: "imagedigestmirrorsets".into(),
+        name: "operators".into(),
+    });
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .success();
+    let idms = l
+        .server
+        .object("imagedigestmirrorsets", "", "operators")
+        .unwrap();
+    assert!(sources_of(&idms, "imageDigestMirrors").contains(&"quay.io/new-team".to_string()));
+    assert!(l.server.names("imagecontentsourcepolicies").is_empty());
+}
+
+#[test]
+fn issue_12_an_icsp_edited_right_before_its_delete_is_refused_by_the_server() {
+    // The edit lands between the last check and the DELETE itself: only
+    // the preconditions stop it (409), and no later ICSP is deleted.
+    let l = live(Builder::openshift().change_on(
+        Trigger::before_write(
+            hyper::Method::DELETE,
+            "/imagecontentsourcepolicies/operators",
+        ),
+        new_rule_for_operators(),
+    ));
+    let out = l
+        .cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .code(4)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(l.server.changes_made());
+    assert!(
+        stderr.contains("equivalent on the server: the files rendered from the objects there now stay byte-identical without ImageContentSourcePolicy/operators, ImageContentSourcePolicy/release"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ImageContentSourcePolicy/operators changed on the server after it was read (resourceVersion 81234 → "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ImageContentSourcePolicy/release not deleted either"),
+        "{stderr}"
+    );
+    assert_eq!(
+        l.server.names("imagecontentsourcepolicies"),
+        ["operators", "release"]
+    );
+    let real: Vec<Logged> = deletes_of(&l, "operators")
+        .into_iter()
+        .filter(Logged::writes)
+        .collect();
+    assert_eq!(real.len(), 1, "{real:?}");
+    assert_eq!(real[0].status, 409);
+    assert_eq!(real[0].json()["preconditions"]["resourceVersion"], "81234");
+    assert!(deletes_of(&l, "release").iter().all(|d| d.dry_run()));
+}
+
+#[test]
+fn issue_12_unchanged_icsps_are_deleted_with_preconditions() {
+    let l = live(Builder::openshift());
+    let versions: Vec<(String, (String, String))> = ["operators", "release"]
+        .iter()
+        .map(|n| {
+            (
+                n.to_string(),
+                version_of(&l, "imagecontentsourcepolicies", n),
+            )
+        })
+        .collect();
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("equivalent on the server"))
+        .stderr(
+            predicate::str::is_match(
+                r"ImageContentSourcePolicy/operators\s+delete at resourceVersion 81234, once",
+            )
+            .unwrap(),
+        )
+        .stdout(predicate::str::contains(
+            "ImageContentSourcePolicy/operators deleted",
+        ))
+        .stdout(predicate::str::contains(
+            "ImageContentSourcePolicy/release deleted",
+        ));
+    assert!(l.server.names("imagecontentsourcepolicies").is_empty());
+    for (name, (uid, rv)) in versions {
+        let deletes = deletes_of(&l, &name);
+        // The dry run and the delete: both at the version that was read.
+        assert_eq!(deletes.len(), 2, "{deletes:?}");
+        assert!(deletes[0].dry_run() && deletes[1].writes(), "{deletes:?}");
+        for d in deletes {
+            let body = d.json();
+            assert_eq!(body["kind"], "DeleteOptions", "{}", d.body);
+            assert_eq!(body["preconditions"]["uid"], uid.as_str(), "{}", d.body);
+            assert_eq!(
+                body["preconditions"]["resourceVersion"],
+                rv.as_str(),
+                "{}",
+                d.body
+            );
+        }
+    }
+}
+
+#[test]
+fn issue_12_delete_icsp_without_apply_is_a_usage_error() {
+    for args in [
+        vec!["migrate-icsp", "-f", CLUSTER, "--delete-icsp"],
+        vec!["migrate-icsp", "--delete-icsp"],
+    ] {
+        bin().args(&args).assert().code(2).stdout("").stderr(
+            predicate::str::contains("--delete-icsp").and(predicate::str::contains("--apply")),
+        );
+    }
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "--delete-icsp"])
+        .assert()
+        .stderr(predicate::str::contains(
+            "--delete-icsp works only with --apply",
+        ))
+        .stderr(predicate::str::contains(
+            "--apply works on the live cluster, not on -f files",
+        ));
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "--yes"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("--yes works only with --apply"));
+}
+
+#[test]
+fn issue_12_a_missing_idms_crd_is_named_as_such() {
+    let l = live(Builder::openshift().without("imagedigestmirrorsets.config.openshift.io"));
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .code(4)
+        .stderr(
+            predicate::str::is_match(
+                r"ImageDigestMirrorSet/operators\s+cannot create: the server does not serve imagedigestmirrorsets.config.openshift.io \(the ImageDigestMirrorSet CRD is missing\)",
+            )
+            .unwrap(),
+        )
+        .stderr(predicate::str::contains(
+            "the cluster does not serve imagedigestmirrorsets.config.openshift.io: its CRD is missing",
+        ))
+        .stderr(predicate::str::contains("holds other mirrors").not());
+    assert!(l.writes().is_empty(), "{:?}", l.writes());
+}
+
+#[test]
+fn issue_12_failed_writes_say_what_was_being_written() {
+    let l = live(Builder::openshift());
+    // The real apply of `release` fails (its dry run went through).
+    l.server.add_fault(
+        Some(hyper::Method::PATCH),
+        "/imagedigestmirrorsets/release",
+        1,
+        Some(1),
+        Fault::Status(500),
+    );
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "applying ImageDigestMirrorSet/release on https://",
+        ))
+        .stderr(predicate::str::contains("failed (PATCH /apis/config.openshift.io/v1/imagedigestmirrorsets/release?fieldManager=kubectl-mirrorpolicy): 500"))
+        .stderr(predicate::str::contains("reading").not());
+    // The real delete of `operators` fails (its dry run went through).
+    l.server.add_fault(
+        Some(hyper::Method::DELETE),
+        "/imagecontentsourcepolicies/operators",
+        1,
+        Some(1),
+        Fault::Status(500),
+    );
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "deleting ImageContentSourcePolicy/operators on https://",
+        ))
+        .stderr(predicate::str::contains("reading").not());
+    assert_eq!(
+        l.server.names("imagecontentsourcepolicies"),
+        ["operators", "release"]
+    );
+}
+
+// ---- issue 12: --dest-dir never writes outside the folder ----
+
+fn icsp_named(name: &str, source: &str) -> String {
+    format!(
+        "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: {}\nspec:\n  repositoryDigestMirrors:\n  - source: quay.io/{source}\n    mirrors: [m.example.com/{source}]\n",
+        serde_json::to_string(name).unwrap()
+    )
+}
+
+/// Every file under `dir`, relative, sorted (links included, not followed).
+fn tree(dir: &std::path::Path) -> Vec<String> {
+    fn walk(base: &std::path::Path, dir: &std::path::Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                walk(base, &path, out);
+            } else {
+                out.push(path.strip_prefix(base).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn issue_12_a_name_with_slashes_never_leaves_the_dest_dir() {
+    let dir = TempDir::new().unwrap();
+    let work = dir.path().join("work");
+    let dest = work.join("out");
+    // With this folder there, the name's `..` would resolve.
+    std::fs::create_dir_all(dest.join("imagedigestmirrorset_a")).unwrap();
+    let input = dir.path().join("bad.yaml");
+    std::fs::write(&input, icsp_named("a/../../escaped", "x")).unwrap();
+    bin()
+        .current_dir(&work)
+        .args(["migrate-icsp", "-f"])
+        .arg(&input)
+        .arg("--dest-dir")
+        .arg(&dest)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(format!(
+            "{}: ImageContentSourcePolicy/a/../../escaped: metadata.name: Invalid value: \"a/../../escaped\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters",
+            input.display()
+        )))
+        .stderr(predicate::str::contains("nothing written"));
+    assert_eq!(tree(dir.path()), ["bad.yaml"]);
+}
+
+#[test]
+fn issue_12_names_the_api_server_refuses_are_refused_before_any_write() {
+    for bad in ["", "..", "UPPER", "../../outside/pwned"] {
+        let dir = TempDir::new().unwrap();
+        // A folder of inputs: the message names the file inside it.
+        let inputs = dir.path().join("in");
+        std::fs::create_dir(&inputs).unwrap();
+        std::fs::write(inputs.join("a-good.yaml"), icsp_named("good", "good")).unwrap();
+        std::fs::write(inputs.join("b-bad.yaml"), icsp_named(bad, "bad")).unwrap();
+        let dest = dir.path().join("deep").join("er").join("out");
+        let shown = if bad.is_empty() {
+            "ImageContentSourcePolicy (no name)".to_string()
+        } else {
+            format!("ImageContentSourcePolicy/{bad}")
+        };
+        bin()
+            .current_dir(dir.path())
+            .args(["migrate-icsp", "-f"])
+            .arg(&inputs)
+            .arg("--dest-dir")
+            .arg(&dest)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(format!(
+                "{}: {shown}: metadata.name: ",
+                inputs.join("b-bad.yaml").display()
+            )))
+            .stderr(predicate::str::contains("nothing written"));
+        // Not even the valid object's file: all or nothing.
+        assert_eq!(
+            tree(dir.path()),
+            ["in/a-good.yaml", "in/b-bad.yaml"],
+            "{bad:?}"
+        );
+        // On stdout too: nothing the API server would refuse is printed.
+        bin()
+            .args(["migrate-icsp", "-f"])
+            .arg(&inputs)
+            .assert()
+            .code(2)
+            .stdout("");
+    }
+}
+
+#[test]
+fn issue_12_a_file_name_too_long_for_the_file_system_is_refused() {
+    let dir = TempDir::new().unwrap();
+    // A valid name (253 characters) whose file name would be 279 bytes.
+    let name = format!("{}.{}", "a".repeat(126), "b".repeat(126));
+    let input = write(&dir, "long.yaml", &icsp_named(&name, "x"));
+    let dest = dir.path().join("out");
+    bin()
+        .args(["migrate-icsp", "-f", &input, "--dest-dir"])
+        .arg(&dest)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "would be 279 bytes, more than the 255 a file system takes",
+        ));
+    assert!(!dest.exists());
+    // On stdout it is fine: the API server takes the name.
+    bin()
+        .args(["migrate-icsp", "-f", &input])
+        .assert()
+        .success();
+}
+
+#[cfg(unix)]
+#[test]
+fn issue_12_a_link_at_the_old_temporary_name_is_not_followed() {
+    let dir = TempDir::new().unwrap();
+    let dest = dir.path().join("out");
+    std::fs::create_dir(&dest).unwrap();
+    let target = dir.path().join("precious.txt");
+    std::fs::write(&target, "precious\n").unwrap();
+    let link = dest.join("imagedigestmirrorset_operators.yaml.tmp");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "--dest-dir"])
+        .arg(&dest)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+    assert_eq!(std::fs::read_link(&link).unwrap(), target);
+    let written = dest.join("imagedigestmirrorset_operators.yaml");
+    let meta = std::fs::symlink_metadata(&written).unwrap();
+    assert!(meta.is_file());
+    assert!(std::fs::read_to_string(&written)
+        .unwrap()
+        .contains("name: operators"));
+    // Readable as a file written the usual way (not the 0600 of a temporary file).
+    use std::os::unix::fs::PermissionsExt;
+    assert_ne!(meta.permissions().mode() & 0o777, 0o600);
+    // No temporary file is left behind.
+    assert_eq!(
+        tree(&dest),
+        [
+            "imagedigestmirrorset_operators.yaml",
+            "imagedigestmirrorset_operators.yaml.tmp",
+            "imagedigestmirrorset_release.yaml"
+        ]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn issue_12_a_link_at_the_file_name_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let dest = dir.path().join("out");
+    std::fs::create_dir(&dest).unwrap();
+    let outside = dir.path().join("outside").join("new.yaml");
+    std::fs::create_dir(outside.parent().unwrap()).unwrap();
+    let link = dest.join("imagedigestmirrorset_release.yaml");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "--dest-dir"])
+        .arg(&dest)
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(format!(
+            "{} (a symbolic link: never followed)",
+            link.display()
+        )))
+        .stdout("");
+    assert!(!outside.exists());
+    assert_eq!(tree(&dest), ["imagedigestmirrorset_release.yaml"]);
+}
+
+#[test]
+fn issue_12_an_icsp_edited_during_the_dry_runs_is_a_conflict_in_the_plan() {
+    // The edit lands between the read and the ICSP's dry-run delete,
+    // which carries the preconditions: the server's 409 is in the plan.
+    let l = live(Builder::openshift().change_on(
+        Trigger {
+            method: Some(hyper::Method::PATCH),
+            path: "/imagedigestmirrorsets/release".into(),
+            dry_run: Some(true),
+            skip: 0,
+            after: true,
+        },
+        new_rule_for_operators(),
+    ));
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .code(4)
+        .stderr(
+            predicate::str::is_match(
+                r"ImageContentSourcePolicy/operators\s+conflict: Operation cannot be fulfilled on imagecontentsourcepolicies.operator.openshift.io .operators.: .*Precondition failed: ResourceVersion in precondition: 81234",
+            )
+            .unwrap(),
+        )
+        .stderr(predicate::str::contains(
+            "an ImageContentSourcePolicy changed since it was read: run again",
+        ));
+    assert!(l.server.changes_made());
+    assert!(l.writes().is_empty(), "{:?}", l.writes());
+}
+
+#[test]
+fn issue_12_tag_mirrors_are_applied_and_the_icsps_deleted_after_the_proof() {
+    let l = live(Builder::openshift());
+    l.cmd()
+        .args([
+            "migrate-icsp",
+            "--apply",
+            "--yes",
+            "--delete-icsp",
+            "--with-tag-mirrors",
+        ])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("equivalent on the server"));
+    assert_eq!(
+        l.server.names("imagetagmirrorsets"),
+        ["operators", "release"]
+    );
+    assert!(l.server.names("imagecontentsourcepolicies").is_empty());
 }

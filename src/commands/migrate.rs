@@ -164,7 +164,7 @@ fn check_names(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]
         return Ok(());
     }
     Err(Failure::input(format!(
-        "refused: {} invalid name(s), nothing written:\n  {}",
+        "{} invalid name(s), nothing written:\n  {}",
         problems.len(),
         problems.join("\n  ")
     ))
@@ -550,6 +550,7 @@ fn apply(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]) -> R
                 .await
                 .map_err(cluster::cluster_failure)?;
             let planned = migrate::plan(&desired, existing.as_ref());
+            let creates = planned == Action::Create;
             let (action, problem) = match planned {
                 Action::Unchanged => ("unchanged".to_string(), None),
                 Action::Conflict(why) => (format!("conflict: {why}"), Some(Problem::Clash)),
@@ -574,7 +575,7 @@ fn apply(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]) -> R
                     Reply::Forbidden(m) => (format!("conflict: {m}"), Some(Problem::Server)),
                 },
             };
-            if action == "create" {
+            if creates && problem.is_none() {
                 to_apply.push((r, desired));
             }
             rows.push(Row {
@@ -759,7 +760,7 @@ async fn delete_icsps(
         .map_err(cluster::cluster_failure)?
         .inputs;
     let mut kept = Vec::new();
-    let mut changed = false;
+    let mut changed: Vec<&str> = Vec::new();
     let mut deletable: Vec<(&str, Preconditions)> = Vec::new();
     for icsp in &inputs.icsps {
         let name = icsp.metadata.name.as_str();
@@ -780,7 +781,7 @@ async fn delete_icsps(
                 "{}: not deleted",
                 change_of(name, was.as_ref(), is.as_ref())
             ));
-            changed = true;
+            changed.push(name);
             continue;
         };
         match now.idmss.iter().find(|o| o.metadata.name == name) {
@@ -817,7 +818,7 @@ async fn delete_icsps(
                         "{}: not deleted",
                         change_of(name, Some(proven), is.as_ref())
                     ));
-                    changed = true;
+                    changed.push(name);
                 }
                 let rest: Vec<String> = deletable[i + 1..]
                     .iter()
@@ -839,9 +840,10 @@ async fn delete_icsps(
     if kept.is_empty() {
         return Ok(());
     }
-    let hint = if changed {
+    let hint = if !changed.is_empty() {
+        let names = changed.join(" ");
         format!(
-            "nothing was lost: the change is on the server, in the ImageContentSourcePolicy; its replacement was applied from the version read before. Look at the change (kubectl get imagecontentsourcepolicy NAME -o yaml), then run `{}` again; if the change touched its mirrors, that run refuses the old replacement of the same name: delete it first (kubectl delete imagedigestmirrorset NAME; the ICSP still holds its rules)",
+            "nothing was lost: the change is on the server, in the ImageContentSourcePolicy; its replacement was applied from the version read before. Look at the change (kubectl get imagecontentsourcepolicy {names} -o yaml), then run `{}` again; if the change touched its mirrors, that run refuses the old replacement of the same name: delete it first (kubectl delete imagedigestmirrorset {names}; the ICSP still holds its rules)",
             rerun(args)
         )
     } else {

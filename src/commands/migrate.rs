@@ -51,7 +51,7 @@ pub fn run(args: &MigrateArgs) -> Result<ExitCode> {
     }
     let checks = migrate::check(&inputs, &replacements);
     for w in &checks.warnings {
-        eprintln!("warning: {w}");
+        term::warn(w);
     }
     if checks.refused() {
         let mut problems = checks.invalid.clone();
@@ -905,7 +905,10 @@ fn print_plan(rows: &[Row]) -> Result<()> {
         .map(str::trim_end)
         .collect::<Vec<_>>()
         .join("\n");
-    eprintln!("plan (server-side dry run passed unless marked):\n{text}");
+    eprintln!(
+        "plan (server-side dry run passed unless marked):\n{}",
+        term::escape_controls(&text, false)
+    );
     Ok(())
 }
 

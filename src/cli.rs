@@ -229,6 +229,11 @@ Examples:
 /// Arguments of `migrate-icsp`.
 #[derive(Debug, Args)]
 pub struct MigrateArgs {
+    /// ImageContentSourcePolicy files, as `oc adm migrate icsp FILE...` takes them; the same as
+    /// -f.
+    #[arg(value_name = "FILE", conflicts_with = "apply")]
+    pub files: Vec<PathBuf>,
+
     /// ImageContentSourcePolicies (and the other mirror objects they live with) from files,
     /// folders or `-`, instead of the live cluster. Repeatable.
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
@@ -259,6 +264,13 @@ pub struct MigrateArgs {
     /// Output format on stdout.
     #[arg(short, long, value_enum, default_value_t = MigrateFormat::Yaml)]
     pub output: MigrateFormat,
+}
+
+impl MigrateArgs {
+    /// The files to read: the positional ones (oc's syntax), then those of `-f`.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.files.iter().chain(&self.filenames).cloned().collect()
+    }
 }
 
 /// `-o/--output` for migrate-icsp.

@@ -1051,3 +1051,34 @@ fn issue_12_tag_mirrors_are_applied_and_the_icsps_deleted_after_the_proof() {
     );
     assert!(l.server.names("imagecontentsourcepolicies").is_empty());
 }
+
+#[test]
+fn issue_14_positional_files_as_oc_adm_migrate_icsp() {
+    let dir = TempDir::new().unwrap();
+    let first = write(&dir, "icsp.yaml", "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: one\nspec:\n  repositoryDigestMirrors:\n  - source: registry.example.com/one\n    mirrors: [mirror.example.com/one]\n");
+    let second = write(&dir, "icsp-2.yaml", "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: two\nspec:\n  repositoryDigestMirrors:\n  - source: registry.example.com/two\n    mirrors: [mirror.example.com/two]\n");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    bin()
+        .args(["migrate-icsp", &first, &second, "--dest-dir"])
+        .arg(&out)
+        .assert()
+        .success();
+    let mut written: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert_eq!(
+        written,
+        [
+            "imagedigestmirrorset_one.yaml",
+            "imagedigestmirrorset_two.yaml"
+        ]
+    );
+    // Positional files are offline input: --apply refuses them as it refuses -f.
+    bin()
+        .args(["migrate-icsp", &first, "--apply"])
+        .assert()
+        .code(2);
+}

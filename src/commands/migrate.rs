@@ -30,11 +30,11 @@ pub const FIELD_MANAGER: &str = "kubectl-mirrorpolicy";
 /// Runs `migrate-icsp`.
 pub fn run(args: &MigrateArgs) -> Result<ExitCode> {
     check_usage(args)?;
-    let inputs = cluster::load_valid_objects(&args.filenames, MIRROR_CONFIG, None)?;
+    let inputs = cluster::load_valid_objects(&args.paths(), MIRROR_CONFIG, None)?;
     if inputs.icsps.is_empty() {
         eprintln!(
             "nothing to migrate: no ImageContentSourcePolicy in {}",
-            source_name(&args.filenames)
+            source_name(&args.paths())
         );
         return Ok(ExitCode::Success);
     }
@@ -110,7 +110,7 @@ fn check_usage(args: &MigrateArgs) -> Result<()> {
     Err(Failure::input(format!(
         "{flag} works only with --apply: ImageContentSourcePolicies are deleted (and the plan confirmed) only on the live cluster, after their replacements are applied; without --apply nothing is applied or deleted"
     ))
-    .with_hint(if args.filenames.is_empty() {
+    .with_hint(if args.paths().is_empty() {
         "add --apply to apply the replacements to the cluster, or drop the flag to print them"
     } else {
         "--apply works on the live cluster, not on -f files: drop -f and add --apply, or drop the flag to print the replacements"
@@ -186,7 +186,7 @@ fn icsp_label(name: &str) -> String {
 /// the cluster. Used only in error messages, so reading the files again is
 /// fine.
 fn origin_of(args: &MigrateArgs, name: &str) -> String {
-    if args.filenames.is_empty() {
+    if args.paths().is_empty() {
         return "the cluster".to_string();
     }
     let holds = |file: &Path| {
@@ -194,7 +194,7 @@ fn origin_of(args: &MigrateArgs, name: &str) -> String {
             .is_ok_and(|i| i.icsps.iter().any(|o| o.metadata.name == name))
     };
     let mut stdin = false;
-    for path in &args.filenames {
+    for path in &args.paths() {
         if path.as_os_str() == "-" {
             stdin = true;
             continue;
@@ -208,7 +208,7 @@ fn origin_of(args: &MigrateArgs, name: &str) -> String {
     if stdin {
         "<stdin>".to_string()
     } else {
-        source_name(&args.filenames)
+        source_name(&args.paths())
     }
 }
 

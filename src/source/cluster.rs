@@ -562,8 +562,13 @@ fn in_cluster() -> Result<Target, ClusterError> {
     let file = config.auth_info.token_file.take().map(PathBuf::from);
     let credential = match file {
         Some(path) => {
-            let file = kubeconfig::token_file(path);
-            let token = file.token().unwrap_or_default();
+            let file = kubeconfig::token_file(path.clone());
+            let token = file.token().ok_or_else(|| {
+                ClusterError::Config(format!(
+                    "in-cluster configuration: cannot read the service account token {}",
+                    path.display()
+                ))
+            })?;
             Credential::Bearer {
                 token,
                 file: Some(file),

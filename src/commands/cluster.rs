@@ -234,6 +234,9 @@ pub fn cluster_failure(e: ClusterError) -> anyhow::Error {
             "log in (oc login), point KUBECONFIG or --kubeconfig at a kubeconfig, or read exported objects with -f FILE|FOLDER"
         }
         ClusterError::Config(_) => "check the kubeconfig, --context, --cluster and --user (kubectl config get-contexts lists them)",
+        ClusterError::Credentials(_) => {
+            "check the kubeconfig user's credential (kubectl config view --minify shows it); an exec plugin's own message is above"
+        }
         ClusterError::Unreachable { .. } => {
             "check the server address, the network or VPN and the CA in the kubeconfig; kubectl cluster-info uses the same kubeconfig"
         }

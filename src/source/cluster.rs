@@ -10,13 +10,16 @@
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use base64::Engine;
+use kube::config::Kubeconfig;
 use kube::{Client, Config};
 use serde_json::Value;
 use tokio::task::JoinSet;
 
+use super::kubeconfig::{self, Authorization, Credential, Overrides, Target, Unusable};
 use super::{parse_documents_with, Inputs, SourceError};
 
 /// One API resource the tool lists.
@@ -258,8 +261,12 @@ pub const DEFAULT_PAGE_SIZE: u32 = 500;
 pub enum ClusterError {
     /// No kubeconfig found and not running in a pod.
     NoConfig(String),
-    /// The kubeconfig is unreadable or names a missing context, cluster or user.
+    /// The kubeconfig is unreadable, names a missing context, cluster or
+    /// user, or is one kubectl refuses (kubectl's message).
     Config(String),
+    /// The user's credential could not be obtained (an exec plugin failed,
+    /// a token file is unreadable).
+    Credentials(String),
     /// Connection refused, DNS, TLS: the server was not reached.
     Unreachable { server: String, detail: String },
     /// 401: the credentials were refused.
@@ -333,7 +340,7 @@ impl fmt::Display for Forbidden {
 impl fmt::Display for ClusterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::NoConfig(m) | Self::Config(m) => f.write_str(m),
+            Self::NoConfig(m) | Self::Config(m) | Self::Credentials(m) => f.write_str(m),
             Self::Unreachable { server, detail } => {
                 write!(f, "cannot reach the cluster at {server}: {detail}")
             }
@@ -434,7 +441,7 @@ pub fn parse_request_timeout(text: &str) -> Result<Option<Duration>, String> {
 /// A client for one cluster, with what kubectl would tell about it.
 #[derive(Clone)]
 pub struct Connection {
-    client: Client,
+    transport: Arc<Transport>,
     /// The API server URL.
     pub server: String,
     /// The context's namespace (`default` when it sets none), or the pod's
@@ -519,51 +526,188 @@ pub fn kubeconfig_names(options: &ClusterOptions, what: &str) -> Result<Vec<Stri
     })
 }
 
-/// Builds a client as kubectl would pick its cluster, user and namespace.
+/// Builds a client as kubectl would pick its cluster, user and namespace
+/// (client-go's clientcmd rules, in [`super::kubeconfig`]).
 ///
-/// Nothing is sent to the server here.
+/// Nothing is sent to the server here, and no exec plugin is run.
 pub async fn connect(options: &ClusterOptions) -> Result<Connection, ClusterError> {
-    let kubeconfig = read_kubeconfig(options)?;
-    let mut config =
-        match kubeconfig {
-            Some(kubeconfig) => {
-                let kube_options = KubeConfigOptions {
-                    context: options.context.clone(),
-                    cluster: options.cluster.clone(),
-                    user: options.user.clone(),
-                };
-                Config::from_custom_kubeconfig(kubeconfig, &kube_options)
-                    .await
-                    .map_err(|e| ClusterError::Config(format!("invalid kubeconfig: {e}")))?
-            }
-            None if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() => Config::incluster()
-                .map_err(|e| ClusterError::Config(format!("in-cluster configuration: {e}")))?,
-            None => return Err(ClusterError::NoConfig(
-                "no cluster configured: no KUBECONFIG, no ~/.kube/config and not running in a pod"
+    let overrides = Overrides {
+        context: options.context.as_deref(),
+        cluster: options.cluster.as_deref(),
+        user: options.user.as_deref(),
+    };
+    let target = match read_kubeconfig(options)? {
+        Some(kubeconfig) => match kubeconfig::resolve(&kubeconfig, overrides) {
+            Ok(target) => Some(target),
+            Err(Unusable::Invalid(message)) => return Err(ClusterError::Config(message)),
+            Err(Unusable::Empty) => None,
+        },
+        None => None,
+    };
+    let target = match target {
+        Some(target) => target,
+        None if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() => in_cluster()?,
+        None => {
+            return Err(ClusterError::NoConfig(
+                "no cluster configured: no KUBECONFIG, no ~/.kube/config (or one naming no context) and not running in a pod"
                     .to_string(),
-            )),
-        };
-    // One attempt per request: a retry would hide the latency and the
-    // failure the user needs to see; `--request-timeout` bounds each request.
-    config.default_retry = false;
-    if let Some(timeout) = options.request_timeout {
-        config.connect_timeout = Some(timeout);
-        config.read_timeout = Some(timeout);
-    }
-    let server = config.cluster_url.to_string();
-    let server = server.trim_end_matches('/').to_string();
-    let default_namespace = config.default_namespace.clone();
-    let client = Client::try_from(config).map_err(|e| ClusterError::Unreachable {
-        server: server.clone(),
-        detail: error_chain(&e),
-    })?;
+            ))
+        }
+    };
+    let server = target.url.clone();
+    let default_namespace = target.namespace.clone();
+    let config = client_config(&target, options)?;
+    let transport = Transport {
+        client: Mutex::new((build_client(&config, None, &server)?, None)),
+        config,
+        credential: target.credential,
+    };
     Ok(Connection {
-        client,
+        transport: Arc::new(transport),
         server,
         default_namespace,
         timeout: options.request_timeout,
         page_size: options.page_size,
     })
+}
+
+/// The service account's configuration in a pod, its token file read as
+/// any token file.
+fn in_cluster() -> Result<Target, ClusterError> {
+    let mut config = Config::incluster()
+        .map_err(|e| ClusterError::Config(format!("in-cluster configuration: {e}")))?;
+    let file = config.auth_info.token_file.take().map(PathBuf::from);
+    let credential = match file {
+        Some(path) => {
+            let file = kubeconfig::token_file(path.clone());
+            let token = file.token().ok_or_else(|| {
+                ClusterError::Config(format!(
+                    "in-cluster configuration: cannot read the service account token {}",
+                    path.display()
+                ))
+            })?;
+            Credential::Bearer {
+                token,
+                file: Some(file),
+            }
+        }
+        None => Credential::None,
+    };
+    Ok(Target {
+        url: config
+            .cluster_url
+            .to_string()
+            .trim_end_matches('/')
+            .to_string(),
+        namespace: config.default_namespace.clone(),
+        tls: Some(kubeconfig::Tls {
+            roots: config.root_cert.clone(),
+            ..kubeconfig::Tls::default()
+        }),
+        proxy: None,
+        credential,
+    })
+}
+
+/// kube's connection settings for a target: no credentials (they are put
+/// on each request), no retries of its own (see [`Connection::send`]).
+fn client_config(target: &Target, options: &ClusterOptions) -> Result<Config, ClusterError> {
+    let bad = |detail: String| ClusterError::Config(detail);
+    let url: http::Uri = target
+        .url
+        .parse()
+        .map_err(|e| bad(format!("invalid server URL \"{}\": {e}", target.url)))?;
+    let mut config = Config::new(url);
+    config.default_namespace = target.namespace.clone();
+    if let Some(tls) = &target.tls {
+        config.root_cert = tls.roots.clone();
+        config.accept_invalid_certs = tls.insecure;
+        config.tls_server_name = tls.server_name.clone();
+        config.auth_info.client_certificate_data = tls.client_certificate_data.clone();
+        config.auth_info.client_certificate = tls.client_certificate.clone();
+        config.auth_info.client_key_data = tls.client_key_data.clone().map(Into::into);
+        config.auth_info.client_key = tls.client_key.clone();
+    }
+    if let Some(proxy) = &target.proxy {
+        config.proxy_url = Some(
+            proxy
+                .parse()
+                .map_err(|e| bad(format!("invalid proxy URL \"{proxy}\": {e}")))?,
+        );
+    }
+    config.default_retry = false;
+    if let Some(timeout) = options.request_timeout {
+        config.connect_timeout = Some(timeout);
+        config.read_timeout = Some(timeout);
+    }
+    Ok(config)
+}
+
+/// A kube client for `config`, with the client certificate an exec plugin
+/// returned (PEM certificate and key) when there is one.
+fn build_client(
+    config: &Config,
+    identity: Option<&(String, String)>,
+    server: &str,
+) -> Result<Client, ClusterError> {
+    let mut config = config.clone();
+    if let Some((cert, key)) = identity {
+        let encode = |pem: &str| base64::engine::general_purpose::STANDARD.encode(pem);
+        config.auth_info.client_certificate_data = Some(encode(cert));
+        config.auth_info.client_key_data = Some(encode(key).into());
+        config.auth_info.client_certificate = None;
+        config.auth_info.client_key = None;
+    }
+    Client::try_from(config).map_err(|e| ClusterError::Unreachable {
+        server: server.to_string(),
+        detail: error_chain(&e),
+    })
+}
+
+/// The client and the credential of a connection.
+struct Transport {
+    config: Config,
+    credential: Credential,
+    /// The client, and the exec plugin's client certificate it was built with.
+    client: Mutex<(Client, Option<(String, String)>)>,
+}
+
+impl Transport {
+    /// The client and the credential for the next request; runs an exec
+    /// plugin when its credential is missing or expired.
+    fn prepare(&self, server: &str) -> Result<(Client, Authorization), ClusterError> {
+        let auth = self
+            .credential
+            .header()
+            .map_err(ClusterError::Credentials)?;
+        let mut client = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        if client.1 != auth.identity {
+            *client = (
+                build_client(&self.config, auth.identity.as_ref(), server)?,
+                auth.identity.clone(),
+            );
+        }
+        Ok((client.0.clone(), auth))
+    }
+}
+
+/// client-go's default `maxRetries`: a request answered 429 or 5xx with a
+/// `Retry-After` is sent again up to this many times.
+const MAX_RETRIES: u32 = 10;
+
+/// `Retry-After` in seconds, when the answer is one client-go retries
+/// (`checkWait`: 429 or any 5xx, with an integer `Retry-After`).
+fn retry_after(status: http::StatusCode, headers: &http::HeaderMap) -> Option<Duration> {
+    if status != http::StatusCode::TOO_MANY_REQUESTS && !status.is_server_error() {
+        return None;
+    }
+    let seconds: i64 = headers
+        .get(http::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()?;
+    Some(Duration::from_secs(seconds.max(0).unsigned_abs()))
 }
 
 /// What one request came back with.
@@ -607,57 +751,124 @@ fn dry_note(dry_run: bool) -> &'static str {
 }
 
 impl Connection {
-    /// Sends one request under the request timeout; 404, 403 and 409 are
-    /// answers, every other failure is an error.
+    /// Sends one request under the request timeout, with the credential,
+    /// retrying as client-go does (429 and 5xx with `Retry-After`, up to
+    /// [`MAX_RETRIES`] times, waiting what the server asks); 404, 403 and
+    /// 409 are answers, every other failure is an error.
     pub async fn send(&self, request: http::Request<Vec<u8>>) -> Result<Reply, ClusterError> {
         let path = request
             .uri()
             .path_and_query()
             .map_or_else(String::new, |p| p.as_str().to_string());
         let method = request.method().to_string();
-        let call = self.client.request_text(request);
-        let result = match self.timeout {
+        let call = self.send_with_retries(request, &method, &path);
+        match self.timeout {
             Some(after) => match tokio::time::timeout(after, call).await {
                 Ok(result) => result,
-                Err(_) => {
-                    return Err(ClusterError::Timeout {
-                        server: self.server.clone(),
-                        method,
-                        path,
-                        after,
-                    })
-                }
+                Err(_) => Err(ClusterError::Timeout {
+                    server: self.server.clone(),
+                    method,
+                    path,
+                    after,
+                }),
             },
             None => call.await,
+        }
+    }
+
+    async fn send_with_retries(
+        &self,
+        request: http::Request<Vec<u8>>,
+        method: &str,
+        path: &str,
+    ) -> Result<Reply, ClusterError> {
+        let (parts, body) = request.into_parts();
+        let mut retries = 0;
+        loop {
+            let mut attempt = http::Request::new(kube::client::Body::from(body.clone()));
+            *attempt.method_mut() = parts.method.clone();
+            *attempt.uri_mut() = parts.uri.clone();
+            *attempt.headers_mut() = parts.headers.clone();
+            let (client, auth) = self.transport.prepare(&self.server)?;
+            if let Some(value) = &auth.value {
+                attempt
+                    .headers_mut()
+                    .insert(http::header::AUTHORIZATION, value.clone());
+            }
+            let response = client
+                .send(attempt)
+                .await
+                .map_err(|e| self.transport_error(&e, method.to_string(), path.to_string()))?;
+            let status = response.status();
+            if retries < MAX_RETRIES {
+                if let Some(wait) = retry_after(status, response.headers()) {
+                    retries += 1;
+                    drop(response);
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+            }
+            if status == http::StatusCode::UNAUTHORIZED {
+                self.transport.credential.unauthorized(&auth);
+            }
+            let bytes = response
+                .into_body()
+                .collect_bytes()
+                .await
+                .map_err(|e| self.transport_error(&e, method.to_string(), path.to_string()))?;
+            return self.reply(status, &bytes, path);
+        }
+    }
+
+    /// An answer as [`Reply`]: 2xx with its body, 404, 403 and 409 as
+    /// answers, 401 and the rest as errors with the server's `Status`.
+    fn reply(
+        &self,
+        status: http::StatusCode,
+        body: &[u8],
+        path: &str,
+    ) -> Result<Reply, ClusterError> {
+        let text = String::from_utf8_lossy(body).into_owned();
+        if status.is_success() {
+            return Ok(Reply::Ok(text));
+        }
+        let parsed: Option<Value> = serde_json::from_str(&text)
+            .ok()
+            .filter(|v: &Value| v.get("kind").and_then(Value::as_str) == Some("Status"));
+        let field = |name: &str| {
+            parsed
+                .as_ref()
+                .and_then(|v| v.get(name))
+                .and_then(Value::as_str)
+                .map(str::to_string)
         };
-        match result {
-            Ok(text) => Ok(Reply::Ok(text)),
-            Err(kube::Error::Api(status)) => match status.code {
-                404 => Ok(Reply::NotFound),
-                403 => Ok(Reply::Forbidden(status.message.clone())),
-                409 => Ok(Reply::Conflict(status.message.clone())),
-                401 => Err(ClusterError::Unauthorized {
-                    server: self.server.clone(),
-                    detail: non_empty(
-                        &status.message,
-                        "log in again (oc login) or check the kubeconfig user",
-                    ),
-                }),
-                code => Err(ClusterError::Request {
-                    server: self.server.clone(),
-                    path,
-                    detail: format!(
-                        "{code} {}{}",
-                        status.reason,
-                        if status.message.is_empty() {
-                            String::new()
-                        } else {
-                            format!(": {}", status.message)
-                        }
-                    ),
-                }),
-            },
-            Err(e) => Err(self.transport_error(&e, method, path)),
+        let message = field("message").unwrap_or_else(|| text.trim().to_string());
+        let reason = field("reason")
+            .or_else(|| status.canonical_reason().map(str::to_string))
+            .unwrap_or_default();
+        match status.as_u16() {
+            404 => Ok(Reply::NotFound),
+            403 => Ok(Reply::Forbidden(message)),
+            409 => Ok(Reply::Conflict(message)),
+            401 => Err(ClusterError::Unauthorized {
+                server: self.server.clone(),
+                detail: non_empty(
+                    &message,
+                    "log in again (oc login) or check the kubeconfig user",
+                ),
+            }),
+            code => Err(ClusterError::Request {
+                server: self.server.clone(),
+                path: path.to_string(),
+                detail: format!(
+                    "{code} {reason}{}",
+                    if message.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {message}")
+                    }
+                ),
+            }),
         }
     }
 

@@ -17,8 +17,10 @@ use crate::crd::{
 };
 
 pub mod cluster;
+mod exec;
 mod fast_yaml;
 pub mod file;
+mod kubeconfig;
 
 /// Whether `s` can be a plain (unquoted) YAML scalar as far as its
 /// characters go: no indicator first, no `: ` or ` #` inside, no `:` last.

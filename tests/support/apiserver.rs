@@ -8,10 +8,11 @@
 //! (with `DeleteOptions` preconditions on `uid` and `resourceVersion`, a
 //! 409 Conflict when they do not hold), a 404 for resources it does not
 //! serve (no CRD), a 403 for resources it is told to forbid, injectable
-//! latency and failures (any status, or a connection reset), changes made
-//! by "someone else" when a given request arrives (to race a client
-//! between its read and its write), and a log of every request, body
-//! included, for tests to assert on.
+//! latency and failures (any status, a 429 or 5xx with `Retry-After`, or a
+//! connection reset), changes made by "someone else" when a given request
+//! arrives (to race a client between its read and its write), and a log of
+//! every request, body and credential included, for tests to assert on. It
+//! can also serve plain HTTP, and answer requests without a token.
 //!
 //! It runs on its own thread and stops when dropped. It is test code only.
 
@@ -197,6 +198,8 @@ pub enum Fault {
     Status(u16),
     /// Close the connection without answering.
     Reset,
+    /// Answer with this status, a `Status` body and `Retry-After: VALUE`.
+    RetryAfter(u16, String),
 }
 
 /// A failure to inject: requests whose method matches (any when `None`)
@@ -242,6 +245,8 @@ pub struct Logged {
     pub status: u16,
     /// The request body, as text (empty when there was none).
     pub body: String,
+    /// The `Authorization` header, if the request carried one.
+    pub authorization: Option<String>,
 }
 
 impl Logged {
@@ -370,6 +375,10 @@ struct State {
     resource_version: u64,
     in_flight: usize,
     max_in_flight: usize,
+    /// Serve plain HTTP instead of TLS.
+    plain_http: bool,
+    /// Answer requests that carry no token (a wrong token is still 401).
+    anonymous: bool,
 }
 
 /// Builds a fake server.
@@ -433,6 +442,19 @@ impl Builder {
         self.state
             .forbidden
             .insert((verb.to_string(), plural.to_string()));
+        self
+    }
+
+    /// Serves plain HTTP (`http://`) instead of TLS.
+    pub fn plain_http(mut self) -> Self {
+        self.state.plain_http = true;
+        self
+    }
+
+    /// Answers requests without an `Authorization` header as an API server
+    /// allowing anonymous requests does.
+    pub fn anonymous(mut self) -> Self {
+        self.state.anonymous = true;
         self
     }
 
@@ -585,6 +607,7 @@ pub struct FakeApiServer {
 impl FakeApiServer {
     fn start(state: State) -> Self {
         let (ca_pem, tls) = certificates();
+        let plain_http = state.plain_http;
         let state = Arc::new(Mutex::new(state));
         let token = "fake-token-for-tests".to_string();
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
@@ -614,17 +637,23 @@ impl FakeApiServer {
                     let state = Arc::clone(&served_state);
                     let token = served_token.clone();
                     tokio::spawn(async move {
-                        let Ok(tls) = acceptor.accept(stream).await else {
-                            return;
-                        };
                         let service = hyper::service::service_fn(move |req| {
                             let state = Arc::clone(&state);
                             let token = token.clone();
                             async move { handle(req, state, token).await }
                         });
-                        let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
-                            .serve_connection(TokioIo::new(tls), service)
-                            .await;
+                        let builder =
+                            hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+                        if plain_http {
+                            let _ = builder
+                                .serve_connection(TokioIo::new(stream), service)
+                                .await;
+                            return;
+                        }
+                        let Ok(tls) = acceptor.accept(stream).await else {
+                            return;
+                        };
+                        let _ = builder.serve_connection(TokioIo::new(tls), service).await;
                     });
                 }
             });
@@ -639,9 +668,14 @@ impl FakeApiServer {
         }
     }
 
-    /// `https://127.0.0.1:PORT`
+    /// `https://127.0.0.1:PORT` (`http://` when serving plain HTTP).
     pub fn url(&self) -> String {
-        format!("https://{}", self.addr)
+        let scheme = if self.state.lock().expect("state").plain_http {
+            "http"
+        } else {
+            "https"
+        };
+        format!("{scheme}://{}", self.addr)
     }
 
     /// A kubeconfig for this server: context `fake`, namespace `default`,
@@ -807,11 +841,16 @@ async fn handle(req: Request<Incoming>, state: Arc<Mutex<State>>, token: String)
     let method = req.method().clone();
     let path = req.uri().path().to_string();
     let query = parse_query(req.uri().query().unwrap_or_default());
-    let authorized = req
+    let authorization = req
         .headers()
         .get(hyper::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v == format!("Bearer {token}"));
+        .map(str::to_string);
+    let anonymous = state.lock().expect("state").anonymous;
+    let authorized = match &authorization {
+        Some(v) => *v == format!("Bearer {token}"),
+        None => anonymous,
+    };
     let content_type = req
         .headers()
         .get(hyper::header::CONTENT_TYPE)
@@ -855,6 +894,7 @@ async fn handle(req: Request<Incoming>, state: Arc<Mutex<State>>, token: String)
             query: query.clone(),
             status,
             body: String::from_utf8_lossy(&body).into_owned(),
+            authorization: authorization.clone(),
         });
     };
     match fault {
@@ -868,6 +908,16 @@ async fn handle(req: Request<Incoming>, state: Arc<Mutex<State>>, token: String)
         Some(Fault::Status(code)) => {
             log(code);
             return Ok(status_response(code, "InternalError", "injected failure"));
+        }
+        Some(Fault::RetryAfter(code, value)) => {
+            log(code);
+            let mut response =
+                status_response(code, "TooManyRequests", "injected failure, retry later");
+            response.headers_mut().insert(
+                hyper::header::RETRY_AFTER,
+                hyper::header::HeaderValue::from_str(&value).expect("Retry-After value"),
+            );
+            return Ok(response);
         }
         None => {}
     }

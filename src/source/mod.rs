@@ -328,8 +328,10 @@ mod tests {
             &mut inputs,
         )
         .unwrap();
-        let mut proposed = Inputs::default();
-        proposed.idmss = vec![idms("b", "q.io/new"), idms("c", "q.io/c")];
+        let proposed = Inputs {
+            idmss: vec![idms("b", "q.io/new"), idms("c", "q.io/c")],
+            ..Inputs::default()
+        };
         inputs.overlay(proposed);
         assert_eq!(names(&inputs.idmss), ["a", "b", "c"]);
         assert_eq!(

@@ -49,8 +49,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             break
         }
         'kubectl-mirrorpolicy;explain' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB')
             [CompletionResult]::new('--pool', '--pool', [CompletionResultType]::ParameterName, 'The pool whose rendered configuration to use (cluster objects, not node files)')
             [CompletionResult]::new('--with', '--with', [CompletionResultType]::ParameterName, 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the cluster''s, same kind and name replacing: how would the image be pulled if they were applied? Repeatable')
             [CompletionResult]::new('--registries-conf', '--registries-conf', [CompletionResultType]::ParameterName, 'A registries.conf file, as /etc/containers/registries.conf on a node')
@@ -77,8 +77,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             break
         }
         'kubectl-mirrorpolicy;render' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB')
             [CompletionResult]::new('--pool', '--pool', [CompletionResultType]::ParameterName, 'The pool to render for (the MCO writes one generated MachineConfig per built-in pool)')
             [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Print only this node file''s exact content (e.g. /etc/containers/registries.conf)')
             [CompletionResult]::new('--with', '--with', [CompletionResultType]::ParameterName, 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable')
@@ -102,8 +102,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             break
         }
         'kubectl-mirrorpolicy;lint' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB')
             [CompletionResult]::new('--with', '--with', [CompletionResultType]::ParameterName, 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -125,8 +125,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             break
         }
         'kubectl-mirrorpolicy;list' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB')
             [CompletionResult]::new('--with', '--with', [CompletionResultType]::ParameterName, 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide (each mirror''s flags, conflicts in full), name (one source a line), json or yaml')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide (each mirror''s flags, conflicts in full), name (one source a line), json or yaml')
@@ -177,8 +177,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             break
         }
         'kubectl-mirrorpolicy;audit' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable; each input at most 256 MiB')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable; each input at most 256 MiB')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed, source-blocked, short-name-refused) or warning (also tag-skips-digest-mirrors, short-name)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')

@@ -45,8 +45,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kubectl-mirrorpolicy;explain'= {
-            cand -f 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
-            cand --filename 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand -f 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB'
+            cand --filename 'Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB'
             cand --pool 'The pool whose rendered configuration to use (cluster objects, not node files)'
             cand --with 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the cluster''s, same kind and name replacing: how would the image be pulled if they were applied? Repeatable'
             cand --registries-conf 'A registries.conf file, as /etc/containers/registries.conf on a node'
@@ -72,8 +72,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --version 'Print version'
         }
         &'kubectl-mirrorpolicy;render'= {
-            cand -f 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
-            cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand -f 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB'
+            cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB'
             cand --pool 'The pool to render for (the MCO writes one generated MachineConfig per built-in pool)'
             cand --file 'Print only this node file''s exact content (e.g. /etc/containers/registries.conf)'
             cand --with 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable'
@@ -96,8 +96,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --version 'Print version'
         }
         &'kubectl-mirrorpolicy;lint'= {
-            cand -f 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
-            cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand -f 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB'
+            cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB'
             cand --with 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -118,8 +118,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --version 'Print version'
         }
         &'kubectl-mirrorpolicy;list'= {
-            cand -f 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
-            cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable'
+            cand -f 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB'
+            cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB'
             cand --with 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable'
             cand -o 'Output format: table, wide (each mirror''s flags, conflicts in full), name (one source a line), json or yaml'
             cand --output 'Output format: table, wide (each mirror''s flags, conflicts in full), name (one source a line), json or yaml'
@@ -168,8 +168,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --version 'Print version'
         }
         &'kubectl-mirrorpolicy;audit'= {
-            cand -f 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable'
-            cand --filename 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable'
+            cand -f 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable; each input at most 256 MiB'
+            cand --filename 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable; each input at most 256 MiB'
             cand --fail-on 'Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed, source-blocked, short-name-refused) or warning (also tag-skips-digest-mirrors, short-name)'
             cand -o 'Output format'
             cand --output 'Output format'

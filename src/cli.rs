@@ -300,7 +300,8 @@ Examples:
 #[derive(Debug, Args)]
 pub struct AuditArgs {
     /// Workloads and mirror objects from files, folders (a must-gather works as is) or `-`,
-    /// instead of the live cluster; every namespace in them unless -n is given. Repeatable.
+    /// instead of the live cluster; every namespace in them unless -n is given. Repeatable;
+    /// each input at most 256 MiB.
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
 
@@ -446,7 +447,8 @@ pub struct ExplainArgs {
     pub images: Vec<String>,
 
     /// Cluster objects (ICSP, IDMS, ITMS, Image, ClusterImagePolicy, ...) from files, folders
-    /// (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable.
+    /// (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable;
+    /// each input at most 256 MiB.
     #[arg(short = 'f', long = "filename", value_name = "PATH", group = "config",
           conflicts_with_all = ["registries_conf", "registries_conf_d", "policy_json"])]
     pub filenames: Vec<PathBuf>,
@@ -492,7 +494,7 @@ pub struct ExplainArgs {
 #[derive(Debug, Args)]
 pub struct RenderArgs {
     /// Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin,
-    /// instead of the live cluster. Repeatable.
+    /// instead of the live cluster. Repeatable; each input at most 256 MiB.
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
 
@@ -529,7 +531,7 @@ pub enum RenderFormat {
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin,
-    /// instead of the live cluster. Repeatable.
+    /// instead of the live cluster. Repeatable; each input at most 256 MiB.
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
 
@@ -552,7 +554,7 @@ pub struct ListArgs {
 #[derive(Debug, Args)]
 pub struct LintArgs {
     /// Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin,
-    /// instead of the live cluster. Repeatable.
+    /// instead of the live cluster. Repeatable; each input at most 256 MiB.
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
 

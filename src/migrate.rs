@@ -322,8 +322,44 @@ fn plain_is_safe(s: &str) -> bool {
     {
         return false;
     }
-    // No indicator first, no `: ` or ` #` inside: the fast reader's test.
-    crate::source::plain_scalar_ok(s)
+    plain_indicators_ok(s)
+}
+
+/// No indicator first, no `: ` or ` #` inside and no `:` last: the
+/// characters YAML 1.2 lets a plain scalar hold without quoting (the
+/// reserved words and number-like spellings are checked by the caller).
+fn plain_indicators_ok(s: &str) -> bool {
+    let Some(first) = s.bytes().next() else {
+        return false;
+    };
+    if matches!(
+        first,
+        b'-' | b'?'
+            | b':'
+            | b','
+            | b'['
+            | b']'
+            | b'{'
+            | b'}'
+            | b'#'
+            | b'&'
+            | b'*'
+            | b'!'
+            | b'|'
+            | b'>'
+            | b'\''
+            | b'"'
+            | b'%'
+            | b'@'
+            | b'`'
+    ) {
+        return false;
+    }
+    let pair = s
+        .as_bytes()
+        .windows(2)
+        .any(|w| (w[0] == b':' && w[1] == b' ') || (w[0] == b' ' && w[1] == b'#'));
+    !pair && !s.ends_with(':')
 }
 
 /// What the checks found, before anything is written.

@@ -31,6 +31,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 
+use super::stream::{Document, Part};
 use super::{upsert, Inputs};
 use crate::crd::{
     ClusterImagePolicy, ClusterVersion, Image, ImageContentSourcePolicy, ImageDigestMirrorSet,
@@ -53,6 +54,12 @@ pub enum SourceError {
     /// A file is not UTF-8 text.
     #[error("\"{path}\" is not UTF-8 text")]
     NotUtf8 {
+        /// The path as given or found.
+        path: String,
+    },
+    /// An input is larger than [`MAX_INPUT_BYTES`] (or endless).
+    #[error("\"{path}\" holds more than 256 MiB, the most one input may hold")]
+    TooLarge {
         /// The path as given or found.
         path: String,
     },
@@ -119,7 +126,7 @@ fn field_suffix(field: &str) -> String {
 }
 
 /// Key of [`Inputs::skipped`] parts that are missing.
-const NONE: &str = "<none>";
+pub(super) const NONE: &str = "<none>";
 /// Key of [`Inputs::skipped`] for documents with neither `apiVersion` nor `kind`.
 const NO_KIND: &str = "<none>/<none>";
 const REGISTRIES_CONF_HINT: &str =
@@ -149,64 +156,246 @@ pub fn load_paths(paths: &[PathBuf], stdin: impl Read) -> Result<Inputs, SourceE
     load_paths_with(paths, stdin, false)
 }
 
+/// The most one input (a file, stdin) may hold: 256 MiB. More is refused
+/// rather than read into memory; an endless input (`/dev/zero`, a pipe that
+/// never ends) stops here.
+pub const MAX_INPUT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// One input to read, in the order given.
+enum Job {
+    /// Stdin, already read.
+    Text(Vec<u8>),
+    /// A file named on the command line (read whatever its extension).
+    Named(PathBuf),
+    /// A file found in a folder: read only if it names a kind.
+    InFolder(PathBuf),
+    /// Something that failed where it was met (a folder that cannot be read).
+    Fail(SourceError),
+    /// A warning about an entry of a folder.
+    Warn(String),
+}
+
+/// What reading one [`Job`] gave.
+enum Done<'a> {
+    Staged(Staged<'a>),
+    /// A file in a folder naming none of the kinds read.
+    NotHinted,
+    Warn(String),
+}
+
 /// [`load_paths`], also reading the objects that reference images
 /// (`Inputs::workloads`) when `workloads` is set.
+///
+/// Files are read and parsed in parallel (one thread per core) and added
+/// in order, so the result, and the error reported first, are those of
+/// reading them one after another.
 pub fn load_paths_with(
     paths: &[PathBuf],
     stdin: impl Read,
     workloads: bool,
 ) -> Result<Inputs, SourceError> {
-    let mut inputs = Inputs::default();
     let mut stdin = Some(stdin);
+    let mut jobs = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
-            let mut reader = stdin.take().ok_or(SourceError::StdinTwice)?;
-            let mut bytes = Vec::new();
-            reader
-                .read_to_end(&mut bytes)
-                .map_err(|source| SourceError::Read {
-                    path: STDIN_NAME.to_string(),
-                    source,
-                })?;
-            let text = into_text(bytes, STDIN_NAME)?;
-            parse_documents_with(STDIN_NAME, &text, &mut inputs, workloads)?;
+            let job = match stdin.take() {
+                Some(reader) => read_capped(reader, STDIN_NAME).map_or_else(Job::Fail, Job::Text),
+                None => Job::Fail(SourceError::StdinTwice),
+            };
+            jobs.push(job);
             continue;
         }
-        let display = path.display().to_string();
-        let meta = fs::metadata(path).map_err(|source| SourceError::Read {
-            path: display.clone(),
-            source,
-        })?;
-        if meta.is_dir() {
-            let mut files = Vec::new();
-            let mut visited = Vec::new();
-            collect_files(path, &mut files, &mut visited)?;
-            for file in files {
-                let display = file.display().to_string();
-                let bytes = read_file(&file, &display)?;
-                let hinted =
-                    KIND_HINT.is_match(&bytes) || (workloads && WORKLOAD_HINT.is_match(&bytes));
-                if !hinted {
-                    inputs.skipped_files += 1;
-                    continue;
+        match fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                let mut files = Vec::new();
+                if let Err(e) = collect_files(path, &mut files, &mut Vec::new()) {
+                    jobs.push(Job::Fail(e));
                 }
-                let text = into_text(bytes, &display)?;
-                parse_documents_with(&display, &text, &mut inputs, workloads)?;
+                jobs.extend(files.into_iter().map(|entry| match entry {
+                    Entry::File(file) => Job::InFolder(file),
+                    Entry::NotRegular(file) => Job::Warn(format!(
+                        "{}: not a regular file (a pipe, socket or device); skipped",
+                        file.display()
+                    )),
+                }));
             }
-        } else {
-            let bytes = read_file(path, &display)?;
-            let text = into_text(bytes, &display)?;
-            parse_documents_with(&display, &text, &mut inputs, workloads)?;
+            Ok(_) => jobs.push(Job::Named(path.clone())),
+            Err(source) => jobs.push(Job::Fail(SourceError::Read {
+                path: path.display().to_string(),
+                source,
+            })),
+        }
+    }
+    let names: Vec<String> = jobs
+        .iter()
+        .map(|job| match job {
+            Job::Named(p) | Job::InFolder(p) => p.display().to_string(),
+            _ => STDIN_NAME.to_string(),
+        })
+        .collect();
+    let mut inputs = Inputs::default();
+    for done in run_jobs(jobs, &names, workloads) {
+        match done? {
+            Done::Staged(staged) => apply(staged, &mut inputs),
+            Done::NotHinted => inputs.skipped_files += 1,
+            Done::Warn(w) => inputs.warnings.push(w),
         }
     }
     Ok(inputs)
 }
 
-fn read_file(path: &Path, display: &str) -> Result<Vec<u8>, SourceError> {
-    fs::read(path).map_err(|source| SourceError::Read {
+/// Runs every job, in parallel, and returns the results in job order, up
+/// to the first error.
+fn run_jobs<'a>(
+    jobs: Vec<Job>,
+    names: &'a [String],
+    workloads: bool,
+) -> Vec<Result<Done<'a>, SourceError>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+
+    let count = jobs.len();
+    let jobs: Vec<Mutex<Option<Job>>> = jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
+    let run = |i: usize| -> Result<Done<'a>, SourceError> {
+        // Each job is taken once, by the thread that claimed its index.
+        let job = jobs[i].lock().map_or(None, |mut j| j.take());
+        let name = names[i].as_str();
+        match job {
+            Some(Job::Text(bytes)) => {
+                let text = into_text(bytes, name)?;
+                stage_file(name, &text, workloads).map(Done::Staged)
+            }
+            Some(Job::Named(path)) => {
+                let text = into_text(read_input(&path, name)?, name)?;
+                stage_file(name, &text, workloads).map(Done::Staged)
+            }
+            Some(Job::InFolder(path)) => {
+                let bytes = read_input(&path, name)?;
+                let hinted =
+                    KIND_HINT.is_match(&bytes) || (workloads && WORKLOAD_HINT.is_match(&bytes));
+                if !hinted {
+                    return Ok(Done::NotHinted);
+                }
+                let text = into_text(bytes, name)?;
+                stage_file(name, &text, workloads).map(Done::Staged)
+            }
+            Some(Job::Fail(e)) => Err(e),
+            Some(Job::Warn(w)) => Ok(Done::Warn(w)),
+            None => Ok(Done::NotHinted),
+        }
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(count);
+    if threads <= 1 {
+        let mut out = Vec::with_capacity(count);
+        for i in 0..count {
+            let done = run(i);
+            let failed = done.is_err();
+            out.push(done);
+            if failed {
+                break;
+            }
+        }
+        return out;
+    }
+    let next = AtomicUsize::new(0);
+    // Jobs after the first failed one need not run.
+    let first_error = AtomicUsize::new(usize::MAX);
+    let mut results: Vec<(usize, Result<Done<'a>, SourceError>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= count || i > first_error.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let done = run(i);
+                        if done.is_err() {
+                            first_error.fetch_min(i, Ordering::Relaxed);
+                        }
+                        mine.push((i, done));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    let mut out = Vec::with_capacity(results.len());
+    for (_, done) in results {
+        let failed = done.is_err();
+        out.push(done);
+        if failed {
+            break;
+        }
+    }
+    out
+}
+
+/// Reads a file named or found, refusing more than [`MAX_INPUT_BYTES`].
+/// A pipe is opened without waiting for a writer (none: it is empty).
+fn read_input(path: &Path, display: &str) -> Result<Vec<u8>, SourceError> {
+    let read_err = |source| SourceError::Read {
         path: display.to_string(),
         source,
-    })
+    };
+    let file = open_input(path).map_err(read_err)?;
+    let meta = file.metadata().map_err(read_err)?;
+    if meta.is_file() && meta.len() > MAX_INPUT_BYTES {
+        return Err(SourceError::TooLarge {
+            path: display.to_string(),
+        });
+    }
+    read_capped(file, display)
+}
+
+#[cfg(unix)]
+fn open_input(path: &Path) -> std::io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
+    // Opening a FIFO for reading waits for a writer; non-blocking, it does
+    // not. Reads then block again, until data or the end.
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    // SAFETY: fcntl on a descriptor this function owns, with integer flags.
+    let flags = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETFL) };
+    if flags >= 0 {
+        // SAFETY: as above.
+        unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK) };
+    }
+    Ok(file)
+}
+
+#[cfg(not(unix))]
+fn open_input(path: &Path) -> std::io::Result<fs::File> {
+    fs::File::open(path)
+}
+
+/// Reads at most [`MAX_INPUT_BYTES`]; more is an error naming the input.
+fn read_capped(reader: impl Read, display: &str) -> Result<Vec<u8>, SourceError> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| SourceError::Read {
+            path: display.to_string(),
+            source,
+        })?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(SourceError::TooLarge {
+            path: display.to_string(),
+        });
+    }
+    Ok(bytes)
 }
 
 fn into_text(bytes: Vec<u8>, display: &str) -> Result<String, SourceError> {
@@ -217,9 +406,17 @@ fn into_text(bytes: Vec<u8>, display: &str) -> Result<String, SourceError> {
 
 /// Depth-first, sorted by name at each level; follows symbolic links but
 /// visits each real folder once.
+/// A folder entry that may be an input.
+enum Entry {
+    /// A regular file with a manifest extension.
+    File(PathBuf),
+    /// A pipe, socket or device with a manifest extension: never read.
+    NotRegular(PathBuf),
+}
+
 fn collect_files(
     dir: &Path,
-    files: &mut Vec<PathBuf>,
+    files: &mut Vec<Entry>,
     visited: &mut Vec<PathBuf>,
 ) -> Result<(), SourceError> {
     let read_err = |source| SourceError::Read {
@@ -244,8 +441,12 @@ fn collect_files(
         };
         if meta.is_dir() {
             collect_files(&entry, files, visited)?;
-        } else if meta.is_file() && has_manifest_extension(&entry) {
-            files.push(entry);
+        } else if has_manifest_extension(&entry) {
+            files.push(if meta.is_file() {
+                Entry::File(entry)
+            } else {
+                Entry::NotRegular(entry)
+            });
         }
     }
     Ok(())
@@ -259,15 +460,20 @@ fn has_manifest_extension(path: &Path) -> bool {
     })
 }
 
-/// Whether a file may hold one of the tool's kinds: a YAML `kind:` line at
-/// the top level or of a list item, or a JSON `"kind"` member.
+/// Escapes a YAML double-quoted scalar (or JSON string) can spell a letter
+/// with, and the escaped line break that joins two lines: with one of them,
+/// a kind can be written without its name appearing in the text.
+const ESCAPES: &str = r"\\[xuU\r\n]";
+
+/// Whether a file may hold one of the tool's kinds: a kind's name (or its
+/// list's) as a whole word anywhere, in any YAML style, or an escape that
+/// could spell one. Files without are not parsed; this may only ever say
+/// yes too often.
 static KIND_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
-    let kinds = "(?:ImageContentSourcePolicy|ImageDigestMirrorSet|ImageTagMirrorSet|Image|ClusterVersion|ClusterImagePolicy|ImagePolicy|MachineConfig|MachineConfigPool|Node)(?:List)?";
-    BytesRegex::new(&format!(
-        r#"(?m)^(?:[ \t]*-[ \t]+|[ \t]{{0,4}})kind:[ \t]*["']?{kinds}["']?[ \t]*(?:#.*)?\r?$|"kind"\s*:\s*"{kinds}""#
-    ))
-    // A constant pattern; every test that loads a folder compiles it.
-    .expect("kind hint regex compiles")
+    let kinds = "ImageContentSourcePolicy|ImageDigestMirrorSet|ImageTagMirrorSet|Image|ClusterVersion|ClusterImagePolicy|ImagePolicy|MachineConfig|MachineConfigPool|Node";
+    BytesRegex::new(&format!(r"(?-u:\b)(?:{kinds})(?:List)?(?-u:\b)|{ESCAPES}"))
+        // A constant pattern; every test that loads a folder compiles it.
+        .expect("kind hint regex compiles")
 });
 
 /// Names a workload kind: files without one are not parsed for `audit`.
@@ -277,14 +483,14 @@ static WORKLOAD_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
         .map(|k| k.kind)
         .collect::<Vec<_>>()
         .join("|");
-    BytesRegex::new(&format!(r"(?m)^\s*-?\s*kind:\s*['\x22]?(?:{kinds})(?:List)?\b|\x22kind\x22\s*:\s*\x22(?:{kinds})(?:List)?\x22"))
+    BytesRegex::new(&format!(r"(?-u:\b)(?:{kinds})(?:List)?(?-u:\b)|{ESCAPES}"))
         // Built from constant names; every test that loads a folder compiles it.
         .expect("workload hint regex compiles")
 });
 
 /// The kinds this tool reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Icsp,
     Idms,
     Itms,
@@ -298,7 +504,7 @@ enum Kind {
 }
 
 impl Kind {
-    fn from_name(kind: &str) -> Option<Self> {
+    pub(super) fn from_name(kind: &str) -> Option<Self> {
         Some(match kind {
             "ImageContentSourcePolicy" => Self::Icsp,
             "ImageDigestMirrorSet" => Self::Idms,
@@ -315,7 +521,7 @@ impl Kind {
     }
 
     /// The API versions the kind is served under.
-    fn api_versions(self) -> &'static [&'static str] {
+    pub(super) fn api_versions(self) -> &'static [&'static str] {
         match self {
             Self::Icsp => &[OPERATOR_V1ALPHA1],
             Self::Idms | Self::Itms | Self::Image | Self::ClusterVersion => &[CONFIG_V1],
@@ -335,7 +541,7 @@ impl Kind {
 }
 
 /// One decoded object, before it joins [`Inputs`].
-enum Object {
+pub(super) enum Object {
     Icsp(ImageContentSourcePolicy),
     Idms(ImageDigestMirrorSet),
     Itms(ImageTagMirrorSet),
@@ -384,24 +590,17 @@ pub fn parse_documents_with(
     inputs: &mut Inputs,
     workloads: bool,
 ) -> Result<(), SourceError> {
+    let staged = stage_file(name, text, workloads)?;
+    apply(staged, inputs);
+    Ok(())
+}
+
+/// Reads one file's documents, without touching [`Inputs`] yet.
+fn stage_file<'a>(name: &'a str, text: &str, workloads: bool) -> Result<Staged<'a>, SourceError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut staged = match stage_fast(name, text, workloads) {
+    let mut staged = match stage_stream(name, text, workloads) {
         Some(staged) => staged,
-        None => {
-            let mut staged = Staged {
-                workloads,
-                ..Staged::default()
-            };
-            for (document, line, value) in split_documents(name, text)? {
-                let at = DocumentAt {
-                    file: name,
-                    document,
-                    line,
-                };
-                stage_value(value, &at, "", &mut staged)?;
-            }
-            staged
-        }
+        None => stage_values(name, text, workloads)?,
     };
     if staged.objects.is_empty()
         && staged.skipped.iter().any(|(k, _)| k == NO_KIND)
@@ -411,6 +610,11 @@ pub fn parse_documents_with(
             "{name}: read no cluster object{REGISTRIES_CONF_HINT}"
         ));
     }
+    Ok(staged)
+}
+
+/// Adds what a file held, in order.
+fn apply(staged: Staged<'_>, inputs: &mut Inputs) {
     for (kind, count) in staged.skipped {
         *inputs.skipped.entry(kind).or_default() += count;
     }
@@ -418,35 +622,83 @@ pub fn parse_documents_with(
     for (object, at, item) in staged.objects {
         add_object(object, &at, &item, inputs);
     }
-    Ok(())
 }
 
-/// Stages the documents of a plain block-YAML file one at a time, as the
-/// fast reader yields them: a document's tree is dropped once its object is
-/// decoded, so a file of hundreds of documents never holds all the trees
-/// at once. `None` when the fast reader gives up or a document does not
-/// stage; the caller then reads the file with the full parser, which also
-/// decides which error comes first.
-fn stage_fast<'a>(name: &'a str, text: &str, workloads: bool) -> Option<Staged<'a>> {
-    let looks_like_json = matches!(text.trim_start().chars().next(), Some('{' | '['));
-    if looks_like_json || name.to_ascii_lowercase().ends_with(".json") {
+/// Stages a YAML file in one pass, each document decoded straight into its
+/// typed object ([`super::stream`]). `None` for JSON, for a file that does
+/// not read (the caller's [`stage_values`] then says why) and for the rare
+/// document that must be read as a whole `Value` first.
+fn stage_stream<'a>(name: &'a str, text: &str, workloads: bool) -> Option<Staged<'a>> {
+    if is_json(name, text) {
         return None;
     }
+    let docs: Vec<(usize, Vec<Part>)> = if workloads {
+        stream_documents::<true>(text)?
+    } else {
+        stream_documents::<false>(text)?
+    };
     let starts = document_start_lines(text);
     let index = |line: usize| starts.partition_point(|&s| s <= line).max(1);
     let mut staged = Staged {
         workloads,
         ..Staged::default()
     };
-    super::fast_yaml::parse_each(text, |line, value| {
+    for (line, parts) in docs {
         let at = DocumentAt {
             file: name,
             document: index(line),
             line,
         };
-        stage_value(value, &at, "", &mut staged).ok()
-    })?;
+        for part in parts {
+            match part {
+                Part::Object(object, item) => staged.objects.push((*object, at, item)),
+                Part::Skip(key) => staged.skipped.push((key, 1)),
+                Part::Value(value, item) => stage_value(value, &at, &item, &mut staged).ok()?,
+                Part::Whole => return None,
+            }
+        }
+    }
     Some(staged)
+}
+
+fn stream_documents<const W: bool>(text: &str) -> Option<Vec<(usize, Vec<Part>)>> {
+    let docs: Vec<Spanned<Document<W>>> =
+        serde_saphyr::from_multiple_with_options(text, yaml_options(text)).ok()?;
+    Some(
+        docs.into_iter()
+            .map(|d| (d.referenced.line() as usize, d.value.0))
+            .collect(),
+    )
+}
+
+/// Stages every document of a file from its `Value`: JSON, and YAML that
+/// [`stage_stream`] leaves. Its errors are the ones reported.
+fn stage_values<'a>(name: &'a str, text: &str, workloads: bool) -> Result<Staged<'a>, SourceError> {
+    let mut staged = Staged {
+        workloads,
+        ..Staged::default()
+    };
+    for (document, line, value) in split_documents(name, text)? {
+        let at = DocumentAt {
+            file: name,
+            document,
+            line,
+        };
+        stage_value(value, &at, "", &mut staged)?;
+    }
+    Ok(staged)
+}
+
+/// Whether a file is read as JSON: a `.json` name, or text that starts like
+/// JSON and parses as JSON (YAML flow style also starts with `{`).
+fn is_json(name: &str, text: &str) -> bool {
+    if name.to_ascii_lowercase().ends_with(".json") {
+        return true;
+    }
+    matches!(text.trim_start().chars().next(), Some('{' | '['))
+        && serde_json::Deserializer::from_str(text)
+            .into_iter::<serde::de::IgnoredAny>()
+            .all(|d| d.is_ok())
 }
 
 /// `(1-based document index, first line, value)` for each non-empty document.
@@ -521,7 +773,7 @@ fn yaml_options(text: &str) -> serde_saphyr::Options {
     options
 }
 
-/// The full YAML parser (serde-saphyr), for whatever the fast reader leaves.
+/// Every YAML document of a file as a `Value` (serde-saphyr).
 fn split_yaml_full(name: &str, text: &str) -> Result<Vec<(usize, usize, Value)>, SourceError> {
     let starts = document_start_lines(text);
     let index = |line: usize| starts.partition_point(|&s| s <= line).max(1);
@@ -834,31 +1086,36 @@ fn locate_decode_error<T: DeserializeOwned>(value: &Value) -> String {
 }
 
 fn add_object(object: Object, at: &DocumentAt<'_>, item: &str, inputs: &mut Inputs) {
-    let same_name = |a: &crate::crd::ObjectMeta, b: &crate::crd::ObjectMeta| a.name == b.name;
+    const NAME: &str = "name";
+    let index = &mut inputs.index;
     let (label, identical) = match object {
         Object::Icsp(o) => (
             o.origin(),
-            upsert(&mut inputs.icsps, o, |a, b| {
-                same_name(&a.metadata, &b.metadata)
+            upsert(&mut inputs.icsps, &mut index.icsps, o, NAME, |o| {
+                o.metadata.name.clone()
             }),
         ),
         Object::Idms(o) => (
             o.origin(),
-            upsert(&mut inputs.idmss, o, |a, b| {
-                same_name(&a.metadata, &b.metadata)
+            upsert(&mut inputs.idmss, &mut index.idmss, o, NAME, |o| {
+                o.metadata.name.clone()
             }),
         ),
         Object::Itms(o) => (
             o.origin(),
-            upsert(&mut inputs.itmss, o, |a, b| {
-                same_name(&a.metadata, &b.metadata)
+            upsert(&mut inputs.itmss, &mut index.itmss, o, NAME, |o| {
+                o.metadata.name.clone()
             }),
         ),
         Object::ClusterImagePolicy(o) => (
             o.origin(),
-            upsert(&mut inputs.cluster_image_policies, o, |a, b| {
-                same_name(&a.metadata, &b.metadata)
-            }),
+            upsert(
+                &mut inputs.cluster_image_policies,
+                &mut index.cluster_image_policies,
+                o,
+                NAME,
+                |o| o.metadata.name.clone(),
+            ),
         ),
         Object::ImagePolicy(o) => {
             if o.metadata
@@ -877,35 +1134,46 @@ fn add_object(object: Object, at: &DocumentAt<'_>, item: &str, inputs: &mut Inpu
             }
             (
                 o.origin(),
-                upsert(&mut inputs.image_policies, o, |a, b| {
-                    a.metadata.namespace == b.metadata.namespace
-                        && same_name(&a.metadata, &b.metadata)
-                }),
+                upsert(
+                    &mut inputs.image_policies,
+                    &mut index.image_policies,
+                    o,
+                    "namespace/name",
+                    |o| format!("{:?}\0{}", o.metadata.namespace, o.metadata.name),
+                ),
             )
         }
         Object::MachineConfig(o) => (
             o.origin(),
-            upsert(&mut inputs.machine_configs, o, |a, b| {
-                same_name(&a.metadata, &b.metadata)
-            }),
+            upsert(
+                &mut inputs.machine_configs,
+                &mut index.machine_configs,
+                o,
+                NAME,
+                |o| o.metadata.name.clone(),
+            ),
         ),
         Object::MachineConfigPool(o) => (
             o.origin(),
-            upsert(&mut inputs.pools, o, |a, b| {
-                same_name(&a.metadata, &b.metadata)
+            upsert(&mut inputs.pools, &mut index.pools, o, NAME, |o| {
+                o.metadata.name.clone()
             }),
         ),
         Object::Node(o) => (
             o.origin(),
-            upsert(&mut inputs.nodes, o, |a, b| {
-                same_name(&a.metadata, &b.metadata)
+            upsert(&mut inputs.nodes, &mut index.nodes, o, NAME, |o| {
+                o.metadata.name.clone()
             }),
         ),
         Object::Workload(w) => {
             let label = w.label();
-            let identical = upsert(&mut inputs.workloads, w, |a, b| {
-                a.kind == b.kind && a.namespace == b.namespace && a.name == b.name
-            });
+            let identical = upsert(
+                &mut inputs.workloads,
+                &mut index.workloads,
+                w,
+                "kind/namespace/name",
+                |w| format!("{}\0{}\0{}", w.kind, w.namespace, w.name),
+            );
             (label.into(), identical)
         }
         Object::Image(o) => {
@@ -958,65 +1226,6 @@ fn replace_single<T: PartialEq>(slot: &mut Option<T>, item: T) -> bool {
 #[cfg(test)]
 mod tests {
 
-    /// The fast block-YAML reader agrees with the full parser wherever it
-    /// does not give up: same documents, lines and values.
-    #[test]
-    fn fast_yaml_agrees_with_the_full_parser() {
-        let mut texts: Vec<(String, String)> = Vec::new();
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut stack = vec![
-            root.join("tests/fixtures"),
-            root.join("examples/disconnected-cluster"),
-        ];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "yaml") {
-                    texts.push((
-                        path.display().to_string(),
-                        std::fs::read_to_string(&path).unwrap(),
-                    ));
-                }
-            }
-        }
-        for (name, text) in [
-            (
-                "seq-at-key-indent",
-                "a:\n- b: 1\n  c: [x]\n- 'q'\nd: ~\ne: \"s\" # c\n",
-            ),
-            (
-                "nested",
-                "---\n# c\nk:\n  - - 1\n    - -2\n  -\n    x: y\n---\n---\nz: {}\n",
-            ),
-            (
-                "strings",
-                "a: quay.io:443/x\nb: 'it''s'\nc: 0644\nd: 4.21.2\ne: yes\n",
-            ),
-        ] {
-            texts.push((name.to_string(), text.to_string()));
-        }
-        let mut fast_used = 0;
-        for (name, text) in &texts {
-            let Some(fast) = super::super::fast_yaml::parse(text) else {
-                continue;
-            };
-            fast_used += 1;
-            let full: Vec<(usize, Value)> = split_yaml_full(name, text)
-                .unwrap_or_else(|e| panic!("{name}: {e}"))
-                .into_iter()
-                .filter(|(_, _, v)| !v.is_null())
-                .map(|(_, line, v)| (line, v))
-                .collect();
-            assert_eq!(fast, full, "{name}");
-        }
-        assert!(
-            fast_used >= 10,
-            "the fast reader took only {fast_used} files"
-        );
-    }
-
     use super::*;
 
     fn parse(name: &str, text: &str) -> Result<Inputs, SourceError> {
@@ -1053,6 +1262,76 @@ mod tests {
     }
 
     const IDMS: &str = "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: a\nspec:\n  imageDigestMirrors:\n  - source: quay.io/x\n    mirrors: [m.io/x]\n";
+
+    /// Texts for the one-pass reader's differential test: key orders, lists,
+    /// inheritance, scalar types, YAML styles.
+    const STYLES: &[&str] = &[
+        "kind: ImageDigestMirrorSet\napiVersion: config.openshift.io/v1\nmetadata: {name: a}\nspec: {imageDigestMirrors: [{source: q.io/x, mirrors: [m.io/x]}]}\n",
+        "spec:\n  imageDigestMirrors:\n  - {source: q.io/x, mirrorSourcePolicy: NeverContactSource}\nmetadata:\n  name: late\nkind: ImageDigestMirrorSet\napiVersion: config.openshift.io/v1\n",
+        "{apiVersion: config.openshift.io/v1, kind: ImageTagMirrorSet, metadata: {name: flow}, spec: {imageTagMirrors: [{source: a.io, mirrors: [b.io]}]}}\n",
+        "apiVersion: v1\nitems:\n- apiVersion: config.openshift.io/v1\n  kind: ImageDigestMirrorSet\n  metadata: {name: i1}\n  spec: {}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n- metadata: {name: nokind}\nkind: List\nmetadata: {resourceVersion: \"\"}\n",
+        "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSetList\nitems:\n- metadata: {name: inherits}\n  spec: {}\n- kind: ImageTagMirrorSet\n  metadata: {name: own-kind}\n  spec: {}\n- apiVersion: v1\n  kind: Secret\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: has-items}\nitems:\n- apiVersion: config.openshift.io/v1\n  kind: ImageDigestMirrorSet\n  metadata: {name: not-a-list-item}\n  spec: {}\n",
+        "apiVersion: v1\nitems:\n- apiVersion: config.openshift.io/v1\n  kind: ImageDigestMirrorSet\n  metadata: {name: x}\n  spec: {}\nkind: Template\n",
+        "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  name: 99-x\n  labels: &l {machineconfiguration.openshift.io/role: worker}\nspec:\n  config:\n    ignition: {version: 3.2.0}\n    storage:\n      files:\n      - path: /etc/x\n        mode: 0644\n        overwrite: true\n        contents: {source: 'data:,x'}\n      - path: /etc/y\n        mode: 420\n        contents:\n          source: >-\n            data:,y\n",
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: {node-role.kubernetes.io/worker: \"\"}\n  annotations:\n    machineconfiguration.openshift.io/state: Done\nstatus:\n  capacity: {cpu: \"4\"}\n",
+        "apiVersion: config.openshift.io/v1\nkind: Image\nmetadata: {name: cluster}\nspec:\n  registrySources:\n    blockedRegistries: [\"a.io\", 'b.io']\n    insecureRegistries: []\n  allowedRegistriesForImport: ~\n",
+        "base: &b\n  source: q.io/x\n---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {name: anchors}\nspec:\n  imageDigestMirrors:\n  - &e\n    source: q.io/y\n    mirrors: [m.io/y]\n  - *e\n",
+        "apiVersion: config.openshift.io/v1\nkind: ImagePolicy\nmetadata: {name: p, namespace: ns}\nspec:\n  scopes: [example.com]\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey: {keyData: QQ==}\n    signedIdentity: {matchPolicy: MatchRepository}\n",
+        "apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata: {name: version}\nstatus:\n  desired: {version: 4.19.3}\n  history: [{version: 4.19.3, state: Completed}]\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: n}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: quay.io/x:1}]\n",
+        "kind: Pod\nmetadata: {name: p, namespace: n}\napiVersion: v1\nspec: {containers: [{name: c, image: 'quay.io/y@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef'}]}\n",
+        "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: \"icsp\"\n  annotations: {a: \"1\", b: 'it''s'}\nspec:\n  repositoryDigestMirrors:\n  - mirrors:\n    - m.io/x\n    source: q.io/x\n",
+        "---\n--- !!map\napiVersion: config.openshift.io/v1\nkind: ImageTagMirrorSet\nmetadata: {name: tagged}\nspec: {}\n...\n---\n- just\n- a list\n---\n42\n",
+    ];
+
+    /// The one-pass reader gives the same objects, skips and warnings as
+    /// staging each document's `Value`, for the test inputs, the examples,
+    /// the shipped fixtures and, when `MIRRORPOLICY_TEST_CORPUS` names a
+    /// folder of real users' files, for those.
+    #[test]
+    fn one_pass_reader_agrees_with_values() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts: Vec<(String, String)> = STYLES
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("style-{i}.yaml"), t.to_string()))
+            .collect();
+        let mut dirs = vec![root.join("tests/fixtures"), root.join("examples")];
+        if let Some(corpus) = std::env::var_os("MIRRORPOLICY_TEST_CORPUS") {
+            dirs.push(PathBuf::from(corpus));
+        }
+        let mut files = Vec::new();
+        for dir in dirs {
+            collect_files(&dir, &mut files, &mut Vec::new()).unwrap();
+        }
+        for file in files {
+            let Entry::File(file) = file else { continue };
+            if let Ok(text) = fs::read_to_string(&file) {
+                texts.push((file.display().to_string(), text));
+            }
+        }
+        let mut streamed = 0;
+        for (name, text) in &texts {
+            for workloads in [false, true] {
+                let Some(one_pass) = stage_stream(name, text, workloads) else {
+                    continue;
+                };
+                streamed += 1;
+                let by_value = stage_values(name, text, workloads)
+                    .unwrap_or_else(|e| panic!("{name}: one pass read it, by value: {e}"));
+                let (mut a, mut b) = (Inputs::default(), Inputs::default());
+                apply(one_pass, &mut a);
+                apply(by_value, &mut b);
+                assert_eq!(a, b, "{name} (workloads: {workloads})");
+            }
+        }
+        assert!(
+            streamed >= texts.len(),
+            "one pass read only {streamed} of {} texts twice",
+            texts.len()
+        );
+    }
 
     #[test]
     fn documents_are_read_by_kind() {
@@ -1408,9 +1687,18 @@ mod tests {
             ("items:\n- apiVersion: v1\n  kind: MachineConfig\n", true),
             ("items:\n  - kind: MachineConfigPoolList\n", true),
             (r#"{"items":[{"kind" : "ImagePolicy"}]}"#, true),
-            ("kind: ConfigMap\ndata:\n  x: |\n      kind: Node\n", false),
+            // The name alone is enough: which style holds it is the parser's call.
+            ("kind: ConfigMap\ndata:\n  x: |\n      kind: Node\n", true),
+            ("{apiVersion: v1, kind: Node, metadata: {name: n}}", true),
+            ("{\"kind\":\"ImageDigestMirrorSet\"}", true),
+            ("kind: \"\\x49mage\"\n", true),
+            ("kind: \"Image\\\n  DigestMirrorSet\"\n", true),
             ("kind: NodeFeature\n", false),
             ("kind: Images\n", false),
+            (
+                "kind: ConfigMap\ndata: {note: \"a \\\"quoted\\\" word\"}\n",
+                false,
+            ),
         ] {
             assert_eq!(KIND_HINT.is_match(text.as_bytes()), want, "{text:?}");
         }

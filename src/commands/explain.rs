@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 
 use mirrorpolicy::explain::{self, Config, Explanation};
 use mirrorpolicy::output;
-use mirrorpolicy::policy::{self, Policy};
+use mirrorpolicy::policy::{self, PolicyFile};
 use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
 
 use mirrorpolicy::render::node::node_view;
@@ -208,7 +208,7 @@ fn load_registries(main: Option<&Path>, dir: Option<&Path>) -> Result<Registries
         .map_err(|e| Failure::input(e.to_string()).into())
 }
 
-fn load_policy(path: &Path) -> Result<Policy> {
+fn load_policy(path: &Path) -> Result<PolicyFile> {
     let text = read(path, "policy.json")?;
     policy::parse_policy(&path.display().to_string(), &text)
         .map_err(|e| Failure::input(e.to_string()).into())

@@ -11,7 +11,6 @@ use colored::Colorize;
 use comfy_table::{presets, Attribute, Cell, Color, ContentArrangement, Table};
 
 use crate::explain::{Candidate, Explanation, ResolvedBy};
-use crate::policy::summarize_requirement;
 use crate::registries::lookup::Role;
 
 /// Writes the explanations as text blocks separated by a blank line.
@@ -186,7 +185,7 @@ fn write_candidate(out: &mut dyn Write, c: &Candidate) -> io::Result<()> {
                 origins(&sig.origins)
             )?;
             for r in &sig.requirements {
-                writeln!(out, "{:11}- {}", "", summarize_requirement(r))?;
+                writeln!(out, "{:11}- {}", "", r.summary())?;
             }
         }
         None => writeln!(

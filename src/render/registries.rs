@@ -11,9 +11,6 @@
 //! origins (CR objects) that caused it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::LazyLock;
-
-use regex::Regex;
 
 use super::topo::merged_mirrors;
 use crate::origin::Origin;
@@ -23,33 +20,14 @@ pub const DIGEST_ONLY: &str = "digest-only";
 /// `pull-from-mirror` for tag mirrors.
 pub const TAG_ONLY: &str = "tag-only";
 
-const DC: &str = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
-
-fn host_and_path() -> String {
-    format!(
-        "(?:{DC}(?:(?:\\.{DC})+)?(?::[0-9]+)?)(?:(?:/[a-z0-9]+(?:(?:(?:[._]|__|[-]*)[a-z0-9]+)+)?)+)?"
-    )
-}
-
-/// The IDMS/ITMS CRD pattern for `source` (wildcards allowed); the MCO
-/// applies it to ICSP sources too.
-static SOURCE_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!("^\\*(?:\\.{DC})+$|^{}$", host_and_path()))
-        .expect("source pattern compiles")
-});
-/// The CRD pattern for a mirror: no wildcard.
-static MIRROR_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!("^{}$", host_and_path())).expect("mirror pattern compiles")
-});
-
-/// Whether `s` matches the mirror-set `source` pattern.
+/// Whether `s` matches the mirror-set `source` pattern (the CRD's).
 pub fn is_valid_source(s: &str) -> bool {
-    SOURCE_RE.is_match(s)
+    crate::crd::is_valid_source(s)
 }
 
-/// Whether `s` matches the mirror-set `mirrors[]` pattern.
+/// Whether `s` matches the mirror-set `mirrors[]` pattern (the CRD's).
 pub fn is_valid_mirror(s: &str) -> bool {
-    MIRROR_RE.is_match(s)
+    crate::crd::is_valid_mirror(s)
 }
 
 /// `mirrorSourcePolicy`; ICSP entries and an empty policy count as `AllowContactingSource`.

@@ -15,9 +15,10 @@ use serde::Serialize;
 
 use crate::origin::Origin;
 use crate::render::cluster::{registries_input, render_pool};
-use crate::render::registries::{
-    is_valid_mirror, is_valid_registries_conf_scope, is_valid_source, order_conflicts,
-    scope_is_nested_inside_scope, SourcePolicy,
+use crate::render::findings::RenderWarning;
+use crate::render::registries::{order_conflicts, SourcePolicy};
+use crate::render::scope::{
+    is_valid_mirror, is_valid_registries_conf_scope, is_valid_source, scope_is_nested_inside_scope,
 };
 use crate::source::Inputs;
 
@@ -206,11 +207,9 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
             for w in r
                 .warnings
                 .iter()
-                .filter(|w| !w.starts_with("no Image/cluster"))
+                .filter(|w| **w != RenderWarning::NoImageConfig)
             {
-                let level = if w.contains("cannot block the repository being used by the payload")
-                    || w.contains("drops every blocked and allowed registry")
-                {
+                let level = if w.drops_configuration() {
                     Level::Error
                 } else {
                     Level::Warning
@@ -218,7 +217,7 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
                 out.push(Finding {
                     level,
                     object: None,
-                    message: w.clone(),
+                    message: w.to_string(),
                 });
             }
         }

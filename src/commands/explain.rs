@@ -12,6 +12,7 @@ use mirrorpolicy::output;
 use mirrorpolicy::policy::{self, PolicyFile};
 use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
 
+use mirrorpolicy::render::findings::RenderWarning;
 use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 
@@ -94,14 +95,15 @@ fn run_on_objects(args: &ExplainArgs) -> Result<()> {
         }
     }
     if let Some(ns) = namespace {
-        let marker = format!("ImagePolicy/{ns}/");
         for item in &mut items {
             item.warnings.extend(
                 rendered
                     .warnings
                     .iter()
-                    .filter(|w| w.starts_with(&marker))
-                    .cloned(),
+                    .filter(|w| {
+                        matches!(w, RenderWarning::ScopeConflict { namespace, .. } if namespace == ns)
+                    })
+                    .map(RenderWarning::to_string),
             );
         }
     }

@@ -6,27 +6,25 @@
 //! [`crate::policy`]; this module owns the MCO's logic on top of it:
 //! `policyItemFromSpec`, `getValidScopePolicies`, `updatePolicyJSON`
 //! and `updateNamespacedPolicyJSONs`, and [`render_policies`], which ties
-//! them together as `registriesConfigIgnition` does. The
-//! `registries.d` sigstore file lives in [`super::sigstore`].
+//! them together as `registriesConfigIgnition` does. The `registries.d`
+//! sigstore file lives in [`super::sigstore`]; [`super::cluster`] composes
+//! the two.
 //!
 //! Upstream: openshift/machine-config-operator
 //! `pkg/controller/container-runtime-config/helpers.go`.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
-use super::registries::{
-    scope_is_nested_inside_scope, validate_scopes, McoError, RegistriesInput, V2RegistriesConf,
-};
-use super::sigstore::generate_sigstore_registries_d;
+use super::findings::{McoFinding, PolicyKind, RenderError, RenderWarning};
+use super::registries::list_findings;
+use super::scope::scope_is_nested_inside_scope;
 use crate::crd::{
     ClusterImagePolicy, IdentityMatchPolicy, ImagePolicy, ImageSigstoreVerificationPolicy,
     PolicyType,
 };
 use crate::origin::Origin;
 use crate::policy::{
-    decode_go_base64, DecodeError, Fulcio, Pki, Policy, Requirement, Scopes, SignedIdentity,
-    SigstoreSigned,
+    decode_go_base64, Fulcio, Pki, Policy, Requirement, Scopes, SignedIdentity, SigstoreSigned,
 };
 use crate::reference::Reference;
 
@@ -61,80 +59,6 @@ pub const CONFLICT_CONDITION_REASON: &str = "ConflictScopes";
 /// The path of a namespace's policy file.
 pub fn namespaced_policy_path(namespace: &str) -> String {
     format!("{CRIO_POLICIES_DIR}/{namespace}.json")
-}
-
-// ---------------------------------------------------------------------------
-// Errors
-
-/// Which policy kind a scope came from, spelled as the MCO's messages spell it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PolicyKind {
-    /// `clusterimagePolicy` in messages.
-    ClusterImagePolicy,
-    /// `imagePolicy` in messages.
-    ImagePolicy,
-}
-
-impl fmt::Display for PolicyKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::ClusterImagePolicy => "clusterimagePolicy",
-            Self::ImagePolicy => "imagePolicy",
-        })
-    }
-}
-
-fn origins_prefix(origins: &[Origin]) -> String {
-    if origins.is_empty() {
-        return String::new();
-    }
-    let names: Vec<&str> = origins.iter().map(Origin::as_str).collect();
-    format!("{}: ", names.join(", "))
-}
-
-/// Why the MCO refuses to render policy.json, the namespaced policies or the
-/// sigstore `registries.d` file. Messages after the optional origin prefix
-/// are the MCO's (or containers/image's) own.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PolicyError {
-    /// The release image does not parse (`errParsingReference`).
-    #[error("error parsing reference of release image")]
-    ParsingReleaseImage,
-    /// Allowed and blocked registries together, beyond the payload exception.
-    #[error("invalid images config: only one of AllowedRegistries or BlockedRegistries may be specified")]
-    AllowedAndBlocked,
-    /// A policy scope outside every allowed registry.
-    #[error("{}{kind} configured for the scope {scope} is not nested inside allowedRegistries", origins_prefix(.origins))]
-    NotNestedInAllowed {
-        kind: PolicyKind,
-        scope: String,
-        origins: Vec<Origin>,
-    },
-    /// A policy scope inside a blocked registry.
-    #[error("{}{kind} configured for the scope {scope} is nested inside blockedRegistries", origins_prefix(.origins))]
-    NestedInBlocked {
-        kind: PolicyKind,
-        scope: String,
-        origins: Vec<Origin>,
-    },
-    /// `policyItemFromSpec` (a containers/image constructor) refused the spec.
-    #[error("{origin}: {message}")]
-    InvalidPolicy { origin: Origin, message: String },
-    /// The template (or a given policy.json) does not decode.
-    #[error("error decoding policy json: {0}")]
-    DecodePolicy(DecodeError),
-    /// The cluster policy does not decode for a namespace's policy.
-    #[error("error decoding policy json for namespaced policies: {0}")]
-    DecodeNamespacedPolicy(DecodeError),
-    /// `updateNamespacedPolicyJSONs` was given no cluster policy.
-    #[error("cluster override policy is empty")]
-    EmptyClusterPolicy,
-    /// Expanding a scope through registries.conf failed.
-    #[error("error adding clusterimagepolicy scope {scope} relevant mirrors: {message}")]
-    SigstoreScope { scope: String, message: String },
-    /// containers/image refused to load the rendered registries.conf.
-    #[error("{0}")]
-    RegistriesConf(String),
 }
 
 /// Kept for callers that quote values the way the MCO's messages do.
@@ -302,7 +226,7 @@ impl ScopePolicies {
 pub fn get_valid_scope_policies(
     cips: &[&ClusterImagePolicy],
     ips: &[&ImagePolicy],
-) -> Result<ScopePolicies, McoError> {
+) -> Result<ScopePolicies, RenderError> {
     let mut cips: Vec<&ClusterImagePolicy> = cips.to_vec();
     cips.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
     let mut ips: Vec<&ImagePolicy> = ips.to_vec();
@@ -315,7 +239,7 @@ pub fn get_valid_scope_policies(
     for cip in cips {
         let origin = cip.origin();
         let requirement = policy_item_from_spec(&cip.spec.policy).map_err(|message| {
-            PolicyError::InvalidPolicy {
+            RenderError::InvalidPolicy {
                 origin: origin.clone(),
                 message,
             }
@@ -334,7 +258,7 @@ pub fn get_valid_scope_policies(
         let origin = ip.origin();
         let namespace = ip.metadata.namespace.clone().unwrap_or_default();
         let requirement = policy_item_from_spec(&ip.spec.policy).map_err(|message| {
-            PolicyError::InvalidPolicy {
+            RenderError::InvalidPolicy {
                 origin: origin.clone(),
                 message,
             }
@@ -401,7 +325,7 @@ pub fn validate_image_policy_with_allowed_blocked(
     namespaced: Option<&NamespacedScopes>,
     allowed: &[String],
     policy_blocked: &[String],
-) -> Result<(), PolicyError> {
+) -> Result<(), RenderError> {
     if allowed.is_empty() && policy_blocked.is_empty() {
         return Ok(());
     }
@@ -425,7 +349,7 @@ pub fn validate_image_policy_with_allowed_blocked(
                     .iter()
                     .any(|a| scope_is_nested_inside_scope(scope, a))
             {
-                return Err(PolicyError::NotNestedInAllowed {
+                return Err(RenderError::NotNestedInAllowed {
                     kind,
                     scope: (*scope).clone(),
                     origins: origins.clone(),
@@ -437,7 +361,7 @@ pub fn validate_image_policy_with_allowed_blocked(
                 .iter()
                 .any(|b| scope_is_nested_inside_scope(scope, b))
             {
-                return Err(PolicyError::NestedInBlocked {
+                return Err(RenderError::NestedInBlocked {
                     kind,
                     scope: (*scope).clone(),
                     origins: origins.clone(),
@@ -463,23 +387,28 @@ pub fn update_policy_json(
     allowed: Option<&[String]>,
     release_image: Option<&str>,
     cluster: &ClusterScopes,
-) -> Result<String, McoError> {
+) -> Result<String, RenderError> {
     let blocked_list = policy_blocked.unwrap_or_default();
     let allowed_list = allowed.unwrap_or_default();
     if !allowed_list.is_empty() && !blocked_list.is_empty() {
         let payload = release_image
             .and_then(|image| Reference::parse_named(image).ok())
-            .ok_or(PolicyError::ParsingReleaseImage)?;
+            .ok_or(RenderError::ParsingReleaseImage)?;
         if !(allowed_list.len() == 1 && allowed_list[0] == payload.name()) {
-            return Err(PolicyError::AllowedAndBlocked.into());
+            return Err(McoFinding::AllowedAndBlocked.into());
         }
     }
     validate_image_policy_with_allowed_blocked(Some(cluster), None, allowed_list, blocked_list)?;
     if allowed.is_none() && policy_blocked.is_none() && cluster.is_empty() {
         return Ok(template.to_string());
     }
-    validate_scopes(&[], blocked_list, allowed_list, &RegistriesInput::default())?;
-    let mut policy = Policy::from_json(template).map_err(PolicyError::DecodePolicy)?;
+    if let Some(first) = list_findings(&[], blocked_list, allowed_list)
+        .into_iter()
+        .next()
+    {
+        return Err(first.into());
+    }
+    let mut policy = Policy::from_json(template).map_err(RenderError::DecodePolicy)?;
 
     let mut scopes: Scopes = BTreeMap::new();
     if !allowed_list.is_empty() {
@@ -524,9 +453,9 @@ pub fn update_namespaced_policy_jsons(
     policy_blocked: Option<&[String]>,
     allowed: Option<&[String]>,
     namespaced: &NamespacedScopes,
-) -> Result<BTreeMap<String, String>, McoError> {
+) -> Result<BTreeMap<String, String>, RenderError> {
     if cluster_policy_json.is_empty() {
-        return Err(PolicyError::EmptyClusterPolicy.into());
+        return Err(RenderError::EmptyClusterPolicy);
     }
     validate_image_policy_with_allowed_blocked(
         None,
@@ -548,7 +477,7 @@ pub fn update_namespaced_policy_jsons(
     let mut out = BTreeMap::new();
     for (namespace, scopes) in by_namespace {
         let mut policy =
-            Policy::from_json(cluster_policy_json).map_err(PolicyError::DecodeNamespacedPolicy)?;
+            Policy::from_json(cluster_policy_json).map_err(RenderError::DecodeNamespacedPolicy)?;
         let docker = policy.transports.entry("docker".to_string()).or_default();
         for (scope, reqs) in &scopes {
             docker
@@ -580,22 +509,20 @@ pub struct PolicyRender {
     pub policy_json: Option<String>,
     /// `/etc/crio/policies/<namespace>.json`, by namespace.
     pub namespaced: BTreeMap<String, String>,
-    /// `/etc/containers/registries.d/sigstore-registries.yaml`, when written.
-    pub sigstore_registries_d: Option<String>,
     /// The scope policies the files were built from.
     pub scope_policies: ScopePolicies,
     /// What the MCO reports elsewhere: ImagePolicy scope conflicts (a status
-    /// condition), as `ImagePolicy/<namespace>/<name>: <message>`.
-    pub warnings: Vec<String>,
+    /// condition).
+    pub warnings: Vec<RenderWarning>,
 }
 
-/// Renders policy.json, the namespaced policies and the sigstore
-/// `registries.d` file as `registriesConfigIgnition` does: nothing unless
-/// `policy_blocked` or `allowed` is set (Go non-nil, even if empty) or a
-/// policy scope exists. `policy_blocked` and `allowed` are the lists after
-/// payload protection; `registries` is the registries.conf rendered in the
-/// same sync, if any; `cips`/`ips` are empty when the sigstore feature gate
-/// is off.
+/// Renders policy.json and the namespaced policies as
+/// `registriesConfigIgnition` does: nothing unless `policy_blocked` or
+/// `allowed` is set (Go non-nil, even if empty) or a policy scope exists.
+/// `policy_blocked` and `allowed` are the lists after payload protection;
+/// `cips`/`ips` are empty when the sigstore feature gate is off. The
+/// sigstore `registries.d` file written alongside is composed by
+/// [`super::cluster`].
 pub fn render_policies(
     template: &str,
     policy_blocked: Option<&[String]>,
@@ -603,14 +530,17 @@ pub fn render_policies(
     release_image: Option<&str>,
     cips: &[&ClusterImagePolicy],
     ips: &[&ImagePolicy],
-    registries: Option<&V2RegistriesConf>,
-) -> Result<PolicyRender, McoError> {
+) -> Result<PolicyRender, RenderError> {
     let scope_policies = get_valid_scope_policies(cips, ips)?;
     let mut out = PolicyRender {
         warnings: scope_policies
             .conflicts
             .iter()
-            .map(|c| format!("{}: {}", c.origin, c.message))
+            .map(|c| RenderWarning::ScopeConflict {
+                origin: c.origin.clone(),
+                namespace: c.namespace.clone(),
+                message: c.message.clone(),
+            })
             .collect(),
         ..PolicyRender::default()
     };
@@ -632,8 +562,6 @@ pub fn render_policies(
             allowed,
             &scope_policies.namespaced,
         )?;
-        out.sigstore_registries_d =
-            generate_sigstore_registries_d(scope_policies.scopes(), registries)?;
         out.policy_json = Some(policy);
     }
     out.scope_policies = scope_policies;
@@ -798,6 +726,14 @@ mod tests {
 
     fn strings(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// The sigstore `registries.d` file `cluster` writes beside this render
+    /// (no registries.conf in these cases).
+    fn sigstore_of(got: &PolicyRender) -> Option<String> {
+        got.policy_json.as_ref()?;
+        crate::render::sigstore::generate_sigstore_registries_d(got.scope_policies.scopes(), None)
+            .unwrap()
     }
 
     fn scopes_of(cips: &[&ClusterImagePolicy], ips: &[&ImagePolicy]) -> ScopePolicies {
@@ -1232,8 +1168,7 @@ mod tests {
     #[test]
     fn only_namespace_policies_keep_the_template_text() {
         let p = ip("team", "p", &["quay.io/a/b/c"], public_key(KEY));
-        let got =
-            render_policies(POLICY_JSON_TEMPLATE, None, None, None, &[], &[&p], None).unwrap();
+        let got = render_policies(POLICY_JSON_TEMPLATE, None, None, None, &[], &[&p]).unwrap();
         assert_eq!(got.policy_json.as_deref(), Some(POLICY_JSON_TEMPLATE));
         // A deep scope is left out of atomic, which the MCO still creates.
         assert_eq!(
@@ -1268,23 +1203,15 @@ mod tests {
 }"#
         );
         assert_eq!(
-            got.sigstore_registries_d.as_deref(),
+            sigstore_of(&got).as_deref(),
             Some("docker:\n  quay.io/a/b/c:\n    use-sigstore-attachments: true\n")
         );
     }
 
     #[test]
     fn render_conditions_follow_go_nil_checks() {
-        let nothing = render_policies(
-            POLICY_JSON_TEMPLATE,
-            None,
-            None,
-            Some(RELEASE),
-            &[],
-            &[],
-            None,
-        )
-        .unwrap();
+        let nothing =
+            render_policies(POLICY_JSON_TEMPLATE, None, None, Some(RELEASE), &[], &[]).unwrap();
         assert_eq!(nothing, PolicyRender::default());
 
         // An empty but present list re-encodes the template.
@@ -1295,13 +1222,12 @@ mod tests {
             Some(RELEASE),
             &[],
             &[],
-            None,
         )
         .unwrap();
         let reencoded = Policy::from_json(POLICY_JSON_TEMPLATE).unwrap().to_json();
         assert_eq!(empty.policy_json, Some(reencoded));
         assert!(empty.namespaced.is_empty());
-        assert_eq!(empty.sigstore_registries_d, None);
+        assert_eq!(sigstore_of(&empty), None);
     }
 
     #[test]
@@ -1314,16 +1240,15 @@ mod tests {
             Some(RELEASE),
             &[&cr0],
             &[&ip0],
-            None,
         )
         .unwrap();
         assert_eq!(
-            got.warnings,
+            got.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
             ["ImagePolicy/testnamespace/test-cr0: has conflicting scope(s) [\"test0.com\"] that equal to or nest inside existing clusterimagepolicy, only policy from clusterimagepolicy scope(s) will be applied"]
         );
         assert_eq!(got.namespaced.keys().collect::<Vec<_>>(), ["testnamespace"]);
         assert_eq!(
-            got.sigstore_registries_d.as_deref(),
+            sigstore_of(&got).as_deref(),
             Some("docker:\n  test0.com:\n    use-sigstore-attachments: true\n  test2.com:\n    use-sigstore-attachments: true\n")
         );
     }
@@ -1377,10 +1302,7 @@ mod tests {
             e.to_string(),
             "ClusterImagePolicy/signed: clusterimagePolicy configured for the scope b.com/app is nested inside blockedRegistries"
         );
-        assert!(matches!(
-            e,
-            McoError::Policy(PolicyError::NestedInBlocked { .. })
-        ));
+        assert!(matches!(e, RenderError::NestedInBlocked { .. }));
         let bad =
             update_policy_json("{\"default\": []}", Some(&[]), None, None, &none).unwrap_err();
         assert_eq!(
@@ -1520,8 +1442,8 @@ mod tests {
             json!({"rootOfTrust": {"policyType": "PublicKey", "publicKey": {"keyData": KEY}},
             "signedIdentity": {"matchPolicy": "RemapIdentity", "remapIdentity": {"prefix": "a.com/", "signedPrefix": "b.com"}}}),
         );
-        let err = render_policies(POLICY_JSON_TEMPLATE, None, None, None, &[&bad], &[], None)
-            .unwrap_err();
+        let err =
+            render_policies(POLICY_JSON_TEMPLATE, None, None, None, &[&bad], &[]).unwrap_err();
         assert_eq!(
             err.to_string(),
             "ClusterImagePolicy/bad: error getting signedIdentity for RemapIdentity: prefix \"a.com/\" is not valid"

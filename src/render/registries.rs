@@ -764,6 +764,64 @@ mod tests {
     }
 
     /// MCO helpers_test.go `TestValidateRegistriesConfScopes` rules.
+    /// Issue 13: validation returns every finding as a typed value, in the
+    /// MCO's order; `validate_scopes` (what `render` uses) stops at the first.
+    #[test]
+    fn issue_13_scope_findings_are_collected_in_mco_order() {
+        let input = RegistriesInput {
+            idms: vec![
+                set(
+                    "quay.io/a",
+                    &["bad mirror"],
+                    Never,
+                    "ImageDigestMirrorSet/x",
+                ),
+                set("Bad Source", &["m.io/b"], Allow, "ImageDigestMirrorSet/y"),
+            ],
+            icsp: vec![set(
+                "quay.io/a",
+                &["m.io/a"],
+                Allow,
+                "ImageContentSourcePolicy/z",
+            )],
+            ..Default::default()
+        };
+        let all = scope_findings(&["*.a/b".into()], &[], &["**.c".into()], &input);
+        let origin = |s: &str| Origin::from(s.to_string());
+        assert_eq!(
+            all,
+            [
+                McoFinding::InvalidInsecure("*.a/b".into()),
+                McoFinding::InvalidAllowed("**.c".into()),
+                McoFinding::InvalidMirror {
+                    mirror: "bad mirror".into(),
+                    origin: origin("ImageDigestMirrorSet/x"),
+                },
+                McoFinding::InvalidSource {
+                    scope: "Bad Source".into(),
+                    origin: origin("ImageDigestMirrorSet/y"),
+                },
+                McoFinding::ConflictingPolicy {
+                    scope: "quay.io/a".into(),
+                    origin: origin("ImageContentSourcePolicy/z"),
+                    first: origin("ImageDigestMirrorSet/x"),
+                },
+            ]
+        );
+        assert_eq!(
+            validate_scopes(&["*.a/b".into()], &[], &["**.c".into()], &input),
+            Err(all[0].clone())
+        );
+        // The object and the MCO's message, split for a list of findings.
+        assert_eq!(all[0].object().as_str(), "Image/cluster");
+        assert_eq!(all[0].to_string(), all[0].message());
+        assert_eq!(all[2].object().as_str(), "ImageDigestMirrorSet/x");
+        assert_eq!(
+            all[2].to_string(),
+            format!("ImageDigestMirrorSet/x: {}", all[2].message())
+        );
+    }
+
     #[test]
     fn validate_scopes_rules() {
         let ok = RegistriesInput {

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::origin::Origin;
-use crate::policy::Policy;
+use crate::policy::{PolicyFile, Requirement};
 use crate::reference::{Reference, ReferenceError};
 use crate::registries::lookup::{self, PullPlan, Role};
 use crate::registries::shortnames::{self, CandidateVia, ShortNameError};
@@ -25,7 +25,7 @@ const DOCKER_TRANSPORT: &str = "docker";
 /// What the caller knows about the node (or rendered) configuration.
 pub struct Config<'a> {
     pub registries: &'a RegistriesConf,
-    pub policy: Option<&'a Policy>,
+    pub policy: Option<&'a PolicyFile>,
     /// For a configuration rendered from cluster objects: which objects each
     /// policy.json scope comes from (`"default"` for the global default).
     pub scope_origins: Option<&'a BTreeMap<String, Vec<Origin>>>,
@@ -240,7 +240,8 @@ pub struct Skipped {
 pub struct Signature {
     /// The winning `transports.docker` key; null when the global `default` applies.
     pub scope: Option<String>,
-    pub requirements: Vec<serde_json::Value>,
+    /// The requirements, as containers/image reads them (Go field order).
+    pub requirements: Vec<Requirement>,
     /// Whether a requirement verifies signatures (signedBy, sigstoreSigned).
     pub verifies_signatures: bool,
     pub origins: Vec<Origin>,
@@ -369,11 +370,7 @@ fn explain_candidate(
             }
             let signature = Signature {
                 scope: m.scope.clone(),
-                requirements: m
-                    .requirements
-                    .iter()
-                    .map(|r| serde_json::to_value(r).unwrap_or(serde_json::Value::Null))
-                    .collect(),
+                requirements: m.requirements.to_vec(),
                 verifies_signatures: m.requirements.iter().any(|r| r.verifies_signatures()),
                 origins: signature_origins(config, m.scope.as_deref(), &m.origin),
             };

@@ -9,16 +9,15 @@
 //! that contradict each other, `NeverContactSource` the MCO ignores, a
 //! source shadowed by a more specific one, deprecated objects.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use crate::origin::Origin;
 use crate::render::cluster::{registries_input, render_pool};
+use crate::render::findings::{McoFinding, RenderWarning};
 use crate::render::registries::{
-    is_valid_mirror, is_valid_registries_conf_scope, is_valid_source, order_conflicts,
-    scope_is_nested_inside_scope, SourcePolicy,
+    list_findings, order_conflicts, set_findings, RegistriesInput, SourcePolicy,
 };
+use crate::render::scope::scope_is_nested_inside_scope;
 use crate::source::Inputs;
 
 /// How bad a finding is.
@@ -46,6 +45,15 @@ fn error(object: Option<&Origin>, message: String) -> Finding {
     }
 }
 
+/// An MCO validation finding, as the MCO words it.
+fn mco(finding: McoFinding) -> Finding {
+    Finding {
+        level: Level::Error,
+        object: Some(finding.object()),
+        message: finding.message(),
+    }
+}
+
 fn warning(object: Option<&Origin>, message: String) -> Finding {
     Finding {
         level: Level::Warning,
@@ -56,87 +64,69 @@ fn warning(object: Option<&Origin>, message: String) -> Finding {
 
 /// Lints the inputs: errors first, then warnings, each group in input order.
 pub fn lint(inputs: &Inputs) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for e in inputs.validate() {
-        out.push(error(
-            Some(&e.object),
-            format!(
-                "{}: {} (the API server refuses this object)",
-                e.field, e.message
-            ),
+    let input = registries_input(inputs);
+    let mut out = crd_findings(inputs);
+    out.extend(mco_findings(inputs, &input));
+    out.extend(set_warnings(&input));
+    for icsp in &inputs.icsps {
+        out.push(warning(
+            Some(&icsp.origin()),
+            "ImageContentSourcePolicy is deprecated: migrate it to an ImageDigestMirrorSet (kubectl mirrorpolicy migrate-icsp)".to_string(),
         ));
     }
-    let input = registries_input(inputs);
-    let image = Origin::object("Image", "cluster");
+    out.extend(shadowing_warnings(&input));
+    for (source, conflicts) in order_conflicts(&input) {
+        for c in conflicts {
+            out.push(warning(None, format!("{source}: {c}")));
+        }
+    }
+    let found_errors = out.iter().any(|f| f.level == Level::Error);
+    out.extend(render_findings(inputs, found_errors));
+    out.sort_by_key(|f| f.level);
+    out
+}
+
+/// What the API server refuses (the CRD rules).
+fn crd_findings(inputs: &Inputs) -> Vec<Finding> {
+    inputs
+        .validate()
+        .into_iter()
+        .map(|e| {
+            error(
+                Some(&e.object),
+                format!(
+                    "{}: {} (the API server refuses this object)",
+                    e.field, e.message
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Every finding of the MCO's own validation, on the Image config as
+/// written (before payload protection) and the mirror sets.
+fn mco_findings(inputs: &Inputs, input: &RegistriesInput) -> Vec<Finding> {
     let sources = inputs
         .image
         .as_ref()
         .map(|i| i.spec.registry_sources.clone())
         .unwrap_or_default();
-    for (list, what) in [
-        (&sources.insecure_registries, "insecure"),
-        (&sources.blocked_registries, "blocked"),
-        (&sources.allowed_registries, "allowed"),
-    ] {
-        for s in list.iter().flatten() {
-            if !is_valid_registries_conf_scope(s) {
-                out.push(error(
-                    Some(&image),
-                    format!("invalid entry for {what} registries \"{s}\""),
-                ));
-            }
-        }
+    let insecure = sources.insecure_registries.unwrap_or_default();
+    let blocked = sources.blocked_registries.unwrap_or_default();
+    let allowed = sources.allowed_registries.unwrap_or_default();
+    let mut findings = list_findings(&insecure, &blocked, &allowed);
+    if !allowed.is_empty() && !blocked.is_empty() {
+        findings.push(McoFinding::AllowedAndBlocked);
     }
-    if sources
-        .allowed_registries
-        .as_ref()
-        .is_some_and(|a| !a.is_empty())
-        && sources
-            .blocked_registries
-            .as_ref()
-            .is_some_and(|b| !b.is_empty())
-    {
-        out.push(error(
-            Some(&image),
-            "invalid images config: only one of AllowedRegistries or BlockedRegistries may be specified"
-                .to_string(),
-        ));
-    }
+    findings.extend(set_findings(input));
+    findings.into_iter().map(mco).collect()
+}
 
-    let mut policies: BTreeMap<&str, (SourcePolicy, &Origin)> = BTreeMap::new();
+/// What is legal in a mirror set but probably not meant.
+fn set_warnings(input: &RegistriesInput) -> Vec<Finding> {
+    let mut out = Vec::new();
     for set in input.idms.iter().chain(&input.icsp).chain(&input.itms) {
         let o = Some(&set.origin);
-        if !is_valid_source(&set.source) {
-            out.push(error(
-                o,
-                format!("invalid format for source \"{}\"", set.source),
-            ));
-        }
-        match policies.get(set.source.as_str()) {
-            Some((p, first)) if *p != set.policy => out.push(error(
-                o,
-                format!(
-                    "conflicting mirrorSourcePolicy is set for the same source \"{}\" in imagedigestmirrorsets, imagetagmirrorsets, or imagecontentsourcepolicies ({first} sets {})",
-                    set.source,
-                    p.as_str()
-                ),
-            )),
-            Some(_) => {}
-            None => {
-                policies.insert(&set.source, (set.policy, &set.origin));
-            }
-        }
-        for m in &set.mirrors {
-            if !is_valid_mirror(m) {
-                out.push(error(o, format!("invalid format for mirror \"{m}\"")));
-            }
-            if set.policy == SourcePolicy::NeverContactSource && *m == set.source {
-                out.push(error(o, format!(
-                    "cannot set mirrorSourcePolicy: NeverContactSource if the source \"{}\" is one of the mirrors",
-                    set.source
-                )));
-            }
-        }
         let real = set.mirrors.iter().any(|m| *m != set.source);
         if set.policy == SourcePolicy::NeverContactSource && !real {
             out.push(warning(o, format!(
@@ -161,15 +151,13 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
             seen.push(m);
         }
     }
-    for icsp in &inputs.icsps {
-        out.push(warning(
-            Some(&icsp.origin()),
-            "ImageContentSourcePolicy is deprecated: migrate it to an ImageDigestMirrorSet (kubectl mirrorpolicy migrate-icsp)".to_string(),
-        ));
-    }
+    out
+}
 
-    // Shadowing: a more specific mirrored source takes every image under it,
-    // so the broader source's mirrors are never used there.
+/// Shadowing: a more specific mirrored source takes every image under it,
+/// so the broader source's mirrors are never used there.
+fn shadowing_warnings(input: &RegistriesInput) -> Vec<Finding> {
+    let mut out = Vec::new();
     let mirrored: Vec<(&str, &Origin)> = input
         .idms
         .iter()
@@ -192,13 +180,15 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
             }
         }
     }
+    out
+}
 
-    for (source, conflicts) in order_conflicts(&input) {
-        for c in conflicts {
-            out.push(warning(None, format!("{source}: {c}")));
-        }
-    }
-
+/// What the render reports: the configuration the MCO silently drops
+/// (errors) and what it only logs. When the checks before found no error,
+/// the MCO's refusal to render (an edit error such as a wildcard nesting);
+/// the MCO stops at its first error.
+fn render_findings(inputs: &Inputs, found_errors: bool) -> Vec<Finding> {
+    let mut out = Vec::new();
     match render_pool(inputs, "worker") {
         Ok(r) => {
             // Rendering without an Image/cluster is this tool's assumption,
@@ -206,11 +196,9 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
             for w in r
                 .warnings
                 .iter()
-                .filter(|w| !w.starts_with("no Image/cluster"))
+                .filter(|w| **w != RenderWarning::NoImageConfig)
             {
-                let level = if w.contains("cannot block the repository being used by the payload")
-                    || w.contains("drops every blocked and allowed registry")
-                {
+                let level = if w.drops_configuration() {
                     Level::Error
                 } else {
                     Level::Warning
@@ -218,17 +206,16 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
                 out.push(Finding {
                     level,
                     object: None,
-                    message: w.clone(),
+                    message: w.to_string(),
                 });
             }
         }
         // The MCO stops at its first error; report it only when the checks
         // above found none (an edit error such as a wildcard nesting).
-        Err(e) if !out.iter().any(|f| f.level == Level::Error) => {
+        Err(e) if !found_errors => {
             out.push(error(None, format!("the MCO refuses to render: {e}")));
         }
         Err(_) => {}
     }
-    out.sort_by_key(|f| f.level);
     out
 }

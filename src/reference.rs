@@ -26,18 +26,27 @@ const OFFICIAL_REPO_PREFIX: &str = "library/";
 /// The tag added to a reference that has neither tag nor digest.
 pub const DEFAULT_TAG: &str = "latest";
 
-const ALNUM: &str = "[a-z0-9]+";
-const SEPARATOR: &str = "(?:[._]|__|[-]*)";
-const DOMAIN_COMPONENT: &str = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
-// Go's `\w` is ASCII-only; Rust's is Unicode-aware, so spell it out.
-const TAG: &str = "[0-9A-Za-z_][0-9A-Za-z_.-]{0,127}";
-const DIGEST: &str = "[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][[:xdigit:]]{32,}";
+// The docker/reference grammar, written once. Every validator of image
+// names in this crate (the CRD patterns, the MCO's scope checks,
+// policy.json's identity prefixes) builds its pattern from these pieces.
+
+/// docker/reference `domainComponent`: one label of a registry host.
+pub const DOMAIN_COMPONENT: &str = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
+/// docker/reference `nameComponent` (`alphanumeric (separator alphanumeric)*`):
+/// one path component of a repository.
+pub const NAME_COMPONENT: &str = "[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*";
+/// docker/reference `tag`. Go's `\w` is ASCII-only; Rust's is
+/// Unicode-aware, so it is spelled out.
+pub const TAG: &str = "[0-9A-Za-z_][0-9A-Za-z_.-]{0,127}";
+/// docker/reference `digest`.
+pub const DIGEST: &str = "[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][[:xdigit:]]{32,}";
 
 fn name_component() -> String {
-    format!("{ALNUM}(?:{SEPARATOR}{ALNUM})*")
+    NAME_COMPONENT.to_string()
 }
 
-fn domain() -> String {
+/// docker/reference `DomainRegexp` (unanchored): `host[:port]`.
+pub fn domain_pattern() -> String {
     format!("{DOMAIN_COMPONENT}(?:\\.{DOMAIN_COMPONENT})*(?::[0-9]+)?")
 }
 
@@ -50,15 +59,24 @@ static REFERENCE_RE: LazyLock<Regex> = LazyLock::new(|| {
     let nc = name_component();
     compile(&format!(
         "^((?:{d}/)?{nc}(?:/{nc})*)(?::({TAG}))?(?:@({DIGEST}))?$",
-        d = domain()
+        d = domain_pattern()
     ))
 });
 static ANCHORED_NAME_RE: LazyLock<Regex> = LazyLock::new(|| {
     let nc = name_component();
-    compile(&format!("^(?:({d})/)?({nc}(?:/{nc})*)$", d = domain()))
+    compile(&format!(
+        "^(?:({d})/)?({nc}(?:/{nc})*)$",
+        d = domain_pattern()
+    ))
 });
 static ANCHORED_DOMAIN_RE: LazyLock<Regex> =
-    LazyLock::new(|| compile(&format!("^{d}$", d = domain())));
+    LazyLock::new(|| compile(&format!("^{d}$", d = domain_pattern())));
+static DOMAIN_PREFIX_RE: LazyLock<Regex> =
+    LazyLock::new(|| compile(&format!("^{d}/", d = domain_pattern())));
+static ANCHORED_REPOSITORY_NAME_RE: LazyLock<Regex> = LazyLock::new(|| {
+    let nc = name_component();
+    compile(&format!("^(?:{d}/)?{nc}(?:/{nc})*$", d = domain_pattern()))
+});
 static ANCHORED_NAME_COMPONENT_RE: LazyLock<Regex> =
     LazyLock::new(|| compile(&format!("^{}$", name_component())));
 static ANCHORED_TAG_RE: LazyLock<Regex> = LazyLock::new(|| compile(&format!("^{TAG}$")));
@@ -335,6 +353,14 @@ pub fn is_short_name(input: &str) -> Result<bool, ReferenceError> {
 /// for `unqualified-search-registries` entries.
 pub fn is_valid_domain(s: &str) -> bool {
     ANCHORED_DOMAIN_RE.is_match(s)
+}
+
+/// containers/image `validateIdentityRemappingPrefix` (signature/policy_config.go):
+/// a `host[:port]`, or a repository name (docker/reference `NameRegexp`)
+/// that starts with `host[:port]/`.
+pub fn is_valid_identity_remapping_prefix(s: &str) -> bool {
+    ANCHORED_DOMAIN_RE.is_match(s)
+        || (ANCHORED_REPOSITORY_NAME_RE.is_match(s) && DOMAIN_PREFIX_RE.is_match(s))
 }
 
 /// Upstream `splitDockerDomain`: decides the registry of a user's input.
@@ -935,6 +961,36 @@ mod tests {
         );
         assert!(r.with_tag(".bad").is_err());
         assert!(r.with_digest("sha256:abc").is_err());
+    }
+
+    /// containers/image signature/policy_config_test.go `TestValidateIdentityRemappingPrefix`.
+    #[test]
+    fn identity_remapping_prefix_upstream_cases() {
+        let digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        for s in [
+            "localhost",
+            "example.com",
+            "example.com:80",
+            "example.com/repo",
+            "example.com/ns1/ns2/ns3/repo.with.dots-dashes_underscores",
+            "example.com:80/ns1/ns2/ns3/repo.with.dots-dashes_underscores",
+            "shortname",
+            "ns/shortname",
+        ] {
+            assert!(is_valid_identity_remapping_prefix(s), "{s}");
+        }
+        for s in [
+            String::new(),
+            "repo_with_underscores".to_string(),
+            "example.com/".to_string(),
+            "example.com/UPPERCASEISINVALID".to_string(),
+            "example.com/repo/".to_string(),
+            "example.com/repo:tag".to_string(),
+            format!("example.com/repo@{digest}"),
+            format!("example.com/repo:tag@{digest}"),
+        ] {
+            assert!(!is_valid_identity_remapping_prefix(&s), "{s}");
+        }
     }
 
     #[test]

@@ -644,3 +644,37 @@ fn issue_14_rendering_says_which_release_it_follows() {
         .success()
         .stderr(contains("release").not());
 }
+
+/// Issue 13: `lint` lists every MCO finding with the MCO's own message (the
+/// one `render` stops at), and names the object beside it.
+#[test]
+fn issue_13_lint_lists_mco_findings_with_the_render_message() {
+    let yaml = "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: x\nspec:\n  imageDigestMirrors:\n  - source: quay.io/a\n    mirrors: [m.example.com/a]\n    mirrorSourcePolicy: NeverContactSource\n---\napiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: y\nspec:\n  repositoryDigestMirrors:\n  - source: quay.io/a\n    mirrors: [m2.example.com/a]\n";
+    let render = plugin()
+        .args(["render", "-f", "-"])
+        .write_stdin(yaml)
+        .output()
+        .unwrap();
+    assert_eq!(render.status.code(), Some(2));
+    let message = "conflicting mirrorSourcePolicy is set for the same source \"quay.io/a\" in imagedigestmirrorsets, imagetagmirrorsets, or imagecontentsourcepolicies (first set by ImageDigestMirrorSet/x)";
+    let stderr = String::from_utf8(render.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!("ImageContentSourcePolicy/y: {message}")),
+        "{stderr}"
+    );
+    let out = plugin()
+        .args(["lint", "-f", "-", "-o", "json"])
+        .write_stdin(yaml)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let conflict = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["message"] == message)
+        .unwrap_or_else(|| panic!("no finding with the MCO message: {v}"));
+    assert_eq!(conflict["level"], "error");
+    assert_eq!(conflict["object"], "ImageContentSourcePolicy/y");
+}

@@ -464,3 +464,30 @@ fn issue_14_a_scope_that_requires_signatures_is_allowed_if_signed() {
         "{stdout}"
     );
 }
+
+/// Issue 13: a node's policy.json and the MCO's read of policy.json share
+/// one model, so `keyType: PGP` gets containers/image's message (not a
+/// message of this tool's own), with the place in the file.
+#[test]
+fn issue_13_policy_json_errors_use_upstream_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("policy.json");
+    std::fs::write(
+        &path,
+        r#"{"default":[{"type":"insecureAcceptAnything"}],"transports":{"docker":{"quay.io":[{"type":"signedBy","keyType":"PGP","keyPath":"/k"}]}}}"#,
+    )
+    .unwrap();
+    let out = plugin()
+        .args(["explain", "quay.io/a/b:1"])
+        .args(["--registries-conf", "examples/node/registries.conf"])
+        .arg("--policy-json")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("transports.docker.\"quay.io\"[0]: Unrecognized keyType value \"PGP\""),
+        "{stderr}"
+    );
+}

@@ -9,10 +9,12 @@ use anyhow::{Context, Result};
 
 use mirrorpolicy::explain::{self, Config, Explanation};
 use mirrorpolicy::output;
-use mirrorpolicy::policy::{self, Policy};
+use mirrorpolicy::policy::{self, PolicyFile};
 use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
 
 use mirrorpolicy::render::cluster::Rendered;
+
+use mirrorpolicy::render::findings::RenderWarning;
 use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 
@@ -112,14 +114,15 @@ fn run_on_objects(args: &ExplainArgs) -> Result<ExitCode> {
         }
     }
     if let Some(ns) = namespace {
-        let marker = format!("ImagePolicy/{ns}/");
         for item in &mut items {
             item.warnings.extend(
                 rendered
                     .warnings
                     .iter()
-                    .filter(|w| w.starts_with(&marker))
-                    .cloned(),
+                    .filter(|w| {
+                        matches!(w, RenderWarning::ScopeConflict { namespace, .. } if namespace == ns)
+                    })
+                    .map(RenderWarning::to_string),
             );
         }
     }
@@ -292,7 +295,7 @@ fn load_registries(main: Option<&Path>, dir: Option<&Path>) -> Result<Registries
         .map_err(|e| Failure::input(e.to_string()).into())
 }
 
-fn load_policy(path: &Path) -> Result<Policy> {
+fn load_policy(path: &Path) -> Result<PolicyFile> {
     let text = read(path, "policy.json")?;
     policy::parse_policy(&path.display().to_string(), &text)
         .map_err(|e| Failure::input(e.to_string()).into())

@@ -48,7 +48,7 @@ pub use mirror::{
     ImageDigestMirrorSetSpec, ImageDigestMirrors, ImageTagMirrorSet, ImageTagMirrorSetSpec,
     ImageTagMirrors, MirrorSourcePolicy, RepositoryDigestMirrors,
 };
-pub use validate::FieldError;
+pub use validate::{is_valid_mirror, is_valid_source, FieldError};
 
 /// `apiVersion` of the config.openshift.io kinds.
 pub const CONFIG_V1: &str = "config.openshift.io/v1";

@@ -13,6 +13,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::origin::Origin;
+use crate::reference::{domain_pattern, DIGEST, DOMAIN_COMPONENT, NAME_COMPONENT, TAG};
 
 /// One field of one object that the API server would reject.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -150,18 +151,23 @@ fn compile(pattern: &str) -> Regex {
     Regex::new(pattern).expect("CRD validation regex compiles")
 }
 
-// The building blocks of the openshift/api patterns, written out once.
-const HOST_COMPONENT: &str = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
-const PATH_COMPONENTS: &str = "(?:(?:/[a-z0-9]+(?:(?:(?:[._]|__|[-]*)[a-z0-9]+)+)?)+)?";
-// RE2's `\w` is ASCII-only; Rust's is Unicode-aware, so spell it out.
-const WORD: &str = "[0-9A-Za-z_]";
+// The openshift/api patterns are built from the docker/reference grammar:
+// a host is `domainComponent`s, a path is `/nameComponent`s.
+const HOST_COMPONENT: &str = DOMAIN_COMPONENT;
+
+fn path_components() -> String {
+    format!("(?:/{NAME_COMPONENT})*")
+}
 
 fn wildcard_pattern() -> String {
     format!(r"^\*(?:\.{HOST_COMPONENT})+$")
 }
 
 fn mirror_pattern() -> String {
-    format!(r"^({HOST_COMPONENT}(?:(?:\.{HOST_COMPONENT})+)?(?::[0-9]+)?){PATH_COMPONENTS}$")
+    format!(
+        r"^({HOST_COMPONENT}(?:(?:\.{HOST_COMPONENT})+)?(?::[0-9]+)?){}$",
+        path_components()
+    )
 }
 
 /// The IDMS/ITMS `source` pattern, also the Image registry-list CEL rule:
@@ -176,38 +182,36 @@ static WILDCARD_RE: LazyLock<Regex> = LazyLock::new(|| compile(&wildcard_pattern
 /// `localhost`, optional path, tag and digest.
 static SCOPE_RE: LazyLock<Regex> = LazyLock::new(|| {
     compile(&format!(
-        r"^(((({HOST_COMPONENT})(?:\.{HOST_COMPONENT})+(?::[0-9]+)?)|(localhost(?::[0-9]+)?)){PATH_COMPONENTS})(?::({WORD}[0-9A-Za-z_.-]{{0,127}}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][[:xdigit:]]{{32,}}))?$"
+        r"^(((({HOST_COMPONENT})(?:\.{HOST_COMPONENT})+(?::[0-9]+)?)|(localhost(?::[0-9]+)?)){})(?::({TAG}))?(?:@({DIGEST}))?$",
+        path_components()
     ))
 });
 /// signedIdentity rule 1, left side: ends with something that looks like a tag.
-static TAG_SUFFIX_RE: LazyLock<Regex> =
-    LazyLock::new(|| compile(&format!(r".*:({WORD}[0-9A-Za-z_.-]{{0,127}})$")));
+static TAG_SUFFIX_RE: LazyLock<Regex> = LazyLock::new(|| compile(&format!(r".*:({TAG})$")));
 static LOCALHOST_PORT_RE: LazyLock<Regex> = LazyLock::new(|| compile(r"^(localhost:[0-9]+)$"));
 /// signedIdentity rule 2: a repository or prefix without tag or digest.
 static IDENTITY_PREFIX_RE: LazyLock<Regex> = LazyLock::new(|| {
     compile(&format!(
-        r"^((({HOST_COMPONENT})(?:\.{HOST_COMPONENT})+(?::[0-9]+)?)|(localhost(?::[0-9]+)?)){PATH_COMPONENTS}$"
+        r"^((({HOST_COMPONENT})(?:\.{HOST_COMPONENT})+(?::[0-9]+)?)|(localhost(?::[0-9]+)?)){}$",
+        path_components()
     ))
 });
 /// `^\S+@\S+$` with RE2's ASCII `\s` (`[\t\n\f\r ]`).
 static EMAIL_RE: LazyLock<Regex> = LazyLock::new(|| compile(r"^[^\t\n\x0C\r ]+@[^\t\n\x0C\r ]+$"));
 static DNS1123_SUBDOMAIN_RE: LazyLock<Regex> =
     LazyLock::new(|| compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"));
-static HOST_RE: LazyLock<Regex> = LazyLock::new(|| {
-    compile(&format!(
-        r"^{HOST_COMPONENT}(?:\.{HOST_COMPONENT})*(?::[0-9]+)?$"
-    ))
-});
+static HOST_RE: LazyLock<Regex> = LazyLock::new(|| compile(&format!("^{}$", domain_pattern())));
 static PATH_COMPONENT_RE: LazyLock<Regex> =
-    LazyLock::new(|| compile(r"^[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*$"));
+    LazyLock::new(|| compile(&format!("^{NAME_COMPONENT}$")));
 
-/// Whether `s` matches the IDMS/ITMS `source` pattern.
-pub(crate) fn is_valid_source(s: &str) -> bool {
+/// Whether `s` matches the IDMS/ITMS `source` pattern (the MCO applies
+/// it to every mirror-set source, ICSP included).
+pub fn is_valid_source(s: &str) -> bool {
     SOURCE_RE.is_match(s)
 }
 
 /// Whether `s` matches the IDMS/ITMS `mirrors[]` pattern.
-pub(crate) fn is_valid_mirror(s: &str) -> bool {
+pub fn is_valid_mirror(s: &str) -> bool {
     MIRROR_RE.is_match(s)
 }
 

@@ -13,7 +13,6 @@ use comfy_table::{Cell, Color};
 use super::table::{Layout, TextTable};
 
 use crate::explain::{Candidate, Explanation, ResolvedBy, Signature};
-use crate::policy::summarize_requirement;
 use crate::registries::lookup::Role;
 
 /// Writes the explanations as text blocks separated by a blank line.
@@ -217,7 +216,7 @@ fn write_policy(
         origins(&sig.origins)
     )?;
     for r in &sig.requirements {
-        writeln!(out, "{:indent$}- {}", "", summarize_requirement(r))?;
+        writeln!(out, "{:indent$}- {}", "", r.summary())?;
     }
     Ok(())
 }

@@ -1,86 +1,115 @@
-//! JSON parsing that keeps key order and refuses duplicate keys, as
-//! containers/image's "paranoid" policy decoder does.
+//! The JSON reader under the policy.json decoder: objects keep their key
+//! order and refuse duplicate keys, as containers/image's
+//! `ParanoidUnmarshalJSONObject` does at every level, and scalars keep
+//! their JSON kind so the decoder can say what it got.
 
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use crate::quote::go_quote;
+
 /// A JSON value whose objects keep their keys in order, without duplicates.
 #[derive(Debug, Clone, PartialEq)]
-pub enum StrictValue {
+pub enum Json {
     Null,
-    Bool(bool),
-    Number(serde_json::Number),
+    Bool,
+    Number,
     String(String),
-    Array(Vec<StrictValue>),
-    Object(Vec<(String, StrictValue)>),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
 }
 
-struct StrictVisitor;
+impl Json {
+    /// The JSON kind, as Go's `encoding/json` names it in its errors.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Json::Null => "null",
+            Json::Bool => "bool",
+            Json::Number => "number",
+            Json::String(_) => "string",
+            Json::Array(_) => "array",
+            Json::Object(_) => "object",
+        }
+    }
+}
 
-impl<'de> Visitor<'de> for StrictVisitor {
-    type Value = StrictValue;
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
-
-    fn visit_bool<E>(self, v: bool) -> Result<StrictValue, E> {
-        Ok(StrictValue::Bool(v))
+    fn visit_bool<E>(self, _: bool) -> Result<Json, E> {
+        Ok(Json::Bool)
     }
-    fn visit_i64<E>(self, v: i64) -> Result<StrictValue, E> {
-        Ok(StrictValue::Number(v.into()))
+    fn visit_i64<E>(self, _: i64) -> Result<Json, E> {
+        Ok(Json::Number)
     }
-    fn visit_u64<E>(self, v: u64) -> Result<StrictValue, E> {
-        Ok(StrictValue::Number(v.into()))
+    fn visit_u64<E>(self, _: u64) -> Result<Json, E> {
+        Ok(Json::Number)
     }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<StrictValue, E> {
-        serde_json::Number::from_f64(v)
-            .map(StrictValue::Number)
-            .ok_or_else(|| E::custom("invalid number"))
+    fn visit_f64<E>(self, _: f64) -> Result<Json, E> {
+        Ok(Json::Number)
     }
-    fn visit_str<E>(self, v: &str) -> Result<StrictValue, E> {
-        Ok(StrictValue::String(v.to_string()))
+    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::String(v.to_string()))
     }
-    fn visit_string<E>(self, v: String) -> Result<StrictValue, E> {
-        Ok(StrictValue::String(v))
+    fn visit_string<E>(self, v: String) -> Result<Json, E> {
+        Ok(Json::String(v))
     }
-    fn visit_unit<E>(self) -> Result<StrictValue, E> {
-        Ok(StrictValue::Null)
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
     }
-    fn visit_none<E>(self) -> Result<StrictValue, E> {
-        Ok(StrictValue::Null)
+    fn visit_none<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<StrictValue, A::Error> {
-        let mut out = Vec::new();
-        while let Some(v) = seq.next_element()? {
-            out.push(v);
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
         }
-        Ok(StrictValue::Array(out))
+        Ok(Json::Array(items))
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StrictValue, A::Error> {
-        let mut out: Vec<(String, StrictValue)> = Vec::new();
-        while let Some(k) = map.next_key::<String>()? {
-            if out.iter().any(|(existing, _)| *existing == k) {
-                return Err(de::Error::custom(format!("Duplicate key \"{k}\"")));
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut fields: Vec<(String, Json)> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if fields.iter().any(|(k, _)| *k == key) {
+                return Err(de::Error::custom(format!(
+                    "Duplicate key {}",
+                    go_quote(&key)
+                )));
             }
-            let v = map.next_value()?;
-            out.push((k, v));
+            let value = map.next_value()?;
+            fields.push((key, value));
         }
-        Ok(StrictValue::Object(out))
+        Ok(Json::Object(fields))
     }
 }
 
-impl<'de> Deserialize<'de> for StrictValue {
+impl<'de> Deserialize<'de> for Json {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(StrictVisitor)
+        d.deserialize_any(JsonVisitor)
     }
 }
 
-/// Parses one JSON document; trailing data is an error. Errors carry line and column.
-pub fn parse_strict(text: &str) -> Result<StrictValue, String> {
+/// Reads a whole document, as Go's `json.Unmarshal` does: data after the
+/// value is an error. Syntax errors carry line and column.
+pub fn parse_document(text: &str) -> Result<Json, String> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let v = StrictValue::deserialize(&mut de).map_err(|e| e.to_string())?;
+    let v = Json::deserialize(&mut de).map_err(|e| e.to_string())?;
     de.end().map_err(|e| e.to_string())?;
     Ok(v)
+}
+
+/// Reads the first value only, as Go's `json.Decoder.Decode` does (what the
+/// MCO uses on its template); an empty text is `EOF`.
+pub fn parse_first(text: &str) -> Result<Json, String> {
+    serde_json::Deserializer::from_str(text)
+        .into_iter::<Json>()
+        .next()
+        .ok_or_else(|| "EOF".to_string())?
+        .map_err(|e| e.to_string())
 }

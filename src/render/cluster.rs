@@ -11,16 +11,18 @@ use crate::origin::Origin;
 use crate::source::Inputs;
 
 use super::encode::{encode_registries_conf, EncodeProfile};
+pub use super::findings::RenderError;
+use super::findings::RenderWarning;
 use super::machineconfig::{generated_machine_config, ignition_json, NodeFile};
-use super::payload::{blocked_and_allowed, PayloadError};
+use super::payload::blocked_and_allowed;
 use super::policy::{
     namespaced_policy_path, render_policies, ScopePolicies, POLICY_JSON, POLICY_JSON_TEMPLATE,
 };
 use super::registries::{
-    edit_registries_config, order_conflicts, validate_scopes, McoError, MirrorSet, RegistriesInput,
+    edit_registries_config, order_conflicts, validate_scopes, MirrorSet, RegistriesInput,
     SourcePolicy, V2RegistriesConf,
 };
-use super::sigstore::SIGSTORE_REGISTRIES_D;
+use super::sigstore::{generate_sigstore_registries_d, SIGSTORE_REGISTRIES_D};
 
 /// Path of the main registries configuration on a node.
 pub const REGISTRIES_CONF: &str = "/etc/containers/registries.conf";
@@ -90,7 +92,7 @@ pub struct Rendered {
     /// Allowed scopes written to policy.json (after payload protection).
     pub allowed: Option<Vec<String>>,
     /// What the MCO only logs, and what this tool had to assume.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<RenderWarning>,
 }
 
 impl Rendered {
@@ -111,15 +113,6 @@ impl Rendered {
             .find(|f| f.path == path)
             .map(|f| f.contents.as_str())
     }
-}
-
-/// Why the MCO refuses to render.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RenderError {
-    #[error(transparent)]
-    Mco(#[from] McoError),
-    #[error(transparent)]
-    Payload(#[from] PayloadError),
 }
 
 fn policy_of(p: &Option<MirrorSourcePolicy>) -> SourcePolicy {
@@ -200,10 +193,7 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
     );
     let mut warnings = Vec::new();
     if inputs.image.is_none() {
-        warnings.push(
-            "no Image/cluster object: the MCO does not sync without it; rendered as if its spec were empty"
-                .to_string(),
-        );
+        warnings.push(RenderWarning::NoImageConfig);
     }
     let release_image = inputs
         .cluster_version
@@ -255,8 +245,15 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
         release_image,
         &cips,
         &ips,
-        registries.as_ref(),
     )?;
+    // The sigstore registries.d file goes with policy.json, and sees the
+    // registries.conf of the same sync.
+    let sigstore = match policies.policy_json {
+        Some(_) => {
+            generate_sigstore_registries_d(policies.scope_policies.scopes(), registries.as_ref())?
+        }
+        None => None,
+    };
     warnings.extend(policies.warnings.iter().cloned());
     if let Some(policy) = &policies.policy_json {
         files.push(NodeFile {
@@ -264,7 +261,7 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
             contents: policy.clone(),
         });
     }
-    if let Some(sigstore) = &policies.sigstore_registries_d {
+    if let Some(sigstore) = &sigstore {
         files.push(NodeFile {
             path: SIGSTORE_REGISTRIES_D.to_string(),
             contents: sigstore.clone(),

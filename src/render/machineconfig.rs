@@ -11,6 +11,8 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use serde_json::{json, Value};
 
+use crate::quote::go_json_string;
+
 /// The label that assigns a MachineConfig to a pool role.
 pub const ROLE_LABEL: &str = "machineconfiguration.openshift.io/role";
 
@@ -24,39 +26,6 @@ pub struct NodeFile {
 /// The name of the generated registries MachineConfig of a pool.
 pub fn generated_registries_name(pool: &str) -> String {
     format!("99-{pool}-generated-registries")
-}
-
-/// Go's `json.Marshal` string quoting (with HTML escaping, as encoding/json does).
-pub fn go_json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    // Most strings (paths, base64) need no escaping at all.
-    let plain = |b: u8| b >= 0x20 && !matches!(b, b'"' | b'\\' | b'<' | b'>' | b'&') && b < 0x80;
-    if s.bytes().all(plain) {
-        out.push_str(s);
-        out.push('"');
-        return out;
-    }
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The MIME type Go's `http.DetectContentType` gives these text files, with

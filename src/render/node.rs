@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use crate::crd::Image;
 use crate::origin::Origin;
-use crate::policy::{self, Policy, PolicyError};
+use crate::policy::{self, PolicyError, PolicyFile};
 use crate::registries::{self, ConfigFile, RegistriesConf, RegistriesError};
 
 use super::cluster::{Rendered, REGISTRIES_CONF, REGISTRIES_TEMPLATE, SEARCH_REGISTRIES_CONF};
@@ -22,7 +22,7 @@ use super::policy::{namespaced_policy_path, POLICY_JSON, POLICY_JSON_TEMPLATE};
 pub struct NodeView {
     pub registries: RegistriesConf,
     /// The policy CRI-O uses for the namespace (its own file if the MCO wrote one).
-    pub policy: Policy,
+    pub policy: PolicyFile,
     /// Which objects each policy.json scope comes from (`""` scope: none; the
     /// global default is keyed by `"default"`).
     pub scope_origins: BTreeMap<String, Vec<Origin>>,

@@ -9,9 +9,9 @@ use crate::reference::Reference;
 use crate::registries::{self, lookup, ConfigFile};
 
 use super::encode::{encode_registries_conf, EncodeProfile};
-use super::registries::{
-    edit_registries_config, scope_is_nested_inside_scope, RegistriesInput, V2RegistriesConf,
-};
+use super::findings::{RenderError, RenderWarning};
+use super::registries::{edit_registries_config, RegistriesInput, V2RegistriesConf};
+use super::scope::scope_is_nested_inside_scope;
 
 /// The lists the MCO renders with after payload protection. `None` is Go's nil.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -23,15 +23,7 @@ pub struct BlockedAndAllowed {
     /// Allowed scopes for policy.json.
     pub allowed: Option<Vec<String>>,
     /// What the MCO only logs: dropped blocks, or every list dropped.
-    pub warnings: Vec<String>,
-}
-
-/// Why payload protection fails the whole sync.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("error parsing the release image \"{image}\": {reason}")]
-pub struct PayloadError {
-    pub image: String,
-    pub reason: String,
+    pub warnings: Vec<RenderWarning>,
 }
 
 fn push(list: &mut Option<Vec<String>>, s: &str) {
@@ -45,7 +37,7 @@ pub fn blocked_and_allowed(
     input: &RegistriesInput,
     blocked: Option<&[String]>,
     allowed: Option<&[String]>,
-) -> Result<BlockedAndAllowed, PayloadError> {
+) -> Result<BlockedAndAllowed, RenderError> {
     let mut out = BlockedAndAllowed::default();
     let Some(release_image) = release_image else {
         for b in blocked.unwrap_or_default() {
@@ -56,18 +48,15 @@ pub fn blocked_and_allowed(
             push(&mut out.allowed, a);
         }
         if blocked.is_some_and(|b| !b.is_empty()) {
-            out.warnings.push(
-                "no ClusterVersion/version with status.desired.image: the MCO's payload protection \
-                 (dropping a blocked registry that serves the release image) was not applied"
-                    .to_string(),
-            );
+            out.warnings.push(RenderWarning::NoReleaseImage);
         }
         return Ok(out);
     };
-    let reference = Reference::parse_named(release_image).map_err(|e| PayloadError {
-        image: release_image.to_string(),
-        reason: e.to_string(),
-    })?;
+    let reference =
+        Reference::parse_named(release_image).map_err(|e| RenderError::ReleaseImage {
+            image: release_image.to_string(),
+            reason: e.to_string(),
+        })?;
     let payload_repo = reference.name();
     let blocked_list = blocked.unwrap_or_default();
     let mut refused = Vec::new();
@@ -76,10 +65,10 @@ pub fn blocked_and_allowed(
             match has_unblocked_mirror(&reference, input, blocked_list) {
                 Err(reason) => {
                     return Ok(BlockedAndAllowed {
-                        warnings: vec![format!(
-                            "the MCO drops every blocked and allowed registry from the render: \
-                             checking whether the release payload {payload_repo} stays reachable failed: {reason}"
-                        )],
+                        warnings: vec![RenderWarning::PayloadCheckFailed {
+                            payload_repo,
+                            reason,
+                        }],
                         ..Default::default()
                     })
                 }
@@ -101,12 +90,9 @@ pub fn blocked_and_allowed(
         push(&mut out.policy_blocked, reg);
     }
     if !refused.is_empty() {
-        let quoted: Vec<String> = refused.iter().map(|r| format!("\"{r}\"")).collect();
-        out.warnings.push(format!(
-            "error adding [{}] to blocked registries, cannot block the repository being used by the payload \
-             (the MCO logs this and renders without these entries)",
-            quoted.join(" ")
-        ));
+        out.warnings.push(RenderWarning::PayloadBlocked {
+            registries: refused,
+        });
     }
     for a in allowed.unwrap_or_default() {
         push(&mut out.allowed, a);
@@ -194,7 +180,7 @@ mod tests {
         assert_eq!(got.policy_blocked, Some(strings(&["bad.io"])));
         assert_eq!(got.allowed, None);
         assert!(
-            got.warnings[0].contains("\"quay.io\""),
+            got.warnings[0].to_string().contains("\"quay.io\""),
             "{:?}",
             got.warnings
         );

@@ -2,43 +2,30 @@
 //! as the MCO renders them from the Image config's allowed and blocked
 //! registries and from ClusterImagePolicy / ImagePolicy objects.
 //!
-//! This module owns a small typed model of containers/image's
-//! `signature.Policy` (every requirement and identity type, decoded with
-//! the same strict rules and re-encoded in Go struct-field order), the
-//! MCO's `policyItemFromSpec`, `getValidScopePolicies`, `updatePolicyJSON`
+//! The policy.json model itself (decoding, Go-ordered encoding) is
+//! [`crate::policy`]; this module owns the MCO's logic on top of it:
+//! `policyItemFromSpec`, `getValidScopePolicies`, `updatePolicyJSON`
 //! and `updateNamespacedPolicyJSONs`, and [`render_policies`], which ties
-//! them together as `registriesConfigIgnition` does. The
-//! `registries.d` sigstore file lives in [`super::sigstore`].
-//!
-//! Output is Go's `json.MarshalIndent(p, "", "  ")` byte for byte: map keys
-//! sorted byte-wise, fields in declaration order with `omitempty`, `[]byte`
-//! as padded standard base64, HTML-escaped strings, no trailing newline.
+//! them together as `registriesConfigIgnition` does. The `registries.d`
+//! sigstore file lives in [`super::sigstore`]; [`super::cluster`] composes
+//! the two.
 //!
 //! Upstream: openshift/machine-config-operator
-//! `pkg/controller/container-runtime-config/helpers.go`; containers/image
-//! `signature/policy_types.go`, `policy_config.go`,
-//! `policy_config_sigstore.go` (containers-policy.json(5)).
+//! `pkg/controller/container-runtime-config/helpers.go`.
 
 use std::collections::BTreeMap;
-use std::fmt;
-use std::sync::LazyLock;
 
-use base64::alphabet;
-use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD};
-use base64::Engine;
-use regex::Regex;
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-
-use super::machineconfig::go_json_string;
-use super::registries::{
-    scope_is_nested_inside_scope, validate_scopes, McoError, RegistriesInput, V2RegistriesConf,
-};
-use super::sigstore::generate_sigstore_registries_d;
+use super::findings::{McoFinding, PolicyKind, RenderError, RenderWarning};
+use super::registries::list_findings;
+use super::scope::scope_is_nested_inside_scope;
 use crate::crd::{
     ClusterImagePolicy, IdentityMatchPolicy, ImagePolicy, ImageSigstoreVerificationPolicy,
     PolicyType,
 };
 use crate::origin::Origin;
+use crate::policy::{
+    decode_go_base64, Fulcio, Pki, Policy, Requirement, Scopes, SignedIdentity, SigstoreSigned,
+};
 use crate::reference::Reference;
 
 /// Path of the cluster-wide signature policy on a node.
@@ -74,1024 +61,7 @@ pub fn namespaced_policy_path(namespace: &str) -> String {
     format!("{CRIO_POLICIES_DIR}/{namespace}.json")
 }
 
-// ---------------------------------------------------------------------------
-// Errors
-
-/// Which policy kind a scope came from, spelled as the MCO's messages spell it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PolicyKind {
-    /// `clusterimagePolicy` in messages.
-    ClusterImagePolicy,
-    /// `imagePolicy` in messages.
-    ImagePolicy,
-}
-
-impl fmt::Display for PolicyKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::ClusterImagePolicy => "clusterimagePolicy",
-            Self::ImagePolicy => "imagePolicy",
-        })
-    }
-}
-
-fn origins_prefix(origins: &[Origin]) -> String {
-    if origins.is_empty() {
-        return String::new();
-    }
-    let names: Vec<&str> = origins.iter().map(Origin::as_str).collect();
-    format!("{}: ", names.join(", "))
-}
-
-/// Why the MCO refuses to render policy.json, the namespaced policies or the
-/// sigstore `registries.d` file. Messages after the optional origin prefix
-/// are the MCO's (or containers/image's) own.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PolicyError {
-    /// The release image does not parse (`errParsingReference`).
-    #[error("error parsing reference of release image")]
-    ParsingReleaseImage,
-    /// Allowed and blocked registries together, beyond the payload exception.
-    #[error("invalid images config: only one of AllowedRegistries or BlockedRegistries may be specified")]
-    AllowedAndBlocked,
-    /// A policy scope outside every allowed registry.
-    #[error("{}{kind} configured for the scope {scope} is not nested inside allowedRegistries", origins_prefix(.origins))]
-    NotNestedInAllowed {
-        kind: PolicyKind,
-        scope: String,
-        origins: Vec<Origin>,
-    },
-    /// A policy scope inside a blocked registry.
-    #[error("{}{kind} configured for the scope {scope} is nested inside blockedRegistries", origins_prefix(.origins))]
-    NestedInBlocked {
-        kind: PolicyKind,
-        scope: String,
-        origins: Vec<Origin>,
-    },
-    /// `policyItemFromSpec` (a containers/image constructor) refused the spec.
-    #[error("{origin}: {message}")]
-    InvalidPolicy { origin: Origin, message: String },
-    /// The template (or a given policy.json) does not decode.
-    #[error("error decoding policy json: {0}")]
-    DecodePolicy(String),
-    /// The cluster policy does not decode for a namespace's policy.
-    #[error("error decoding policy json for namespaced policies: {0}")]
-    DecodeNamespacedPolicy(String),
-    /// `updateNamespacedPolicyJSONs` was given no cluster policy.
-    #[error("cluster override policy is empty")]
-    EmptyClusterPolicy,
-    /// Expanding a scope through registries.conf failed.
-    #[error("error adding clusterimagepolicy scope {scope} relevant mirrors: {message}")]
-    SigstoreScope { scope: String, message: String },
-    /// containers/image refused to load the rendered registries.conf.
-    #[error("{0}")]
-    RegistriesConf(String),
-}
-
-// ---------------------------------------------------------------------------
-// The policy.json model
-
-/// A policy.json document (containers/image `signature.Policy`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Policy {
-    /// `default`: never empty in a decoded document.
-    pub default: Vec<Requirement>,
-    /// `transports`: transport → scope → requirements (ANDed).
-    pub transports: BTreeMap<String, BTreeMap<String, Vec<Requirement>>>,
-}
-
-/// One policy requirement (`PolicyRequirement`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Requirement {
-    /// `insecureAcceptAnything`.
-    InsecureAcceptAnything,
-    /// `reject`.
-    Reject,
-    /// `signedBy`.
-    SignedBy(SignedBy),
-    /// `signedBaseLayer`.
-    SignedBaseLayer { base_layer_identity: SignedIdentity },
-    /// `sigstoreSigned`, what (Cluster)ImagePolicy objects become.
-    SigstoreSigned(Box<SigstoreSigned>),
-}
-
-/// `signedBy` (GPG / X.509 keys).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SignedBy {
-    pub key_type: String,
-    pub key_path: String,
-    pub key_paths: Option<Vec<String>>,
-    pub key_data: Option<Vec<u8>>,
-    pub signed_identity: SignedIdentity,
-}
-
-/// `sigstoreSigned` (`prSigstoreSigned`). `Option` is Go's nil; an empty but
-/// present value counts as "specified" for the constructor's checks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SigstoreSigned {
-    pub key_path: String,
-    pub key_paths: Option<Vec<String>>,
-    pub key_data: Option<Vec<u8>>,
-    pub key_datas: Option<Vec<Vec<u8>>>,
-    pub fulcio: Option<Fulcio>,
-    pub rekor_public_key_path: String,
-    pub rekor_public_key_paths: Option<Vec<String>>,
-    pub rekor_public_key_data: Option<Vec<u8>>,
-    pub rekor_public_key_datas: Option<Vec<Vec<u8>>>,
-    pub pki: Option<Pki>,
-    pub signed_identity: SignedIdentity,
-}
-
-/// `sigstoreSigned.fulcio`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Fulcio {
-    pub ca_path: String,
-    pub ca_data: Option<Vec<u8>>,
-    pub oidc_issuer: String,
-    pub subject_email: String,
-}
-
-/// `sigstoreSigned.pki`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Pki {
-    pub ca_roots_path: String,
-    pub ca_roots_data: Option<Vec<u8>>,
-    pub ca_intermediates_path: String,
-    pub ca_intermediates_data: Option<Vec<u8>>,
-    pub subject_email: String,
-    pub subject_hostname: String,
-}
-
-/// `signedIdentity` / `baseLayerIdentity` (`PolicyReferenceMatch`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SignedIdentity {
-    MatchExact,
-    MatchRepoDigestOrExact,
-    MatchRepository,
-    ExactReference {
-        docker_reference: String,
-    },
-    ExactRepository {
-        docker_repository: String,
-    },
-    RemapIdentity {
-        prefix: String,
-        signed_prefix: String,
-    },
-}
-
-impl SigstoreSigned {
-    fn with_identity(signed_identity: SignedIdentity) -> Self {
-        Self {
-            key_path: String::new(),
-            key_paths: None,
-            key_data: None,
-            key_datas: None,
-            fulcio: None,
-            rekor_public_key_path: String::new(),
-            rekor_public_key_paths: None,
-            rekor_public_key_data: None,
-            rekor_public_key_datas: None,
-            pki: None,
-            signed_identity,
-        }
-    }
-
-    /// The checks of containers/image `newPRSigstoreSigned`.
-    fn check(&self) -> Result<(), String> {
-        let key_sources = [
-            !self.key_path.is_empty(),
-            self.key_paths.is_some(),
-            self.key_data.is_some(),
-            self.key_datas.is_some(),
-            self.fulcio.is_some(),
-            self.pki.is_some(),
-        ]
-        .iter()
-        .filter(|&&b| b)
-        .count();
-        if key_sources != 1 {
-            return Err("exactly one of keyPath, keyPaths, keyData, keyDatas, fulcio, and pki must be specified".into());
-        }
-        let rekor_sources = [
-            !self.rekor_public_key_path.is_empty(),
-            self.rekor_public_key_paths.is_some(),
-            self.rekor_public_key_data.is_some(),
-            self.rekor_public_key_datas.is_some(),
-        ]
-        .iter()
-        .filter(|&&b| b)
-        .count();
-        if rekor_sources > 1 {
-            return Err("at most one of rekorPublickeyPath, rekorPublicKeyPaths, rekorPublickeyData and rekorPublicKeyDatas can be used simultaneously".into());
-        }
-        if self.fulcio.is_some() && rekor_sources == 0 {
-            return Err("At least one of rekorPublickeyPath, rekorPublicKeyPaths, rekorPublickeyData and rekorPublicKeyDatas must be specified if fulcio is used".into());
-        }
-        if self.pki.is_some() && rekor_sources > 0 {
-            return Err("rekorPublickeyPath, rekorPublicKeyPaths, rekorPublickeyData and rekorPublicKeyDatas are not supported for pki".into());
-        }
-        Ok(())
-    }
-}
-
-impl Fulcio {
-    /// The checks of containers/image `newPRSigstoreSignedFulcio`.
-    fn check(&self) -> Result<(), String> {
-        if !self.ca_path.is_empty() && self.ca_data.is_some() {
-            return Err("caPath and caData cannot be used simultaneously".into());
-        }
-        if self.ca_path.is_empty() && self.ca_data.is_none() {
-            return Err("At least one of caPath and caData must be specified".into());
-        }
-        if self.oidc_issuer.is_empty() {
-            return Err("oidcIssuer not specified".into());
-        }
-        if self.subject_email.is_empty() {
-            return Err("subjectEmail not specified".into());
-        }
-        Ok(())
-    }
-}
-
-impl Pki {
-    /// The checks of containers/image `newPRSigstoreSignedPKI`.
-    fn check(&self) -> Result<(), String> {
-        if !self.ca_roots_path.is_empty() && self.ca_roots_data.is_some() {
-            return Err("caRootsPath and caRootsData cannot be used simultaneously".into());
-        }
-        if self.ca_roots_path.is_empty() && self.ca_roots_data.is_none() {
-            return Err("At least one of caRootsPath and caRootsData must be specified".into());
-        }
-        if !self.ca_intermediates_path.is_empty() && self.ca_intermediates_data.is_some() {
-            return Err(
-                "caIntermediatesPath and caIntermediatesData cannot be used simultaneously".into(),
-            );
-        }
-        if self.subject_email.is_empty() && self.subject_hostname.is_empty() {
-            return Err("At least one of subjectEmail, subjectHostname must be specified".into());
-        }
-        Ok(())
-    }
-}
-
-// Private regexes of containers/image `validateIdentityRemappingPrefix`,
-// built from docker/reference's `DomainRegexp` and `NameRegexp`.
-const DOMAIN_COMPONENT: &str = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
-const NAME_COMPONENT: &str = "[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*";
-
-fn domain_pattern() -> String {
-    format!("{DOMAIN_COMPONENT}(?:\\.{DOMAIN_COMPONENT})*(?::[0-9]+)?")
-}
-
-static REMAP_DOMAIN_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!("^{}$", domain_pattern())).expect("domain pattern compiles")
-});
-static REMAP_DOMAIN_PREFIX_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!("^{}/", domain_pattern())).expect("domain prefix pattern compiles")
-});
-static REMAP_NAME_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(
-        "^(?:{}/)?{NAME_COMPONENT}(?:/{NAME_COMPONENT})*$",
-        domain_pattern()
-    ))
-    .expect("name pattern compiles")
-});
-
-/// containers/image `validateIdentityRemappingPrefix`: a `host[:port]`, or a
-/// repository name that starts with `host[:port]/`.
-pub fn is_valid_identity_remapping_prefix(s: &str) -> bool {
-    REMAP_DOMAIN_RE.is_match(s) || (REMAP_NAME_RE.is_match(s) && REMAP_DOMAIN_PREFIX_RE.is_match(s))
-}
-
-impl SignedIdentity {
-    /// `newPRMRemapIdentity`.
-    pub fn remap_identity(prefix: &str, signed_prefix: &str) -> Result<Self, String> {
-        for p in [prefix, signed_prefix] {
-            if !is_valid_identity_remapping_prefix(p) {
-                return Err(format!("prefix {} is not valid", go_quote(p)));
-            }
-        }
-        Ok(Self::RemapIdentity {
-            prefix: prefix.to_string(),
-            signed_prefix: signed_prefix.to_string(),
-        })
-    }
-
-    /// `newPRMExactRepository`.
-    pub fn exact_repository(repository: &str) -> Result<Self, String> {
-        Reference::parse_normalized_named(repository).map_err(|e| {
-            format!(
-                "Invalid format of dockerRepository {}: {e}",
-                go_quote(repository)
-            )
-        })?;
-        Ok(Self::ExactRepository {
-            docker_repository: repository.to_string(),
-        })
-    }
-
-    /// `newPRMExactReference`.
-    pub fn exact_reference(reference: &str) -> Result<Self, String> {
-        let parsed = Reference::parse_normalized_named(reference).map_err(|e| {
-            format!(
-                "Invalid format of dockerReference {}: {e}",
-                go_quote(reference)
-            )
-        })?;
-        if parsed.is_name_only() {
-            return Err(format!(
-                "dockerReference {} contains neither a tag nor digest",
-                go_quote(reference)
-            ));
-        }
-        Ok(Self::ExactReference {
-            docker_reference: reference.to_string(),
-        })
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Encoding: Go `json.MarshalIndent(v, "", "  ")`
-
-enum Out {
-    Str(String),
-    Arr(Vec<Out>),
-    Obj(Vec<(String, Out)>),
-}
-
-#[derive(Default)]
-struct Fields(Vec<(String, Out)>);
-
-impl Fields {
-    fn str(mut self, key: &str, value: &str) -> Self {
-        self.0.push((key.to_string(), Out::Str(value.to_string())));
-        self
-    }
-    fn str_omitempty(self, key: &str, value: &str) -> Self {
-        if value.is_empty() {
-            self
-        } else {
-            self.str(key, value)
-        }
-    }
-    fn strs_omitempty(mut self, key: &str, value: &Option<Vec<String>>) -> Self {
-        if let Some(v) = value.as_ref().filter(|v| !v.is_empty()) {
-            let items = v.iter().map(|s| Out::Str(s.clone())).collect();
-            self.0.push((key.to_string(), Out::Arr(items)));
-        }
-        self
-    }
-    fn bytes_omitempty(mut self, key: &str, value: &Option<Vec<u8>>) -> Self {
-        if let Some(v) = value.as_ref().filter(|v| !v.is_empty()) {
-            self.0.push((key.to_string(), Out::Str(STANDARD.encode(v))));
-        }
-        self
-    }
-    fn bytes_list_omitempty(mut self, key: &str, value: &Option<Vec<Vec<u8>>>) -> Self {
-        if let Some(v) = value.as_ref().filter(|v| !v.is_empty()) {
-            let items = v.iter().map(|b| Out::Str(STANDARD.encode(b))).collect();
-            self.0.push((key.to_string(), Out::Arr(items)));
-        }
-        self
-    }
-    fn obj(mut self, key: &str, value: Out) -> Self {
-        self.0.push((key.to_string(), value));
-        self
-    }
-    fn done(self) -> Out {
-        Out::Obj(self.0)
-    }
-}
-
-impl SignedIdentity {
-    fn type_name(&self) -> &'static str {
-        match self {
-            Self::MatchExact => "matchExact",
-            Self::MatchRepoDigestOrExact => "matchRepoDigestOrExact",
-            Self::MatchRepository => "matchRepository",
-            Self::ExactReference { .. } => "exactReference",
-            Self::ExactRepository { .. } => "exactRepository",
-            Self::RemapIdentity { .. } => "remapIdentity",
-        }
-    }
-
-    fn to_out(&self) -> Out {
-        let f = Fields::default().str("type", self.type_name());
-        match self {
-            Self::MatchExact | Self::MatchRepoDigestOrExact | Self::MatchRepository => f,
-            Self::ExactReference { docker_reference } => f.str("dockerReference", docker_reference),
-            Self::ExactRepository { docker_repository } => {
-                f.str("dockerRepository", docker_repository)
-            }
-            Self::RemapIdentity {
-                prefix,
-                signed_prefix,
-            } => f.str("prefix", prefix).str("signedPrefix", signed_prefix),
-        }
-        .done()
-    }
-}
-
-impl Requirement {
-    /// The requirement's `type`.
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            Self::InsecureAcceptAnything => "insecureAcceptAnything",
-            Self::Reject => "reject",
-            Self::SignedBy(_) => "signedBy",
-            Self::SignedBaseLayer { .. } => "signedBaseLayer",
-            Self::SigstoreSigned(_) => "sigstoreSigned",
-        }
-    }
-
-    fn to_out(&self) -> Out {
-        let f = Fields::default().str("type", self.type_name());
-        match self {
-            Self::InsecureAcceptAnything | Self::Reject => f,
-            Self::SignedBy(s) => f
-                .str("keyType", &s.key_type)
-                .str_omitempty("keyPath", &s.key_path)
-                .strs_omitempty("keyPaths", &s.key_paths)
-                .bytes_omitempty("keyData", &s.key_data)
-                .obj("signedIdentity", s.signed_identity.to_out()),
-            Self::SignedBaseLayer {
-                base_layer_identity,
-            } => f.obj("baseLayerIdentity", base_layer_identity.to_out()),
-            Self::SigstoreSigned(s) => {
-                let mut f = f
-                    .str_omitempty("keyPath", &s.key_path)
-                    .strs_omitempty("keyPaths", &s.key_paths)
-                    .bytes_omitempty("keyData", &s.key_data)
-                    .bytes_list_omitempty("keyDatas", &s.key_datas);
-                if let Some(fulcio) = &s.fulcio {
-                    let o = Fields::default()
-                        .str_omitempty("caPath", &fulcio.ca_path)
-                        .bytes_omitempty("caData", &fulcio.ca_data)
-                        .str_omitempty("oidcIssuer", &fulcio.oidc_issuer)
-                        .str_omitempty("subjectEmail", &fulcio.subject_email)
-                        .done();
-                    f = f.obj("fulcio", o);
-                }
-                f = f
-                    .str_omitempty("rekorPublicKeyPath", &s.rekor_public_key_path)
-                    .strs_omitempty("rekorPublicKeyPaths", &s.rekor_public_key_paths)
-                    .bytes_omitempty("rekorPublicKeyData", &s.rekor_public_key_data)
-                    .bytes_list_omitempty("rekorPublicKeyDatas", &s.rekor_public_key_datas);
-                if let Some(pki) = &s.pki {
-                    let o = Fields::default()
-                        .str_omitempty("caRootsPath", &pki.ca_roots_path)
-                        .bytes_omitempty("caRootsData", &pki.ca_roots_data)
-                        .str_omitempty("caIntermediatesPath", &pki.ca_intermediates_path)
-                        .bytes_omitempty("caIntermediatesData", &pki.ca_intermediates_data)
-                        .str_omitempty("subjectEmail", &pki.subject_email)
-                        .str_omitempty("subjectHostname", &pki.subject_hostname)
-                        .done();
-                    f = f.obj("pki", o);
-                }
-                f.obj("signedIdentity", s.signed_identity.to_out())
-            }
-        }
-        .done()
-    }
-}
-
-fn requirements_out(reqs: &[Requirement]) -> Out {
-    Out::Arr(reqs.iter().map(Requirement::to_out).collect())
-}
-
-fn write_out(out: &mut String, v: &Out, depth: usize) {
-    let newline = |out: &mut String, depth: usize| {
-        out.push('\n');
-        for _ in 0..depth {
-            out.push_str("  ");
-        }
-    };
-    match v {
-        Out::Str(s) => out.push_str(&go_json_string(s)),
-        Out::Arr(items) if items.is_empty() => out.push_str("[]"),
-        Out::Obj(fields) if fields.is_empty() => out.push_str("{}"),
-        Out::Arr(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                newline(out, depth + 1);
-                write_out(out, item, depth + 1);
-            }
-            newline(out, depth);
-            out.push(']');
-        }
-        Out::Obj(fields) => {
-            out.push('{');
-            for (i, (key, value)) in fields.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                newline(out, depth + 1);
-                out.push_str(&go_json_string(key));
-                out.push_str(": ");
-                write_out(out, value, depth + 1);
-            }
-            newline(out, depth);
-            out.push('}');
-        }
-    }
-}
-
-impl Policy {
-    /// Go `json.MarshalIndent(p, "", "  ")`, byte for byte.
-    pub fn to_json(&self) -> String {
-        let transports = self
-            .transports
-            .iter()
-            .map(|(transport, scopes)| {
-                let scopes = scopes
-                    .iter()
-                    .map(|(scope, reqs)| (scope.clone(), requirements_out(reqs)))
-                    .collect();
-                (transport.clone(), Out::Obj(scopes))
-            })
-            .collect();
-        let doc = Fields::default()
-            .obj("default", requirements_out(&self.default))
-            .obj("transports", Out::Obj(transports))
-            .done();
-        let mut out = String::new();
-        write_out(&mut out, &doc, 0);
-        out
-    }
-
-    /// Decodes policy.json as containers/image does (`Policy.UnmarshalJSON`):
-    /// unknown and duplicate keys, empty requirement lists and requirements
-    /// their constructors refuse are errors. Only the first JSON value is
-    /// read, as Go's `json.Decoder` does.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        let value = serde_json::Deserializer::from_str(text)
-            .into_iter::<Json>()
-            .next()
-            .ok_or_else(|| "EOF".to_string())?
-            .map_err(|e| e.to_string())?;
-        decode_policy(&value)
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Decoding
-
-/// A JSON value that keeps key order and refuses duplicate keys, as
-/// containers/image's `ParanoidUnmarshalJSONObject` does at every level.
-#[derive(Debug, Clone, PartialEq)]
-enum Json {
-    Null,
-    Bool,
-    Number,
-    String(String),
-    Array(Vec<Json>),
-    Object(Vec<(String, Json)>),
-}
-
-impl Json {
-    fn kind(&self) -> &'static str {
-        match self {
-            Json::Null => "null",
-            Json::Bool => "bool",
-            Json::Number => "number",
-            Json::String(_) => "string",
-            Json::Array(_) => "array",
-            Json::Object(_) => "object",
-        }
-    }
-}
-
-struct JsonVisitor;
-
-impl<'de> Visitor<'de> for JsonVisitor {
-    type Value = Json;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Json, E> {
-        Ok(Json::Bool)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Json, E> {
-        Ok(Json::Number)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Json, E> {
-        Ok(Json::Number)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Json, E> {
-        Ok(Json::Number)
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
-        Ok(Json::String(v.to_string()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Json, E> {
-        Ok(Json::String(v))
-    }
-    fn visit_unit<E>(self) -> Result<Json, E> {
-        Ok(Json::Null)
-    }
-    fn visit_none<E>(self) -> Result<Json, E> {
-        Ok(Json::Null)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(Json::Array(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
-        let mut fields: Vec<(String, Json)> = Vec::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if fields.iter().any(|(k, _)| *k == key) {
-                return Err(de::Error::custom(format!(
-                    "Duplicate key {}",
-                    go_quote(&key)
-                )));
-            }
-            let value = map.next_value()?;
-            fields.push((key, value));
-        }
-        Ok(Json::Object(fields))
-    }
-}
-
-impl<'de> Deserialize<'de> for Json {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(JsonVisitor)
-    }
-}
-
-fn cannot_unmarshal(v: &Json, go_type: &str) -> String {
-    format!(
-        "json: cannot unmarshal {} into Go value of type {go_type}",
-        v.kind()
-    )
-}
-
-fn object(v: &Json) -> Result<&[(String, Json)], String> {
-    match v {
-        Json::Object(fields) => Ok(fields),
-        _ => Err(format!("JSON object expected, got {}", v.kind())),
-    }
-}
-
-fn string(v: &Json) -> Result<String, String> {
-    match v {
-        Json::String(s) => Ok(s.clone()),
-        Json::Null => Ok(String::new()),
-        _ => Err(cannot_unmarshal(v, "string")),
-    }
-}
-
-fn strings(v: &Json) -> Result<Option<Vec<String>>, String> {
-    match v {
-        Json::Null => Ok(None),
-        Json::Array(items) => items.iter().map(string).collect::<Result<_, _>>().map(Some),
-        _ => Err(cannot_unmarshal(v, "[]string")),
-    }
-}
-
-/// Go's `base64.StdEncoding` as `encoding/json` uses it for `[]byte`:
-/// padding required, line breaks ignored, non-zero trailing bits accepted.
-const GO_STD_BASE64: GeneralPurpose = GeneralPurpose::new(
-    &alphabet::STANDARD,
-    GeneralPurposeConfig::new().with_decode_allow_trailing_bits(true),
-);
-
-/// Decodes base64 as Go's `encoding/json` decodes a `[]byte` field.
-pub fn decode_go_base64(s: &str) -> Result<Vec<u8>, String> {
-    let cleaned: String = s.chars().filter(|&c| c != '\r' && c != '\n').collect();
-    GO_STD_BASE64
-        .decode(cleaned.as_bytes())
-        .map_err(|e| format!("illegal base64 data: {e}"))
-}
-
-fn bytes(v: &Json) -> Result<Option<Vec<u8>>, String> {
-    match v {
-        Json::Null => Ok(None),
-        Json::String(s) => decode_go_base64(s).map(Some),
-        _ => Err(cannot_unmarshal(v, "[]uint8")),
-    }
-}
-
-fn bytes_list(v: &Json) -> Result<Option<Vec<Vec<u8>>>, String> {
-    match v {
-        Json::Null => Ok(None),
-        Json::Array(items) => items
-            .iter()
-            .map(|i| bytes(i).map(Option::unwrap_or_default))
-            .collect::<Result<_, _>>()
-            .map(Some),
-        _ => Err(cannot_unmarshal(v, "[][]uint8")),
-    }
-}
-
-fn unknown_key(key: &str) -> String {
-    format!("Unknown key {}", go_quote(key))
-}
-
-/// `ParanoidUnmarshalJSONObjectExactFields`: exactly these keys.
-fn exact_fields<'a>(
-    fields: &'a [(String, Json)],
-    wanted: &[&str],
-) -> Result<Vec<&'a Json>, String> {
-    if let Some((k, _)) = fields.iter().find(|(k, _)| !wanted.contains(&k.as_str())) {
-        return Err(unknown_key(k));
-    }
-    wanted
-        .iter()
-        .map(|w| {
-            fields
-                .iter()
-                .find(|(k, _)| k == w)
-                .map(|(_, v)| v)
-                .ok_or_else(|| format!("Key {} missing in a JSON object", go_quote(w)))
-        })
-        .collect()
-}
-
-fn type_field(v: &Json, go_type: &str) -> Result<String, String> {
-    match v {
-        Json::Object(fields) => match fields.iter().find(|(k, _)| k == "type") {
-            Some((_, t)) => string(t),
-            None => Ok(String::new()),
-        },
-        Json::Null => Ok(String::new()),
-        _ => Err(cannot_unmarshal(v, go_type)),
-    }
-}
-
-fn decode_policy(v: &Json) -> Result<Policy, String> {
-    let fields = object(v)?;
-    let mut policy = Policy::default();
-    let mut has_default = false;
-    for (key, value) in fields {
-        match key.as_str() {
-            "default" => {
-                policy.default = decode_requirements(value)?;
-                has_default = true;
-            }
-            "transports" => policy.transports = decode_transports(value)?,
-            _ => return Err(unknown_key(key)),
-        }
-    }
-    if !has_default {
-        return Err("Default policy is missing".into());
-    }
-    Ok(policy)
-}
-
-type Scopes = BTreeMap<String, Vec<Requirement>>;
-
-fn decode_transports(v: &Json) -> Result<BTreeMap<String, Scopes>, String> {
-    let mut out = BTreeMap::new();
-    // No transport the MCO links in validates scopes (docker accepts all;
-    // atomic and docker-daemon are not registered there).
-    for (transport, scopes) in object(v)? {
-        let mut decoded = BTreeMap::new();
-        for (scope, reqs) in object(scopes)? {
-            decoded.insert(scope.clone(), decode_requirements(reqs)?);
-        }
-        out.insert(transport.clone(), decoded);
-    }
-    Ok(out)
-}
-
-fn decode_requirements(v: &Json) -> Result<Vec<Requirement>, String> {
-    let items = match v {
-        Json::Array(items) => items.as_slice(),
-        Json::Null => &[],
-        _ => return Err(cannot_unmarshal(v, "[]json.RawMessage")),
-    };
-    if items.is_empty() {
-        return Err("List of verification policy requirements must not be empty".into());
-    }
-    items.iter().map(decode_requirement).collect()
-}
-
-fn decode_requirement(v: &Json) -> Result<Requirement, String> {
-    let kind = type_field(v, "signature.prCommon")?;
-    let fields = || object(v);
-    match kind.as_str() {
-        "insecureAcceptAnything" => {
-            exact_fields(fields()?, &["type"])?;
-            Ok(Requirement::InsecureAcceptAnything)
-        }
-        "reject" => {
-            exact_fields(fields()?, &["type"])?;
-            Ok(Requirement::Reject)
-        }
-        "signedBy" => decode_signed_by(fields()?),
-        "signedBaseLayer" => {
-            let f = exact_fields(fields()?, &["type", "baseLayerIdentity"])?;
-            Ok(Requirement::SignedBaseLayer {
-                base_layer_identity: decode_identity(f[1])?,
-            })
-        }
-        "sigstoreSigned" => decode_sigstore_signed(fields()?),
-        other => Err(format!(
-            "Unknown policy requirement type {}",
-            go_quote(other)
-        )),
-    }
-}
-
-fn decode_signed_by(fields: &[(String, Json)]) -> Result<Requirement, String> {
-    let mut key_type = String::new();
-    let (mut key_path, mut key_paths, mut key_data) = (None, None, None);
-    let mut identity = None;
-    for (key, value) in fields {
-        match key.as_str() {
-            "type" => {
-                string(value)?;
-            }
-            "keyType" => {
-                let s = string(value)?;
-                if !matches!(
-                    s.as_str(),
-                    "GPGKeys" | "signedByGPGKeys" | "X509Certificates" | "signedByX509CAs"
-                ) {
-                    return Err(format!("Unrecognized keyType value {}", go_quote(&s)));
-                }
-                key_type = s;
-            }
-            "keyPath" => key_path = Some(string(value)?),
-            "keyPaths" => key_paths = Some(strings(value)?),
-            "keyData" => key_data = Some(bytes(value)?),
-            "signedIdentity" => identity = Some(value),
-            _ => return Err(unknown_key(key)),
-        }
-    }
-    let signed_identity = match identity {
-        Some(v) => decode_identity(v)?,
-        None => SignedIdentity::MatchRepoDigestOrExact,
-    };
-    match (key_path.is_some(), key_paths.is_some(), key_data.is_some()) {
-        (false, false, false) => return Err(
-            "Exactly one of keyPath, keyPaths and keyData must be specified, none of them present"
-                .into(),
-        ),
-        (true, false, false) | (false, true, false) | (false, false, true) => {}
-        _ => return Err(
-            "Exactly one of keyPath, keyPaths and keyData must be specified, more than one present"
-                .into(),
-        ),
-    }
-    if key_type.is_empty() {
-        return Err("invalid keyType \"\"".into());
-    }
-    let signed_by = SignedBy {
-        key_type,
-        key_path: key_path.unwrap_or_default(),
-        key_paths: key_paths.flatten(),
-        key_data: key_data.flatten(),
-        signed_identity,
-    };
-    let sources = usize::from(!signed_by.key_path.is_empty())
-        + usize::from(signed_by.key_paths.is_some())
-        + usize::from(signed_by.key_data.is_some());
-    if sources != 1 {
-        return Err("exactly one of keyPath, keyPaths and keyData must be specified".into());
-    }
-    Ok(Requirement::SignedBy(signed_by))
-}
-
-fn non_empty<T>(name: &str, v: Option<Vec<T>>) -> Result<Option<Vec<T>>, String> {
-    match v {
-        Some(list) if !list.is_empty() => Ok(Some(list)),
-        _ => Err(format!("\"{name}\" contains no entries")),
-    }
-}
-
-fn decode_sigstore_signed(fields: &[(String, Json)]) -> Result<Requirement, String> {
-    let mut s = SigstoreSigned::with_identity(SignedIdentity::MatchRepoDigestOrExact);
-    let mut got = BTreeMap::new();
-    let mut identity = None;
-    for (key, value) in fields {
-        match key.as_str() {
-            "type" => {
-                string(value)?;
-            }
-            "keyPath" => s.key_path = string(value)?,
-            "keyPaths" => {
-                got.insert("keyPaths", ());
-                s.key_paths = strings(value)?;
-            }
-            "keyData" => s.key_data = bytes(value)?,
-            "keyDatas" => {
-                got.insert("keyDatas", ());
-                s.key_datas = bytes_list(value)?;
-            }
-            "fulcio" => s.fulcio = Some(decode_fulcio(value)?),
-            "rekorPublicKeyPath" => s.rekor_public_key_path = string(value)?,
-            "rekorPublicKeyPaths" => {
-                got.insert("rekorPublickeyPaths", ());
-                s.rekor_public_key_paths = strings(value)?;
-            }
-            "rekorPublicKeyData" => s.rekor_public_key_data = bytes(value)?,
-            "rekorPublicKeyDatas" => {
-                got.insert("rekorPublickeyDatas", ());
-                s.rekor_public_key_datas = bytes_list(value)?;
-            }
-            "pki" => s.pki = Some(decode_pki(value)?),
-            "signedIdentity" => identity = Some(value),
-            _ => return Err(unknown_key(key)),
-        }
-    }
-    if let Some(v) = identity {
-        s.signed_identity = decode_identity(v)?;
-    }
-    // The options in the order UnmarshalJSON applies them.
-    if got.contains_key("keyPaths") {
-        s.key_paths = non_empty("keyPaths", s.key_paths.take())?;
-    }
-    if got.contains_key("keyDatas") {
-        s.key_datas = non_empty("keyDatas", s.key_datas.take())?;
-    }
-    if got.contains_key("rekorPublickeyPaths") {
-        s.rekor_public_key_paths =
-            non_empty("rekorPublickeyPaths", s.rekor_public_key_paths.take())?;
-    }
-    if got.contains_key("rekorPublickeyDatas") {
-        s.rekor_public_key_datas =
-            non_empty("rekorPublickeyDatas", s.rekor_public_key_datas.take())?;
-    }
-    s.check()?;
-    Ok(Requirement::SigstoreSigned(Box::new(s)))
-}
-
-fn decode_fulcio(v: &Json) -> Result<Fulcio, String> {
-    let mut f = Fulcio::default();
-    for (key, value) in object(v)? {
-        match key.as_str() {
-            "caPath" => f.ca_path = string(value)?,
-            "caData" => f.ca_data = bytes(value)?,
-            "oidcIssuer" => f.oidc_issuer = string(value)?,
-            "subjectEmail" => f.subject_email = string(value)?,
-            _ => return Err(unknown_key(key)),
-        }
-    }
-    f.check()?;
-    Ok(f)
-}
-
-fn decode_pki(v: &Json) -> Result<Pki, String> {
-    let mut p = Pki::default();
-    for (key, value) in object(v)? {
-        match key.as_str() {
-            "caRootsPath" => p.ca_roots_path = string(value)?,
-            "caRootsData" => p.ca_roots_data = bytes(value)?,
-            "caIntermediatesPath" => p.ca_intermediates_path = string(value)?,
-            "caIntermediatesData" => p.ca_intermediates_data = bytes(value)?,
-            "subjectEmail" => p.subject_email = string(value)?,
-            "subjectHostname" => p.subject_hostname = string(value)?,
-            _ => return Err(unknown_key(key)),
-        }
-    }
-    p.check()?;
-    Ok(p)
-}
-
-fn decode_identity(v: &Json) -> Result<SignedIdentity, String> {
-    let kind = type_field(v, "signature.prmCommon")?;
-    let fields = || object(v);
-    match kind.as_str() {
-        "matchExact" => {
-            exact_fields(fields()?, &["type"])?;
-            Ok(SignedIdentity::MatchExact)
-        }
-        "matchRepoDigestOrExact" => {
-            exact_fields(fields()?, &["type"])?;
-            Ok(SignedIdentity::MatchRepoDigestOrExact)
-        }
-        "matchRepository" => {
-            exact_fields(fields()?, &["type"])?;
-            Ok(SignedIdentity::MatchRepository)
-        }
-        "exactReference" => {
-            let f = exact_fields(fields()?, &["type", "dockerReference"])?;
-            SignedIdentity::exact_reference(&string(f[1])?)
-        }
-        "exactRepository" => {
-            let f = exact_fields(fields()?, &["type", "dockerRepository"])?;
-            SignedIdentity::exact_repository(&string(f[1])?)
-        }
-        "remapIdentity" => {
-            let f = exact_fields(fields()?, &["type", "prefix", "signedPrefix"])?;
-            SignedIdentity::remap_identity(&string(f[1])?, &string(f[2])?)
-        }
-        other => Err(format!(
-            "Unknown policy reference match type {}",
-            go_quote(other)
-        )),
-    }
-}
-
+/// Kept for callers that quote values the way the MCO's messages do.
 pub use crate::quote::go_quote;
 
 // ---------------------------------------------------------------------------
@@ -1256,7 +226,7 @@ impl ScopePolicies {
 pub fn get_valid_scope_policies(
     cips: &[&ClusterImagePolicy],
     ips: &[&ImagePolicy],
-) -> Result<ScopePolicies, McoError> {
+) -> Result<ScopePolicies, RenderError> {
     let mut cips: Vec<&ClusterImagePolicy> = cips.to_vec();
     cips.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
     let mut ips: Vec<&ImagePolicy> = ips.to_vec();
@@ -1269,7 +239,7 @@ pub fn get_valid_scope_policies(
     for cip in cips {
         let origin = cip.origin();
         let requirement = policy_item_from_spec(&cip.spec.policy).map_err(|message| {
-            PolicyError::InvalidPolicy {
+            RenderError::InvalidPolicy {
                 origin: origin.clone(),
                 message,
             }
@@ -1288,7 +258,7 @@ pub fn get_valid_scope_policies(
         let origin = ip.origin();
         let namespace = ip.metadata.namespace.clone().unwrap_or_default();
         let requirement = policy_item_from_spec(&ip.spec.policy).map_err(|message| {
-            PolicyError::InvalidPolicy {
+            RenderError::InvalidPolicy {
                 origin: origin.clone(),
                 message,
             }
@@ -1355,7 +325,7 @@ pub fn validate_image_policy_with_allowed_blocked(
     namespaced: Option<&NamespacedScopes>,
     allowed: &[String],
     policy_blocked: &[String],
-) -> Result<(), PolicyError> {
+) -> Result<(), RenderError> {
     if allowed.is_empty() && policy_blocked.is_empty() {
         return Ok(());
     }
@@ -1379,7 +349,7 @@ pub fn validate_image_policy_with_allowed_blocked(
                     .iter()
                     .any(|a| scope_is_nested_inside_scope(scope, a))
             {
-                return Err(PolicyError::NotNestedInAllowed {
+                return Err(RenderError::NotNestedInAllowed {
                     kind,
                     scope: (*scope).clone(),
                     origins: origins.clone(),
@@ -1391,7 +361,7 @@ pub fn validate_image_policy_with_allowed_blocked(
                 .iter()
                 .any(|b| scope_is_nested_inside_scope(scope, b))
             {
-                return Err(PolicyError::NestedInBlocked {
+                return Err(RenderError::NestedInBlocked {
                     kind,
                     scope: (*scope).clone(),
                     origins: origins.clone(),
@@ -1417,23 +387,28 @@ pub fn update_policy_json(
     allowed: Option<&[String]>,
     release_image: Option<&str>,
     cluster: &ClusterScopes,
-) -> Result<String, McoError> {
+) -> Result<String, RenderError> {
     let blocked_list = policy_blocked.unwrap_or_default();
     let allowed_list = allowed.unwrap_or_default();
     if !allowed_list.is_empty() && !blocked_list.is_empty() {
         let payload = release_image
             .and_then(|image| Reference::parse_named(image).ok())
-            .ok_or(PolicyError::ParsingReleaseImage)?;
+            .ok_or(RenderError::ParsingReleaseImage)?;
         if !(allowed_list.len() == 1 && allowed_list[0] == payload.name()) {
-            return Err(PolicyError::AllowedAndBlocked.into());
+            return Err(McoFinding::AllowedAndBlocked.into());
         }
     }
     validate_image_policy_with_allowed_blocked(Some(cluster), None, allowed_list, blocked_list)?;
     if allowed.is_none() && policy_blocked.is_none() && cluster.is_empty() {
         return Ok(template.to_string());
     }
-    validate_scopes(&[], blocked_list, allowed_list, &RegistriesInput::default())?;
-    let mut policy = Policy::from_json(template).map_err(PolicyError::DecodePolicy)?;
+    if let Some(first) = list_findings(&[], blocked_list, allowed_list)
+        .into_iter()
+        .next()
+    {
+        return Err(first.into());
+    }
+    let mut policy = Policy::from_json(template).map_err(RenderError::DecodePolicy)?;
 
     let mut scopes: Scopes = BTreeMap::new();
     if !allowed_list.is_empty() {
@@ -1478,9 +453,9 @@ pub fn update_namespaced_policy_jsons(
     policy_blocked: Option<&[String]>,
     allowed: Option<&[String]>,
     namespaced: &NamespacedScopes,
-) -> Result<BTreeMap<String, String>, McoError> {
+) -> Result<BTreeMap<String, String>, RenderError> {
     if cluster_policy_json.is_empty() {
-        return Err(PolicyError::EmptyClusterPolicy.into());
+        return Err(RenderError::EmptyClusterPolicy);
     }
     validate_image_policy_with_allowed_blocked(
         None,
@@ -1502,7 +477,7 @@ pub fn update_namespaced_policy_jsons(
     let mut out = BTreeMap::new();
     for (namespace, scopes) in by_namespace {
         let mut policy =
-            Policy::from_json(cluster_policy_json).map_err(PolicyError::DecodeNamespacedPolicy)?;
+            Policy::from_json(cluster_policy_json).map_err(RenderError::DecodeNamespacedPolicy)?;
         let docker = policy.transports.entry("docker".to_string()).or_default();
         for (scope, reqs) in &scopes {
             docker
@@ -1534,22 +509,20 @@ pub struct PolicyRender {
     pub policy_json: Option<String>,
     /// `/etc/crio/policies/<namespace>.json`, by namespace.
     pub namespaced: BTreeMap<String, String>,
-    /// `/etc/containers/registries.d/sigstore-registries.yaml`, when written.
-    pub sigstore_registries_d: Option<String>,
     /// The scope policies the files were built from.
     pub scope_policies: ScopePolicies,
     /// What the MCO reports elsewhere: ImagePolicy scope conflicts (a status
-    /// condition), as `ImagePolicy/<namespace>/<name>: <message>`.
-    pub warnings: Vec<String>,
+    /// condition).
+    pub warnings: Vec<RenderWarning>,
 }
 
-/// Renders policy.json, the namespaced policies and the sigstore
-/// `registries.d` file as `registriesConfigIgnition` does: nothing unless
-/// `policy_blocked` or `allowed` is set (Go non-nil, even if empty) or a
-/// policy scope exists. `policy_blocked` and `allowed` are the lists after
-/// payload protection; `registries` is the registries.conf rendered in the
-/// same sync, if any; `cips`/`ips` are empty when the sigstore feature gate
-/// is off.
+/// Renders policy.json and the namespaced policies as
+/// `registriesConfigIgnition` does: nothing unless `policy_blocked` or
+/// `allowed` is set (Go non-nil, even if empty) or a policy scope exists.
+/// `policy_blocked` and `allowed` are the lists after payload protection;
+/// `cips`/`ips` are empty when the sigstore feature gate is off. The
+/// sigstore `registries.d` file written alongside is composed by
+/// [`super::cluster`].
 pub fn render_policies(
     template: &str,
     policy_blocked: Option<&[String]>,
@@ -1557,14 +530,17 @@ pub fn render_policies(
     release_image: Option<&str>,
     cips: &[&ClusterImagePolicy],
     ips: &[&ImagePolicy],
-    registries: Option<&V2RegistriesConf>,
-) -> Result<PolicyRender, McoError> {
+) -> Result<PolicyRender, RenderError> {
     let scope_policies = get_valid_scope_policies(cips, ips)?;
     let mut out = PolicyRender {
         warnings: scope_policies
             .conflicts
             .iter()
-            .map(|c| format!("{}: {}", c.origin, c.message))
+            .map(|c| RenderWarning::ScopeConflict {
+                origin: c.origin.clone(),
+                namespace: c.namespace.clone(),
+                message: c.message.clone(),
+            })
             .collect(),
         ..PolicyRender::default()
     };
@@ -1586,8 +562,6 @@ pub fn render_policies(
             allowed,
             &scope_policies.namespaced,
         )?;
-        out.sigstore_registries_d =
-            generate_sigstore_registries_d(scope_policies.scopes(), registries)?;
         out.policy_json = Some(policy);
     }
     out.scope_policies = scope_policies;
@@ -1752,6 +726,14 @@ mod tests {
 
     fn strings(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// The sigstore `registries.d` file `cluster` writes beside this render
+    /// (no registries.conf in these cases).
+    fn sigstore_of(got: &PolicyRender) -> Option<String> {
+        got.policy_json.as_ref()?;
+        crate::render::sigstore::generate_sigstore_registries_d(got.scope_policies.scopes(), None)
+            .unwrap()
     }
 
     fn scopes_of(cips: &[&ClusterImagePolicy], ips: &[&ImagePolicy]) -> ScopePolicies {
@@ -2186,8 +1168,7 @@ mod tests {
     #[test]
     fn only_namespace_policies_keep_the_template_text() {
         let p = ip("team", "p", &["quay.io/a/b/c"], public_key(KEY));
-        let got =
-            render_policies(POLICY_JSON_TEMPLATE, None, None, None, &[], &[&p], None).unwrap();
+        let got = render_policies(POLICY_JSON_TEMPLATE, None, None, None, &[], &[&p]).unwrap();
         assert_eq!(got.policy_json.as_deref(), Some(POLICY_JSON_TEMPLATE));
         // A deep scope is left out of atomic, which the MCO still creates.
         assert_eq!(
@@ -2222,23 +1203,15 @@ mod tests {
 }"#
         );
         assert_eq!(
-            got.sigstore_registries_d.as_deref(),
+            sigstore_of(&got).as_deref(),
             Some("docker:\n  quay.io/a/b/c:\n    use-sigstore-attachments: true\n")
         );
     }
 
     #[test]
     fn render_conditions_follow_go_nil_checks() {
-        let nothing = render_policies(
-            POLICY_JSON_TEMPLATE,
-            None,
-            None,
-            Some(RELEASE),
-            &[],
-            &[],
-            None,
-        )
-        .unwrap();
+        let nothing =
+            render_policies(POLICY_JSON_TEMPLATE, None, None, Some(RELEASE), &[], &[]).unwrap();
         assert_eq!(nothing, PolicyRender::default());
 
         // An empty but present list re-encodes the template.
@@ -2249,13 +1222,12 @@ mod tests {
             Some(RELEASE),
             &[],
             &[],
-            None,
         )
         .unwrap();
         let reencoded = Policy::from_json(POLICY_JSON_TEMPLATE).unwrap().to_json();
         assert_eq!(empty.policy_json, Some(reencoded));
         assert!(empty.namespaced.is_empty());
-        assert_eq!(empty.sigstore_registries_d, None);
+        assert_eq!(sigstore_of(&empty), None);
     }
 
     #[test]
@@ -2268,16 +1240,15 @@ mod tests {
             Some(RELEASE),
             &[&cr0],
             &[&ip0],
-            None,
         )
         .unwrap();
         assert_eq!(
-            got.warnings,
+            got.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
             ["ImagePolicy/testnamespace/test-cr0: has conflicting scope(s) [\"test0.com\"] that equal to or nest inside existing clusterimagepolicy, only policy from clusterimagepolicy scope(s) will be applied"]
         );
         assert_eq!(got.namespaced.keys().collect::<Vec<_>>(), ["testnamespace"]);
         assert_eq!(
-            got.sigstore_registries_d.as_deref(),
+            sigstore_of(&got).as_deref(),
             Some("docker:\n  test0.com:\n    use-sigstore-attachments: true\n  test2.com:\n    use-sigstore-attachments: true\n")
         );
     }
@@ -2331,10 +1302,7 @@ mod tests {
             e.to_string(),
             "ClusterImagePolicy/signed: clusterimagePolicy configured for the scope b.com/app is nested inside blockedRegistries"
         );
-        assert!(matches!(
-            e,
-            McoError::Policy(PolicyError::NestedInBlocked { .. })
-        ));
+        assert!(matches!(e, RenderError::NestedInBlocked { .. }));
         let bad =
             update_policy_json("{\"default\": []}", Some(&[]), None, None, &none).unwrap_err();
         assert_eq!(
@@ -2474,144 +1442,11 @@ mod tests {
             json!({"rootOfTrust": {"policyType": "PublicKey", "publicKey": {"keyData": KEY}},
             "signedIdentity": {"matchPolicy": "RemapIdentity", "remapIdentity": {"prefix": "a.com/", "signedPrefix": "b.com"}}}),
         );
-        let err = render_policies(POLICY_JSON_TEMPLATE, None, None, None, &[&bad], &[], None)
-            .unwrap_err();
+        let err =
+            render_policies(POLICY_JSON_TEMPLATE, None, None, None, &[&bad], &[]).unwrap_err();
         assert_eq!(
             err.to_string(),
             "ClusterImagePolicy/bad: error getting signedIdentity for RemapIdentity: prefix \"a.com/\" is not valid"
         );
-    }
-
-    #[test]
-    fn decoder_round_trips_every_requirement_type_in_go_field_order() {
-        let text = r#"{"transports": {"docker": {
-            "a.com": [
-                {"type": "signedBy", "keyType": "GPGKeys", "keyPath": "/k.gpg", "signedIdentity": {"type": "matchExact"}},
-                {"type": "signedBy", "keyData": "AAEC", "keyType": "X509Certificates"},
-                {"type": "signedBaseLayer", "baseLayerIdentity": {"dockerReference": "b.com/x:1", "type": "exactReference"}},
-                {"signedIdentity": {"signedPrefix": "c.com", "prefix": "b.com", "type": "remapIdentity"},
-                 "rekorPublicKeyPaths": ["/r1", "/r2"], "keyDatas": ["AAEC", "AwQ="], "type": "sigstoreSigned"},
-                {"type": "sigstoreSigned", "pki": {"subjectEmail": "a@b", "caRootsPath": "/roots", "caIntermediatesPath": "/int"}},
-                {"type": "sigstoreSigned", "rekorPublicKeyPath": "/r", "fulcio": {"subjectEmail": "a@b", "oidcIssuer": "https://i", "caPath": "/ca"}}
-            ]}}, "default": [{"type": "reject"}]}"#;
-        let policy = Policy::from_json(text).unwrap();
-        assert_eq!(
-            policy.to_json(),
-            r#"{
-  "default": [
-    {
-      "type": "reject"
-    }
-  ],
-  "transports": {
-    "docker": {
-      "a.com": [
-        {
-          "type": "signedBy",
-          "keyType": "GPGKeys",
-          "keyPath": "/k.gpg",
-          "signedIdentity": {
-            "type": "matchExact"
-          }
-        },
-        {
-          "type": "signedBy",
-          "keyType": "X509Certificates",
-          "keyData": "AAEC",
-          "signedIdentity": {
-            "type": "matchRepoDigestOrExact"
-          }
-        },
-        {
-          "type": "signedBaseLayer",
-          "baseLayerIdentity": {
-            "type": "exactReference",
-            "dockerReference": "b.com/x:1"
-          }
-        },
-        {
-          "type": "sigstoreSigned",
-          "keyDatas": [
-            "AAEC",
-            "AwQ="
-          ],
-          "rekorPublicKeyPaths": [
-            "/r1",
-            "/r2"
-          ],
-          "signedIdentity": {
-            "type": "remapIdentity",
-            "prefix": "b.com",
-            "signedPrefix": "c.com"
-          }
-        },
-        {
-          "type": "sigstoreSigned",
-          "pki": {
-            "caRootsPath": "/roots",
-            "caIntermediatesPath": "/int",
-            "subjectEmail": "a@b"
-          },
-          "signedIdentity": {
-            "type": "matchRepoDigestOrExact"
-          }
-        },
-        {
-          "type": "sigstoreSigned",
-          "fulcio": {
-            "caPath": "/ca",
-            "oidcIssuer": "https://i",
-            "subjectEmail": "a@b"
-          },
-          "rekorPublicKeyPath": "/r",
-          "signedIdentity": {
-            "type": "matchRepoDigestOrExact"
-          }
-        }
-      ]
-    }
-  }
-}"#
-        );
-        assert_eq!(Policy::from_json(&policy.to_json()).unwrap(), policy);
-    }
-
-    #[test]
-    fn decoder_is_as_strict_as_containers_image() {
-        for (text, want) in [
-            ("", "EOF"),
-            ("{}", "Default policy is missing"),
-            ("{\"default\": null}", "List of verification policy requirements must not be empty"),
-            ("{\"default\": [{\"type\": \"reject\"}], \"extra\": 1}", "Unknown key \"extra\""),
-            ("{\"default\": [{\"type\": \"reject\"}], \"default\": []}", "Duplicate key \"default\""),
-            ("{\"default\": [{\"type\": \"reject\", \"x\": 1}]}", "Unknown key \"x\""),
-            ("{\"default\": [{\"type\": \"nope\"}]}", "Unknown policy requirement type \"nope\""),
-            ("{\"default\": [{\"type\": \"reject\"}], \"transports\": {\"docker\": {\"a\": []}}}", "List of verification policy requirements must not be empty"),
-            ("{\"default\": [{\"type\": \"signedBy\", \"keyType\": \"GPGKeys\"}]}", "Exactly one of keyPath, keyPaths and keyData must be specified, none of them present"),
-            ("{\"default\": [{\"type\": \"signedBy\", \"keyType\": \"PGP\", \"keyPath\": \"/k\"}]}", "Unrecognized keyType value \"PGP\""),
-            ("{\"default\": [{\"type\": \"sigstoreSigned\"}]}", "exactly one of keyPath, keyPaths, keyData, keyDatas, fulcio, and pki must be specified"),
-            ("{\"default\": [{\"type\": \"sigstoreSigned\", \"keyPaths\": []}]}", "\"keyPaths\" contains no entries"),
-            ("{\"default\": [{\"type\": \"sigstoreSigned\", \"fulcio\": {\"caPath\": \"/c\", \"oidcIssuer\": \"i\", \"subjectEmail\": \"e\"}}]}", "At least one of rekorPublickeyPath, rekorPublicKeyPaths, rekorPublickeyData and rekorPublicKeyDatas must be specified if fulcio is used"),
-            ("{\"default\": [{\"type\": \"sigstoreSigned\", \"keyPath\": \"/k\", \"signedIdentity\": {\"type\": \"exactRepository\"}}]}", "Key \"dockerRepository\" missing in a JSON object"),
-            ("{\"default\": [{\"type\": \"sigstoreSigned\", \"keyPath\": \"/k\", \"signedIdentity\": {\"type\": \"exactReference\", \"dockerReference\": \"a.com/b\"}}]}", "dockerReference \"a.com/b\" contains neither a tag nor digest"),
-        ] {
-            // serde_json adds the position to syntax-level errors.
-            let got = Policy::from_json(text).unwrap_err();
-            assert!(got.starts_with(want), "{text}: {got}");
-        }
-        // Like Go's json.Decoder, only the first value is read.
-        assert!(Policy::from_json("{\"default\": [{\"type\": \"reject\"}]} trailing").is_ok());
-    }
-
-    #[test]
-    fn go_quote_matches_strconv_quote() {
-        for (input, want) in [
-            ("a.com", "\"a.com\""),
-            ("a\"b\\c", "\"a\\\"b\\\\c\""),
-            ("tab\t\u{1}", "\"tab\\t\\x01\""),
-            ("é", "\"é\""),
-        ] {
-            assert_eq!(go_quote(input), want, "{input}");
-        }
     }
 }

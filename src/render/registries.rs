@@ -11,10 +11,11 @@
 //! origins (CR objects) that caused it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::LazyLock;
 
-use regex::Regex;
-
+use super::findings::{McoFinding, RenderError};
+use super::scope::{
+    is_valid_mirror, is_valid_registries_conf_scope, is_valid_source, scope_is_nested_inside_scope,
+};
 use super::topo::merged_mirrors;
 use crate::origin::Origin;
 
@@ -22,35 +23,6 @@ use crate::origin::Origin;
 pub const DIGEST_ONLY: &str = "digest-only";
 /// `pull-from-mirror` for tag mirrors.
 pub const TAG_ONLY: &str = "tag-only";
-
-const DC: &str = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
-
-fn host_and_path() -> String {
-    format!(
-        "(?:{DC}(?:(?:\\.{DC})+)?(?::[0-9]+)?)(?:(?:/[a-z0-9]+(?:(?:(?:[._]|__|[-]*)[a-z0-9]+)+)?)+)?"
-    )
-}
-
-/// The IDMS/ITMS CRD pattern for `source` (wildcards allowed); the MCO
-/// applies it to ICSP sources too.
-static SOURCE_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!("^\\*(?:\\.{DC})+$|^{}$", host_and_path()))
-        .expect("source pattern compiles")
-});
-/// The CRD pattern for a mirror: no wildcard.
-static MIRROR_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!("^{}$", host_and_path())).expect("mirror pattern compiles")
-});
-
-/// Whether `s` matches the mirror-set `source` pattern.
-pub fn is_valid_source(s: &str) -> bool {
-    SOURCE_RE.is_match(s)
-}
-
-/// Whether `s` matches the mirror-set `mirrors[]` pattern.
-pub fn is_valid_mirror(s: &str) -> bool {
-    MIRROR_RE.is_match(s)
-}
 
 /// `mirrorSourcePolicy`; ICSP entries and an empty policy count as `AllowContactingSource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -97,97 +69,57 @@ pub struct RegistriesInput {
     pub image_origin: Option<Origin>,
 }
 
-/// Why the MCO refuses to render.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum McoError {
-    #[error("invalid entry for insecure registries \"{0}\"")]
-    InvalidInsecure(String),
-    #[error("invalid entry for blocked registries \"{0}\"")]
-    InvalidBlocked(String),
-    #[error("invalid entry for allowed registries \"{0}\"")]
-    InvalidAllowed(String),
-    #[error("{origin}: invalid format for source \"{scope}\"")]
-    InvalidSource { scope: String, origin: Origin },
-    #[error("{origin}: invalid format for mirror \"{mirror}\"")]
-    InvalidMirror { mirror: String, origin: Origin },
-    #[error("{origin}: conflicting mirrorSourcePolicy is set for the same source \"{scope}\" in imagedigestmirrorsets, imagetagmirrorsets, or imagecontentsourcepolicies (first set by {first})")]
-    ConflictingPolicy {
-        scope: String,
-        origin: Origin,
-        first: Origin,
-    },
-    #[error("{origin}: cannot set mirrorSourcePolicy: NeverContactSource if the source \"{scope}\" is one of the mirrors")]
-    NeverContactSourceIsMirror { scope: String, origin: Origin },
-    #[error("internal error: mirrorsAdjustedForNestedScope for a wildcard scope \"{0}\"")]
-    WildcardNestedScope(String),
-    /// policy.json, namespaced policies and the sigstore `registries.d` file.
-    #[error(transparent)]
-    Policy(#[from] super::policy::PolicyError),
-}
-
-/// The MCO's `IsValidRegistriesConfScope`.
-pub fn is_valid_registries_conf_scope(s: &str) -> bool {
-    if s.is_empty() {
-        return false;
-    }
-    if !s.contains('*') {
-        return true;
-    }
-    s.strip_prefix("*.")
-        .is_some_and(|rest| !rest.contains(['/', '@', ':', '*']))
-}
-
-/// runtime-utils `ScopeIsNestedInsideScope`: whether `sub` is `sup` or below it.
-pub fn scope_is_nested_inside_scope(sub: &str, sup: &str) -> bool {
-    if sub == sup {
-        return true;
-    }
-    if sub.len() > sup.len() && sub.starts_with(sup) && sub.as_bytes()[sup.len()] == b'/' {
-        return true;
-    }
-    if sup.starts_with("*.") {
-        let domain = &sup[1..]; // ".example.com"
-        if let Some((host, _)) = sub.split_once(':') {
-            return host.ends_with(domain) && !host.contains('/');
-        }
-        let host = sub.split('/').next().unwrap_or(sub);
-        return host.ends_with(domain);
-    }
-    false
-}
-
-/// The MCO's `validateRegistriesConfScopes`, in its order; the first failure is returned.
-pub fn validate_scopes(
+/// The MCO's `validateRegistriesConfScopes`: every finding, in the order
+/// the MCO checks (insecure, blocked and allowed entries, then each set's
+/// source, policy and mirrors).
+pub fn scope_findings(
     insecure: &[String],
     blocked: &[String],
     allowed: &[String],
     input: &RegistriesInput,
-) -> Result<(), McoError> {
-    if let Some(s) = insecure.iter().find(|s| !is_valid_registries_conf_scope(s)) {
-        return Err(McoError::InvalidInsecure(s.clone()));
-    }
-    if let Some(s) = blocked.iter().find(|s| !is_valid_registries_conf_scope(s)) {
-        return Err(McoError::InvalidBlocked(s.clone()));
-    }
-    if let Some(s) = allowed.iter().find(|s| !is_valid_registries_conf_scope(s)) {
-        return Err(McoError::InvalidAllowed(s.clone()));
-    }
+) -> Vec<McoFinding> {
+    let mut out = list_findings(insecure, blocked, allowed);
+    out.extend(set_findings(input));
+    out
+}
+
+/// The Image-config half of `validateRegistriesConfScopes`: entries
+/// `IsValidRegistriesConfScope` refuses.
+pub fn list_findings(
+    insecure: &[String],
+    blocked: &[String],
+    allowed: &[String],
+) -> Vec<McoFinding> {
+    let invalid = |list: &[String], finding: fn(String) -> McoFinding| {
+        list.iter()
+            .filter(|s| !is_valid_registries_conf_scope(s))
+            .map(|s| finding(s.clone()))
+            .collect::<Vec<_>>()
+    };
+    let mut out = invalid(insecure, McoFinding::InvalidInsecure);
+    out.extend(invalid(blocked, McoFinding::InvalidBlocked));
+    out.extend(invalid(allowed, McoFinding::InvalidAllowed));
+    out
+}
+
+/// The mirror-set half of `validateRegistriesConfScopes`.
+pub fn set_findings(input: &RegistriesInput) -> Vec<McoFinding> {
+    let mut out = Vec::new();
     let mut policies: HashMap<&str, (SourcePolicy, &Origin)> = HashMap::new();
     for set in input.idms.iter().chain(&input.icsp).chain(&input.itms) {
+        let origin = || set.origin.clone();
         if !is_valid_source(&set.source) {
-            return Err(McoError::InvalidSource {
+            out.push(McoFinding::InvalidSource {
                 scope: set.source.clone(),
-                origin: set.origin.clone(),
+                origin: origin(),
             });
         }
         match policies.get(set.source.as_str()) {
-            Some((p, first)) if *p != set.policy => {
-                return Err(McoError::ConflictingPolicy {
-                    scope: set.source.clone(),
-                    origin: set.origin.clone(),
-                    first: (*first).clone(),
-                })
-            }
+            Some((p, first)) if *p != set.policy => out.push(McoFinding::ConflictingPolicy {
+                scope: set.source.clone(),
+                origin: origin(),
+                first: (*first).clone(),
+            }),
             Some(_) => {}
             None => {
                 policies.insert(&set.source, (set.policy, &set.origin));
@@ -195,20 +127,37 @@ pub fn validate_scopes(
         }
         for m in &set.mirrors {
             if !is_valid_mirror(m) {
-                return Err(McoError::InvalidMirror {
+                out.push(McoFinding::InvalidMirror {
                     mirror: m.clone(),
-                    origin: set.origin.clone(),
+                    origin: origin(),
                 });
             }
             if set.policy == SourcePolicy::NeverContactSource && *m == set.source {
-                return Err(McoError::NeverContactSourceIsMirror {
+                out.push(McoFinding::NeverContactSourceIsMirror {
                     scope: set.source.clone(),
-                    origin: set.origin.clone(),
+                    origin: origin(),
                 });
             }
         }
     }
-    Ok(())
+    out
+}
+
+/// The MCO's `validateRegistriesConfScopes` as the MCO runs it: it stops
+/// at the first finding.
+pub fn validate_scopes(
+    insecure: &[String],
+    blocked: &[String],
+    allowed: &[String],
+    input: &RegistriesInput,
+) -> Result<(), McoFinding> {
+    match scope_findings(insecure, blocked, allowed, input)
+        .into_iter()
+        .next()
+    {
+        Some(first) => Err(first),
+        None => Ok(()),
+    }
 }
 
 /// registries.conf in the shape the MCO encodes (containers/image `V2RegistriesConf`).
@@ -376,7 +325,7 @@ impl<'c> Editor<'c> {
 pub fn edit_registries_config(
     conf: &mut V2RegistriesConf,
     input: &RegistriesInput,
-) -> Result<(), McoError> {
+) -> Result<(), RenderError> {
     let digest_sets = merge_sets(input.idms.iter().chain(&input.icsp));
     let tag_sets = merge_sets(&input.itms);
     let insecure = input.insecure.as_deref().unwrap_or_default();
@@ -432,7 +381,7 @@ fn propagate_nested_mirrors(
     index: &HashMap<String, usize>,
     digest_sets: &[MergedSet],
     tag_sets: &[MergedSet],
-) -> Result<(), McoError> {
+) -> Result<(), RenderError> {
     let empty: Vec<usize> = (0..conf.registries.len())
         .filter(|&i| conf.registries[i].mirrors.is_empty())
         .collect();
@@ -465,7 +414,7 @@ fn propagate_nested_mirrors(
         }
     }
     if let Some((_, scope)) = first_error {
-        return Err(McoError::WildcardNestedScope(scope));
+        return Err(RenderError::WildcardNestedScope(scope));
     }
     for (e, m) in assignments {
         let ms = conf.registries[m].scope().to_string();
@@ -538,67 +487,6 @@ mod tests {
     }
 
     use SourcePolicy::{AllowContactingSource as Allow, NeverContactSource as Never};
-
-    /// runtime-utils registries_test.go `TestScopeIsNestedInsideScope`.
-    #[test]
-    fn scope_nesting_upstream_cases() {
-        for (sub, sup, want) in [
-            ("quay.io", "example.com", false),
-            ("quay.io", "quay.io", true),
-            ("quay.io:443", "quay.io", false),
-            ("quay.io:443", "quay.io:444", false),
-            ("quay.io.example.com", "quay.io", false),
-            ("quay.io2", "quay.io", false),
-            ("quay.io/ns1", "quay.io", true),
-            ("quay.io/ns1/ns2/ns3", "quay.io", true),
-            ("quay.io/ns1/ns2/ns3", "not-quay.io", false),
-            ("bar/example.foo", "*.foo", false),
-            ("example/bar.foo/quay.io", "*.foo", false),
-            ("example/bar.foo:400", "*.foo", false),
-            ("foo.example.com", "*.example.com", true),
-            ("*.foo.example.com", "*.example.com", true),
-            ("foo.example.com/bar", "*.example.com", true),
-            ("foo.registry.com", "*.example.com", false),
-            ("foo.example.com", "**.example.com", false),
-            ("foo.example.com", "example.*.com", false),
-            ("foo.example.com", "*.example.com/foo/bar", false),
-            ("foo.example.com:443/bar/baz", "*.example.com", true),
-            (
-                "foo.example.com:443/bar/baz",
-                "*.example.com/bar/baz",
-                false,
-            ),
-            ("foo.example.com", "*example.com", false),
-            ("foo.example.com", "*/example.com", false),
-        ] {
-            assert_eq!(
-                scope_is_nested_inside_scope(sub, sup),
-                want,
-                "{sub} in {sup}"
-            );
-        }
-    }
-
-    /// runtime-utils registries_test.go `TestIsValidRegistriesConfScope`.
-    #[test]
-    fn registries_conf_scope_validity_upstream_cases() {
-        for (s, ok) in [
-            ("example.com", true),
-            ("*.example.com", true),
-            ("**.example.com", false),
-            ("example.*.com", false),
-            ("*.example.com/foo/bar", false),
-            ("*.example.com:foo", false),
-            ("*.example.com/foo:sha@bar", false),
-            ("*.example.com.*.bar.com", false),
-            ("*example.com", false),
-            ("*/example.com", false),
-            ("*.*example.com", false),
-            ("", false),
-        ] {
-            assert_eq!(is_valid_registries_conf_scope(s), ok, "{s}");
-        }
-    }
 
     /// runtime-utils registries_test.go `TestRDMContainsARealMirror`, through `merge_sets`.
     #[test]
@@ -876,6 +764,64 @@ mod tests {
     }
 
     /// MCO helpers_test.go `TestValidateRegistriesConfScopes` rules.
+    /// Issue 13: validation returns every finding as a typed value, in the
+    /// MCO's order; `validate_scopes` (what `render` uses) stops at the first.
+    #[test]
+    fn issue_13_scope_findings_are_collected_in_mco_order() {
+        let input = RegistriesInput {
+            idms: vec![
+                set(
+                    "quay.io/a",
+                    &["bad mirror"],
+                    Never,
+                    "ImageDigestMirrorSet/x",
+                ),
+                set("Bad Source", &["m.io/b"], Allow, "ImageDigestMirrorSet/y"),
+            ],
+            icsp: vec![set(
+                "quay.io/a",
+                &["m.io/a"],
+                Allow,
+                "ImageContentSourcePolicy/z",
+            )],
+            ..Default::default()
+        };
+        let all = scope_findings(&["*.a/b".into()], &[], &["**.c".into()], &input);
+        let origin = |s: &str| Origin::from(s.to_string());
+        assert_eq!(
+            all,
+            [
+                McoFinding::InvalidInsecure("*.a/b".into()),
+                McoFinding::InvalidAllowed("**.c".into()),
+                McoFinding::InvalidMirror {
+                    mirror: "bad mirror".into(),
+                    origin: origin("ImageDigestMirrorSet/x"),
+                },
+                McoFinding::InvalidSource {
+                    scope: "Bad Source".into(),
+                    origin: origin("ImageDigestMirrorSet/y"),
+                },
+                McoFinding::ConflictingPolicy {
+                    scope: "quay.io/a".into(),
+                    origin: origin("ImageContentSourcePolicy/z"),
+                    first: origin("ImageDigestMirrorSet/x"),
+                },
+            ]
+        );
+        assert_eq!(
+            validate_scopes(&["*.a/b".into()], &[], &["**.c".into()], &input),
+            Err(all[0].clone())
+        );
+        // The object and the MCO's message, split for a list of findings.
+        assert_eq!(all[0].object().as_str(), "Image/cluster");
+        assert_eq!(all[0].to_string(), all[0].message());
+        assert_eq!(all[2].object().as_str(), "ImageDigestMirrorSet/x");
+        assert_eq!(
+            all[2].to_string(),
+            format!("ImageDigestMirrorSet/x: {}", all[2].message())
+        );
+    }
+
     #[test]
     fn validate_scopes_rules() {
         let ok = RegistriesInput {
@@ -890,11 +836,11 @@ mod tests {
         assert_eq!(validate_scopes(&[], &[], &[], &ok), Ok(()));
         assert_eq!(
             validate_scopes(&["*.x.com:5000".into()], &[], &[], &ok),
-            Err(McoError::InvalidInsecure("*.x.com:5000".into()))
+            Err(McoFinding::InvalidInsecure("*.x.com:5000".into()))
         );
         assert_eq!(
             validate_scopes(&[], &["".into()], &[], &ok),
-            Err(McoError::InvalidBlocked(String::new()))
+            Err(McoFinding::InvalidBlocked(String::new()))
         );
         let conflict = RegistriesInput {
             idms: vec![set(
@@ -912,7 +858,7 @@ mod tests {
             ..Default::default()
         };
         let err = validate_scopes(&[], &[], &[], &conflict).unwrap_err();
-        assert!(matches!(err, McoError::ConflictingPolicy { .. }), "{err}");
+        assert!(matches!(err, McoFinding::ConflictingPolicy { .. }), "{err}");
         assert!(err.to_string().contains("ImageContentSourcePolicy/y"));
         // Sets without mirrors still record their policy.
         let empty_conflict = RegistriesInput {
@@ -932,7 +878,7 @@ mod tests {
         };
         assert!(matches!(
             validate_scopes(&[], &[], &[], &self_mirror),
-            Err(McoError::NeverContactSourceIsMirror { .. })
+            Err(McoFinding::NeverContactSourceIsMirror { .. })
         ));
         let bad_mirror = RegistriesInput {
             icsp: vec![set(
@@ -945,11 +891,11 @@ mod tests {
         };
         assert!(matches!(
             validate_scopes(&[], &[], &[], &bad_mirror),
-            Err(McoError::InvalidMirror { .. })
+            Err(McoFinding::InvalidMirror { .. })
         ));
     }
 
-    fn edit(input: &RegistriesInput) -> Result<V2RegistriesConf, McoError> {
+    fn edit(input: &RegistriesInput) -> Result<V2RegistriesConf, RenderError> {
         let mut conf = V2RegistriesConf::default();
         edit_registries_config(&mut conf, input).map(|()| conf)
     }
@@ -1106,7 +1052,7 @@ mod tests {
         };
         assert_eq!(
             edit(&input),
-            Err(McoError::WildcardNestedScope("*.example.com".into()))
+            Err(RenderError::WildcardNestedScope("*.example.com".into()))
         );
         let alone = RegistriesInput {
             idms: vec![set(

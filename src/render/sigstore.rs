@@ -20,8 +20,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::policy::PolicyError;
-use super::registries::{scope_is_nested_inside_scope, McoError, V2RegistriesConf};
+use super::findings::RenderError;
+use super::registries::V2RegistriesConf;
+use super::scope::scope_is_nested_inside_scope;
 use crate::reference::Reference;
 use crate::registries::lookup::{find_registry, pull_sources};
 use crate::registries::{Mirror, PullFromMirror, RegistriesConf, Registry};
@@ -43,7 +44,7 @@ const DUMMY_PREFIX: &str = "matched";
 pub fn generate_sigstore_registries_d<'a>(
     policy_scopes: impl IntoIterator<Item = &'a str>,
     registries: Option<&V2RegistriesConf>,
-) -> Result<Option<String>, McoError> {
+) -> Result<Option<String>, RenderError> {
     let scopes: Vec<&str> = policy_scopes.into_iter().collect();
     if scopes.is_empty() {
         return Ok(None);
@@ -58,7 +59,7 @@ pub fn generate_sigstore_registries_d<'a>(
         let Some((raw, conf)) = &loaded else {
             continue;
         };
-        let wrap = |message: String| PolicyError::SigstoreScope {
+        let wrap = |message: String| RenderError::SigstoreScope {
             scope: scope.to_string(),
             message,
         };
@@ -79,8 +80,8 @@ pub fn generate_sigstore_registries_d<'a>(
 
 /// The rendered registries.conf as containers/image loads it for lookups
 /// (`postProcessRegistries`, then entries unique by prefix in prefix order).
-fn lookup_conf(conf: &V2RegistriesConf) -> Result<RegistriesConf, PolicyError> {
-    let err = |s: String| PolicyError::RegistriesConf(s);
+fn lookup_conf(conf: &V2RegistriesConf) -> Result<RegistriesConf, RenderError> {
+    let err = |s: String| RenderError::RegistriesConf(s);
     let mut by_prefix: BTreeMap<String, Registry> = BTreeMap::new();
     for entry in &conf.registries {
         let location = entry.location.trim_end_matches('/').to_string();

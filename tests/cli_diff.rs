@@ -1,8 +1,11 @@
-//! `diff` through the binary on fixture clusters built from the tool's own
-//! render (the generated MachineConfig), rendered MachineConfigs that also
-//! carry other files, pools and nodes: in sync, CRs ahead of the MCO, a
-//! pool mid-update, a paused pool, CRs the MCO refuses, a user
-//! MachineConfig overriding registries.conf; and `--with` impacts.
+//! `diff` through the binary on fixture clusters: the generated
+//! MachineConfigs are the tool's own render of the CRs, and each rendered
+//! MachineConfig is merged by the MCO's rule (`support::mco`) from
+//! `00-<pool>`, `01-<pool>-container-runtime`, `01-<pool>-kubelet`, the
+//! generated and a user MachineConfig. Cases: in sync, CRs ahead of the MCO,
+//! a pool mid-update, a paused pool, CRs the MCO refuses, a user
+//! MachineConfig overriding registries.conf, `--with` impacts, and the
+//! cluster with mirror sets only (issue 18), offline and live.
 
 mod support;
 

@@ -1,8 +1,11 @@
-//! `diff` through the binary on fixture clusters built from the tool's own
-//! render (the generated MachineConfig), rendered MachineConfigs that also
-//! carry other files, pools and nodes: in sync, CRs ahead of the MCO, a
-//! pool mid-update, a paused pool, CRs the MCO refuses, a user
-//! MachineConfig overriding registries.conf; and `--with` impacts.
+//! `diff` through the binary on fixture clusters: the generated
+//! MachineConfigs are the tool's own render of the CRs, and each rendered
+//! MachineConfig is merged by the MCO's rule (`support::mco`) from
+//! `00-<pool>`, `01-<pool>-container-runtime`, `01-<pool>-kubelet`, the
+//! generated and a user MachineConfig. Cases: in sync, CRs ahead of the MCO,
+//! a pool mid-update, a paused pool, CRs the MCO refuses, a user
+//! MachineConfig overriding registries.conf, `--with` impacts, and the
+//! cluster with mirror sets only (issue 18), offline and live.
 
 mod support;
 
@@ -12,7 +15,7 @@ use predicates::prelude::*;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
-use support::bin;
+use support::{bin, mco};
 
 const M1: &str = "mirror.corp.example.com:5000/apps";
 const M2: &str = "backup.corp.example.com/apps";
@@ -40,12 +43,17 @@ fn write(dir: &Path, name: &str, objects: &[Value]) {
     .unwrap();
 }
 
-/// The generated MachineConfig the tool renders from `objects`.
+/// The generated MachineConfig the tool renders from `objects` for pool worker.
 fn generated(objects: &[Value], created: &str) -> Value {
+    generated_for("worker", objects, created)
+}
+
+/// The generated MachineConfig the tool renders from `objects` for `pool`.
+fn generated_for(pool: &str, objects: &[Value], created: &str) -> Value {
     let dir = TempDir::new().unwrap();
     write(dir.path(), "crs.json", objects);
     let out = bin()
-        .args(["render", "-o", "json", "-f"])
+        .args(["render", "--pool", pool, "-o", "json", "-f"])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -59,28 +67,54 @@ fn generated(objects: &[Value], created: &str) -> Value {
     mc
 }
 
-/// A rendered config: a kubelet file, then the generated files, then `extra`.
+/// A user MachineConfig of `pool`: a signature lookaside for the mirrored
+/// registry (a managed file the generated MachineConfig does not carry) and
+/// chrony's configuration.
+fn user(pool: &str) -> Value {
+    mco::config(
+        &format!("99-{pool}-corp"),
+        pool,
+        &[
+            (
+                "/etc/containers/registries.d/corp.yaml",
+                "docker:\n  registry.example.com/apps:\n    lookaside: https://sigstore.corp.example.com/apps\n",
+            ),
+            ("/etc/chrony.conf", "server ntp.corp.example.com iburst\n"),
+        ],
+    )
+}
+
+/// The MachineConfigs of `pool` besides the generated one: the MCO's base
+/// configs and a user one.
+fn others(pool: &str) -> Vec<Value> {
+    let mut all = mco::base_configs(pool);
+    all.push(user(pool));
+    all
+}
+
+/// The rendered config `name` of pool worker: its other MachineConfigs,
+/// `generated` and `extra` merged as the MCO merges them.
 fn rendered(name: &str, generated: &Value, extra: &[Value]) -> Value {
-    let mut files = vec![json!({"path": "/etc/kubernetes/kubelet.conf", "mode": 420,
-        "contents": {"source": "data:,kind%3A%20KubeletConfiguration%0A"}})];
-    files.extend(
-        generated["spec"]["config"]["storage"]["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .cloned(),
-    );
-    files.extend(extra.iter().cloned());
-    json!({"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
-        "metadata": {"name": name},
-        "spec": {"config": {"ignition": {"version": "3.4.0"}, "storage": {"files": files}}}})
+    rendered_for("worker", name, generated, extra)
+}
+
+fn rendered_for(pool: &str, name: &str, generated: &Value, extra: &[Value]) -> Value {
+    let mut configs = others(pool);
+    configs.push(generated.clone());
+    configs.extend(extra.iter().cloned());
+    mco::render(name, pool, &configs)
 }
 
 fn pool(target: &str, count: i64, updated: i64, paused: bool) -> Value {
+    pool_named("worker", target, count, updated, paused)
+}
+
+fn pool_named(name: &str, target: &str, count: i64, updated: i64, paused: bool) -> Value {
     let updating = if updated < count { "True" } else { "False" };
     json!({"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfigPool",
-        "metadata": {"name": "worker", "labels": {"machineconfiguration.openshift.io/mco-built-in": ""}},
-        "spec": {"paused": paused, "configuration": {"name": target}},
+        "metadata": {"name": name, "labels": {"machineconfiguration.openshift.io/mco-built-in": ""}},
+        "spec": {"paused": paused, "configuration": {"name": target},
+            "machineConfigSelector": {"matchLabels": {mco::ROLE: name}}},
         "status": {"configuration": {"name": target}, "machineCount": count,
             "updatedMachineCount": updated,
             "conditions": [{"type": "Updating", "status": updating}]}})
@@ -100,6 +134,7 @@ fn in_sync() -> (TempDir, Vec<Value>) {
     let gen = generated(&crs, "2026-05-01T10:00:05Z");
     let mut all = crs.clone();
     all.push(gen.clone());
+    all.extend(others("worker"));
     all.push(rendered("rendered-worker-aaaa", &gen, &[]));
     all.push(pool("rendered-worker-aaaa", 2, 2, false));
     all.push(node("worker-0", "rendered-worker-aaaa"));
@@ -118,6 +153,7 @@ fn mid_update(paused: bool) -> TempDir {
     let new_gen = generated(&new_crs, "2026-05-02T10:00:05Z");
     let mut all = new_crs;
     all.push(new_gen.clone());
+    all.extend(others("worker"));
     all.push(rendered("rendered-worker-aaaa", &old_gen, &[]));
     all.push(rendered("rendered-worker-bbbb", &new_gen, &[]));
     all.push(pool("rendered-worker-bbbb", 3, 2, paused));
@@ -162,6 +198,7 @@ fn crs_ahead_of_the_mco() {
     let gen = generated(&old, "2026-05-01T10:00:05Z");
     let mut all = crs(&[M1, M2], "2026-05-03T09:00:00Z", &["registry.example.com"]);
     all.push(gen.clone());
+    all.extend(others("worker"));
     all.push(rendered("rendered-worker-aaaa", &gen, &[]));
     all.push(pool("rendered-worker-aaaa", 1, 1, false));
     all.push(node("worker-0", "rendered-worker-aaaa"));
@@ -257,11 +294,12 @@ fn a_user_machine_config_overrides_registries_conf() {
         "contents": {"source": "data:,%5B%5Bregistry%5D%5D%0Alocation%20%3D%20%22registry.example.com%2Fapps%22%0Ablocked%20%3D%20true%0A"}});
     let user = json!({"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
         "metadata": {"name": "99-worker-zz-registries", "labels": {"machineconfiguration.openshift.io/role": "worker"}},
-        "spec": {"config": {"ignition": {"version": "3.4.0"}, "storage": {"files": [own.clone()]}}}});
+        "spec": {"config": {"ignition": {"version": "3.4.0"}, "storage": {"files": [own]}}}});
     let mut all = crs;
     all.push(gen.clone());
-    all.push(user);
-    all.push(rendered("rendered-worker-cccc", &gen, &[own]));
+    all.extend(others("worker"));
+    all.push(user.clone());
+    all.push(rendered("rendered-worker-cccc", &gen, &[user]));
     all.push(pool("rendered-worker-cccc", 1, 1, false));
     all.push(node("worker-0", "rendered-worker-cccc"));
     write(dir.path(), "cluster.json", &all);
@@ -487,6 +525,7 @@ fn a_degraded_pool_is_named_as_the_cause() {
     stuck["metadata"]["annotations"]["machineconfiguration.openshift.io/state"] = json!("Degraded");
     let mut all = new;
     all.push(new_gen.clone());
+    all.extend(others("worker"));
     all.push(rendered("rendered-worker-aaaa", &old_gen, &[]));
     all.push(rendered("rendered-worker-bbbb", &new_gen, &[]));
     all.push(degraded);
@@ -517,4 +556,282 @@ fn a_node_kubernetes_would_refuse_names_object_and_field() {
         .stderr(predicate::str::contains(
             "Node/w0: spec.unschedulable: invalid type: string \"maybe\", expected a boolean",
         ));
+}
+
+/// The most common cluster shape: ImageDigestMirrorSets only, an Image
+/// object without policy fields, no ClusterImagePolicy. The generated
+/// MachineConfigs carry registries.conf alone; policy.json comes from
+/// `01-<pool>-container-runtime`.
+fn mirror_sets_only_crs(mirrors: &[&str], created: &str) -> Vec<Value> {
+    vec![
+        json!({"apiVersion": "config.openshift.io/v1", "kind": "Image",
+            "metadata": {"name": "cluster", "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "spec": {}}),
+        json!({"apiVersion": "config.openshift.io/v1", "kind": "ImageDigestMirrorSet",
+            "metadata": {"name": "apps", "creationTimestamp": created},
+            "spec": {"imageDigestMirrors": [{"source": "registry.example.com/apps", "mirrors": mirrors}]}}),
+    ]
+}
+
+fn paths_of(mc: &Value) -> Vec<String> {
+    mc["spec"]["config"]["storage"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Pools master and worker, in sync with the CRs (`[M1]`); with `drift`,
+/// the CRs have `[M1, M2]`, both pools target configs rendered with them,
+/// master-0 and worker-0 run those and worker-1 still runs the old one.
+fn mirror_sets_only(drift: bool) -> TempDir {
+    let dir = TempDir::new().unwrap();
+    let old = mirror_sets_only_crs(&[M1], "2026-05-01T10:00:00Z");
+    let new = mirror_sets_only_crs(&[M1, M2], "2026-05-02T10:00:00Z");
+    let crs = if drift { &new } else { &old };
+    let mut all = crs.clone();
+    for (pool, count) in [("master", 1), ("worker", 2)] {
+        all.extend(others(pool));
+        let old_gen = generated_for(pool, &old, "2026-05-01T10:00:05Z");
+        let gen = generated_for(pool, crs, "2026-05-02T10:00:05Z");
+        // The shape of the issue: the generated MachineConfig carries
+        // registries.conf alone, the rendered one policy.json too.
+        assert_eq!(paths_of(&gen), ["/etc/containers/registries.conf"]);
+        let old_name = format!("rendered-{pool}-1111");
+        let old_rendered = rendered_for(pool, &old_name, &old_gen, &[]);
+        assert!(paths_of(&old_rendered).contains(&"/etc/containers/policy.json".to_string()));
+        all.push(old_rendered);
+        all.push(gen.clone());
+        if drift {
+            let new_name = format!("rendered-{pool}-2222");
+            all.push(rendered_for(pool, &new_name, &gen, &[]));
+            all.push(pool_named(pool, &new_name, count, 1, false));
+        } else {
+            all.push(pool_named(pool, &old_name, count, count, false));
+        }
+    }
+    let now = if drift { "2222" } else { "1111" };
+    all.push(node("master-0", &format!("rendered-master-{now}")));
+    all.push(node("worker-0", &format!("rendered-worker-{now}")));
+    all.push(node("worker-1", "rendered-worker-1111"));
+    write(dir.path(), "cluster.json", &all);
+    dir
+}
+
+fn json_of(dir: &Path, extra: &[&str]) -> Value {
+    let out = bin()
+        .args(["diff", "-o", "json", "-f"])
+        .arg(dir)
+        .args(extra)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn issue_18_mirror_sets_only_in_sync_is_exit_0() {
+    let dir = mirror_sets_only(false);
+    let (code, out) = run(dir.path(), &[]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        out.matches("no drift: the CRs, the MachineConfigs and the nodes agree")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert!(!out.contains("policy.json"), "{out}");
+    for args in [
+        &["--pool", "master"][..],
+        &["--pool", "worker"],
+        &["--node", "worker-1"],
+        &["--pool", "worker", "--node", "worker-0"],
+        &["--file", "/etc/containers/policy.json"],
+        &["--file", "/etc/containers/registries.d/corp.yaml"],
+    ] {
+        let (code, out) = run(dir.path(), args);
+        assert_eq!(code, 0, "{args:?}: {out}");
+        assert!(!out.contains("policy.json:"), "{args:?}: {out}");
+    }
+    let v = json_of(dir.path(), &[]);
+    assert_eq!(v["drift"], false, "{v}");
+    for pool in v["pools"].as_array().unwrap() {
+        assert_eq!(pool["drift"], json!([]), "{pool}");
+        assert_eq!(pool["impact"], json!([]), "{pool}");
+    }
+}
+
+#[test]
+fn issue_18_mirror_sets_only_with_drift_is_exit_1_on_registries_conf_alone() {
+    let dir = mirror_sets_only(true);
+    let (code, out) = run(dir.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(!out.contains("policy.json"), "{out}");
+    assert!(out.contains("/etc/containers/registries.conf: the pool's target rendered-worker-2222 → nodes worker-1 (running rendered-worker-1111)"), "{out}");
+    assert!(out.contains(&format!("  - mirror `{M2}` (digest-only) for `registry.example.com/apps` is in the pool's target rendered-worker-2222 but not in nodes worker-1 (running rendered-worker-1111)")), "{out}");
+    assert!(
+        out.contains("to reach the CRs, nodes worker-1 (running rendered-worker-1111) will: reload CRI-O without draining\n  - /etc/containers/registries.conf: only digest-only mirrors or registries added: reload CRI-O\n"),
+        "{out}"
+    );
+    let v = json_of(dir.path(), &[]);
+    let worker = &v["pools"][1];
+    assert_eq!(worker["pool"], "worker");
+    let files: Vec<&Value> = worker["drift"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["file"])
+        .collect();
+    assert_eq!(files, [&json!("/etc/containers/registries.conf")]);
+    assert_eq!(worker["impact"][0]["nodes"], json!(["worker-1"]));
+    assert_eq!(
+        worker["impact"][0]["files"],
+        json!(["/etc/containers/registries.conf"])
+    );
+    assert_eq!(worker["impact"][0]["action"], "reload-crio");
+    assert_eq!(v["pools"][0]["drift"], json!([]));
+    // --pool and --node narrow to what is in sync, or to the drift.
+    for (args, want) in [
+        (&["--pool", "master"][..], 0),
+        (&["--pool", "worker"], 1),
+        (&["--node", "worker-0"], 0),
+        (&["--node", "worker-1"], 1),
+        (&["--pool", "worker", "--node", "worker-1"], 1),
+        (&["--file", "/etc/containers/policy.json"], 0),
+    ] {
+        let (code, out) = run(dir.path(), args);
+        assert_eq!(code, want, "{args:?}: {out}");
+        assert!(!out.contains("policy.json:"), "{args:?}: {out}");
+    }
+}
+
+#[test]
+fn issue_18_with_a_mirror_change_does_not_touch_policy_json() {
+    let dir = mirror_sets_only(false);
+    for (case, proposed, action) in [
+        (
+            "an added digest mirror",
+            vec![idms("apps", &[M1, M2], None)],
+            "reload-crio",
+        ),
+        (
+            "a flipped blocked",
+            vec![idms("apps", &[M1], Some("NeverContactSource"))],
+            "drain-reload-crio",
+        ),
+    ] {
+        let file = dir.path().join("proposed.json");
+        write(dir.path(), "proposed.json", &proposed);
+        let out = bin()
+            .args(["diff", "-o", "json", "-f"])
+            .arg(dir.path().join("cluster.json"))
+            .arg("--with")
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{case}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for pool in v["pools"].as_array().unwrap() {
+            assert!(
+                !pool["impact"].as_array().unwrap().is_empty(),
+                "{case}: {pool}"
+            );
+            for impact in pool["impact"].as_array().unwrap() {
+                assert_eq!(
+                    impact["files"],
+                    json!(["/etc/containers/registries.conf"]),
+                    "{case}: {pool}"
+                );
+                assert_eq!(impact["action"], action, "{case}: {pool}");
+                assert!(
+                    !impact["reasons"].to_string().contains("policy.json"),
+                    "{case}: {pool}"
+                );
+            }
+        }
+        let (_, text) = with(dir.path(), &proposed);
+        assert!(!text.contains("policy.json"), "{case}: {text}");
+    }
+    // A change that does touch policy.json is reported as touching it.
+    let (code, text) = with(
+        dir.path(),
+        &[
+            json!({"apiVersion": "config.openshift.io/v1", "kind": "Image",
+            "metadata": {"name": "cluster"},
+            "spec": {"registrySources": {"allowedRegistries": ["registry.example.com", "mirror.corp.example.com:5000"]}}}),
+        ],
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("/etc/containers/policy.json: the CRs with"),
+        "{text}"
+    );
+    assert!(
+        text.contains("to reach the CRs, nodes worker-0, worker-1 (running rendered-worker-1111) will: reload CRI-O without draining"),
+        "{text}"
+    );
+    assert!(text.contains("  - /etc/containers/policy.json"), "{text}");
+}
+
+#[test]
+fn issue_18_a_stale_policy_json_in_the_target_is_drift() {
+    // An Image policy field was removed: the generated MachineConfig no
+    // longer carries policy.json, but the pool still targets a config
+    // rendered with it.
+    let dir = TempDir::new().unwrap();
+    let mut before = mirror_sets_only_crs(&[M1], "2026-05-01T10:00:00Z");
+    before[0]["spec"] = json!({"registrySources": {"allowedRegistries": ["registry.example.com", "mirror.corp.example.com:5000"]}});
+    let old_gen = generated(&before, "2026-05-01T10:00:05Z");
+    assert!(paths_of(&old_gen).contains(&"/etc/containers/policy.json".to_string()));
+    let now = mirror_sets_only_crs(&[M1], "2026-05-01T10:00:00Z");
+    let gen = generated(&now, "2026-05-03T10:00:05Z");
+    let mut all = now;
+    all.push(gen);
+    all.extend(others("worker"));
+    all.push(rendered("rendered-worker-1111", &old_gen, &[]));
+    all.push(pool("rendered-worker-1111", 1, 1, false));
+    all.push(node("worker-0", "rendered-worker-1111"));
+    write(dir.path(), "cluster.json", &all);
+    let (code, out) = run(dir.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("/etc/containers/policy.json: MachineConfig/01-worker-container-runtime → the pool's target rendered-worker-1111"), "{out}");
+    assert!(out.contains("cause: MachineConfig/99-worker-generated-registries does not write /etc/containers/policy.json, so the node gets MachineConfig/01-worker-container-runtime's: pool worker has not been rendered with the current MachineConfigs yet (pool updated 1/1)"), "{out}");
+    assert!(
+        out.contains("to reach the CRs, nodes worker-0 (running rendered-worker-1111) will: reload CRI-O without draining"),
+        "{out}"
+    );
+    assert!(!out.contains("/etc/containers/registries.conf:"), "{out}");
+}
+
+#[test]
+fn issue_18_live_agrees_with_the_files() {
+    for (drift, want) in [(false, 0), (true, 1)] {
+        let dir = mirror_sets_only(drift);
+        let server = support::apiserver::Builder::openshift()
+            .objects_from(dir.path())
+            .start();
+        let home = TempDir::new().unwrap();
+        let kubeconfig = server.write_kubeconfig(home.path());
+        for args in [&[][..], &["-o", "json"], &["--node", "worker-1"]] {
+            let offline = bin()
+                .args(["diff", "-f"])
+                .arg(dir.path())
+                .args(args)
+                .output()
+                .unwrap();
+            let live = bin()
+                .env("KUBECONFIG", &kubeconfig)
+                .arg("diff")
+                .args(args)
+                .output()
+                .unwrap();
+            assert_eq!(live.status.code(), Some(want), "{args:?}");
+            assert_eq!(offline.status.code(), Some(want), "{args:?}");
+            assert_eq!(
+                String::from_utf8(live.stdout).unwrap(),
+                String::from_utf8(offline.stdout).unwrap(),
+                "{args:?}"
+            );
+        }
+    }
 }

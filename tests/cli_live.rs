@@ -103,6 +103,33 @@ fn explain_list_render_match_the_files() {
     }
 }
 
+/// `diff` live and with `-f`: same stdout and exit code. The example is in
+/// sync (its rendered configs merge the base MachineConfigs, whose
+/// policy.json the generated ones do not all carry); the must-gather's
+/// generated MachineConfig is behind its CRs.
+#[test]
+fn diff_matches_the_files() {
+    for (dir, code) in [(EXAMPLE, 0), (MUST_GATHER, 1)] {
+        let live = Live::of(dir);
+        for args in [
+            &["diff"][..],
+            &["diff", "-o", "json"],
+            &["diff", "--pool", "worker"],
+            &["diff", "--file", "/etc/containers/policy.json"],
+        ] {
+            let offline = bin().args(args).args(["-f", dir]).output().unwrap();
+            let online = live.cmd().args(args).output().unwrap();
+            assert_eq!(offline.status.code(), Some(code), "{dir} {args:?}");
+            assert_eq!(online.status.code(), Some(code), "{dir} {args:?}");
+            assert_eq!(
+                String::from_utf8(online.stdout).unwrap(),
+                String::from_utf8(offline.stdout).unwrap(),
+                "live and -f {dir} differ for {args:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn explain_with_namespace_matches_the_files_and_lists_one_namespace() {
     let live = Live::of(EXAMPLE);

@@ -1,6 +1,9 @@
 //! Generated files committed to the repository are up to date: the shell
-//! completion scripts in `completions/` and the man page in `man/`. Run with
-//! `UPDATE_GENERATED=1` to rewrite them after changing the CLI.
+//! completion scripts in `completions/`, the man page in `man/`, and the
+//! rendered MachineConfigs of the example cluster and the must-gather
+//! fixture (the MCO's merge of each pool's
+//! MachineConfigs, `tests/support/mco.rs`). Run with `UPDATE_GENERATED=1`
+//! to rewrite them after changing the CLI or the example's MachineConfigs.
 //!
 //! Also: the scripts load in bash, and the real `kubectl` completes
 //! `kubectl mirrorpolicy ...` through `completions/kubectl_complete-mirrorpolicy`,
@@ -88,6 +91,93 @@ fn man_pages_are_up_to_date() {
     present.sort();
     expected.sort();
     assert_eq!(present, expected);
+}
+
+/// A YAML or JSON object file.
+fn read_object(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn rendered_machine_configs_are_the_mco_merge() {
+    for dir in [
+        "examples/disconnected-cluster",
+        "tests/fixtures/must-gather",
+    ] {
+        rendered_machine_configs_of(
+            &Path::new(dir).join("cluster-scoped-resources/machineconfiguration.openshift.io"),
+        );
+    }
+}
+
+/// Each pool's target under `root` is the MCO's merge of the MachineConfigs
+/// the pool selects, and `configuration.source` lists them in merge order.
+fn rendered_machine_configs_of(root: &Path) {
+    let mut configs = Vec::new();
+    let mut rendered = Vec::new();
+    for entry in std::fs::read_dir(root.join("machineconfigs")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("rendered-") {
+            rendered.push(name);
+        } else {
+            configs.push(read_object(&path));
+        }
+    }
+    let mut expected = Vec::new();
+    for entry in std::fs::read_dir(root.join("machineconfigpools")).unwrap() {
+        let pool = read_object(&entry.unwrap().path());
+        let pool_name = pool["metadata"]["name"].as_str().unwrap();
+        let labels = pool["spec"]["machineConfigSelector"]["matchLabels"]
+            .as_object()
+            .unwrap();
+        let selected: Vec<serde_json::Value> = configs
+            .iter()
+            .filter(|c| {
+                labels
+                    .iter()
+                    .all(|(k, v)| &c["metadata"]["labels"][k.as_str()] == v)
+            })
+            .cloned()
+            .collect();
+        let order: Vec<String> = support::mco::merge_order(&selected)
+            .iter()
+            .map(|c| c["metadata"]["name"].as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            order.contains(&format!("99-{pool_name}-generated-registries")),
+            "{order:?}"
+        );
+        for at in ["spec", "status"] {
+            let source: Vec<String> = pool[at]["configuration"]["source"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["name"].as_str().unwrap().to_string())
+                .collect();
+            assert_eq!(
+                source, order,
+                "MachineConfigPool/{pool_name} {at}.configuration.source"
+            );
+        }
+        let name = pool["spec"]["configuration"]["name"].as_str().unwrap();
+        let merged = support::mco::render(name, pool_name, &selected);
+        let mut text = serde_json::to_string_pretty(&merged).unwrap();
+        text.push('\n');
+        let file = format!("{name}.json");
+        check(
+            &root.join("machineconfigs").join(&file).to_string_lossy(),
+            text.as_bytes(),
+        );
+        expected.push(file);
+    }
+    rendered.sort();
+    expected.sort();
+    assert_eq!(
+        rendered, expected,
+        "a rendered MachineConfig no pool targets"
+    );
 }
 
 #[test]

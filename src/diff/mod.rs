@@ -11,6 +11,7 @@
 //! Config Daemon will do to reach the CRs' state.
 
 pub mod impact;
+pub mod layers;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -20,7 +21,7 @@ use serde_json::Value;
 
 use crate::crd::machine_config::{CURRENT_CONFIG_ANNOTATION, STATE_ANNOTATION};
 use crate::crd::{MachineConfig, MachineConfigPool};
-use crate::render::cluster::render_pool;
+use crate::render::cluster::{render_pool, REGISTRIES_CONF, REGISTRIES_TEMPLATE};
 use crate::render::machineconfig::generated_registries_name;
 use crate::source::Inputs;
 
@@ -388,48 +389,103 @@ fn pool_diff(
         stages.push(mc_stage(inputs, "nodes", config, label, nodes.clone())?);
     }
 
+    // The pool's other MachineConfigs, in the MCO's merge order: they
+    // write what the generated MachineConfig does not carry.
+    let configs = layers::pool_configs(&inputs.machine_configs, pool);
+    let target_at = stages.iter().position(|s| s.kind == "target");
+    let node_stages: Vec<usize> = (0..stages.len())
+        .filter(|&i| stages[i].kind == "nodes")
+        .collect();
+    // The CRs with the generated MachineConfig; the generated MachineConfig
+    // with the pool's target (or, for a pool implied by it, with the nodes);
+    // nodes with the pool's target.
+    let mut pairs = vec![(0, 1)];
+    match target_at {
+        Some(t) => {
+            pairs.push((1, t));
+            pairs.extend(node_stages.iter().map(|&n| (t, n)));
+        }
+        None => pairs.extend(node_stages.iter().map(|&n| (1, n))),
+    }
     let mut drift = Vec::new();
-    let mut impact = Vec::new();
-    let node_start = 3;
-    for i in 1..stages.len() {
-        // Nodes are compared with the pool's target.
-        let from = if i >= node_start { 2 } else { i - 1 };
-        let (a, b) = (&stages[from], &stages[i]);
+    for (from, to) in pairs {
+        let (a, b) = (&stages[from], &stages[to]);
         let (Some(fa), Some(fb)) = (&a.files, &b.files) else {
             continue;
         };
-        for file in changed_files(fa, fb, &selection.files) {
-            let cause = if proposed && from == 0 {
-                "the proposed objects are not applied yet: this is what applying them changes"
-                    .to_string()
-            } else {
-                cause(inputs, pool, &stages, from, i, &file, &state)
+        if from == 0 {
+            for file in changed_files(fa, fb, &selection.files) {
+                let cause = if proposed {
+                    "the proposed objects are not applied yet: this is what applying them changes"
+                        .to_string()
+                } else {
+                    cause(inputs, pool, &stages, to, &state)
+                };
+                drift.push(drift_entry(&file, &a.name, &b.name, fa, fb, cause));
+            }
+            continue;
+        }
+        if from != 1 {
+            for file in changed_files(fa, fb, &selection.files) {
+                let cause = cause(inputs, pool, &stages, to, &state);
+                drift.push(drift_entry(&file, &a.name, &b.name, fa, fb, cause));
+            }
+            continue;
+        }
+        // A rendered config holds every file of the pool: a file the
+        // generated MachineConfig does not carry is compared with what the
+        // node gets without it, and one no MachineConfig writes is not
+        // the mirror CRs' doing.
+        let base = layers::layered(&configs, name, &generated, fa, false)?;
+        for file in changed_files(&base.files, fb, &selection.files) {
+            if !base.manages(&file) {
+                continue;
+            }
+            let source = &base.sources[&file];
+            let from_name = match source {
+                layers::Source::Config(n) => format!("MachineConfig/{n}"),
+                _ => a.name.clone(),
             };
-            drift.push(drift_entry(&file, a, b, fa, fb, cause));
+            let cause = match (b.kind, source) {
+                ("target", _) => target_cause(&configs, pool, &generated, &file, source, &state),
+                _ => cause(inputs, pool, &stages, to, &state),
+            };
+            drift.push(drift_entry(
+                &file,
+                &from_name,
+                &b.name,
+                &base.files,
+                fb,
+                cause,
+            ));
         }
     }
-    // What each node group will go through to reach the CRs' files.
+    // What each node group will go through to reach the CRs' files: the
+    // pool's MachineConfigs merged with what the CRs render in the
+    // generated MachineConfig's place, as the next rendered config will be.
+    let mut impact = Vec::new();
     if let Some(crs) = &stages[0].files {
-        for stage in stages.iter().skip(node_start) {
+        let next = layers::layered(&configs, name, &generated, crs, true)?;
+        for &n in &node_stages {
+            let stage = &stages[n];
             let Some(files) = &stage.files else { continue };
-            let changed = changed_files(files, crs, &selection.files);
+            let changed: Vec<String> = changed_files(files, &next.files, &selection.files)
+                .into_iter()
+                .filter(|f| next.manages(f))
+                .collect();
             if changed.is_empty() {
                 continue;
             }
-            let registries = changed
-                .iter()
-                .any(|f| f == "/etc/containers/registries.conf")
-                .then(|| {
-                    (
-                        files
-                            .get("/etc/containers/registries.conf")
-                            .map(String::as_str)
-                            .unwrap_or(crate::render::cluster::REGISTRIES_TEMPLATE),
-                        crs.get("/etc/containers/registries.conf")
-                            .map(String::as_str)
-                            .unwrap_or(crate::render::cluster::REGISTRIES_TEMPLATE),
-                    )
-                });
+            let registries = changed.iter().any(|f| f == REGISTRIES_CONF).then(|| {
+                (
+                    files
+                        .get(REGISTRIES_CONF)
+                        .map_or(REGISTRIES_TEMPLATE, String::as_str),
+                    next.files
+                        .get(REGISTRIES_CONF)
+                        .map_or(REGISTRIES_TEMPLATE, String::as_str),
+                )
+            });
             let (action, reasons) = impact::action_for(&changed, registries);
             impact.push(Impact {
                 nodes: stage.nodes.clone(),
@@ -499,7 +555,7 @@ fn mc_stage(
 }
 
 /// Managed paths whose normalized contents differ (absent counts as empty;
-/// registries.conf absent is the MCO's template).
+/// registries.conf and policy.json absent are the MCO's templates).
 fn changed_files(a: &Files, b: &Files, only: &[String]) -> Vec<String> {
     let paths: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
     paths
@@ -513,25 +569,24 @@ fn changed_files(a: &Files, b: &Files, only: &[String]) -> Vec<String> {
 fn content(files: &Files, path: &str) -> String {
     match files.get(path) {
         Some(text) => normalize(path, text),
-        None if path == "/etc/containers/registries.conf" => {
-            normalize(path, crate::render::cluster::REGISTRIES_TEMPLATE)
-        }
-        None => String::new(),
+        None => layers::default_file(path)
+            .map(|text| normalize(path, text))
+            .unwrap_or_default(),
     }
 }
 
-fn drift_entry(file: &str, a: &Stage, b: &Stage, fa: &Files, fb: &Files, cause: String) -> Drift {
+fn drift_entry(file: &str, a: &str, b: &str, fa: &Files, fb: &Files, cause: String) -> Drift {
     let (old, new) = (content(fa, file), content(fb, file));
     let diff = similar::TextDiff::from_lines(&old, &new)
         .unified_diff()
         .context_radius(2)
-        .header(&a.name, &b.name)
+        .header(a, b)
         .to_string();
     Drift {
         file: file.to_string(),
-        from: a.name.clone(),
-        to: b.name.clone(),
-        summary: summarize(file, fa.get(file), fb.get(file), &a.name, &b.name),
+        from: a.to_string(),
+        to: b.to_string(),
+        summary: summarize(file, fa.get(file), fb.get(file), a, b),
         cause,
         diff,
     }
@@ -545,16 +600,18 @@ pub fn summarize(
     a_name: &str,
     b_name: &str,
 ) -> Vec<String> {
+    // registries.conf and policy.json absent are the MCO's templates.
+    let default = layers::default_file(path);
     match (a, b) {
-        (Some(_), None) if path != "/etc/containers/registries.conf" => {
+        (Some(_), None) if default.is_none() => {
             return vec![format!("{path} is written by {a_name} but not by {b_name}")]
         }
-        (None, Some(_)) if path != "/etc/containers/registries.conf" => {
+        (None, Some(_)) if default.is_none() => {
             return vec![format!("{path} is written by {b_name} but not by {a_name}")]
         }
         _ => {}
     }
-    let template = crate::render::cluster::REGISTRIES_TEMPLATE.to_string();
+    let template = default.unwrap_or_default().to_string();
     let a = a.unwrap_or(&template);
     let b = b.unwrap_or(&template);
     if path.ends_with("registries.conf") || path.starts_with("/etc/containers/registries.conf.d/") {
@@ -736,14 +793,13 @@ fn registries_summary(a: &Value, b: &Value, a_name: &str, b_name: &str) -> Vec<S
     out
 }
 
-/// The likely cause of a difference between stages `from` and `to`.
+/// The likely cause of a difference with stage `to` (the generated
+/// MachineConfig or a node group; the target has [`target_cause`]).
 fn cause(
     inputs: &Inputs,
     pool: &MachineConfigPool,
     stages: &[Stage],
-    from: usize,
     to: usize,
-    file: &str,
     state: &str,
 ) -> String {
     let name = &pool.metadata.name;
@@ -760,28 +816,6 @@ fn cause(
                     "{object} changed at {t}, after the generated MachineConfig was written at {g}: the MCO has not caught up yet, or it refuses the CRs (see the machine-config-controller log)"
                 ),
                 _ => "the generated MachineConfig does not carry what the CRs render: the MCO has not synced them (see the machine-config-controller log), or it runs another version".to_string(),
-            }
-        }
-        "target" => {
-            let generated = stages[from].machine_config.clone().unwrap_or_default();
-            let overriding: Vec<String> = inputs
-                .machine_configs
-                .iter()
-                .filter(|m| {
-                    m.metadata.name > generated
-                        && !m.metadata.name.starts_with("rendered-")
-                        && m.role() == Some(name.as_str())
-                        && m.file(file).is_some()
-                })
-                .map(|m| format!("MachineConfig/{}", m.metadata.name))
-                .collect();
-            if !overriding.is_empty() {
-                format!(
-                    "{} also writes {file} and sorts after {generated}: it overrides the generated file",
-                    overriding.join(", ")
-                )
-            } else {
-                format!("pool {name} has not been rendered with the current generated MachineConfig yet (pool {state})")
             }
         }
         _ => {
@@ -803,6 +837,45 @@ fn cause(
                 format!("pool {name} is {state}: these nodes are not on the target config yet")
             }
         }
+    }
+}
+
+/// The likely cause of a difference between the generated MachineConfig
+/// (with what the pool's other MachineConfigs write for the files it does
+/// not carry) and the pool's target, for one file coming from `source`.
+fn target_cause(
+    configs: &[&MachineConfig],
+    pool: &MachineConfigPool,
+    generated: &str,
+    file: &str,
+    source: &layers::Source,
+    state: &str,
+) -> String {
+    let name = &pool.metadata.name;
+    let stale = format!(
+        "pool {name} has not been rendered with the current MachineConfigs yet (pool {state})"
+    );
+    match source {
+        layers::Source::Generated => {
+            let overriding: Vec<String> = layers::overriding(configs, name, generated, file)
+                .iter()
+                .map(|m| format!("MachineConfig/{}", m.metadata.name))
+                .collect();
+            if overriding.is_empty() {
+                format!("pool {name} has not been rendered with the current generated MachineConfig yet (pool {state})")
+            } else {
+                format!(
+                    "{} also writes {file} and sorts after {generated}: it overrides the generated file",
+                    overriding.join(", ")
+                )
+            }
+        }
+        layers::Source::Config(other) => format!(
+            "MachineConfig/{generated} does not write {file}, so the node gets MachineConfig/{other}'s: {stale}"
+        ),
+        layers::Source::Default => format!(
+            "MachineConfig/{generated} does not write {file} and no other MachineConfig of the input does, so the node gets the MCO's template (01-{name}-container-runtime): {stale}"
+        ),
     }
 }
 

@@ -1587,7 +1587,7 @@ mod tests {
         let inputs = load_paths(&[fixture("must-gather")], std::io::empty()).unwrap();
         assert_eq!(
             summary(&inputs),
-            "icsp=1 idms=1 image=1 cv=1 cip=1 ip=1 mc=1 mcp=1 node=1 skip v1/Event=1"
+            "icsp=1 idms=1 image=1 cv=1 cip=1 ip=1 mc=6 mcp=1 node=1 skip v1/Event=1"
         );
         // configmaps.yaml names none of the kinds; logs and `timestamp` are not manifests.
         assert_eq!(inputs.skipped_files, 1);

@@ -1,6 +1,7 @@
 //! Test support shared by the integration tests.
 
 pub mod apiserver;
+pub mod mco;
 pub mod proxy;
 
 /// The built binary, isolated from the machine's kubeconfig and terminal:

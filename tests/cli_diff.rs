@@ -420,10 +420,11 @@ fn json_contract() {
     let d = &pool["drift"][0];
     assert_eq!(d["file"], "/etc/containers/registries.conf");
     assert_eq!(d["to"], "nodes worker-2 (running rendered-worker-aaaa)");
+    // As in kubectl diff: `+` is what the nodes will get.
     assert!(d["diff"]
         .as_str()
         .unwrap()
-        .contains(&format!("-location = \"{M2}\"")));
+        .contains(&format!("+location = \"{M2}\"")));
     assert_eq!(pool["impact"][0]["action"], "reload-crio");
     assert_eq!(pool["impact"][0]["nodes"], json!(["worker-2"]));
 }
@@ -834,4 +835,37 @@ fn issue_18_live_agrees_with_the_files() {
             );
         }
     }
+}
+
+#[test]
+fn issue_14_diff_reads_as_kubectl_diff_minus_now_plus_next() {
+    let dir = mid_update(false);
+    let out = bin().args(["diff", "-f"]).arg(dir.path()).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("    --- nodes worker-2 (running rendered-worker-aaaa)\n    +++ the pool's target rendered-worker-bbbb\n"), "{text}");
+    assert!(
+        text.contains(&format!("    +location = \"{M2}\"")),
+        "{text}"
+    );
+}
+
+#[test]
+fn issue_14_unknown_node_or_file_is_an_error() {
+    let dir = mid_update(false);
+    bin()
+        .args(["diff", "--node", "worker-9", "-f"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: no Node worker-9 (found: worker-0, worker-1, worker-2)",
+        ));
+    bin()
+        .args(["diff", "--file", "/etc/containers/registries.con", "-f"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: /etc/containers/registries.con is not a file the mirror configuration manages",
+        ));
 }

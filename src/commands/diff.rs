@@ -36,7 +36,11 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode> {
     };
     let report =
         diff::diff(&inputs, &selection, &crs, !args.with.is_empty()).map_err(Failure::input)?;
-    term::print(|out| match args.output {
+    let sink = match args.output {
+        DiffFormat::Text => term::Sink::Text,
+        DiffFormat::Json => term::Sink::Exact,
+    };
+    term::print_to(sink, |out| match args.output {
         DiffFormat::Text => write_text(out, &report),
         DiffFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
     })?;

@@ -201,6 +201,7 @@ pub fn diff(
     crs_name: &str,
     proposed: bool,
 ) -> Result<Report, String> {
+    check_selection(inputs, selection)?;
     // Without pools (a few objects exported by hand), the pools the
     // generated MachineConfigs name are compared as far as they go.
     let implied: Vec<MachineConfigPool> = if inputs.pools.is_empty() {
@@ -251,6 +252,38 @@ pub fn diff(
     }
     let drift = out.iter().any(|p| !p.drift.is_empty());
     Ok(Report { pools: out, drift })
+}
+
+/// Refuses a `--node` the input has no Node for and a `--file` the mirror
+/// CRs never manage: silently comparing nothing would read as "no drift".
+fn check_selection(inputs: &Inputs, selection: &Selection) -> Result<(), String> {
+    for want in &selection.nodes {
+        if !inputs.nodes.iter().any(|n| &n.metadata.name == want) {
+            let known: Vec<&str> = inputs
+                .nodes
+                .iter()
+                .map(|n| n.metadata.name.as_str())
+                .collect();
+            return Err(format!(
+                "no Node {want} (found: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ));
+        }
+    }
+    for want in &selection.files {
+        if !is_managed(want) {
+            return Err(format!(
+                "{want} is not a file the mirror configuration manages: /etc/containers/registries.conf, \
+                 /etc/containers/policy.json, /etc/containers/registries.conf.d/*, \
+                 /etc/containers/registries.d/*, /etc/crio/policies/*"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn mc<'a>(inputs: &'a Inputs, name: &str) -> Option<&'a MachineConfig> {
@@ -575,12 +608,15 @@ fn content(files: &Files, path: &str) -> String {
     }
 }
 
+/// One drifted file between stage `a` (nearer the CRs) and `b` (nearer the
+/// node). As in `kubectl diff`, `-` lines are what is there now (`b`) and
+/// `+` lines what it becomes once the MCO catches up (`a`).
 fn drift_entry(file: &str, a: &str, b: &str, fa: &Files, fb: &Files, cause: String) -> Drift {
-    let (old, new) = (content(fa, file), content(fb, file));
-    let diff = similar::TextDiff::from_lines(&old, &new)
+    let (now, next) = (content(fb, file), content(fa, file));
+    let diff = similar::TextDiff::from_lines(&now, &next)
         .unified_diff()
         .context_radius(2)
-        .header(a, b)
+        .header(b, a)
         .to_string();
     Drift {
         file: file.to_string(),

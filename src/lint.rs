@@ -11,6 +11,7 @@
 
 use serde::Serialize;
 
+use crate::crd::Inputs;
 use crate::origin::Origin;
 use crate::render::cluster::{registries_input, render_pool};
 use crate::render::findings::{McoFinding, RenderWarning};
@@ -18,7 +19,6 @@ use crate::render::registries::{
     list_findings, order_conflicts, set_findings, RegistriesInput, SourcePolicy,
 };
 use crate::render::scope::scope_is_nested_inside_scope;
-use crate::source::Inputs;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -15,12 +15,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::crd::Inputs;
 use crate::crd::{
     FieldError, ImageContentSourcePolicy, ImageDigestMirrorSet, ImageDigestMirrors,
     ImageTagMirrorSet, ObjectMeta,
 };
 use crate::render::cluster::{render_pool, RenderError, Rendered};
-use crate::source::Inputs;
 
 /// The annotation kubectl keeps the last applied object in: stale on a new
 /// object, so it is not carried over.

@@ -23,9 +23,12 @@ use serde::{Deserialize, Deserializer, Serialize};
 pub mod cluster;
 pub mod image;
 pub mod image_policy;
+pub mod inputs;
 pub mod machine_config;
 pub mod mirror;
 mod validate;
+
+pub use inputs::Inputs;
 
 pub use cluster::{
     ClusterVersion, ClusterVersionSpec, ClusterVersionStatus, Node, NodeSpec, Release,

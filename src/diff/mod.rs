@@ -20,10 +20,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::crd::machine_config::{CURRENT_CONFIG_ANNOTATION, STATE_ANNOTATION};
+use crate::crd::Inputs;
 use crate::crd::{MachineConfig, MachineConfigPool};
 use crate::render::cluster::{render_pool, REGISTRIES_CONF, REGISTRIES_TEMPLATE};
 use crate::render::machineconfig::generated_registries_name;
-use crate::source::Inputs;
 
 use impact::Action;
 

@@ -6,9 +6,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::crd::Inputs;
 use crate::crd::{Image, MirrorSourcePolicy, ObjectMeta};
 use crate::origin::Origin;
-use crate::source::Inputs;
 
 use super::encode::{encode_registries_conf, EncodeProfile};
 pub use super::findings::RenderError;

@@ -32,7 +32,8 @@ use serde_json::Value;
 use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 
 use super::stream::{Document, Part};
-use super::{upsert, Inputs};
+use crate::crd::inputs::upsert;
+use crate::crd::Inputs;
 use crate::crd::{
     ClusterImagePolicy, ClusterVersion, Image, ImageContentSourcePolicy, ImageDigestMirrorSet,
     ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node, CONFIG_V1,

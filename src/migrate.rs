@@ -301,14 +301,26 @@ fn scalar(s: &str) -> String {
     }
 }
 
+/// Whether yaml.v3 writes `c` only inside double quotes: outside its
+/// printable set (`is_printable`: LF, U+0020–U+007E, U+00A0–U+D7FF,
+/// U+E000–U+FFFD except the BOM; so no tab, C1 control or character
+/// beyond the BMP), or a line break (`is_break`: NEL, LS, PS).
+fn needs_quotes(c: char) -> bool {
+    let printable = c == '\n'
+        || (' '..='~').contains(&c)
+        || ('\u{a0}'..='\u{d7ff}').contains(&c)
+        || (('\u{e000}'..='\u{fffd}').contains(&c) && c != '\u{feff}');
+    !printable || matches!(c, '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
 fn plain_is_safe(s: &str) -> bool {
-    if s.is_empty() || s != s.trim() || s.chars().any(char::is_control) {
+    if s.is_empty() || s != s.trim() || s.chars().any(needs_quotes) {
         return false;
     }
     let lower = s.to_ascii_lowercase();
     let reserved = [
         "~", "null", "true", "false", "yes", "no", "on", "off", "y", "n", ".nan", ".inf", "-.inf",
-        "+.inf",
+        "+.inf", "<<",
     ];
     if reserved.contains(&lower.as_str()) {
         return false;
@@ -730,6 +742,33 @@ spec:
         ] {
             assert_eq!(scalar(s), want, "{s:?}");
         }
+    }
+
+    /// Found by the round-trip property (tests/properties.rs): a merge key
+    /// and characters yaml.v3 never writes plain came out plain, and the
+    /// YAML did not read back (or read back as other text).
+    #[test]
+    fn issue_12_writer_quotes_merge_keys_and_unprintable_characters() {
+        for s in [
+            "<<",
+            "\u{feff}x",
+            "a\u{feff}",
+            "😀",
+            "a\u{2028}b",
+            "a\u{2029}b",
+            "a\u{85}b",
+            "\u{9f}",
+            "\u{fffe}",
+            "a\tb",
+        ] {
+            let quoted = scalar(s);
+            assert!(quoted.starts_with('"'), "{s:?} written plain: {quoted}");
+            let back: String = serde_saphyr::from_str(&quoted).unwrap();
+            assert_eq!(back, s);
+        }
+        // Printable non-ASCII text stays plain, as yaml.v3 writes it.
+        assert_eq!(scalar("é.example.com"), "é.example.com");
+        assert_eq!(scalar("a\u{a0}b"), "a\u{a0}b");
     }
 
     #[test]

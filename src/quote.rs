@@ -20,7 +20,11 @@ pub fn go_quote(s: &str) -> String {
             c if (c as u32) < 0x80 && c.is_ascii_control() => {
                 out.push_str(&format!("\\x{:02x}", c as u32));
             }
-            c if c.is_control() || (c.is_whitespace() && c != ' ') || is_format_char(c) => {
+            c if c.is_control()
+                || (c.is_whitespace() && c != ' ')
+                || is_format_char(c)
+                || is_noncharacter(c) =>
+            {
                 if (c as u32) < 0x10000 {
                     out.push_str(&format!("\\u{:04x}", c as u32));
                 } else {
@@ -38,6 +42,12 @@ pub fn go_quote(s: &str) -> String {
 /// does not consider printable.
 fn is_format_char(c: char) -> bool {
     matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
+}
+
+/// Unicode noncharacters (U+FDD0–U+FDEF and the last two code points of
+/// every plane), which Go does not consider printable either.
+fn is_noncharacter(c: char) -> bool {
+    ('\u{fdd0}'..='\u{fdef}').contains(&c) || (c as u32) & 0xfffe == 0xfffe
 }
 
 /// Go's `json.Marshal` string quoting (with HTML escaping, as encoding/json does).
@@ -84,6 +94,7 @@ mod tests {
             ("a\"b\\c", "\"a\\\"b\\\\c\""),
             ("tab\t\u{1}", "\"tab\\t\\x01\""),
             ("é", "\"é\""),
+            ("non\u{fffe}char", "\"non\\ufffechar\""),
         ] {
             assert_eq!(go_quote(input), want, "{input}");
         }

@@ -36,3 +36,38 @@ fn registries_load_seeds() {
         checks::registries_conf(&s);
     }
 }
+
+#[test]
+fn registries_differential_seeds() {
+    let (mut fast, mut loaded) = (0, 0);
+    let seeds = seeds("registries_differential");
+    for (name, s) in &seeds {
+        let seen = checks::registries_readers_agree(s).unwrap_or_else(|e| panic!("{name}: {e}"));
+        fast += usize::from(seen.fast_reader);
+        loaded += usize::from(seen.loaded);
+    }
+    assert!(
+        fast > 0 && fast < seeds.len(),
+        "the seeds should cover both readers"
+    );
+    assert!(
+        loaded > 0 && loaded < seeds.len(),
+        "the seeds should load and fail"
+    );
+}
+
+#[test]
+fn yaml_load_seeds() {
+    for (_, s) in seeds("yaml_load") {
+        checks::yaml_documents(&s);
+    }
+}
+
+#[test]
+fn migrate_round_trip_seeds() {
+    for (name, s) in seeds("migrate_round_trip") {
+        serde_json::from_str::<mirrorpolicy::crd::ImageContentSourcePolicy>(&s)
+            .unwrap_or_else(|e| panic!("{name} is not an ICSP in JSON: {e}"));
+        checks::migrate_round_trip_json(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}

@@ -255,14 +255,26 @@ impl Reporter<'_> {
     }
 }
 
-/// Parses the TOML: the fast reader for the plain subset, else the `toml` crate.
+/// Which TOML reader a load uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reader {
+    /// The fast reader for the plain subset, else the `toml` crate.
+    Fast,
+    /// The `toml` crate only.
+    Full,
+}
+
+/// Parses the TOML with `reader`.
 fn parse_raw(
     file: &ConfigFile<'_>,
     lines: &Lines,
     rep: &Reporter<'_>,
+    reader: Reader,
 ) -> Result<RawConfig, RegistriesError> {
-    if let Some(raw) = super::fast::parse(file.text) {
-        return Ok(raw);
+    if reader == Reader::Fast {
+        if let Some(raw) = super::fast::parse(file.text) {
+            return Ok(raw);
+        }
     }
     toml::from_str(file.text).map_err(|e| {
         let (line, context) = match e.span() {
@@ -279,10 +291,14 @@ fn parse_raw(
 }
 
 /// Upstream `loadConfigFile` for one file (`forceV2` for drop-ins).
-fn load_file(file: &ConfigFile<'_>, drop_in: bool) -> Result<FileConfig, RegistriesError> {
+fn load_file(
+    file: &ConfigFile<'_>,
+    drop_in: bool,
+    reader: Reader,
+) -> Result<FileConfig, RegistriesError> {
     let lines = Lines::new(file.text);
     let rep = Reporter { file, drop_in };
-    let mut raw = parse_raw(file, &lines, &rep)?;
+    let mut raw = parse_raw(file, &lines, &rep, reader)?;
     let origin_at = |offset: usize| Origin::file_line(file.name, lines.line(offset));
 
     // Entries are streamed into post-processing, not collected first.
@@ -762,6 +778,32 @@ pub fn load(
     main: Option<&ConfigFile<'_>>,
     drop_ins: &[ConfigFile<'_>],
 ) -> Result<RegistriesConf, RegistriesError> {
+    load_with(main, drop_ins, Reader::Fast)
+}
+
+/// [`load`] with the `toml` crate reading every file, never the fast
+/// reader: what `load` must give whichever reader it picks. For the
+/// differential tests and the fuzz target, not for the commands.
+#[doc(hidden)]
+pub fn load_full_parser(
+    main: Option<&ConfigFile<'_>>,
+    drop_ins: &[ConfigFile<'_>],
+) -> Result<RegistriesConf, RegistriesError> {
+    load_with(main, drop_ins, Reader::Full)
+}
+
+/// Whether the fast reader reads `text` itself rather than leaving it to
+/// the `toml` crate; for the differential tests' coverage counts.
+#[doc(hidden)]
+pub fn fast_reader_accepts(text: &str) -> bool {
+    super::fast::parse(text).is_some()
+}
+
+fn load_with(
+    main: Option<&ConfigFile<'_>>,
+    drop_ins: &[ConfigFile<'_>],
+    reader: Reader,
+) -> Result<RegistriesConf, RegistriesError> {
     let mut conf = RegistriesConf::default();
     let mut merged: Option<Vec<Registry>> = None;
     let files = main
@@ -769,7 +811,7 @@ pub fn load(
         .into_iter()
         .chain(drop_ins.iter().map(|d| (d, true)));
     for (file, drop_in) in files {
-        let parsed = load_file(file, drop_in)?;
+        let parsed = load_file(file, drop_in, reader)?;
         conf.files.push(file.name.to_string());
         merged = Some(match merged {
             None => parsed.registries,
@@ -1885,6 +1927,11 @@ mod tests {
             ("\u{1}\u{7f}", r#""\x01\x7f""#),
             ("héllo", "\"héllo\""),
             ("zero\u{200b}width\u{a0}", r#""zero\u200bwidth\u00a0""#),
+            // Noncharacters (strconv.IsPrint is false for them).
+            (
+                "\u{fffe}\u{ffff}\u{fdd0}\u{1fffe}",
+                r#""\ufffe\uffff\ufdd0\U0001fffe""#,
+            ),
         ] {
             assert_eq!(crate::quote::go_quote(input), want, "{input:?}");
         }

@@ -124,5 +124,6 @@ pub mod shortnames;
 mod testdata;
 
 pub use load::{
-    load, parse_short_name_mode, ConfigFile, RegistriesError, AUTHENTICATION_FILE_HELPER,
+    fast_reader_accepts, load, load_full_parser, parse_short_name_mode, ConfigFile,
+    RegistriesError, AUTHENTICATION_FILE_HELPER,
 };

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_mirrorpolicy_global_optspecs
-    string join \n color= v/verbose kubeconfig= context= cluster= user= n/namespace= request-timeout= chunk-size= h/help V/version
+    string join \n color= v/verbose kubeconfig= context= cluster= user= s/server= token= as= as-group= as-uid= insecure-skip-tls-verify= certificate-authority= client-certificate= client-key= tls-server-name= n/namespace= request-timeout= chunk-size= h/help V/version
 end
 
 function __fish_kubectl_mirrorpolicy_needs_command
@@ -31,6 +31,17 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" 
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l token -d 'Bearer token for authentication to the API server, in place of the kubeconfig user\'s credential' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l as -d 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l as-group -d 'Group to impersonate for the operation; repeat it for several groups' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure); drops the kubeconfig\'s CA' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l certificate-authority -d 'Path to a certificate file for the certificate authority, in place of the kubeconfig\'s' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l tls-server-name -d 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -s n -l namespace -d 'The namespace: explain applies its ImagePolicy (the pod\'s namespace); audit reads only it (default there: the context\'s namespace)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
@@ -66,6 +77,17 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l token -d 'Bearer token for authentication to the API server, in place of the kubeconfig user\'s credential' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l as -d 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l as-group -d 'Group to impersonate for the operation; repeat it for several groups' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure); drops the kubeconfig\'s CA' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l certificate-authority -d 'Path to a certificate file for the certificate authority, in place of the kubeconfig\'s' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l tls-server-name -d 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -s n -l namespace -d 'The namespace: explain applies its ImagePolicy (the pod\'s namespace); audit reads only it (default there: the context\'s namespace)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
@@ -86,6 +108,17 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l token -d 'Bearer token for authentication to the API server, in place of the kubeconfig user\'s credential' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l as -d 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l as-group -d 'Group to impersonate for the operation; repeat it for several groups' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure); drops the kubeconfig\'s CA' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l certificate-authority -d 'Path to a certificate file for the certificate authority, in place of the kubeconfig\'s' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l tls-server-name -d 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -s n -l namespace -d 'The namespace: explain applies its ImagePolicy (the pod\'s namespace); audit reads only it (default there: the context\'s namespace)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
@@ -103,6 +136,17 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l token -d 'Bearer token for authentication to the API server, in place of the kubeconfig user\'s credential' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l as -d 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l as-group -d 'Group to impersonate for the operation; repeat it for several groups' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure); drops the kubeconfig\'s CA' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l certificate-authority -d 'Path to a certificate file for the certificate authority, in place of the kubeconfig\'s' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l tls-server-name -d 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -s n -l namespace -d 'The namespace: explain applies its ImagePolicy (the pod\'s namespace); audit reads only it (default there: the context\'s namespace)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
@@ -123,6 +167,17 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l token -d 'Bearer token for authentication to the API server, in place of the kubeconfig user\'s credential' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l as -d 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l as-group -d 'Group to impersonate for the operation; repeat it for several groups' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure); drops the kubeconfig\'s CA' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l certificate-authority -d 'Path to a certificate file for the certificate authority, in place of the kubeconfig\'s' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l tls-server-name -d 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s n -l namespace -d 'The namespace: explain applies its ImagePolicy (the pod\'s namespace); audit reads only it (default there: the context\'s namespace)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
@@ -141,6 +196,17 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l token -d 'Bearer token for authentication to the API server, in place of the kubeconfig user\'s credential' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l as -d 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l as-group -d 'Group to impersonate for the operation; repeat it for several groups' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure); drops the kubeconfig\'s CA' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l certificate-authority -d 'Path to a certificate file for the certificate authority, in place of the kubeconfig\'s' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l tls-server-name -d 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s n -l namespace -d 'The namespace: explain applies its ImagePolicy (the pod\'s namespace); audit reads only it (default there: the context\'s namespace)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
@@ -152,6 +218,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s f -l filename -d 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable; each input at most 256 MiB' -r -F
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s l -l selector -d 'Only the Pods, controllers and ClusterServiceVersions whose labels match, in kubectl\'s syntax: key=value, key!=value, key in (a,b), key notin (a,b), key, !key; commas join requirements that must all match' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l fail-on -d 'Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed, source-blocked, short-name-refused) or warning (also tag-skips-digest-mirrors, short-name)' -r -f -a "error\t'Images that will not pull: invalid, not-allowed, source-blocked, short-name-refused'
 warning\t'Also images that reach the source or resolve a short name'"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s o -l output -d 'Output format' -r -f -a "table\t''
@@ -165,6 +232,17 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l token -d 'Bearer token for authentication to the API server, in place of the kubeconfig user\'s credential' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l as -d 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l as-group -d 'Group to impersonate for the operation; repeat it for several groups' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure); drops the kubeconfig\'s CA' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l certificate-authority -d 'Path to a certificate file for the certificate authority, in place of the kubeconfig\'s' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l tls-server-name -d 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s n -l namespace -d 'The namespace: explain applies its ImagePolicy (the pod\'s namespace); audit reads only it (default there: the context\'s namespace)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
@@ -188,6 +266,17 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l token -d 'Bearer token for authentication to the API server, in place of the kubeconfig user\'s credential' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l as -d 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l as-group -d 'Group to impersonate for the operation; repeat it for several groups' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure); drops the kubeconfig\'s CA' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l certificate-authority -d 'Path to a certificate file for the certificate authority, in place of the kubeconfig\'s' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l tls-server-name -d 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -s n -l namespace -d 'The namespace: explain applies its ImagePolicy (the pod\'s namespace); audit reads only it (default there: the context\'s namespace)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
@@ -201,6 +290,17 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l token -d 'Bearer token for authentication to the API server, in place of the kubeconfig user\'s credential' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l as -d 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l as-group -d 'Group to impersonate for the operation; repeat it for several groups' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure); drops the kubeconfig\'s CA' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l certificate-authority -d 'Path to a certificate file for the certificate authority, in place of the kubeconfig\'s' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l tls-server-name -d 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -s n -l namespace -d 'The namespace: explain applies its ImagePolicy (the pod\'s namespace); audit reads only it (default there: the context\'s namespace)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
@@ -214,6 +314,17 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l token -d 'Bearer token for authentication to the API server, in place of the kubeconfig user\'s credential' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l as -d 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l as-group -d 'Group to impersonate for the operation; repeat it for several groups' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l as-uid -d 'UID to impersonate for the operation' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure); drops the kubeconfig\'s CA' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l certificate-authority -d 'Path to a certificate file for the certificate authority, in place of the kubeconfig\'s' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l client-certificate -d 'Path to a client certificate file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l client-key -d 'Path to a client key file for TLS' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l tls-server-name -d 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -s n -l namespace -d 'The namespace: explain applies its ImagePolicy (the pod\'s namespace); audit reads only it (default there: the context\'s namespace)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r

@@ -102,6 +102,8 @@ pub struct Workload {
     pub name: String,
     /// `(reference as written, where: "containers[app]", "env RELATED_IMAGE_X", ...)`.
     pub images: Vec<(String, String)>,
+    /// `metadata.labels` (what `audit -l` selects on).
+    pub labels: BTreeMap<String, String>,
 }
 
 impl Workload {
@@ -170,10 +172,18 @@ pub fn workload_from(
         let at = kind.pod_spec.trim_start_matches('/').replace('/', ".");
         pod_images(spec, &at, "", &mut images)?;
     }
+    let labels = meta
+        .and_then(|m| m.get("labels"))
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        .collect();
     Ok(Some(Workload {
         kind: kind.kind,
         namespace: text("namespace"),
         name: text("name"),
+        labels,
         images,
     }))
 }

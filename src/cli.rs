@@ -107,7 +107,7 @@ Examples:
 
 /// How to reach the cluster, as kubectl takes it. Ignored with -f (files) and
 /// node files: then the cluster is never contacted.
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub struct ClusterArgs {
     /// Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config).
     #[arg(long, value_name = "FILE", global = true, help_heading = "Cluster")]
@@ -124,6 +124,80 @@ pub struct ClusterArgs {
     /// The kubeconfig user to use.
     #[arg(long, value_name = "NAME", global = true, help_heading = "Cluster")]
     pub user: Option<String>,
+
+    /// The address and port of the API server, in place of the kubeconfig cluster's (its CA stays;
+    /// its tls-server-name does not).
+    #[arg(
+        short = 's',
+        long,
+        value_name = "URL",
+        global = true,
+        help_heading = "Cluster"
+    )]
+    pub server: Option<String>,
+
+    /// Bearer token for authentication to the API server, in place of the kubeconfig user's
+    /// credential.
+    #[arg(long, value_name = "TOKEN", global = true, help_heading = "Cluster")]
+    pub token: Option<String>,
+
+    /// Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME).
+    #[arg(
+        long = "as",
+        value_name = "USER",
+        global = true,
+        help_heading = "Cluster"
+    )]
+    pub as_user: Option<String>,
+
+    /// Group to impersonate for the operation; repeat it for several groups.
+    #[arg(
+        long = "as-group",
+        value_name = "GROUP",
+        global = true,
+        help_heading = "Cluster"
+    )]
+    pub as_group: Vec<String>,
+
+    /// UID to impersonate for the operation.
+    #[arg(
+        long = "as-uid",
+        value_name = "UID",
+        global = true,
+        help_heading = "Cluster"
+    )]
+    pub as_uid: Option<String>,
+
+    /// Do not check the server's certificate (insecure); drops the kubeconfig's CA.
+    #[arg(
+        long,
+        value_name = "BOOL",
+        global = true,
+        help_heading = "Cluster",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        default_value_t = false,
+        action = clap::ArgAction::Set
+    )]
+    pub insecure_skip_tls_verify: bool,
+
+    /// Path to a certificate file for the certificate authority, in place of the kubeconfig's.
+    #[arg(long, value_name = "FILE", global = true, help_heading = "Cluster")]
+    pub certificate_authority: Option<String>,
+
+    /// Path to a client certificate file for TLS.
+    #[arg(long, value_name = "FILE", global = true, help_heading = "Cluster")]
+    pub client_certificate: Option<String>,
+
+    /// Path to a client key file for TLS.
+    #[arg(long, value_name = "FILE", global = true, help_heading = "Cluster")]
+    pub client_key: Option<String>,
+
+    /// Server name to use for server certificate validation (and SNI); without it, the host of
+    /// the server URL.
+    #[arg(long, value_name = "NAME", global = true, help_heading = "Cluster")]
+    pub tls_server_name: Option<String>,
 
     /// The namespace: explain applies its ImagePolicy (the pod's namespace); audit reads only it
     /// (default there: the context's namespace).
@@ -290,6 +364,9 @@ Examples:
   # Every namespace, with the objects behind each image
   kubectl mirrorpolicy audit -A -o wide
 
+  # Only the workloads of one application, in every namespace
+  kubectl mirrorpolicy audit -A -l 'app.kubernetes.io/part-of in (shop)'
+
   # In CI, on a must-gather: fail on images a disconnected cluster cannot pull
   kubectl mirrorpolicy audit -f must-gather/ --fail-on warning
 
@@ -308,6 +385,12 @@ pub struct AuditArgs {
     /// Every namespace (live: instead of the current context's namespace).
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,
+
+    /// Only the Pods, controllers and ClusterServiceVersions whose labels match, in kubectl's
+    /// syntax: key=value, key!=value, key in (a,b), key notin (a,b), key, !key; commas join
+    /// requirements that must all match.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
 
     /// Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed,
     /// source-blocked, short-name-refused) or warning (also tag-skips-digest-mirrors, short-name).
@@ -655,10 +738,65 @@ pub fn display_name(argv0: &str) -> &'static str {
     }
 }
 
+/// `text` as the command `name` would say it: run as `oc mirrorpolicy`,
+/// the commands that messages and hints suggest are `oc ...` commands
+/// (`oc mirrorpolicy migrate-icsp`, `oc config get-contexts`). A `kubectl`
+/// that is not a word of its own (`kubectl.kubernetes.io/...`) is kept.
+pub fn as_said_by<'a>(name: &str, text: &'a str) -> std::borrow::Cow<'a, str> {
+    if name == "kubectl mirrorpolicy" || !text.contains("kubectl ") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let program = name.split(' ').next().unwrap_or(name);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("kubectl ") {
+        let before = rest[..at].chars().next_back().or(out.chars().next_back());
+        let starts_word =
+            before.is_none_or(|c| c.is_whitespace() || matches!(c, '(' | '`' | '"' | '\''));
+        out.push_str(&rest[..at]);
+        out.push_str(if starts_word { program } else { "kubectl" });
+        out.push(' ');
+        rest = &rest[at + "kubectl ".len()..];
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn issue_14_commands_are_said_as_run() {
+        let oc = "oc mirrorpolicy";
+        for (text, want) in [
+            (
+                "migrate it (kubectl mirrorpolicy migrate-icsp)",
+                "migrate it (oc mirrorpolicy migrate-icsp)",
+            ),
+            (
+                "check --context (kubectl config get-contexts lists them)",
+                "check --context (oc config get-contexts lists them)",
+            ),
+            (
+                "kubectl get machineconfigpools lists them",
+                "oc get machineconfigpools lists them",
+            ),
+            (
+                "run `kubectl mirrorpolicy x` again",
+                "run `oc mirrorpolicy x` again",
+            ),
+            (
+                "kubectl.kubernetes.io/last-applied-configuration",
+                "kubectl.kubernetes.io/last-applied-configuration",
+            ),
+            ("a/kubectl b", "a/kubectl b"),
+        ] {
+            assert_eq!(as_said_by(oc, text), want, "{text}");
+            assert_eq!(as_said_by("kubectl mirrorpolicy", text), text);
+        }
+    }
 
     #[test]
     fn cli_is_consistent() {

@@ -10,6 +10,7 @@ pub mod audit;
 pub mod crd;
 pub mod diff;
 pub mod explain;
+pub mod labels;
 pub mod lint;
 pub mod list;
 pub mod migrate;

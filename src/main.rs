@@ -22,7 +22,8 @@ use exit::{ExitCode, Failure};
 
 fn main() {
     let argv0 = std::env::args().next().unwrap_or_default();
-    let matches = cli::command_named(cli::display_name(&argv0)).get_matches();
+    let name = cli::display_name(&argv0);
+    let matches = cli::command_named(name).get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
@@ -31,10 +32,10 @@ fn main() {
     term::set_verbose(cli.verbose);
     commands::cluster::set_cluster_args(cli.cluster.clone());
     let result = match &cli.command {
-        Command::Explain(args) => commands::explain::run(args),
+        Command::Explain(args) => commands::explain::run(args, name),
         Command::Render(args) => commands::render::run(args).map(|()| ExitCode::Success),
         Command::List(args) => commands::list::run(args).map(|()| ExitCode::Success),
-        Command::Lint(args) => commands::lint::run(args),
+        Command::Lint(args) => commands::lint::run(args, name),
         Command::MigrateIcsp(args) => commands::migrate::run(args),
         Command::Audit(args) => commands::audit::run(args),
         Command::Diff(args) => commands::diff::run(args),
@@ -47,18 +48,20 @@ fn main() {
     };
     match result {
         Ok(code) => process::exit(code as i32),
-        Err(e) => process::exit(report(&e) as i32),
+        Err(e) => process::exit(report(&e, name) as i32),
     }
 }
 
-/// Prints the error chain and any hint to stderr; returns the exit code.
-fn report(e: &anyhow::Error) -> ExitCode {
+/// Prints the error chain and any hint to stderr, naming commands as the
+/// user ran this one (`name`); returns the exit code.
+fn report(e: &anyhow::Error, name: &str) -> ExitCode {
     if is_broken_pipe(e) {
         return ExitCode::Success;
     }
     let failure = e.chain().find_map(|c| c.downcast_ref::<Failure>());
     let safe = |text: &dyn std::fmt::Display| {
-        term::escape_controls(&without_os_error_code(&text.to_string()), false).into_owned()
+        let text = without_os_error_code(&text.to_string());
+        term::escape_controls(&cli::as_said_by(name, &text), false).into_owned()
     };
     eprintln!("error: {}", safe(e));
     for cause in e.chain().skip(1) {

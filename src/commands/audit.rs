@@ -7,6 +7,7 @@ use anyhow::Result;
 
 use mirrorpolicy::audit::{self, Configs, Level};
 use mirrorpolicy::explain::Config;
+use mirrorpolicy::labels::Selector;
 use mirrorpolicy::output;
 use mirrorpolicy::render::node::{node_view, NodeView};
 use mirrorpolicy::render::policy::CRIO_POLICIES_DIR;
@@ -36,6 +37,14 @@ impl Configs for Views {
 
 /// Runs `audit`.
 pub fn run(args: &AuditArgs) -> Result<ExitCode> {
+    let selector = match &args.selector {
+        Some(text) => Some(Selector::parse(text).map_err(|e| {
+            Failure::input(format!("invalid label selector {text:?} (-l): {e}")).with_hint(
+                "kubectl's syntax: key=value, key!=value, key in (a,b), key notin (a,b), key, !key, joined by commas",
+            )
+        })?),
+        None => None,
+    };
     let live = args.filenames.is_empty();
     let namespace = match (args.all_namespaces, cluster::namespace()) {
         (true, _) => None,
@@ -44,7 +53,12 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         (false, None) => None,
     };
     let reads: Vec<Read> = MIRROR_CONFIG.iter().chain(WORKLOADS).copied().collect();
-    let mut inputs = cluster::load_objects(&args.filenames, &reads, namespace.as_deref())?;
+    let mut inputs = cluster::load_selected(
+        &args.filenames,
+        &reads,
+        namespace.as_deref(),
+        selector.as_ref(),
+    )?;
     if let Some(ns) = &namespace {
         inputs.workloads.retain(|w| &w.namespace == ns);
     }
@@ -83,7 +97,10 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
     );
     if report.images.is_empty() {
         eprintln!(
-            "no image references: no Pod, workload controller or ClusterServiceVersion{}",
+            "no image references: no Pod, workload controller or ClusterServiceVersion{}{}",
+            selector
+                .as_ref()
+                .map_or_else(String::new, |s| format!(" matching -l {:?}", s.as_str())),
             namespace
                 .as_deref()
                 .map_or_else(String::new, |ns| format!(" in namespace {ns} (-A for all)"))

@@ -7,10 +7,11 @@ use std::sync::OnceLock;
 
 use anyhow::Result;
 
+use mirrorpolicy::labels::Selector;
 use mirrorpolicy::render::cluster::{render_pool, Rendered};
 use mirrorpolicy::source::cluster::{
-    self as live, ClusterError, ClusterOptions, Read, DEFAULT_PAGE_SIZE, MACHINE_CONFIG_POOLS,
-    MIRROR_CONFIG,
+    self as live, ClusterError, ClusterOptions, FlagOverrides, Read, DEFAULT_PAGE_SIZE,
+    MACHINE_CONFIG_POOLS, MIRROR_CONFIG,
 };
 use mirrorpolicy::source::{load_paths_with, Inputs};
 
@@ -27,13 +28,9 @@ pub fn set_cluster_args(args: ClusterArgs) {
 
 fn cluster_args() -> &'static ClusterArgs {
     CLUSTER.get_or_init(|| ClusterArgs {
-        kubeconfig: None,
-        context: None,
-        cluster: None,
-        user: None,
-        namespace: None,
         request_timeout: "0".to_string(),
         chunk_size: DEFAULT_PAGE_SIZE,
+        ..ClusterArgs::default()
     })
 }
 
@@ -57,10 +54,25 @@ pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
 /// Reads `reads` from the live cluster (namespaced ones in `namespace`
 /// only, or in all namespaces), or everything the files named by `-f` hold.
 pub fn read_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) -> Result<Inputs> {
+    read_selected(paths, reads, namespace, None)
+}
+
+/// [`read_objects`], keeping only the objects that reference images whose
+/// labels `selector` selects (live, the API server selects them).
+fn read_selected(
+    paths: &[PathBuf],
+    reads: &[Read],
+    namespace: Option<&str>,
+    selector: Option<&Selector>,
+) -> Result<Inputs> {
     if paths.is_empty() {
-        return read_live(reads, namespace);
+        let mut inputs = read_live(reads, namespace, selector.map(Selector::as_str))?;
+        if let Some(selector) = selector {
+            inputs.workloads.retain(|w| selector.matches(&w.labels));
+        }
+        return Ok(inputs);
     }
-    let inputs = load_paths_with(paths, std::io::stdin().lock(), live::reads_workloads(reads))
+    let mut inputs = load_paths_with(paths, std::io::stdin().lock(), live::reads_workloads(reads))
         .map_err(|e| Failure::input(e.to_string()))?;
     for w in &inputs.warnings {
         term::warn(w);
@@ -75,6 +87,9 @@ pub fn read_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) 
         .with_hint("pass YAML or JSON exported with `oc get ... -o yaml`, or a must-gather folder (-v lists what was skipped)")
         .into());
     }
+    if let Some(selector) = selector {
+        inputs.workloads.retain(|w| selector.matches(&w.labels));
+    }
     Ok(inputs)
 }
 
@@ -82,7 +97,18 @@ pub fn read_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) 
 /// refuse today: objects stored in a cluster may predate today's CRD rules
 /// (validation ratcheting) and the MCO renders them, so reading is lenient.
 pub fn load_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) -> Result<Inputs> {
-    let inputs = read_objects(paths, reads, namespace)?;
+    load_selected(paths, reads, namespace, None)
+}
+
+/// [`load_objects`], keeping only the objects that reference images whose
+/// labels `selector` selects (`audit -l`).
+pub fn load_selected(
+    paths: &[PathBuf],
+    reads: &[Read],
+    namespace: Option<&str>,
+    selector: Option<&Selector>,
+) -> Result<Inputs> {
+    let inputs = read_selected(paths, reads, namespace, selector)?;
     for e in inputs.validate() {
         term::warn(format_args!(
             "the API server would refuse this object today: {e}"
@@ -155,6 +181,18 @@ pub fn cluster_options() -> Result<ClusterOptions> {
         user: args.user.clone(),
         request_timeout,
         page_size: args.chunk_size,
+        flags: FlagOverrides {
+            server: args.server.clone(),
+            tls_server_name: args.tls_server_name.clone(),
+            certificate_authority: args.certificate_authority.clone(),
+            insecure_skip_tls_verify: args.insecure_skip_tls_verify,
+            token: args.token.clone(),
+            client_certificate: args.client_certificate.clone(),
+            client_key: args.client_key.clone(),
+            impersonate: args.as_user.clone(),
+            impersonate_uid: args.as_uid.clone(),
+            impersonate_groups: args.as_group.clone(),
+        },
     })
 }
 
@@ -178,7 +216,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
 }
 
 /// Lists every read at once from the live cluster.
-fn read_live(reads: &[Read], namespace: Option<&str>) -> Result<Inputs> {
+fn read_live(reads: &[Read], namespace: Option<&str>, selector: Option<&str>) -> Result<Inputs> {
     let options = cluster_options()?;
     let runtime = runtime()?;
     let live = runtime
@@ -192,7 +230,7 @@ fn read_live(reads: &[Read], namespace: Option<&str>) -> Result<Inputs> {
                     namespace.map_or(String::new(), |ns| format!(" (namespaced ones in {ns})"))
                 )
             });
-            let read = live::read(&connection, reads, namespace).await?;
+            let read = live::read_selected(&connection, reads, namespace, selector).await?;
             Ok::<_, ClusterError>((connection, read))
         })
         .map_err(cluster_failure)?;

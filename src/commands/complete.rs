@@ -19,7 +19,7 @@ use clap::{Arg, ArgAction, Command, CommandFactory};
 use mirrorpolicy::render::cluster::{REGISTRIES_CONF, SEARCH_REGISTRIES_CONF};
 use mirrorpolicy::render::policy::{CRIO_POLICIES_DIR, POLICY_JSON};
 use mirrorpolicy::render::sigstore::SIGSTORE_REGISTRIES_D;
-use mirrorpolicy::source::cluster::{self as live, ClusterOptions, Resource};
+use mirrorpolicy::source::cluster::{self as live, ClusterOptions, FlagOverrides, Resource};
 
 use crate::cli::{Cli, Shell};
 use crate::term;
@@ -348,6 +348,17 @@ impl Fetch {
             user: flag("--user"),
             request_timeout: Some(Duration::from_secs(2)),
             page_size: 0,
+            flags: FlagOverrides {
+                server: flag("--server").or_else(|| flag("-s")),
+                token: flag("--token"),
+                impersonate: flag("--as"),
+                certificate_authority: flag("--certificate-authority"),
+                tls_server_name: flag("--tls-server-name"),
+                insecure_skip_tls_verify: words.iter().any(|w| {
+                    w == "--insecure-skip-tls-verify" || w == "--insecure-skip-tls-verify=true"
+                }),
+                ..FlagOverrides::default()
+            },
         }
     }
 }

@@ -25,7 +25,8 @@ use crate::term;
 
 /// Runs `explain`: 0 when every image pulls as configured, 1 when at least
 /// one pull would be refused or fail, 2 when an image reference is invalid.
-pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
+/// `name` is how the user ran the plugin: warnings name its commands.
+pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
     if args.registries_conf.is_none() && args.registries_conf_d.is_none() {
         if args.policy_json.is_some() {
             return Err(Failure::input(
@@ -34,7 +35,7 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
             .with_hint("add --registries-conf (and --registries-conf-d), or drop --policy-json to explain against the cluster")
             .into());
         }
-        return run_on_objects(args);
+        return run_on_objects(args, name);
     }
     let conf = load_registries(
         args.registries_conf.as_deref(),
@@ -51,8 +52,8 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
         policy: policy.as_ref(),
         scope_origins: None,
     };
-    let (items, code) = explain_all(&config, &args.images, mode, None);
-    print(args, &items)?;
+    let (mut items, code) = explain_all(&config, &args.images, mode, None);
+    print(args, &mut items, name)?;
     // The process exits next: freeing a configuration of 100,000s of
     // entries one allocation at a time would only delay that.
     std::mem::forget(conf);
@@ -60,7 +61,7 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
 }
 
 /// Explains against what the MCO renders from cluster objects for a pool.
-fn run_on_objects(args: &ExplainArgs) -> Result<ExitCode> {
+fn run_on_objects(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
     let namespace = cluster::namespace();
     let mut inputs = cluster::load_for_pool(&args.filenames, MIRROR_CONFIG, namespace, &args.pool)?;
     cluster::overlay(&mut inputs, &args.with, true)?;
@@ -126,7 +127,7 @@ fn run_on_objects(args: &ExplainArgs) -> Result<ExitCode> {
             );
         }
     }
-    print(args, &items)?;
+    print(args, &mut items, name)?;
     Ok(code)
 }
 
@@ -225,7 +226,13 @@ fn explain_all(
     (items, code)
 }
 
-fn print(args: &ExplainArgs, items: &[Explanation]) -> Result<()> {
+fn print(args: &ExplainArgs, items: &mut [Explanation], name: &str) -> Result<()> {
+    for item in items.iter_mut() {
+        for w in &mut item.warnings {
+            *w = crate::cli::as_said_by(name, w).into_owned();
+        }
+    }
+    let items = &*items;
     let sink = if args.output == OutputFormat::Table {
         term::Sink::Text
     } else {

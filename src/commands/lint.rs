@@ -11,10 +11,14 @@ use crate::exit::ExitCode;
 use crate::term;
 
 /// Runs `lint`; objects the API server would refuse are findings here, not a refusal to start.
-pub fn run(args: &LintArgs) -> Result<ExitCode> {
+/// `name` is how the user ran the plugin: findings name its commands.
+pub fn run(args: &LintArgs, name: &str) -> Result<ExitCode> {
     let mut inputs = cluster::read_inputs(&args.filenames)?;
     cluster::overlay(&mut inputs, &args.with, false)?;
-    let findings = lint(&inputs);
+    let mut findings = lint(&inputs);
+    for f in &mut findings {
+        f.message = crate::cli::as_said_by(name, &f.message).into_owned();
+    }
     let sink = match args.output {
         LintFormat::Table => term::Sink::Text,
         LintFormat::Json => term::Sink::Exact,

@@ -14,11 +14,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine;
-use kube::config::Kubeconfig;
+use kube::config::{Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
 use serde_json::Value;
 use tokio::task::JoinSet;
 
+pub use super::kubeconfig::FlagOverrides;
 use super::kubeconfig::{self, Authorization, Credential, Overrides, Target, Unusable};
 use super::{parse_documents_with, Inputs, SourceError};
 
@@ -249,6 +250,9 @@ pub struct ClusterOptions {
     pub request_timeout: Option<Duration>,
     /// Items per page of a list (`limit`); 0 asks for everything at once.
     pub page_size: u32,
+    /// `--server`, `--token`, `--as`, ...: fields of the kubeconfig's
+    /// cluster and user they replace.
+    pub flags: FlagOverrides,
 }
 
 /// The default page size: large lists come in pages of this many items.
@@ -465,9 +469,7 @@ impl fmt::Debug for Connection {
 /// `~/.kube/config`. `Ok(None)` when there is none.
 fn read_kubeconfig(options: &ClusterOptions) -> Result<Option<Kubeconfig>, ClusterError> {
     let read = |path: &Path| {
-        Kubeconfig::read_from(path).map_err(|e| {
-            ClusterError::Config(format!("cannot read kubeconfig {}: {e}", path.display()))
-        })
+        Kubeconfig::read_from(path).map_err(|e| ClusterError::Config(kubeconfig_error(path, &e)))
     };
     if let Some(path) = &options.kubeconfig {
         if !path.exists() {
@@ -513,6 +515,39 @@ fn read_kubeconfig(options: &ClusterOptions) -> Result<Option<Kubeconfig>, Clust
     }
 }
 
+/// Why a kubeconfig file cannot be read, on one line: a YAML error names
+/// the file, line and column and says what is wrong, without the
+/// parser's code excerpt.
+fn kubeconfig_error(path: &Path, e: &KubeconfigError) -> String {
+    match e {
+        KubeconfigError::Parse(yaml) => {
+            let options = serde_saphyr::render_options! {
+                snippets: serde_saphyr::SnippetMode::Off,
+            };
+            let message = yaml.render_with_options(options);
+            let message = message.lines().next().unwrap_or_default().trim();
+            // The plain rendering ends with the location; say it first.
+            let message = yaml.location().map_or(message, |at| {
+                let suffix = format!(" at line {}, column {}", at.line(), at.column());
+                message.strip_suffix(&suffix).unwrap_or(message)
+            });
+            match yaml.location() {
+                Some(at) if at.line() > 0 => format!(
+                    "cannot read kubeconfig {}:{}:{}: {message}",
+                    path.display(),
+                    at.line(),
+                    at.column()
+                ),
+                _ => format!("cannot read kubeconfig {}: {message}", path.display()),
+            }
+        }
+        KubeconfigError::ReadConfig(io, _) => {
+            format!("cannot read kubeconfig {}: {io}", path.display())
+        }
+        other => format!("cannot read kubeconfig {}: {other}", path.display()),
+    }
+}
+
 /// The names of the kubeconfig's `context`s, `cluster`s or `user`s.
 pub fn kubeconfig_names(options: &ClusterOptions, what: &str) -> Result<Vec<String>, ClusterError> {
     let Some(config) = read_kubeconfig(options)? else {
@@ -535,18 +570,20 @@ pub async fn connect(options: &ClusterOptions) -> Result<Connection, ClusterErro
         context: options.context.as_deref(),
         cluster: options.cluster.as_deref(),
         user: options.user.as_deref(),
+        flags: Some(&options.flags),
     };
-    let target = match read_kubeconfig(options)? {
-        Some(kubeconfig) => match kubeconfig::resolve(&kubeconfig, overrides) {
-            Ok(target) => Some(target),
-            Err(Unusable::Invalid(message)) => return Err(ClusterError::Config(message)),
-            Err(Unusable::Empty) => None,
-        },
-        None => None,
+    // No kubeconfig is an empty one: flags such as --server may be enough.
+    let kubeconfig = read_kubeconfig(options)?.unwrap_or_default();
+    let target = match kubeconfig::resolve(&kubeconfig, overrides) {
+        Ok(target) => Some(target),
+        Err(Unusable::Invalid(message)) => return Err(ClusterError::Config(message)),
+        Err(Unusable::Empty) => None,
     };
     let target = match target {
         Some(target) => target,
-        None if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() => in_cluster()?,
+        None if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() => {
+            in_cluster(&options.flags)?
+        }
         None => {
             return Err(ClusterError::NoConfig(
                 "no cluster configured: no KUBECONFIG, no ~/.kube/config (or one naming no context) and not running in a pod"
@@ -557,10 +594,15 @@ pub async fn connect(options: &ClusterOptions) -> Result<Connection, ClusterErro
     let server = target.url.clone();
     let default_namespace = target.namespace.clone();
     let config = client_config(&target, options)?;
+    let impersonation = match &target.impersonation {
+        Some(i) => i.headers().map_err(ClusterError::Config)?,
+        None => Vec::new(),
+    };
     let transport = Transport {
         client: Mutex::new((build_client(&config, None, &server)?, None)),
         config,
         credential: target.credential,
+        impersonation,
     };
     Ok(Connection {
         transport: Arc::new(transport),
@@ -572,12 +614,56 @@ pub async fn connect(options: &ClusterOptions) -> Result<Connection, ClusterErro
 }
 
 /// The service account's configuration in a pod, its token file read as
-/// any token file.
-fn in_cluster() -> Result<Target, ClusterError> {
+/// any token file. Only `--server`, `--token` and
+/// `--certificate-authority` apply there, as in client-go.
+fn in_cluster(flags: &FlagOverrides) -> Result<Target, ClusterError> {
     let mut config = Config::incluster()
         .map_err(|e| ClusterError::Config(format!("in-cluster configuration: {e}")))?;
     let file = config.auth_info.token_file.take().map(PathBuf::from);
-    let credential = match file {
+    let token = flags.token.as_deref().filter(|t| !t.is_empty());
+    let credential = match (token, file) {
+        (Some(token), _) => Credential::Bearer {
+            token: token.to_string(),
+            file: None,
+        },
+        (None, file) => in_cluster_token(file)?,
+    };
+    let roots = match flags
+        .certificate_authority
+        .as_deref()
+        .filter(|f| !f.is_empty())
+    {
+        Some(file) => Some(kubeconfig::read_roots(file).map_err(ClusterError::Config)?),
+        None => config.root_cert.clone(),
+    };
+    let url = match flags.server.as_deref().filter(|s| !s.is_empty()) {
+        Some(server) => {
+            kubeconfig::server_url(server)
+                .map_err(ClusterError::Config)?
+                .0
+        }
+        None => config
+            .cluster_url
+            .to_string()
+            .trim_end_matches('/')
+            .to_string(),
+    };
+    Ok(Target {
+        url,
+        namespace: config.default_namespace.clone(),
+        tls: Some(kubeconfig::Tls {
+            roots,
+            ..kubeconfig::Tls::default()
+        }),
+        proxy: None,
+        credential,
+        impersonation: None,
+    })
+}
+
+/// The service account token of a pod, read as any token file.
+fn in_cluster_token(file: Option<PathBuf>) -> Result<Credential, ClusterError> {
+    Ok(match file {
         Some(path) => {
             let file = kubeconfig::token_file(path.clone());
             let token = file.token().ok_or_else(|| {
@@ -592,20 +678,6 @@ fn in_cluster() -> Result<Target, ClusterError> {
             }
         }
         None => Credential::None,
-    };
-    Ok(Target {
-        url: config
-            .cluster_url
-            .to_string()
-            .trim_end_matches('/')
-            .to_string(),
-        namespace: config.default_namespace.clone(),
-        tls: Some(kubeconfig::Tls {
-            roots: config.root_cert.clone(),
-            ..kubeconfig::Tls::default()
-        }),
-        proxy: None,
-        credential,
     })
 }
 
@@ -668,6 +740,8 @@ fn build_client(
 struct Transport {
     config: Config,
     credential: Credential,
+    /// The `Impersonate-*` headers sent with every request.
+    impersonation: Vec<(http::HeaderName, http::HeaderValue)>,
     /// The client, and the exec plugin's client certificate it was built with.
     client: Mutex<(Client, Option<(String, String)>)>,
 }
@@ -794,6 +868,9 @@ impl Connection {
                 attempt
                     .headers_mut()
                     .insert(http::header::AUTHORIZATION, value.clone());
+            }
+            for (name, value) in &self.transport.impersonation {
+                attempt.headers_mut().append(name.clone(), value.clone());
             }
             let response = client
                 .send(attempt)
@@ -1095,6 +1172,7 @@ impl Connection {
         &self,
         resource: Resource,
         namespace: Option<String>,
+        label_selector: Option<String>,
     ) -> Result<Listed, ClusterError> {
         let base = resource.list_path(namespace.as_deref());
         let mut pages = Vec::new();
@@ -1102,6 +1180,9 @@ impl Connection {
         let mut requests = 0;
         loop {
             let mut query = Vec::new();
+            if let Some(selector) = &label_selector {
+                query.push(format!("labelSelector={}", encode_query(selector)));
+            }
             if self.page_size > 0 {
                 query.push(format!("limit={}", self.page_size));
             }
@@ -1259,6 +1340,17 @@ pub async fn read(
     reads: &[Read],
     namespace: Option<&str>,
 ) -> Result<LiveRead, ClusterError> {
+    read_selected(connection, reads, namespace, None).await
+}
+
+/// [`read`], with the objects that reference images ([`WORKLOADS`])
+/// listed with `labelSelector` (kubectl's `-l`) when one is given.
+pub async fn read_selected(
+    connection: &Connection,
+    reads: &[Read],
+    namespace: Option<&str>,
+    label_selector: Option<&str>,
+) -> Result<LiveRead, ClusterError> {
     let mut tasks = JoinSet::new();
     for (index, read) in reads.iter().enumerate() {
         for (version, resource) in read.versions.iter().enumerate() {
@@ -1267,8 +1359,11 @@ pub async fn read(
             let namespace = namespace
                 .filter(|_| resource.namespaced)
                 .map(str::to_string);
+            let selector = label_selector
+                .filter(|s| !s.trim().is_empty() && WORKLOADS.contains(read))
+                .map(str::to_string);
             tasks.spawn(async move {
-                let listed = connection.list(resource, namespace).await;
+                let listed = connection.list(resource, namespace, selector).await;
                 (index, version, listed)
             });
         }

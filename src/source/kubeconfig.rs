@@ -24,12 +24,173 @@ use super::exec::ExecPlugin;
 /// The key of the cluster extension handed to exec plugins (`config`).
 const EXEC_EXTENSION: &str = "client.authentication.k8s.io/exec";
 
-/// What `--context`, `--cluster` and `--user` ask for.
+/// What `--context`, `--cluster` and `--user` ask for, and the flags that
+/// override the chosen cluster and user.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Overrides<'a> {
     pub context: Option<&'a str>,
     pub cluster: Option<&'a str>,
     pub user: Option<&'a str>,
+    pub flags: Option<&'a FlagOverrides>,
+}
+
+/// kubectl's flags that override fields of the kubeconfig's cluster and
+/// user (client-go's `ConfigOverrides.ClusterInfo` and `.AuthInfo`). An
+/// empty value overrides nothing, as in client-go.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlagOverrides {
+    /// `--server/-s`
+    pub server: Option<String>,
+    /// `--tls-server-name`
+    pub tls_server_name: Option<String>,
+    /// `--certificate-authority` (a file)
+    pub certificate_authority: Option<String>,
+    /// `--insecure-skip-tls-verify`
+    pub insecure_skip_tls_verify: bool,
+    /// `--token`
+    pub token: Option<String>,
+    /// `--client-certificate` (a file)
+    pub client_certificate: Option<String>,
+    /// `--client-key` (a file)
+    pub client_key: Option<String>,
+    /// `--as`
+    pub impersonate: Option<String>,
+    /// `--as-uid`
+    pub impersonate_uid: Option<String>,
+    /// `--as-group`, in order
+    pub impersonate_groups: Vec<String>,
+}
+
+impl FlagOverrides {
+    /// Whether any flag is given.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// client-go's `getCluster` after the kubeconfig's cluster: each flag
+    /// given replaces its field; `--insecure-skip-tls-verify` or
+    /// `--certificate-authority` replaces the whole server verification
+    /// (CA file, CA data and insecure), and `--server` or
+    /// `--tls-server-name` the TLS server name.
+    fn apply_to_cluster(&self, cluster: &mut Cluster) {
+        let ca = non_empty(self.certificate_authority.as_deref());
+        if let Some(server) = non_empty(self.server.as_deref()) {
+            cluster.server = Some(server.to_string());
+        }
+        if self.insecure_skip_tls_verify || ca.is_some() {
+            cluster.insecure_skip_tls_verify = self.insecure_skip_tls_verify.then_some(true);
+            cluster.certificate_authority = ca.map(str::to_string);
+            cluster.certificate_authority_data = None;
+        }
+        let server_name = non_empty(self.tls_server_name.as_deref());
+        if server_name.is_some() || non_empty(self.server.as_deref()).is_some() {
+            cluster.tls_server_name = server_name.map(str::to_string);
+        }
+    }
+
+    /// client-go's `getAuthInfo` after the kubeconfig's user: each flag
+    /// given replaces its field (client-go 1.32 keeps the kubeconfig's
+    /// `client-certificate-data` beside `--client-certificate`, which
+    /// validation then refuses).
+    fn apply_to_user(&self, user: &mut AuthInfo) {
+        let set = |field: &mut Option<String>, value: &Option<String>| {
+            if let Some(value) = non_empty(value.as_deref()) {
+                *field = Some(value.to_string());
+            }
+        };
+        if let Some(token) = non_empty(self.token.as_deref()) {
+            user.token = Some(token.to_string().into());
+        }
+        set(&mut user.client_certificate, &self.client_certificate);
+        set(&mut user.client_key, &self.client_key);
+        set(&mut user.impersonate, &self.impersonate);
+        set(&mut user.impersonate_uid, &self.impersonate_uid);
+        if !self.impersonate_groups.is_empty() {
+            user.impersonate_groups = Some(self.impersonate_groups.clone());
+        }
+    }
+}
+
+/// Who the requests act as (client-go's `ImpersonationConfig`): sent as
+/// `Impersonate-*` headers on every request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Impersonation {
+    pub user: String,
+    pub uid: Option<String>,
+    pub groups: Vec<String>,
+    /// `as-user-extra`, by key.
+    pub extra: Vec<(String, Vec<String>)>,
+}
+
+impl Impersonation {
+    /// The user's impersonation, when it names a user (client-go ignores
+    /// the rest without one; validation refuses that).
+    fn of(user: &AuthInfo) -> Option<Self> {
+        let name = non_empty(user.impersonate.as_deref())?;
+        let mut extra: Vec<(String, Vec<String>)> = user
+            .impersonate_user_extra
+            .iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        extra.sort();
+        Some(Self {
+            user: name.to_string(),
+            uid: non_empty(user.impersonate_uid.as_deref()).map(str::to_string),
+            groups: user.impersonate_groups.clone().unwrap_or_default(),
+            extra,
+        })
+    }
+
+    /// The headers, as client-go's impersonating round tripper sets them.
+    pub fn headers(&self) -> Result<Vec<(http::HeaderName, HeaderValue)>, String> {
+        let value = |v: &str| {
+            HeaderValue::from_str(v).map_err(|_| {
+                format!(
+                    "the impersonation value {v:?} holds characters not allowed in an HTTP header"
+                )
+            })
+        };
+        let mut out = vec![(
+            http::HeaderName::from_static("impersonate-user"),
+            value(&self.user)?,
+        )];
+        if let Some(uid) = &self.uid {
+            out.push((
+                http::HeaderName::from_static("impersonate-uid"),
+                value(uid)?,
+            ));
+        }
+        for group in &self.groups {
+            out.push((
+                http::HeaderName::from_static("impersonate-group"),
+                value(group)?,
+            ));
+        }
+        for (key, values) in &self.extra {
+            let name = format!("impersonate-extra-{}", header_key_escape(key));
+            let name = http::HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| format!("the impersonation extra key {key:?} is not allowed"))?;
+            for v in values {
+                out.push((name.clone(), value(v)?));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// client-go's `headerKeyEscape`: bytes that are not an HTTP token
+/// character are percent-encoded.
+fn header_key_escape(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    for b in key.bytes() {
+        if b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// Why a kubeconfig gives no connection.
@@ -53,6 +214,8 @@ pub struct Target {
     /// The proxy every connection goes through, if any.
     pub proxy: Option<String>,
     pub credential: Credential,
+    /// `--as`, `--as-group`, `--as-uid` or the user's `as` fields.
+    pub impersonation: Option<Impersonation>,
 }
 
 /// The server identification of a `https://` cluster.
@@ -276,8 +439,12 @@ pub fn resolve(config: &Kubeconfig, overrides: Overrides<'_>) -> Result<Target, 
             "cluster \"{name}\" does not exist"
         )));
     }
-    let user = user.unwrap_or_default();
-    let cluster = cluster.unwrap_or_default();
+    let mut user = user.unwrap_or_default();
+    let mut cluster = cluster.unwrap_or_default();
+    if let Some(flags) = overrides.flags {
+        flags.apply_to_cluster(&mut cluster);
+        flags.apply_to_user(&mut user);
+    }
 
     // ConfirmUsable.
     let mut errors = Vec::new();
@@ -314,6 +481,8 @@ pub fn resolve(config: &Kubeconfig, overrides: Overrides<'_>) -> Result<Target, 
     // Only a https:// server gets the user's credentials and the TLS
     // settings: client-go reads "the auth information" only "if we are
     // secure" (IsConfigTransportTLS), so a token never crosses plain http.
+    // Impersonation is set before that check: it is sent over http too.
+    let impersonation = Impersonation::of(&user);
     if scheme != "https" {
         return Ok(Target {
             url,
@@ -321,6 +490,7 @@ pub fn resolve(config: &Kubeconfig, overrides: Overrides<'_>) -> Result<Target, 
             tls: None,
             proxy,
             credential: Credential::None,
+            impersonation,
         });
     }
     let tls = tls(&cluster, &user).map_err(Unusable::Invalid)?;
@@ -332,6 +502,7 @@ pub fn resolve(config: &Kubeconfig, overrides: Overrides<'_>) -> Result<Target, 
         tls: Some(tls),
         proxy,
         credential,
+        impersonation,
     })
 }
 
@@ -487,6 +658,20 @@ fn validate_auth_info(name: &str, user: &AuthInfo) -> Vec<String> {
         errors.push(format!(
             "more than one authentication method found for {name}; found [{}], only one is allowed",
             methods.join(" ")
+        ));
+    }
+    let asks_more = non_empty(user.impersonate_uid.as_deref()).is_some()
+        || user
+            .impersonate_groups
+            .as_ref()
+            .is_some_and(|g| !g.is_empty())
+        || user
+            .impersonate_user_extra
+            .as_ref()
+            .is_some_and(|e| !e.is_empty());
+    if asks_more && non_empty(user.impersonate.as_deref()).is_none() {
+        errors.push(format!(
+            "requesting uid, groups or user-extra for {name} without impersonating a user"
         ));
     }
     errors
@@ -683,22 +868,7 @@ fn tls(cluster: &Cluster, user: &AuthInfo) -> Result<Tls, String> {
         ),
         (None, None) => None,
     };
-    let roots = match roots {
-        Some(pem) => {
-            let certs: Vec<Vec<u8>> = CertificateDer::pem_slice_iter(&pem)
-                .filter_map(Result::ok)
-                .map(|c| c.as_ref().to_vec())
-                .collect();
-            if certs.is_empty() {
-                return Err(
-                    "unable to load root certificates: unable to parse bytes as PEM block"
-                        .to_string(),
-                );
-            }
-            Some(certs)
-        }
-        None => None,
-    };
+    let roots = roots.map(|pem| pem_roots(&pem)).transpose()?;
     Ok(Tls {
         roots,
         insecure,
@@ -712,6 +882,28 @@ fn tls(cluster: &Cluster, user: &AuthInfo) -> Result<Tls, String> {
             .map(|k| secrecy_text(k).to_string()),
         client_key: non_empty(user.client_key.as_deref()).map(str::to_string),
     })
+}
+
+/// The DER certificates of a PEM bundle, refused as client-go refuses
+/// one without a certificate.
+fn pem_roots(pem: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    let certs: Vec<Vec<u8>> = CertificateDer::pem_slice_iter(pem)
+        .filter_map(Result::ok)
+        .map(|c| c.as_ref().to_vec())
+        .collect();
+    if certs.is_empty() {
+        return Err(
+            "unable to load root certificates: unable to parse bytes as PEM block".to_string(),
+        );
+    }
+    Ok(certs)
+}
+
+/// The certificates of a `certificate-authority` file.
+pub fn read_roots(file: &str) -> Result<Vec<Vec<u8>>, String> {
+    let pem = std::fs::read(file)
+        .map_err(|e| format!("unable to read certificate-authority {file}: {e}"))?;
+    pem_roots(&pem)
 }
 
 fn secrecy_text(secret: &secrecy::SecretString) -> &str {
@@ -884,7 +1076,7 @@ mod tests {
                 Overrides {
                     context: Some("nope"),
                     user: Some("nobody"),
-                    cluster: None,
+                    ..Overrides::default()
                 },
                 "auth info \"nobody\" does not exist",
             ),

@@ -247,6 +247,13 @@ pub struct Logged {
     pub body: String,
     /// The `Authorization` header, if the request carried one.
     pub authorization: Option<String>,
+    /// The `Impersonate-User`, `Impersonate-Uid` and `Impersonate-Group`
+    /// headers, in order, as `Name: value`.
+    pub impersonation: Vec<String>,
+    /// The server name the client sent in its TLS ClientHello (SNI).
+    pub sni: Option<String>,
+    /// Whether the client presented [`FakeApiServer::client_cert_pem`].
+    pub client_certificate: bool,
 }
 
 impl Logged {
@@ -379,6 +386,8 @@ struct State {
     plain_http: bool,
     /// Answer requests that carry no token (a wrong token is still 401).
     anonymous: bool,
+    /// Ask for a client certificate and accept [`FakeApiServer::client_cert_pem`].
+    client_auth: bool,
 }
 
 /// Builds a fake server.
@@ -455,6 +464,14 @@ impl Builder {
     /// allowing anonymous requests does.
     pub fn anonymous(mut self) -> Self {
         self.state.anonymous = true;
+        self
+    }
+
+    /// Asks clients for a certificate and authenticates requests that
+    /// present [`FakeApiServer::client_cert_pem`], as an API server with a
+    /// client CA does.
+    pub fn client_certificates(mut self) -> Self {
+        self.state.client_auth = true;
         self
     }
 
@@ -599,6 +616,10 @@ pub struct FakeApiServer {
     pub ca_pem: String,
     /// The bearer token the server accepts.
     pub token: String,
+    /// A client certificate (PEM) the server accepts with
+    /// [`Builder::client_certificates`], and its key.
+    pub client_cert_pem: String,
+    pub client_key_pem: String,
     state: Arc<Mutex<State>>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -606,7 +627,9 @@ pub struct FakeApiServer {
 
 impl FakeApiServer {
     fn start(state: State) -> Self {
-        let (ca_pem, tls) = certificates();
+        let certs = certificates(state.client_auth);
+        let (ca_pem, tls) = (certs.ca_pem, certs.config);
+        let client_der = certs.client_der;
         let plain_http = state.plain_http;
         let state = Arc::new(Mutex::new(state));
         let token = "fake-token-for-tests".to_string();
@@ -636,24 +659,38 @@ impl FakeApiServer {
                     let acceptor = acceptor.clone();
                     let state = Arc::clone(&served_state);
                     let token = served_token.clone();
+                    let client_der = client_der.clone();
                     tokio::spawn(async move {
-                        let service = hyper::service::service_fn(move |req| {
-                            let state = Arc::clone(&state);
-                            let token = token.clone();
-                            async move { handle(req, state, token).await }
-                        });
+                        let service = move |peer: Peer| {
+                            hyper::service::service_fn(move |req| {
+                                let state = Arc::clone(&state);
+                                let token = token.clone();
+                                let peer = peer.clone();
+                                async move { handle(req, state, token, peer).await }
+                            })
+                        };
                         let builder =
                             hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
                         if plain_http {
                             let _ = builder
-                                .serve_connection(TokioIo::new(stream), service)
+                                .serve_connection(TokioIo::new(stream), service(Peer::default()))
                                 .await;
                             return;
                         }
                         let Ok(tls) = acceptor.accept(stream).await else {
                             return;
                         };
-                        let _ = builder.serve_connection(TokioIo::new(tls), service).await;
+                        let (_, session) = tls.get_ref();
+                        let peer = Peer {
+                            sni: session.server_name().map(str::to_string),
+                            client_certificate: session
+                                .peer_certificates()
+                                .and_then(|c| c.first())
+                                .is_some_and(|c| c.as_ref() == client_der.as_slice()),
+                        };
+                        let _ = builder
+                            .serve_connection(TokioIo::new(tls), service(peer))
+                            .await;
                     });
                 }
             });
@@ -662,6 +699,8 @@ impl FakeApiServer {
             addr,
             ca_pem,
             token,
+            client_cert_pem: certs.client_cert_pem,
+            client_key_pem: certs.client_key_pem,
             state,
             shutdown: Some(tx),
             thread: Some(thread),
@@ -797,8 +836,25 @@ impl Drop for FakeApiServer {
     }
 }
 
-/// A fresh CA and a server certificate for 127.0.0.1 and localhost.
-fn certificates() -> (String, rustls::ServerConfig) {
+/// What a TLS connection told about the client.
+#[derive(Debug, Clone, Default)]
+struct Peer {
+    sni: Option<String>,
+    client_certificate: bool,
+}
+
+/// The server's TLS configuration, its CA and a client certificate.
+struct Certificates {
+    ca_pem: String,
+    config: rustls::ServerConfig,
+    client_cert_pem: String,
+    client_key_pem: String,
+    client_der: Vec<u8>,
+}
+
+/// A fresh CA, a server certificate for 127.0.0.1 and localhost, and a
+/// client certificate (asked for with `client_auth`).
+fn certificates(client_auth: bool) -> Certificates {
     let ca_key = rcgen::KeyPair::generate().expect("CA key");
     let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
     ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
@@ -821,23 +877,56 @@ fn certificates() -> (String, rustls::ServerConfig) {
         .distinguished_name
         .push(rcgen::DnType::CommonName, "fake-apiserver");
     let cert = params.signed_by(&key, &ca).expect("server certificate");
+    let client_key = rcgen::KeyPair::generate().expect("client key");
+    let mut client_params =
+        rcgen::CertificateParams::new(Vec::<String>::new()).expect("client params");
+    client_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "system:admin");
+    client_params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    let client = client_params
+        .signed_by(&client_key, &ca)
+        .expect("client certificate");
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+    let builder = rustls::ServerConfig::builder_with_provider(Arc::clone(&provider))
         .with_safe_default_protocol_versions()
-        .expect("TLS versions")
-        .with_no_client_auth()
+        .expect("TLS versions");
+    let builder = if client_auth {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(ca.der().clone()).expect("CA as a root");
+        let verifier =
+            rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
+                .allow_unauthenticated()
+                .build()
+                .expect("client verifier");
+        builder.with_client_cert_verifier(verifier)
+    } else {
+        builder.with_no_client_auth()
+    };
+    let mut config = builder
         .with_single_cert(
             vec![cert.der().clone(), ca.der().clone()],
             rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
         )
         .expect("server TLS config");
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    (ca.pem(), config)
+    Certificates {
+        ca_pem: ca.pem(),
+        config,
+        client_cert_pem: client.pem(),
+        client_key_pem: client_key.serialize_pem(),
+        client_der: client.der().to_vec(),
+    }
 }
 
 type Reply = Result<Response<Full<Bytes>>, std::io::Error>;
 
-async fn handle(req: Request<Incoming>, state: Arc<Mutex<State>>, token: String) -> Reply {
+async fn handle(
+    req: Request<Incoming>,
+    state: Arc<Mutex<State>>,
+    token: String,
+    peer: Peer,
+) -> Reply {
     let method = req.method().clone();
     let path = req.uri().path().to_string();
     let query = parse_query(req.uri().query().unwrap_or_default());
@@ -846,11 +935,23 @@ async fn handle(req: Request<Incoming>, state: Arc<Mutex<State>>, token: String)
         .get(hyper::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
+    let impersonation: Vec<String> = ["Impersonate-User", "Impersonate-Uid", "Impersonate-Group"]
+        .iter()
+        .flat_map(|name| {
+            req.headers()
+                .get_all(*name)
+                .iter()
+                .map(move |v| format!("{name}: {}", v.to_str().unwrap_or("(not text)")))
+        })
+        .collect();
     let anonymous = state.lock().expect("state").anonymous;
-    let authorized = match &authorization {
-        Some(v) => *v == format!("Bearer {token}"),
-        None => anonymous,
-    };
+    // As the API server's authenticators: a client certificate signed by
+    // the CA, else the bearer token, else anonymous when allowed.
+    let authorized = peer.client_certificate
+        || match &authorization {
+            Some(v) => *v == format!("Bearer {token}"),
+            None => anonymous,
+        };
     let content_type = req
         .headers()
         .get(hyper::header::CONTENT_TYPE)
@@ -895,6 +996,9 @@ async fn handle(req: Request<Incoming>, state: Arc<Mutex<State>>, token: String)
             status,
             body: String::from_utf8_lossy(&body).into_owned(),
             authorization: authorization.clone(),
+            impersonation: impersonation.clone(),
+            sni: peer.sni.clone(),
+            client_certificate: peer.client_certificate,
         });
     };
     match fault {

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::audit::Workload;
+use crate::crd::workload::Workload;
 use crate::crd::{
     ClusterImagePolicy, ClusterVersion, FieldError, Image, ImageContentSourcePolicy,
     ImageDigestMirrorSet, ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node,

@@ -27,6 +27,7 @@ pub mod inputs;
 pub mod machine_config;
 pub mod mirror;
 mod validate;
+pub mod workload;
 
 pub use inputs::Inputs;
 

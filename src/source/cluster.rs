@@ -216,7 +216,7 @@ pub const CLUSTER_SERVICE_VERSIONS: Resource = Resource::namespaced(
 );
 
 /// What `audit` reads on top of [`MIRROR_CONFIG`]: every object that
-/// references images (the kinds of [`crate::audit::WORKLOAD_KINDS`]).
+/// references images (the kinds of [`crate::crd::workload::WORKLOAD_KINDS`]).
 pub const WORKLOADS: &[Read] = &[
     Read::one(&[PODS]),
     Read::one(&[DEPLOYMENTS]),

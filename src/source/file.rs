@@ -24,7 +24,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-use crate::audit::Workload;
+use crate::crd::workload::Workload;
 
 use regex::bytes::Regex as BytesRegex;
 use serde::de::DeserializeOwned;
@@ -479,7 +479,7 @@ static KIND_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
 
 /// Names a workload kind: files without one are not parsed for `audit`.
 static WORKLOAD_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
-    let kinds = crate::audit::WORKLOAD_KINDS
+    let kinds = crate::crd::workload::WORKLOAD_KINDS
         .iter()
         .map(|k| k.kind)
         .collect::<Vec<_>>()
@@ -910,23 +910,22 @@ fn stage_value<'a>(
     if staged.workloads {
         if let Some(workload) = api_version
             .as_deref()
-            .and_then(|api| crate::audit::workload_kind(api, kind_name))
+            .and_then(|api| crate::crd::workload::workload_kind(api, kind_name))
         {
             let name = value
                 .pointer("/metadata/name")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let read =
-                crate::audit::workload_from(workload, &value).map_err(|(field, message)| {
-                    SourceError::Decode {
-                        file: at.file.to_string(),
-                        document: at.document,
-                        line: at.line,
-                        object: format!("{kind_name}/{name}"),
-                        field: join_path(item, &field),
-                        message,
-                    }
-                })?;
+            let read = crate::crd::workload::workload_from(workload, &value).map_err(
+                |(field, message)| SourceError::Decode {
+                    file: at.file.to_string(),
+                    document: at.document,
+                    line: at.line,
+                    object: format!("{kind_name}/{name}"),
+                    field: join_path(item, &field),
+                    message,
+                },
+            )?;
             if let Some(w) = read {
                 staged
                     .objects

@@ -87,7 +87,10 @@ fn decide(kind: &str, api: Option<Option<&str>>, workloads: bool, item: bool) ->
         // A list in a list is left to the `Value` staging.
         return if item { Decision::Keep } else { Decision::Wait };
     }
-    let workload_name = workloads && crate::audit::WORKLOAD_KINDS.iter().any(|w| w.kind == kind);
+    let workload_name = workloads
+        && crate::crd::workload::WORKLOAD_KINDS
+            .iter()
+            .any(|w| w.kind == kind);
     let known = Kind::from_name(kind);
     let Some(api) = api else {
         // An item without its own apiVersion may take its list's.
@@ -98,7 +101,8 @@ fn decide(kind: &str, api: Option<Option<&str>>, workloads: bool, item: bool) ->
             Decision::Wait
         };
     };
-    if workload_name && api.is_some_and(|a| crate::audit::workload_kind(a, kind).is_some()) {
+    if workload_name && api.is_some_and(|a| crate::crd::workload::workload_kind(a, kind).is_some())
+    {
         return Decision::Keep;
     }
     match known {

@@ -1,0 +1,238 @@
+//! The objects that reference images — Pods, workload controllers and
+//! ClusterServiceVersions — as the tool reads them: which kinds, where
+//! their pod spec lives, and every image reference they hold (containers,
+//! init and ephemeral containers, `RELATED_IMAGE_*` environment variables,
+//! a CSV's `spec.relatedImages` and install deployments). `audit`
+//! classifies them; `source/` reads them.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{EnvVar, PodSpec};
+use serde_json::Value;
+
+/// A workload kind the audit reads, with where its pod spec lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkloadKind {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    /// The plural resource name (for the API).
+    pub plural: &'static str,
+    /// JSON pointer to the pod spec, empty when the kind has none of its own.
+    pub pod_spec: &'static str,
+}
+
+/// Every kind whose objects reference images, in the order they are read.
+pub const WORKLOAD_KINDS: &[WorkloadKind] = &[
+    WorkloadKind {
+        api_version: "v1",
+        kind: "Pod",
+        plural: "pods",
+        pod_spec: "/spec",
+    },
+    WorkloadKind {
+        api_version: "apps/v1",
+        kind: "Deployment",
+        plural: "deployments",
+        pod_spec: "/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "apps/v1",
+        kind: "StatefulSet",
+        plural: "statefulsets",
+        pod_spec: "/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "apps/v1",
+        kind: "DaemonSet",
+        plural: "daemonsets",
+        pod_spec: "/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "apps/v1",
+        kind: "ReplicaSet",
+        plural: "replicasets",
+        pod_spec: "/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "v1",
+        kind: "ReplicationController",
+        plural: "replicationcontrollers",
+        pod_spec: "/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "batch/v1",
+        kind: "Job",
+        plural: "jobs",
+        pod_spec: "/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "batch/v1",
+        kind: "CronJob",
+        plural: "cronjobs",
+        pod_spec: "/spec/jobTemplate/spec/template/spec",
+    },
+    WorkloadKind {
+        api_version: "operators.coreos.com/v1alpha1",
+        kind: "ClusterServiceVersion",
+        plural: "clusterserviceversions",
+        pod_spec: "",
+    },
+];
+
+/// The workload kind of `apiVersion`/`kind`, if the audit reads it.
+pub fn workload_kind(api_version: &str, kind: &str) -> Option<&'static WorkloadKind> {
+    WORKLOAD_KINDS
+        .iter()
+        .find(|k| k.kind == kind && k.api_version == api_version)
+}
+
+/// One object that references images.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Workload {
+    pub kind: &'static str,
+    pub namespace: String,
+    pub name: String,
+    /// `(reference as written, where: "containers[app]", "env RELATED_IMAGE_X", ...)`.
+    pub images: Vec<(String, String)>,
+    /// `metadata.labels` (what `audit -l` selects on).
+    pub labels: BTreeMap<String, String>,
+}
+
+impl Workload {
+    /// `Kind/namespace/name`.
+    pub fn label(&self) -> String {
+        format!("{}/{}/{}", self.kind, self.namespace, self.name)
+    }
+}
+
+/// Reads the images of one object; `None` for an object the audit leaves
+/// out (a ReplicaSet a Deployment owns: the Deployment is read instead).
+/// A pod spec that is not a Kubernetes `PodSpec` is an error: `(field, message)`.
+pub fn workload_from(
+    kind: &'static WorkloadKind,
+    value: &Value,
+) -> Result<Option<Workload>, (String, String)> {
+    let meta = value.get("metadata");
+    let text = |p: &str| {
+        meta.and_then(|m| m.get(p))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    if kind.kind == "ReplicaSet" && owned_by(value, "Deployment") {
+        return Ok(None);
+    }
+    let mut images = Vec::new();
+    if kind.pod_spec.is_empty() {
+        // ClusterServiceVersion.
+        for (i, related) in value
+            .pointer("/spec/relatedImages")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if let Some(image) = related.get("image").and_then(Value::as_str) {
+                let name = related
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| i.to_string(), str::to_string);
+                images.push((image.to_string(), format!("relatedImages[{name}]")));
+            }
+        }
+        for (i, deployment) in value
+            .pointer("/spec/install/spec/deployments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let name = deployment
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if let Some(spec) = deployment.pointer("/spec/template/spec") {
+                pod_images(
+                    spec,
+                    &format!("spec.install.spec.deployments[{i}].spec.template.spec"),
+                    &format!("deployment {name} "),
+                    &mut images,
+                )?;
+            }
+        }
+    } else if let Some(spec) = value.pointer(kind.pod_spec) {
+        let at = kind.pod_spec.trim_start_matches('/').replace('/', ".");
+        pod_images(spec, &at, "", &mut images)?;
+    }
+    let labels = meta
+        .and_then(|m| m.get("labels"))
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        .collect();
+    Ok(Some(Workload {
+        kind: kind.kind,
+        namespace: text("namespace"),
+        name: text("name"),
+        labels,
+        images,
+    }))
+}
+
+fn owned_by(value: &Value, kind: &str) -> bool {
+    value
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|o| o.get("kind").and_then(Value::as_str) == Some(kind))
+}
+
+/// The images of a pod spec, read as Kubernetes' own `PodSpec`
+/// (k8s-openapi): containers, init and ephemeral containers, and their
+/// `RELATED_IMAGE_*` variables. `at` is the spec's field path, for errors.
+fn pod_images(
+    spec: &Value,
+    at: &str,
+    prefix: &str,
+    out: &mut Vec<(String, String)>,
+) -> Result<(), (String, String)> {
+    let spec: PodSpec =
+        serde_json::from_value(spec.clone()).map_err(|e| (at.to_string(), e.to_string()))?;
+    let related = |env: Option<&Vec<EnvVar>>| -> Vec<(String, String)> {
+        env.into_iter()
+            .flatten()
+            .filter(|e| e.name.starts_with("RELATED_IMAGE_"))
+            .filter_map(|e| {
+                e.value
+                    .clone()
+                    .filter(|v| !v.is_empty())
+                    .map(|v| (e.name.clone(), v))
+            })
+            .collect()
+    };
+    let mut add = |list: &str, name: &str, image: Option<&String>, env: Option<&Vec<EnvVar>>| {
+        if let Some(image) = image {
+            out.push((image.clone(), format!("{prefix}{list}[{name}]")));
+        }
+        for (var, image) in related(env) {
+            out.push((image, format!("{prefix}{list}[{name}] env {var}")));
+        }
+    };
+    for c in spec.init_containers.iter().flatten() {
+        add("initContainers", &c.name, c.image.as_ref(), c.env.as_ref());
+    }
+    for c in &spec.containers {
+        add("containers", &c.name, c.image.as_ref(), c.env.as_ref());
+    }
+    for c in spec.ephemeral_containers.iter().flatten() {
+        add(
+            "ephemeralContainers",
+            &c.name,
+            c.image.as_ref(),
+            c.env.as_ref(),
+        );
+    }
+    Ok(())
+}

@@ -183,7 +183,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__audit)
-            opts="-f -A -o -v -n -h -V --filename --all-namespaces --fail-on --require-mirror --no-headers --output --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -A -o -v -n -h -V --filename --all-namespaces --fail-on --require-mirror --no-headers --output --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -207,6 +207,26 @@ _kubectl__mirrorpolicy() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --authfile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cert-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --registries-d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --probe-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --probe-concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -385,7 +405,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__explain)
-            opts="-f -o -v -n -h -V --filename --pool --with --registries-conf --registries-conf-d --policy-json --short-name-mode --output --probe --authfile --cert-dir --registries-d --probe-timeout --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -n -h -V --filename --pool --with --registries-conf --registries-conf-d --policy-json --short-name-mode --output --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --cluster --user --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -444,6 +464,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --probe-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --probe-concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -326,6 +326,9 @@ pub struct AuditArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = AuditFormat::Table)]
     pub output: AuditFormat,
+
+    #[command(flatten)]
+    pub probe: ProbeArgs,
 }
 
 /// `--fail-on`.
@@ -518,6 +521,11 @@ pub struct ProbeArgs {
     /// With --probe: seconds to wait for each registry request.
     #[arg(long, value_name = "SECONDS", default_value_t = 10, requires = "probe")]
     pub probe_timeout: u64,
+
+    /// With --probe: how many images are probed at once.
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "probe",
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub probe_concurrency: u16,
 }
 
 /// Arguments of `render`.

@@ -600,3 +600,110 @@ fn issue_16_bad_authfile_and_cert_dir_are_input_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("client.key"));
     let _ = Path::new("");
 }
+
+fn audit_objects(source: &str, mirror: &str, images: &[&str]) -> String {
+    let mut y = format!(
+        "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: apps\nspec:\n  imageDigestMirrors:\n  - source: {source}/ns\n    mirrors:\n    - {mirror}/ns\n---\napiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata:\n  name: signed\nspec:\n  scopes:\n  - {source}/ns/signed\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFK0tpN0I3K2tpTFdPSmRQWXBZanRqUmtXVnBxRgpuNHl1TjU2VjZHaGdLRm5SZjJqemlweEFWR084cm0vWUVQU3d2clBORHJqdnA0YlpoNm5NR0Z0NzhBPT0KLS0tLS1FTkQgUFVCTElDIEtFWS0tLS0t\n    signedIdentity:\n      matchPolicy: MatchRepoDigestOrExact\n"
+    );
+    for (i, image) in images.iter().enumerate() {
+        y.push_str(&format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p{i}\n  namespace: shop\nspec:\n  containers:\n  - name: c\n    image: {image}\n"
+        ));
+    }
+    y
+}
+
+#[test]
+fn issue_16_audit_probe_classes_missing_and_unsigned_on_mirror() {
+    let setup = Setup::new();
+    let app = manifest_body("app");
+    let signed = manifest_body("signed");
+    let gone = digest_of(&manifest_body("gone"));
+    let m = Builder::new()
+        .bearer("puller", "pw")
+        .manifest("ns/app", None, &app)
+        .manifest("ns/signed", None, &signed)
+        .start();
+    let s = Builder::new().start();
+    setup.trust(&m, "m");
+    setup.trust(&s, "s");
+    let (src, mir) = (s.host(), m.host());
+    let app_ref = format!("{src}/ns/app@{}", digest_of(&app));
+    let signed_ref = format!("{src}/ns/signed@{}", digest_of(&signed));
+    let gone_ref = format!("{src}/ns/gone@{gone}");
+    // The app image is used by two pods: it is probed once.
+    let objects = audit_objects(&src, &mir, &[&app_ref, &app_ref, &signed_ref, &gone_ref]);
+    let file = setup.write("cluster.yaml", &objects);
+    let auth = setup.write("auth.json", &auth_json(&[(&mir, "puller", "pw")]));
+    let run = |extra: &[&str]| {
+        support::bin()
+            .args(["audit", "-f"])
+            .arg(&file)
+            .args(["--probe", "--authfile"])
+            .arg(&auth)
+            .arg("--cert-dir")
+            .arg(&setup.certs)
+            .args(extra)
+            .output()
+            .expect("run")
+    };
+    let out = run(&["-o", "json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let class_of = |r: &str| {
+        report["images"]
+            .as_array()
+            .expect("images")
+            .iter()
+            .find(|i| i["reference"] == r)
+            .map(|i| i["class"].as_str().unwrap_or("").to_string())
+    };
+    assert_eq!(class_of(&app_ref).as_deref(), Some("mirrored"));
+    assert_eq!(class_of(&gone_ref).as_deref(), Some("missing-on-mirror"));
+    assert_eq!(class_of(&signed_ref).as_deref(), Some("unsigned-on-mirror"));
+    assert_eq!(report["summary"]["missing-on-mirror"], 1);
+    assert_eq!(report["summary"]["unsigned-on-mirror"], 1);
+    let app = report["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .find(|i| i["reference"] == app_ref.as_str())
+        .expect("app");
+    assert_eq!(
+        app["probe"]["servedBy"],
+        format!("{mir}/ns/app@{}", digest_of(&manifest_body("app")))
+    );
+    let app_manifest_gets = m
+        .log()
+        .iter()
+        .filter(|l| l.path.starts_with("/v2/ns/app/manifests/"))
+        .count();
+    assert_eq!(app_manifest_gets, 1, "every distinct image is probed once");
+    // One ping and one token per repository scope, shared by the probes.
+    assert_eq!(m.requests_to("/v2/"), 1 + 3 + 1, "{:?}", m.log());
+    let tokens = m.log().iter().filter(|l| l.path == "/token").count();
+    assert_eq!(tokens, 3, "one token per scope");
+    // Both are errors for --fail-on.
+    let out = run(&["--fail-on", "error", "--probe-concurrency", "2"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("missing-on-mirror"), "{text}");
+    assert!(text.contains("probe: no source serves it"), "{text}");
+
+    // Without --probe the report is unchanged: no probe fields, no probe classes.
+    let out = support::bin()
+        .args(["audit", "-f"])
+        .arg(&file)
+        .args(["-o", "json"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("probe") && !text.contains("on-mirror"),
+        "{text}"
+    );
+}

@@ -261,6 +261,3 @@ fn read_live_trust(want_secret: bool) -> Result<LiveTrust> {
     }
     Ok(LiveTrust { pull_secret, cas })
 }
-
-/// How many images `audit --probe` probes at once unless told.
-pub const DEFAULT_CONCURRENCY: usize = 8;

@@ -707,3 +707,100 @@ fn issue_16_audit_probe_classes_missing_and_unsigned_on_mirror() {
         "{text}"
     );
 }
+
+/// The live cluster: the global pull secret and the additionalTrustedCA
+/// ConfigMap are what the probe uses, through the fake API server.
+fn live_objects(source: &str, mirror: &FakeRegistry, auth: &str, ca_key: &str) -> String {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(auth);
+    let ca = mirror
+        .ca_pem
+        .lines()
+        .map(|l| format!("    {l}\n"))
+        .collect::<String>();
+    format!(
+        "apiVersion: config.openshift.io/v1\nkind: Image\nmetadata:\n  name: cluster\nspec:\n  additionalTrustedCA:\n    name: registry-cas\n---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: apps\nspec:\n  imageDigestMirrors:\n  - source: {source}/ns\n    mirrors:\n    - {m}/ns\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: registry-cas\n  namespace: openshift-config\ndata:\n  {ca_key}: |\n{ca}---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: pull-secret\n  namespace: openshift-config\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: {b64}\n",
+        m = mirror.host()
+    )
+}
+
+#[test]
+fn issue_16_live_pull_secret_and_additional_trusted_ca() {
+    let body = manifest_body("live");
+    let digest = digest_of(&body);
+    let m = Builder::new()
+        .bearer("cluster", "s3cret-value")
+        .manifest(REPO, None, &body)
+        .start();
+    let source = "quay.io";
+    let auth = auth_json(&[(&m.host(), "cluster", "s3cret-value")]);
+    let ca_key = m.host().replace(':', "..");
+    let server = support::apiserver::Builder::openshift()
+        .objects_from_yaml(&live_objects(source, &m, &auth, &ca_key))
+        .start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let image = format!("{source}/{REPO}@{digest}");
+    let out = support::bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args([
+            "explain",
+            &image,
+            "--probe",
+            "--probe-timeout",
+            "3",
+            "-o",
+            "json",
+        ])
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let json: Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    assert_eq!(
+        served_by(&json),
+        format!("{}/{REPO}@{digest}", m.host()),
+        "{json:#}"
+    );
+    let detail = candidate(&json)["sources"][0]["probe"]["detail"]
+        .as_str()
+        .expect("detail")
+        .to_string();
+    assert!(
+        detail.contains("Secret/openshift-config/pull-secret"),
+        "{detail}"
+    );
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&auth);
+    for text in [&stdout, &stderr] {
+        assert!(!text.contains("s3cret-value") && !text.contains(&b64));
+    }
+}
+
+#[test]
+fn issue_16_live_pull_secret_forbidden_names_the_rbac_rule() {
+    let body = manifest_body("live");
+    let m = Builder::new().manifest(REPO, None, &body).start();
+    let server = support::apiserver::Builder::openshift()
+        .objects_from_yaml(&live_objects("quay.io", &m, "{}", "x"))
+        .forbid("get", "secrets")
+        .start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let out = support::bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["explain", &format!("quay.io/{REPO}:1"), "--probe"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("resources: [\"secrets\"], verbs: [\"get\"]")
+            && err.contains("openshift-config"),
+        "{err}"
+    );
+    assert_eq!(
+        m.log().len(),
+        0,
+        "nothing is probed without the credentials"
+    );
+}

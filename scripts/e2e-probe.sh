@@ -18,10 +18,16 @@ done
 [ -x "$BIN" ] || { echo "e2e-probe: $BIN is not built" >&2; exit 2; }
 
 WORK=$(mktemp -d)
-PIDS=()
+# Registries are started from command substitutions (subshells): their
+# process ids are kept in files, and stopped by id on exit.
 cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    local f pid
+    for f in "$WORK"/*/pid; do
+        [ -f "$f" ] || continue
+        pid=$(cat "$f")
+        kill "$pid" 2>/dev/null || true
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    done
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -69,8 +75,8 @@ start_registry() { # NAME CERT AUTH(yes|no)
             printf 'auth:\n  htpasswd:\n    realm: e2e\n    path: %s\n' "$WORK/htpasswd"
         fi
     } >"$WORK/$1/config.yml"
-    docker-registry serve "$WORK/$1/config.yml" >"$WORK/$1/log" 2>&1 &
-    PIDS+=($!)
+    docker-registry serve "$WORK/$1/config.yml" >"$WORK/$1/log" 2>&1 </dev/null &
+    echo $! >"$WORK/$1/pid"
     for _ in $(seq 1 100); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
             echo "127.0.0.1:$port"; return
@@ -197,5 +203,11 @@ scenario host-credentials-refused "$WORK/c6.conf" "$SOURCE/ns/app@$APP" "$WORK/w
 conf "$WORK/c7.conf" ns/app "" "" "$AUTHED"
 scenario tag-pull-through-mirror "$WORK/c7.conf" "$SOURCE/ns/app:v1" "$WORK/good-auth.json" "$AUTHED"
 
+if [ -n "${E2E_PROBE_SHOW:-}" ]; then
+    # The text output of the first scenario, as the README shows it.
+    cp "$WORK/c1.conf" "$WORK/registries.conf"
+    (cd "$WORK" && COLUMNS=100 NO_COLOR=1 $T "$BIN" explain "$SOURCE/ns/app@$APP" \
+        --registries-conf registries.conf --probe --cert-dir certs --authfile no-auth.json) || true
+fi
 echo "e2e-probe: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

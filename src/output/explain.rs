@@ -343,6 +343,6 @@ fn write_probe_verdict(
             }
         }
     }
-    writeln!(out, "{:11}({})", "", crate::probe::SEEN_FROM)?;
+    writeln!(out, "{:11}results {}", "", crate::probe::SEEN_FROM)?;
     Ok(())
 }

@@ -536,6 +536,12 @@ pub fn apply_probes(report: &mut Report, probed: &[Explanation]) {
                         .unwrap_or("")
                 ),
             ),
+            Verdict::NoAttachments(by) => (
+                Some(Class::UnsignedOnMirror),
+                format!(
+                    "probe: served by {by}, where use-sigstore-attachments does not apply: no signature is looked up, the pull fails"
+                ),
+            ),
             Verdict::NotProbed => (None, String::new()),
         };
         if let Some(class) = class {

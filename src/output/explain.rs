@@ -322,6 +322,12 @@ fn write_probe_verdict(
                 .bold()
                 .to_string()
         }
+        Verdict::NoAttachments(by) => format!(
+            "served by {by}, but no sigstore signature is looked up there (use-sigstore-attachments) and the policy requires one: the pull fails"
+        )
+        .red()
+        .bold()
+        .to_string(),
         Verdict::Missing => "no source serves the image: the pull fails"
             .red()
             .bold()

@@ -91,6 +91,9 @@ pub enum Verdict {
     DigestMismatch(String),
     /// Served by this source without the sigstore signature the policy requires.
     Unsigned(String),
+    /// Served by this source, but the policy requires sigstore signatures and
+    /// `use-sigstore-attachments` does not apply to it: none is looked up.
+    NoAttachments(String),
     /// No source serves it.
     Missing,
     /// Nothing was probed (the pull fails before any endpoint is tried).
@@ -128,6 +131,12 @@ pub fn candidate_verdict(c: &Candidate) -> Option<Verdict> {
     {
         return Some(Verdict::DigestMismatch(by.clone()));
     }
+    if source
+        .and_then(|s| s.probe.as_ref())
+        .is_some_and(|p| p.detail.contains(NO_ATTACHMENTS))
+    {
+        return Some(Verdict::NoAttachments(by.clone()));
+    }
     if c.signature_probe.as_ref().is_some_and(|s| !s.found) {
         return Some(Verdict::Unsigned(by.clone()));
     }
@@ -135,6 +144,7 @@ pub fn candidate_verdict(c: &Candidate) -> Option<Verdict> {
 }
 
 const DIGEST_MISMATCH: &str = "does not match the digest";
+const NO_ATTACHMENTS: &str = "use-sigstore-attachments does not apply to this endpoint";
 
 /// Whether the policy of a candidate requires sigstore signatures.
 fn requires_sigstore(c: &Candidate) -> bool {
@@ -222,6 +232,12 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
                          (containers/image does not try the next source), {SEEN_FROM}"
                     );
                 }
+            }
+            if sigstore && !ctx.registries_d.use_sigstore_attachments(&physical) {
+                detail = format!(
+                    "{detail}; the policy requires sigstore signatures but {NO_ATTACHMENTS}: \
+                     containers/image looks for none and the pull fails"
+                );
             }
             if sigstore && ctx.registries_d.use_sigstore_attachments(&physical) {
                 let sig_digest = digest.clone().unwrap_or(got);

@@ -31,6 +31,11 @@ pub enum Class {
     SourceBlocked,
     /// A short name CRI-O refuses (enforcing mode with several search registries).
     ShortNameRefused,
+    /// With `--probe`: no source serves the image (or the one that answers
+    /// serves another digest).
+    MissingOnMirror,
+    /// With `--probe`: served without the sigstore signature the policy requires.
+    UnsignedOnMirror,
     /// By tag while the mirrors are digest-only: the pull goes to the source.
     TagSkipsDigestMirrors,
     /// A short name: resolved through the search registries (or refused).
@@ -54,6 +59,9 @@ impl Class {
         Class::Mirrored,
     ];
 
+    /// The classes only `--probe` gives (counted only then).
+    pub const PROBED: [Class; 2] = [Class::MissingOnMirror, Class::UnsignedOnMirror];
+
     /// The name in the JSON contract.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -61,6 +69,8 @@ impl Class {
             Class::NotAllowed => "not-allowed",
             Class::SourceBlocked => "source-blocked",
             Class::ShortNameRefused => "short-name-refused",
+            Class::MissingOnMirror => "missing-on-mirror",
+            Class::UnsignedOnMirror => "unsigned-on-mirror",
             Class::TagSkipsDigestMirrors => "tag-skips-digest-mirrors",
             Class::ShortName => "short-name",
             Class::Direct => "direct",
@@ -72,9 +82,12 @@ impl Class {
     /// while the source is reachable (or resolves by search), `ok` otherwise.
     pub fn level(self) -> Level {
         match self {
-            Class::Invalid | Class::NotAllowed | Class::SourceBlocked | Class::ShortNameRefused => {
-                Level::Error
-            }
+            Class::Invalid
+            | Class::NotAllowed
+            | Class::SourceBlocked
+            | Class::ShortNameRefused
+            | Class::MissingOnMirror
+            | Class::UnsignedOnMirror => Level::Error,
             Class::TagSkipsDigestMirrors | Class::ShortName => Level::Warning,
             Class::Direct | Class::Mirrored => Level::Ok,
         }
@@ -110,6 +123,31 @@ pub struct AuditedImage {
     pub objects: Vec<String>,
     pub signature_required: bool,
     pub detail: String,
+    /// With `--probe`: what the registries answered for this image.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ImageProbe>,
+}
+
+/// The probe of one audited image (as seen from this machine).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageProbe {
+    /// The candidate that was probed (the reference CRI-O pulls).
+    pub reference: String,
+    /// The source that served the manifest, or null.
+    pub served_by: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature_probe: Option<crate::probe::SignatureProbe>,
+    /// Every source in pull order with what it answered.
+    pub sources: Vec<ProbedSource>,
+}
+
+/// One source of a probed image.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbedSource {
+    pub reference: String,
+    pub probe: crate::probe::SourceProbe,
 }
 
 /// The audit: images worst first, and a count per class.
@@ -166,6 +204,7 @@ pub fn audit(workloads: &[Workload], configs: &dyn Configs, mode: ShortNameMode)
             objects: objects.into_iter().collect(),
             signature_required: signature.is_some(),
             detail,
+            probe: None,
         });
     }
     images.sort_by(|a, b| a.class.cmp(&b.class).then(a.reference.cmp(&b.reference)));
@@ -175,6 +214,141 @@ pub fn audit(workloads: &[Workload], configs: &dyn Configs, mode: ShortNameMode)
         *summary.entry(i.class.as_str()).or_default() += 1;
     }
     Report { images, summary }
+}
+
+/// With `--probe`: each distinct reference once, explained with the policy
+/// of a namespace that uses it (one that requires sigstore signatures, when
+/// there is one, so that the signature is checked). References that cannot
+/// be explained are left out (they never reach a registry).
+pub fn probe_targets(
+    workloads: &[Workload],
+    configs: &dyn Configs,
+    mode: ShortNameMode,
+) -> Vec<Explanation> {
+    let mut uses: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for w in workloads {
+        for (image, _) in &w.images {
+            uses.entry(image.as_str())
+                .or_default()
+                .insert(w.namespace.as_str());
+        }
+    }
+    let mut out = Vec::new();
+    for (reference, namespaces) in uses {
+        let mut chosen: Option<Explanation> = None;
+        for namespace in namespaces {
+            let config = configs.for_namespace(namespace);
+            let ns = (!namespace.is_empty()).then_some(namespace);
+            let Ok(e) = explain::explain(&config, reference, mode, ns) else {
+                continue;
+            };
+            let signed = e.candidates.iter().any(|c| {
+                c.signature.as_ref().is_some_and(|s| {
+                    s.requirements
+                        .iter()
+                        .any(|r| matches!(r, crate::policy::Requirement::SigstoreSigned(_)))
+                })
+            });
+            if signed {
+                chosen = Some(e);
+                break;
+            }
+            if chosen.is_none() {
+                chosen = Some(e);
+            }
+        }
+        out.extend(chosen);
+    }
+    out
+}
+
+/// Records the probe of each image in the report, classes an image no
+/// source serves `missing-on-mirror` and one served without its required
+/// signature `unsigned-on-mirror` (unless already classed worse), and
+/// counts the probe classes.
+pub fn apply_probes(report: &mut Report, probed: &[Explanation]) {
+    use crate::probe::{verdict, Verdict};
+    for image in &mut report.images {
+        let Some(e) = probed.iter().find(|e| e.image == image.reference) else {
+            continue;
+        };
+        let Some(c) = e
+            .candidates
+            .iter()
+            .find(|c| matches!(c.served_by, Some(Some(_))))
+            .or_else(|| e.candidates.first())
+        else {
+            continue;
+        };
+        if c.served_by.is_none() {
+            continue;
+        }
+        image.probe = Some(ImageProbe {
+            reference: c.reference.clone(),
+            served_by: c.served_by.clone().flatten(),
+            signature_probe: c.signature_probe.clone(),
+            sources: c
+                .sources
+                .iter()
+                .filter_map(|s| {
+                    s.probe.clone().map(|probe| ProbedSource {
+                        reference: s.reference.clone(),
+                        probe,
+                    })
+                })
+                .collect(),
+        });
+        let (class, note) = match verdict(e) {
+            Verdict::Served(by) => (None, format!("probe: served by {by}")),
+            Verdict::Missing => (
+                Some(Class::MissingOnMirror),
+                "probe: no source serves it, the pull fails".to_string(),
+            ),
+            Verdict::DigestMismatch(by) => (
+                Some(Class::MissingOnMirror),
+                format!(
+                    "probe: {by} serves a manifest that does not match the digest, the pull fails"
+                ),
+            ),
+            Verdict::Unsigned(by) => (
+                Some(Class::UnsignedOnMirror),
+                format!(
+                    "probe: served by {by} without the sigstore signature {}, the pull fails",
+                    c.signature_probe
+                        .as_ref()
+                        .map(|s| s.reference.as_str())
+                        .unwrap_or("")
+                ),
+            ),
+            Verdict::NoAttachments(by) => (
+                Some(Class::UnsignedOnMirror),
+                format!(
+                    "probe: served by {by}, where use-sigstore-attachments does not apply: no signature is looked up, the pull fails"
+                ),
+            ),
+            Verdict::NotProbed => (None, String::new()),
+        };
+        if let Some(class) = class {
+            if class < image.class {
+                image.class = class;
+            }
+        }
+        if !note.is_empty() {
+            image.detail = format!("{note}; {}", image.detail);
+        }
+    }
+    report
+        .images
+        .sort_by(|a, b| a.class.cmp(&b.class).then(a.reference.cmp(&b.reference)));
+    let mut summary: BTreeMap<&'static str, usize> = Class::ALL
+        .iter()
+        .chain(&Class::PROBED)
+        .map(|c| (c.as_str(), 0))
+        .collect();
+    for i in &report.images {
+        *summary.entry(i.class.as_str()).or_default() += 1;
+    }
+    report.summary = summary;
 }
 
 /// `(class, detail, signature policy that requires a signature)`.

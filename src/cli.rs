@@ -410,6 +410,9 @@ pub struct AuditArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = AuditFormat::Table)]
     pub output: AuditFormat,
+
+    #[command(flatten)]
+    pub probe: ProbeArgs,
 }
 
 /// `--fail-on`.
@@ -571,6 +574,43 @@ pub struct ExplainArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
+
+    #[command(flatten)]
+    pub probe: ProbeArgs,
+}
+
+/// `--probe` and what it is probed with.
+#[derive(Debug, Clone, Args)]
+pub struct ProbeArgs {
+    /// Contact the registries from this machine, as CRI-O would from a node: ping, authenticate
+    /// and fetch the manifest from each pull source in order, and say which one serves the image
+    /// (and, when the policy requires sigstore signatures, whether it has them).
+    #[arg(long)]
+    pub probe: bool,
+
+    /// With --probe: the registry credentials (containers-auth.json or a Docker config.json),
+    /// instead of REGISTRY_AUTH_FILE and containers/image's default auth files.
+    #[arg(long, value_name = "FILE", requires = "probe")]
+    pub authfile: Option<PathBuf>,
+
+    /// With --probe: a folder of certificates trusted for every registry, as skopeo's and
+    /// podman's --cert-dir (`*.crt` CAs, `*.cert`/`*.key` client certificate pairs).
+    #[arg(long, value_name = "DIR", requires = "probe")]
+    pub cert_dir: Option<PathBuf>,
+
+    /// With --probe and node files: the registries.d folder whose `use-sigstore-attachments`
+    /// decides where sigstore signatures are looked up (with -f, the MCO's rendered one is used).
+    #[arg(long = "registries-d", value_name = "DIR", requires = "probe")]
+    pub registries_d: Option<PathBuf>,
+
+    /// With --probe: seconds to wait for each registry request.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10, requires = "probe")]
+    pub probe_timeout: u64,
+
+    /// With --probe: how many images are probed at once.
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "probe",
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub probe_concurrency: u16,
 }
 
 /// Arguments of `render`.

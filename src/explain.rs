@@ -144,6 +144,13 @@ pub struct Candidate {
     /// another policy than the cluster-wide one (their pods use it).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub namespace_policies: Vec<NamespacePolicy>,
+    /// With `--probe`: the source that served the manifest, or null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub served_by: Option<Option<String>>,
+    /// With `--probe`, when the policy requires sigstore signatures and the
+    /// serving endpoint uses sigstore attachments: the attachment looked up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature_probe: Option<crate::probe::SignatureProbe>,
 }
 
 /// The policy pods of one namespace get for a candidate, where it differs
@@ -223,6 +230,9 @@ pub struct Source {
     pub blocked: bool,
     /// Where the endpoint came from, then (when blocked) the entry that blocks it.
     pub origins: Vec<Origin>,
+    /// With `--probe`: what the endpoint answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<crate::probe::SourceProbe>,
 }
 
 /// A mirror that is never tried for this reference.
@@ -329,6 +339,7 @@ fn explain_candidate(
                 insecure: s.insecure,
                 blocked: blocker.is_some(),
                 origins,
+                probe: None,
             }
         })
         .collect();
@@ -418,6 +429,8 @@ fn explain_candidate(
         signature,
         error,
         namespace_policies: Vec::new(),
+        served_by: None,
+        signature_probe: None,
     }
 }
 

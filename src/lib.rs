@@ -17,6 +17,7 @@ pub mod migrate;
 pub mod origin;
 pub mod output;
 pub mod policy;
+pub mod probe;
 pub mod quote;
 pub mod reference;
 pub mod registries;

@@ -14,7 +14,7 @@ use mirrorpolicy::render::policy::CRIO_POLICIES_DIR;
 use mirrorpolicy::source::cluster::{Read, MIRROR_CONFIG, WORKLOADS};
 
 use crate::cli::{AuditArgs, AuditFormat, FailOn};
-use crate::commands::{cluster, explain};
+use crate::commands::{cluster, explain, probe};
 use crate::exit::{ExitCode, Failure};
 use crate::term;
 
@@ -90,11 +90,15 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         .cluster_version
         .as_ref()
         .and_then(|cv| cv.openshift_minor());
-    let report = audit::audit(
-        &inputs.workloads,
-        &views,
-        explain::crio_short_name_mode(minor),
-    );
+    let mode = explain::crio_short_name_mode(minor);
+    let mut report = audit::audit(&inputs.workloads, &views, mode);
+    if args.probe.probe {
+        let ctx = probe::context_for_objects(&args.probe, &args.filenames, &rendered)?;
+        let targets = audit::probe_targets(&inputs.workloads, &views, mode);
+        let probed =
+            mirrorpolicy::probe::probe_all(ctx, targets, usize::from(args.probe.probe_concurrency));
+        audit::apply_probes(&mut report, &probed);
+    }
     if report.images.is_empty() {
         eprintln!(
             "no image references: no Pod, workload controller or ClusterServiceVersion{}{}",

@@ -19,9 +19,10 @@ use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 
 use crate::cli::{ExplainArgs, OutputFormat};
-use crate::commands::cluster;
+use crate::commands::{cluster, probe};
 use crate::exit::{ExitCode, Failure};
 use crate::term;
+use mirrorpolicy::probe::Verdict;
 
 /// Runs `explain`: 0 when every image pulls as configured, 1 when at least
 /// one pull would be refused or fail, 2 when an image reference is invalid.
@@ -52,7 +53,18 @@ pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
         policy: policy.as_ref(),
         scope_origins: None,
     };
-    let (mut items, code) = explain_all(&config, &args.images, mode, None);
+    let (items, code) = explain_all(&config, &args.images, mode, None);
+    let (mut items, code) = if args.probe.probe {
+        let ctx = probe::context(
+            &args.probe,
+            probe::offline_auth(&args.probe)?,
+            probe::tls_settings(&args.probe)?,
+            probe::registries_d_from_dir(args.probe.registries_d.as_deref())?,
+        );
+        probe_items(ctx, items, code, args.probe.probe_concurrency)
+    } else {
+        (items, code)
+    };
     print(args, &mut items, name)?;
     // The process exits next: freeing a configuration of 100,000s of
     // entries one allocation at a time would only delay that.
@@ -82,7 +94,11 @@ fn run_on_objects(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
         policy: Some(&view.policy),
         scope_origins: Some(&view.scope_origins),
     };
-    let (mut items, code) = explain_all(&config, &args.images, mode, namespace);
+    let (mut items, mut code) = explain_all(&config, &args.images, mode, namespace);
+    if args.probe.probe {
+        let ctx = probe::context_for_objects(&args.probe, &args.filenames, &rendered)?;
+        (items, code) = probe_items(ctx, items, code, args.probe.probe_concurrency);
+    }
     match namespace {
         None => add_namespace_policies(&mut items, &rendered, &view.registries, mode)?,
         Some(ns) => {
@@ -167,6 +183,29 @@ fn add_namespace_policies(
         }
     }
     Ok(())
+}
+
+/// Probes every explained image; exit 1 when one is not served (or served
+/// without its signature, or with another digest).
+fn probe_items(
+    ctx: mirrorpolicy::probe::ProbeContext,
+    items: Vec<Explanation>,
+    code: ExitCode,
+    concurrency: u16,
+) -> (Vec<Explanation>, ExitCode) {
+    let items = mirrorpolicy::probe::probe_all(ctx, items, usize::from(concurrency));
+    let fails = items.iter().any(|i| {
+        !matches!(
+            mirrorpolicy::probe::verdict(i),
+            Verdict::Served(_) | Verdict::NotProbed
+        )
+    });
+    let code = if fails && code == ExitCode::Success {
+        ExitCode::Findings
+    } else {
+        code
+    };
+    (items, code)
 }
 
 /// Where the MCO writes each namespace's CRI-O policy.

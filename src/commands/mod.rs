@@ -8,4 +8,5 @@ pub mod explain;
 pub mod lint;
 pub mod list;
 pub mod migrate;
+pub mod probe;
 pub mod render;

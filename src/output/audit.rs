@@ -45,6 +45,7 @@ pub fn write_table(
     }
     let counts: Vec<String> = Class::ALL
         .iter()
+        .chain(&Class::PROBED)
         .filter_map(|c| {
             let n = report.summary.get(c.as_str()).copied().unwrap_or(0);
             (n > 0).then(|| format!("{n} {}", c.as_str()))
@@ -84,6 +85,7 @@ mod tests {
                 objects: vec!["Pod/shop/a".to_string(), "Pod/shop/b".to_string()],
                 signature_required: false,
                 detail: "no mirror rule".to_string(),
+                probe: None,
             },
             AuditedImage {
                 reference: "quay.io/x@sha256:00".to_string(),
@@ -91,6 +93,7 @@ mod tests {
                 objects: vec!["Pod/shop/c".to_string()],
                 signature_required: true,
                 detail: "first from m".to_string(),
+                probe: None,
             },
         ];
         let mut summary: BTreeMap<&'static str, usize> = BTreeMap::new();

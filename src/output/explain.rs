@@ -159,6 +159,9 @@ fn write_candidate(out: &mut dyn Write, c: &Candidate, layout: &Layout) -> io::R
         writeln!(out)?;
         sources_table(c, layout).write(out)?;
     }
+    if let Some(v) = crate::probe::candidate_verdict(c) {
+        write_probe_verdict(out, c, &v)?;
+    }
     if !c.skipped.is_empty() {
         writeln!(out)?;
         writeln!(out, "{}", "Skipped mirrors:".bold())?;
@@ -222,9 +225,19 @@ fn write_policy(
 }
 
 fn sources_table(c: &Candidate, layout: &Layout) -> TextTable {
-    let head = ["#", "ROLE", "PULL SPEC", "FLAGS", "ORIGIN"];
+    let probed = c.served_by.is_some();
+    let head: &[&str] = if probed {
+        &["#", "ROLE", "PULL SPEC", "FLAGS", "PROBE", "ORIGIN"]
+    } else {
+        &["#", "ROLE", "PULL SPEC", "FLAGS", "ORIGIN"]
+    };
     // Everything but the origins is an identifier: never wrapped.
-    let mut t = TextTable::new(layout, &head, &[0, 1, 2, 3]);
+    let fixed: &[usize] = if probed {
+        &[0, 1, 2, 3, 4]
+    } else {
+        &[0, 1, 2, 3]
+    };
+    let mut t = TextTable::new(layout, head, fixed);
     let first_usable = c.sources.iter().position(|s| !s.blocked);
     for (i, s) in c.sources.iter().enumerate() {
         let mut flags = Vec::new();
@@ -244,7 +257,7 @@ fn sources_table(c: &Candidate, layout: &Layout) -> TextTable {
         } else if Some(i) == first_usable {
             spec = spec.fg(Color::Green);
         }
-        t.row(vec![
+        let mut row = vec![
             Cell::new(i + 1),
             Cell::new(role),
             spec,
@@ -253,8 +266,88 @@ fn sources_table(c: &Candidate, layout: &Layout) -> TextTable {
             } else {
                 flags.join(",")
             }),
-            Cell::new(origins(&s.origins)),
-        ]);
+        ];
+        if probed {
+            row.push(probe_cell(s.probe.as_ref()));
+        }
+        row.push(Cell::new(origins(&s.origins)));
+        t.row(row);
     }
     t
+}
+
+/// The PROBE cell: the outcome and the HTTP status.
+fn probe_cell(p: Option<&crate::probe::SourceProbe>) -> Cell {
+    let Some(p) = p else {
+        return Cell::new("-");
+    };
+    let text = match p.status {
+        Some(status) => format!("{} ({status})", p.outcome.as_str()),
+        None => p.outcome.as_str().to_string(),
+    };
+    let cell = Cell::new(text);
+    match p.outcome {
+        crate::probe::Outcome::Served => cell.fg(Color::Green),
+        crate::probe::Outcome::NotTried => cell,
+        _ => cell.fg(Color::Red),
+    }
+}
+
+/// The one-line probe verdict of a candidate, then why each tried source
+/// did not serve it.
+fn write_probe_verdict(
+    out: &mut dyn Write,
+    c: &Candidate,
+    v: &crate::probe::Verdict,
+) -> io::Result<()> {
+    use crate::probe::Verdict;
+    writeln!(out)?;
+    let line = match v {
+        Verdict::Served(by) => format!("served by {by}").green().to_string(),
+        Verdict::DigestMismatch(by) => {
+            format!("{by} answers with a manifest that does not match the digest: the pull fails")
+                .red()
+                .bold()
+                .to_string()
+        }
+        Verdict::Unsigned(by) => {
+            let sig = c
+                .signature_probe
+                .as_ref()
+                .map(|s| s.reference.as_str())
+                .unwrap_or("");
+            format!("served by {by}, but it has no sigstore signature {sig}: the policy requires one, the pull fails")
+                .red()
+                .bold()
+                .to_string()
+        }
+        Verdict::NoAttachments(by) => format!(
+            "served by {by}, but no sigstore signature is looked up there (use-sigstore-attachments) and the policy requires one: the pull fails"
+        )
+        .red()
+        .bold()
+        .to_string(),
+        Verdict::Missing => "no source serves the image: the pull fails"
+            .red()
+            .bold()
+            .to_string(),
+        Verdict::NotProbed => "nothing probed".to_string(),
+    };
+    writeln!(out, "{}{line}", label("Probe"))?;
+    if let Some(sig) = &c.signature_probe {
+        if sig.found {
+            writeln!(out, "{:11}signature {} found", "", sig.reference)?;
+        }
+    }
+    for (i, s) in c.sources.iter().enumerate() {
+        if let Some(p) = &s.probe {
+            if p.outcome != crate::probe::Outcome::NotTried {
+                let suffix = format!(", {}", crate::probe::SEEN_FROM);
+                let detail = p.detail.strip_suffix(&suffix).unwrap_or(&p.detail);
+                writeln!(out, "{:11}#{}: {detail}", "", i + 1)?;
+            }
+        }
+    }
+    writeln!(out, "{:11}results {}", "", crate::probe::SEEN_FROM)?;
+    Ok(())
 }

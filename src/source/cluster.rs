@@ -199,6 +199,10 @@ pub const MACHINE_CONFIG_STATE: &[Read] = &[
 ];
 
 pub const PODS: Resource = Resource::namespaced("", "v1", "pods", "Pod");
+/// `--probe`: the global pull secret (`openshift-config/pull-secret`).
+pub const SECRETS: Resource = Resource::namespaced("", "v1", "secrets", "Secret");
+/// `--probe`: the `Image.spec.additionalTrustedCA` ConfigMap in `openshift-config`.
+pub const CONFIG_MAPS: Resource = Resource::namespaced("", "v1", "configmaps", "ConfigMap");
 pub const DEPLOYMENTS: Resource = Resource::namespaced("apps", "v1", "deployments", "Deployment");
 pub const STATEFUL_SETS: Resource =
     Resource::namespaced("apps", "v1", "statefulsets", "StatefulSet");
@@ -1009,6 +1013,30 @@ impl Connection {
                 verb: "get".to_string(),
                 resource: *resource,
                 namespace: None,
+                message,
+            }])),
+            Reply::Conflict(message) => Err(self.bad_answer(&path, &message)),
+        }
+    }
+
+    /// Reads one object of a namespace: `Ok(None)` when it does not exist.
+    pub async fn get_in(
+        &self,
+        resource: &Resource,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<Value>, ClusterError> {
+        let path = format!("{}/{name}", resource.list_path(Some(namespace)));
+        let request = self.request(http::Method::GET, &path, None, Vec::new())?;
+        match self.send(request).await? {
+            Reply::Ok(text) => serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|e| self.bad_answer(&path, &e.to_string())),
+            Reply::NotFound => Ok(None),
+            Reply::Forbidden(message) => Err(ClusterError::Forbidden(vec![Forbidden {
+                verb: "get".to_string(),
+                resource: *resource,
+                namespace: Some(namespace.to_string()),
                 message,
             }])),
             Reply::Conflict(message) => Err(self.bad_answer(&path, &message)),

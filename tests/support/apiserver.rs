@@ -133,6 +133,20 @@ pub const KINDS: &[Kind] = &[
     Kind {
         group: "",
         versions: &["v1"],
+        plural: "secrets",
+        kind: "Secret",
+        namespaced: true,
+    },
+    Kind {
+        group: "",
+        versions: &["v1"],
+        plural: "configmaps",
+        kind: "ConfigMap",
+        namespaced: true,
+    },
+    Kind {
+        group: "",
+        versions: &["v1"],
         plural: "replicationcontrollers",
         kind: "ReplicationController",
         namespaced: true,

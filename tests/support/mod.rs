@@ -3,6 +3,7 @@
 pub mod apiserver;
 pub mod mco;
 pub mod proxy;
+pub mod registry;
 
 /// The built binary, isolated from the machine's kubeconfig and terminal:
 /// no colour, a fixed width, no KUBECONFIG, a HOME without `.kube`.

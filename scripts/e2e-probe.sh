@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# End-to-end check of `explain --probe` against real components: the CNCF
+# distribution registry (Debian `docker-registry`) on 127.0.0.1 with TLS and
+# htpasswd, and the containers/image client (Debian `skopeo`). For each
+# scenario, the source skopeo actually pulls from (its --debug log) must be
+# the `servedBy` of `kubectl-mirrorpolicy explain --probe`.
+#
+# Usage: scripts/e2e-probe.sh [BINARY]   (default target/debug/kubectl-mirrorpolicy)
+# Needs: docker-registry, skopeo, openssl, htpasswd (apache2-utils). No network.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BIN=${1:-target/debug/kubectl-mirrorpolicy}
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+for tool in docker-registry skopeo openssl htpasswd; do
+    command -v "$tool" >/dev/null || { echo "e2e-probe: $tool is not installed" >&2; exit 2; }
+done
+[ -x "$BIN" ] || { echo "e2e-probe: $BIN is not built" >&2; exit 2; }
+
+WORK=$(mktemp -d)
+# Registries are started from command substitutions (subshells): their
+# process ids are kept in files, and stopped by id on exit.
+cleanup() {
+    local f pid
+    for f in "$WORK"/*/pid; do
+        [ -f "$f" ] || continue
+        pid=$(cat "$f")
+        kill "$pid" 2>/dev/null || true
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+export HOME="$WORK/home" XDG_RUNTIME_DIR="$WORK/run"
+mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
+unset REGISTRY_AUTH_FILE DOCKER_CONFIG XDG_CONFIG_HOME
+T="timeout 60"
+
+# --- certificates: a trusted CA, and another one nobody trusts -------------
+ca() { # NAME
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$1" \
+        -keyout "$WORK/$1.key" -out "$WORK/$1.crt" 2>/dev/null
+}
+server_cert() { # CA NAME
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
+        -keyout "$WORK/$2.key" -out "$WORK/$2.csr" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$WORK/$2.ext"
+    openssl x509 -req -in "$WORK/$2.csr" -CA "$WORK/$1.crt" -CAkey "$WORK/$1.key" \
+        -CAcreateserial -days 2 -extfile "$WORK/$2.ext" -out "$WORK/$2.crt" 2>/dev/null
+}
+ca trusted-ca
+ca unknown-ca
+server_cert trusted-ca server
+server_cert unknown-ca rogue
+mkdir -p "$WORK/certs"
+cp "$WORK/trusted-ca.crt" "$WORK/certs/ca.crt"
+htpasswd -Bbn puller pullpw >"$WORK/htpasswd" 2>/dev/null
+
+# --- four registries ------------------------------------------------------
+free_port() {
+    local p
+    for _ in $(seq 1 50); do
+        p=$((20000 + RANDOM % 20000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+    done
+    echo "e2e-probe: no free port" >&2; exit 1
+}
+start_registry() { # NAME CERT AUTH(yes|no)
+    local port; port=$(free_port)
+    mkdir -p "$WORK/$1"
+    {
+        printf 'version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %s\n' "$WORK/$1/data"
+        printf 'http:\n  addr: 127.0.0.1:%s\n  tls:\n    certificate: %s\n    key: %s\n' "$port" "$WORK/$2.crt" "$WORK/$2.key"
+        if [ "$3" = yes ]; then
+            printf 'auth:\n  htpasswd:\n    realm: e2e\n    path: %s\n' "$WORK/htpasswd"
+        fi
+    } >"$WORK/$1/config.yml"
+    docker-registry serve "$WORK/$1/config.yml" >"$WORK/$1/log" 2>&1 </dev/null &
+    echo $! >"$WORK/$1/pid"
+    for _ in $(seq 1 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "127.0.0.1:$port"; return
+        fi
+        sleep 0.1
+    done
+    echo "e2e-probe: registry $1 did not start" >&2; cat "$WORK/$1/log" >&2; exit 1
+}
+AUTHED=$(start_registry authed server yes)   # mirror with htpasswd
+PLAIN=$(start_registry plain server no)      # mirror without auth
+SOURCE=$(start_registry source server no)    # the image's own registry
+ROGUE=$(start_registry rogue rogue no)       # a mirror with an unknown CA
+
+# --- test images from a local OCI layout (no network) ---------------------
+layout() { # DIR SEED
+    local d=$1 blobs=$1/blobs/sha256
+    mkdir -p "$blobs"
+    printf '{"imageLayoutVersion":"1.0.0"}' >"$d/oci-layout"
+    local tarf="$WORK/layer-$2.tar"
+    mkdir -p "$WORK/rootfs-$2"; echo "$2" >"$WORK/rootfs-$2/seed"
+    tar -C "$WORK/rootfs-$2" -cf "$tarf" seed
+    local layer; layer=$(sha256sum "$tarf" | cut -d' ' -f1); cp "$tarf" "$blobs/$layer"
+    local lsize; lsize=$(stat -c %s "$tarf")
+    printf '{"architecture":"amd64","os":"linux","rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"config":{}}' "$layer" >"$WORK/config-$2"
+    local cfg; cfg=$(sha256sum "$WORK/config-$2" | cut -d' ' -f1); cp "$WORK/config-$2" "$blobs/$cfg"
+    local csize; csize=$(stat -c %s "$WORK/config-$2")
+    printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%s}]}' \
+        "$cfg" "$csize" "$layer" "$lsize" >"$WORK/manifest-$2"
+    local man; man=$(sha256sum "$WORK/manifest-$2" | cut -d' ' -f1); cp "$WORK/manifest-$2" "$blobs/$man"
+    local msize; msize=$(stat -c %s "$WORK/manifest-$2")
+    printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"annotations":{"org.opencontainers.image.ref.name":"v1"}}]}' \
+        "$man" "$msize" >"$d/index.json"
+    echo "sha256:$man"
+}
+APP=$(layout "$WORK/oci-app" app)
+LONE=$(layout "$WORK/oci-lone" lone)
+push() { # LAYOUT REGISTRY REPO CERTS [CREDS]
+    local creds=()
+    [ -n "${5:-}" ] && creds=(--dest-creds "$5")
+    $T skopeo copy --quiet --preserve-digests --dest-cert-dir "$4" "${creds[@]}" \
+        "oci:$1:v1" "docker://$2/$3:v1"
+}
+mkdir -p "$WORK/rogue-certs"; cp "$WORK/unknown-ca.crt" "$WORK/rogue-certs/ca.crt"
+push "$WORK/oci-app" "$AUTHED" ns/app "$WORK/certs" puller:pullpw
+push "$WORK/oci-app" "$PLAIN" ns/app "$WORK/certs"
+push "$WORK/oci-app" "$SOURCE" ns/app "$WORK/certs"
+push "$WORK/oci-app" "$ROGUE" ns/app "$WORK/rogue-certs"
+push "$WORK/oci-lone" "$AUTHED" ns/lone "$WORK/certs" puller:pullpw
+push "$WORK/oci-lone" "$SOURCE" ns/lone "$WORK/certs"
+
+auth_file() { # FILE KEY=USER:PASS...
+    local f=$1; shift
+    local entries=() kv key up
+    for kv in "$@"; do
+        key=${kv%%=*}; up=${kv#*=}
+        entries+=("\"$key\": {\"auth\": \"$(printf '%s' "$up" | base64 -w0)\"}")
+    done
+    local IFS=,
+    printf '{"auths": {%s}}\n' "${entries[*]}" >"$f"
+}
+auth_file "$WORK/good-auth.json" "$AUTHED=puller:pullpw"
+auth_file "$WORK/specific-auth.json" "$AUTHED=puller:wrong" "$AUTHED/ns=puller:pullpw"
+auth_file "$WORK/wrong-auth.json" "$AUTHED=puller:wrong"
+echo '{"auths": {}}' >"$WORK/no-auth.json"
+
+conf() { # FILE REPO MIRROR-OPTS EXTRA MIRROR...
+    local f=$1 repo=$2 opts=$3 extra=$4; shift 4
+    {
+        printf '[[registry]]\nprefix = "%s/%s"\nlocation = "%s/%s"\n' "$SOURCE" "$repo" "$SOURCE" "$repo"
+        for m in "$@"; do printf '[[registry.mirror]]\nlocation = "%s/%s"\n%s' "$m" "$repo" "$opts"; done
+        printf '%s' "$extra"
+    } >"$f"
+}
+
+PASS=0
+FAIL=0
+# scenario NAME CONF IMAGE AUTHFILE EXPECTED-HOST
+scenario() {
+    local name=$1 conf=$2 image=$3 auth=$4 want=$5
+    local log="$WORK/$name.skopeo.log"
+    if ! $T skopeo --registries-conf "$conf" --debug inspect --raw --cert-dir "$WORK/certs" \
+        --authfile "$auth" "docker://$image" >"$WORK/$name.raw" 2>"$log"; then
+        echo "FAIL $name: skopeo could not pull $image"; tail -5 "$log"; FAIL=$((FAIL + 1)); return
+    fi
+    # The last endpoint skopeo tried is the one that served the pull.
+    local pulled
+    pulled=$(sed -n 's/.*Trying to access \\"\([^\\]*\)\\".*/\1/p' "$log" | tail -1)
+    local json served
+    json=$($T "$BIN" explain "$image" --registries-conf "$conf" --probe --cert-dir "$WORK/certs" \
+        --authfile "$auth" -o json) || true
+    served=$(printf '%s' "$json" | sed -n 's/^ *"servedBy": "\(.*\)",\{0,1\}$/\1/p' | head -1)
+    if [ -n "$pulled" ] && [ "$pulled" = "$served" ] && [ "${served%%/*}" = "$want" ]; then
+        echo "ok   $name: served by $served"
+        PASS=$((PASS + 1))
+    else
+        echo "FAIL $name: skopeo pulled from '$pulled', explain --probe says '$served', expected host $want"
+        FAIL=$((FAIL + 1))
+    fi
+}
+
+conf "$WORK/c1.conf" ns/app "" "" "$AUTHED" "$PLAIN"
+scenario mirror-without-credentials "$WORK/c1.conf" "$SOURCE/ns/app@$APP" "$WORK/no-auth.json" "$PLAIN"
+
+conf "$WORK/c2.conf" ns/lone "" "" "$PLAIN" "$AUTHED"
+scenario image-missing-on-first-mirror "$WORK/c2.conf" "$SOURCE/ns/lone@$LONE" "$WORK/good-auth.json" "$AUTHED"
+
+conf "$WORK/c3.conf" ns/app 'pull-from-mirror = "digest-only"
+' "" "$PLAIN" "$AUTHED"
+scenario tag-skips-digest-only-mirrors "$WORK/c3.conf" "$SOURCE/ns/app:v1" "$WORK/good-auth.json" "$SOURCE"
+
+conf "$WORK/c4.conf" ns/app "" "[[registry]]
+location = \"$PLAIN\"
+blocked = true
+" "$PLAIN" "$AUTHED"
+scenario blocked-mirror-not-tried "$WORK/c4.conf" "$SOURCE/ns/app@$APP" "$WORK/good-auth.json" "$AUTHED"
+
+conf "$WORK/c5.conf" ns/app "" "" "$ROGUE" "$PLAIN"
+scenario unknown-ca "$WORK/c5.conf" "$SOURCE/ns/app@$APP" "$WORK/no-auth.json" "$PLAIN"
+
+conf "$WORK/c6.conf" ns/app "" "" "$AUTHED" "$PLAIN"
+scenario most-specific-credentials-win "$WORK/c6.conf" "$SOURCE/ns/app@$APP" "$WORK/specific-auth.json" "$AUTHED"
+scenario host-credentials-refused "$WORK/c6.conf" "$SOURCE/ns/app@$APP" "$WORK/wrong-auth.json" "$PLAIN"
+
+conf "$WORK/c7.conf" ns/app "" "" "$AUTHED"
+scenario tag-pull-through-mirror "$WORK/c7.conf" "$SOURCE/ns/app:v1" "$WORK/good-auth.json" "$AUTHED"
+
+if [ -n "${E2E_PROBE_SHOW:-}" ]; then
+    # The text output of the first scenario, as the README shows it.
+    cp "$WORK/c1.conf" "$WORK/registries.conf"
+    (cd "$WORK" && COLUMNS=100 NO_COLOR=1 $T "$BIN" explain "$SOURCE/ns/app@$APP" \
+        --registries-conf registries.conf --probe --cert-dir certs --authfile no-auth.json) || true
+fi
+echo "e2e-probe: $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

@@ -1,0 +1,263 @@
+//! The `--probe` flags of `explain` and `audit`, and the credentials and
+//! TLS trust they are probed with.
+//!
+//! Offline (node files or `-f`): `--authfile`, or containers/image's own
+//! auth-file lookup (`REGISTRY_AUTH_FILE`, `$XDG_RUNTIME_DIR/containers/auth.json`,
+//! `~/.config/containers/auth.json`, `~/.docker/config.json`, `~/.dockercfg`).
+//! TLS: the system roots plus `--cert-dir`, as skopeo and podman read it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Result;
+
+use mirrorpolicy::probe::auth::{self, AuthFile, AuthSources};
+use mirrorpolicy::probe::tls::TlsSettings;
+use mirrorpolicy::probe::{ProbeContext, Prober, RegistriesD};
+
+use crate::cli::ProbeArgs;
+use crate::exit::Failure;
+
+/// Reads an auth file; a missing one is skipped, as containers/image does.
+fn read_auth_file(path: &Path, legacy: bool) -> Result<Option<AuthFile>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(Failure::input(format!(
+                "cannot read auth file \"{}\": {e}",
+                path.display()
+            ))
+            .into())
+        }
+    };
+    AuthFile::parse(&path.display().to_string(), &text, legacy)
+        .map(Some)
+        .map_err(|e| Failure::input(e.to_string()).into())
+}
+
+/// The auth files read offline, in containers/image's order.
+pub fn offline_auth(args: &ProbeArgs) -> Result<AuthSources> {
+    if let Some(p) = &args.authfile {
+        if !p.is_file() {
+            return Err(Failure::input(format!(
+                "--authfile \"{}\" is not a readable file",
+                p.display()
+            ))
+            .into());
+        }
+    }
+    let env = |k: &str| std::env::var(k).ok();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let uid = uid();
+    let mut files = Vec::new();
+    for (path, legacy) in auth::default_paths(args.authfile.as_deref(), &env, home.as_deref(), uid)
+    {
+        if let Some(f) = read_auth_file(&path, legacy)? {
+            files.push(f);
+        }
+    }
+    Ok(AuthSources { files })
+}
+
+fn uid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self")
+        .map(|m| m.uid())
+        .unwrap_or(0)
+}
+
+/// The system roots plus `--cert-dir`.
+pub fn tls_settings(args: &ProbeArgs) -> Result<TlsSettings> {
+    let mut tls = TlsSettings::with_system_roots();
+    if let Some(dir) = &args.cert_dir {
+        if !dir.is_dir() {
+            return Err(Failure::input(format!(
+                "--cert-dir \"{}\" is not a folder",
+                dir.display()
+            ))
+            .into());
+        }
+        tls.add_cert_dir(dir)
+            .map_err(|e| Failure::input(format!("--cert-dir: {e}")))?;
+    }
+    Ok(tls)
+}
+
+/// registries.d from `--registries-d` (`*.yaml`, as containers/image reads it).
+pub fn registries_d_from_dir(dir: Option<&Path>) -> Result<RegistriesD> {
+    let Some(dir) = dir else {
+        return Ok(RegistriesD::default());
+    };
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        Failure::input(format!(
+            "cannot read registries.d folder \"{}\": {e}",
+            dir.display()
+        ))
+    })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    paths.sort();
+    let mut files = Vec::new();
+    for p in paths {
+        let text = std::fs::read_to_string(&p).map_err(|e| {
+            Failure::input(format!(
+                "cannot read registries.d file \"{}\": {e}",
+                p.display()
+            ))
+        })?;
+        files.push((p.display().to_string(), text));
+    }
+    RegistriesD::load(&files).map_err(|e| Failure::input(e.to_string()).into())
+}
+
+/// registries.d from the text of one rendered file.
+pub fn registries_d_from_text(name: &str, text: Option<&str>) -> Result<RegistriesD> {
+    match text {
+        None => Ok(RegistriesD::default()),
+        Some(t) => RegistriesD::load(&[(name.to_string(), t.to_string())])
+            .map_err(|e| Failure::input(e.to_string()).into()),
+    }
+}
+
+/// Everything a probe needs.
+pub fn context(
+    args: &ProbeArgs,
+    auth: AuthSources,
+    tls: TlsSettings,
+    registries_d: RegistriesD,
+) -> ProbeContext {
+    ProbeContext {
+        prober: Prober::new(tls, auth, Duration::from_secs(args.probe_timeout.max(1))),
+        registries_d,
+    }
+}
+
+/// The namespace of the global pull secret and the additional CAs.
+const OPENSHIFT_CONFIG: &str = "openshift-config";
+const PULL_SECRET: &str = "pull-secret";
+
+/// Explain over cluster objects: offline (`-f`) with the local auth files,
+/// live with the cluster's global pull secret (what the kubelet writes to
+/// `/var/lib/kubelet/config.json` and CRI-O reads; `--authfile` overrides
+/// it) and the CAs of `Image.spec.additionalTrustedCA`.
+pub fn context_for_objects(
+    args: &ProbeArgs,
+    filenames: &[PathBuf],
+    rendered: &mirrorpolicy::render::cluster::Rendered,
+) -> Result<ProbeContext> {
+    use mirrorpolicy::render::sigstore::SIGSTORE_REGISTRIES_D;
+    let registries_d = match &args.registries_d {
+        Some(dir) => registries_d_from_dir(Some(dir))?,
+        None => {
+            registries_d_from_text(SIGSTORE_REGISTRIES_D, rendered.file(SIGSTORE_REGISTRIES_D))?
+        }
+    };
+    let mut tls = tls_settings(args)?;
+    let auth = if filenames.is_empty() {
+        let trust = read_live_trust(args.authfile.is_none())?;
+        for (host_port, origin, pem) in &trust.cas {
+            tls.add_host_cas(host_port, origin, pem)
+                .map_err(|e| Failure::cluster(e.to_string()))?;
+        }
+        match trust.pull_secret {
+            Some(file) => AuthSources { files: vec![file] },
+            None => offline_auth(args)?,
+        }
+    } else {
+        offline_auth(args)?
+    };
+    Ok(context(args, auth, tls, registries_d))
+}
+
+/// What the live cluster gives the probe.
+struct LiveTrust {
+    pull_secret: Option<AuthFile>,
+    /// `(host[:port], origin, PEM)` from the additionalTrustedCA ConfigMap.
+    cas: Vec<(String, String, String)>,
+}
+
+fn read_live_trust(want_secret: bool) -> Result<LiveTrust> {
+    use mirrorpolicy::source::cluster::{self as live, CONFIG_MAPS, IMAGES, SECRETS};
+    let options = crate::commands::cluster::cluster_options()?;
+    let runtime = crate::commands::cluster::runtime()?;
+    let (secret, config_map) = runtime
+        .block_on(async {
+            let connection = live::connect(&options).await?;
+            let secret = if want_secret {
+                connection
+                    .get_in(&SECRETS, OPENSHIFT_CONFIG, PULL_SECRET)
+                    .await?
+            } else {
+                None
+            };
+            let image = connection.get(&IMAGES, "cluster").await?;
+            let ca_name = image
+                .as_ref()
+                .and_then(|i| i.pointer("/spec/additionalTrustedCA/name"))
+                .and_then(|n| n.as_str())
+                .filter(|n| !n.is_empty())
+                .map(str::to_string);
+            let config_map = match &ca_name {
+                Some(name) => connection
+                    .get_in(&CONFIG_MAPS, OPENSHIFT_CONFIG, name)
+                    .await?
+                    .map(|cm| (name.clone(), cm)),
+                None => None,
+            };
+            Ok::<_, live::ClusterError>((secret, config_map))
+        })
+        .map_err(crate::commands::cluster::cluster_failure)?;
+    let origin = format!("Secret/{OPENSHIFT_CONFIG}/{PULL_SECRET}");
+    let pull_secret = match secret {
+        None if want_secret => {
+            crate::term::warn(format!(
+                "{origin} does not exist: registries are probed without credentials"
+            ));
+            None
+        }
+        None => None,
+        Some(s) => {
+            use base64::Engine;
+            let data = s
+                .pointer("/data/.dockerconfigjson")
+                .and_then(|v| v.as_str())
+                .ok_or_else(|| {
+                    Failure::cluster(format!("{origin}: no data field .dockerconfigjson"))
+                })?;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(data.trim())
+                .map_err(|_| {
+                    Failure::cluster(format!(
+                        "{origin}: data.\".dockerconfigjson\" is not base64"
+                    ))
+                })?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                Failure::cluster(format!("{origin}: data.\".dockerconfigjson\" is not UTF-8"))
+            })?;
+            Some(
+                AuthFile::parse(&origin, &text, false)
+                    .map_err(|e| Failure::cluster(e.to_string()))?,
+            )
+        }
+    };
+    let mut cas = Vec::new();
+    if let Some((name, cm)) = config_map {
+        if let Some(data) = cm.get("data").and_then(|d| d.as_object()) {
+            for (key, value) in data {
+                if let Some(pem) = value.as_str() {
+                    // The MCO writes each key to /etc/docker/certs.d/<key with ".." as ":">/ca.crt.
+                    cas.push((
+                        key.replace("..", ":"),
+                        format!("ConfigMap/{OPENSHIFT_CONFIG}/{name} key \"{key}\""),
+                        pem.to_string(),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(LiveTrust { pull_secret, cas })
+}

@@ -1,0 +1,421 @@
+//! Registry credentials, found as containers/image finds them
+//! (`pkg/docker/config`): the auth files in order, in each the
+//! most specific key first (`host/ns/repo`, then `host/ns`, then `host`),
+//! then the keys normalized as `docker login` used to write them.
+//!
+//! Credentials are never printed: [`Credentials`] redacts itself in
+//! `Debug`, and results name only the file and the key they came from.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use serde::Deserialize;
+
+/// A user name and password (or identity token) for one registry.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Credentials {
+    pub username: String,
+    pub password: String,
+    /// An OAuth2 refresh token (`identitytoken`): the bearer flow then posts it.
+    pub identity_token: String,
+}
+
+impl fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Credentials(redacted)")
+    }
+}
+
+/// One auth file, parsed.
+#[derive(Debug, Clone)]
+pub struct AuthFile {
+    /// How the file is named in results: a path, or the Secret it comes from.
+    pub name: String,
+    /// `~/.dockercfg`: keys are registries, looked up by the registry only.
+    pub legacy: bool,
+    auths: BTreeMap<String, Entry>,
+    cred_helpers: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Default, Deserialize)]
+struct Entry {
+    #[serde(default)]
+    auth: String,
+    #[serde(default, rename = "identitytoken")]
+    identity_token: String,
+}
+
+impl fmt::Debug for Entry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Entry(redacted)")
+    }
+}
+
+#[derive(Deserialize)]
+struct FileJson {
+    #[serde(default)]
+    auths: BTreeMap<String, Entry>,
+    #[serde(default, rename = "credHelpers")]
+    cred_helpers: BTreeMap<String, String>,
+}
+
+/// Why an auth file cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{name}: {message}")]
+pub struct AuthError {
+    pub name: String,
+    pub message: String,
+}
+
+impl AuthFile {
+    /// Parses an auth.json / config.json (or, `legacy`, a `.dockercfg`).
+    pub fn parse(name: &str, text: &str, legacy: bool) -> Result<Self, AuthError> {
+        let err = |message: String| AuthError {
+            name: name.to_string(),
+            message,
+        };
+        let (auths, cred_helpers) = if legacy {
+            let auths: BTreeMap<String, Entry> =
+                serde_json::from_str(text).map_err(|e| err(format!("not a .dockercfg: {e}")))?;
+            (auths, BTreeMap::new())
+        } else {
+            let f: FileJson = serde_json::from_str(text)
+                .map_err(|e| err(format!("not a containers auth file: {e}")))?;
+            (f.auths, f.cred_helpers)
+        };
+        Ok(AuthFile {
+            name: name.to_string(),
+            legacy,
+            auths,
+            cred_helpers,
+        })
+    }
+}
+
+/// What the lookup found for one repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// Credentials, from `file` under `key`.
+    Credentials {
+        credentials: Credentials,
+        file: String,
+        key: String,
+    },
+    /// The file sends this registry to a credential helper, which the probe does not run.
+    Helper { file: String, helper: String },
+    /// No file has credentials: the pull is anonymous.
+    None,
+}
+
+/// The auth files in lookup order; the first that has credentials wins.
+#[derive(Debug, Clone, Default)]
+pub struct AuthSources {
+    pub files: Vec<AuthFile>,
+}
+
+impl AuthSources {
+    /// `getCredentialsWithHomeDir` over the files, for the repository
+    /// `name` (`host[:port]/path`) of the endpoint contacted.
+    pub fn lookup(&self, name: &str) -> Found {
+        let registry = name.split('/').next().unwrap_or(name);
+        for file in &self.files {
+            if let Some(helper) = file.cred_helpers.get(registry) {
+                return Found::Helper {
+                    file: file.name.clone(),
+                    helper: helper.clone(),
+                };
+            }
+            let mut found: Option<(&str, &Entry)> = None;
+            for key in key_lookup_order(name, registry, file.legacy) {
+                if let Some((k, e)) = file.auths.get_key_value(key) {
+                    found = Some((k, e));
+                    break;
+                }
+            }
+            if found.is_none() {
+                let registry = normalize_registry(registry);
+                found = file
+                    .auths
+                    .iter()
+                    .find(|(k, _)| normalize_key(k, file.legacy) == registry)
+                    .map(|(k, e)| (k.as_str(), e));
+            }
+            if let Some((key, entry)) = found {
+                if let Some(credentials) = decode(entry) {
+                    return Found::Credentials {
+                        credentials,
+                        file: file.name.clone(),
+                        key: key.to_string(),
+                    };
+                }
+            }
+        }
+        Found::None
+    }
+}
+
+/// `authKeyLookupOrder`: the key, then each parent namespace up to the
+/// registry; a legacy file only by registry.
+fn key_lookup_order<'a>(name: &'a str, registry: &'a str, legacy: bool) -> Vec<&'a str> {
+    if legacy {
+        return vec![registry];
+    }
+    let mut out = vec![name];
+    let mut key = name;
+    while let Some(i) = key.rfind('/') {
+        key = &key[..i];
+        out.push(key);
+    }
+    out
+}
+
+/// `normalizeRegistry`.
+fn normalize_registry(registry: &str) -> &str {
+    match registry {
+        "registry-1.docker.io" | "docker.io" => "index.docker.io",
+        r => r,
+    }
+}
+
+/// `normalizeAuthFileKey`: URL keys (`https://host/v1/`) by their host.
+fn normalize_key(key: &str, legacy: bool) -> &str {
+    let stripped = key
+        .strip_prefix("http://")
+        .or_else(|| key.strip_prefix("https://"));
+    let mut out = stripped.unwrap_or(key);
+    if legacy || stripped.is_some() {
+        out = out.split('/').next().unwrap_or(out);
+    }
+    normalize_registry(out)
+}
+
+/// `decodeDockerAuth`: `None` for an entry without `user:password` (what a
+/// credential helper leaves behind), which does not stop the lookup.
+fn decode(entry: &Entry) -> Option<Credentials> {
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(entry.auth.trim())
+        .ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    let (user, password) = text.split_once(':')?;
+    Some(Credentials {
+        username: user.to_string(),
+        password: password.trim_matches('\0').to_string(),
+        identity_token: entry.identity_token.clone(),
+    })
+}
+
+/// The auth files containers/image reads when no `--authfile` is given, in
+/// order (`getAuthFilePaths`), with whether each is a legacy `.dockercfg`.
+/// `REGISTRY_AUTH_FILE` is what skopeo and podman pass as the auth file
+/// when `--authfile` is absent: then it is the only file.
+pub fn default_paths(
+    authfile: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+    home: Option<&Path>,
+    uid: u32,
+) -> Vec<(PathBuf, bool)> {
+    let env = |k: &str| env(k).filter(|v| !v.is_empty());
+    if let Some(p) = authfile {
+        return vec![(p.to_path_buf(), false)];
+    }
+    if let Some(p) = env("REGISTRY_AUTH_FILE") {
+        return vec![(PathBuf::from(p), false)];
+    }
+    let mut out = Vec::new();
+    match env("XDG_RUNTIME_DIR") {
+        Some(dir) => out.push((Path::new(&dir).join("containers/auth.json"), false)),
+        None => out.push((
+            PathBuf::from(format!("/run/containers/{uid}/auth.json")),
+            false,
+        )),
+    }
+    let Some(home) = home else {
+        return out;
+    };
+    let config_home = env("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".config"));
+    out.push((config_home.join("containers/auth.json"), false));
+    match env("DOCKER_CONFIG") {
+        Some(dir) => out.push((Path::new(&dir).join("config.json"), false)),
+        None => out.push((home.join(".docker/config.json"), false)),
+    }
+    out.push((home.join(".dockercfg"), true));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn auth(user: &str, pass: &str) -> String {
+        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}"))
+    }
+
+    fn file(name: &str, json: &str) -> AuthFile {
+        AuthFile::parse(name, json, false).expect("auth file")
+    }
+
+    fn user(found: Found) -> Option<(String, String)> {
+        match found {
+            Found::Credentials {
+                credentials, key, ..
+            } => Some((credentials.username, key)),
+            _ => None,
+        }
+    }
+
+    // containers/image pkg/docker/config TestGetAuth "match one" / "namespaced":
+    // the most specific key wins, parents are tried in order.
+    #[test]
+    fn most_specific_key_wins() {
+        let json = format!(
+            r#"{{"auths": {{
+                "example.org": {{"auth": "{}"}},
+                "example.org/ns": {{"auth": "{}"}},
+                "example.org/ns/repo": {{"auth": "{}"}}
+            }}}}"#,
+            auth("host", "p"),
+            auth("ns", "p"),
+            auth("repo", "p")
+        );
+        let s = AuthSources {
+            files: vec![file("a.json", &json)],
+        };
+        assert_eq!(
+            user(s.lookup("example.org/ns/repo")),
+            Some(("repo".into(), "example.org/ns/repo".into()))
+        );
+        assert_eq!(
+            user(s.lookup("example.org/ns/other")),
+            Some(("ns".into(), "example.org/ns".into()))
+        );
+        assert_eq!(
+            user(s.lookup("example.org/other/repo")),
+            Some(("host".into(), "example.org".into()))
+        );
+        assert_eq!(s.lookup("other.org/ns/repo"), Found::None);
+    }
+
+    // TestGetAuth "normalize registry": URL keys and docker.io aliases.
+    #[test]
+    fn normalized_keys_match_by_registry() {
+        let json = format!(
+            r#"{{"auths": {{"https://index.docker.io/v1/": {{"auth": "{}"}},
+                            "http://example.org/v2/": {{"auth": "{}"}}}}}}"#,
+            auth("docker", "p"),
+            auth("url", "p")
+        );
+        let s = AuthSources {
+            files: vec![file("a.json", &json)],
+        };
+        assert_eq!(
+            user(s.lookup("docker.io/library/busybox")).map(|u| u.0),
+            Some("docker".into())
+        );
+        assert_eq!(
+            user(s.lookup("example.org/a/b")).map(|u| u.0),
+            Some("url".into())
+        );
+    }
+
+    // The first file with credentials wins; an empty entry (a credential
+    // helper marker) does not stop the lookup.
+    #[test]
+    fn files_in_order_and_empty_entries_skipped() {
+        let first = file("first", r#"{"auths": {"example.org": {}}}"#);
+        let second = file(
+            "second",
+            &format!(
+                r#"{{"auths": {{"example.org": {{"auth": "{}"}}}}}}"#,
+                auth("b", "p")
+            ),
+        );
+        let s = AuthSources {
+            files: vec![first, second],
+        };
+        match s.lookup("example.org/a") {
+            Found::Credentials { file, .. } => assert_eq!(file, "second"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn password_keeps_colons_and_drops_nuls() {
+        let json = format!(
+            r#"{{"auths": {{"r.io": {{"auth": "{}"}}}}}}"#,
+            base64::engine::general_purpose::STANDARD.encode("u:pa:ss\0")
+        );
+        let s = AuthSources {
+            files: vec![file("a", &json)],
+        };
+        match s.lookup("r.io/x") {
+            Found::Credentials { credentials, .. } => {
+                assert_eq!(credentials.password, "pa:ss");
+                assert_eq!(format!("{credentials:?}"), "Credentials(redacted)");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn cred_helpers_are_reported() {
+        let s = AuthSources {
+            files: vec![file("a", r#"{"credHelpers": {"r.io": "ecr-login"}}"#)],
+        };
+        assert!(
+            matches!(s.lookup("r.io/x"), Found::Helper { helper, .. } if helper == "ecr-login")
+        );
+    }
+
+    #[test]
+    fn legacy_files_match_by_registry_only() {
+        let f = AuthFile::parse(
+            ".dockercfg",
+            &format!(
+                r#"{{"https://r.io/v1/": {{"auth": "{}"}}}}"#,
+                auth("old", "p")
+            ),
+            true,
+        )
+        .expect("legacy");
+        let s = AuthSources { files: vec![f] };
+        assert_eq!(user(s.lookup("r.io/a/b")).map(|u| u.0), Some("old".into()));
+    }
+
+    // getAuthFilePaths / getPathToAuthWithOS.
+    #[test]
+    fn default_paths_follow_containers_image() {
+        let none = |_: &str| None;
+        let home = Path::new("/h");
+        let paths = default_paths(None, &none, Some(home), 7);
+        assert_eq!(
+            paths,
+            vec![
+                (PathBuf::from("/run/containers/7/auth.json"), false),
+                (PathBuf::from("/h/.config/containers/auth.json"), false),
+                (PathBuf::from("/h/.docker/config.json"), false),
+                (PathBuf::from("/h/.dockercfg"), true),
+            ]
+        );
+        let env = |k: &str| match k {
+            "XDG_RUNTIME_DIR" => Some("/x".to_string()),
+            "DOCKER_CONFIG" => Some("/d".to_string()),
+            _ => None,
+        };
+        let paths = default_paths(None, &env, Some(home), 7);
+        assert_eq!(paths[0].0, PathBuf::from("/x/containers/auth.json"));
+        assert_eq!(paths[2].0, PathBuf::from("/d/config.json"));
+        let env = |k: &str| (k == "REGISTRY_AUTH_FILE").then(|| "/r.json".to_string());
+        assert_eq!(
+            default_paths(None, &env, Some(home), 7),
+            vec![(PathBuf::from("/r.json"), false)]
+        );
+        assert_eq!(
+            default_paths(Some(Path::new("/a.json")), &env, Some(home), 7),
+            vec![(PathBuf::from("/a.json"), false)]
+        );
+    }
+}

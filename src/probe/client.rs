@@ -1,0 +1,534 @@
+//! The registry side of a probe: what containers/image's docker client does
+//! for one pull source (`docker/docker_client.go`): ping `/v2/` (200 and
+//! 401 accepted; an insecure endpoint falls back to `http://`), answer the
+//! `WWW-Authenticate` challenge (Basic, or a Bearer token for
+//! `repository:<path>:pull`), then `GET /v2/<path>/manifests/<tag|digest>`
+//! with the manifest types containers/image accepts.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use reqwest::{Client, StatusCode};
+
+use super::auth::{AuthSources, Credentials, Found};
+use super::challenge::{self, Challenge};
+use super::tls::TlsSettings;
+use super::Outcome;
+use crate::reference::Reference;
+
+/// `manifest.DefaultRequestedManifestMIMETypes`, in containers/image's order.
+pub const ACCEPTED_MANIFEST_TYPES: &[&str] = &[
+    "application/vnd.oci.image.manifest.v1+json",
+    "application/vnd.docker.distribution.manifest.v2+json",
+    "application/vnd.docker.distribution.manifest.v1+prettyjws",
+    "application/vnd.docker.distribution.manifest.v1+json",
+    "application/vnd.docker.distribution.manifest.list.v2+json",
+    "application/vnd.oci.image.index.v1+json",
+];
+
+/// `iolimits.MaxManifestBodySize`.
+const MAX_MANIFEST_BYTES: usize = 4 << 20;
+/// `iolimits.MaxAuthTokenBodySize`.
+const MAX_TOKEN_BYTES: usize = 1 << 20;
+
+/// What one attempt on one endpoint gave.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub outcome: Outcome,
+    pub status: Option<u16>,
+    pub detail: String,
+    /// The manifest served (on [`Outcome::Served`]).
+    pub manifest: Option<Vec<u8>>,
+}
+
+impl Attempt {
+    fn failed(outcome: Outcome, status: Option<u16>, detail: String) -> Self {
+        Attempt {
+            outcome,
+            status,
+            detail,
+            manifest: None,
+        }
+    }
+}
+
+/// A registry session: clients per endpoint, the challenges seen, and
+/// bearer tokens cached per registry, scope and account.
+pub struct Prober {
+    tls: TlsSettings,
+    auth: AuthSources,
+    timeout: Duration,
+    clients: Mutex<HashMap<(String, bool), Client>>,
+    /// Per `host[:port]` and insecure flag: the scheme that answered and its challenges.
+    pings: Mutex<HashMap<(String, bool), PingCell>>,
+    tokens: tokio::sync::Mutex<HashMap<(String, String, String, String), String>>,
+}
+
+type PingResult = Result<(String, Vec<Challenge>), Attempt>;
+type PingCell = std::sync::Arc<tokio::sync::OnceCell<PingResult>>;
+
+/// The endpoint containers/image contacts for a reference's domain.
+fn endpoint_host(domain: &str) -> &str {
+    if domain == "docker.io" {
+        "registry-1.docker.io"
+    } else {
+        domain
+    }
+}
+
+impl Prober {
+    pub fn new(tls: TlsSettings, auth: AuthSources, timeout: Duration) -> Self {
+        Prober {
+            tls,
+            auth,
+            timeout,
+            clients: Mutex::new(HashMap::new()),
+            pings: Mutex::new(HashMap::new()),
+            tokens: tokio::sync::Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn client(&self, domain: &str, insecure: bool) -> Result<Client, String> {
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = clients.get(&(domain.to_string(), insecure)) {
+            return Ok(c.clone());
+        }
+        let config = self.tls.client_config(domain, insecure);
+        let client = Client::builder()
+            .tls_backend_preconfigured(config)
+            .timeout(self.timeout)
+            .connect_timeout(self.timeout)
+            .user_agent(concat!("kubectl-mirrorpolicy/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("cannot set up the HTTP client: {}", chain(&e)))?;
+        clients.insert((domain.to_string(), insecure), client.clone());
+        Ok(client)
+    }
+
+    /// Where credentials for `name` come from, for the probe's detail.
+    pub fn credentials(&self, name: &str) -> (Credentials, String) {
+        match self.auth.lookup(name) {
+            Found::Credentials {
+                credentials,
+                file,
+                key,
+            } => (credentials, format!("credentials for \"{key}\" from {file}")),
+            Found::Helper { file, helper } => (
+                Credentials::default(),
+                format!("{file} sends this registry to credential helper \"{helper}\", which the probe does not run: anonymous"),
+            ),
+            Found::None => (Credentials::default(), "no credentials: anonymous".to_string()),
+        }
+    }
+
+    /// `detectProperties`, once per endpoint.
+    async fn ping(&self, client: &Client, host: &str, insecure: bool) -> PingResult {
+        let cell = {
+            let mut pings = self.pings.lock().unwrap_or_else(|e| e.into_inner());
+            std::sync::Arc::clone(pings.entry((host.to_string(), insecure)).or_default())
+        };
+        cell.get_or_init(|| async {
+            let result = ping_once(client, "https", host, self.timeout).await;
+            if result.is_err() && insecure {
+                return ping_once(client, "http", host, self.timeout).await;
+            }
+            result
+        })
+        .await
+        .clone()
+    }
+
+    /// One pull source: ping, authenticate, fetch the manifest.
+    pub async fn attempt(&self, physical: &Reference, insecure: bool) -> Attempt {
+        let tag_or_digest = physical
+            .digest()
+            .or(physical.tag())
+            .unwrap_or("latest")
+            .to_string();
+        self.fetch_manifest(physical, insecure, &tag_or_digest)
+            .await
+    }
+
+    /// `fetchManifest` for `tag_or_digest` in the repository of `physical`.
+    pub async fn fetch_manifest(
+        &self,
+        physical: &Reference,
+        insecure: bool,
+        tag_or_digest: &str,
+    ) -> Attempt {
+        let domain = physical.domain();
+        let host = endpoint_host(domain);
+        let client = match self.client(domain, insecure) {
+            Ok(c) => c,
+            Err(e) => return Attempt::failed(Outcome::Unreachable, None, e),
+        };
+        let (creds, creds_note) = self.credentials(&physical.name());
+        let (scheme, challenges) = match self.ping(&client, host, insecure).await {
+            Ok(p) => p,
+            Err(a) => return a,
+        };
+        let path = physical.path();
+        let authorization = match self.authorization(&client, &challenges, &creds, path).await {
+            Ok(a) => a,
+            Err(mut a) => {
+                a.detail = format!("{} ({creds_note})", a.detail);
+                return a;
+            }
+        };
+        let url = format!("{scheme}://{host}/v2/{path}/manifests/{tag_or_digest}");
+        let mut req = client.get(&url);
+        for t in ACCEPTED_MANIFEST_TYPES {
+            req = req.header(ACCEPT, *t);
+        }
+        if let Some(a) = authorization {
+            req = req.header(AUTHORIZATION, a);
+        }
+        let res = match req.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                let (outcome, detail) = classify(&e, self.timeout);
+                return Attempt::failed(outcome, None, format!("GET manifest: {detail}"));
+            }
+        };
+        let status = res.status();
+        if status != StatusCode::OK {
+            let body = read_limited(res, 64 << 10).await.unwrap_or_default();
+            let (outcome, what) = status_outcome(status, &body);
+            return Attempt::failed(
+                outcome,
+                Some(status.as_u16()),
+                format!("manifest {tag_or_digest}: {what} ({creds_note})"),
+            );
+        }
+        let content_type = res
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        match read_limited(res, MAX_MANIFEST_BYTES).await {
+            Ok(body) => Attempt {
+                outcome: Outcome::Served,
+                status: Some(200),
+                detail: format!(
+                    "manifest {tag_or_digest} served ({}, {creds_note})",
+                    if content_type.is_empty() {
+                        "no Content-Type"
+                    } else {
+                        &content_type
+                    }
+                ),
+                manifest: Some(body),
+            },
+            Err(e) => Attempt::failed(
+                Outcome::Unreachable,
+                Some(200),
+                format!("reading manifest {tag_or_digest}: {e}"),
+            ),
+        }
+    }
+
+    /// `setupRequestAuth`: the first challenge the client handles.
+    async fn authorization(
+        &self,
+        client: &Client,
+        challenges: &[Challenge],
+        creds: &Credentials,
+        path: &str,
+    ) -> Result<Option<String>, Attempt> {
+        for c in challenges {
+            match c.scheme.as_str() {
+                "basic" => {
+                    use base64::Engine;
+                    let pair = format!("{}:{}", creds.username, creds.password);
+                    return Ok(Some(format!(
+                        "Basic {}",
+                        base64::engine::general_purpose::STANDARD.encode(pair)
+                    )));
+                }
+                "bearer" => {
+                    let token = self.bearer_token(client, c, creds, path).await?;
+                    return Ok(Some(format!("Bearer {token}")));
+                }
+                _ => {}
+            }
+        }
+        Ok(None)
+    }
+
+    /// `getBearerToken` / `getBearerTokenOAuth2`, cached per realm, service,
+    /// scope and account.
+    async fn bearer_token(
+        &self,
+        client: &Client,
+        challenge: &Challenge,
+        creds: &Credentials,
+        path: &str,
+    ) -> Result<String, Attempt> {
+        let Some(realm) = challenge.parameters.get("realm") else {
+            return Err(Attempt::failed(
+                Outcome::Unauthorized,
+                Some(401),
+                "missing realm in bearer auth challenge".to_string(),
+            ));
+        };
+        let service = challenge
+            .parameters
+            .get("service")
+            .cloned()
+            .unwrap_or_default();
+        let scope = format!("repository:{path}:pull");
+        let key = (
+            realm.clone(),
+            service.clone(),
+            scope.clone(),
+            creds.username.clone(),
+        );
+        if let Some(t) = self.tokens.lock().await.get(&key) {
+            return Ok(t.clone());
+        }
+        let mut params: Vec<(&str, &str)> = Vec::new();
+        let req = if !creds.identity_token.is_empty() {
+            if !service.is_empty() {
+                params.push(("service", &service));
+            }
+            params.push(("scope", &scope));
+            params.push(("grant_type", "refresh_token"));
+            params.push(("refresh_token", &creds.identity_token));
+            params.push(("client_id", "containers/image"));
+            let body = form_encode(&params);
+            client
+                .post(realm)
+                .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(body)
+        } else {
+            if !creds.username.is_empty() {
+                params.push(("account", &creds.username));
+            }
+            if !service.is_empty() {
+                params.push(("service", &service));
+            }
+            params.push(("scope", &scope));
+            let sep = if realm.contains('?') { '&' } else { '?' };
+            let url = format!("{realm}{sep}{}", form_encode(&params));
+            let mut req = client.get(url);
+            if !creds.username.is_empty() && !creds.password.is_empty() {
+                req = req.basic_auth(&creds.username, Some(&creds.password));
+            }
+            req
+        };
+        let res = req.send().await.map_err(|e| {
+            let (outcome, detail) = classify(&e, self.timeout);
+            Attempt::failed(
+                outcome,
+                None,
+                format!("requesting a bearer token: {detail}"),
+            )
+        })?;
+        let status = res.status();
+        if !status.is_success() {
+            let (outcome, what) = status_outcome(status, b"");
+            return Err(Attempt::failed(
+                if status == StatusCode::NOT_FOUND {
+                    Outcome::Unreachable
+                } else {
+                    outcome
+                },
+                Some(status.as_u16()),
+                format!("requesting a bearer token: {what}"),
+            ));
+        }
+        let body = read_limited(res, MAX_TOKEN_BYTES).await.map_err(|e| {
+            Attempt::failed(
+                Outcome::Unauthorized,
+                Some(status.as_u16()),
+                format!("reading the bearer token: {e}"),
+            )
+        })?;
+        let parsed: serde_json::Value = serde_json::from_slice(&body).map_err(|e| {
+            Attempt::failed(
+                Outcome::Unauthorized,
+                Some(status.as_u16()),
+                format!("decoding the bearer token: {e}"),
+            )
+        })?;
+        let token = parsed
+            .get("token")
+            .and_then(|v| v.as_str())
+            .filter(|t| !t.is_empty())
+            .or_else(|| parsed.get("access_token").and_then(|v| v.as_str()))
+            .unwrap_or("")
+            .to_string();
+        self.tokens.lock().await.insert(key, token.clone());
+        Ok(token)
+    }
+}
+
+async fn ping_once(
+    client: &Client,
+    scheme: &str,
+    host: &str,
+    timeout: Duration,
+) -> Result<(String, Vec<Challenge>), Attempt> {
+    let url = format!("{scheme}://{host}/v2/");
+    let res = client.get(&url).send().await.map_err(|e| {
+        let (outcome, detail) = classify(&e, timeout);
+        Attempt::failed(outcome, None, format!("pinging {url}: {detail}"))
+    })?;
+    let status = res.status();
+    if status != StatusCode::OK && status != StatusCode::UNAUTHORIZED {
+        let body = read_limited(res, 64 << 10).await.unwrap_or_default();
+        let (outcome, what) = status_outcome(status, &body);
+        return Err(Attempt::failed(
+            if status == StatusCode::NOT_FOUND {
+                Outcome::Unreachable
+            } else {
+                outcome
+            },
+            Some(status.as_u16()),
+            format!("pinging {url}: {what}"),
+        ));
+    }
+    let challenges = res
+        .headers()
+        .get_all(WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .map(challenge::parse)
+        .collect();
+    Ok((scheme.to_string(), challenges))
+}
+
+/// The outcome of a non-200 answer, and what it says (the first
+/// `errors[].code` of a registry error body).
+fn status_outcome(status: StatusCode, body: &[u8]) -> (Outcome, String) {
+    let code = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| {
+            v.get("errors")?
+                .get(0)?
+                .get("code")?
+                .as_str()
+                .map(str::to_string)
+        });
+    let what = match &code {
+        Some(c) => format!("HTTP {} {c}", status.as_u16()),
+        None => format!("HTTP {}", status.as_u16()),
+    };
+    let outcome = match status.as_u16() {
+        401 | 403 => Outcome::Unauthorized,
+        404 => Outcome::NotFound,
+        _ => Outcome::Unreachable,
+    };
+    (outcome, what)
+}
+
+async fn read_limited(mut res: reqwest::Response, limit: usize) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    while let Some(chunk) = res.chunk().await.map_err(|e| chain(&e))? {
+        if out.len() + chunk.len() > limit {
+            return Err(format!("the body exceeds {limit} bytes"));
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}
+
+/// TLS failures are told apart from the rest of the transport errors.
+fn classify(e: &reqwest::Error, timeout: Duration) -> (Outcome, String) {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(t) = s.downcast_ref::<rustls::Error>() {
+            return (Outcome::TlsError, format!("TLS: {t}"));
+        }
+        // An io::Error hides the error it wraps from source(): go through get_ref().
+        source = match s
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+        {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => s.source(),
+        };
+    }
+    if e.is_timeout() && !timeout.is_zero() {
+        return (
+            Outcome::Unreachable,
+            format!("no answer within {}s", timeout.as_secs_f64()),
+        );
+    }
+    (Outcome::Unreachable, chain(e))
+}
+
+/// An error and its causes on one line, without the URL's query.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut s = e.source();
+    while let Some(c) = s {
+        let t = c.to_string();
+        if !parts.iter().any(|p| p.contains(&t)) {
+            parts.push(t);
+        }
+        s = c.source();
+    }
+    parts.join(": ")
+}
+
+/// `application/x-www-form-urlencoded`, as Go's `url.Values.Encode` (keys in order given).
+fn form_encode(params: &[(&str, &str)]) -> String {
+    params
+        .iter()
+        .map(|(k, v)| format!("{}={}", escape(k), escape(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+fn escape(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_encoding_matches_go() {
+        assert_eq!(
+            form_encode(&[("scope", "repository:ns/app:pull"), ("service", "a b")]),
+            "scope=repository%3Ans%2Fapp%3Apull&service=a+b"
+        );
+    }
+
+    #[test]
+    fn docker_io_is_contacted_at_registry_1() {
+        assert_eq!(endpoint_host("docker.io"), "registry-1.docker.io");
+        assert_eq!(endpoint_host("quay.io:443"), "quay.io:443");
+    }
+
+    #[test]
+    fn statuses_map_to_outcomes() {
+        let body = br#"{"errors":[{"code":"MANIFEST_UNKNOWN","message":"x"}]}"#;
+        let (o, d) = status_outcome(StatusCode::NOT_FOUND, body);
+        assert_eq!(o, Outcome::NotFound);
+        assert_eq!(d, "HTTP 404 MANIFEST_UNKNOWN");
+        assert_eq!(
+            status_outcome(StatusCode::FORBIDDEN, b"").0,
+            Outcome::Unauthorized
+        );
+        assert_eq!(
+            status_outcome(StatusCode::INTERNAL_SERVER_ERROR, b"").0,
+            Outcome::Unreachable
+        );
+    }
+}

@@ -1,0 +1,806 @@
+//! `explain --probe` through the built binary, against loopback registries:
+//! which pull source serves the image, walked as containers/image does.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::Value;
+
+use support::registry::{digest_of, manifest_body, Builder, FakeRegistry};
+
+const REPO: &str = "ns/app";
+
+struct Setup {
+    dir: tempfile::TempDir,
+    certs: PathBuf,
+}
+
+impl Setup {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let certs = dir.path().join("certs");
+        std::fs::create_dir(&certs).expect("certs dir");
+        Setup { dir, certs }
+    }
+
+    fn trust(&self, r: &FakeRegistry, name: &str) {
+        r.write_ca(&self.certs, name);
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.dir.path().join(name);
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+/// registries.conf: `source/ns/app` mirrored to each mirror's `ns/app`, plus `extra`.
+fn registries_conf(source: &str, mirrors: &[&str], mirror_opts: &str, extra: &str) -> String {
+    let mut s =
+        format!("[[registry]]\nprefix = \"{source}/{REPO}\"\nlocation = \"{source}/{REPO}\"\n");
+    for m in mirrors {
+        s.push_str(&format!(
+            "[[registry.mirror]]\nlocation = \"{m}/{REPO}\"\n{mirror_opts}"
+        ));
+    }
+    s.push_str(extra);
+    s
+}
+
+fn probe(setup: &Setup, conf: &str, image: &str, extra: &[&str]) -> (i32, Value) {
+    let conf_path = setup.write("registries.conf", conf);
+    let out = support::bin()
+        .env_remove("REGISTRY_AUTH_FILE")
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("DOCKER_CONFIG")
+        .args(["explain", image, "--registries-conf"])
+        .arg(&conf_path)
+        .arg("--probe")
+        .arg("--cert-dir")
+        .arg(&setup.certs)
+        .args(["-o", "json"])
+        .args(extra)
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), json)
+}
+
+/// One image gives one object, several an array.
+fn candidate(json: &Value) -> &Value {
+    let item = if json.is_array() { &json[0] } else { json };
+    &item["candidates"][0]
+}
+
+fn outcomes(json: &Value) -> Vec<String> {
+    candidate(json)["sources"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .map(|s| s["probe"]["outcome"].as_str().unwrap_or("?").to_string())
+        .collect()
+}
+
+fn served_by(json: &Value) -> Value {
+    candidate(json)["servedBy"].clone()
+}
+
+fn auth_json(entries: &[(&str, &str, &str)]) -> String {
+    let items: Vec<String> = entries
+        .iter()
+        .map(|(key, user, pass)| {
+            let a = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}"));
+            format!("\"{key}\": {{\"auth\": \"{a}\"}}")
+        })
+        .collect();
+    format!("{{\"auths\": {{{}}}}}", items.join(", "))
+}
+
+fn image_registries() -> (FakeRegistry, FakeRegistry, FakeRegistry) {
+    let body = manifest_body("app v1");
+    let a = Builder::new().manifest(REPO, Some("v1"), &body).start();
+    let b = Builder::new().manifest(REPO, Some("v1"), &body).start();
+    let s = Builder::new().manifest(REPO, Some("v1"), &body).start();
+    (a, b, s)
+}
+
+#[test]
+fn issue_16_mirror_without_credentials_falls_through() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let a = Builder::new()
+        .basic("alice", "secret")
+        .manifest(REPO, Some("v1"), &body)
+        .start();
+    let b = Builder::new().manifest(REPO, Some("v1"), &body).start();
+    let s = Builder::new().manifest(REPO, Some("v1"), &body).start();
+    for (r, n) in [(&a, "a"), (&b, "b"), (&s, "s")] {
+        setup.trust(r, n);
+    }
+    let conf = registries_conf(&s.host(), &[&a.host(), &b.host()], "", "");
+    let image = format!("{}/{REPO}@{digest}", s.host());
+    let (code, json) = probe(&setup, &conf, &image, &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(outcomes(&json), ["unauthorized", "served", "notTried"]);
+    let sources = &candidate(&json)["sources"];
+    assert_eq!(sources[0]["probe"]["status"], 401);
+    assert_eq!(sources[1]["probe"]["status"], 200);
+    assert_eq!(sources[2]["probe"]["status"], Value::Null);
+    assert!(sources[1]["probe"]["detail"]
+        .as_str()
+        .expect("detail")
+        .contains("as seen from this machine"));
+    assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", b.host()));
+    assert_eq!(s.requests_to("/v2"), 0, "the source is not contacted");
+    // The Basic challenge was answered (with empty credentials), as containers/image does.
+    assert!(a
+        .log()
+        .iter()
+        .any(|l| l.auth_scheme.as_deref() == Some("Basic")));
+    // containers/image's Accept list, in order.
+    let accept = &b
+        .log()
+        .into_iter()
+        .find(|l| l.path.contains("/manifests/"))
+        .expect("manifest request")
+        .accept;
+    assert_eq!(
+        accept,
+        &[
+            "application/vnd.oci.image.manifest.v1+json",
+            "application/vnd.docker.distribution.manifest.v2+json",
+            "application/vnd.docker.distribution.manifest.v1+prettyjws",
+            "application/vnd.docker.distribution.manifest.v1+json",
+            "application/vnd.docker.distribution.manifest.list.v2+json",
+            "application/vnd.oci.image.index.v1+json",
+        ]
+    );
+}
+
+#[test]
+fn issue_16_image_missing_on_first_mirror() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let a = Builder::new().start();
+    let b = Builder::new().manifest(REPO, Some("v1"), &body).start();
+    let s = Builder::new().manifest(REPO, Some("v1"), &body).start();
+    for (r, n) in [(&a, "a"), (&b, "b"), (&s, "s")] {
+        setup.trust(r, n);
+    }
+    let conf = registries_conf(&s.host(), &[&a.host(), &b.host()], "", "");
+    let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}@{digest}", s.host()), &[]);
+    assert_eq!(code, 0);
+    assert_eq!(outcomes(&json), ["notFound", "served", "notTried"]);
+    assert!(candidate(&json)["sources"][0]["probe"]["detail"]
+        .as_str()
+        .expect("detail")
+        .contains("MANIFEST_UNKNOWN"));
+    assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", b.host()));
+}
+
+#[test]
+fn issue_16_missing_everywhere_fails_the_pull() {
+    let setup = Setup::new();
+    let a = Builder::new().start();
+    let s = Builder::new().start();
+    setup.trust(&a, "a");
+    setup.trust(&s, "s");
+    let conf = registries_conf(&s.host(), &[&a.host()], "", "");
+    let digest = digest_of("nothing");
+    let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}@{digest}", s.host()), &[]);
+    assert_eq!(code, 1);
+    assert_eq!(outcomes(&json), ["notFound", "notFound"]);
+    assert_eq!(served_by(&json), Value::Null);
+    assert!(
+        candidate(&json).get("servedBy").is_some(),
+        "servedBy is null, not absent"
+    );
+}
+
+#[test]
+fn issue_16_tag_pull_skips_digest_only_mirrors() {
+    let setup = Setup::new();
+    let (a, b, s) = image_registries();
+    for (r, n) in [(&a, "a"), (&b, "b"), (&s, "s")] {
+        setup.trust(r, n);
+    }
+    let conf = registries_conf(
+        &s.host(),
+        &[&a.host(), &b.host()],
+        "pull-from-mirror = \"digest-only\"\n",
+        "",
+    );
+    let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}:v1", s.host()), &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(outcomes(&json), ["served"]);
+    assert_eq!(served_by(&json), format!("{}/{REPO}:v1", s.host()));
+    assert_eq!(a.requests_to("/v2"), 0);
+    assert_eq!(b.requests_to("/v2"), 0);
+}
+
+#[test]
+fn issue_16_blocked_source_not_tried() {
+    let setup = Setup::new();
+    let (a, b, s) = image_registries();
+    for (r, n) in [(&a, "a"), (&b, "b"), (&s, "s")] {
+        setup.trust(r, n);
+    }
+    let blocked = format!(
+        "[[registry]]\nlocation = \"{}\"\nblocked = true\n",
+        a.host()
+    );
+    let conf = registries_conf(&s.host(), &[&a.host(), &b.host()], "", &blocked);
+    let digest = digest_of(&manifest_body("app v1"));
+    let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}@{digest}", s.host()), &[]);
+    assert_eq!(code, 0);
+    assert_eq!(outcomes(&json), ["blocked", "served", "notTried"]);
+    assert_eq!(a.log().len(), 0, "a blocked endpoint is never contacted");
+    assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", b.host()));
+}
+
+#[test]
+fn issue_16_unknown_ca_is_a_tls_error() {
+    let setup = Setup::new();
+    let (a, b, s) = image_registries();
+    // a's CA is not trusted.
+    setup.trust(&b, "b");
+    setup.trust(&s, "s");
+    let conf = registries_conf(&s.host(), &[&a.host(), &b.host()], "", "");
+    let digest = digest_of(&manifest_body("app v1"));
+    let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}@{digest}", s.host()), &[]);
+    assert_eq!(code, 0);
+    assert_eq!(outcomes(&json), ["tlsError", "served", "notTried"]);
+    let detail = candidate(&json)["sources"][0]["probe"]["detail"]
+        .as_str()
+        .expect("detail")
+        .to_string();
+    assert!(detail.contains("TLS"), "{detail}");
+    assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", b.host()));
+}
+
+#[test]
+fn issue_16_most_specific_credentials_win() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let a = Builder::new()
+        .bearer("right", "pw")
+        .manifest(REPO, Some("v1"), &body)
+        .start();
+    let s = Builder::new().manifest(REPO, Some("v1"), &body).start();
+    setup.trust(&a, "a");
+    setup.trust(&s, "s");
+    let conf = registries_conf(&s.host(), &[&a.host()], "", "");
+    let digest = digest_of(&body);
+    let image = format!("{}/{REPO}@{digest}", s.host());
+    let host = a.host();
+    let ns_key = format!("{host}/ns");
+    let auth = setup.write(
+        "auth.json",
+        &auth_json(&[(&host, "wrong", "pw"), (&ns_key, "right", "pw")]),
+    );
+    let (code, json) = probe(
+        &setup,
+        &conf,
+        &image,
+        &["--authfile", auth.to_str().expect("utf-8")],
+    );
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(outcomes(&json), ["served", "notTried"]);
+    let detail = candidate(&json)["sources"][0]["probe"]["detail"]
+        .as_str()
+        .expect("detail")
+        .to_string();
+    assert!(
+        detail.contains(&format!("credentials for \"{ns_key}\"")),
+        "{detail}"
+    );
+    assert!(!detail.contains("pw"), "no secret in the output: {detail}");
+    // The token was asked for with the account and the pull scope.
+    let token = a
+        .log()
+        .into_iter()
+        .find(|l| l.path == "/token")
+        .expect("token request");
+    assert!(token.query.contains("account=right"), "{}", token.query);
+    assert!(
+        token.query.contains("scope=repository%3Ans%2Fapp%3Apull"),
+        "{}",
+        token.query
+    );
+
+    // Only the host-wide (wrong) entry: the mirror refuses, the source serves.
+    let auth = setup.write("auth2.json", &auth_json(&[(&host, "wrong", "pw")]));
+    let (code, json) = probe(
+        &setup,
+        &conf,
+        &image,
+        &["--authfile", auth.to_str().expect("utf-8")],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(outcomes(&json), ["unauthorized", "served"]);
+}
+
+#[test]
+fn issue_16_registry_auth_file_is_read_without_authfile() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let a = Builder::new()
+        .basic("u", "p")
+        .manifest(REPO, Some("v1"), &body)
+        .start();
+    setup.trust(&a, "a");
+    let conf = registries_conf(&a.host(), &[], "", "");
+    let auth = setup.write("auth.json", &auth_json(&[(&a.host(), "u", "p")]));
+    let out = support::bin()
+        .env("REGISTRY_AUTH_FILE", &auth)
+        .args([
+            "explain",
+            &format!("{}/{REPO}:v1", a.host()),
+            "--registries-conf",
+        ])
+        .arg(setup.write("registries.conf", &conf))
+        .arg("--probe")
+        .arg("--cert-dir")
+        .arg(&setup.certs)
+        .args(["-o", "json"])
+        .output()
+        .expect("run");
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(outcomes(&json), ["served"]);
+}
+
+#[test]
+fn issue_16_digest_mismatch_fails_on_the_serving_mirror() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let a = Builder::new()
+        .manifest_at(REPO, &digest, &manifest_body("tampered"))
+        .start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&a, "a");
+    setup.trust(&s, "s");
+    let conf = registries_conf(&s.host(), &[&a.host()], "", "");
+    let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}@{digest}", s.host()), &[]);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(outcomes(&json), ["served", "notTried"]);
+    let detail = candidate(&json)["sources"][0]["probe"]["detail"]
+        .as_str()
+        .expect("detail")
+        .to_string();
+    assert!(detail.contains("does not match the digest"), "{detail}");
+    assert_eq!(s.log().len(), 0);
+}
+
+fn sigstore_files(setup: &Setup, source: &str, mirror: &str) -> (PathBuf, PathBuf) {
+    let policy = setup.write(
+        "policy.json",
+        &format!(
+            r#"{{"default": [{{"type": "insecureAcceptAnything"}}],
+                "transports": {{"docker": {{"{source}/{REPO}": [{{"type": "sigstoreSigned", "keyData": "LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFCi0tLS0tRU5EIFBVQkxJQyBLRVktLS0tLQo=", "signedIdentity": {{"type": "matchRepository"}}}}]}}}}}}"#
+        ),
+    );
+    let d = setup.path("registries.d");
+    std::fs::create_dir_all(&d).expect("registries.d");
+    std::fs::write(
+        d.join("sigstore.yaml"),
+        format!("docker:\n  {mirror}:\n    use-sigstore-attachments: true\n  {source}:\n    use-sigstore-attachments: true\n"),
+    )
+    .expect("write");
+    (policy, d)
+}
+
+#[test]
+fn issue_16_signature_missing_on_the_serving_mirror() {
+    let setup = Setup::new();
+    let body = manifest_body("release");
+    let digest = digest_of(&body);
+    let a = Builder::new().manifest(REPO, None, &body).start();
+    let s = Builder::new()
+        .manifest(REPO, None, &body)
+        .signature(REPO, &digest)
+        .start();
+    setup.trust(&a, "a");
+    setup.trust(&s, "s");
+    let (policy, regd) = sigstore_files(&setup, &s.host(), &a.host());
+    let conf = registries_conf(&s.host(), &[&a.host()], "", "");
+    let image = format!("{}/{REPO}@{digest}", s.host());
+    let args = [
+        "--policy-json",
+        policy.to_str().expect("utf-8"),
+        "--registries-d",
+        regd.to_str().expect("utf-8"),
+    ];
+    let (code, json) = probe(&setup, &conf, &image, &args);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", a.host()));
+    let sig = &candidate(&json)["signatureProbe"];
+    let tag = format!("{}.sig", digest.replacen(':', "-", 1));
+    assert_eq!(sig["reference"], format!("{}/{REPO}:{tag}", a.host()));
+    assert_eq!(sig["found"], false);
+    assert_eq!(
+        s.log().len(),
+        0,
+        "the signature is looked up on the serving mirror only"
+    );
+
+    // With the signature on the mirror, the pull goes on.
+    let a2 = Builder::new()
+        .manifest(REPO, None, &body)
+        .signature(REPO, &digest)
+        .start();
+    setup.trust(&a2, "a2");
+    let (policy, regd) = sigstore_files(&setup, &s.host(), &a2.host());
+    let conf = registries_conf(&s.host(), &[&a2.host()], "", "");
+    let args = [
+        "--policy-json",
+        policy.to_str().expect("utf-8"),
+        "--registries-d",
+        regd.to_str().expect("utf-8"),
+    ];
+    let (code, json) = probe(&setup, &conf, &image, &args);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(candidate(&json)["signatureProbe"]["found"], true);
+}
+
+#[test]
+fn issue_16_server_errors_and_slow_registries_fall_through() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let a = Builder::new()
+        .status(500)
+        .manifest(REPO, None, &body)
+        .start();
+    let slow = Builder::new()
+        .delay(Duration::from_secs(4))
+        .manifest(REPO, None, &body)
+        .start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    for (r, n) in [(&a, "a"), (&slow, "slow"), (&s, "s")] {
+        setup.trust(r, n);
+    }
+    let conf = registries_conf(&s.host(), &[&a.host(), &slow.host()], "", "");
+    let image = format!("{}/{REPO}@{digest}", s.host());
+    let (code, json) = probe(&setup, &conf, &image, &["--probe-timeout", "1"]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(outcomes(&json), ["unreachable", "unreachable", "served"]);
+    let sources = &candidate(&json)["sources"];
+    assert_eq!(sources[0]["probe"]["status"], 500);
+    assert!(sources[1]["probe"]["detail"]
+        .as_str()
+        .expect("detail")
+        .contains("no answer within 1s"));
+}
+
+#[test]
+fn issue_16_insecure_mirror_is_reached_over_http() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let a = Builder::new()
+        .plain_http()
+        .manifest(REPO, None, &body)
+        .start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&s, "s");
+    let conf = format!(
+        "[[registry]]\nprefix = \"{s}/{REPO}\"\nlocation = \"{s}/{REPO}\"\n[[registry.mirror]]\nlocation = \"{a}/{REPO}\"\ninsecure = true\n",
+        s = s.host(),
+        a = a.host()
+    );
+    let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}@{digest}", s.host()), &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(outcomes(&json), ["served", "notTried"]);
+}
+
+#[test]
+fn issue_16_text_output_has_a_probe_column_and_a_verdict() {
+    let setup = Setup::new();
+    let (a, b, s) = image_registries();
+    setup.trust(&b, "b");
+    setup.trust(&s, "s");
+    let _ = &a;
+    let conf = registries_conf(&s.host(), &[&a.host(), &b.host()], "", "");
+    let digest = digest_of(&manifest_body("app v1"));
+    let out = support::bin()
+        .env_remove("REGISTRY_AUTH_FILE")
+        .args([
+            "explain",
+            &format!("{}/{REPO}@{digest}", s.host()),
+            "--registries-conf",
+        ])
+        .arg(setup.write("registries.conf", &conf))
+        .arg("--probe")
+        .arg("--cert-dir")
+        .arg(&setup.certs)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("PROBE"), "{text}");
+    assert!(text.contains("tlsError"), "{text}");
+    assert!(text.contains("served (200)"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "Probe:     served by {}/{REPO}@{digest}",
+            b.host()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("as seen from this machine"), "{text}");
+}
+
+#[test]
+fn issue_16_without_probe_nothing_is_added_or_contacted() {
+    let setup = Setup::new();
+    let (a, b, s) = image_registries();
+    let conf = registries_conf(&s.host(), &[&a.host(), &b.host()], "", "");
+    let out = support::bin()
+        .args([
+            "explain",
+            &format!("{}/{REPO}:v1", s.host()),
+            "--registries-conf",
+        ])
+        .arg(setup.write("registries.conf", &conf))
+        .args(["-o", "json"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("probe") && !text.contains("servedBy"),
+        "{text}"
+    );
+    assert_eq!(a.log().len() + b.log().len() + s.log().len(), 0);
+}
+
+#[test]
+fn issue_16_bad_authfile_and_cert_dir_are_input_errors() {
+    let setup = Setup::new();
+    let conf = setup.write("registries.conf", "");
+    let bad = setup.write("auth.json", "{not json");
+    let out = support::bin()
+        .args(["explain", "quay.io/a/b:1", "--registries-conf"])
+        .arg(&conf)
+        .arg("--probe")
+        .arg("--authfile")
+        .arg(&bad)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("auth.json"), "{err}");
+    let certs = setup.path("certs2");
+    std::fs::create_dir(&certs).expect("dir");
+    std::fs::write(certs.join("client.key"), "x").expect("write");
+    let out = support::bin()
+        .args(["explain", "quay.io/a/b:1", "--registries-conf"])
+        .arg(&conf)
+        .arg("--probe")
+        .arg("--cert-dir")
+        .arg(&certs)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("client.key"));
+    let _ = Path::new("");
+}
+
+fn audit_objects(source: &str, mirror: &str, images: &[&str]) -> String {
+    let mut y = format!(
+        "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: apps\nspec:\n  imageDigestMirrors:\n  - source: {source}/ns\n    mirrors:\n    - {mirror}/ns\n---\napiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata:\n  name: signed\nspec:\n  scopes:\n  - {source}/ns/signed\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFK0tpN0I3K2tpTFdPSmRQWXBZanRqUmtXVnBxRgpuNHl1TjU2VjZHaGdLRm5SZjJqemlweEFWR084cm0vWUVQU3d2clBORHJqdnA0YlpoNm5NR0Z0NzhBPT0KLS0tLS1FTkQgUFVCTElDIEtFWS0tLS0t\n    signedIdentity:\n      matchPolicy: MatchRepoDigestOrExact\n"
+    );
+    for (i, image) in images.iter().enumerate() {
+        y.push_str(&format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p{i}\n  namespace: shop\nspec:\n  containers:\n  - name: c\n    image: {image}\n"
+        ));
+    }
+    y
+}
+
+#[test]
+fn issue_16_audit_probe_classes_missing_and_unsigned_on_mirror() {
+    let setup = Setup::new();
+    let app = manifest_body("app");
+    let signed = manifest_body("signed");
+    let gone = digest_of(&manifest_body("gone"));
+    let m = Builder::new()
+        .bearer("puller", "pw")
+        .manifest("ns/app", None, &app)
+        .manifest("ns/signed", None, &signed)
+        .start();
+    let s = Builder::new().start();
+    setup.trust(&m, "m");
+    setup.trust(&s, "s");
+    let (src, mir) = (s.host(), m.host());
+    let app_ref = format!("{src}/ns/app@{}", digest_of(&app));
+    let signed_ref = format!("{src}/ns/signed@{}", digest_of(&signed));
+    let gone_ref = format!("{src}/ns/gone@{gone}");
+    // The app image is used by two pods: it is probed once.
+    let objects = audit_objects(&src, &mir, &[&app_ref, &app_ref, &signed_ref, &gone_ref]);
+    let file = setup.write("cluster.yaml", &objects);
+    let auth = setup.write("auth.json", &auth_json(&[(&mir, "puller", "pw")]));
+    let run = |extra: &[&str]| {
+        support::bin()
+            .args(["audit", "-f"])
+            .arg(&file)
+            .args(["--probe", "--authfile"])
+            .arg(&auth)
+            .arg("--cert-dir")
+            .arg(&setup.certs)
+            .args(extra)
+            .output()
+            .expect("run")
+    };
+    let out = run(&["-o", "json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let class_of = |r: &str| {
+        report["images"]
+            .as_array()
+            .expect("images")
+            .iter()
+            .find(|i| i["reference"] == r)
+            .map(|i| i["class"].as_str().unwrap_or("").to_string())
+    };
+    assert_eq!(class_of(&app_ref).as_deref(), Some("mirrored"));
+    assert_eq!(class_of(&gone_ref).as_deref(), Some("missing-on-mirror"));
+    assert_eq!(class_of(&signed_ref).as_deref(), Some("unsigned-on-mirror"));
+    assert_eq!(report["summary"]["missing-on-mirror"], 1);
+    assert_eq!(report["summary"]["unsigned-on-mirror"], 1);
+    let app = report["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .find(|i| i["reference"] == app_ref.as_str())
+        .expect("app");
+    assert_eq!(
+        app["probe"]["servedBy"],
+        format!("{mir}/ns/app@{}", digest_of(&manifest_body("app")))
+    );
+    let app_manifest_gets = m
+        .log()
+        .iter()
+        .filter(|l| l.path.starts_with("/v2/ns/app/manifests/"))
+        .count();
+    assert_eq!(app_manifest_gets, 1, "every distinct image is probed once");
+    // One ping and one token per repository scope, shared by the probes.
+    assert_eq!(m.requests_to("/v2/"), 1 + 3 + 1, "{:?}", m.log());
+    let tokens = m.log().iter().filter(|l| l.path == "/token").count();
+    assert_eq!(tokens, 3, "one token per scope");
+    // Both are errors for --fail-on.
+    let out = run(&["--fail-on", "error", "--probe-concurrency", "2"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("missing-on-mirror"), "{text}");
+    assert!(text.contains("probe: no source serves it"), "{text}");
+
+    // Without --probe the report is unchanged: no probe fields, no probe classes.
+    let out = support::bin()
+        .args(["audit", "-f"])
+        .arg(&file)
+        .args(["-o", "json"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("probe") && !text.contains("on-mirror"),
+        "{text}"
+    );
+}
+
+/// The live cluster: the global pull secret and the additionalTrustedCA
+/// ConfigMap are what the probe uses, through the fake API server.
+fn live_objects(source: &str, mirror: &FakeRegistry, auth: &str, ca_key: &str) -> String {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(auth);
+    let ca = mirror
+        .ca_pem
+        .lines()
+        .map(|l| format!("    {l}\n"))
+        .collect::<String>();
+    format!(
+        "apiVersion: config.openshift.io/v1\nkind: Image\nmetadata:\n  name: cluster\nspec:\n  additionalTrustedCA:\n    name: registry-cas\n---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: apps\nspec:\n  imageDigestMirrors:\n  - source: {source}/ns\n    mirrors:\n    - {m}/ns\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: registry-cas\n  namespace: openshift-config\ndata:\n  {ca_key}: |\n{ca}---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: pull-secret\n  namespace: openshift-config\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: {b64}\n",
+        m = mirror.host()
+    )
+}
+
+#[test]
+fn issue_16_live_pull_secret_and_additional_trusted_ca() {
+    let body = manifest_body("live");
+    let digest = digest_of(&body);
+    let m = Builder::new()
+        .bearer("cluster", "s3cret-value")
+        .manifest(REPO, None, &body)
+        .start();
+    let source = "quay.io";
+    let auth = auth_json(&[(&m.host(), "cluster", "s3cret-value")]);
+    let ca_key = m.host().replace(':', "..");
+    let server = support::apiserver::Builder::openshift()
+        .objects_from_yaml(&live_objects(source, &m, &auth, &ca_key))
+        .start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let image = format!("{source}/{REPO}@{digest}");
+    let out = support::bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args([
+            "explain",
+            &image,
+            "--probe",
+            "--probe-timeout",
+            "3",
+            "-o",
+            "json",
+        ])
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let json: Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    assert_eq!(
+        served_by(&json),
+        format!("{}/{REPO}@{digest}", m.host()),
+        "{json:#}"
+    );
+    let detail = candidate(&json)["sources"][0]["probe"]["detail"]
+        .as_str()
+        .expect("detail")
+        .to_string();
+    assert!(
+        detail.contains("Secret/openshift-config/pull-secret"),
+        "{detail}"
+    );
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&auth);
+    for text in [&stdout, &stderr] {
+        assert!(!text.contains("s3cret-value") && !text.contains(&b64));
+    }
+}
+
+#[test]
+fn issue_16_live_pull_secret_forbidden_names_the_rbac_rule() {
+    let body = manifest_body("live");
+    let m = Builder::new().manifest(REPO, None, &body).start();
+    let server = support::apiserver::Builder::openshift()
+        .objects_from_yaml(&live_objects("quay.io", &m, "{}", "x"))
+        .forbid("get", "secrets")
+        .start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let out = support::bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["explain", &format!("quay.io/{REPO}:1"), "--probe"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("resources: [\"secrets\"], verbs: [\"get\"]")
+            && err.contains("openshift-config"),
+        "{err}"
+    );
+    assert_eq!(
+        m.log().len(),
+        0,
+        "nothing is probed without the credentials"
+    );
+}

@@ -1,0 +1,446 @@
+//! A loopback container registry for the `--probe` tests: the parts of the
+//! distribution API a pull touches (`/v2/` ping, manifests by tag and by
+//! digest, `sha256-<hex>.sig` attachment tags), Basic or Bearer auth with a
+//! token endpoint, TLS from its own CA (or plain HTTP), a fixed error
+//! status and slow answers on demand. Every request is logged.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine;
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use tokio_rustls::rustls;
+
+/// How the registry authenticates.
+#[derive(Debug, Clone)]
+pub enum Auth {
+    None,
+    Basic {
+        user: String,
+        password: String,
+    },
+    /// Tokens from `/token`, given for these credentials only.
+    Bearer {
+        user: String,
+        password: String,
+    },
+}
+
+/// One request as received.
+#[derive(Debug, Clone)]
+pub struct Logged {
+    pub method: String,
+    pub path: String,
+    pub query: String,
+    /// The `Authorization` scheme sent (`Basic`, `Bearer`), if any.
+    pub auth_scheme: Option<String>,
+    /// The `Accept` values, in order.
+    pub accept: Vec<String>,
+}
+
+#[derive(Default)]
+struct Repo {
+    tags: BTreeMap<String, String>,
+    manifests: BTreeMap<String, (String, String)>,
+}
+
+struct State {
+    auth: Auth,
+    repos: BTreeMap<String, Repo>,
+    status: Option<u16>,
+    delay: Option<Duration>,
+    log: Vec<Logged>,
+}
+
+/// Builds a [`FakeRegistry`].
+pub struct Builder {
+    tls: bool,
+    state: State,
+}
+
+/// The sha256 digest of a manifest body.
+pub fn digest_of(body: &str) -> String {
+    let d = ring::digest::digest(&ring::digest::SHA256, body.as_bytes());
+    let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// A small OCI image manifest, distinct per `seed`.
+pub fn manifest_body(seed: &str) -> String {
+    format!(
+        "{{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",\"config\":{{\"mediaType\":\"application/vnd.oci.image.config.v1+json\",\"digest\":\"{}\",\"size\":2}},\"layers\":[]}}",
+        digest_of(seed)
+    )
+}
+
+const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
+
+impl Default for Builder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Builder {
+    /// A TLS registry without authentication and without images.
+    pub fn new() -> Self {
+        Builder {
+            tls: true,
+            state: State {
+                auth: Auth::None,
+                repos: BTreeMap::new(),
+                status: None,
+                delay: None,
+                log: Vec::new(),
+            },
+        }
+    }
+
+    pub fn plain_http(mut self) -> Self {
+        self.tls = false;
+        self
+    }
+
+    pub fn basic(mut self, user: &str, password: &str) -> Self {
+        self.state.auth = Auth::Basic {
+            user: user.into(),
+            password: password.into(),
+        };
+        self
+    }
+
+    pub fn bearer(mut self, user: &str, password: &str) -> Self {
+        self.state.auth = Auth::Bearer {
+            user: user.into(),
+            password: password.into(),
+        };
+        self
+    }
+
+    /// Stores `body` under its digest, tagged `tag` when given.
+    pub fn manifest(mut self, repo: &str, tag: Option<&str>, body: &str) -> Self {
+        let digest = digest_of(body);
+        self.put(repo, tag, &digest, body, OCI_MANIFEST);
+        self
+    }
+
+    /// Stores `body` under `digest` even though it does not match it.
+    pub fn manifest_at(mut self, repo: &str, digest: &str, body: &str) -> Self {
+        self.put(repo, None, digest, body, OCI_MANIFEST);
+        self
+    }
+
+    /// Stores a sigstore attachment manifest for the image `digest`.
+    pub fn signature(mut self, repo: &str, digest: &str) -> Self {
+        let tag = format!("{}.sig", digest.replacen(':', "-", 1));
+        let body = manifest_body(&format!("signature of {digest}"));
+        let d = digest_of(&body);
+        self.put(repo, Some(&tag), &d, &body, OCI_MANIFEST);
+        self
+    }
+
+    fn put(&mut self, repo: &str, tag: Option<&str>, digest: &str, body: &str, mt: &str) {
+        let r = self.state.repos.entry(repo.to_string()).or_default();
+        r.manifests
+            .insert(digest.to_string(), (body.to_string(), mt.to_string()));
+        if let Some(t) = tag {
+            r.tags.insert(t.to_string(), digest.to_string());
+        }
+    }
+
+    /// Every manifest request (not the ping) answers this status.
+    pub fn status(mut self, code: u16) -> Self {
+        self.state.status = Some(code);
+        self
+    }
+
+    /// Every answer waits this long.
+    pub fn delay(mut self, d: Duration) -> Self {
+        self.state.delay = Some(d);
+        self
+    }
+
+    pub fn start(self) -> FakeRegistry {
+        FakeRegistry::start(self)
+    }
+}
+
+/// A running registry on 127.0.0.1; stopped when dropped.
+pub struct FakeRegistry {
+    pub addr: SocketAddr,
+    /// The CA (PEM) that signed its certificate (unused over plain HTTP).
+    pub ca_pem: String,
+    state: Arc<Mutex<State>>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl FakeRegistry {
+    fn start(b: Builder) -> Self {
+        let (ca_pem, tls) = certificates();
+        let state = Arc::new(Mutex::new(b.state));
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let addr = listener.local_addr().expect("local address");
+        let (tx, mut rx) = tokio::sync::oneshot::channel::<()>();
+        let served = Arc::clone(&state);
+        let use_tls = b.tls;
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+                let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
+                loop {
+                    let (stream, _) = tokio::select! {
+                        accepted = listener.accept() => match accepted {
+                            Ok(a) => a,
+                            Err(_) => continue,
+                        },
+                        _ = &mut rx => break,
+                    };
+                    let acceptor = acceptor.clone();
+                    let state = Arc::clone(&served);
+                    tokio::spawn(async move {
+                        let scheme = if use_tls { "https" } else { "http" };
+                        let service = hyper::service::service_fn(move |req| {
+                            let state = Arc::clone(&state);
+                            async move { handle(req, state, addr, scheme).await }
+                        });
+                        let builder =
+                            hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+                        if !use_tls {
+                            let _ = builder
+                                .serve_connection(TokioIo::new(stream), service)
+                                .await;
+                            return;
+                        }
+                        let Ok(tls) = acceptor.accept(stream).await else {
+                            return;
+                        };
+                        let _ = builder.serve_connection(TokioIo::new(tls), service).await;
+                    });
+                }
+            });
+        });
+        FakeRegistry {
+            addr,
+            ca_pem,
+            state,
+            shutdown: Some(tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// `127.0.0.1:PORT`, the registry's host in image references.
+    pub fn host(&self) -> String {
+        self.addr.to_string()
+    }
+
+    pub fn log(&self) -> Vec<Logged> {
+        self.state.lock().expect("state").log.clone()
+    }
+
+    /// Requests whose path starts with `prefix`.
+    pub fn requests_to(&self, prefix: &str) -> usize {
+        self.log()
+            .iter()
+            .filter(|l| l.path.starts_with(prefix))
+            .count()
+    }
+
+    /// Writes the CA to `dir/NAME.crt` (a `--cert-dir` folder).
+    pub fn write_ca(&self, dir: &std::path::Path, name: &str) {
+        std::fs::write(dir.join(format!("{name}.crt")), &self.ca_pem).expect("write CA");
+    }
+}
+
+impl Drop for FakeRegistry {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A fresh CA and a server certificate for 127.0.0.1 and localhost.
+fn certificates() -> (String, rustls::ServerConfig) {
+    let ca_key = rcgen::KeyPair::generate().expect("CA key");
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "fake-registry-ca");
+    ca_params.key_usages = vec![
+        rcgen::KeyUsagePurpose::KeyCertSign,
+        rcgen::KeyUsagePurpose::CrlSign,
+        rcgen::KeyUsagePurpose::DigitalSignature,
+    ];
+    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).expect("CA certificate");
+    let key = rcgen::KeyPair::generate().expect("server key");
+    let mut params =
+        rcgen::CertificateParams::new(vec!["localhost".to_string()]).expect("server params");
+    params
+        .subject_alt_names
+        .push(rcgen::SanType::IpAddress("127.0.0.1".parse().expect("ip")));
+    let cert = params.signed_by(&key, &ca).expect("server certificate");
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("TLS versions")
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![cert.der().clone(), ca.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+        .expect("server TLS config");
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    (ca.pem(), config)
+}
+
+type Reply = Result<Response<Full<Bytes>>, std::io::Error>;
+
+fn respond(code: u16, headers: &[(&str, String)], body: String) -> Response<Full<Bytes>> {
+    let mut b = Response::builder().status(code);
+    for (k, v) in headers {
+        b = b.header(*k, v.as_str());
+    }
+    b.body(Full::new(Bytes::from(body))).expect("response")
+}
+
+fn error_body(code: &str) -> String {
+    format!("{{\"errors\":[{{\"code\":\"{code}\",\"message\":\"{code}\"}}]}}")
+}
+
+async fn handle(
+    req: Request<Incoming>,
+    state: Arc<Mutex<State>>,
+    addr: SocketAddr,
+    scheme: &str,
+) -> Reply {
+    let path = req.uri().path().to_string();
+    let query = req.uri().query().unwrap_or("").to_string();
+    let authorization = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let accept: Vec<String> = req
+        .headers()
+        .get_all("accept")
+        .iter()
+        .filter_map(|v| v.to_str().ok().map(str::to_string))
+        .collect();
+    let (auth, delay, status) = {
+        let mut s = state.lock().expect("state");
+        s.log.push(Logged {
+            method: req.method().to_string(),
+            path: path.clone(),
+            query: query.clone(),
+            auth_scheme: authorization
+                .as_deref()
+                .and_then(|a| a.split(' ').next())
+                .map(str::to_string),
+            accept,
+        });
+        (s.auth.clone(), s.delay, s.status)
+    };
+    if let Some(d) = delay {
+        tokio::time::sleep(d).await;
+    }
+    let challenge = match &auth {
+        Auth::None => None,
+        Auth::Basic { .. } => Some("Basic realm=\"fake-registry\"".to_string()),
+        Auth::Bearer { .. } => Some(format!(
+            "Bearer realm=\"{scheme}://{addr}/token\",service=\"fake-registry\""
+        )),
+    };
+    let unauthorized = || {
+        let headers: Vec<(&str, String)> = challenge
+            .clone()
+            .map(|c| vec![("WWW-Authenticate", c)])
+            .unwrap_or_default();
+        Ok(respond(401, &headers, error_body("UNAUTHORIZED")))
+    };
+    let basic_ok = |user: &str, password: &str| {
+        let want = format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
+        );
+        authorization.as_deref() == Some(want.as_str())
+    };
+    if path == "/token" {
+        let Auth::Bearer { user, password } = &auth else {
+            return Ok(respond(404, &[], error_body("NOT_FOUND")));
+        };
+        if !basic_ok(user, password) {
+            return Ok(respond(401, &[], "{}".to_string()));
+        }
+        let scope = query
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("scope="))
+            .unwrap_or("")
+            .replace("%3A", ":")
+            .replace("%2F", "/");
+        return Ok(respond(
+            200,
+            &[("Content-Type", "application/json".to_string())],
+            format!("{{\"token\":\"tok/{scope}\",\"expires_in\":300}}"),
+        ));
+    }
+    if path == "/v2/" {
+        return match &auth {
+            Auth::None => Ok(respond(200, &[], "{}".to_string())),
+            _ => unauthorized(),
+        };
+    }
+    let Some(rest) = path.strip_prefix("/v2/") else {
+        return Ok(respond(404, &[], error_body("NOT_FOUND")));
+    };
+    let Some((repo, reference)) = rest.rsplit_once("/manifests/") else {
+        return Ok(respond(404, &[], error_body("NOT_FOUND")));
+    };
+    let allowed = match &auth {
+        Auth::None => true,
+        Auth::Basic { user, password } => basic_ok(user, password),
+        Auth::Bearer { .. } => {
+            authorization.as_deref() == Some(&format!("Bearer tok/repository:{repo}:pull"))
+        }
+    };
+    if !allowed {
+        return unauthorized();
+    }
+    if let Some(code) = status {
+        return Ok(respond(code, &[], error_body("UNKNOWN")));
+    }
+    let s = state.lock().expect("state");
+    let found = s.repos.get(repo).and_then(|r| {
+        let digest = if reference.starts_with("sha256:") {
+            reference.to_string()
+        } else {
+            r.tags.get(reference)?.clone()
+        };
+        r.manifests.get(&digest).map(|m| (digest, m.clone()))
+    });
+    match found {
+        Some((digest, (body, mt))) => Ok(respond(
+            200,
+            &[("Content-Type", mt), ("Docker-Content-Digest", digest)],
+            body,
+        )),
+        None => Ok(respond(404, &[], error_body("MANIFEST_UNKNOWN"))),
+    }
+}

@@ -96,7 +96,8 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         let ctx = probe::context_for_objects(&args.probe, &args.filenames, &rendered)?;
         let targets = audit::probe_targets(&inputs.workloads, &views, mode);
         let probed =
-            mirrorpolicy::probe::probe_all(ctx, targets, usize::from(args.probe.probe_concurrency));
+            mirrorpolicy::probe::probe_all(ctx, targets, usize::from(args.probe.probe_concurrency))
+                .map_err(|e| Failure::cluster(format!("cannot start the network runtime: {e}")))?;
         audit::apply_probes(&mut report, &probed);
     }
     if report.images.is_empty() {

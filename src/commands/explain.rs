@@ -61,7 +61,7 @@ pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
             probe::tls_settings(&args.probe)?,
             probe::registries_d_from_dir(args.probe.registries_d.as_deref())?,
         );
-        probe_items(ctx, items, code, args.probe.probe_concurrency)
+        probe_items(ctx, items, code, args.probe.probe_concurrency)?
     } else {
         (items, code)
     };
@@ -97,7 +97,7 @@ fn run_on_objects(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
     let (mut items, mut code) = explain_all(&config, &args.images, mode, namespace);
     if args.probe.probe {
         let ctx = probe::context_for_objects(&args.probe, &args.filenames, &rendered)?;
-        (items, code) = probe_items(ctx, items, code, args.probe.probe_concurrency);
+        (items, code) = probe_items(ctx, items, code, args.probe.probe_concurrency)?;
     }
     match namespace {
         None => add_namespace_policies(&mut items, &rendered, &view.registries, mode)?,
@@ -192,8 +192,9 @@ fn probe_items(
     items: Vec<Explanation>,
     code: ExitCode,
     concurrency: u16,
-) -> (Vec<Explanation>, ExitCode) {
-    let items = mirrorpolicy::probe::probe_all(ctx, items, usize::from(concurrency));
+) -> Result<(Vec<Explanation>, ExitCode)> {
+    let items = mirrorpolicy::probe::probe_all(ctx, items, usize::from(concurrency))
+        .map_err(|e| Failure::cluster(format!("cannot start the network runtime: {e}")))?;
     let fails = items.iter().any(|i| {
         !matches!(
             mirrorpolicy::probe::verdict(i),
@@ -205,7 +206,7 @@ fn probe_items(
     } else {
         code
     };
-    (items, code)
+    Ok((items, code))
 }
 
 /// Where the MCO writes each namespace's CRI-O policy.

@@ -54,7 +54,7 @@ impl Attempt {
     }
 }
 
-/// A registry session: clients per endpoint, the challenges seen, and
+/// The registry client of a probe: HTTP clients per endpoint, the challenges seen, and
 /// bearer tokens cached per registry, scope and account.
 pub struct Prober {
     tls: TlsSettings,

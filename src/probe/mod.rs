@@ -266,14 +266,10 @@ pub fn probe_all(
     ctx: ProbeContext,
     items: Vec<Explanation>,
     concurrency: usize,
-) -> Vec<Explanation> {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+) -> std::io::Result<Vec<Explanation>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(_) => return items,
-    };
+        .build()?;
     let ctx = Arc::new(ctx);
     let limit = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
     runtime.block_on(async move {
@@ -294,6 +290,6 @@ pub fn probe_all(
                 out[i] = Some(item);
             }
         }
-        out.into_iter().flatten().collect()
+        Ok(out.into_iter().flatten().collect())
     })
 }

@@ -6,43 +6,22 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use base64::Engine;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
 use support::apiserver::{Builder, FakeApiServer, Fault, Logged};
 use support::bin;
+use support::kubeconfig::{ca_line, kubeconfig, write};
 use support::proxy::{Protocol, Proxy};
 
 const EXAMPLE: &str = "examples/disconnected-cluster";
 const AUDIT_CLUSTER: &str = "tests/fixtures/audit-cluster";
 
-/// A kubeconfig with one context `fake` for `server`: the cluster's extra
-/// lines (`    key: value`) and the user's lines (`    key: value`).
-fn kubeconfig(server: &str, cluster: &str, user: &str) -> String {
-    format!(
-        "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: {server}\n{cluster}users:\n- name: tester\n  user:\n{user}contexts:\n- name: fake\n  context:\n    cluster: fake\n    user: tester\n    namespace: default\ncurrent-context: fake\n"
-    )
-}
-
-fn ca_line(server: &FakeApiServer) -> String {
-    format!(
-        "    certificate-authority-data: {}\n",
-        base64::engine::general_purpose::STANDARD.encode(&server.ca_pem)
-    )
-}
-
 fn token_line(server: &FakeApiServer) -> String {
     format!("    token: {}\n", server.token)
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
 }
 
 /// `list` with this kubeconfig: exit code and stderr.

@@ -191,12 +191,16 @@ fn render_findings(inputs: &Inputs, found_errors: bool) -> Vec<Finding> {
     let mut out = Vec::new();
     match render_pool(inputs, "worker") {
         Ok(r) => {
-            // Rendering without an Image/cluster is this tool's assumption,
-            // not a problem of the objects being linted.
             for w in r
                 .warnings
                 .iter()
-                .filter(|w| **w != RenderWarning::NoImageConfig)
+                // What the tool assumed, not a problem of the objects linted.
+                .filter(|w| {
+                    !matches!(
+                        w,
+                        RenderWarning::NoImageConfig | RenderWarning::ReleaseAssumed { .. }
+                    )
+                })
             {
                 let level = if w.drops_configuration() {
                     Level::Error

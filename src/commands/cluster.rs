@@ -336,43 +336,8 @@ pub fn report_read(inputs: &Inputs) {
     }
 }
 
-/// The OpenShift releases whose MCO output this tool models.
-const OLDEST_MODELLED: u32 = 13;
-const NEWEST_MODELLED: u32 = 21;
-
-/// What the render had to assume about the release, when the input does not
-/// name one the tool models.
-fn release_warning(inputs: &Inputs) -> Option<String> {
-    let Some(cv) = &inputs.cluster_version else {
-        return Some(format!(
-            "no ClusterVersion in the input: rendered as the newest release modelled, OpenShift 4.{NEWEST_MODELLED} \
-             (older releases write another Ignition version and registries.conf keys); add ClusterVersion/version \
-             (oc get clusterversion version -o yaml) to render for the cluster's release"
-        ));
-    };
-    match cv.openshift_minor() {
-        None => Some(format!(
-            "ClusterVersion/version names no OpenShift 4 release: rendered as the newest release modelled, 4.{NEWEST_MODELLED}"
-        )),
-        Some(m) if m < OLDEST_MODELLED => Some(format!(
-            "ClusterVersion/version is OpenShift 4.{m}, older than the oldest release modelled (4.{OLDEST_MODELLED}): \
-             rendered as 4.{OLDEST_MODELLED}; the MCO of 4.12 and before wrote `mirror-by-digest-only = true` on each \
-             [[registry]] instead of `pull-from-mirror = \"digest-only\"` on each mirror, and knows no \
-             ImageDigestMirrorSet, ImageTagMirrorSet or NeverContactSource"
-        )),
-        Some(m) if m > NEWEST_MODELLED => Some(format!(
-            "ClusterVersion/version is OpenShift 4.{m}, newer than the newest release modelled (4.{NEWEST_MODELLED}): \
-             rendered as 4.{NEWEST_MODELLED}"
-        )),
-        Some(_) => None,
-    }
-}
-
 /// Renders a pool; a configuration the MCO refuses is an input error with the MCO's reason.
 pub fn render(inputs: &Inputs, pool: &str) -> Result<Rendered> {
-    if let Some(w) = release_warning(inputs) {
-        term::warn(w);
-    }
     render_pool(inputs, pool).map_err(|e| {
         Failure::input(format!("the MCO refuses to render this configuration: {e}"))
             .with_hint("the MCO only logs this and keeps the previous MachineConfig; nodes do not get the change")

@@ -12,7 +12,7 @@ use crate::origin::Origin;
 
 use super::encode::{encode_registries_conf, EncodeProfile};
 pub use super::findings::RenderError;
-use super::findings::RenderWarning;
+use super::findings::{Release, RenderWarning};
 use super::machineconfig::{generated_machine_config, ignition_json, NodeFile};
 use super::payload::blocked_and_allowed;
 use super::policy::{
@@ -183,6 +183,27 @@ pub fn registries_input(inputs: &Inputs) -> RegistriesInput {
     }
 }
 
+/// The OpenShift releases whose MCO output this tool models.
+pub const OLDEST_MODELLED: u32 = 13;
+pub const NEWEST_MODELLED: u32 = 21;
+
+/// What the render assumes when the input names no release it models.
+fn release_assumed(inputs: &Inputs) -> Option<RenderWarning> {
+    let (release, rendered_as) = match &inputs.cluster_version {
+        None => (Release::Absent, NEWEST_MODELLED),
+        Some(cv) => match cv.openshift_minor() {
+            None => (Release::Unnamed, NEWEST_MODELLED),
+            Some(m) if m < OLDEST_MODELLED => (Release::Minor(m), OLDEST_MODELLED),
+            Some(m) if m > NEWEST_MODELLED => (Release::Minor(m), NEWEST_MODELLED),
+            Some(_) => return None,
+        },
+    };
+    Some(RenderWarning::ReleaseAssumed {
+        release,
+        rendered_as,
+    })
+}
+
 /// Renders the generated registries MachineConfig of `pool` from the inputs.
 pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError> {
     let profile = McoProfile::for_minor(
@@ -191,7 +212,7 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
             .as_ref()
             .and_then(|cv| cv.openshift_minor()),
     );
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<RenderWarning> = release_assumed(inputs).into_iter().collect();
     if inputs.image.is_none() {
         warnings.push(RenderWarning::NoImageConfig);
     }

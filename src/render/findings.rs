@@ -183,6 +183,8 @@ pub enum RenderWarning {
     NoImageConfig,
     /// No release image: payload protection was not applied.
     NoReleaseImage,
+    /// The input names no release the tool models; rendered as `rendered_as`.
+    ReleaseAssumed { release: Release, rendered_as: u32 },
     /// Blocked registries the MCO drops because they would block the payload.
     PayloadBlocked { registries: Vec<String> },
     /// Checking the payload failed, so the MCO drops every blocked and allowed registry.
@@ -197,6 +199,17 @@ pub enum RenderWarning {
         namespace: String,
         message: String,
     },
+}
+
+/// The OpenShift release an input names, when the tool does not model it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Release {
+    /// No ClusterVersion at all.
+    Absent,
+    /// A ClusterVersion without an OpenShift 4 version.
+    Unnamed,
+    /// OpenShift 4.minor, outside the modelled range.
+    Minor(u32),
 }
 
 impl RenderWarning {
@@ -220,6 +233,33 @@ impl fmt::Display for RenderWarning {
                 "no ClusterVersion/version with status.desired.image: the MCO's payload protection \
                  (dropping a blocked registry that serves the release image) was not applied",
             ),
+            Self::ReleaseAssumed {
+                release,
+                rendered_as,
+            } => match release {
+                Release::Absent => write!(
+                    f,
+                    "no ClusterVersion in the input: rendered as the newest release modelled, OpenShift 4.{rendered_as} \
+                     (older releases write another Ignition version and registries.conf keys); add ClusterVersion/version \
+                     (oc get clusterversion version -o yaml) to render for the cluster's release"
+                ),
+                Release::Unnamed => write!(
+                    f,
+                    "ClusterVersion/version names no OpenShift 4 release: rendered as the newest release modelled, 4.{rendered_as}"
+                ),
+                Release::Minor(m) if m < rendered_as => write!(
+                    f,
+                    "ClusterVersion/version is OpenShift 4.{m}, older than the oldest release modelled (4.{rendered_as}): \
+                     rendered as 4.{rendered_as}; the MCO of 4.12 and before wrote `mirror-by-digest-only = true` on each \
+                     [[registry]] instead of `pull-from-mirror = \"digest-only\"` on each mirror, and knows no \
+                     ImageDigestMirrorSet, ImageTagMirrorSet or NeverContactSource"
+                ),
+                Release::Minor(m) => write!(
+                    f,
+                    "ClusterVersion/version is OpenShift 4.{m}, newer than the newest release modelled (4.{rendered_as}): \
+                     rendered as 4.{rendered_as}"
+                ),
+            },
             Self::PayloadBlocked { registries } => {
                 let quoted: Vec<String> = registries.iter().map(|r| format!("\"{r}\"")).collect();
                 write!(

@@ -41,8 +41,9 @@ pub fn namespace() -> Option<&'static str> {
 
 /// Reads the mirror configuration: from the files named by `-f`, or from
 /// the live cluster when there are none.
+/// Files are read strictly: every field is checked against the kind's CRD.
 pub fn read_inputs(paths: &[PathBuf]) -> Result<Inputs> {
-    read_objects(paths, MIRROR_CONFIG, None)
+    read_selected(paths, MIRROR_CONFIG, None, None, true)
 }
 
 /// Reads the mirror configuration, warning about objects the API server
@@ -53,8 +54,16 @@ pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
 
 /// Reads `reads` from the live cluster (namespaced ones in `namespace`
 /// only, or in all namespaces), or everything the files named by `-f` hold.
-pub fn read_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) -> Result<Inputs> {
-    read_selected(paths, reads, namespace, None)
+/// With `strict`, files are checked field by field against the kinds'
+/// CRDs, as kubectl's `--validate=strict` does (live objects were already
+/// checked by the API server that stored them).
+pub fn read_objects(
+    paths: &[PathBuf],
+    reads: &[Read],
+    namespace: Option<&str>,
+    strict: bool,
+) -> Result<Inputs> {
+    read_selected(paths, reads, namespace, None, strict)
 }
 
 /// [`read_objects`], keeping only the objects that reference images whose
@@ -64,6 +73,7 @@ fn read_selected(
     reads: &[Read],
     namespace: Option<&str>,
     selector: Option<&Selector>,
+    strict: bool,
 ) -> Result<Inputs> {
     if paths.is_empty() {
         let mut inputs = read_live(reads, namespace, selector.map(Selector::as_str))?;
@@ -72,7 +82,8 @@ fn read_selected(
         }
         return Ok(inputs);
     }
-    let mut inputs = load_paths_with(paths, std::io::stdin().lock(), live::reads_workloads(reads))
+    let workloads = live::reads_workloads(reads);
+    let mut inputs = load_paths_with(paths, std::io::stdin().lock(), workloads, strict)
         .map_err(|e| Failure::input(e.to_string()))?;
     for w in &inputs.warnings {
         term::warn(w);
@@ -108,7 +119,7 @@ pub fn load_selected(
     namespace: Option<&str>,
     selector: Option<&Selector>,
 ) -> Result<Inputs> {
-    let inputs = read_selected(paths, reads, namespace, selector)?;
+    let inputs = read_selected(paths, reads, namespace, selector, false)?;
     for e in inputs.validate() {
         term::warn(format_args!(
             "the API server would refuse this object today: {e}"
@@ -124,7 +135,7 @@ pub fn load_valid_objects(
     reads: &[Read],
     namespace: Option<&str>,
 ) -> Result<Inputs> {
-    let inputs = read_objects(paths, reads, namespace)?;
+    let inputs = read_objects(paths, reads, namespace, true)?;
     let invalid = inputs.validate();
     if let Some(first) = invalid.first() {
         let more = match invalid.len() {
@@ -145,8 +156,10 @@ pub fn overlay(inputs: &mut Inputs, with: &[PathBuf], validate: bool) -> Result<
     if with.is_empty() {
         return Ok(());
     }
-    let proposed = mirrorpolicy::source::load_paths(with, std::io::stdin().lock())
-        .map_err(|e| Failure::input(format!("--with: {e}")))?;
+    // Proposed objects are about to be applied: checked as strictly as `lint`.
+    let proposed =
+        mirrorpolicy::source::load_paths_with(with, std::io::stdin().lock(), false, true)
+            .map_err(|e| Failure::input(format!("--with: {e}")))?;
     for w in &proposed.warnings {
         term::warn(format_args!("--with: {w}"));
     }

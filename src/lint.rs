@@ -32,7 +32,7 @@ pub enum Level {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     pub level: Level,
-    /// Where the object at fault was read (`file: document N (line L)`, or
+    /// Where the object at fault was read (`file:line`, or
     /// the cluster), when known.
     pub file: Option<Origin>,
     /// The object at fault, when there is one.

@@ -142,7 +142,7 @@ pub fn load_valid_objects(
             1 => String::new(),
             n => format!(" (and {} more)", n - 1),
         };
-        return Err(Failure::input(format!("{first}{more}"))
+        return Err(Failure::input(format!("{first}{more}; nothing written"))
             .with_hint("the API server refuses such an object; fix the field and run again")
             .into());
     }
@@ -350,11 +350,24 @@ pub fn report_read(inputs: &Inputs) {
 }
 
 /// Renders a pool; a configuration the MCO refuses is an input error with the MCO's reason.
+/// The message names where the objects at fault were read.
 pub fn render(inputs: &Inputs, pool: &str) -> Result<Rendered> {
     render_pool(inputs, pool).map_err(|e| {
-        Failure::input(format!("the MCO refuses to render this configuration: {e}"))
-            .with_hint("the MCO only logs this and keeps the previous MachineConfig; nodes do not get the change")
-            .into()
+        let read_from: Vec<String> = e
+            .objects()
+            .iter()
+            .filter_map(|o| Some(format!("{o} from {}", inputs.read_from(o)?)))
+            .collect();
+        let read_from = if read_from.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", read_from.join(", "))
+        };
+        Failure::input(format!(
+            "the MCO refuses to render this configuration: {e}{read_from}"
+        ))
+        .with_hint("the MCO only logs this and keeps the previous MachineConfig; nodes do not get the change")
+        .into()
     })
 }
 

@@ -59,9 +59,9 @@ pub struct Inputs {
     /// in a typed object: a field the CRD does not declare, a wrong or
     /// missing `apiVersion`, a misspelt kind. Part of [`Inputs::validate`].
     pub refused: Vec<FieldError>,
-    /// Where each object was read, by its label (`Kind/name`): `file:
-    /// document N (line L)`, or the resource and server it was listed
-    /// from. A later copy of an object moves it to where that copy was read.
+    /// Where each object was read, by its label (`Kind/name`): `file:line`
+    /// (the line its document starts on, then `(items[N])` for an item of a
+    /// list), or the resource and server it was listed from. A later copy of an object moves it to where that copy was read.
     pub read_from: HashMap<Origin, Origin>,
     /// Where each object sits in its list, so that adding one is not a
     /// search of the list.

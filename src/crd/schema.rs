@@ -18,7 +18,7 @@
 
 use serde_json::Value;
 
-use super::validate::{is_dns1123_subdomain, FieldError};
+use super::validate::FieldError;
 use crate::origin::Origin;
 
 /// One node of a schema's field tree.
@@ -329,18 +329,59 @@ pub fn misspelt_kind(kind: &str) -> Option<&'static str> {
     })
 }
 
-/// `metadata.name` of a custom resource: a DNS-1123 subdomain
-/// (`NameIsDNSSubdomain`, as the API server checks every custom resource).
-pub fn name_error(object: &Origin, name: &str) -> Option<FieldError> {
-    if name.is_empty() || is_dns1123_subdomain(name) {
-        return None;
+/// The longest object name the API server takes (`DNS1123SubdomainMaxLength`).
+pub const NAME_MAX: usize = 253;
+
+/// Why the API server would refuse `name` as the name of a cluster-scoped
+/// custom resource, in its words (apimachinery `NameIsDNSSubdomain`:
+/// at most 253 characters, lowercase alphanumerics, `-` and `.`, starting
+/// and ending with an alphanumeric), or `None` when it takes it. Such a
+/// name is also a safe file name: no `/`, no `..`, nothing hidden.
+pub fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("Required value: name or generateName is required".to_string());
     }
+    let mut problems = Vec::new();
+    if name.len() > NAME_MAX {
+        problems.push(format!("must be no more than {NAME_MAX} characters"));
+    }
+    if !dns1123_subdomain_pattern(name) {
+        problems.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_string());
+    }
+    (!problems.is_empty()).then(|| {
+        format!(
+            "Invalid value: {}: {}",
+            crate::quote::go_quote(name),
+            problems.join(", ")
+        )
+    })
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`, any length:
+/// dot-separated labels of lowercase alphanumerics and `-`, each starting
+/// and ending with an alphanumeric.
+fn dns1123_subdomain_pattern(name: &str) -> bool {
+    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    name.split('.').all(|label| {
+        let bytes = label.as_bytes();
+        match (bytes.first(), bytes.last()) {
+            (Some(&first), Some(&last)) => {
+                alnum(first) && alnum(last) && bytes.iter().all(|&b| alnum(b) || b == b'-')
+            }
+            _ => false,
+        }
+    })
+}
+
+/// `metadata.name` of a custom resource, as the API server checks every
+/// custom resource ([`name_problem`]).
+pub fn name_error(object: &Origin, name: &str) -> Option<FieldError> {
     Some(FieldError {
         object: object.clone(),
         file: None,
         field: "metadata.name".to_string(),
-        value: name.to_string(),
-        message: "is not a valid name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character".to_string(),
+        value: String::new(),
+        message: name_problem(name)?,
     })
 }
 
@@ -434,7 +475,7 @@ mod tests {
         for (name, bad) in [
             ("my-idms", false),
             ("a.b", false),
-            ("", false),
+            ("", true),
             ("My_IDMS", true),
             ("-a", true),
         ] {

@@ -20,7 +20,7 @@ use crate::reference::{domain_pattern, DIGEST, DOMAIN_COMPONENT, NAME_COMPONENT,
 pub struct FieldError {
     /// The object, `Kind/name`.
     pub object: Origin,
-    /// Where the object was read (`file: document N (line L)`, or the
+    /// Where the object was read (`file:line`, or the
     /// cluster), when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<Origin>,
@@ -667,12 +667,12 @@ mod tests {
             "ImageDigestMirrorSet/foo: spec.registrySources: Only one of blockedRegistries or allowedRegistries may be set"
         );
         let located = FieldError {
-            file: Some(Origin::from("idms.yaml: document 2 (line 9)")),
+            file: Some(Origin::from("idms.yaml:9")),
             ..object_rule
         };
         assert_eq!(
             located.to_string(),
-            "idms.yaml: document 2 (line 9): ImageDigestMirrorSet/foo: spec.registrySources: Only one of blockedRegistries or allowedRegistries may be set"
+            "idms.yaml:9: ImageDigestMirrorSet/foo: spec.registrySources: Only one of blockedRegistries or allowedRegistries may be set"
         );
     }
 }

@@ -614,15 +614,13 @@ impl DocumentAt<'_> {
         if self.listed {
             return Origin::from(self.file);
         }
-        let item = if item.is_empty() {
-            String::new()
+        // `file:line`, as editors and compilers name a place in a file.
+        let at = Origin::file_line(self.file, self.line);
+        if item.is_empty() {
+            at
         } else {
-            format!(", {item}")
-        };
-        Origin::from(format!(
-            "{}: document {} (line {}){item}",
-            self.file, self.document, self.line
-        ))
+            Origin::from(format!("{at} ({item})"))
+        }
     }
 
     /// What the API server would refuse about the document's object.
@@ -1650,13 +1648,13 @@ mod tests {
         let refused: Vec<String> = inputs.refused.iter().map(ToString::to_string).collect();
         assert_eq!(
             refused,
-            ["sets.yaml: document 2 (line 10): ImageDigestMirrorSet/b: apiVersion: \"operator.openshift.io/v1alpha1\" is not served for ImageDigestMirrorSet, which is served as \"config.openshift.io/v1\"; read as \"config.openshift.io/v1\""]
+            ["sets.yaml:10: ImageDigestMirrorSet/b: apiVersion: \"operator.openshift.io/v1alpha1\" is not served for ImageDigestMirrorSet, which is served as \"config.openshift.io/v1\"; read as \"config.openshift.io/v1\""]
         );
         assert_eq!(
             inputs
                 .read_from(&Origin::from("ImageDigestMirrorSet/b"))
                 .map(Origin::as_str),
-            Some("sets.yaml: document 2 (line 10)")
+            Some("sets.yaml:10")
         );
         let inputs = parse(
             "d.yaml",

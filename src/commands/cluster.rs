@@ -89,10 +89,16 @@ fn read_selected(
         term::warn(w);
     }
     report_read(&inputs);
-    if inputs.is_empty() {
+    // A strict reader reports what the API server would refuse (a misspelt
+    // kind) even when nothing else was read.
+    if inputs.is_empty() && !(strict && !inputs.refused.is_empty()) {
         let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        let refused = inputs
+            .refused
+            .first()
+            .map_or(String::new(), |e| format!(" ({e})"));
         return Err(Failure::input(format!(
-            "no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or other known object in {}",
+            "no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or other known object in {}{refused}",
             named.join(", ")
         ))
         .with_hint("pass YAML or JSON exported with `oc get ... -o yaml`, or a must-gather folder (-v lists what was skipped)")
@@ -165,8 +171,12 @@ pub fn overlay(inputs: &mut Inputs, with: &[PathBuf], validate: bool) -> Result<
     }
     if proposed.is_empty() {
         let named: Vec<String> = with.iter().map(|p| p.display().to_string()).collect();
+        let refused = proposed
+            .refused
+            .first()
+            .map_or(String::new(), |e| format!(" ({e})"));
         return Err(Failure::input(format!(
-            "--with: no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or image policy in {}",
+            "--with: no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or image policy in {}{refused}",
             named.join(", ")
         ))
         .into());

@@ -91,7 +91,8 @@ fn read_selected(
     report_read(&inputs);
     // A strict reader reports what the API server would refuse (a misspelt
     // kind) even when nothing else was read.
-    if inputs.is_empty() && !(strict && !inputs.refused.is_empty()) {
+    let reportable = strict && !inputs.refused.is_empty();
+    if inputs.is_empty() && !reportable {
         let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         let refused = inputs
             .refused

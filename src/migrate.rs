@@ -126,52 +126,10 @@ impl Replacement {
     }
 }
 
-/// The longest object name the API server takes (`DNS1123SubdomainMaxLength`).
-pub const NAME_MAX: usize = 253;
-
 /// The longest file name most file systems take, in bytes (`NAME_MAX`).
 pub const FILE_NAME_MAX: usize = 255;
 
-/// Why the API server would refuse `name` as the name of a cluster-scoped
-/// custom resource, in its words (apimachinery `NameIsDNSSubdomain`:
-/// at most 253 characters, lowercase alphanumerics, `-` and `.`, starting
-/// and ending with an alphanumeric), or `None` when it takes it. Such a
-/// name is also a safe file name: no `/`, no `..`, nothing hidden.
-pub fn name_problem(name: &str) -> Option<String> {
-    if name.is_empty() {
-        return Some("Required value: name or generateName is required".to_string());
-    }
-    let mut problems = Vec::new();
-    if name.len() > NAME_MAX {
-        problems.push(format!("must be no more than {NAME_MAX} characters"));
-    }
-    if !dns1123_subdomain_pattern(name) {
-        problems.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_string());
-    }
-    (!problems.is_empty()).then(|| {
-        format!(
-            "Invalid value: {}: {}",
-            crate::quote::go_quote(name),
-            problems.join(", ")
-        )
-    })
-}
-
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`, any length:
-/// dot-separated labels of lowercase alphanumerics and `-`, each starting
-/// and ending with an alphanumeric.
-fn dns1123_subdomain_pattern(name: &str) -> bool {
-    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    name.split('.').all(|label| {
-        let bytes = label.as_bytes();
-        match (bytes.first(), bytes.last()) {
-            (Some(&first), Some(&last)) => {
-                alnum(first) && alnum(last) && bytes.iter().all(|&b| alnum(b) || b == b'-')
-            }
-            _ => false,
-        }
-    })
-}
+pub use crate::crd::schema::{name_problem, NAME_MAX};
 
 /// The metadata a replacement keeps: name, labels and annotations other
 /// than kubectl's last-applied copy.

@@ -263,7 +263,7 @@ fn issue_14_mco_refusals_name_the_file() {
             .assert()
             .code(2)
             .stderr(contains(format!(
-                "error: the MCO refuses to render this configuration (ImageDigestMirrorSet/apps from {file}:1)\n  caused by: ImageDigestMirrorSet/apps: invalid format for source \"*.example.com/apps\""
+                "error: the MCO refuses to render this configuration: ImageDigestMirrorSet/apps: invalid format for source \"*.example.com/apps\" (ImageDigestMirrorSet/apps from {file}:1)"
             )));
     }
     bin()

@@ -339,12 +339,11 @@ pub fn render(inputs: &Inputs, pool: &str) -> Result<Rendered> {
         } else {
             format!(" ({})", read_from.join(", "))
         };
-        anyhow::Error::new(e).context(
-            Failure::input(format!(
-                "the MCO refuses to render this configuration{read_from}"
-            ))
-            .with_hint("the MCO only logs this and keeps the previous MachineConfig; nodes do not get the change"),
-        )
+        Failure::input(format!(
+            "the MCO refuses to render this configuration: {e}{read_from}"
+        ))
+        .with_hint("the MCO only logs this and keeps the previous MachineConfig; nodes do not get the change")
+        .into()
     })
 }
 

@@ -22,16 +22,17 @@ use mirrorpolicy::source::node_dir;
 use crate::cli::{ExplainArgs, OutputFormat};
 use crate::commands::{cluster, probe};
 use crate::exit::{ExitCode, Failure};
+use crate::settings::Settings;
 use crate::term;
 use mirrorpolicy::probe::Verdict;
 
 /// Runs `explain`: 0 when every image pulls as configured, 1 when at least
 /// one pull would be refused or fail, 2 when an image reference is invalid.
-/// `name` is how the user ran the plugin: warnings name its commands.
-pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
+/// Warnings name its commands as the user ran the plugin.
+pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
     if let (Some(node), Some(dir)) = (&args.node, &args.node_files) {
-        let (conf, policy, namespace) = load_node(dir, node)?;
-        return explain_files(args, name, conf, policy, namespace);
+        let (conf, policy, namespace) = load_node(settings, dir, node)?;
+        return explain_files(settings, args, conf, policy, namespace.as_deref());
     }
     if args.registries_conf.is_none() && args.registries_conf_d.is_none() {
         if args.policy_json.is_some() {
@@ -41,20 +42,20 @@ pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
             .with_hint("add --registries-conf (and --registries-conf-d), or drop --policy-json to explain against the cluster")
             .into());
         }
-        return run_on_objects(args, name);
+        return run_on_objects(settings, args);
     }
     let conf = load_registries(
         args.registries_conf.as_deref(),
         args.registries_conf_d.as_deref(),
     )?;
     let policy = args.policy_json.as_deref().map(load_policy).transpose()?;
-    explain_files(args, name, conf, policy, None)
+    explain_files(settings, args, conf, policy, None)
 }
 
 /// Explains against a node's registries configuration and policy.
 fn explain_files(
+    settings: &Settings,
     args: &ExplainArgs,
-    name: &str,
     conf: RegistriesConf,
     policy: Option<PolicyFile>,
     namespace: Option<&str>,
@@ -81,7 +82,7 @@ fn explain_files(
     } else {
         (items, code)
     };
-    print(args, &mut items, name)?;
+    print(settings, args, &mut items)?;
     // The process exits next: freeing a configuration of 100,000s of
     // entries one allocation at a time would only delay that.
     std::mem::forget(conf);
@@ -89,14 +90,21 @@ fn explain_files(
 }
 
 /// Explains against what the MCO renders from cluster objects for a pool.
-fn run_on_objects(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
-    let namespace = cluster::namespace();
-    let mut inputs = cluster::load_for_pool(&args.filenames, MIRROR_CONFIG, namespace, &args.pool)?;
+fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
+    let namespace = settings.namespace();
+    let mut inputs = cluster::load_for_pool(
+        settings,
+        &args.filenames,
+        MIRROR_CONFIG,
+        namespace,
+        &args.pool,
+    )?;
     cluster::overlay(&mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, &args.pool)?;
     cluster::print_warnings(&rendered);
-    let view = node_view(&rendered, namespace)
-        .map_err(|e| Failure::input(format!("reading back the rendered configuration: {e}")))?;
+    let view = node_view(&rendered, namespace).context(Failure::input(
+        "cannot read back the rendered configuration",
+    ))?;
     let minor = inputs
         .cluster_version
         .as_ref()
@@ -112,7 +120,7 @@ fn run_on_objects(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
     };
     let (mut items, mut code) = explain_all(&config, &args.images, mode, namespace);
     if args.probe.probe {
-        let ctx = probe::context_for_objects(&args.probe, &args.filenames, &rendered)?;
+        let ctx = probe::context_for_objects(settings, &args.probe, &args.filenames, &rendered)?;
         (items, code) = probe_items(ctx, items, code, args.probe.probe_concurrency)?;
     }
     match namespace {
@@ -159,7 +167,7 @@ fn run_on_objects(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
             );
         }
     }
-    print(args, &mut items, name)?;
+    print(settings, args, &mut items)?;
     Ok(code)
 }
 
@@ -182,9 +190,9 @@ fn add_namespace_policies(
         })
         .collect();
     for ns in namespaces {
-        let view = node_view(rendered, Some(ns)).map_err(|e| {
+        let view = node_view(rendered, Some(ns)).with_context(|| {
             Failure::input(format!(
-                "reading back the rendered policy of namespace {ns}: {e}"
+                "cannot read back the rendered policy of namespace {ns}"
             ))
         })?;
         let config = Config {
@@ -210,7 +218,7 @@ fn probe_items(
     concurrency: u16,
 ) -> Result<(Vec<Explanation>, ExitCode)> {
     let items = mirrorpolicy::probe::probe_all(ctx, items, usize::from(concurrency))
-        .map_err(|e| Failure::cluster(format!("cannot start the network runtime: {e}")))?;
+        .context(Failure::cluster("cannot start the network runtime"))?;
     let fails = items.iter().any(|i| {
         !matches!(
             mirrorpolicy::probe::verdict(i),
@@ -282,10 +290,10 @@ fn explain_all(
     (items, code)
 }
 
-fn print(args: &ExplainArgs, items: &mut [Explanation], name: &str) -> Result<()> {
+fn print(settings: &Settings, args: &ExplainArgs, items: &mut [Explanation]) -> Result<()> {
     for item in items.iter_mut() {
         for w in &mut item.warnings {
-            *w = crate::cli::as_said_by(name, w).into_owned();
+            *w = crate::cli::as_said_by(settings.name, w).into_owned();
         }
     }
     let items = &*items;
@@ -294,8 +302,8 @@ fn print(args: &ExplainArgs, items: &mut [Explanation], name: &str) -> Result<()
     } else {
         term::Sink::Exact
     };
-    term::print_to(sink, |out| match args.output {
-        OutputFormat::Table => output::explain::write_table(out, items, &term::layout(false)),
+    term::print_to(settings.colour, sink, |out| match args.output {
+        OutputFormat::Table => output::explain::write_table(out, items, &settings.layout(false)),
         OutputFormat::Json => output::write_json(out, items),
         OutputFormat::Yaml => output::write_yaml(out, items),
     })?;
@@ -313,9 +321,8 @@ fn hint_for(e: &explain::ExplainError) -> Option<&'static str> {
 }
 
 fn read(path: &Path, what: &str) -> Result<String> {
-    fs::read_to_string(path).map_err(|e| {
-        Failure::input(format!("cannot read {what} \"{}\": {e}", path.display())).into()
-    })
+    fs::read_to_string(path)
+        .with_context(|| Failure::input(format!("cannot read {what} \"{}\"", path.display())))
 }
 
 /// Reads the main file and the `*.conf` drop-ins of a folder (regular
@@ -325,9 +332,9 @@ fn load_registries(main: Option<&Path>, dir: Option<&Path>) -> Result<Registries
     let main_name = main.map(|p| p.display().to_string());
     let mut drop_ins: Vec<(String, String)> = Vec::new();
     if let Some(dir) = dir {
-        let entries = fs::read_dir(dir).map_err(|e| {
+        let entries = fs::read_dir(dir).with_context(|| {
             Failure::input(format!(
-                "cannot read registries.conf.d folder \"{}\": {e}",
+                "cannot read registries.conf.d folder \"{}\"",
                 dir.display()
             ))
         })?;
@@ -364,9 +371,10 @@ fn load_registries(main: Option<&Path>, dir: Option<&Path>) -> Result<Registries
 /// has, else policy.json — from a node-files folder. Each file is named
 /// `<node>:<host path>`.
 fn load_node(
+    settings: &Settings,
     dir: &Path,
     node: &str,
-) -> Result<(RegistriesConf, Option<PolicyFile>, Option<&'static str>)> {
+) -> Result<(RegistriesConf, Option<PolicyFile>, Option<String>)> {
     let nodes = node_dir::read(dir).map_err(|e| Failure::input(e.to_string()))?;
     let Some(files) = nodes.iter().find(|n| n.node == node) else {
         let known: Vec<&str> = nodes.iter().map(|n| n.node.as_str()).collect();
@@ -403,12 +411,15 @@ fn load_node(
         .collect();
     let conf = registries::load(main_file.as_ref(), &drop_in_files)
         .map_err(|e| Failure::input(e.to_string()))?;
-    let namespace = cluster::namespace().filter(|ns| {
-        files
-            .files
-            .contains_key(&format!("{CRIO_POLICIES_PREFIX}{ns}.json"))
-    });
-    let policy_path = match namespace {
+    let namespace = settings
+        .namespace()
+        .filter(|ns| {
+            files
+                .files
+                .contains_key(&format!("{CRIO_POLICIES_PREFIX}{ns}.json"))
+        })
+        .map(str::to_string);
+    let policy_path = match &namespace {
         Some(ns) => format!("{CRIO_POLICIES_PREFIX}{ns}.json"),
         None => POLICY_JSON.to_string(),
     };

@@ -297,7 +297,7 @@ fn scalar(s: &str) -> String {
     if plain_is_safe(s) {
         s.to_string()
     } else {
-        crate::render::policy::go_quote(s)
+        crate::quote::go_quote(s)
     }
 }
 
@@ -630,6 +630,109 @@ pub fn plan(desired: &serde_json::Value, existing: Option<&serde_json::Value>) -
         Some(current) if current.get("spec") == desired.get("spec") => Action::Unchanged,
         Some(_) => Action::Conflict("exists with another spec".to_string()),
     }
+}
+
+/// What the proof found, counted for its one-line summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Equivalence {
+    /// The ImageContentSourcePolicies replaced.
+    pub icsps: usize,
+    /// The ImageDigestMirrorSets replacing them.
+    pub idms: usize,
+    /// The distinct sources of the ICSPs.
+    pub sources: usize,
+    /// The files rendered after the migration.
+    pub files: usize,
+}
+
+impl Equivalence {
+    /// Counts the objects, their sources, and the files `after` renders.
+    pub fn of(inputs: &Inputs, replacements: &[Replacement], after: &Rendered) -> Self {
+        let sources: BTreeSet<&str> = inputs
+            .icsps
+            .iter()
+            .flat_map(|i| &i.spec.repository_digest_mirrors)
+            .map(|e| e.source.as_str())
+            .collect();
+        Self {
+            icsps: inputs.icsps.len(),
+            idms: replacements
+                .iter()
+                .filter(|r| matches!(r, Replacement::Idms(_)))
+                .count(),
+            sources: sources.len(),
+            files: after.files.len(),
+        }
+    }
+}
+
+/// What `--apply` does with one object, as the server's dry run answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// The replacement is on the server with the planned spec.
+    Unchanged,
+    /// The replacement is created (the dry run passed).
+    Create,
+    /// An object of the replacement's name holds another spec.
+    Clash(String),
+    /// The server's dry run of the create refused it.
+    DryRunRefused(String),
+    /// The server does not serve the replacement's resource.
+    NoCrd {
+        /// `imagedigestmirrorsets.config.openshift.io`.
+        resource: String,
+        /// `ImageDigestMirrorSet`.
+        kind: String,
+    },
+    /// The server refused the dry run (forbidden).
+    Refused(String),
+    /// The ICSP's delete dry run conflicted: it changed since it was read.
+    Changed(String),
+    /// The ICSP was read without `uid` and `resourceVersion`.
+    NoPreconditions,
+    /// The ICSP is deleted at this version once its replacement is read back.
+    Delete {
+        resource_version: String,
+        name: String,
+    },
+    /// The ICSP is gone already.
+    AlreadyDeleted,
+}
+
+/// Why a step of the plan stops the migration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// An object of the replacement's name holds another spec.
+    Clash,
+    /// The server does not serve the replacement's resource.
+    NoCrd(String),
+    /// The server refused the dry run.
+    Server,
+    /// The ICSP changed since it was read.
+    Changed,
+}
+
+impl Step {
+    /// The problem that stops the migration at this step, if any.
+    pub fn problem(&self) -> Option<Problem> {
+        match self {
+            Self::Unchanged | Self::Create | Self::Delete { .. } | Self::AlreadyDeleted => None,
+            Self::Clash(_) => Some(Problem::Clash),
+            Self::NoCrd { resource, .. } => Some(Problem::NoCrd(resource.clone())),
+            Self::DryRunRefused(_) | Self::Refused(_) | Self::NoPreconditions => {
+                Some(Problem::Server)
+            }
+            Self::Changed(_) => Some(Problem::Changed),
+        }
+    }
+}
+
+/// One row of the `--apply` plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanRow {
+    /// `Kind/name`.
+    pub object: String,
+    pub step: Step,
 }
 
 #[cfg(test)]

@@ -1,14 +1,12 @@
 //! `diff`: CRs → generated MachineConfig → the pool's rendered config →
 //! nodes, per pool and managed file, with causes and the daemon's action.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use colored::Colorize;
 
 use mirrorpolicy::crd::Inputs;
-use mirrorpolicy::diff::{self, on_disk, Report, Selection};
+use mirrorpolicy::diff::{self, on_disk, Selection};
 use mirrorpolicy::node_files::NodeRead;
 use mirrorpolicy::output;
 use mirrorpolicy::source::cluster::{Read, MACHINE_CONFIG_STATE, MIRROR_CONFIG};
@@ -51,8 +49,8 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
         DiffFormat::Json => term::Sink::Exact,
     };
     term::print_to(settings.colour, sink, |out| match args.output {
-        DiffFormat::Text => write_text(out, &report),
-        DiffFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
+        DiffFormat::Text => output::diff::write_text(out, &report),
+        DiffFormat::Json => output::diff::write_json(out, &report),
     })?;
     Ok(if report.drift {
         ExitCode::Findings
@@ -91,122 +89,4 @@ fn names(paths: &[PathBuf]) -> String {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn write_text(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
-    for (i, pool) in report.pools.iter().enumerate() {
-        if i > 0 {
-            writeln!(out)?;
-        }
-        let target = pool
-            .stages
-            .iter()
-            .find(|s| s.kind == "target")
-            .and_then(|s| s.machine_config.clone())
-            .map_or_else(String::new, |t| format!(" (target {t})"));
-        writeln!(
-            out,
-            "{}",
-            format!("pool {}: {}{target}", pool.pool, pool.state).bold()
-        )?;
-        let groups: Vec<String> = pool
-            .stages
-            .iter()
-            .filter(|s| s.kind == "nodes")
-            .map(|s| {
-                format!(
-                    "{}: {}",
-                    s.machine_config.as_deref().unwrap_or_default(),
-                    s.nodes.join(", ")
-                )
-            })
-            .collect();
-        if !groups.is_empty() {
-            writeln!(out, "  nodes on {}", groups.join("; "))?;
-        }
-        let disks: Vec<String> = pool
-            .stages
-            .iter()
-            .filter(|s| s.kind == on_disk::KIND)
-            .map(|s| {
-                let differs = pool
-                    .drift
-                    .iter()
-                    .any(|d| d.nodes.iter().any(|n| s.nodes.contains(n)));
-                let verb = match (differs, s.nodes.len()) {
-                    (false, 1) => "matches its config",
-                    (false, _) => "match their config",
-                    (true, 1) => "differs",
-                    (true, _) => "differ",
-                };
-                format!("{} {verb}", s.nodes.join(", "))
-            })
-            .collect();
-        if !disks.is_empty() {
-            writeln!(out, "  files on disk: {}", disks.join("; "))?;
-        }
-        for note in &pool.notes {
-            writeln!(out, "  {note}")?;
-        }
-        if pool.drift.is_empty() {
-            writeln!(
-                out,
-                "  no drift: {} agree{}",
-                if disks.is_empty() {
-                    "the CRs, the MachineConfigs and the nodes"
-                } else {
-                    "the CRs, the MachineConfigs, the nodes and their files on disk"
-                },
-                if pool.notes.is_empty() {
-                    ""
-                } else {
-                    " where they could be compared"
-                }
-            )?;
-        }
-        for d in &pool.drift {
-            writeln!(out)?;
-            if d.file.is_empty() {
-                writeln!(out, "{}", format!("{} → {}", d.from, d.to).yellow())?;
-            } else {
-                writeln!(
-                    out,
-                    "{}",
-                    format!("{}: {} → {}", d.file, d.from, d.to).yellow()
-                )?;
-            }
-            for line in &d.summary {
-                writeln!(out, "  - {line}")?;
-            }
-            writeln!(out, "  cause: {}", d.cause)?;
-            for line in d.diff.lines() {
-                let coloured = if line.starts_with('+') && !line.starts_with("+++") {
-                    line.green().to_string()
-                } else if line.starts_with('-') && !line.starts_with("---") {
-                    line.red().to_string()
-                } else {
-                    line.to_string()
-                };
-                writeln!(out, "    {coloured}")?;
-            }
-        }
-        for impact in &pool.impact {
-            writeln!(out)?;
-            writeln!(
-                out,
-                "{}",
-                format!(
-                    "to reach the CRs, nodes {} (running {}) will: {}",
-                    impact.nodes.join(", "),
-                    impact.config,
-                    impact.action.describe()
-                )
-                .bold()
-            )?;
-            for r in &impact.reasons {
-                writeln!(out, "  - {r}")?;
-            }
-        }
-    }
-    Ok(())
 }

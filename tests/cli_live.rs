@@ -111,13 +111,15 @@ fn explain_list_render_match_the_files() {
     }
 }
 
-/// `diff` live and with `-f`: same stdout and exit code. The example is in
-/// sync (its rendered configs merge the base MachineConfigs, whose
-/// policy.json the generated ones do not all carry); the must-gather's
-/// generated MachineConfig is behind its CRs.
+/// `diff` live and with `-f`: same stdout and exit code. The example's
+/// MachineConfigs are in sync (its rendered configs merge the base
+/// MachineConfigs, whose policy.json the generated ones do not all carry),
+/// but the daemon of one worker reports its registries.conf changed on
+/// disk (issue 15), so only the policy.json comparison is clean; the
+/// must-gather's generated MachineConfig is behind its CRs.
 #[test]
 fn diff_matches_the_files() {
-    for (dir, code) in [(EXAMPLE, 0), (MUST_GATHER, 1)] {
+    for (dir, drift) in [(EXAMPLE, 1), (MUST_GATHER, 1)] {
         let live = Live::of(dir);
         for args in [
             &["diff"][..],
@@ -125,6 +127,11 @@ fn diff_matches_the_files() {
             &["diff", "--pool", "worker"],
             &["diff", "--file", "/etc/containers/policy.json"],
         ] {
+            let code = if dir == EXAMPLE && args.contains(&"--file") {
+                0
+            } else {
+                drift
+            };
             let offline = bin().args(args).args(["-f", dir]).output().unwrap();
             let online = live.cmd().args(args).output().unwrap();
             assert_eq!(offline.status.code(), Some(code), "{dir} {args:?}");

@@ -5,9 +5,12 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use mirrorpolicy::diff::{self, Selection};
+use mirrorpolicy::crd::Inputs;
+use mirrorpolicy::diff::{self, on_disk, Selection};
+use mirrorpolicy::node_files::NodeRead;
 use mirrorpolicy::output;
 use mirrorpolicy::source::cluster::{Read, MACHINE_CONFIG_STATE, MIRROR_CONFIG};
+use mirrorpolicy::source::node_dir;
 
 use crate::cli::{DiffArgs, DiffFormat};
 use crate::commands::cluster;
@@ -33,8 +36,14 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
         nodes: args.nodes.clone(),
         files: args.files.clone(),
     };
-    let report =
+    let mut report =
         diff::diff(&inputs, &selection, &crs, !args.with.is_empty()).map_err(Failure::input)?;
+    if args.on_disk || args.node_files.is_some() {
+        let reads = read_node_files(args, &inputs)?;
+        on_disk::add_on_disk(&mut report, &inputs, &selection, &reads).map_err(Failure::input)?;
+    } else {
+        on_disk::add_daemon_reports(&mut report, &inputs, &selection);
+    }
     let sink = match args.output {
         DiffFormat::Text => term::Sink::Text,
         DiffFormat::Json => term::Sink::Exact,
@@ -48,6 +57,30 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
     } else {
         ExitCode::Success
     })
+}
+
+/// The nodes' files: from `--node-files DIR`, else from the nodes.
+fn read_node_files(args: &DiffArgs, inputs: &Inputs) -> Result<Vec<NodeRead>> {
+    let Some(dir) = &args.node_files else {
+        return Err(Failure::input(
+            "diff --on-disk cannot read the nodes' files from the cluster yet",
+        )
+        .with_hint(
+            "collect them into a folder (DIR/<node>/etc/containers/...) and pass --node-files DIR",
+        )
+        .into());
+    };
+    let nodes = node_dir::read(dir).map_err(|e| Failure::input(e.to_string()))?;
+    for files in &nodes {
+        if !inputs.nodes.iter().any(|n| n.metadata.name == files.node) {
+            eprintln!(
+                "warning: \"{}\": no Node {} in the input; its files are not compared",
+                dir.join(&files.node).display(),
+                files.node
+            );
+        }
+    }
+    Ok(nodes.into_iter().map(NodeRead::Read).collect())
 }
 
 fn names(paths: &[PathBuf]) -> String {

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 
 use colored::Colorize;
 
-use crate::diff::{Drift, Impact, PoolDiff, Report};
+use crate::diff::{on_disk, Drift, Impact, PoolDiff, Report};
 
 /// Writes every pool, separated by a blank line.
 pub fn write_text(out: &mut dyn Write, report: &Report) -> io::Result<()> {
@@ -54,13 +54,22 @@ fn write_pool(out: &mut dyn Write, pool: &PoolDiff) -> io::Result<()> {
     if !groups.is_empty() {
         writeln!(out, "  nodes on {}", groups.join("; "))?;
     }
+    let disks = disk_groups(pool);
+    if !disks.is_empty() {
+        writeln!(out, "  files on disk: {}", disks.join("; "))?;
+    }
     for note in &pool.notes {
         writeln!(out, "  {note}")?;
     }
     if pool.drift.is_empty() {
         writeln!(
             out,
-            "  no drift: the CRs, the MachineConfigs and the nodes agree{}",
+            "  no drift: {} agree{}",
+            if disks.is_empty() {
+                "the CRs, the MachineConfigs and the nodes"
+            } else {
+                "the CRs, the MachineConfigs, the nodes and their files on disk"
+            },
             if pool.notes.is_empty() {
                 ""
             } else {
@@ -75,6 +84,28 @@ fn write_pool(out: &mut dyn Write, pool: &PoolDiff) -> io::Result<()> {
         write_impact(out, impact)?;
     }
     Ok(())
+}
+
+/// The on-disk stages: each group of nodes with the same files, and whether
+/// they differ from their config.
+fn disk_groups(pool: &PoolDiff) -> Vec<String> {
+    pool.stages
+        .iter()
+        .filter(|s| s.kind == on_disk::KIND)
+        .map(|s| {
+            let differs = pool
+                .drift
+                .iter()
+                .any(|d| d.nodes.iter().any(|n| s.nodes.contains(n)));
+            let verb = match (differs, s.nodes.len()) {
+                (false, 1) => "matches its config",
+                (false, _) => "match their config",
+                (true, 1) => "differs",
+                (true, _) => "differ",
+            };
+            format!("{} {verb}", s.nodes.join(", "))
+        })
+        .collect()
 }
 
 fn write_drift(out: &mut dyn Write, d: &Drift) -> io::Result<()> {
@@ -185,6 +216,7 @@ mod tests {
 
     fn drift(from: &str) -> Drift {
         Drift {
+            nodes: Vec::new(),
             file: REGISTRIES.to_string(),
             from: from.to_string(),
             to: "MachineConfig/99-worker-generated-registries".to_string(),
@@ -315,6 +347,41 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("no drift"), "{out}");
+    }
+
+    #[test]
+    fn on_disk_groups_say_which_nodes_differ() {
+        let mut edited = drift("the current config rendered-worker-aaaa");
+        edited.nodes = vec!["worker-1".to_string()];
+        edited.to = "the files on worker-1".to_string();
+        for (drift, want) in [
+            (
+                Vec::new(),
+                "  files on disk: worker-0, worker-1 match their config\n  no drift: the CRs, the MachineConfigs, the nodes and their files on disk agree\n",
+            ),
+            (vec![edited], "  files on disk: worker-0 matches its config; worker-1 differs\n"),
+        ] {
+            let split = drift.is_empty();
+            let mut p = pool(drift, Vec::new(), &[]);
+            let groups: &[&[&str]] = if split {
+                &[&["worker-0", "worker-1"]]
+            } else {
+                &[&["worker-0"], &["worker-1"]]
+            };
+            for nodes in groups {
+                p.stages.push(stage(
+                    on_disk::KIND,
+                    &format!("the files on {}", nodes.join(", ")),
+                    Some("rendered-worker-aaaa"),
+                    nodes,
+                ));
+            }
+            let out = text(&Report {
+                pools: vec![p],
+                drift: !split,
+            });
+            assert!(out.contains(want), "{out}");
+        }
     }
 
     #[test]

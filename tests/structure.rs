@@ -24,8 +24,6 @@ const NOT_YET_SPLIT: &[(&str, &str)] = &[
     ("src/commands/audit.rs", "run"),
     ("src/source/kubeconfig.rs", "resolve"),
     ("src/probe/client.rs", "bearer_token"),
-    ("src/commands/migrate.rs", "delete_icsps"),
-    ("src/commands/migrate.rs", "write_files"),
     ("src/source/file.rs", "run_jobs"),
     ("src/render/policy.rs", "policy_item_from_spec"),
     ("src/registries/shortnames.rs", "resolve"),
@@ -36,7 +34,6 @@ const NOT_YET_SPLIT: &[(&str, &str)] = &[
     ("src/output/list.rs", "write_table"),
     ("src/source/kubeconfig.rs", "validate_auth_info"),
     ("src/commands/probe.rs", "read_live_trust"),
-    ("src/migrate.rs", "check"),
 ];
 
 /// One function: where it is, and how long.

@@ -39,6 +39,7 @@ fn main() {
         Command::MigrateIcsp(args) => commands::migrate::run(args),
         Command::Audit(args) => commands::audit::run(args),
         Command::Diff(args) => commands::diff::run(args),
+        Command::CollectNodeFiles(args) => commands::collect::run(args),
         Command::Completion(args) => {
             commands::complete::run_completion(args.shell).map(|()| ExitCode::Success)
         }

@@ -613,3 +613,142 @@ fn sha256_hex(bytes: &[u8]) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
     digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
+
+const EXAMPLE: &str = "examples/disconnected-cluster";
+
+/// The example cluster live: its objects, a daemon pod on each node and
+/// each node's folder of the example's node files as its `/rootfs`.
+fn example_cluster(
+    configure: impl FnOnce(Builder) -> Builder,
+) -> (FakeApiServer, TempDir, PathBuf) {
+    let folder = Path::new(EXAMPLE).join("node-files");
+    let mut names: Vec<String> = fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut builder = Builder::openshift()
+        .objects_from(EXAMPLE)
+        .daemon_pods(&refs);
+    for name in &names {
+        builder = builder.node_root(name, folder.join(name));
+    }
+    let server = configure(builder).start();
+    let dir = TempDir::new().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    (server, dir, kubeconfig)
+}
+
+/// `diff --on-disk` live reads the nodes through their daemon pods and
+/// reports what the same files in a folder give: the example's drifted
+/// worker included.
+#[test]
+fn issue_15_diff_on_disk_live_matches_the_node_files_folder() {
+    let (server, _dir, kubeconfig) = example_cluster(|b| b);
+    let live = bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["diff", "--on-disk"])
+        .output()
+        .unwrap();
+    let offline = bin()
+        .args(["diff", "-f", EXAMPLE, "--node-files"])
+        .arg(Path::new(EXAMPLE).join("node-files"))
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    assert_eq!(live.status.code(), Some(1), "{}", text(&live.stderr));
+    assert_eq!(offline.status.code(), Some(1), "{}", text(&offline.stderr));
+    assert_eq!(text(&live.stdout), text(&offline.stdout));
+    assert!(
+        text(&live.stdout).contains("worker-1.corp.example.com"),
+        "{}",
+        text(&live.stdout)
+    );
+    assert!(server.log().iter().any(|l| l.path.ends_with("/exec")));
+    assert!(server.log().iter().all(|l| l.method == "GET"));
+    // JSON too: the on-disk stage names its nodes.
+    let json = bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["diff", "--on-disk", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        text(&json.stdout).contains("\"onDisk\""),
+        "{}",
+        text(&json.stdout)
+    );
+}
+
+#[test]
+fn issue_15_diff_on_disk_live_forbidden_exec_exits_3() {
+    let (_server, _dir, kubeconfig) = example_cluster(|b| b.forbid("create", "pods/exec"));
+    bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["diff", "--on-disk"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "cannot create pods/exec in namespace openshift-machine-config-operator",
+        ));
+}
+
+/// `explain --node` live explains against the node's own files, as with
+/// the folder of the same files.
+#[test]
+fn issue_15_explain_node_live_matches_the_node_files_folder() {
+    let (_server, _dir, kubeconfig) = example_cluster(|b| b);
+    let image = "quay.io/openshift-release-dev/ocp-release@sha256:0000000000000000000000000000000000000000000000000000000000000000";
+    let node = "worker-1.corp.example.com";
+    let live = bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["explain", image, "--node", node])
+        .output()
+        .unwrap();
+    let offline = bin()
+        .args(["explain", image, "--node", node, "--node-files"])
+        .arg(Path::new(EXAMPLE).join("node-files"))
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    assert_eq!(
+        live.status.code(),
+        offline.status.code(),
+        "{}",
+        text(&live.stderr)
+    );
+    assert_eq!(text(&live.stdout), text(&offline.stdout));
+    assert!(
+        text(&live.stdout).contains(&format!("{node}:/etc/containers/registries.conf")),
+        "{}",
+        text(&live.stdout)
+    );
+    // A node without a daemon pod: exit 3 saying why.
+    bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["explain", image, "--node", "worker-9"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "node worker-9: files not read: no running machine-config-daemon pod",
+        ));
+}
+
+/// collect-node-files on the example writes what the example's folder holds.
+#[test]
+fn issue_15_collect_round_trip_of_the_example() {
+    let (_server, dir, kubeconfig) = example_cluster(|b| b);
+    let dest = dir.path().join("out");
+    bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["collect-node-files", "--dest-dir"])
+        .arg(&dest)
+        .assert()
+        .code(0);
+    let mut expected = node_dir::read(&Path::new(EXAMPLE).join("node-files")).unwrap();
+    // The example's folders hold the digest lists only, not the certificates.
+    for node in &mut expected {
+        node.certs.clear();
+    }
+    assert_eq!(node_dir::read(&dest).unwrap(), expected);
+}

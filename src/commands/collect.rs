@@ -17,8 +17,9 @@ use mirrorpolicy::source::node_dir::{host_path, CERT_DIGESTS};
 use mirrorpolicy::source::node_exec::{self, ReadOptions};
 
 use crate::cli::{CollectNodeFilesArgs, NodeReadArgs};
-use crate::commands::cluster::{cluster_failure, cluster_options, runtime};
+use crate::commands::cluster::{cluster_failure, runtime};
 use crate::exit::{ExitCode, Failure};
+use crate::settings::Settings;
 use crate::term;
 
 /// The read options of `--node-concurrency` and `--node-timeout`.
@@ -39,14 +40,18 @@ pub fn read_options(args: &NodeReadArgs) -> Result<ReadOptions> {
 /// [`NodeRead::NotRead`]; a failure that concerns every node (the cluster
 /// is unreachable, listing the daemon pods or `pods/exec` is forbidden) is
 /// a cluster error (exit 3) naming the missing RBAC rule.
-pub fn read_live(nodes: &[String], args: &NodeReadArgs) -> Result<Vec<NodeRead>> {
+pub fn read_live(
+    settings: &Settings,
+    nodes: &[String],
+    args: &NodeReadArgs,
+) -> Result<Vec<NodeRead>> {
     let options = read_options(args)?;
-    let cluster = cluster_options()?;
+    let cluster = settings.cluster_options()?;
     let runtime = runtime()?;
     runtime
         .block_on(async {
             let connection = live::connect(&cluster).await?;
-            term::verbose(|| {
+            settings.verbose(|| {
                 format!(
                     "reading the files of {} node(s) through their machine-config-daemon pods in {}, {} at a time",
                     nodes.len(),
@@ -62,9 +67,9 @@ pub fn read_live(nodes: &[String], args: &NodeReadArgs) -> Result<Vec<NodeRead>>
 /// The nodes `--node` and `--pool` select (every node when neither is
 /// given), in name order; an unknown node or a pool without nodes is an
 /// input error.
-fn select_nodes(args: &CollectNodeFilesArgs) -> Result<Vec<String>> {
+fn select_nodes(settings: &Settings, args: &CollectNodeFilesArgs) -> Result<Vec<String>> {
     const READS: &[Read] = &[Read::one(&[NODES])];
-    let cluster = cluster_options()?;
+    let cluster = settings.cluster_options()?;
     let runtime = runtime()?;
     let read = runtime
         .block_on(async {
@@ -125,7 +130,7 @@ fn list_or_none(names: &[&str]) -> String {
 /// `collect-node-files`: exit 0 when every node was read and written, 3
 /// when some (or all) could not be read (the others are written), 4 when a
 /// node folder already exists (nothing written).
-pub fn run(args: &CollectNodeFilesArgs) -> Result<ExitCode> {
+pub fn run(settings: &Settings, args: &CollectNodeFilesArgs) -> Result<ExitCode> {
     let dir = &args.dest_dir;
     if dir.exists() && !dir.is_dir() {
         return Err(Failure::input(format!(
@@ -136,11 +141,11 @@ pub fn run(args: &CollectNodeFilesArgs) -> Result<ExitCode> {
     }
     // Input errors before the cluster is contacted.
     read_options(&args.read)?;
-    let nodes = select_nodes(args)?;
+    let nodes = select_nodes(settings, args)?;
     for node in &nodes {
         check_node_name(node)?;
     }
-    let reads = read_live(&nodes, &args.read)?;
+    let reads = read_live(settings, &nodes, &args.read)?;
     let read: Vec<&NodeFiles> = reads
         .iter()
         .filter_map(|r| match r {

@@ -1,29 +1,31 @@
 //! `diff`: CRs → generated MachineConfig → the pool's rendered config →
 //! nodes, per pool and managed file, with causes and the daemon's action.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use colored::Colorize;
 
-use mirrorpolicy::diff::{self, Report, Selection};
+use mirrorpolicy::crd::Inputs;
+use mirrorpolicy::diff::{self, on_disk, Selection};
+use mirrorpolicy::node_files::NodeRead;
 use mirrorpolicy::output;
 use mirrorpolicy::source::cluster::{Read, MACHINE_CONFIG_STATE, MIRROR_CONFIG};
+use mirrorpolicy::source::node_dir;
 
 use crate::cli::{DiffArgs, DiffFormat};
-use crate::commands::cluster;
+use crate::commands::{cluster, collect};
 use crate::exit::{ExitCode, Failure};
+use crate::settings::Settings;
 use crate::term;
 
 /// Runs `diff`.
-pub fn run(args: &DiffArgs) -> Result<ExitCode> {
+pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
     let reads: Vec<Read> = MIRROR_CONFIG
         .iter()
         .chain(MACHINE_CONFIG_STATE)
         .copied()
         .collect();
-    let mut inputs = cluster::load_objects(&args.filenames, &reads, None)?;
+    let mut inputs = cluster::load_objects(settings, &args.filenames, &reads, None)?;
     let mut crs = "the CRs".to_string();
     if !args.with.is_empty() {
         cluster::overlay(&mut inputs, &args.with, true)?;
@@ -34,15 +36,21 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode> {
         nodes: args.nodes.clone(),
         files: args.files.clone(),
     };
-    let report =
+    let mut report =
         diff::diff(&inputs, &selection, &crs, !args.with.is_empty()).map_err(Failure::input)?;
+    if args.on_disk || args.node_files.is_some() {
+        let reads = read_node_files(settings, args, &inputs, &report)?;
+        on_disk::add_on_disk(&mut report, &inputs, &selection, &reads).map_err(Failure::input)?;
+    } else {
+        on_disk::add_daemon_reports(&mut report, &inputs, &selection);
+    }
     let sink = match args.output {
         DiffFormat::Text => term::Sink::Text,
         DiffFormat::Json => term::Sink::Exact,
     };
-    term::print_to(sink, |out| match args.output {
-        DiffFormat::Text => write_text(out, &report),
-        DiffFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
+    term::print_to(settings.colour, sink, |out| match args.output {
+        DiffFormat::Text => output::diff::write_text(out, &report),
+        DiffFormat::Json => output::diff::write_json(out, &report),
     })?;
     Ok(if report.drift {
         ExitCode::Findings
@@ -51,102 +59,56 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode> {
     })
 }
 
+/// The nodes' files: from `--node-files DIR`, else read live from the
+/// nodes the report compares (those of its node stages), through their
+/// machine-config-daemon pods.
+fn read_node_files(
+    settings: &Settings,
+    args: &DiffArgs,
+    inputs: &Inputs,
+    report: &diff::Report,
+) -> Result<Vec<NodeRead>> {
+    let Some(dir) = &args.node_files else {
+        if !args.filenames.is_empty() {
+            return Err(Failure::input(
+                "diff --on-disk with -f: the nodes' files are read from --node-files DIR, not from a live cluster the files may not come from",
+            )
+            .with_hint(
+                "collect them with collect-node-files --dest-dir DIR and pass --node-files DIR, or drop -f to read the cluster and its nodes",
+            )
+            .into());
+        }
+        let mut nodes: Vec<String> = report
+            .pools
+            .iter()
+            .flat_map(|p| p.stages.iter())
+            .filter(|s| s.kind == "nodes")
+            .flat_map(|s| s.nodes.iter().cloned())
+            .collect();
+        nodes.sort();
+        nodes.dedup();
+        if nodes.is_empty() {
+            return Ok(Vec::new());
+        }
+        return collect::read_live(settings, &nodes, &args.read);
+    };
+    let nodes = node_dir::read(dir).map_err(|e| Failure::input(e.to_string()))?;
+    for files in &nodes {
+        if !inputs.nodes.iter().any(|n| n.metadata.name == files.node) {
+            eprintln!(
+                "warning: \"{}\": no Node {} in the input; its files are not compared",
+                dir.join(&files.node).display(),
+                files.node
+            );
+        }
+    }
+    Ok(nodes.into_iter().map(NodeRead::Read).collect())
+}
+
 fn names(paths: &[PathBuf]) -> String {
     paths
         .iter()
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn write_text(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
-    for (i, pool) in report.pools.iter().enumerate() {
-        if i > 0 {
-            writeln!(out)?;
-        }
-        let target = pool
-            .stages
-            .iter()
-            .find(|s| s.kind == "target")
-            .and_then(|s| s.machine_config.clone())
-            .map_or_else(String::new, |t| format!(" (target {t})"));
-        writeln!(
-            out,
-            "{}",
-            format!("pool {}: {}{target}", pool.pool, pool.state).bold()
-        )?;
-        let groups: Vec<String> = pool
-            .stages
-            .iter()
-            .filter(|s| s.kind == "nodes")
-            .map(|s| {
-                format!(
-                    "{}: {}",
-                    s.machine_config.as_deref().unwrap_or_default(),
-                    s.nodes.join(", ")
-                )
-            })
-            .collect();
-        if !groups.is_empty() {
-            writeln!(out, "  nodes on {}", groups.join("; "))?;
-        }
-        for note in &pool.notes {
-            writeln!(out, "  {note}")?;
-        }
-        if pool.drift.is_empty() {
-            writeln!(
-                out,
-                "  no drift: the CRs, the MachineConfigs and the nodes agree{}",
-                if pool.notes.is_empty() {
-                    ""
-                } else {
-                    " where they could be compared"
-                }
-            )?;
-        }
-        for d in &pool.drift {
-            writeln!(out)?;
-            if d.file.is_empty() {
-                writeln!(out, "{}", format!("{} → {}", d.from, d.to).yellow())?;
-            } else {
-                writeln!(
-                    out,
-                    "{}",
-                    format!("{}: {} → {}", d.file, d.from, d.to).yellow()
-                )?;
-            }
-            for line in &d.summary {
-                writeln!(out, "  - {line}")?;
-            }
-            writeln!(out, "  cause: {}", d.cause)?;
-            for line in d.diff.lines() {
-                let coloured = if line.starts_with('+') && !line.starts_with("+++") {
-                    line.green().to_string()
-                } else if line.starts_with('-') && !line.starts_with("---") {
-                    line.red().to_string()
-                } else {
-                    line.to_string()
-                };
-                writeln!(out, "    {coloured}")?;
-            }
-        }
-        for impact in &pool.impact {
-            writeln!(out)?;
-            writeln!(
-                out,
-                "{}",
-                format!(
-                    "to reach the CRs, nodes {} (running {}) will: {}",
-                    impact.nodes.join(", "),
-                    impact.config,
-                    impact.action.describe()
-                )
-                .bold()
-            )?;
-            for r in &impact.reasons {
-                writeln!(out, "  - {r}")?;
-            }
-        }
-    }
-    Ok(())
 }

@@ -14,20 +14,30 @@ use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
 
 use mirrorpolicy::render::cluster::Rendered;
 
+use mirrorpolicy::node_files::{NodeFiles, NodeRead};
 use mirrorpolicy::render::findings::RenderWarning;
 use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::MIRROR_CONFIG;
+use mirrorpolicy::source::node_dir;
 
-use crate::cli::{ExplainArgs, OutputFormat};
-use crate::commands::{cluster, probe};
+use crate::cli::{ExplainArgs, NodeReadArgs, OutputFormat};
+use crate::commands::{cluster, collect, probe};
 use crate::exit::{ExitCode, Failure};
+use crate::settings::Settings;
 use crate::term;
 use mirrorpolicy::probe::Verdict;
 
 /// Runs `explain`: 0 when every image pulls as configured, 1 when at least
 /// one pull would be refused or fail, 2 when an image reference is invalid.
-/// `name` is how the user ran the plugin: warnings name its commands.
-pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
+/// Warnings name its commands as the user ran the plugin.
+pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
+    if let Some(node) = &args.node {
+        let (conf, policy, namespace) = match &args.node_files {
+            Some(dir) => load_node(settings, dir, node)?,
+            None => read_node(settings, node)?,
+        };
+        return explain_files(settings, args, conf, policy, namespace.as_deref());
+    }
     if args.registries_conf.is_none() && args.registries_conf_d.is_none() {
         if args.policy_json.is_some() {
             return Err(Failure::input(
@@ -36,13 +46,24 @@ pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
             .with_hint("add --registries-conf (and --registries-conf-d), or drop --policy-json to explain against the cluster")
             .into());
         }
-        return run_on_objects(args, name);
+        return run_on_objects(settings, args);
     }
     let conf = load_registries(
         args.registries_conf.as_deref(),
         args.registries_conf_d.as_deref(),
     )?;
     let policy = args.policy_json.as_deref().map(load_policy).transpose()?;
+    explain_files(settings, args, conf, policy, None)
+}
+
+/// Explains against a node's registries configuration and policy.
+fn explain_files(
+    settings: &Settings,
+    args: &ExplainArgs,
+    conf: RegistriesConf,
+    policy: Option<PolicyFile>,
+    namespace: Option<&str>,
+) -> Result<ExitCode> {
     let mode = args
         .short_name_mode
         .map(ShortNameMode::from)
@@ -53,7 +74,7 @@ pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
         policy: policy.as_ref(),
         scope_origins: None,
     };
-    let (items, code) = explain_all(&config, &args.images, mode, None);
+    let (items, code) = explain_all(&config, &args.images, mode, namespace);
     let (mut items, code) = if args.probe.probe {
         let ctx = probe::context(
             &args.probe,
@@ -65,7 +86,7 @@ pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
     } else {
         (items, code)
     };
-    print(args, &mut items, name)?;
+    print(settings, args, &mut items)?;
     // The process exits next: freeing a configuration of 100,000s of
     // entries one allocation at a time would only delay that.
     std::mem::forget(conf);
@@ -73,14 +94,21 @@ pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
 }
 
 /// Explains against what the MCO renders from cluster objects for a pool.
-fn run_on_objects(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
-    let namespace = cluster::namespace();
-    let mut inputs = cluster::load_for_pool(&args.filenames, MIRROR_CONFIG, namespace, &args.pool)?;
+fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
+    let namespace = settings.namespace();
+    let mut inputs = cluster::load_for_pool(
+        settings,
+        &args.filenames,
+        MIRROR_CONFIG,
+        namespace,
+        &args.pool,
+    )?;
     cluster::overlay(&mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, &args.pool)?;
     cluster::print_warnings(&rendered);
-    let view = node_view(&rendered, namespace)
-        .map_err(|e| Failure::input(format!("reading back the rendered configuration: {e}")))?;
+    let view = node_view(&rendered, namespace).context(Failure::input(
+        "cannot read back the rendered configuration",
+    ))?;
     let minor = inputs
         .cluster_version
         .as_ref()
@@ -96,7 +124,7 @@ fn run_on_objects(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
     };
     let (mut items, mut code) = explain_all(&config, &args.images, mode, namespace);
     if args.probe.probe {
-        let ctx = probe::context_for_objects(&args.probe, &args.filenames, &rendered)?;
+        let ctx = probe::context_for_objects(settings, &args.probe, &args.filenames, &rendered)?;
         (items, code) = probe_items(ctx, items, code, args.probe.probe_concurrency)?;
     }
     match namespace {
@@ -143,7 +171,7 @@ fn run_on_objects(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
             );
         }
     }
-    print(args, &mut items, name)?;
+    print(settings, args, &mut items)?;
     Ok(code)
 }
 
@@ -166,9 +194,9 @@ fn add_namespace_policies(
         })
         .collect();
     for ns in namespaces {
-        let view = node_view(rendered, Some(ns)).map_err(|e| {
+        let view = node_view(rendered, Some(ns)).with_context(|| {
             Failure::input(format!(
-                "reading back the rendered policy of namespace {ns}: {e}"
+                "cannot read back the rendered policy of namespace {ns}"
             ))
         })?;
         let config = Config {
@@ -194,7 +222,7 @@ fn probe_items(
     concurrency: u16,
 ) -> Result<(Vec<Explanation>, ExitCode)> {
     let items = mirrorpolicy::probe::probe_all(ctx, items, usize::from(concurrency))
-        .map_err(|e| Failure::cluster(format!("cannot start the network runtime: {e}")))?;
+        .context(Failure::cluster("cannot start the network runtime"))?;
     let fails = items.iter().any(|i| {
         !matches!(
             mirrorpolicy::probe::verdict(i),
@@ -266,10 +294,10 @@ fn explain_all(
     (items, code)
 }
 
-fn print(args: &ExplainArgs, items: &mut [Explanation], name: &str) -> Result<()> {
+fn print(settings: &Settings, args: &ExplainArgs, items: &mut [Explanation]) -> Result<()> {
     for item in items.iter_mut() {
         for w in &mut item.warnings {
-            *w = crate::cli::as_said_by(name, w).into_owned();
+            *w = crate::cli::as_said_by(settings.name, w).into_owned();
         }
     }
     let items = &*items;
@@ -278,8 +306,8 @@ fn print(args: &ExplainArgs, items: &mut [Explanation], name: &str) -> Result<()
     } else {
         term::Sink::Exact
     };
-    term::print_to(sink, |out| match args.output {
-        OutputFormat::Table => output::explain::write_table(out, items, &term::layout(false)),
+    term::print_to(settings.colour, sink, |out| match args.output {
+        OutputFormat::Table => output::explain::write_table(out, items, &settings.layout(false)),
         OutputFormat::Json => output::write_json(out, items),
         OutputFormat::Yaml => output::write_yaml(out, items),
     })?;
@@ -297,9 +325,8 @@ fn hint_for(e: &explain::ExplainError) -> Option<&'static str> {
 }
 
 fn read(path: &Path, what: &str) -> Result<String> {
-    fs::read_to_string(path).map_err(|e| {
-        Failure::input(format!("cannot read {what} \"{}\": {e}", path.display())).into()
-    })
+    fs::read_to_string(path)
+        .with_context(|| Failure::input(format!("cannot read {what} \"{}\"", path.display())))
 }
 
 /// Reads the main file and the `*.conf` drop-ins of a folder (regular
@@ -309,9 +336,9 @@ fn load_registries(main: Option<&Path>, dir: Option<&Path>) -> Result<Registries
     let main_name = main.map(|p| p.display().to_string());
     let mut drop_ins: Vec<(String, String)> = Vec::new();
     if let Some(dir) = dir {
-        let entries = fs::read_dir(dir).map_err(|e| {
+        let entries = fs::read_dir(dir).with_context(|| {
             Failure::input(format!(
-                "cannot read registries.conf.d folder \"{}\": {e}",
+                "cannot read registries.conf.d folder \"{}\"",
                 dir.display()
             ))
         })?;
@@ -341,6 +368,113 @@ fn load_registries(main: Option<&Path>, dir: Option<&Path>) -> Result<Registries
     registries::load(main_file.as_ref(), &drop_in_files)
         .map_err(|e| Failure::input(e.to_string()).into())
 }
+
+/// One node's registries.conf, its `*.conf` drop-ins (in name order, as
+/// containers/image reads them) and its policy — the namespace's CRI-O
+/// policy (`/etc/crio/policies/<ns>.json`) when `-n` names one the node
+/// has, else policy.json — from a node-files folder. Each file is named
+/// `<node>:<host path>`.
+fn load_node(
+    settings: &Settings,
+    dir: &Path,
+    node: &str,
+) -> Result<(RegistriesConf, Option<PolicyFile>, Option<String>)> {
+    let nodes = node_dir::read(dir).map_err(|e| Failure::input(e.to_string()))?;
+    let Some(files) = nodes.iter().find(|n| n.node == node) else {
+        let known: Vec<&str> = nodes.iter().map(|n| n.node.as_str()).collect();
+        return Err(Failure::input(format!(
+            "no node {node} in \"{}\" (found: {})",
+            dir.display(),
+            known.join(", ")
+        ))
+        .into());
+    };
+    node_config(settings, files, &|path| {
+        node_dir::host_path(&dir.join(node), path)
+            .display()
+            .to_string()
+    })
+}
+
+/// [`load_node`] with the node's files read live through its
+/// machine-config-daemon pod; a node that cannot be read is a cluster
+/// error (exit 3) saying why.
+fn read_node(
+    settings: &Settings,
+    node: &str,
+) -> Result<(RegistriesConf, Option<PolicyFile>, Option<String>)> {
+    let read = NodeReadArgs {
+        concurrency: 1,
+        timeout: "60s".to_string(),
+    };
+    let reads = collect::read_live(settings, &[node.to_string()], &read)?;
+    match reads.into_iter().next() {
+        Some(NodeRead::Read(files)) => {
+            node_config(settings, &files, &|path| format!("{node}:{path}"))
+        }
+        Some(NodeRead::NotRead { why, .. }) => Err(Failure::cluster(format!(
+            "node {node}: files not read: {why}"
+        ))
+        .with_hint("check the node's name (kubectl get nodes) and its machine-config-daemon pod, or explain against a collect-node-files folder with --node-files DIR")
+        .into()),
+        None => Err(Failure::cluster(format!("node {node}: files not read")).into()),
+    }
+}
+
+/// A node's registries configuration and policy from its files;
+/// `location` names a host path in an error.
+fn node_config(
+    settings: &Settings,
+    files: &NodeFiles,
+    location: &dyn Fn(&str) -> String,
+) -> Result<(RegistriesConf, Option<PolicyFile>, Option<String>)> {
+    let node = files.node.as_str();
+    let text = |path: &str| -> Result<Option<(String, &str)>> {
+        let Some(bytes) = files.files.get(path) else {
+            return Ok(None);
+        };
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| Failure::input(format!("\"{}\": not UTF-8 text", location(path))))?;
+        Ok(Some((format!("{node}:{path}"), text)))
+    };
+    let main = text(REGISTRIES_CONF)?;
+    let mut drop_ins = Vec::new();
+    for (path, _) in files.children(REGISTRIES_CONF_D) {
+        if path.ends_with(".conf") {
+            drop_ins.extend(text(path)?);
+        }
+    }
+    let main_file = main.as_ref().map(|(name, text)| ConfigFile { name, text });
+    let drop_in_files: Vec<ConfigFile> = drop_ins
+        .iter()
+        .map(|(name, text)| ConfigFile { name, text })
+        .collect();
+    let conf = registries::load(main_file.as_ref(), &drop_in_files)
+        .map_err(|e| Failure::input(e.to_string()))?;
+    let namespace = settings
+        .namespace()
+        .filter(|ns| {
+            files
+                .files
+                .contains_key(&format!("{CRIO_POLICIES_PREFIX}{ns}.json"))
+        })
+        .map(str::to_string);
+    let policy_path = match &namespace {
+        Some(ns) => format!("{CRIO_POLICIES_PREFIX}{ns}.json"),
+        None => POLICY_JSON.to_string(),
+    };
+    let policy = match text(&policy_path)? {
+        Some((name, text)) => {
+            Some(policy::parse_policy(&name, text).map_err(|e| Failure::input(e.to_string()))?)
+        }
+        None => None,
+    };
+    Ok((conf, policy, namespace))
+}
+
+const REGISTRIES_CONF: &str = "/etc/containers/registries.conf";
+const REGISTRIES_CONF_D: &str = "/etc/containers/registries.conf.d";
+const POLICY_JSON: &str = "/etc/containers/policy.json";
 
 fn load_policy(path: &Path) -> Result<PolicyFile> {
     let text = read(path, "policy.json")?;

@@ -12,6 +12,7 @@
 
 pub mod impact;
 pub mod layers;
+pub mod on_disk;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -49,18 +50,7 @@ pub fn machine_config_files(mc: &MachineConfig) -> Result<Files, String> {
         if !is_managed(&f.path) {
             continue;
         }
-        let source = f.contents.source.as_deref().unwrap_or("data:,");
-        let mut bytes = crate::render::machineconfig::decode_data_url_bytes(source)
-            .map_err(|e| format!("MachineConfig/{} {}: {e}", mc.metadata.name, f.path))?;
-        let gzip =
-            f.contents.compression.as_deref() == Some("gzip") || bytes.starts_with(&[0x1f, 0x8b]);
-        if gzip {
-            let mut out = Vec::new();
-            flate2::read::GzDecoder::new(bytes.as_slice())
-                .read_to_end(&mut out)
-                .map_err(|e| format!("MachineConfig/{} {}: gzip: {e}", mc.metadata.name, f.path))?;
-            bytes = out;
-        }
+        let bytes = file_bytes(mc, f)?;
         let text = String::from_utf8(bytes).map_err(|_| {
             format!(
                 "MachineConfig/{} {}: not UTF-8 text",
@@ -70,6 +60,25 @@ pub fn machine_config_files(mc: &MachineConfig) -> Result<Files, String> {
         files.insert(f.path.clone(), text);
     }
     Ok(files)
+}
+
+/// The bytes a MachineConfig's file entry writes, decoded from its data URL
+/// (percent-escaped or base64, gzip when `compression: gzip` or the data
+/// starts with the gzip magic).
+pub fn file_bytes(mc: &MachineConfig, f: &crate::crd::IgnitionFile) -> Result<Vec<u8>, String> {
+    let source = f.contents.source.as_deref().unwrap_or("data:,");
+    let bytes = crate::render::machineconfig::decode_data_url_bytes(source)
+        .map_err(|e| format!("MachineConfig/{} {}: {e}", mc.metadata.name, f.path))?;
+    let gzip =
+        f.contents.compression.as_deref() == Some("gzip") || bytes.starts_with(&[0x1f, 0x8b]);
+    if !gzip {
+        return Ok(bytes);
+    }
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes.as_slice())
+        .read_to_end(&mut out)
+        .map_err(|e| format!("MachineConfig/{} {}: gzip: {e}", mc.metadata.name, f.path))?;
+    Ok(out)
 }
 
 /// A canonical text of a managed file: TOML, JSON and YAML parsed and
@@ -120,7 +129,8 @@ fn pretty_sorted(v: &Value) -> String {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Stage {
-    /// `crs`, `generated`, `target` or `nodes`.
+    /// `crs`, `generated`, `target`, `nodes` or `onDisk` (the files on the
+    /// disks of `nodes`, which hold the same files).
     pub kind: &'static str,
     /// How the text names it: "the CRs", "MachineConfig/99-worker-generated-registries", ...
     pub name: String,
@@ -141,6 +151,9 @@ pub struct Stage {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Drift {
+    /// For the files on disk: the nodes that differ.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<String>,
     pub file: String,
     pub from: String,
     pub to: String,
@@ -316,7 +329,8 @@ fn pool_state(pool: &MachineConfigPool) -> String {
                 .to_string(),
         );
     }
-    if cond("Updating") || s.updated_machine_count < s.machine_count {
+    // A degraded node is not updated, but the pool is not updating for it.
+    if cond("Updating") || s.updated_machine_count + s.degraded_machine_count < s.machine_count {
         parts.push(format!(
             "updating {}/{}",
             s.updated_machine_count, s.machine_count
@@ -536,6 +550,7 @@ fn pool_diff(
         if let (None, Some(why)) = (&s.files, &s.missing) {
             if s.kind == "crs" {
                 drift.push(Drift {
+                    nodes: Vec::new(),
                     file: String::new(),
                     from: s.name.clone(),
                     to: format!("MachineConfig/{generated}"),
@@ -619,6 +634,7 @@ fn drift_entry(file: &str, a: &str, b: &str, fa: &Files, fb: &Files, cause: Stri
         .header(b, a)
         .to_string();
     Drift {
+        nodes: Vec::new(),
         file: file.to_string(),
         from: a.to_string(),
         to: b.to_string(),
@@ -868,7 +884,8 @@ fn cause(
                     "pool {name} is paused: its nodes stay on their config until it is unpaused"
                 )
             } else if !degraded.is_empty() {
-                format!("node(s) {} are degraded: the daemon failed to apply the config (see their machine-config-daemon log)", degraded.join(", "))
+                let reasons = on_disk::daemon_reasons(inputs, &degraded);
+                format!("node(s) {} are degraded: the daemon failed to apply the config (see their machine-config-daemon log){reasons}", degraded.join(", "))
             } else {
                 format!("pool {name} is {state}: these nodes are not on the target config yet")
             }

@@ -26,6 +26,7 @@ use crate::origin::Origin;
 use crate::policy::{
     decode_go_base64, Fulcio, Pki, Policy, Requirement, Scopes, SignedIdentity, SigstoreSigned,
 };
+use crate::quote::go_quote;
 use crate::reference::Reference;
 
 /// Path of the cluster-wide signature policy on a node.
@@ -60,9 +61,6 @@ pub const CONFLICT_CONDITION_REASON: &str = "ConflictScopes";
 pub fn namespaced_policy_path(namespace: &str) -> String {
     format!("{CRIO_POLICIES_DIR}/{namespace}.json")
 }
-
-/// Kept for callers that quote values the way the MCO's messages do.
-pub use crate::quote::go_quote;
 
 // ---------------------------------------------------------------------------
 // policyItemFromSpec

@@ -29,7 +29,11 @@ Examples:
       --registries-conf examples/node/registries.conf \\
       --policy-json examples/node/policy.json
 
-  # Against one node's own files, from a collect-node-files folder
+  # Against one node's own files, read through its machine-config-daemon pod
+  kubectl mirrorpolicy explain registry.redhat.io/rhel9/support-tools:latest \\
+      --node worker-1
+
+  # The same from a collect-node-files folder
   kubectl mirrorpolicy explain registry.redhat.io/rhel9/support-tools:latest \\
       --node worker-1 --node-files node-files/
 
@@ -512,7 +516,10 @@ Examples:
   # What would applying this IDMS do to the nodes: reload CRI-O, or drain?
   kubectl mirrorpolicy diff --with new-idms.yaml
 
-  # Down to the files on the nodes' disks, from a collect-node-files folder
+  # Down to the files on the nodes' disks, read through the daemon pods
+  kubectl mirrorpolicy diff --on-disk --pool worker
+
+  # The same from a collect-node-files folder
   kubectl mirrorpolicy diff -f must-gather/ --node-files node-files/
 
   # For scripts

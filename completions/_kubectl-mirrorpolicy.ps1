@@ -54,6 +54,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('migrate-icsp', 'migrate-icsp', [CompletionResultType]::ParameterValue, 'Convert ImageContentSourcePolicies to ImageDigestMirrorSets (as `oc adm migrate icsp`), prove the nodes see no change, and write them out or apply them to the cluster')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Check every image that Pods, workload controllers and ClusterServiceVersions reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare what the CRs render, the generated MachineConfig, the pool''s rendered config and what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift')
+            [CompletionResult]::new('collect-node-files', 'collect-node-files', [CompletionResultType]::ParameterValue, 'Copy the mirror-configuration files each node really holds (registries.conf, drop-ins, policy.json, registries.d, CRI-O namespace policies, the daemon''s currentconfig, and the SHA-256 of the certs.d files) into DIR/<node>/<host path>, read through the node''s machine-config-daemon pod. Exit 3 when a node could not be read (the others are written)')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'kubectl''s plugin-completion protocol: candidates for the last of ARGS')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -67,7 +68,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('--registries-conf', '--registries-conf', [CompletionResultType]::ParameterName, 'A registries.conf file, as /etc/containers/registries.conf on a node')
             [CompletionResult]::new('--registries-conf-d', '--registries-conf-d', [CompletionResultType]::ParameterName, 'A registries.conf.d folder of drop-ins (`*.conf`, read in lexical order, merged over the main file)')
             [CompletionResult]::new('--policy-json', '--policy-json', [CompletionResultType]::ParameterName, 'A policy.json file, as /etc/containers/policy.json on a node; without it no signature policy is shown')
-            [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'Explain against this node''s own files (registries.conf, its drop-ins and policy.json), read from --node-files')
+            [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'Explain against this node''s own files (registries.conf, its drop-ins and policy.json): read through the node''s machine-config-daemon pod, or from --node-files')
             [CompletionResult]::new('--node-files', '--node-files', [CompletionResultType]::ParameterName, 'The nodes'' files from a folder written by `collect-node-files` (DIR/<node>/etc/...); with --node')
             [CompletionResult]::new('--short-name-mode', '--short-name-mode', [CompletionResultType]::ParameterName, 'Override the short-name mode. Default with node files: their `short-name-mode` (permissive when unset), as podman without a terminal; with -f: CRI-O''s, enforcing from OpenShift 4.21 (CRI-O 1.34), disabled before, from the ClusterVersion when known')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
@@ -304,6 +305,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Only this node file (repeatable), e.g. /etc/containers/registries.conf')
             [CompletionResult]::new('--with', '--with', [CompletionResultType]::ParameterName, 'Proposed CRs laid over the current ones (same kind and name replaces): shows what would change on the nodes and what the MCO would do. Repeatable')
             [CompletionResult]::new('--node-files', '--node-files', [CompletionResultType]::ParameterName, 'The nodes'' files from a folder written by `collect-node-files` (DIR/<node>/etc/...), instead of reading them from the nodes; implies --on-disk')
+            [CompletionResult]::new('--node-concurrency', '--node-concurrency', [CompletionResultType]::ParameterName, 'How many nodes are read at one time')
+            [CompletionResult]::new('--node-timeout', '--node-timeout', [CompletionResultType]::ParameterName, 'The limit on reading one node (a duration such as 30s or 2m); a node that takes longer is reported as not read and the others go on')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set')
@@ -327,6 +330,40 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)')
             [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size')
             [CompletionResult]::new('--on-disk', '--on-disk', [CompletionResultType]::ParameterName, 'Also compare the files on each node''s disk with the rendered MachineConfig it runs: hand-edited files, drop-ins no MachineConfig writes, registry CAs missing on a node')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr: which files and objects were read, and what was skipped')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr: which files and objects were read, and what was skipped')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-mirrorpolicy;collect-node-files' {
+            [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'Only this node (repeatable); with neither --node nor --pool, every node')
+            [CompletionResult]::new('--pool', '--pool', [CompletionResultType]::ParameterName, 'The nodes of this pool (repeatable): the nodes whose current config is the pool''s (rendered-POOL-...)')
+            [CompletionResult]::new('--dest-dir', '--dest-dir', [CompletionResultType]::ParameterName, 'The folder to write DIR/<node>/etc/... and DIR/<node>/certs.sha256 into; created if missing. A node folder that already exists is never replaced')
+            [CompletionResult]::new('--node-concurrency', '--node-concurrency', [CompletionResultType]::ParameterName, 'How many nodes are read at one time')
+            [CompletionResult]::new('--node-timeout', '--node-timeout', [CompletionResultType]::ParameterName, 'The limit on reading one node (a duration such as 30s or 2m); a node that takes longer is reported as not read and the others go on')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The address and port of the API server, in place of the kubeconfig cluster''s (its CA stays; its tls-server-name does not)')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The address and port of the API server, in place of the kubeconfig cluster''s (its CA stays; its tls-server-name does not)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token for authentication to the API server, in place of the kubeconfig user''s credential')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate for the operation; repeat it for several groups')
+            [CompletionResult]::new('--as-uid', '--as-uid', [CompletionResultType]::ParameterName, 'UID to impersonate for the operation')
+            [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not check the server''s certificate (insecure); drops the kubeconfig''s CA')
+            [CompletionResult]::new('--certificate-authority', '--certificate-authority', [CompletionResultType]::ParameterName, 'Path to a certificate file for the certificate authority, in place of the kubeconfig''s')
+            [CompletionResult]::new('--client-certificate', '--client-certificate', [CompletionResultType]::ParameterName, 'Path to a client certificate file for TLS')
+            [CompletionResult]::new('--client-key', '--client-key', [CompletionResultType]::ParameterName, 'Path to a client key file for TLS')
+            [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace: explain applies its ImagePolicy (the pod''s namespace); audit reads only it (default there: the context''s namespace)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace: explain applies its ImagePolicy (the pod''s namespace); audit reads only it (default there: the context''s namespace)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr: which files and objects were read, and what was skipped')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr: which files and objects were read, and what was skipped')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -401,6 +438,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('migrate-icsp', 'migrate-icsp', [CompletionResultType]::ParameterValue, 'Convert ImageContentSourcePolicies to ImageDigestMirrorSets (as `oc adm migrate icsp`), prove the nodes see no change, and write them out or apply them to the cluster')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Check every image that Pods, workload controllers and ClusterServiceVersions reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare what the CRs render, the generated MachineConfig, the pool''s rendered config and what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift')
+            [CompletionResult]::new('collect-node-files', 'collect-node-files', [CompletionResultType]::ParameterValue, 'Copy the mirror-configuration files each node really holds (registries.conf, drop-ins, policy.json, registries.d, CRI-O namespace policies, the daemon''s currentconfig, and the SHA-256 of the certs.d files) into DIR/<node>/<host path>, read through the node''s machine-config-daemon pod. Exit 3 when a node could not be read (the others are written)')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'kubectl''s plugin-completion protocol: candidates for the last of ARGS')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -425,6 +463,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             break
         }
         'kubectl-mirrorpolicy;help;diff' {
+            break
+        }
+        'kubectl-mirrorpolicy;help;collect-node-files' {
             break
         }
         'kubectl-mirrorpolicy;help;completion' {

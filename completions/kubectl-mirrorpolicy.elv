@@ -51,6 +51,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand migrate-icsp 'Convert ImageContentSourcePolicies to ImageDigestMirrorSets (as `oc adm migrate icsp`), prove the nodes see no change, and write them out or apply them to the cluster'
             cand audit 'Check every image that Pods, workload controllers and ClusterServiceVersions reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature'
             cand diff 'Compare what the CRs render, the generated MachineConfig, the pool''s rendered config and what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift'
+            cand collect-node-files 'Copy the mirror-configuration files each node really holds (registries.conf, drop-ins, policy.json, registries.d, CRI-O namespace policies, the daemon''s currentconfig, and the SHA-256 of the certs.d files) into DIR/<node>/<host path>, read through the node''s machine-config-daemon pod. Exit 3 when a node could not be read (the others are written)'
             cand completion 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy'
             cand __complete 'kubectl''s plugin-completion protocol: candidates for the last of ARGS'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -63,7 +64,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --registries-conf 'A registries.conf file, as /etc/containers/registries.conf on a node'
             cand --registries-conf-d 'A registries.conf.d folder of drop-ins (`*.conf`, read in lexical order, merged over the main file)'
             cand --policy-json 'A policy.json file, as /etc/containers/policy.json on a node; without it no signature policy is shown'
-            cand --node 'Explain against this node''s own files (registries.conf, its drop-ins and policy.json), read from --node-files'
+            cand --node 'Explain against this node''s own files (registries.conf, its drop-ins and policy.json): read through the node''s machine-config-daemon pod, or from --node-files'
             cand --node-files 'The nodes'' files from a folder written by `collect-node-files` (DIR/<node>/etc/...); with --node'
             cand --short-name-mode 'Override the short-name mode. Default with node files: their `short-name-mode` (permissive when unset), as podman without a terminal; with -f: CRI-O''s, enforcing from OpenShift 4.21 (CRI-O 1.34), disabled before, from the ClusterVersion when known'
             cand -o 'Output format'
@@ -294,6 +295,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --file 'Only this node file (repeatable), e.g. /etc/containers/registries.conf'
             cand --with 'Proposed CRs laid over the current ones (same kind and name replaces): shows what would change on the nodes and what the MCO would do. Repeatable'
             cand --node-files 'The nodes'' files from a folder written by `collect-node-files` (DIR/<node>/etc/...), instead of reading them from the nodes; implies --on-disk'
+            cand --node-concurrency 'How many nodes are read at one time'
+            cand --node-timeout 'The limit on reading one node (a duration such as 30s or 2m); a node that takes longer is reported as not read and the others go on'
             cand -o 'Output format'
             cand --output 'Output format'
             cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
@@ -317,6 +320,39 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
             cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
             cand --on-disk 'Also compare the files on each node''s disk with the rendered MachineConfig it runs: hand-edited files, drop-ins no MachineConfig writes, registry CAs missing on a node'
+            cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kubectl-mirrorpolicy;collect-node-files'= {
+            cand --node 'Only this node (repeatable); with neither --node nor --pool, every node'
+            cand --pool 'The nodes of this pool (repeatable): the nodes whose current config is the pool''s (rendered-POOL-...)'
+            cand --dest-dir 'The folder to write DIR/<node>/etc/... and DIR/<node>/certs.sha256 into; created if missing. A node folder that already exists is never replaced'
+            cand --node-concurrency 'How many nodes are read at one time'
+            cand --node-timeout 'The limit on reading one node (a duration such as 30s or 2m); a node that takes longer is reported as not read and the others go on'
+            cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
+            cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
+            cand --context 'The kubeconfig context to use'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -s 'The address and port of the API server, in place of the kubeconfig cluster''s (its CA stays; its tls-server-name does not)'
+            cand --server 'The address and port of the API server, in place of the kubeconfig cluster''s (its CA stays; its tls-server-name does not)'
+            cand --token 'Bearer token for authentication to the API server, in place of the kubeconfig user''s credential'
+            cand --as 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)'
+            cand --as-group 'Group to impersonate for the operation; repeat it for several groups'
+            cand --as-uid 'UID to impersonate for the operation'
+            cand --insecure-skip-tls-verify 'Do not check the server''s certificate (insecure); drops the kubeconfig''s CA'
+            cand --certificate-authority 'Path to a certificate file for the certificate authority, in place of the kubeconfig''s'
+            cand --client-certificate 'Path to a client certificate file for TLS'
+            cand --client-key 'Path to a client key file for TLS'
+            cand --tls-server-name 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL'
+            cand -n 'The namespace: explain applies its ImagePolicy (the pod''s namespace); audit reads only it (default there: the context''s namespace)'
+            cand --namespace 'The namespace: explain applies its ImagePolicy (the pod''s namespace); audit reads only it (default there: the context''s namespace)'
+            cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
+            cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
             cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
             cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
             cand -h 'Print help (see more with ''--help'')'
@@ -388,6 +424,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand migrate-icsp 'Convert ImageContentSourcePolicies to ImageDigestMirrorSets (as `oc adm migrate icsp`), prove the nodes see no change, and write them out or apply them to the cluster'
             cand audit 'Check every image that Pods, workload controllers and ClusterServiceVersions reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature'
             cand diff 'Compare what the CRs render, the generated MachineConfig, the pool''s rendered config and what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift'
+            cand collect-node-files 'Copy the mirror-configuration files each node really holds (registries.conf, drop-ins, policy.json, registries.d, CRI-O namespace policies, the daemon''s currentconfig, and the SHA-256 of the certs.d files) into DIR/<node>/<host path>, read through the node''s machine-config-daemon pod. Exit 3 when a node could not be read (the others are written)'
             cand completion 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy'
             cand __complete 'kubectl''s plugin-completion protocol: candidates for the last of ARGS'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -405,6 +442,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
         &'kubectl-mirrorpolicy;help;audit'= {
         }
         &'kubectl-mirrorpolicy;help;diff'= {
+        }
+        &'kubectl-mirrorpolicy;help;collect-node-files'= {
         }
         &'kubectl-mirrorpolicy;help;completion'= {
         }

@@ -29,7 +29,11 @@ Examples:
       --registries-conf examples/node/registries.conf \\
       --policy-json examples/node/policy.json
 
-  # Against one node's own files, from a collect-node-files folder
+  # Against one node's own files, read through its machine-config-daemon pod
+  kubectl mirrorpolicy explain registry.redhat.io/rhel9/support-tools:latest \\
+      --node worker-1
+
+  # The same from a collect-node-files folder
   kubectl mirrorpolicy explain registry.redhat.io/rhel9/support-tools:latest \\
       --node worker-1 --node-files node-files/
 
@@ -268,6 +272,12 @@ pub enum Command {
     /// what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift.
     #[command(after_long_help = DIFF_EXAMPLES, after_help = DIFF_EXAMPLES)]
     Diff(DiffArgs),
+    /// Copy the mirror-configuration files each node really holds (registries.conf, drop-ins,
+    /// policy.json, registries.d, CRI-O namespace policies, the daemon's currentconfig, and the
+    /// SHA-256 of the certs.d files) into DIR/<node>/<host path>, read through the node's
+    /// machine-config-daemon pod. Exit 3 when a node could not be read (the others are written).
+    #[command(name = "collect-node-files", after_long_help = COLLECT_EXAMPLES, after_help = COLLECT_EXAMPLES)]
+    CollectNodeFiles(CollectNodeFilesArgs),
     /// Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell,
     /// elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy.
     #[command(after_long_help = COMPLETION_EXAMPLES, after_help = COMPLETION_EXAMPLES)]
@@ -275,6 +285,63 @@ pub enum Command {
     /// kubectl's plugin-completion protocol: candidates for the last of ARGS.
     #[command(name = "__complete", hide = true)]
     Complete(CompleteArgs),
+}
+
+const COLLECT_EXAMPLES: &str = "\
+Examples:
+  # Every node's files, for a support case or offline work
+  kubectl mirrorpolicy collect-node-files --dest-dir node-files/
+
+  # The worker pool and one master, 20 nodes at a time
+  kubectl mirrorpolicy collect-node-files --pool worker --node master-0 \\
+      --node-concurrency 20 --dest-dir node-files/
+
+  # What one node holds, then compare it with the cluster's objects offline
+  kubectl mirrorpolicy collect-node-files --node worker-2 --dest-dir node-files/
+  ls node-files/worker-2/etc/containers/registries.conf.d
+
+RBAC: get,list nodes; get,list pods and create,get pods/exec in namespace
+openshift-machine-config-operator (an admin-level right: it is root on the node).
+Nothing is written on the nodes and no pod is created.";
+
+/// How node files are read live: through each node's machine-config-daemon
+/// pod, a bounded number of nodes at a time, each under a timeout.
+#[derive(Debug, Clone, Args)]
+pub struct NodeReadArgs {
+    /// How many nodes are read at one time.
+    #[arg(
+        long = "node-concurrency",
+        value_name = "N",
+        default_value_t = 10,
+        value_parser = clap::value_parser!(u16).range(1..)
+    )]
+    pub concurrency: u16,
+
+    /// The limit on reading one node (a duration such as 30s or 2m); a node that takes longer
+    /// is reported as not read and the others go on.
+    #[arg(long = "node-timeout", value_name = "DURATION", default_value = "60s")]
+    pub timeout: String,
+}
+
+/// Arguments of `collect-node-files`.
+#[derive(Debug, Args)]
+pub struct CollectNodeFilesArgs {
+    /// Only this node (repeatable); with neither --node nor --pool, every node.
+    #[arg(long = "node", value_name = "NODE")]
+    pub nodes: Vec<String>,
+
+    /// The nodes of this pool (repeatable): the nodes whose current config is the pool's
+    /// (rendered-POOL-...).
+    #[arg(long = "pool", value_name = "POOL")]
+    pub pools: Vec<String>,
+
+    /// The folder to write DIR/<node>/etc/... and DIR/<node>/certs.sha256 into; created if
+    /// missing. A node folder that already exists is never replaced.
+    #[arg(long, value_name = "DIR")]
+    pub dest_dir: PathBuf,
+
+    #[command(flatten)]
+    pub read: NodeReadArgs,
 }
 
 const COMPLETION_EXAMPLES: &str = "\
@@ -449,7 +516,10 @@ Examples:
   # What would applying this IDMS do to the nodes: reload CRI-O, or drain?
   kubectl mirrorpolicy diff --with new-idms.yaml
 
-  # Down to the files on the nodes' disks, from a collect-node-files folder
+  # Down to the files on the nodes' disks, read through the daemon pods
+  kubectl mirrorpolicy diff --on-disk --pool worker
+
+  # The same from a collect-node-files folder
   kubectl mirrorpolicy diff -f must-gather/ --node-files node-files/
 
   # For scripts
@@ -489,6 +559,10 @@ pub struct DiffArgs {
     /// instead of reading them from the nodes; implies --on-disk.
     #[arg(long, value_name = "DIR")]
     pub node_files: Option<PathBuf>,
+
+    /// With --on-disk (live): how the nodes' files are read.
+    #[command(flatten)]
+    pub read: NodeReadArgs,
 
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = DiffFormat::Text)]
@@ -582,9 +656,9 @@ pub struct ExplainArgs {
     #[arg(long, value_name = "FILE")]
     pub policy_json: Option<PathBuf>,
 
-    /// Explain against this node's own files (registries.conf, its drop-ins and policy.json),
-    /// read from --node-files.
-    #[arg(long, value_name = "NODE", requires = "node_files",
+    /// Explain against this node's own files (registries.conf, its drop-ins and policy.json):
+    /// read through the node's machine-config-daemon pod, or from --node-files.
+    #[arg(long, value_name = "NODE",
           conflicts_with_all = ["filenames", "registries_conf", "registries_conf_d", "policy_json", "with"])]
     pub node: Option<String>,
 

@@ -41,6 +41,7 @@ fn main() {
         Command::MigrateIcsp(args) => commands::migrate::run(s, args),
         Command::Audit(args) => commands::audit::run(s, args),
         Command::Diff(args) => commands::diff::run(s, args),
+        Command::CollectNodeFiles(args) => commands::collect::run(s, args),
         Command::Completion(args) => {
             commands::complete::run_completion(args.shell).map(|()| ExitCode::Success)
         }

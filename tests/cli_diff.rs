@@ -1163,7 +1163,7 @@ fn issue_15_on_disk_without_node_files() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("cannot read the nodes' files from the cluster yet"),
+        stderr.contains("diff --on-disk with -f: the nodes' files are read from --node-files DIR"),
         "{stderr}"
     );
     assert!(stderr.contains("--node-files DIR"), "{stderr}");

@@ -13,7 +13,7 @@ use mirrorpolicy::source::cluster::{Read, MACHINE_CONFIG_STATE, MIRROR_CONFIG};
 use mirrorpolicy::source::node_dir;
 
 use crate::cli::{DiffArgs, DiffFormat};
-use crate::commands::cluster;
+use crate::commands::{cluster, collect};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -39,7 +39,7 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
     let mut report =
         diff::diff(&inputs, &selection, &crs, !args.with.is_empty()).map_err(Failure::input)?;
     if args.on_disk || args.node_files.is_some() {
-        let reads = read_node_files(args, &inputs)?;
+        let reads = read_node_files(settings, args, &inputs, &report)?;
         on_disk::add_on_disk(&mut report, &inputs, &selection, &reads).map_err(Failure::input)?;
     } else {
         on_disk::add_daemon_reports(&mut report, &inputs, &selection);
@@ -59,16 +59,38 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
     })
 }
 
-/// The nodes' files: from `--node-files DIR`, else from the nodes.
-fn read_node_files(args: &DiffArgs, inputs: &Inputs) -> Result<Vec<NodeRead>> {
+/// The nodes' files: from `--node-files DIR`, else read live from the
+/// nodes the report compares (those of its node stages), through their
+/// machine-config-daemon pods.
+fn read_node_files(
+    settings: &Settings,
+    args: &DiffArgs,
+    inputs: &Inputs,
+    report: &diff::Report,
+) -> Result<Vec<NodeRead>> {
     let Some(dir) = &args.node_files else {
-        return Err(Failure::input(
-            "diff --on-disk cannot read the nodes' files from the cluster yet",
-        )
-        .with_hint(
-            "collect them into a folder (DIR/<node>/etc/containers/...) and pass --node-files DIR",
-        )
-        .into());
+        if !args.filenames.is_empty() {
+            return Err(Failure::input(
+                "diff --on-disk with -f: the nodes' files are read from --node-files DIR, not from a live cluster the files may not come from",
+            )
+            .with_hint(
+                "collect them with collect-node-files --dest-dir DIR and pass --node-files DIR, or drop -f to read the cluster and its nodes",
+            )
+            .into());
+        }
+        let mut nodes: Vec<String> = report
+            .pools
+            .iter()
+            .flat_map(|p| p.stages.iter())
+            .filter(|s| s.kind == "nodes")
+            .flat_map(|s| s.nodes.iter().cloned())
+            .collect();
+        nodes.sort();
+        nodes.dedup();
+        if nodes.is_empty() {
+            return Ok(Vec::new());
+        }
+        return collect::read_live(settings, &nodes, &args.read);
     };
     let nodes = node_dir::read(dir).map_err(|e| Failure::input(e.to_string()))?;
     for files in &nodes {

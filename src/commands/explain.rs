@@ -14,13 +14,14 @@ use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
 
 use mirrorpolicy::render::cluster::Rendered;
 
+use mirrorpolicy::node_files::{NodeFiles, NodeRead};
 use mirrorpolicy::render::findings::RenderWarning;
 use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 use mirrorpolicy::source::node_dir;
 
-use crate::cli::{ExplainArgs, OutputFormat};
-use crate::commands::{cluster, probe};
+use crate::cli::{ExplainArgs, NodeReadArgs, OutputFormat};
+use crate::commands::{cluster, collect, probe};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -30,8 +31,11 @@ use mirrorpolicy::probe::Verdict;
 /// one pull would be refused or fail, 2 when an image reference is invalid.
 /// Warnings name its commands as the user ran the plugin.
 pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
-    if let (Some(node), Some(dir)) = (&args.node, &args.node_files) {
-        let (conf, policy, namespace) = load_node(settings, dir, node)?;
+    if let Some(node) = &args.node {
+        let (conf, policy, namespace) = match &args.node_files {
+            Some(dir) => load_node(settings, dir, node)?,
+            None => read_node(settings, node)?,
+        };
         return explain_files(settings, args, conf, policy, namespace.as_deref());
     }
     if args.registries_conf.is_none() && args.registries_conf_d.is_none() {
@@ -385,16 +389,52 @@ fn load_node(
         ))
         .into());
     };
+    node_config(settings, files, &|path| {
+        node_dir::host_path(&dir.join(node), path)
+            .display()
+            .to_string()
+    })
+}
+
+/// [`load_node`] with the node's files read live through its
+/// machine-config-daemon pod; a node that cannot be read is a cluster
+/// error (exit 3) saying why.
+fn read_node(
+    settings: &Settings,
+    node: &str,
+) -> Result<(RegistriesConf, Option<PolicyFile>, Option<String>)> {
+    let read = NodeReadArgs {
+        concurrency: 1,
+        timeout: "60s".to_string(),
+    };
+    let reads = collect::read_live(settings, &[node.to_string()], &read)?;
+    match reads.into_iter().next() {
+        Some(NodeRead::Read(files)) => {
+            node_config(settings, &files, &|path| format!("{node}:{path}"))
+        }
+        Some(NodeRead::NotRead { why, .. }) => Err(Failure::cluster(format!(
+            "node {node}: files not read: {why}"
+        ))
+        .with_hint("check the node's name (kubectl get nodes) and its machine-config-daemon pod, or explain against a collect-node-files folder with --node-files DIR")
+        .into()),
+        None => Err(Failure::cluster(format!("node {node}: files not read")).into()),
+    }
+}
+
+/// A node's registries configuration and policy from its files;
+/// `location` names a host path in an error.
+fn node_config(
+    settings: &Settings,
+    files: &NodeFiles,
+    location: &dyn Fn(&str) -> String,
+) -> Result<(RegistriesConf, Option<PolicyFile>, Option<String>)> {
+    let node = files.node.as_str();
     let text = |path: &str| -> Result<Option<(String, &str)>> {
         let Some(bytes) = files.files.get(path) else {
             return Ok(None);
         };
-        let text = std::str::from_utf8(bytes).map_err(|_| {
-            Failure::input(format!(
-                "\"{}\": not UTF-8 text",
-                node_dir::host_path(&dir.join(node), path).display()
-            ))
-        })?;
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| Failure::input(format!("\"{}\": not UTF-8 text", location(path))))?;
         Ok(Some((format!("{node}:{path}"), text)))
     };
     let main = text(REGISTRIES_CONF)?;

@@ -2,6 +2,7 @@
 
 pub mod audit;
 pub mod cluster;
+pub mod collect;
 pub mod complete;
 pub mod diff;
 pub mod explain;

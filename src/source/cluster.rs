@@ -200,6 +200,9 @@ pub const MACHINE_CONFIG_STATE: &[Read] = &[
 ];
 
 pub const PODS: Resource = Resource::namespaced("", "v1", "pods", "Pod");
+/// Node files: a command run in a node's machine-config-daemon pod (the
+/// `pods/exec` subresource, whose RBAC verb is `create`).
+pub const PODS_EXEC: Resource = Resource::namespaced("", "v1", "pods/exec", "Pod");
 /// `--probe`: the global pull secret (`openshift-config/pull-secret`).
 pub const SECRETS: Resource = Resource::namespaced("", "v1", "secrets", "Secret");
 /// `--probe`: the `Image.spec.additionalTrustedCA` ConfigMap in `openshift-config`.
@@ -1262,6 +1265,111 @@ impl Connection {
     }
 }
 
+/// What an upgrade to a WebSocket (`pods/exec`) came back with.
+pub enum Upgrade {
+    /// 101: the stream, and whether its protocol (`v5.channel.k8s.io`)
+    /// carries stream-close signals.
+    Stream(Box<kube::client::Connection>),
+    /// 403, with the server's message.
+    Forbidden(String),
+    /// 404, with the server's message: the pod (or the container) is gone.
+    NotFound(String),
+}
+
+impl Connection {
+    /// Opens a WebSocket on `path` (a `GET` with the credential and the
+    /// impersonation headers, as [`Connection::send`] sends them), offering
+    /// the `v5.channel.k8s.io` and `v4.channel.k8s.io` subprotocols as kube
+    /// and kubectl do. The request timeout covers the handshake only.
+    pub async fn upgrade(&self, path: &str) -> Result<Upgrade, ClusterError> {
+        let mut request = http::Request::builder()
+            .method(http::Method::GET)
+            .uri(path)
+            .body(Vec::new())
+            .map_err(|e| self.bad_answer(path, &e.to_string()))?;
+        let (client, auth) = self.transport.prepare(&self.server)?;
+        if let Some(value) = &auth.value {
+            request
+                .headers_mut()
+                .insert(http::header::AUTHORIZATION, value.clone());
+        }
+        for (name, value) in &self.transport.impersonation {
+            request.headers_mut().append(name.clone(), value.clone());
+        }
+        let call = client.connect(request);
+        let result = match self.timeout {
+            Some(after) => {
+                tokio::time::timeout(after, call)
+                    .await
+                    .map_err(|_| ClusterError::Timeout {
+                        server: self.server.clone(),
+                        method: "GET".to_string(),
+                        path: path.to_string(),
+                        after,
+                    })?
+            }
+            None => call.await,
+        };
+        match result {
+            Ok(stream) => Ok(Upgrade::Stream(Box::new(stream))),
+            Err(kube::Error::Api(status)) => match status.code {
+                403 => Ok(Upgrade::Forbidden(status.message.clone())),
+                404 => Ok(Upgrade::NotFound(status.message.clone())),
+                401 => {
+                    self.transport.credential.unauthorized(&auth);
+                    Err(ClusterError::Unauthorized {
+                        server: self.server.clone(),
+                        detail: non_empty(
+                            &status.message,
+                            "log in again (oc login) or check the kubeconfig user",
+                        ),
+                    })
+                }
+                code => Err(self.bad_answer(
+                    path,
+                    &format!("{code} {}: {}", status.reason, status.message),
+                )),
+            },
+            Err(e) => Err(self.transport_error(&e, "GET".to_string(), path.to_string())),
+        }
+    }
+
+    /// Every object of a namespaced resource in `namespace` whose labels
+    /// `label_selector` selects, page by page; `Ok(None)` when the server
+    /// does not serve the resource. A 403 is [`ClusterError::Forbidden`].
+    pub async fn list_items(
+        &self,
+        resource: &Resource,
+        namespace: &str,
+        label_selector: &str,
+    ) -> Result<Option<Vec<Value>>, ClusterError> {
+        let listed = self
+            .list(
+                *resource,
+                Some(namespace.to_string()),
+                Some(label_selector.to_string()),
+            )
+            .await?;
+        let pages = match listed.outcome {
+            ListOutcome::Pages(pages) => pages,
+            ListOutcome::Absent => return Ok(None),
+            ListOutcome::Forbidden(forbidden) => {
+                return Err(ClusterError::Forbidden(vec![forbidden]))
+            }
+        };
+        let path = resource.list_path(Some(namespace));
+        let mut items = Vec::new();
+        for page in pages {
+            let mut value: Value =
+                serde_json::from_str(&page).map_err(|e| self.bad_answer(&path, &e.to_string()))?;
+            if let Some(Value::Array(list)) = value.get_mut("items").map(Value::take) {
+                items.extend(list);
+            }
+        }
+        Ok(Some(items))
+    }
+}
+
 fn non_empty(message: &str, fallback: &str) -> String {
     if message.is_empty() {
         fallback.to_string()
@@ -1298,7 +1406,7 @@ fn root_cause(e: &dyn std::error::Error) -> String {
 }
 
 /// Percent-encodes a continue token for a query string.
-fn encode_query(value: &str) -> String {
+pub(crate) fn encode_query(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for b in value.bytes() {
         match b {

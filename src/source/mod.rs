@@ -13,6 +13,7 @@ mod exec;
 pub mod file;
 mod kubeconfig;
 pub mod node_dir;
+pub mod node_exec;
 mod stream;
 mod strict;
 

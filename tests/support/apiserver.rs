@@ -402,6 +402,18 @@ struct State {
     anonymous: bool,
     /// Ask for a client certificate and accept [`FakeApiServer::client_cert_pem`].
     client_auth: bool,
+    /// `pods/exec`: node name → the folder served as its daemon pod's `/rootfs`.
+    node_roots: BTreeMap<String, PathBuf>,
+    /// `pods/exec`: extra time a node's exec takes before its command runs.
+    exec_delays: BTreeMap<String, Duration>,
+    /// `pods/exec`: the WebSocket subprotocols served, in the server's order
+    /// (empty: `v5.channel.k8s.io` and `v4.channel.k8s.io`).
+    exec_protocols: Vec<String>,
+    /// `pods/exec`: the subprotocol each exec was served with, in order.
+    exec_sessions: Vec<String>,
+    /// `pods/exec`: sessions running now, and the most at one time.
+    exec_running: usize,
+    exec_max_running: usize,
 }
 
 /// Builds a fake server.
@@ -486,6 +498,40 @@ impl Builder {
     /// client CA does.
     pub fn client_certificates(mut self) -> Self {
         self.state.client_auth = true;
+        self
+    }
+
+    /// A machine-config-daemon pod on each node (namespace
+    /// `openshift-machine-config-operator`, label
+    /// `k8s-app=machine-config-daemon`, `spec.nodeName`, running), named
+    /// `machine-config-daemon-<node>`.
+    pub fn daemon_pods(mut self, nodes: &[&str]) -> Self {
+        for node in nodes {
+            self.add(daemon_pod(node));
+        }
+        self
+    }
+
+    /// Serves `dir` as the `/rootfs` of the daemon pod on `node`: a
+    /// `pods/exec` into that pod runs its command on this machine with
+    /// `sh`, each `/rootfs` in its arguments replaced by `dir`.
+    pub fn node_root(mut self, node: &str, dir: impl AsRef<Path>) -> Self {
+        self.state
+            .node_roots
+            .insert(node.to_string(), dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Makes every `pods/exec` on `node` take `delay` more before its command runs.
+    pub fn exec_delay(mut self, node: &str, delay: Duration) -> Self {
+        self.state.exec_delays.insert(node.to_string(), delay);
+        self
+    }
+
+    /// Serves only these `pods/exec` subprotocols (e.g. `v4.channel.k8s.io`
+    /// alone, as an API server before Kubernetes 1.30).
+    pub fn exec_protocols(mut self, protocols: &[&str]) -> Self {
+        self.state.exec_protocols = protocols.iter().map(|p| p.to_string()).collect();
         self
     }
 
@@ -687,7 +733,10 @@ impl FakeApiServer {
                             hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
                         if plain_http {
                             let _ = builder
-                                .serve_connection(TokioIo::new(stream), service(Peer::default()))
+                                .serve_connection_with_upgrades(
+                                    TokioIo::new(stream),
+                                    service(Peer::default()),
+                                )
                                 .await;
                             return;
                         }
@@ -703,7 +752,7 @@ impl FakeApiServer {
                                 .is_some_and(|c| c.as_ref() == client_der.as_slice()),
                         };
                         let _ = builder
-                            .serve_connection(TokioIo::new(tls), service(peer))
+                            .serve_connection_with_upgrades(TokioIo::new(tls), service(peer))
                             .await;
                     });
                 }
@@ -761,6 +810,16 @@ impl FakeApiServer {
     /// The most requests the server was answering at one time.
     pub fn max_in_flight(&self) -> usize {
         self.state.lock().expect("state").max_in_flight
+    }
+
+    /// The subprotocol of each `pods/exec` session served, in order.
+    pub fn exec_sessions(&self) -> Vec<String> {
+        self.state.lock().expect("state").exec_sessions.clone()
+    }
+
+    /// The most `pods/exec` sessions that ran at one time.
+    pub fn max_exec_sessions(&self) -> usize {
+        self.state.lock().expect("state").exec_max_running
     }
 
     /// Forgets the requests logged so far.
@@ -936,11 +995,13 @@ fn certificates(client_auth: bool) -> Certificates {
 type Reply = Result<Response<Full<Bytes>>, std::io::Error>;
 
 async fn handle(
-    req: Request<Incoming>,
+    mut req: Request<Incoming>,
     state: Arc<Mutex<State>>,
     token: String,
     peer: Peer,
 ) -> Reply {
+    let websocket = WebSocketRequest::of(&mut req);
+    let raw_query = req.uri().query().unwrap_or_default().to_string();
     let method = req.method().clone();
     let path = req.uri().path().to_string();
     let query = parse_query(req.uri().query().unwrap_or_default());
@@ -1040,9 +1101,15 @@ async fn handle(
         None => {}
     }
     let response = if authorized {
+        let shared = Arc::clone(&state);
         let mut state = state.lock().expect("state");
         state.fire_hooks(&method, &path, &query, &body, false);
-        let response = route(&mut state, &method, &path, &query, &content_type, &body);
+        let response = match exec_target(&path) {
+            Some((namespace, pod)) => {
+                exec(&shared, &mut state, namespace, pod, &raw_query, websocket)
+            }
+            None => route(&mut state, &method, &path, &query, &content_type, &body),
+        };
         state.fire_hooks(&method, &path, &query, &body, true);
         response
     } else {
@@ -1313,6 +1380,7 @@ fn list(
         .iter()
         .filter(|((ns, _), _)| target.namespace.as_ref().is_none_or(|want| want == ns))
         .map(|(_, v)| v)
+        .filter(|v| selects(query.get("labelSelector").map(String::as_str), v))
         .collect();
     let start: usize = match query.get("continue") {
         Some(token) => match token.strip_prefix("offset-").and_then(|n| n.parse().ok()) {
@@ -1349,6 +1417,42 @@ fn list(
             "items": items,
         }),
     )
+}
+
+/// Whether a label selector (`k=v`, `k==v`, `k!=v`, `k`, `!k`, joined by
+/// commas) selects the object.
+fn selects(selector: Option<&str>, object: &Value) -> bool {
+    let Some(selector) = selector else {
+        return true;
+    };
+    let label = |key: &str| {
+        object
+            .pointer("/metadata/labels")
+            .and_then(|l| l.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    selector
+        .split(',')
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .all(|requirement| {
+            // Set-based requirements are not evaluated: everything is served.
+            if requirement.contains('(') {
+                true
+            } else if let Some((k, v)) = requirement.split_once("!=") {
+                label(k.trim()).as_deref() != Some(v.trim())
+            } else if let Some((k, v)) = requirement
+                .split_once("==")
+                .or_else(|| requirement.split_once('='))
+            {
+                label(k.trim()).as_deref() == Some(v.trim())
+            } else if let Some(k) = requirement.strip_prefix('!') {
+                label(k.trim()).is_none()
+            } else {
+                label(requirement).is_some()
+            }
+        })
 }
 
 fn key(target: &Target<'_>) -> ((String, String), (String, String)) {
@@ -1664,4 +1768,330 @@ fn merge_patch(target: &mut Value, patch: &Value) {
             merge_patch(map.entry(key.clone()).or_insert(Value::Null), value);
         }
     }
+}
+
+/// A daemon pod object on `node`.
+fn daemon_pod(node: &str) -> Value {
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {
+            "name": format!("machine-config-daemon-{node}"),
+            "namespace": "openshift-machine-config-operator",
+            "labels": {"k8s-app": "machine-config-daemon"},
+        },
+        "spec": {
+            "nodeName": node,
+            "containers": [
+                {"name": "machine-config-daemon", "image": "quay.io/openshift/mcd@sha256:0000000000000000000000000000000000000000000000000000000000000000"},
+                {"name": "kube-rbac-proxy", "image": "quay.io/openshift/proxy@sha256:0000000000000000000000000000000000000000000000000000000000000000"},
+            ],
+        },
+        "status": {"phase": "Running"},
+    })
+}
+
+/// A WebSocket upgrade request: its key, the subprotocols offered, and the
+/// connection once upgraded.
+struct WebSocketRequest {
+    key: String,
+    protocols: Vec<String>,
+    upgrade: hyper::upgrade::OnUpgrade,
+}
+
+impl WebSocketRequest {
+    fn of(req: &mut Request<Incoming>) -> Option<Self> {
+        let header = |name: &str| {
+            req.headers()
+                .get_all(name)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        if !header("upgrade").eq_ignore_ascii_case("websocket") {
+            return None;
+        }
+        let key = header("sec-websocket-key");
+        let protocols = header("sec-websocket-protocol")
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        Some(Self {
+            key,
+            protocols,
+            upgrade: hyper::upgrade::on(req),
+        })
+    }
+}
+
+/// `/api/v1/namespaces/NS/pods/POD/exec` → `(NS, POD)`.
+fn exec_target(path: &str) -> Option<(&str, &str)> {
+    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    match segments.as_slice() {
+        ["api", "v1", "namespaces", ns, "pods", pod, "exec"] => Some((ns, pod)),
+        _ => None,
+    }
+}
+
+/// Form decoding of one query value (`+` is a space, as Go's url.Values encodes it).
+fn form_decode(value: &str) -> String {
+    percent_decode(&value.replace('+', " "))
+}
+
+/// `pods/exec` as the API server proxies it to the kubelet: RBAC (`create
+/// pods/exec`), the pod and container, the WebSocket handshake with the
+/// first subprotocol the client offers that is served, then the command
+/// run in a session (see [`exec_session`]).
+fn exec(
+    shared: &Arc<Mutex<State>>,
+    state: &mut State,
+    namespace: &str,
+    pod: &str,
+    raw_query: &str,
+    websocket: Option<WebSocketRequest>,
+) -> Response<Full<Bytes>> {
+    if state
+        .forbidden
+        .contains(&("create".to_string(), "pods/exec".to_string()))
+    {
+        let message = format!(
+            "pods \"{pod}\" is forbidden: User \"system:serviceaccount:ci:reader\" cannot create resource \"pods/exec\" in API group \"\" in the namespace \"{namespace}\""
+        );
+        return json_response(
+            403,
+            &json!({
+                "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": message, "reason": "Forbidden",
+                "details": {"name": pod, "kind": "pods"}, "code": 403,
+            }),
+        );
+    }
+    let Some(object) = state
+        .objects
+        .get(&(String::new(), "pods".to_string()))
+        .and_then(|pods| pods.get(&(namespace.to_string(), pod.to_string())))
+    else {
+        return status_response(404, "NotFound", &format!("pods \"{pod}\" not found"));
+    };
+    let mut command = Vec::new();
+    let mut container = None;
+    let mut stdin = false;
+    for pair in raw_query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        match k {
+            "command" => command.push(form_decode(v)),
+            "container" => container = Some(form_decode(v)),
+            "stdin" => stdin = v == "true" || v == "1",
+            _ => {}
+        }
+    }
+    let containers: Vec<&str> = object
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("name").and_then(Value::as_str))
+        .collect();
+    let container = match container {
+        Some(c) => c,
+        None if containers.len() == 1 => containers[0].to_string(),
+        None => {
+            return status_response(
+                400,
+                "BadRequest",
+                &format!(
+                    "a container name must be specified for pod {pod}, choose one of: [{}]",
+                    containers.join(" ")
+                ),
+            )
+        }
+    };
+    if !containers.contains(&container.as_str()) {
+        return status_response(
+            400,
+            "BadRequest",
+            &format!("container {container} is not valid for pod {pod}"),
+        );
+    }
+    if command.is_empty() {
+        return status_response(400, "BadRequest", "you must specify at least 1 command");
+    }
+    let Some(websocket) = websocket else {
+        return status_response(
+            400,
+            "BadRequest",
+            "Upgrade request required (this server speaks only WebSocket exec)",
+        );
+    };
+    let served: Vec<String> = if state.exec_protocols.is_empty() {
+        vec![
+            "v5.channel.k8s.io".to_string(),
+            "v4.channel.k8s.io".to_string(),
+        ]
+    } else {
+        state.exec_protocols.clone()
+    };
+    let Some(protocol) = websocket
+        .protocols
+        .iter()
+        .find(|p| served.contains(p))
+        .cloned()
+    else {
+        return status_response(
+            400,
+            "BadRequest",
+            &format!(
+                "requested protocol(s) are not supported: {:?}; supports {served:?}",
+                websocket.protocols
+            ),
+        );
+    };
+    let node = object
+        .pointer("/spec/nodeName")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    if let Some(root) = state.node_roots.get(&node) {
+        let root = root.display().to_string();
+        for arg in &mut command {
+            *arg = arg.replace("/rootfs", &root);
+        }
+    }
+    let delay = state.exec_delays.get(&node).copied().unwrap_or_default();
+    state.exec_sessions.push(protocol.clone());
+    let accept =
+        tokio_tungstenite::tungstenite::handshake::derive_accept_key(websocket.key.as_bytes());
+    tokio::spawn(exec_session(
+        Arc::clone(shared),
+        websocket.upgrade,
+        protocol.clone(),
+        command,
+        stdin,
+        delay,
+    ));
+    Response::builder()
+        .status(StatusCode::SWITCHING_PROTOCOLS)
+        .header(hyper::header::CONNECTION, "Upgrade")
+        .header(hyper::header::UPGRADE, "websocket")
+        .header(hyper::header::SEC_WEBSOCKET_ACCEPT, accept)
+        .header(hyper::header::SEC_WEBSOCKET_PROTOCOL, protocol)
+        .body(Full::new(Bytes::new()))
+        .expect("response")
+}
+
+/// The size of the stdout and stderr messages: output is sent in several.
+const EXEC_CHUNK: usize = 16 * 1024;
+
+/// One exec over the upgraded connection, as the kubelet streams it through
+/// the API server: stdin (channel 0) read until the client's close signal
+/// (`[255, 0]`, `v5.channel.k8s.io` only) or the end of the connection,
+/// the command run, its stdout (channel 1) and stderr (channel 2) in
+/// messages of [`EXEC_CHUNK`] bytes, then a `metav1.Status` on channel 3
+/// (`Success`, or `Failure` with the `ExitCode` cause), then a close frame.
+async fn exec_session(
+    state: Arc<Mutex<State>>,
+    upgrade: hyper::upgrade::OnUpgrade,
+    protocol: String,
+    command: Vec<String>,
+    stdin: bool,
+    delay: Duration,
+) {
+    let Ok(upgraded) = upgrade.await else {
+        return;
+    };
+    {
+        let mut state = state.lock().expect("state");
+        state.exec_running += 1;
+        state.exec_max_running = state.exec_max_running.max(state.exec_running);
+    }
+    run_session(upgraded, protocol, command, stdin, delay).await;
+    state.lock().expect("state").exec_running -= 1;
+}
+
+async fn run_session(
+    upgraded: hyper::upgrade::Upgraded,
+    protocol: String,
+    command: Vec<String>,
+    stdin: bool,
+    delay: Duration,
+) {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::protocol::Role;
+    use tokio_tungstenite::tungstenite::Message;
+    let mut ws = tokio_tungstenite::WebSocketStream::from_raw_socket(
+        TokioIo::new(upgraded),
+        Role::Server,
+        None,
+    )
+    .await;
+    let v5 = protocol == "v5.channel.k8s.io";
+    let mut input = Vec::new();
+    if stdin {
+        while let Some(Ok(message)) = ws.next().await {
+            match message {
+                Message::Binary(data) => match data.split_first() {
+                    Some((0, payload)) => input.extend_from_slice(payload),
+                    Some((255, [0])) if v5 => break,
+                    _ => {}
+                },
+                Message::Close(_) => break,
+                _ => {}
+            }
+        }
+    }
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
+    let output = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = std::process::Command::new(&command[0])
+            .args(&command[1..])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()?;
+        if let Some(mut pipe) = child.stdin.take() {
+            let _ = pipe.write_all(&input);
+        }
+        child.wait_with_output()
+    })
+    .await;
+    let (stdout, stderr, code) = match output {
+        Ok(Ok(out)) => (out.stdout, out.stderr, out.status.code().unwrap_or(128)),
+        Ok(Err(e)) => (Vec::new(), format!("exec: {e}\n").into_bytes(), 127),
+        Err(_) => return,
+    };
+    for (channel, bytes) in [(1u8, &stdout), (2u8, &stderr)] {
+        for chunk in bytes.chunks(EXEC_CHUNK) {
+            let mut frame = Vec::with_capacity(chunk.len() + 1);
+            frame.push(channel);
+            frame.extend_from_slice(chunk);
+            if ws.send(Message::Binary(frame.into())).await.is_err() {
+                return;
+            }
+        }
+    }
+    let status = if code == 0 {
+        json!({"metadata": {}, "status": "Success"})
+    } else {
+        json!({
+            "metadata": {}, "status": "Failure",
+            "message": format!("command terminated with non-zero exit code: error executing command, exit code {code}"),
+            "reason": "NonZeroExitCode",
+            "details": {"causes": [{"reason": "ExitCode", "message": code.to_string()}]},
+        })
+    };
+    let mut frame = vec![3u8];
+    frame.extend_from_slice(status.to_string().as_bytes());
+    let _ = ws.send(Message::Binary(frame.into())).await;
+    // A normal closure (1000), as the API server closes: client-go's
+    // reader takes a close frame without a code (1005) as an error.
+    let _ = ws
+        .close(Some(tokio_tungstenite::tungstenite::protocol::CloseFrame {
+            code: tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode::Normal,
+            reason: "".into(),
+        }))
+        .await;
+    while let Some(Ok(_)) = ws.next().await {}
 }

@@ -1,0 +1,373 @@
+//! `collect-node-files`: the files each node really holds, read through its
+//! machine-config-daemon pod ([`mirrorpolicy::source::node_exec`]) and
+//! written as the folder [`mirrorpolicy::source::node_dir`] reads back.
+//!
+//! Also the live read the other node-file commands use: [`read_live`].
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use mirrorpolicy::crd::machine_config::CURRENT_CONFIG_ANNOTATION;
+use mirrorpolicy::node_files::{format_cert_digests, NodeFiles, NodeRead};
+use mirrorpolicy::source::cluster::{self as live, ClusterError, Read, NODES};
+use mirrorpolicy::source::node_dir::{host_path, CERT_DIGESTS};
+use mirrorpolicy::source::node_exec::{self, ReadOptions};
+
+use crate::cli::{CollectNodeFilesArgs, NodeReadArgs};
+use crate::commands::cluster::{cluster_failure, runtime};
+use crate::exit::{ExitCode, Failure};
+use crate::settings::Settings;
+use crate::term;
+
+/// The read options of `--node-concurrency` and `--node-timeout`.
+pub fn read_options(args: &NodeReadArgs) -> Result<ReadOptions> {
+    let timeout = live::parse_request_timeout(&args.timeout)
+        .map_err(|e| Failure::input(format!("--node-timeout: {e}")))?
+        .ok_or_else(|| {
+            Failure::input("--node-timeout: 0 would wait forever on a node that never answers; give a duration such as 60s")
+        })?;
+    Ok(ReadOptions {
+        concurrency: usize::from(args.concurrency),
+        timeout,
+    })
+}
+
+/// Reads the files of `nodes` live, in that order, through each node's
+/// machine-config-daemon pod (blocking). A node that cannot be read is
+/// [`NodeRead::NotRead`]; a failure that concerns every node (the cluster
+/// is unreachable, listing the daemon pods or `pods/exec` is forbidden) is
+/// a cluster error (exit 3) naming the missing RBAC rule.
+pub fn read_live(
+    settings: &Settings,
+    nodes: &[String],
+    args: &NodeReadArgs,
+) -> Result<Vec<NodeRead>> {
+    let options = read_options(args)?;
+    let cluster = settings.cluster_options()?;
+    let runtime = runtime()?;
+    runtime
+        .block_on(async {
+            let connection = live::connect(&cluster).await?;
+            settings.verbose(|| {
+                format!(
+                    "reading the files of {} node(s) through their machine-config-daemon pods in {}, {} at a time",
+                    nodes.len(),
+                    node_exec::NAMESPACE,
+                    options.concurrency
+                )
+            });
+            node_exec::read_nodes(&connection, nodes, &options).await
+        })
+        .map_err(cluster_failure)
+}
+
+/// The nodes `--node` and `--pool` select (every node when neither is
+/// given), in name order; an unknown node or a pool without nodes is an
+/// input error.
+fn select_nodes(settings: &Settings, args: &CollectNodeFilesArgs) -> Result<Vec<String>> {
+    const READS: &[Read] = &[Read::one(&[NODES])];
+    let cluster = settings.cluster_options()?;
+    let runtime = runtime()?;
+    let read = runtime
+        .block_on(async {
+            let connection = live::connect(&cluster).await?;
+            live::read_selected(&connection, READS, None, None).await
+        })
+        .map_err(|e: ClusterError| cluster_failure(e))?;
+    let nodes = &read.inputs.nodes;
+    let known: Vec<&str> = nodes.iter().map(|n| n.metadata.name.as_str()).collect();
+    let mut selected = BTreeSet::new();
+    for want in &args.nodes {
+        if !known.contains(&want.as_str()) {
+            return Err(Failure::input(format!(
+                "--node {want}: no such Node (found: {})",
+                list_or_none(&known)
+            ))
+            .into());
+        }
+        selected.insert(want.clone());
+    }
+    for pool in &args.pools {
+        let prefix = format!("rendered-{pool}-");
+        let members: Vec<&str> = nodes
+            .iter()
+            .filter(|n| {
+                n.metadata
+                    .annotation(CURRENT_CONFIG_ANNOTATION)
+                    .is_some_and(|c| c.starts_with(&prefix))
+            })
+            .map(|n| n.metadata.name.as_str())
+            .collect();
+        if members.is_empty() {
+            return Err(Failure::input(format!(
+                "--pool {pool}: no node runs a config of that pool (a {CURRENT_CONFIG_ANNOTATION} annotation starting with {prefix})"
+            ))
+            .with_hint("kubectl get machineconfigpools lists the pools")
+            .into());
+        }
+        selected.extend(members.into_iter().map(str::to_string));
+    }
+    if args.nodes.is_empty() && args.pools.is_empty() {
+        selected.extend(known.iter().map(|n| n.to_string()));
+    }
+    if selected.is_empty() {
+        return Err(Failure::cluster("the cluster has no Node to read").into());
+    }
+    Ok(selected.into_iter().collect())
+}
+
+fn list_or_none(names: &[&str]) -> String {
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// `collect-node-files`: exit 0 when every node was read and written, 3
+/// when some (or all) could not be read (the others are written), 4 when a
+/// node folder already exists (nothing written).
+pub fn run(settings: &Settings, args: &CollectNodeFilesArgs) -> Result<ExitCode> {
+    let dir = &args.dest_dir;
+    if dir.exists() && !dir.is_dir() {
+        return Err(Failure::input(format!(
+            "--dest-dir {}: exists and is not a folder",
+            dir.display()
+        ))
+        .into());
+    }
+    // Input errors before the cluster is contacted.
+    read_options(&args.read)?;
+    let nodes = select_nodes(settings, args)?;
+    for node in &nodes {
+        check_node_name(node)?;
+    }
+    let reads = read_live(settings, &nodes, &args.read)?;
+    let read: Vec<&NodeFiles> = reads
+        .iter()
+        .filter_map(|r| match r {
+            NodeRead::Read(files) => Some(files),
+            NodeRead::NotRead { .. } => None,
+        })
+        .collect();
+    if !read.is_empty() {
+        write_nodes(dir, &read)?;
+    }
+    for files in &read {
+        println!(
+            "collected {} into {} ({} file(s), {} certificate digest(s))",
+            files.node,
+            dir.join(&files.node).display(),
+            files.files.len(),
+            files.certs.len()
+        );
+    }
+    let mut not_read = 0;
+    for r in &reads {
+        if let NodeRead::NotRead { node, why } = r {
+            not_read += 1;
+            term::warn(format_args!("node {node} not read: {why}"));
+        }
+    }
+    if not_read > 0 {
+        eprintln!(
+            "{not_read} of {} node(s) not read{}",
+            reads.len(),
+            if read.is_empty() {
+                ""
+            } else {
+                "; the others are written"
+            }
+        );
+        return Ok(ExitCode::Cluster);
+    }
+    Ok(ExitCode::Success)
+}
+
+/// A node name becomes a folder name: one plain path component.
+fn check_node_name(node: &str) -> Result<()> {
+    let plain = !node.is_empty()
+        && !node.starts_with('.')
+        && !node.contains(['/', '\\', '\0'])
+        && node != CERT_DIGESTS;
+    if plain {
+        Ok(())
+    } else {
+        Err(Failure::input(format!(
+            "node name {node:?} cannot be a folder name; nothing written"
+        ))
+        .into())
+    }
+}
+
+/// Writes each node's folder. Nothing is replaced: a node folder that
+/// exists (a file, a folder or a symbolic link) refuses the whole write
+/// before anything is written. The files are first written into a
+/// staging folder created exclusively (random name) inside `dir`; each node
+/// folder is then created exclusively and its content moved in. A failure
+/// removes the node folders this run created: every node is written whole
+/// or not at all.
+fn write_nodes(dir: &Path, nodes: &[&NodeFiles]) -> Result<()> {
+    let clashes: Vec<String> = nodes
+        .iter()
+        .map(|n| dir.join(&n.node))
+        .filter(|p| std::fs::symlink_metadata(p).is_ok())
+        .map(|p| p.display().to_string())
+        .collect();
+    if !clashes.is_empty() {
+        return Err(Failure::refused(format!(
+            "refused: {} already exist(s): {}; nothing written",
+            if clashes.len() == 1 {
+                "a node folder"
+            } else {
+                "node folders"
+            },
+            clashes.join(", ")
+        ))
+        .with_hint("move them away or pick another --dest-dir")
+        .into());
+    }
+    let io = |what: &str, path: &Path, e: std::io::Error| {
+        Failure::input(format!(
+            "cannot {what} {}: {e}; nothing written",
+            path.display()
+        ))
+    };
+    std::fs::create_dir_all(dir).map_err(|e| io("create", dir, e))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".mirrorpolicy-")
+        .suffix(".tmp")
+        .tempdir_in(dir)
+        .map_err(|e| io("create a staging folder in", dir, e))?;
+    for node in nodes {
+        stage_node(staging.path(), node)?;
+    }
+    let mut created: Vec<PathBuf> = Vec::new();
+    for node in nodes {
+        let target = dir.join(&node.node);
+        let result = std::fs::create_dir(&target).and_then(|()| {
+            created.push(target.clone());
+            for entry in std::fs::read_dir(staging.path().join(&node.node))? {
+                let entry = entry?;
+                std::fs::rename(entry.path(), target.join(entry.file_name()))?;
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            for done in &created {
+                let _ = std::fs::remove_dir_all(done);
+            }
+            let why = if e.kind() == std::io::ErrorKind::AlreadyExists {
+                "it appeared meanwhile and is never replaced".to_string()
+            } else {
+                e.to_string()
+            };
+            return Err(Failure::input(format!(
+                "cannot write {}: {why}; nothing written",
+                target.display()
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Writes one node's files under `staging/<node>/`, each file created
+/// exclusively.
+fn stage_node(staging: &Path, node: &NodeFiles) -> Result<()> {
+    let root = staging.join(&node.node);
+    let write = |path: &Path, bytes: &[u8]| -> std::io::Result<()> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)?;
+        file.write_all(bytes)?;
+        file.sync_all()
+    };
+    let fail = |path: &Path, e: std::io::Error| {
+        Failure::input(format!(
+            "cannot write {}: {e}; nothing written",
+            path.display()
+        ))
+    };
+    std::fs::create_dir(&root).map_err(|e| fail(&root, e))?;
+    for (host, bytes) in &node.files {
+        let path = host_path(&root, host);
+        write(&path, bytes).map_err(|e| fail(&path, e))?;
+    }
+    let digests = root.join(CERT_DIGESTS);
+    write(&digests, format_cert_digests(&node.certs).as_bytes()).map_err(|e| fail(&digests, e))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mirrorpolicy::source::node_dir;
+
+    fn node(name: &str) -> NodeFiles {
+        let mut files = NodeFiles {
+            node: name.to_string(),
+            ..NodeFiles::default()
+        };
+        files.files.insert(
+            "/etc/containers/registries.conf".to_string(),
+            format!("# {name}\n").into_bytes(),
+        );
+        files.files.insert(
+            "/etc/containers/registries.conf.d/99-x.conf".to_string(),
+            vec![0, 159, 146, 150],
+        );
+        files.certs.insert(
+            "/etc/docker/certs.d/m:5000/ca.crt".to_string(),
+            "e".repeat(64),
+        );
+        files
+    }
+
+    #[test]
+    fn written_folders_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out");
+        let (a, b) = (node("worker-0"), node("worker-1"));
+        write_nodes(&dest, &[&a, &b]).unwrap();
+        assert_eq!(node_dir::read(&dest).unwrap(), vec![a.clone(), b]);
+        // No staging folder is left behind.
+        let names: Vec<_> = std::fs::read_dir(&dest)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        // A second write of the same node is refused, nothing changed.
+        let err = write_nodes(&dest, &[&a]).unwrap_err();
+        let failure = err.downcast_ref::<Failure>().unwrap();
+        assert_eq!(failure.code, ExitCode::Refused);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_in_place_of_a_node_folder_is_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("worker-0")).unwrap();
+        let a = node("worker-0");
+        let b = node("worker-1");
+        assert!(write_nodes(dir.path(), &[&b, &a]).is_err());
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+        assert!(!dir.path().join("worker-1").exists());
+    }
+
+    #[test]
+    fn node_names_are_plain_folder_names() {
+        for bad in ["", ".", "..", ".hidden", "a/b", "certs.sha256"] {
+            assert!(check_node_name(bad).is_err(), "{bad}");
+        }
+        check_node_name("worker-0.example.com").unwrap();
+    }
+}

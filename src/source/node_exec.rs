@@ -1,0 +1,580 @@
+//! Reading the nodes' files live: one `pods/exec` per node into the node's
+//! existing machine-config-daemon pod, as must-gather does.
+//!
+//! The daemon pod (namespace `openshift-machine-config-operator`, label
+//! `k8s-app=machine-config-daemon`, container `machine-config-daemon`)
+//! mounts the host's root at `/rootfs`. One POSIX `sh` script ([`SCRIPT`])
+//! runs there, reading only files under that root with `cat`-class tools
+//! of the image (`base64`, `sha256sum`, `readlink`): no pod is created,
+//! no chroot is made and nothing is written. Its output is one framed
+//! stream:
+//!
+//! ```text
+//! mirrorpolicy-node-files 1
+//! F /etc/containers/registries.conf       a file of node_files::FILES or FOLDERS,
+//! <base64 lines>                          its content in base64,
+//! .                                       ended by a line holding a dot
+//! C <sha256 hex> /etc/docker/certs.d/<host>/<file>
+//! END
+//! ```
+//!
+//! Nodes are read a bounded number at a time, each under a timeout; a node
+//! that cannot be read is [`NodeRead::NotRead`] with the reason and the
+//! others go on. A 403 on `pods/exec` is the same for every node (RBAC is
+//! per namespace) and stops the read as [`ClusterError::Forbidden`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine;
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tokio_tungstenite::tungstenite::Message;
+
+use super::cluster::{encode_query, ClusterError, Connection, Forbidden, Upgrade, PODS, PODS_EXEC};
+use crate::node_files::{is_cert_path, is_content_path, NodeFiles, NodeRead};
+
+/// The machine-config daemon's namespace.
+pub const NAMESPACE: &str = "openshift-machine-config-operator";
+/// The daemon pods' label.
+pub const DAEMON_SELECTOR: &str = "k8s-app=machine-config-daemon";
+/// The daemon's container.
+pub const CONTAINER: &str = "machine-config-daemon";
+/// Where the daemon pod mounts the host's root.
+pub const ROOT: &str = "/rootfs";
+
+/// The first line of the script's output (the format's version).
+const HEADER: &str = "mirrorpolicy-node-files 1";
+
+/// The script run in the daemon pod, the host's root as `$1`. POSIX `sh`
+/// with coreutils only (`base64`, `sha256sum`, `readlink`); reads, never
+/// writes. Names holding a newline are skipped (they cannot be framed and
+/// no runtime file is named so). A link is followed one step inside the
+/// host's root, as the host would resolve it.
+pub const SCRIPT: &str = r#"r=$1
+nl='
+'
+if [ ! -d "$r/etc" ]; then
+  echo "no host file system at $r: the pod does not mount the host's root there" >&2
+  exit 2
+fi
+echo 'mirrorpolicy-node-files 1'
+one() {
+  f=$r$1
+  if [ -h "$f" ]; then
+    t=$(readlink "$f") || exit 3
+    case $t in
+      /*) f=$r$t ;;
+      *) f=${f%/*}/$t ;;
+    esac
+  fi
+  [ -f "$f" ] || return 0
+  echo "F $1"
+  if ! base64 < "$f"; then
+    echo "cannot read $1" >&2
+    exit 3
+  fi
+  echo '.'
+}
+for p in /etc/containers/registries.conf /etc/containers/policy.json /etc/machine-config-daemon/currentconfig; do
+  one "$p"
+done
+for d in /etc/containers/registries.conf.d /etc/containers/registries.d /etc/crio/policies; do
+  [ -d "$r$d" ] || continue
+  for p in "$r$d"/* "$r$d"/.[!.]* "$r$d"/..?*; do
+    [ -e "$p" ] || [ -h "$p" ] || continue
+    n=${p##*/}
+    case $n in *"$nl"*) continue ;; esac
+    [ -d "$p" ] && continue
+    one "$d/$n"
+  done
+done
+for d in /etc/docker/certs.d /etc/containers/certs.d; do
+  [ -d "$r$d" ] || continue
+  for h in "$r$d"/*/ "$r$d"/.[!.]*/; do
+    [ -d "$h" ] || continue
+    hn=${h%/}
+    hn=${hn##*/}
+    for p in "$h"* "$h".[!.]* "$h"..?*; do
+      [ -f "$p" ] || continue
+      n=${p##*/}
+      case $n$hn in *"$nl"*) continue ;; esac
+      if ! s=$(sha256sum < "$p"); then
+        echo "cannot read $d/$hn/$n" >&2
+        exit 3
+      fi
+      echo "C ${s%% *} $d/$hn/$n"
+    done
+  done
+done
+echo END
+"#;
+
+/// How to read the nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// How many nodes are read at one time.
+    pub concurrency: usize,
+    /// The limit on one node's read (handshake, command and output).
+    pub timeout: Duration,
+}
+
+/// The default number of nodes read at one time.
+pub const DEFAULT_CONCURRENCY: usize = 10;
+/// The default limit on one node's read.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            concurrency: DEFAULT_CONCURRENCY,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+/// The `pods/exec` path that runs [`SCRIPT`] in `pod`.
+pub fn exec_path(pod: &str) -> String {
+    let mut query = vec![
+        format!("container={CONTAINER}"),
+        "stdout=true".to_string(),
+        "stderr=true".to_string(),
+    ];
+    for arg in ["sh", "-c", SCRIPT, "sh", ROOT] {
+        query.push(format!("command={}", encode_query(arg)));
+    }
+    format!(
+        "{}/{pod}/exec?{}",
+        PODS.list_path(Some(NAMESPACE)),
+        query.join("&")
+    )
+}
+
+/// Reads the files of `nodes`, in that order: through each node's daemon
+/// pod, [`ReadOptions::concurrency`] at a time. A node that cannot be read
+/// is [`NodeRead::NotRead`] saying why. Errors are what stops every read:
+/// the daemon pods cannot be listed, or `pods/exec` is forbidden.
+pub async fn read_nodes(
+    connection: &Connection,
+    nodes: &[String],
+    options: &ReadOptions,
+) -> Result<Vec<NodeRead>, ClusterError> {
+    let pods = daemon_pods(connection).await?;
+    let semaphore = Arc::new(Semaphore::new(options.concurrency.max(1)));
+    let mut tasks = JoinSet::new();
+    let mut results: Vec<Option<NodeRead>> = vec![None; nodes.len()];
+    for (index, node) in nodes.iter().enumerate() {
+        let Some(pod) = pods.get(node) else {
+            results[index] = Some(NodeRead::NotRead {
+                node: node.clone(),
+                why: format!(
+                    "no running machine-config-daemon pod on the node (namespace {NAMESPACE}, label {DAEMON_SELECTOR})"
+                ),
+            });
+            continue;
+        };
+        let connection = connection.clone();
+        let semaphore = Arc::clone(&semaphore);
+        let (node, pod, timeout) = (node.clone(), pod.clone(), options.timeout);
+        tasks.spawn(async move {
+            let _permit = semaphore.acquire_owned().await;
+            let outcome = match tokio::time::timeout(timeout, read_node(&connection, &pod)).await {
+                Ok(outcome) => outcome,
+                Err(_) => Ok(Err(format!(
+                    "no complete answer from pod {pod} within {}",
+                    seconds(timeout)
+                ))),
+            };
+            (index, node, outcome)
+        });
+    }
+    while let Some(joined) = tasks.join_next().await {
+        let Ok((index, node, outcome)) = joined else {
+            continue;
+        };
+        results[index] = Some(match outcome? {
+            Ok(mut files) => {
+                files.node = node;
+                NodeRead::Read(files)
+            }
+            Err(why) => NodeRead::NotRead { node, why },
+        });
+    }
+    Ok(nodes
+        .iter()
+        .zip(results)
+        .map(|(node, result)| {
+            result.unwrap_or_else(|| NodeRead::NotRead {
+                node: node.clone(),
+                why: "the read stopped before it finished".to_string(),
+            })
+        })
+        .collect())
+}
+
+fn seconds(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+/// The daemon pod of each node: node name → pod name. A running pod wins
+/// over one that is not (a pod being replaced), then the first by name.
+async fn daemon_pods(connection: &Connection) -> Result<BTreeMap<String, String>, ClusterError> {
+    let items = connection
+        .list_items(&PODS, NAMESPACE, DAEMON_SELECTOR)
+        .await?
+        .unwrap_or_default();
+    let mut pods: BTreeMap<String, (bool, String)> = BTreeMap::new();
+    for pod in &items {
+        let text = |pointer: &str| pod.pointer(pointer).and_then(Value::as_str);
+        let (Some(name), Some(node)) = (text("/metadata/name"), text("/spec/nodeName")) else {
+            continue;
+        };
+        if pod.pointer("/metadata/deletionTimestamp").is_some() {
+            continue;
+        }
+        let running = text("/status/phase").is_none_or(|phase| phase == "Running");
+        let better = match pods.get(node) {
+            None => true,
+            Some((was_running, was)) => {
+                (running && !was_running) || (running == *was_running && name < was.as_str())
+            }
+        };
+        if better {
+            pods.insert(node.to_string(), (running, name.to_string()));
+        }
+    }
+    Ok(pods
+        .into_iter()
+        .filter(|(_, (running, _))| *running)
+        .map(|(node, (_, pod))| (node, pod))
+        .collect())
+}
+
+/// Reads one node through `pod`: `Ok(Err(why))` when that node cannot be
+/// read, `Err` when no node can (a 403 on `pods/exec`).
+async fn read_node(
+    connection: &Connection,
+    pod: &str,
+) -> Result<Result<NodeFiles, String>, ClusterError> {
+    let path = exec_path(pod);
+    let stream = match connection.upgrade(&path).await {
+        Ok(Upgrade::Stream(stream)) => stream,
+        Ok(Upgrade::Forbidden(message)) => {
+            return Err(ClusterError::Forbidden(vec![Forbidden {
+                verb: "create".to_string(),
+                resource: PODS_EXEC,
+                namespace: Some(NAMESPACE.to_string()),
+                message,
+            }]))
+        }
+        Ok(Upgrade::NotFound(message)) => return Ok(Err(format!("pod {pod} is gone: {message}"))),
+        Err(e @ (ClusterError::Unauthorized { .. } | ClusterError::Credentials(_))) => {
+            return Err(e)
+        }
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let output = match collect(*stream).await {
+        Ok(output) => output,
+        Err(why) => return Ok(Err(format!("exec in pod {pod}: {why}"))),
+    };
+    if let Some(why) = output.failure() {
+        return Ok(Err(format!("exec in pod {pod}: {why}")));
+    }
+    Ok(parse(&output.stdout).map_err(|why| format!("exec in pod {pod}: {why}")))
+}
+
+/// What one exec sent back, by channel.
+#[derive(Debug, Default)]
+struct Output {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    status: Vec<u8>,
+}
+
+/// stderr kept for a message.
+const STDERR_MAX: usize = 4096;
+
+/// Reads the stream to its end: channel 1 stdout, 2 stderr, 3 the exit
+/// `Status`; 255 (a stream-close signal, `v5.channel.k8s.io`) is only a
+/// signal.
+async fn collect(connection: kube::client::Connection) -> Result<Output, String> {
+    let mut stream = connection.into_stream();
+    let mut output = Output::default();
+    while let Some(message) = stream.next().await {
+        let message = message.map_err(|e| format!("the stream broke: {e}"))?;
+        let data = match message {
+            Message::Binary(data) => data,
+            Message::Close(_) => break,
+            _ => continue,
+        };
+        let Some((&channel, payload)) = data.split_first() else {
+            continue;
+        };
+        match channel {
+            1 => output.stdout.extend_from_slice(payload),
+            2 => {
+                let room = STDERR_MAX.saturating_sub(output.stderr.len());
+                output
+                    .stderr
+                    .extend_from_slice(&payload[..payload.len().min(room)]);
+            }
+            3 => output.status.extend_from_slice(payload),
+            _ => {}
+        }
+    }
+    Ok(output)
+}
+
+impl Output {
+    /// Why the command failed, from the `Status` on channel 3: a non-zero
+    /// exit (with its stderr) or the server's message.
+    fn failure(&self) -> Option<String> {
+        let stderr = String::from_utf8_lossy(&self.stderr).trim().to_string();
+        let with_stderr = |text: String| {
+            if stderr.is_empty() {
+                text
+            } else {
+                format!("{text}: {stderr}")
+            }
+        };
+        if self.status.is_empty() {
+            return Some(with_stderr(
+                "the stream ended without the command's exit status".to_string(),
+            ));
+        }
+        let status: Value = match serde_json::from_slice(&self.status) {
+            Ok(value) => value,
+            Err(e) => return Some(format!("the exit status is not a Status object: {e}")),
+        };
+        if status.get("status").and_then(Value::as_str) == Some("Success") {
+            return None;
+        }
+        let code = status
+            .pointer("/details/causes")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .find(|c| c.get("reason").and_then(Value::as_str) == Some("ExitCode"))
+            .and_then(|c| c.get("message").and_then(Value::as_str));
+        Some(match code {
+            Some(code) => with_stderr(format!("the read exited with code {code}")),
+            None => with_stderr(
+                status
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("the command failed")
+                    .to_string(),
+            ),
+        })
+    }
+}
+
+/// Parses the script's output; an error says what is wrong and where.
+pub fn parse(output: &[u8]) -> Result<NodeFiles, String> {
+    let mut files = NodeFiles::default();
+    let mut lines = output.split(|&b| b == b'\n');
+    let text = |line: &[u8]| String::from_utf8_lossy(line).into_owned();
+    match lines.next() {
+        Some(first) if first == HEADER.as_bytes() => {}
+        Some(first) => {
+            return Err(format!(
+                "unexpected output: {:?} where \"{HEADER}\" was expected",
+                text(first)
+            ))
+        }
+        None => return Err("no output".to_string()),
+    }
+    let mut ended = false;
+    while let Some(line) = lines.next() {
+        if line.is_empty() {
+            continue;
+        }
+        if ended {
+            return Err(format!("unexpected output after END: {:?}", text(line)));
+        }
+        if line == b"END" {
+            ended = true;
+        } else if let Some(path) = line.strip_prefix(b"F ") {
+            let path = std::str::from_utf8(path)
+                .ok()
+                .filter(|p| is_content_path(p))
+                .ok_or_else(|| format!("unexpected file {:?}", text(path)))?;
+            let mut encoded = Vec::new();
+            loop {
+                match lines.next() {
+                    Some(b".") => break,
+                    Some(chunk) => encoded.extend_from_slice(chunk),
+                    None => return Err(format!("the output ends inside {path}")),
+                }
+            }
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(&encoded)
+                .map_err(|e| format!("{path}: the content does not decode: {e}"))?;
+            files.files.insert(path.to_string(), bytes);
+        } else if let Some(rest) = line.strip_prefix(b"C ") {
+            let rest = std::str::from_utf8(rest)
+                .map_err(|_| format!("unexpected certificate line {:?}", text(line)))?;
+            let (digest, path) = rest
+                .split_once(' ')
+                .filter(|(digest, path)| {
+                    digest.len() == 64
+                        && digest
+                            .bytes()
+                            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+                        && is_cert_path(path)
+                })
+                .ok_or_else(|| format!("unexpected certificate line {:?}", text(line)))?;
+            files.certs.insert(path.to_string(), digest.to_string());
+        } else {
+            return Err(format!("unexpected output line {:?}", text(line)));
+        }
+    }
+    if !ended {
+        return Err("the output was cut short (no END line)".to_string());
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::path::Path;
+    use std::process::Command;
+
+    fn write(root: &Path, rel: &str, bytes: &[u8]) {
+        let path = root.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, bytes).unwrap();
+    }
+
+    fn run(root: &Path) -> (i32, Vec<u8>, String) {
+        let out = Command::new("sh")
+            .args(["-c", SCRIPT, "sh"])
+            .arg(root)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            out.stdout,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// The script on a host tree, parsed back: contents byte for byte,
+    /// certificates by digest, nothing else.
+    #[test]
+    fn script_output_parses_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let binary: Vec<u8> = (0..=255u8).cycle().take(100_000).collect();
+        write(root, "etc/containers/registries.conf", b"[[registry]]\n");
+        write(root, "etc/containers/policy.json", &binary);
+        write(root, "etc/containers/registries.conf.d/.hidden.conf", b"");
+        write(root, "etc/containers/registries.conf.d/99-x.conf", b"x");
+        write(root, "etc/containers/registries.conf.d/sub/y.conf", b"no");
+        write(root, "etc/crio/policies/ns.json", b"{}");
+        write(root, "etc/docker/certs.d/m:5000/ca.crt", b"abc");
+        write(root, "etc/passwd", b"root");
+        fs::create_dir_all(root.join("etc/containers/registries.d")).unwrap();
+        std::os::unix::fs::symlink(
+            "/etc/crio/policies/ns.json",
+            root.join("etc/containers/registries.d/link.yaml"),
+        )
+        .unwrap();
+        let (code, stdout, stderr) = run(root);
+        assert_eq!(code, 0, "{stderr}");
+        let files = parse(&stdout).unwrap();
+        assert_eq!(
+            files.files.keys().map(String::as_str).collect::<Vec<_>>(),
+            [
+                "/etc/containers/policy.json",
+                "/etc/containers/registries.conf",
+                "/etc/containers/registries.conf.d/.hidden.conf",
+                "/etc/containers/registries.conf.d/99-x.conf",
+                "/etc/containers/registries.d/link.yaml",
+                "/etc/crio/policies/ns.json",
+            ]
+        );
+        assert_eq!(files.files["/etc/containers/policy.json"], binary);
+        assert_eq!(files.files["/etc/containers/registries.d/link.yaml"], b"{}");
+        assert_eq!(
+            files.certs["/etc/docker/certs.d/m:5000/ca.crt"],
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn script_without_a_host_root_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let (code, stdout, stderr) = run(&dir.path().join("missing"));
+        assert_eq!(code, 2);
+        assert!(stdout.is_empty());
+        assert!(stderr.contains("no host file system"), "{stderr}");
+    }
+
+    #[test]
+    fn parse_refuses_bad_output() {
+        for (output, want) in [
+            (&b""[..], "where \"mirrorpolicy-node-files 1\""),
+            (b"hello\n", "unexpected output: \"hello\""),
+            (b"mirrorpolicy-node-files 1\n", "cut short"),
+            (
+                b"mirrorpolicy-node-files 1\nF /etc/passwd\n.\nEND\n",
+                "unexpected file",
+            ),
+            (
+                b"mirrorpolicy-node-files 1\nF /etc/containers/policy.json\neA==\n",
+                "ends inside",
+            ),
+            (
+                b"mirrorpolicy-node-files 1\nF /etc/containers/policy.json\n!!\n.\nEND\n",
+                "does not decode",
+            ),
+            (
+                b"mirrorpolicy-node-files 1\nC abc /etc/docker/certs.d/h/c\nEND\n",
+                "certificate",
+            ),
+            (b"mirrorpolicy-node-files 1\nEND\nmore\n", "after END"),
+        ] {
+            let err = parse(output).unwrap_err();
+            assert!(err.contains(want), "{err}");
+        }
+    }
+
+    #[test]
+    fn exit_status_failures() {
+        let output = |status: &str, stderr: &str| Output {
+            stdout: Vec::new(),
+            stderr: stderr.as_bytes().to_vec(),
+            status: status.as_bytes().to_vec(),
+        };
+        assert_eq!(output(r#"{"status":"Success"}"#, "").failure(), None);
+        assert_eq!(
+            output(
+                r#"{"status":"Failure","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":"3"}]}}"#,
+                "cannot read /etc/containers/policy.json\n"
+            )
+            .failure()
+            .unwrap(),
+            "the read exited with code 3: cannot read /etc/containers/policy.json"
+        );
+        assert_eq!(
+            output(
+                r#"{"status":"Failure","message":"container not found"}"#,
+                ""
+            )
+            .failure()
+            .unwrap(),
+            "container not found"
+        );
+        assert!(output("", "").failure().unwrap().contains("without"));
+    }
+}

@@ -61,6 +61,9 @@ pub struct SourceProbe {
     /// The HTTP status of the answer that decided, or null.
     pub status: Option<u16>,
     pub detail: String,
+    /// No credentials were found for the endpoint (not in the JSON contract).
+    #[serde(skip)]
+    pub anonymous: bool,
 }
 
 /// The sigstore attachment looked up on the serving endpoint.
@@ -172,6 +175,7 @@ pub async fn probe_explanation(ctx: &ProbeContext, item: &mut Explanation) {
                     outcome: Outcome::NotTried,
                     status: None,
                     detail: "an earlier candidate serves the image".to_string(),
+                    anonymous: false,
                 });
             }
             c.served_by = Some(None);
@@ -197,6 +201,7 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
                 outcome: Outcome::NotTried,
                 status: None,
                 detail: "an earlier source serves the image".to_string(),
+                anonymous: false,
             });
             continue;
         }
@@ -206,6 +211,7 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
                 status: None,
                 detail: "not contacted: CRI-O refuses a blocked endpoint and tries the next source"
                     .to_string(),
+                anonymous: false,
             });
             continue;
         }
@@ -216,6 +222,7 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
                     outcome: Outcome::Unreachable,
                     status: None,
                     detail: format!("invalid pull spec: {e}"),
+                    anonymous: false,
                 });
                 continue;
             }
@@ -254,6 +261,7 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
             outcome: attempt.outcome,
             status: attempt.status,
             detail,
+            anonymous: attempt.anonymous,
         });
     }
     c.served_by = Some(served_by);

@@ -20,8 +20,13 @@ use crate::registries::lookup::Role;
 use crate::registries::ShortNameMode;
 
 /// How an image will be pulled, worst first.
+///
+/// Named in camelCase everywhere (JSON, the table, `--fail-on`), as
+/// Kubernetes API enum values are and as the probe outcomes (`notFound`,
+/// `tlsError`) are; [`Class::parse`] also takes the kebab-case spelling
+/// earlier releases printed (`short-name-refused`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "camelCase")]
 pub enum Class {
     /// Not a valid image reference: the pod never starts.
     Invalid,
@@ -62,20 +67,37 @@ impl Class {
     /// The classes only `--probe` gives (counted only then).
     pub const PROBED: [Class; 2] = [Class::MissingOnMirror, Class::UnsignedOnMirror];
 
-    /// The name in the JSON contract.
+    /// The name in the JSON contract and the table.
     pub fn as_str(self) -> &'static str {
         match self {
             Class::Invalid => "invalid",
-            Class::NotAllowed => "not-allowed",
-            Class::SourceBlocked => "source-blocked",
-            Class::ShortNameRefused => "short-name-refused",
-            Class::MissingOnMirror => "missing-on-mirror",
-            Class::UnsignedOnMirror => "unsigned-on-mirror",
-            Class::TagSkipsDigestMirrors => "tag-skips-digest-mirrors",
-            Class::ShortName => "short-name",
+            Class::NotAllowed => "notAllowed",
+            Class::SourceBlocked => "sourceBlocked",
+            Class::ShortNameRefused => "shortNameRefused",
+            Class::MissingOnMirror => "missingOnMirror",
+            Class::UnsignedOnMirror => "unsignedOnMirror",
+            Class::TagSkipsDigestMirrors => "tagSkipsDigestMirrors",
+            Class::ShortName => "shortName",
             Class::Direct => "direct",
             Class::Mirrored => "mirrored",
         }
+    }
+
+    /// The class named `name`: camelCase (`missingOnMirror`) or kebab-case
+    /// (`missing-on-mirror`), in any letter case.
+    pub fn parse(name: &str) -> Option<Class> {
+        let fold = |s: &str| -> String {
+            s.chars()
+                .filter(|c| *c != '-' && *c != '_')
+                .map(|c| c.to_ascii_lowercase())
+                .collect()
+        };
+        let want = fold(name);
+        Class::ALL
+            .iter()
+            .chain(&Class::PROBED)
+            .copied()
+            .find(|c| fold(c.as_str()) == want)
     }
 
     /// `error` for a pull that fails, `warning` for one that works only
@@ -309,8 +331,8 @@ pub fn probe_targets(
 }
 
 /// Records the probe of each image in the report, classes an image no
-/// source serves `missing-on-mirror` and one served without its required
-/// signature `unsigned-on-mirror` (unless already classed worse), and
+/// source serves `missingOnMirror` and one served without its required
+/// signature `unsignedOnMirror` (unless already classed worse), and
 /// counts the probe classes.
 pub fn apply_probes(report: &mut Report, probed: &[Explanation]) {
     use crate::probe::{verdict, Verdict};
@@ -696,11 +718,33 @@ mod tests {
         assert_eq!(sorted, Class::ALL);
         assert_eq!(
             Class::TagSkipsDigestMirrors.as_str(),
-            "tag-skips-digest-mirrors"
+            "tagSkipsDigestMirrors"
         );
         assert_eq!(
             serde_json::to_value(Class::SourceBlocked).unwrap(),
-            json!("source-blocked")
+            json!("sourceBlocked")
         );
+    }
+
+    #[test]
+    fn issue_16_classes_parse_in_both_spellings() {
+        for c in Class::ALL.iter().chain(&Class::PROBED) {
+            assert_eq!(Class::parse(c.as_str()), Some(*c));
+            assert_eq!(
+                serde_json::to_value(c).unwrap(),
+                json!(c.as_str()),
+                "JSON and text agree"
+            );
+        }
+        assert_eq!(
+            Class::parse("missing-on-mirror"),
+            Some(Class::MissingOnMirror)
+        );
+        assert_eq!(
+            Class::parse("unsignedOnMirror"),
+            Some(Class::UnsignedOnMirror)
+        );
+        assert_eq!(Class::parse("SHORT-NAME"), Some(Class::ShortName));
+        assert_eq!(Class::parse("missing"), None);
     }
 }

@@ -675,10 +675,10 @@ fn issue_16_audit_probe_classes_missing_and_unsigned_on_mirror() {
             .map(|i| i["class"].as_str().unwrap_or("").to_string())
     };
     assert_eq!(class_of(&app_ref).as_deref(), Some("mirrored"));
-    assert_eq!(class_of(&gone_ref).as_deref(), Some("missing-on-mirror"));
-    assert_eq!(class_of(&signed_ref).as_deref(), Some("unsigned-on-mirror"));
-    assert_eq!(report["summary"]["missing-on-mirror"], 1);
-    assert_eq!(report["summary"]["unsigned-on-mirror"], 1);
+    assert_eq!(class_of(&gone_ref).as_deref(), Some("missingOnMirror"));
+    assert_eq!(class_of(&signed_ref).as_deref(), Some("unsignedOnMirror"));
+    assert_eq!(report["summary"]["missingOnMirror"], 1);
+    assert_eq!(report["summary"]["unsignedOnMirror"], 1);
     let app = report["images"]
         .as_array()
         .expect("images")
@@ -703,7 +703,7 @@ fn issue_16_audit_probe_classes_missing_and_unsigned_on_mirror() {
     let out = run(&["--fail-on", "error", "--probe-concurrency", "2"]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("missing-on-mirror"), "{text}");
+    assert!(text.contains("missingOnMirror"), "{text}");
     assert!(text.contains("probe: no source serves it"), "{text}");
 
     // Without --probe the report is unchanged: no probe fields, no probe classes.
@@ -715,7 +715,7 @@ fn issue_16_audit_probe_classes_missing_and_unsigned_on_mirror() {
         .expect("run");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        !text.contains("probe") && !text.contains("on-mirror"),
+        !text.contains("probe") && !text.contains("OnMirror"),
         "{text}"
     );
 }

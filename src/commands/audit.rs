@@ -207,10 +207,13 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         }
     };
     let failing = |level: Level| report.images.iter().any(|i| level_of(i.class) <= level);
-    let fail = match (args.fail_on, args.require_mirror) {
-        (Some(FailOn::Error), _) | (None, true) => failing(Level::Error),
-        (Some(FailOn::Warning), _) => failing(Level::Warning),
-        (None, false) => false,
+    let classes: Vec<audit::Class> = args.fail_on.iter().filter_map(|f| f.class()).collect();
+    let fail = if args.fail_on.is_empty() {
+        args.require_mirror && failing(Level::Error)
+    } else {
+        (args.fail_on.contains(&FailOn::Error) && failing(Level::Error))
+            || (args.fail_on.contains(&FailOn::Warning) && failing(Level::Warning))
+            || report.images.iter().any(|i| classes.contains(&i.class))
     };
     Ok(if fail {
         ExitCode::Findings

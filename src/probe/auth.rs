@@ -203,6 +203,11 @@ impl AuthSources {
 }
 
 impl AuthSources {
+    /// Whether a file sends some registry to a credential helper.
+    pub fn has_helpers(&self) -> bool {
+        self.files.iter().any(|f| !f.cred_helpers.is_empty())
+    }
+
     /// The files that set Docker's `credsStore`, which containers/image does not read.
     pub fn ignored_creds_stores(&self) -> Vec<(String, String)> {
         self.files

@@ -144,8 +144,7 @@ impl Prober {
         let helpers = Arc::clone(&self.helpers);
         let timeout = self.timeout;
         let name_owned = name.to_string();
-        // A helper is a process: it runs off the network tasks' thread.
-        let found = tokio::task::spawn_blocking(move || {
+        let lookup = move || {
             auth.lookup(&name_owned, &mut |helper, registry| {
                 let mut cache = helpers.lock().unwrap_or_else(|e| e.into_inner());
                 cache
@@ -153,9 +152,15 @@ impl Prober {
                     .or_insert_with(|| auth::run_helper(helper, registry, timeout))
                     .clone()
             })
-        })
-        .await
-        .map_err(|e| format!("looking up credentials: {e}"))?;
+        };
+        // A helper is a process: it runs off the network tasks' thread.
+        let found = if self.auth.has_helpers() {
+            tokio::task::spawn_blocking(lookup)
+                .await
+                .map_err(|e| format!("looking up credentials: {e}"))?
+        } else {
+            lookup()
+        };
         match found {
             Found::Credentials {
                 credentials,

@@ -14,6 +14,7 @@ pub mod labels;
 pub mod lint;
 pub mod list;
 pub mod migrate;
+pub mod node_files;
 pub mod origin;
 pub mod output;
 pub mod policy;

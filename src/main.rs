@@ -10,6 +10,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod cli;
 mod commands;
 mod exit;
+mod settings;
 mod term;
 
 use std::io;
@@ -19,6 +20,7 @@ use clap::FromArgMatches;
 
 use cli::{Cli, Command};
 use exit::{ExitCode, Failure};
+use settings::Settings;
 
 fn main() {
     let argv0 = std::env::args().next().unwrap_or_default();
@@ -28,17 +30,17 @@ fn main() {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
-    term::init_color(cli.color);
-    term::set_verbose(cli.verbose);
-    commands::cluster::set_cluster_args(cli.cluster.clone());
+    let settings = Settings::new(&cli, name);
+    term::apply_colour(settings.colour);
+    let s = &settings;
     let result = match &cli.command {
-        Command::Explain(args) => commands::explain::run(args, name),
-        Command::Render(args) => commands::render::run(args).map(|()| ExitCode::Success),
-        Command::List(args) => commands::list::run(args).map(|()| ExitCode::Success),
-        Command::Lint(args) => commands::lint::run(args, name),
-        Command::MigrateIcsp(args) => commands::migrate::run(args),
-        Command::Audit(args) => commands::audit::run(args),
-        Command::Diff(args) => commands::diff::run(args),
+        Command::Explain(args) => commands::explain::run(s, args),
+        Command::Render(args) => commands::render::run(s, args).map(|()| ExitCode::Success),
+        Command::List(args) => commands::list::run(s, args).map(|()| ExitCode::Success),
+        Command::Lint(args) => commands::lint::run(s, args),
+        Command::MigrateIcsp(args) => commands::migrate::run(s, args),
+        Command::Audit(args) => commands::audit::run(s, args),
+        Command::Diff(args) => commands::diff::run(s, args),
         Command::Completion(args) => {
             commands::complete::run_completion(args.shell).map(|()| ExitCode::Success)
         }
@@ -58,14 +60,26 @@ fn report(e: &anyhow::Error, name: &str) -> ExitCode {
     if is_broken_pipe(e) {
         return ExitCode::Success;
     }
-    let failure = e.chain().find_map(|c| c.downcast_ref::<Failure>());
+    // The outermost `Failure` decides: one added with `anyhow::Context`
+    // (`Failure` as the context of a lower error) or one in the chain.
+    let failure = e
+        .downcast_ref::<Failure>()
+        .or_else(|| e.chain().find_map(|c| c.downcast_ref::<Failure>()));
     let safe = |text: &dyn std::fmt::Display| {
         let text = without_os_error_code(&text.to_string());
         term::escape_controls(&cli::as_said_by(name, &text), false).into_owned()
     };
-    eprintln!("error: {}", safe(e));
+    let mut said = safe(e);
+    eprintln!("error: {said}");
     for cause in e.chain().skip(1) {
-        eprintln!("  caused by: {}", safe(cause));
+        // Many errors end their message with their cause's ("cannot read
+        // \"x\": No such file"): that cause is said already.
+        let text = safe(cause);
+        if said.ends_with(&text) {
+            continue;
+        }
+        eprintln!("  caused by: {text}");
+        said = text;
     }
     if let Some(hint) = failure.and_then(|f| f.hint.as_deref()) {
         eprintln!("\nhint: {}", safe(&hint));

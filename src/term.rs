@@ -1,22 +1,14 @@
 //! The terminal: whether to colour, and writing data to stdout.
 
 use std::io::{self, IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use mirrorpolicy::output::table::Layout;
 
-use crate::cli::ColorChoice;
-
-/// Decides colour from `--color`, `NO_COLOR` and whether stdout is a terminal,
-/// and sets it for everything that renders.
-pub fn init_color(choice: ColorChoice) {
-    let on = match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stdout().is_terminal()
-        }
-    };
+/// Sets the colour decision of the settings (`Settings::colour`) in the two
+/// crates that style text: `colored` and crossterm read only a process-wide
+/// switch, so `main` calls this once; the program itself passes the
+/// decision as a value.
+pub fn apply_colour(on: bool) {
     colored::control::set_override(on);
     // Table cells are styled by crossterm, which would drop their colour
     // under NO_COLOR even when `--color always` asked for it.
@@ -44,8 +36,10 @@ pub enum Sink {
     Text,
 }
 
-/// [`print`] for a sink: text output goes through [`escape_controls`].
+/// [`print`] for a sink: text output goes through [`escape_controls`],
+/// keeping this program's colour when `colour` is on.
 pub fn print_to(
+    colour: bool,
     sink: Sink,
     render: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
@@ -55,13 +49,9 @@ pub fn print_to(
             let mut buf = Vec::new();
             render(&mut buf)?;
             let text = String::from_utf8_lossy(&buf);
-            out.write_all(escape_controls(&text, colour_on()).as_bytes())
+            out.write_all(escape_controls(&text, colour).as_bytes())
         }),
     }
-}
-
-fn colour_on() -> bool {
-    colored::control::SHOULD_COLORIZE.should_colorize()
 }
 
 /// Escapes the characters that a terminal acts on rather than shows: C0
@@ -115,8 +105,8 @@ fn sgr_len(s: &str) -> Option<usize> {
 
 /// How tables are laid out on stdout: fitted to the terminal when stdout is
 /// one, else to `COLUMNS` when it is set (as GNU tools do), else whole
-/// lines; coloured as `--color` decided.
-pub fn layout(no_headers: bool) -> Layout {
+/// lines; coloured when `colour` is on.
+pub fn layout(colour: bool, no_headers: bool) -> Layout {
     let width = if io::stdout().is_terminal() {
         terminal_size::terminal_size().map(|(w, _)| w.0)
     } else {
@@ -126,7 +116,7 @@ pub fn layout(no_headers: bool) -> Layout {
     .filter(|w| *w > 0);
     Layout {
         width,
-        colour: colour_on(),
+        colour,
         no_headers,
     }
 }
@@ -141,20 +131,6 @@ pub fn print_bytes(bytes: &[u8]) -> io::Result<()> {
     let mut stdout = io::stdout().lock();
     stdout.write_all(bytes)?;
     stdout.flush()
-}
-
-static VERBOSE: AtomicBool = AtomicBool::new(false);
-
-/// Turns on `-v` messages.
-pub fn set_verbose(on: bool) {
-    VERBOSE.store(on, Ordering::Relaxed);
-}
-
-/// Prints a `-v` message to stderr.
-pub fn verbose(message: impl FnOnce() -> String) {
-    if VERBOSE.load(Ordering::Relaxed) {
-        eprintln!("{}", escape_controls(&message(), false));
-    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use mirrorpolicy::audit::{self, Configs, Level};
 use mirrorpolicy::explain::Config;
@@ -16,6 +16,7 @@ use mirrorpolicy::source::cluster::{Read, MIRROR_CONFIG, WORKLOADS};
 use crate::cli::{AuditArgs, AuditFormat, FailOn};
 use crate::commands::{cluster, explain, probe};
 use crate::exit::{ExitCode, Failure};
+use crate::settings::Settings;
 use crate::term;
 
 /// The cluster's view, and one per namespace that has its own policy file.
@@ -110,7 +111,7 @@ fn add_service_account_pull_secrets(workloads: &mut [audit::Workload]) -> Result
 }
 
 /// Runs `audit`.
-pub fn run(args: &AuditArgs) -> Result<ExitCode> {
+pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
     let selector = match &args.selector {
         Some(text) => Some(Selector::parse(text).map_err(|e| {
             Failure::input(format!("invalid label selector {text:?} (-l): {e}")).with_hint(
@@ -120,14 +121,15 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         None => None,
     };
     let live = args.filenames.is_empty();
-    let namespace = match (args.all_namespaces, cluster::namespace()) {
+    let namespace = match (args.all_namespaces, settings.namespace()) {
         (true, _) => None,
         (false, Some(ns)) => Some(ns.to_string()),
-        (false, None) if live => Some(cluster::context_namespace()?),
+        (false, None) if live => Some(cluster::context_namespace(settings)?),
         (false, None) => None,
     };
     let reads: Vec<Read> = MIRROR_CONFIG.iter().chain(WORKLOADS).copied().collect();
     let mut inputs = cluster::load_selected(
+        settings,
         &args.filenames,
         &reads,
         namespace.as_deref(),
@@ -139,8 +141,9 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
     let rendered = cluster::render(&inputs, "worker")?;
     cluster::print_warnings(&rendered);
     let read_back = |ns: Option<&str>| {
-        node_view(&rendered, ns)
-            .map_err(|e| Failure::input(format!("reading back the rendered configuration: {e}")))
+        node_view(&rendered, ns).context(Failure::input(
+            "cannot read back the rendered configuration",
+        ))
     };
     let mut views = Views {
         cluster: read_back(None)?,
@@ -170,11 +173,11 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
     }
     let mut report = audit::audit(&inputs.workloads, &views, mode);
     if args.probe.probe {
-        let ctx = probe::context_for_objects(&args.probe, &args.filenames, &rendered)?;
+        let ctx = probe::context_for_objects(settings, &args.probe, &args.filenames, &rendered)?;
         let targets = audit::probe_targets(&inputs.workloads, &views, mode);
         let probed =
             mirrorpolicy::probe::probe_all(ctx, targets, usize::from(args.probe.probe_concurrency))
-                .map_err(|e| Failure::cluster(format!("cannot start the network runtime: {e}")))?;
+                .context(Failure::cluster("cannot start the network runtime"))?;
         audit::apply_probes(&mut report, &probed);
     }
     if report.images.is_empty() {
@@ -192,8 +195,8 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         AuditFormat::Table | AuditFormat::Wide => term::Sink::Text,
         AuditFormat::Json | AuditFormat::Yaml => term::Sink::Exact,
     };
-    let layout = term::layout(args.no_headers);
-    term::print_to(sink, |out| match args.output {
+    let layout = settings.layout(args.no_headers);
+    term::print_to(settings.colour, sink, |out| match args.output {
         AuditFormat::Table => output::audit::write_table(out, &report, false, &layout),
         AuditFormat::Wide => output::audit::write_table(out, &report, true, &layout),
         AuditFormat::Json => output::write_json(out, std::slice::from_ref(&report)),

@@ -3,70 +3,54 @@
 //! render a pool as the MCO does.
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use mirrorpolicy::labels::Selector;
 use mirrorpolicy::render::cluster::{render_pool, Rendered};
 use mirrorpolicy::source::cluster::{
-    self as live, ClusterError, ClusterOptions, FlagOverrides, Read, DEFAULT_PAGE_SIZE,
-    MACHINE_CONFIG_POOLS, MIRROR_CONFIG,
+    self as live, ClusterError, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG,
 };
 use mirrorpolicy::source::{load_paths_with, Inputs};
 
-use crate::cli::ClusterArgs;
 use crate::exit::Failure;
+use crate::settings::Settings;
 use crate::term;
-
-static CLUSTER: OnceLock<ClusterArgs> = OnceLock::new();
-
-/// Records the global cluster flags (`--kubeconfig`, `--context`, `-n`, ...).
-pub fn set_cluster_args(args: ClusterArgs) {
-    let _ = CLUSTER.set(args);
-}
-
-fn cluster_args() -> &'static ClusterArgs {
-    CLUSTER.get_or_init(|| ClusterArgs {
-        request_timeout: "0".to_string(),
-        chunk_size: DEFAULT_PAGE_SIZE,
-        ..ClusterArgs::default()
-    })
-}
-
-/// `-n/--namespace` as given on the command line.
-pub fn namespace() -> Option<&'static str> {
-    cluster_args().namespace.as_deref()
-}
 
 /// Reads the mirror configuration: from the files named by `-f`, or from
 /// the live cluster when there are none.
-pub fn read_inputs(paths: &[PathBuf]) -> Result<Inputs> {
-    read_objects(paths, MIRROR_CONFIG, None)
+pub fn read_inputs(settings: &Settings, paths: &[PathBuf]) -> Result<Inputs> {
+    read_objects(settings, paths, MIRROR_CONFIG, None)
 }
 
 /// Reads the mirror configuration, warning about objects the API server
 /// would refuse today.
-pub fn load_inputs(paths: &[PathBuf]) -> Result<Inputs> {
-    load_objects(paths, MIRROR_CONFIG, None)
+pub fn load_inputs(settings: &Settings, paths: &[PathBuf]) -> Result<Inputs> {
+    load_objects(settings, paths, MIRROR_CONFIG, None)
 }
 
 /// Reads `reads` from the live cluster (namespaced ones in `namespace`
 /// only, or in all namespaces), or everything the files named by `-f` hold.
-pub fn read_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) -> Result<Inputs> {
-    read_selected(paths, reads, namespace, None)
+pub fn read_objects(
+    settings: &Settings,
+    paths: &[PathBuf],
+    reads: &[Read],
+    namespace: Option<&str>,
+) -> Result<Inputs> {
+    read_selected(settings, paths, reads, namespace, None)
 }
 
 /// [`read_objects`], keeping only the objects that reference images whose
 /// labels `selector` selects (live, the API server selects them).
 fn read_selected(
+    settings: &Settings,
     paths: &[PathBuf],
     reads: &[Read],
     namespace: Option<&str>,
     selector: Option<&Selector>,
 ) -> Result<Inputs> {
     if paths.is_empty() {
-        let mut inputs = read_live(reads, namespace, selector.map(Selector::as_str))?;
+        let mut inputs = read_live(settings, reads, namespace, selector.map(Selector::as_str))?;
         if let Some(selector) = selector {
             inputs.workloads.retain(|w| selector.matches(&w.labels));
         }
@@ -77,7 +61,7 @@ fn read_selected(
     for w in &inputs.warnings {
         term::warn(w);
     }
-    report_read(&inputs);
+    report_read(settings, &inputs);
     if inputs.is_empty() {
         let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(Failure::input(format!(
@@ -96,19 +80,25 @@ fn read_selected(
 /// [`read_objects`], with a warning for each object the API server would
 /// refuse today: objects stored in a cluster may predate today's CRD rules
 /// (validation ratcheting) and the MCO renders them, so reading is lenient.
-pub fn load_objects(paths: &[PathBuf], reads: &[Read], namespace: Option<&str>) -> Result<Inputs> {
-    load_selected(paths, reads, namespace, None)
+pub fn load_objects(
+    settings: &Settings,
+    paths: &[PathBuf],
+    reads: &[Read],
+    namespace: Option<&str>,
+) -> Result<Inputs> {
+    load_selected(settings, paths, reads, namespace, None)
 }
 
 /// [`load_objects`], keeping only the objects that reference images whose
 /// labels `selector` selects (`audit -l`).
 pub fn load_selected(
+    settings: &Settings,
     paths: &[PathBuf],
     reads: &[Read],
     namespace: Option<&str>,
     selector: Option<&Selector>,
 ) -> Result<Inputs> {
-    let inputs = read_selected(paths, reads, namespace, selector)?;
+    let inputs = read_selected(settings, paths, reads, namespace, selector)?;
     for e in inputs.validate() {
         term::warn(format_args!(
             "the API server would refuse this object today: {e}"
@@ -120,11 +110,12 @@ pub fn load_selected(
 /// [`read_objects`], refusing objects the API server would refuse: for a
 /// command that writes objects derived from them.
 pub fn load_valid_objects(
+    settings: &Settings,
     paths: &[PathBuf],
     reads: &[Read],
     namespace: Option<&str>,
 ) -> Result<Inputs> {
-    let inputs = read_objects(paths, reads, namespace)?;
+    let inputs = read_objects(settings, paths, reads, namespace)?;
     let invalid = inputs.validate();
     if let Some(first) = invalid.first() {
         let more = match invalid.len() {
@@ -146,7 +137,7 @@ pub fn overlay(inputs: &mut Inputs, with: &[PathBuf], validate: bool) -> Result<
         return Ok(());
     }
     let proposed = mirrorpolicy::source::load_paths(with, std::io::stdin().lock())
-        .map_err(|e| Failure::input(format!("--with: {e}")))?;
+        .context(Failure::input("cannot read the proposed objects of --with"))?;
     for w in &proposed.warnings {
         term::warn(format_args!("--with: {w}"));
     }
@@ -169,37 +160,10 @@ pub fn overlay(inputs: &mut Inputs, with: &[PathBuf], validate: bool) -> Result<
     Ok(())
 }
 
-/// The connection options from the global flags.
-pub fn cluster_options() -> Result<ClusterOptions> {
-    let args = cluster_args();
-    let request_timeout = live::parse_request_timeout(&args.request_timeout)
-        .map_err(|e| Failure::input(format!("--request-timeout: {e}")))?;
-    Ok(ClusterOptions {
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
-        cluster: args.cluster.clone(),
-        user: args.user.clone(),
-        request_timeout,
-        page_size: args.chunk_size,
-        flags: FlagOverrides {
-            server: args.server.clone(),
-            tls_server_name: args.tls_server_name.clone(),
-            certificate_authority: args.certificate_authority.clone(),
-            insecure_skip_tls_verify: args.insecure_skip_tls_verify,
-            token: args.token.clone(),
-            client_certificate: args.client_certificate.clone(),
-            client_key: args.client_key.clone(),
-            impersonate: args.as_user.clone(),
-            impersonate_uid: args.as_uid.clone(),
-            impersonate_groups: args.as_group.clone(),
-        },
-    })
-}
-
 /// The namespace of the current kubeconfig context (`default` when it sets
 /// none), as kubectl uses when no `-n` is given. Nothing is sent.
-pub fn context_namespace() -> Result<String> {
-    let options = cluster_options()?;
+pub fn context_namespace(settings: &Settings) -> Result<String> {
+    let options = settings.cluster_options()?;
     let runtime = runtime()?;
     let connection = runtime
         .block_on(live::connect(&options))
@@ -212,17 +176,22 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Failure::cluster(format!("cannot start the network runtime: {e}")).into())
+        .context(Failure::cluster("cannot start the network runtime"))
 }
 
 /// Lists every read at once from the live cluster.
-fn read_live(reads: &[Read], namespace: Option<&str>, selector: Option<&str>) -> Result<Inputs> {
-    let options = cluster_options()?;
+fn read_live(
+    settings: &Settings,
+    reads: &[Read],
+    namespace: Option<&str>,
+    selector: Option<&str>,
+) -> Result<Inputs> {
+    let options = settings.cluster_options()?;
     let runtime = runtime()?;
     let live = runtime
         .block_on(async {
             let connection = live::connect(&options).await?;
-            term::verbose(|| {
+            settings.verbose(|| {
                 format!(
                     "reading {} from {}{}",
                     live::describe(reads),
@@ -235,9 +204,9 @@ fn read_live(reads: &[Read], namespace: Option<&str>, selector: Option<&str>) ->
         })
         .map_err(cluster_failure)?;
     let (connection, read) = live;
-    term::verbose(|| format!("{} request(s) sent", read.requests));
+    settings.verbose(|| format!("{} request(s) sent", read.requests));
     for absent in &read.absent {
-        term::verbose(|| {
+        settings.verbose(|| {
             format!(
                 "{} is not served by the cluster (no such CRD): read as none",
                 absent.name()
@@ -260,7 +229,7 @@ fn read_live(reads: &[Read], namespace: Option<&str>, selector: Option<&str>) ->
     for w in &read.inputs.warnings {
         term::warn(w);
     }
-    report_read(&read.inputs);
+    report_read(settings, &read.inputs);
     Ok(read.inputs)
 }
 
@@ -304,8 +273,8 @@ pub fn cluster_failure(e: ClusterError) -> anyhow::Error {
 }
 
 /// `-v`: what was read and what was skipped.
-pub fn report_read(inputs: &Inputs) {
-    term::verbose(|| {
+pub fn report_read(settings: &Settings, inputs: &Inputs) {
+    settings.verbose(|| {
         format!(
             "read {} ImageContentSourcePolicy, {} ImageDigestMirrorSet, {} ImageTagMirrorSet, {} Image, \
              {} ClusterVersion, {} ClusterImagePolicy, {} ImagePolicy, {} MachineConfig, {} MachineConfigPool, {} Node, \
@@ -324,10 +293,10 @@ pub fn report_read(inputs: &Inputs) {
         )
     });
     for (kind, count) in &inputs.skipped {
-        term::verbose(|| format!("skipped {count} object(s) of kind {kind}"));
+        settings.verbose(|| format!("skipped {count} object(s) of kind {kind}"));
     }
     if inputs.skipped_files > 0 {
-        term::verbose(|| {
+        settings.verbose(|| {
             format!(
                 "skipped {} file(s) naming no known kind",
                 inputs.skipped_files
@@ -338,11 +307,10 @@ pub fn report_read(inputs: &Inputs) {
 
 /// Renders a pool; a configuration the MCO refuses is an input error with the MCO's reason.
 pub fn render(inputs: &Inputs, pool: &str) -> Result<Rendered> {
-    render_pool(inputs, pool).map_err(|e| {
-        Failure::input(format!("the MCO refuses to render this configuration: {e}"))
-            .with_hint("the MCO only logs this and keeps the previous MachineConfig; nodes do not get the change")
-            .into()
-    })
+    render_pool(inputs, pool).context(
+        Failure::input("the MCO refuses to render this configuration")
+            .with_hint("the MCO only logs this and keeps the previous MachineConfig; nodes do not get the change"),
+    )
 }
 
 /// The pools a configuration can be rendered for: `master` and `worker`,
@@ -391,6 +359,7 @@ pub fn check_pool(inputs: &Inputs, pool: &str) -> Result<()> {
 /// MachineConfigPools are read too when the pool is not one every
 /// OpenShift cluster has.
 pub fn load_for_pool(
+    settings: &Settings,
     paths: &[PathBuf],
     reads: &[Read],
     namespace: Option<&str>,
@@ -399,9 +368,9 @@ pub fn load_for_pool(
     const POOLS: Read = Read::one(&[MACHINE_CONFIG_POOLS]);
     let inputs = if paths.is_empty() && pool != "master" && pool != "worker" {
         let reads: Vec<Read> = reads.iter().copied().chain([POOLS]).collect();
-        load_objects(paths, &reads, namespace)?
+        load_objects(settings, paths, &reads, namespace)?
     } else {
-        load_objects(paths, reads, namespace)?
+        load_objects(settings, paths, reads, namespace)?
     };
     check_pool(&inputs, pool)?;
     Ok(inputs)

@@ -14,16 +14,17 @@ use mirrorpolicy::source::cluster::{Read, MACHINE_CONFIG_STATE, MIRROR_CONFIG};
 use crate::cli::{DiffArgs, DiffFormat};
 use crate::commands::cluster;
 use crate::exit::{ExitCode, Failure};
+use crate::settings::Settings;
 use crate::term;
 
 /// Runs `diff`.
-pub fn run(args: &DiffArgs) -> Result<ExitCode> {
+pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
     let reads: Vec<Read> = MIRROR_CONFIG
         .iter()
         .chain(MACHINE_CONFIG_STATE)
         .copied()
         .collect();
-    let mut inputs = cluster::load_objects(&args.filenames, &reads, None)?;
+    let mut inputs = cluster::load_objects(settings, &args.filenames, &reads, None)?;
     let mut crs = "the CRs".to_string();
     if !args.with.is_empty() {
         cluster::overlay(&mut inputs, &args.with, true)?;
@@ -40,7 +41,7 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode> {
         DiffFormat::Text => term::Sink::Text,
         DiffFormat::Json => term::Sink::Exact,
     };
-    term::print_to(sink, |out| match args.output {
+    term::print_to(settings.colour, sink, |out| match args.output {
         DiffFormat::Text => write_text(out, &report),
         DiffFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
     })?;

@@ -21,13 +21,14 @@ use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 use crate::cli::{ExplainArgs, OutputFormat};
 use crate::commands::{cluster, probe};
 use crate::exit::{ExitCode, Failure};
+use crate::settings::Settings;
 use crate::term;
 use mirrorpolicy::probe::Verdict;
 
 /// Runs `explain`: 0 when every image pulls as configured, 1 when at least
 /// one pull would be refused or fail, 2 when an image reference is invalid.
-/// `name` is how the user ran the plugin: warnings name its commands.
-pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
+/// Warnings name its commands as the user ran the plugin.
+pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
     if args.registries_conf.is_none() && args.registries_conf_d.is_none() {
         if args.policy_json.is_some() {
             return Err(Failure::input(
@@ -36,7 +37,7 @@ pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
             .with_hint("add --registries-conf (and --registries-conf-d), or drop --policy-json to explain against the cluster")
             .into());
         }
-        return run_on_objects(args, name);
+        return run_on_objects(settings, args);
     }
     let conf = load_registries(
         args.registries_conf.as_deref(),
@@ -65,7 +66,7 @@ pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
     } else {
         (items, code)
     };
-    print(args, &mut items, name)?;
+    print(settings, args, &mut items)?;
     // The process exits next: freeing a configuration of 100,000s of
     // entries one allocation at a time would only delay that.
     std::mem::forget(conf);
@@ -73,14 +74,21 @@ pub fn run(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
 }
 
 /// Explains against what the MCO renders from cluster objects for a pool.
-fn run_on_objects(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
-    let namespace = cluster::namespace();
-    let mut inputs = cluster::load_for_pool(&args.filenames, MIRROR_CONFIG, namespace, &args.pool)?;
+fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
+    let namespace = settings.namespace();
+    let mut inputs = cluster::load_for_pool(
+        settings,
+        &args.filenames,
+        MIRROR_CONFIG,
+        namespace,
+        &args.pool,
+    )?;
     cluster::overlay(&mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, &args.pool)?;
     cluster::print_warnings(&rendered);
-    let view = node_view(&rendered, namespace)
-        .map_err(|e| Failure::input(format!("reading back the rendered configuration: {e}")))?;
+    let view = node_view(&rendered, namespace).context(Failure::input(
+        "cannot read back the rendered configuration",
+    ))?;
     let minor = inputs
         .cluster_version
         .as_ref()
@@ -96,7 +104,7 @@ fn run_on_objects(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
     };
     let (mut items, mut code) = explain_all(&config, &args.images, mode, namespace);
     if args.probe.probe {
-        let ctx = probe::context_for_objects(&args.probe, &args.filenames, &rendered)?;
+        let ctx = probe::context_for_objects(settings, &args.probe, &args.filenames, &rendered)?;
         (items, code) = probe_items(ctx, items, code, args.probe.probe_concurrency)?;
     }
     match namespace {
@@ -143,7 +151,7 @@ fn run_on_objects(args: &ExplainArgs, name: &str) -> Result<ExitCode> {
             );
         }
     }
-    print(args, &mut items, name)?;
+    print(settings, args, &mut items)?;
     Ok(code)
 }
 
@@ -166,9 +174,9 @@ fn add_namespace_policies(
         })
         .collect();
     for ns in namespaces {
-        let view = node_view(rendered, Some(ns)).map_err(|e| {
+        let view = node_view(rendered, Some(ns)).with_context(|| {
             Failure::input(format!(
-                "reading back the rendered policy of namespace {ns}: {e}"
+                "cannot read back the rendered policy of namespace {ns}"
             ))
         })?;
         let config = Config {
@@ -194,7 +202,7 @@ fn probe_items(
     concurrency: u16,
 ) -> Result<(Vec<Explanation>, ExitCode)> {
     let items = mirrorpolicy::probe::probe_all(ctx, items, usize::from(concurrency))
-        .map_err(|e| Failure::cluster(format!("cannot start the network runtime: {e}")))?;
+        .context(Failure::cluster("cannot start the network runtime"))?;
     let fails = items.iter().any(|i| {
         !matches!(
             mirrorpolicy::probe::verdict(i),
@@ -266,10 +274,10 @@ fn explain_all(
     (items, code)
 }
 
-fn print(args: &ExplainArgs, items: &mut [Explanation], name: &str) -> Result<()> {
+fn print(settings: &Settings, args: &ExplainArgs, items: &mut [Explanation]) -> Result<()> {
     for item in items.iter_mut() {
         for w in &mut item.warnings {
-            *w = crate::cli::as_said_by(name, w).into_owned();
+            *w = crate::cli::as_said_by(settings.name, w).into_owned();
         }
     }
     let items = &*items;
@@ -278,8 +286,8 @@ fn print(args: &ExplainArgs, items: &mut [Explanation], name: &str) -> Result<()
     } else {
         term::Sink::Exact
     };
-    term::print_to(sink, |out| match args.output {
-        OutputFormat::Table => output::explain::write_table(out, items, &term::layout(false)),
+    term::print_to(settings.colour, sink, |out| match args.output {
+        OutputFormat::Table => output::explain::write_table(out, items, &settings.layout(false)),
         OutputFormat::Json => output::write_json(out, items),
         OutputFormat::Yaml => output::write_yaml(out, items),
     })?;
@@ -297,9 +305,8 @@ fn hint_for(e: &explain::ExplainError) -> Option<&'static str> {
 }
 
 fn read(path: &Path, what: &str) -> Result<String> {
-    fs::read_to_string(path).map_err(|e| {
-        Failure::input(format!("cannot read {what} \"{}\": {e}", path.display())).into()
-    })
+    fs::read_to_string(path)
+        .with_context(|| Failure::input(format!("cannot read {what} \"{}\"", path.display())))
 }
 
 /// Reads the main file and the `*.conf` drop-ins of a folder (regular
@@ -309,9 +316,9 @@ fn load_registries(main: Option<&Path>, dir: Option<&Path>) -> Result<Registries
     let main_name = main.map(|p| p.display().to_string());
     let mut drop_ins: Vec<(String, String)> = Vec::new();
     if let Some(dir) = dir {
-        let entries = fs::read_dir(dir).map_err(|e| {
+        let entries = fs::read_dir(dir).with_context(|| {
             Failure::input(format!(
-                "cannot read registries.conf.d folder \"{}\": {e}",
+                "cannot read registries.conf.d folder \"{}\"",
                 dir.display()
             ))
         })?;

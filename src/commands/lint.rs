@@ -8,22 +8,23 @@ use mirrorpolicy::output;
 use crate::cli::{LintArgs, LintFormat};
 use crate::commands::cluster;
 use crate::exit::ExitCode;
+use crate::settings::Settings;
 use crate::term;
 
 /// Runs `lint`; objects the API server would refuse are findings here, not a refusal to start.
-/// `name` is how the user ran the plugin: findings name its commands.
-pub fn run(args: &LintArgs, name: &str) -> Result<ExitCode> {
-    let mut inputs = cluster::read_inputs(&args.filenames)?;
+/// Findings name its commands as the user ran the plugin.
+pub fn run(settings: &Settings, args: &LintArgs) -> Result<ExitCode> {
+    let mut inputs = cluster::read_inputs(settings, &args.filenames)?;
     cluster::overlay(&mut inputs, &args.with, false)?;
     let mut findings = lint(&inputs);
     for f in &mut findings {
-        f.message = crate::cli::as_said_by(name, &f.message).into_owned();
+        f.message = crate::cli::as_said_by(settings.name, &f.message).into_owned();
     }
     let sink = match args.output {
         LintFormat::Table => term::Sink::Text,
         LintFormat::Json => term::Sink::Exact,
     };
-    term::print_to(sink, |out| match args.output {
+    term::print_to(settings.colour, sink, |out| match args.output {
         LintFormat::Table => output::lint::write_table(out, &findings),
         LintFormat::Json => output::write_json(out, &[&output::List::new(&findings)]),
     })?;

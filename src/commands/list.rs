@@ -7,11 +7,12 @@ use mirrorpolicy::output;
 
 use crate::cli::{ListArgs, ListFormat};
 use crate::commands::cluster;
+use crate::settings::Settings;
 use crate::term;
 
 /// Runs `list`.
-pub fn run(args: &ListArgs) -> Result<()> {
-    let mut inputs = cluster::load_inputs(&args.filenames)?;
+pub fn run(settings: &Settings, args: &ListArgs) -> Result<()> {
+    let mut inputs = cluster::load_inputs(settings, &args.filenames)?;
     cluster::overlay(&mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, "worker")?;
     cluster::print_warnings(&rendered);
@@ -24,8 +25,8 @@ pub fn run(args: &ListArgs) -> Result<()> {
         ListFormat::Table | ListFormat::Wide | ListFormat::Name => term::Sink::Text,
         ListFormat::Json | ListFormat::Yaml => term::Sink::Exact,
     };
-    let layout = term::layout(args.no_headers);
-    term::print_to(sink, |out| match args.output {
+    let layout = settings.layout(args.no_headers);
+    term::print_to(settings.colour, sink, |out| match args.output {
         ListFormat::Table => output::list::write_table(out, &rules, false, &layout),
         ListFormat::Wide => output::list::write_table(out, &rules, true, &layout),
         ListFormat::Name => output::list::write_names(out, &rules),

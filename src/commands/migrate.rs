@@ -22,15 +22,16 @@ use mirrorpolicy::source::Inputs;
 use crate::cli::{MigrateArgs, MigrateFormat};
 use crate::commands::cluster;
 use crate::exit::{ExitCode, Failure};
+use crate::settings::Settings;
 use crate::term;
 
 /// The field manager of server-side apply.
 pub const FIELD_MANAGER: &str = "kubectl-mirrorpolicy";
 
 /// Runs `migrate-icsp`.
-pub fn run(args: &MigrateArgs) -> Result<ExitCode> {
+pub fn run(settings: &Settings, args: &MigrateArgs) -> Result<ExitCode> {
     check_usage(args)?;
-    let inputs = cluster::load_valid_objects(&args.paths(), MIRROR_CONFIG, None)?;
+    let inputs = cluster::load_valid_objects(settings, &args.paths(), MIRROR_CONFIG, None)?;
     if inputs.icsps.is_empty() {
         eprintln!(
             "nothing to migrate: no ImageContentSourcePolicy in {}",
@@ -67,7 +68,7 @@ pub fn run(args: &MigrateArgs) -> Result<ExitCode> {
     prove(&inputs, &replacements)?;
 
     if args.apply {
-        return apply(args, &inputs, &replacements);
+        return apply(settings, args, &inputs, &replacements);
     }
     if let Some(dir) = &args.dest_dir {
         write_files(dir, &replacements)?;
@@ -533,8 +534,13 @@ fn rerun(args: &MigrateArgs) -> String {
 /// ICSPs did not change meanwhile, apply, then delete each ICSP whose
 /// replacement the server returns as planned, once the proof holds on the
 /// server's objects, and only at the version that was proven.
-fn apply(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]) -> Result<ExitCode> {
-    let options = cluster::cluster_options()?;
+fn apply(
+    settings: &Settings,
+    args: &MigrateArgs,
+    inputs: &Inputs,
+    replacements: &[Replacement],
+) -> Result<ExitCode> {
+    let options = settings.cluster_options()?;
     let runtime = cluster::runtime()?;
     runtime.block_on(async {
         let connection = live::connect(&options)

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use mirrorpolicy::probe::auth::{self, AuthFile, AuthSources};
 use mirrorpolicy::probe::tls::TlsSettings;
@@ -24,11 +24,9 @@ fn read_auth_file(path: &Path, legacy: bool) -> Result<Option<AuthFile>> {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
-            return Err(Failure::input(format!(
-                "cannot read auth file \"{}\": {e}",
-                path.display()
-            ))
-            .into())
+            return Err(e).with_context(|| {
+                Failure::input(format!("cannot read auth file \"{}\"", path.display()))
+            })
         }
     };
     AuthFile::parse(&path.display().to_string(), &text, legacy)
@@ -78,8 +76,9 @@ pub fn tls_settings(args: &ProbeArgs) -> Result<TlsSettings> {
             ))
             .into());
         }
-        tls.add_cert_dir(dir)
-            .map_err(|e| Failure::input(format!("--cert-dir: {e}")))?;
+        tls.add_cert_dir(dir).with_context(|| {
+            Failure::input(format!("cannot read --cert-dir \"{}\"", dir.display()))
+        })?;
     }
     Ok(tls)
 }
@@ -89,9 +88,9 @@ pub fn registries_d_from_dir(dir: Option<&Path>) -> Result<RegistriesD> {
     let Some(dir) = dir else {
         return Ok(RegistriesD::default());
     };
-    let entries = std::fs::read_dir(dir).map_err(|e| {
+    let entries = std::fs::read_dir(dir).with_context(|| {
         Failure::input(format!(
-            "cannot read registries.d folder \"{}\": {e}",
+            "cannot read registries.d folder \"{}\"",
             dir.display()
         ))
     })?;
@@ -103,11 +102,8 @@ pub fn registries_d_from_dir(dir: Option<&Path>) -> Result<RegistriesD> {
     paths.sort();
     let mut files = Vec::new();
     for p in paths {
-        let text = std::fs::read_to_string(&p).map_err(|e| {
-            Failure::input(format!(
-                "cannot read registries.d file \"{}\": {e}",
-                p.display()
-            ))
+        let text = std::fs::read_to_string(&p).with_context(|| {
+            Failure::input(format!("cannot read registries.d file \"{}\"", p.display()))
         })?;
         files.push((p.display().to_string(), text));
     }
@@ -145,6 +141,7 @@ const PULL_SECRET: &str = "pull-secret";
 /// `/var/lib/kubelet/config.json` and CRI-O reads; `--authfile` overrides
 /// it) and the CAs of `Image.spec.additionalTrustedCA`.
 pub fn context_for_objects(
+    settings: &crate::settings::Settings,
     args: &ProbeArgs,
     filenames: &[PathBuf],
     rendered: &mirrorpolicy::render::cluster::Rendered,
@@ -158,7 +155,7 @@ pub fn context_for_objects(
     };
     let mut tls = tls_settings(args)?;
     let auth = if filenames.is_empty() {
-        let trust = read_live_trust(args.authfile.is_none())?;
+        let trust = read_live_trust(settings, args.authfile.is_none())?;
         for (host_port, origin, pem) in &trust.cas {
             tls.add_host_cas(host_port, origin, pem)
                 .map_err(|e| Failure::cluster(e.to_string()))?;
@@ -180,9 +177,9 @@ struct LiveTrust {
     cas: Vec<(String, String, String)>,
 }
 
-fn read_live_trust(want_secret: bool) -> Result<LiveTrust> {
+fn read_live_trust(settings: &crate::settings::Settings, want_secret: bool) -> Result<LiveTrust> {
     use mirrorpolicy::source::cluster::{self as live, CONFIG_MAPS, IMAGES, SECRETS};
-    let options = crate::commands::cluster::cluster_options()?;
+    let options = settings.cluster_options()?;
     let runtime = crate::commands::cluster::runtime()?;
     let (secret, config_map) = runtime
         .block_on(async {

@@ -11,11 +11,13 @@ use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 use crate::cli::{RenderArgs, RenderFormat};
 use crate::commands::cluster;
 use crate::exit::Failure;
+use crate::settings::Settings;
 use crate::term;
 
 /// Runs `render`.
-pub fn run(args: &RenderArgs) -> Result<()> {
-    let mut inputs = cluster::load_for_pool(&args.filenames, MIRROR_CONFIG, None, &args.pool)?;
+pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {
+    let mut inputs =
+        cluster::load_for_pool(settings, &args.filenames, MIRROR_CONFIG, None, &args.pool)?;
     cluster::overlay(&mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, &args.pool)?;
     cluster::print_warnings(&rendered);

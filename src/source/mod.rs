@@ -12,6 +12,7 @@ pub mod cluster;
 mod exec;
 pub mod file;
 mod kubeconfig;
+pub mod node_dir;
 mod stream;
 mod strict;
 

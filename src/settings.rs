@@ -1,0 +1,99 @@
+//! The settings of one run, resolved once from the command line and the
+//! environment in `main` and passed to each command: how to reach the
+//! cluster, how loud to be, whether to colour, and the name the user ran the
+//! plugin by. Nothing else holds command-line state.
+
+use std::io::{self, IsTerminal};
+
+use anyhow::Result;
+
+use mirrorpolicy::output::table::Layout;
+use mirrorpolicy::source::cluster::{self as live, ClusterOptions, FlagOverrides};
+
+use crate::cli::{Cli, ClusterArgs, ColorChoice};
+use crate::exit::Failure;
+use crate::term;
+
+/// Everything the global flags decide.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// How the user ran the plugin (`kubectl mirrorpolicy` or `oc mirrorpolicy`):
+    /// messages name its commands that way.
+    pub name: &'static str,
+    /// `-v`: say on stderr what was read and what was skipped.
+    pub verbose: bool,
+    /// Whether output may carry colour (`--color`, `NO_COLOR`, the terminal).
+    pub colour: bool,
+    /// The connection flags, as given (`--kubeconfig`, `--context`, `-n`, ...).
+    pub cluster: ClusterArgs,
+}
+
+impl Settings {
+    /// The settings of this run: `cli`'s global flags, the environment and
+    /// whether stdout is a terminal.
+    pub fn new(cli: &Cli, name: &'static str) -> Self {
+        Self {
+            name,
+            verbose: cli.verbose,
+            colour: colour_from(cli.color),
+            cluster: cli.cluster.clone(),
+        }
+    }
+
+    /// `-n/--namespace` as given on the command line.
+    pub fn namespace(&self) -> Option<&str> {
+        self.cluster.namespace.as_deref()
+    }
+
+    /// Prints a `-v` message to stderr.
+    pub fn verbose(&self, message: impl FnOnce() -> String) {
+        if self.verbose {
+            eprintln!("{}", term::escape_controls(&message(), false));
+        }
+    }
+
+    /// How tables are laid out on stdout (see [`term::layout`]).
+    pub fn layout(&self, no_headers: bool) -> Layout {
+        term::layout(self.colour, no_headers)
+    }
+
+    /// The connection options of the cluster flags. `--request-timeout` is
+    /// checked here, when a cluster is to be reached, not before: with `-f`
+    /// it does not matter.
+    pub fn cluster_options(&self) -> Result<ClusterOptions> {
+        let args = &self.cluster;
+        let request_timeout = live::parse_request_timeout(&args.request_timeout)
+            .map_err(|e| Failure::input(format!("--request-timeout: {e}")))?;
+        Ok(ClusterOptions {
+            kubeconfig: args.kubeconfig.clone(),
+            context: args.context.clone(),
+            cluster: args.cluster.clone(),
+            user: args.user.clone(),
+            request_timeout,
+            page_size: args.chunk_size,
+            flags: FlagOverrides {
+                server: args.server.clone(),
+                tls_server_name: args.tls_server_name.clone(),
+                certificate_authority: args.certificate_authority.clone(),
+                insecure_skip_tls_verify: args.insecure_skip_tls_verify,
+                token: args.token.clone(),
+                client_certificate: args.client_certificate.clone(),
+                client_key: args.client_key.clone(),
+                impersonate: args.as_user.clone(),
+                impersonate_uid: args.as_uid.clone(),
+                impersonate_groups: args.as_group.clone(),
+            },
+        })
+    }
+}
+
+/// Decides colour from `--color`, `NO_COLOR` and whether stdout is a terminal.
+fn colour_from(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stdout().is_terminal()
+        }
+    }
+}

@@ -41,7 +41,10 @@ impl Configs for Views {
 /// lists them; a controller's template does not). Names only. A service
 /// account that cannot be read (`get serviceaccounts` forbidden) is warned
 /// about once per namespace and left out.
-fn add_service_account_pull_secrets(workloads: &mut [audit::Workload]) -> Result<()> {
+fn add_service_account_pull_secrets(
+    settings: &Settings,
+    workloads: &mut [audit::Workload],
+) -> Result<()> {
     use mirrorpolicy::source::cluster::{self as live, ClusterError, SERVICE_ACCOUNTS};
     let wanted: std::collections::BTreeSet<(String, String)> = workloads
         .iter()
@@ -54,7 +57,7 @@ fn add_service_account_pull_secrets(workloads: &mut [audit::Workload]) -> Result
     if wanted.is_empty() {
         return Ok(());
     }
-    let options = cluster::cluster_options()?;
+    let options = settings.cluster_options()?;
     let runtime = cluster::runtime()?;
     let (found, forbidden) = runtime
         .block_on(async {
@@ -169,7 +172,7 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
         .and_then(|cv| cv.openshift_minor());
     let mode = explain::crio_short_name_mode(minor);
     if args.probe.probe && live {
-        add_service_account_pull_secrets(&mut inputs.workloads)?;
+        add_service_account_pull_secrets(settings, &mut inputs.workloads)?;
     }
     let mut report = audit::audit(&inputs.workloads, &views, mode);
     if args.probe.probe {

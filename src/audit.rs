@@ -434,9 +434,11 @@ pub fn apply_probes(report: &mut Report, probed: &[Explanation]) {
 
 /// The findings for the sources of a probed candidate that were asked
 /// without credentials while the pods name pull secrets (see
-/// [`PullSecretFinding`]): a mirror on another domain never gets the
-/// pods' credentials; a source on the image's own domain that refused
-/// anonymous access may accept them (the probe does not read them).
+/// [`PullSecretFinding`]): a mirror on another domain that refused (or did
+/// not find) the image never gets the pods' credentials; a source on the
+/// image's own domain that refused anonymous access may accept them (the
+/// probe does not read them). A source that served, or failed for another
+/// reason (TLS, network), gives none.
 fn pull_secret_findings(
     c: &crate::explain::Candidate,
     secrets: &[String],
@@ -464,7 +466,9 @@ fn pull_secret_findings(
             continue;
         };
         let refused = p.outcome == Outcome::Unauthorized;
-        if domain != image_domain {
+        // Only where credentials could have changed the answer: a refusal, or a
+        // "not found" (registries answer so for private repositories too).
+        if domain != image_domain && (refused || p.outcome == Outcome::NotFound) {
             out.push(PullSecretFinding {
                 source: s.reference.clone(),
                 secrets: secrets.to_vec(),
@@ -476,7 +480,7 @@ fn pull_secret_findings(
                     if refused {
                         " (it refused anonymous access)"
                     } else {
-                        ""
+                        " (it answered not found without credentials, as registries do for private repositories too)"
                     }
                 ),
             });

@@ -1246,4 +1246,21 @@ fn issue_16_audit_pull_secret_findings_offline() {
     // With credentials for the mirror there is nothing to say.
     let report = run(&auth_json(&[(&locked.host(), "puller", "pw")]));
     assert!(findings(&report, &image).is_empty(), "{report:#}");
+
+    // Nor when a mirror serves the image without credentials.
+    let open = Builder::new().manifest("ns/app", None, &body).start();
+    setup.trust(&open, "open");
+    let mut objects = audit_objects(&s.host(), &open.host(), &[]);
+    objects.push_str(&format!(
+        "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: with-secret\n  namespace: shop\nspec:\n  imagePullSecrets:\n  - name: regcred\n  containers:\n  - name: c\n    image: {image}\n"
+    ));
+    std::fs::write(&file, objects).expect("write");
+    let report = run(r#"{"auths": {}}"#);
+    let served = report["images"][0]["probe"]["servedBy"].clone();
+    assert_eq!(
+        served,
+        format!("{}/ns/app@{digest}", open.host()),
+        "{report:#}"
+    );
+    assert!(findings(&report, &image).is_empty(), "{report:#}");
 }

@@ -507,7 +507,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__diff)
-            opts="-f -o -v -s -n -h -V --filename --pool --node --file --with --output --color --verbose --kubeconfig --context --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --pool --node --file --with --on-disk --node-files --output --color --verbose --kubeconfig --context --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -534,6 +534,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --with)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node-files)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -633,7 +637,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__explain)
-            opts="-f -o -v -s -n -h -V --filename --pool --with --registries-conf --registries-conf-d --policy-json --short-name-mode --output --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --pool --with --registries-conf --registries-conf-d --policy-json --node --node-files --short-name-mode --output --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -664,6 +668,14 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --policy-json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node-files)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

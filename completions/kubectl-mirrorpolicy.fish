@@ -64,6 +64,8 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l registries-conf -d 'A registries.conf file, as /etc/containers/registries.conf on a node' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l registries-conf-d -d 'A registries.conf.d folder of drop-ins (`*.conf`, read in lexical order, merged over the main file)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l policy-json -d 'A policy.json file, as /etc/containers/policy.json on a node; without it no signature policy is shown' -r -F
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l node -d 'Explain against this node\'s own files (registries.conf, its drop-ins and policy.json), read from --node-files' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l node-files -d 'The nodes\' files from a folder written by `collect-node-files` (DIR/<node>/etc/...); with --node' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l short-name-mode -d 'Override the short-name mode. Default with node files: their `short-name-mode` (permissive when unset), as podman without a terminal; with -f: CRI-O\'s, enforcing from OpenShift 4.21 (CRI-O 1.34), disabled before, from the ClusterVersion when known' -r -f -a "enforcing\t''
 permissive\t''
 disabled\t''"
@@ -279,6 +281,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l node -d 'Only this node (repeatable)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l file -d 'Only this node file (repeatable), e.g. /etc/containers/registries.conf' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l with -d 'Proposed CRs laid over the current ones (same kind and name replaces): shows what would change on the nodes and what the MCO would do. Repeatable' -r -F
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l node-files -d 'The nodes\' files from a folder written by `collect-node-files` (DIR/<node>/etc/...), instead of reading them from the nodes; implies --on-disk' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "text\t''
 json\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l color -d 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
@@ -302,6 +305,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -s n -l namespace -d 'The namespace: explain applies its ImagePolicy (the pod\'s namespace); audit reads only it (default there: the context\'s namespace)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l on-disk -d 'Also compare the files on each node\'s disk with the rendered MachineConfig it runs: hand-edited files, drop-ins no MachineConfig writes, registry CAs missing on a node'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -s V -l version -d 'Print version'

@@ -29,6 +29,10 @@ Examples:
       --registries-conf examples/node/registries.conf \\
       --policy-json examples/node/policy.json
 
+  # Against one node's own files, from a collect-node-files folder
+  kubectl mirrorpolicy explain registry.redhat.io/rhel9/support-tools:latest \\
+      --node worker-1 --node-files node-files/
+
   # The same pull by digest uses the digest-only mirrors
   kubectl mirrorpolicy explain \\
       quay.io/openshift-release-dev/ocp-release@sha256:<64 hex digits> \\
@@ -489,6 +493,9 @@ Examples:
   # What would applying this IDMS do to the nodes: reload CRI-O, or drain?
   kubectl mirrorpolicy diff --with new-idms.yaml
 
+  # Down to the files on the nodes' disks, from a collect-node-files folder
+  kubectl mirrorpolicy diff -f must-gather/ --node-files node-files/
+
   # For scripts
   kubectl mirrorpolicy diff -o json";
 
@@ -516,6 +523,16 @@ pub struct DiffArgs {
     /// would change on the nodes and what the MCO would do. Repeatable.
     #[arg(long = "with", value_name = "FILE")]
     pub with: Vec<PathBuf>,
+
+    /// Also compare the files on each node's disk with the rendered MachineConfig it runs:
+    /// hand-edited files, drop-ins no MachineConfig writes, registry CAs missing on a node.
+    #[arg(long)]
+    pub on_disk: bool,
+
+    /// The nodes' files from a folder written by `collect-node-files` (DIR/<node>/etc/...),
+    /// instead of reading them from the nodes; implies --on-disk.
+    #[arg(long, value_name = "DIR")]
+    pub node_files: Option<PathBuf>,
 
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = DiffFormat::Text)]
@@ -608,6 +625,16 @@ pub struct ExplainArgs {
     /// A policy.json file, as /etc/containers/policy.json on a node; without it no signature policy is shown.
     #[arg(long, value_name = "FILE")]
     pub policy_json: Option<PathBuf>,
+
+    /// Explain against this node's own files (registries.conf, its drop-ins and policy.json),
+    /// read from --node-files.
+    #[arg(long, value_name = "NODE", requires = "node_files",
+          conflicts_with_all = ["filenames", "registries_conf", "registries_conf_d", "policy_json", "with"])]
+    pub node: Option<String>,
+
+    /// The nodes' files from a folder written by `collect-node-files` (DIR/<node>/etc/...); with --node.
+    #[arg(long, value_name = "DIR", requires = "node")]
+    pub node_files: Option<PathBuf>,
 
     /// Override the short-name mode. Default with node files: their `short-name-mode` (permissive
     /// when unset), as podman without a terminal; with -f: CRI-O's, enforcing from OpenShift 4.21

@@ -32,6 +32,9 @@ pub enum Level {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     pub level: Level,
+    /// Where the object at fault was read (`file:line`, or
+    /// the cluster), when known.
+    pub file: Option<Origin>,
     /// The object at fault, when there is one.
     pub object: Option<Origin>,
     pub message: String,
@@ -40,6 +43,7 @@ pub struct Finding {
 fn error(object: Option<&Origin>, message: String) -> Finding {
     Finding {
         level: Level::Error,
+        file: None,
         object: object.cloned(),
         message,
     }
@@ -49,6 +53,7 @@ fn error(object: Option<&Origin>, message: String) -> Finding {
 fn mco(finding: McoFinding) -> Finding {
     Finding {
         level: Level::Error,
+        file: None,
         object: Some(finding.object()),
         message: finding.message(),
     }
@@ -57,6 +62,7 @@ fn mco(finding: McoFinding) -> Finding {
 fn warning(object: Option<&Origin>, message: String) -> Finding {
     Finding {
         level: Level::Warning,
+        file: None,
         object: object.cloned(),
         message,
     }
@@ -82,22 +88,26 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
     }
     let found_errors = out.iter().any(|f| f.level == Level::Error);
     out.extend(render_findings(inputs, found_errors));
+    for f in &mut out {
+        if f.file.is_none() {
+            f.file = f.object.as_ref().and_then(|o| inputs.read_from(o)).cloned();
+        }
+    }
     out.sort_by_key(|f| f.level);
     out
 }
 
-/// What the API server refuses (the CRD rules).
+/// What the API server refuses: the CRD rules, and what reading found
+/// (unknown fields, a wrong apiVersion, a misspelt kind).
 fn crd_findings(inputs: &Inputs) -> Vec<Finding> {
     inputs
         .validate()
         .into_iter()
-        .map(|e| {
-            error(
+        .map(|e| Finding {
+            file: e.file.clone(),
+            ..error(
                 Some(&e.object),
-                format!(
-                    "{}: {} (the API server refuses this object)",
-                    e.field, e.message
-                ),
+                format!("{} (the API server refuses this object)", e.detail()),
             )
         })
         .collect()
@@ -209,6 +219,7 @@ fn render_findings(inputs: &Inputs, found_errors: bool) -> Vec<Finding> {
                 };
                 out.push(Finding {
                     level,
+                    file: None,
                     object: None,
                     message: w.to_string(),
                 });

@@ -126,52 +126,10 @@ impl Replacement {
     }
 }
 
-/// The longest object name the API server takes (`DNS1123SubdomainMaxLength`).
-pub const NAME_MAX: usize = 253;
-
 /// The longest file name most file systems take, in bytes (`NAME_MAX`).
 pub const FILE_NAME_MAX: usize = 255;
 
-/// Why the API server would refuse `name` as the name of a cluster-scoped
-/// custom resource, in its words (apimachinery `NameIsDNSSubdomain`:
-/// at most 253 characters, lowercase alphanumerics, `-` and `.`, starting
-/// and ending with an alphanumeric), or `None` when it takes it. Such a
-/// name is also a safe file name: no `/`, no `..`, nothing hidden.
-pub fn name_problem(name: &str) -> Option<String> {
-    if name.is_empty() {
-        return Some("Required value: name or generateName is required".to_string());
-    }
-    let mut problems = Vec::new();
-    if name.len() > NAME_MAX {
-        problems.push(format!("must be no more than {NAME_MAX} characters"));
-    }
-    if !dns1123_subdomain_pattern(name) {
-        problems.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_string());
-    }
-    (!problems.is_empty()).then(|| {
-        format!(
-            "Invalid value: {}: {}",
-            crate::quote::go_quote(name),
-            problems.join(", ")
-        )
-    })
-}
-
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`, any length:
-/// dot-separated labels of lowercase alphanumerics and `-`, each starting
-/// and ending with an alphanumeric.
-fn dns1123_subdomain_pattern(name: &str) -> bool {
-    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    name.split('.').all(|label| {
-        let bytes = label.as_bytes();
-        match (bytes.first(), bytes.last()) {
-            (Some(&first), Some(&last)) => {
-                alnum(first) && alnum(last) && bytes.iter().all(|&b| alnum(b) || b == b'-')
-            }
-            _ => false,
-        }
-    })
-}
+pub use crate::crd::schema::{name_problem, NAME_MAX};
 
 /// The metadata a replacement keeps: name, labels and annotations other
 /// than kubectl's last-applied copy.
@@ -297,7 +255,7 @@ fn scalar(s: &str) -> String {
     if plain_is_safe(s) {
         s.to_string()
     } else {
-        crate::render::policy::go_quote(s)
+        crate::quote::go_quote(s)
     }
 }
 
@@ -398,43 +356,55 @@ impl Checks {
 pub fn check(inputs: &Inputs, replacements: &[Replacement]) -> Checks {
     let mut checks = Checks::default();
     for r in replacements {
-        for e in r.validate() {
-            // `spec.imageDigestMirrors[2].mirrors[0]` names the ICSP's entry 2.
-            let entry = e
-                .field
-                .split_once('[')
-                .and_then(|(_, rest)| rest.split_once(']'))
-                .map_or_else(String::new, |(i, _)| format!(" entry {i}"));
-            checks.invalid.push(format!(
-                "ImageContentSourcePolicy/{}{entry}: {e} (the {} CRD refuses it; fix the ICSP first)",
-                r.name(),
-                r.kind()
-            ));
-        }
-        let existing = match r {
-            Replacement::Idms(new) => inputs
-                .idmss
-                .iter()
-                .find(|o| o.metadata.name == new.metadata.name)
-                .map(|o| o.spec == new.spec),
-            Replacement::Itms(new) => inputs
-                .itmss
-                .iter()
-                .find(|o| o.metadata.name == new.metadata.name)
-                .map(|o| o.spec == new.spec),
-        };
-        match existing {
-            Some(true) => {
-                checks.unchanged.insert(r.label());
-            }
-            Some(false) => checks.name_conflicts.push(format!(
-                "{} already exists with other mirrors than ImageContentSourcePolicy/{} (rename or remove one of them)",
-                r.label(),
-                r.name()
-            )),
-            None => {}
-        }
+        check_replacement(inputs, r, &mut checks);
     }
+    warn_about_entries(inputs, &mut checks);
+    checks
+}
+
+/// A replacement's CRD rules, and the object of its name already there.
+fn check_replacement(inputs: &Inputs, r: &Replacement, checks: &mut Checks) {
+    for e in r.validate() {
+        // `spec.imageDigestMirrors[2].mirrors[0]` names the ICSP's entry 2.
+        let entry = e
+            .field
+            .split_once('[')
+            .and_then(|(_, rest)| rest.split_once(']'))
+            .map_or_else(String::new, |(i, _)| format!(" entry {i}"));
+        checks.invalid.push(format!(
+            "ImageContentSourcePolicy/{}{entry}: {e} (the {} CRD refuses it; fix the ICSP first)",
+            r.name(),
+            r.kind()
+        ));
+    }
+    let existing = match r {
+        Replacement::Idms(new) => inputs
+            .idmss
+            .iter()
+            .find(|o| o.metadata.name == new.metadata.name)
+            .map(|o| o.spec == new.spec),
+        Replacement::Itms(new) => inputs
+            .itmss
+            .iter()
+            .find(|o| o.metadata.name == new.metadata.name)
+            .map(|o| o.spec == new.spec),
+    };
+    match existing {
+        Some(true) => {
+            checks.unchanged.insert(r.label());
+        }
+        Some(false) => checks.name_conflicts.push(format!(
+            "{} already exists with other mirrors than ImageContentSourcePolicy/{} (rename or remove one of them)",
+            r.label(),
+            r.name()
+        )),
+        None => {}
+    }
+}
+
+/// ICSP entries without mirrors, and ICSPs whose every mirror an existing
+/// IDMS already gives.
+fn warn_about_entries(inputs: &Inputs, checks: &mut Checks) {
     // Mirrors the existing IDMSs already give each source.
     let mut covered: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for idms in &inputs.idmss {
@@ -474,7 +444,6 @@ pub fn check(inputs: &Inputs, replacements: &[Replacement]) -> Checks {
             ));
         }
     }
-    checks
 }
 
 /// What the MCO renders from one set of objects, or its refusal. The
@@ -630,6 +599,109 @@ pub fn plan(desired: &serde_json::Value, existing: Option<&serde_json::Value>) -
         Some(current) if current.get("spec") == desired.get("spec") => Action::Unchanged,
         Some(_) => Action::Conflict("exists with another spec".to_string()),
     }
+}
+
+/// What the proof found, counted for its one-line summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Equivalence {
+    /// The ImageContentSourcePolicies replaced.
+    pub icsps: usize,
+    /// The ImageDigestMirrorSets replacing them.
+    pub idms: usize,
+    /// The distinct sources of the ICSPs.
+    pub sources: usize,
+    /// The files rendered after the migration.
+    pub files: usize,
+}
+
+impl Equivalence {
+    /// Counts the objects, their sources, and the files `after` renders.
+    pub fn of(inputs: &Inputs, replacements: &[Replacement], after: &Rendered) -> Self {
+        let sources: BTreeSet<&str> = inputs
+            .icsps
+            .iter()
+            .flat_map(|i| &i.spec.repository_digest_mirrors)
+            .map(|e| e.source.as_str())
+            .collect();
+        Self {
+            icsps: inputs.icsps.len(),
+            idms: replacements
+                .iter()
+                .filter(|r| matches!(r, Replacement::Idms(_)))
+                .count(),
+            sources: sources.len(),
+            files: after.files.len(),
+        }
+    }
+}
+
+/// What `--apply` does with one object, as the server's dry run answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// The replacement is on the server with the planned spec.
+    Unchanged,
+    /// The replacement is created (the dry run passed).
+    Create,
+    /// An object of the replacement's name holds another spec.
+    Clash(String),
+    /// The server's dry run of the create refused it.
+    DryRunRefused(String),
+    /// The server does not serve the replacement's resource.
+    NoCrd {
+        /// `imagedigestmirrorsets.config.openshift.io`.
+        resource: String,
+        /// `ImageDigestMirrorSet`.
+        kind: String,
+    },
+    /// The server refused the dry run (forbidden).
+    Refused(String),
+    /// The ICSP's delete dry run conflicted: it changed since it was read.
+    Changed(String),
+    /// The ICSP was read without `uid` and `resourceVersion`.
+    NoPreconditions,
+    /// The ICSP is deleted at this version once its replacement is read back.
+    Delete {
+        resource_version: String,
+        name: String,
+    },
+    /// The ICSP is gone already.
+    AlreadyDeleted,
+}
+
+/// Why a step of the plan stops the migration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// An object of the replacement's name holds another spec.
+    Clash,
+    /// The server does not serve the replacement's resource.
+    NoCrd(String),
+    /// The server refused the dry run.
+    Server,
+    /// The ICSP changed since it was read.
+    Changed,
+}
+
+impl Step {
+    /// The problem that stops the migration at this step, if any.
+    pub fn problem(&self) -> Option<Problem> {
+        match self {
+            Self::Unchanged | Self::Create | Self::Delete { .. } | Self::AlreadyDeleted => None,
+            Self::Clash(_) => Some(Problem::Clash),
+            Self::NoCrd { resource, .. } => Some(Problem::NoCrd(resource.clone())),
+            Self::DryRunRefused(_) | Self::Refused(_) | Self::NoPreconditions => {
+                Some(Problem::Server)
+            }
+            Self::Changed(_) => Some(Problem::Changed),
+        }
+    }
+}
+
+/// One row of the `--apply` plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanRow {
+    /// `Kind/name`.
+    pub object: String,
+    pub step: Step,
 }
 
 #[cfg(test)]

@@ -62,8 +62,12 @@ impl Origin {
         Self(file.into())
     }
 
-    /// An origin that is a cluster object, `Kind/name`.
+    /// An origin that is a cluster object, `Kind/name` (`Kind (no name)`
+    /// for an object without one).
     pub fn object(kind: &str, name: &str) -> Self {
+        if name.is_empty() {
+            return Self(format!("{kind} (no name)").into());
+        }
         Self(format!("{kind}/{name}").into())
     }
 

@@ -570,7 +570,8 @@ fn issue_14_reading_commands_follow_the_cluster_leniency() {
     let file = dir.path().join("ratcheted.yaml");
     std::fs::write(&file, RATCHETED).unwrap();
     let file = file.display().to_string();
-    let warning = "warning: the API server would refuse this object today: ClusterImagePolicy/short-key: spec.policy.rootOfTrust.publicKey.keyData";
+    // The warning names the file the object was read from.
+    let warning = format!("warning: the API server would refuse this object today: {file}:1: ClusterImagePolicy/short-key: spec.policy.rootOfTrust.publicKey.keyData");
     for args in [
         vec!["render", "--file", "/etc/containers/policy.json"],
         vec!["explain", "quay.io/x/y:1"],
@@ -582,7 +583,7 @@ fn issue_14_reading_commands_follow_the_cluster_leniency() {
             .args(["-f", &file])
             .assert()
             .success()
-            .stderr(contains(warning));
+            .stderr(contains(warning.as_str()));
     }
     // What the MCO renders from it: the key as stored.
     plugin()
@@ -600,9 +601,9 @@ fn issue_14_reading_commands_follow_the_cluster_leniency() {
         .args(["lint", "-f", &file])
         .assert()
         .code(1)
-        .stdout(contains(
-            "error: ClusterImagePolicy/short-key: spec.policy.rootOfTrust.publicKey.keyData",
-        ));
+        .stdout(contains(format!(
+        "error: {file}:1: ClusterImagePolicy/short-key: spec.policy.rootOfTrust.publicKey.keyData"
+    )));
     plugin()
         .args(["migrate-icsp", "-f", &file])
         .assert()

@@ -869,3 +869,302 @@ fn issue_14_unknown_node_or_file_is_an_error() {
             "error: /etc/containers/registries.con is not a file the mirror configuration manages",
         ));
 }
+
+/// Issue 15: a cluster in sync with three workers, and their node files
+/// as the rendered config writes them; `edit` changes node files (by node
+/// name) and Node objects before they are written.
+fn three_workers(
+    edit: impl Fn(&str, &mut std::collections::BTreeMap<String, Vec<u8>>, &mut String, &mut Value),
+) -> TempDir {
+    let dir = TempDir::new().unwrap();
+    let crs = crs(&[M1], "2026-05-01T10:00:00Z", &["registry.example.com"]);
+    let gen = generated(&crs, "2026-05-01T10:00:05Z");
+    let target = rendered("rendered-worker-aaaa", &gen, &[]);
+    let mut all = crs.clone();
+    all.push(gen.clone());
+    all.extend(others("worker"));
+    all.push(target.clone());
+    all.push(pool("rendered-worker-aaaa", 3, 3, false));
+    let ca = format!(
+        "{}  /etc/docker/certs.d/mirror.corp.example.com:5000/ca.crt\n",
+        "a".repeat(64)
+    );
+    for name in ["worker-0", "worker-1", "worker-2"] {
+        let mut node = node(name, "rendered-worker-aaaa");
+        let mut files = support::node_files::files_of(&target);
+        let mut certs = ca.clone();
+        edit(name, &mut files, &mut certs, &mut node);
+        support::node_files::write_node(&dir.path().join("node-files"), name, &files, &certs);
+        all.push(node);
+    }
+    write(dir.path(), "cluster.json", &all);
+    dir
+}
+
+fn run_on_disk(dir: &Path, extra: &[&str]) -> (i32, String) {
+    let files = dir.join("node-files");
+    let mut args = vec!["--node-files", files.to_str().unwrap()];
+    args.extend(extra);
+    run(dir, &args)
+}
+
+const REGISTRIES_CONF: &str = "/etc/containers/registries.conf";
+
+#[test]
+fn issue_15_on_disk_in_sync_is_exit_0() {
+    let dir = three_workers(|_, _, _, _| {});
+    let (code, out) = run_on_disk(dir.path(), &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("  files on disk: worker-0, worker-1, worker-2 match their config\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "no drift: the CRs, the MachineConfigs, the nodes and their files on disk agree"
+        ),
+        "{out}"
+    );
+    // `--on-disk` with the folder says the same.
+    let files = dir.path().join("node-files");
+    let (code, _) = run(
+        dir.path(),
+        &["--on-disk", "--node-files", files.to_str().unwrap()],
+    );
+    assert_eq!(code, 0);
+}
+
+/// The hand edit of the issue: a mirror added to registries.conf on one
+/// worker, the daemon reporting it in the Node's reason annotation.
+fn hand_edited() -> TempDir {
+    three_workers(|name, files, _, node| {
+        if name != "worker-1" {
+            return;
+        }
+        let conf = files.get_mut(REGISTRIES_CONF).unwrap();
+        let mut text = String::from_utf8(conf.clone()).unwrap();
+        text.push_str("\n[[registry]]\nlocation = \"quay.io/debug\"\ninsecure = true\n");
+        *conf = text.into_bytes();
+        let annotations = &mut node["metadata"]["annotations"];
+        annotations["machineconfiguration.openshift.io/state"] = json!("Degraded");
+        annotations["machineconfiguration.openshift.io/reason"] = json!(
+            "unexpected on-disk state validating against rendered-worker-aaaa: content mismatch for file \"/etc/containers/registries.conf\""
+        );
+    })
+}
+
+#[test]
+fn issue_15_hand_edited_registries_conf_on_one_of_three_workers() {
+    let dir = hand_edited();
+    let (code, out) = run_on_disk(dir.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("  files on disk: worker-0, worker-2 match their config; worker-1 differs\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("/etc/containers/registries.conf: the current config rendered-worker-aaaa → the files on worker-1\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  - registry `quay.io/debug` is in the files on worker-1 but not in the current config rendered-worker-aaaa\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the machine-config daemon reports it and keeps the node Degraded until the file is as rendered-worker-aaaa writes it again (worker-1: unexpected on-disk state validating against rendered-worker-aaaa: content mismatch for file \"/etc/containers/registries.conf\")"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "    -[[registry]]\n    -insecure = true\n    -location = \"quay.io/debug\"\n"
+        ),
+        "{out}"
+    );
+    // Only one file drifted.
+    assert_eq!(out.matches("→ the files on").count(), 1, "{out}");
+}
+
+#[test]
+fn issue_15_reason_is_a_cause_without_on_disk() {
+    let dir = hand_edited();
+    let (code, out) = run(dir.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("  - the machine-config daemon on worker-1 reports: unexpected on-disk state validating against rendered-worker-aaaa: content mismatch for file \"/etc/containers/registries.conf\"\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("compare the files with `diff --on-disk`"),
+        "{out}"
+    );
+    // Without node files, there is no on-disk stage.
+    assert!(!out.contains("files on disk:"), "{out}");
+}
+
+#[test]
+fn issue_15_formatting_only_is_drift_to_the_daemon() {
+    let dir = three_workers(|name, files, _, _| {
+        if name == "worker-2" {
+            let conf = files.get_mut(REGISTRIES_CONF).unwrap();
+            conf.extend_from_slice(b"\n# checked by hand\n");
+        }
+    });
+    let (code, out) = run_on_disk(dir.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("differs from what rendered-worker-aaaa writes in formatting only; the daemon compares bytes"), "{out}");
+    assert!(out.contains("    -# checked by hand\n"), "{out}");
+}
+
+#[test]
+fn issue_15_stray_drop_in_and_policy() {
+    let dir = three_workers(|name, files, _, _| {
+        if name == "worker-0" {
+            files.insert(
+                "/etc/containers/registries.conf.d/99-debug.conf".into(),
+                b"[[registry]]\nlocation = \"registry.example.com/apps\"\nblocked = true\n"
+                    .to_vec(),
+            );
+            files.insert(
+                "/etc/crio/policies/team-a.json".into(),
+                b"{\"default\":[{\"type\":\"reject\"}]}".to_vec(),
+            );
+            // Shipped by the OS: not stray, and the same on every node.
+            files.insert(
+                "/etc/containers/registries.d/default.yaml".into(),
+                b"docker: {}\n".to_vec(),
+            );
+        } else {
+            files.insert(
+                "/etc/containers/registries.d/default.yaml".into(),
+                b"docker: {}\n".to_vec(),
+            );
+        }
+    });
+    let (code, out) = run_on_disk(dir.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("  files on disk: worker-0 differs; worker-1, worker-2 match their config\n"),
+        "{out}"
+    );
+    for file in [
+        "/etc/containers/registries.conf.d/99-debug.conf",
+        "/etc/crio/policies/team-a.json",
+    ] {
+        assert!(
+            out.contains(&format!(
+                "  - {file} is on disk, but no MachineConfig of rendered-worker-aaaa writes it\n"
+            )),
+            "{file}: {out}"
+        );
+    }
+    assert!(
+        out.contains("the daemon neither checks nor removes files no MachineConfig writes"),
+        "{out}"
+    );
+    assert!(!out.contains("default.yaml"), "{out}");
+    // --file narrows the comparison.
+    let (_, out) = run_on_disk(dir.path(), &["--file", "/etc/crio/policies/team-a.json"]);
+    assert!(!out.contains("99-debug.conf"), "{out}");
+    assert!(out.contains("team-a.json is on disk"), "{out}");
+}
+
+#[test]
+fn issue_15_missing_ca_on_one_node() {
+    let dir = three_workers(|name, _, certs, _| {
+        if name == "worker-2" {
+            certs.clear();
+        }
+    });
+    let (code, out) = run_on_disk(dir.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("/etc/docker/certs.d/mirror.corp.example.com:5000/ca.crt: the files on worker-0, worker-1 → the files on worker-2\n"), "{out}");
+    assert!(out.contains("  - /etc/docker/certs.d/mirror.corp.example.com:5000/ca.crt is on worker-0, worker-1 but missing on worker-2\n"), "{out}");
+    assert!(out.contains("the daemon writes the registry CAs"), "{out}");
+}
+
+#[test]
+fn issue_15_json_shape() {
+    let dir = hand_edited();
+    let files = dir.path().join("node-files");
+    let out = bin()
+        .args(["diff", "-o", "json", "-f"])
+        .arg(dir.path())
+        .args(["--node-files", files.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pool = &v["pools"][0];
+    let on_disk: Vec<&Value> = pool["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "onDisk")
+        .collect();
+    assert_eq!(on_disk.len(), 2, "{pool}");
+    assert_eq!(on_disk[0]["nodes"], json!(["worker-0", "worker-2"]));
+    assert_eq!(on_disk[0]["machineConfig"], "rendered-worker-aaaa");
+    assert_eq!(on_disk[1]["nodes"], json!(["worker-1"]));
+    let drift = pool["drift"].as_array().unwrap();
+    assert_eq!(drift.len(), 1, "{drift:?}");
+    assert_eq!(drift[0]["nodes"], json!(["worker-1"]));
+    assert_eq!(drift[0]["file"], REGISTRIES_CONF);
+    assert!(drift[0]["diff"].as_str().unwrap().contains("quay.io/debug"));
+    assert_eq!(v["drift"], true);
+}
+
+#[test]
+fn issue_15_unreadable_and_unknown_nodes() {
+    let dir = three_workers(|_, _, _, _| {});
+    let files = dir.path().join("node-files");
+    std::fs::remove_dir_all(files.join("worker-1")).unwrap();
+    std::fs::create_dir_all(files.join("worker-9/etc/containers")).unwrap();
+    let out = bin()
+        .args(["diff", "-f"])
+        .arg(dir.path())
+        .args(["--node-files", files.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("  node worker-1: files not read: not among the node files\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("files on disk: worker-0, worker-2 match their config"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("no Node worker-9 in the input; its files are not compared"),
+        "{stderr}"
+    );
+    // A folder that is no node-files folder is an input error.
+    let out = bin()
+        .args(["diff", "-f"])
+        .arg(dir.path())
+        .args(["--node-files"])
+        .arg(dir.path().join("missing"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read \""));
+}
+
+#[test]
+fn issue_15_on_disk_without_node_files() {
+    let dir = three_workers(|_, _, _, _| {});
+    let out = bin()
+        .args(["diff", "--on-disk", "-f"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot read the nodes' files from the cluster yet"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--node-files DIR"), "{stderr}");
+}

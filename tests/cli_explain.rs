@@ -491,3 +491,114 @@ fn issue_13_policy_json_errors_use_upstream_messages() {
         "{stderr}"
     );
 }
+
+const NODE_FILES: &str = "examples/disconnected-cluster/node-files";
+
+/// Issue 15: `--node` explains against that node's own files, each fact
+/// named `<node>:<host path>:<line>`: worker-1's hand-edited registries.conf
+/// no longer blocks registry.redhat.io/rhel9, its stray drop-in makes the
+/// lab registry insecure; worker-0's files are the rendered ones.
+#[test]
+fn issue_15_explain_node_origins() {
+    let node = |name: &str, image: &str| -> Value {
+        let out = plugin()
+            .args([
+                "explain",
+                image,
+                "-o",
+                "json",
+                "--node",
+                name,
+                "--node-files",
+                NODE_FILES,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let w1 = node(
+        "worker-1.corp.example.com",
+        "registry.redhat.io/rhel9/support-tools:latest",
+    );
+    let registry = &w1["candidates"][0]["registry"];
+    assert_eq!(registry["blocked"], false, "{registry}");
+    assert_eq!(
+        registry["origins"],
+        serde_json::json!(["worker-1.corp.example.com:/etc/containers/registries.conf:41"])
+    );
+    let w0 = node(
+        "worker-0.corp.example.com",
+        "registry.redhat.io/rhel9/support-tools:latest",
+    );
+    let registry = &w0["candidates"][0]["registry"];
+    assert_eq!(registry["blocked"], true, "{registry}");
+    assert_eq!(
+        registry["origins"][0].as_str().unwrap(),
+        "worker-0.corp.example.com:/etc/containers/registries.conf:41"
+    );
+    let lab = node(
+        "worker-1.corp.example.com",
+        "registry.lab.example.com:5001/tools/debug:1",
+    );
+    let registry = &lab["candidates"][0]["registry"];
+    assert_eq!(registry["insecure"], true);
+    assert_eq!(
+        registry["origins"],
+        serde_json::json!([
+            "worker-1.corp.example.com:/etc/containers/registries.conf.d/99-lab-registry.conf:2"
+        ])
+    );
+    // The node's policy.json decides, named by node too.
+    let text = plugin()
+        .args(["explain", "registry.redhat.io/rhel9/support-tools:latest"])
+        .args([
+            "--node",
+            "worker-1.corp.example.com",
+            "--node-files",
+            NODE_FILES,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(text.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&text.stdout)
+        .contains("(worker-1.corp.example.com:/etc/containers/policy.json: default)"));
+}
+
+#[test]
+fn issue_15_explain_unknown_node_lists_the_known_ones() {
+    let out = plugin()
+        .args([
+            "explain",
+            "busybox",
+            "--node",
+            "worker-9",
+            "--node-files",
+            NODE_FILES,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no node worker-9 in \"examples/disconnected-cluster/node-files\" (found: master-0.corp.example.com, worker-0.corp.example.com, worker-1.corp.example.com, worker-2.corp.example.com)"),
+        "{stderr}"
+    );
+    // --node needs the folder, and the folder a node.
+    for args in [
+        &["--node", "worker-0"][..],
+        &["--node-files", NODE_FILES][..],
+    ] {
+        let out = plugin()
+            .args(["explain", "busybox"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}

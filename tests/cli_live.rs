@@ -71,9 +71,17 @@ fn stdout_of(cmd: &mut Command) -> String {
 }
 
 /// The same command, live and with `-f DIR`: same stdout.
+/// Only where objects were read differs: a line `"file": ...` (lint's
+/// findings name the file, or the resource and server listed).
 fn assert_parity(live: &Live, dir: &str, args: &[&str]) {
-    let offline = stdout_of(bin().args(args).args(["-f", dir]));
-    let online = stdout_of(live.cmd().args(args));
+    let without_file = |text: String| {
+        text.lines()
+            .filter(|l| !l.trim_start().starts_with("\"file\": "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let offline = without_file(stdout_of(bin().args(args).args(["-f", dir])));
+    let online = without_file(stdout_of(live.cmd().args(args)));
     assert_eq!(online, offline, "live and -f {dir} differ for {args:?}");
     assert!(!online.is_empty(), "{args:?} printed nothing");
 }
@@ -103,13 +111,15 @@ fn explain_list_render_match_the_files() {
     }
 }
 
-/// `diff` live and with `-f`: same stdout and exit code. The example is in
-/// sync (its rendered configs merge the base MachineConfigs, whose
-/// policy.json the generated ones do not all carry); the must-gather's
-/// generated MachineConfig is behind its CRs.
+/// `diff` live and with `-f`: same stdout and exit code. The example's
+/// MachineConfigs are in sync (its rendered configs merge the base
+/// MachineConfigs, whose policy.json the generated ones do not all carry),
+/// but the daemon of one worker reports its registries.conf changed on
+/// disk (issue 15), so only the policy.json comparison is clean; the
+/// must-gather's generated MachineConfig is behind its CRs.
 #[test]
 fn diff_matches_the_files() {
-    for (dir, code) in [(EXAMPLE, 0), (MUST_GATHER, 1)] {
+    for (dir, drift) in [(EXAMPLE, 1), (MUST_GATHER, 1)] {
         let live = Live::of(dir);
         for args in [
             &["diff"][..],
@@ -117,6 +127,11 @@ fn diff_matches_the_files() {
             &["diff", "--pool", "worker"],
             &["diff", "--file", "/etc/containers/policy.json"],
         ] {
+            let code = if dir == EXAMPLE && args.contains(&"--file") {
+                0
+            } else {
+                drift
+            };
             let offline = bin().args(args).args(["-f", dir]).output().unwrap();
             let online = live.cmd().args(args).output().unwrap();
             assert_eq!(offline.status.code(), Some(code), "{dir} {args:?}");

@@ -864,7 +864,7 @@ fn issue_12_a_name_with_slashes_never_leaves_the_dest_dir() {
         .code(2)
         .stdout("")
         .stderr(predicate::str::contains(format!(
-            "{}: ImageContentSourcePolicy/a/../../escaped: metadata.name: Invalid value: \"a/../../escaped\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters",
+            "{}:1: ImageContentSourcePolicy/a/../../escaped: metadata.name: Invalid value: \"a/../../escaped\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters",
             input.display()
         )))
         .stderr(predicate::str::contains("nothing written"));
@@ -896,7 +896,7 @@ fn issue_12_names_the_api_server_refuses_are_refused_before_any_write() {
             .code(2)
             .stdout("")
             .stderr(predicate::str::contains(format!(
-                "{}: {shown}: metadata.name: ",
+                "{}:1: {shown}: metadata.name: ",
                 inputs.join("b-bad.yaml").display()
             )))
             .stderr(predicate::str::contains("nothing written"));

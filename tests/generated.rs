@@ -261,3 +261,82 @@ fn oc_script_falls_back_to_the_kubectl_binary() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text, "bash\nelvish\nfish\npowershell\nzsh\n:4\n");
 }
+
+/// The example's node-files folder: each node holds what its rendered
+/// MachineConfig writes, except worker-1, where registries.conf was edited
+/// by hand (the blocked source of registry.redhat.io/rhel9 unblocked) and a
+/// drop-in no MachineConfig writes was added.
+#[test]
+fn example_node_files_are_the_rendered_configs() {
+    let example = Path::new("examples/disconnected-cluster");
+    let root = example.join("node-files");
+    let machine_configs =
+        example.join("cluster-scoped-resources/machineconfiguration.openshift.io/machineconfigs");
+    // The cluster's registry CA, as the daemon writes it on every node.
+    let certs = format!(
+        "{}  /etc/docker/certs.d/mirror.corp.example.com:5000/ca.crt\n",
+        "3f2c8e6a1b0d4f7e9a5c2b8d6e4f1a3c7b9d0e2f4a6c8e1b3d5f7a9c0e2b4d6f"
+    );
+    let mut expected: Vec<PathBuf> = Vec::new();
+    let mut emit = |path: PathBuf, bytes: &[u8]| {
+        if std::env::var_os("UPDATE_GENERATED").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        }
+        check(&path.to_string_lossy(), bytes);
+        expected.push(path);
+    };
+    let mut nodes: Vec<PathBuf> =
+        std::fs::read_dir(example.join("cluster-scoped-resources/core/nodes"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+    nodes.sort();
+    for path in nodes {
+        let node = read_object(&path);
+        let name = node["metadata"]["name"].as_str().unwrap();
+        let current = node["metadata"]["annotations"]
+            ["machineconfiguration.openshift.io/currentConfig"]
+            .as_str()
+            .unwrap();
+        let rendered = read_object(&machine_configs.join(format!("{current}.json")));
+        let mut files = support::node_files::files_of(&rendered);
+        if name == "worker-1.corp.example.com" {
+            let conf = files.get_mut("/etc/containers/registries.conf").unwrap();
+            let text = String::from_utf8(conf.clone()).unwrap();
+            let edited = text.replacen(
+                "location = \"registry.redhat.io/rhel9\"\n  blocked = true\n",
+                "location = \"registry.redhat.io/rhel9\"\n",
+                1,
+            );
+            assert_ne!(
+                edited, text,
+                "the rendered registries.conf changed: update the edit"
+            );
+            *conf = edited.into_bytes();
+            files.insert(
+                "/etc/containers/registries.conf.d/99-lab-registry.conf".to_string(),
+                b"# Added by hand while testing the lab registry\n[[registry]]\nlocation = \"registry.lab.example.com:5001\"\ninsecure = true\n".to_vec(),
+            );
+        }
+        for (host, bytes) in &files {
+            emit(root.join(name).join(host.trim_start_matches('/')), bytes);
+        }
+        emit(root.join(name).join("certs.sha256"), certs.as_bytes());
+    }
+    // Nothing else in the folder.
+    let mut present = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                present.push(path);
+            }
+        }
+    }
+    present.sort();
+    expected.sort();
+    assert_eq!(present, expected, "a stale file in {}", root.display());
+}

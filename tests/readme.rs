@@ -3,7 +3,9 @@
 use assert_cmd::Command;
 
 /// Every fenced block that starts with `$ kubectl mirrorpolicy ...` (one
-/// command line, then its output) must match the built binary's output.
+/// command line, then its output) must match the built binary's output. A
+/// block may end with `$ echo $?` and the exit code the command must give
+/// (else it must succeed).
 #[test]
 fn readme_examples_match_the_binary() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
@@ -16,6 +18,10 @@ fn readme_examples_match_the_binary() {
         let (command, expected) = rest[..end]
             .split_once('\n')
             .expect("command line then output");
+        let (expected, code) = match expected.rsplit_once("$ echo $?\n") {
+            Some((output, code)) => (output, code.trim().parse::<i32>().expect("an exit code")),
+            None => (expected, 0),
+        };
         let out = Command::cargo_bin("kubectl-mirrorpolicy")
             .expect("binary built")
             .env("NO_COLOR", "1")
@@ -24,8 +30,9 @@ fn readme_examples_match_the_binary() {
             .args(command.split_whitespace())
             .output()
             .expect("runs");
-        assert!(
-            out.status.success(),
+        assert_eq!(
+            out.status.code(),
+            Some(code),
             "{command}: {}",
             String::from_utf8_lossy(&out.stderr)
         );

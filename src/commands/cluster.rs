@@ -19,8 +19,9 @@ use crate::term;
 
 /// Reads the mirror configuration: from the files named by `-f`, or from
 /// the live cluster when there are none.
+/// Files are read strictly: every field is checked against the kind's CRD.
 pub fn read_inputs(settings: &Settings, paths: &[PathBuf]) -> Result<Inputs> {
-    read_objects(settings, paths, MIRROR_CONFIG, None)
+    read_selected(settings, paths, MIRROR_CONFIG, None, None, true)
 }
 
 /// Reads the mirror configuration, warning about objects the API server
@@ -31,13 +32,17 @@ pub fn load_inputs(settings: &Settings, paths: &[PathBuf]) -> Result<Inputs> {
 
 /// Reads `reads` from the live cluster (namespaced ones in `namespace`
 /// only, or in all namespaces), or everything the files named by `-f` hold.
+/// With `strict`, files are checked field by field against the kinds'
+/// CRDs, as kubectl's `--validate=strict` does (live objects were already
+/// checked by the API server that stored them).
 pub fn read_objects(
     settings: &Settings,
     paths: &[PathBuf],
     reads: &[Read],
     namespace: Option<&str>,
+    strict: bool,
 ) -> Result<Inputs> {
-    read_selected(settings, paths, reads, namespace, None)
+    read_selected(settings, paths, reads, namespace, None, strict)
 }
 
 /// [`read_objects`], keeping only the objects that reference images whose
@@ -48,6 +53,7 @@ fn read_selected(
     reads: &[Read],
     namespace: Option<&str>,
     selector: Option<&Selector>,
+    strict: bool,
 ) -> Result<Inputs> {
     if paths.is_empty() {
         let mut inputs = read_live(settings, reads, namespace, selector.map(Selector::as_str))?;
@@ -56,16 +62,24 @@ fn read_selected(
         }
         return Ok(inputs);
     }
-    let mut inputs = load_paths_with(paths, std::io::stdin().lock(), live::reads_workloads(reads))
+    let workloads = live::reads_workloads(reads);
+    let mut inputs = load_paths_with(paths, std::io::stdin().lock(), workloads, strict)
         .map_err(|e| Failure::input(e.to_string()))?;
     for w in &inputs.warnings {
         term::warn(w);
     }
     report_read(settings, &inputs);
-    if inputs.is_empty() {
+    // A strict reader reports what the API server would refuse (a misspelt
+    // kind) even when nothing else was read.
+    let reportable = strict && !inputs.refused.is_empty();
+    if inputs.is_empty() && !reportable {
         let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        let refused = inputs
+            .refused
+            .first()
+            .map_or(String::new(), |e| format!(" ({e})"));
         return Err(Failure::input(format!(
-            "no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or other known object in {}",
+            "no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or other known object in {}{refused}",
             named.join(", ")
         ))
         .with_hint("pass YAML or JSON exported with `oc get ... -o yaml`, or a must-gather folder (-v lists what was skipped)")
@@ -98,7 +112,7 @@ pub fn load_selected(
     namespace: Option<&str>,
     selector: Option<&Selector>,
 ) -> Result<Inputs> {
-    let inputs = read_selected(settings, paths, reads, namespace, selector)?;
+    let inputs = read_selected(settings, paths, reads, namespace, selector, false)?;
     for e in inputs.validate() {
         term::warn(format_args!(
             "the API server would refuse this object today: {e}"
@@ -115,14 +129,14 @@ pub fn load_valid_objects(
     reads: &[Read],
     namespace: Option<&str>,
 ) -> Result<Inputs> {
-    let inputs = read_objects(settings, paths, reads, namespace)?;
+    let inputs = read_objects(settings, paths, reads, namespace, true)?;
     let invalid = inputs.validate();
     if let Some(first) = invalid.first() {
         let more = match invalid.len() {
             1 => String::new(),
             n => format!(" (and {} more)", n - 1),
         };
-        return Err(Failure::input(format!("{first}{more}"))
+        return Err(Failure::input(format!("{first}{more}; nothing written"))
             .with_hint("the API server refuses such an object; fix the field and run again")
             .into());
     }
@@ -136,15 +150,21 @@ pub fn overlay(inputs: &mut Inputs, with: &[PathBuf], validate: bool) -> Result<
     if with.is_empty() {
         return Ok(());
     }
-    let proposed = mirrorpolicy::source::load_paths(with, std::io::stdin().lock())
-        .context(Failure::input("cannot read the proposed objects of --with"))?;
+    // Proposed objects are about to be applied: checked as strictly as `lint`.
+    let proposed =
+        mirrorpolicy::source::load_paths_with(with, std::io::stdin().lock(), false, true)
+            .context(Failure::input("cannot read the proposed objects of --with"))?;
     for w in &proposed.warnings {
         term::warn(format_args!("--with: {w}"));
     }
     if proposed.is_empty() {
         let named: Vec<String> = with.iter().map(|p| p.display().to_string()).collect();
+        let refused = proposed
+            .refused
+            .first()
+            .map_or(String::new(), |e| format!(" ({e})"));
         return Err(Failure::input(format!(
-            "--with: no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or image policy in {}",
+            "--with: no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or image policy in {}{refused}",
             named.join(", ")
         ))
         .into());
@@ -306,11 +326,25 @@ pub fn report_read(settings: &Settings, inputs: &Inputs) {
 }
 
 /// Renders a pool; a configuration the MCO refuses is an input error with the MCO's reason.
+/// The message names where the objects at fault were read.
 pub fn render(inputs: &Inputs, pool: &str) -> Result<Rendered> {
-    render_pool(inputs, pool).context(
-        Failure::input("the MCO refuses to render this configuration")
-            .with_hint("the MCO only logs this and keeps the previous MachineConfig; nodes do not get the change"),
-    )
+    render_pool(inputs, pool).map_err(|e| {
+        let read_from: Vec<String> = e
+            .objects()
+            .iter()
+            .filter_map(|o| Some(format!("{o} from {}", inputs.read_from(o)?)))
+            .collect();
+        let read_from = if read_from.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", read_from.join(", "))
+        };
+        Failure::input(format!(
+            "the MCO refuses to render this configuration: {e}{read_from}"
+        ))
+        .with_hint("the MCO only logs this and keeps the previous MachineConfig; nodes do not get the change")
+        .into()
+    })
 }
 
 /// The pools a configuration can be rendered for: `master` and `worker`,

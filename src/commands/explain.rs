@@ -17,6 +17,7 @@ use mirrorpolicy::render::cluster::Rendered;
 use mirrorpolicy::render::findings::RenderWarning;
 use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::MIRROR_CONFIG;
+use mirrorpolicy::source::node_dir;
 
 use crate::cli::{ExplainArgs, OutputFormat};
 use crate::commands::{cluster, probe};
@@ -29,6 +30,10 @@ use mirrorpolicy::probe::Verdict;
 /// one pull would be refused or fail, 2 when an image reference is invalid.
 /// Warnings name its commands as the user ran the plugin.
 pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
+    if let (Some(node), Some(dir)) = (&args.node, &args.node_files) {
+        let (conf, policy, namespace) = load_node(settings, dir, node)?;
+        return explain_files(settings, args, conf, policy, namespace.as_deref());
+    }
     if args.registries_conf.is_none() && args.registries_conf_d.is_none() {
         if args.policy_json.is_some() {
             return Err(Failure::input(
@@ -44,6 +49,17 @@ pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         args.registries_conf_d.as_deref(),
     )?;
     let policy = args.policy_json.as_deref().map(load_policy).transpose()?;
+    explain_files(settings, args, conf, policy, None)
+}
+
+/// Explains against a node's registries configuration and policy.
+fn explain_files(
+    settings: &Settings,
+    args: &ExplainArgs,
+    conf: RegistriesConf,
+    policy: Option<PolicyFile>,
+    namespace: Option<&str>,
+) -> Result<ExitCode> {
     let mode = args
         .short_name_mode
         .map(ShortNameMode::from)
@@ -54,7 +70,7 @@ pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         policy: policy.as_ref(),
         scope_origins: None,
     };
-    let (items, code) = explain_all(&config, &args.images, mode, None);
+    let (items, code) = explain_all(&config, &args.images, mode, namespace);
     let (mut items, code) = if args.probe.probe {
         let ctx = probe::context(
             &args.probe,
@@ -348,6 +364,77 @@ fn load_registries(main: Option<&Path>, dir: Option<&Path>) -> Result<Registries
     registries::load(main_file.as_ref(), &drop_in_files)
         .map_err(|e| Failure::input(e.to_string()).into())
 }
+
+/// One node's registries.conf, its `*.conf` drop-ins (in name order, as
+/// containers/image reads them) and its policy — the namespace's CRI-O
+/// policy (`/etc/crio/policies/<ns>.json`) when `-n` names one the node
+/// has, else policy.json — from a node-files folder. Each file is named
+/// `<node>:<host path>`.
+fn load_node(
+    settings: &Settings,
+    dir: &Path,
+    node: &str,
+) -> Result<(RegistriesConf, Option<PolicyFile>, Option<String>)> {
+    let nodes = node_dir::read(dir).map_err(|e| Failure::input(e.to_string()))?;
+    let Some(files) = nodes.iter().find(|n| n.node == node) else {
+        let known: Vec<&str> = nodes.iter().map(|n| n.node.as_str()).collect();
+        return Err(Failure::input(format!(
+            "no node {node} in \"{}\" (found: {})",
+            dir.display(),
+            known.join(", ")
+        ))
+        .into());
+    };
+    let text = |path: &str| -> Result<Option<(String, &str)>> {
+        let Some(bytes) = files.files.get(path) else {
+            return Ok(None);
+        };
+        let text = std::str::from_utf8(bytes).map_err(|_| {
+            Failure::input(format!(
+                "\"{}\": not UTF-8 text",
+                node_dir::host_path(&dir.join(node), path).display()
+            ))
+        })?;
+        Ok(Some((format!("{node}:{path}"), text)))
+    };
+    let main = text(REGISTRIES_CONF)?;
+    let mut drop_ins = Vec::new();
+    for (path, _) in files.children(REGISTRIES_CONF_D) {
+        if path.ends_with(".conf") {
+            drop_ins.extend(text(path)?);
+        }
+    }
+    let main_file = main.as_ref().map(|(name, text)| ConfigFile { name, text });
+    let drop_in_files: Vec<ConfigFile> = drop_ins
+        .iter()
+        .map(|(name, text)| ConfigFile { name, text })
+        .collect();
+    let conf = registries::load(main_file.as_ref(), &drop_in_files)
+        .map_err(|e| Failure::input(e.to_string()))?;
+    let namespace = settings
+        .namespace()
+        .filter(|ns| {
+            files
+                .files
+                .contains_key(&format!("{CRIO_POLICIES_PREFIX}{ns}.json"))
+        })
+        .map(str::to_string);
+    let policy_path = match &namespace {
+        Some(ns) => format!("{CRIO_POLICIES_PREFIX}{ns}.json"),
+        None => POLICY_JSON.to_string(),
+    };
+    let policy = match text(&policy_path)? {
+        Some((name, text)) => {
+            Some(policy::parse_policy(&name, text).map_err(|e| Failure::input(e.to_string()))?)
+        }
+        None => None,
+    };
+    Ok((conf, policy, namespace))
+}
+
+const REGISTRIES_CONF: &str = "/etc/containers/registries.conf";
+const REGISTRIES_CONF_D: &str = "/etc/containers/registries.conf.d";
+const POLICY_JSON: &str = "/etc/containers/policy.json";
 
 fn load_policy(path: &Path) -> Result<PolicyFile> {
     let text = read(path, "policy.json")?;

@@ -8,11 +8,11 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use comfy_table::{presets, Attribute, Cell, ContentArrangement, Table};
 
-use mirrorpolicy::migrate::{self, Action, Proof, Replacement};
-use mirrorpolicy::output;
-use mirrorpolicy::render::cluster::{Rendered, REGISTRIES_CONF};
+use mirrorpolicy::migrate::{
+    self, Action, Equivalence, PlanRow, Problem, Proof, Replacement, Step,
+};
+use mirrorpolicy::output::migrate::{self as out, Done, Note};
 use mirrorpolicy::source::cluster::{
     self as live, Connection, Preconditions, Reply, IMAGE_CONTENT_SOURCE_POLICIES,
     IMAGE_DIGEST_MIRROR_SETS, IMAGE_TAG_MIRROR_SETS, MIRROR_CONFIG,
@@ -33,10 +33,9 @@ pub fn run(settings: &Settings, args: &MigrateArgs) -> Result<ExitCode> {
     check_usage(args)?;
     let inputs = cluster::load_valid_objects(settings, &args.paths(), MIRROR_CONFIG, None)?;
     if inputs.icsps.is_empty() {
-        eprintln!(
-            "nothing to migrate: no ImageContentSourcePolicy in {}",
-            source_name(&args.paths())
-        );
+        note(Note::NothingToMigrate {
+            source: &source_name(&args.paths()),
+        });
         return Ok(ExitCode::Success);
     }
     let replacements: Vec<Replacement> = inputs
@@ -46,13 +45,11 @@ pub fn run(settings: &Settings, args: &MigrateArgs) -> Result<ExitCode> {
         .collect();
     check_names(args, &inputs, &replacements)?;
     if args.with_tag_mirrors {
-        eprintln!(
-            "warning: --with-tag-mirrors: pulls by tag will use the mirrors; a tag on a mirror can point to another image than the same tag at the source (tags move, digests do not)"
-        );
+        note(Note::TagMirrors);
     }
     let checks = migrate::check(&inputs, &replacements);
     for w in &checks.warnings {
-        term::warn(w);
+        note(Note::Warning(w));
     }
     if checks.refused() {
         let mut problems = checks.invalid.clone();
@@ -74,21 +71,9 @@ pub fn run(settings: &Settings, args: &MigrateArgs) -> Result<ExitCode> {
         write_files(dir, &replacements)?;
         return Ok(ExitCode::Success);
     }
-    term::print(|out| match args.output {
-        MigrateFormat::Yaml => {
-            for (i, r) in replacements.iter().enumerate() {
-                if i > 0 {
-                    writeln!(out, "---")?;
-                }
-                out.write_all(r.to_yaml().as_bytes())?;
-            }
-            Ok(())
-        }
-        MigrateFormat::Json => {
-            let items: Vec<serde_json::Value> =
-                replacements.iter().map(Replacement::to_json).collect();
-            output::write_json(out, &items)
-        }
+    term::print(|w| match args.output {
+        MigrateFormat::Yaml => out::write_yaml(w, &replacements),
+        MigrateFormat::Json => out::write_json(w, &replacements),
     })?;
     Ok(ExitCode::Success)
 }
@@ -276,7 +261,7 @@ fn prove(inputs: &Inputs, replacements: &[Replacement]) -> Result<()> {
         ))
     })?;
     if let Some((path, old, new)) = migrate::first_difference(&before, &after) {
-        eprint!("{}", unified(&path, &old, &new));
+        unified(&path, &old, &new);
         return Err(Failure::refused(format!(
             "not equivalent: {path} rendered from the replacements differs from today's (diff above); nothing written"
         ))
@@ -284,35 +269,13 @@ fn prove(inputs: &Inputs, replacements: &[Replacement]) -> Result<()> {
         .into());
     }
     if let Some((path, _, _)) = migrate::first_difference(&before, &between) {
-        eprintln!(
-            "warning: while both the ImageContentSourcePolicies and their replacements exist, {path} differs from today's: nodes would roll out twice"
-        );
+        note(Note::RollsOutTwice { path: &path });
     }
-    let icsps = inputs.icsps.len();
-    let idms = replacements
-        .iter()
-        .filter(|r| matches!(r, Replacement::Idms(_)))
-        .count();
-    let sources: BTreeSet<&str> = inputs
-        .icsps
-        .iter()
-        .flat_map(|i| &i.spec.repository_digest_mirrors)
-        .map(|e| e.source.as_str())
-        .collect();
-    let plural = |n: usize, word: &str| {
-        if n == 1 {
-            format!("{n} {word}")
-        } else {
-            format!("{n} {word}s")
-        }
-    };
-    eprintln!(
-        "equivalent: nodes get byte-identical files from the {} and from the {} replacing them ({}; {})",
-        plural(icsps, "ImageContentSourcePolicy object"),
-        plural(idms, "ImageDigestMirrorSet object"),
-        plural(sources.len(), "source"),
-        describe_files(&after)
-    );
+    note(Note::Equivalent(&Equivalence::of(
+        inputs,
+        replacements,
+        &after,
+    )));
     if let Some(tagged) = with_tags {
         let tagged = tagged.map_err(|e| {
             Failure::refused(format!(
@@ -328,32 +291,37 @@ fn prove(inputs: &Inputs, replacements: &[Replacement]) -> Result<()> {
             .into());
         }
         if let Some((path, old, new)) = migrate::first_difference(&after, &tagged) {
-            eprint!("{}", unified(&path, &old, &new));
-            eprintln!(
-                "with tag mirrors: pulls by digest are unchanged; pulls by tag now use the mirrors above ({path})"
-            );
+            unified(&path, &old, &new);
+            note(Note::TagMirrorsUsed { path: &path });
         }
     }
     Ok(())
 }
 
-fn describe_files(rendered: &Rendered) -> String {
-    match rendered.files.len() {
-        0 => format!("no file rendered; {REGISTRIES_CONF} keeps its template"),
-        1 => "1 file rendered".to_string(),
-        n => format!("{n} files rendered"),
+/// Writes a message to stderr (a warning's input-borne control characters
+/// escaped, as every warning's).
+fn note(note: Note) {
+    let mut buf = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = out::write_note(&mut buf, &note);
+    let text = String::from_utf8_lossy(&buf);
+    match note {
+        Note::Warning(_) => eprint!("{}", term::escape_controls(&text, false)),
+        _ => eprint!("{text}"),
     }
 }
 
-fn unified(path: &str, old: &str, new: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(
-            &format!("{path} (today)"),
-            &format!("{path} (after the migration)"),
-        )
-        .to_string()
+/// Writes the difference of `path` before and after the migration to stderr.
+fn unified(path: &str, old: &str, new: &str) {
+    let mut buf = Vec::new();
+    let _ = out::write_unified(&mut buf, path, old, new);
+    eprint!("{}", String::from_utf8_lossy(&buf));
+}
+
+/// Writes what was done to stdout.
+fn done(done: Done) -> Result<()> {
+    term::print(|w| out::write_done(w, &done))?;
+    Ok(())
 }
 
 /// Writes one file per object into `dir`; an existing different file
@@ -375,12 +343,42 @@ fn write_files(dir: &Path, replacements: &[Replacement]) -> Result<()> {
         ))
         .into());
     }
+    let (plan, unchanged) = plan_files(dir, replacements)?;
+    for path in &unchanged {
+        note(Note::UnchangedFile { path });
+    }
+    if plan.is_empty() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
+    let moved = write_all_or_none(dir, plan)?;
+    for (r, path) in &moved {
+        done(Done::Wrote {
+            kind: r.kind(),
+            path,
+        })?;
+    }
+    Ok(())
+}
+
+/// A file to write: the replacement, its path, its YAML.
+type PlannedFile<'a> = (&'a Replacement, PathBuf, String);
+
+/// The files to write and those already holding their replacement; any
+/// other file (or link) in the way refuses the whole write.
+fn plan_files<'a>(
+    dir: &Path,
+    replacements: &'a [Replacement],
+) -> Result<(Vec<PlannedFile<'a>>, Vec<PathBuf>)> {
     let mut plan = Vec::new();
     let mut clashes = Vec::new();
     let mut unchanged = Vec::new();
     for r in replacements {
         let path = dir.join(r.file_name());
         let yaml = r.to_yaml();
+        let cannot_read =
+            |e: std::io::Error| Failure::input(format!("cannot read {}: {e}", path.display()));
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_symlink() => clashes.push(format!(
                 "{} (a symbolic link: never followed)",
@@ -392,16 +390,10 @@ fn write_files(dir: &Path, replacements: &[Replacement]) -> Result<()> {
             Ok(_) => match std::fs::read(&path) {
                 Ok(existing) if existing == yaml.as_bytes() => unchanged.push(path),
                 Ok(_) => clashes.push(path.display().to_string()),
-                Err(e) => {
-                    return Err(
-                        Failure::input(format!("cannot read {}: {e}", path.display())).into(),
-                    )
-                }
+                Err(e) => return Err(cannot_read(e).into()),
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => plan.push((r, path, yaml)),
-            Err(e) => {
-                return Err(Failure::input(format!("cannot read {}: {e}", path.display())).into())
-            }
+            Err(e) => return Err(cannot_read(e).into()),
         }
     }
     if !clashes.is_empty() {
@@ -413,14 +405,15 @@ fn write_files(dir: &Path, replacements: &[Replacement]) -> Result<()> {
         .with_hint("move them away or pick another --dest-dir")
         .into());
     }
-    for path in &unchanged {
-        eprintln!("unchanged {} (same content)", path.display());
-    }
-    if plan.is_empty() {
-        return Ok(());
-    }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
+    Ok((plan, unchanged))
+}
+
+/// Writes every planned file to a temporary file first, then moves each to
+/// its name without replacing anything; a failure removes what was moved.
+fn write_all_or_none<'a>(
+    dir: &Path,
+    plan: Vec<PlannedFile<'a>>,
+) -> Result<Vec<(&'a Replacement, PathBuf)>> {
     let mut written = Vec::new();
     for (r, path, yaml) in plan {
         let temp = temp_file(dir, &yaml).map_err(|e| {
@@ -453,11 +446,7 @@ fn write_files(dir: &Path, replacements: &[Replacement]) -> Result<()> {
         }
         moved.push((r, path));
     }
-    for (r, path) in &moved {
-        // oc's own message, so scripts that read it keep working.
-        println!("wrote {} to {}", r.kind(), path.display());
-    }
-    Ok(())
+    Ok(moved)
 }
 
 /// A temporary file created exclusively (`O_EXCL`, random name) in `dir`
@@ -485,37 +474,16 @@ fn resource_of(r: &Replacement) -> &'static live::Resource {
     }
 }
 
-/// Why a row of the plan stops the migration.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Problem {
-    /// An object of the replacement's name holds another spec.
-    Clash,
-    /// The server does not serve the replacement's resource.
-    NoCrd(String),
-    /// The server refused the dry run.
-    Server,
-    /// The ICSP changed since it was read.
-    Changed,
-}
-
-impl Problem {
-    fn hint(&self) -> String {
-        match self {
-            Self::Clash => "an object of the same name holds other mirrors: rename the ICSP's replacement or reconcile the two".to_string(),
-            Self::NoCrd(resource) => format!(
-                "the cluster does not serve {resource}: its CRD is missing (OpenShift 4.13 and later have it); the ImageContentSourcePolicies keep working until then"
-            ),
-            Self::Server => "the server refused the dry run (its answer is in the plan above): resolve that and run again".to_string(),
-            Self::Changed => "an ImageContentSourcePolicy changed since it was read: run again to migrate it as it is now".to_string(),
-        }
+/// The hint for a problem of the plan.
+fn hint(problem: &Problem) -> String {
+    match problem {
+        Problem::Clash => "an object of the same name holds other mirrors: rename the ICSP's replacement or reconcile the two".to_string(),
+        Problem::NoCrd(resource) => format!(
+            "the cluster does not serve {resource}: its CRD is missing (OpenShift 4.13 and later have it); the ImageContentSourcePolicies keep working until then"
+        ),
+        Problem::Server => "the server refused the dry run (its answer is in the plan above): resolve that and run again".to_string(),
+        Problem::Changed => "an ImageContentSourcePolicy changed since it was read: run again to migrate it as it is now".to_string(),
     }
-}
-
-/// One row of the plan.
-struct Row {
-    object: String,
-    action: String,
-    problem: Option<Problem>,
 }
 
 /// The command that runs this migration again.
@@ -546,138 +514,161 @@ fn apply(
         let connection = live::connect(&options)
             .await
             .map_err(cluster::cluster_failure)?;
-        let mut rows = Vec::new();
-        let mut to_apply = Vec::new();
-        for r in replacements {
-            let desired = r.to_json();
-            let resource = resource_of(r);
-            let existing = connection
-                .get(resource, r.name())
-                .await
-                .map_err(cluster::cluster_failure)?;
-            let planned = migrate::plan(&desired, existing.as_ref());
-            let creates = planned == Action::Create;
-            let (action, problem) = match planned {
-                Action::Unchanged => ("unchanged".to_string(), None),
-                Action::Conflict(why) => (format!("conflict: {why}"), Some(Problem::Clash)),
-                Action::Create => match connection
-                    .apply(resource, &desired, FIELD_MANAGER, true)
-                    .await
-                    .map_err(cluster::cluster_failure)?
-                {
-                    Reply::Ok(_) => ("create".to_string(), None),
-                    Reply::Conflict(m) => (
-                        format!("conflict: the server's dry run: {m}"),
-                        Some(Problem::Server),
-                    ),
-                    Reply::NotFound => (
-                        format!(
-                            "cannot create: the server does not serve {} (the {} CRD is missing)",
-                            resource.name(),
-                            resource.kind
-                        ),
-                        Some(Problem::NoCrd(resource.name())),
-                    ),
-                    Reply::Forbidden(m) => (format!("conflict: {m}"), Some(Problem::Server)),
-                },
-            };
-            if creates && problem.is_none() {
-                to_apply.push((r, desired));
-            }
-            rows.push(Row {
-                object: r.label(),
-                action,
-                problem,
-            });
-        }
+        let (mut rows, to_apply) = plan_replacements(&connection, replacements).await?;
         if args.delete_icsp {
-            for icsp in &inputs.icsps {
-                let name = &icsp.metadata.name;
-                let object = format!("ImageContentSourcePolicy/{name}");
-                let Some(preconditions) = Preconditions::of(&icsp.metadata) else {
-                    rows.push(Row {
-                        object,
-                        action: "conflict: read without uid and resourceVersion, so it cannot be deleted at the version proven".to_string(),
-                        problem: Some(Problem::Server),
-                    });
-                    continue;
-                };
-                let dry = connection
-                    .delete(&IMAGE_CONTENT_SOURCE_POLICIES, name, Some(&preconditions), true)
-                    .await
-                    .map_err(cluster::cluster_failure)?;
-                let (action, problem) = match dry {
-                    Reply::Ok(_) => (
-                        format!(
-                            "delete at resourceVersion {}, once ImageDigestMirrorSet/{name} is read back as planned",
-                            preconditions.resource_version
-                        ),
-                        None,
-                    ),
-                    Reply::NotFound => ("already deleted".to_string(), None),
-                    Reply::Conflict(m) => (format!("conflict: {m}"), Some(Problem::Changed)),
-                    Reply::Forbidden(m) => (format!("conflict: {m}"), Some(Problem::Server)),
-                };
-                rows.push(Row {
-                    object,
-                    action,
-                    problem,
-                });
-            }
+            rows.extend(plan_deletes(&connection, inputs).await?);
         }
-        print_plan(&rows)?;
-        let problems: Vec<&Problem> = rows.iter().filter_map(|r| r.problem.as_ref()).collect();
-        if !problems.is_empty() {
-            let mut hints: Vec<String> = Vec::new();
-            for p in problems {
-                let hint = p.hint();
-                if !hints.contains(&hint) {
-                    hints.push(hint);
-                }
-            }
-            return Err(Failure::refused(
-                "refused: the dry run found conflicts (above); nothing was written",
-            )
-            .with_hint(hints.join("; "))
-            .into());
-        }
+        show_plan(&rows)?;
         if to_apply.is_empty() && !args.delete_icsp {
-            eprintln!("nothing to apply: every replacement is already on the cluster");
+            note(Note::NothingToApply);
             return Ok(ExitCode::Success);
         }
         confirm(args, &connection)?;
         unchanged_since_plan(&connection, args, inputs).await?;
-        for (r, desired) in &to_apply {
-            match connection
-                .apply(resource_of(r), desired, FIELD_MANAGER, false)
-                .await
-                .map_err(cluster::cluster_failure)?
-            {
-                Reply::Ok(_) => println!("{} created", r.label()),
-                Reply::Conflict(m) | Reply::Forbidden(m) => {
-                    return Err(Failure::refused(format!(
-                        "{}: the server refused the apply: {m}; no ImageContentSourcePolicy was deleted",
-                        r.label()
-                    ))
-                    .with_hint("run again once resolved: objects already applied show as unchanged")
-                    .into())
-                }
-                Reply::NotFound => {
-                    return Err(Failure::cluster(format!(
-                        "{}: the server does not serve {} (the {} CRD is missing); no ImageContentSourcePolicy was deleted",
-                        r.label(),
-                        resource_of(r).name(),
-                        resource_of(r).kind
-                    ))
-                    .into())
-                }
-            }
-        }
+        apply_replacements(&connection, &to_apply).await?;
         if args.delete_icsp {
             delete_icsps(&connection, args, inputs, replacements).await?;
         }
         Ok(ExitCode::Success)
     })
+}
+
+/// A replacement to apply, with the object the server is sent.
+type Desired<'a> = (&'a Replacement, serde_json::Value);
+
+/// Dry runs every replacement: a plan row each, and those to create.
+async fn plan_replacements<'a>(
+    connection: &Connection,
+    replacements: &'a [Replacement],
+) -> Result<(Vec<PlanRow>, Vec<Desired<'a>>)> {
+    let mut rows = Vec::new();
+    let mut to_apply = Vec::new();
+    for r in replacements {
+        let desired = r.to_json();
+        let resource = resource_of(r);
+        let existing = connection
+            .get(resource, r.name())
+            .await
+            .map_err(cluster::cluster_failure)?;
+        let step = match migrate::plan(&desired, existing.as_ref()) {
+            Action::Unchanged => Step::Unchanged,
+            Action::Conflict(why) => Step::Clash(why),
+            Action::Create => match connection
+                .apply(resource, &desired, FIELD_MANAGER, true)
+                .await
+                .map_err(cluster::cluster_failure)?
+            {
+                Reply::Ok(_) => Step::Create,
+                Reply::Conflict(m) => Step::DryRunRefused(m),
+                Reply::NotFound => Step::NoCrd {
+                    resource: resource.name(),
+                    kind: resource.kind.to_string(),
+                },
+                Reply::Forbidden(m) => Step::Refused(m),
+            },
+        };
+        if step == Step::Create {
+            to_apply.push((r, desired));
+        }
+        rows.push(PlanRow {
+            object: r.label(),
+            step,
+        });
+    }
+    Ok((rows, to_apply))
+}
+
+/// Dry runs the delete of every ICSP, at the version that was read.
+async fn plan_deletes(connection: &Connection, inputs: &Inputs) -> Result<Vec<PlanRow>> {
+    let mut rows = Vec::new();
+    for icsp in &inputs.icsps {
+        let name = &icsp.metadata.name;
+        let object = format!("ImageContentSourcePolicy/{name}");
+        let Some(preconditions) = Preconditions::of(&icsp.metadata) else {
+            rows.push(PlanRow {
+                object,
+                step: Step::NoPreconditions,
+            });
+            continue;
+        };
+        let dry = connection
+            .delete(
+                &IMAGE_CONTENT_SOURCE_POLICIES,
+                name,
+                Some(&preconditions),
+                true,
+            )
+            .await
+            .map_err(cluster::cluster_failure)?;
+        let step = match dry {
+            Reply::Ok(_) => Step::Delete {
+                resource_version: preconditions.resource_version,
+                name: name.clone(),
+            },
+            Reply::NotFound => Step::AlreadyDeleted,
+            Reply::Conflict(m) => Step::Changed(m),
+            Reply::Forbidden(m) => Step::Refused(m),
+        };
+        rows.push(PlanRow { object, step });
+    }
+    Ok(rows)
+}
+
+/// Shows the plan on stderr; refuses when a row has a problem (exit 4),
+/// with one hint per kind of problem.
+fn show_plan(rows: &[PlanRow]) -> Result<()> {
+    let mut buf = Vec::new();
+    out::write_plan(&mut buf, rows)?;
+    eprint!(
+        "{}",
+        term::escape_controls(&String::from_utf8_lossy(&buf), false)
+    );
+    let mut hints: Vec<String> = Vec::new();
+    for p in rows.iter().filter_map(|r| r.step.problem()) {
+        let hint = hint(&p);
+        if !hints.contains(&hint) {
+            hints.push(hint);
+        }
+    }
+    if hints.is_empty() {
+        return Ok(());
+    }
+    Err(
+        Failure::refused("refused: the dry run found conflicts (above); nothing was written")
+            .with_hint(hints.join("; "))
+            .into(),
+    )
+}
+
+/// Applies the replacements; the first refusal stops (no ICSP deleted).
+async fn apply_replacements(connection: &Connection, to_apply: &[Desired<'_>]) -> Result<()> {
+    for (r, desired) in to_apply {
+        match connection
+            .apply(resource_of(r), desired, FIELD_MANAGER, false)
+            .await
+            .map_err(cluster::cluster_failure)?
+        {
+            Reply::Ok(_) => done(Done::Created { label: &r.label() })?,
+            Reply::Conflict(m) | Reply::Forbidden(m) => {
+                return Err(Failure::refused(format!(
+                    "{}: the server refused the apply: {m}; no ImageContentSourcePolicy was deleted",
+                    r.label()
+                ))
+                .with_hint("run again once resolved: objects already applied show as unchanged")
+                .into())
+            }
+            Reply::NotFound => {
+                return Err(Failure::cluster(format!(
+                    "{}: the server does not serve {} (the {} CRD is missing); no ImageContentSourcePolicy was deleted",
+                    r.label(),
+                    resource_of(r).name(),
+                    resource_of(r).kind
+                ))
+                .into())
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The `uid` and `resourceVersion` of an object as the server returned it.
@@ -765,9 +756,45 @@ async fn delete_icsps(
         .await
         .map_err(cluster::cluster_failure)?
         .inputs;
-    let mut kept = Vec::new();
-    let mut changed: Vec<&str> = Vec::new();
-    let mut deletable: Vec<(&str, Preconditions)> = Vec::new();
+    let mut kept = Kept::default();
+    let deletable = deletable_icsps(&now, inputs, replacements, &mut kept)?;
+    if !deletable.is_empty() {
+        prove_deletion(&now, &deletable)?;
+    }
+    delete_proven(connection, &deletable, &mut kept).await?;
+    if kept.reasons.is_empty() {
+        return Ok(());
+    }
+    let hint = if !kept.changed.is_empty() {
+        let names = kept.changed.join(" ");
+        format!(
+            "nothing was lost: the change is on the server, in the ImageContentSourcePolicy; its replacement was applied from the version read before. Look at the change (kubectl get imagecontentsourcepolicy {names} -o yaml), then run `{}` again; if the change touched its mirrors, that run refuses the old replacement of the same name: delete it first (kubectl delete imagedigestmirrorset {names}; the ICSP still holds its rules)",
+            rerun(args)
+        )
+    } else {
+        "run again: replacements already applied show as unchanged".to_string()
+    };
+    Err(Failure::refused(kept.reasons.join("; "))
+        .with_hint(hint)
+        .into())
+}
+
+/// The ICSPs not deleted, why, and those of them that changed on the server.
+#[derive(Default)]
+struct Kept<'a> {
+    reasons: Vec<String>,
+    changed: Vec<&'a str>,
+}
+
+/// The ICSPs that may go, each with the version proven: still the version
+/// converted, its IDMS on the server with the planned spec.
+fn deletable_icsps<'a>(
+    now: &Inputs,
+    inputs: &'a Inputs,
+    replacements: &[Replacement],
+    kept: &mut Kept<'a>,
+) -> Result<Vec<(&'a str, Preconditions)>> {
+    let mut deletable = Vec::new();
     for icsp in &inputs.icsps {
         let name = icsp.metadata.name.as_str();
         let Some(Replacement::Idms(idms)) = replacements
@@ -778,37 +805,44 @@ async fn delete_icsps(
         };
         let was = Preconditions::of(&icsp.metadata);
         let Some(current) = now.icsps.iter().find(|o| o.metadata.name == name) else {
-            println!("ImageContentSourcePolicy/{name} already deleted");
+            done(Done::AlreadyDeleted { name })?;
             continue;
         };
         let is = Preconditions::of(&current.metadata);
         let Some(proven) = was.clone().filter(|w| Some(w) == is.as_ref()) else {
-            kept.push(format!(
+            kept.reasons.push(format!(
                 "{}: not deleted",
                 change_of(name, was.as_ref(), is.as_ref())
             ));
-            changed.push(name);
+            kept.changed.push(name);
             continue;
         };
         match now.idmss.iter().find(|o| o.metadata.name == name) {
             Some(o) if o.spec == idms.spec => deletable.push((name, proven)),
-            on_server => kept.push(format!(
+            on_server => kept.reasons.push(format!(
                 "ImageContentSourcePolicy/{name} kept: ImageDigestMirrorSet/{name} is {} on the server",
                 if on_server.is_some() { "different" } else { "missing" }
             )),
         }
     }
-    if !deletable.is_empty() {
-        prove_deletion(&now, &deletable)?;
-    }
+    Ok(deletable)
+}
+
+/// Deletes each ICSP at its proven version; a conflict stops the rest (the
+/// proof counted on that ICSP as it was).
+async fn delete_proven<'a>(
+    connection: &Connection,
+    deletable: &[(&'a str, Preconditions)],
+    kept: &mut Kept<'a>,
+) -> Result<()> {
     for (i, (name, proven)) in deletable.iter().enumerate() {
         match connection
             .delete(&IMAGE_CONTENT_SOURCE_POLICIES, name, Some(proven), false)
             .await
             .map_err(cluster::cluster_failure)?
         {
-            Reply::Ok(_) => println!("ImageContentSourcePolicy/{name} deleted"),
-            Reply::NotFound => println!("ImageContentSourcePolicy/{name} already deleted"),
+            Reply::Ok(_) => done(Done::Deleted { name })?,
+            Reply::NotFound => done(Done::AlreadyDeleted { name })?,
             Reply::Conflict(message) => {
                 let current = connection
                     .get(&IMAGE_CONTENT_SOURCE_POLICIES, name)
@@ -816,46 +850,34 @@ async fn delete_icsps(
                     .map_err(cluster::cluster_failure)?;
                 let is = current.as_ref().and_then(preconditions_of);
                 if current.is_some() && is.as_ref() == Some(proven) {
-                    kept.push(format!(
+                    kept.reasons.push(format!(
                         "ImageContentSourcePolicy/{name} kept: the server refused the delete: {message}"
                     ));
                 } else {
-                    kept.push(format!(
+                    kept.reasons.push(format!(
                         "{}: not deleted",
                         change_of(name, Some(proven), is.as_ref())
                     ));
-                    changed.push(name);
+                    kept.changed.push(name);
                 }
                 let rest: Vec<String> = deletable[i + 1..]
                     .iter()
                     .map(|(n, _)| format!("ImageContentSourcePolicy/{n}"))
                     .collect();
                 if !rest.is_empty() {
-                    kept.push(format!(
+                    kept.reasons.push(format!(
                         "{} not deleted either: the proof counted on ImageContentSourcePolicy/{name} as it was",
                         rest.join(", ")
                     ));
                 }
                 break;
             }
-            Reply::Forbidden(message) => kept.push(format!(
+            Reply::Forbidden(message) => kept.reasons.push(format!(
                 "ImageContentSourcePolicy/{name} kept: the server refused the delete: {message}"
             )),
         }
     }
-    if kept.is_empty() {
-        return Ok(());
-    }
-    let hint = if !changed.is_empty() {
-        let names = changed.join(" ");
-        format!(
-            "nothing was lost: the change is on the server, in the ImageContentSourcePolicy; its replacement was applied from the version read before. Look at the change (kubectl get imagecontentsourcepolicy {names} -o yaml), then run `{}` again; if the change touched its mirrors, that run refuses the old replacement of the same name: delete it first (kubectl delete imagedigestmirrorset {names}; the ICSP still holds its rules)",
-            rerun(args)
-        )
-    } else {
-        "run again: replacements already applied show as unchanged".to_string()
-    };
-    Err(Failure::refused(kept.join("; ")).with_hint(hint).into())
+    Ok(())
 }
 
 /// The proof again, on the server's objects as they are right before the
@@ -879,42 +901,14 @@ fn prove_deletion(now: &Inputs, deletable: &[(&str, Preconditions)]) -> Result<(
     };
     let (before, after) = (render(now)?, render(&after)?);
     if let Some((path, old, new)) = migrate::first_difference(&before, &after) {
-        eprint!("{}", unified(&path, &old, &new));
+        unified(&path, &old, &new);
         return Err(Failure::refused(format!(
             "not deleted ({names}): on the objects now on the server, {path} would change without them (diff above)"
         ))
         .with_hint("the objects changed since the plan; look at the diff, then run again to convert and prove them as they are now")
         .into());
     }
-    eprintln!(
-        "equivalent on the server: the files rendered from the objects there now stay byte-identical without {names}"
-    );
-    Ok(())
-}
-
-fn print_plan(rows: &[Row]) -> Result<()> {
-    let mut t = Table::new();
-    t.load_style(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .force_no_tty();
-    t.set_header(
-        ["OBJECT", "ACTION"]
-            .iter()
-            .map(|h| Cell::new(h).add_attribute(Attribute::Bold)),
-    );
-    for r in rows {
-        t.add_row(vec![Cell::new(&r.object), Cell::new(&r.action)]);
-    }
-    let text = t
-        .to_string()
-        .lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n");
-    eprintln!(
-        "plan (server-side dry run passed unless marked):\n{}",
-        term::escape_controls(&text, false)
-    );
+    note(Note::EquivalentOnServer { names: &names });
     Ok(())
 }
 
@@ -930,7 +924,7 @@ fn confirm(args: &MigrateArgs, connection: &Connection) -> Result<()> {
         );
     }
     let confirmed = dialoguer::Confirm::new()
-        .with_prompt(format!("Apply this plan to {}?", connection.server))
+        .with_prompt(out::confirmation(&connection.server))
         .default(false)
         .interact()
         .unwrap_or(false);

@@ -7,11 +7,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::crd::schema::name_error;
 use crate::crd::workload::Workload;
 use crate::crd::{
     ClusterImagePolicy, ClusterVersion, FieldError, Image, ImageContentSourcePolicy,
     ImageDigestMirrorSet, ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node,
 };
+use crate::origin::Origin;
 
 /// Everything the tool reads from a cluster or from files.
 ///
@@ -53,6 +55,14 @@ pub struct Inputs {
     /// `apiVersion` read anyway, a duplicate that differed, an Image not
     /// named `cluster`, and so on. Each names its file and document.
     pub warnings: Vec<String>,
+    /// What the API server would refuse, found while reading rather than
+    /// in a typed object: a field the CRD does not declare, a wrong or
+    /// missing `apiVersion`, a misspelt kind. Part of [`Inputs::validate`].
+    pub refused: Vec<FieldError>,
+    /// Where each object was read, by its label (`Kind/name`): `file:line`
+    /// (the line its document starts on, then `(items[N])` for an item of a
+    /// list), or the resource and server it was listed from. A later copy of an object moves it to where that copy was read.
+    pub read_from: HashMap<Origin, Origin>,
     /// Where each object sits in its list, so that adding one is not a
     /// search of the list.
     pub(crate) index: Indexes,
@@ -166,21 +176,71 @@ impl Inputs {
         if proposed.image.is_some() {
             self.image = proposed.image;
         }
+        self.refused.extend(proposed.refused);
+        self.read_from.extend(proposed.read_from);
     }
 
-    /// CRD validation of every object, in input order, kind by kind.
+    /// Where the object `label` (`Kind/name`) was read, when known.
+    pub fn read_from(&self, label: &Origin) -> Option<&Origin> {
+        self.read_from.get(label)
+    }
+
+    /// What the API server would refuse: the problems found while reading
+    /// ([`Inputs::refused`]), then the CRD validation of every object (its
+    /// name, its fields), in input order, kind by kind. Each error names
+    /// where its object was read when that is known.
     pub fn validate(&self) -> Vec<FieldError> {
-        let mut errors = Vec::new();
-        errors.extend(self.icsps.iter().flat_map(|o| o.validate()));
-        errors.extend(self.idmss.iter().flat_map(|o| o.validate()));
-        errors.extend(self.itmss.iter().flat_map(|o| o.validate()));
-        errors.extend(self.image.iter().flat_map(|o| o.validate()));
-        errors.extend(
+        fn named<'a>(
+            errors: &mut Vec<FieldError>,
+            objects: impl Iterator<Item = (Origin, &'a str, Vec<FieldError>)>,
+        ) {
+            for (origin, name, found) in objects {
+                errors.extend(name_error(&origin, name));
+                errors.extend(found);
+            }
+        }
+        let mut errors = self.refused.clone();
+        named(
+            &mut errors,
+            self.icsps
+                .iter()
+                .map(|o| (o.origin(), o.metadata.name.as_str(), o.validate())),
+        );
+        named(
+            &mut errors,
+            self.idmss
+                .iter()
+                .map(|o| (o.origin(), o.metadata.name.as_str(), o.validate())),
+        );
+        named(
+            &mut errors,
+            self.itmss
+                .iter()
+                .map(|o| (o.origin(), o.metadata.name.as_str(), o.validate())),
+        );
+        named(
+            &mut errors,
+            self.image
+                .iter()
+                .map(|o| (o.origin(), o.metadata.name.as_str(), o.validate())),
+        );
+        named(
+            &mut errors,
             self.cluster_image_policies
                 .iter()
-                .flat_map(|o| o.validate()),
+                .map(|o| (o.origin(), o.metadata.name.as_str(), o.validate())),
         );
-        errors.extend(self.image_policies.iter().flat_map(|o| o.validate()));
+        named(
+            &mut errors,
+            self.image_policies
+                .iter()
+                .map(|o| (o.origin(), o.metadata.name.as_str(), o.validate())),
+        );
+        for e in &mut errors {
+            if e.file.is_none() {
+                e.file = self.read_from.get(&e.object).cloned();
+            }
+        }
         errors
     }
 }

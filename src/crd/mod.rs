@@ -26,6 +26,7 @@ pub mod image_policy;
 pub mod inputs;
 pub mod machine_config;
 pub mod mirror;
+pub mod schema;
 mod validate;
 pub mod workload;
 

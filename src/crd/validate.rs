@@ -20,6 +20,10 @@ use crate::reference::{domain_pattern, DIGEST, DOMAIN_COMPONENT, NAME_COMPONENT,
 pub struct FieldError {
     /// The object, `Kind/name`.
     pub object: Origin,
+    /// Where the object was read (`file:line`, or the
+    /// cluster), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<Origin>,
     /// The field path as the API server prints it, e.g.
     /// `spec.imageDigestMirrors[2].mirrors[0]`.
     pub field: String,
@@ -33,18 +37,29 @@ pub struct FieldError {
 /// certificates run to thousands of characters).
 const DISPLAY_VALUE_MAX: usize = 80;
 
-impl fmt::Display for FieldError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}: ", self.object, self.field)?;
+impl FieldError {
+    /// The error without its object and file: `field: "value" message`.
+    pub fn detail(&self) -> String {
+        let mut out = format!("{}: ", self.field);
         if !self.value.is_empty() {
             if self.value.chars().count() > DISPLAY_VALUE_MAX {
                 let cut: String = self.value.chars().take(DISPLAY_VALUE_MAX).collect();
-                write!(f, "\"{cut}…\" ")?;
+                out.push_str(&format!("\"{cut}…\" "));
             } else {
-                write!(f, "{:?} ", self.value)?;
+                out.push_str(&format!("{:?} ", self.value));
             }
         }
-        f.write_str(&self.message)
+        out.push_str(&self.message);
+        out
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{file}: ")?;
+        }
+        write!(f, "{}: {}", self.object, self.detail())
     }
 }
 
@@ -72,6 +87,7 @@ impl Errors {
     ) {
         self.list.push(FieldError {
             object: self.object.clone(),
+            file: None,
             field: field.into(),
             value: value.to_string(),
             message: message.into(),
@@ -624,6 +640,7 @@ mod tests {
     fn field_error_display() {
         let e = FieldError {
             object: Origin::object("ImageDigestMirrorSet", "foo"),
+            file: None,
             field: "spec.imageDigestMirrors[2].mirrors[0]".into(),
             value: "quay.io/X".into(),
             message: "does not match the mirror pattern".into(),
@@ -648,6 +665,14 @@ mod tests {
         assert_eq!(
             object_rule.to_string(),
             "ImageDigestMirrorSet/foo: spec.registrySources: Only one of blockedRegistries or allowedRegistries may be set"
+        );
+        let located = FieldError {
+            file: Some(Origin::from("idms.yaml:9")),
+            ..object_rule
+        };
+        assert_eq!(
+            located.to_string(),
+            "idms.yaml:9: ImageDigestMirrorSet/foo: spec.registrySources: Only one of blockedRegistries or allowedRegistries may be set"
         );
     }
 }

@@ -13,9 +13,10 @@ pub fn write_table(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> 
             Level::Error => "error".red().bold().to_string(),
             Level::Warning => "warning".yellow().to_string(),
         };
-        match &f.object {
-            Some(o) => writeln!(out, "{level}: {o}: {}", f.message)?,
-            None => writeln!(out, "{level}: {}", f.message)?,
+        match (&f.file, &f.object) {
+            (Some(file), Some(o)) => writeln!(out, "{level}: {file}: {o}: {}", f.message)?,
+            (_, Some(o)) => writeln!(out, "{level}: {o}: {}", f.message)?,
+            _ => writeln!(out, "{level}: {}", f.message)?,
         }
     }
     let errors = findings.iter().filter(|f| f.level == Level::Error).count();

@@ -4,9 +4,11 @@
 //! human table. Colour is decided by the caller and passed in.
 
 pub mod audit;
+pub mod diff;
 pub mod explain;
 pub mod lint;
 pub mod list;
+pub mod migrate;
 pub mod table;
 
 use std::io::{self, Write};

@@ -285,47 +285,7 @@ impl Prober {
                 return Attempt::failed(outcome, None, format!("GET manifest: {detail}"));
             }
         };
-        let status = res.status();
-        if status != StatusCode::OK {
-            let body = read_limited(res, 64 << 10).await.unwrap_or_default();
-            let (outcome, what) = status_outcome(status, &body);
-            return Attempt::failed(
-                outcome,
-                Some(status.as_u16()),
-                format!(
-                    "manifest {tag_or_digest}: {what}{} ({creds_note})",
-                    throttled(status, attempts)
-                ),
-            );
-        }
-        let content_type = res
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_string();
-        match read_limited(res, MAX_MANIFEST_BYTES).await {
-            Ok(body) => Attempt {
-                outcome: Outcome::Served,
-                status: Some(200),
-                detail: format!(
-                    "manifest {tag_or_digest} served{} ({}, {creds_note})",
-                    retried(attempts),
-                    if content_type.is_empty() {
-                        "no Content-Type"
-                    } else {
-                        &content_type
-                    }
-                ),
-                manifest: Some(body),
-                anonymous: false,
-            },
-            Err(e) => Attempt::failed(
-                Outcome::Unreachable,
-                Some(200),
-                format!("reading manifest {tag_or_digest}: {e}"),
-            ),
-        }
+        manifest_answer(res, attempts, tag_or_digest, creds_note).await
     }
 
     /// `setupRequestAuth`: the first challenge the client handles.
@@ -478,6 +438,56 @@ impl Prober {
             )
         })?;
         Ok(bearer_token(&parsed, std::time::SystemTime::now()))
+    }
+}
+
+/// What a manifest answer (after `attempts` requests) makes of the source.
+async fn manifest_answer(
+    res: reqwest::Response,
+    attempts: u32,
+    tag_or_digest: &str,
+    creds_note: &str,
+) -> Attempt {
+    let status = res.status();
+    if status != StatusCode::OK {
+        let body = read_limited(res, 64 << 10).await.unwrap_or_default();
+        let (outcome, what) = status_outcome(status, &body);
+        return Attempt::failed(
+            outcome,
+            Some(status.as_u16()),
+            format!(
+                "manifest {tag_or_digest}: {what}{} ({creds_note})",
+                throttled(status, attempts)
+            ),
+        );
+    }
+    let content_type = res
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    match read_limited(res, MAX_MANIFEST_BYTES).await {
+        Ok(body) => Attempt {
+            outcome: Outcome::Served,
+            status: Some(200),
+            detail: format!(
+                "manifest {tag_or_digest} served{} ({}, {creds_note})",
+                retried(attempts),
+                if content_type.is_empty() {
+                    "no Content-Type"
+                } else {
+                    &content_type
+                }
+            ),
+            manifest: Some(body),
+            anonymous: false,
+        },
+        Err(e) => Attempt::failed(
+            Outcome::Unreachable,
+            Some(200),
+            format!("reading manifest {tag_or_digest}: {e}"),
+        ),
     }
 }
 

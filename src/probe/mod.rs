@@ -66,6 +66,18 @@ pub struct SourceProbe {
     pub anonymous: bool,
 }
 
+impl SourceProbe {
+    /// A source the probe did not contact.
+    fn not_contacted(outcome: Outcome, detail: &str) -> Self {
+        SourceProbe {
+            outcome,
+            status: None,
+            detail: detail.to_string(),
+            anonymous: false,
+        }
+    }
+}
+
 /// The sigstore attachment looked up on the serving endpoint.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -197,22 +209,17 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
     let mut signature_probe = None;
     for s in &mut c.sources {
         if served_by.is_some() {
-            s.probe = Some(SourceProbe {
-                outcome: Outcome::NotTried,
-                status: None,
-                detail: "an earlier source serves the image".to_string(),
-                anonymous: false,
-            });
+            s.probe = Some(SourceProbe::not_contacted(
+                Outcome::NotTried,
+                "an earlier source serves the image",
+            ));
             continue;
         }
         if s.blocked {
-            s.probe = Some(SourceProbe {
-                outcome: Outcome::Blocked,
-                status: None,
-                detail: "not contacted: CRI-O refuses a blocked endpoint and tries the next source"
-                    .to_string(),
-                anonymous: false,
-            });
+            s.probe = Some(SourceProbe::not_contacted(
+                Outcome::Blocked,
+                "not contacted: CRI-O refuses a blocked endpoint and tries the next source",
+            ));
             continue;
         }
         let physical = match Reference::parse(&s.reference) {

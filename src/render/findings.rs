@@ -175,6 +175,20 @@ pub enum RenderError {
     RegistriesConf(String),
 }
 
+impl RenderError {
+    /// The objects the refusal is about, when it names any.
+    pub fn objects(&self) -> Vec<Origin> {
+        match self {
+            Self::Invalid(f) => vec![f.object()],
+            Self::InvalidPolicy { origin, .. } => vec![origin.clone()],
+            Self::NotNestedInAllowed { origins, .. } | Self::NestedInBlocked { origins, .. } => {
+                origins.clone()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// What a render reports without failing: what the MCO only logs or sets
 /// as a status condition, and what this tool had to assume.
 #[derive(Debug, Clone, PartialEq, Eq)]

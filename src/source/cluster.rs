@@ -19,9 +19,10 @@ use kube::{Client, Config};
 use serde_json::Value;
 use tokio::task::JoinSet;
 
+use super::file::parse_listed;
 pub use super::kubeconfig::FlagOverrides;
 use super::kubeconfig::{self, Authorization, Credential, Overrides, Target, Unusable};
-use super::{parse_documents_with, Inputs, SourceError};
+use super::{Inputs, SourceError};
 
 /// One API resource the tool lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -1448,7 +1449,7 @@ pub async fn read_selected(
             (Some(pages), _) => {
                 let name = format!("{} ({})", read.preferred().name(), connection.server);
                 for page in pages {
-                    parse_documents_with(&name, &page, &mut live.inputs, workloads)
+                    parse_listed(&name, &page, &mut live.inputs, workloads)
                         .map_err(ClusterError::Decode)?;
                 }
             }

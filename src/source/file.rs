@@ -33,12 +33,14 @@ use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 
 use super::stream::{Document, Part};
 use crate::crd::inputs::upsert;
-use crate::crd::Inputs;
+use crate::crd::schema::{misspelt_kind, unknown_fields};
 use crate::crd::{
     ClusterImagePolicy, ClusterVersion, Image, ImageContentSourcePolicy, ImageDigestMirrorSet,
     ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node, CONFIG_V1,
     CONFIG_V1ALPHA1, CORE_V1, MACHINECONFIGURATION_V1, OPERATOR_V1ALPHA1,
 };
+use crate::crd::{FieldError, Inputs};
+use crate::origin::Origin;
 
 /// Why input could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -154,7 +156,7 @@ const STDIN_NAME: &str = "<stdin>";
 /// names one of the tool's kinds. A file named explicitly is always read,
 /// whatever its extension.
 pub fn load_paths(paths: &[PathBuf], stdin: impl Read) -> Result<Inputs, SourceError> {
-    load_paths_with(paths, stdin, false)
+    load_paths_with(paths, stdin, false, false)
 }
 
 /// The most one input (a file, stdin) may hold: 256 MiB. More is refused
@@ -190,11 +192,21 @@ enum Done<'a> {
 /// Files are read and parsed in parallel (one thread per core) and added
 /// in order, so the result, and the error reported first, are those of
 /// reading them one after another.
+///
+/// With `strict`, every object of the kinds `lint` checks is also checked
+/// field by field against its CRD, as kubectl's `--validate=strict` does
+/// ([`Inputs::refused`]); reading is slower on very large files.
 pub fn load_paths_with(
     paths: &[PathBuf],
     stdin: impl Read,
     workloads: bool,
+    strict: bool,
 ) -> Result<Inputs, SourceError> {
+    let reading = Reading {
+        workloads,
+        strict,
+        listed: false,
+    };
     let mut stdin = Some(stdin);
     let mut jobs = Vec::new();
     for path in paths {
@@ -235,7 +247,7 @@ pub fn load_paths_with(
         })
         .collect();
     let mut inputs = Inputs::default();
-    for done in run_jobs(jobs, &names, workloads) {
+    for done in run_jobs(jobs, &names, reading) {
         match done? {
             Done::Staged(staged) => apply(staged, &mut inputs),
             Done::NotHinted => inputs.skipped_files += 1,
@@ -250,8 +262,9 @@ pub fn load_paths_with(
 fn run_jobs<'a>(
     jobs: Vec<Job>,
     names: &'a [String],
-    workloads: bool,
+    reading: Reading,
 ) -> Vec<Result<Done<'a>, SourceError>> {
+    let workloads = reading.workloads;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
 
@@ -264,11 +277,11 @@ fn run_jobs<'a>(
         match job {
             Some(Job::Text(bytes)) => {
                 let text = into_text(bytes, name)?;
-                stage_file(name, &text, workloads).map(Done::Staged)
+                stage_file(name, &text, reading).map(Done::Staged)
             }
             Some(Job::Named(path)) => {
                 let text = into_text(read_input(&path, name)?, name)?;
-                stage_file(name, &text, workloads).map(Done::Staged)
+                stage_file(name, &text, reading).map(Done::Staged)
             }
             Some(Job::InFolder(path)) => {
                 let bytes = read_input(&path, name)?;
@@ -278,7 +291,7 @@ fn run_jobs<'a>(
                     return Ok(Done::NotHinted);
                 }
                 let text = into_text(bytes, name)?;
-                stage_file(name, &text, workloads).map(Done::Staged)
+                stage_file(name, &text, reading).map(Done::Staged)
             }
             Some(Job::Fail(e)) => Err(e),
             Some(Job::Warn(w)) => Ok(Done::Warn(w)),
@@ -532,12 +545,21 @@ impl Kind {
         }
     }
 
-    /// Whether a document of this kind under another `*.openshift.io`
-    /// group is still read (with a warning). The mirror-set kind names are
-    /// unique to OpenShift and often written with the wrong group; `Image`
-    /// and `ClusterImagePolicy` exist in other groups as different things.
-    fn read_under_other_openshift_group(self) -> bool {
-        matches!(self, Self::Icsp | Self::Idms | Self::Itms)
+    /// Whether a document of this kind under `api`, which is not one the
+    /// kind is served as, is still read (the API server would refuse it).
+    /// The mirror-set kind names are unique to OpenShift and often written
+    /// with the wrong group, so any `*.openshift.io` group will do; `Image`
+    /// and `ClusterImagePolicy` exist in other groups as different things,
+    /// so for them only another version of their own group.
+    fn read_under_wrong_version(self, api: &str) -> bool {
+        let group = api_group(api);
+        match self {
+            Self::Icsp | Self::Idms | Self::Itms => group.ends_with("openshift.io"),
+            Self::Image | Self::ClusterImagePolicy | Self::ImagePolicy => {
+                self.api_versions().iter().any(|v| api_group(v) == group)
+            }
+            _ => false,
+        }
     }
 }
 
@@ -556,15 +578,69 @@ pub(super) enum Object {
     Workload(Workload),
 }
 
+impl Object {
+    /// The object's label, `Kind/name` (see [`Origin::object`]).
+    fn origin(&self) -> Origin {
+        match self {
+            Self::Icsp(o) => o.origin(),
+            Self::Idms(o) => o.origin(),
+            Self::Itms(o) => o.origin(),
+            Self::Image(o) => o.origin(),
+            Self::ClusterVersion(o) => o.origin(),
+            Self::ClusterImagePolicy(o) => o.origin(),
+            Self::ImagePolicy(o) => o.origin(),
+            Self::MachineConfig(o) => o.origin(),
+            Self::MachineConfigPool(o) => o.origin(),
+            Self::Node(o) => o.origin(),
+            Self::Workload(w) => Origin::from(w.label()),
+        }
+    }
+}
+
 /// Where a document sits, for messages.
 #[derive(Clone, Copy)]
 struct DocumentAt<'a> {
     file: &'a str,
     document: usize,
     line: usize,
+    /// A page of objects listed from a cluster: `file` names the resource
+    /// and server, and document and line mean nothing to the user.
+    listed: bool,
 }
 
 impl DocumentAt<'_> {
+    /// Where an object (`item`: its path in a list, or empty) was read.
+    fn location(&self, item: &str) -> Origin {
+        if self.listed {
+            return Origin::from(self.file);
+        }
+        // `file:line`, as editors and compilers name a place in a file.
+        let at = Origin::file_line(self.file, self.line);
+        if item.is_empty() {
+            at
+        } else {
+            Origin::from(format!("{at} ({item})"))
+        }
+    }
+
+    /// What the API server would refuse about the document's object.
+    fn refusal(
+        &self,
+        item: &str,
+        object: &str,
+        field: &str,
+        value: &str,
+        message: String,
+    ) -> FieldError {
+        FieldError {
+            object: Origin::from(object),
+            file: Some(self.location(item)),
+            field: field.to_string(),
+            value: value.to_string(),
+            message,
+        }
+    }
+
     fn warning(&self, item: &str, message: &str) -> String {
         let item = if item.is_empty() {
             String::new()
@@ -591,17 +667,61 @@ pub fn parse_documents_with(
     inputs: &mut Inputs,
     workloads: bool,
 ) -> Result<(), SourceError> {
-    let staged = stage_file(name, text, workloads)?;
+    let staged = stage_file(name, text, Reading::lenient(workloads))?;
     apply(staged, inputs);
     Ok(())
 }
 
+/// [`parse_documents_with`] for a page of objects listed from a cluster
+/// (`name`: the resource and server): objects are said to come from there.
+pub(super) fn parse_listed(
+    name: &str,
+    text: &str,
+    inputs: &mut Inputs,
+    workloads: bool,
+) -> Result<(), SourceError> {
+    let reading = Reading {
+        listed: true,
+        ..Reading::lenient(workloads)
+    };
+    let staged = stage_file(name, text, reading)?;
+    apply(staged, inputs);
+    Ok(())
+}
+
+/// How a file is read.
+#[derive(Debug, Clone, Copy, Default)]
+struct Reading {
+    /// Whether objects that reference images are read (else skipped).
+    workloads: bool,
+    /// Whether every field is checked against the kind's CRD (what kubectl's
+    /// `--validate=strict` refuses): read through `Value`s, which costs time
+    /// on very large files, so only where the user is about to apply.
+    strict: bool,
+    /// A page listed from a cluster (see [`DocumentAt::listed`]).
+    listed: bool,
+}
+
+impl Reading {
+    fn lenient(workloads: bool) -> Self {
+        Self {
+            workloads,
+            ..Self::default()
+        }
+    }
+}
+
 /// Reads one file's documents, without touching [`Inputs`] yet.
-fn stage_file<'a>(name: &'a str, text: &str, workloads: bool) -> Result<Staged<'a>, SourceError> {
+fn stage_file<'a>(name: &'a str, text: &str, reading: Reading) -> Result<Staged<'a>, SourceError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut staged = match stage_stream(name, text, workloads) {
+    let streamed = if reading.strict {
+        None
+    } else {
+        stage_stream(name, text, reading)
+    };
+    let mut staged = match streamed {
         Some(staged) => staged,
-        None => stage_values(name, text, workloads)?,
+        None => stage_values(name, text, reading)?,
     };
     if staged.objects.is_empty()
         && staged.skipped.iter().any(|(k, _)| k == NO_KIND)
@@ -620,6 +740,7 @@ fn apply(staged: Staged<'_>, inputs: &mut Inputs) {
         *inputs.skipped.entry(kind).or_default() += count;
     }
     inputs.warnings.extend(staged.warnings);
+    inputs.refused.extend(staged.refused);
     for (object, at, item) in staged.objects {
         add_object(object, &at, &item, inputs);
     }
@@ -629,11 +750,11 @@ fn apply(staged: Staged<'_>, inputs: &mut Inputs) {
 /// typed object ([`super::stream`]). `None` for JSON, for a file that does
 /// not read (the caller's [`stage_values`] then says why) and for the rare
 /// document that must be read as a whole `Value` first.
-fn stage_stream<'a>(name: &'a str, text: &str, workloads: bool) -> Option<Staged<'a>> {
+fn stage_stream<'a>(name: &'a str, text: &str, reading: Reading) -> Option<Staged<'a>> {
     if is_json(name, text) {
         return None;
     }
-    let docs: Vec<(usize, Vec<Part>)> = if workloads {
+    let docs: Vec<(usize, Vec<Part>)> = if reading.workloads {
         stream_documents::<true>(text)?
     } else {
         stream_documents::<false>(text)?
@@ -641,7 +762,7 @@ fn stage_stream<'a>(name: &'a str, text: &str, workloads: bool) -> Option<Staged
     let starts = document_start_lines(text);
     let index = |line: usize| starts.partition_point(|&s| s <= line).max(1);
     let mut staged = Staged {
-        workloads,
+        reading,
         ..Staged::default()
     };
     for (line, parts) in docs {
@@ -649,6 +770,7 @@ fn stage_stream<'a>(name: &'a str, text: &str, workloads: bool) -> Option<Staged
             file: name,
             document: index(line),
             line,
+            listed: reading.listed,
         };
         for part in parts {
             match part {
@@ -674,9 +796,13 @@ fn stream_documents<const W: bool>(text: &str) -> Option<Vec<(usize, Vec<Part>)>
 
 /// Stages every document of a file from its `Value`: JSON, and YAML that
 /// [`stage_stream`] leaves. Its errors are the ones reported.
-fn stage_values<'a>(name: &'a str, text: &str, workloads: bool) -> Result<Staged<'a>, SourceError> {
+fn stage_values<'a>(
+    name: &'a str,
+    text: &str,
+    reading: Reading,
+) -> Result<Staged<'a>, SourceError> {
     let mut staged = Staged {
-        workloads,
+        reading,
         ..Staged::default()
     };
     for (document, line, value) in split_documents(name, text)? {
@@ -684,6 +810,7 @@ fn stage_values<'a>(name: &'a str, text: &str, workloads: bool) -> Result<Staged
             file: name,
             document,
             line,
+            listed: reading.listed,
         };
         stage_value(value, &at, "", &mut staged)?;
     }
@@ -841,11 +968,11 @@ fn document_start_lines(text: &str) -> Vec<usize> {
 
 #[derive(Default)]
 struct Staged<'a> {
-    /// Whether objects that reference images are read (else skipped).
-    workloads: bool,
+    reading: Reading,
     objects: Vec<(Object, DocumentAt<'a>, String)>,
     skipped: Vec<(String, usize)>,
     warnings: Vec<String>,
+    refused: Vec<FieldError>,
 }
 
 fn str_member<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
@@ -880,6 +1007,17 @@ fn stage_value<'a>(
                 item,
                 "read no cluster object: this looks like a containers policy.json; pass it with --policy-json",
             ));
+        } else if item.is_empty() && api_version.is_none() {
+            if let Some(field) = image_patch_field(&value) {
+                staged.warnings.push(at.warning(
+                    item,
+                    &format!(
+                        "read no cluster object: this is a headerless patch of Image/cluster ({field}), \
+                         as applied with `patch image.config.openshift.io/cluster --type=merge`; \
+                         to read it, add `apiVersion: {CONFIG_V1}`, `kind: Image` and `metadata: {{name: cluster}}`"
+                    ),
+                ));
+            }
         }
         skip(staged);
         return Ok(());
@@ -907,7 +1045,7 @@ fn stage_value<'a>(
         }
         return Ok(());
     }
-    if staged.workloads {
+    if staged.reading.workloads {
         if let Some(workload) = api_version
             .as_deref()
             .and_then(|api| crate::crd::workload::workload_kind(api, kind_name))
@@ -934,11 +1072,6 @@ fn stage_value<'a>(
             return Ok(());
         }
     }
-    let Some(known) = Kind::from_name(kind_name) else {
-        skip(staged);
-        return Ok(());
-    };
-    let expected = known.api_versions();
     let name = value
         .pointer("/metadata/name")
         .and_then(Value::as_str)
@@ -949,32 +1082,49 @@ fn stage_value<'a>(
     } else {
         format!("{kind_name}/{name}")
     };
-    match api_version.as_deref() {
-        Some(api) if expected.contains(&api) => {}
-        None => staged.warnings.push(at.warning(
-            item,
-            &format!(
-                "{label} has no apiVersion; read as \"{}\" (the API server would refuse it)",
+    let Some(known) = Kind::from_name(kind_name) else {
+        // A kind one letter or a case away from one of the tool's, in an
+        // OpenShift group (or none): the user meant that kind, and the API
+        // server serves no such thing.
+        let openshift_group = api_version
+            .as_deref()
+            .is_none_or(|api| api_group(api).ends_with("openshift.io"));
+        if let Some(meant) = misspelt_kind(kind_name).filter(|_| openshift_group) {
+            staged.refused.push(at.refusal(
+                item,
+                &label,
+                "kind",
+                kind_name,
+                format!("is not a kind the API server serves (did you mean \"{meant}\"?); the object was not read"),
+            ));
+        }
+        skip(staged);
+        return Ok(());
+    };
+    let expected = known.api_versions();
+    let api_refusal = match api_version.as_deref() {
+        Some(api) if expected.contains(&api) => None,
+        None => Some((
+            String::new(),
+            format!("is required; read as \"{}\"", expected[0]),
+        )),
+        Some(api) if known.read_under_wrong_version(api) => Some((
+            api.to_string(),
+            format!(
+                "is not served for {kind_name}, which is served as {}; read as \"{}\"",
+                expected
+                    .iter()
+                    .map(|v| format!("\"{v}\""))
+                    .collect::<Vec<_>>()
+                    .join(" or "),
                 expected[0]
             ),
         )),
-        Some(api)
-            if known.read_under_other_openshift_group()
-                && api.split('/').next().is_some_and(|g| g.ends_with("openshift.io")) =>
-        {
-            staged.warnings.push(at.warning(
-                item,
-                &format!(
-                    "{label} has apiVersion \"{api}\", but {kind_name} is served as \"{}\"; read anyway (the API server would refuse it)",
-                    expected[0]
-                ),
-            ))
-        }
         Some(_) => {
             skip(staged);
             return Ok(());
         }
-    }
+    };
     let decode_err = |field: String, message: String| SourceError::Decode {
         file: at.file.to_string(),
         document: at.document,
@@ -1009,8 +1159,43 @@ fn stage_value<'a>(
                 .map_err(|(f, m)| decode_err(f, m))?,
         ),
     };
+    if let Some((api, message)) = api_refusal {
+        let refusal = at.refusal(item, object.origin().as_str(), "apiVersion", &api, message);
+        staged.refused.push(refusal);
+    }
+    if staged.reading.strict {
+        let origin = object.origin();
+        for mut e in unknown_fields(kind_name, &origin, &value) {
+            e.file = Some(at.location(item));
+            staged.refused.push(e);
+        }
+    }
     staged.objects.push((object, *at, item.to_string()));
     Ok(())
+}
+
+/// The group of an `apiVersion` (empty for the core group's `v1`).
+fn api_group(api: &str) -> &str {
+    api.rsplit_once('/').map_or("", |(group, _)| group)
+}
+
+/// The Image spec field a headerless document sets, when it is nothing
+/// else: a merge patch of `Image/cluster` (`spec:` and at most `metadata:`).
+fn image_patch_field(value: &Value) -> Option<String> {
+    const IMAGE_SPEC: [&str; 5] = [
+        "registrySources",
+        "allowedRegistriesForImport",
+        "additionalTrustedCA",
+        "externalRegistryHostnames",
+        "imageStreamImportMode",
+    ];
+    let object = value.as_object()?;
+    if object.keys().any(|k| k != "spec" && k != "metadata") {
+        return None;
+    }
+    let spec = object.get("spec")?.as_object()?;
+    let field = spec.keys().find(|k| IMAGE_SPEC.contains(&k.as_str()))?;
+    Some(format!("spec.{field}"))
 }
 
 /// Joins field paths the way the API server prints them: `a.b`, `a[0]`,
@@ -1127,7 +1312,7 @@ fn add_object(object: Object, at: &DocumentAt<'_>, item: &str, inputs: &mut Inpu
                 inputs.warnings.push(at.warning(
                     item,
                     &format!(
-                        "{} has no metadata.namespace; kubectl would create it in the current namespace",
+                        "{} has no metadata.namespace; applied, it would be created in the namespace of the current kubeconfig context",
                         o.origin()
                     ),
                 ));
@@ -1215,6 +1400,7 @@ fn add_object(object: Object, at: &DocumentAt<'_>, item: &str, inputs: &mut Inpu
             ),
         ));
     }
+    inputs.read_from.insert(label, at.location(item));
 }
 
 fn replace_single<T: PartialEq>(slot: &mut Option<T>, item: T) -> bool {
@@ -1257,6 +1443,9 @@ mod tests {
         }
         if !inputs.warnings.is_empty() {
             parts.push(format!("warnings={}", inputs.warnings.len()));
+        }
+        if !inputs.refused.is_empty() {
+            parts.push(format!("refused={}", inputs.refused.len()));
         }
         parts.join(" ")
     }
@@ -1314,11 +1503,11 @@ mod tests {
         let mut streamed = 0;
         for (name, text) in &texts {
             for workloads in [false, true] {
-                let Some(one_pass) = stage_stream(name, text, workloads) else {
+                let Some(one_pass) = stage_stream(name, text, Reading::lenient(workloads)) else {
                     continue;
                 };
                 streamed += 1;
-                let by_value = stage_values(name, text, workloads)
+                let by_value = stage_values(name, text, Reading::lenient(workloads))
                     .unwrap_or_else(|e| panic!("{name}: one pass read it, by value: {e}"));
                 let (mut a, mut b) = (Inputs::default(), Inputs::default());
                 apply(one_pass, &mut a);
@@ -1365,7 +1554,7 @@ mod tests {
                 "apiVersion: config.openshift.io/v1alpha1\nkind: ClusterImagePolicy\nmetadata: {name: openshift}\nspec:\n  scopes: [quay.io/openshift-release-dev/ocp-release]\n  policy: {rootOfTrust: {policyType: PublicKey, publicKey: {keyData: QQ==}}}\n".to_string(),
                 "cip=1",
             ),
-            ("headerless.yaml", "spec:\n  registrySources:\n    allowedRegistries: [quay.io]\n".to_string(), "skip <none>/<none>=1"),
+            ("headerless.yaml", "spec:\n  registrySources:\n    allowedRegistries: [quay.io]\n".to_string(), "skip <none>/<none>=1 warnings=1"),
             ("scalar.yaml", "just text\n".to_string(), "skip <none>/<none>=1"),
             ("empty.yaml", "\n# nothing\n---\n".to_string(), ""),
             (
@@ -1376,9 +1565,24 @@ mod tests {
             (
                 "wrong-group.yaml",
                 IDMS.replace("config.openshift.io/v1", "operator.openshift.io/v1alpha1"),
-                "idms=1 warnings=1",
+                "idms=1 refused=1",
             ),
-            ("no-api-version.yaml", IDMS.replace("apiVersion: config.openshift.io/v1\n", ""), "idms=1 warnings=1"),
+            ("no-api-version.yaml", IDMS.replace("apiVersion: config.openshift.io/v1\n", ""), "idms=1 refused=1"),
+            (
+                "image-v2.yaml",
+                "apiVersion: config.openshift.io/v2\nkind: Image\nmetadata: {name: cluster}\nspec: {}\n".to_string(),
+                "image=1 refused=1",
+            ),
+            (
+                "misspelt-kind.yaml",
+                IDMS.replace("kind: ImageDigestMirrorSet", "kind: ImageDigestMirrorset"),
+                "skip config.openshift.io/v1/ImageDigestMirrorset=1 refused=1",
+            ),
+            (
+                "config-map.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n".to_string(),
+                "skip v1/ConfigMap=1",
+            ),
             (
                 "other-image.yaml",
                 "apiVersion: config.openshift.io/v1\nkind: Image\nmetadata: {name: extra}\nspec: {}\n".to_string(),
@@ -1440,9 +1644,17 @@ mod tests {
             ),
         )
         .unwrap();
+        assert!(inputs.warnings.is_empty(), "{:?}", inputs.warnings);
+        let refused: Vec<String> = inputs.refused.iter().map(ToString::to_string).collect();
         assert_eq!(
-            inputs.warnings,
-            ["sets.yaml: document 2: ImageDigestMirrorSet/b has apiVersion \"operator.openshift.io/v1alpha1\", but ImageDigestMirrorSet is served as \"config.openshift.io/v1\"; read anyway (the API server would refuse it)"]
+            refused,
+            ["sets.yaml:10: ImageDigestMirrorSet/b: apiVersion: \"operator.openshift.io/v1alpha1\" is not served for ImageDigestMirrorSet, which is served as \"config.openshift.io/v1\"; read as \"config.openshift.io/v1\""]
+        );
+        assert_eq!(
+            inputs
+                .read_from(&Origin::from("ImageDigestMirrorSet/b"))
+                .map(Origin::as_str),
+            Some("sets.yaml:10")
         );
         let inputs = parse(
             "d.yaml",

@@ -92,6 +92,10 @@ fn decide(kind: &str, api: Option<Option<&str>>, workloads: bool, item: bool) ->
             .iter()
             .any(|w| w.kind == kind);
     let known = Kind::from_name(kind);
+    if known.is_none() && crate::crd::schema::misspelt_kind(kind).is_some() {
+        // Staged from its `Value`, which says what it was meant to be.
+        return Decision::Keep;
+    }
     let Some(api) = api else {
         // An item without its own apiVersion may take its list's.
         return if known.is_none() && !workload_name && !item {

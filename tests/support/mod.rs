@@ -3,6 +3,7 @@
 pub mod apiserver;
 pub mod kubeconfig;
 pub mod mco;
+pub mod node_files;
 pub mod proxy;
 pub mod registry;
 

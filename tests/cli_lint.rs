@@ -1,0 +1,315 @@
+//! `lint` through the binary: what kubectl's default `--validate=strict`
+//! refuses (unknown fields, a wrong apiVersion, a misspelt kind, an invalid
+//! name) is a counted error naming file, object and field; the reading
+//! commands stay lenient; `--with` and `migrate-icsp` stay strict.
+
+mod support;
+
+use predicates::prelude::*;
+use predicates::str::contains;
+use support::bin;
+
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+const IDMS: &str = "apiVersion: config.openshift.io/v1
+kind: ImageDigestMirrorSet
+metadata:
+  name: apps
+spec:
+  imageDigestMirrors:
+  - source: registry.example.com/apps
+    mirrors:
+    - mirror.corp.example.com:5000/apps
+";
+
+/// Runs `lint -f file`: (exit code, stdout, stderr).
+fn lint(file: &str) -> (Option<i32>, String, String) {
+    let out = bin().args(["lint", "-f", file]).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn issue_14_lint_refuses_unknown_fields_with_did_you_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{}---\n{}",
+        IDMS.replace("imageDigestMirrors:", "imageDigestMirror:"),
+        IDMS.replace("name: apps", "name: tekton")
+            .replace("    mirrors:\n", "    mirror:\n")
+            .replace(
+                "spec:\n",
+                "spec:\n  params:\n  - name: build-source-image\n    value: \"true\"\n"
+            )
+    );
+    let file = write(&dir, "idms.yaml", &text);
+    let (code, stdout, stderr) = lint(&file);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    for want in [
+        format!("error: {file}:1: ImageDigestMirrorSet/apps: spec.imageDigestMirror: unknown field (did you mean \"imageDigestMirrors\"?) (the API server refuses this object)"),
+        format!("error: {file}:11: ImageDigestMirrorSet/tekton: spec.imageDigestMirrors[0].mirror: unknown field (did you mean \"mirrors\"?)"),
+        format!("error: {file}:11: ImageDigestMirrorSet/tekton: spec.params: unknown field (the API server refuses this object)"),
+    ] {
+        assert!(stdout.contains(&want), "{want}\nnot in:\n{stdout}");
+    }
+    assert!(stdout.ends_with("3 error(s), 1 warning(s)\n"), "{stdout}");
+    // Fields every exported object has are known: metadata as the API
+    // server writes it, status, a List around the objects.
+    let exported = write(
+        &dir,
+        "exported.yaml",
+        &format!(
+            "apiVersion: v1\nkind: List\nitems:\n- {}",
+            IDMS.replace("metadata:\n", "metadata:\n  uid: 1f0c\n  resourceVersion: \"42\"\n  generation: 1\n  creationTimestamp: \"2024-01-01T00:00:00Z\"\n  labels: {a: b}\n  annotations: {c: d}\n  managedFields:\n  - manager: kubectl\n    operation: Apply\n    apiVersion: config.openshift.io/v1\n    fieldsType: FieldsV1\n    fieldsV1: {\"f:spec\": {}}\n")
+                .replace('\n', "\n  ")
+                .trim_end()
+                .to_string()
+                + "\n  status: {}\n"
+        ),
+    );
+    let (code, stdout, _) = lint(&exported);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (Some(0), "0 error(s), 0 warning(s)\n")
+    );
+}
+
+#[test]
+fn issue_14_lint_refuses_a_wrong_api_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{}---\napiVersion: config.openshift.io/v2\nkind: Image\nmetadata:\n  name: cluster\nspec: {{}}\n",
+        IDMS.replace("config.openshift.io/v1", "operator.openshift.io/v1alpha1")
+    );
+    let file = write(&dir, "wrong-api.yaml", &text);
+    let (code, stdout, stderr) = lint(&file);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert_eq!(
+        stdout,
+        format!(
+            "error: {file}:1: ImageDigestMirrorSet/apps: apiVersion: \"operator.openshift.io/v1alpha1\" is not served for ImageDigestMirrorSet, which is served as \"config.openshift.io/v1\"; read as \"config.openshift.io/v1\" (the API server refuses this object)\n\
+             error: {file}:11: Image/cluster: apiVersion: \"config.openshift.io/v2\" is not served for Image, which is served as \"config.openshift.io/v1\"; read as \"config.openshift.io/v1\" (the API server refuses this object)\n\
+             2 error(s), 0 warning(s)\n"
+        )
+    );
+    // Said once, as a finding, not also as a note on stderr.
+    assert!(!stderr.contains("apiVersion"), "{stderr}");
+}
+
+#[test]
+fn issue_14_lint_refuses_a_misspelt_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{}---\n{}---\napiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicys\nmetadata:\n  name: old\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n",
+        IDMS,
+        IDMS.replace("kind: ImageDigestMirrorSet", "kind: ImageDigestMirrorset")
+            .replace("name: apps", "name: other")
+    );
+    let file = write(&dir, "kinds.yaml", &text);
+    let (code, stdout, stderr) = lint(&file);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert_eq!(
+        stdout,
+        format!(
+            "error: {file}:11: ImageDigestMirrorset/other: kind: \"ImageDigestMirrorset\" is not a kind the API server serves (did you mean \"ImageDigestMirrorSet\"?); the object was not read (the API server refuses this object)\n\
+             error: {file}:21: ImageContentSourcePolicys/old: kind: \"ImageContentSourcePolicys\" is not a kind the API server serves (did you mean \"ImageContentSourcePolicy\"?); the object was not read (the API server refuses this object)\n\
+             2 error(s), 0 warning(s)\n"
+        )
+    );
+    // Alone in its file, a misspelt kind is still reported, not "nothing read".
+    let alone = write(
+        &dir,
+        "alone.yaml",
+        &IDMS.replace("kind: ImageDigestMirrorSet", "kind: ImageDigestMirrorset"),
+    );
+    let (code, stdout, _) = lint(&alone);
+    assert_eq!(code, Some(1));
+    assert!(
+        stdout.contains("did you mean \"ImageDigestMirrorSet\"?"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn issue_14_lint_refuses_an_invalid_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        &dir,
+        "name.yaml",
+        &IDMS.replace("name: apps", "name: My_IDMS"),
+    );
+    let (code, stdout, stderr) = lint(&file);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with(&format!(
+            "error: {file}:1: ImageDigestMirrorSet/My_IDMS: metadata.name: Invalid value: \"My_IDMS\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"
+        )),
+        "{stdout}"
+    );
+}
+
+/// `--with` and `migrate-icsp` prepare objects to apply: an unknown field
+/// in them is refused, as kubectl would refuse it.
+#[test]
+fn issue_14_with_and_migrate_refuse_unknown_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = write(&dir, "cluster.yaml", IDMS);
+    let proposed = write(
+        &dir,
+        "proposed.yaml",
+        &IDMS
+            .replace("name: apps", "name: next")
+            .replace("mirrors:", "mirror:"),
+    );
+    for args in [
+        vec!["render"],
+        vec!["list"],
+        vec!["explain", "registry.example.com/apps/web@sha256:0000000000000000000000000000000000000000000000000000000000000000"],
+        vec!["diff"],
+    ] {
+        bin()
+            .args(&args)
+            .args(["-f", &cluster, "--with", &proposed])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(contains(format!(
+                "error: --with: {proposed}:1: ImageDigestMirrorSet/next: spec.imageDigestMirrors[0].mirror: unknown field (did you mean \"mirrors\"?)"
+            )));
+    }
+    // lint counts it.
+    bin()
+        .args(["lint", "-f", &cluster, "--with", &proposed])
+        .assert()
+        .code(1)
+        .stdout(contains(format!(
+            "error: {proposed}:1: ImageDigestMirrorSet/next: spec.imageDigestMirrors[0].mirror: unknown field"
+        )));
+    let icsp = write(
+        &dir,
+        "icsp.yaml",
+        "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: ops\nspec:\n  repositoryDigestMirrors:\n  - source: registry.example.com/ops\n    mirror: [mirror.corp.example.com:5000/ops]\n",
+    );
+    let out_dir = dir.path().join("out");
+    bin()
+        .args(["migrate-icsp", "-f", &icsp, "--dest-dir"])
+        .arg(&out_dir)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains(format!(
+            "error: {icsp}:1: ImageContentSourcePolicy/ops: spec.repositoryDigestMirrors[0].mirror: unknown field (did you mean \"mirrors\"?); nothing written"
+        )));
+    assert!(!out_dir.exists());
+}
+
+/// The reading commands render what the cluster stores: an unknown field
+/// changes nothing; a wrong apiVersion is a warning naming file and object.
+#[test]
+fn issue_14_reading_commands_stay_lenient() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = write(&dir, "clean.yaml", IDMS);
+    let sloppy = write(
+        &dir,
+        "sloppy.yaml",
+        &IDMS
+            .replace("config.openshift.io/v1", "operator.openshift.io/v1alpha1")
+            .replace("spec:\n", "spec:\n  params: [{name: x}]\n"),
+    );
+    for args in [
+        vec!["render"],
+        vec!["list"],
+        vec!["explain", "registry.example.com/apps/web@sha256:0000000000000000000000000000000000000000000000000000000000000000"],
+        vec!["audit"],
+    ] {
+        let want = bin().args(&args).args(["-f", &clean]).output().unwrap();
+        let got = bin().args(&args).args(["-f", &sloppy]).output().unwrap();
+        assert_eq!(got.status.code(), want.status.code(), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&got.stdout),
+            String::from_utf8_lossy(&want.stdout),
+            "{args:?}"
+        );
+        let stderr = String::from_utf8_lossy(&got.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "warning: the API server would refuse this object today: {sloppy}:1: ImageDigestMirrorSet/apps: apiVersion: \"operator.openshift.io/v1alpha1\" is not served for ImageDigestMirrorSet"
+            )),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// What the MCO refuses names the file its object came from.
+#[test]
+fn issue_14_mco_refusals_name_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        &dir,
+        "wildcard.yaml",
+        &IDMS.replace("registry.example.com/apps", "\"*.example.com/apps\""),
+    );
+    for args in [vec!["list"], vec!["render"]] {
+        bin()
+            .args(&args)
+            .args(["-f", &file])
+            .assert()
+            .code(2)
+            .stderr(contains(format!(
+                "error: the MCO refuses to render this configuration: ImageDigestMirrorSet/apps: invalid format for source \"*.example.com/apps\" (ImageDigestMirrorSet/apps from {file}:1)"
+            )));
+    }
+    bin()
+        .args(["lint", "-f", &file])
+        .assert()
+        .code(1)
+        .stdout(contains(format!(
+            "error: {file}:1: ImageDigestMirrorSet/apps: invalid format for source \"*.example.com/apps\""
+        )));
+}
+
+#[test]
+fn issue_14_a_headerless_image_patch_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        &dir,
+        "patch.yaml",
+        "spec:\n  registrySources:\n    allowedRegistries:\n    - quay.io\n",
+    );
+    for command in ["render", "lint"] {
+        bin()
+            .args([command, "-f", &file])
+            .assert()
+            .code(2)
+            .stderr(contains(format!(
+                "warning: {file}: document 1: read no cluster object: this is a headerless patch of Image/cluster (spec.registrySources)"
+            )))
+            .stderr(contains("add `apiVersion: config.openshift.io/v1`, `kind: Image` and `metadata: {name: cluster}`"));
+    }
+}
+
+/// The note about a namespace-less ImagePolicy names no client: the plugin
+/// runs as `oc` as well as `kubectl`.
+#[test]
+fn issue_14_namespace_note_names_no_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        &dir,
+        "ip.yaml",
+        "apiVersion: config.openshift.io/v1\nkind: ImagePolicy\nmetadata:\n  name: p\nspec:\n  scopes: [example.com]\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFCi0tLS0tRU5EIFBVQkxJQyBLRVktLS0tLQo=\n",
+    );
+    bin()
+        .args(["list", "-f", &file])
+        .assert()
+        .stderr(contains(
+            "ImagePolicy/p has no metadata.namespace; applied, it would be created in the namespace of the current kubeconfig context",
+        ))
+        .stderr(contains("kubectl would").not());
+}

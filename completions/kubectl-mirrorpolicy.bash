@@ -300,7 +300,7 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --fail-on)
-                    COMPREPLY=($(compgen -W "error warning" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "error warning invalid notAllowed sourceBlocked shortNameRefused missingOnMirror unsignedOnMirror tagSkipsDigestMirrors shortName direct mirrored" -- "${cur}"))
                     return 0
                     ;;
                 --output)

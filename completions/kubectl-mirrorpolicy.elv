@@ -247,7 +247,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --filename 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable; each input at most 256 MiB'
             cand -l 'Only the Pods, controllers and ClusterServiceVersions whose labels match, in kubectl''s syntax: key=value, key!=value, key in (a,b), key notin (a,b), key, !key; commas join requirements that must all match'
             cand --selector 'Only the Pods, controllers and ClusterServiceVersions whose labels match, in kubectl''s syntax: key=value, key!=value, key in (a,b), key notin (a,b), key, !key; commas join requirements that must all match'
-            cand --fail-on 'Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed, source-blocked, short-name-refused) or warning (also tag-skips-digest-mirrors, short-name)'
+            cand --fail-on 'Exit 1 when an image is in a class of this level or worse: error (invalid, notAllowed, sourceBlocked, shortNameRefused, and with --probe missingOnMirror, unsignedOnMirror) or warning (also tagSkipsDigestMirrors, shortName); or in one of the classes named (comma-separated, camelCase or kebab-case: missingOnMirror or missing-on-mirror)'
             cand -o 'Output format'
             cand --output 'Output format'
             cand --authfile 'With --probe: the registry credentials (containers-auth.json or a Docker config.json), instead of REGISTRY_AUTH_FILE and containers/image''s default auth files'

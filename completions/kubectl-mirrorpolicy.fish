@@ -228,8 +228,18 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s f -l filename -d 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable; each input at most 256 MiB' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s l -l selector -d 'Only the Pods, controllers and ClusterServiceVersions whose labels match, in kubectl\'s syntax: key=value, key!=value, key in (a,b), key notin (a,b), key, !key; commas join requirements that must all match' -r
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l fail-on -d 'Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed, source-blocked, short-name-refused) or warning (also tag-skips-digest-mirrors, short-name)' -r -f -a "error\t'Images that will not pull: invalid, not-allowed, source-blocked, short-name-refused'
-warning\t'Also images that reach the source or resolve a short name'"
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l fail-on -d 'Exit 1 when an image is in a class of this level or worse: error (invalid, notAllowed, sourceBlocked, shortNameRefused, and with --probe missingOnMirror, unsignedOnMirror) or warning (also tagSkipsDigestMirrors, shortName); or in one of the classes named (comma-separated, camelCase or kebab-case: missingOnMirror or missing-on-mirror)' -r -f -a "error\t'Images that will not pull: every class of the error level'
+warning\t'Also images that reach the source or resolve a short name'
+invalid\t''
+notAllowed\t''
+sourceBlocked\t''
+shortNameRefused\t''
+missingOnMirror\t'With --probe: no source serves the image'
+unsignedOnMirror\t'With --probe: served without the sigstore signature its policy requires'
+tagSkipsDigestMirrors\t''
+shortName\t''
+direct\t''
+mirrored\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t'All the objects behind each image'
 json\t''

@@ -141,6 +141,23 @@ auth_file "$WORK/good-auth.json" "$AUTHED=puller:pullpw"
 auth_file "$WORK/specific-auth.json" "$AUTHED=puller:wrong" "$AUTHED/ns=puller:pullpw"
 auth_file "$WORK/wrong-auth.json" "$AUTHED=puller:wrong"
 echo '{"auths": {}}' >"$WORK/no-auth.json"
+# A credential helper (docker-credential-helpers' protocol: `get`, the
+# registry on stdin) that knows the authenticated registry only.
+mkdir -p "$WORK/bin"
+cat >"$WORK/bin/docker-credential-e2e" <<HELPER
+#!/bin/sh
+server=\$(cat)
+if [ "\$1" = get ] && [ "\$server" = "$AUTHED" ]; then
+    echo '{"ServerURL": "$AUTHED", "Username": "puller", "Secret": "pullpw"}'
+else
+    echo 'credentials not found in native keychain'
+    exit 1
+fi
+HELPER
+chmod +x "$WORK/bin/docker-credential-e2e"
+export PATH="$WORK/bin:$PATH"
+printf '{"credHelpers": {"%s": "e2e"}}\n' "$AUTHED" >"$WORK/helper-auth.json"
+printf '{"credHelpers": {"%s": "absent"}}\n' "$AUTHED" >"$WORK/absent-helper-auth.json"
 
 conf() { # FILE REPO MIRROR-OPTS EXTRA MIRROR...
     local f=$1 repo=$2 opts=$3 extra=$4; shift 4
@@ -199,6 +216,11 @@ scenario unknown-ca "$WORK/c5.conf" "$SOURCE/ns/app@$APP" "$WORK/no-auth.json" "
 conf "$WORK/c6.conf" ns/app "" "" "$AUTHED" "$PLAIN"
 scenario most-specific-credentials-win "$WORK/c6.conf" "$SOURCE/ns/app@$APP" "$WORK/specific-auth.json" "$AUTHED"
 scenario host-credentials-refused "$WORK/c6.conf" "$SOURCE/ns/app@$APP" "$WORK/wrong-auth.json" "$PLAIN"
+
+# credHelpers: the helper's credentials open the first mirror; a helper that
+# is not installed fails that mirror only, and the next one serves.
+scenario credential-helper "$WORK/c6.conf" "$SOURCE/ns/app@$APP" "$WORK/helper-auth.json" "$AUTHED"
+scenario missing-credential-helper "$WORK/c6.conf" "$SOURCE/ns/app@$APP" "$WORK/absent-helper-auth.json" "$PLAIN"
 
 conf "$WORK/c7.conf" ns/app "" "" "$AUTHED"
 scenario tag-pull-through-mirror "$WORK/c7.conf" "$SOURCE/ns/app:v1" "$WORK/good-auth.json" "$AUTHED"

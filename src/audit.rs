@@ -20,8 +20,13 @@ use crate::registries::lookup::Role;
 use crate::registries::ShortNameMode;
 
 /// How an image will be pulled, worst first.
+///
+/// Named in camelCase everywhere (JSON, the table, `--fail-on`), as
+/// Kubernetes API enum values are and as the probe outcomes (`notFound`,
+/// `tlsError`) are; [`Class::parse`] also takes the kebab-case spelling
+/// earlier releases printed (`short-name-refused`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "camelCase")]
 pub enum Class {
     /// Not a valid image reference: the pod never starts.
     Invalid,
@@ -62,20 +67,37 @@ impl Class {
     /// The classes only `--probe` gives (counted only then).
     pub const PROBED: [Class; 2] = [Class::MissingOnMirror, Class::UnsignedOnMirror];
 
-    /// The name in the JSON contract.
+    /// The name in the JSON contract and the table.
     pub fn as_str(self) -> &'static str {
         match self {
             Class::Invalid => "invalid",
-            Class::NotAllowed => "not-allowed",
-            Class::SourceBlocked => "source-blocked",
-            Class::ShortNameRefused => "short-name-refused",
-            Class::MissingOnMirror => "missing-on-mirror",
-            Class::UnsignedOnMirror => "unsigned-on-mirror",
-            Class::TagSkipsDigestMirrors => "tag-skips-digest-mirrors",
-            Class::ShortName => "short-name",
+            Class::NotAllowed => "notAllowed",
+            Class::SourceBlocked => "sourceBlocked",
+            Class::ShortNameRefused => "shortNameRefused",
+            Class::MissingOnMirror => "missingOnMirror",
+            Class::UnsignedOnMirror => "unsignedOnMirror",
+            Class::TagSkipsDigestMirrors => "tagSkipsDigestMirrors",
+            Class::ShortName => "shortName",
             Class::Direct => "direct",
             Class::Mirrored => "mirrored",
         }
+    }
+
+    /// The class named `name`: camelCase (`missingOnMirror`) or kebab-case
+    /// (`missing-on-mirror`), in any letter case.
+    pub fn parse(name: &str) -> Option<Class> {
+        let fold = |s: &str| -> String {
+            s.chars()
+                .filter(|c| *c != '-' && *c != '_')
+                .map(|c| c.to_ascii_lowercase())
+                .collect()
+        };
+        let want = fold(name);
+        Class::ALL
+            .iter()
+            .chain(&Class::PROBED)
+            .copied()
+            .find(|c| fold(c.as_str()) == want)
     }
 
     /// `error` for a pull that fails, `warning` for one that works only
@@ -126,6 +148,10 @@ pub struct AuditedImage {
     /// With `--probe`: what the registries answered for this image.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probe: Option<ImageProbe>,
+    /// `Secret/<namespace>/<name>` for every pull secret the objects' pods
+    /// name (their `imagePullSecrets`, and live their service accounts').
+    #[serde(skip)]
+    pub pull_secrets: Vec<String>,
 }
 
 /// The probe of one audited image (as seen from this machine).
@@ -140,6 +166,37 @@ pub struct ImageProbe {
     pub signature_probe: Option<crate::probe::SignatureProbe>,
     /// Every source in pull order with what it answered.
     pub sources: Vec<ProbedSource>,
+    /// Sources the pods' own pull secrets do not (or may) reach, when the
+    /// probe found no credentials for them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pull_secret_findings: Vec<PullSecretFinding>,
+}
+
+/// The pods' pull secrets and one pull source the probe had no credentials for.
+///
+/// Upstream, a pod's pull secrets reach CRI-O only as the credentials the
+/// kubelet passes in the CRI `PullImage` request, which the kubelet picks
+/// for the image's own registry. CRI-O (`server/image_pull.go`) sets them as
+/// `SystemContext.DockerAuthConfig`; containers/image
+/// (`docker/docker_image_src.go`, `newImageSourceAttempt`) clears
+/// `DockerAuthConfig` (and the bearer token) for every pull source whose
+/// domain differs from the image's own, so such a mirror gets only the auth
+/// files: the global pull secret (`global_auth_file`) or, when an external
+/// kubelet credential provider wrote one, CRI-O's namespaced auth file.
+/// For a source on the image's own domain the passed credentials are used
+/// instead of the auth files (`pkg/docker/config`, `getCredentialsWithHomeDir`
+/// returns `DockerAuthConfig` first).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PullSecretFinding {
+    /// The pull source.
+    pub source: String,
+    /// `Secret/<namespace>/<name>`, by name only: their contents are not read.
+    pub secrets: Vec<String>,
+    /// Whether credentials the kubelet passes reach this source (it is on
+    /// the image's own domain); false for a mirror on another domain.
+    pub reached: bool,
+    pub detail: String,
 }
 
 /// One source of a probed image.
@@ -168,6 +225,8 @@ pub trait Configs {
 pub fn audit(workloads: &[Workload], configs: &dyn Configs, mode: ShortNameMode) -> Report {
     // reference → namespace → objects
     let mut uses: BTreeMap<&str, BTreeMap<&str, BTreeSet<String>>> = BTreeMap::new();
+    // reference → Secret/<namespace>/<name>
+    let mut secrets: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for w in workloads {
         for (image, _) in &w.images {
             uses.entry(image.as_str())
@@ -175,6 +234,11 @@ pub fn audit(workloads: &[Workload], configs: &dyn Configs, mode: ShortNameMode)
                 .entry(w.namespace.as_str())
                 .or_default()
                 .insert(w.label());
+            secrets.entry(image.as_str()).or_default().extend(
+                w.pull_secrets
+                    .iter()
+                    .map(|s| format!("Secret/{}/{s}", w.namespace)),
+            );
         }
     }
     let mut images = Vec::new();
@@ -205,6 +269,10 @@ pub fn audit(workloads: &[Workload], configs: &dyn Configs, mode: ShortNameMode)
             signature_required: signature.is_some(),
             detail,
             probe: None,
+            pull_secrets: secrets
+                .get(reference)
+                .map(|s| s.iter().cloned().collect())
+                .unwrap_or_default(),
         });
     }
     images.sort_by(|a, b| a.class.cmp(&b.class).then(a.reference.cmp(&b.reference)));
@@ -263,8 +331,8 @@ pub fn probe_targets(
 }
 
 /// Records the probe of each image in the report, classes an image no
-/// source serves `missing-on-mirror` and one served without its required
-/// signature `unsigned-on-mirror` (unless already classed worse), and
+/// source serves `missingOnMirror` and one served without its required
+/// signature `unsignedOnMirror` (unless already classed worse), and
 /// counts the probe classes.
 pub fn apply_probes(report: &mut Report, probed: &[Explanation]) {
     use crate::probe::{verdict, Verdict};
@@ -283,6 +351,7 @@ pub fn apply_probes(report: &mut Report, probed: &[Explanation]) {
         if c.served_by.is_none() {
             continue;
         }
+        let findings = pull_secret_findings(c, &image.pull_secrets);
         image.probe = Some(ImageProbe {
             reference: c.reference.clone(),
             served_by: c.served_by.clone().flatten(),
@@ -297,6 +366,7 @@ pub fn apply_probes(report: &mut Report, probed: &[Explanation]) {
                     })
                 })
                 .collect(),
+            pull_secret_findings: findings,
         });
         let (class, note) = match verdict(e) {
             Verdict::Served(by) => (None, format!("probe: served by {by}")),
@@ -333,8 +403,19 @@ pub fn apply_probes(report: &mut Report, probed: &[Explanation]) {
                 image.class = class;
             }
         }
+        let mut notes: Vec<String> = Vec::new();
         if !note.is_empty() {
-            image.detail = format!("{note}; {}", image.detail);
+            notes.push(note);
+        }
+        for f in image
+            .probe
+            .iter()
+            .flat_map(|p| p.pull_secret_findings.iter())
+        {
+            notes.push(format!("probe: {}", f.detail));
+        }
+        if !notes.is_empty() {
+            image.detail = format!("{}; {}", notes.join("; "), image.detail);
         }
     }
     report
@@ -349,6 +430,74 @@ pub fn apply_probes(report: &mut Report, probed: &[Explanation]) {
         *summary.entry(i.class.as_str()).or_default() += 1;
     }
     report.summary = summary;
+}
+
+/// The findings for the sources of a probed candidate that were asked
+/// without credentials while the pods name pull secrets (see
+/// [`PullSecretFinding`]): a mirror on another domain that refused (or did
+/// not find) the image never gets the pods' credentials; a source on the
+/// image's own domain that refused anonymous access may accept them (the
+/// probe does not read them). A source that served, or failed for another
+/// reason (TLS, network), gives none.
+fn pull_secret_findings(
+    c: &crate::explain::Candidate,
+    secrets: &[String],
+) -> Vec<PullSecretFinding> {
+    use crate::probe::Outcome;
+    if secrets.is_empty() {
+        return Vec::new();
+    }
+    let domain_of = |r: &str| {
+        crate::reference::Reference::parse(r)
+            .ok()
+            .map(|r| r.domain().to_string())
+    };
+    let Some(image_domain) = domain_of(&c.reference) else {
+        return Vec::new();
+    };
+    let named = secrets.join(", ");
+    let mut out = Vec::new();
+    for s in &c.sources {
+        let Some(p) = &s.probe else { continue };
+        if !p.anonymous || matches!(p.outcome, Outcome::Blocked | Outcome::NotTried) {
+            continue;
+        }
+        let Some(domain) = domain_of(&s.reference) else {
+            continue;
+        };
+        let refused = p.outcome == Outcome::Unauthorized;
+        // Only where credentials could have changed the answer: a refusal, or a
+        // "not found" (registries answer so for private repositories too).
+        if domain != image_domain && (refused || p.outcome == Outcome::NotFound) {
+            out.push(PullSecretFinding {
+                source: s.reference.clone(),
+                secrets: secrets.to_vec(),
+                reached: false,
+                detail: format!(
+                    "the pods' pull secrets ({named}) are not used for {domain}: the kubelet passes them \
+                     for {image_domain}, and containers/image does not send them to a mirror on another \
+                     domain; the probe's credentials (the global pull secret, or --authfile) have none for {domain}{}",
+                    if refused {
+                        " (it refused anonymous access)"
+                    } else {
+                        " (it answered not found without credentials, as registries do for private repositories too)"
+                    }
+                ),
+            });
+        } else if refused {
+            out.push(PullSecretFinding {
+                source: s.reference.clone(),
+                secrets: secrets.to_vec(),
+                reached: true,
+                detail: format!(
+                    "{domain} refused anonymous access here, but the pods' pull secrets ({named}) \
+                     reach it when one has credentials for {domain} (the kubelet passes them for \
+                     the image's own domain); the probe reads their names only, not their contents"
+                ),
+            });
+        }
+    }
+    out
 }
 
 /// `(class, detail, signature policy that requires a signature)`.
@@ -573,11 +722,33 @@ mod tests {
         assert_eq!(sorted, Class::ALL);
         assert_eq!(
             Class::TagSkipsDigestMirrors.as_str(),
-            "tag-skips-digest-mirrors"
+            "tagSkipsDigestMirrors"
         );
         assert_eq!(
             serde_json::to_value(Class::SourceBlocked).unwrap(),
-            json!("source-blocked")
+            json!("sourceBlocked")
         );
+    }
+
+    #[test]
+    fn issue_16_classes_parse_in_both_spellings() {
+        for c in Class::ALL.iter().chain(&Class::PROBED) {
+            assert_eq!(Class::parse(c.as_str()), Some(*c));
+            assert_eq!(
+                serde_json::to_value(c).unwrap(),
+                json!(c.as_str()),
+                "JSON and text agree"
+            );
+        }
+        assert_eq!(
+            Class::parse("missing-on-mirror"),
+            Some(Class::MissingOnMirror)
+        );
+        assert_eq!(
+            Class::parse("unsignedOnMirror"),
+            Some(Class::UnsignedOnMirror)
+        );
+        assert_eq!(Class::parse("SHORT-NAME"), Some(Class::ShortName));
+        assert_eq!(Class::parse("missing"), None);
     }
 }

@@ -441,6 +441,10 @@ Examples:
   # In CI, on a must-gather: fail on images a disconnected cluster cannot pull
   kubectl mirrorpolicy audit -f must-gather/ --fail-on warning
 
+  # Before disconnecting: fail on images the mirrors lack or hold unsigned
+  kubectl mirrorpolicy audit -A --probe \\
+      --fail-on missingOnMirror,unsignedOnMirror
+
   # For scripts
   kubectl mirrorpolicy audit -A -o json";
 
@@ -463,10 +467,18 @@ pub struct AuditArgs {
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
 
-    /// Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed,
-    /// source-blocked, short-name-refused) or warning (also tag-skips-digest-mirrors, short-name).
-    #[arg(long, value_enum, value_name = "LEVEL")]
-    pub fail_on: Option<FailOn>,
+    /// Exit 1 when an image is in a class of this level or worse: error (invalid, notAllowed,
+    /// sourceBlocked, shortNameRefused, and with --probe missingOnMirror, unsignedOnMirror) or
+    /// warning (also tagSkipsDigestMirrors, shortName); or in one of the classes named
+    /// (comma-separated, camelCase or kebab-case: missingOnMirror or missing-on-mirror).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "LEVEL|CLASS",
+        value_delimiter = ',',
+        ignore_case = true
+    )]
+    pub fail_on: Vec<FailOn>,
 
     /// Every image must be served by a mirror (a disconnected cluster): images pulled from their
     /// own registry (direct) or by tag past digest-only mirrors are errors. Implies
@@ -486,13 +498,45 @@ pub struct AuditArgs {
     pub probe: ProbeArgs,
 }
 
-/// `--fail-on`.
+/// `--fail-on`: a level, or an audit class (camelCase as in the JSON, or
+/// the kebab-case spelling).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FailOn {
-    /// Images that will not pull: invalid, not-allowed, source-blocked, short-name-refused.
+    /// Images that will not pull: every class of the error level.
     Error,
     /// Also images that reach the source or resolve a short name.
     Warning,
+    Invalid,
+    #[value(name = "notAllowed", alias = "not-allowed")]
+    NotAllowed,
+    #[value(name = "sourceBlocked", alias = "source-blocked")]
+    SourceBlocked,
+    #[value(name = "shortNameRefused", alias = "short-name-refused")]
+    ShortNameRefused,
+    /// With --probe: no source serves the image.
+    #[value(name = "missingOnMirror", alias = "missing-on-mirror")]
+    MissingOnMirror,
+    /// With --probe: served without the sigstore signature its policy requires.
+    #[value(name = "unsignedOnMirror", alias = "unsigned-on-mirror")]
+    UnsignedOnMirror,
+    #[value(name = "tagSkipsDigestMirrors", alias = "tag-skips-digest-mirrors")]
+    TagSkipsDigestMirrors,
+    #[value(name = "shortName", alias = "short-name")]
+    ShortName,
+    Direct,
+    Mirrored,
+}
+
+impl FailOn {
+    /// The audit class this value names (`None` for a level).
+    pub fn class(self) -> Option<mirrorpolicy::audit::Class> {
+        match self {
+            FailOn::Error | FailOn::Warning => None,
+            _ => self
+                .to_possible_value()
+                .and_then(|v| mirrorpolicy::audit::Class::parse(v.get_name())),
+        }
+    }
 }
 
 /// `-o/--output` for audit.

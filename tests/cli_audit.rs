@@ -43,10 +43,10 @@ fn every_class_with_its_objects() {
     let report = json(bin().args(["audit", "-f", CLUSTER, "-o", "json"]));
     let want: BTreeMap<String, String> = [
         ("registry.example.com/Apps/Report:1", "invalid"),
-        ("untrusted.example.com/agent:1", "not-allowed"),
-        ("quay.io/openshift-release-dev/ocp-release:4.16.8-x86_64", "source-blocked"),
-        ("registry.example.com/apps/web:2.1", "tag-skips-digest-mirrors"),
-        ("busybox", "short-name"),
+        ("untrusted.example.com/agent:1", "notAllowed"),
+        ("quay.io/openshift-release-dev/ocp-release:4.16.8-x86_64", "sourceBlocked"),
+        ("registry.example.com/apps/web:2.1", "tagSkipsDigestMirrors"),
+        ("busybox", "shortName"),
         ("docker.io/library/nginx:1.25", "direct"),
         ("quay.io/openshift-release-dev/ocp-release@sha256:5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e", "mirrored"),
         ("quay.io/tools/cli:1.2", "mirrored"),
@@ -59,8 +59,8 @@ fn every_class_with_its_objects() {
     assert_eq!(classes(&report), want);
     assert_eq!(
         report["summary"],
-        serde_json::json!({"invalid": 1, "not-allowed": 1, "source-blocked": 1,
-            "short-name-refused": 0, "tag-skips-digest-mirrors": 1, "short-name": 1,
+        serde_json::json!({"invalid": 1, "notAllowed": 1, "sourceBlocked": 1,
+            "shortNameRefused": 0, "tagSkipsDigestMirrors": 1, "shortName": 1,
             "direct": 1, "mirrored": 4})
     );
     // Worst first; the objects behind each image; the signature policy.
@@ -75,7 +75,7 @@ fn every_class_with_its_objects() {
     assert!(web["detail"].as_str().unwrap().contains("pin a digest"));
     let release = images
         .iter()
-        .find(|i| i["class"] == "source-blocked")
+        .find(|i| i["class"] == "sourceBlocked")
         .unwrap();
     assert_eq!(release["signatureRequired"], true);
     assert!(release["detail"]
@@ -116,9 +116,9 @@ fn table_groups_and_summarises() {
         .args(["audit", "-f", CLUSTER])
         .assert()
         .success()
-        .stdout(predicate::str::is_match(r"(?m)^tag-skips-digest-mirrors\s+registry\.example\.com/apps/web:2\.1\s+Deployment/shop/web\s+-\s+pulled by tag").unwrap())
+        .stdout(predicate::str::is_match(r"(?m)^tagSkipsDigestMirrors\s+registry\.example\.com/apps/web:2\.1\s+Deployment/shop/web\s+-\s+pulled by tag").unwrap())
         .stdout(predicate::str::ends_with(
-            "10 images: 1 invalid, 1 not-allowed, 1 source-blocked, 1 tag-skips-digest-mirrors, 1 short-name, 1 direct, 4 mirrored\n",
+            "10 images: 1 invalid, 1 notAllowed, 1 sourceBlocked, 1 tagSkipsDigestMirrors, 1 shortName, 1 direct, 4 mirrored\n",
         ));
 }
 
@@ -150,6 +150,72 @@ fn fail_on_levels() {
         ])
         .assert()
         .code(0);
+}
+
+// The issue names classes in camelCase (`missingOnMirror`); JSON, the table
+// and --fail-on use that spelling, and --fail-on also takes the kebab-case
+// one earlier releases printed.
+#[test]
+fn issue_16_fail_on_classes_in_either_spelling() {
+    // shop: tagSkipsDigestMirrors, shortName, direct, mirrored; no sourceBlocked.
+    for spelling in [
+        "tagSkipsDigestMirrors",
+        "tag-skips-digest-mirrors",
+        "TAG-SKIPS-digest-mirrors",
+    ] {
+        bin()
+            .args(["audit", "-f", CLUSTER, "-n", "shop", "--fail-on", spelling])
+            .assert()
+            .code(1);
+    }
+    for spelling in ["sourceBlocked", "source-blocked"] {
+        bin()
+            .args(["audit", "-f", CLUSTER, "-n", "shop", "--fail-on", spelling])
+            .assert()
+            .code(0);
+        bin()
+            .args(["audit", "-f", CLUSTER, "--fail-on", spelling])
+            .assert()
+            .code(1);
+    }
+    // A list, and a level with a class.
+    bin()
+        .args([
+            "audit",
+            "-f",
+            CLUSTER,
+            "-n",
+            "shop",
+            "--fail-on",
+            "missing-on-mirror,unsignedOnMirror",
+        ])
+        .assert()
+        .code(0);
+    bin()
+        .args([
+            "audit",
+            "-f",
+            CLUSTER,
+            "-n",
+            "shop",
+            "--fail-on",
+            "error,shortName",
+        ])
+        .assert()
+        .code(1);
+    bin()
+        .args(["audit", "-f", CLUSTER, "--fail-on", "missingOnMirrors"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missingOnMirror"));
+    // The JSON value is the name --fail-on takes.
+    let report = json(bin().args(["audit", "-f", CLUSTER, "-n", "shop", "-o", "json"]));
+    assert!(report["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["class"] == "tagSkipsDigestMirrors"));
+    assert_eq!(report["summary"]["shortName"], 1);
 }
 
 #[test]
@@ -251,7 +317,7 @@ fn a_must_gather_folder_as_is() {
     let report = json(bin().args(["audit", "-f", dir, "-o", "json"]));
     let web = &report["images"][0];
     assert_eq!(web["reference"], "registry.example.com/apps/web:2.1");
-    assert_eq!(web["class"], "tag-skips-digest-mirrors");
+    assert_eq!(web["class"], "tagSkipsDigestMirrors");
     assert_eq!(
         web["objects"],
         serde_json::json!(["Deployment/shop/web", "Pod/shop/web-5d8f7-abcde"])
@@ -361,7 +427,7 @@ fn issue_14_a_short_name_crio_refuses_is_an_error() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(classes(&report)["busybox"], "short-name-refused");
+    assert_eq!(classes(&report)["busybox"], "shortNameRefused");
 }
 
 #[test]

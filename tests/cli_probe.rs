@@ -55,8 +55,20 @@ fn registries_conf(source: &str, mirrors: &[&str], mirror_opts: &str, extra: &st
 }
 
 fn probe(setup: &Setup, conf: &str, image: &str, extra: &[&str]) -> (i32, Value) {
+    probe_env(setup, conf, image, extra, &[])
+}
+
+/// [`probe`] with more environment variables.
+fn probe_env(
+    setup: &Setup,
+    conf: &str,
+    image: &str,
+    extra: &[&str],
+    env: &[(&str, std::ffi::OsString)],
+) -> (i32, Value) {
     let conf_path = setup.write("registries.conf", conf);
     let out = support::bin()
+        .envs(env.iter().map(|(k, v)| (*k, v.clone())))
         .env_remove("REGISTRY_AUTH_FILE")
         .env_remove("XDG_RUNTIME_DIR")
         .env_remove("XDG_CONFIG_HOME")
@@ -663,10 +675,10 @@ fn issue_16_audit_probe_classes_missing_and_unsigned_on_mirror() {
             .map(|i| i["class"].as_str().unwrap_or("").to_string())
     };
     assert_eq!(class_of(&app_ref).as_deref(), Some("mirrored"));
-    assert_eq!(class_of(&gone_ref).as_deref(), Some("missing-on-mirror"));
-    assert_eq!(class_of(&signed_ref).as_deref(), Some("unsigned-on-mirror"));
-    assert_eq!(report["summary"]["missing-on-mirror"], 1);
-    assert_eq!(report["summary"]["unsigned-on-mirror"], 1);
+    assert_eq!(class_of(&gone_ref).as_deref(), Some("missingOnMirror"));
+    assert_eq!(class_of(&signed_ref).as_deref(), Some("unsignedOnMirror"));
+    assert_eq!(report["summary"]["missingOnMirror"], 1);
+    assert_eq!(report["summary"]["unsignedOnMirror"], 1);
     let app = report["images"]
         .as_array()
         .expect("images")
@@ -691,7 +703,7 @@ fn issue_16_audit_probe_classes_missing_and_unsigned_on_mirror() {
     let out = run(&["--fail-on", "error", "--probe-concurrency", "2"]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("missing-on-mirror"), "{text}");
+    assert!(text.contains("missingOnMirror"), "{text}");
     assert!(text.contains("probe: no source serves it"), "{text}");
 
     // Without --probe the report is unchanged: no probe fields, no probe classes.
@@ -703,7 +715,7 @@ fn issue_16_audit_probe_classes_missing_and_unsigned_on_mirror() {
         .expect("run");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        !text.contains("probe") && !text.contains("on-mirror"),
+        !text.contains("probe") && !text.contains("OnMirror"),
         "{text}"
     );
 }
@@ -803,4 +815,452 @@ fn issue_16_live_pull_secret_forbidden_names_the_rbac_rule() {
         0,
         "nothing is probed without the credentials"
     );
+}
+
+/// The detail of source `i` of the first candidate.
+fn detail(json: &Value, i: usize) -> String {
+    candidate(json)["sources"][i]["probe"]["detail"]
+        .as_str()
+        .expect("detail")
+        .to_string()
+}
+
+fn manifest_gets(r: &FakeRegistry) -> usize {
+    r.log()
+        .iter()
+        .filter(|l| l.path.contains("/manifests/"))
+        .count()
+}
+
+// containers/image docker_client.go makeRequestToResolvedURL: a 429 is
+// retried after Retry-After; the answer after it decides.
+#[test]
+fn issue_16_throttled_registry_is_retried_after_retry_after() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let m = Builder::new()
+        .manifest(REPO, None, &body)
+        .throttle(1)
+        .retry_after("1")
+        .start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&m, "m");
+    setup.trust(&s, "s");
+    let conf = registries_conf(&s.host(), &[&m.host()], "", "");
+    let started = std::time::Instant::now();
+    let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}@{digest}", s.host()), &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "Retry-After: 1 is waited for"
+    );
+    assert_eq!(outcomes(&json), ["served", "notTried"]);
+    assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", m.host()));
+    assert_eq!(manifest_gets(&m), 2, "{:?}", m.log());
+    assert!(detail(&json, 0).contains("after 1 HTTP 429"), "{json:#}");
+    assert_eq!(s.requests_to("/v2"), 0);
+}
+
+// Bounded: containers/image gives up after 5 attempts (backoffNumIterations),
+// and the source fails like any other HTTP error: the next one is tried.
+// 503 is not retried at all, Retry-After or not.
+#[test]
+fn issue_16_retries_are_bounded_and_only_for_429() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let busy = Builder::new()
+        .manifest(REPO, None, &body)
+        .throttle(1000)
+        .retry_after("0")
+        .start();
+    let down = Builder::new()
+        .manifest(REPO, None, &body)
+        .status(503)
+        .retry_after("0")
+        .start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    for (r, n) in [(&busy, "busy"), (&down, "down"), (&s, "s")] {
+        setup.trust(r, n);
+    }
+    let conf = registries_conf(&s.host(), &[&busy.host(), &down.host()], "", "");
+    let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}@{digest}", s.host()), &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(outcomes(&json), ["unreachable", "unreachable", "served"]);
+    let sources = &candidate(&json)["sources"];
+    assert_eq!(sources[0]["probe"]["status"], 429);
+    assert_eq!(sources[1]["probe"]["status"], 503);
+    assert_eq!(manifest_gets(&busy), 5, "five attempts in all");
+    assert!(detail(&json, 0).contains("after 5 attempts"), "{json:#}");
+    assert_eq!(manifest_gets(&down), 1, "503 is not retried");
+    assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", s.host()));
+}
+
+// docker_client.go setupRequestAuth: the token for a scope is reused until
+// it expires (issued_at + expires_in); an expired one is fetched again.
+#[test]
+fn issue_16_bearer_token_reused_until_it_expires() {
+    let count_tokens = |issued_at: Option<&str>| {
+        let setup = Setup::new();
+        let (v1, v2) = (manifest_body("v1"), manifest_body("v2"));
+        let mut b = Builder::new()
+            .bearer("puller", "pw")
+            .manifest(REPO, None, &v1)
+            .manifest(REPO, None, &v2);
+        if let Some(at) = issued_at {
+            b = b.token_issued_at(at);
+        }
+        let m = b.start();
+        let s = Builder::new().start();
+        setup.trust(&m, "m");
+        setup.trust(&s, "s");
+        let auth = setup.write("auth.json", &auth_json(&[(&m.host(), "puller", "pw")]));
+        let conf = registries_conf(&s.host(), &[&m.host()], "", "");
+        let first = format!("{}/{REPO}@{}", s.host(), digest_of(&v1));
+        let second = format!("{}/{REPO}@{}", s.host(), digest_of(&v2));
+        let auth = auth.to_str().expect("utf-8").to_string();
+        let (code, json) = probe(
+            &setup,
+            &conf,
+            &first,
+            &[&second, "--authfile", &auth, "--probe-concurrency", "1"],
+        );
+        assert_eq!(code, 0, "{json:#}");
+        let items = json["items"].as_array().expect("a List of two images");
+        assert_eq!(items.len(), 2);
+        for item in items {
+            assert!(item["candidates"][0]["servedBy"].is_string(), "{item:#}");
+        }
+        m.log().iter().filter(|l| l.path == "/token").count()
+    };
+    assert_eq!(count_tokens(None), 1, "one token for both images");
+    assert_eq!(
+        count_tokens(Some("2001-01-01T00:00:00Z")),
+        2,
+        "a token issued long ago has expired: a new one per use"
+    );
+}
+
+/// Writes an executable `docker-credential-NAME` into `dir` that logs what it
+/// is asked and answers `answer` for `registry`, "not found" otherwise.
+fn credential_helper(dir: &Path, name: &str, registry: &str, answer: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let log = dir.join(format!("{name}.log"));
+    let script = format!(
+        "#!/bin/sh\nserver=\"$(cat)\"\necho \"$1 $server\" >> '{}'\nif [ \"$1\" = get ] && [ \"$server\" = '{registry}' ]; then\n  echo '{answer}'\nelse\n  echo 'credentials not found in native keychain'\n  exit 1\nfi\n",
+        log.display()
+    );
+    let path = dir.join(format!("docker-credential-{name}"));
+    std::fs::write(&path, script).expect("helper");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    log
+}
+
+fn path_with(dir: &Path) -> std::ffi::OsString {
+    let mut paths = vec![dir.to_path_buf()];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(paths).expect("PATH")
+}
+
+// pkg/docker/config findCredentialsInFile / getCredsFromCredHelper:
+// credHelpers send the registry to `docker-credential-<name> get`.
+#[test]
+fn issue_16_credential_helper_from_the_auth_file() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let m = Builder::new()
+        .bearer("helped", "from-helper")
+        .manifest(REPO, None, &body)
+        .start();
+    let other = Builder::new()
+        .basic("x", "y")
+        .manifest(REPO, None, &body)
+        .start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    for (r, n) in [(&m, "m"), (&other, "other"), (&s, "s")] {
+        setup.trust(r, n);
+    }
+    let bin = setup.path("bin");
+    std::fs::create_dir(&bin).expect("bin");
+    let log = credential_helper(
+        &bin,
+        "fake",
+        &m.host(),
+        r#"{"ServerURL":"x","Username":"helped","Secret":"from-helper"}"#,
+    );
+    // `other` is sent to the helper too, which has nothing for it: anonymous.
+    let auth = setup.write(
+        "auth.json",
+        &format!(
+            r#"{{"credHelpers": {{"{}": "fake", "{}": "fake"}}, "credsStore": "desktop"}}"#,
+            other.host(),
+            m.host()
+        ),
+    );
+    let conf = registries_conf(&s.host(), &[&other.host(), &m.host()], "", "");
+    let (code, json) = probe_env(
+        &setup,
+        &conf,
+        &format!("{}/{REPO}@{digest}", s.host()),
+        &["--authfile", auth.to_str().expect("utf-8")],
+        &[("PATH", path_with(&bin))],
+    );
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(outcomes(&json), ["unauthorized", "served", "notTried"]);
+    assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", m.host()));
+    assert!(
+        detail(&json, 1).contains("from credential helper \"fake\""),
+        "{json:#}"
+    );
+    assert!(
+        detail(&json, 0).contains("credsStore \"desktop\", which containers/image does not read"),
+        "{json:#}"
+    );
+    let asked = std::fs::read_to_string(&log).expect("helper log");
+    assert_eq!(
+        asked,
+        format!("get {}\nget {}\n", other.host(), m.host()),
+        "each registry asked once, with `get` and the registry on stdin"
+    );
+    assert!(
+        !json.to_string().contains("from-helper"),
+        "no secret printed"
+    );
+}
+
+// A helper that is not on PATH fails that source (containers/image does not
+// contact it) and the next source is tried: a per-source error, no crash.
+#[test]
+fn issue_16_missing_credential_helper_fails_only_its_source() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let m = Builder::new().manifest(REPO, None, &body).start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&m, "m");
+    setup.trust(&s, "s");
+    let auth = setup.write(
+        "auth.json",
+        &format!(r#"{{"credHelpers": {{"{}": "absent-helper"}}}}"#, m.host()),
+    );
+    let empty = setup.path("empty-bin");
+    std::fs::create_dir(&empty).expect("bin");
+    let conf = registries_conf(&s.host(), &[&m.host()], "", "");
+    let (code, json) = probe_env(
+        &setup,
+        &conf,
+        &format!("{}/{REPO}@{digest}", s.host()),
+        &["--authfile", auth.to_str().expect("utf-8")],
+        &[("PATH", path_with(&empty))],
+    );
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(outcomes(&json), ["unauthorized", "served"]);
+    let sources = &candidate(&json)["sources"];
+    assert_eq!(sources[0]["probe"]["status"], Value::Null);
+    let d = detail(&json, 0);
+    assert!(
+        d.contains("docker-credential-absent-helper: executable file not found in $PATH")
+            && d.contains("without contacting it"),
+        "{d}"
+    );
+    assert_eq!(m.log().len(), 0, "the mirror is not contacted");
+    assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", s.host()));
+}
+
+fn indent(text: &str, by: &str) -> String {
+    text.lines().map(|l| format!("{by}{l}\n")).collect()
+}
+
+/// A live cluster: `source/ns` mirrored to `mirror/ns` (another domain)
+/// and to `source/mirror/ns` (the image's own domain), an empty global pull
+/// secret, both CAs trusted through additionalTrustedCA, and a Deployment
+/// whose pods name a pull secret and run as a service account that names
+/// another.
+fn pull_secret_cluster(source: &FakeRegistry, mirror: &FakeRegistry, image: &str) -> String {
+    let (s, m) = (source.host(), mirror.host());
+    let b64 = base64::engine::general_purpose::STANDARD.encode(r#"{"auths": {}}"#);
+    format!(
+        "apiVersion: config.openshift.io/v1\nkind: Image\nmetadata:\n  name: cluster\nspec:\n  additionalTrustedCA:\n    name: registry-cas\n---\n\
+apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: apps\nspec:\n  imageDigestMirrors:\n  - source: {s}/ns\n    mirrors:\n    - {m}/ns\n    - {s}/mirror/ns\n---\n\
+apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: registry-cas\n  namespace: openshift-config\ndata:\n  {sk}: |\n{sca}  {mk}: |\n{mca}---\n\
+apiVersion: v1\nkind: Secret\nmetadata:\n  name: pull-secret\n  namespace: openshift-config\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: {b64}\n---\n\
+apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: builder\n  namespace: shop\nimagePullSecrets:\n- name: sa-secret\n---\n\
+apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  template:\n    spec:\n      serviceAccountName: builder\n      imagePullSecrets:\n      - name: regcred\n      containers:\n      - name: app\n        image: {image}\n",
+        sk = s.replace(':', ".."),
+        mk = m.replace(':', ".."),
+        sca = indent(&source.ca_pem, "    "),
+        mca = indent(&mirror.ca_pem, "    "),
+    )
+}
+
+fn findings(report: &Value, image: &str) -> Vec<Value> {
+    report["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .find(|i| i["reference"] == image)
+        .and_then(|i| i["probe"]["pullSecretFindings"].as_array().cloned())
+        .unwrap_or_default()
+}
+
+// CRI-O server/image_pull.go sets the kubelet's credentials as
+// SystemContext.DockerAuthConfig; containers/image newImageSourceAttempt
+// clears it for a pull source on another domain. The audit says so when a
+// mirror has no credentials of its own and the pods name pull secrets.
+#[test]
+fn issue_16_live_pod_pull_secrets_never_reach_a_mirror_on_another_domain() {
+    let body = manifest_body("private");
+    let digest = digest_of(&body);
+    let s = Builder::new()
+        .basic("pod", "pod-pw")
+        .manifest(REPO, None, &body)
+        .manifest("mirror/ns/app", None, &body)
+        .start();
+    let m = Builder::new()
+        .bearer("mirror", "mirror-pw")
+        .manifest(REPO, None, &body)
+        .start();
+    let image = format!("{}/{REPO}@{digest}", s.host());
+    let objects = pull_secret_cluster(&s, &m, &image);
+    let run = |server: &support::apiserver::FakeApiServer, extra: &[&str]| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let kubeconfig = server.write_kubeconfig(dir.path());
+        support::bin()
+            .env("KUBECONFIG", &kubeconfig)
+            .args(["audit", "-A", "--probe", "--probe-timeout", "5"])
+            .args(extra)
+            .output()
+            .expect("run")
+    };
+    let server = support::apiserver::Builder::openshift()
+        .objects_from_yaml(&objects)
+        .start();
+    let out = run(&server, &["-o", "json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{stderr}", String::from_utf8_lossy(&out.stdout)));
+    let found = findings(&report, &image);
+    let secrets = serde_json::json!(["Secret/shop/regcred", "Secret/shop/sa-secret"]);
+    assert_eq!(found.len(), 3, "{report:#}");
+    assert_eq!(found[0]["source"], format!("{}/{REPO}@{digest}", m.host()));
+    assert_eq!(found[0]["reached"], false);
+    assert_eq!(found[0]["secrets"], secrets);
+    let d = found[0]["detail"].as_str().expect("detail");
+    assert!(
+        d.contains("are not used for") && d.contains("another domain"),
+        "{d}"
+    );
+    // The mirror on the image's own domain, and the source, do get them.
+    assert_eq!(
+        found[1]["source"],
+        format!("{}/mirror/ns/app@{digest}", s.host())
+    );
+    assert_eq!(found[1]["reached"], true);
+    assert_eq!(found[2]["source"], image);
+    assert_eq!(found[2]["reached"], true);
+    assert!(found[2]["detail"]
+        .as_str()
+        .expect("detail")
+        .contains("names only"));
+    assert!(server
+        .log()
+        .iter()
+        .any(|l| l.path.ends_with("/namespaces/shop/serviceaccounts/builder")));
+    // The text says it too.
+    let out = run(&server, &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("are not used for {}", m.host())),
+        "{text}"
+    );
+
+    // Without `get serviceaccounts`: a warning naming the rule, the pod spec's secret only.
+    let server = support::apiserver::Builder::openshift()
+        .objects_from_yaml(&objects)
+        .forbid("get", "serviceaccounts")
+        .start();
+    let out = run(&server, &["-o", "json"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot get serviceaccounts in namespace shop")
+            && stderr.contains("resources: [\"serviceaccounts\"], verbs: [\"get\"]"),
+        "{stderr}"
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        findings(&report, &image)[0]["secrets"],
+        serde_json::json!(["Secret/shop/regcred"])
+    );
+}
+
+// Offline, the pod specs' imagePullSecrets; a mirror with credentials of its
+// own, or pods without pull secrets, give no finding.
+#[test]
+fn issue_16_audit_pull_secret_findings_offline() {
+    let setup = Setup::new();
+    let body = manifest_body("app");
+    let digest = digest_of(&body);
+    let locked = Builder::new()
+        .bearer("puller", "pw")
+        .manifest("ns/app", None, &body)
+        .start();
+    let s = Builder::new().manifest("ns/app", None, &body).start();
+    setup.trust(&locked, "locked");
+    setup.trust(&s, "s");
+    let image = format!("{}/ns/app@{digest}", s.host());
+    let mut objects = audit_objects(&s.host(), &locked.host(), &[]);
+    objects.push_str(&format!(
+        "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: with-secret\n  namespace: shop\nspec:\n  imagePullSecrets:\n  - name: regcred\n  containers:\n  - name: c\n    image: {image}\n"
+    ));
+    let file = setup.write("cluster.yaml", &objects);
+    let run = |auth: &str| {
+        let auth = setup.write("auth.json", auth);
+        let out = support::bin()
+            .env_remove("REGISTRY_AUTH_FILE")
+            .args(["audit", "-f"])
+            .arg(&file)
+            .args(["--probe", "-o", "json", "--authfile"])
+            .arg(&auth)
+            .arg("--cert-dir")
+            .arg(&setup.certs)
+            .output()
+            .expect("run");
+        serde_json::from_slice::<Value>(&out.stdout).expect("json")
+    };
+    let report = run(r#"{"auths": {}}"#);
+    let found = findings(&report, &image);
+    assert_eq!(found.len(), 1, "{report:#}");
+    assert_eq!(
+        found[0]["secrets"],
+        serde_json::json!(["Secret/shop/regcred"])
+    );
+    assert!(found[0]["detail"]
+        .as_str()
+        .expect("detail")
+        .contains("(it refused anonymous access)"));
+    // With credentials for the mirror there is nothing to say.
+    let report = run(&auth_json(&[(&locked.host(), "puller", "pw")]));
+    assert!(findings(&report, &image).is_empty(), "{report:#}");
+
+    // Nor when a mirror serves the image without credentials.
+    let open = Builder::new().manifest("ns/app", None, &body).start();
+    setup.trust(&open, "open");
+    let mut objects = audit_objects(&s.host(), &open.host(), &[]);
+    objects.push_str(&format!(
+        "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: with-secret\n  namespace: shop\nspec:\n  imagePullSecrets:\n  - name: regcred\n  containers:\n  - name: c\n    image: {image}\n"
+    ));
+    std::fs::write(&file, objects).expect("write");
+    let report = run(r#"{"auths": {}}"#);
+    let served = report["images"][0]["probe"]["servedBy"].clone();
+    assert_eq!(
+        served,
+        format!("{}/ns/app@{digest}", open.host()),
+        "{report:#}"
+    );
+    assert!(findings(&report, &image).is_empty(), "{report:#}");
 }

@@ -23,7 +23,6 @@ const NOT_YET_SPLIT: &[(&str, &str)] = &[
     ("src/output/explain.rs", "write_candidate"),
     ("src/commands/audit.rs", "run"),
     ("src/source/kubeconfig.rs", "resolve"),
-    ("src/probe/client.rs", "bearer_token"),
     ("src/source/file.rs", "run_jobs"),
     ("src/registries/shortnames.rs", "resolve"),
     ("src/commands/complete.rs", "complete"),

@@ -36,6 +36,83 @@ impl Configs for Views {
     }
 }
 
+/// `audit --probe`, live: the `imagePullSecrets` of the service accounts the
+/// workloads' pods run as, which the pods get at admission (a Pod already
+/// lists them; a controller's template does not). Names only. A service
+/// account that cannot be read (`get serviceaccounts` forbidden) is warned
+/// about once per namespace and left out.
+fn add_service_account_pull_secrets(
+    settings: &Settings,
+    workloads: &mut [audit::Workload],
+) -> Result<()> {
+    use mirrorpolicy::source::cluster::{self as live, ClusterError, SERVICE_ACCOUNTS};
+    let wanted: std::collections::BTreeSet<(String, String)> = workloads
+        .iter()
+        .flat_map(|w| {
+            w.service_accounts
+                .iter()
+                .map(|a| (w.namespace.clone(), a.clone()))
+        })
+        .collect();
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let options = settings.cluster_options()?;
+    let runtime = cluster::runtime()?;
+    let (found, forbidden) = runtime
+        .block_on(async {
+            let connection = live::connect(&options).await?;
+            let mut found: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+            let mut forbidden: BTreeMap<String, String> = BTreeMap::new();
+            for (ns, name) in &wanted {
+                if forbidden.contains_key(ns) {
+                    continue;
+                }
+                match connection.get_in(&SERVICE_ACCOUNTS, ns, name).await {
+                    Ok(Some(sa)) => {
+                        let names = sa
+                            .get("imagePullSecrets")
+                            .and_then(|v| v.as_array())
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|r| r.get("name").and_then(|n| n.as_str()))
+                            .filter(|n| !n.is_empty())
+                            .map(str::to_string)
+                            .collect();
+                        found.insert((ns.clone(), name.clone()), names);
+                    }
+                    Ok(None) => {}
+                    Err(ClusterError::Forbidden(f)) => {
+                        let rule = f.first().map(|f| f.rule()).unwrap_or_default();
+                        forbidden.insert(ns.clone(), rule);
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok::<_, ClusterError>((found, forbidden))
+        })
+        .map_err(cluster::cluster_failure)?;
+    for (ns, rule) in &forbidden {
+        term::warn(format!(
+            "cannot get serviceaccounts in namespace {ns} (needs {rule}): the pull secrets of its service accounts are not checked"
+        ));
+    }
+    for w in workloads.iter_mut() {
+        for account in &w.service_accounts {
+            for name in found
+                .get(&(w.namespace.clone(), account.clone()))
+                .into_iter()
+                .flatten()
+            {
+                if !w.pull_secrets.contains(name) {
+                    w.pull_secrets.push(name.clone());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs `audit`.
 pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
     let selector = match &args.selector {
@@ -94,6 +171,9 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
         .as_ref()
         .and_then(|cv| cv.openshift_minor());
     let mode = explain::crio_short_name_mode(minor);
+    if args.probe.probe && live {
+        add_service_account_pull_secrets(settings, &mut inputs.workloads)?;
+    }
     let mut report = audit::audit(&inputs.workloads, &views, mode);
     if args.probe.probe {
         let ctx = probe::context_for_objects(settings, &args.probe, &args.filenames, &rendered)?;
@@ -133,10 +213,13 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
         }
     };
     let failing = |level: Level| report.images.iter().any(|i| level_of(i.class) <= level);
-    let fail = match (args.fail_on, args.require_mirror) {
-        (Some(FailOn::Error), _) | (None, true) => failing(Level::Error),
-        (Some(FailOn::Warning), _) => failing(Level::Warning),
-        (None, false) => false,
+    let classes: Vec<audit::Class> = args.fail_on.iter().filter_map(|f| f.class()).collect();
+    let fail = if args.fail_on.is_empty() {
+        args.require_mirror && failing(Level::Error)
+    } else {
+        (args.fail_on.contains(&FailOn::Error) && failing(Level::Error))
+            || (args.fail_on.contains(&FailOn::Warning) && failing(Level::Warning))
+            || report.images.iter().any(|i| classes.contains(&i.class))
     };
     Ok(if fail {
         ExitCode::Findings

@@ -2,7 +2,8 @@
 //! ClusterServiceVersions — as the tool reads them: which kinds, where
 //! their pod spec lives, and every image reference they hold (containers,
 //! init and ephemeral containers, `RELATED_IMAGE_*` environment variables,
-//! a CSV's `spec.relatedImages` and install deployments). `audit`
+//! a CSV's `spec.relatedImages` and install deployments), and what their
+//! pods pull with (`imagePullSecrets`, service accounts). `audit`
 //! classifies them; `source/` reads them.
 
 use std::collections::BTreeMap;
@@ -96,6 +97,12 @@ pub struct Workload {
     pub images: Vec<(String, String)>,
     /// `metadata.labels` (what `audit -l` selects on).
     pub labels: BTreeMap<String, String>,
+    /// The names in the pod specs' `imagePullSecrets` (a Pod's include its
+    /// service account's: admission adds them).
+    pub pull_secrets: Vec<String>,
+    /// The pod specs' service accounts (`default` when none is named),
+    /// whose `imagePullSecrets` the pods of a controller get.
+    pub service_accounts: Vec<String>,
 }
 
 impl Workload {
@@ -123,6 +130,7 @@ pub fn workload_from(
         return Ok(None);
     }
     let mut images = Vec::new();
+    let mut access = PodAccess::default();
     if kind.pod_spec.is_empty() {
         // ClusterServiceVersion.
         for (i, related) in value
@@ -157,12 +165,13 @@ pub fn workload_from(
                     &format!("spec.install.spec.deployments[{i}].spec.template.spec"),
                     &format!("deployment {name} "),
                     &mut images,
+                    &mut access,
                 )?;
             }
         }
     } else if let Some(spec) = value.pointer(kind.pod_spec) {
         let at = kind.pod_spec.trim_start_matches('/').replace('/', ".");
-        pod_images(spec, &at, "", &mut images)?;
+        pod_images(spec, &at, "", &mut images, &mut access)?;
     }
     let labels = meta
         .and_then(|m| m.get("labels"))
@@ -177,7 +186,22 @@ pub fn workload_from(
         name: text("name"),
         labels,
         images,
+        pull_secrets: access.pull_secrets,
+        service_accounts: access.service_accounts,
     }))
+}
+
+/// What the pods of a workload pull with: their `imagePullSecrets` and service accounts.
+#[derive(Default)]
+struct PodAccess {
+    pull_secrets: Vec<String>,
+    service_accounts: Vec<String>,
+}
+
+fn push_unique(list: &mut Vec<String>, item: &str) {
+    if !item.is_empty() && !list.iter().any(|x| x == item) {
+        list.push(item.to_string());
+    }
 }
 
 fn owned_by(value: &Value, kind: &str) -> bool {
@@ -197,9 +221,21 @@ fn pod_images(
     at: &str,
     prefix: &str,
     out: &mut Vec<(String, String)>,
+    access: &mut PodAccess,
 ) -> Result<(), (String, String)> {
     let spec: PodSpec =
         serde_json::from_value(spec.clone()).map_err(|e| (at.to_string(), e.to_string()))?;
+    for secret in spec.image_pull_secrets.iter().flatten() {
+        push_unique(&mut access.pull_secrets, &secret.name);
+    }
+    // serviceAccountName, or the deprecated serviceAccount; "default" when neither.
+    let account = spec
+        .service_account_name
+        .as_deref()
+        .or(spec.service_account.as_deref())
+        .filter(|a| !a.is_empty())
+        .unwrap_or("default");
+    push_unique(&mut access.service_accounts, account);
     let related = |env: Option<&Vec<EnvVar>>| -> Vec<(String, String)> {
         env.into_iter()
             .flatten()

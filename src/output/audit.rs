@@ -86,6 +86,7 @@ mod tests {
                 signature_required: false,
                 detail: "no mirror rule".to_string(),
                 probe: None,
+                pull_secrets: Vec::new(),
             },
             AuditedImage {
                 reference: "quay.io/x@sha256:00".to_string(),
@@ -94,6 +95,7 @@ mod tests {
                 signature_required: true,
                 detail: "first from m".to_string(),
                 probe: None,
+                pull_secrets: Vec::new(),
             },
         ];
         let mut summary: BTreeMap<&'static str, usize> = BTreeMap::new();

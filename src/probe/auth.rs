@@ -5,6 +5,15 @@
 //!
 //! Credentials are never printed: [`Credentials`] redacts itself in
 //! `Debug`, and results name only the file and the key they came from.
+//!
+//! A file's `credHelpers` entry for the registry sends the lookup to
+//! `docker-credential-<name> get` (`getCredsFromCredHelper`, by registry
+//! only, never by namespace); a helper that has nothing for the registry
+//! lets the lookup go on to the next file, a helper that fails (or is not
+//! on `PATH`) fails the lookup, and containers/image then fails that pull
+//! source without contacting it. Docker's `credsStore` is not read by
+//! containers/image (`pkg/docker/config` has no such field): the probe
+//! only says so.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -37,6 +46,8 @@ pub struct AuthFile {
     pub legacy: bool,
     auths: BTreeMap<String, Entry>,
     cred_helpers: BTreeMap<String, String>,
+    /// Docker's `credsStore`, which containers/image ignores.
+    pub creds_store: Option<String>,
 }
 
 #[derive(Clone, Default, Deserialize)]
@@ -59,6 +70,8 @@ struct FileJson {
     auths: BTreeMap<String, Entry>,
     #[serde(default, rename = "credHelpers")]
     cred_helpers: BTreeMap<String, String>,
+    #[serde(default, rename = "credsStore")]
+    creds_store: Option<String>,
 }
 
 /// Why an auth file cannot be used.
@@ -76,20 +89,21 @@ impl AuthFile {
             name: name.to_string(),
             message,
         };
-        let (auths, cred_helpers) = if legacy {
+        let (auths, cred_helpers, creds_store) = if legacy {
             let auths: BTreeMap<String, Entry> =
                 serde_json::from_str(text).map_err(|e| err(format!("not a .dockercfg: {e}")))?;
-            (auths, BTreeMap::new())
+            (auths, BTreeMap::new(), None)
         } else {
             let f: FileJson = serde_json::from_str(text)
                 .map_err(|e| err(format!("not a containers auth file: {e}")))?;
-            (f.auths, f.cred_helpers)
+            (f.auths, f.cred_helpers, f.creds_store)
         };
         Ok(AuthFile {
             name: name.to_string(),
             legacy,
             auths,
             cred_helpers,
+            creds_store: creds_store.filter(|s| !s.is_empty()),
         })
     }
 }
@@ -103,10 +117,25 @@ pub enum Found {
         file: String,
         key: String,
     },
-    /// The file sends this registry to a credential helper, which the probe does not run.
-    Helper { file: String, helper: String },
+    /// The credential helper the file names for this registry failed:
+    /// containers/image fails the pull source without contacting it.
+    HelperFailed {
+        file: String,
+        helper: String,
+        message: String,
+    },
     /// No file has credentials: the pull is anonymous.
     None,
+}
+
+/// What `docker-credential-<name> get` answered for a registry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HelperAnswer {
+    Found(Credentials),
+    /// `credentials not found in native keychain`: the lookup goes on.
+    NotFound,
+    /// The helper is missing, failed or answered something else.
+    Failed(String),
 }
 
 /// The auth files in lookup order; the first that has credentials wins.
@@ -117,15 +146,32 @@ pub struct AuthSources {
 
 impl AuthSources {
     /// `getCredentialsWithHomeDir` over the files, for the repository
-    /// `name` (`host[:port]/path`) of the endpoint contacted.
-    pub fn lookup(&self, name: &str) -> Found {
+    /// `name` (`host[:port]/path`) of the endpoint contacted; `helper`
+    /// runs a credential helper (`(name, registry)`).
+    pub fn lookup(&self, name: &str, helper: &mut dyn FnMut(&str, &str) -> HelperAnswer) -> Found {
         let registry = name.split('/').next().unwrap_or(name);
         for file in &self.files {
-            if let Some(helper) = file.cred_helpers.get(registry) {
-                return Found::Helper {
-                    file: file.name.clone(),
-                    helper: helper.clone(),
-                };
+            if let Some(h) = file.cred_helpers.get(registry) {
+                match helper(h, registry) {
+                    HelperAnswer::Found(credentials) if credentials != Credentials::default() => {
+                        return Found::Credentials {
+                            credentials,
+                            file: format!(
+                                "credential helper \"{h}\" (credHelpers in {})",
+                                file.name
+                            ),
+                            key: registry.to_string(),
+                        }
+                    }
+                    HelperAnswer::Found(_) | HelperAnswer::NotFound => continue,
+                    HelperAnswer::Failed(message) => {
+                        return Found::HelperFailed {
+                            file: file.name.clone(),
+                            helper: h.clone(),
+                            message,
+                        }
+                    }
+                }
             }
             let mut found: Option<(&str, &Entry)> = None;
             for key in key_lookup_order(name, registry, file.legacy) {
@@ -153,6 +199,106 @@ impl AuthSources {
             }
         }
         Found::None
+    }
+}
+
+impl AuthSources {
+    /// Whether a file sends some registry to a credential helper.
+    pub fn has_helpers(&self) -> bool {
+        self.files.iter().any(|f| !f.cred_helpers.is_empty())
+    }
+
+    /// The files that set Docker's `credsStore`, which containers/image does not read.
+    pub fn ignored_creds_stores(&self) -> Vec<(String, String)> {
+        self.files
+            .iter()
+            .filter_map(|f| Some((f.name.clone(), f.creds_store.clone()?)))
+            .collect()
+    }
+}
+
+/// What `docker-credential-helpers`' `client.Get` reports for "nothing stored".
+const CREDENTIALS_NOT_FOUND: &str = "credentials not found in native keychain";
+/// The most of a helper's answer that is read.
+const MAX_HELPER_OUTPUT: u64 = 1 << 20;
+
+/// `getCredsFromCredHelper`: runs `docker-credential-<helper> get` with the
+/// registry on stdin, as docker-credential-helpers' client does, and reads
+/// `{"Username", "Secret"}` (`<token>` as the user name means an identity
+/// token). A helper that does not answer within `timeout` is killed.
+pub fn run_helper(helper: &str, registry: &str, timeout: std::time::Duration) -> HelperAnswer {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let program = format!("docker-credential-{helper}");
+    let mut child = match Command::new(&program)
+        .arg("get")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return HelperAnswer::Failed(format!("{program}: executable file not found in $PATH"))
+        }
+        Err(e) => return HelperAnswer::Failed(format!("{program}: {e}")),
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        // A helper that exits without reading closes the pipe: its exit status tells.
+        let _ = stdin.write_all(registry.as_bytes());
+    }
+    let reader = child.stdout.take().map(|out| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = out.take(MAX_HELPER_OUTPUT).read_to_end(&mut buf);
+            buf
+        })
+    });
+    let deadline = std::time::Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if std::time::Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return HelperAnswer::Failed(format!(
+                    "{program} get: no answer within {}s",
+                    timeout.as_secs_f64()
+                ));
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(5)),
+            Err(e) => return HelperAnswer::Failed(format!("{program} get: {e}")),
+        }
+    };
+    let out = reader.and_then(|r| r.join().ok()).unwrap_or_default();
+    let text = String::from_utf8_lossy(&out);
+    if !status.success() {
+        let t = text.trim();
+        if t == CREDENTIALS_NOT_FOUND {
+            return HelperAnswer::NotFound;
+        }
+        // The helper's message names what failed; it is cut short, never a secret's worth.
+        let t: String = t.chars().take(200).collect();
+        return HelperAnswer::Failed(format!("{program} get: {status}: {t}"));
+    }
+    #[derive(Deserialize)]
+    struct Answer {
+        #[serde(default, rename = "Username")]
+        username: String,
+        #[serde(default, rename = "Secret")]
+        secret: String,
+    }
+    match serde_json::from_slice::<Answer>(&out) {
+        Ok(a) if a.username == "<token>" => HelperAnswer::Found(Credentials {
+            identity_token: a.secret,
+            ..Credentials::default()
+        }),
+        Ok(a) => HelperAnswer::Found(Credentials {
+            username: a.username,
+            password: a.secret,
+            identity_token: String::new(),
+        }),
+        Err(e) => HelperAnswer::Failed(format!("{program} get: not a credentials answer: {e}")),
     }
 }
 
@@ -258,6 +404,10 @@ mod tests {
         AuthFile::parse(name, json, false).expect("auth file")
     }
 
+    fn no_helper(_: &str, _: &str) -> HelperAnswer {
+        panic!("no helper expected")
+    }
+
     fn user(found: Found) -> Option<(String, String)> {
         match found {
             Found::Credentials {
@@ -285,18 +435,18 @@ mod tests {
             files: vec![file("a.json", &json)],
         };
         assert_eq!(
-            user(s.lookup("example.org/ns/repo")),
+            user(s.lookup("example.org/ns/repo", &mut no_helper)),
             Some(("repo".into(), "example.org/ns/repo".into()))
         );
         assert_eq!(
-            user(s.lookup("example.org/ns/other")),
+            user(s.lookup("example.org/ns/other", &mut no_helper)),
             Some(("ns".into(), "example.org/ns".into()))
         );
         assert_eq!(
-            user(s.lookup("example.org/other/repo")),
+            user(s.lookup("example.org/other/repo", &mut no_helper)),
             Some(("host".into(), "example.org".into()))
         );
-        assert_eq!(s.lookup("other.org/ns/repo"), Found::None);
+        assert_eq!(s.lookup("other.org/ns/repo", &mut no_helper), Found::None);
     }
 
     // TestGetAuth "normalize registry": URL keys and docker.io aliases.
@@ -312,11 +462,11 @@ mod tests {
             files: vec![file("a.json", &json)],
         };
         assert_eq!(
-            user(s.lookup("docker.io/library/busybox")).map(|u| u.0),
+            user(s.lookup("docker.io/library/busybox", &mut no_helper)).map(|u| u.0),
             Some("docker".into())
         );
         assert_eq!(
-            user(s.lookup("example.org/a/b")).map(|u| u.0),
+            user(s.lookup("example.org/a/b", &mut no_helper)).map(|u| u.0),
             Some("url".into())
         );
     }
@@ -336,7 +486,7 @@ mod tests {
         let s = AuthSources {
             files: vec![first, second],
         };
-        match s.lookup("example.org/a") {
+        match s.lookup("example.org/a", &mut no_helper) {
             Found::Credentials { file, .. } => assert_eq!(file, "second"),
             other => panic!("{other:?}"),
         }
@@ -351,7 +501,7 @@ mod tests {
         let s = AuthSources {
             files: vec![file("a", &json)],
         };
-        match s.lookup("r.io/x") {
+        match s.lookup("r.io/x", &mut no_helper) {
             Found::Credentials { credentials, .. } => {
                 assert_eq!(credentials.password, "pa:ss");
                 assert_eq!(format!("{credentials:?}"), "Credentials(redacted)");
@@ -360,14 +510,71 @@ mod tests {
         }
     }
 
+    // pkg/docker/config findCredentialsInFile: credHelpers by registry
+    // first; "not found" goes on to the next file; a failure stops the lookup.
     #[test]
-    fn cred_helpers_are_reported() {
-        let s = AuthSources {
-            files: vec![file("a", r#"{"credHelpers": {"r.io": "ecr-login"}}"#)],
-        };
-        assert!(
-            matches!(s.lookup("r.io/x"), Found::Helper { helper, .. } if helper == "ecr-login")
+    fn cred_helpers_run_by_registry() {
+        let first = file(
+            "first",
+            r#"{"credHelpers": {"r.io": "ecr-login"}, "auths": {"r.io/x": {"auth": "dTpw"}}}"#,
         );
+        let second = file(
+            "second",
+            &format!(
+                r#"{{"auths": {{"r.io": {{"auth": "{}"}}}}}}"#,
+                auth("b", "p")
+            ),
+        );
+        let s = AuthSources {
+            files: vec![first, second],
+        };
+        let mut asked = Vec::new();
+        let found = s.lookup("r.io/x/y", &mut |h, r| {
+            asked.push((h.to_string(), r.to_string()));
+            HelperAnswer::Found(Credentials {
+                username: "h".into(),
+                password: "p".into(),
+                identity_token: String::new(),
+            })
+        });
+        assert_eq!(asked, vec![("ecr-login".to_string(), "r.io".to_string())]);
+        match found {
+            Found::Credentials {
+                credentials,
+                file,
+                key,
+            } => {
+                assert_eq!(credentials.username, "h");
+                assert_eq!(key, "r.io");
+                assert!(
+                    file.contains("\"ecr-login\"") && file.contains("first"),
+                    "{file}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // The helper has nothing: the file's own auths are not read, the next file is.
+        match s.lookup("r.io/x/y", &mut |_, _| HelperAnswer::NotFound) {
+            Found::Credentials {
+                file, credentials, ..
+            } => {
+                assert_eq!(file, "second");
+                assert_eq!(credentials.username, "b");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            s.lookup("r.io/x/y", &mut |_, _| HelperAnswer::Failed("gone".into())),
+            Found::HelperFailed { helper, message, .. } if helper == "ecr-login" && message == "gone"
+        ));
+    }
+
+    #[test]
+    fn creds_store_is_kept_but_not_used() {
+        let f = file("a", r#"{"credsStore": "desktop"}"#);
+        assert_eq!(f.creds_store.as_deref(), Some("desktop"));
+        let s = AuthSources { files: vec![f] };
+        assert_eq!(s.lookup("r.io/x", &mut no_helper), Found::None);
     }
 
     #[test]
@@ -382,7 +589,10 @@ mod tests {
         )
         .expect("legacy");
         let s = AuthSources { files: vec![f] };
-        assert_eq!(user(s.lookup("r.io/a/b")).map(|u| u.0), Some("old".into()));
+        assert_eq!(
+            user(s.lookup("r.io/a/b", &mut no_helper)).map(|u| u.0),
+            Some("old".into())
+        );
     }
 
     // getAuthFilePaths / getPathToAuthWithOS.

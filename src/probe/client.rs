@@ -4,15 +4,23 @@
 //! `WWW-Authenticate` challenge (Basic, or a Bearer token for
 //! `repository:<path>:pull`), then `GET /v2/<path>/manifests/<tag|digest>`
 //! with the manifest types containers/image accepts.
+//!
+//! As `makeRequestToResolvedURL` does, the ping and the manifest request are
+//! retried on HTTP 429 only (not on 503 or any other status): at most 5
+//! attempts, waiting `Retry-After` (seconds or an HTTP date) or else 2s,
+//! doubled each time, never more than 60s. A token request is not retried
+//! (`getBearerToken` sends it once). A bearer token is reused until it
+//! expires: `issued_at` (or the time it was received) plus `expires_in`,
+//! which counts as at least 60 seconds (`newBearerTokenFromHTTPResponseBody`).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use reqwest::{Client, StatusCode};
 
-use super::auth::{AuthSources, Credentials, Found};
+use super::auth::{self, AuthSources, Credentials, Found, HelperAnswer};
 use super::challenge::{self, Challenge};
 use super::tls::TlsSettings;
 use super::Outcome;
@@ -32,6 +40,12 @@ pub const ACCEPTED_MANIFEST_TYPES: &[&str] = &[
 const MAX_MANIFEST_BYTES: usize = 4 << 20;
 /// `iolimits.MaxAuthTokenBodySize`.
 const MAX_TOKEN_BYTES: usize = 1 << 20;
+/// `backoffNumIterations`, `backoffInitialDelay`, `backoffMaxDelay`.
+const BACKOFF_ATTEMPTS: u32 = 5;
+const BACKOFF_INITIAL: Duration = Duration::from_secs(2);
+const BACKOFF_MAX: Duration = Duration::from_secs(60);
+/// `minimumTokenLifetimeSeconds`.
+const MINIMUM_TOKEN_LIFETIME: u64 = 60;
 
 /// What one attempt on one endpoint gave.
 #[derive(Debug, Clone)]
@@ -41,6 +55,8 @@ pub struct Attempt {
     pub detail: String,
     /// The manifest served (on [`Outcome::Served`]).
     pub manifest: Option<Vec<u8>>,
+    /// No auth file (nor helper) had credentials for the endpoint: it was asked anonymously.
+    pub anonymous: bool,
 }
 
 impl Attempt {
@@ -50,6 +66,7 @@ impl Attempt {
             status,
             detail,
             manifest: None,
+            anonymous: false,
         }
     }
 }
@@ -58,16 +75,28 @@ impl Attempt {
 /// bearer tokens cached per registry, scope and account.
 pub struct Prober {
     tls: TlsSettings,
-    auth: AuthSources,
+    auth: Arc<AuthSources>,
     timeout: Duration,
     clients: Mutex<HashMap<(String, bool), Client>>,
     /// Per `host[:port]` and insecure flag: the scheme that answered and its challenges.
     pings: Mutex<HashMap<(String, bool), PingCell>>,
-    tokens: tokio::sync::Mutex<HashMap<(String, String, String, String), String>>,
+    /// Per realm, service, scope and account: one fetch at a time, the token until it expires.
+    tokens: Mutex<HashMap<TokenKey, TokenCell>>,
+    /// Credential helper answers per `(helper, registry)`, each helper run once.
+    helpers: Arc<Mutex<HashMap<(String, String), HelperAnswer>>>,
 }
 
 type PingResult = Result<(String, Vec<Challenge>), Attempt>;
-type PingCell = std::sync::Arc<tokio::sync::OnceCell<PingResult>>;
+type PingCell = Arc<tokio::sync::OnceCell<PingResult>>;
+type TokenKey = (String, String, String, String);
+type TokenCell = Arc<tokio::sync::Mutex<Option<BearerToken>>>;
+
+/// A bearer token and when it stops being reused.
+#[derive(Clone)]
+struct BearerToken {
+    token: String,
+    expires: std::time::SystemTime,
+}
 
 /// The endpoint containers/image contacts for a reference's domain.
 fn endpoint_host(domain: &str) -> &str {
@@ -82,11 +111,12 @@ impl Prober {
     pub fn new(tls: TlsSettings, auth: AuthSources, timeout: Duration) -> Self {
         Prober {
             tls,
-            auth,
+            auth: Arc::new(auth),
             timeout,
             clients: Mutex::new(HashMap::new()),
             pings: Mutex::new(HashMap::new()),
-            tokens: tokio::sync::Mutex::new(HashMap::new()),
+            tokens: Mutex::new(HashMap::new()),
+            helpers: Arc::new(Mutex::new(HashMap::new())),
         }
     }
 
@@ -107,19 +137,52 @@ impl Prober {
         Ok(client)
     }
 
-    /// Where credentials for `name` come from, for the probe's detail.
-    pub fn credentials(&self, name: &str) -> (Credentials, String) {
-        match self.auth.lookup(name) {
+    /// The credentials for `name` and where they come from (for the probe's
+    /// detail); `Err` when a credential helper fails, which fails the source.
+    pub async fn credentials(&self, name: &str) -> Result<(Credentials, String), String> {
+        let auth = Arc::clone(&self.auth);
+        let helpers = Arc::clone(&self.helpers);
+        let timeout = self.timeout;
+        let name_owned = name.to_string();
+        let lookup = move || {
+            auth.lookup(&name_owned, &mut |helper, registry| {
+                let mut cache = helpers.lock().unwrap_or_else(|e| e.into_inner());
+                cache
+                    .entry((helper.to_string(), registry.to_string()))
+                    .or_insert_with(|| auth::run_helper(helper, registry, timeout))
+                    .clone()
+            })
+        };
+        // A helper is a process: it runs off the network tasks' thread.
+        let found = if self.auth.has_helpers() {
+            tokio::task::spawn_blocking(lookup)
+                .await
+                .map_err(|e| format!("looking up credentials: {e}"))?
+        } else {
+            lookup()
+        };
+        match found {
             Found::Credentials {
                 credentials,
                 file,
                 key,
-            } => (credentials, format!("credentials for \"{key}\" from {file}")),
-            Found::Helper { file, helper } => (
-                Credentials::default(),
-                format!("{file} sends this registry to credential helper \"{helper}\", which the probe does not run: anonymous"),
-            ),
-            Found::None => (Credentials::default(), "no credentials: anonymous".to_string()),
+            } => Ok((credentials, format!("credentials for \"{key}\" from {file}"))),
+            Found::HelperFailed {
+                file,
+                helper,
+                message,
+            } => Err(format!(
+                "looking up credentials: credential helper \"{helper}\" (credHelpers in {file}): {message}; containers/image fails this source without contacting it"
+            )),
+            Found::None => {
+                let mut note = "no credentials: anonymous".to_string();
+                for (file, store) in self.auth.ignored_creds_stores() {
+                    note.push_str(&format!(
+                        "; {file} sets credsStore \"{store}\", which containers/image does not read"
+                    ));
+                }
+                Ok((Credentials::default(), note))
+            }
         }
     }
 
@@ -159,18 +222,45 @@ impl Prober {
         tag_or_digest: &str,
     ) -> Attempt {
         let domain = physical.domain();
-        let host = endpoint_host(domain);
         let client = match self.client(domain, insecure) {
             Ok(c) => c,
             Err(e) => return Attempt::failed(Outcome::Unreachable, None, e),
         };
-        let (creds, creds_note) = self.credentials(&physical.name());
-        let (scheme, challenges) = match self.ping(&client, host, insecure).await {
+        let (creds, creds_note) = match self.credentials(&physical.name()).await {
+            Ok(c) => c,
+            Err(detail) => return Attempt::failed(Outcome::Unauthorized, None, detail),
+        };
+        let mut attempt = self
+            .fetch_with(
+                &client,
+                physical,
+                insecure,
+                tag_or_digest,
+                &creds,
+                &creds_note,
+            )
+            .await;
+        attempt.anonymous = creds == Credentials::default();
+        attempt
+    }
+
+    /// [`Prober::fetch_manifest`] once the credentials are known.
+    async fn fetch_with(
+        &self,
+        client: &Client,
+        physical: &Reference,
+        insecure: bool,
+        tag_or_digest: &str,
+        creds: &Credentials,
+        creds_note: &str,
+    ) -> Attempt {
+        let host = endpoint_host(physical.domain());
+        let (scheme, challenges) = match self.ping(client, host, insecure).await {
             Ok(p) => p,
             Err(a) => return a,
         };
         let path = physical.path();
-        let authorization = match self.authorization(&client, &challenges, &creds, path).await {
+        let authorization = match self.authorization(client, &challenges, creds, path).await {
             Ok(a) => a,
             Err(mut a) => {
                 a.detail = format!("{} ({creds_note})", a.detail);
@@ -178,56 +268,24 @@ impl Prober {
             }
         };
         let url = format!("{scheme}://{host}/v2/{path}/manifests/{tag_or_digest}");
-        let mut req = client.get(&url);
-        for t in ACCEPTED_MANIFEST_TYPES {
-            req = req.header(ACCEPT, *t);
-        }
-        if let Some(a) = authorization {
-            req = req.header(AUTHORIZATION, a);
-        }
-        let res = match req.send().await {
+        let request = || {
+            let mut req = client.get(&url);
+            for t in ACCEPTED_MANIFEST_TYPES {
+                req = req.header(ACCEPT, *t);
+            }
+            if let Some(a) = &authorization {
+                req = req.header(AUTHORIZATION, a);
+            }
+            req
+        };
+        let (res, attempts) = match send_retrying(request).await {
             Ok(r) => r,
             Err(e) => {
                 let (outcome, detail) = classify(&e, self.timeout);
                 return Attempt::failed(outcome, None, format!("GET manifest: {detail}"));
             }
         };
-        let status = res.status();
-        if status != StatusCode::OK {
-            let body = read_limited(res, 64 << 10).await.unwrap_or_default();
-            let (outcome, what) = status_outcome(status, &body);
-            return Attempt::failed(
-                outcome,
-                Some(status.as_u16()),
-                format!("manifest {tag_or_digest}: {what} ({creds_note})"),
-            );
-        }
-        let content_type = res
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_string();
-        match read_limited(res, MAX_MANIFEST_BYTES).await {
-            Ok(body) => Attempt {
-                outcome: Outcome::Served,
-                status: Some(200),
-                detail: format!(
-                    "manifest {tag_or_digest} served ({}, {creds_note})",
-                    if content_type.is_empty() {
-                        "no Content-Type"
-                    } else {
-                        &content_type
-                    }
-                ),
-                manifest: Some(body),
-            },
-            Err(e) => Attempt::failed(
-                Outcome::Unreachable,
-                Some(200),
-                format!("reading manifest {tag_or_digest}: {e}"),
-            ),
-        }
+        manifest_answer(res, attempts, tag_or_digest, creds_note).await
     }
 
     /// `setupRequestAuth`: the first challenge the client handles.
@@ -286,15 +344,40 @@ impl Prober {
             scope.clone(),
             creds.username.clone(),
         );
-        if let Some(t) = self.tokens.lock().await.get(&key) {
-            return Ok(t.clone());
+        let cell = {
+            let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+            Arc::clone(tokens.entry(key).or_default())
+        };
+        // Held while fetching: probes that need the same token wait for this one.
+        let mut slot = cell.lock().await;
+        if let Some(t) = slot.as_ref() {
+            if std::time::SystemTime::now() <= t.expires {
+                return Ok(t.token.clone());
+            }
         }
+        let fresh = self
+            .fetch_bearer_token(client, realm, &service, &scope, creds)
+            .await?;
+        let token = fresh.token.clone();
+        *slot = Some(fresh);
+        Ok(token)
+    }
+
+    /// One token request (`getBearerToken` / `getBearerTokenOAuth2`).
+    async fn fetch_bearer_token(
+        &self,
+        client: &Client,
+        realm: &str,
+        service: &str,
+        scope: &str,
+        creds: &Credentials,
+    ) -> Result<BearerToken, Attempt> {
         let mut params: Vec<(&str, &str)> = Vec::new();
         let req = if !creds.identity_token.is_empty() {
             if !service.is_empty() {
-                params.push(("service", &service));
+                params.push(("service", service));
             }
-            params.push(("scope", &scope));
+            params.push(("scope", scope));
             params.push(("grant_type", "refresh_token"));
             params.push(("refresh_token", &creds.identity_token));
             params.push(("client_id", "containers/image"));
@@ -308,9 +391,9 @@ impl Prober {
                 params.push(("account", &creds.username));
             }
             if !service.is_empty() {
-                params.push(("service", &service));
+                params.push(("service", service));
             }
-            params.push(("scope", &scope));
+            params.push(("scope", scope));
             let sep = if realm.contains('?') { '&' } else { '?' };
             let url = format!("{realm}{sep}{}", form_encode(&params));
             let mut req = client.get(url);
@@ -354,15 +437,146 @@ impl Prober {
                 format!("decoding the bearer token: {e}"),
             )
         })?;
-        let token = parsed
-            .get("token")
-            .and_then(|v| v.as_str())
-            .filter(|t| !t.is_empty())
-            .or_else(|| parsed.get("access_token").and_then(|v| v.as_str()))
-            .unwrap_or("")
-            .to_string();
-        self.tokens.lock().await.insert(key, token.clone());
-        Ok(token)
+        Ok(bearer_token(&parsed, std::time::SystemTime::now()))
+    }
+}
+
+/// What a manifest answer (after `attempts` requests) makes of the source.
+async fn manifest_answer(
+    res: reqwest::Response,
+    attempts: u32,
+    tag_or_digest: &str,
+    creds_note: &str,
+) -> Attempt {
+    let status = res.status();
+    if status != StatusCode::OK {
+        let body = read_limited(res, 64 << 10).await.unwrap_or_default();
+        let (outcome, what) = status_outcome(status, &body);
+        return Attempt::failed(
+            outcome,
+            Some(status.as_u16()),
+            format!(
+                "manifest {tag_or_digest}: {what}{} ({creds_note})",
+                throttled(status, attempts)
+            ),
+        );
+    }
+    let content_type = res
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    match read_limited(res, MAX_MANIFEST_BYTES).await {
+        Ok(body) => Attempt {
+            outcome: Outcome::Served,
+            status: Some(200),
+            detail: format!(
+                "manifest {tag_or_digest} served{} ({}, {creds_note})",
+                retried(attempts),
+                if content_type.is_empty() {
+                    "no Content-Type"
+                } else {
+                    &content_type
+                }
+            ),
+            manifest: Some(body),
+            anonymous: false,
+        },
+        Err(e) => Attempt::failed(
+            Outcome::Unreachable,
+            Some(200),
+            format!("reading manifest {tag_or_digest}: {e}"),
+        ),
+    }
+}
+
+/// The token of a token endpoint's answer and when it expires
+/// (`newBearerTokenFromHTTPResponseBody`).
+fn bearer_token(parsed: &serde_json::Value, now: std::time::SystemTime) -> BearerToken {
+    let token = parsed
+        .get("token")
+        .and_then(|v| v.as_str())
+        .filter(|t| !t.is_empty())
+        .or_else(|| parsed.get("access_token").and_then(|v| v.as_str()))
+        .unwrap_or("")
+        .to_string();
+    let expires_in = parsed
+        .get("expires_in")
+        .and_then(|v| v.as_i64())
+        .unwrap_or(0)
+        .max(MINIMUM_TOKEN_LIFETIME as i64) as u64;
+    let issued = parsed
+        .get("issued_at")
+        .and_then(|v| v.as_str())
+        .and_then(|t| t.parse::<k8s_openapi::jiff::Timestamp>().ok())
+        .map(std::time::SystemTime::from)
+        .unwrap_or(now);
+    BearerToken {
+        token,
+        expires: issued + Duration::from_secs(expires_in),
+    }
+}
+
+/// `makeRequestToResolvedURL`: sends the request built by `make`, again
+/// after a 429 (at most [`BACKOFF_ATTEMPTS`] in all); the answer and how
+/// many attempts it took.
+async fn send_retrying(
+    make: impl Fn() -> reqwest::RequestBuilder,
+) -> Result<(reqwest::Response, u32), reqwest::Error> {
+    let mut delay = BACKOFF_INITIAL;
+    let mut attempts = 0;
+    loop {
+        let res = make().send().await?;
+        attempts += 1;
+        if res.status() != StatusCode::TOO_MANY_REQUESTS || attempts == BACKOFF_ATTEMPTS {
+            return Ok((res, attempts));
+        }
+        let retry_after = res
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        drop(res);
+        delay = retry_delay(retry_after.as_deref(), delay, std::time::SystemTime::now())
+            .min(BACKOFF_MAX);
+        tokio::time::sleep(delay).await;
+        delay *= 2;
+    }
+}
+
+/// `parseRetryAfter`: seconds, or an HTTP date still to come; else `fallback`.
+fn retry_delay(header: Option<&str>, fallback: Duration, now: std::time::SystemTime) -> Duration {
+    let Some(value) = header.map(str::trim).filter(|v| !v.is_empty()) else {
+        return fallback;
+    };
+    if let Ok(seconds) = value.parse::<i64>() {
+        return Duration::from_secs(seconds.max(0) as u64);
+    }
+    match httpdate::parse_http_date(value) {
+        Ok(at) => at
+            .duration_since(now)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .unwrap_or(fallback),
+        Err(_) => fallback,
+    }
+}
+
+/// For the detail of a failed answer: a 429 that stayed one after every retry.
+fn throttled(status: StatusCode, attempts: u32) -> String {
+    if status == StatusCode::TOO_MANY_REQUESTS {
+        format!(" after {attempts} attempts (containers/image gives up there)")
+    } else {
+        retried(attempts)
+    }
+}
+
+/// For the detail of an answer: the 429s before it.
+fn retried(attempts: u32) -> String {
+    match attempts {
+        0 | 1 => String::new(),
+        n => format!(" after {} HTTP 429 answer(s)", n - 1),
     }
 }
 
@@ -373,7 +587,7 @@ async fn ping_once(
     timeout: Duration,
 ) -> Result<(String, Vec<Challenge>), Attempt> {
     let url = format!("{scheme}://{host}/v2/");
-    let res = client.get(&url).send().await.map_err(|e| {
+    let (res, attempts) = send_retrying(|| client.get(&url)).await.map_err(|e| {
         let (outcome, detail) = classify(&e, timeout);
         Attempt::failed(outcome, None, format!("pinging {url}: {detail}"))
     })?;
@@ -381,6 +595,7 @@ async fn ping_once(
     if status != StatusCode::OK && status != StatusCode::UNAUTHORIZED {
         let body = read_limited(res, 64 << 10).await.unwrap_or_default();
         let (outcome, what) = status_outcome(status, &body);
+        let what = format!("{what}{}", throttled(status, attempts));
         return Err(Attempt::failed(
             if status == StatusCode::NOT_FOUND {
                 Outcome::Unreachable
@@ -514,6 +729,51 @@ mod tests {
     fn docker_io_is_contacted_at_registry_1() {
         assert_eq!(endpoint_host("docker.io"), "registry-1.docker.io");
         assert_eq!(endpoint_host("quay.io:443"), "quay.io:443");
+    }
+
+    // docker_client.go parseRetryAfter / TestParseRetryAfter: seconds, an
+    // HTTP date in the future, anything else falls back.
+    #[test]
+    fn retry_after_as_containers_image_reads_it() {
+        let now = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").expect("date");
+        let fallback = Duration::from_secs(2);
+        assert_eq!(retry_delay(None, fallback, now), fallback);
+        assert_eq!(
+            retry_delay(Some("3"), fallback, now),
+            Duration::from_secs(3)
+        );
+        assert_eq!(retry_delay(Some("0"), fallback, now), Duration::ZERO);
+        assert_eq!(
+            retry_delay(Some("Sun, 06 Nov 1994 08:49:47 GMT"), fallback, now),
+            Duration::from_secs(10)
+        );
+        assert_eq!(
+            retry_delay(Some("Sun, 06 Nov 1994 08:49:30 GMT"), fallback, now),
+            fallback,
+            "a date in the past is ignored"
+        );
+        assert_eq!(retry_delay(Some("soon"), fallback, now), fallback);
+    }
+
+    // newBearerTokenFromHTTPResponseBody: expires_in at least 60s, from
+    // issued_at when given, else from now; access_token when token is empty.
+    #[test]
+    fn bearer_token_lifetime() {
+        let now = std::time::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+        let t = bearer_token(&serde_json::json!({"token": "a", "expires_in": 300}), now);
+        assert_eq!(t.token, "a");
+        assert_eq!(t.expires, now + Duration::from_secs(300));
+        let t = bearer_token(
+            &serde_json::json!({"access_token": "b", "expires_in": 5}),
+            now,
+        );
+        assert_eq!(t.token, "b");
+        assert_eq!(t.expires, now + Duration::from_secs(60));
+        let t = bearer_token(
+            &serde_json::json!({"token": "c", "expires_in": 300, "issued_at": "2001-09-09T01:46:40Z"}),
+            now + Duration::from_secs(3600),
+        );
+        assert_eq!(t.expires, now + Duration::from_secs(300));
     }
 
     #[test]

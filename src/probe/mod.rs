@@ -61,6 +61,21 @@ pub struct SourceProbe {
     /// The HTTP status of the answer that decided, or null.
     pub status: Option<u16>,
     pub detail: String,
+    /// No credentials were found for the endpoint (not in the JSON contract).
+    #[serde(skip)]
+    pub anonymous: bool,
+}
+
+impl SourceProbe {
+    /// A source the probe did not contact.
+    fn not_contacted(outcome: Outcome, detail: &str) -> Self {
+        SourceProbe {
+            outcome,
+            status: None,
+            detail: detail.to_string(),
+            anonymous: false,
+        }
+    }
 }
 
 /// The sigstore attachment looked up on the serving endpoint.
@@ -172,6 +187,7 @@ pub async fn probe_explanation(ctx: &ProbeContext, item: &mut Explanation) {
                     outcome: Outcome::NotTried,
                     status: None,
                     detail: "an earlier candidate serves the image".to_string(),
+                    anonymous: false,
                 });
             }
             c.served_by = Some(None);
@@ -193,20 +209,17 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
     let mut signature_probe = None;
     for s in &mut c.sources {
         if served_by.is_some() {
-            s.probe = Some(SourceProbe {
-                outcome: Outcome::NotTried,
-                status: None,
-                detail: "an earlier source serves the image".to_string(),
-            });
+            s.probe = Some(SourceProbe::not_contacted(
+                Outcome::NotTried,
+                "an earlier source serves the image",
+            ));
             continue;
         }
         if s.blocked {
-            s.probe = Some(SourceProbe {
-                outcome: Outcome::Blocked,
-                status: None,
-                detail: "not contacted: CRI-O refuses a blocked endpoint and tries the next source"
-                    .to_string(),
-            });
+            s.probe = Some(SourceProbe::not_contacted(
+                Outcome::Blocked,
+                "not contacted: CRI-O refuses a blocked endpoint and tries the next source",
+            ));
             continue;
         }
         let physical = match Reference::parse(&s.reference) {
@@ -216,6 +229,7 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
                     outcome: Outcome::Unreachable,
                     status: None,
                     detail: format!("invalid pull spec: {e}"),
+                    anonymous: false,
                 });
                 continue;
             }
@@ -254,6 +268,7 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
             outcome: attempt.outcome,
             status: attempt.status,
             detail,
+            anonymous: attempt.anonymous,
         });
     }
     c.served_by = Some(served_by);

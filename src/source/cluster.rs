@@ -205,6 +205,9 @@ pub const PODS: Resource = Resource::namespaced("", "v1", "pods", "Pod");
 pub const PODS_EXEC: Resource = Resource::namespaced("", "v1", "pods/exec", "Pod");
 /// `--probe`: the global pull secret (`openshift-config/pull-secret`).
 pub const SECRETS: Resource = Resource::namespaced("", "v1", "secrets", "Secret");
+/// `audit --probe`: the service accounts of the pods, for their `imagePullSecrets`.
+pub const SERVICE_ACCOUNTS: Resource =
+    Resource::namespaced("", "v1", "serviceaccounts", "ServiceAccount");
 /// `--probe`: the `Image.spec.additionalTrustedCA` ConfigMap in `openshift-config`.
 pub const CONFIG_MAPS: Resource = Resource::namespaced("", "v1", "configmaps", "ConfigMap");
 pub const DEPLOYMENTS: Resource = Resource::namespaced("apps", "v1", "deployments", "Deployment");

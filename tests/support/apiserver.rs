@@ -147,6 +147,13 @@ pub const KINDS: &[Kind] = &[
     Kind {
         group: "",
         versions: &["v1"],
+        plural: "serviceaccounts",
+        kind: "ServiceAccount",
+        namespaced: true,
+    },
+    Kind {
+        group: "",
+        versions: &["v1"],
         plural: "replicationcontrollers",
         kind: "ReplicationController",
         namespaced: true,

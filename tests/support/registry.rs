@@ -2,7 +2,8 @@
 //! distribution API a pull touches (`/v2/` ping, manifests by tag and by
 //! digest, `sha256-<hex>.sig` attachment tags), Basic or Bearer auth with a
 //! token endpoint, TLS from its own CA (or plain HTTP), a fixed error
-//! status and slow answers on demand. Every request is logged.
+//! status, throttling (429 with `Retry-After`), tokens issued in the past
+//! and slow answers on demand. Every request is logged.
 
 #![allow(dead_code)]
 
@@ -55,6 +56,12 @@ struct State {
     auth: Auth,
     repos: BTreeMap<String, Repo>,
     status: Option<u16>,
+    /// Sent with the fixed status and the 429s.
+    retry_after: Option<String>,
+    /// The next this many manifest requests answer 429.
+    throttle: usize,
+    /// The token answer's `issued_at`, when set.
+    token_issued_at: Option<String>,
     delay: Option<Duration>,
     log: Vec<Logged>,
 }
@@ -97,6 +104,9 @@ impl Builder {
                 auth: Auth::None,
                 repos: BTreeMap::new(),
                 status: None,
+                retry_after: None,
+                throttle: 0,
+                token_issued_at: None,
                 delay: None,
                 log: Vec::new(),
             },
@@ -158,6 +168,24 @@ impl Builder {
     /// Every manifest request (not the ping) answers this status.
     pub fn status(mut self, code: u16) -> Self {
         self.state.status = Some(code);
+        self
+    }
+
+    /// The next `n` manifest requests answer 429 Too Many Requests.
+    pub fn throttle(mut self, n: usize) -> Self {
+        self.state.throttle = n;
+        self
+    }
+
+    /// `Retry-After` on the 429s and on the fixed status.
+    pub fn retry_after(mut self, value: &str) -> Self {
+        self.state.retry_after = Some(value.into());
+        self
+    }
+
+    /// Tokens say they were issued at this time (RFC 3339).
+    pub fn token_issued_at(mut self, at: &str) -> Self {
+        self.state.token_issued_at = Some(at.into());
         self
     }
 
@@ -344,7 +372,7 @@ async fn handle(
         .iter()
         .filter_map(|v| v.to_str().ok().map(str::to_string))
         .collect();
-    let (auth, delay, status) = {
+    let (auth, delay, status, retry_after, issued_at) = {
         let mut s = state.lock().expect("state");
         s.log.push(Logged {
             method: req.method().to_string(),
@@ -356,8 +384,17 @@ async fn handle(
                 .map(str::to_string),
             accept,
         });
-        (s.auth.clone(), s.delay, s.status)
+        (
+            s.auth.clone(),
+            s.delay,
+            s.status,
+            s.retry_after.clone(),
+            s.token_issued_at.clone(),
+        )
     };
+    let retry_headers: Vec<(&str, String)> = retry_after
+        .map(|v| vec![("Retry-After", v)])
+        .unwrap_or_default();
     if let Some(d) = delay {
         tokio::time::sleep(d).await;
     }
@@ -398,7 +435,12 @@ async fn handle(
         return Ok(respond(
             200,
             &[("Content-Type", "application/json".to_string())],
-            format!("{{\"token\":\"tok/{scope}\",\"expires_in\":300}}"),
+            match &issued_at {
+                Some(at) => format!(
+                    "{{\"token\":\"tok/{scope}\",\"expires_in\":300,\"issued_at\":\"{at}\"}}"
+                ),
+                None => format!("{{\"token\":\"tok/{scope}\",\"expires_in\":300}}"),
+            },
         ));
     }
     if path == "/v2/" {
@@ -424,9 +466,13 @@ async fn handle(
         return unauthorized();
     }
     if let Some(code) = status {
-        return Ok(respond(code, &[], error_body("UNKNOWN")));
+        return Ok(respond(code, &retry_headers, error_body("UNKNOWN")));
     }
-    let s = state.lock().expect("state");
+    let mut s = state.lock().expect("state");
+    if s.throttle > 0 {
+        s.throttle -= 1;
+        return Ok(respond(429, &retry_headers, error_body("TOOMANYREQUESTS")));
+    }
     let found = s.repos.get(repo).and_then(|r| {
         let digest = if reference.starts_with("sha256:") {
             reference.to_string()

@@ -17,7 +17,7 @@ use crate::policy::{PolicyFile, Requirement};
 use crate::reference::{Reference, ReferenceError};
 use crate::registries::lookup::{self, PullPlan, Role};
 use crate::registries::shortnames::{self, CandidateVia, ShortNameError};
-use crate::registries::{RegistriesConf, ShortNameMode};
+use crate::registries::{RegistriesConf, Registry, ShortNameMode};
 
 /// The transport CRI-O pulls with; policy scopes are looked up under it.
 const DOCKER_TRANSPORT: &str = "docker";
@@ -323,26 +323,7 @@ fn explain_candidate(
             (Vec::new(), Vec::new(), Some(msg))
         }
     };
-    let sources: Vec<Source> = sources
-        .into_iter()
-        .map(|s| {
-            let blocker = lookup::find_registry(conf, &s.reference.name()).filter(|r| r.blocked);
-            let mut origins = s.origins.clone();
-            if let Some(b) = blocker {
-                for o in &b.origins {
-                    Origin::push_unique(&mut origins, o);
-                }
-            }
-            Source {
-                reference: s.reference.to_string(),
-                role: s.role,
-                insecure: s.insecure,
-                blocked: blocker.is_some(),
-                origins,
-                probe: None,
-            }
-        })
-        .collect();
+    let sources: Vec<Source> = sources.into_iter().map(|s| source_of(conf, s)).collect();
     let skipped: Vec<Skipped> = skipped
         .into_iter()
         .map(|s| Skipped {
@@ -356,73 +337,17 @@ fn explain_candidate(
         warn_about_sources(&reference, registry.is_some(), &sources, &skipped, warnings);
     }
     if let Some(r) = registry {
-        for o in r
-            .origins
-            .iter()
-            .chain(r.mirrors.iter().flat_map(|m| &m.origins))
-        {
-            if o.as_str().starts_with("ImageContentSourcePolicy/") {
-                let w = format!(
-                    "{o} is deprecated: migrate it to an ImageDigestMirrorSet (kubectl mirrorpolicy migrate-icsp)"
-                );
-                if !warnings.contains(&w) {
-                    warnings.push(w);
-                }
-            }
-        }
+        warn_about_icsps(r, warnings);
     }
-
     let (allowed, signature) = match config.policy {
-        Some(policy) => {
-            let m = policy.requirements_for(DOCKER_TRANSPORT, &reference);
-            let allowed = !m.requirements.iter().any(|r| r.rejects());
-            if !allowed {
-                warnings.push(format!("policy.json rejects {reference} ({})", m.origin));
-            }
-            let signature = Signature {
-                scope: m.scope.clone(),
-                requirements: m.requirements.to_vec(),
-                verifies_signatures: m.requirements.iter().any(|r| r.verifies_signatures()),
-                origins: signature_origins(config, m.scope.as_deref(), &m.origin),
-            };
-            (allowed, Some(signature))
-        }
+        Some(policy) => signature_of(config, policy, &reference, warnings),
         None => (true, None),
     };
-
-    let also_matched = registry
-        .map(|winner| {
-            lookup::matching_registries(conf, &name)
-                .into_iter()
-                .filter(|r| r.prefix != winner.prefix)
-                .map(|r| r.prefix.clone())
-                .collect()
-        })
-        .unwrap_or_default();
-
     Candidate {
         reference: reference.to_string(),
         by_digest: reference.is_digested(),
-        resolved_by: match via {
-            CandidateVia::Qualified => ResolvedBy::Qualified,
-            CandidateVia::Alias { alias, origin } => ResolvedBy::Alias {
-                alias,
-                origins: vec![origin],
-            },
-            CandidateVia::SearchRegistry { registry, origin } => ResolvedBy::SearchRegistry {
-                registry,
-                origins: origin.into_iter().collect(),
-            },
-        },
-        registry: registry.map(|r| RegistryMatch {
-            prefix: r.prefix.clone(),
-            location: r.location.clone(),
-            blocked: r.blocked,
-            insecure: r.insecure,
-            mirror_by_digest_only: r.mirror_by_digest_only,
-            origins: r.origins.clone(),
-            also_matched,
-        }),
+        resolved_by: resolved_by(via),
+        registry: registry.map(|r| registry_match(conf, r, &name)),
         sources,
         skipped,
         allowed,
@@ -431,6 +356,99 @@ fn explain_candidate(
         namespace_policies: Vec::new(),
         served_by: None,
         signature_probe: None,
+    }
+}
+
+/// A pull source, blocked when the registry entry it falls under blocks it
+/// (whose origins it then also names).
+fn source_of(conf: &RegistriesConf, s: lookup::PullSource) -> Source {
+    let blocker = lookup::find_registry(conf, &s.reference.name()).filter(|r| r.blocked);
+    let mut origins = s.origins.clone();
+    if let Some(b) = blocker {
+        for o in &b.origins {
+            Origin::push_unique(&mut origins, o);
+        }
+    }
+    Source {
+        reference: s.reference.to_string(),
+        role: s.role,
+        insecure: s.insecure,
+        blocked: blocker.is_some(),
+        origins,
+        probe: None,
+    }
+}
+
+/// One warning per ImageContentSourcePolicy behind the registry entry: the
+/// kind is deprecated.
+fn warn_about_icsps(r: &Registry, warnings: &mut Vec<String>) {
+    for o in r
+        .origins
+        .iter()
+        .chain(r.mirrors.iter().flat_map(|m| &m.origins))
+    {
+        if o.as_str().starts_with("ImageContentSourcePolicy/") {
+            let w = format!(
+                "{o} is deprecated: migrate it to an ImageDigestMirrorSet (kubectl mirrorpolicy migrate-icsp)"
+            );
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+    }
+}
+
+/// Whether policy.json admits the reference, and the requirements that
+/// apply to it.
+fn signature_of(
+    config: &Config<'_>,
+    policy: &PolicyFile,
+    reference: &Reference,
+    warnings: &mut Vec<String>,
+) -> (bool, Option<Signature>) {
+    let m = policy.requirements_for(DOCKER_TRANSPORT, reference);
+    let allowed = !m.requirements.iter().any(|r| r.rejects());
+    if !allowed {
+        warnings.push(format!("policy.json rejects {reference} ({})", m.origin));
+    }
+    let signature = Signature {
+        scope: m.scope.clone(),
+        requirements: m.requirements.to_vec(),
+        verifies_signatures: m.requirements.iter().any(|r| r.verifies_signatures()),
+        origins: signature_origins(config, m.scope.as_deref(), &m.origin),
+    };
+    (allowed, Some(signature))
+}
+
+fn resolved_by(via: CandidateVia) -> ResolvedBy {
+    match via {
+        CandidateVia::Qualified => ResolvedBy::Qualified,
+        CandidateVia::Alias { alias, origin } => ResolvedBy::Alias {
+            alias,
+            origins: vec![origin],
+        },
+        CandidateVia::SearchRegistry { registry, origin } => ResolvedBy::SearchRegistry {
+            registry,
+            origins: origin.into_iter().collect(),
+        },
+    }
+}
+
+/// The registry entry that won, and the other prefixes that matched `name`.
+fn registry_match(conf: &RegistriesConf, winner: &Registry, name: &str) -> RegistryMatch {
+    let also_matched = lookup::matching_registries(conf, name)
+        .into_iter()
+        .filter(|r| r.prefix != winner.prefix)
+        .map(|r| r.prefix.clone())
+        .collect();
+    RegistryMatch {
+        prefix: winner.prefix.clone(),
+        location: winner.location.clone(),
+        blocked: winner.blocked,
+        insecure: winner.insecure,
+        mirror_by_digest_only: winner.mirror_by_digest_only,
+        origins: winner.origins.clone(),
+        also_matched,
     }
 }
 

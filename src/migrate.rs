@@ -356,43 +356,55 @@ impl Checks {
 pub fn check(inputs: &Inputs, replacements: &[Replacement]) -> Checks {
     let mut checks = Checks::default();
     for r in replacements {
-        for e in r.validate() {
-            // `spec.imageDigestMirrors[2].mirrors[0]` names the ICSP's entry 2.
-            let entry = e
-                .field
-                .split_once('[')
-                .and_then(|(_, rest)| rest.split_once(']'))
-                .map_or_else(String::new, |(i, _)| format!(" entry {i}"));
-            checks.invalid.push(format!(
-                "ImageContentSourcePolicy/{}{entry}: {e} (the {} CRD refuses it; fix the ICSP first)",
-                r.name(),
-                r.kind()
-            ));
-        }
-        let existing = match r {
-            Replacement::Idms(new) => inputs
-                .idmss
-                .iter()
-                .find(|o| o.metadata.name == new.metadata.name)
-                .map(|o| o.spec == new.spec),
-            Replacement::Itms(new) => inputs
-                .itmss
-                .iter()
-                .find(|o| o.metadata.name == new.metadata.name)
-                .map(|o| o.spec == new.spec),
-        };
-        match existing {
-            Some(true) => {
-                checks.unchanged.insert(r.label());
-            }
-            Some(false) => checks.name_conflicts.push(format!(
-                "{} already exists with other mirrors than ImageContentSourcePolicy/{} (rename or remove one of them)",
-                r.label(),
-                r.name()
-            )),
-            None => {}
-        }
+        check_replacement(inputs, r, &mut checks);
     }
+    warn_about_entries(inputs, &mut checks);
+    checks
+}
+
+/// A replacement's CRD rules, and the object of its name already there.
+fn check_replacement(inputs: &Inputs, r: &Replacement, checks: &mut Checks) {
+    for e in r.validate() {
+        // `spec.imageDigestMirrors[2].mirrors[0]` names the ICSP's entry 2.
+        let entry = e
+            .field
+            .split_once('[')
+            .and_then(|(_, rest)| rest.split_once(']'))
+            .map_or_else(String::new, |(i, _)| format!(" entry {i}"));
+        checks.invalid.push(format!(
+            "ImageContentSourcePolicy/{}{entry}: {e} (the {} CRD refuses it; fix the ICSP first)",
+            r.name(),
+            r.kind()
+        ));
+    }
+    let existing = match r {
+        Replacement::Idms(new) => inputs
+            .idmss
+            .iter()
+            .find(|o| o.metadata.name == new.metadata.name)
+            .map(|o| o.spec == new.spec),
+        Replacement::Itms(new) => inputs
+            .itmss
+            .iter()
+            .find(|o| o.metadata.name == new.metadata.name)
+            .map(|o| o.spec == new.spec),
+    };
+    match existing {
+        Some(true) => {
+            checks.unchanged.insert(r.label());
+        }
+        Some(false) => checks.name_conflicts.push(format!(
+            "{} already exists with other mirrors than ImageContentSourcePolicy/{} (rename or remove one of them)",
+            r.label(),
+            r.name()
+        )),
+        None => {}
+    }
+}
+
+/// ICSP entries without mirrors, and ICSPs whose every mirror an existing
+/// IDMS already gives.
+fn warn_about_entries(inputs: &Inputs, checks: &mut Checks) {
     // Mirrors the existing IDMSs already give each source.
     let mut covered: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for idms in &inputs.idmss {
@@ -432,7 +444,6 @@ pub fn check(inputs: &Inputs, replacements: &[Replacement]) -> Checks {
             ));
         }
     }
-    checks
 }
 
 /// What the MCO renders from one set of objects, or its refusal. The

@@ -343,12 +343,42 @@ fn write_files(dir: &Path, replacements: &[Replacement]) -> Result<()> {
         ))
         .into());
     }
+    let (plan, unchanged) = plan_files(dir, replacements)?;
+    for path in &unchanged {
+        note(Note::UnchangedFile { path });
+    }
+    if plan.is_empty() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
+    let moved = write_all_or_none(dir, plan)?;
+    for (r, path) in &moved {
+        done(Done::Wrote {
+            kind: r.kind(),
+            path,
+        })?;
+    }
+    Ok(())
+}
+
+/// A file to write: the replacement, its path, its YAML.
+type PlannedFile<'a> = (&'a Replacement, PathBuf, String);
+
+/// The files to write and those already holding their replacement; any
+/// other file (or link) in the way refuses the whole write.
+fn plan_files<'a>(
+    dir: &Path,
+    replacements: &'a [Replacement],
+) -> Result<(Vec<PlannedFile<'a>>, Vec<PathBuf>)> {
     let mut plan = Vec::new();
     let mut clashes = Vec::new();
     let mut unchanged = Vec::new();
     for r in replacements {
         let path = dir.join(r.file_name());
         let yaml = r.to_yaml();
+        let cannot_read =
+            |e: std::io::Error| Failure::input(format!("cannot read {}: {e}", path.display()));
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_symlink() => clashes.push(format!(
                 "{} (a symbolic link: never followed)",
@@ -360,16 +390,10 @@ fn write_files(dir: &Path, replacements: &[Replacement]) -> Result<()> {
             Ok(_) => match std::fs::read(&path) {
                 Ok(existing) if existing == yaml.as_bytes() => unchanged.push(path),
                 Ok(_) => clashes.push(path.display().to_string()),
-                Err(e) => {
-                    return Err(
-                        Failure::input(format!("cannot read {}: {e}", path.display())).into(),
-                    )
-                }
+                Err(e) => return Err(cannot_read(e).into()),
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => plan.push((r, path, yaml)),
-            Err(e) => {
-                return Err(Failure::input(format!("cannot read {}: {e}", path.display())).into())
-            }
+            Err(e) => return Err(cannot_read(e).into()),
         }
     }
     if !clashes.is_empty() {
@@ -381,14 +405,15 @@ fn write_files(dir: &Path, replacements: &[Replacement]) -> Result<()> {
         .with_hint("move them away or pick another --dest-dir")
         .into());
     }
-    for path in &unchanged {
-        note(Note::UnchangedFile { path });
-    }
-    if plan.is_empty() {
-        return Ok(());
-    }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
+    Ok((plan, unchanged))
+}
+
+/// Writes every planned file to a temporary file first, then moves each to
+/// its name without replacing anything; a failure removes what was moved.
+fn write_all_or_none<'a>(
+    dir: &Path,
+    plan: Vec<PlannedFile<'a>>,
+) -> Result<Vec<(&'a Replacement, PathBuf)>> {
     let mut written = Vec::new();
     for (r, path, yaml) in plan {
         let temp = temp_file(dir, &yaml).map_err(|e| {
@@ -421,13 +446,7 @@ fn write_files(dir: &Path, replacements: &[Replacement]) -> Result<()> {
         }
         moved.push((r, path));
     }
-    for (r, path) in &moved {
-        done(Done::Wrote {
-            kind: r.kind(),
-            path,
-        })?;
-    }
-    Ok(())
+    Ok(moved)
 }
 
 /// A temporary file created exclusively (`O_EXCL`, random name) in `dir`
@@ -737,9 +756,45 @@ async fn delete_icsps(
         .await
         .map_err(cluster::cluster_failure)?
         .inputs;
-    let mut kept = Vec::new();
-    let mut changed: Vec<&str> = Vec::new();
-    let mut deletable: Vec<(&str, Preconditions)> = Vec::new();
+    let mut kept = Kept::default();
+    let deletable = deletable_icsps(&now, inputs, replacements, &mut kept)?;
+    if !deletable.is_empty() {
+        prove_deletion(&now, &deletable)?;
+    }
+    delete_proven(connection, &deletable, &mut kept).await?;
+    if kept.reasons.is_empty() {
+        return Ok(());
+    }
+    let hint = if !kept.changed.is_empty() {
+        let names = kept.changed.join(" ");
+        format!(
+            "nothing was lost: the change is on the server, in the ImageContentSourcePolicy; its replacement was applied from the version read before. Look at the change (kubectl get imagecontentsourcepolicy {names} -o yaml), then run `{}` again; if the change touched its mirrors, that run refuses the old replacement of the same name: delete it first (kubectl delete imagedigestmirrorset {names}; the ICSP still holds its rules)",
+            rerun(args)
+        )
+    } else {
+        "run again: replacements already applied show as unchanged".to_string()
+    };
+    Err(Failure::refused(kept.reasons.join("; "))
+        .with_hint(hint)
+        .into())
+}
+
+/// The ICSPs not deleted, why, and those of them that changed on the server.
+#[derive(Default)]
+struct Kept<'a> {
+    reasons: Vec<String>,
+    changed: Vec<&'a str>,
+}
+
+/// The ICSPs that may go, each with the version proven: still the version
+/// converted, its IDMS on the server with the planned spec.
+fn deletable_icsps<'a>(
+    now: &Inputs,
+    inputs: &'a Inputs,
+    replacements: &[Replacement],
+    kept: &mut Kept<'a>,
+) -> Result<Vec<(&'a str, Preconditions)>> {
+    let mut deletable = Vec::new();
     for icsp in &inputs.icsps {
         let name = icsp.metadata.name.as_str();
         let Some(Replacement::Idms(idms)) = replacements
@@ -755,24 +810,31 @@ async fn delete_icsps(
         };
         let is = Preconditions::of(&current.metadata);
         let Some(proven) = was.clone().filter(|w| Some(w) == is.as_ref()) else {
-            kept.push(format!(
+            kept.reasons.push(format!(
                 "{}: not deleted",
                 change_of(name, was.as_ref(), is.as_ref())
             ));
-            changed.push(name);
+            kept.changed.push(name);
             continue;
         };
         match now.idmss.iter().find(|o| o.metadata.name == name) {
             Some(o) if o.spec == idms.spec => deletable.push((name, proven)),
-            on_server => kept.push(format!(
+            on_server => kept.reasons.push(format!(
                 "ImageContentSourcePolicy/{name} kept: ImageDigestMirrorSet/{name} is {} on the server",
                 if on_server.is_some() { "different" } else { "missing" }
             )),
         }
     }
-    if !deletable.is_empty() {
-        prove_deletion(&now, &deletable)?;
-    }
+    Ok(deletable)
+}
+
+/// Deletes each ICSP at its proven version; a conflict stops the rest (the
+/// proof counted on that ICSP as it was).
+async fn delete_proven<'a>(
+    connection: &Connection,
+    deletable: &[(&'a str, Preconditions)],
+    kept: &mut Kept<'a>,
+) -> Result<()> {
     for (i, (name, proven)) in deletable.iter().enumerate() {
         match connection
             .delete(&IMAGE_CONTENT_SOURCE_POLICIES, name, Some(proven), false)
@@ -788,46 +850,34 @@ async fn delete_icsps(
                     .map_err(cluster::cluster_failure)?;
                 let is = current.as_ref().and_then(preconditions_of);
                 if current.is_some() && is.as_ref() == Some(proven) {
-                    kept.push(format!(
+                    kept.reasons.push(format!(
                         "ImageContentSourcePolicy/{name} kept: the server refused the delete: {message}"
                     ));
                 } else {
-                    kept.push(format!(
+                    kept.reasons.push(format!(
                         "{}: not deleted",
                         change_of(name, Some(proven), is.as_ref())
                     ));
-                    changed.push(name);
+                    kept.changed.push(name);
                 }
                 let rest: Vec<String> = deletable[i + 1..]
                     .iter()
                     .map(|(n, _)| format!("ImageContentSourcePolicy/{n}"))
                     .collect();
                 if !rest.is_empty() {
-                    kept.push(format!(
+                    kept.reasons.push(format!(
                         "{} not deleted either: the proof counted on ImageContentSourcePolicy/{name} as it was",
                         rest.join(", ")
                     ));
                 }
                 break;
             }
-            Reply::Forbidden(message) => kept.push(format!(
+            Reply::Forbidden(message) => kept.reasons.push(format!(
                 "ImageContentSourcePolicy/{name} kept: the server refused the delete: {message}"
             )),
         }
     }
-    if kept.is_empty() {
-        return Ok(());
-    }
-    let hint = if !changed.is_empty() {
-        let names = changed.join(" ");
-        format!(
-            "nothing was lost: the change is on the server, in the ImageContentSourcePolicy; its replacement was applied from the version read before. Look at the change (kubectl get imagecontentsourcepolicy {names} -o yaml), then run `{}` again; if the change touched its mirrors, that run refuses the old replacement of the same name: delete it first (kubectl delete imagedigestmirrorset {names}; the ICSP still holds its rules)",
-            rerun(args)
-        )
-    } else {
-        "run again: replacements already applied show as unchanged".to_string()
-    };
-    Err(Failure::refused(kept.join("; ")).with_hint(hint).into())
+    Ok(())
 }
 
 /// The proof again, on the server's objects as they are right before the

@@ -415,100 +415,108 @@ fn validate_root_of_trust(errors: &mut Errors, rot: &PolicyRootOfTrust) {
         }
     }
     if let Some(pk) = &rot.public_key {
-        let at = format!("{at}.publicKey");
-        pem_field(
-            errors,
-            &format!("{at}.keyData"),
-            "keyData",
-            &pk.key_data,
-            Pem::PublicKey,
-            Some(68),
-        );
-        if let Some(rekor) = &pk.rekor_key_data {
-            pem_field(
-                errors,
-                &format!("{at}.rekorKeyData"),
-                "rekorKeyData",
-                rekor,
-                Pem::PublicKey,
-                None,
-            );
-        }
+        validate_public_key(errors, &format!("{at}.publicKey"), pk);
     }
     if let Some(f) = &rot.fulcio_ca_with_rekor {
-        let at = format!("{at}.fulcioCAWithRekor");
-        pem_field(
-            errors,
-            &format!("{at}.fulcioCAData"),
-            "fulcioCAData",
-            &f.fulcio_ca_data,
-            Pem::Certificate,
-            None,
-        );
+        validate_fulcio(errors, &format!("{at}.fulcioCAWithRekor"), f);
+    }
+    if let Some(pki) = &rot.pki {
+        validate_pki(errors, &format!("{at}.pki"), pki);
+    }
+}
+
+fn validate_public_key(errors: &mut Errors, at: &str, pk: &ImagePolicyPublicKeyRootOfTrust) {
+    pem_field(
+        errors,
+        &format!("{at}.keyData"),
+        "keyData",
+        &pk.key_data,
+        Pem::PublicKey,
+        Some(68),
+    );
+    if let Some(rekor) = &pk.rekor_key_data {
         pem_field(
             errors,
             &format!("{at}.rekorKeyData"),
             "rekorKeyData",
-            &f.rekor_key_data,
+            rekor,
             Pem::PublicKey,
             None,
         );
-        let subject = &f.fulcio_subject;
-        let field = format!("{at}.fulcioSubject.oidcIssuer");
-        if errors.max_length(&field, &subject.oidc_issuer, 2048) && !is_url(&subject.oidc_issuer) {
-            errors.rule(
-                &field,
-                &subject.oidc_issuer,
-                "oidcIssuer must be a valid URL",
-            );
-        }
-        let field = format!("{at}.fulcioSubject.signedEmail");
-        if errors.max_length(&field, &subject.signed_email, 320) && !is_email(&subject.signed_email)
-        {
-            errors.rule(&field, &subject.signed_email, "invalid email address");
-        }
     }
-    if let Some(pki) = &rot.pki {
-        let at = format!("{at}.pki");
+}
+
+fn validate_fulcio(errors: &mut Errors, at: &str, f: &ImagePolicyFulcioCAWithRekorRootOfTrust) {
+    pem_field(
+        errors,
+        &format!("{at}.fulcioCAData"),
+        "fulcioCAData",
+        &f.fulcio_ca_data,
+        Pem::Certificate,
+        None,
+    );
+    pem_field(
+        errors,
+        &format!("{at}.rekorKeyData"),
+        "rekorKeyData",
+        &f.rekor_key_data,
+        Pem::PublicKey,
+        None,
+    );
+    let subject = &f.fulcio_subject;
+    let field = format!("{at}.fulcioSubject.oidcIssuer");
+    if errors.max_length(&field, &subject.oidc_issuer, 2048) && !is_url(&subject.oidc_issuer) {
+        errors.rule(
+            &field,
+            &subject.oidc_issuer,
+            "oidcIssuer must be a valid URL",
+        );
+    }
+    let field = format!("{at}.fulcioSubject.signedEmail");
+    if errors.max_length(&field, &subject.signed_email, 320) && !is_email(&subject.signed_email) {
+        errors.rule(&field, &subject.signed_email, "invalid email address");
+    }
+}
+
+fn validate_pki(errors: &mut Errors, at: &str, pki: &ImagePolicyPKIRootOfTrust) {
+    pem_field(
+        errors,
+        &format!("{at}.caRootsData"),
+        "caRootsData",
+        &pki.ca_roots_data,
+        Pem::Bundle,
+        Some(72),
+    );
+    if let Some(intermediates) = &pki.ca_intermediates_data {
         pem_field(
             errors,
-            &format!("{at}.caRootsData"),
-            "caRootsData",
-            &pki.ca_roots_data,
+            &format!("{at}.caIntermediatesData"),
+            "caIntermediatesData",
+            intermediates,
             Pem::Bundle,
             Some(72),
         );
-        if let Some(intermediates) = &pki.ca_intermediates_data {
-            pem_field(
-                errors,
-                &format!("{at}.caIntermediatesData"),
-                "caIntermediatesData",
-                intermediates,
-                Pem::Bundle,
-                Some(72),
-            );
+    }
+    let subject = &pki.pki_certificate_subject;
+    let at = format!("{at}.pkiCertificateSubject");
+    if subject.email.is_none() && subject.hostname.is_none() {
+        errors.rule(
+            &at,
+            "",
+            "at least one of email or hostname must be set in pkiCertificateSubject",
+        );
+    }
+    if let Some(email) = &subject.email {
+        let field = format!("{at}.email");
+        if errors.max_length(&field, email, 320) && !is_email(email) {
+            errors.rule(&field, email, "invalid email address");
         }
-        let subject = &pki.pki_certificate_subject;
-        let at = format!("{at}.pkiCertificateSubject");
-        if subject.email.is_none() && subject.hostname.is_none() {
-            errors.rule(
-                &at,
-                "",
-                "at least one of email or hostname must be set in pkiCertificateSubject",
-            );
-        }
-        if let Some(email) = &subject.email {
-            let field = format!("{at}.email");
-            if errors.max_length(&field, email, 320) && !is_email(email) {
-                errors.rule(&field, email, "invalid email address");
-            }
-        }
-        if let Some(hostname) = &subject.hostname {
-            let field = format!("{at}.hostname");
-            let name = hostname.strip_prefix("*.").unwrap_or(hostname);
-            if errors.max_length(&field, hostname, 253) && !is_dns1123_subdomain(name) {
-                errors.rule(&field, hostname, "hostname must be a valid dns 1123 subdomain name, optionally prefixed by '*.'. It must consist only of lowercase alphanumeric characters, hyphens, periods and the optional preceding asterisk.");
-            }
+    }
+    if let Some(hostname) = &subject.hostname {
+        let field = format!("{at}.hostname");
+        let name = hostname.strip_prefix("*.").unwrap_or(hostname);
+        if errors.max_length(&field, hostname, 253) && !is_dns1123_subdomain(name) {
+            errors.rule(&field, hostname, "hostname must be a valid dns 1123 subdomain name, optionally prefixed by '*.'. It must consist only of lowercase alphanumeric characters, hyphens, periods and the optional preceding asterisk.");
         }
     }
 }

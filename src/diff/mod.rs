@@ -345,6 +345,17 @@ fn pool_state(pool: &MachineConfigPool) -> String {
     parts.join(", ")
 }
 
+/// One pool being compared: its inputs, the MachineConfigs it merges, the
+/// name of its generated MachineConfig, and its state.
+struct PoolContext<'a> {
+    inputs: &'a Inputs,
+    pool: &'a MachineConfigPool,
+    selection: &'a Selection,
+    configs: Vec<&'a MachineConfig>,
+    generated: String,
+    state: String,
+}
+
 fn pool_diff(
     inputs: &Inputs,
     pool: &MachineConfigPool,
@@ -353,12 +364,45 @@ fn pool_diff(
     proposed: bool,
 ) -> Result<PoolDiff, String> {
     let name = &pool.metadata.name;
-    let state = pool_state(pool);
-    let mut stages = Vec::new();
+    let cx = PoolContext {
+        inputs,
+        pool,
+        selection,
+        // The pool's other MachineConfigs, in the MCO's merge order: they
+        // write what the generated MachineConfig does not carry.
+        configs: layers::pool_configs(&inputs.machine_configs, pool),
+        generated: generated_registries_name(name),
+        state: pool_state(pool),
+    };
+    let mut stages = vec![crs_stage(inputs, name, crs_name)];
+    stages.push(mc_stage(
+        inputs,
+        "generated",
+        &cx.generated,
+        format!("MachineConfig/{}", cx.generated),
+        Vec::new(),
+    )?);
+    if let Some(target) = target_stage(inputs, pool)? {
+        stages.push(target);
+    }
+    stages.extend(node_stages(inputs, pool, selection)?);
+    let mut drift = stage_drift(&cx, &stages, proposed)?;
+    let impact = impact(&cx, &stages)?;
+    let notes = refusals_and_notes(&stages, &cx.generated, &mut drift);
+    Ok(PoolDiff {
+        pool: name.clone(),
+        state: cx.state,
+        stages,
+        drift,
+        impact,
+        notes,
+    })
+}
 
-    // (a) the CRs.
-    let render = render_pool(inputs, name);
-    stages.push(Stage {
+/// Stage (a): what the CRs render for the pool, or why the MCO refuses them.
+fn crs_stage(inputs: &Inputs, pool: &str, crs_name: &str) -> Stage {
+    let render = render_pool(inputs, pool);
+    Stage {
         kind: "crs",
         name: crs_name.to_string(),
         machine_config: None,
@@ -373,47 +417,49 @@ fn pool_diff(
                 .map(|f| (f.path.clone(), f.contents.clone()))
                 .collect()
         }),
-    });
+    }
+}
 
-    // (b) the generated MachineConfig.
-    let generated = generated_registries_name(name);
-    stages.push(mc_stage(
-        inputs,
-        "generated",
-        &generated,
-        format!("MachineConfig/{generated}"),
-        Vec::new(),
-    )?);
-
-    // (c) the pool's target.
+/// Stage (c): the pool's target rendered config; none for a pool implied
+/// by its generated MachineConfig.
+fn target_stage(inputs: &Inputs, pool: &MachineConfigPool) -> Result<Option<Stage>, String> {
+    let name = &pool.metadata.name;
     let target = if pool.spec.configuration.name.is_empty() {
         pool.status.configuration.name.clone()
     } else {
         pool.spec.configuration.name.clone()
     };
     if pool.api_version.is_empty() {
-        // An implied pool: nothing further to compare.
-    } else if target.is_empty() {
-        stages.push(Stage {
+        return Ok(None);
+    }
+    if target.is_empty() {
+        return Ok(Some(Stage {
             kind: "target",
             name: format!("the target of pool {name}"),
             machine_config: None,
             nodes: Vec::new(),
             missing: Some("the pool names no rendered MachineConfig".into()),
             files: None,
-        });
-    } else {
-        stages.push(mc_stage(
-            inputs,
-            "target",
-            &target,
-            format!("the pool's target {target}"),
-            Vec::new(),
-        )?);
+        }));
     }
+    mc_stage(
+        inputs,
+        "target",
+        &target,
+        format!("the pool's target {target}"),
+        Vec::new(),
+    )
+    .map(Some)
+}
 
-    // (d) the nodes, one stage per distinct current config.
-    let prefix = format!("rendered-{name}-");
+/// Stages (d): the selected nodes of the pool, one stage per distinct
+/// current config.
+fn node_stages(
+    inputs: &Inputs,
+    pool: &MachineConfigPool,
+    selection: &Selection,
+) -> Result<Vec<Stage>, String> {
+    let prefix = format!("rendered-{}-", pool.metadata.name);
     let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for node in &inputs.nodes {
         let current = node
@@ -431,23 +477,29 @@ fn pool_diff(
             .or_default()
             .push(node.metadata.name.clone());
     }
-    for (config, nodes) in &groups {
-        let label = format!("nodes {} (running {config})", nodes.join(", "));
-        stages.push(mc_stage(inputs, "nodes", config, label, nodes.clone())?);
-    }
+    groups
+        .into_iter()
+        .map(|(config, nodes)| {
+            let label = format!("nodes {} (running {config})", nodes.join(", "));
+            mc_stage(inputs, "nodes", &config, label, nodes)
+        })
+        .collect()
+}
 
-    // The pool's other MachineConfigs, in the MCO's merge order: they
-    // write what the generated MachineConfig does not carry.
-    let configs = layers::pool_configs(&inputs.machine_configs, pool);
-    let target_at = stages.iter().position(|s| s.kind == "target");
-    let node_stages: Vec<usize> = (0..stages.len())
+/// The indexes of the node stages.
+fn node_indexes(stages: &[Stage]) -> Vec<usize> {
+    (0..stages.len())
         .filter(|&i| stages[i].kind == "nodes")
-        .collect();
-    // The CRs with the generated MachineConfig; the generated MachineConfig
-    // with the pool's target (or, for a pool implied by it, with the nodes);
-    // nodes with the pool's target.
+        .collect()
+}
+
+/// The differences between consecutive stages: the CRs with the generated
+/// MachineConfig; the generated MachineConfig with the pool's target (or,
+/// for a pool implied by it, with the nodes); nodes with the pool's target.
+fn stage_drift(cx: &PoolContext, stages: &[Stage], proposed: bool) -> Result<Vec<Drift>, String> {
+    let node_stages = node_indexes(stages);
     let mut pairs = vec![(0, 1)];
-    match target_at {
+    match stages.iter().position(|s| s.kind == "target") {
         Some(t) => {
             pairs.push((1, t));
             pairs.extend(node_stages.iter().map(|&n| (t, n)));
@@ -460,93 +512,119 @@ fn pool_diff(
         let (Some(fa), Some(fb)) = (&a.files, &b.files) else {
             continue;
         };
-        if from == 0 {
-            for file in changed_files(fa, fb, &selection.files) {
-                let cause = if proposed {
-                    "the proposed objects are not applied yet: this is what applying them changes"
-                        .to_string()
-                } else {
-                    cause(inputs, pool, &stages, to, &state)
-                };
-                drift.push(drift_entry(&file, &a.name, &b.name, fa, fb, cause));
-            }
+        if from == 1 {
+            drift.extend(generated_drift(cx, stages, to, fa, fb)?);
             continue;
         }
-        if from != 1 {
-            for file in changed_files(fa, fb, &selection.files) {
-                let cause = cause(inputs, pool, &stages, to, &state);
-                drift.push(drift_entry(&file, &a.name, &b.name, fa, fb, cause));
-            }
+        for file in changed_files(fa, fb, &cx.selection.files) {
+            let cause = if from == 0 && proposed {
+                "the proposed objects are not applied yet: this is what applying them changes"
+                    .to_string()
+            } else {
+                cause(cx.inputs, cx.pool, stages, to, &cx.state)
+            };
+            drift.push(drift_entry(&file, &a.name, &b.name, fa, fb, cause));
+        }
+    }
+    Ok(drift)
+}
+
+/// The generated MachineConfig against a rendered config (`to`). A
+/// rendered config holds every file of the pool: a file the generated
+/// MachineConfig does not carry is compared with what the node gets
+/// without it, and one no MachineConfig writes is not the mirror CRs'
+/// doing.
+fn generated_drift(
+    cx: &PoolContext,
+    stages: &[Stage],
+    to: usize,
+    fa: &Files,
+    fb: &Files,
+) -> Result<Vec<Drift>, String> {
+    let (a, b) = (&stages[1], &stages[to]);
+    let name = &cx.pool.metadata.name;
+    let base = layers::layered(&cx.configs, name, &cx.generated, fa, false)?;
+    let mut drift = Vec::new();
+    for file in changed_files(&base.files, fb, &cx.selection.files) {
+        if !base.manages(&file) {
             continue;
         }
-        // A rendered config holds every file of the pool: a file the
-        // generated MachineConfig does not carry is compared with what the
-        // node gets without it, and one no MachineConfig writes is not
-        // the mirror CRs' doing.
-        let base = layers::layered(&configs, name, &generated, fa, false)?;
-        for file in changed_files(&base.files, fb, &selection.files) {
-            if !base.manages(&file) {
-                continue;
-            }
-            let source = &base.sources[&file];
-            let from_name = match source {
-                layers::Source::Config(n) => format!("MachineConfig/{n}"),
-                _ => a.name.clone(),
-            };
-            let cause = match (b.kind, source) {
-                ("target", _) => target_cause(&configs, pool, &generated, &file, source, &state),
-                _ => cause(inputs, pool, &stages, to, &state),
-            };
-            drift.push(drift_entry(
+        let source = &base.sources[&file];
+        let from_name = match source {
+            layers::Source::Config(n) => format!("MachineConfig/{n}"),
+            _ => a.name.clone(),
+        };
+        let cause = match (b.kind, source) {
+            ("target", _) => target_cause(
+                &cx.configs,
+                cx.pool,
+                &cx.generated,
                 &file,
-                &from_name,
-                &b.name,
-                &base.files,
-                fb,
-                cause,
-            ));
-        }
+                source,
+                &cx.state,
+            ),
+            _ => cause(cx.inputs, cx.pool, stages, to, &cx.state),
+        };
+        drift.push(drift_entry(
+            &file,
+            &from_name,
+            &b.name,
+            &base.files,
+            fb,
+            cause,
+        ));
     }
-    // What each node group will go through to reach the CRs' files: the
-    // pool's MachineConfigs merged with what the CRs render in the
-    // generated MachineConfig's place, as the next rendered config will be.
+    Ok(drift)
+}
+
+/// What each node group will go through to reach the CRs' files: the
+/// pool's MachineConfigs merged with what the CRs render in the generated
+/// MachineConfig's place, as the next rendered config will be.
+fn impact(cx: &PoolContext, stages: &[Stage]) -> Result<Vec<Impact>, String> {
     let mut impact = Vec::new();
-    if let Some(crs) = &stages[0].files {
-        let next = layers::layered(&configs, name, &generated, crs, true)?;
-        for &n in &node_stages {
-            let stage = &stages[n];
-            let Some(files) = &stage.files else { continue };
-            let changed: Vec<String> = changed_files(files, &next.files, &selection.files)
-                .into_iter()
-                .filter(|f| next.manages(f))
-                .collect();
-            if changed.is_empty() {
-                continue;
-            }
-            let registries = changed.iter().any(|f| f == REGISTRIES_CONF).then(|| {
-                (
-                    files
-                        .get(REGISTRIES_CONF)
-                        .map_or(REGISTRIES_TEMPLATE, String::as_str),
-                    next.files
-                        .get(REGISTRIES_CONF)
-                        .map_or(REGISTRIES_TEMPLATE, String::as_str),
-                )
-            });
-            let (action, reasons) = impact::action_for(&changed, registries);
-            impact.push(Impact {
-                nodes: stage.nodes.clone(),
-                config: stage.machine_config.clone().unwrap_or_default(),
-                files: changed,
-                action,
-                reasons,
-            });
+    let Some(crs) = &stages[0].files else {
+        return Ok(impact);
+    };
+    let name = &cx.pool.metadata.name;
+    let next = layers::layered(&cx.configs, name, &cx.generated, crs, true)?;
+    for n in node_indexes(stages) {
+        let stage = &stages[n];
+        let Some(files) = &stage.files else { continue };
+        let changed: Vec<String> = changed_files(files, &next.files, &cx.selection.files)
+            .into_iter()
+            .filter(|f| next.manages(f))
+            .collect();
+        if changed.is_empty() {
+            continue;
         }
+        let registries = changed.iter().any(|f| f == REGISTRIES_CONF).then(|| {
+            (
+                files
+                    .get(REGISTRIES_CONF)
+                    .map_or(REGISTRIES_TEMPLATE, String::as_str),
+                next.files
+                    .get(REGISTRIES_CONF)
+                    .map_or(REGISTRIES_TEMPLATE, String::as_str),
+            )
+        });
+        let (action, reasons) = impact::action_for(&changed, registries);
+        impact.push(Impact {
+            nodes: stage.nodes.clone(),
+            config: stage.machine_config.clone().unwrap_or_default(),
+            files: changed,
+            action,
+            reasons,
+        });
     }
-    // The MCO refusing the CRs is drift: nodes keep the old files. A
-    // MachineConfig missing from the input only limits the comparison.
+    Ok(impact)
+}
+
+/// The MCO refusing the CRs is drift: nodes keep the old files. A
+/// MachineConfig missing from the input only limits the comparison: the
+/// notes returned.
+fn refusals_and_notes(stages: &[Stage], generated: &str, drift: &mut Vec<Drift>) -> Vec<String> {
     let mut notes = Vec::new();
-    for s in &stages {
+    for s in stages {
         if let (None, Some(why)) = (&s.files, &s.missing) {
             if s.kind == "crs" {
                 drift.push(Drift {
@@ -566,14 +644,7 @@ fn pool_diff(
             }
         }
     }
-    Ok(PoolDiff {
-        pool: name.clone(),
-        state,
-        stages,
-        drift,
-        impact,
-        notes,
-    })
+    notes
 }
 
 fn mc_stage(
@@ -744,44 +815,7 @@ fn registries_summary(a: &Value, b: &Value, a_name: &str, b_name: &str) -> Vec<S
             sb.join(", ")
         ));
     }
-    let entries = |v: &Value| -> BTreeMap<String, Value> {
-        v.get("registry")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .map(|r| {
-                let s = |k: &str| {
-                    r.get(k)
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string()
-                };
-                let scope = if s("prefix").is_empty() {
-                    s("location")
-                } else {
-                    s("prefix")
-                };
-                (scope, r.clone())
-            })
-            .collect()
-    };
-    let (ea, eb) = (entries(a), entries(b));
-    let mirrors = |r: &Value| -> Vec<(String, String)> {
-        r.get("mirror")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .map(|m| {
-                let s = |k: &str| {
-                    m.get(k)
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string()
-                };
-                (s("location"), s("pull-from-mirror"))
-            })
-            .collect()
-    };
+    let (ea, eb) = (registry_entries(a), registry_entries(b));
     let scopes: BTreeSet<&String> = ea.keys().chain(eb.keys()).collect();
     for scope in scopes {
         match (ea.get(scope), eb.get(scope)) {
@@ -792,47 +826,7 @@ fn registries_summary(a: &Value, b: &Value, a_name: &str, b_name: &str) -> Vec<S
                 "registry `{scope}` is in {b_name} but not in {a_name}"
             )),
             (Some(x), Some(y)) if x != y => {
-                for flag in ["blocked", "insecure", "mirror-by-digest-only"] {
-                    let f = |r: &Value| r.get(flag).and_then(Value::as_bool).unwrap_or(false);
-                    if f(x) != f(y) {
-                        out.push(format!(
-                            "`{scope}` is {}{flag} in {a_name} and {}{flag} in {b_name}",
-                            if f(x) { "" } else { "not " },
-                            if f(y) { "" } else { "not " }
-                        ));
-                    }
-                }
-                let (mx, my) = (mirrors(x), mirrors(y));
-                let label = |(loc, pull): &(String, String)| {
-                    if pull.is_empty() {
-                        format!("`{loc}`")
-                    } else {
-                        format!("`{loc}` ({pull})")
-                    }
-                };
-                for m in &mx {
-                    if !my.contains(m) {
-                        out.push(format!(
-                            "mirror {} for `{scope}` is in {a_name} but not in {b_name}",
-                            label(m)
-                        ));
-                    }
-                }
-                for m in &my {
-                    if !mx.contains(m) {
-                        out.push(format!(
-                            "mirror {} for `{scope}` is in {b_name} but not in {a_name}",
-                            label(m)
-                        ));
-                    }
-                }
-                let common =
-                    |m: &[(String, String)], other: &[(String, String)]| -> Vec<(String, String)> {
-                        m.iter().filter(|e| other.contains(e)).cloned().collect()
-                    };
-                if common(&mx, &my) != common(&my, &mx) {
-                    out.push(format!("the mirrors of `{scope}` are in another order in {b_name} than in {a_name}"));
-                }
+                out.extend(registry_entry_summary(scope, x, y, a_name, b_name));
             }
             _ => {}
         }
@@ -840,6 +834,103 @@ fn registries_summary(a: &Value, b: &Value, a_name: &str, b_name: &str) -> Vec<S
     if out.is_empty() {
         out.push(format!(
             "registries.conf differs between {a_name} and {b_name}"
+        ));
+    }
+    out
+}
+
+/// The `[[registry]]` tables of a registries.conf, by scope (`prefix`, or
+/// `location` when it has none).
+fn registry_entries(v: &Value) -> BTreeMap<String, Value> {
+    v.get("registry")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            let s = |k: &str| {
+                r.get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let scope = if s("prefix").is_empty() {
+                s("location")
+            } else {
+                s("prefix")
+            };
+            (scope, r.clone())
+        })
+        .collect()
+}
+
+/// The mirrors of a `[[registry]]` table: `(location, pull-from-mirror)`.
+fn mirror_entries(r: &Value) -> Vec<(String, String)> {
+    r.get("mirror")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            let s = |k: &str| {
+                m.get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            (s("location"), s("pull-from-mirror"))
+        })
+        .collect()
+}
+
+/// How the `[[registry]]` table of `scope` differs: its flags, the mirrors
+/// only one side has, and the order of the mirrors both have.
+fn registry_entry_summary(
+    scope: &str,
+    x: &Value,
+    y: &Value,
+    a_name: &str,
+    b_name: &str,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for flag in ["blocked", "insecure", "mirror-by-digest-only"] {
+        let f = |r: &Value| r.get(flag).and_then(Value::as_bool).unwrap_or(false);
+        if f(x) != f(y) {
+            out.push(format!(
+                "`{scope}` is {}{flag} in {a_name} and {}{flag} in {b_name}",
+                if f(x) { "" } else { "not " },
+                if f(y) { "" } else { "not " }
+            ));
+        }
+    }
+    let (mx, my) = (mirror_entries(x), mirror_entries(y));
+    let label = |(loc, pull): &(String, String)| {
+        if pull.is_empty() {
+            format!("`{loc}`")
+        } else {
+            format!("`{loc}` ({pull})")
+        }
+    };
+    for m in &mx {
+        if !my.contains(m) {
+            out.push(format!(
+                "mirror {} for `{scope}` is in {a_name} but not in {b_name}",
+                label(m)
+            ));
+        }
+    }
+    for m in &my {
+        if !mx.contains(m) {
+            out.push(format!(
+                "mirror {} for `{scope}` is in {b_name} but not in {a_name}",
+                label(m)
+            ));
+        }
+    }
+    let common = |m: &[(String, String)], other: &[(String, String)]| -> Vec<(String, String)> {
+        m.iter().filter(|e| other.contains(e)).cloned().collect()
+    };
+    if common(&mx, &my) != common(&my, &mx) {
+        out.push(format!(
+            "the mirrors of `{scope}` are in another order in {b_name} than in {a_name}"
         ));
     }
     out

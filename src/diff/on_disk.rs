@@ -239,49 +239,20 @@ pub fn add_on_disk(
         for stage in &node_stages {
             let config = stage.machine_config.clone().unwrap_or_default();
             let machine_config = super::mc(inputs, &config);
-            let mut groups: Vec<(Disk, Vec<String>)> = Vec::new();
-            for node in &stage.nodes {
-                match reads.iter().find(|r| r.node() == node) {
-                    Some(NodeRead::Read(files)) => {
-                        if let Some(note) = current_config_note(files, &config) {
-                            pool.notes.push(note);
-                        }
-                        let disk = disk_of(files);
-                        match groups.iter_mut().find(|(d, _)| *d == disk) {
-                            Some((_, nodes)) => nodes.push(node.clone()),
-                            None => groups.push((disk.clone(), vec![node.clone()])),
-                        }
-                        pool_nodes.push((files, disk));
-                    }
-                    Some(NodeRead::NotRead { why, .. }) => {
-                        pool.notes
-                            .push(format!("node {node}: files not read: {why}"));
-                    }
-                    None => pool.notes.push(format!(
-                        "node {node}: files not read: not among the node files"
-                    )),
-                }
-            }
+            let groups = group_nodes(
+                &stage.nodes,
+                reads,
+                &config,
+                &mut pool.notes,
+                &mut pool_nodes,
+            );
             let certs = match machine_config {
                 Some(m) => config_certs(m)?,
                 None => BTreeMap::new(),
             };
             mc_certs.extend(certs.keys().cloned());
             for (disk, nodes) in &groups {
-                pool.stages.push(Stage {
-                    kind: KIND,
-                    name: disk_name(nodes),
-                    machine_config: Some(config.clone()),
-                    nodes: nodes.clone(),
-                    missing: stage.missing.clone(),
-                    files: Some(
-                        disk.files
-                            .iter()
-                            .filter(|(p, _)| is_managed(p))
-                            .map(|(p, b)| (p.clone(), String::from_utf8_lossy(b).into_owned()))
-                            .collect(),
-                    ),
-                });
+                pool.stages.push(disk_stage(stage, &config, disk, nodes));
                 let Some(config_files) = &stage.files else {
                     continue;
                 };
@@ -301,6 +272,59 @@ pub fn add_on_disk(
     }
     report.drift = report.pools.iter().any(|p| !p.drift.is_empty());
     Ok(())
+}
+
+/// Groups the read nodes of one stage by identical disk contents (in node
+/// order); a node not read gets a note. Every read node is also added to
+/// `pool_nodes`, for the comparisons between nodes.
+fn group_nodes<'a>(
+    nodes: &[String],
+    reads: &'a [NodeRead],
+    config: &str,
+    notes: &mut Vec<String>,
+    pool_nodes: &mut Vec<(&'a NodeFiles, Disk)>,
+) -> Vec<(Disk, Vec<String>)> {
+    let mut groups: Vec<(Disk, Vec<String>)> = Vec::new();
+    for node in nodes {
+        match reads.iter().find(|r| r.node() == node) {
+            Some(NodeRead::Read(files)) => {
+                if let Some(note) = current_config_note(files, config) {
+                    notes.push(note);
+                }
+                let disk = disk_of(files);
+                match groups.iter_mut().find(|(d, _)| *d == disk) {
+                    Some((_, nodes)) => nodes.push(node.clone()),
+                    None => groups.push((disk.clone(), vec![node.clone()])),
+                }
+                pool_nodes.push((files, disk));
+            }
+            Some(NodeRead::NotRead { why, .. }) => {
+                notes.push(format!("node {node}: files not read: {why}"));
+            }
+            None => notes.push(format!(
+                "node {node}: files not read: not among the node files"
+            )),
+        }
+    }
+    groups
+}
+
+/// The on-disk stage of one group of nodes with identical files.
+fn disk_stage(nodes_stage: &Stage, config: &str, disk: &Disk, nodes: &[String]) -> Stage {
+    Stage {
+        kind: KIND,
+        name: disk_name(nodes),
+        machine_config: Some(config.to_string()),
+        nodes: nodes.to_vec(),
+        missing: nodes_stage.missing.clone(),
+        files: Some(
+            disk.files
+                .iter()
+                .filter(|(p, _)| is_managed(p))
+                .map(|(p, b)| (p.clone(), String::from_utf8_lossy(b).into_owned()))
+                .collect(),
+        ),
+    }
 }
 
 /// A note when the daemon's own record of the config it applied is not the
@@ -536,24 +560,7 @@ fn between_nodes(
     if nodes.len() < 2 {
         return Vec::new();
     }
-    // path -> node -> fingerprint
-    let mut seen: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    for (files, disk) in nodes {
-        for (path, digest) in &disk.certs {
-            if !mc_certs.contains(path) {
-                seen.entry(path.clone())
-                    .or_default()
-                    .insert(files.node.clone(), digest.clone());
-            }
-        }
-        for (path, bytes) in &disk.files {
-            if OS_FILES.contains(&path.as_str()) {
-                seen.entry(path.clone())
-                    .or_default()
-                    .insert(files.node.clone(), sha256_hex(bytes));
-            }
-        }
-    }
+    let seen = unmanaged_fingerprints(nodes, mc_certs);
     let all: Vec<String> = nodes.iter().map(|(f, _)| f.node.clone()).collect();
     let mut out = Vec::new();
     for (path, holders) in seen {
@@ -587,40 +594,80 @@ fn between_nodes(
             .filter(|(_, d)| **d != reference)
             .map(|(n, _)| n.clone())
             .collect();
-        let cert = is_cert_path(&path);
-        let cause = if cert {
-            "the daemon writes the registry CAs (the Image config's additionalTrustedCA and the cluster's own) to /etc/docker/certs.d/<host>/ca.crt on every node from the ControllerConfig, and removes the folders it no longer lists: a node that differs was changed by hand, or its daemon has not synced yet (see its machine-config-daemon log)".to_string()
-        } else {
-            "shipped with the OS and written by no MachineConfig: a node that differs was changed by hand".to_string()
-        };
-        for (nodes, summary) in [
-            (
-                lacking,
-                format!("{path} is on {} but missing on", like.join(", ")),
-            ),
-            (other, format!("{path} on {} differs from", like.join(", "))),
-        ] {
-            if nodes.is_empty() {
-                continue;
+        out.extend(drifts_between(&path, &reference, &like, lacking, other));
+    }
+    out
+}
+
+/// path -> node -> fingerprint of the certificates no MachineConfig writes
+/// and of the OS's own files, on every read node of a pool.
+fn unmanaged_fingerprints(
+    nodes: &[(&NodeFiles, Disk)],
+    mc_certs: &BTreeSet<String>,
+) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut seen: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for (files, disk) in nodes {
+        for (path, digest) in &disk.certs {
+            if !mc_certs.contains(path) {
+                seen.entry(path.clone())
+                    .or_default()
+                    .insert(files.node.clone(), digest.clone());
             }
-            let mut lines = vec![format!("{summary} {}", nodes.join(", "))];
-            if cert {
-                lines.push(format!(
-                    "sha256 {} on {}",
-                    short(&reference),
-                    like.join(", ")
-                ));
-            }
-            out.push(Drift {
-                nodes: nodes.clone(),
-                file: path.clone(),
-                from: format!("the files on {}", like.join(", ")),
-                to: disk_name(&nodes),
-                summary: lines,
-                cause: cause.clone(),
-                diff: String::new(),
-            });
         }
+        for (path, bytes) in &disk.files {
+            if OS_FILES.contains(&path.as_str()) {
+                seen.entry(path.clone())
+                    .or_default()
+                    .insert(files.node.clone(), sha256_hex(bytes));
+            }
+        }
+    }
+    seen
+}
+
+/// The drift of one unmanaged file: the nodes that lack it and the nodes
+/// whose copy differs from the one most nodes (`like`) hold.
+fn drifts_between(
+    path: &str,
+    reference: &str,
+    like: &[String],
+    lacking: Vec<String>,
+    other: Vec<String>,
+) -> Vec<Drift> {
+    let mut out = Vec::new();
+    let cert = is_cert_path(path);
+    let cause = if cert {
+        "the daemon writes the registry CAs (the Image config's additionalTrustedCA and the cluster's own) to /etc/docker/certs.d/<host>/ca.crt on every node from the ControllerConfig, and removes the folders it no longer lists: a node that differs was changed by hand, or its daemon has not synced yet (see its machine-config-daemon log)".to_string()
+    } else {
+        "shipped with the OS and written by no MachineConfig: a node that differs was changed by hand".to_string()
+    };
+    for (nodes, summary) in [
+        (
+            lacking,
+            format!("{path} is on {} but missing on", like.join(", ")),
+        ),
+        (other, format!("{path} on {} differs from", like.join(", "))),
+    ] {
+        if nodes.is_empty() {
+            continue;
+        }
+        let mut lines = vec![format!("{summary} {}", nodes.join(", "))];
+        if cert {
+            lines.push(format!(
+                "sha256 {} on {}",
+                short(reference),
+                like.join(", ")
+            ));
+        }
+        out.push(Drift {
+            nodes: nodes.clone(),
+            file: path.to_string(),
+            from: format!("the files on {}", like.join(", ")),
+            to: disk_name(&nodes),
+            summary: lines,
+            cause: cause.clone(),
+            diff: String::new(),
+        });
     }
     out
 }

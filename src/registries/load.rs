@@ -14,7 +14,7 @@ use std::fmt;
 
 use toml::Spanned;
 
-use super::raw::{RawConfig, RawRegistry, RawV1};
+use super::raw::{RawConfig, RawMirror, RawRegistry, RawV1};
 use super::{Alias, Mirror, PullFromMirror, RegistriesConf, Registry, ShortNameMode};
 use crate::origin::Origin;
 use crate::reference::{is_qualified_domain, is_valid_domain, Reference};
@@ -299,65 +299,9 @@ fn load_file(
     let lines = Lines::new(file.text);
     let rep = Reporter { file, drop_in };
     let mut raw = parse_raw(file, &lines, &rep, reader)?;
-    let origin_at = |offset: usize| Origin::file_line(file.name, lines.line(offset));
 
     // Entries are streamed into post-processing, not collected first.
-    let (pending, search): (Box<dyn Iterator<Item = Pending>>, Search) =
-        match raw.v1.take().filter(RawV1::is_set) {
-            Some(v1) => {
-                let line = v1_line(&v1, &lines);
-                let context = line.map_or_else(String::new, |l| format!("line {l}"));
-                if drop_in {
-                    return Err(rep.error(
-                        line,
-                        context,
-                        "registry must be in v2 format but is in v1".to_string(),
-                    ));
-                }
-                if raw.has_v2() {
-                    return Err(rep.error(
-                        line,
-                        context,
-                        "mixing sysregistry v1/v2 is not supported".to_string(),
-                    ));
-                }
-                let pending = convert_v1(&v1, file, &lines, &rep)?;
-                let search = v1.search.and_then(|l| l.registries).map(|s| {
-                    (
-                        lines.line(s.span().start),
-                        s.into_inner(),
-                        "[registries.search]",
-                    )
-                });
-                (Box::new(pending.into_iter()), search)
-            }
-            None => {
-                let lines = &lines;
-                let pending = raw.registries.take().into_iter().flatten().enumerate().map(
-                    move |(i, spanned)| {
-                        let line = lines.line(spanned.span().start);
-                        let raw = spanned.into_inner();
-                        Pending {
-                            meta: Meta {
-                                place: Place::Table { index: i + 1 },
-                                line,
-                                prefix_set: raw.prefix.as_ref().is_some_and(|p| !p.is_empty()),
-                            },
-                            raw,
-                            origins: vec![Origin::file_line(file.name, line)],
-                        }
-                    },
-                );
-                let search = raw.unqualified_search_registries.take().map(|s| {
-                    (
-                        lines.line(s.span().start),
-                        s.into_inner(),
-                        "unqualified-search-registries",
-                    )
-                });
-                (Box::new(pending), search)
-            }
-        };
+    let (pending, search) = entries(&mut raw, file, &lines, &rep)?;
     let search_origin = search
         .as_ref()
         .map(|(line, _, _)| Origin::file_line(file.name, *line));
@@ -365,35 +309,8 @@ fn load_file(
     let (registries, metas, search) = post_process(pending, search, &lines, &rep)?;
 
     // Still `loadConfigFile`: the mode, then wildcard prefixes, then aliases.
-    let short_name_mode = match &raw.short_name_mode {
-        Some(m) if !m.get_ref().is_empty() => {
-            let line = lines.line(m.span().start);
-            let mode = parse_short_name_mode(m.get_ref()).map_err(|msg| {
-                rep.error(Some(line), format!("short-name-mode (line {line})"), msg)
-            })?;
-            mode.map(|mode| (mode, origin_at(m.span().start)))
-        }
-        _ => None,
-    };
-
-    // Upstream checks the sorted, de-duplicated list, so the error names
-    // the smallest offending prefix, and of equal prefixes the first.
-    let bad_wildcard = registries
-        .iter()
-        .zip(&metas)
-        .filter(|(r, _)| r.prefix.starts_with("*.") && r.prefix.contains(['/', '@', ':']))
-        .min_by(|a, b| a.0.prefix.cmp(&b.0.prefix));
-    if let Some((r, meta)) = bad_wildcard {
-        return Err(rep.at_registry(
-            meta,
-            r,
-            format!(
-                "Wildcarded prefix should be in the format: *.example.com. Current prefix {} is incorrectly formatted",
-                crate::quote::go_quote(&r.prefix)
-            ),
-        ));
-    }
-
+    let short_name_mode = short_name_mode(&raw, file, &lines, &rep)?;
+    check_wildcard_prefixes(&registries, &metas, &rep)?;
     let aliases = match &raw.aliases {
         Some(table) => validate_aliases(table, file, &lines, &rep)?,
         None => BTreeMap::new(),
@@ -407,6 +324,118 @@ fn load_file(
         short_name_mode,
         aliases,
     })
+}
+
+/// The file's entries and search list, from the v1 tables (converted) or
+/// the v2 keys; a drop-in must be v2, and a file cannot mix both.
+#[allow(clippy::type_complexity)]
+fn entries<'a>(
+    raw: &mut RawConfig,
+    file: &'a ConfigFile<'_>,
+    lines: &'a Lines,
+    rep: &Reporter<'_>,
+) -> Result<(Box<dyn Iterator<Item = Pending> + 'a>, Search), RegistriesError> {
+    if let Some(v1) = raw.v1.take().filter(RawV1::is_set) {
+        let line = v1_line(&v1, lines);
+        let context = line.map_or_else(String::new, |l| format!("line {l}"));
+        if rep.drop_in {
+            return Err(rep.error(
+                line,
+                context,
+                "registry must be in v2 format but is in v1".to_string(),
+            ));
+        }
+        if raw.has_v2() {
+            return Err(rep.error(
+                line,
+                context,
+                "mixing sysregistry v1/v2 is not supported".to_string(),
+            ));
+        }
+        let pending = convert_v1(&v1, file, lines, rep)?;
+        let search = v1.search.and_then(|l| l.registries).map(|s| {
+            (
+                lines.line(s.span().start),
+                s.into_inner(),
+                "[registries.search]",
+            )
+        });
+        return Ok((Box::new(pending.into_iter()), search));
+    }
+    let name = file.name;
+    let pending =
+        raw.registries
+            .take()
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(move |(i, spanned)| {
+                let line = lines.line(spanned.span().start);
+                let raw = spanned.into_inner();
+                Pending {
+                    meta: Meta {
+                        place: Place::Table { index: i + 1 },
+                        line,
+                        prefix_set: raw.prefix.as_ref().is_some_and(|p| !p.is_empty()),
+                    },
+                    raw,
+                    origins: vec![Origin::file_line(name, line)],
+                }
+            });
+    let search = raw.unqualified_search_registries.take().map(|s| {
+        (
+            lines.line(s.span().start),
+            s.into_inner(),
+            "unqualified-search-registries",
+        )
+    });
+    Ok((Box::new(pending), search))
+}
+
+/// `short-name-mode`, when set, with where it was set.
+fn short_name_mode(
+    raw: &RawConfig,
+    file: &ConfigFile<'_>,
+    lines: &Lines,
+    rep: &Reporter<'_>,
+) -> Result<Option<(ShortNameMode, Origin)>, RegistriesError> {
+    let Some(m) = raw
+        .short_name_mode
+        .as_ref()
+        .filter(|m| !m.get_ref().is_empty())
+    else {
+        return Ok(None);
+    };
+    let line = lines.line(m.span().start);
+    let mode = parse_short_name_mode(m.get_ref())
+        .map_err(|msg| rep.error(Some(line), format!("short-name-mode (line {line})"), msg))?;
+    Ok(mode.map(|mode| (mode, Origin::file_line(file.name, line))))
+}
+
+/// A wildcard prefix names a domain only. Upstream checks the sorted,
+/// de-duplicated list, so the error names the smallest offending prefix,
+/// and of equal prefixes the first.
+fn check_wildcard_prefixes(
+    registries: &[Registry],
+    metas: &[Meta],
+    rep: &Reporter<'_>,
+) -> Result<(), RegistriesError> {
+    let bad_wildcard = registries
+        .iter()
+        .zip(metas)
+        .filter(|(r, _)| r.prefix.starts_with("*.") && r.prefix.contains(['/', '@', ':']))
+        .min_by(|a, b| a.0.prefix.cmp(&b.0.prefix));
+    match bad_wildcard {
+        Some((r, meta)) => Err(rep.at_registry(
+            meta,
+            r,
+            format!(
+                "Wildcarded prefix should be in the format: *.example.com. Current prefix {} is incorrectly formatted",
+                crate::quote::go_quote(&r.prefix)
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The first line of a set v1 list, for messages.
@@ -490,38 +519,7 @@ fn post_process(
     let mut registries: Vec<Registry> = Vec::with_capacity(pending.size_hint().0);
     let mut metas: Vec<Meta> = Vec::with_capacity(pending.size_hint().0);
     for Pending { meta, raw, origins } in pending {
-        let raw_prefix = raw.prefix.unwrap_or_default();
-        let raw_location = raw.location.unwrap_or_default();
-        if let Some(e) = location_error(&raw_location) {
-            return Err(rep.at_entry(&meta, &raw_prefix, &raw_location, e));
-        }
-        let location = take_location(raw_location).unwrap_or_default();
-        let prefix = if raw_prefix.is_empty() {
-            if location.is_empty() {
-                return Err(rep.at_entry(
-                    &meta,
-                    "",
-                    "",
-                    "invalid condition: both location and prefix are unset".to_string(),
-                ));
-            }
-            location.clone()
-        } else {
-            if let Some(e) = location_error(&raw_prefix) {
-                return Err(rep.at_entry(&meta, &raw_prefix, &location, e));
-            }
-            let p = take_location(raw_prefix).unwrap_or_default();
-            if !p.starts_with("*.") && location.is_empty() {
-                return Err(rep.at_entry(
-                    &meta,
-                    &p,
-                    "",
-                    "invalid condition: location is unset and prefix is not in the format: *.example.com"
-                        .to_string(),
-                ));
-            }
-            p
-        };
+        let (prefix, location) = entry_scope(&meta, raw.prefix, raw.location, rep)?;
         if raw
             .pull_from_mirror
             .as_deref()
@@ -542,51 +540,15 @@ fn post_process(
         let mut mirrors = Vec::with_capacity(raw_mirrors.len());
         for (n, spanned) in raw_mirrors.into_iter().enumerate() {
             let line = lines.line(spanned.span().start);
-            let m = spanned.into_inner();
-            let at_mirror = |message: String| {
-                rep.error(
-                    Some(line),
-                    format!(
-                        "{}: [[registry.mirror]] #{} (line {line})",
-                        meta.context(&prefix, &location),
-                        n + 1
-                    ),
-                    message,
-                )
+            let entry = MirrorEntry {
+                meta: &meta,
+                prefix: &prefix,
+                location: &location,
+                number: n + 1,
+                line,
+                mirror_by_digest_only,
             };
-            let mloc = take_location(m.location.unwrap_or_default()).map_err(at_mirror)?;
-            if mloc.is_empty() {
-                return Err(at_mirror(
-                    "invalid condition: mirror location is unset".to_string(),
-                ));
-            }
-            let pfm = m.pull_from_mirror.as_deref().unwrap_or_default();
-            if mirror_by_digest_only && !pfm.is_empty() {
-                return Err(at_mirror(format!(
-                    "cannot set mirror usage mirror-by-digest-only for the registry ({}) and pull-from-mirror for per-mirror ({}) at the same time",
-                    crate::quote::go_quote(&prefix),
-                    crate::quote::go_quote(&mloc)
-                )));
-            }
-            let pull_from_mirror = match pfm {
-                "" => PullFromMirror::Unset,
-                "all" => PullFromMirror::All,
-                "digest-only" => PullFromMirror::DigestOnly,
-                "tag-only" => PullFromMirror::TagOnly,
-                _ => {
-                    return Err(at_mirror(format!(
-                        "unsupported pull-from-mirror value {} for mirror {}",
-                        crate::quote::go_quote(pfm),
-                        crate::quote::go_quote(&mloc)
-                    )))
-                }
-            };
-            mirrors.push(Mirror {
-                location: mloc,
-                insecure: m.insecure.unwrap_or(false),
-                pull_from_mirror,
-                origins: vec![Origin::file_line(rep.file.name, line)],
-            });
+            mirrors.push(entry.mirror(spanned.into_inner(), rep)?);
         }
         registries.push(Registry {
             prefix,
@@ -603,29 +565,146 @@ fn post_process(
     check_conflicts(&registries, &metas, rep)?;
 
     let search = match search {
-        Some((line, list, key)) => {
-            let context = format!("{key} (line {line})");
-            let mut parsed = Vec::with_capacity(list.len());
-            for entry in list {
-                let loc =
-                    take_location(entry).map_err(|m| rep.error(Some(line), context.clone(), m))?;
-                if !is_valid_domain(&loc) {
-                    return Err(rep.error(
-                        Some(line),
-                        context,
-                        format!(
-                            "Invalid unqualified-search-registries entry {}",
-                            crate::quote::go_quote(&loc)
-                        ),
-                    ));
-                }
-                parsed.push(loc);
-            }
-            Some(parsed)
-        }
+        Some((line, list, key)) => Some(search_list(line, list, key, rep)?),
         None => None,
     };
     Ok((registries, metas, search))
+}
+
+/// An entry's `prefix` and `location`, checked and normalized: the prefix
+/// defaults to the location, and only a wildcard prefix may go without one.
+fn entry_scope(
+    meta: &Meta,
+    raw_prefix: Option<String>,
+    raw_location: Option<String>,
+    rep: &Reporter<'_>,
+) -> Result<(String, String), RegistriesError> {
+    let raw_prefix = raw_prefix.unwrap_or_default();
+    let raw_location = raw_location.unwrap_or_default();
+    if let Some(e) = location_error(&raw_location) {
+        return Err(rep.at_entry(meta, &raw_prefix, &raw_location, e));
+    }
+    let location = take_location(raw_location).unwrap_or_default();
+    if raw_prefix.is_empty() {
+        if location.is_empty() {
+            return Err(rep.at_entry(
+                meta,
+                "",
+                "",
+                "invalid condition: both location and prefix are unset".to_string(),
+            ));
+        }
+        return Ok((location.clone(), location));
+    }
+    if let Some(e) = location_error(&raw_prefix) {
+        return Err(rep.at_entry(meta, &raw_prefix, &location, e));
+    }
+    let prefix = take_location(raw_prefix).unwrap_or_default();
+    if !prefix.starts_with("*.") && location.is_empty() {
+        return Err(rep.at_entry(
+            meta,
+            &prefix,
+            "",
+            "invalid condition: location is unset and prefix is not in the format: *.example.com"
+                .to_string(),
+        ));
+    }
+    Ok((prefix, location))
+}
+
+/// One `[[registry.mirror]]` of an entry, with what its messages name.
+struct MirrorEntry<'a> {
+    meta: &'a Meta,
+    prefix: &'a str,
+    location: &'a str,
+    /// 1-based, in file order.
+    number: usize,
+    line: usize,
+    /// The entry's `mirror-by-digest-only`.
+    mirror_by_digest_only: bool,
+}
+
+impl MirrorEntry<'_> {
+    fn error(&self, rep: &Reporter<'_>, message: String) -> RegistriesError {
+        let line = self.line;
+        rep.error(
+            Some(line),
+            format!(
+                "{}: [[registry.mirror]] #{} (line {line})",
+                self.meta.context(self.prefix, self.location),
+                self.number
+            ),
+            message,
+        )
+    }
+
+    /// The mirror, checked as upstream `postProcessRegistries` does.
+    fn mirror(&self, m: RawMirror, rep: &Reporter<'_>) -> Result<Mirror, RegistriesError> {
+        let location =
+            take_location(m.location.unwrap_or_default()).map_err(|e| self.error(rep, e))?;
+        if location.is_empty() {
+            return Err(self.error(
+                rep,
+                "invalid condition: mirror location is unset".to_string(),
+            ));
+        }
+        let pfm = m.pull_from_mirror.as_deref().unwrap_or_default();
+        if self.mirror_by_digest_only && !pfm.is_empty() {
+            return Err(self.error(rep, format!(
+                "cannot set mirror usage mirror-by-digest-only for the registry ({}) and pull-from-mirror for per-mirror ({}) at the same time",
+                crate::quote::go_quote(self.prefix),
+                crate::quote::go_quote(&location)
+            )));
+        }
+        let pull_from_mirror = match pfm {
+            "" => PullFromMirror::Unset,
+            "all" => PullFromMirror::All,
+            "digest-only" => PullFromMirror::DigestOnly,
+            "tag-only" => PullFromMirror::TagOnly,
+            _ => {
+                return Err(self.error(
+                    rep,
+                    format!(
+                        "unsupported pull-from-mirror value {} for mirror {}",
+                        crate::quote::go_quote(pfm),
+                        crate::quote::go_quote(&location)
+                    ),
+                ))
+            }
+        };
+        Ok(Mirror {
+            location,
+            insecure: m.insecure.unwrap_or(false),
+            pull_from_mirror,
+            origins: vec![Origin::file_line(rep.file.name, self.line)],
+        })
+    }
+}
+
+/// The search registries, each a valid domain.
+fn search_list(
+    line: usize,
+    list: Vec<String>,
+    key: &str,
+    rep: &Reporter<'_>,
+) -> Result<Vec<String>, RegistriesError> {
+    let context = format!("{key} (line {line})");
+    let mut parsed = Vec::with_capacity(list.len());
+    for entry in list {
+        let loc = take_location(entry).map_err(|m| rep.error(Some(line), context.clone(), m))?;
+        if !is_valid_domain(&loc) {
+            return Err(rep.error(
+                Some(line),
+                context,
+                format!(
+                    "Invalid unqualified-search-registries entry {}",
+                    crate::quote::go_quote(&loc)
+                ),
+            ));
+        }
+        parsed.push(loc);
+    }
+    Ok(parsed)
 }
 
 /// Upstream's last step of `postProcessRegistries`: the first entry with a

@@ -16,7 +16,8 @@ use super::findings::{Release, RenderWarning};
 use super::machineconfig::{generated_machine_config, ignition_json, NodeFile};
 use super::payload::blocked_and_allowed;
 use super::policy::{
-    namespaced_policy_path, render_policies, ScopePolicies, POLICY_JSON, POLICY_JSON_TEMPLATE,
+    namespaced_policy_path, render_policies, PolicyRender, ScopePolicies, POLICY_JSON,
+    POLICY_JSON_TEMPLATE,
 };
 use super::registries::{
     edit_registries_config, order_conflicts, validate_scopes, MirrorSet, RegistriesInput,
@@ -236,26 +237,12 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
     input.blocked = lists.registries_blocked.clone();
 
     let mut files = Vec::new();
-    let mut registries = None;
-    let touched = input.insecure.is_some()
-        || input.blocked.is_some()
-        || !input.idms.is_empty()
-        || !input.icsp.is_empty()
-        || !input.itms.is_empty();
-    if touched {
-        validate_scopes(
-            input.insecure.as_deref().unwrap_or_default(),
-            input.blocked.as_deref().unwrap_or_default(),
-            &[],
-            &input,
-        )?;
-        let mut conf = template_conf();
-        edit_registries_config(&mut conf, &input)?;
+    let registries = registries_conf(&input)?;
+    if let Some(conf) = &registries {
         files.push(NodeFile {
             path: REGISTRIES_CONF.to_string(),
-            contents: encode_registries_conf(&conf, profile.encode),
+            contents: encode_registries_conf(conf, profile.encode),
         });
-        registries = Some(conf);
     }
     let cips = by_name(&inputs.cluster_image_policies, |o| &o.metadata);
     let ips = by_name(&inputs.image_policies, |o| &o.metadata);
@@ -267,33 +254,8 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
         &cips,
         &ips,
     )?;
-    // The sigstore registries.d file goes with policy.json, and sees the
-    // registries.conf of the same sync.
-    let sigstore = match policies.policy_json {
-        Some(_) => {
-            generate_sigstore_registries_d(policies.scope_policies.scopes(), registries.as_ref())?
-        }
-        None => None,
-    };
     warnings.extend(policies.warnings.iter().cloned());
-    if let Some(policy) = &policies.policy_json {
-        files.push(NodeFile {
-            path: POLICY_JSON.to_string(),
-            contents: policy.clone(),
-        });
-    }
-    if let Some(sigstore) = &sigstore {
-        files.push(NodeFile {
-            path: SIGSTORE_REGISTRIES_D.to_string(),
-            contents: sigstore.clone(),
-        });
-    }
-    for (ns, policy) in &policies.namespaced {
-        files.push(NodeFile {
-            path: namespaced_policy_path(ns),
-            contents: policy.clone(),
-        });
-    }
+    files.extend(policy_files(&policies, registries.as_ref())?);
     if let Some(search) = &sources.container_runtime_search_registries {
         let conf = V2RegistriesConf {
             unqualified_search_registries: Some(search.clone()),
@@ -315,6 +277,66 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
         allowed: lists.allowed,
         warnings,
     })
+}
+
+/// The MCO's registries.conf: its template edited by the mirror sets and
+/// the insecure and blocked lists, once their scopes are valid; `None` when
+/// nothing touches it.
+fn registries_conf(input: &RegistriesInput) -> Result<Option<V2RegistriesConf>, RenderError> {
+    let touched = input.insecure.is_some()
+        || input.blocked.is_some()
+        || !input.idms.is_empty()
+        || !input.icsp.is_empty()
+        || !input.itms.is_empty();
+    if !touched {
+        return Ok(None);
+    }
+    validate_scopes(
+        input.insecure.as_deref().unwrap_or_default(),
+        input.blocked.as_deref().unwrap_or_default(),
+        &[],
+        input,
+    )?;
+    let mut conf = template_conf();
+    edit_registries_config(&mut conf, input)?;
+    Ok(Some(conf))
+}
+
+/// policy.json, the sigstore registries.d file that goes with it (seeing
+/// the registries.conf of the same sync), and the namespaces' policies.
+fn policy_files(
+    policies: &PolicyRender,
+    registries: Option<&V2RegistriesConf>,
+) -> Result<Vec<NodeFile>, RenderError> {
+    let mut files = Vec::new();
+    let Some(policy) = &policies.policy_json else {
+        return Ok(namespaced_files(policies));
+    };
+    files.push(NodeFile {
+        path: POLICY_JSON.to_string(),
+        contents: policy.clone(),
+    });
+    if let Some(sigstore) =
+        generate_sigstore_registries_d(policies.scope_policies.scopes(), registries)?
+    {
+        files.push(NodeFile {
+            path: SIGSTORE_REGISTRIES_D.to_string(),
+            contents: sigstore,
+        });
+    }
+    files.extend(namespaced_files(policies));
+    Ok(files)
+}
+
+fn namespaced_files(policies: &PolicyRender) -> Vec<NodeFile> {
+    policies
+        .namespaced
+        .iter()
+        .map(|(ns, policy)| NodeFile {
+            path: namespaced_policy_path(ns),
+            contents: policy.clone(),
+        })
+        .collect()
 }
 
 /// The decoded MCO registries.conf template.

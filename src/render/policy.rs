@@ -20,7 +20,7 @@ use super::registries::list_findings;
 use super::scope::scope_is_nested_inside_scope;
 use crate::crd::{
     ClusterImagePolicy, IdentityMatchPolicy, ImagePolicy, ImageSigstoreVerificationPolicy,
-    PolicyType,
+    PolicyIdentity, PolicyType,
 };
 use crate::origin::Origin;
 use crate::policy::{
@@ -140,30 +140,35 @@ pub fn policy_item_from_spec(
         PolicyType::Unknown(_) => {}
     }
     if let Some(identity) = &policy.signed_identity {
-        s.signed_identity = match &identity.match_policy {
-            IdentityMatchPolicy::RemapIdentity => {
-                let remap = identity.remap_identity.as_ref().ok_or(
-                    "signedIdentity.remapIdentity is not set but matchPolicy is RemapIdentity (the MCO would crash)",
-                )?;
-                SignedIdentity::remap_identity(&remap.prefix, &remap.signed_prefix)
-                    .map_err(|e| format!("error getting signedIdentity for RemapIdentity: {e}"))?
-            }
-            IdentityMatchPolicy::ExactRepository => {
-                let exact = identity.exact_repository.as_ref().ok_or(
-                    "signedIdentity.exactRepository is not set but matchPolicy is ExactRepository (the MCO would crash)",
-                )?;
-                SignedIdentity::exact_repository(&exact.repository)
-                    .map_err(|e| format!("error getting signedIdentity for ExactRepository: {e}"))?
-            }
-            IdentityMatchPolicy::MatchRepository => SignedIdentity::MatchRepository,
-            IdentityMatchPolicy::MatchRepoDigestOrExact => SignedIdentity::MatchRepoDigestOrExact,
-            IdentityMatchPolicy::Unknown(other) => {
-                return Err(format!("unknown signedIdentity match policy: {other}"))
-            }
-        };
+        s.signed_identity = signed_identity(identity)?;
     }
     s.check()?;
     Ok(Requirement::SigstoreSigned(Box::new(s)))
+}
+
+/// The `signedIdentity` of a requirement, from the CR's `signedIdentity`.
+fn signed_identity(identity: &PolicyIdentity) -> Result<SignedIdentity, String> {
+    Ok(match &identity.match_policy {
+        IdentityMatchPolicy::RemapIdentity => {
+            let remap = identity.remap_identity.as_ref().ok_or(
+                "signedIdentity.remapIdentity is not set but matchPolicy is RemapIdentity (the MCO would crash)",
+            )?;
+            SignedIdentity::remap_identity(&remap.prefix, &remap.signed_prefix)
+                .map_err(|e| format!("error getting signedIdentity for RemapIdentity: {e}"))?
+        }
+        IdentityMatchPolicy::ExactRepository => {
+            let exact = identity.exact_repository.as_ref().ok_or(
+                "signedIdentity.exactRepository is not set but matchPolicy is ExactRepository (the MCO would crash)",
+            )?;
+            SignedIdentity::exact_repository(&exact.repository)
+                .map_err(|e| format!("error getting signedIdentity for ExactRepository: {e}"))?
+        }
+        IdentityMatchPolicy::MatchRepository => SignedIdentity::MatchRepository,
+        IdentityMatchPolicy::MatchRepoDigestOrExact => SignedIdentity::MatchRepoDigestOrExact,
+        IdentityMatchPolicy::Unknown(other) => {
+            return Err(format!("unknown signedIdentity match policy: {other}"))
+        }
+    })
 }
 
 // ---------------------------------------------------------------------------

@@ -15,84 +15,124 @@ where
     L: AsRef<[S]>,
     S: AsRef<str>,
 {
-    // One list of distinct mirrors that does not name the source is a single
-    // chain ending at the source: the sort gives the list back. This is by
-    // far the common case, so skip building the graph for it.
-    if let [only] = lists {
-        let only = only.as_ref();
-        let distinct = only
-            .iter()
-            .enumerate()
-            .all(|(i, m)| !only[..i].iter().any(|n| n.as_ref() == m.as_ref()));
-        if distinct && !only.iter().any(|m| m.as_ref() == source) {
-            return only.iter().map(|m| m.as_ref().to_string()).collect();
-        }
+    if let Some(list) = single_chain(source, lists) {
+        return list;
     }
-    // Index nodes in byte-wise order, so index order is the tie-break order.
-    let mut names: BTreeSet<&str> = BTreeSet::new();
-    for list in lists {
-        names.extend(list.as_ref().iter().map(AsRef::as_ref));
-    }
-    let mut edges: BTreeSet<(&str, &str)> = BTreeSet::new();
-    for list in lists {
-        let list = list.as_ref();
-        for pair in list.windows(2) {
-            edges.insert((pair[0].as_ref(), pair[1].as_ref()));
-        }
-        if let Some(last) = list.last() {
-            if !list.iter().any(|m| m.as_ref() == source) {
-                names.insert(source);
-                edges.insert((last.as_ref(), source));
-            }
-        }
-    }
-    let all: Vec<&str> = names.into_iter().collect();
-    let index: BTreeMap<&str, usize> = all.iter().enumerate().map(|(i, n)| (*n, i)).collect();
-    let mut successors: Vec<Vec<usize>> = vec![Vec::new(); all.len()];
-    let mut remaining_preds: Vec<usize> = vec![0; all.len()];
-    for (from, to) in &edges {
-        successors[index[from]].push(index[to]);
-        remaining_preds[index[to]] += 1;
-    }
-
-    let mut used = vec![false; all.len()];
-    let mut queue: VecDeque<usize> = (0..all.len())
-        .filter(|&i| remaining_preds[i] == 0)
-        .collect();
-    let mut next_unused = 0;
-    let mut out: Vec<usize> = Vec::with_capacity(all.len());
-    while !queue.is_empty() || next_unused < all.len() {
-        let n = match queue.pop_front() {
-            Some(n) => n,
-            None => {
-                // Only cycles remain: break one at the smallest unused node.
-                let n = next_unused;
-                next_unused += 1;
-                if used[n] {
-                    continue;
-                }
-                n
-            }
-        };
-        if used[n] {
-            continue;
-        }
-        used[n] = true;
-        out.push(n);
-        let mut batch = Vec::new();
-        for &s in &successors[n] {
-            remaining_preds[s] -= 1;
-            if remaining_preds[s] == 0 && !used[s] {
-                batch.push(s);
-            }
-        }
-        batch.sort_unstable();
-        queue.extend(batch);
-    }
-    if out.last().is_some_and(|&i| all[i] == source) {
+    let graph = Graph::new(source, lists);
+    let mut out = graph.sorted();
+    if out.last().is_some_and(|&i| graph.names[i] == source) {
         out.pop();
     }
-    out.into_iter().map(|i| all[i].to_string()).collect()
+    out.into_iter()
+        .map(|i| graph.names[i].to_string())
+        .collect()
+}
+
+/// One list of distinct mirrors that does not name the source is a single
+/// chain ending at the source: the sort gives the list back. This is by
+/// far the common case, so the graph is not built for it.
+fn single_chain<L, S>(source: &str, lists: &[L]) -> Option<Vec<String>>
+where
+    L: AsRef<[S]>,
+    S: AsRef<str>,
+{
+    let [only] = lists else {
+        return None;
+    };
+    let only = only.as_ref();
+    let distinct = only
+        .iter()
+        .enumerate()
+        .all(|(i, m)| !only[..i].iter().any(|n| n.as_ref() == m.as_ref()));
+    (distinct && !only.iter().any(|m| m.as_ref() == source))
+        .then(|| only.iter().map(|m| m.as_ref().to_string()).collect())
+}
+
+/// The "a before b" constraints of the lists, nodes indexed in byte-wise
+/// order (so index order is the tie-break order).
+struct Graph<'a> {
+    names: Vec<&'a str>,
+    successors: Vec<Vec<usize>>,
+    predecessors: Vec<usize>,
+}
+
+impl<'a> Graph<'a> {
+    fn new<L, S>(source: &'a str, lists: &'a [L]) -> Self
+    where
+        L: AsRef<[S]> + 'a,
+        S: AsRef<str> + 'a,
+    {
+        let mut names: BTreeSet<&str> = BTreeSet::new();
+        for list in lists {
+            names.extend(list.as_ref().iter().map(AsRef::as_ref));
+        }
+        let mut edges: BTreeSet<(&str, &str)> = BTreeSet::new();
+        for list in lists {
+            let list = list.as_ref();
+            for pair in list.windows(2) {
+                edges.insert((pair[0].as_ref(), pair[1].as_ref()));
+            }
+            if let Some(last) = list.last() {
+                if !list.iter().any(|m| m.as_ref() == source) {
+                    names.insert(source);
+                    edges.insert((last.as_ref(), source));
+                }
+            }
+        }
+        let names: Vec<&str> = names.into_iter().collect();
+        let index: BTreeMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let mut successors: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+        let mut predecessors: Vec<usize> = vec![0; names.len()];
+        for (from, to) in &edges {
+            successors[index[from]].push(index[to]);
+            predecessors[index[to]] += 1;
+        }
+        Self {
+            names,
+            successors,
+            predecessors,
+        }
+    }
+
+    /// The topological order, ties broken byte-wise, each cycle broken at
+    /// the smallest node still unused.
+    fn sorted(&self) -> Vec<usize> {
+        let len = self.names.len();
+        let mut remaining_preds = self.predecessors.clone();
+        let mut used = vec![false; len];
+        let mut queue: VecDeque<usize> = (0..len).filter(|&i| remaining_preds[i] == 0).collect();
+        let mut next_unused = 0;
+        let mut out: Vec<usize> = Vec::with_capacity(len);
+        while !queue.is_empty() || next_unused < len {
+            let n = match queue.pop_front() {
+                Some(n) => n,
+                None => {
+                    // Only cycles remain: break one at the smallest unused node.
+                    let n = next_unused;
+                    next_unused += 1;
+                    if used[n] {
+                        continue;
+                    }
+                    n
+                }
+            };
+            if used[n] {
+                continue;
+            }
+            used[n] = true;
+            out.push(n);
+            let mut batch = Vec::new();
+            for &s in &self.successors[n] {
+                remaining_preds[s] -= 1;
+                if remaining_preds[s] == 0 && !used[s] {
+                    batch.push(s);
+                }
+            }
+            batch.sort_unstable();
+            queue.extend(batch);
+        }
+        out
+    }
 }
 
 #[cfg(test)]

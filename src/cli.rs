@@ -113,9 +113,47 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "FILE", global = true, help_heading = "Cluster")]
     pub kubeconfig: Option<PathBuf>,
 
-    /// The kubeconfig context to use.
-    #[arg(long, value_name = "NAME", global = true, help_heading = "Cluster")]
-    pub context: Option<String>,
+    /// The kubeconfig context to use; several (repeated, or a comma list) read those clusters
+    /// at once, one section each.
+    #[arg(
+        long,
+        value_name = "NAME",
+        global = true,
+        help_heading = "Cluster",
+        value_delimiter = ','
+    )]
+    pub context: Vec<String>,
+
+    /// Read the cluster of every context of the kubeconfig at once, one section each.
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Cluster",
+        conflicts_with_all = ["context", "server"]
+    )]
+    pub all_contexts: bool,
+
+    /// With several contexts: how many clusters to read at the same time.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 8,
+        value_parser = clap::value_parser!(u16).range(1..),
+        global = true,
+        help_heading = "Cluster"
+    )]
+    pub context_concurrency: u16,
+
+    /// With several contexts: how long one cluster may take before it is reported as not read
+    /// (0 waits forever; a number of seconds or a duration such as 90s or 2m).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "2m",
+        global = true,
+        help_heading = "Cluster"
+    )]
+    pub context_timeout: String,
 
     /// The kubeconfig cluster to use.
     #[arg(long, value_name = "NAME", global = true, help_heading = "Cluster")]

@@ -119,7 +119,7 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
         AuditFormat::Json | AuditFormat::Yaml => term::Sink::Exact,
     };
     let layout = settings.layout(args.no_headers);
-    term::print_to(settings.colour, sink, |out| match args.output {
+    settings.print_to(sink, |out| match args.output {
         AuditFormat::Table => output::audit::write_table(out, &report, false, &layout),
         AuditFormat::Wide => output::audit::write_table(out, &report, true, &layout),
         AuditFormat::Json => output::write_json(out, std::slice::from_ref(&report)),

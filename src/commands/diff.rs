@@ -41,7 +41,7 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
         DiffFormat::Text => term::Sink::Text,
         DiffFormat::Json => term::Sink::Exact,
     };
-    term::print_to(settings.colour, sink, |out| match args.output {
+    settings.print_to(sink, |out| match args.output {
         DiffFormat::Text => write_text(out, &report),
         DiffFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
     })?;

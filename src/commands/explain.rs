@@ -286,7 +286,7 @@ fn print(settings: &Settings, args: &ExplainArgs, items: &mut [Explanation]) -> 
     } else {
         term::Sink::Exact
     };
-    term::print_to(settings.colour, sink, |out| match args.output {
+    settings.print_to(sink, |out| match args.output {
         OutputFormat::Table => output::explain::write_table(out, items, &settings.layout(false)),
         OutputFormat::Json => output::write_json(out, items),
         OutputFormat::Yaml => output::write_yaml(out, items),

@@ -24,7 +24,7 @@ pub fn run(settings: &Settings, args: &LintArgs) -> Result<ExitCode> {
         LintFormat::Table => term::Sink::Text,
         LintFormat::Json => term::Sink::Exact,
     };
-    term::print_to(settings.colour, sink, |out| match args.output {
+    settings.print_to(sink, |out| match args.output {
         LintFormat::Table => output::lint::write_table(out, &findings),
         LintFormat::Json => output::write_json(out, &[&output::List::new(&findings)]),
     })?;

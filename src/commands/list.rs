@@ -26,7 +26,7 @@ pub fn run(settings: &Settings, args: &ListArgs) -> Result<()> {
         ListFormat::Json | ListFormat::Yaml => term::Sink::Exact,
     };
     let layout = settings.layout(args.no_headers);
-    term::print_to(settings.colour, sink, |out| match args.output {
+    settings.print_to(sink, |out| match args.output {
         ListFormat::Table => output::list::write_table(out, &rules, false, &layout),
         ListFormat::Wide => output::list::write_table(out, &rules, true, &layout),
         ListFormat::Name => output::list::write_names(out, &rules),

@@ -74,7 +74,7 @@ pub fn run(settings: &Settings, args: &MigrateArgs) -> Result<ExitCode> {
         write_files(dir, &replacements)?;
         return Ok(ExitCode::Success);
     }
-    term::print(|out| match args.output {
+    settings.print(|out| match args.output {
         MigrateFormat::Yaml => {
             for (i, r) in replacements.iter().enumerate() {
                 if i > 0 {

@@ -1,0 +1,305 @@
+//! Many clusters at once (`--context a,b`, `--all-contexts`) through the
+//! built binary, against several fake API servers: one section per
+//! context, one JSON/YAML `List`, and the worst exit code.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use serde_json::Value;
+use tempfile::TempDir;
+
+use support::apiserver::{Builder, FakeApiServer};
+use support::bin;
+
+const EXAMPLE: &str = "examples/disconnected-cluster";
+const MUST_GATHER: &str = "tests/fixtures/must-gather";
+
+/// One context of the kubeconfig: a name, and the server it points at (a
+/// fake, or a URL where nothing listens).
+enum Target<'a> {
+    Fake(&'a FakeApiServer),
+    Down(String),
+}
+
+/// A kubeconfig with one context, cluster and user per target.
+fn kubeconfig(dir: &Path, targets: &[(&str, Target<'_>)]) -> PathBuf {
+    let (mut clusters, mut users, mut contexts) = (String::new(), String::new(), String::new());
+    for (name, target) in targets {
+        let (server, ca, token) = match target {
+            Target::Fake(s) => (
+                s.url(),
+                format!(
+                    "    certificate-authority-data: {}\n",
+                    base64::engine::general_purpose::STANDARD.encode(&s.ca_pem)
+                ),
+                s.token.clone(),
+            ),
+            Target::Down(url) => (url.clone(), String::new(), "t".to_string()),
+        };
+        clusters.push_str(&format!(
+            "- name: {name}\n  cluster:\n    server: {server}\n{ca}"
+        ));
+        users.push_str(&format!("- name: {name}\n  user:\n    token: {token}\n"));
+        contexts.push_str(&format!(
+            "- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n"
+        ));
+    }
+    let first = targets.first().map_or("", |(n, _)| n);
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n{clusters}users:\n{users}contexts:\n{contexts}current-context: {first}\n"
+    );
+    let path = dir.join("kubeconfig");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A URL where nothing listens: a port that was bound, then let go.
+fn down_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    format!("https://127.0.0.1:{port}")
+}
+
+fn run(kubeconfig: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = bin()
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn issue_17_two_clusters_one_section_each() {
+    let a = Builder::openshift().objects_from(EXAMPLE).start();
+    let b = Builder::openshift().objects_from(MUST_GATHER).start();
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[("a", Target::Fake(&a)), ("b", Target::Fake(&b))],
+    );
+    let (code, stdout, stderr) = run(&config, &["list", "--context", "a,b"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let header_a = format!("== context a ({})\n", a.url());
+    let header_b = format!("== context b ({})\n", b.url());
+    assert!(stdout.starts_with(&header_a), "{stdout}");
+    let at_b = stdout.find(&header_b).expect("section b");
+    // Each section is that cluster's own `list`.
+    let (section_a, section_b) = (
+        &stdout[header_a.len()..at_b],
+        &stdout[at_b + header_b.len()..],
+    );
+    for (section, dir) in [(section_a, EXAMPLE), (section_b, MUST_GATHER)] {
+        let alone = bin().args(["list", "-f", dir]).output().unwrap();
+        assert_eq!(
+            section.trim_end(),
+            String::from_utf8_lossy(&alone.stdout).trim_end(),
+            "{dir}"
+        );
+    }
+    assert_ne!(section_a, section_b, "the clusters hold different objects");
+    // The repeated flag is the same as the comma list.
+    let (code, repeated, _) = run(&config, &["list", "--context", "a", "--context", "b"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(repeated, stdout);
+}
+
+#[test]
+fn issue_17_three_clusters_one_down_one_forbidden() {
+    let a = Builder::openshift().objects_from(EXAMPLE).start();
+    let forbidden = Builder::openshift()
+        .objects_from(EXAMPLE)
+        .forbid("list", "imagedigestmirrorsets")
+        .start();
+    let dir = TempDir::new().unwrap();
+    let down = down_url();
+    let config = kubeconfig(
+        dir.path(),
+        &[
+            ("a", Target::Fake(&a)),
+            ("down", Target::Down(down.clone())),
+            ("forbidden", Target::Fake(&forbidden)),
+        ],
+    );
+    // JSON: one List, an error in place of the result of each cluster not read.
+    let (code, stdout, stderr) = run(&config, &["list", "--all-contexts", "-o", "json"]);
+    assert_eq!(code, Some(3), "a cluster could not be read: {stderr}");
+    let v: Value = serde_json::from_str(&stdout).expect("stdout is JSON");
+    assert_eq!(v["kind"], "List");
+    let items = v["items"].as_array().unwrap();
+    let contexts: Vec<&str> = items
+        .iter()
+        .map(|i| i["context"].as_str().unwrap())
+        .collect();
+    assert_eq!(contexts, ["a", "down", "forbidden"]);
+    assert_eq!(items[0]["server"], a.url());
+    assert_eq!(items[0]["result"]["kind"], "List");
+    assert!(
+        !items[0]["result"]["items"].as_array().unwrap().is_empty(),
+        "{stdout}"
+    );
+    assert!(items[0].get("error").is_none());
+    assert_eq!(items[1]["server"], down);
+    assert!(items[1].get("result").is_none());
+    let down_error = items[1]["error"].as_str().unwrap();
+    assert!(down_error.contains(&down), "{down_error}");
+    let forbidden_error = items[2]["error"].as_str().unwrap();
+    assert!(
+        forbidden_error.contains("cannot list imagedigestmirrorsets.config.openshift.io"),
+        "{forbidden_error}"
+    );
+    // YAML: the same List.
+    let (code, yaml, _) = run(&config, &["list", "--all-contexts", "-o", "yaml"]);
+    assert_eq!(code, Some(3));
+    let from_yaml: Value = serde_saphyr::from_str(&yaml).expect("stdout is YAML");
+    assert_eq!(from_yaml, v);
+    // Text: the failures in their sections, the others still shown.
+    let (code, text, _) = run(&config, &["list", "--context", "down,a"]);
+    assert_eq!(code, Some(3));
+    assert!(
+        text.starts_with(&format!("== context down ({down})\nerror: ")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("\n\n== context a ({})\nSOURCE", a.url())),
+        "{text}"
+    );
+}
+
+#[test]
+fn issue_17_exit_code_is_the_worst() {
+    // lint: 1 on a cluster with an error finding, 0 on a clean one.
+    let clean = Builder::openshift().objects_from(EXAMPLE).start();
+    let broken = Builder::openshift()
+        .objects_from(EXAMPLE)
+        .objects_from_yaml(
+            "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: no-mirror\nspec:\n  imageDigestMirrors:\n  - source: quay.io/c\n    mirrors: [\"bad mirror\"]\n",
+        )
+        .start();
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[
+            ("clean", Target::Fake(&clean)),
+            ("broken", Target::Fake(&broken)),
+        ],
+    );
+    let (code, alone, _) = run(&config, &["lint", "--context", "clean"]);
+    assert_eq!(code, Some(0), "{alone}");
+    let (code, _, _) = run(&config, &["lint", "--context", "broken"]);
+    let broken_code = code.unwrap();
+    assert_ne!(
+        broken_code, 0,
+        "the test needs a cluster lint finds fault with"
+    );
+    let (code, stdout, stderr) = run(
+        &config,
+        &["lint", "--context", "clean,broken", "-o", "json"],
+    );
+    assert_eq!(code, Some(broken_code), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["items"][0]["context"], "clean");
+    assert_eq!(v["items"][1]["context"], "broken");
+}
+
+#[test]
+fn issue_17_several_contexts_refuse_files_and_migrate() {
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("a", Target::Down(down_url()))]);
+    for args in [
+        &["list", "--context", "a,b", "-f", EXAMPLE][..],
+        &["migrate-icsp", "--all-contexts"][..],
+    ] {
+        let (code, stdout, stderr) = run(&config, args);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert_eq!(stdout, "");
+        assert!(stderr.starts_with("error: several contexts"), "{stderr}");
+    }
+}
+
+#[test]
+fn issue_17_context_timeout_reports_the_slow_cluster() {
+    let fast = Builder::openshift().objects_from(EXAMPLE).start();
+    let slow = Builder::openshift()
+        .objects_from(EXAMPLE)
+        .latency(std::time::Duration::from_secs(5))
+        .start();
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[("fast", Target::Fake(&fast)), ("slow", Target::Fake(&slow))],
+    );
+    let started = std::time::Instant::now();
+    let (code, stdout, _) = run(
+        &config,
+        &[
+            "list",
+            "--all-contexts",
+            "--context-timeout",
+            "1s",
+            "-o",
+            "json",
+        ],
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(4));
+    assert_eq!(code, Some(3));
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["items"][0]["result"]["kind"], "List");
+    assert_eq!(
+        v["items"][1]["error"],
+        "no answer within 1s (--context-timeout)"
+    );
+}
+
+#[test]
+fn issue_17_exec_plugin_runs_once_per_user_not_per_context() {
+    let a = Builder::openshift().objects_from(EXAMPLE).start();
+    let b = Builder::openshift().objects_from(MUST_GATHER).start();
+    assert_eq!(a.token, b.token, "one credential serves both fakes");
+    let dir = TempDir::new().unwrap();
+    let runs = dir.path().join("runs");
+    let script = dir.path().join("plugin.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho run >> \"$RUNS\"\nprintf '%s' '{{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"status\":{{\"token\":\"{}\",\"expirationTimestamp\":\"2099-01-01T00:00:00Z\"}}}}'\n",
+            a.token
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let ca = |s: &FakeApiServer| base64::engine::general_purpose::STANDARD.encode(&s.ca_pem);
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: a\n  cluster:\n    server: {}\n    certificate-authority-data: {}\n- name: b\n  cluster:\n    server: {}\n    certificate-authority-data: {}\nusers:\n- name: shared\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: {}\n      env:\n      - name: RUNS\n        value: {}\ncontexts:\n- name: a\n  context:\n    cluster: a\n    user: shared\n- name: b\n  context:\n    cluster: b\n    user: shared\ncurrent-context: a\n",
+        a.url(),
+        ca(&a),
+        b.url(),
+        ca(&b),
+        script.display(),
+        runs.display()
+    );
+    let config = dir.path().join("kubeconfig");
+    std::fs::write(&config, text).unwrap();
+    let (code, stdout, stderr) = run(&config, &["list", "--all-contexts", "-o", "json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["items"][0]["result"]["kind"], "List");
+    assert_eq!(v["items"][1]["result"]["kind"], "List");
+    assert!(!a.log().is_empty() && !b.log().is_empty());
+    let ran = std::fs::read_to_string(&runs).unwrap().lines().count();
+    assert_eq!(
+        ran, 1,
+        "the plugin of the one user ran once for both contexts"
+    );
+}

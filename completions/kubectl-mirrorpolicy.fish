@@ -174,7 +174,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s f -l filename -d 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l with -d 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s o -l output -d 'Output format: table, wide (each mirror\'s flags, conflicts in full), name (one source a line), json or yaml' -r -f -a "table\t''
-wide\t''
+wide\t'Each mirror\'s pull-from-mirror and insecure flag, and the conflicts in full; with several contexts, one table with a CONTEXT column'
 name\t''
 json\t''
 yaml\t''"
@@ -246,7 +246,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l fail-on -d 'Exit 1 when an image is in a class of this level or worse: error (invalid, not-allowed, source-blocked, short-name-refused) or warning (also tag-skips-digest-mirrors, short-name)' -r -f -a "error\t'Images that will not pull: invalid, not-allowed, source-blocked, short-name-refused'
 warning\t'Also images that reach the source or resolve a short name'"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t'All the objects behind each image'
+wide\t'All the objects behind each image; with several contexts, one table with a CONTEXT column'
 json\t''
 yaml\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l authfile -d 'With --probe: the registry credentials (containers-auth.json or a Docker config.json), instead of REGISTRY_AUTH_FILE and containers/image\'s default auth files' -r -F

@@ -466,7 +466,7 @@ pub enum FailOn {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum AuditFormat {
     Table,
-    /// All the objects behind each image.
+    /// All the objects behind each image; with several contexts, one table with a CONTEXT column.
     Wide,
     Json,
     Yaml,
@@ -740,6 +740,8 @@ pub enum LintFormat {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ListFormat {
     Table,
+    /// Each mirror's pull-from-mirror and insecure flag, and the conflicts in full; with several
+    /// contexts, one table with a CONTEXT column.
     Wide,
     Name,
     Json,

@@ -303,3 +303,91 @@ fn issue_17_exec_plugin_runs_once_per_user_not_per_context() {
         "the plugin of the one user ran once for both contexts"
     );
 }
+
+#[test]
+fn issue_17_list_wide_is_one_table_with_a_context_column() {
+    let a = Builder::openshift().objects_from(EXAMPLE).start();
+    let b = Builder::openshift().objects_from(MUST_GATHER).start();
+    let dir = TempDir::new().unwrap();
+    let down = down_url();
+    let config = kubeconfig(
+        dir.path(),
+        &[
+            ("a", Target::Fake(&a)),
+            ("b", Target::Fake(&b)),
+            ("down", Target::Down(down.clone())),
+        ],
+    );
+    let (code, stdout, stderr) = run(&config, &["list", "--all-contexts", "-o", "wide"]);
+    assert_eq!(code, Some(3), "{stderr}");
+    let mut lines = stdout.lines();
+    let head: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        head,
+        [
+            "CONTEXT",
+            "SOURCE",
+            "MIRRORS",
+            "PULL",
+            "SOURCE",
+            "POLICY",
+            "OBJECTS",
+            "FLAGS",
+            "CONFLICTS"
+        ]
+    );
+    // Each cluster's rows are its own `list -o wide` rows, behind its name.
+    for (context, fixture) in [("a", EXAMPLE), ("b", MUST_GATHER)] {
+        let alone = bin()
+            .args(["list", "-o", "wide", "-f", fixture])
+            .output()
+            .unwrap();
+        let alone = String::from_utf8_lossy(&alone.stdout);
+        let sources: Vec<&str> = alone
+            .lines()
+            .skip(1)
+            .filter(|l| !l.starts_with(' '))
+            .map(|l| l.split_whitespace().next().unwrap())
+            .collect();
+        assert!(!sources.is_empty());
+        for source in sources {
+            assert!(
+                stdout.lines().any(|l| l.starts_with(&format!("{context} "))
+                    && l.split_whitespace().nth(1) == Some(source)),
+                "{context} {source}:\n{stdout}"
+            );
+        }
+    }
+    assert!(!stdout.contains("down"), "{stdout}");
+    assert!(
+        stderr.contains(&format!("error: context down ({down}): ")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn issue_17_audit_wide_is_one_table_with_a_context_column() {
+    let a = Builder::openshift()
+        .objects_from("tests/fixtures/audit-cluster")
+        .start();
+    let b = Builder::openshift().objects_from(EXAMPLE).start();
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[("a", Target::Fake(&a)), ("b", Target::Fake(&b))],
+    );
+    let (code, stdout, stderr) = run(&config, &["audit", "-A", "--all-contexts", "-o", "wide"]);
+    let (alone_code, alone, _) = run(&config, &["audit", "-A", "--context", "a", "-o", "wide"]);
+    assert_eq!(code, Some(alone_code.unwrap()), "{stderr}");
+    assert!(stdout.starts_with("CONTEXT  CLASS"), "{stdout}");
+    let images = alone.lines().skip(1).take_while(|l| !l.is_empty()).count();
+    assert!(images > 0, "{alone}");
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("a ")).count(),
+        images,
+        "{stdout}"
+    );
+    let counts_a = alone.lines().last().unwrap();
+    assert!(stdout.contains(&format!("\na: {counts_a}\n")), "{stdout}");
+    assert!(stdout.contains("\nb: "), "{stdout}");
+}

@@ -38,6 +38,24 @@ impl Configs for Views {
 
 /// Runs `audit`.
 pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
+    let (report, code) = collect(settings, args)?;
+    let sink = match args.output {
+        AuditFormat::Table | AuditFormat::Wide => term::Sink::Text,
+        AuditFormat::Json | AuditFormat::Yaml => term::Sink::Exact,
+    };
+    let layout = settings.layout(args.no_headers);
+    settings.print_to(sink, |out| match args.output {
+        AuditFormat::Table => output::audit::write_table(out, &report, false, &layout),
+        AuditFormat::Wide => output::audit::write_table(out, &report, true, &layout),
+        AuditFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
+        AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
+    })?;
+    Ok(code)
+}
+
+/// The audit of the cluster (or `-f` files) of `settings`, and the exit
+/// code it calls for.
+pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, ExitCode)> {
     let selector = match &args.selector {
         Some(text) => Some(Selector::parse(text).map_err(|e| {
             Failure::input(format!("invalid label selector {text:?} (-l): {e}")).with_hint(
@@ -114,17 +132,6 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
                 .map_or_else(String::new, |ns| format!(" in namespace {ns} (-A for all)"))
         );
     }
-    let sink = match args.output {
-        AuditFormat::Table | AuditFormat::Wide => term::Sink::Text,
-        AuditFormat::Json | AuditFormat::Yaml => term::Sink::Exact,
-    };
-    let layout = settings.layout(args.no_headers);
-    settings.print_to(sink, |out| match args.output {
-        AuditFormat::Table => output::audit::write_table(out, &report, false, &layout),
-        AuditFormat::Wide => output::audit::write_table(out, &report, true, &layout),
-        AuditFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
-        AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
-    })?;
     let level_of = |class: audit::Class| {
         if args.require_mirror {
             class.level_requiring_mirror()
@@ -138,9 +145,10 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
         (Some(FailOn::Warning), _) => failing(Level::Warning),
         (None, false) => false,
     };
-    Ok(if fail {
+    let code = if fail {
         ExitCode::Findings
     } else {
         ExitCode::Success
-    })
+    };
+    Ok((report, code))
 }

@@ -21,13 +21,16 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde::Serialize;
 
+use mirrorpolicy::audit::Report;
+use mirrorpolicy::list::Rule;
 use mirrorpolicy::output;
+use mirrorpolicy::output::table::Layout;
 use mirrorpolicy::source::cluster as live;
 
 use crate::cli::{
     AuditFormat, Cli, Command, DiffFormat, LintFormat, ListFormat, OutputFormat, RenderFormat,
 };
-use crate::commands::cluster;
+use crate::commands::{audit, cluster, list};
 use crate::exit::{Described, ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -66,6 +69,35 @@ pub fn run(
 ) -> Result<ExitCode> {
     let shape = shape_of(&cli.command)?;
     let contexts = contexts(settings)?;
+    match &cli.command {
+        Command::List(a) if a.output == ListFormat::Wide => {
+            let no_headers = a.no_headers;
+            return merged(
+                settings,
+                &contexts,
+                cli,
+                list_rules,
+                no_headers,
+                |out, c, l| {
+                    let clusters: Vec<(&str, &[Rule])> =
+                        c.iter().map(|(n, r)| (*n, r.as_slice())).collect();
+                    output::list::write_table_by_context(out, &clusters, l)
+                },
+            );
+        }
+        Command::Audit(a) if a.output == AuditFormat::Wide => {
+            let no_headers = a.no_headers;
+            return merged(
+                settings,
+                &contexts,
+                cli,
+                audit_report,
+                no_headers,
+                |out, c, l| output::audit::write_table_by_context(out, c, l),
+            );
+        }
+        _ => {}
+    }
     let outcomes = run_each(settings, &contexts, move |s| {
         let code = run(s, &cli.command)?;
         Ok(code)
@@ -95,6 +127,63 @@ pub fn run(
         }
     }
     Ok(worst)
+}
+
+/// One table for every cluster (`-o wide` of list and audit): `collect`
+/// gives a cluster's data and exit code, `write` lays the clusters' data
+/// out with a CONTEXT column. A cluster not read is said on stderr.
+fn merged<T: Send + 'static>(
+    settings: &Settings,
+    contexts: &[String],
+    cli: Arc<Cli>,
+    collect: fn(&Settings, &Command) -> Result<(T, ExitCode)>,
+    no_headers: bool,
+    write: impl Fn(&mut dyn Write, &[(&str, &T)], &Layout) -> io::Result<()>,
+) -> Result<ExitCode> {
+    let outcomes = run_each(settings, contexts, move |s| collect(s, &cli.command))?;
+    let mut worst = ExitCode::Success;
+    let mut clusters: Vec<(&str, &T)> = Vec::new();
+    for o in &outcomes {
+        match &o.result {
+            Ok(((data, code), _)) => {
+                worst = worse(worst, *code);
+                clusters.push((&o.context, data));
+            }
+            Err(failed) => {
+                worst = worse(worst, failed.code);
+                eprintln!(
+                    "error: context {}: {}",
+                    term::escape_controls(&header_name(&o.context, o.server.as_deref()), false),
+                    failed.one_line()
+                );
+            }
+        }
+    }
+    let layout = settings.layout(no_headers);
+    settings.print_to(term::Sink::Text, |out| write(out, &clusters, &layout))?;
+    Ok(worst)
+}
+
+fn list_rules(settings: &Settings, command: &Command) -> Result<(Vec<Rule>, ExitCode)> {
+    match command {
+        Command::List(args) => Ok((list::collect(settings, args)?, ExitCode::Success)),
+        _ => Err(Failure::input("internal error: not a list command").into()),
+    }
+}
+
+fn audit_report(settings: &Settings, command: &Command) -> Result<(Report, ExitCode)> {
+    match command {
+        Command::Audit(args) => audit::collect(settings, args),
+        _ => Err(Failure::input("internal error: not an audit command").into()),
+    }
+}
+
+/// `NAME (SERVER)`.
+fn header_name(context: &str, server: Option<&str>) -> String {
+    format!(
+        "{context} ({})",
+        server.unwrap_or("no server in the kubeconfig")
+    )
 }
 
 /// The worse of two exit codes: a cluster not read (3) over an input
@@ -356,10 +445,7 @@ pub fn write_sections(out: &mut dyn Write, sections: &[Outcome<Vec<u8>>]) -> io:
 
 /// `== context NAME (SERVER)`.
 pub fn header(context: &str, server: Option<&str>) -> String {
-    format!(
-        "== context {context} ({})",
-        server.unwrap_or("no server in the kubeconfig")
-    )
+    format!("== context {}", header_name(context, server))
 }
 
 /// One item of the `List`: the cluster's own output as `result`, or

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_mirrorpolicy_global_optspecs
-    string join \n color= v/verbose kubeconfig= context= all-contexts context-concurrency= context-timeout= cluster= user= s/server= token= as= as-group= as-uid= insecure-skip-tls-verify= certificate-authority= client-certificate= client-key= tls-server-name= n/namespace= request-timeout= chunk-size= h/help V/version
+    string join \n color= v/verbose kubeconfig= context= all-contexts hub= hub-selector= context-concurrency= context-timeout= cluster= user= s/server= token= as= as-group= as-uid= insecure-skip-tls-verify= certificate-authority= client-certificate= client-key= tls-server-name= n/namespace= request-timeout= chunk-size= h/help V/version
 end
 
 function __fish_kubectl_mirrorpolicy_needs_command
@@ -29,6 +29,8 @@ always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -83,6 +85,8 @@ always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -118,6 +122,8 @@ always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -149,6 +155,8 @@ always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -183,6 +191,8 @@ always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -215,6 +225,8 @@ always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -259,6 +271,8 @@ always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -297,6 +311,8 @@ always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -324,6 +340,8 @@ always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -351,6 +369,8 @@ always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l cluster -d 'The kubeconfig cluster to use' -r

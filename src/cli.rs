@@ -133,6 +133,28 @@ pub struct ClusterArgs {
     )]
     pub all_contexts: bool,
 
+    /// Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig
+    /// context, each through the hub's cluster-proxy add-on, one section each.
+    #[arg(
+        long,
+        value_name = "CONTEXT",
+        global = true,
+        help_heading = "Cluster",
+        conflicts_with_all = ["context", "all_contexts", "server"]
+    )]
+    pub hub: Option<String>,
+
+    /// With --hub: only the ManagedClusters this label selector selects (key=value, key!=value,
+    /// key in (a,b), ...).
+    #[arg(
+        long,
+        value_name = "SELECTOR",
+        global = true,
+        help_heading = "Cluster",
+        requires = "hub"
+    )]
+    pub hub_selector: Option<String>,
+
     /// With several contexts: how many clusters to read at the same time.
     #[arg(
         long,

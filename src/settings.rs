@@ -55,13 +55,19 @@ impl Settings {
         }
     }
 
-    /// These settings for one cluster of several: its context, and the
-    /// output kept in a buffer.
-    pub fn for_context(&self, context: &str) -> (Self, Arc<Mutex<Vec<u8>>>) {
+    /// These settings for one cluster of several: its context (and the
+    /// server to reach it at, for a hub's cluster), and the output kept in
+    /// a buffer.
+    pub fn for_cluster(&self, context: &str, server: Option<&str>) -> (Self, Arc<Mutex<Vec<u8>>>) {
         let buffer = Arc::new(Mutex::new(Vec::new()));
         let mut cluster = self.cluster.clone();
         cluster.context = vec![context.to_string()];
         cluster.all_contexts = false;
+        cluster.hub = None;
+        cluster.hub_selector = None;
+        if let Some(server) = server {
+            cluster.server = Some(server.to_string());
+        }
         let settings = Self {
             cluster,
             output: Output::Buffer(Arc::clone(&buffer)),
@@ -71,9 +77,9 @@ impl Settings {
     }
 
     /// Whether the flags name more than one cluster (`--context a,b`,
-    /// `--all-contexts`).
+    /// `--all-contexts`, `--hub`).
     pub fn many_clusters(&self) -> bool {
-        self.cluster.all_contexts || self.cluster.context.len() > 1
+        self.cluster.all_contexts || self.cluster.hub.is_some() || self.cluster.context.len() > 1
     }
 
     /// Renders into a buffer, then writes it out in one go: a renderer

@@ -221,7 +221,7 @@ fn issue_17_several_contexts_refuse_files_and_migrate() {
         let (code, stdout, stderr) = run(&config, args);
         assert_eq!(code, Some(2), "{args:?}");
         assert_eq!(stdout, "");
-        assert!(stderr.starts_with("error: several contexts"), "{stderr}");
+        assert!(stderr.starts_with("error: several clusters"), "{stderr}");
     }
 }
 
@@ -390,4 +390,170 @@ fn issue_17_audit_wide_is_one_table_with_a_context_column() {
     let counts_a = alone.lines().last().unwrap();
     assert!(stdout.contains(&format!("\na: {counts_a}\n")), "{stdout}");
     assert!(stdout.contains("\nb: "), "{stdout}");
+}
+
+/// A hub fake: ManagedClusters `east` (EXAMPLE), `west` (MUST_GATHER, its
+/// ImageDigestMirrorSets forbidden) and `lab` (no tunnel), served through
+/// its cluster-proxy user server under `/<cluster>/`, and the Route of that
+/// server when `with_route`.
+struct HubFake {
+    hub: FakeApiServer,
+    _east: FakeApiServer,
+    _west: FakeApiServer,
+}
+
+fn hub_fake(with_route: bool) -> HubFake {
+    let east = Builder::openshift().objects_from(EXAMPLE).start();
+    let west = Builder::openshift()
+        .objects_from(MUST_GATHER)
+        .forbid("list", "imagedigestmirrorsets")
+        .start();
+    let clusters = "apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata:\n  name: east\n  labels:\n    env: prod\n---\napiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata:\n  name: west\n  labels:\n    env: prod\n---\napiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata:\n  name: lab\n  labels:\n    env: lab\n";
+    let hub = Builder::openshift()
+        .objects_from_yaml(clusters)
+        .proxy_to("east", &east)
+        .proxy_to("west", &west)
+        .proxy_down("lab")
+        .start();
+    if with_route {
+        hub.add_objects_from_yaml(&format!(
+            "apiVersion: route.openshift.io/v1\nkind: Route\nmetadata:\n  name: cluster-proxy-addon-user\n  namespace: multicluster-engine\nspec:\n  host: {}\n",
+            hub.addr
+        ));
+    }
+    HubFake {
+        hub,
+        _east: east,
+        _west: west,
+    }
+}
+
+#[test]
+fn issue_17_hub_reaches_managed_clusters_through_the_cluster_proxy() {
+    let fake = hub_fake(true);
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("hub", Target::Fake(&fake.hub))]);
+    let (code, stdout, stderr) = run(&config, &["list", "--hub", "hub", "-o", "json"]);
+    assert_eq!(
+        code,
+        Some(3),
+        "lab has no tunnel, west is forbidden: {stderr}"
+    );
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let items = v["items"].as_array().unwrap();
+    let names: Vec<&str> = items
+        .iter()
+        .map(|i| i["context"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["east", "lab", "west"]);
+    let url = fake.hub.url();
+    assert_eq!(items[0]["server"], format!("{url}/east"));
+    assert_eq!(items[0]["result"]["kind"], "List");
+    // east's rules are the ones its own objects give.
+    let alone = bin()
+        .args(["list", "-o", "json", "-f", EXAMPLE])
+        .output()
+        .unwrap();
+    let alone: Value = serde_json::from_slice(&alone.stdout).unwrap();
+    assert_eq!(items[0]["result"], alone);
+    assert!(
+        items[1]["error"].as_str().unwrap().contains("503")
+            || items[1]["error"].as_str().unwrap().contains("no tunnel"),
+        "{}",
+        items[1]["error"]
+    );
+    assert!(
+        items[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("cannot list imagedigestmirrorsets.config.openshift.io"),
+        "{}",
+        items[2]["error"]
+    );
+    // Every request went through the hub, with the hub user's token.
+    let log = fake.hub.log();
+    assert!(
+        log.iter().any(|l| l.path.starts_with("/east/apis/")),
+        "{log:?}"
+    );
+    assert!(log
+        .iter()
+        .all(|l| l.authorization.as_deref() == Some(&format!("Bearer {}", fake.hub.token))));
+    // Text: one section per ManagedCluster.
+    let (_, text, _) = run(&config, &["list", "--hub", "hub"]);
+    assert!(
+        text.starts_with(&format!("== context east ({url}/east)\nSOURCE")),
+        "{text}"
+    );
+}
+
+#[test]
+fn issue_17_hub_selector_filters_managed_clusters() {
+    let fake = hub_fake(true);
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("hub", Target::Fake(&fake.hub))]);
+    let (code, stdout, stderr) = run(
+        &config,
+        &[
+            "list",
+            "--hub",
+            "hub",
+            "--hub-selector",
+            "env=lab",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(code, Some(3), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let names: Vec<&str> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["context"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["lab"]);
+    let (code, _, stderr) = run(
+        &config,
+        &["list", "--hub", "hub", "--hub-selector", "env=none"],
+    );
+    assert_eq!(code, Some(3));
+    assert!(
+        stderr.starts_with(
+            "error: the hub has no ManagedCluster matching --hub-selector \"env=none\""
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn issue_17_hub_without_cluster_proxy_says_so() {
+    let fake = hub_fake(false);
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("hub", Target::Fake(&fake.hub))]);
+    let (code, stdout, stderr) = run(&config, &["list", "--hub", "hub"]);
+    assert_eq!(code, Some(3));
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.starts_with(&format!(
+            "error: the cluster-proxy add-on is not installed on the hub at {}: there is no Route cluster-proxy-addon-user",
+            fake.hub.url()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("hint: enable the cluster-proxy add-on"),
+        "{stderr}"
+    );
+    // A cluster that is not a hub at all.
+    let plain = Builder::openshift()
+        .without("managedclusters.cluster.open-cluster-management.io")
+        .start();
+    let config = kubeconfig(dir.path(), &[("plain", Target::Fake(&plain))]);
+    let (code, _, stderr) = run(&config, &["list", "--hub", "plain"]);
+    assert_eq!(code, Some(3));
+    assert!(
+        stderr.contains("it is not an Open Cluster Management hub"),
+        "{stderr}"
+    );
 }

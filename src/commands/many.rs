@@ -26,6 +26,7 @@ use mirrorpolicy::list::Rule;
 use mirrorpolicy::output;
 use mirrorpolicy::output::table::Layout;
 use mirrorpolicy::source::cluster as live;
+use mirrorpolicy::source::hub::{read_hub, HubError};
 
 use crate::cli::{
     AuditFormat, Cli, Command, DiffFormat, LintFormat, ListFormat, OutputFormat, RenderFormat,
@@ -68,7 +69,7 @@ pub fn run(
     run: fn(&Settings, &Command) -> Result<ExitCode>,
 ) -> Result<ExitCode> {
     let shape = shape_of(&cli.command)?;
-    let contexts = contexts(settings)?;
+    let contexts = targets(settings)?;
     match &cli.command {
         Command::List(a) if a.output == ListFormat::Wide => {
             let no_headers = a.no_headers;
@@ -134,7 +135,7 @@ pub fn run(
 /// out with a CONTEXT column. A cluster not read is said on stderr.
 fn merged<T: Send + 'static>(
     settings: &Settings,
-    contexts: &[String],
+    contexts: &[Target],
     cli: Arc<Cli>,
     collect: fn(&Settings, &Command) -> Result<(T, ExitCode)>,
     no_headers: bool,
@@ -196,17 +197,43 @@ pub fn worse(a: ExitCode, b: ExitCode) -> ExitCode {
     }
 }
 
-/// The contexts the flags name, in their order (`--context`, duplicates
-/// dropped) or the kubeconfig's, sorted by name (`--all-contexts`).
-pub fn contexts(settings: &Settings) -> Result<Vec<String>> {
+/// One cluster of several.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// What its section and item are named: the context, or the hub's
+    /// ManagedCluster.
+    pub name: String,
+    /// The kubeconfig context whose credentials reach it.
+    pub context: String,
+    /// The server in place of the context's: the hub's cluster-proxy URL.
+    pub server: Option<String>,
+}
+
+impl Target {
+    fn context(name: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            context: name.to_string(),
+            server: None,
+        }
+    }
+}
+
+/// The clusters the flags name: the contexts of `--context` in their order
+/// (duplicates dropped), the kubeconfig's sorted by name (`--all-contexts`),
+/// or the hub's ManagedClusters sorted by name (`--hub`).
+pub fn targets(settings: &Settings) -> Result<Vec<Target>> {
+    if let Some(hub) = &settings.cluster.hub {
+        return hub_targets(settings, hub);
+    }
     if !settings.cluster.all_contexts {
-        let mut named: Vec<String> = Vec::new();
+        let mut named: Vec<Target> = Vec::new();
         for c in &settings.cluster.context {
             if c.is_empty() {
                 return Err(Failure::input("--context: an empty context name").into());
             }
-            if !named.contains(c) {
-                named.push(c.clone());
+            if !named.iter().any(|t| t.name == *c) {
+                named.push(Target::context(c));
             }
         }
         return Ok(named);
@@ -221,7 +248,52 @@ pub fn contexts(settings: &Settings) -> Result<Vec<String>> {
             .with_hint("kubectl config get-contexts lists them; point KUBECONFIG or --kubeconfig at the kubeconfig")
             .into());
     }
-    Ok(names)
+    Ok(names.iter().map(|n| Target::context(n)).collect())
+}
+
+/// `--hub`: the hub's ManagedClusters, each reached through the
+/// cluster-proxy user server with the hub context's credentials.
+fn hub_targets(settings: &Settings, hub: &str) -> Result<Vec<Target>> {
+    let selector = settings.cluster.hub_selector.as_deref();
+    if let Some(text) = selector {
+        mirrorpolicy::labels::Selector::parse(text).map_err(|e| {
+            Failure::input(format!(
+                "invalid label selector {text:?} (--hub-selector): {e}"
+            ))
+        })?;
+    }
+    let (hub_settings, _) = settings.for_cluster(hub, None);
+    let options = hub_settings.cluster_options()?;
+    let runtime = cluster::runtime()?;
+    let read = runtime.block_on(async {
+        let connection = live::connect(&options).await?;
+        hub_settings.verbose(|| {
+            format!(
+                "reading the ManagedClusters of the hub at {}",
+                connection.server
+            )
+        });
+        read_hub(&connection, selector).await
+    });
+    let found = match read {
+        Ok(found) => found,
+        Err(HubError::Cluster(e)) => return Err(cluster::cluster_failure(e)),
+        Err(e @ HubError::NoClusterProxy { .. }) => {
+            return Err(Failure::cluster(e.to_string())
+                .with_hint("enable the cluster-proxy add-on on the hub (ACM and the multicluster engine install it), or name the clusters' own contexts with --context")
+                .into())
+        }
+        Err(e) => return Err(Failure::cluster(e.to_string()).into()),
+    };
+    Ok(found
+        .clusters
+        .iter()
+        .map(|c| Target {
+            name: c.clone(),
+            context: hub.to_string(),
+            server: Some(found.cluster_url(c)),
+        })
+        .collect())
 }
 
 /// Runs `run` once per context, concurrently, each with its own
@@ -231,7 +303,7 @@ pub fn contexts(settings: &Settings) -> Result<Vec<String>> {
 /// end with the process).
 pub fn run_each<T: Send + 'static>(
     settings: &Settings,
-    contexts: &[String],
+    contexts: &[Target],
     run: impl Fn(&Settings) -> Result<T> + Send + Sync + 'static,
 ) -> Result<Vec<Ran<T>>> {
     let timeout = live::parse_request_timeout(&settings.cluster.context_timeout)
@@ -244,13 +316,13 @@ pub fn run_each<T: Send + 'static>(
     let mut next = 0;
     loop {
         while running.len() < limit && next < contexts.len() {
-            let context = contexts[next].clone();
-            let (one, buffer) = settings.for_context(&context);
+            let target = &contexts[next];
+            let (one, buffer) = settings.for_cluster(&target.context, target.server.as_deref());
             let run = Arc::clone(&run);
             let tx = tx.clone();
             let i = next;
             std::thread::Builder::new()
-                .name(format!("context {context}"))
+                .name(format!("cluster {}", target.name))
                 .spawn(move || {
                     let server = server_of(&one);
                     let result = run(&one).map(|value| {
@@ -264,8 +336,8 @@ pub fn run_each<T: Send + 'static>(
                 })
                 .map_err(|e| {
                     Failure::cluster(format!(
-                        "cannot start a thread for context {}: {e}",
-                        contexts[i]
+                        "cannot start a thread for {}: {e}",
+                        contexts[i].name
                     ))
                 })?;
             running.insert(i, timeout.map(|t| Instant::now() + t));
@@ -283,7 +355,7 @@ pub fn run_each<T: Send + 'static>(
             Ok((i, server, result)) => {
                 if running.remove(&i).is_some() {
                     results[i] = Some(Outcome {
-                        context: contexts[i].clone(),
+                        context: contexts[i].name.clone(),
                         server,
                         result,
                     });
@@ -298,9 +370,10 @@ pub fn run_each<T: Send + 'static>(
                     .collect();
                 for i in late {
                     running.remove(&i);
-                    let (one, _) = settings.for_context(&contexts[i]);
+                    let target = &contexts[i];
+                    let (one, _) = settings.for_cluster(&target.context, target.server.as_deref());
                     results[i] = Some(Outcome {
-                        context: contexts[i].clone(),
+                        context: target.name.clone(),
                         server: server_of(&one),
                         result: Err(timed_out(timeout.unwrap_or_default())),
                     });
@@ -409,7 +482,7 @@ fn shape_of(command: &Command) -> Result<Shape> {
 
 fn refuse(what: &str) -> anyhow::Error {
     Failure::input(format!(
-        "several contexts (--context a,b or --all-contexts) cannot be used with {what}"
+        "several clusters (--context a,b, --all-contexts or --hub) cannot be used with {what}"
     ))
     .with_hint("explain, list, lint, render, diff and audit read several clusters at once; run others once per context")
     .into()

@@ -11,6 +11,7 @@
 pub mod cluster;
 mod exec;
 pub mod file;
+pub mod hub;
 mod kubeconfig;
 mod stream;
 mod strict;

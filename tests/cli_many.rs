@@ -557,3 +557,41 @@ fn issue_17_hub_without_cluster_proxy_says_so() {
         "{stderr}"
     );
 }
+
+/// The README's example of several clusters is this run, with the fakes'
+/// addresses written as the clusters' names.
+#[test]
+fn issue_17_readme_example_is_real() {
+    let east = Builder::openshift().objects_from(EXAMPLE).start();
+    let west = Builder::openshift().objects_from(MUST_GATHER).start();
+    let dir = TempDir::new().unwrap();
+    let down = down_url();
+    let config = kubeconfig(
+        dir.path(),
+        &[
+            ("prod-east", Target::Fake(&east)),
+            ("prod-west", Target::Fake(&west)),
+            ("lab", Target::Down(down.clone())),
+        ],
+    );
+    const COMMAND: &str = "list --context prod-east,prod-west,lab";
+    let out = bin()
+        .env("COLUMNS", "100")
+        .arg("--kubeconfig")
+        .arg(&config)
+        .args(COMMAND.split_whitespace())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let shown = String::from_utf8_lossy(&out.stdout)
+        .replace(&east.url(), "https://api.prod-east.example.com:6443")
+        .replace(&west.url(), "https://api.prod-west.example.com:6443")
+        .replace(&down, "https://api.lab.example.com:6443")
+        .replace(&down["https://".len()..], "api.lab.example.com:6443");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = format!("```console\n$ kubectl mirrorpolicy {COMMAND}\n");
+    let at = readme.find(&start).expect("the README shows the example") + start.len();
+    let block = &readme[at..at + readme[at..].find("```\n").unwrap()];
+    assert_eq!(block, shown);
+}

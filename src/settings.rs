@@ -29,6 +29,9 @@ pub struct Settings {
     pub cluster: ClusterArgs,
     /// Where the command's data goes.
     pub output: Output,
+    /// With several clusters, the one these settings read: its messages
+    /// on stderr (`-v`, warnings) start with `[NAME] `.
+    pub label: Option<String>,
 }
 
 /// Where a command writes its data.
@@ -52,13 +55,19 @@ impl Settings {
             colour: colour_from(cli.color),
             cluster: cli.cluster.clone(),
             output: Output::Stdout,
+            label: None,
         }
     }
 
-    /// These settings for one cluster of several: its context (and the
-    /// server to reach it at, for a hub's cluster), and the output kept in
-    /// a buffer.
-    pub fn for_cluster(&self, context: &str, server: Option<&str>) -> (Self, Arc<Mutex<Vec<u8>>>) {
+    /// These settings for one cluster of several, named `name`: its context
+    /// (and the server to reach it at, for a hub's cluster), and the output
+    /// kept in a buffer.
+    pub fn for_cluster(
+        &self,
+        name: &str,
+        context: &str,
+        server: Option<&str>,
+    ) -> (Self, Arc<Mutex<Vec<u8>>>) {
         let buffer = Arc::new(Mutex::new(Vec::new()));
         let mut cluster = self.cluster.clone();
         cluster.context = vec![context.to_string()];
@@ -71,6 +80,7 @@ impl Settings {
         let settings = Self {
             cluster,
             output: Output::Buffer(Arc::clone(&buffer)),
+            label: Some(name.to_string()),
             ..self.clone()
         };
         (settings, buffer)
@@ -129,8 +139,28 @@ impl Settings {
     /// Prints a `-v` message to stderr.
     pub fn verbose(&self, message: impl FnOnce() -> String) {
         if self.verbose {
-            eprintln!("{}", term::escape_controls(&message(), false));
+            eprintln!(
+                "{}{}",
+                self.prefix(),
+                term::escape_controls(&message(), false)
+            );
         }
+    }
+
+    /// Prints a warning to stderr, its input-borne control characters escaped.
+    pub fn warn(&self, message: impl std::fmt::Display) {
+        eprintln!(
+            "warning: {}{}",
+            self.prefix(),
+            term::escape_controls(&message.to_string(), false)
+        );
+    }
+
+    /// `[NAME] ` with several clusters, else nothing.
+    fn prefix(&self) -> String {
+        self.label.as_deref().map_or(String::new(), |name| {
+            format!("[{}] ", term::escape_controls(name, false))
+        })
     }
 
     /// How tables are laid out on stdout (see [`term::layout`]).

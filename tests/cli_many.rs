@@ -106,6 +106,21 @@ fn issue_17_two_clusters_one_section_each() {
         );
     }
     assert_ne!(section_a, section_b, "the clusters hold different objects");
+    // Messages on stderr name their cluster.
+    let (_, _, verbose) = run(&config, &["list", "--context", "a,b", "-v"]);
+    for (name, server) in [("a", a.url()), ("b", b.url())] {
+        assert!(
+            verbose.contains(&format!("[{name}] reading ")) && verbose.contains(&server),
+            "{verbose}"
+        );
+    }
+    assert!(
+        verbose.lines().all(|l| l.starts_with("[a] ")
+            || l.starts_with("[b] ")
+            || l.starts_with("warning: [a] ")
+            || l.starts_with("warning: [b] ")),
+        "{verbose}"
+    );
     // The repeated flag is the same as the comma list.
     let (code, repeated, _) = run(&config, &["list", "--context", "a", "--context", "b"]);
     assert_eq!(code, Some(0));

@@ -83,7 +83,7 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
         inputs.workloads.retain(|w| &w.namespace == ns);
     }
     let rendered = cluster::render(&inputs, "worker")?;
-    cluster::print_warnings(&rendered);
+    cluster::print_warnings(settings, &rendered);
     let read_back = |ns: Option<&str>| {
         node_view(&rendered, ns).context(Failure::input(
             "cannot read back the rendered configuration",

@@ -15,7 +15,6 @@ use mirrorpolicy::source::{load_paths_with, Inputs};
 
 use crate::exit::Failure;
 use crate::settings::Settings;
-use crate::term;
 
 /// Reads the mirror configuration: from the files named by `-f`, or from
 /// the live cluster when there are none.
@@ -59,7 +58,7 @@ fn read_selected(
     let mut inputs = load_paths_with(paths, std::io::stdin().lock(), live::reads_workloads(reads))
         .map_err(|e| Failure::input(e.to_string()))?;
     for w in &inputs.warnings {
-        term::warn(w);
+        settings.warn(w);
     }
     report_read(settings, &inputs);
     if inputs.is_empty() {
@@ -100,7 +99,7 @@ pub fn load_selected(
 ) -> Result<Inputs> {
     let inputs = read_selected(settings, paths, reads, namespace, selector)?;
     for e in inputs.validate() {
-        term::warn(format_args!(
+        settings.warn(format_args!(
             "the API server would refuse this object today: {e}"
         ));
     }
@@ -132,14 +131,19 @@ pub fn load_valid_objects(
 /// Lays the proposed objects of `--with` over `inputs`, as `kubectl apply`
 /// would leave them (same kind and name replaces). With `validate`, a
 /// proposed object the API server would refuse is an input error.
-pub fn overlay(inputs: &mut Inputs, with: &[PathBuf], validate: bool) -> Result<()> {
+pub fn overlay(
+    settings: &Settings,
+    inputs: &mut Inputs,
+    with: &[PathBuf],
+    validate: bool,
+) -> Result<()> {
     if with.is_empty() {
         return Ok(());
     }
     let proposed = mirrorpolicy::source::load_paths(with, std::io::stdin().lock())
         .context(Failure::input("cannot read the proposed objects of --with"))?;
     for w in &proposed.warnings {
-        term::warn(format_args!("--with: {w}"));
+        settings.warn(format_args!("--with: {w}"));
     }
     if proposed.is_empty() {
         let named: Vec<String> = with.iter().map(|p| p.display().to_string()).collect();
@@ -227,7 +231,7 @@ fn read_live(
         .into());
     }
     for w in &read.inputs.warnings {
-        term::warn(w);
+        settings.warn(w);
     }
     report_read(settings, &read.inputs);
     Ok(read.inputs)
@@ -377,8 +381,8 @@ pub fn load_for_pool(
 }
 
 /// Prints what the MCO only logs.
-pub fn print_warnings(rendered: &Rendered) {
+pub fn print_warnings(settings: &Settings, rendered: &Rendered) {
     for w in &rendered.warnings {
-        term::warn(w);
+        settings.warn(w);
     }
 }

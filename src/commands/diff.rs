@@ -27,7 +27,7 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
     let mut inputs = cluster::load_objects(settings, &args.filenames, &reads, None)?;
     let mut crs = "the CRs".to_string();
     if !args.with.is_empty() {
-        cluster::overlay(&mut inputs, &args.with, true)?;
+        cluster::overlay(settings, &mut inputs, &args.with, true)?;
         crs = format!("the CRs with {}", names(&args.with));
     }
     let selection = Selection {

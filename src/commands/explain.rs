@@ -83,9 +83,9 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         namespace,
         &args.pool,
     )?;
-    cluster::overlay(&mut inputs, &args.with, true)?;
+    cluster::overlay(settings, &mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, &args.pool)?;
-    cluster::print_warnings(&rendered);
+    cluster::print_warnings(settings, &rendered);
     let view = node_view(&rendered, namespace).context(Failure::input(
         "cannot read back the rendered configuration",
     ))?;

@@ -31,9 +31,9 @@ pub fn run(settings: &Settings, args: &ListArgs) -> Result<()> {
 /// The merged mirror rules of the cluster (or `-f` files) of `settings`.
 pub fn collect(settings: &Settings, args: &ListArgs) -> Result<Vec<Rule>> {
     let mut inputs = cluster::load_inputs(settings, &args.filenames)?;
-    cluster::overlay(&mut inputs, &args.with, true)?;
+    cluster::overlay(settings, &mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, "worker")?;
-    cluster::print_warnings(&rendered);
+    cluster::print_warnings(settings, &rendered);
     let rules = rendered
         .registries
         .as_ref()

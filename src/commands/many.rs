@@ -262,7 +262,7 @@ fn hub_targets(settings: &Settings, hub: &str) -> Result<Vec<Target>> {
             ))
         })?;
     }
-    let (hub_settings, _) = settings.for_cluster(hub, None);
+    let (hub_settings, _) = settings.for_cluster(hub, hub, None);
     let options = hub_settings.cluster_options()?;
     let runtime = cluster::runtime()?;
     let read = runtime.block_on(async {
@@ -317,7 +317,8 @@ pub fn run_each<T: Send + 'static>(
     loop {
         while running.len() < limit && next < contexts.len() {
             let target = &contexts[next];
-            let (one, buffer) = settings.for_cluster(&target.context, target.server.as_deref());
+            let (one, buffer) =
+                settings.for_cluster(&target.name, &target.context, target.server.as_deref());
             let run = Arc::clone(&run);
             let tx = tx.clone();
             let i = next;
@@ -371,7 +372,11 @@ pub fn run_each<T: Send + 'static>(
                 for i in late {
                     running.remove(&i);
                     let target = &contexts[i];
-                    let (one, _) = settings.for_cluster(&target.context, target.server.as_deref());
+                    let (one, _) = settings.for_cluster(
+                        &target.name,
+                        &target.context,
+                        target.server.as_deref(),
+                    );
                     results[i] = Some(Outcome {
                         context: target.name.clone(),
                         server: server_of(&one),

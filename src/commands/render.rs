@@ -17,9 +17,9 @@ use crate::settings::Settings;
 pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {
     let mut inputs =
         cluster::load_for_pool(settings, &args.filenames, MIRROR_CONFIG, None, &args.pool)?;
-    cluster::overlay(&mut inputs, &args.with, true)?;
+    cluster::overlay(settings, &mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, &args.pool)?;
-    cluster::print_warnings(&rendered);
+    cluster::print_warnings(settings, &rendered);
     if let Some(path) = &args.file {
         if let (None, Some(template)) = (rendered.file(path), template(path)) {
             eprintln!(

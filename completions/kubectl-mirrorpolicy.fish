@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_mirrorpolicy_global_optspecs
-    string join \n color= v/verbose kubeconfig= context= cluster= user= s/server= token= as= as-group= as-uid= insecure-skip-tls-verify= certificate-authority= client-certificate= client-key= tls-server-name= n/namespace= request-timeout= chunk-size= h/help V/version
+    string join \n color= v/verbose kubeconfig= context= all-contexts hub= hub-selector= context-concurrency= context-timeout= cluster= user= s/server= token= as= as-group= as-uid= insecure-skip-tls-verify= certificate-authority= client-certificate= client-key= tls-server-name= n/namespace= request-timeout= chunk-size= h/help V/version
 end
 
 function __fish_kubectl_mirrorpolicy_needs_command
@@ -28,7 +28,11 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" 
 always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
@@ -46,6 +50,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" 
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -l all-contexts -d 'Read the cluster of every context of the kubeconfig at once, one section each'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_needs_command" -f -a "explain" -d 'Explain where CRI-O pulls IMAGE from: ordered pull sources, skipped mirrors, blocks, short-name candidates and signature policy. Exit 1 when an image\'s pull would be refused or fail, 2 when a reference is invalid'
@@ -82,7 +87,11 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
@@ -101,6 +110,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l probe -d 'Contact the registries from this machine, as CRI-O would from a node: ping, authenticate and fetch the manifest from each pull source in order, and say which one serves the image (and, when the policy requires sigstore signatures, whether it has them)'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l all-contexts -d 'Read the cluster of every context of the kubeconfig at once, one section each'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -s f -l filename -d 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB' -r -F
@@ -114,7 +124,11 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
@@ -132,6 +146,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -l all-contexts -d 'Read the cluster of every context of the kubeconfig at once, one section each'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand render" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -s f -l filename -d 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB' -r -F
@@ -142,7 +157,11 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
@@ -160,12 +179,13 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -l all-contexts -d 'Read the cluster of every context of the kubeconfig at once, one section each'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand lint" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s f -l filename -d 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l with -d 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s o -l output -d 'Output format: table, wide (each mirror\'s flags, conflicts in full), name (one source a line), json or yaml' -r -f -a "table\t''
-wide\t''
+wide\t'Each mirror\'s pull-from-mirror and insecure flag, and the conflicts in full; with several contexts, one table with a CONTEXT column'
 name\t''
 json\t''
 yaml\t''"
@@ -173,7 +193,11 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
@@ -192,6 +216,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l no-headers -d 'Leave out the header row of the table'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -l all-contexts -d 'Read the cluster of every context of the kubeconfig at once, one section each'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s f -l filename -d 'ImageContentSourcePolicies (and the other mirror objects they live with) from files, folders or `-`, instead of the live cluster. Repeatable' -r -F
@@ -202,7 +227,11 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
@@ -224,6 +253,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l delete-icsp -d 'With --apply: delete each ICSP once its replacement is read back from the server as planned'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s y -l yes -d 'With --apply: do not ask for confirmation'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l all-contexts -d 'Read the cluster of every context of the kubeconfig at once, one section each'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s f -l filename -d 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable; each input at most 256 MiB' -r -F
@@ -241,7 +271,7 @@ shortName\t''
 direct\t''
 mirrored\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t'All the objects behind each image'
+wide\t'All the objects behind each image; with several contexts, one table with a CONTEXT column'
 json\t''
 yaml\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l authfile -d 'With --probe: the registry credentials (containers-auth.json or a Docker config.json), instead of REGISTRY_AUTH_FILE and containers/image\'s default auth files' -r -F
@@ -253,7 +283,11 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
@@ -275,6 +309,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l no-headers -d 'Leave out the header row of the table'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l probe -d 'Contact the registries from this machine, as CRI-O would from a node: ping, authenticate and fetch the manifest from each pull source in order, and say which one serves the image (and, when the policy requires sigstore signatures, whether it has them)'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l all-contexts -d 'Read the cluster of every context of the kubeconfig at once, one section each'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -s f -l filename -d 'Cluster objects (mirror CRs, MachineConfigs, MachineConfigPools, Nodes) from files or a must-gather, instead of the live cluster. Repeatable' -r -F
@@ -291,7 +326,11 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
@@ -310,6 +349,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l on-disk -d 'Also compare the files on each node\'s disk with the rendered MachineConfig it runs: hand-edited files, drop-ins no MachineConfig writes, registry CAs missing on a node'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l all-contexts -d 'Read the cluster of every context of the kubeconfig at once, one section each'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -l node -d 'Only this node (repeatable); with neither --node nor --pool, every node' -r
@@ -321,7 +361,11 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
@@ -339,13 +383,18 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -l all-contexts -d 'Read the cluster of every context of the kubeconfig at once, one section each'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand collect-node-files" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l color -d 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
@@ -363,13 +412,18 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -l all-contexts -d 'Read the cluster of every context of the kubeconfig at once, one section each'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand completion" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l color -d 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l kubeconfig -d 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l context -d 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l hub -d 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub\'s cluster-proxy add-on, one section each' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l hub-selector -d 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l context-concurrency -d 'With several contexts: how many clusters to read at the same time' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l context-timeout -d 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -s s -l server -d 'The address and port of the API server, in place of the kubeconfig cluster\'s (its CA stays; its tls-server-name does not)' -r
@@ -387,6 +441,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -l all-contexts -d 'Read the cluster of every context of the kubeconfig at once, one section each'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -s h -l help -d 'Print help'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand __complete" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand help; and not __fish_seen_subcommand_from explain render lint list migrate-icsp audit diff collect-node-files completion __complete help" -f -a "explain" -d 'Explain where CRI-O pulls IMAGE from: ordered pull sources, skipped mirrors, blocks, short-name candidates and signature policy. Exit 1 when an image\'s pull would be refused or fail, 2 when a reference is invalid'

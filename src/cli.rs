@@ -121,9 +121,69 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "FILE", global = true, help_heading = "Cluster")]
     pub kubeconfig: Option<PathBuf>,
 
-    /// The kubeconfig context to use.
-    #[arg(long, value_name = "NAME", global = true, help_heading = "Cluster")]
-    pub context: Option<String>,
+    /// The kubeconfig context to use; several (repeated, or a comma list) read those clusters
+    /// at once, one section each.
+    #[arg(
+        long,
+        value_name = "NAME",
+        global = true,
+        help_heading = "Cluster",
+        value_delimiter = ','
+    )]
+    pub context: Vec<String>,
+
+    /// Read the cluster of every context of the kubeconfig at once, one section each.
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Cluster",
+        conflicts_with_all = ["context", "server"]
+    )]
+    pub all_contexts: bool,
+
+    /// Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig
+    /// context, each through the hub's cluster-proxy add-on, one section each.
+    #[arg(
+        long,
+        value_name = "CONTEXT",
+        global = true,
+        help_heading = "Cluster",
+        conflicts_with_all = ["context", "all_contexts", "server"]
+    )]
+    pub hub: Option<String>,
+
+    /// With --hub: only the ManagedClusters this label selector selects (key=value, key!=value,
+    /// key in (a,b), ...).
+    #[arg(
+        long,
+        value_name = "SELECTOR",
+        global = true,
+        help_heading = "Cluster",
+        requires = "hub"
+    )]
+    pub hub_selector: Option<String>,
+
+    /// With several contexts: how many clusters to read at the same time.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 8,
+        value_parser = clap::value_parser!(u16).range(1..),
+        global = true,
+        help_heading = "Cluster"
+    )]
+    pub context_concurrency: u16,
+
+    /// With several contexts: how long one cluster may take before it is reported as not read
+    /// (0 waits forever; a number of seconds or a duration such as 90s or 2m).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "2m",
+        global = true,
+        help_heading = "Cluster"
+    )]
+    pub context_timeout: String,
 
     /// The kubeconfig cluster to use.
     #[arg(long, value_name = "NAME", global = true, help_heading = "Cluster")]
@@ -543,7 +603,7 @@ impl FailOn {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum AuditFormat {
     Table,
-    /// All the objects behind each image.
+    /// All the objects behind each image; with several contexts, one table with a CONTEXT column.
     Wide,
     Json,
     Yaml,
@@ -847,6 +907,8 @@ pub enum LintFormat {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ListFormat {
     Table,
+    /// Each mirror's pull-from-mirror and insecure flag, and the conflicts in full; with several
+    /// contexts, one table with a CONTEXT column.
     Wide,
     Name,
     Json,

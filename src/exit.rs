@@ -65,3 +65,90 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+/// An error as the user reads it: its message and each cause that adds
+/// something, one a line, then the hint of the outermost [`Failure`], and
+/// the exit code it calls for.
+#[derive(Debug, Clone)]
+pub struct Described {
+    /// The message, then the causes.
+    pub lines: Vec<String>,
+    pub hint: Option<String>,
+    pub code: ExitCode,
+}
+
+impl Described {
+    /// Describes `e` naming commands as the user ran this one (`name`), its
+    /// input-borne control characters escaped.
+    pub fn of(e: &anyhow::Error, name: &str) -> Self {
+        // The outermost `Failure` decides: one added with `anyhow::Context`
+        // (`Failure` as the context of a lower error) or one in the chain.
+        let failure = e
+            .downcast_ref::<Failure>()
+            .or_else(|| e.chain().find_map(|c| c.downcast_ref::<Failure>()));
+        let safe = |text: &dyn fmt::Display| {
+            let text = without_os_error_code(&text.to_string());
+            crate::term::escape_controls(&crate::cli::as_said_by(name, &text), false).into_owned()
+        };
+        let mut lines = vec![safe(e)];
+        for cause in e.chain().skip(1) {
+            // Many errors end their message with their cause's ("cannot read
+            // \"x\": No such file"): that cause is said already.
+            let text = safe(cause);
+            if lines.last().is_some_and(|said| said.ends_with(&text)) {
+                continue;
+            }
+            lines.push(text);
+        }
+        Self {
+            lines,
+            hint: failure.and_then(|f| f.hint.as_deref()).map(|h| safe(&h)),
+            code: failure.map_or(ExitCode::Input, |f| f.code),
+        }
+    }
+
+    /// The message and its causes on one line.
+    pub fn one_line(&self) -> String {
+        self.lines.join(": ")
+    }
+}
+
+/// Drops the " (os error 2)" that Rust adds to system errors: the words
+/// before it already say what happened.
+fn without_os_error_code(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find(" (os error ") {
+        let after = &rest[at + " (os error ".len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after[digits..].starts_with(')') {
+            out.push_str(&rest[..at]);
+            rest = &after[digits + 1..];
+        } else {
+            out.push_str(&rest[..at + 1]);
+            rest = &rest[at + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_os_error_code;
+
+    #[test]
+    fn issue_14_os_error_codes_are_dropped() {
+        for (input, want) in [
+            (
+                "cannot read \"x\": No such file or directory (os error 2)",
+                "cannot read \"x\": No such file or directory",
+            ),
+            ("a (os error 13) and b (os error 2)", "a and b"),
+            ("no code (os error x)", "no code (os error x)"),
+            ("plain", "plain"),
+        ] {
+            assert_eq!(without_os_error_code(input), want, "{input}");
+        }
+    }
+}

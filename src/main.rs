@@ -19,7 +19,7 @@ use std::process;
 use clap::FromArgMatches;
 
 use cli::{Cli, Command};
-use exit::{ExitCode, Failure};
+use exit::ExitCode;
 use settings::Settings;
 
 fn main() {
@@ -32,8 +32,20 @@ fn main() {
     };
     let settings = Settings::new(&cli, name);
     term::apply_colour(settings.colour);
-    let s = &settings;
-    let result = match &cli.command {
+    let result = if settings.many_clusters() {
+        commands::many::run(&settings, std::sync::Arc::new(cli), run)
+    } else {
+        run(&settings, &cli.command)
+    };
+    match result {
+        Ok(code) => process::exit(code as i32),
+        Err(e) => process::exit(report(&e, name) as i32),
+    }
+}
+
+/// Runs one command with `s`.
+fn run(s: &Settings, command: &Command) -> anyhow::Result<ExitCode> {
+    match command {
         Command::Explain(args) => commands::explain::run(s, args),
         Command::Render(args) => commands::render::run(s, args).map(|()| ExitCode::Success),
         Command::List(args) => commands::list::run(s, args).map(|()| ExitCode::Success),
@@ -48,10 +60,6 @@ fn main() {
         Command::Complete(args) => {
             commands::complete::run_protocol(&args.args).map(|()| ExitCode::Success)
         }
-    };
-    match result {
-        Ok(code) => process::exit(code as i32),
-        Err(e) => process::exit(report(&e, name) as i32),
     }
 }
 
@@ -61,75 +69,22 @@ fn report(e: &anyhow::Error, name: &str) -> ExitCode {
     if is_broken_pipe(e) {
         return ExitCode::Success;
     }
-    // The outermost `Failure` decides: one added with `anyhow::Context`
-    // (`Failure` as the context of a lower error) or one in the chain.
-    let failure = e
-        .downcast_ref::<Failure>()
-        .or_else(|| e.chain().find_map(|c| c.downcast_ref::<Failure>()));
-    let safe = |text: &dyn std::fmt::Display| {
-        let text = without_os_error_code(&text.to_string());
-        term::escape_controls(&cli::as_said_by(name, &text), false).into_owned()
-    };
-    let mut said = safe(e);
-    eprintln!("error: {said}");
-    for cause in e.chain().skip(1) {
-        // Many errors end their message with their cause's ("cannot read
-        // \"x\": No such file"): that cause is said already.
-        let text = safe(cause);
-        if said.ends_with(&text) {
-            continue;
-        }
-        eprintln!("  caused by: {text}");
-        said = text;
+    let said = exit::Described::of(e, name);
+    let mut lines = said.lines.iter();
+    if let Some(first) = lines.next() {
+        eprintln!("error: {first}");
     }
-    if let Some(hint) = failure.and_then(|f| f.hint.as_deref()) {
-        eprintln!("\nhint: {}", safe(&hint));
+    for cause in lines {
+        eprintln!("  caused by: {cause}");
     }
-    failure.map_or(ExitCode::Input, |f| f.code)
-}
-
-/// Drops the " (os error 2)" that Rust adds to system errors: the words
-/// before it already say what happened.
-fn without_os_error_code(message: &str) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(at) = rest.find(" (os error ") {
-        let after = &rest[at + " (os error ".len()..];
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 && after[digits..].starts_with(')') {
-            out.push_str(&rest[..at]);
-            rest = &after[digits + 1..];
-        } else {
-            out.push_str(&rest[..at + 1]);
-            rest = &rest[at + 1..];
-        }
+    if let Some(hint) = &said.hint {
+        eprintln!("\nhint: {hint}");
     }
-    out.push_str(rest);
-    out
+    said.code
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain()
         .filter_map(|c| c.downcast_ref::<io::Error>())
         .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::without_os_error_code;
-
-    #[test]
-    fn issue_14_os_error_codes_are_dropped() {
-        for (input, want) in [
-            (
-                "cannot read \"x\": No such file or directory (os error 2)",
-                "cannot read \"x\": No such file or directory",
-            ),
-            ("a (os error 13) and b (os error 2)", "a and b"),
-            ("no code (os error x)", "no code (os error x)"),
-            ("plain", "plain"),
-        ] {
-            assert_eq!(without_os_error_code(input), want, "{input}");
-        }
-    }
 }

@@ -3,7 +3,8 @@
 //! cluster, how loud to be, whether to colour, and the name the user ran the
 //! plugin by. Nothing else holds command-line state.
 
-use std::io::{self, IsTerminal};
+use std::io::{self, IsTerminal, Write};
+use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 
@@ -26,6 +27,22 @@ pub struct Settings {
     pub colour: bool,
     /// The connection flags, as given (`--kubeconfig`, `--context`, `-n`, ...).
     pub cluster: ClusterArgs,
+    /// Where the command's data goes.
+    pub output: Output,
+    /// With several clusters, the one these settings read: its messages
+    /// on stderr (`-v`, warnings) start with `[NAME] `.
+    pub label: Option<String>,
+}
+
+/// Where a command writes its data.
+#[derive(Debug, Clone, Default)]
+pub enum Output {
+    /// Standard output.
+    #[default]
+    Stdout,
+    /// A buffer, read back when the command is one of several (one per
+    /// cluster) whose outputs are put together.
+    Buffer(Arc<Mutex<Vec<u8>>>),
 }
 
 impl Settings {
@@ -37,6 +54,80 @@ impl Settings {
             verbose: cli.verbose,
             colour: colour_from(cli.color),
             cluster: cli.cluster.clone(),
+            output: Output::Stdout,
+            label: None,
+        }
+    }
+
+    /// These settings for one cluster of several, named `name`: its context
+    /// (and the server to reach it at, for a hub's cluster), and the output
+    /// kept in a buffer.
+    pub fn for_cluster(
+        &self,
+        name: &str,
+        context: &str,
+        server: Option<&str>,
+    ) -> (Self, Arc<Mutex<Vec<u8>>>) {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let mut cluster = self.cluster.clone();
+        cluster.context = vec![context.to_string()];
+        cluster.all_contexts = false;
+        cluster.hub = None;
+        cluster.hub_selector = None;
+        if let Some(server) = server {
+            cluster.server = Some(server.to_string());
+        }
+        let settings = Self {
+            cluster,
+            output: Output::Buffer(Arc::clone(&buffer)),
+            label: Some(name.to_string()),
+            ..self.clone()
+        };
+        (settings, buffer)
+    }
+
+    /// Whether the flags name more than one cluster (`--context a,b`,
+    /// `--all-contexts`, `--hub`).
+    pub fn many_clusters(&self) -> bool {
+        self.cluster.all_contexts || self.cluster.hub.is_some() || self.cluster.context.len() > 1
+    }
+
+    /// Renders into a buffer, then writes it out in one go: a renderer
+    /// error leaves nothing half-printed. Text for a person
+    /// ([`term::Sink::Text`]) has its input-borne control characters
+    /// escaped, this program's colour kept when colour is on.
+    pub fn print_to(
+        &self,
+        sink: term::Sink,
+        render: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut buf = Vec::new();
+        render(&mut buf)?;
+        match sink {
+            term::Sink::Exact => self.print_bytes(&buf),
+            term::Sink::Text => {
+                let text = String::from_utf8_lossy(&buf);
+                self.print_bytes(term::escape_controls(&text, self.colour).as_bytes())
+            }
+        }
+    }
+
+    /// [`Settings::print_to`] of exact bytes (JSON, YAML, file contents).
+    pub fn print(&self, render: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+        self.print_to(term::Sink::Exact, render)
+    }
+
+    /// Writes bytes that are already complete.
+    pub fn print_bytes(&self, bytes: &[u8]) -> io::Result<()> {
+        match &self.output {
+            Output::Stdout => term::print_bytes(bytes),
+            Output::Buffer(buffer) => {
+                buffer
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend_from_slice(bytes);
+                Ok(())
+            }
         }
     }
 
@@ -48,8 +139,28 @@ impl Settings {
     /// Prints a `-v` message to stderr.
     pub fn verbose(&self, message: impl FnOnce() -> String) {
         if self.verbose {
-            eprintln!("{}", term::escape_controls(&message(), false));
+            eprintln!(
+                "{}{}",
+                self.prefix(),
+                term::escape_controls(&message(), false)
+            );
         }
+    }
+
+    /// Prints a warning to stderr, its input-borne control characters escaped.
+    pub fn warn(&self, message: impl std::fmt::Display) {
+        eprintln!(
+            "warning: {}{}",
+            self.prefix(),
+            term::escape_controls(&message.to_string(), false)
+        );
+    }
+
+    /// `[NAME] ` with several clusters, else nothing.
+    fn prefix(&self) -> String {
+        self.label.as_deref().map_or(String::new(), |name| {
+            format!("[{}] ", term::escape_controls(name, false))
+        })
     }
 
     /// How tables are laid out on stdout (see [`term::layout`]).
@@ -66,7 +177,7 @@ impl Settings {
             .map_err(|e| Failure::input(format!("--request-timeout: {e}")))?;
         Ok(ClusterOptions {
             kubeconfig: args.kubeconfig.clone(),
-            context: args.context.clone(),
+            context: args.context.first().cloned(),
             cluster: args.cluster.clone(),
             user: args.user.clone(),
             request_timeout,

@@ -36,24 +36,6 @@ pub enum Sink {
     Text,
 }
 
-/// [`print`] for a sink: text output goes through [`escape_controls`],
-/// keeping this program's colour when `colour` is on.
-pub fn print_to(
-    colour: bool,
-    sink: Sink,
-    render: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-) -> io::Result<()> {
-    match sink {
-        Sink::Exact => print(render),
-        Sink::Text => print(|out| {
-            let mut buf = Vec::new();
-            render(&mut buf)?;
-            let text = String::from_utf8_lossy(&buf);
-            out.write_all(escape_controls(&text, colour).as_bytes())
-        }),
-    }
-}
-
 /// Escapes the characters that a terminal acts on rather than shows: C0
 /// controls but newline and tab, DEL, C1 controls, the line and paragraph
 /// separators and the bidirectional overrides, as Go's `\x1b` / `\u2028`.

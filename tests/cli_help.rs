@@ -52,7 +52,9 @@ fn typos_get_a_suggestion() {
     for (args, tip) in [
         (&["explain", "x", "--namspace", "a"][..], "'--namespace'"),
         (&["explian", "x"], "'explain'"),
-        (&["audit", "--all"], "'--all-namespaces'"),
+        // `--all` alone is now nearer `--all-contexts`.
+        (&["audit", "--all-namespace"], "'--all-namespaces'"),
+        (&["list", "--all-context"], "'--all-contexts'"),
     ] {
         let (code, _, err) = run(BIN, args);
         assert_eq!(code, 2, "{args:?}");

@@ -115,6 +115,24 @@ fn add_service_account_pull_secrets(
 
 /// Runs `audit`.
 pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
+    let (report, code) = collect(settings, args)?;
+    let sink = match args.output {
+        AuditFormat::Table | AuditFormat::Wide => term::Sink::Text,
+        AuditFormat::Json | AuditFormat::Yaml => term::Sink::Exact,
+    };
+    let layout = settings.layout(args.no_headers);
+    settings.print_to(sink, |out| match args.output {
+        AuditFormat::Table => output::audit::write_table(out, &report, false, &layout),
+        AuditFormat::Wide => output::audit::write_table(out, &report, true, &layout),
+        AuditFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
+        AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
+    })?;
+    Ok(code)
+}
+
+/// The audit of the cluster (or `-f` files) of `settings`, and the exit
+/// code it calls for.
+pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, ExitCode)> {
     let selector = match &args.selector {
         Some(text) => Some(Selector::parse(text).map_err(|e| {
             Failure::input(format!("invalid label selector {text:?} (-l): {e}")).with_hint(
@@ -142,7 +160,7 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
         inputs.workloads.retain(|w| &w.namespace == ns);
     }
     let rendered = cluster::render(&inputs, "worker")?;
-    cluster::print_warnings(&rendered);
+    cluster::print_warnings(settings, &rendered);
     let read_back = |ns: Option<&str>| {
         node_view(&rendered, ns).context(Failure::input(
             "cannot read back the rendered configuration",
@@ -194,17 +212,6 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
                 .map_or_else(String::new, |ns| format!(" in namespace {ns} (-A for all)"))
         );
     }
-    let sink = match args.output {
-        AuditFormat::Table | AuditFormat::Wide => term::Sink::Text,
-        AuditFormat::Json | AuditFormat::Yaml => term::Sink::Exact,
-    };
-    let layout = settings.layout(args.no_headers);
-    term::print_to(settings.colour, sink, |out| match args.output {
-        AuditFormat::Table => output::audit::write_table(out, &report, false, &layout),
-        AuditFormat::Wide => output::audit::write_table(out, &report, true, &layout),
-        AuditFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
-        AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
-    })?;
     let level_of = |class: audit::Class| {
         if args.require_mirror {
             class.level_requiring_mirror()
@@ -221,9 +228,10 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
             || (args.fail_on.contains(&FailOn::Warning) && failing(Level::Warning))
             || report.images.iter().any(|i| classes.contains(&i.class))
     };
-    Ok(if fail {
+    let code = if fail {
         ExitCode::Findings
     } else {
         ExitCode::Success
-    })
+    };
+    Ok((report, code))
 }

@@ -15,7 +15,6 @@ use mirrorpolicy::source::{load_paths_with, Inputs};
 
 use crate::exit::Failure;
 use crate::settings::Settings;
-use crate::term;
 
 /// Reads the mirror configuration: from the files named by `-f`, or from
 /// the live cluster when there are none.
@@ -66,7 +65,7 @@ fn read_selected(
     let mut inputs = load_paths_with(paths, std::io::stdin().lock(), workloads, strict)
         .map_err(|e| Failure::input(e.to_string()))?;
     for w in &inputs.warnings {
-        term::warn(w);
+        settings.warn(w);
     }
     report_read(settings, &inputs);
     // A strict reader reports what the API server would refuse (a misspelt
@@ -114,7 +113,7 @@ pub fn load_selected(
 ) -> Result<Inputs> {
     let inputs = read_selected(settings, paths, reads, namespace, selector, false)?;
     for e in inputs.validate() {
-        term::warn(format_args!(
+        settings.warn(format_args!(
             "the API server would refuse this object today: {e}"
         ));
     }
@@ -146,7 +145,12 @@ pub fn load_valid_objects(
 /// Lays the proposed objects of `--with` over `inputs`, as `kubectl apply`
 /// would leave them (same kind and name replaces). With `validate`, a
 /// proposed object the API server would refuse is an input error.
-pub fn overlay(inputs: &mut Inputs, with: &[PathBuf], validate: bool) -> Result<()> {
+pub fn overlay(
+    settings: &Settings,
+    inputs: &mut Inputs,
+    with: &[PathBuf],
+    validate: bool,
+) -> Result<()> {
     if with.is_empty() {
         return Ok(());
     }
@@ -155,7 +159,7 @@ pub fn overlay(inputs: &mut Inputs, with: &[PathBuf], validate: bool) -> Result<
         mirrorpolicy::source::load_paths_with(with, std::io::stdin().lock(), false, true)
             .context(Failure::input("cannot read the proposed objects of --with"))?;
     for w in &proposed.warnings {
-        term::warn(format_args!("--with: {w}"));
+        settings.warn(format_args!("--with: {w}"));
     }
     if proposed.is_empty() {
         let named: Vec<String> = with.iter().map(|p| p.display().to_string()).collect();
@@ -247,7 +251,7 @@ fn read_live(
         .into());
     }
     for w in &read.inputs.warnings {
-        term::warn(w);
+        settings.warn(w);
     }
     report_read(settings, &read.inputs);
     Ok(read.inputs)
@@ -411,8 +415,8 @@ pub fn load_for_pool(
 }
 
 /// Prints what the MCO only logs.
-pub fn print_warnings(rendered: &Rendered) {
+pub fn print_warnings(settings: &Settings, rendered: &Rendered) {
     for w in &rendered.warnings {
-        term::warn(w);
+        settings.warn(w);
     }
 }

@@ -28,7 +28,7 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
     let mut inputs = cluster::load_objects(settings, &args.filenames, &reads, None)?;
     let mut crs = "the CRs".to_string();
     if !args.with.is_empty() {
-        cluster::overlay(&mut inputs, &args.with, true)?;
+        cluster::overlay(settings, &mut inputs, &args.with, true)?;
         crs = format!("the CRs with {}", names(&args.with));
     }
     let selection = Selection {
@@ -48,7 +48,7 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
         DiffFormat::Text => term::Sink::Text,
         DiffFormat::Json => term::Sink::Exact,
     };
-    term::print_to(settings.colour, sink, |out| match args.output {
+    settings.print_to(sink, |out| match args.output {
         DiffFormat::Text => output::diff::write_text(out, &report),
         DiffFormat::Json => output::diff::write_json(out, &report),
     })?;

@@ -103,9 +103,9 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         namespace,
         &args.pool,
     )?;
-    cluster::overlay(&mut inputs, &args.with, true)?;
+    cluster::overlay(settings, &mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, &args.pool)?;
-    cluster::print_warnings(&rendered);
+    cluster::print_warnings(settings, &rendered);
     let view = node_view(&rendered, namespace).context(Failure::input(
         "cannot read back the rendered configuration",
     ))?;
@@ -306,7 +306,7 @@ fn print(settings: &Settings, args: &ExplainArgs, items: &mut [Explanation]) -> 
     } else {
         term::Sink::Exact
     };
-    term::print_to(settings.colour, sink, |out| match args.output {
+    settings.print_to(sink, |out| match args.output {
         OutputFormat::Table => output::explain::write_table(out, items, &settings.layout(false)),
         OutputFormat::Json => output::write_json(out, items),
         OutputFormat::Yaml => output::write_yaml(out, items),

@@ -15,7 +15,7 @@ use crate::term;
 /// Findings name its commands as the user ran the plugin.
 pub fn run(settings: &Settings, args: &LintArgs) -> Result<ExitCode> {
     let mut inputs = cluster::read_inputs(settings, &args.filenames)?;
-    cluster::overlay(&mut inputs, &args.with, false)?;
+    cluster::overlay(settings, &mut inputs, &args.with, false)?;
     let mut findings = lint(&inputs);
     for f in &mut findings {
         f.message = crate::cli::as_said_by(settings.name, &f.message).into_owned();
@@ -24,7 +24,7 @@ pub fn run(settings: &Settings, args: &LintArgs) -> Result<ExitCode> {
         LintFormat::Table => term::Sink::Text,
         LintFormat::Json => term::Sink::Exact,
     };
-    term::print_to(settings.colour, sink, |out| match args.output {
+    settings.print_to(sink, |out| match args.output {
         LintFormat::Table => output::lint::write_table(out, &findings),
         LintFormat::Json => output::write_json(out, &[&output::List::new(&findings)]),
     })?;

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 
-use mirrorpolicy::list::rules;
+use mirrorpolicy::list::{rules, Rule};
 use mirrorpolicy::output;
 
 use crate::cli::{ListArgs, ListFormat};
@@ -12,21 +12,13 @@ use crate::term;
 
 /// Runs `list`.
 pub fn run(settings: &Settings, args: &ListArgs) -> Result<()> {
-    let mut inputs = cluster::load_inputs(settings, &args.filenames)?;
-    cluster::overlay(&mut inputs, &args.with, true)?;
-    let rendered = cluster::render(&inputs, "worker")?;
-    cluster::print_warnings(&rendered);
-    let rules = rendered
-        .registries
-        .as_ref()
-        .map(|conf| rules(conf, &rendered.order_conflicts))
-        .unwrap_or_default();
+    let rules = collect(settings, args)?;
     let sink = match args.output {
         ListFormat::Table | ListFormat::Wide | ListFormat::Name => term::Sink::Text,
         ListFormat::Json | ListFormat::Yaml => term::Sink::Exact,
     };
     let layout = settings.layout(args.no_headers);
-    term::print_to(settings.colour, sink, |out| match args.output {
+    settings.print_to(sink, |out| match args.output {
         ListFormat::Table => output::list::write_table(out, &rules, false, &layout),
         ListFormat::Wide => output::list::write_table(out, &rules, true, &layout),
         ListFormat::Name => output::list::write_names(out, &rules),
@@ -34,4 +26,18 @@ pub fn run(settings: &Settings, args: &ListArgs) -> Result<()> {
         ListFormat::Yaml => output::write_yaml(out, &[&output::List::new(&rules)]),
     })?;
     Ok(())
+}
+
+/// The merged mirror rules of the cluster (or `-f` files) of `settings`.
+pub fn collect(settings: &Settings, args: &ListArgs) -> Result<Vec<Rule>> {
+    let mut inputs = cluster::load_inputs(settings, &args.filenames)?;
+    cluster::overlay(settings, &mut inputs, &args.with, true)?;
+    let rendered = cluster::render(&inputs, "worker")?;
+    cluster::print_warnings(settings, &rendered);
+    let rules = rendered
+        .registries
+        .as_ref()
+        .map(|conf| rules(conf, &rendered.order_conflicts))
+        .unwrap_or_default();
+    Ok(rules)
 }

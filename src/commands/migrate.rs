@@ -71,7 +71,7 @@ pub fn run(settings: &Settings, args: &MigrateArgs) -> Result<ExitCode> {
         write_files(dir, &replacements)?;
         return Ok(ExitCode::Success);
     }
-    term::print(|w| match args.output {
+    settings.print(|w| match args.output {
         MigrateFormat::Yaml => out::write_yaml(w, &replacements),
         MigrateFormat::Json => out::write_json(w, &replacements),
     })?;

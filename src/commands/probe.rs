@@ -211,7 +211,7 @@ fn read_live_trust(settings: &crate::settings::Settings, want_secret: bool) -> R
     let origin = format!("Secret/{OPENSHIFT_CONFIG}/{PULL_SECRET}");
     let pull_secret = match secret {
         None if want_secret => {
-            crate::term::warn(format!(
+            settings.warn(format!(
                 "{origin} does not exist: registries are probed without credentials"
             ));
             None

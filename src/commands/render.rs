@@ -12,22 +12,21 @@ use crate::cli::{RenderArgs, RenderFormat};
 use crate::commands::cluster;
 use crate::exit::Failure;
 use crate::settings::Settings;
-use crate::term;
 
 /// Runs `render`.
 pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {
     let mut inputs =
         cluster::load_for_pool(settings, &args.filenames, MIRROR_CONFIG, None, &args.pool)?;
-    cluster::overlay(&mut inputs, &args.with, true)?;
+    cluster::overlay(settings, &mut inputs, &args.with, true)?;
     let rendered = cluster::render(&inputs, &args.pool)?;
-    cluster::print_warnings(&rendered);
+    cluster::print_warnings(settings, &rendered);
     if let Some(path) = &args.file {
         if let (None, Some(template)) = (rendered.file(path), template(path)) {
             eprintln!(
                 "note: the MCO leaves {path} untouched for pool {}: the node keeps the 01-{}-container-runtime template, printed here",
                 args.pool, args.pool
             );
-            return Ok(term::print_bytes(template.as_bytes())?);
+            return Ok(settings.print_bytes(template.as_bytes())?);
         }
         let Some(contents) = rendered.file(path) else {
             let written: Vec<&str> = rendered.files.iter().map(|f| f.path.as_str()).collect();
@@ -43,9 +42,9 @@ pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {
             })
             .into());
         };
-        return Ok(term::print_bytes(contents.as_bytes())?);
+        return Ok(settings.print_bytes(contents.as_bytes())?);
     }
-    term::print(|out| match args.output {
+    settings.print(|out| match args.output {
         RenderFormat::Files => {
             for (i, f) in rendered.files.iter().enumerate() {
                 if i > 0 {

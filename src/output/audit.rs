@@ -22,27 +22,70 @@ pub fn write_table(
         let fixed: &[usize] = if wide { &[0, 1, 3] } else { &[0, 1, 2, 3] };
         let mut t = TextTable::new(layout, &head, fixed);
         for i in &report.images {
-            let class = Cell::new(i.class.as_str());
-            let class = match i.class.level() {
-                Level::Error => class.fg(Color::Red).add_attribute(Attribute::Bold),
-                Level::Warning => class.fg(Color::Yellow),
-                Level::Ok => class.fg(Color::Green),
-            };
-            t.row(vec![
-                class,
-                Cell::new(&i.reference),
-                Cell::new(objects(i, wide)),
-                Cell::new(if i.signature_required {
-                    "required"
-                } else {
-                    "-"
-                }),
-                Cell::new(&i.detail),
-            ]);
+            t.row(row(i, wide));
         }
         t.write(out)?;
         writeln!(out)?;
     }
+    writeln!(out, "{}", counts(report))
+}
+
+/// The cells of one image.
+fn row(i: &AuditedImage, wide: bool) -> Vec<Cell> {
+    let class = Cell::new(i.class.as_str());
+    let class = match i.class.level() {
+        Level::Error => class.fg(Color::Red).add_attribute(Attribute::Bold),
+        Level::Warning => class.fg(Color::Yellow),
+        Level::Ok => class.fg(Color::Green),
+    };
+    vec![
+        class,
+        Cell::new(&i.reference),
+        Cell::new(objects(i, wide)),
+        Cell::new(if i.signature_required {
+            "required"
+        } else {
+            "-"
+        }),
+        Cell::new(&i.detail),
+    ]
+}
+
+/// The wide table of several clusters at once: a CONTEXT column first,
+/// each cluster's images worst first, then each cluster's counts.
+pub fn write_table_by_context(
+    out: &mut dyn Write,
+    clusters: &[(&str, &Report)],
+    layout: &Layout,
+) -> io::Result<()> {
+    if clusters.iter().any(|(_, r)| !r.images.is_empty()) {
+        let head = [
+            "CONTEXT",
+            "CLASS",
+            "IMAGE",
+            "OBJECTS",
+            "SIGNATURE",
+            "DETAIL",
+        ];
+        let mut t = TextTable::new(layout, &head, &[0, 1, 2, 4]);
+        for (context, report) in clusters {
+            for i in &report.images {
+                let mut cells = vec![Cell::new(context)];
+                cells.extend(row(i, true));
+                t.row(cells);
+            }
+        }
+        t.write(out)?;
+        writeln!(out)?;
+    }
+    for (context, report) in clusters {
+        writeln!(out, "{context}: {}", counts(report))?;
+    }
+    Ok(())
+}
+
+/// `N images: n class, ...`.
+fn counts(report: &Report) -> String {
     let counts: Vec<String> = Class::ALL
         .iter()
         .chain(&Class::PROBED)
@@ -52,8 +95,7 @@ pub fn write_table(
         })
         .collect();
     let total = report.images.len();
-    writeln!(
-        out,
+    format!(
         "{total} image{}{}{}",
         if total == 1 { "" } else { "s" },
         if counts.is_empty() { "" } else { ": " },
@@ -147,5 +189,39 @@ mod tests {
         };
         write_table(&mut out, &empty, false, &Layout::default()).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "0 images\n");
+    }
+
+    #[test]
+    fn issue_17_one_table_with_a_context_column() {
+        let (a, empty) = (
+            report(),
+            Report {
+                images: Vec::new(),
+                summary: BTreeMap::new(),
+            },
+        );
+        let mut out = Vec::new();
+        write_table_by_context(
+            &mut out,
+            &[("east", &a), ("west", &empty)],
+            &Layout::default(),
+        )
+        .unwrap();
+        let lines: Vec<String> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "CONTEXT CLASS IMAGE OBJECTS SIGNATURE DETAIL",
+                "east direct docker.io/library/nginx:1.25 Pod/shop/a, Pod/shop/b - no mirror rule",
+                "east mirrored quay.io/x@sha256:00 Pod/shop/c required first from m",
+                "",
+                "east: 2 images: 1 direct, 1 mirrored",
+                "west: 0 images",
+            ]
+        );
     }
 }

@@ -45,59 +45,99 @@ pub fn write_table(
     // The source, pull and policy are identifiers: never wrapped.
     let mut t = TextTable::new(layout, &head, &[0, 2, 3, 5]);
     for r in rules {
-        let mirrors: Vec<String> = r
-            .mirrors
-            .iter()
-            .map(|m| {
-                let mut s = m.location.clone();
-                if wide && !m.pull_from_mirror.is_empty() {
-                    s.push_str(&format!(" ({})", m.pull_from_mirror));
-                }
-                if wide && m.insecure {
-                    s.push_str(" [insecure]");
-                }
-                s
-            })
-            .collect();
-        let objects: Vec<&str> = r.objects.iter().map(|o| o.as_str()).collect();
-        let mut flags = Vec::new();
-        if r.insecure {
-            flags.push("insecure");
-        }
-        if !r.conflicts.is_empty() {
-            flags.push("order-conflict");
-        }
-        let dash = |text: String| {
-            if text.is_empty() {
-                "-".to_string()
-            } else {
-                text
+        t.row(row(r, wide));
+    }
+    t.write(out)
+}
+
+/// The cells of one rule.
+fn row(r: &Rule, wide: bool) -> Vec<Cell> {
+    let mirrors: Vec<String> = r
+        .mirrors
+        .iter()
+        .map(|m| {
+            let mut s = m.location.clone();
+            if wide && !m.pull_from_mirror.is_empty() {
+                s.push_str(&format!(" ({})", m.pull_from_mirror));
             }
-        };
-        let policy = Cell::new(r.source_policy);
-        let policy = match r.source_policy {
-            "blocked" => policy.fg(Color::Red),
-            "NeverContactSource" => policy.fg(Color::Yellow),
-            _ => policy,
-        };
-        let flags = Cell::new(dash(flags.join(",")));
-        let flags = if r.insecure || !r.conflicts.is_empty() {
-            flags.fg(Color::Yellow)
+            if wide && m.insecure {
+                s.push_str(" [insecure]");
+            }
+            s
+        })
+        .collect();
+    let objects: Vec<&str> = r.objects.iter().map(|o| o.as_str()).collect();
+    let mut flags = Vec::new();
+    if r.insecure {
+        flags.push("insecure");
+    }
+    if !r.conflicts.is_empty() {
+        flags.push("order-conflict");
+    }
+    let dash = |text: String| {
+        if text.is_empty() {
+            "-".to_string()
         } else {
-            flags
-        };
-        let mut row = vec![
-            Cell::new(&r.source),
-            Cell::new(dash(mirrors.join(if wide { "\n" } else { ", " }))),
-            Cell::new(r.pull),
-            policy,
-            Cell::new(dash(objects.join(", "))),
-            flags,
-        ];
-        if wide {
-            row.push(Cell::new(dash(r.conflicts.join("; "))));
+            text
         }
-        t.row(row);
+    };
+    let policy = Cell::new(r.source_policy);
+    let policy = match r.source_policy {
+        "blocked" => policy.fg(Color::Red),
+        "NeverContactSource" => policy.fg(Color::Yellow),
+        _ => policy,
+    };
+    let flags = Cell::new(dash(flags.join(",")));
+    let flags = if r.insecure || !r.conflicts.is_empty() {
+        flags.fg(Color::Yellow)
+    } else {
+        flags
+    };
+    let mut row = vec![
+        Cell::new(&r.source),
+        Cell::new(dash(mirrors.join(if wide { "\n" } else { ", " }))),
+        Cell::new(r.pull),
+        policy,
+        Cell::new(dash(objects.join(", "))),
+        flags,
+    ];
+    if wide {
+        row.push(Cell::new(dash(r.conflicts.join("; "))));
+    }
+    row
+}
+
+/// The wide table of several clusters at once: a CONTEXT column first,
+/// then each cluster's rules as [`write_table`] shows them wide.
+pub fn write_table_by_context(
+    out: &mut dyn Write,
+    clusters: &[(&str, &[Rule])],
+    layout: &Layout,
+) -> io::Result<()> {
+    if clusters.iter().all(|(_, rules)| rules.is_empty()) {
+        writeln!(
+            out,
+            "No mirror rules: no cluster's objects touch registries.conf."
+        )?;
+        return Ok(());
+    }
+    let head = [
+        "CONTEXT",
+        "SOURCE",
+        "MIRRORS",
+        "PULL",
+        "SOURCE POLICY",
+        "OBJECTS",
+        "FLAGS",
+        "CONFLICTS",
+    ];
+    let mut t = TextTable::new(layout, &head, &[0, 1, 3, 4, 6]);
+    for (context, rules) in clusters {
+        for r in *rules {
+            let mut cells = vec![Cell::new(context)];
+            cells.extend(row(r, true));
+            t.row(cells);
+        }
     }
     t.write(out)
 }
@@ -177,6 +217,39 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "No mirror rules: the objects do not touch registries.conf.\n"
+        );
+    }
+
+    #[test]
+    fn issue_17_one_table_with_a_context_column() {
+        let rules = rules();
+        let mut out = Vec::new();
+        write_table_by_context(
+            &mut out,
+            &[("east", &rules[..]), ("west", &[]), ("lab", &rules[..])],
+            &Layout::default(),
+        )
+        .unwrap();
+        let lines: Vec<String> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "CONTEXT SOURCE MIRRORS PULL SOURCE POLICY OBJECTS FLAGS CONFLICTS",
+                "east registry.redhat.io/rhel9 m.example.com/rhel9 (digest-only) [insecure] both AllowContactingSource ImageDigestMirrorSet/rhel order-conflict order differs",
+                "b.example.com/rhel9",
+                "lab registry.redhat.io/rhel9 m.example.com/rhel9 (digest-only) [insecure] both AllowContactingSource ImageDigestMirrorSet/rhel order-conflict order differs",
+                "b.example.com/rhel9",
+            ]
+        );
+        let mut out = Vec::new();
+        write_table_by_context(&mut out, &[("west", &[])], &Layout::default()).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "No mirror rules: no cluster's objects touch registries.conf.\n"
         );
     }
 }

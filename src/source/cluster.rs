@@ -208,6 +208,15 @@ pub const SECRETS: Resource = Resource::namespaced("", "v1", "secrets", "Secret"
 /// `audit --probe`: the service accounts of the pods, for their `imagePullSecrets`.
 pub const SERVICE_ACCOUNTS: Resource =
     Resource::namespaced("", "v1", "serviceaccounts", "ServiceAccount");
+/// `--hub`: Open Cluster Management's clusters, on the hub.
+pub const MANAGED_CLUSTERS: Resource = Resource::cluster(
+    "cluster.open-cluster-management.io",
+    "v1",
+    "managedclusters",
+    "ManagedCluster",
+);
+/// `--hub`: the Route of the cluster-proxy add-on's user server, on the hub.
+pub const ROUTES: Resource = Resource::namespaced("route.openshift.io", "v1", "routes", "Route");
 /// `--probe`: the `Image.spec.additionalTrustedCA` ConfigMap in `openshift-config`.
 pub const CONFIG_MAPS: Resource = Resource::namespaced("", "v1", "configmaps", "ConfigMap");
 pub const DEPLOYMENTS: Resource = Resource::namespaced("apps", "v1", "deployments", "Deployment");
@@ -1200,6 +1209,39 @@ impl Connection {
             .filter_map(|item| item.pointer("/metadata/name").and_then(Value::as_str))
             .map(str::to_string)
             .collect())
+    }
+
+    /// Every object of `resource` (in `namespace`, else in all), only
+    /// those `label_selector` selects when one is given; `Ok(None)` when the
+    /// server does not serve the resource (no CRD).
+    pub async fn list_objects(
+        &self,
+        resource: &Resource,
+        namespace: Option<&str>,
+        label_selector: Option<&str>,
+    ) -> Result<Option<Vec<Value>>, ClusterError> {
+        let listed = self
+            .list(
+                *resource,
+                namespace.map(str::to_string),
+                label_selector.map(str::to_string),
+            )
+            .await?;
+        let pages = match listed.outcome {
+            ListOutcome::Pages(pages) => pages,
+            ListOutcome::Absent => return Ok(None),
+            ListOutcome::Forbidden(f) => return Err(ClusterError::Forbidden(vec![f])),
+        };
+        let path = resource.list_path(namespace);
+        let mut items = Vec::new();
+        for page in pages {
+            let mut value: Value =
+                serde_json::from_str(&page).map_err(|e| self.bad_answer(&path, &e.to_string()))?;
+            if let Some(Value::Array(page_items)) = value.get_mut("items").map(Value::take) {
+                items.extend(page_items);
+            }
+        }
+        Ok(Some(items))
     }
 
     /// Lists one resource, page by page.

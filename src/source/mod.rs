@@ -11,6 +11,7 @@
 pub mod cluster;
 mod exec;
 pub mod file;
+pub mod hub;
 mod kubeconfig;
 pub mod node_dir;
 pub mod node_exec;

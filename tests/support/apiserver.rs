@@ -207,6 +207,20 @@ pub const KINDS: &[Kind] = &[
         kind: "ClusterServiceVersion",
         namespaced: true,
     },
+    Kind {
+        group: "cluster.open-cluster-management.io",
+        versions: &["v1"],
+        plural: "managedclusters",
+        kind: "ManagedCluster",
+        namespaced: false,
+    },
+    Kind {
+        group: "route.openshift.io",
+        versions: &["v1"],
+        plural: "routes",
+        kind: "Route",
+        namespaced: true,
+    },
 ];
 
 /// The groups a plain Kubernetes cluster serves.
@@ -421,6 +435,10 @@ struct State {
     /// `pods/exec`: sessions running now, and the most at one time.
     exec_running: usize,
     exec_max_running: usize,
+    /// As an Open Cluster Management hub's cluster-proxy user server:
+    /// requests under `/<cluster>/` go to that cluster's fake (its state),
+    /// or fail as a cluster the proxy has no tunnel to (`None`).
+    proxied: BTreeMap<String, Option<Arc<Mutex<State>>>>,
 }
 
 /// Builds a fake server.
@@ -592,6 +610,23 @@ impl Builder {
         self
     }
 
+    /// Serves `server`'s API under `/<cluster>/`, as the cluster-proxy
+    /// user server of a hub reaches a managed cluster (the hub's token is
+    /// the one checked).
+    pub fn proxy_to(mut self, cluster: &str, server: &FakeApiServer) -> Self {
+        self.state
+            .proxied
+            .insert(cluster.to_string(), Some(Arc::clone(&server.state)));
+        self
+    }
+
+    /// Answers 503 under `/<cluster>/`: a managed cluster the proxy cannot
+    /// reach.
+    pub fn proxy_down(mut self, cluster: &str) -> Self {
+        self.state.proxied.insert(cluster.to_string(), None);
+        self
+    }
+
     /// Loads the objects of a YAML (or JSON) text.
     pub fn objects_from_yaml(mut self, text: &str) -> Self {
         let documents: Vec<Value> = serde_saphyr::from_multiple(text)
@@ -602,6 +637,12 @@ impl Builder {
         self
     }
 
+    fn add(&mut self, value: Value) {
+        self.state.add(value);
+    }
+}
+
+impl State {
     fn add(&mut self, mut value: Value) {
         let kind = value
             .get("kind")
@@ -618,7 +659,7 @@ impl Builder {
         let Some(known) = KINDS.iter().find(|k| k.kind == kind) else {
             return;
         };
-        let state = &mut self.state;
+        let state = self;
         state.resource_version += 1;
         let rv = state.resource_version;
         let meta = value
@@ -649,7 +690,9 @@ impl Builder {
             .or_default()
             .insert((namespace, name), value);
     }
+}
 
+impl Builder {
     /// Starts the server on 127.0.0.1 on a free port.
     pub fn start(self) -> FakeApiServer {
         FakeApiServer::start(self.state)
@@ -807,6 +850,16 @@ impl FakeApiServer {
         let path = dir.join("kubeconfig");
         std::fs::write(&path, self.kubeconfig()).expect("write kubeconfig");
         path
+    }
+
+    /// Adds an object (YAML or JSON text) while the server runs.
+    pub fn add_objects_from_yaml(&self, text: &str) {
+        let documents: Vec<Value> = serde_saphyr::from_multiple(text)
+            .unwrap_or_else(|e| panic!("fixture YAML does not parse: {e}"));
+        let mut state = self.state.lock().expect("state");
+        for document in documents {
+            state.add(document);
+        }
     }
 
     /// Every request so far.
@@ -1106,6 +1159,47 @@ async fn handle(
             return Ok(response);
         }
         None => {}
+    }
+    let proxied = {
+        let first = path
+            .trim_start_matches('/')
+            .split('/')
+            .next()
+            .unwrap_or_default();
+        let state = state.lock().expect("state");
+        state
+            .proxied
+            .get(first)
+            .map(|backend| (format!("/{first}"), backend.clone()))
+    };
+    if let (true, Some((prefix, backend))) = (authorized, proxied) {
+        let inner = path.strip_prefix(&prefix).unwrap_or_default().to_string();
+        let Some(backend) = backend else {
+            log(503);
+            return Ok(status_response(
+                503,
+                "ServiceUnavailable",
+                "cluster-proxy: no tunnel to the managed cluster",
+            ));
+        };
+        let response = {
+            let mut backend = backend.lock().expect("backend state");
+            let response = route(&mut backend, &method, &inner, &query, &content_type, &body);
+            backend.log.push(Logged {
+                method: method.to_string(),
+                path: inner.clone(),
+                query: query.clone(),
+                status: response.status().as_u16(),
+                body: String::from_utf8_lossy(&body).into_owned(),
+                authorization: authorization.clone(),
+                impersonation: impersonation.clone(),
+                sni: None,
+                client_certificate: false,
+            });
+            response
+        };
+        log(response.status().as_u16());
+        return Ok(response);
     }
     let response = if authorized {
         let shared = Arc::clone(&state);

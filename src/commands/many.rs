@@ -1,0 +1,671 @@
+//! Many clusters at once (`--context a,b`, `--all-contexts`): one command
+//! run against each context's cluster, concurrently (at most
+//! `--context-concurrency` at a time, each within `--context-timeout`), its
+//! outputs put together: one section per context in text (`== context NAME
+//! (SERVER)`), one `List` of `{context, server, result | error}` in JSON
+//! and YAML. A cluster that fails never hides the others; the exit code is
+//! the worst of them.
+//!
+//! Each cluster gets its own [`Settings`] (its context, its output kept in a
+//! buffer) and goes through the same code as a single cluster. Credentials
+//! are resolved per context as for one; an exec plugin shared by several
+//! contexts runs once (`source::exec` keeps one per user and cluster for
+//! the process).
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use mirrorpolicy::audit::Report;
+use mirrorpolicy::list::Rule;
+use mirrorpolicy::output;
+use mirrorpolicy::output::table::Layout;
+use mirrorpolicy::source::cluster as live;
+use mirrorpolicy::source::hub::{read_hub, HubError};
+
+use crate::cli::{
+    AuditFormat, Cli, Command, DiffFormat, LintFormat, ListFormat, OutputFormat, RenderFormat,
+};
+use crate::commands::{audit, cluster, list};
+use crate::exit::{Described, ExitCode, Failure};
+use crate::settings::Settings;
+use crate::term;
+
+/// How the outputs of the clusters are put together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// One section per context.
+    Text,
+    /// One JSON `List`.
+    Json,
+    /// One YAML `List`.
+    Yaml,
+}
+
+/// What one cluster gave.
+#[derive(Debug)]
+pub struct Outcome<T> {
+    /// The kubeconfig context.
+    pub context: String,
+    /// Its API server, when the kubeconfig names one.
+    pub server: Option<String>,
+    /// The command's result, or why the cluster could not be read.
+    pub result: Result<T, Described>,
+}
+
+/// What one cluster gave, with the output its command wrote.
+pub type Ran<T> = Outcome<(T, Vec<u8>)>;
+
+/// Runs `command` against the cluster of each context the flags name and
+/// prints the outputs together; `run` runs it for one cluster.
+pub fn run(
+    settings: &Settings,
+    cli: Arc<Cli>,
+    run: fn(&Settings, &Command) -> Result<ExitCode>,
+) -> Result<ExitCode> {
+    let shape = shape_of(&cli.command)?;
+    let contexts = targets(settings)?;
+    match &cli.command {
+        Command::List(a) if a.output == ListFormat::Wide => {
+            let no_headers = a.no_headers;
+            return merged(
+                settings,
+                &contexts,
+                cli,
+                list_rules,
+                no_headers,
+                |out, c, l| {
+                    let clusters: Vec<(&str, &[Rule])> =
+                        c.iter().map(|(n, r)| (*n, r.as_slice())).collect();
+                    output::list::write_table_by_context(out, &clusters, l)
+                },
+            );
+        }
+        Command::Audit(a) if a.output == AuditFormat::Wide => {
+            let no_headers = a.no_headers;
+            return merged(
+                settings,
+                &contexts,
+                cli,
+                audit_report,
+                no_headers,
+                |out, c, l| output::audit::write_table_by_context(out, c, l),
+            );
+        }
+        _ => {}
+    }
+    let outcomes = run_each(settings, &contexts, move |s| {
+        let code = run(s, &cli.command)?;
+        Ok(code)
+    })?;
+    let mut worst = ExitCode::Success;
+    let mut sections = Vec::with_capacity(outcomes.len());
+    for o in outcomes {
+        let code = match &o.result {
+            Ok((code, _)) => *code,
+            Err(failed) => failed.code,
+        };
+        worst = worse(worst, code);
+        sections.push(Outcome {
+            context: o.context,
+            server: o.server,
+            result: o.result.map(|(_, bytes)| bytes),
+        });
+    }
+    match shape {
+        Shape::Text => settings.print_to(term::Sink::Text, |out| write_sections(out, &sections))?,
+        Shape::Json | Shape::Yaml => {
+            let items = list_items(&sections, shape);
+            settings.print(|out| match shape {
+                Shape::Json => output::write_json(out, &[&output::List::new(&items)]),
+                _ => output::write_yaml(out, &[&output::List::new(&items)]),
+            })?;
+        }
+    }
+    Ok(worst)
+}
+
+/// One table for every cluster (`-o wide` of list and audit): `collect`
+/// gives a cluster's data and exit code, `write` lays the clusters' data
+/// out with a CONTEXT column. A cluster not read is said on stderr.
+fn merged<T: Send + 'static>(
+    settings: &Settings,
+    contexts: &[Target],
+    cli: Arc<Cli>,
+    collect: fn(&Settings, &Command) -> Result<(T, ExitCode)>,
+    no_headers: bool,
+    write: impl Fn(&mut dyn Write, &[(&str, &T)], &Layout) -> io::Result<()>,
+) -> Result<ExitCode> {
+    let outcomes = run_each(settings, contexts, move |s| collect(s, &cli.command))?;
+    let mut worst = ExitCode::Success;
+    let mut clusters: Vec<(&str, &T)> = Vec::new();
+    for o in &outcomes {
+        match &o.result {
+            Ok(((data, code), _)) => {
+                worst = worse(worst, *code);
+                clusters.push((&o.context, data));
+            }
+            Err(failed) => {
+                worst = worse(worst, failed.code);
+                eprintln!(
+                    "error: context {}: {}",
+                    term::escape_controls(&header_name(&o.context, o.server.as_deref()), false),
+                    failed.one_line()
+                );
+            }
+        }
+    }
+    let layout = settings.layout(no_headers);
+    settings.print_to(term::Sink::Text, |out| write(out, &clusters, &layout))?;
+    Ok(worst)
+}
+
+fn list_rules(settings: &Settings, command: &Command) -> Result<(Vec<Rule>, ExitCode)> {
+    match command {
+        Command::List(args) => Ok((list::collect(settings, args)?, ExitCode::Success)),
+        _ => Err(Failure::input("internal error: not a list command").into()),
+    }
+}
+
+fn audit_report(settings: &Settings, command: &Command) -> Result<(Report, ExitCode)> {
+    match command {
+        Command::Audit(args) => audit::collect(settings, args),
+        _ => Err(Failure::input("internal error: not an audit command").into()),
+    }
+}
+
+/// `NAME (SERVER)`.
+fn header_name(context: &str, server: Option<&str>) -> String {
+    format!(
+        "{context} ({})",
+        server.unwrap_or("no server in the kubeconfig")
+    )
+}
+
+/// The worse of two exit codes: a cluster not read (3) over an input
+/// error (2) over findings (1) over success; a refusal (4) above all.
+pub fn worse(a: ExitCode, b: ExitCode) -> ExitCode {
+    if (b as i32) > (a as i32) {
+        b
+    } else {
+        a
+    }
+}
+
+/// One cluster of several.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// What its section and item are named: the context, or the hub's
+    /// ManagedCluster.
+    pub name: String,
+    /// The kubeconfig context whose credentials reach it.
+    pub context: String,
+    /// The server in place of the context's: the hub's cluster-proxy URL.
+    pub server: Option<String>,
+}
+
+impl Target {
+    fn context(name: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            context: name.to_string(),
+            server: None,
+        }
+    }
+}
+
+/// The clusters the flags name: the contexts of `--context` in their order
+/// (duplicates dropped), the kubeconfig's sorted by name (`--all-contexts`),
+/// or the hub's ManagedClusters sorted by name (`--hub`).
+pub fn targets(settings: &Settings) -> Result<Vec<Target>> {
+    if let Some(hub) = &settings.cluster.hub {
+        return hub_targets(settings, hub);
+    }
+    if !settings.cluster.all_contexts {
+        let mut named: Vec<Target> = Vec::new();
+        for c in &settings.cluster.context {
+            if c.is_empty() {
+                return Err(Failure::input("--context: an empty context name").into());
+            }
+            if !named.iter().any(|t| t.name == *c) {
+                named.push(Target::context(c));
+            }
+        }
+        return Ok(named);
+    }
+    let options = settings.cluster_options()?;
+    let mut names =
+        live::kubeconfig_names(&options, "context").map_err(cluster::cluster_failure)?;
+    names.sort();
+    names.dedup();
+    if names.is_empty() {
+        return Err(Failure::input("--all-contexts: the kubeconfig has no context")
+            .with_hint("kubectl config get-contexts lists them; point KUBECONFIG or --kubeconfig at the kubeconfig")
+            .into());
+    }
+    Ok(names.iter().map(|n| Target::context(n)).collect())
+}
+
+/// `--hub`: the hub's ManagedClusters, each reached through the
+/// cluster-proxy user server with the hub context's credentials.
+fn hub_targets(settings: &Settings, hub: &str) -> Result<Vec<Target>> {
+    let selector = settings.cluster.hub_selector.as_deref();
+    if let Some(text) = selector {
+        mirrorpolicy::labels::Selector::parse(text).map_err(|e| {
+            Failure::input(format!(
+                "invalid label selector {text:?} (--hub-selector): {e}"
+            ))
+        })?;
+    }
+    let (hub_settings, _) = settings.for_cluster(hub, hub, None);
+    let options = hub_settings.cluster_options()?;
+    let runtime = cluster::runtime()?;
+    let read = runtime.block_on(async {
+        let connection = live::connect(&options).await?;
+        hub_settings.verbose(|| {
+            format!(
+                "reading the ManagedClusters of the hub at {}",
+                connection.server
+            )
+        });
+        read_hub(&connection, selector).await
+    });
+    let found = match read {
+        Ok(found) => found,
+        Err(HubError::Cluster(e)) => return Err(cluster::cluster_failure(e)),
+        Err(e @ HubError::NoClusterProxy { .. }) => {
+            return Err(Failure::cluster(e.to_string())
+                .with_hint("enable the cluster-proxy add-on on the hub (ACM and the multicluster engine install it), or name the clusters' own contexts with --context")
+                .into())
+        }
+        Err(e) => return Err(Failure::cluster(e.to_string()).into()),
+    };
+    Ok(found
+        .clusters
+        .iter()
+        .map(|c| Target {
+            name: c.clone(),
+            context: hub.to_string(),
+            server: Some(found.cluster_url(c)),
+        })
+        .collect())
+}
+
+/// Runs `run` once per context, concurrently, each with its own
+/// [`Settings`] and deadline; the outcomes come back in the contexts'
+/// order with the captured output of each. A cluster that outlives
+/// `--context-timeout` is reported as not read (its thread is left to
+/// end with the process).
+pub fn run_each<T: Send + 'static>(
+    settings: &Settings,
+    contexts: &[Target],
+    run: impl Fn(&Settings) -> Result<T> + Send + Sync + 'static,
+) -> Result<Vec<Ran<T>>> {
+    let timeout = live::parse_request_timeout(&settings.cluster.context_timeout)
+        .map_err(|e| Failure::input(format!("--context-timeout: {e}")))?;
+    let limit = usize::from(settings.cluster.context_concurrency.max(1));
+    let run = Arc::new(run);
+    let (tx, rx) = mpsc::channel();
+    let mut results: Vec<Option<Ran<T>>> = contexts.iter().map(|_| None).collect();
+    let mut running: BTreeMap<usize, Option<Instant>> = BTreeMap::new();
+    let mut next = 0;
+    loop {
+        while running.len() < limit && next < contexts.len() {
+            let target = &contexts[next];
+            let (one, buffer) =
+                settings.for_cluster(&target.name, &target.context, target.server.as_deref());
+            let run = Arc::clone(&run);
+            let tx = tx.clone();
+            let i = next;
+            std::thread::Builder::new()
+                .name(format!("cluster {}", target.name))
+                .spawn(move || {
+                    let server = server_of(&one);
+                    let result = run(&one).map(|value| {
+                        let bytes =
+                            std::mem::take(&mut *buffer.lock().unwrap_or_else(|e| e.into_inner()));
+                        (value, bytes)
+                    });
+                    let result = result.map_err(|e| Described::of(&e, one.name));
+                    // The receiver is gone only once the command is over.
+                    let _ = tx.send((i, server, result));
+                })
+                .map_err(|e| {
+                    Failure::cluster(format!(
+                        "cannot start a thread for {}: {e}",
+                        contexts[i].name
+                    ))
+                })?;
+            running.insert(i, timeout.map(|t| Instant::now() + t));
+            next += 1;
+        }
+        if running.is_empty() {
+            break;
+        }
+        let earliest = running.values().flatten().min().copied();
+        let received = match earliest {
+            Some(deadline) => rx.recv_timeout(deadline.saturating_duration_since(Instant::now())),
+            None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+        };
+        match received {
+            Ok((i, server, result)) => {
+                if running.remove(&i).is_some() {
+                    results[i] = Some(Outcome {
+                        context: contexts[i].name.clone(),
+                        server,
+                        result,
+                    });
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let now = Instant::now();
+                let late: Vec<usize> = running
+                    .iter()
+                    .filter(|(_, d)| d.is_some_and(|d| d <= now))
+                    .map(|(i, _)| *i)
+                    .collect();
+                for i in late {
+                    running.remove(&i);
+                    let target = &contexts[i];
+                    let (one, _) = settings.for_cluster(
+                        &target.name,
+                        &target.context,
+                        target.server.as_deref(),
+                    );
+                    results[i] = Some(Outcome {
+                        context: target.name.clone(),
+                        server: server_of(&one),
+                        result: Err(timed_out(timeout.unwrap_or_default())),
+                    });
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    Ok(results.into_iter().flatten().collect())
+}
+
+/// The error of a cluster that took longer than `--context-timeout`.
+fn timed_out(after: Duration) -> Described {
+    Described {
+        lines: vec![format!(
+            "no answer within {} (--context-timeout)",
+            humantime_secs(after)
+        )],
+        hint: None,
+        code: ExitCode::Cluster,
+    }
+}
+
+fn humantime_secs(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+/// The API server of the settings' context, as the kubeconfig names it
+/// (nothing is sent).
+fn server_of(settings: &Settings) -> Option<String> {
+    let options = settings.cluster_options().ok()?;
+    let runtime = cluster::runtime().ok()?;
+    runtime
+        .block_on(live::connect(&options))
+        .ok()
+        .map(|c| c.server)
+}
+
+/// How `command`'s outputs are put together, or why it cannot run
+/// against several clusters.
+fn shape_of(command: &Command) -> Result<Shape> {
+    let (filenames, shape) = match command {
+        Command::Explain(a) => {
+            if a.registries_conf.is_some() || a.registries_conf_d.is_some() {
+                return Err(refuse("explain with node files (--registries-conf)"));
+            }
+            if a.node_files.is_some() {
+                return Err(refuse("--node-files (one cluster's nodes)"));
+            }
+            let shape = match a.output {
+                OutputFormat::Table => Shape::Text,
+                OutputFormat::Json => Shape::Json,
+                OutputFormat::Yaml => Shape::Yaml,
+            };
+            (&a.filenames, shape)
+        }
+        Command::List(a) => {
+            let shape = match a.output {
+                ListFormat::Table | ListFormat::Wide | ListFormat::Name => Shape::Text,
+                ListFormat::Json => Shape::Json,
+                ListFormat::Yaml => Shape::Yaml,
+            };
+            (&a.filenames, shape)
+        }
+        Command::Lint(a) => {
+            let shape = match a.output {
+                LintFormat::Table => Shape::Text,
+                LintFormat::Json => Shape::Json,
+            };
+            (&a.filenames, shape)
+        }
+        Command::Render(a) => {
+            let shape = match (a.file.is_some(), a.output) {
+                (true, _) | (false, RenderFormat::Files) => Shape::Text,
+                (false, RenderFormat::Machineconfig) => Shape::Yaml,
+                (false, RenderFormat::Json) => Shape::Json,
+            };
+            (&a.filenames, shape)
+        }
+        Command::Diff(a) => {
+            if a.node_files.is_some() {
+                return Err(refuse("--node-files (one cluster's nodes)"));
+            }
+            let shape = match a.output {
+                DiffFormat::Text => Shape::Text,
+                DiffFormat::Json => Shape::Json,
+            };
+            (&a.filenames, shape)
+        }
+        Command::Audit(a) => {
+            let shape = match a.output {
+                AuditFormat::Table | AuditFormat::Wide => Shape::Text,
+                AuditFormat::Json => Shape::Json,
+                AuditFormat::Yaml => Shape::Yaml,
+            };
+            (&a.filenames, shape)
+        }
+        Command::MigrateIcsp(_) => return Err(refuse("migrate-icsp")),
+        Command::CollectNodeFiles(_) => {
+            return Err(refuse(
+                "collect-node-files (one cluster's nodes go to one --dest-dir)",
+            ));
+        }
+        Command::Completion(_) | Command::Complete(_) => {
+            return Err(refuse("completion"));
+        }
+    };
+    if !filenames.is_empty() {
+        return Err(refuse("-f (files are read, not clusters)"));
+    }
+    Ok(shape)
+}
+
+fn refuse(what: &str) -> anyhow::Error {
+    Failure::input(format!(
+        "several clusters (--context a,b, --all-contexts or --hub) cannot be used with {what}"
+    ))
+    .with_hint("explain, list, lint, render, diff and audit read several clusters at once; run others once per context")
+    .into()
+}
+
+/// Text: a header line per context, then its output or its error.
+pub fn write_sections(out: &mut dyn Write, sections: &[Outcome<Vec<u8>>]) -> io::Result<()> {
+    for (i, s) in sections.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        writeln!(out, "{}", header(&s.context, s.server.as_deref()))?;
+        match &s.result {
+            Ok(bytes) => {
+                out.write_all(bytes)?;
+                if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+                    writeln!(out)?;
+                }
+            }
+            Err(failed) => {
+                let mut lines = failed.lines.iter();
+                if let Some(first) = lines.next() {
+                    writeln!(out, "error: {first}")?;
+                }
+                for cause in lines {
+                    writeln!(out, "  caused by: {cause}")?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `== context NAME (SERVER)`.
+pub fn header(context: &str, server: Option<&str>) -> String {
+    format!("== context {}", header_name(context, server))
+}
+
+/// One item of the `List`: the cluster's own output as `result`, or
+/// `error` when it could not be read.
+#[derive(Debug, Serialize)]
+pub struct Item {
+    pub context: String,
+    pub server: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+fn list_items(sections: &[Outcome<Vec<u8>>], shape: Shape) -> Vec<Item> {
+    sections
+        .iter()
+        .map(|s| {
+            let parsed = match &s.result {
+                Ok(bytes) => parse(bytes, shape),
+                Err(failed) => Err(failed.one_line()),
+            };
+            let (result, error) = match parsed {
+                Ok(v) => (Some(v), None),
+                Err(e) => (None, Some(e)),
+            };
+            Item {
+                context: s.context.clone(),
+                server: s.server.clone(),
+                result,
+                error,
+            }
+        })
+        .collect()
+}
+
+/// Reads back one cluster's JSON or YAML output.
+fn parse(bytes: &[u8], shape: Shape) -> Result<serde_json::Value, String> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(serde_json::Value::Null);
+    }
+    match shape {
+        Shape::Yaml => {
+            let text = String::from_utf8_lossy(bytes);
+            serde_saphyr::from_str(&text).map_err(|e| format!("the output is not YAML: {e}"))
+        }
+        _ => serde_json::from_slice(bytes).map_err(|e| format!("the output is not JSON: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn described(line: &str, code: ExitCode) -> Described {
+        Described {
+            lines: vec![line.to_string()],
+            hint: None,
+            code,
+        }
+    }
+
+    #[test]
+    fn issue_17_sections_name_context_and_server() {
+        let sections = vec![
+            Outcome {
+                context: "a".to_string(),
+                server: Some("https://a:6443".to_string()),
+                result: Ok(b"rules of a\n".to_vec()),
+            },
+            Outcome {
+                context: "b".to_string(),
+                server: None,
+                result: Err(described("cannot reach b", ExitCode::Cluster)),
+            },
+        ];
+        let mut out = Vec::new();
+        write_sections(&mut out, &sections).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "== context a (https://a:6443)\nrules of a\n\n== context b (no server in the kubeconfig)\nerror: cannot reach b\n"
+        );
+    }
+
+    #[test]
+    fn issue_17_list_items_carry_result_or_error() {
+        let sections = vec![
+            Outcome {
+                context: "a".to_string(),
+                server: Some("https://a".to_string()),
+                result: Ok(b"{\"kind\": \"List\", \"items\": []}\n".to_vec()),
+            },
+            Outcome {
+                context: "b".to_string(),
+                server: Some("https://b".to_string()),
+                result: Err(described("forbidden", ExitCode::Cluster)),
+            },
+        ];
+        let items = list_items(&sections, Shape::Json);
+        let v = serde_json::to_value(&items).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!([
+                {"context": "a", "server": "https://a", "result": {"kind": "List", "items": []}},
+                {"context": "b", "server": "https://b", "error": "forbidden"},
+            ])
+        );
+        let yaml = list_items(
+            &[Outcome {
+                context: "c".to_string(),
+                server: None,
+                result: Ok(b"kind: List\nitems: []\n".to_vec()),
+            }],
+            Shape::Yaml,
+        );
+        assert_eq!(
+            yaml[0].result,
+            Some(serde_json::json!({"kind": "List", "items": []}))
+        );
+    }
+
+    #[test]
+    fn issue_17_worst_exit_code() {
+        use ExitCode::*;
+        for (a, b, want) in [
+            (Success, Findings, Findings),
+            (Cluster, Input, Cluster),
+            (Input, Cluster, Cluster),
+            (Findings, Success, Findings),
+        ] {
+            assert_eq!(worse(a, b), want, "{a:?} {b:?}");
+        }
+    }
+}

@@ -1,0 +1,612 @@
+//! Many clusters at once (`--context a,b`, `--all-contexts`) through the
+//! built binary, against several fake API servers: one section per
+//! context, one JSON/YAML `List`, and the worst exit code.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use serde_json::Value;
+use tempfile::TempDir;
+
+use support::apiserver::{Builder, FakeApiServer};
+use support::bin;
+
+const EXAMPLE: &str = "examples/disconnected-cluster";
+const MUST_GATHER: &str = "tests/fixtures/must-gather";
+
+/// One context of the kubeconfig: a name, and the server it points at (a
+/// fake, or a URL where nothing listens).
+enum Target<'a> {
+    Fake(&'a FakeApiServer),
+    Down(String),
+}
+
+/// A kubeconfig with one context, cluster and user per target.
+fn kubeconfig(dir: &Path, targets: &[(&str, Target<'_>)]) -> PathBuf {
+    let (mut clusters, mut users, mut contexts) = (String::new(), String::new(), String::new());
+    for (name, target) in targets {
+        let (server, ca, token) = match target {
+            Target::Fake(s) => (
+                s.url(),
+                format!(
+                    "    certificate-authority-data: {}\n",
+                    base64::engine::general_purpose::STANDARD.encode(&s.ca_pem)
+                ),
+                s.token.clone(),
+            ),
+            Target::Down(url) => (url.clone(), String::new(), "t".to_string()),
+        };
+        clusters.push_str(&format!(
+            "- name: {name}\n  cluster:\n    server: {server}\n{ca}"
+        ));
+        users.push_str(&format!("- name: {name}\n  user:\n    token: {token}\n"));
+        contexts.push_str(&format!(
+            "- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n"
+        ));
+    }
+    let first = targets.first().map_or("", |(n, _)| n);
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n{clusters}users:\n{users}contexts:\n{contexts}current-context: {first}\n"
+    );
+    let path = dir.join("kubeconfig");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A URL where nothing listens: a port that was bound, then let go.
+fn down_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    format!("https://127.0.0.1:{port}")
+}
+
+fn run(kubeconfig: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = bin()
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn issue_17_two_clusters_one_section_each() {
+    let a = Builder::openshift().objects_from(EXAMPLE).start();
+    let b = Builder::openshift().objects_from(MUST_GATHER).start();
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[("a", Target::Fake(&a)), ("b", Target::Fake(&b))],
+    );
+    let (code, stdout, stderr) = run(&config, &["list", "--context", "a,b"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let header_a = format!("== context a ({})\n", a.url());
+    let header_b = format!("== context b ({})\n", b.url());
+    assert!(stdout.starts_with(&header_a), "{stdout}");
+    let at_b = stdout.find(&header_b).expect("section b");
+    // Each section is that cluster's own `list`.
+    let (section_a, section_b) = (
+        &stdout[header_a.len()..at_b],
+        &stdout[at_b + header_b.len()..],
+    );
+    for (section, dir) in [(section_a, EXAMPLE), (section_b, MUST_GATHER)] {
+        let alone = bin().args(["list", "-f", dir]).output().unwrap();
+        assert_eq!(
+            section.trim_end(),
+            String::from_utf8_lossy(&alone.stdout).trim_end(),
+            "{dir}"
+        );
+    }
+    assert_ne!(section_a, section_b, "the clusters hold different objects");
+    // Messages on stderr name their cluster.
+    let (_, _, verbose) = run(&config, &["list", "--context", "a,b", "-v"]);
+    for (name, server) in [("a", a.url()), ("b", b.url())] {
+        assert!(
+            verbose.contains(&format!("[{name}] reading ")) && verbose.contains(&server),
+            "{verbose}"
+        );
+    }
+    assert!(
+        verbose.lines().all(|l| l.starts_with("[a] ")
+            || l.starts_with("[b] ")
+            || l.starts_with("warning: [a] ")
+            || l.starts_with("warning: [b] ")),
+        "{verbose}"
+    );
+    // The repeated flag is the same as the comma list.
+    let (code, repeated, _) = run(&config, &["list", "--context", "a", "--context", "b"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(repeated, stdout);
+}
+
+#[test]
+fn issue_17_three_clusters_one_down_one_forbidden() {
+    let a = Builder::openshift().objects_from(EXAMPLE).start();
+    let forbidden = Builder::openshift()
+        .objects_from(EXAMPLE)
+        .forbid("list", "imagedigestmirrorsets")
+        .start();
+    let dir = TempDir::new().unwrap();
+    let down = down_url();
+    let config = kubeconfig(
+        dir.path(),
+        &[
+            ("a", Target::Fake(&a)),
+            ("down", Target::Down(down.clone())),
+            ("forbidden", Target::Fake(&forbidden)),
+        ],
+    );
+    // JSON: one List, an error in place of the result of each cluster not read.
+    let (code, stdout, stderr) = run(&config, &["list", "--all-contexts", "-o", "json"]);
+    assert_eq!(code, Some(3), "a cluster could not be read: {stderr}");
+    let v: Value = serde_json::from_str(&stdout).expect("stdout is JSON");
+    assert_eq!(v["kind"], "List");
+    let items = v["items"].as_array().unwrap();
+    let contexts: Vec<&str> = items
+        .iter()
+        .map(|i| i["context"].as_str().unwrap())
+        .collect();
+    assert_eq!(contexts, ["a", "down", "forbidden"]);
+    assert_eq!(items[0]["server"], a.url());
+    assert_eq!(items[0]["result"]["kind"], "List");
+    assert!(
+        !items[0]["result"]["items"].as_array().unwrap().is_empty(),
+        "{stdout}"
+    );
+    assert!(items[0].get("error").is_none());
+    assert_eq!(items[1]["server"], down);
+    assert!(items[1].get("result").is_none());
+    let down_error = items[1]["error"].as_str().unwrap();
+    assert!(down_error.contains(&down), "{down_error}");
+    let forbidden_error = items[2]["error"].as_str().unwrap();
+    assert!(
+        forbidden_error.contains("cannot list imagedigestmirrorsets.config.openshift.io"),
+        "{forbidden_error}"
+    );
+    // YAML: the same List.
+    let (code, yaml, _) = run(&config, &["list", "--all-contexts", "-o", "yaml"]);
+    assert_eq!(code, Some(3));
+    let from_yaml: Value = serde_saphyr::from_str(&yaml).expect("stdout is YAML");
+    assert_eq!(from_yaml, v);
+    // Text: the failures in their sections, the others still shown.
+    let (code, text, _) = run(&config, &["list", "--context", "down,a"]);
+    assert_eq!(code, Some(3));
+    assert!(
+        text.starts_with(&format!("== context down ({down})\nerror: ")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("\n\n== context a ({})\nSOURCE", a.url())),
+        "{text}"
+    );
+}
+
+#[test]
+fn issue_17_exit_code_is_the_worst() {
+    // lint: 1 on a cluster with an error finding, 0 on a clean one.
+    let clean = Builder::openshift().objects_from(EXAMPLE).start();
+    let broken = Builder::openshift()
+        .objects_from(EXAMPLE)
+        .objects_from_yaml(
+            "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: no-mirror\nspec:\n  imageDigestMirrors:\n  - source: quay.io/c\n    mirrors: [\"bad mirror\"]\n",
+        )
+        .start();
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[
+            ("clean", Target::Fake(&clean)),
+            ("broken", Target::Fake(&broken)),
+        ],
+    );
+    let (code, alone, _) = run(&config, &["lint", "--context", "clean"]);
+    assert_eq!(code, Some(0), "{alone}");
+    let (code, _, _) = run(&config, &["lint", "--context", "broken"]);
+    let broken_code = code.unwrap();
+    assert_ne!(
+        broken_code, 0,
+        "the test needs a cluster lint finds fault with"
+    );
+    let (code, stdout, stderr) = run(
+        &config,
+        &["lint", "--context", "clean,broken", "-o", "json"],
+    );
+    assert_eq!(code, Some(broken_code), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["items"][0]["context"], "clean");
+    assert_eq!(v["items"][1]["context"], "broken");
+}
+
+#[test]
+fn issue_17_several_contexts_refuse_files_and_migrate() {
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("a", Target::Down(down_url()))]);
+    for args in [
+        &["list", "--context", "a,b", "-f", EXAMPLE][..],
+        &["migrate-icsp", "--all-contexts"][..],
+    ] {
+        let (code, stdout, stderr) = run(&config, args);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert_eq!(stdout, "");
+        assert!(stderr.starts_with("error: several clusters"), "{stderr}");
+    }
+}
+
+#[test]
+fn issue_17_context_timeout_reports_the_slow_cluster() {
+    let fast = Builder::openshift().objects_from(EXAMPLE).start();
+    let slow = Builder::openshift()
+        .objects_from(EXAMPLE)
+        .latency(std::time::Duration::from_secs(5))
+        .start();
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[("fast", Target::Fake(&fast)), ("slow", Target::Fake(&slow))],
+    );
+    let started = std::time::Instant::now();
+    let (code, stdout, _) = run(
+        &config,
+        &[
+            "list",
+            "--all-contexts",
+            "--context-timeout",
+            "1s",
+            "-o",
+            "json",
+        ],
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(4));
+    assert_eq!(code, Some(3));
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["items"][0]["result"]["kind"], "List");
+    assert_eq!(
+        v["items"][1]["error"],
+        "no answer within 1s (--context-timeout)"
+    );
+}
+
+#[test]
+fn issue_17_exec_plugin_runs_once_per_user_not_per_context() {
+    let a = Builder::openshift().objects_from(EXAMPLE).start();
+    let b = Builder::openshift().objects_from(MUST_GATHER).start();
+    assert_eq!(a.token, b.token, "one credential serves both fakes");
+    let dir = TempDir::new().unwrap();
+    let runs = dir.path().join("runs");
+    let script = dir.path().join("plugin.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho run >> \"$RUNS\"\nprintf '%s' '{{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"status\":{{\"token\":\"{}\",\"expirationTimestamp\":\"2099-01-01T00:00:00Z\"}}}}'\n",
+            a.token
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let ca = |s: &FakeApiServer| base64::engine::general_purpose::STANDARD.encode(&s.ca_pem);
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: a\n  cluster:\n    server: {}\n    certificate-authority-data: {}\n- name: b\n  cluster:\n    server: {}\n    certificate-authority-data: {}\nusers:\n- name: shared\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: {}\n      env:\n      - name: RUNS\n        value: {}\ncontexts:\n- name: a\n  context:\n    cluster: a\n    user: shared\n- name: b\n  context:\n    cluster: b\n    user: shared\ncurrent-context: a\n",
+        a.url(),
+        ca(&a),
+        b.url(),
+        ca(&b),
+        script.display(),
+        runs.display()
+    );
+    let config = dir.path().join("kubeconfig");
+    std::fs::write(&config, text).unwrap();
+    let (code, stdout, stderr) = run(&config, &["list", "--all-contexts", "-o", "json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["items"][0]["result"]["kind"], "List");
+    assert_eq!(v["items"][1]["result"]["kind"], "List");
+    assert!(!a.log().is_empty() && !b.log().is_empty());
+    let ran = std::fs::read_to_string(&runs).unwrap().lines().count();
+    assert_eq!(
+        ran, 1,
+        "the plugin of the one user ran once for both contexts"
+    );
+}
+
+#[test]
+fn issue_17_list_wide_is_one_table_with_a_context_column() {
+    let a = Builder::openshift().objects_from(EXAMPLE).start();
+    let b = Builder::openshift().objects_from(MUST_GATHER).start();
+    let dir = TempDir::new().unwrap();
+    let down = down_url();
+    let config = kubeconfig(
+        dir.path(),
+        &[
+            ("a", Target::Fake(&a)),
+            ("b", Target::Fake(&b)),
+            ("down", Target::Down(down.clone())),
+        ],
+    );
+    let (code, stdout, stderr) = run(&config, &["list", "--all-contexts", "-o", "wide"]);
+    assert_eq!(code, Some(3), "{stderr}");
+    let mut lines = stdout.lines();
+    let head: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        head,
+        [
+            "CONTEXT",
+            "SOURCE",
+            "MIRRORS",
+            "PULL",
+            "SOURCE",
+            "POLICY",
+            "OBJECTS",
+            "FLAGS",
+            "CONFLICTS"
+        ]
+    );
+    // Each cluster's rows are its own `list -o wide` rows, behind its name.
+    for (context, fixture) in [("a", EXAMPLE), ("b", MUST_GATHER)] {
+        let alone = bin()
+            .args(["list", "-o", "wide", "-f", fixture])
+            .output()
+            .unwrap();
+        let alone = String::from_utf8_lossy(&alone.stdout);
+        let sources: Vec<&str> = alone
+            .lines()
+            .skip(1)
+            .filter(|l| !l.starts_with(' '))
+            .map(|l| l.split_whitespace().next().unwrap())
+            .collect();
+        assert!(!sources.is_empty());
+        for source in sources {
+            assert!(
+                stdout.lines().any(|l| l.starts_with(&format!("{context} "))
+                    && l.split_whitespace().nth(1) == Some(source)),
+                "{context} {source}:\n{stdout}"
+            );
+        }
+    }
+    assert!(!stdout.contains("down"), "{stdout}");
+    assert!(
+        stderr.contains(&format!("error: context down ({down}): ")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn issue_17_audit_wide_is_one_table_with_a_context_column() {
+    let a = Builder::openshift()
+        .objects_from("tests/fixtures/audit-cluster")
+        .start();
+    let b = Builder::openshift().objects_from(EXAMPLE).start();
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[("a", Target::Fake(&a)), ("b", Target::Fake(&b))],
+    );
+    let (code, stdout, stderr) = run(&config, &["audit", "-A", "--all-contexts", "-o", "wide"]);
+    let (alone_code, alone, _) = run(&config, &["audit", "-A", "--context", "a", "-o", "wide"]);
+    assert_eq!(code, Some(alone_code.unwrap()), "{stderr}");
+    assert!(stdout.starts_with("CONTEXT  CLASS"), "{stdout}");
+    let images = alone.lines().skip(1).take_while(|l| !l.is_empty()).count();
+    assert!(images > 0, "{alone}");
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("a ")).count(),
+        images,
+        "{stdout}"
+    );
+    let counts_a = alone.lines().last().unwrap();
+    assert!(stdout.contains(&format!("\na: {counts_a}\n")), "{stdout}");
+    assert!(stdout.contains("\nb: "), "{stdout}");
+}
+
+/// A hub fake: ManagedClusters `east` (EXAMPLE), `west` (MUST_GATHER, its
+/// ImageDigestMirrorSets forbidden) and `lab` (no tunnel), served through
+/// its cluster-proxy user server under `/<cluster>/`, and the Route of that
+/// server when `with_route`.
+struct HubFake {
+    hub: FakeApiServer,
+    _east: FakeApiServer,
+    _west: FakeApiServer,
+}
+
+fn hub_fake(with_route: bool) -> HubFake {
+    let east = Builder::openshift().objects_from(EXAMPLE).start();
+    let west = Builder::openshift()
+        .objects_from(MUST_GATHER)
+        .forbid("list", "imagedigestmirrorsets")
+        .start();
+    let clusters = "apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata:\n  name: east\n  labels:\n    env: prod\n---\napiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata:\n  name: west\n  labels:\n    env: prod\n---\napiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata:\n  name: lab\n  labels:\n    env: lab\n";
+    let hub = Builder::openshift()
+        .objects_from_yaml(clusters)
+        .proxy_to("east", &east)
+        .proxy_to("west", &west)
+        .proxy_down("lab")
+        .start();
+    if with_route {
+        hub.add_objects_from_yaml(&format!(
+            "apiVersion: route.openshift.io/v1\nkind: Route\nmetadata:\n  name: cluster-proxy-addon-user\n  namespace: multicluster-engine\nspec:\n  host: {}\n",
+            hub.addr
+        ));
+    }
+    HubFake {
+        hub,
+        _east: east,
+        _west: west,
+    }
+}
+
+#[test]
+fn issue_17_hub_reaches_managed_clusters_through_the_cluster_proxy() {
+    let fake = hub_fake(true);
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("hub", Target::Fake(&fake.hub))]);
+    let (code, stdout, stderr) = run(&config, &["list", "--hub", "hub", "-o", "json"]);
+    assert_eq!(
+        code,
+        Some(3),
+        "lab has no tunnel, west is forbidden: {stderr}"
+    );
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let items = v["items"].as_array().unwrap();
+    let names: Vec<&str> = items
+        .iter()
+        .map(|i| i["context"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["east", "lab", "west"]);
+    let url = fake.hub.url();
+    assert_eq!(items[0]["server"], format!("{url}/east"));
+    assert_eq!(items[0]["result"]["kind"], "List");
+    // east's rules are the ones its own objects give.
+    let alone = bin()
+        .args(["list", "-o", "json", "-f", EXAMPLE])
+        .output()
+        .unwrap();
+    let alone: Value = serde_json::from_slice(&alone.stdout).unwrap();
+    assert_eq!(items[0]["result"], alone);
+    assert!(
+        items[1]["error"].as_str().unwrap().contains("503")
+            || items[1]["error"].as_str().unwrap().contains("no tunnel"),
+        "{}",
+        items[1]["error"]
+    );
+    assert!(
+        items[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("cannot list imagedigestmirrorsets.config.openshift.io"),
+        "{}",
+        items[2]["error"]
+    );
+    // Every request went through the hub, with the hub user's token.
+    let log = fake.hub.log();
+    assert!(
+        log.iter().any(|l| l.path.starts_with("/east/apis/")),
+        "{log:?}"
+    );
+    assert!(log
+        .iter()
+        .all(|l| l.authorization.as_deref() == Some(&format!("Bearer {}", fake.hub.token))));
+    // Text: one section per ManagedCluster.
+    let (_, text, _) = run(&config, &["list", "--hub", "hub"]);
+    assert!(
+        text.starts_with(&format!("== context east ({url}/east)\nSOURCE")),
+        "{text}"
+    );
+}
+
+#[test]
+fn issue_17_hub_selector_filters_managed_clusters() {
+    let fake = hub_fake(true);
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("hub", Target::Fake(&fake.hub))]);
+    let (code, stdout, stderr) = run(
+        &config,
+        &[
+            "list",
+            "--hub",
+            "hub",
+            "--hub-selector",
+            "env=lab",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(code, Some(3), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let names: Vec<&str> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["context"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["lab"]);
+    let (code, _, stderr) = run(
+        &config,
+        &["list", "--hub", "hub", "--hub-selector", "env=none"],
+    );
+    assert_eq!(code, Some(3));
+    assert!(
+        stderr.starts_with(
+            "error: the hub has no ManagedCluster matching --hub-selector \"env=none\""
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn issue_17_hub_without_cluster_proxy_says_so() {
+    let fake = hub_fake(false);
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("hub", Target::Fake(&fake.hub))]);
+    let (code, stdout, stderr) = run(&config, &["list", "--hub", "hub"]);
+    assert_eq!(code, Some(3));
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.starts_with(&format!(
+            "error: the cluster-proxy add-on is not installed on the hub at {}: there is no Route cluster-proxy-addon-user",
+            fake.hub.url()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("hint: enable the cluster-proxy add-on"),
+        "{stderr}"
+    );
+    // A cluster that is not a hub at all.
+    let plain = Builder::openshift()
+        .without("managedclusters.cluster.open-cluster-management.io")
+        .start();
+    let config = kubeconfig(dir.path(), &[("plain", Target::Fake(&plain))]);
+    let (code, _, stderr) = run(&config, &["list", "--hub", "plain"]);
+    assert_eq!(code, Some(3));
+    assert!(
+        stderr.contains("it is not an Open Cluster Management hub"),
+        "{stderr}"
+    );
+}
+
+/// The README's example of several clusters is this run, with the fakes'
+/// addresses written as the clusters' names.
+#[test]
+fn issue_17_readme_example_is_real() {
+    let east = Builder::openshift().objects_from(EXAMPLE).start();
+    let west = Builder::openshift().objects_from(MUST_GATHER).start();
+    let dir = TempDir::new().unwrap();
+    let down = down_url();
+    let config = kubeconfig(
+        dir.path(),
+        &[
+            ("prod-east", Target::Fake(&east)),
+            ("prod-west", Target::Fake(&west)),
+            ("lab", Target::Down(down.clone())),
+        ],
+    );
+    const COMMAND: &str = "list --context prod-east,prod-west,lab";
+    let out = bin()
+        .env("COLUMNS", "100")
+        .arg("--kubeconfig")
+        .arg(&config)
+        .args(COMMAND.split_whitespace())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let shown = String::from_utf8_lossy(&out.stdout)
+        .replace(&east.url(), "https://api.prod-east.example.com:6443")
+        .replace(&west.url(), "https://api.prod-west.example.com:6443")
+        .replace(&down, "https://api.lab.example.com:6443")
+        .replace(&down["https://".len()..], "api.lab.example.com:6443");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = format!("```console\n$ kubectl mirrorpolicy {COMMAND}\n");
+    let at = readme.find(&start).expect("the README shows the example") + start.len();
+    let block = &readme[at..at + readme[at..].find("```\n").unwrap()];
+    assert_eq!(block, shown);
+}

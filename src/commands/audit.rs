@@ -9,9 +9,11 @@ use mirrorpolicy::audit::{self, Configs, Level};
 use mirrorpolicy::explain::Config;
 use mirrorpolicy::labels::Selector;
 use mirrorpolicy::output;
+use mirrorpolicy::render::cluster::Rendered;
 use mirrorpolicy::render::node::{node_view, NodeView};
 use mirrorpolicy::render::policy::CRIO_POLICIES_DIR;
 use mirrorpolicy::source::cluster::{Read, MIRROR_CONFIG, WORKLOADS};
+use mirrorpolicy::source::Inputs;
 
 use crate::cli::{AuditArgs, AuditFormat, FailOn};
 use crate::commands::{cluster, explain, probe};
@@ -130,39 +132,23 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
     Ok(code)
 }
 
-/// The audit of the cluster (or `-f` files) of `settings`, and the exit
-/// code it calls for.
-pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, ExitCode)> {
-    let selector = match &args.selector {
+/// `-l/--selector`, parsed.
+fn selector_of(args: &AuditArgs) -> Result<Option<Selector>> {
+    Ok(match &args.selector {
         Some(text) => Some(Selector::parse(text).map_err(|e| {
             Failure::input(format!("invalid label selector {text:?} (-l): {e}")).with_hint(
                 "kubectl's syntax: key=value, key!=value, key in (a,b), key notin (a,b), key, !key, joined by commas",
             )
         })?),
         None => None,
-    };
-    let live = args.filenames.is_empty();
-    let namespace = match (args.all_namespaces, settings.namespace()) {
-        (true, _) => None,
-        (false, Some(ns)) => Some(ns.to_string()),
-        (false, None) if live => Some(cluster::context_namespace(settings)?),
-        (false, None) => None,
-    };
-    let reads: Vec<Read> = MIRROR_CONFIG.iter().chain(WORKLOADS).copied().collect();
-    let mut inputs = cluster::load_selected(
-        settings,
-        &args.filenames,
-        &reads,
-        namespace.as_deref(),
-        selector.as_ref(),
-    )?;
-    if let Some(ns) = &namespace {
-        inputs.workloads.retain(|w| &w.namespace == ns);
-    }
-    let rendered = cluster::render(&inputs, "worker")?;
-    cluster::print_warnings(settings, &rendered);
+    })
+}
+
+/// The node's view of the rendered configuration: the cluster-wide one and
+/// one per namespace with a CRI-O policy and workloads.
+fn read_views(rendered: &Rendered, inputs: &Inputs) -> Result<Views> {
     let read_back = |ns: Option<&str>| {
-        node_view(&rendered, ns).context(Failure::input(
+        node_view(rendered, ns).context(Failure::input(
             "cannot read back the rendered configuration",
         ))
     };
@@ -184,6 +170,59 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
             }
         }
     }
+    Ok(views)
+}
+
+/// Exit 1 when `--fail-on` (or `--require-mirror`) matches an image.
+fn exit_code(args: &AuditArgs, report: &audit::Report) -> ExitCode {
+    let level_of = |class: audit::Class| {
+        if args.require_mirror {
+            class.level_requiring_mirror()
+        } else {
+            class.level()
+        }
+    };
+    let failing = |level: Level| report.images.iter().any(|i| level_of(i.class) <= level);
+    let classes: Vec<audit::Class> = args.fail_on.iter().filter_map(|f| f.class()).collect();
+    let fail = if args.fail_on.is_empty() {
+        args.require_mirror && failing(Level::Error)
+    } else {
+        (args.fail_on.contains(&FailOn::Error) && failing(Level::Error))
+            || (args.fail_on.contains(&FailOn::Warning) && failing(Level::Warning))
+            || report.images.iter().any(|i| classes.contains(&i.class))
+    };
+    if fail {
+        ExitCode::Findings
+    } else {
+        ExitCode::Success
+    }
+}
+
+/// The audit of the cluster (or `-f` files) of `settings`, and the exit
+/// code it calls for.
+pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, ExitCode)> {
+    let selector = selector_of(args)?;
+    let live = args.filenames.is_empty();
+    let namespace = match (args.all_namespaces, settings.namespace()) {
+        (true, _) => None,
+        (false, Some(ns)) => Some(ns.to_string()),
+        (false, None) if live => Some(cluster::context_namespace(settings)?),
+        (false, None) => None,
+    };
+    let reads: Vec<Read> = MIRROR_CONFIG.iter().chain(WORKLOADS).copied().collect();
+    let mut inputs = cluster::load_selected(
+        settings,
+        &args.filenames,
+        &reads,
+        namespace.as_deref(),
+        selector.as_ref(),
+    )?;
+    if let Some(ns) = &namespace {
+        inputs.workloads.retain(|w| &w.namespace == ns);
+    }
+    let rendered = cluster::render(&inputs, "worker")?;
+    cluster::print_warnings(settings, &rendered);
+    let views = read_views(&rendered, &inputs)?;
     let minor = inputs
         .cluster_version
         .as_ref()
@@ -212,26 +251,6 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
                 .map_or_else(String::new, |ns| format!(" in namespace {ns} (-A for all)"))
         );
     }
-    let level_of = |class: audit::Class| {
-        if args.require_mirror {
-            class.level_requiring_mirror()
-        } else {
-            class.level()
-        }
-    };
-    let failing = |level: Level| report.images.iter().any(|i| level_of(i.class) <= level);
-    let classes: Vec<audit::Class> = args.fail_on.iter().filter_map(|f| f.class()).collect();
-    let fail = if args.fail_on.is_empty() {
-        args.require_mirror && failing(Level::Error)
-    } else {
-        (args.fail_on.contains(&FailOn::Error) && failing(Level::Error))
-            || (args.fail_on.contains(&FailOn::Warning) && failing(Level::Warning))
-            || report.images.iter().any(|i| classes.contains(&i.class))
-    };
-    let code = if fail {
-        ExitCode::Findings
-    } else {
-        ExitCode::Success
-    };
+    let code = exit_code(args, &report);
     Ok((report, code))
 }

@@ -316,32 +316,14 @@ pub fn run_each<T: Send + 'static>(
     let mut next = 0;
     loop {
         while running.len() < limit && next < contexts.len() {
-            let target = &contexts[next];
-            let (one, buffer) =
-                settings.for_cluster(&target.name, &target.context, target.server.as_deref());
-            let run = Arc::clone(&run);
-            let tx = tx.clone();
-            let i = next;
-            std::thread::Builder::new()
-                .name(format!("cluster {}", target.name))
-                .spawn(move || {
-                    let server = server_of(&one);
-                    let result = run(&one).map(|value| {
-                        let bytes =
-                            std::mem::take(&mut *buffer.lock().unwrap_or_else(|e| e.into_inner()));
-                        (value, bytes)
-                    });
-                    let result = result.map_err(|e| Described::of(&e, one.name));
-                    // The receiver is gone only once the command is over.
-                    let _ = tx.send((i, server, result));
-                })
-                .map_err(|e| {
-                    Failure::cluster(format!(
-                        "cannot start a thread for {}: {e}",
-                        contexts[i].name
-                    ))
-                })?;
-            running.insert(i, timeout.map(|t| Instant::now() + t));
+            spawn_one(
+                settings,
+                &contexts[next],
+                next,
+                Arc::clone(&run),
+                tx.clone(),
+            )?;
+            running.insert(next, timeout.map(|t| Instant::now() + t));
             next += 1;
         }
         if running.is_empty() {
@@ -363,31 +345,68 @@ pub fn run_each<T: Send + 'static>(
                 }
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                let now = Instant::now();
-                let late: Vec<usize> = running
-                    .iter()
-                    .filter(|(_, d)| d.is_some_and(|d| d <= now))
-                    .map(|(i, _)| *i)
-                    .collect();
-                for i in late {
-                    running.remove(&i);
-                    let target = &contexts[i];
-                    let (one, _) = settings.for_cluster(
-                        &target.name,
-                        &target.context,
-                        target.server.as_deref(),
-                    );
-                    results[i] = Some(Outcome {
-                        context: target.name.clone(),
-                        server: server_of(&one),
-                        result: Err(timed_out(timeout.unwrap_or_default())),
-                    });
+                for i in overdue(&mut running) {
+                    results[i] = Some(timed_out_outcome(settings, &contexts[i], timeout));
                 }
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
     Ok(results.into_iter().flatten().collect())
+}
+
+/// What a cluster's thread sends back: its index, its server and its result.
+type Sent<T> = (usize, Option<String>, Result<(T, Vec<u8>), Described>);
+
+/// Starts the thread that runs `run` against one context, its output
+/// captured; the outcome is sent on `tx` with the context's index `i`.
+fn spawn_one<T: Send + 'static>(
+    settings: &Settings,
+    target: &Target,
+    i: usize,
+    run: Arc<impl Fn(&Settings) -> Result<T> + Send + Sync + 'static>,
+    tx: mpsc::Sender<Sent<T>>,
+) -> Result<()> {
+    let (one, buffer) =
+        settings.for_cluster(&target.name, &target.context, target.server.as_deref());
+    std::thread::Builder::new()
+        .name(format!("cluster {}", target.name))
+        .spawn(move || {
+            let server = server_of(&one);
+            let result = run(&one).map(|value| {
+                let bytes = std::mem::take(&mut *buffer.lock().unwrap_or_else(|e| e.into_inner()));
+                (value, bytes)
+            });
+            let result = result.map_err(|e| Described::of(&e, one.name));
+            // The receiver is gone only once the command is over.
+            let _ = tx.send((i, server, result));
+        })
+        .map_err(|e| Failure::cluster(format!("cannot start a thread for {}: {e}", target.name)))?;
+    Ok(())
+}
+
+/// Removes from `running` the clusters past their deadline; returns them.
+fn overdue(running: &mut BTreeMap<usize, Option<Instant>>) -> Vec<usize> {
+    let now = Instant::now();
+    let late: Vec<usize> = running
+        .iter()
+        .filter(|(_, d)| d.is_some_and(|d| d <= now))
+        .map(|(i, _)| *i)
+        .collect();
+    for i in &late {
+        running.remove(i);
+    }
+    late
+}
+
+/// The outcome of a cluster that outlived `--context-timeout`.
+fn timed_out_outcome<T>(settings: &Settings, target: &Target, timeout: Option<Duration>) -> Ran<T> {
+    let (one, _) = settings.for_cluster(&target.name, &target.context, target.server.as_deref());
+    Outcome {
+        context: target.name.clone(),
+        server: server_of(&one),
+        result: Err(timed_out(timeout.unwrap_or_default())),
+    }
 }
 
 /// The error of a cluster that took longer than `--context-timeout`.

@@ -24,7 +24,6 @@ const NOT_YET_SPLIT: &[(&str, &str)] = &[
     ("src/source/kubeconfig.rs", "resolve"),
     ("src/probe/client.rs", "bearer_token"),
     ("src/source/file.rs", "run_jobs"),
-    ("src/registries/shortnames.rs", "resolve"),
     ("src/commands/complete.rs", "complete"),
     ("src/source/cluster.rs", "read_selected"),
     ("src/audit.rs", "apply_probes"),

@@ -19,7 +19,6 @@ const MAX_LINES: usize = 80;
 const NOT_YET_SPLIT: &[(&str, &str)] = &[
     ("src/source/file.rs", "stage_value"),
     ("src/source/file.rs", "add_object"),
-    ("src/output/explain.rs", "write_candidate"),
     ("src/commands/audit.rs", "run"),
     ("src/source/kubeconfig.rs", "resolve"),
     ("src/probe/client.rs", "bearer_token"),

@@ -22,7 +22,6 @@ const NOT_YET_SPLIT: &[(&str, &str)] = &[
     ("src/commands/audit.rs", "run"),
     ("src/source/kubeconfig.rs", "resolve"),
     ("src/probe/client.rs", "bearer_token"),
-    ("src/source/file.rs", "run_jobs"),
     ("src/commands/complete.rs", "complete"),
     ("src/source/cluster.rs", "read_selected"),
     ("src/audit.rs", "apply_probes"),

@@ -264,8 +264,6 @@ fn run_jobs<'a>(
     names: &'a [String],
     reading: Reading,
 ) -> Vec<Result<Done<'a>, SourceError>> {
-    let workloads = reading.workloads;
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
 
     let count = jobs.len();
@@ -273,50 +271,77 @@ fn run_jobs<'a>(
     let run = |i: usize| -> Result<Done<'a>, SourceError> {
         // Each job is taken once, by the thread that claimed its index.
         let job = jobs[i].lock().map_or(None, |mut j| j.take());
-        let name = names[i].as_str();
-        match job {
-            Some(Job::Text(bytes)) => {
-                let text = into_text(bytes, name)?;
-                stage_file(name, &text, reading).map(Done::Staged)
-            }
-            Some(Job::Named(path)) => {
-                let text = into_text(read_input(&path, name)?, name)?;
-                stage_file(name, &text, reading).map(Done::Staged)
-            }
-            Some(Job::InFolder(path)) => {
-                let bytes = read_input(&path, name)?;
-                let hinted =
-                    KIND_HINT.is_match(&bytes) || (workloads && WORKLOAD_HINT.is_match(&bytes));
-                if !hinted {
-                    return Ok(Done::NotHinted);
-                }
-                let text = into_text(bytes, name)?;
-                stage_file(name, &text, reading).map(Done::Staged)
-            }
-            Some(Job::Fail(e)) => Err(e),
-            Some(Job::Warn(w)) => Ok(Done::Warn(w)),
-            None => Ok(Done::NotHinted),
-        }
+        run_job(job, names[i].as_str(), reading)
     };
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(count);
     if threads <= 1 {
-        let mut out = Vec::with_capacity(count);
-        for i in 0..count {
-            let done = run(i);
-            let failed = done.is_err();
-            out.push(done);
-            if failed {
-                break;
-            }
-        }
-        return out;
+        return up_to_first_error((0..count).map(run));
     }
+    let mut results = run_parallel(count, threads, &run);
+    results.sort_by_key(|(i, _)| *i);
+    up_to_first_error(results.into_iter().map(|(_, done)| done))
+}
+
+/// Runs one job on the input called `name`: reads and stages it (a file
+/// found in a folder only when it looks like it holds an object of
+/// interest), or passes on its failure or warning.
+fn run_job(job: Option<Job>, name: &str, reading: Reading) -> Result<Done<'_>, SourceError> {
+    match job {
+        Some(Job::Text(bytes)) => {
+            let text = into_text(bytes, name)?;
+            stage_file(name, &text, reading).map(Done::Staged)
+        }
+        Some(Job::Named(path)) => {
+            let text = into_text(read_input(&path, name)?, name)?;
+            stage_file(name, &text, reading).map(Done::Staged)
+        }
+        Some(Job::InFolder(path)) => {
+            let bytes = read_input(&path, name)?;
+            let hinted =
+                KIND_HINT.is_match(&bytes) || (reading.workloads && WORKLOAD_HINT.is_match(&bytes));
+            if !hinted {
+                return Ok(Done::NotHinted);
+            }
+            let text = into_text(bytes, name)?;
+            stage_file(name, &text, reading).map(Done::Staged)
+        }
+        Some(Job::Fail(e)) => Err(e),
+        Some(Job::Warn(w)) => Ok(Done::Warn(w)),
+        None => Ok(Done::NotHinted),
+    }
+}
+
+/// The results in the order given, through the first error (later ones
+/// are dropped, and need not have been computed).
+fn up_to_first_error<T>(
+    results: impl Iterator<Item = Result<T, SourceError>>,
+) -> Vec<Result<T, SourceError>> {
+    let mut out = Vec::with_capacity(results.size_hint().0);
+    for done in results {
+        let failed = done.is_err();
+        out.push(done);
+        if failed {
+            break;
+        }
+    }
+    out
+}
+
+/// Runs jobs `0..count` on `threads` scoped threads, each claiming the next
+/// index; returns the results with their indexes, in no particular order.
+/// Jobs after the first failed one are not started.
+fn run_parallel<T: Send>(
+    count: usize,
+    threads: usize,
+    run: &(impl Fn(usize) -> Result<T, SourceError> + Sync),
+) -> Vec<(usize, Result<T, SourceError>)> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     let next = AtomicUsize::new(0);
-    // Jobs after the first failed one need not run.
     let first_error = AtomicUsize::new(usize::MAX);
-    let mut results: Vec<(usize, Result<Done<'a>, SourceError>)> = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -340,17 +365,7 @@ fn run_jobs<'a>(
             .into_iter()
             .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
-    });
-    results.sort_by_key(|(i, _)| *i);
-    let mut out = Vec::with_capacity(results.len());
-    for (_, done) in results {
-        let failed = done.is_err();
-        out.push(done);
-        if failed {
-            break;
-        }
-    }
-    out
+    })
 }
 
 /// Reads a file named or found, refusing more than [`MAX_INPUT_BYTES`].

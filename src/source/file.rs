@@ -1359,10 +1359,36 @@ fn locate_decode_error<T: DeserializeOwned>(value: &Value) -> String {
         .unwrap_or_default()
 }
 
+/// Adds one staged object to `inputs`, remembering where it was read; a
+/// later copy of an object replaces an earlier one, with a warning when
+/// their contents differ.
 fn add_object(object: Object, at: &DocumentAt<'_>, item: &str, inputs: &mut Inputs) {
+    let Some((label, identical)) = store_object(object, at, item, inputs) else {
+        return;
+    };
+    if !identical {
+        inputs.warnings.push(at.warning(
+            item,
+            &format!(
+                "{label} was already read with different content; this later copy replaces it"
+            ),
+        ));
+    }
+    inputs.read_from.insert(label, at.location(item));
+}
+
+/// Stores `object` in its collection of `inputs`, keyed by its identity;
+/// returns its label and whether any copy it replaced was identical, or
+/// `None` (with a warning) when it is one the MCO ignores.
+fn store_object(
+    object: Object,
+    at: &DocumentAt<'_>,
+    item: &str,
+    inputs: &mut Inputs,
+) -> Option<(Origin, bool)> {
     const NAME: &str = "name";
     let index = &mut inputs.index;
-    let (label, identical) = match object {
+    Some(match object {
         Object::Icsp(o) => (
             o.origin(),
             upsert(&mut inputs.icsps, &mut index.icsps, o, NAME, |o| {
@@ -1391,32 +1417,7 @@ fn add_object(object: Object, at: &DocumentAt<'_>, item: &str, inputs: &mut Inpu
                 |o| o.metadata.name.clone(),
             ),
         ),
-        Object::ImagePolicy(o) => {
-            if o.metadata
-                .namespace
-                .as_deref()
-                .unwrap_or_default()
-                .is_empty()
-            {
-                inputs.warnings.push(at.warning(
-                    item,
-                    &format!(
-                        "{} has no metadata.namespace; applied, it would be created in the namespace of the current kubeconfig context",
-                        o.origin()
-                    ),
-                ));
-            }
-            (
-                o.origin(),
-                upsert(
-                    &mut inputs.image_policies,
-                    &mut index.image_policies,
-                    o,
-                    "namespace/name",
-                    |o| format!("{:?}\0{}", o.metadata.namespace, o.metadata.name),
-                ),
-            )
-        }
+        Object::ImagePolicy(o) => store_image_policy(o, at, item, inputs),
         Object::MachineConfig(o) => (
             o.origin(),
             upsert(
@@ -1439,57 +1440,102 @@ fn add_object(object: Object, at: &DocumentAt<'_>, item: &str, inputs: &mut Inpu
                 o.metadata.name.clone()
             }),
         ),
-        Object::Workload(w) => {
-            let label = w.label();
-            let identical = upsert(
-                &mut inputs.workloads,
-                &mut index.workloads,
-                w,
-                "kind/namespace/name",
-                |w| format!("{}\0{}\0{}", w.kind, w.namespace, w.name),
-            );
-            (label.into(), identical)
-        }
-        Object::Image(o) => {
-            if o.metadata.name != Image::CLUSTER {
-                inputs.warnings.push(at.warning(
-                    item,
-                    &format!(
-                        "{} is ignored: the MCO reads only Image/cluster",
-                        o.origin()
-                    ),
-                ));
-                return;
-            }
-            let label = o.origin();
-            let identical = replace_single(&mut inputs.image, o);
-            (label, identical)
-        }
-        Object::ClusterVersion(o) => {
-            if o.metadata.name != ClusterVersion::VERSION {
-                inputs.warnings.push(at.warning(
-                    item,
-                    &format!(
-                        "{} is ignored: only ClusterVersion/version names the release",
-                        o.origin()
-                    ),
-                ));
-                return;
-            }
-            let label = o.origin();
-            let identical = replace_single(&mut inputs.cluster_version, o);
-            (label, identical)
-        }
-    };
-    if !identical {
+        Object::Workload(w) => store_workload(w, inputs),
+        Object::Image(o) => store_image(o, at, item, inputs)?,
+        Object::ClusterVersion(o) => store_cluster_version(o, at, item, inputs)?,
+    })
+}
+
+/// Stores an ImagePolicy by namespace and name, warning when it has no
+/// namespace (applied, it would land in the current context's).
+fn store_image_policy(
+    o: ImagePolicy,
+    at: &DocumentAt<'_>,
+    item: &str,
+    inputs: &mut Inputs,
+) -> (Origin, bool) {
+    if o.metadata
+        .namespace
+        .as_deref()
+        .unwrap_or_default()
+        .is_empty()
+    {
         inputs.warnings.push(at.warning(
             item,
             &format!(
-                "{label} was already read with different content; this later copy replaces it"
+                "{} has no metadata.namespace; applied, it would be created in the namespace of the current kubeconfig context",
+                o.origin()
             ),
         ));
     }
-    inputs.read_from.insert(label, at.location(item));
+    (
+        o.origin(),
+        upsert(
+            &mut inputs.image_policies,
+            &mut inputs.index.image_policies,
+            o,
+            "namespace/name",
+            |o| format!("{:?}\0{}", o.metadata.namespace, o.metadata.name),
+        ),
+    )
+}
+
+/// Stores a workload by kind, namespace and name.
+fn store_workload(w: Workload, inputs: &mut Inputs) -> (Origin, bool) {
+    let label = w.label();
+    let identical = upsert(
+        &mut inputs.workloads,
+        &mut inputs.index.workloads,
+        w,
+        "kind/namespace/name",
+        |w| format!("{}\0{}\0{}", w.kind, w.namespace, w.name),
+    );
+    (label.into(), identical)
+}
+
+/// Stores `Image/cluster`; any other Image is ignored with a warning.
+fn store_image(
+    o: Image,
+    at: &DocumentAt<'_>,
+    item: &str,
+    inputs: &mut Inputs,
+) -> Option<(Origin, bool)> {
+    if o.metadata.name != Image::CLUSTER {
+        inputs.warnings.push(at.warning(
+            item,
+            &format!(
+                "{} is ignored: the MCO reads only Image/cluster",
+                o.origin()
+            ),
+        ));
+        return None;
+    }
+    let label = o.origin();
+    let identical = replace_single(&mut inputs.image, o);
+    Some((label, identical))
+}
+
+/// Stores `ClusterVersion/version`; any other ClusterVersion is ignored
+/// with a warning.
+fn store_cluster_version(
+    o: ClusterVersion,
+    at: &DocumentAt<'_>,
+    item: &str,
+    inputs: &mut Inputs,
+) -> Option<(Origin, bool)> {
+    if o.metadata.name != ClusterVersion::VERSION {
+        inputs.warnings.push(at.warning(
+            item,
+            &format!(
+                "{} is ignored: only ClusterVersion/version names the release",
+                o.origin()
+            ),
+        ));
+        return None;
+    }
+    let label = o.origin();
+    let identical = replace_single(&mut inputs.cluster_version, o);
+    Some((label, identical))
 }
 
 fn replace_single<T: PartialEq>(slot: &mut Option<T>, item: T) -> bool {

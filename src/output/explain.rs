@@ -12,7 +12,7 @@ use comfy_table::{Cell, Color};
 
 use super::table::{Layout, TextTable};
 
-use crate::explain::{Candidate, Explanation, ResolvedBy, Signature};
+use crate::explain::{Candidate, Explanation, RegistryMatch, ResolvedBy, Signature, Skipped};
 use crate::registries::lookup::Role;
 
 /// Writes the explanations as text blocks separated by a blank line.
@@ -83,10 +83,31 @@ fn origins(list: &[crate::origin::Origin]) -> String {
         .join(", ")
 }
 
+/// One candidate: its reference, how it was resolved, the registry entry
+/// it matched, its pull-order table (or why the pull fails), the probe's
+/// verdict, the mirrors skipped and the signature policy.
 fn write_candidate(out: &mut dyn Write, c: &Candidate, layout: &Layout) -> io::Result<()> {
     let how = if c.by_digest { "by digest" } else { "by tag" };
     writeln!(out, "{}{} ({how})", label("Reference"), c.reference)?;
-    match &c.resolved_by {
+    write_resolved(out, &c.resolved_by)?;
+    write_registry(out, c.registry.as_ref())?;
+    if let Some(err) = &c.error {
+        writeln!(out, "{}{}", label("Pull"), err.red().bold())?;
+    } else {
+        writeln!(out)?;
+        sources_table(c, layout).write(out)?;
+    }
+    if let Some(v) = crate::probe::candidate_verdict(c) {
+        write_probe_verdict(out, c, &v)?;
+    }
+    write_skipped(out, &c.skipped)?;
+    writeln!(out)?;
+    write_policies(out, c)
+}
+
+/// The "Resolved:" line of a short name (nothing for a qualified input).
+fn write_resolved(out: &mut dyn Write, resolved_by: &ResolvedBy) -> io::Result<()> {
+    match resolved_by {
         ResolvedBy::Qualified => {}
         ResolvedBy::Alias { alias, origins: o } => writeln!(
             out,
@@ -108,74 +129,80 @@ fn write_candidate(out: &mut dyn Write, c: &Candidate, layout: &Layout) -> io::R
             }
         )?,
     }
-    match &c.registry {
-        Some(r) => {
-            let kind = if r.prefix.starts_with("*.") {
-                "wildcard prefix"
-            } else {
-                "prefix"
-            };
-            let mut flags = Vec::new();
-            if r.mirror_by_digest_only {
-                flags.push("mirror-by-digest-only");
-            }
-            if r.blocked {
-                flags.push("blocked");
-            }
-            if r.insecure {
-                flags.push("insecure");
-            }
-            let flags = if flags.is_empty() {
-                String::new()
-            } else {
-                format!(" [{}]", flags.join(", "))
-            };
-            writeln!(
-                out,
-                "{}[[registry]] {kind} \"{}\"{flags} ({})",
-                label("Registry"),
-                r.prefix,
-                origins(&r.origins)
-            )?;
-            if !r.also_matched.is_empty() {
-                let lost: Vec<String> = r.also_matched.iter().map(|p| format!("\"{p}\"")).collect();
-                writeln!(
-                    out,
-                    "{:11}won as the most specific prefix; also matched: {}",
-                    "",
-                    lost.join(", ")
-                )?;
-            }
-        }
-        None => writeln!(
+    Ok(())
+}
+
+/// The "Registry:" line: the `[[registry]]` entry that won, its flags and
+/// the prefixes it won over, or that none matches.
+fn write_registry(out: &mut dyn Write, registry: Option<&RegistryMatch>) -> io::Result<()> {
+    let Some(r) = registry else {
+        return writeln!(
             out,
             "{}no [[registry]] entry matches: pulled from its own registry, no mirrors",
             label("Registry")
-        )?,
-    }
-    if let Some(err) = &c.error {
-        writeln!(out, "{}{}", label("Pull"), err.red().bold())?;
+        );
+    };
+    let kind = if r.prefix.starts_with("*.") {
+        "wildcard prefix"
     } else {
-        writeln!(out)?;
-        sources_table(c, layout).write(out)?;
+        "prefix"
+    };
+    let mut flags = Vec::new();
+    if r.mirror_by_digest_only {
+        flags.push("mirror-by-digest-only");
     }
-    if let Some(v) = crate::probe::candidate_verdict(c) {
-        write_probe_verdict(out, c, &v)?;
+    if r.blocked {
+        flags.push("blocked");
     }
-    if !c.skipped.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "{}", "Skipped mirrors:".bold())?;
-        for s in &c.skipped {
-            writeln!(
-                out,
-                "  - {}: {} ({})",
-                s.reference,
-                s.reason,
-                origins(&s.origins)
-            )?;
-        }
+    if r.insecure {
+        flags.push("insecure");
+    }
+    let flags = if flags.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", flags.join(", "))
+    };
+    writeln!(
+        out,
+        "{}[[registry]] {kind} \"{}\"{flags} ({})",
+        label("Registry"),
+        r.prefix,
+        origins(&r.origins)
+    )?;
+    if !r.also_matched.is_empty() {
+        let lost: Vec<String> = r.also_matched.iter().map(|p| format!("\"{p}\"")).collect();
+        writeln!(
+            out,
+            "{:11}won as the most specific prefix; also matched: {}",
+            "",
+            lost.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+/// The "Skipped mirrors:" list, when there is one.
+fn write_skipped(out: &mut dyn Write, skipped: &[Skipped]) -> io::Result<()> {
+    if skipped.is_empty() {
+        return Ok(());
     }
     writeln!(out)?;
+    writeln!(out, "{}", "Skipped mirrors:".bold())?;
+    for s in skipped {
+        writeln!(
+            out,
+            "  - {}: {} ({})",
+            s.reference,
+            s.reason,
+            origins(&s.origins)
+        )?;
+    }
+    Ok(())
+}
+
+/// The "Policy:" verdict and one line per namespace's own policy, or that
+/// the policy was not evaluated.
+fn write_policies(out: &mut dyn Write, c: &Candidate) -> io::Result<()> {
     match &c.signature {
         Some(sig) => {
             write_policy(out, &label("Policy"), 11, c.allowed, sig)?;

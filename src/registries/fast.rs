@@ -97,7 +97,125 @@ struct State<'a> {
     seen_keys: Vec<&'a str>,
 }
 
-impl State<'_> {
+impl<'a> State<'a> {
+    /// Nothing read yet, with room for the registries of `text`.
+    #[inline]
+    fn new(text: &str) -> Self {
+        State {
+            raw: RawConfig::default(),
+            table: Table::Root,
+            // About one entry per 150 bytes in MCO-written files.
+            registries: Vec::with_capacity(text.len() / 150),
+            aliases: None,
+            seen_keys: Vec::new(),
+        }
+    }
+
+    /// Opens the table of a header line (`trimmed` starts with `[`, at
+    /// offset `at` of the text); `None` for any other header, a second
+    /// `[aliases]`, a mirror before any registry, or text after it.
+    #[inline]
+    fn header(&mut self, trimmed: &str, at: usize) -> Option<()> {
+        let (header, rest) = split_header(trimmed)?;
+        if !is_blank_or_comment(rest) {
+            return None;
+        }
+        self.seen_keys.clear();
+        match header {
+            "[[registry]]" => {
+                self.registries
+                    .push(Spanned::new(at..at, RawRegistry::default()));
+                self.table = Table::Registry;
+            }
+            "[[registry.mirror]]" => {
+                self.registries
+                    .last_mut()?
+                    .get_mut()
+                    .mirrors
+                    .get_or_insert_with(Vec::new)
+                    .push(Spanned::new(at..at, RawMirror::default()));
+                self.table = Table::Mirror;
+            }
+            "[aliases]" if self.aliases.is_none() => {
+                self.aliases = Some(BTreeMap::new());
+                self.table = Table::Aliases;
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// Reads a `key = value` line (`trimmed` is `line` without its
+    /// indent) into the current table; returns the array it leaves open
+    /// when its value continues on the next lines.
+    #[inline]
+    fn key_line(
+        &mut self,
+        line: &'a str,
+        trimmed: &'a str,
+        line_start: usize,
+    ) -> Option<Option<OpenArray<'a>>> {
+        let (key, after_key) = parse_key(trimmed)?;
+        if self.seen_keys.contains(&key) {
+            return None;
+        }
+        self.seen_keys.push(key);
+        let after_eq = after_key
+            .trim_start_matches([' ', '\t'])
+            .strip_prefix('=')?;
+        let value_text = after_eq.trim_start_matches([' ', '\t']);
+        let value_start = line_start + (line.len() - value_text.len());
+        if let Some(items) = value_text.strip_prefix('[') {
+            let mut reader = ArrayReader::new();
+            return match reader.feed(items)? {
+                Step::More => Some(Some(OpenArray {
+                    key,
+                    value_start,
+                    reader,
+                })),
+                Step::Done(rest) => {
+                    let end = value_end(line, rest, line_start)?;
+                    self.assign(key, Value::Array(reader.items), value_start..end)?;
+                    Some(None)
+                }
+            };
+        }
+        let (value, rest) = parse_value(value_text)?;
+        let end = value_end(line, rest, line_start)?;
+        self.assign(key, value, value_start..end)?;
+        Some(None)
+    }
+
+    /// Feeds the next line to an array left open; stores the array once
+    /// it closes, else returns it still open.
+    #[inline]
+    fn continue_array(
+        &mut self,
+        mut array: OpenArray<'a>,
+        line: &'a str,
+        line_start: usize,
+    ) -> Option<Option<OpenArray<'a>>> {
+        match array.reader.feed(line)? {
+            Step::More => Some(Some(array)),
+            Step::Done(rest) => {
+                let end = value_end(line, rest, line_start)?;
+                let value = Value::Array(array.reader.items);
+                self.assign(array.key, value, array.value_start..end)?;
+                Some(None)
+            }
+        }
+    }
+
+    /// The configuration read, once the text has ended.
+    fn finish(self) -> RawConfig {
+        let mut raw = self.raw;
+        if !self.registries.is_empty() {
+            raw.registries = Some(self.registries);
+        }
+        raw.aliases = self.aliases;
+        raw
+    }
+
     /// The `[[registry.mirror]]` being read.
     fn current_mirror(&mut self) -> Option<&mut RawMirror> {
         let registry = self.registries.last_mut()?.get_mut();
@@ -125,126 +243,58 @@ impl State<'_> {
 
 /// Parses `text` if it stays inside the subset; `None` means "use the full parser".
 pub(super) fn parse(text: &str) -> Option<RawConfig> {
-    let mut st = State {
-        raw: RawConfig::default(),
-        table: Table::Root,
-        // About one entry per 150 bytes in MCO-written files.
-        registries: Vec::with_capacity(text.len() / 150),
-        aliases: None,
-        seen_keys: Vec::new(),
-    };
+    let mut st = State::new(text);
     let mut open: Option<OpenArray<'_>> = None;
     let mut offset = 0;
-    let bytes = text.as_bytes();
-    let mut line_ends = memchr::memchr_iter(b'\n', bytes);
+    let mut line_ends = memchr::memchr_iter(b'\n', text.as_bytes());
     while offset < text.len() {
         let end = line_ends.next().map_or(text.len(), |i| i + 1);
-        let raw_line = &text[offset..end];
         let line_start = offset;
+        let line = line_content(&text[offset..end])?;
         offset = end;
-        let line = raw_line
-            .strip_suffix('\n')
-            .map(|l| l.strip_suffix('\r').unwrap_or(l))
-            .unwrap_or(raw_line);
-        if line.bytes().any(|b| (b < 0x20 && b != b'\t') || b == 0x7f) {
-            return None;
-        }
-        if let Some(mut array) = open.take() {
-            match array.reader.feed(line)? {
-                Step::More => open = Some(array),
-                Step::Done(rest) => {
-                    if !is_blank_or_comment(rest) {
-                        return None;
-                    }
-                    let value_end = line_start + line.len() - rest.len();
-                    let value = Value::Array(array.reader.items);
-                    st.assign(array.key, value, array.value_start..value_end)?;
-                }
-            }
+        if let Some(array) = open.take() {
+            open = st.continue_array(array, line, line_start)?;
             continue;
         }
         let trimmed = line.trim_start_matches([' ', '\t']);
-        let indent = line.len() - trimmed.len();
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
         if trimmed.starts_with('[') {
-            let (header, rest) = split_header(trimmed)?;
-            if !is_blank_or_comment(rest) {
-                return None;
-            }
-            st.seen_keys.clear();
-            let at = line_start + indent;
-            match header {
-                "[[registry]]" => {
-                    st.registries
-                        .push(Spanned::new(at..at, RawRegistry::default()));
-                    st.table = Table::Registry;
-                }
-                "[[registry.mirror]]" => {
-                    st.registries
-                        .last_mut()?
-                        .get_mut()
-                        .mirrors
-                        .get_or_insert_with(Vec::new)
-                        .push(Spanned::new(at..at, RawMirror::default()));
-                    st.table = Table::Mirror;
-                }
-                "[aliases]" if st.aliases.is_none() => {
-                    st.aliases = Some(BTreeMap::new());
-                    st.table = Table::Aliases;
-                }
-                _ => return None,
-            }
-            continue;
+            st.header(trimmed, line_start + (line.len() - trimmed.len()))?;
+        } else {
+            open = st.key_line(line, trimmed, line_start)?;
         }
-        let (key, after_key) = parse_key(trimmed)?;
-        if st.seen_keys.contains(&key) {
-            return None;
-        }
-        st.seen_keys.push(key);
-        let after_eq = after_key
-            .trim_start_matches([' ', '\t'])
-            .strip_prefix('=')?;
-        let value_text = after_eq.trim_start_matches([' ', '\t']);
-        let value_start = line_start + (line.len() - value_text.len());
-        if let Some(items) = value_text.strip_prefix('[') {
-            let mut reader = ArrayReader::new();
-            match reader.feed(items)? {
-                Step::More => {
-                    open = Some(OpenArray {
-                        key,
-                        value_start,
-                        reader,
-                    });
-                    continue;
-                }
-                Step::Done(rest) => {
-                    if !is_blank_or_comment(rest) {
-                        return None;
-                    }
-                    let value_end = line_start + line.len() - rest.len();
-                    st.assign(key, Value::Array(reader.items), value_start..value_end)?;
-                    continue;
-                }
-            }
-        }
-        let (value, rest) = parse_value(value_text)?;
-        if !is_blank_or_comment(rest) {
-            return None;
-        }
-        let value_end = line_start + line.len() - rest.len();
-        st.assign(key, value, value_start..value_end)?;
     }
     if open.is_some() {
         return None;
     }
-    let mut raw = st.raw;
-    if !st.registries.is_empty() {
-        raw.registries = Some(st.registries);
+    Some(st.finish())
+}
+
+/// A line without its `\n` or `\r\n`; `None` when it holds a control
+/// character other than a tab (which TOML forbids outside comments too).
+#[inline]
+fn line_content(raw_line: &str) -> Option<&str> {
+    let line = raw_line
+        .strip_suffix('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .unwrap_or(raw_line);
+    if line.bytes().any(|b| (b < 0x20 && b != b'\t') || b == 0x7f) {
+        return None;
     }
-    raw.aliases = st.aliases;
-    Some(raw)
+    Some(line)
+}
+
+/// Where a value that ends before `rest` ends in the text, given that
+/// `line` starts at `line_start`; `None` when more than whitespace or a
+/// comment follows it.
+#[inline]
+fn value_end(line: &str, rest: &str, line_start: usize) -> Option<usize> {
+    if !is_blank_or_comment(rest) {
+        return None;
+    }
+    Some(line_start + line.len() - rest.len())
 }
 
 fn root_key(

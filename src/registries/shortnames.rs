@@ -129,44 +129,76 @@ pub fn resolve(
         source,
     })?;
     if is_qualified_domain(named.domain()) {
-        let reference = Reference::parse_normalized_named(input).map_err(|source| {
-            ShortNameError::Normalize {
-                input: input.to_string(),
-                source,
-            }
+        return Ok(vec![qualified(input)?]);
+    }
+    if let Some(candidate) = alias_candidate(conf, &named)? {
+        return Ok(vec![candidate]);
+    }
+    let candidates = search_candidates(conf, input)?;
+    if mode == ShortNameMode::Disabled || candidates.len() == 1 || tty {
+        return Ok(candidates);
+    }
+    match mode {
+        ShortNameMode::Enforcing => Err(ShortNameError::Ambiguous {
+            input: input.to_string(),
+            candidates: candidates.iter().map(|c| c.reference.to_string()).collect(),
+        }),
+        ShortNameMode::Permissive | ShortNameMode::Disabled => Ok(candidates),
+    }
+}
+
+/// The one candidate of a fully qualified `input`: itself, normalized.
+fn qualified(input: &str) -> Result<Candidate, ShortNameError> {
+    let reference =
+        Reference::parse_normalized_named(input).map_err(|source| ShortNameError::Normalize {
+            input: input.to_string(),
+            source,
         })?;
-        return Ok(vec![Candidate {
-            reference: reference.tag_name_only(),
-            via: CandidateVia::Qualified,
-        }]);
-    }
+    Ok(Candidate {
+        reference: reference.tag_name_only(),
+        via: CandidateVia::Qualified,
+    })
+}
 
-    // The alias is looked up by the repository as typed (`library/fedora`
-    // stays as it is); a tombstone counts as no alias.
+/// The alias's candidate for the short name `named`, with the input's tag
+/// or digest applied; `None` when there is no alias or it is a tombstone.
+///
+/// The alias is looked up by the repository as typed (`library/fedora`
+/// stays as it is).
+fn alias_candidate(
+    conf: &RegistriesConf,
+    named: &Reference,
+) -> Result<Option<Candidate>, ShortNameError> {
     let repo = named.name();
-    if let Some(alias) = conf.aliases.get(&repo) {
-        if let Some(value) = &alias.value {
-            let alias_err = |source| ShortNameError::Alias {
-                alias: value.clone(),
-                source,
-            };
-            let mut r = Reference::parse_normalized_named(value).map_err(alias_err)?;
-            if let Some(tag) = named.tag() {
-                r = r.with_tag(tag).map_err(alias_err)?;
-            }
-            if let Some(digest) = named.digest() {
-                r = r.with_digest(digest).map_err(alias_err)?;
-            }
-            return Ok(vec![Candidate {
-                reference: r.tag_name_only(),
-                via: CandidateVia::Alias {
-                    alias: repo,
-                    origin: alias.origin.clone(),
-                },
-            }]);
-        }
+    let Some(alias) = conf.aliases.get(&repo) else {
+        return Ok(None);
+    };
+    let Some(value) = &alias.value else {
+        return Ok(None);
+    };
+    let alias_err = |source| ShortNameError::Alias {
+        alias: value.clone(),
+        source,
+    };
+    let mut r = Reference::parse_normalized_named(value).map_err(alias_err)?;
+    if let Some(tag) = named.tag() {
+        r = r.with_tag(tag).map_err(alias_err)?;
     }
+    if let Some(digest) = named.digest() {
+        r = r.with_digest(digest).map_err(alias_err)?;
+    }
+    Ok(Some(Candidate {
+        reference: r.tag_name_only(),
+        via: CandidateVia::Alias {
+            alias: repo,
+            origin: alias.origin.clone(),
+        },
+    }))
+}
 
+/// One candidate per unqualified-search registry, in the list's order; an
+/// error when the list is empty, naming where it was (not) set.
+fn search_candidates(conf: &RegistriesConf, input: &str) -> Result<Vec<Candidate>, ShortNameError> {
     if conf.unqualified_search_registries.is_empty() {
         return Err(match &conf.search_registries_file {
             Some(file) => ShortNameError::NoSearchRegistries {
@@ -194,16 +226,7 @@ pub fn resolve(
             },
         });
     }
-    if mode == ShortNameMode::Disabled || candidates.len() == 1 || tty {
-        return Ok(candidates);
-    }
-    match mode {
-        ShortNameMode::Enforcing => Err(ShortNameError::Ambiguous {
-            input: input.to_string(),
-            candidates: candidates.iter().map(|c| c.reference.to_string()).collect(),
-        }),
-        ShortNameMode::Permissive | ShortNameMode::Disabled => Ok(candidates),
-    }
+    Ok(candidates)
 }
 
 #[cfg(test)]

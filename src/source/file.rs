@@ -264,8 +264,6 @@ fn run_jobs<'a>(
     names: &'a [String],
     reading: Reading,
 ) -> Vec<Result<Done<'a>, SourceError>> {
-    let workloads = reading.workloads;
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
 
     let count = jobs.len();
@@ -273,50 +271,77 @@ fn run_jobs<'a>(
     let run = |i: usize| -> Result<Done<'a>, SourceError> {
         // Each job is taken once, by the thread that claimed its index.
         let job = jobs[i].lock().map_or(None, |mut j| j.take());
-        let name = names[i].as_str();
-        match job {
-            Some(Job::Text(bytes)) => {
-                let text = into_text(bytes, name)?;
-                stage_file(name, &text, reading).map(Done::Staged)
-            }
-            Some(Job::Named(path)) => {
-                let text = into_text(read_input(&path, name)?, name)?;
-                stage_file(name, &text, reading).map(Done::Staged)
-            }
-            Some(Job::InFolder(path)) => {
-                let bytes = read_input(&path, name)?;
-                let hinted =
-                    KIND_HINT.is_match(&bytes) || (workloads && WORKLOAD_HINT.is_match(&bytes));
-                if !hinted {
-                    return Ok(Done::NotHinted);
-                }
-                let text = into_text(bytes, name)?;
-                stage_file(name, &text, reading).map(Done::Staged)
-            }
-            Some(Job::Fail(e)) => Err(e),
-            Some(Job::Warn(w)) => Ok(Done::Warn(w)),
-            None => Ok(Done::NotHinted),
-        }
+        run_job(job, names[i].as_str(), reading)
     };
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(count);
     if threads <= 1 {
-        let mut out = Vec::with_capacity(count);
-        for i in 0..count {
-            let done = run(i);
-            let failed = done.is_err();
-            out.push(done);
-            if failed {
-                break;
-            }
-        }
-        return out;
+        return up_to_first_error((0..count).map(run));
     }
+    let mut results = run_parallel(count, threads, &run);
+    results.sort_by_key(|(i, _)| *i);
+    up_to_first_error(results.into_iter().map(|(_, done)| done))
+}
+
+/// Runs one job on the input called `name`: reads and stages it (a file
+/// found in a folder only when it looks like it holds an object of
+/// interest), or passes on its failure or warning.
+fn run_job(job: Option<Job>, name: &str, reading: Reading) -> Result<Done<'_>, SourceError> {
+    match job {
+        Some(Job::Text(bytes)) => {
+            let text = into_text(bytes, name)?;
+            stage_file(name, &text, reading).map(Done::Staged)
+        }
+        Some(Job::Named(path)) => {
+            let text = into_text(read_input(&path, name)?, name)?;
+            stage_file(name, &text, reading).map(Done::Staged)
+        }
+        Some(Job::InFolder(path)) => {
+            let bytes = read_input(&path, name)?;
+            let hinted =
+                KIND_HINT.is_match(&bytes) || (reading.workloads && WORKLOAD_HINT.is_match(&bytes));
+            if !hinted {
+                return Ok(Done::NotHinted);
+            }
+            let text = into_text(bytes, name)?;
+            stage_file(name, &text, reading).map(Done::Staged)
+        }
+        Some(Job::Fail(e)) => Err(e),
+        Some(Job::Warn(w)) => Ok(Done::Warn(w)),
+        None => Ok(Done::NotHinted),
+    }
+}
+
+/// The results in the order given, through the first error (later ones
+/// are dropped, and need not have been computed).
+fn up_to_first_error<T>(
+    results: impl Iterator<Item = Result<T, SourceError>>,
+) -> Vec<Result<T, SourceError>> {
+    let mut out = Vec::with_capacity(results.size_hint().0);
+    for done in results {
+        let failed = done.is_err();
+        out.push(done);
+        if failed {
+            break;
+        }
+    }
+    out
+}
+
+/// Runs jobs `0..count` on `threads` scoped threads, each claiming the next
+/// index; returns the results with their indexes, in no particular order.
+/// Jobs after the first failed one are not started.
+fn run_parallel<T: Send>(
+    count: usize,
+    threads: usize,
+    run: &(impl Fn(usize) -> Result<T, SourceError> + Sync),
+) -> Vec<(usize, Result<T, SourceError>)> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     let next = AtomicUsize::new(0);
-    // Jobs after the first failed one need not run.
     let first_error = AtomicUsize::new(usize::MAX);
-    let mut results: Vec<(usize, Result<Done<'a>, SourceError>)> = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -340,17 +365,7 @@ fn run_jobs<'a>(
             .into_iter()
             .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
-    });
-    results.sort_by_key(|(i, _)| *i);
-    let mut out = Vec::with_capacity(results.len());
-    for (_, done) in results {
-        let failed = done.is_err();
-        out.push(done);
-        if failed {
-            break;
-        }
-    }
-    out
+    })
 }
 
 /// Reads a file named or found, refusing more than [`MAX_INPUT_BYTES`].
@@ -982,8 +997,12 @@ fn str_member<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
         .filter(|s| !s.is_empty())
 }
 
+/// Stages one document, or one item of a list at the field path `item`:
+/// an object of a kind the tool reads (with any refusal of its
+/// `apiVersion` or, when strict, its unknown fields), each item of a list,
+/// a workload, or a skip, warning or refusal saying why it was not read.
 fn stage_value<'a>(
-    mut value: Value,
+    value: Value,
     at: &DocumentAt<'a>,
     item: &str,
     staged: &mut Staged<'a>,
@@ -999,25 +1018,8 @@ fn stage_value<'a>(
         staged.skipped.push((key, 1));
     };
     let Some(kind_name) = kind.as_deref() else {
-        let policy_keys = value
-            .as_object()
-            .is_some_and(|o| o.contains_key("transports") || o.contains_key("default"));
-        if item.is_empty() && api_version.is_none() && policy_keys {
-            staged.warnings.push(at.warning(
-                item,
-                "read no cluster object: this looks like a containers policy.json; pass it with --policy-json",
-            ));
-        } else if item.is_empty() && api_version.is_none() {
-            if let Some(field) = image_patch_field(&value) {
-                staged.warnings.push(at.warning(
-                    item,
-                    &format!(
-                        "read no cluster object: this is a headerless patch of Image/cluster ({field}), \
-                         as applied with `patch image.config.openshift.io/cluster --type=merge`; \
-                         to read it, add `apiVersion: {CONFIG_V1}`, `kind: Image` and `metadata: {{name: cluster}}`"
-                    ),
-                ));
-            }
+        if item.is_empty() && api_version.is_none() {
+            warn_headerless(&value, at, staged);
         }
         skip(staged);
         return Ok(());
@@ -1025,140 +1027,38 @@ fn stage_value<'a>(
     let is_list = kind_name == "List"
         || (kind_name.ends_with("List") && value.get("items").is_some_and(Value::is_array));
     if is_list {
-        let Some(Value::Array(items)) = value.get_mut("items").map(Value::take) else {
-            return Ok(());
-        };
-        let item_kind = kind_name.strip_suffix("List").filter(|k| !k.is_empty());
-        for (i, mut entry) in items.into_iter().enumerate() {
-            if let (Some(object), Some(item_kind)) = (entry.as_object_mut(), item_kind) {
-                object
-                    .entry("kind")
-                    .or_insert_with(|| Value::String(item_kind.to_string()));
-                if let Some(api) = &api_version {
-                    object
-                        .entry("apiVersion")
-                        .or_insert_with(|| Value::String(api.clone()));
-                }
-            }
-            let path = join_path(item, &format!("items[{i}]"));
-            stage_value(entry, at, &path, staged)?;
-        }
-        return Ok(());
+        return stage_list(value, kind_name, api_version.as_deref(), at, item, staged);
     }
     if staged.reading.workloads {
         if let Some(workload) = api_version
             .as_deref()
             .and_then(|api| crate::crd::workload::workload_kind(api, kind_name))
         {
-            let name = value
-                .pointer("/metadata/name")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let read = crate::crd::workload::workload_from(workload, &value).map_err(
-                |(field, message)| SourceError::Decode {
-                    file: at.file.to_string(),
-                    document: at.document,
-                    line: at.line,
-                    object: format!("{kind_name}/{name}"),
-                    field: join_path(item, &field),
-                    message,
-                },
-            )?;
-            if let Some(w) = read {
-                staged
-                    .objects
-                    .push((Object::Workload(w), *at, item.to_string()));
-            }
-            return Ok(());
+            return stage_workload(workload, &value, kind_name, at, item, staged);
         }
     }
-    let name = value
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let label = if name.is_empty() {
-        format!("{kind_name} (no name)")
-    } else {
-        format!("{kind_name}/{name}")
-    };
+    let label = object_label(&value, kind_name);
     let Some(known) = Kind::from_name(kind_name) else {
-        // A kind one letter or a case away from one of the tool's, in an
-        // OpenShift group (or none): the user meant that kind, and the API
-        // server serves no such thing.
-        let openshift_group = api_version
-            .as_deref()
-            .is_none_or(|api| api_group(api).ends_with("openshift.io"));
-        if let Some(meant) = misspelt_kind(kind_name).filter(|_| openshift_group) {
-            staged.refused.push(at.refusal(
-                item,
-                &label,
-                "kind",
-                kind_name,
-                format!("is not a kind the API server serves (did you mean \"{meant}\"?); the object was not read"),
-            ));
-        }
+        refuse_misspelt_kind(kind_name, api_version.as_deref(), &label, at, item, staged);
         skip(staged);
         return Ok(());
     };
-    let expected = known.api_versions();
-    let api_refusal = match api_version.as_deref() {
-        Some(api) if expected.contains(&api) => None,
-        None => Some((
-            String::new(),
-            format!("is required; read as \"{}\"", expected[0]),
-        )),
-        Some(api) if known.read_under_wrong_version(api) => Some((
-            api.to_string(),
-            format!(
-                "is not served for {kind_name}, which is served as {}; read as \"{}\"",
-                expected
-                    .iter()
-                    .map(|v| format!("\"{v}\""))
-                    .collect::<Vec<_>>()
-                    .join(" or "),
-                expected[0]
-            ),
-        )),
-        Some(_) => {
+    let api_refusal = match check_api_version(known, kind_name, api_version.as_deref()) {
+        ApiVersionCheck::Served => None,
+        ApiVersionCheck::Refused { api, message } => Some((api, message)),
+        ApiVersionCheck::OtherKind => {
             skip(staged);
             return Ok(());
         }
     };
-    let decode_err = |field: String, message: String| SourceError::Decode {
+    let object = decode_object(known, &value, |field, message| SourceError::Decode {
         file: at.file.to_string(),
         document: at.document,
         line: at.line,
         object: label.clone(),
         field: join_path(item, &field),
         message,
-    };
-    let object = match known {
-        Kind::Icsp => Object::Icsp(decode(&value).map_err(|(f, m)| decode_err(f, m))?),
-        Kind::Idms => Object::Idms(decode(&value).map_err(|(f, m)| decode_err(f, m))?),
-        Kind::Itms => Object::Itms(decode(&value).map_err(|(f, m)| decode_err(f, m))?),
-        Kind::Image => Object::Image(decode(&value).map_err(|(f, m)| decode_err(f, m))?),
-        Kind::ClusterVersion => {
-            Object::ClusterVersion(decode(&value).map_err(|(f, m)| decode_err(f, m))?)
-        }
-        Kind::ClusterImagePolicy => {
-            Object::ClusterImagePolicy(decode(&value).map_err(|(f, m)| decode_err(f, m))?)
-        }
-        Kind::ImagePolicy => {
-            Object::ImagePolicy(decode(&value).map_err(|(f, m)| decode_err(f, m))?)
-        }
-        Kind::MachineConfig => {
-            Object::MachineConfig(decode(&value).map_err(|(f, m)| decode_err(f, m))?)
-        }
-        Kind::MachineConfigPool => {
-            Object::MachineConfigPool(decode(&value).map_err(|(f, m)| decode_err(f, m))?)
-        }
-        Kind::Node => Object::Node(
-            decode::<k8s_openapi::api::core::v1::Node>(&value)
-                .map(Node::from)
-                .map_err(|(f, m)| decode_err(f, m))?,
-        ),
-    };
+    })?;
     if let Some((api, message)) = api_refusal {
         let refusal = at.refusal(item, object.origin().as_str(), "apiVersion", &api, message);
         staged.refused.push(refusal);
@@ -1172,6 +1072,195 @@ fn stage_value<'a>(
     }
     staged.objects.push((object, *at, item.to_string()));
     Ok(())
+}
+
+/// `Kind/name` for messages about an object, or `Kind (no name)`.
+fn object_label(value: &Value, kind_name: &str) -> String {
+    let name = value
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if name.is_empty() {
+        format!("{kind_name} (no name)")
+    } else {
+        format!("{kind_name}/{name}")
+    }
+}
+
+/// Warns about a whole document with neither `apiVersion` nor `kind` that
+/// looks like something the user meant to pass: a containers policy.json,
+/// or a headerless merge patch of `Image/cluster`.
+fn warn_headerless(value: &Value, at: &DocumentAt<'_>, staged: &mut Staged<'_>) {
+    let item = "";
+    let policy_keys = value
+        .as_object()
+        .is_some_and(|o| o.contains_key("transports") || o.contains_key("default"));
+    if policy_keys {
+        staged.warnings.push(at.warning(
+            item,
+            "read no cluster object: this looks like a containers policy.json; pass it with --policy-json",
+        ));
+    } else if let Some(field) = image_patch_field(value) {
+        staged.warnings.push(at.warning(
+            item,
+            &format!(
+                "read no cluster object: this is a headerless patch of Image/cluster ({field}), \
+                 as applied with `patch image.config.openshift.io/cluster --type=merge`; \
+                 to read it, add `apiVersion: {CONFIG_V1}`, `kind: Image` and `metadata: {{name: cluster}}`"
+            ),
+        ));
+    }
+}
+
+/// Stages each item of a list (`List`, or `<Kind>List` with an `items`
+/// array), giving items without them the list's item kind and
+/// `apiVersion`.
+fn stage_list<'a>(
+    mut value: Value,
+    kind_name: &str,
+    api_version: Option<&str>,
+    at: &DocumentAt<'a>,
+    item: &str,
+    staged: &mut Staged<'a>,
+) -> Result<(), SourceError> {
+    let Some(Value::Array(items)) = value.get_mut("items").map(Value::take) else {
+        return Ok(());
+    };
+    let item_kind = kind_name.strip_suffix("List").filter(|k| !k.is_empty());
+    for (i, mut entry) in items.into_iter().enumerate() {
+        if let (Some(object), Some(item_kind)) = (entry.as_object_mut(), item_kind) {
+            object
+                .entry("kind")
+                .or_insert_with(|| Value::String(item_kind.to_string()));
+            if let Some(api) = api_version {
+                object
+                    .entry("apiVersion")
+                    .or_insert_with(|| Value::String(api.to_string()));
+            }
+        }
+        let path = join_path(item, &format!("items[{i}]"));
+        stage_value(entry, at, &path, staged)?;
+    }
+    Ok(())
+}
+
+/// Stages a workload (read with `--workloads`) for the images it runs;
+/// one it holds none of is dropped.
+fn stage_workload<'a>(
+    workload: &'static crate::crd::workload::WorkloadKind,
+    value: &Value,
+    kind_name: &str,
+    at: &DocumentAt<'a>,
+    item: &str,
+    staged: &mut Staged<'a>,
+) -> Result<(), SourceError> {
+    let name = value
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let read =
+        crate::crd::workload::workload_from(workload, value).map_err(|(field, message)| {
+            SourceError::Decode {
+                file: at.file.to_string(),
+                document: at.document,
+                line: at.line,
+                object: format!("{kind_name}/{name}"),
+                field: join_path(item, &field),
+                message,
+            }
+        })?;
+    if let Some(w) = read {
+        staged
+            .objects
+            .push((Object::Workload(w), *at, item.to_string()));
+    }
+    Ok(())
+}
+
+/// Refuses an object whose kind is one letter or a case away from one of
+/// the tool's, in an OpenShift group (or none): the user meant that kind,
+/// and the API server serves no such thing.
+fn refuse_misspelt_kind(
+    kind_name: &str,
+    api_version: Option<&str>,
+    label: &str,
+    at: &DocumentAt<'_>,
+    item: &str,
+    staged: &mut Staged<'_>,
+) {
+    let openshift_group = api_version.is_none_or(|api| api_group(api).ends_with("openshift.io"));
+    if let Some(meant) = misspelt_kind(kind_name).filter(|_| openshift_group) {
+        staged.refused.push(at.refusal(
+            item,
+            label,
+            "kind",
+            kind_name,
+            format!("is not a kind the API server serves (did you mean \"{meant}\"?); the object was not read"),
+        ));
+    }
+}
+
+/// What an object's `apiVersion` says about reading it as a known kind.
+enum ApiVersionCheck {
+    /// One the kind is served under.
+    Served,
+    /// Missing, or a version of the kind's group the API server does not
+    /// serve it under: read all the same, and refused with this value and
+    /// message.
+    Refused { api: String, message: String },
+    /// Another group's kind of the same name: not one of the tool's.
+    OtherKind,
+}
+
+/// Checks `api_version` against the versions `known` is served under.
+fn check_api_version(known: Kind, kind_name: &str, api_version: Option<&str>) -> ApiVersionCheck {
+    let expected = known.api_versions();
+    match api_version {
+        Some(api) if expected.contains(&api) => ApiVersionCheck::Served,
+        None => ApiVersionCheck::Refused {
+            api: String::new(),
+            message: format!("is required; read as \"{}\"", expected[0]),
+        },
+        Some(api) if known.read_under_wrong_version(api) => ApiVersionCheck::Refused {
+            api: api.to_string(),
+            message: format!(
+                "is not served for {kind_name}, which is served as {}; read as \"{}\"",
+                expected
+                    .iter()
+                    .map(|v| format!("\"{v}\""))
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+                expected[0]
+            ),
+        },
+        Some(_) => ApiVersionCheck::OtherKind,
+    }
+}
+
+/// Decodes `value` as the typed object of kind `known`; a field that does
+/// not fit becomes the error `decode_err` makes of its path and message.
+fn decode_object(
+    known: Kind,
+    value: &Value,
+    decode_err: impl Fn(String, String) -> SourceError,
+) -> Result<Object, SourceError> {
+    let err = |(f, m)| decode_err(f, m);
+    Ok(match known {
+        Kind::Icsp => Object::Icsp(decode(value).map_err(err)?),
+        Kind::Idms => Object::Idms(decode(value).map_err(err)?),
+        Kind::Itms => Object::Itms(decode(value).map_err(err)?),
+        Kind::Image => Object::Image(decode(value).map_err(err)?),
+        Kind::ClusterVersion => Object::ClusterVersion(decode(value).map_err(err)?),
+        Kind::ClusterImagePolicy => Object::ClusterImagePolicy(decode(value).map_err(err)?),
+        Kind::ImagePolicy => Object::ImagePolicy(decode(value).map_err(err)?),
+        Kind::MachineConfig => Object::MachineConfig(decode(value).map_err(err)?),
+        Kind::MachineConfigPool => Object::MachineConfigPool(decode(value).map_err(err)?),
+        Kind::Node => Object::Node(
+            decode::<k8s_openapi::api::core::v1::Node>(value)
+                .map(Node::from)
+                .map_err(err)?,
+        ),
+    })
 }
 
 /// The group of an `apiVersion` (empty for the core group's `v1`).
@@ -1270,10 +1359,36 @@ fn locate_decode_error<T: DeserializeOwned>(value: &Value) -> String {
         .unwrap_or_default()
 }
 
+/// Adds one staged object to `inputs`, remembering where it was read; a
+/// later copy of an object replaces an earlier one, with a warning when
+/// their contents differ.
 fn add_object(object: Object, at: &DocumentAt<'_>, item: &str, inputs: &mut Inputs) {
+    let Some((label, identical)) = store_object(object, at, item, inputs) else {
+        return;
+    };
+    if !identical {
+        inputs.warnings.push(at.warning(
+            item,
+            &format!(
+                "{label} was already read with different content; this later copy replaces it"
+            ),
+        ));
+    }
+    inputs.read_from.insert(label, at.location(item));
+}
+
+/// Stores `object` in its collection of `inputs`, keyed by its identity;
+/// returns its label and whether any copy it replaced was identical, or
+/// `None` (with a warning) when it is one the MCO ignores.
+fn store_object(
+    object: Object,
+    at: &DocumentAt<'_>,
+    item: &str,
+    inputs: &mut Inputs,
+) -> Option<(Origin, bool)> {
     const NAME: &str = "name";
     let index = &mut inputs.index;
-    let (label, identical) = match object {
+    Some(match object {
         Object::Icsp(o) => (
             o.origin(),
             upsert(&mut inputs.icsps, &mut index.icsps, o, NAME, |o| {
@@ -1302,32 +1417,7 @@ fn add_object(object: Object, at: &DocumentAt<'_>, item: &str, inputs: &mut Inpu
                 |o| o.metadata.name.clone(),
             ),
         ),
-        Object::ImagePolicy(o) => {
-            if o.metadata
-                .namespace
-                .as_deref()
-                .unwrap_or_default()
-                .is_empty()
-            {
-                inputs.warnings.push(at.warning(
-                    item,
-                    &format!(
-                        "{} has no metadata.namespace; applied, it would be created in the namespace of the current kubeconfig context",
-                        o.origin()
-                    ),
-                ));
-            }
-            (
-                o.origin(),
-                upsert(
-                    &mut inputs.image_policies,
-                    &mut index.image_policies,
-                    o,
-                    "namespace/name",
-                    |o| format!("{:?}\0{}", o.metadata.namespace, o.metadata.name),
-                ),
-            )
-        }
+        Object::ImagePolicy(o) => store_image_policy(o, at, item, inputs),
         Object::MachineConfig(o) => (
             o.origin(),
             upsert(
@@ -1350,57 +1440,102 @@ fn add_object(object: Object, at: &DocumentAt<'_>, item: &str, inputs: &mut Inpu
                 o.metadata.name.clone()
             }),
         ),
-        Object::Workload(w) => {
-            let label = w.label();
-            let identical = upsert(
-                &mut inputs.workloads,
-                &mut index.workloads,
-                w,
-                "kind/namespace/name",
-                |w| format!("{}\0{}\0{}", w.kind, w.namespace, w.name),
-            );
-            (label.into(), identical)
-        }
-        Object::Image(o) => {
-            if o.metadata.name != Image::CLUSTER {
-                inputs.warnings.push(at.warning(
-                    item,
-                    &format!(
-                        "{} is ignored: the MCO reads only Image/cluster",
-                        o.origin()
-                    ),
-                ));
-                return;
-            }
-            let label = o.origin();
-            let identical = replace_single(&mut inputs.image, o);
-            (label, identical)
-        }
-        Object::ClusterVersion(o) => {
-            if o.metadata.name != ClusterVersion::VERSION {
-                inputs.warnings.push(at.warning(
-                    item,
-                    &format!(
-                        "{} is ignored: only ClusterVersion/version names the release",
-                        o.origin()
-                    ),
-                ));
-                return;
-            }
-            let label = o.origin();
-            let identical = replace_single(&mut inputs.cluster_version, o);
-            (label, identical)
-        }
-    };
-    if !identical {
+        Object::Workload(w) => store_workload(w, inputs),
+        Object::Image(o) => store_image(o, at, item, inputs)?,
+        Object::ClusterVersion(o) => store_cluster_version(o, at, item, inputs)?,
+    })
+}
+
+/// Stores an ImagePolicy by namespace and name, warning when it has no
+/// namespace (applied, it would land in the current context's).
+fn store_image_policy(
+    o: ImagePolicy,
+    at: &DocumentAt<'_>,
+    item: &str,
+    inputs: &mut Inputs,
+) -> (Origin, bool) {
+    if o.metadata
+        .namespace
+        .as_deref()
+        .unwrap_or_default()
+        .is_empty()
+    {
         inputs.warnings.push(at.warning(
             item,
             &format!(
-                "{label} was already read with different content; this later copy replaces it"
+                "{} has no metadata.namespace; applied, it would be created in the namespace of the current kubeconfig context",
+                o.origin()
             ),
         ));
     }
-    inputs.read_from.insert(label, at.location(item));
+    (
+        o.origin(),
+        upsert(
+            &mut inputs.image_policies,
+            &mut inputs.index.image_policies,
+            o,
+            "namespace/name",
+            |o| format!("{:?}\0{}", o.metadata.namespace, o.metadata.name),
+        ),
+    )
+}
+
+/// Stores a workload by kind, namespace and name.
+fn store_workload(w: Workload, inputs: &mut Inputs) -> (Origin, bool) {
+    let label = w.label();
+    let identical = upsert(
+        &mut inputs.workloads,
+        &mut inputs.index.workloads,
+        w,
+        "kind/namespace/name",
+        |w| format!("{}\0{}\0{}", w.kind, w.namespace, w.name),
+    );
+    (label.into(), identical)
+}
+
+/// Stores `Image/cluster`; any other Image is ignored with a warning.
+fn store_image(
+    o: Image,
+    at: &DocumentAt<'_>,
+    item: &str,
+    inputs: &mut Inputs,
+) -> Option<(Origin, bool)> {
+    if o.metadata.name != Image::CLUSTER {
+        inputs.warnings.push(at.warning(
+            item,
+            &format!(
+                "{} is ignored: the MCO reads only Image/cluster",
+                o.origin()
+            ),
+        ));
+        return None;
+    }
+    let label = o.origin();
+    let identical = replace_single(&mut inputs.image, o);
+    Some((label, identical))
+}
+
+/// Stores `ClusterVersion/version`; any other ClusterVersion is ignored
+/// with a warning.
+fn store_cluster_version(
+    o: ClusterVersion,
+    at: &DocumentAt<'_>,
+    item: &str,
+    inputs: &mut Inputs,
+) -> Option<(Origin, bool)> {
+    if o.metadata.name != ClusterVersion::VERSION {
+        inputs.warnings.push(at.warning(
+            item,
+            &format!(
+                "{} is ignored: only ClusterVersion/version names the release",
+                o.origin()
+            ),
+        ));
+        return None;
+    }
+    let label = o.origin();
+    let identical = replace_single(&mut inputs.cluster_version, o);
+    Some((label, identical))
 }
 
 fn replace_single<T: PartialEq>(slot: &mut Option<T>, item: T) -> bool {

@@ -1,7 +1,6 @@
 //! `render`: the files and the generated MachineConfig of a pool.
 
 use anyhow::Result;
-use serde_json::json;
 
 use mirrorpolicy::output;
 use mirrorpolicy::render::cluster::{REGISTRIES_CONF, REGISTRIES_TEMPLATE};
@@ -45,36 +44,9 @@ pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {
         return Ok(settings.print_bytes(contents.as_bytes())?);
     }
     settings.print(|out| match args.output {
-        RenderFormat::Files => {
-            for (i, f) in rendered.files.iter().enumerate() {
-                if i > 0 {
-                    writeln!(out)?;
-                }
-                writeln!(out, "==> {} <==", f.path)?;
-                out.write_all(f.contents.as_bytes())?;
-                if !f.contents.ends_with('\n') {
-                    writeln!(out)?;
-                }
-            }
-            Ok(())
-        }
-        RenderFormat::Machineconfig => output::write_yaml(out, &[&rendered.machine_config()]),
-        RenderFormat::Json => {
-            let files: Vec<_> = rendered
-                .files
-                .iter()
-                .map(|f| json!({"path": f.path, "contents": f.contents}))
-                .collect();
-            output::write_json(
-                out,
-                &[json!({
-                    "pool": rendered.pool,
-                    "files": files,
-                    "machineConfig": rendered.machine_config(),
-                    "warnings": rendered.warnings,
-                })],
-            )
-        }
+        RenderFormat::Files => output::render::write_files(out, &rendered.files),
+        RenderFormat::Machineconfig => output::render::write_machine_config(out, &rendered),
+        RenderFormat::Json => output::render::write_json(out, &rendered),
     })?;
     Ok(())
 }

@@ -9,6 +9,7 @@ pub mod explain;
 pub mod lint;
 pub mod list;
 pub mod migrate;
+pub mod render;
 pub mod table;
 
 use std::io::{self, Write};

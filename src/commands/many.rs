@@ -24,6 +24,7 @@ use serde::Serialize;
 use mirrorpolicy::audit::Report;
 use mirrorpolicy::list::Rule;
 use mirrorpolicy::output;
+use mirrorpolicy::output::many::Section;
 use mirrorpolicy::output::table::Layout;
 use mirrorpolicy::source::cluster as live;
 use mirrorpolicy::source::hub::{read_hub, HubError};
@@ -154,7 +155,10 @@ fn merged<T: Send + 'static>(
                 worst = worse(worst, failed.code);
                 eprintln!(
                     "error: context {}: {}",
-                    term::escape_controls(&header_name(&o.context, o.server.as_deref()), false),
+                    term::escape_controls(
+                        &output::many::header_name(&o.context, o.server.as_deref()),
+                        false
+                    ),
                     failed.one_line()
                 );
             }
@@ -177,14 +181,6 @@ fn audit_report(settings: &Settings, command: &Command) -> Result<(Report, ExitC
         Command::Audit(args) => audit::collect(settings, args),
         _ => Err(Failure::input("internal error: not an audit command").into()),
     }
-}
-
-/// `NAME (SERVER)`.
-fn header_name(context: &str, server: Option<&str>) -> String {
-    format!(
-        "{context} ({})",
-        server.unwrap_or("no server in the kubeconfig")
-    )
 }
 
 /// The worse of two exit codes: a cluster not read (3) over an input
@@ -525,35 +521,19 @@ fn refuse(what: &str) -> anyhow::Error {
 
 /// Text: a header line per context, then its output or its error.
 pub fn write_sections(out: &mut dyn Write, sections: &[Outcome<Vec<u8>>]) -> io::Result<()> {
-    for (i, s) in sections.iter().enumerate() {
-        if i > 0 {
-            writeln!(out)?;
-        }
-        writeln!(out, "{}", header(&s.context, s.server.as_deref()))?;
-        match &s.result {
-            Ok(bytes) => {
-                out.write_all(bytes)?;
-                if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-                    writeln!(out)?;
-                }
-            }
-            Err(failed) => {
-                let mut lines = failed.lines.iter();
-                if let Some(first) = lines.next() {
-                    writeln!(out, "error: {first}")?;
-                }
-                for cause in lines {
-                    writeln!(out, "  caused by: {cause}")?;
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// `== context NAME (SERVER)`.
-pub fn header(context: &str, server: Option<&str>) -> String {
-    format!("== context {}", header_name(context, server))
+    let sections: Vec<Section> = sections
+        .iter()
+        .map(|s| Section {
+            context: &s.context,
+            server: s.server.as_deref(),
+            result: s
+                .result
+                .as_ref()
+                .map(Vec::as_slice)
+                .map_err(|failed| failed.lines.as_slice()),
+        })
+        .collect();
+    output::many::write_sections(out, &sections)
 }
 
 /// One item of the `List`: the cluster's own output as `result`, or

@@ -8,6 +8,7 @@ pub mod diff;
 pub mod explain;
 pub mod lint;
 pub mod list;
+pub mod many;
 pub mod migrate;
 pub mod render;
 pub mod table;

@@ -156,15 +156,9 @@ pub fn run(settings: &Settings, args: &CollectNodeFilesArgs) -> Result<ExitCode>
     if !read.is_empty() {
         write_nodes(dir, &read)?;
     }
-    for files in &read {
-        println!(
-            "collected {} into {} ({} file(s), {} certificate digest(s))",
-            files.node,
-            dir.join(&files.node).display(),
-            files.files.len(),
-            files.certs.len()
-        );
-    }
+    settings.print_to(term::Sink::Text, |out| {
+        mirrorpolicy::output::collect::write_collected(out, dir, &read)
+    })?;
     let mut not_read = 0;
     for r in &reads {
         if let NodeRead::NotRead { node, why } = r {

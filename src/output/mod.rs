@@ -4,6 +4,7 @@
 //! human table. Colour is decided by the caller and passed in.
 
 pub mod audit;
+pub mod collect;
 pub mod diff;
 pub mod explain;
 pub mod lint;

@@ -335,101 +335,129 @@ pub fn probe_targets(
 /// signature `unsignedOnMirror` (unless already classed worse), and
 /// counts the probe classes.
 pub fn apply_probes(report: &mut Report, probed: &[Explanation]) {
-    use crate::probe::{verdict, Verdict};
     for image in &mut report.images {
         let Some(e) = probed.iter().find(|e| e.image == image.reference) else {
             continue;
         };
-        let Some(c) = e
-            .candidates
-            .iter()
-            .find(|c| matches!(c.served_by, Some(Some(_))))
-            .or_else(|| e.candidates.first())
-        else {
+        let Some(c) = probed_candidate(e) else {
             continue;
         };
         if c.served_by.is_none() {
             continue;
         }
-        let findings = pull_secret_findings(c, &image.pull_secrets);
-        image.probe = Some(ImageProbe {
-            reference: c.reference.clone(),
-            served_by: c.served_by.clone().flatten(),
-            signature_probe: c.signature_probe.clone(),
-            sources: c
-                .sources
-                .iter()
-                .filter_map(|s| {
-                    s.probe.clone().map(|probe| ProbedSource {
-                        reference: s.reference.clone(),
-                        probe,
-                    })
-                })
-                .collect(),
-            pull_secret_findings: findings,
-        });
-        let (class, note) = match verdict(e) {
-            Verdict::Served(by) => (None, format!("probe: served by {by}")),
-            Verdict::Missing => (
-                Some(Class::MissingOnMirror),
-                "probe: no source serves it, the pull fails".to_string(),
-            ),
-            Verdict::DigestMismatch(by) => (
-                Some(Class::MissingOnMirror),
-                format!(
-                    "probe: {by} serves a manifest that does not match the digest, the pull fails"
-                ),
-            ),
-            Verdict::Unsigned(by) => (
-                Some(Class::UnsignedOnMirror),
-                format!(
-                    "probe: served by {by} without the sigstore signature {}, the pull fails",
-                    c.signature_probe
-                        .as_ref()
-                        .map(|s| s.reference.as_str())
-                        .unwrap_or("")
-                ),
-            ),
-            Verdict::NoAttachments(by) => (
-                Some(Class::UnsignedOnMirror),
-                format!(
-                    "probe: served by {by}, where use-sigstore-attachments does not apply: no signature is looked up, the pull fails"
-                ),
-            ),
-            Verdict::NotProbed => (None, String::new()),
-        };
+        image.probe = Some(image_probe(c, &image.pull_secrets));
+        let (class, note) = probe_verdict(e, c);
         if let Some(class) = class {
             if class < image.class {
                 image.class = class;
             }
         }
-        let mut notes: Vec<String> = Vec::new();
-        if !note.is_empty() {
-            notes.push(note);
-        }
-        for f in image
-            .probe
-            .iter()
-            .flat_map(|p| p.pull_secret_findings.iter())
-        {
-            notes.push(format!("probe: {}", f.detail));
-        }
-        if !notes.is_empty() {
-            image.detail = format!("{}; {}", notes.join("; "), image.detail);
-        }
+        prepend_probe_notes(image, note);
     }
     report
         .images
         .sort_by(|a, b| a.class.cmp(&b.class).then(a.reference.cmp(&b.reference)));
+    report.summary = class_counts(&report.images);
+}
+
+/// The candidate whose probe speaks for the image: the first one a source
+/// served, else the first one.
+fn probed_candidate(e: &Explanation) -> Option<&crate::explain::Candidate> {
+    e.candidates
+        .iter()
+        .find(|c| matches!(c.served_by, Some(Some(_))))
+        .or_else(|| e.candidates.first())
+}
+
+/// The probe of one candidate as the report records it: who served it,
+/// its signature probe, each probed source, and the pull-secret findings
+/// for the pods' `secrets`.
+fn image_probe(c: &crate::explain::Candidate, secrets: &[String]) -> ImageProbe {
+    let findings = pull_secret_findings(c, secrets);
+    ImageProbe {
+        reference: c.reference.clone(),
+        served_by: c.served_by.clone().flatten(),
+        signature_probe: c.signature_probe.clone(),
+        sources: c
+            .sources
+            .iter()
+            .filter_map(|s| {
+                s.probe.clone().map(|probe| ProbedSource {
+                    reference: s.reference.clone(),
+                    probe,
+                })
+            })
+            .collect(),
+        pull_secret_findings: findings,
+    }
+}
+
+/// The class the probe of `e` gives the image (none when it changes
+/// nothing) and the note that says why (empty when not probed); `c` is the
+/// candidate whose signature probe the note names.
+fn probe_verdict(e: &Explanation, c: &crate::explain::Candidate) -> (Option<Class>, String) {
+    use crate::probe::{verdict, Verdict};
+    match verdict(e) {
+        Verdict::Served(by) => (None, format!("probe: served by {by}")),
+        Verdict::Missing => (
+            Some(Class::MissingOnMirror),
+            "probe: no source serves it, the pull fails".to_string(),
+        ),
+        Verdict::DigestMismatch(by) => (
+            Some(Class::MissingOnMirror),
+            format!("probe: {by} serves a manifest that does not match the digest, the pull fails"),
+        ),
+        Verdict::Unsigned(by) => (
+            Some(Class::UnsignedOnMirror),
+            format!(
+                "probe: served by {by} without the sigstore signature {}, the pull fails",
+                c.signature_probe
+                    .as_ref()
+                    .map(|s| s.reference.as_str())
+                    .unwrap_or("")
+            ),
+        ),
+        Verdict::NoAttachments(by) => (
+            Some(Class::UnsignedOnMirror),
+            format!(
+                "probe: served by {by}, where use-sigstore-attachments does not apply: no signature is looked up, the pull fails"
+            ),
+        ),
+        Verdict::NotProbed => (None, String::new()),
+    }
+}
+
+/// Puts the probe's `note` (when not empty) and one note per pull-secret
+/// finding in front of the image's detail.
+fn prepend_probe_notes(image: &mut AuditedImage, note: String) {
+    let mut notes: Vec<String> = Vec::new();
+    if !note.is_empty() {
+        notes.push(note);
+    }
+    for f in image
+        .probe
+        .iter()
+        .flat_map(|p| p.pull_secret_findings.iter())
+    {
+        notes.push(format!("probe: {}", f.detail));
+    }
+    if !notes.is_empty() {
+        image.detail = format!("{}; {}", notes.join("; "), image.detail);
+    }
+}
+
+/// How many images fall in each class, every class (the probe ones too)
+/// listed, with zero when none does.
+fn class_counts(images: &[AuditedImage]) -> BTreeMap<&'static str, usize> {
     let mut summary: BTreeMap<&'static str, usize> = Class::ALL
         .iter()
         .chain(&Class::PROBED)
         .map(|c| (c.as_str(), 0))
         .collect();
-    for i in &report.images {
+    for i in images {
         *summary.entry(i.class.as_str()).or_default() += 1;
     }
-    report.summary = summary;
+    summary
 }
 
 /// The findings for the sources of a probed candidate that were asked

@@ -817,6 +817,51 @@ fn issue_12_failed_writes_say_what_was_being_written() {
     );
 }
 
+// ---- issue 13: an I/O error keeps its cause ----
+
+#[test]
+fn issue_13_a_dest_dir_that_cannot_be_read_shows_why() {
+    let dir = TempDir::new().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a folder\n").unwrap();
+    let dest = file.join("out");
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "--dest-dir"])
+        .arg(&dest)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(format!(
+            "error: cannot read {}\n  caused by: Not a directory\n",
+            dest.join("imagedigestmirrorset_operators.yaml").display()
+        )))
+        .stderr(predicate::str::contains("os error").not());
+    assert_eq!(tree(dir.path()), ["a-file"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn issue_13_a_dest_dir_that_cannot_be_created_shows_why() {
+    let dir = TempDir::new().unwrap();
+    // A link to nothing: the files under it are not there, and the folder
+    // cannot be made through it.
+    let link = dir.path().join("gone");
+    std::os::unix::fs::symlink(dir.path().join("missing"), &link).unwrap();
+    let dest = link.join("out");
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "--dest-dir"])
+        .arg(&dest)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(format!(
+            "error: cannot create {}\n  caused by: File exists\n",
+            dest.display()
+        )))
+        .stderr(predicate::str::contains("os error").not());
+    assert_eq!(tree(dir.path()), ["gone"]);
+}
+
 // ---- issue 12: --dest-dir never writes outside the folder ----
 
 fn icsp_named(name: &str, source: &str) -> String {

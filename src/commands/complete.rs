@@ -91,79 +91,107 @@ pub fn complete(args: &[String], names: &dyn Names) -> (Vec<Candidate>, u8) {
     let (cmd, want) = locate(&root, words, partial);
     match want {
         Want::Value { flag, prefix } => {
-            let arg = cmd.get_arguments().find(|a| {
-                a.get_long() == Some(flag.as_str())
-                    || a.get_short().map(|c| c.to_string()) == Some(flag.clone())
-            });
-            let Some(arg) = arg else {
-                return (Vec::new(), NO_FILE);
-            };
-            let typed = partial.strip_prefix(&prefix).unwrap_or(partial);
+            complete_flag_value(cmd, &flag, &prefix, words, partial, names)
+        }
+        Want::Flag => (complete_flag(cmd, partial), NO_FILE),
+        Want::Word(index) => complete_word(cmd, index, words, partial, names),
+    }
+}
+
+/// The values of `flag` (long or short name) of `cmd` that the partial
+/// word (after `prefix`, the `--flag=` typed with it) starts, each with
+/// `prefix` put back.
+fn complete_flag_value(
+    cmd: &Command,
+    flag: &str,
+    prefix: &str,
+    words: &[String],
+    partial: &str,
+    names: &dyn Names,
+) -> (Vec<Candidate>, u8) {
+    let arg = cmd.get_arguments().find(|a| {
+        a.get_long() == Some(flag) || a.get_short().map(|c| c.to_string()).as_deref() == Some(flag)
+    });
+    let Some(arg) = arg else {
+        return (Vec::new(), NO_FILE);
+    };
+    let typed = partial.strip_prefix(prefix).unwrap_or(partial);
+    let (values, directive) = values_for(arg, words, names);
+    let out = values
+        .into_iter()
+        .filter(|c| c.value.starts_with(typed))
+        .map(|c| Candidate {
+            value: format!("{prefix}{}", c.value),
+            help: c.help,
+        })
+        .collect();
+    (out, directive)
+}
+
+/// The visible flags of `cmd` that `partial` starts: every `--long`, and
+/// the `-s` forms while the partial word is at most a dash and a letter.
+fn complete_flag(cmd: &Command, partial: &str) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+        if let Some(long) = arg.get_long() {
+            let value = format!("--{long}");
+            if value.starts_with(partial) {
+                out.push(Candidate {
+                    value,
+                    help: first_line(arg.get_help()),
+                });
+            }
+        }
+        if let Some(short) = arg.get_short() {
+            let value = format!("-{short}");
+            if partial.len() <= 2 && value.starts_with(partial) && partial != "--" {
+                out.push(Candidate {
+                    value,
+                    help: first_line(arg.get_help()),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A word of `cmd`: its subcommands that `partial` starts (when it has
+/// any), else the values of its positional number `index` (the last one
+/// when it repeats).
+fn complete_word(
+    cmd: &Command,
+    index: usize,
+    words: &[String],
+    partial: &str,
+    names: &dyn Names,
+) -> (Vec<Candidate>, u8) {
+    let subcommands: Vec<Candidate> = cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name().starts_with(partial))
+        .map(|s| Candidate {
+            value: s.get_name().to_string(),
+            help: first_line(s.get_about()),
+        })
+        .collect();
+    if !subcommands.is_empty() || cmd.has_subcommands() {
+        return (subcommands, NO_FILE);
+    }
+    let positional: Vec<&Arg> = cmd.get_positionals().collect();
+    let arg = positional.get(index).or_else(|| {
+        positional
+            .last()
+            .filter(|a| matches!(a.get_action(), ArgAction::Append))
+    });
+    match arg {
+        Some(arg) => {
             let (values, directive) = values_for(arg, words, names);
             let out = values
                 .into_iter()
-                .filter(|c| c.value.starts_with(typed))
-                .map(|c| Candidate {
-                    value: format!("{prefix}{}", c.value),
-                    help: c.help,
-                })
+                .filter(|c| c.value.starts_with(partial))
                 .collect();
             (out, directive)
         }
-        Want::Flag => {
-            let mut out = Vec::new();
-            for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
-                if let Some(long) = arg.get_long() {
-                    let value = format!("--{long}");
-                    if value.starts_with(partial) {
-                        out.push(Candidate {
-                            value,
-                            help: first_line(arg.get_help()),
-                        });
-                    }
-                }
-                if let Some(short) = arg.get_short() {
-                    let value = format!("-{short}");
-                    if partial.len() <= 2 && value.starts_with(partial) && partial != "--" {
-                        out.push(Candidate {
-                            value,
-                            help: first_line(arg.get_help()),
-                        });
-                    }
-                }
-            }
-            (out, NO_FILE)
-        }
-        Want::Word(index) => {
-            let subcommands: Vec<Candidate> = cmd
-                .get_subcommands()
-                .filter(|s| !s.is_hide_set() && s.get_name().starts_with(partial))
-                .map(|s| Candidate {
-                    value: s.get_name().to_string(),
-                    help: first_line(s.get_about()),
-                })
-                .collect();
-            if !subcommands.is_empty() || cmd.has_subcommands() {
-                return (subcommands, NO_FILE);
-            }
-            let positional: Vec<&Arg> = cmd.get_positionals().collect();
-            let arg = positional.get(index).or_else(|| {
-                positional
-                    .last()
-                    .filter(|a| matches!(a.get_action(), ArgAction::Append))
-            });
-            match arg {
-                Some(arg) => {
-                    let (values, directive) = values_for(arg, words, names);
-                    let out = values
-                        .into_iter()
-                        .filter(|c| c.value.starts_with(partial))
-                        .collect();
-                    (out, directive)
-                }
-                None => (Vec::new(), NO_FILE),
-            }
-        }
+        None => (Vec::new(), NO_FILE),
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use mirrorpolicy::migrate::{
     self, Action, Equivalence, PlanRow, Problem, Proof, Replacement, Step,
@@ -351,7 +351,7 @@ fn write_files(dir: &Path, replacements: &[Replacement]) -> Result<()> {
         return Ok(());
     }
     std::fs::create_dir_all(dir)
-        .map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
+        .with_context(|| Failure::input(format!("cannot create {}", dir.display())))?;
     let moved = write_all_or_none(dir, plan)?;
     for (r, path) in &moved {
         done(Done::Wrote {
@@ -377,8 +377,7 @@ fn plan_files<'a>(
     for r in replacements {
         let path = dir.join(r.file_name());
         let yaml = r.to_yaml();
-        let cannot_read =
-            |e: std::io::Error| Failure::input(format!("cannot read {}: {e}", path.display()));
+        let cannot_read = || Failure::input(format!("cannot read {}", path.display()));
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_symlink() => clashes.push(format!(
                 "{} (a symbolic link: never followed)",
@@ -390,10 +389,10 @@ fn plan_files<'a>(
             Ok(_) => match std::fs::read(&path) {
                 Ok(existing) if existing == yaml.as_bytes() => unchanged.push(path),
                 Ok(_) => clashes.push(path.display().to_string()),
-                Err(e) => return Err(cannot_read(e).into()),
+                Err(e) => return Err(e).with_context(cannot_read),
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => plan.push((r, path, yaml)),
-            Err(e) => return Err(cannot_read(e).into()),
+            Err(e) => return Err(e).with_context(cannot_read),
         }
     }
     if !clashes.is_empty() {

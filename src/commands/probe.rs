@@ -177,11 +177,47 @@ struct LiveTrust {
     cas: Vec<(String, String, String)>,
 }
 
+/// The cluster's global pull secret (read only when `want_secret`; its
+/// absence is warned about) and the CAs of `Image.spec.additionalTrustedCA`.
 fn read_live_trust(settings: &crate::settings::Settings, want_secret: bool) -> Result<LiveTrust> {
+    let TrustObjects { secret, config_map } = fetch_live_trust(settings, want_secret)?;
+    let origin = format!("Secret/{OPENSHIFT_CONFIG}/{PULL_SECRET}");
+    let pull_secret = match secret {
+        None if want_secret => {
+            settings.warn(format!(
+                "{origin} does not exist: registries are probed without credentials"
+            ));
+            None
+        }
+        None => None,
+        Some(s) => Some(decode_pull_secret(&origin, &s)?),
+    };
+    let cas = match config_map {
+        Some((name, cm)) => trusted_cas(&name, &cm),
+        None => Vec::new(),
+    };
+    Ok(LiveTrust { pull_secret, cas })
+}
+
+/// The objects the probe's trust comes from, as the API server has them.
+struct TrustObjects {
+    /// The global pull secret, when asked for and it exists.
+    secret: Option<serde_json::Value>,
+    /// The additionalTrustedCA ConfigMap with its name, when the Image
+    /// config names one and it exists.
+    config_map: Option<(String, serde_json::Value)>,
+}
+
+/// Reads the [`TrustObjects`] from the cluster; the pull secret only when
+/// `want_secret`.
+fn fetch_live_trust(
+    settings: &crate::settings::Settings,
+    want_secret: bool,
+) -> Result<TrustObjects> {
     use mirrorpolicy::source::cluster::{self as live, CONFIG_MAPS, IMAGES, SECRETS};
     let options = settings.cluster_options()?;
     let runtime = crate::commands::cluster::runtime()?;
-    let (secret, config_map) = runtime
+    let fetched = runtime
         .block_on(async {
             let connection = live::connect(&options).await?;
             let secret = if want_secret {
@@ -205,56 +241,48 @@ fn read_live_trust(settings: &crate::settings::Settings, want_secret: bool) -> R
                     .map(|cm| (name.clone(), cm)),
                 None => None,
             };
-            Ok::<_, live::ClusterError>((secret, config_map))
+            Ok::<_, live::ClusterError>(TrustObjects { secret, config_map })
         })
         .map_err(crate::commands::cluster::cluster_failure)?;
-    let origin = format!("Secret/{OPENSHIFT_CONFIG}/{PULL_SECRET}");
-    let pull_secret = match secret {
-        None if want_secret => {
-            settings.warn(format!(
-                "{origin} does not exist: registries are probed without credentials"
-            ));
-            None
-        }
-        None => None,
-        Some(s) => {
-            use base64::Engine;
-            let data = s
-                .pointer("/data/.dockerconfigjson")
-                .and_then(|v| v.as_str())
-                .ok_or_else(|| {
-                    Failure::cluster(format!("{origin}: no data field .dockerconfigjson"))
-                })?;
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(data.trim())
-                .map_err(|_| {
-                    Failure::cluster(format!(
-                        "{origin}: data.\".dockerconfigjson\" is not base64"
-                    ))
-                })?;
-            let text = String::from_utf8(bytes).map_err(|_| {
-                Failure::cluster(format!("{origin}: data.\".dockerconfigjson\" is not UTF-8"))
-            })?;
-            Some(
-                AuthFile::parse(&origin, &text, false)
-                    .map_err(|e| Failure::cluster(e.to_string()))?,
-            )
-        }
-    };
+    Ok(fetched)
+}
+
+/// The auth file in the pull secret `s` (named `origin` in errors): its
+/// `data.".dockerconfigjson"`, base64-decoded.
+fn decode_pull_secret(origin: &str, s: &serde_json::Value) -> Result<AuthFile> {
+    use base64::Engine;
+    let data = s
+        .pointer("/data/.dockerconfigjson")
+        .and_then(|v| v.as_str())
+        .ok_or_else(|| Failure::cluster(format!("{origin}: no data field .dockerconfigjson")))?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data.trim())
+        .map_err(|_| {
+            Failure::cluster(format!(
+                "{origin}: data.\".dockerconfigjson\" is not base64"
+            ))
+        })?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        Failure::cluster(format!("{origin}: data.\".dockerconfigjson\" is not UTF-8"))
+    })?;
+    Ok(AuthFile::parse(origin, &text, false).map_err(|e| Failure::cluster(e.to_string()))?)
+}
+
+/// The CAs of the additionalTrustedCA ConfigMap `name`, one per string
+/// key of its data, as `(host[:port], origin, PEM)`.
+fn trusted_cas(name: &str, cm: &serde_json::Value) -> Vec<(String, String, String)> {
     let mut cas = Vec::new();
-    if let Some((name, cm)) = config_map {
-        if let Some(data) = cm.get("data").and_then(|d| d.as_object()) {
-            for (key, value) in data {
-                if let Some(pem) = value.as_str() {
-                    // The MCO writes each key to /etc/docker/certs.d/<key with ".." as ":">/ca.crt.
-                    cas.push((
-                        key.replace("..", ":"),
-                        format!("ConfigMap/{OPENSHIFT_CONFIG}/{name} key \"{key}\""),
-                        pem.to_string(),
-                    ));
-                }
+    if let Some(data) = cm.get("data").and_then(|d| d.as_object()) {
+        for (key, value) in data {
+            if let Some(pem) = value.as_str() {
+                // The MCO writes each key to /etc/docker/certs.d/<key with ".." as ":">/ca.crt.
+                cas.push((
+                    key.replace("..", ":"),
+                    format!("ConfigMap/{OPENSHIFT_CONFIG}/{name} key \"{key}\""),
+                    pem.to_string(),
+                ));
             }
         }
     }
-    Ok(LiveTrust { pull_secret, cas })
+    cas
 }

@@ -1533,6 +1533,24 @@ pub async fn read_selected(
     namespace: Option<&str>,
     label_selector: Option<&str>,
 ) -> Result<LiveRead, ClusterError> {
+    let tasks = spawn_reads(connection, reads, namespace, label_selector);
+    let results = join_reads(connection, reads, tasks).await?;
+    gather(connection, reads, results)
+}
+
+/// One list of every version of every read, each `(read index, version
+/// index, result)`.
+type ReadTasks = JoinSet<(usize, usize, Result<Listed, ClusterError>)>;
+
+/// Starts a list of every version of every read at once: namespaced
+/// resources in `namespace` (all when `None`), workloads with
+/// `label_selector` when it is not blank.
+fn spawn_reads(
+    connection: &Connection,
+    reads: &[Read],
+    namespace: Option<&str>,
+    label_selector: Option<&str>,
+) -> ReadTasks {
     let mut tasks = JoinSet::new();
     for (index, read) in reads.iter().enumerate() {
         for (version, resource) in read.versions.iter().enumerate() {
@@ -1550,6 +1568,16 @@ pub async fn read_selected(
             });
         }
     }
+    tasks
+}
+
+/// Waits for the lists, each in its read's and version's place; the first
+/// failure in completion order aborts the rest and is returned.
+async fn join_reads(
+    connection: &Connection,
+    reads: &[Read],
+    mut tasks: ReadTasks,
+) -> Result<Vec<Vec<Option<Listed>>>, ClusterError> {
     let mut results: Vec<Vec<Option<Listed>>> = reads
         .iter()
         .map(|r| r.versions.iter().map(|_| None).collect())
@@ -1578,9 +1606,20 @@ pub async fn read_selected(
             }
         }
     }
-    if let Some(e) = first_error {
-        return Err(e);
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(results),
     }
+}
+
+/// Parses the lists into a [`LiveRead`]: per read, the first version
+/// served; a read only refused is forbidden (all of them reported
+/// together), one not served at all is absent.
+fn gather(
+    connection: &Connection,
+    reads: &[Read],
+    results: Vec<Vec<Option<Listed>>>,
+) -> Result<LiveRead, ClusterError> {
     let mut live = LiveRead::default();
     let mut forbidden = Vec::new();
     let workloads = reads_workloads(reads);

@@ -401,6 +401,26 @@ fn non_empty(value: Option<&str>) -> Option<&str> {
 /// does, refuses what `ConfirmUsable` and the transport refuse, and works
 /// out the URL, TLS, proxy and credential.
 pub fn resolve(config: &Kubeconfig, overrides: Overrides<'_>) -> Result<Target, Unusable> {
+    let selected = select(config, overrides)?;
+    confirm_usable(&selected)?;
+    target(selected)
+}
+
+/// The context, user and cluster a kubeconfig and its overrides pick,
+/// with the flags applied; each empty when not found.
+struct Selected {
+    context_name: String,
+    context: Option<Context>,
+    user_name: String,
+    user: AuthInfo,
+    cluster_name: String,
+    cluster: Cluster,
+}
+
+/// client-go's `getContext`, `getAuthInfo` and `getCluster`: the names the
+/// overrides give, else the current context's; a name given on the
+/// command line must exist.
+fn select(config: &Kubeconfig, overrides: Overrides<'_>) -> Result<Selected, Unusable> {
     let context_override = non_empty(overrides.context);
     let context_name = context_override
         .or(non_empty(config.current_context.as_deref()))
@@ -445,16 +465,28 @@ pub fn resolve(config: &Kubeconfig, overrides: Overrides<'_>) -> Result<Target, 
         flags.apply_to_cluster(&mut cluster);
         flags.apply_to_user(&mut user);
     }
+    Ok(Selected {
+        context_name: context_name.to_string(),
+        context,
+        user_name,
+        user,
+        cluster_name,
+        cluster,
+    })
+}
 
-    // ConfirmUsable.
+/// clientcmd's `ConfirmUsable`: every problem of the selection in one
+/// error, or [`Unusable::Empty`] when there is no configuration at all.
+fn confirm_usable(selected: &Selected) -> Result<(), Unusable> {
     let mut errors = Vec::new();
-    if !context_name.is_empty() && context.is_none() {
+    if !selected.context_name.is_empty() && selected.context.is_none() {
         errors.push(format!(
-            "context was not found for specified context: {context_name}"
+            "context was not found for specified context: {}",
+            selected.context_name
         ));
     }
-    errors.extend(validate_auth_info(&user_name, &user));
-    match validate_cluster(&cluster_name, &cluster) {
+    errors.extend(validate_auth_info(&selected.user_name, &selected.user));
+    match validate_cluster(&selected.cluster_name, &selected.cluster) {
         Some(cluster_errors) => errors.extend(cluster_errors),
         // ErrEmptyCluster alone is client-go's "no configuration".
         None if errors.is_empty() => return Err(Unusable::Empty),
@@ -466,7 +498,18 @@ pub fn resolve(config: &Kubeconfig, overrides: Overrides<'_>) -> Result<Target, 
             aggregate(&errors)
         )));
     }
+    Ok(())
+}
 
+/// Where and how to connect for a usable selection: the URL, namespace
+/// and proxy, and for a https:// server the TLS settings and credential.
+fn target(selected: Selected) -> Result<Target, Unusable> {
+    let Selected {
+        context,
+        user,
+        cluster,
+        ..
+    } = selected;
     let server = cluster.server.clone().unwrap_or_default();
     let (url, scheme) = server_url(&server).map_err(Unusable::Invalid)?;
     let namespace = context
@@ -594,65 +637,16 @@ fn interactive_mode(user: &AuthInfo) -> Option<ExecInteractiveMode> {
 
 /// clientcmd's `validateAuthInfo`.
 fn validate_auth_info(name: &str, user: &AuthInfo) -> Vec<String> {
-    let mut errors = Vec::new();
+    let mut errors = validate_client_cert(name, user);
+    if let Some(exec) = &user.exec {
+        errors.extend(validate_exec(name, user, exec));
+    }
     let mut methods = Vec::new();
     if user.token.is_some() {
         methods.push("token");
     }
     if non_empty(user.username.as_deref()).is_some() || user.password.is_some() {
         methods.push("basicAuth");
-    }
-    let cert_file = non_empty(user.client_certificate.as_deref());
-    let cert_data = non_empty(user.client_certificate_data.as_deref());
-    let key_file = non_empty(user.client_key.as_deref());
-    let key_data = user.client_key_data.is_some();
-    if cert_file.is_some() || cert_data.is_some() {
-        if cert_file.is_some() && cert_data.is_some() {
-            errors.push(format!("client-cert-data and client-cert are both specified for {name}. client-cert-data will override."));
-        }
-        if key_file.is_some() && key_data {
-            errors.push(format!("client-key-data and client-key are both specified for {name}; client-key-data will override"));
-        }
-        if key_file.is_none() && !key_data {
-            errors.push(format!("client-key-data or client-key must be specified for {name} to use the clientCert authentication method."));
-        }
-        for (what, file) in [("client-cert", cert_file), ("client-key", key_file)] {
-            if let Some(file) = file {
-                if let Err(e) = std::fs::File::open(file) {
-                    errors.push(format!(
-                        "unable to read {what} {file} for {name} due to {}",
-                        go_open_error(file, &e)
-                    ));
-                }
-            }
-        }
-    }
-    if let Some(exec) = &user.exec {
-        if user.auth_provider.is_some() {
-            errors.push(format!(
-                "authProvider cannot be provided in combination with an exec plugin for {name}"
-            ));
-        }
-        if non_empty(exec.command.as_deref()).is_none() {
-            errors.push(format!(
-                "command must be specified for {name} to use exec authentication plugin"
-            ));
-        }
-        if non_empty(exec.api_version.as_deref()).is_none() {
-            errors.push(format!(
-                "apiVersion must be specified for {name} to use exec authentication plugin"
-            ));
-        }
-        for env in exec.env.iter().flatten() {
-            if env.get("name").is_none_or(|n| n.is_empty()) {
-                errors.push(format!("env variable name must be specified for {name} to use exec authentication plugin"));
-            }
-        }
-        if interactive_mode(user).is_none() {
-            errors.push(format!(
-                "interactiveMode must be specified for {name} to use exec authentication plugin"
-            ));
-        }
     }
     if methods.len() > 1 {
         errors.push(format!(
@@ -672,6 +666,73 @@ fn validate_auth_info(name: &str, user: &AuthInfo) -> Vec<String> {
     if asks_more && non_empty(user.impersonate.as_deref()).is_none() {
         errors.push(format!(
             "requesting uid, groups or user-extra for {name} without impersonating a user"
+        ));
+    }
+    errors
+}
+
+/// The client-certificate part of `validateAuthInfo`: when a certificate
+/// is given, a key must be too, each once, and the files must open.
+fn validate_client_cert(name: &str, user: &AuthInfo) -> Vec<String> {
+    let mut errors = Vec::new();
+    let cert_file = non_empty(user.client_certificate.as_deref());
+    let cert_data = non_empty(user.client_certificate_data.as_deref());
+    let key_file = non_empty(user.client_key.as_deref());
+    let key_data = user.client_key_data.is_some();
+    if cert_file.is_none() && cert_data.is_none() {
+        return errors;
+    }
+    if cert_file.is_some() && cert_data.is_some() {
+        errors.push(format!("client-cert-data and client-cert are both specified for {name}. client-cert-data will override."));
+    }
+    if key_file.is_some() && key_data {
+        errors.push(format!("client-key-data and client-key are both specified for {name}; client-key-data will override"));
+    }
+    if key_file.is_none() && !key_data {
+        errors.push(format!("client-key-data or client-key must be specified for {name} to use the clientCert authentication method."));
+    }
+    for (what, file) in [("client-cert", cert_file), ("client-key", key_file)] {
+        if let Some(file) = file {
+            if let Err(e) = std::fs::File::open(file) {
+                errors.push(format!(
+                    "unable to read {what} {file} for {name} due to {}",
+                    go_open_error(file, &e)
+                ));
+            }
+        }
+    }
+    errors
+}
+
+/// The exec-plugin part of `validateAuthInfo` (`validateExecConfig` with
+/// the auth-provider check).
+fn validate_exec(name: &str, user: &AuthInfo, exec: &kube::config::ExecConfig) -> Vec<String> {
+    let mut errors = Vec::new();
+    if user.auth_provider.is_some() {
+        errors.push(format!(
+            "authProvider cannot be provided in combination with an exec plugin for {name}"
+        ));
+    }
+    if non_empty(exec.command.as_deref()).is_none() {
+        errors.push(format!(
+            "command must be specified for {name} to use exec authentication plugin"
+        ));
+    }
+    if non_empty(exec.api_version.as_deref()).is_none() {
+        errors.push(format!(
+            "apiVersion must be specified for {name} to use exec authentication plugin"
+        ));
+    }
+    for env in exec.env.iter().flatten() {
+        if env.get("name").is_none_or(|n| n.is_empty()) {
+            errors.push(format!(
+                "env variable name must be specified for {name} to use exec authentication plugin"
+            ));
+        }
+    }
+    if interactive_mode(user).is_none() {
+        errors.push(format!(
+            "interactiveMode must be specified for {name} to use exec authentication plugin"
         ));
     }
     errors

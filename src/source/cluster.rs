@@ -1018,21 +1018,7 @@ impl Connection {
         resource: &Resource,
         name: &str,
     ) -> Result<Option<Value>, ClusterError> {
-        let path = format!("{}/{name}", resource.list_path(None));
-        let request = self.request(http::Method::GET, &path, None, Vec::new())?;
-        match self.send(request).await? {
-            Reply::Ok(text) => serde_json::from_str(&text)
-                .map(Some)
-                .map_err(|e| self.bad_answer(&path, &e.to_string())),
-            Reply::NotFound => Ok(None),
-            Reply::Forbidden(message) => Err(ClusterError::Forbidden(vec![Forbidden {
-                verb: "get".to_string(),
-                resource: *resource,
-                namespace: None,
-                message,
-            }])),
-            Reply::Conflict(message) => Err(self.bad_answer(&path, &message)),
-        }
+        self.get_object(resource, None, name).await
     }
 
     /// Reads one object of a namespace: `Ok(None)` when it does not exist.
@@ -1042,7 +1028,18 @@ impl Connection {
         namespace: &str,
         name: &str,
     ) -> Result<Option<Value>, ClusterError> {
-        let path = format!("{}/{name}", resource.list_path(Some(namespace)));
+        self.get_object(resource, Some(namespace), name).await
+    }
+
+    /// Reads one object, cluster-scoped or in `namespace`; a 403 names the
+    /// `get` rule it needs.
+    async fn get_object(
+        &self,
+        resource: &Resource,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Option<Value>, ClusterError> {
+        let path = format!("{}/{name}", resource.list_path(namespace));
         let request = self.request(http::Method::GET, &path, None, Vec::new())?;
         match self.send(request).await? {
             Reply::Ok(text) => serde_json::from_str(&text)
@@ -1052,7 +1049,7 @@ impl Connection {
             Reply::Forbidden(message) => Err(ClusterError::Forbidden(vec![Forbidden {
                 verb: "get".to_string(),
                 resource: *resource,
-                namespace: Some(namespace.to_string()),
+                namespace: namespace.map(str::to_string),
                 message,
             }])),
             Reply::Conflict(message) => Err(self.bad_answer(&path, &message)),

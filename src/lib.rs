@@ -9,6 +9,7 @@
 pub mod audit;
 pub mod crd;
 pub mod diff;
+pub mod digest;
 pub mod explain;
 pub mod labels;
 pub mod lint;

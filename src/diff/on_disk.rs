@@ -11,6 +11,7 @@
 //! `pkg/daemon/on_disk_validation.go`), so a difference of formatting only
 //! is drift too, said as such.
 
+use crate::digest::sha256_hex;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::crd::machine_config::{CURRENT_CONFIG_ANNOTATION, REASON_ANNOTATION, STATE_ANNOTATION};
@@ -208,14 +209,6 @@ fn disk_of(node: &NodeFiles) -> Disk {
             .collect(),
         certs: node.certs.clone(),
     }
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    ring::digest::digest(&ring::digest::SHA256, bytes)
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// Adds the on-disk stage to every pool of `report`: `reads` are the

@@ -16,6 +16,7 @@ pub mod client;
 pub mod registries_d;
 pub mod tls;
 
+use crate::digest::sha256_hex;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -168,11 +169,6 @@ fn requires_sigstore(c: &Candidate) -> bool {
             .iter()
             .any(|r| matches!(r, crate::policy::Requirement::SigstoreSigned(_)))
     })
-}
-
-fn sha256_hex(data: &[u8]) -> String {
-    let d = ring::digest::digest(&ring::digest::SHA256, data);
-    d.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Probes every candidate of one explanation, in order, and records the

@@ -100,7 +100,13 @@ Examples:
   kubectl mirrorpolicy list -f examples/disconnected-cluster
 
   # As JSON, for scripts
-  kubectl mirrorpolicy list -f must-gather/ -o json";
+  kubectl mirrorpolicy list -f must-gather/ -o json
+
+  # Every cluster of the kubeconfig at once, one table with a CONTEXT column
+  kubectl mirrorpolicy list --all-contexts -o wide
+
+  # Every ACM-managed cluster labelled env=prod, through the hub
+  kubectl mirrorpolicy list --hub acm-hub --hub-selector env=prod";
 
 const LINT_EXAMPLES: &str = "\
 Examples:
@@ -504,6 +510,9 @@ Examples:
   # Before disconnecting: fail on images the mirrors lack or hold unsigned
   kubectl mirrorpolicy audit -A --probe \\
       --fail-on missingOnMirror,unsignedOnMirror
+
+  # Two clusters at once, one section each
+  kubectl mirrorpolicy audit -A --context prod-east,prod-west
 
   # For scripts
   kubectl mirrorpolicy audit -A -o json";

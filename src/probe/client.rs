@@ -412,13 +412,9 @@ impl Prober {
         })?;
         let status = res.status();
         if !status.is_success() {
-            let (outcome, what) = status_outcome(status, b"");
+            let (outcome, what) = endpoint_outcome(status, b"");
             return Err(Attempt::failed(
-                if status == StatusCode::NOT_FOUND {
-                    Outcome::Unreachable
-                } else {
-                    outcome
-                },
+                outcome,
                 Some(status.as_u16()),
                 format!("requesting a bearer token: {what}"),
             ));
@@ -594,14 +590,10 @@ async fn ping_once(
     let status = res.status();
     if status != StatusCode::OK && status != StatusCode::UNAUTHORIZED {
         let body = read_limited(res, 64 << 10).await.unwrap_or_default();
-        let (outcome, what) = status_outcome(status, &body);
+        let (outcome, what) = endpoint_outcome(status, &body);
         let what = format!("{what}{}", throttled(status, attempts));
         return Err(Attempt::failed(
-            if status == StatusCode::NOT_FOUND {
-                Outcome::Unreachable
-            } else {
-                outcome
-            },
+            outcome,
             Some(status.as_u16()),
             format!("pinging {url}: {what}"),
         ));
@@ -618,6 +610,18 @@ async fn ping_once(
 
 /// The outcome of a non-200 answer, and what it says (the first
 /// `errors[].code` of a registry error body).
+/// [`status_outcome`] for the registry endpoint itself (`/v2/`, the token
+/// realm) rather than an image: a 404 there means no registry answers at
+/// that address, so the source is unreachable, not missing the image.
+fn endpoint_outcome(status: StatusCode, body: &[u8]) -> (Outcome, String) {
+    let (outcome, what) = status_outcome(status, body);
+    if status == StatusCode::NOT_FOUND {
+        (Outcome::Unreachable, what)
+    } else {
+        (outcome, what)
+    }
+}
+
 fn status_outcome(status: StatusCode, body: &[u8]) -> (Outcome, String) {
     let code = serde_json::from_slice::<serde_json::Value>(body)
         .ok()

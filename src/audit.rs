@@ -3,17 +3,20 @@
 //!
 //! The images come from [`crate::crd::workload`]: containers, init and
 //! ephemeral containers, `RELATED_IMAGE_*` environment variables (the
-//! operator-bundle convention for pinned operand images), and a
-//! ClusterServiceVersion's `spec.relatedImages` and install deployments.
-//! Classification uses the explain engine on the configuration rendered for
-//! the namespace of each referencing object (its ImagePolicy applies).
+//! operator-bundle convention for pinned operand images), a
+//! ClusterServiceVersion's `spec.relatedImages` and install deployments,
+//! and a CatalogSource's index image. Classification uses the explain
+//! engine on the configuration rendered for the namespace of each
+//! referencing object (its ImagePolicy applies): the namespace where the
+//! pods run, so the copies OLM makes of a ClusterServiceVersion are left
+//! out ([`take_olm_copies`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 pub use crate::crd::workload::{
-    workload_from, workload_kind, Workload, WorkloadKind, WORKLOAD_KINDS,
+    workload_from, workload_kind, ImagesAt, Workload, WorkloadKind, WORKLOAD_KINDS,
 };
 use crate::explain::{self, Config, ExplainError, Explanation};
 use crate::registries::lookup::Role;
@@ -218,6 +221,20 @@ pub struct Report {
 /// each namespace that has its own policy.
 pub trait Configs {
     fn for_namespace(&self, namespace: &str) -> Config<'_>;
+}
+
+/// Takes out of `workloads` the ClusterServiceVersions OLM copied into the
+/// target namespaces of their OperatorGroups (AllNamespaces or
+/// MultiNamespace) and returns them. No pod of a copy's install strategy
+/// runs where the copy is: the operator's pods run in the namespace of the
+/// original, whose ImagePolicy applies to them, and that original is
+/// audited there.
+pub fn take_olm_copies(workloads: &mut Vec<Workload>) -> Vec<Workload> {
+    let (copies, kept): (Vec<Workload>, Vec<Workload>) = std::mem::take(workloads)
+        .into_iter()
+        .partition(|w| w.copied_from.is_some());
+    *workloads = kept;
+    copies
 }
 
 /// Audits the workloads: de-duplicates references (as written), explains
@@ -741,6 +758,86 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn issue_28_olm_copies_are_known_by_label_or_status() {
+        let spec = json!({"relatedImages": [{"name": "op", "image": "quay.io/op/x@sha256:aa"}]});
+        for (label, status, want) in [
+            (Some("operators"), None, Some("operators")),
+            (Some("operators"), Some("Copied"), Some("operators")),
+            (None, Some("Copied"), Some("")),
+            (None, Some("InstallSucceeded"), None),
+            (None, None, None),
+        ] {
+            let mut csv = json!({"metadata": {"name": "op.v1", "namespace": "team"}, "spec": spec});
+            if let Some(from) = label {
+                csv["metadata"]["labels"] = json!({"olm.copiedFrom": from});
+            }
+            if let Some(reason) = status {
+                csv["status"] = json!({"reason": reason});
+            }
+            let w = workload_from(kind("ClusterServiceVersion"), &csv)
+                .unwrap()
+                .unwrap();
+            assert_eq!(w.copied_from.as_deref(), want, "{label:?} {status:?}");
+        }
+        // Only a CSV is a copy: a Deployment with the label is read as any other.
+        let deployment = json!({"metadata": {"name": "d", "namespace": "n",
+            "labels": {"olm.copiedFrom": "x"}},
+            "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "busybox"}]}}}});
+        let w = workload_from(kind("Deployment"), &deployment)
+            .unwrap()
+            .unwrap();
+        assert_eq!(w.copied_from, None);
+        let mut workloads = vec![w.clone()];
+        let copy = json!({"metadata": {"name": "op.v1", "namespace": "team",
+            "labels": {"olm.copiedFrom": "operators"}}, "spec": spec});
+        workloads.push(
+            workload_from(kind("ClusterServiceVersion"), &copy)
+                .unwrap()
+                .unwrap(),
+        );
+        let taken = take_olm_copies(&mut workloads);
+        assert_eq!(workloads, vec![w]);
+        assert_eq!(taken.len(), 1);
+        assert_eq!(taken[0].label(), "ClusterServiceVersion/team/op.v1");
+    }
+
+    #[test]
+    fn issue_28_catalog_source_index_image_and_its_pull_secrets() {
+        for (spec, images, secrets, accounts) in [
+            (
+                json!({"sourceType": "grpc", "image": "quay.io/idx:v1", "secrets": ["pull", "", "pull"]}),
+                vec![("quay.io/idx:v1", "spec.image")],
+                vec!["pull"],
+                vec!["redhat-operators"],
+            ),
+            (
+                json!({"sourceType": "grpc", "address": "catalog.svc:50051"}),
+                vec![],
+                vec![],
+                vec![],
+            ),
+            (json!({"image": ""}), vec![], vec![], vec![]),
+        ] {
+            let cs = json!({"metadata": {"name": "redhat-operators", "namespace": "openshift-marketplace"},
+                "spec": spec});
+            let w = workload_from(kind("CatalogSource"), &cs).unwrap().unwrap();
+            let got: Vec<(&str, &str)> = w
+                .images
+                .iter()
+                .map(|(a, b)| (a.as_str(), b.as_str()))
+                .collect();
+            assert_eq!(got, images, "{spec}");
+            assert_eq!(w.pull_secrets, secrets, "{spec}");
+            assert_eq!(w.service_accounts, accounts, "{spec}");
+            assert_eq!(
+                w.label(),
+                "CatalogSource/openshift-marketplace/redhat-operators"
+            );
+            assert_eq!(w.copied_from, None);
+        }
     }
 
     #[test]

@@ -329,9 +329,9 @@ pub enum Command {
     /// prove the nodes see no change, and write them out or apply them to the cluster.
     #[command(name = "migrate-icsp", after_long_help = MIGRATE_EXAMPLES, after_help = MIGRATE_EXAMPLES)]
     MigrateIcsp(MigrateArgs),
-    /// Check every image that Pods, workload controllers and ClusterServiceVersions reference
-    /// against the mirrors and policies: which will be served by a mirror, go to the source,
-    /// fail, or need a signature.
+    /// Check every image that Pods, workload controllers, ClusterServiceVersions (not the copies
+    /// OLM makes) and CatalogSources reference against the mirrors and policies: which will be
+    /// served by a mirror, go to the source, fail, or need a signature.
     #[command(after_long_help = AUDIT_EXAMPLES, after_help = AUDIT_EXAMPLES)]
     Audit(AuditArgs),
     /// Compare what the CRs render, the generated MachineConfig, the pool's rendered config and
@@ -530,9 +530,9 @@ pub struct AuditArgs {
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,
 
-    /// Only the Pods, controllers and ClusterServiceVersions whose labels match, in kubectl's
-    /// syntax: key=value, key!=value, key in (a,b), key notin (a,b), key, !key; commas join
-    /// requirements that must all match.
+    /// Only the Pods, controllers, ClusterServiceVersions and CatalogSources whose labels match,
+    /// in kubectl's syntax: key=value, key!=value, key in (a,b), key notin (a,b), key, !key;
+    /// commas join requirements that must all match.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
 

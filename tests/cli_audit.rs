@@ -477,3 +477,250 @@ fn issue_14_audit_no_headers() {
     assert!(!text.contains("CLASS"), "{text}");
     assert!(text.trim_start().starts_with("invalid"), "{text}");
 }
+
+/// A must-gather of an OLM cluster: an AllNamespaces operator installed in
+/// openshift-operators, the copies OLM made of its CSV in payments (label
+/// `olm.copiedFrom`) and billing (`status.reason: Copied` only), an
+/// ImagePolicy in payments that requires signatures for the operator's
+/// registry, and three CatalogSources (by tag, by digest on the mirror, by
+/// address).
+const OPERATORS: &str = "tests/fixtures/audit-operators";
+
+const TOOLS: &str = "registry.example.com/operators/tools@sha256:5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e";
+const TOOLS_OPERATOR: &str = "registry.example.com/operators/tools-operator@sha256:8d0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c";
+const INDEX_BY_TAG: &str = "registry.redhat.io/redhat/redhat-operator-index:v4.16";
+const INDEX_ON_MIRROR: &str = "mirror.corp.example.com:5000/redhat/redhat-operator-index@sha256:3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a";
+
+fn image<'a>(report: &'a Value, reference: &str) -> &'a Value {
+    report["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["reference"] == reference)
+        .unwrap_or_else(|| panic!("{reference} not in {report}"))
+}
+
+#[test]
+fn issue_28_olm_copies_are_skipped_and_images_stay_with_the_original() {
+    let out = bin()
+        .args(["-v", "audit", "-f", OPERATORS, "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for reference in [TOOLS, TOOLS_OPERATOR] {
+        let i = image(&report, reference);
+        // Only the original: the pods run in its namespace, whose policy
+        // (none) applies; payments' ImagePolicy does not.
+        assert_eq!(
+            i["objects"],
+            serde_json::json!(["ClusterServiceVersion/openshift-operators/tools-operator.v1.0.0"]),
+            "{reference}"
+        );
+        assert_eq!(i["signatureRequired"], false, "{reference}");
+        assert_eq!(i["class"], "mirrored", "{reference}");
+        assert!(!i["detail"].as_str().unwrap().contains("signature"));
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("skipped ClusterServiceVersion/payments/tools-operator.v1.0.0: a copy OLM made from namespace openshift-operators (label olm.copiedFrom) for its OperatorGroup; no pod of it runs in payments"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("skipped ClusterServiceVersion/billing/tools-operator.v1.0.0: a copy OLM made (status.reason: Copied)"),
+        "{stderr}"
+    );
+    // Without -v, nothing is said; in the copy's namespace alone, nothing
+    // is audited, and the message says why.
+    let quiet = bin().args(["audit", "-f", OPERATORS]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("skipped"));
+    bin()
+        .args(["audit", "-f", OPERATORS, "-n", "payments", "--fail-on", "error"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "no image references: no Pod, workload controller, ClusterServiceVersion or CatalogSource in namespace payments (-A for all) (1 ClusterServiceVersion(s) OLM copied there skipped: their pods run in the original's namespace)",
+        ));
+}
+
+#[test]
+fn issue_28_catalog_sources_offline_from_a_must_gather() {
+    let report = json(bin().args(["audit", "-f", OPERATORS, "-o", "json"]));
+    let by_tag = image(&report, INDEX_BY_TAG);
+    assert_eq!(by_tag["class"], "tagSkipsDigestMirrors");
+    assert_eq!(
+        by_tag["objects"],
+        serde_json::json!(["CatalogSource/openshift-marketplace/redhat-operators"])
+    );
+    let on_mirror = image(&report, INDEX_ON_MIRROR);
+    assert_eq!(on_mirror["class"], "direct");
+    assert_eq!(
+        on_mirror["objects"],
+        serde_json::json!(["CatalogSource/openshift-marketplace/cs-redhat-operator-index"])
+    );
+    // The catalog served at spec.address has no image; the two indexes and
+    // the operator's two images are all there is.
+    assert_eq!(report["images"].as_array().unwrap().len(), 4, "{report}");
+    // Attributed to the CatalogSource's namespace: -n selects it.
+    let marketplace = json(bin().args([
+        "audit",
+        "-f",
+        OPERATORS,
+        "-n",
+        "openshift-marketplace",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(classes(&marketplace).len(), 2, "{marketplace}");
+    // An index pulled by tag past digest-only mirrors is a warning.
+    bin()
+        .args([
+            "audit",
+            "-f",
+            OPERATORS,
+            "-n",
+            "openshift-marketplace",
+            "--fail-on",
+            "tagSkipsDigestMirrors",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "CatalogSource/openshift-marketplace/redhat-operators",
+        ));
+    // A CatalogSource list (as `oc get catalogsource -o yaml` prints it) on stdin.
+    let list = format!(
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: operators.coreos.com/v1alpha1\n  kind: CatalogSource\n  metadata:\n    name: c\n    namespace: olm\n  spec:\n    sourceType: grpc\n    image: {INDEX_BY_TAG}\n"
+    );
+    let stdin = json(
+        bin()
+            .args(["audit", "-f", "-", "-o", "json"])
+            .write_stdin(list),
+    );
+    assert_eq!(
+        image(&stdin, INDEX_BY_TAG)["objects"],
+        serde_json::json!(["CatalogSource/olm/c"])
+    );
+}
+
+#[test]
+fn issue_28_catalog_sources_live() {
+    let server = support::apiserver::Builder::openshift()
+        .objects_from(OPERATORS)
+        .start();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let offline = json(bin().args(["audit", "-f", OPERATORS, "-o", "json"]));
+    let live = json(
+        bin()
+            .env("KUBECONFIG", &kubeconfig)
+            .args(["audit", "-A", "-o", "json"]),
+    );
+    assert_eq!(live, offline);
+    let paths: Vec<String> = server.log().into_iter().map(|l| l.path).collect();
+    assert!(
+        paths.contains(&"/apis/operators.coreos.com/v1alpha1/catalogsources".to_string()),
+        "{paths:?}"
+    );
+    server.clear_log();
+    let marketplace = json(bin().env("KUBECONFIG", &kubeconfig).args([
+        "audit",
+        "-n",
+        "openshift-marketplace",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(classes(&marketplace).len(), 2, "{marketplace}");
+    assert!(server.log().iter().any(|l| l.path
+        == "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-marketplace/catalogsources"));
+    // A cluster without OLM (no CatalogSource CRD) is still audited.
+    let without = support::apiserver::Builder::openshift()
+        .objects_from(OPERATORS)
+        .without("catalogsources.operators.coreos.com")
+        .start();
+    let kubeconfig = without.write_kubeconfig(dir.path());
+    let report = json(
+        bin()
+            .env("KUBECONFIG", &kubeconfig)
+            .args(["audit", "-A", "-o", "json"]),
+    );
+    assert_eq!(report["images"].as_array().unwrap().len(), 2, "{report}");
+    // Listing them is forbidden: the rule that grants it is named.
+    let forbidden = support::apiserver::Builder::openshift()
+        .objects_from(OPERATORS)
+        .forbid("list", "catalogsources")
+        .start();
+    let kubeconfig = forbidden.write_kubeconfig(dir.path());
+    bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["audit", "-A"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "cannot list catalogsources.operators.coreos.com",
+        ));
+}
+
+/// The objects of an operator installed in `operators` from `source` (mirrored
+/// to `mirror`), a CSV in `payments` (a copy OLM made when `copied`), and
+/// an ImagePolicy in payments that requires signatures for `source/ns`.
+fn operator_with_copy(source: &str, mirror: &str, image: &str, copied: bool) -> String {
+    let csv = |namespace: &str, labels: &str| {
+        format!(
+            "---\napiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: op.v1\n  namespace: {namespace}\n{labels}spec:\n  relatedImages:\n  - name: op\n    image: {image}\n"
+        )
+    };
+    let copy_label = if copied {
+        "  labels:\n    olm.copiedFrom: operators\n"
+    } else {
+        ""
+    };
+    format!(
+        "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: ops\nspec:\n  imageDigestMirrors:\n  - source: {source}/ns\n    mirrors:\n    - {mirror}/ns\n---\napiVersion: config.openshift.io/v1\nkind: ImagePolicy\nmetadata:\n  name: signed\n  namespace: payments\nspec:\n  scopes:\n  - {source}/ns\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFK0tpN0I3K2tpTFdPSmRQWXBZanRqUmtXVnBxRgpuNHl1TjU2VjZHaGdLRm5SZjJqemlweEFWR084cm0vWUVQU3d2clBORHJqdnA0YlpoNm5NR0Z0NzhBPT0KLS0tLS1FTkQgUFVCTElDIEtFWS0tLS0t\n    signedIdentity:\n      matchPolicy: MatchRepository\n{}{}",
+        csv("operators", ""),
+        csv("payments", copy_label)
+    )
+}
+
+#[test]
+fn issue_28_probe_does_not_apply_a_copys_namespace_policy() {
+    use support::registry::{digest_of, manifest_body, Builder};
+    let body = manifest_body("operator");
+    let mirror = Builder::new().manifest("ns/op", None, &body).start();
+    let source = Builder::new().start();
+    let dir = tempfile::tempdir().unwrap();
+    let certs = dir.path().join("certs");
+    std::fs::create_dir(&certs).unwrap();
+    mirror.write_ca(&certs, "mirror");
+    source.write_ca(&certs, "source");
+    let reference = format!("{}/ns/op@{}", source.host(), digest_of(&body));
+    let class_with = |copied: bool| {
+        let file = dir.path().join("objects.yaml");
+        std::fs::write(
+            &file,
+            operator_with_copy(&source.host(), &mirror.host(), &reference, copied),
+        )
+        .unwrap();
+        let report = json(
+            bin()
+                .args(["audit", "-f"])
+                .arg(&file)
+                .args(["--probe", "--cert-dir"])
+                .arg(&certs)
+                .args(["-o", "json"]),
+        );
+        let i = image(&report, &reference);
+        (i["class"].clone(), i["objects"].clone())
+    };
+    // Served by the mirror without a signature: fine for the operator's own
+    // namespace, which requires none.
+    let (class, objects) = class_with(true);
+    assert_eq!(class, "mirrored");
+    assert_eq!(
+        objects,
+        serde_json::json!(["ClusterServiceVersion/operators/op.v1"])
+    );
+    // Had a pod of it run in payments, the missing signature would fail the pull.
+    let (class, _) = class_with(false);
+    assert_eq!(class, "unsignedOnMirror");
+}

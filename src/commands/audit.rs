@@ -173,6 +173,27 @@ fn read_views(rendered: &Rendered, inputs: &Inputs) -> Result<Views> {
     Ok(views)
 }
 
+/// Leaves out the ClusterServiceVersions OLM copied into the target
+/// namespaces of their OperatorGroups (no pod of theirs runs there), saying
+/// so with `-v`; returns how many.
+fn skip_olm_copies(settings: &Settings, workloads: &mut Vec<audit::Workload>) -> usize {
+    let copies = audit::take_olm_copies(workloads);
+    for copy in &copies {
+        settings.verbose(|| {
+            let from = match copy.copied_from.as_deref() {
+                Some(ns) if !ns.is_empty() => format!("from namespace {ns} (label olm.copiedFrom)"),
+                _ => "(status.reason: Copied)".to_string(),
+            };
+            format!(
+                "skipped {}: a copy OLM made {from} for its OperatorGroup; no pod of it runs in {}, its images are audited with the original",
+                copy.label(),
+                copy.namespace
+            )
+        });
+    }
+    copies.len()
+}
+
 /// Exit 1 when `--fail-on` (or `--require-mirror`) matches an image.
 fn exit_code(args: &AuditArgs, report: &audit::Report) -> ExitCode {
     let level_of = |class: audit::Class| {
@@ -220,6 +241,7 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
     if let Some(ns) = &namespace {
         inputs.workloads.retain(|w| &w.namespace == ns);
     }
+    let copies = skip_olm_copies(settings, &mut inputs.workloads);
     let rendered = cluster::render(&inputs, "worker")?;
     cluster::print_warnings(settings, &rendered);
     let views = read_views(&rendered, &inputs)?;
@@ -242,13 +264,19 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
     }
     if report.images.is_empty() {
         eprintln!(
-            "no image references: no Pod, workload controller or ClusterServiceVersion{}{}",
+            "no image references: no Pod, workload controller, ClusterServiceVersion or CatalogSource{}{}{}",
             selector
                 .as_ref()
                 .map_or_else(String::new, |s| format!(" matching -l {:?}", s.as_str())),
             namespace
                 .as_deref()
-                .map_or_else(String::new, |ns| format!(" in namespace {ns} (-A for all)"))
+                .map_or_else(String::new, |ns| format!(" in namespace {ns} (-A for all)")),
+            match copies {
+                0 => String::new(),
+                n => format!(
+                    " ({n} ClusterServiceVersion(s) OLM copied there skipped: their pods run in the original's namespace)"
+                ),
+            }
         );
     }
     let code = exit_code(args, &report);

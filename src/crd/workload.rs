@@ -1,25 +1,38 @@
-//! The objects that reference images — Pods, workload controllers and
-//! ClusterServiceVersions — as the tool reads them: which kinds, where
-//! their pod spec lives, and every image reference they hold (containers,
-//! init and ephemeral containers, `RELATED_IMAGE_*` environment variables,
-//! a CSV's `spec.relatedImages` and install deployments), and what their
-//! pods pull with (`imagePullSecrets`, service accounts). `audit`
-//! classifies them; `source/` reads them.
+//! The objects that reference images — Pods, workload controllers,
+//! ClusterServiceVersions and CatalogSources — as the tool reads them:
+//! which kinds, where their images live, and every image reference they
+//! hold (containers, init and ephemeral containers, `RELATED_IMAGE_*`
+//! environment variables, a CSV's `spec.relatedImages` and install
+//! deployments, a CatalogSource's index image), what their pods pull with
+//! (`imagePullSecrets`, service accounts), and whether a CSV is a copy OLM
+//! made (no pod runs it). `audit` classifies them; `source/` reads them.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{EnvVar, PodSpec};
 use serde_json::Value;
 
-/// A workload kind the audit reads, with where its pod spec lives.
+/// Where the images of a workload kind are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImagesAt {
+    /// A pod spec, at this JSON pointer.
+    PodSpec(&'static str),
+    /// A ClusterServiceVersion: `spec.relatedImages` and the pod specs of
+    /// `spec.install.spec.deployments`.
+    ClusterServiceVersion,
+    /// A CatalogSource: the index image of `spec.image`, which OLM runs as
+    /// the catalog's registry pod (pulled with `spec.secrets`).
+    CatalogSource,
+}
+
+/// A workload kind the audit reads, with where its images are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WorkloadKind {
     pub api_version: &'static str,
     pub kind: &'static str,
     /// The plural resource name (for the API).
     pub plural: &'static str,
-    /// JSON pointer to the pod spec, empty when the kind has none of its own.
-    pub pod_spec: &'static str,
+    pub images: ImagesAt,
 }
 
 /// Every kind whose objects reference images, in the order they are read.
@@ -28,55 +41,61 @@ pub const WORKLOAD_KINDS: &[WorkloadKind] = &[
         api_version: "v1",
         kind: "Pod",
         plural: "pods",
-        pod_spec: "/spec",
+        images: ImagesAt::PodSpec("/spec"),
     },
     WorkloadKind {
         api_version: "apps/v1",
         kind: "Deployment",
         plural: "deployments",
-        pod_spec: "/spec/template/spec",
+        images: ImagesAt::PodSpec("/spec/template/spec"),
     },
     WorkloadKind {
         api_version: "apps/v1",
         kind: "StatefulSet",
         plural: "statefulsets",
-        pod_spec: "/spec/template/spec",
+        images: ImagesAt::PodSpec("/spec/template/spec"),
     },
     WorkloadKind {
         api_version: "apps/v1",
         kind: "DaemonSet",
         plural: "daemonsets",
-        pod_spec: "/spec/template/spec",
+        images: ImagesAt::PodSpec("/spec/template/spec"),
     },
     WorkloadKind {
         api_version: "apps/v1",
         kind: "ReplicaSet",
         plural: "replicasets",
-        pod_spec: "/spec/template/spec",
+        images: ImagesAt::PodSpec("/spec/template/spec"),
     },
     WorkloadKind {
         api_version: "v1",
         kind: "ReplicationController",
         plural: "replicationcontrollers",
-        pod_spec: "/spec/template/spec",
+        images: ImagesAt::PodSpec("/spec/template/spec"),
     },
     WorkloadKind {
         api_version: "batch/v1",
         kind: "Job",
         plural: "jobs",
-        pod_spec: "/spec/template/spec",
+        images: ImagesAt::PodSpec("/spec/template/spec"),
     },
     WorkloadKind {
         api_version: "batch/v1",
         kind: "CronJob",
         plural: "cronjobs",
-        pod_spec: "/spec/jobTemplate/spec/template/spec",
+        images: ImagesAt::PodSpec("/spec/jobTemplate/spec/template/spec"),
     },
     WorkloadKind {
         api_version: "operators.coreos.com/v1alpha1",
         kind: "ClusterServiceVersion",
         plural: "clusterserviceversions",
-        pod_spec: "",
+        images: ImagesAt::ClusterServiceVersion,
+    },
+    WorkloadKind {
+        api_version: "operators.coreos.com/v1alpha1",
+        kind: "CatalogSource",
+        plural: "catalogsources",
+        images: ImagesAt::CatalogSource,
     },
 ];
 
@@ -103,6 +122,11 @@ pub struct Workload {
     /// The pod specs' service accounts (`default` when none is named),
     /// whose `imagePullSecrets` the pods of a controller get.
     pub service_accounts: Vec<String>,
+    /// A ClusterServiceVersion OLM copied into a target namespace of its
+    /// OperatorGroup: the namespace it was copied from (its `olm.copiedFrom`
+    /// label; empty when only `status.reason: Copied` says so). No pod of
+    /// its install strategy runs where the copy is.
+    pub copied_from: Option<String>,
 }
 
 impl Workload {
@@ -111,6 +135,10 @@ impl Workload {
         format!("{}/{}/{}", self.kind, self.namespace, self.name)
     }
 }
+
+/// The label OLM puts on the copies of a ClusterServiceVersion, naming the
+/// namespace of the original.
+pub const OLM_COPIED_FROM: &str = "olm.copiedFrom";
 
 /// Reads the images of one object; `None` for an object the audit leaves
 /// out (a ReplicaSet a Deployment owns: the Deployment is read instead).
@@ -131,55 +159,26 @@ pub fn workload_from(
     }
     let mut images = Vec::new();
     let mut access = PodAccess::default();
-    if kind.pod_spec.is_empty() {
-        // ClusterServiceVersion.
-        for (i, related) in value
-            .pointer("/spec/relatedImages")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            if let Some(image) = related.get("image").and_then(Value::as_str) {
-                let name = related
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| i.to_string(), str::to_string);
-                images.push((image.to_string(), format!("relatedImages[{name}]")));
+    match kind.images {
+        ImagesAt::ClusterServiceVersion => csv_images(value, &mut images, &mut access)?,
+        ImagesAt::CatalogSource => catalog_images(value, &text("name"), &mut images, &mut access),
+        ImagesAt::PodSpec(pointer) => {
+            if let Some(spec) = value.pointer(pointer) {
+                let at = pointer.trim_start_matches('/').replace('/', ".");
+                pod_images(spec, &at, "", &mut images, &mut access)?;
             }
         }
-        for (i, deployment) in value
-            .pointer("/spec/install/spec/deployments")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let name = deployment
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if let Some(spec) = deployment.pointer("/spec/template/spec") {
-                pod_images(
-                    spec,
-                    &format!("spec.install.spec.deployments[{i}].spec.template.spec"),
-                    &format!("deployment {name} "),
-                    &mut images,
-                    &mut access,
-                )?;
-            }
-        }
-    } else if let Some(spec) = value.pointer(kind.pod_spec) {
-        let at = kind.pod_spec.trim_start_matches('/').replace('/', ".");
-        pod_images(spec, &at, "", &mut images, &mut access)?;
     }
-    let labels = meta
+    let labels: BTreeMap<String, String> = meta
         .and_then(|m| m.get("labels"))
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
         .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
         .collect();
+    let copied_from = (kind.images == ImagesAt::ClusterServiceVersion)
+        .then(|| olm_copy_of(value, &labels))
+        .flatten();
     Ok(Some(Workload {
         kind: kind.kind,
         namespace: text("namespace"),
@@ -188,7 +187,96 @@ pub fn workload_from(
         images,
         pull_secrets: access.pull_secrets,
         service_accounts: access.service_accounts,
+        copied_from,
     }))
+}
+
+/// Whether a ClusterServiceVersion is a copy OLM made, as OLM and the
+/// OpenShift console tell one: the `olm.copiedFrom` label (the namespace of
+/// the original) or `status.reason: Copied`.
+fn olm_copy_of(value: &Value, labels: &BTreeMap<String, String>) -> Option<String> {
+    if let Some(from) = labels.get(OLM_COPIED_FROM) {
+        return Some(from.clone());
+    }
+    let copied = value.pointer("/status/reason").and_then(Value::as_str) == Some("Copied");
+    copied.then(String::new)
+}
+
+/// A ClusterServiceVersion's images: `spec.relatedImages`, then the pod
+/// specs of its install deployments.
+fn csv_images(
+    value: &Value,
+    images: &mut Vec<(String, String)>,
+    access: &mut PodAccess,
+) -> Result<(), (String, String)> {
+    for (i, related) in value
+        .pointer("/spec/relatedImages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if let Some(image) = related.get("image").and_then(Value::as_str) {
+            let name = related
+                .get("name")
+                .and_then(Value::as_str)
+                .map_or_else(|| i.to_string(), str::to_string);
+            images.push((image.to_string(), format!("relatedImages[{name}]")));
+        }
+    }
+    for (i, deployment) in value
+        .pointer("/spec/install/spec/deployments")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let name = deployment
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if let Some(spec) = deployment.pointer("/spec/template/spec") {
+            pod_images(
+                spec,
+                &format!("spec.install.spec.deployments[{i}].spec.template.spec"),
+                &format!("deployment {name} "),
+                images,
+                access,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// A CatalogSource's index image (`spec.image`; a catalog served at
+/// `spec.address` has none). OLM runs it in a pod whose service account is
+/// named after the CatalogSource and carries `spec.secrets` as its
+/// `imagePullSecrets` (operator-lifecycle-manager,
+/// `pkg/controller/registry/reconciler/grpc.go`).
+fn catalog_images(
+    value: &Value,
+    name: &str,
+    images: &mut Vec<(String, String)>,
+    access: &mut PodAccess,
+) {
+    let Some(image) = value
+        .pointer("/spec/image")
+        .and_then(Value::as_str)
+        .filter(|i| !i.is_empty())
+    else {
+        return;
+    };
+    images.push((image.to_string(), "spec.image".to_string()));
+    for secret in value
+        .pointer("/spec/secrets")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        push_unique(&mut access.pull_secrets, secret);
+    }
+    push_unique(&mut access.service_accounts, name);
 }
 
 /// What the pods of a workload pull with: their `imagePullSecrets` and service accounts.

@@ -234,6 +234,13 @@ pub const CLUSTER_SERVICE_VERSIONS: Resource = Resource::namespaced(
     "clusterserviceversions",
     "ClusterServiceVersion",
 );
+/// `audit`: the CatalogSources, whose index image OLM runs as a pod.
+pub const CATALOG_SOURCES: Resource = Resource::namespaced(
+    "operators.coreos.com",
+    "v1alpha1",
+    "catalogsources",
+    "CatalogSource",
+);
 
 /// What `audit` reads on top of [`MIRROR_CONFIG`]: every object that
 /// references images (the kinds of [`crate::crd::workload::WORKLOAD_KINDS`]).
@@ -247,6 +254,7 @@ pub const WORKLOADS: &[Read] = &[
     Read::one(&[JOBS]),
     Read::one(&[CRON_JOBS]),
     Read::one(&[CLUSTER_SERVICE_VERSIONS]),
+    Read::one(&[CATALOG_SOURCES]),
 ];
 
 /// Whether `reads` include objects that reference images.

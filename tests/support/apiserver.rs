@@ -208,6 +208,13 @@ pub const KINDS: &[Kind] = &[
         namespaced: true,
     },
     Kind {
+        group: "operators.coreos.com",
+        versions: &["v1alpha1"],
+        plural: "catalogsources",
+        kind: "CatalogSource",
+        namespaced: true,
+    },
+    Kind {
         group: "cluster.open-cluster-management.io",
         versions: &["v1"],
         plural: "managedclusters",

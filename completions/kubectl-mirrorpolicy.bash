@@ -89,7 +89,7 @@ _kubectl__mirrorpolicy() {
 
     case "${cmd}" in
         kubectl__mirrorpolicy)
-            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version explain render lint list migrate-icsp audit diff collect-node-files completion __complete help"
+            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version explain render lint list migrate-icsp audit diff collect-node-files completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -199,7 +199,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd____complete)
-            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -309,7 +309,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__audit)
-            opts="-f -A -l -o -v -s -n -h -V --filename --all-namespaces --selector --fail-on --require-mirror --no-headers --output --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -A -l -o -v -s -n -h -V --filename --all-namespaces --selector --fail-on --require-mirror --no-headers --output --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -467,7 +467,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__collect__subcmd__node__subcmd__files)
-            opts="-v -s -n -h -V --node --pool --dest-dir --node-concurrency --node-timeout --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-v -s -n -h -V --node --pool --dest-dir --node-concurrency --node-timeout --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --color --verbose --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -493,10 +493,6 @@ _kubectl__mirrorpolicy() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -519,6 +515,10 @@ _kubectl__mirrorpolicy() {
                     ;;
                 --context-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --cluster)
@@ -597,7 +597,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__completion)
-            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version bash elvish fish powershell zsh"
+            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -707,7 +707,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__diff)
-            opts="-f -o -v -s -n -h -V --filename --pool --node --file --with --on-disk --node-files --node-concurrency --node-timeout --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --pool --node --file --with --on-disk --node-files --node-concurrency --node-timeout --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -861,7 +861,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__explain)
-            opts="-f -o -v -s -n -h -V --filename --pool --with --registries-conf --registries-conf-d --policy-json --node --node-files --short-name-mode --output --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --pool --with --registries-conf --registries-conf-d --policy-json --node --node-files --short-name-mode --output --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1207,7 +1207,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__lint)
-            opts="-f -o -v -s -n -h -V --filename --with --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --with --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1337,7 +1337,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__list)
-            opts="-f -o -v -s -n -h -V --filename --with --output --no-headers --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --with --output --no-headers --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1467,7 +1467,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__migrate__subcmd__icsp)
-            opts="-f -y -o -v -s -n -h -V --filename --dest-dir --with-tag-mirrors --apply --delete-icsp --yes --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -y -o -v -s -n -h -V --filename --dest-dir --with-tag-mirrors --apply --delete-icsp --yes --output --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --color --verbose --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1493,10 +1493,6 @@ _kubectl__mirrorpolicy() {
                     COMPREPLY=($(compgen -W "yaml json" -- "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1519,6 +1515,10 @@ _kubectl__mirrorpolicy() {
                     ;;
                 --context-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --cluster)
@@ -1597,7 +1597,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__render)
-            opts="-f -o -v -s -n -h -V --filename --pool --file --with --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --pool --file --with --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -57,7 +57,12 @@ Examples:
 /// why, blocked endpoints, short-name candidates and the signature policy
 /// that applies, each traced to the object or file line it came from.
 #[derive(Debug, Parser)]
-#[command(version, propagate_version = true, max_term_width = 100)]
+#[command(
+    version,
+    propagate_version = true,
+    max_term_width = 100,
+    mut_subcommands(one_cluster_only)
+)]
 pub struct Cli {
     /// When to colour the output: auto colours only a terminal, and never when NO_COLOR is set.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
@@ -119,6 +124,44 @@ Examples:
   # In CI, as JSON
   kubectl mirrorpolicy lint -f manifests/ -o json";
 
+/// The flags of [`ClusterArgs`] that name several clusters (`--context` names one or several).
+const MANY_CLUSTER_FLAGS: [&str; 6] = [
+    "all_contexts",
+    "hub",
+    "hub_selector",
+    "skip_unavailable",
+    "context_concurrency",
+    "context_timeout",
+];
+
+/// The commands that read one cluster only.
+const ONE_CLUSTER_COMMANDS: [&str; 2] = ["migrate-icsp", "collect-node-files"];
+
+/// A command that reads one cluster ([`ONE_CLUSTER_COMMANDS`]): its help
+/// offers no flag of several clusters. They stay global (given anyway,
+/// they are refused with a message), hidden on this command, and its
+/// `--context` takes one context. Other commands are left as they are.
+fn one_cluster_only(cmd: clap::Command) -> clap::Command {
+    use clap::Args as _;
+    if !ONE_CLUSTER_COMMANDS.contains(&cmd.get_name()) {
+        return cmd;
+    }
+    let shared = ClusterArgs::augment_args(clap::Command::new("cluster"));
+    let mut cmd = cmd;
+    for arg in shared.get_arguments() {
+        let id = arg.get_id().as_str();
+        if MANY_CLUSTER_FLAGS.contains(&id) {
+            cmd = cmd.arg(arg.clone().hide(true));
+        } else if id == "context" {
+            cmd = cmd.arg(arg.clone().help("The kubeconfig context to use"));
+        } else if id == "kubeconfig" {
+            // Defined here too, so that it still comes first.
+            cmd = cmd.arg(arg.clone());
+        }
+    }
+    cmd
+}
+
 /// How to reach the cluster, as kubectl takes it. Ignored with -f (files) and
 /// node files: then the cluster is never contacted.
 #[derive(Debug, Clone, Default, Args)]
@@ -148,7 +191,9 @@ pub struct ClusterArgs {
     pub all_contexts: bool,
 
     /// Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig
-    /// context, each through the hub's cluster-proxy add-on, one section each.
+    /// context, each through the hub's cluster-proxy add-on, one section each; one the hub
+    /// reports unavailable or has not accepted is reported so, without a request (exit 3 unless
+    /// --skip-unavailable).
     #[arg(
         long,
         value_name = "CONTEXT",
@@ -159,7 +204,7 @@ pub struct ClusterArgs {
     pub hub: Option<String>,
 
     /// With --hub: only the ManagedClusters this label selector selects (key=value, key!=value,
-    /// key in (a,b), ...).
+    /// key in (a,b), ...); when it selects none, nothing is read (exit 0, an empty List).
     #[arg(
         long,
         value_name = "SELECTOR",
@@ -168,6 +213,12 @@ pub struct ClusterArgs {
         requires = "hub"
     )]
     pub hub_selector: Option<String>,
+
+    /// With --hub: a ManagedCluster the hub reports unavailable (ManagedClusterConditionAvailable
+    /// not True) or has not accepted (spec.hubAcceptsClient false) is still reported, but does
+    /// not make the exit code 3; the exit code is that of the clusters read.
+    #[arg(long, global = true, help_heading = "Cluster", requires = "hub")]
+    pub skip_unavailable: bool,
 
     /// With several contexts: how many clusters to read at the same time.
     #[arg(

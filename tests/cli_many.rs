@@ -408,13 +408,31 @@ fn issue_17_audit_wide_is_one_table_with_a_context_column() {
 }
 
 /// A hub fake: ManagedClusters `east` (EXAMPLE), `west` (MUST_GATHER, its
-/// ImageDigestMirrorSets forbidden) and `lab` (no tunnel), served through
-/// its cluster-proxy user server under `/<cluster>/`, and the Route of that
-/// server when `with_route`.
+/// ImageDigestMirrorSets forbidden), `edge` (reported available, but the
+/// proxy has no tunnel to it: every request is a 503), `lab` (reported
+/// unavailable: its lease stopped) and `new` (not accepted by the hub),
+/// served through its cluster-proxy user server under `/<cluster>/`, and
+/// the Route of that server when `with_route`. `east`, `lab` and `new`
+/// carry the label `ring: one`.
 struct HubFake {
     hub: FakeApiServer,
     _east: FakeApiServer,
     _west: FakeApiServer,
+}
+
+/// A ManagedCluster object: `accepted` is `spec.hubAcceptsClient`,
+/// `available` the status, reason and message of its Available condition.
+fn managed_cluster(
+    name: &str,
+    labels: &str,
+    accepted: bool,
+    available: (&str, &str, &str),
+) -> String {
+    let (status, reason, message) = available;
+    format!(
+        "---\napiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata:\n  name: {name}\n  labels:\n{labels}spec:\n  hubAcceptsClient: {accepted}\nstatus:\n  conditions:\n  - type: HubAcceptedManagedCluster\n    status: \"{accepted_status}\"\n    reason: HubClusterAdminAccepted\n    message: Accepted by hub cluster admin\n  - type: ManagedClusterConditionAvailable\n    status: \"{status}\"\n    reason: {reason}\n    message: {message}\n",
+        accepted_status = if accepted { "True" } else { "False" },
+    )
 }
 
 fn hub_fake(with_route: bool) -> HubFake {
@@ -423,12 +441,44 @@ fn hub_fake(with_route: bool) -> HubFake {
         .objects_from(MUST_GATHER)
         .forbid("list", "imagedigestmirrorsets")
         .start();
-    let clusters = "apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata:\n  name: east\n  labels:\n    env: prod\n---\napiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata:\n  name: west\n  labels:\n    env: prod\n---\napiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata:\n  name: lab\n  labels:\n    env: lab\n";
+    let up = (
+        "True",
+        "ManagedClusterAvailable",
+        "Managed cluster is available",
+    );
+    let clusters = [
+        managed_cluster("east", "    env: prod\n    ring: one\n", true, up),
+        managed_cluster("west", "    env: prod\n", true, up),
+        managed_cluster("edge", "    env: edge\n", true, up),
+        managed_cluster(
+            "lab",
+            "    env: lab\n    ring: one\n",
+            true,
+            (
+                "Unknown",
+                "ManagedClusterLeaseUpdateStopped",
+                "Registration agent stopped updating its lease.",
+            ),
+        ),
+        managed_cluster(
+            "new",
+            "    env: new\n    ring: one\n",
+            false,
+            (
+                "Unknown",
+                "ManagedClusterLeaseUpdateStopped",
+                "Not joined yet.",
+            ),
+        ),
+    ]
+    .concat();
     let hub = Builder::openshift()
-        .objects_from_yaml(clusters)
+        .objects_from_yaml(&clusters)
         .proxy_to("east", &east)
         .proxy_to("west", &west)
+        .proxy_down("edge")
         .proxy_down("lab")
+        .proxy_down("new")
         .start();
     if with_route {
         hub.add_objects_from_yaml(&format!(
@@ -443,6 +493,16 @@ fn hub_fake(with_route: bool) -> HubFake {
     }
 }
 
+/// The item of `context` in a multi-cluster List.
+fn item<'a>(list: &'a Value, context: &str) -> &'a Value {
+    list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["context"] == context)
+        .unwrap_or_else(|| panic!("no {context} in {list}"))
+}
+
 #[test]
 fn issue_17_hub_reaches_managed_clusters_through_the_cluster_proxy() {
     let fake = hub_fake(true);
@@ -452,38 +512,35 @@ fn issue_17_hub_reaches_managed_clusters_through_the_cluster_proxy() {
     assert_eq!(
         code,
         Some(3),
-        "lab has no tunnel, west is forbidden: {stderr}"
+        "edge has no tunnel, west is forbidden: {stderr}"
     );
     let v: Value = serde_json::from_str(&stdout).unwrap();
-    let items = v["items"].as_array().unwrap();
-    let names: Vec<&str> = items
+    let names: Vec<&str> = v["items"]
+        .as_array()
+        .unwrap()
         .iter()
         .map(|i| i["context"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["east", "lab", "west"]);
+    assert_eq!(names, ["east", "edge", "lab", "new", "west"]);
     let url = fake.hub.url();
-    assert_eq!(items[0]["server"], format!("{url}/east"));
-    assert_eq!(items[0]["result"]["kind"], "List");
+    let east = item(&v, "east");
+    assert_eq!(east["server"], format!("{url}/east"));
+    assert_eq!(east["result"]["kind"], "List");
     // east's rules are the ones its own objects give.
     let alone = bin()
         .args(["list", "-o", "json", "-f", EXAMPLE])
         .output()
         .unwrap();
     let alone: Value = serde_json::from_slice(&alone.stdout).unwrap();
-    assert_eq!(items[0]["result"], alone);
+    assert_eq!(east["result"], alone);
+    let edge = item(&v, "edge")["error"].as_str().unwrap();
+    assert!(edge.contains("503") && edge.contains("no tunnel"), "{edge}");
     assert!(
-        items[1]["error"].as_str().unwrap().contains("503")
-            || items[1]["error"].as_str().unwrap().contains("no tunnel"),
-        "{}",
-        items[1]["error"]
-    );
-    assert!(
-        items[2]["error"]
+        item(&v, "west")["error"]
             .as_str()
             .unwrap()
             .contains("cannot list imagedigestmirrorsets.config.openshift.io"),
-        "{}",
-        items[2]["error"]
+        "{stdout}"
     );
     // Every request went through the hub, with the hub user's token.
     let log = fake.hub.log();
@@ -514,12 +571,12 @@ fn issue_17_hub_selector_filters_managed_clusters() {
             "--hub",
             "hub",
             "--hub-selector",
-            "env=lab",
+            "env=prod",
             "-o",
             "json",
         ],
     );
-    assert_eq!(code, Some(3), "{stderr}");
+    assert_eq!(code, Some(3), "west is forbidden: {stderr}");
     let v: Value = serde_json::from_str(&stdout).unwrap();
     let names: Vec<&str> = v["items"]
         .as_array()
@@ -527,18 +584,135 @@ fn issue_17_hub_selector_filters_managed_clusters() {
         .iter()
         .map(|i| i["context"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["lab"]);
+    assert_eq!(names, ["east", "west"]);
+}
+
+/// A cluster the hub reports unavailable, or has not accepted, is reported
+/// from its ManagedCluster without a request; `--skip-unavailable` keeps
+/// the exit code for the clusters read.
+#[test]
+fn issue_28_unavailable_managed_clusters_are_reported_without_a_request() {
+    let fake = hub_fake(true);
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("hub", Target::Fake(&fake.hub))]);
+    let lab = "managed cluster lab is unavailable (condition ManagedClusterConditionAvailable is Unknown: ManagedClusterLeaseUpdateStopped, Registration agent stopped updating its lease.)";
+    let new = "managed cluster new is not accepted by the hub (spec.hubAcceptsClient is false)";
+    let one = ["--hub", "hub", "--hub-selector", "ring=one"];
+    let (code, stdout, stderr) = run(&config, &[&["list", "-o", "json"][..], &one].concat());
+    assert_eq!(code, Some(3), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(item(&v, "east")["result"]["kind"], "List");
+    assert_eq!(item(&v, "lab")["error"], lab);
+    assert_eq!(item(&v, "lab")["server"], format!("{}/lab", fake.hub.url()));
+    assert_eq!(item(&v, "new")["error"], new);
+    let log = fake.hub.log();
+    assert!(
+        log.iter()
+            .all(|l| !l.path.starts_with("/lab/") && !l.path.starts_with("/new/")),
+        "{log:?}"
+    );
+    // Reported the same, but the exit code is east's.
+    let skip = [&["list", "-o", "json", "--skip-unavailable"][..], &one].concat();
+    let (code, skipped, stderr) = run(&config, &skip);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(skipped, stdout);
+    let (code, text, _) = run(
+        &config,
+        &[&["list", "--skip-unavailable"][..], &one].concat(),
+    );
+    assert_eq!(code, Some(0));
+    assert!(
+        text.contains(&format!(
+            "== context lab ({}/lab)\nerror: {lab}\n",
+            fake.hub.url()
+        )),
+        "{text}"
+    );
+    // One table: the clusters not read are said on stderr.
     let (code, _, stderr) = run(
         &config,
-        &["list", "--hub", "hub", "--hub-selector", "env=none"],
+        &[
+            &["audit", "-A", "-o", "wide", "--skip-unavailable"][..],
+            &one,
+        ]
+        .concat(),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains(&format!(": {new}\n")), "{stderr}");
+    // Only where a cluster answered: skipping does not hide a cluster
+    // that failed (edge is reported available but answers 503).
+    let (code, _, _) = run(
+        &config,
+        &[
+            "list",
+            "--hub",
+            "hub",
+            "--hub-selector",
+            "env!=prod,env!=new",
+            "--skip-unavailable",
+        ],
     );
     assert_eq!(code, Some(3));
-    assert!(
-        stderr.starts_with(
-            "error: the hub has no ManagedCluster matching --hub-selector \"env=none\""
-        ),
-        "{stderr}"
+    // The flag is a --hub flag.
+    let (code, _, stderr) = run(&config, &["list", "--skip-unavailable"]);
+    assert_eq!(code, Some(2), "{stderr}");
+}
+
+/// A selector that selects no ManagedCluster finds nothing to read, as
+/// `kubectl get -l` finds no resources: said on stderr, exit 0, an empty
+/// List for JSON and YAML.
+#[test]
+fn issue_28_hub_selector_matching_nothing_is_an_empty_list() {
+    let fake = hub_fake(true);
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("hub", Target::Fake(&fake.hub))]);
+    let none = ["list", "--hub", "hub", "--hub-selector", "env=none"];
+    let said =
+        "the hub has no ManagedCluster matching --hub-selector \"env=none\": no cluster to read\n";
+    let (code, stdout, stderr) = run(&config, &[&none[..], &["-o", "json"]].concat());
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stderr, said);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v, serde_json::json!({"kind": "List", "items": []}));
+    let (code, yaml, _) = run(&config, &[&none[..], &["-o", "yaml"]].concat());
+    assert_eq!(code, Some(0));
+    let from_yaml: Value = serde_saphyr::from_str(&yaml).unwrap();
+    assert_eq!(from_yaml, v);
+    for text in [&none[..], &[&none[..], &["-o", "wide"]].concat()] {
+        let (code, stdout, stderr) = run(&config, text);
+        assert_eq!((code, stdout.as_str()), (Some(0), ""), "{text:?}");
+        assert_eq!(stderr, said);
+    }
+}
+
+/// The same failing fleet gives the same bytes on every run: the error of
+/// a cluster whose every list fails is the first list's in read order,
+/// not the first to come back.
+#[test]
+fn issue_28_error_items_are_byte_stable() {
+    let fake = hub_fake(true);
+    let down = down_url();
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[
+            ("hub", Target::Fake(&fake.hub)),
+            ("down", Target::Down(down)),
+        ],
     );
+    for args in [
+        &["list", "--hub", "hub", "-o", "json"][..],
+        &["audit", "-A", "--hub", "hub", "-o", "yaml"][..],
+        &["list", "--context", "down,hub", "-o", "json"][..],
+    ] {
+        let (code, first, _) = run(&config, args);
+        assert_eq!(code, Some(3), "{args:?}");
+        assert!(first.contains("error"), "{first}");
+        for _ in 0..5 {
+            let (_, again, _) = run(&config, args);
+            assert_eq!(again, first, "{args:?}");
+        }
+    }
 }
 
 #[test]
@@ -609,4 +783,58 @@ fn issue_17_readme_example_is_real() {
     let at = readme.find(&start).expect("the README shows the example") + start.len();
     let block = &readme[at..at + readme[at..].find("```\n").unwrap()];
     assert_eq!(block, shown);
+}
+
+/// The commands that read one cluster do not offer the flags of several in
+/// their help (nor their man pages and completions), and still refuse them
+/// with a message; the others offer them.
+#[test]
+fn issue_28_one_cluster_commands_do_not_offer_many_cluster_flags() {
+    const MANY: [&str; 6] = [
+        "--all-contexts",
+        "--hub ",
+        "--hub-selector",
+        "--skip-unavailable",
+        "--context-concurrency",
+        "--context-timeout",
+    ];
+    for command in ["migrate-icsp", "collect-node-files"] {
+        for help in ["--help", "-h"] {
+            let out = bin().args([command, help]).output().unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            for flag in MANY {
+                assert!(
+                    !text.contains(flag),
+                    "{command} {help} offers {flag}:\n{text}"
+                );
+            }
+            assert!(text.contains("--context <NAME>"), "{text}");
+            assert!(!text.contains("comma list"), "{text}");
+            let man =
+                std::fs::read_to_string(format!("man/kubectl-mirrorpolicy-{command}.1")).unwrap();
+            assert!(
+                !man.contains("all\\-contexts") && !man.contains("\\-\\-hub"),
+                "{command}"
+            );
+        }
+    }
+    for command in ["explain", "render", "list", "lint", "diff", "audit"] {
+        let out = bin().args([command, "--help"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        for flag in MANY {
+            assert!(text.contains(flag), "{command} does not offer {flag}");
+        }
+    }
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("a", Target::Down(down_url()))]);
+    for args in [
+        &["migrate-icsp", "--hub", "a"][..],
+        &["migrate-icsp", "--context", "a,b"][..],
+        &["collect-node-files", "--dest-dir", "out", "--all-contexts"][..],
+        &["--hub", "a", "collect-node-files", "--dest-dir", "out"][..],
+    ] {
+        let (code, _, stderr) = run(&config, args);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert!(stderr.starts_with("error: several clusters"), "{stderr}");
+    }
 }

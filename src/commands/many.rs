@@ -4,7 +4,10 @@
 //! outputs put together: one section per context in text (`== context NAME
 //! (SERVER)`), one `List` of `{context, server, result | error}` in JSON
 //! and YAML. A cluster that fails never hides the others; the exit code is
-//! the worst of them.
+//! the worst of them. A hub's ManagedCluster that the hub reports
+//! unavailable or not accepted is reported so without a request (and, with
+//! `--skip-unavailable`, leaves the exit code alone); a `--hub-selector`
+//! that selects none reads nothing and succeeds.
 //!
 //! Each cluster gets its own [`Settings`] (its context, its output kept in a
 //! buffer) and goes through the same code as a single cluster. Credentials
@@ -71,6 +74,17 @@ pub fn run(
 ) -> Result<ExitCode> {
     let shape = shape_of(&cli.command)?;
     let contexts = targets(settings)?;
+    if contexts.is_empty() {
+        // A hub selector that selects nothing: an empty List, no text.
+        if shape != Shape::Text {
+            let items: [Item; 0] = [];
+            settings.print(|out| match shape {
+                Shape::Json => output::write_json(out, &[&output::List::new(&items)]),
+                _ => output::write_yaml(out, &[&output::List::new(&items)]),
+            })?;
+        }
+        return Ok(ExitCode::Success);
+    }
     match &cli.command {
         Command::List(a) if a.output == ListFormat::Wide => {
             let no_headers = a.no_headers;
@@ -203,6 +217,9 @@ pub struct Target {
     pub context: String,
     /// The server in place of the context's: the hub's cluster-proxy URL.
     pub server: Option<String>,
+    /// Why the hub says it cannot be reached (not accepted, unavailable):
+    /// it is reported so, and no request is sent.
+    pub unavailable: Option<String>,
 }
 
 impl Target {
@@ -211,6 +228,7 @@ impl Target {
             name: name.to_string(),
             context: name.to_string(),
             server: None,
+            unavailable: None,
         }
     }
 }
@@ -273,6 +291,11 @@ fn hub_targets(settings: &Settings, hub: &str) -> Result<Vec<Target>> {
     });
     let found = match read {
         Ok(found) => found,
+        Err(e @ HubError::NoClusters { .. }) => {
+            // As `kubectl get -l` finding nothing: said on stderr, not an error.
+            eprintln!("{e}: no cluster to read");
+            return Ok(Vec::new());
+        }
         Err(HubError::Cluster(e)) => return Err(cluster::cluster_failure(e)),
         Err(e @ HubError::NoClusterProxy { .. }) => {
             return Err(Failure::cluster(e.to_string())
@@ -285,9 +308,10 @@ fn hub_targets(settings: &Settings, hub: &str) -> Result<Vec<Target>> {
         .clusters
         .iter()
         .map(|c| Target {
-            name: c.clone(),
+            name: c.name.clone(),
             context: hub.to_string(),
-            server: Some(found.cluster_url(c)),
+            server: Some(found.cluster_url(&c.name)),
+            unavailable: c.unavailable.clone(),
         })
         .collect())
 }
@@ -312,6 +336,11 @@ pub fn run_each<T: Send + 'static>(
     let mut next = 0;
     loop {
         while running.len() < limit && next < contexts.len() {
+            if let Some(why) = &contexts[next].unavailable {
+                results[next] = Some(unavailable_outcome(settings, &contexts[next], why));
+                next += 1;
+                continue;
+            }
             spawn_one(
                 settings,
                 &contexts[next],
@@ -349,6 +378,26 @@ pub fn run_each<T: Send + 'static>(
         }
     }
     Ok(results.into_iter().flatten().collect())
+}
+
+/// The outcome of a ManagedCluster the hub cannot reach (`why`), without
+/// a request: a cluster error, or with `--skip-unavailable` reported but
+/// leaving the exit code to the clusters read.
+fn unavailable_outcome<T>(settings: &Settings, target: &Target, why: &str) -> Ran<T> {
+    let code = if settings.cluster.skip_unavailable {
+        ExitCode::Success
+    } else {
+        ExitCode::Cluster
+    };
+    Outcome {
+        context: target.name.clone(),
+        server: target.server.clone(),
+        result: Err(Described {
+            lines: vec![format!("managed cluster {} is {why}", target.name)],
+            hint: None,
+            code,
+        }),
+    }
 }
 
 /// What a cluster's thread sends back: its index, its server and its result.

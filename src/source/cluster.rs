@@ -1543,9 +1543,13 @@ pub async fn read_selected(
     gather(connection, reads, results)
 }
 
-/// One list of every version of every read, each `(read index, version
-/// index, result)`.
-type ReadTasks = JoinSet<(usize, usize, Result<Listed, ClusterError>)>;
+/// The lists in flight, each `(place, read index, version index, result)`,
+/// and the handle of each by its place: the order of the reads and their
+/// versions, in which a failure is reported.
+struct ReadTasks {
+    set: JoinSet<(usize, usize, usize, Result<Listed, ClusterError>)>,
+    handles: Vec<tokio::task::AbortHandle>,
+}
 
 /// Starts a list of every version of every read at once: namespaced
 /// resources in `namespace` (all when `None`), workloads with
@@ -1556,7 +1560,10 @@ fn spawn_reads(
     namespace: Option<&str>,
     label_selector: Option<&str>,
 ) -> ReadTasks {
-    let mut tasks = JoinSet::new();
+    let mut tasks = ReadTasks {
+        set: JoinSet::new(),
+        handles: Vec::new(),
+    };
     for (index, read) in reads.iter().enumerate() {
         for (version, resource) in read.versions.iter().enumerate() {
             let connection = connection.clone();
@@ -1567,17 +1574,22 @@ fn spawn_reads(
             let selector = label_selector
                 .filter(|s| !s.trim().is_empty() && WORKLOADS.contains(read))
                 .map(str::to_string);
-            tasks.spawn(async move {
+            let place = tasks.handles.len();
+            let handle = tasks.set.spawn(async move {
                 let listed = connection.list(resource, namespace, selector).await;
-                (index, version, listed)
+                (place, index, version, listed)
             });
+            tasks.handles.push(handle);
         }
     }
     tasks
 }
 
-/// Waits for the lists, each in its read's and version's place; the first
-/// failure in completion order aborts the rest and is returned.
+/// Waits for the lists, each in its read's and version's place. When lists
+/// fail, the one reported is the first in the reads' order, whatever order
+/// the answers come in (the same failure gives the same message on every
+/// run): after a failure, the lists placed after it are cancelled and the
+/// ones before it awaited.
 async fn join_reads(
     connection: &Connection,
     reads: &[Read],
@@ -1587,32 +1599,34 @@ async fn join_reads(
         .iter()
         .map(|r| r.versions.iter().map(|_| None).collect())
         .collect();
-    let mut first_error = None;
-    while let Some(joined) = tasks.join_next().await {
-        let (index, version, listed) = match joined {
+    let mut failed: Option<(usize, ClusterError)> = None;
+    while let Some(joined) = tasks.set.join_next().await {
+        let (place, index, version, listed) = match joined {
             Ok(done) => done,
+            Err(e) if e.is_cancelled() => continue,
             Err(e) => {
-                first_error.get_or_insert(ClusterError::Request {
+                // A task that panicked: reported only when no list failed.
+                let error = ClusterError::Request {
                     server: connection.server.clone(),
                     path: String::new(),
                     detail: format!("a read task failed: {e}"),
-                });
-                continue;
+                };
+                (usize::MAX, 0, 0, Err(error))
             }
         };
         match listed {
             Ok(listed) => results[index][version] = Some(listed),
-            Err(e) => {
-                // The first failure in completion order; the rest are aborted.
-                if first_error.is_none() {
-                    first_error = Some(e);
-                    tasks.abort_all();
+            Err(e) if failed.as_ref().is_none_or(|(first, _)| place < *first) => {
+                for later in tasks.handles.iter().skip(place.saturating_add(1)) {
+                    later.abort();
                 }
+                failed = Some((place, e));
             }
+            Err(_) => {}
         }
     }
-    match first_error {
-        Some(e) => Err(e),
+    match failed {
+        Some((_, e)) => Err(e),
         None => Ok(results),
     }
 }

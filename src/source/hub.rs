@@ -4,6 +4,11 @@
 //! user's credential sent along (the user server impersonates that user on
 //! the managed cluster).
 //!
+//! A cluster the hub itself reports it cannot reach — not accepted, or
+//! its `ManagedClusterConditionAvailable` condition not `True` — is known
+//! from its ManagedCluster ([`ManagedCluster::unavailable`]), so that it is
+//! reported without a request.
+//!
 //! The add-on exposes its user server as the Route `cluster-proxy-addon-user`
 //! in the namespace of the multicluster engine (`multicluster-engine` by
 //! default); see stolostron/cluster-proxy-addon and
@@ -38,8 +43,82 @@ pub enum HubError {
 pub struct Hub {
     /// `https://<route host>`, without a trailing slash.
     pub proxy: String,
-    /// The ManagedClusters' names, sorted.
-    pub clusters: Vec<String>,
+    /// The ManagedClusters, sorted by name.
+    pub clusters: Vec<ManagedCluster>,
+}
+
+/// One ManagedCluster, as the hub reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManagedCluster {
+    pub name: String,
+    /// Why the hub cannot reach it, from its own object: not accepted
+    /// (`spec.hubAcceptsClient` false), or unavailable (its
+    /// `ManagedClusterConditionAvailable` condition not `True`). `None` for
+    /// a cluster the hub reports available.
+    pub unavailable: Option<String>,
+}
+
+/// The condition the registration controller sets on a ManagedCluster when
+/// its agent (the klusterlet) keeps its lease and its API server is healthy
+/// (open-cluster-management-io/api, `cluster/v1`).
+pub const AVAILABLE: &str = "ManagedClusterConditionAvailable";
+
+impl ManagedCluster {
+    /// Reads a listed ManagedCluster object; `None` without a name.
+    pub fn from_object(object: &Value) -> Option<Self> {
+        Some(Self {
+            name: name_of(object)?,
+            unavailable: unavailable_reason(object),
+        })
+    }
+}
+
+/// Why the hub cannot reach the cluster of `object`, or `None`. A cluster
+/// the hub has not accepted never joins (the registration controller
+/// denies its agent); one whose Available condition is not `True` (lost
+/// lease: `Unknown`; unhealthy: `False`; not yet reported) answers through
+/// the cluster-proxy with a 503.
+fn unavailable_reason(object: &Value) -> Option<String> {
+    let accepted = object
+        .pointer("/spec/hubAcceptsClient")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    if !accepted {
+        return Some("not accepted by the hub (spec.hubAcceptsClient is false)".to_string());
+    }
+    let condition = object
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|c| c.get("type").and_then(Value::as_str) == Some(AVAILABLE));
+    let Some(condition) = condition else {
+        return Some(format!("unavailable (condition {AVAILABLE} not reported)"));
+    };
+    let field = |k: &str| {
+        condition
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim()
+    };
+    let status = field("status");
+    if status == "True" {
+        return None;
+    }
+    let said: Vec<&str> = [field("reason"), field("message")]
+        .into_iter()
+        .filter(|t| !t.is_empty())
+        .collect();
+    let status = if status.is_empty() { "unset" } else { status };
+    Some(if said.is_empty() {
+        format!("unavailable (condition {AVAILABLE} is {status})")
+    } else {
+        format!(
+            "unavailable (condition {AVAILABLE} is {status}: {})",
+            said.join(", ")
+        )
+    })
 }
 
 impl Hub {
@@ -60,9 +139,12 @@ pub async fn read_hub(connection: &Connection, selector: Option<&str>) -> Result
             server: connection.server.clone(),
         });
     };
-    let mut clusters: Vec<String> = managed.iter().filter_map(name_of).collect();
-    clusters.sort();
-    clusters.dedup();
+    let mut clusters: Vec<ManagedCluster> = managed
+        .iter()
+        .filter_map(ManagedCluster::from_object)
+        .collect();
+    clusters.sort_by(|a, b| a.name.cmp(&b.name));
+    clusters.dedup_by(|a, b| a.name == b.name);
     if clusters.is_empty() {
         return Err(HubError::NoClusters {
             selector: selector.map(str::to_string),
@@ -112,13 +194,56 @@ fn name_of(object: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::Hub;
+    use super::{Hub, ManagedCluster};
+    use serde_json::json;
+
+    #[test]
+    fn issue_28_unavailable_and_not_accepted_from_the_object() {
+        let available = json!([{"type": "HubAcceptedManagedCluster", "status": "True"},
+            {"type": "ManagedClusterConditionAvailable", "status": "True", "reason": "ManagedClusterAvailable"}]);
+        for (spec, conditions, want) in [
+            (json!({"hubAcceptsClient": true}), available.clone(), None),
+            (
+                json!({"hubAcceptsClient": false}),
+                available.clone(),
+                Some("not accepted by the hub (spec.hubAcceptsClient is false)"),
+            ),
+            (
+                json!({}),
+                json!([]),
+                Some("not accepted by the hub (spec.hubAcceptsClient is false)"),
+            ),
+            (
+                json!({"hubAcceptsClient": true}),
+                json!([{"type": "ManagedClusterConditionAvailable", "status": "Unknown",
+                    "reason": "ManagedClusterLeaseUpdateStopped",
+                    "message": "Registration agent stopped updating its lease."}]),
+                Some("unavailable (condition ManagedClusterConditionAvailable is Unknown: ManagedClusterLeaseUpdateStopped, Registration agent stopped updating its lease.)"),
+            ),
+            (
+                json!({"hubAcceptsClient": true}),
+                json!([{"type": "ManagedClusterConditionAvailable", "status": "False"}]),
+                Some("unavailable (condition ManagedClusterConditionAvailable is False)"),
+            ),
+            (
+                json!({"hubAcceptsClient": true}),
+                json!([{"type": "ManagedClusterJoined", "status": "True"}]),
+                Some("unavailable (condition ManagedClusterConditionAvailable not reported)"),
+            ),
+        ] {
+            let object = json!({"metadata": {"name": "east"}, "spec": spec,
+                "status": {"conditions": conditions}});
+            let cluster = ManagedCluster::from_object(&object).unwrap();
+            assert_eq!(cluster.unavailable.as_deref(), want, "{object}");
+        }
+        assert_eq!(ManagedCluster::from_object(&json!({"spec": {}})), None);
+    }
 
     #[test]
     fn issue_17_cluster_url_is_the_user_server_and_the_name() {
         let hub = Hub {
             proxy: "https://cluster-proxy-user.apps.hub.example.com".to_string(),
-            clusters: vec!["east".to_string()],
+            clusters: Vec::new(),
         };
         assert_eq!(
             hub.cluster_url("east"),

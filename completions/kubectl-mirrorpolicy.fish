@@ -221,8 +221,9 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand list" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s f -l filename -d 'ImageContentSourcePolicies (and the other mirror objects they live with) from files, folders or `-`, instead of the live cluster. Repeatable' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l dest-dir -d 'Write one file per object into DIR (`imagedigestmirrorset_<name>.yaml`); an existing file with other content is never overwritten' -r -F
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l timeout -d 'With --delete-icsp: how long to wait for the deleted ICSPs to go, as `kubectl delete` waits (an ICSP that finalizers hold is only marked for deletion until they are removed); a duration such as 30s or 2m [default: 60s]' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'Multi-document YAML, as `oc adm migrate icsp` writes it'
-json\t'A `List` of the objects'"
+json\t'One object, or a `v1` `List` of them as `kubectl get -o json` prints it'"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l color -d 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -252,6 +253,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l apply -d 'Apply the replacements to the live cluster (server-side apply), after a server-side dry run and a confirmation'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l delete-icsp -d 'With --apply: delete each ICSP once its replacement is read back from the server as planned'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s y -l yes -d 'With --apply: do not ask for confirmation'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l keep-labels -d 'Copy the GitOps tracking labels and annotations (Argo CD `app.kubernetes.io/instance`, `argocd.argoproj.io/tracking-id`; Flux `kustomize.toolkit.fluxcd.io/*`, `helm.toolkit.fluxcd.io/*`) to the replacements; by default they stay with the ICSP, as the replacements are in no GitOps source (a tool would prune them or claim them)'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -l all-contexts -d 'Read the cluster of every context of the kubeconfig at once, one section each'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -1467,7 +1467,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__migrate__subcmd__icsp)
-            opts="-f -y -o -v -s -n -h -V --filename --dest-dir --with-tag-mirrors --apply --delete-icsp --yes --output --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --color --verbose --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -y -o -v -s -n -h -V --filename --dest-dir --with-tag-mirrors --apply --delete-icsp --timeout --yes --keep-labels --output --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --color --verbose --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1482,6 +1482,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --dest-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

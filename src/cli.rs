@@ -519,9 +519,22 @@ pub struct MigrateArgs {
     #[arg(long, requires = "apply")]
     pub delete_icsp: bool,
 
+    /// With --delete-icsp: how long to wait for the deleted ICSPs to go, as `kubectl delete`
+    /// waits (an ICSP that finalizers hold is only marked for deletion until they are removed);
+    /// a duration such as 30s or 2m [default: 60s].
+    #[arg(long, value_name = "DURATION", requires = "delete_icsp")]
+    pub timeout: Option<String>,
+
     /// With --apply: do not ask for confirmation.
     #[arg(short = 'y', long, requires = "apply")]
     pub yes: bool,
+
+    /// Copy the GitOps tracking labels and annotations (Argo CD `app.kubernetes.io/instance`,
+    /// `argocd.argoproj.io/tracking-id`; Flux `kustomize.toolkit.fluxcd.io/*`,
+    /// `helm.toolkit.fluxcd.io/*`) to the replacements; by default they stay with the ICSP, as
+    /// the replacements are in no GitOps source (a tool would prune them or claim them).
+    #[arg(long)]
+    pub keep_labels: bool,
 
     /// Output format on stdout.
     #[arg(short, long, value_enum, default_value_t = MigrateFormat::Yaml)]
@@ -540,7 +553,7 @@ impl MigrateArgs {
 pub enum MigrateFormat {
     /// Multi-document YAML, as `oc adm migrate icsp` writes it.
     Yaml,
-    /// A `List` of the objects.
+    /// One object, or a `v1` `List` of them as `kubectl get -o json` prints it.
     Json,
 }
 

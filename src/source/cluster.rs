@@ -825,6 +825,19 @@ pub enum Reply {
     Conflict(String),
 }
 
+/// Where a deleted object is once [`Connection::wait_deleted`] returns.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Deletion {
+    /// The server no longer has it (404).
+    Gone,
+    /// It went, and an object of the same name (this `uid`) is there:
+    /// something created it again.
+    Recreated { uid: String },
+    /// Still there at the deadline, as last read (marked for deletion and
+    /// held by finalizers).
+    Stays(Value),
+}
+
 /// `metav1.Preconditions`: the identity and version a delete must find.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Preconditions {
@@ -1135,6 +1148,42 @@ impl Connection {
         let request = self.request(http::Method::DELETE, &path, content_type, body)?;
         let action = format!("deleting {}/{name}{}", resource.kind, dry_note(dry_run));
         self.write_reply(request, resource, "delete", action).await
+    }
+
+    /// Waits, as `kubectl delete` does (its `--wait`, on by default), for a
+    /// deleted object to go: reads it until the server answers 404, or
+    /// holds another object of that name (another `uid`: created again),
+    /// at growing intervals (100 ms, doubling up to 1 s), until `deadline`.
+    /// An object that finalizers hold is only marked (`deletionTimestamp`)
+    /// and stays until they are removed.
+    pub async fn wait_deleted(
+        &self,
+        resource: &Resource,
+        name: &str,
+        uid: &str,
+        deadline: tokio::time::Instant,
+    ) -> Result<Deletion, ClusterError> {
+        let mut pause = Duration::from_millis(100);
+        loop {
+            let Some(object) = self.get(resource, name).await? else {
+                return Ok(Deletion::Gone);
+            };
+            let now_uid = object
+                .pointer("/metadata/uid")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if now_uid != uid {
+                return Ok(Deletion::Recreated {
+                    uid: now_uid.to_string(),
+                });
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return Ok(Deletion::Stays(object));
+            }
+            tokio::time::sleep(pause.min(deadline - now)).await;
+            pause = (pause * 2).min(Duration::from_secs(1));
+        }
     }
 
     /// Sends a write; a failure that is no answer names what was being

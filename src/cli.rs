@@ -169,6 +169,23 @@ pub struct ClusterArgs {
     )]
     pub hub_selector: Option<String>,
 
+    /// With --hub: the CA bundle (PEM) that signed the certificate of the hub's cluster-proxy
+    /// Route, in place of the hub's ingress CA (ConfigMap default-ingress-cert in
+    /// openshift-config-managed).
+    #[arg(
+        long,
+        value_name = "FILE",
+        global = true,
+        help_heading = "Cluster",
+        requires = "hub"
+    )]
+    pub hub_ca: Option<std::path::PathBuf>,
+
+    /// Roots trusted besides the cluster's: a hub's route CA, for one of its
+    /// ManagedClusters (set by --hub, never a flag).
+    #[arg(skip)]
+    pub route_trust: mirrorpolicy::tls::Trust,
+
     /// With several contexts: how many clusters to read at the same time.
     #[arg(
         long,

@@ -35,6 +35,8 @@ use x509::Certificate;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Trust {
     sources: Vec<Source>,
+    /// Said after the sources: roots that were looked for and not found.
+    notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,12 +56,14 @@ impl Trust {
         trust
     }
 
-    /// Adds the machine's roots.
+    /// Adds the machine's roots (read once per process).
     pub fn add_system(&mut self) {
-        let loaded = rustls_native_certs::load_native_certs();
+        static SYSTEM: std::sync::OnceLock<Vec<CertificateDer<'static>>> =
+            std::sync::OnceLock::new();
+        let certs = SYSTEM.get_or_init(|| rustls_native_certs::load_native_certs().certs);
         self.sources.push(Source {
             origin: "the system roots".to_string(),
-            certs: loaded.certs,
+            certs: certs.clone(),
             summarized: true,
         });
     }
@@ -81,9 +85,16 @@ impl Trust {
         Ok(())
     }
 
-    /// Adds every source of `other`.
+    /// Adds every source (and note) of `other`.
     pub fn extend(&mut self, other: &Trust) {
         self.sources.extend(other.sources.iter().cloned());
+        self.notes.extend(other.notes.iter().cloned());
+    }
+
+    /// Notes roots that were looked for and could not be had, said with
+    /// the roots in errors.
+    pub fn note(&mut self, text: impl Into<String>) {
+        self.notes.push(text.into());
     }
 
     pub fn is_empty(&self) -> bool {
@@ -96,10 +107,11 @@ impl Trust {
 
     /// The roots for a message: each source and what it holds.
     pub fn describe(&self) -> String {
-        if self.sources.is_empty() {
-            return "no roots".to_string();
+        let mut parts: Vec<String> = self.sources.iter().map(Source::describe).collect();
+        if parts.is_empty() {
+            parts.push("no roots".to_string());
         }
-        let parts: Vec<String> = self.sources.iter().map(Source::describe).collect();
+        parts.extend(self.notes.iter().cloned());
         parts.join("; ")
     }
 }

@@ -9,6 +9,10 @@ use rustls::pki_types::{CertificateDer, SignatureVerificationAlgorithm};
 
 use super::x509::{self, Certificate};
 
+/// The key algorithm OIDs (tag and length included) of RSA and EC keys.
+const OID_RSA: &[u8] = &[0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+const OID_EC: &[u8] = &[0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
+
 /// Go's `maxChainSignatureChecks`.
 const MAX_SIGNATURE_CHECKS: usize = 100;
 
@@ -24,8 +28,9 @@ struct Builder<'a> {
     now: i64,
     algorithms: &'a [&'static dyn SignatureVerificationAlgorithm],
     signature_checks: usize,
-    /// The first signature failure, Go's `hintErr`.
-    hint: Option<String>,
+    /// The first signature failure and the candidate it came from, Go's
+    /// `hintErr` and `hintCert`.
+    hint: Option<(String, String)>,
 }
 
 /// Ok when `leaf` (already checked on its own) chains to one of `roots`.
@@ -79,7 +84,8 @@ impl<'a> Builder<'a> {
                 return Err("x509: signature check attempts limit reached while verifying certificate chain".to_string());
             }
             if let Err(e) = self.check_signature(&child, &candidate) {
-                self.hint.get_or_insert(e);
+                let name = candidate.common_name.clone().unwrap_or_default();
+                self.hint.get_or_insert((e, name));
                 continue;
             }
             if let Err(e) = is_valid(&candidate, role, chain, self.now) {
@@ -102,7 +108,7 @@ impl<'a> Builder<'a> {
 
     fn unknown_authority(&self) -> String {
         match &self.hint {
-            Some(hint) => format!("x509: certificate signed by unknown authority (possibly because of {hint:?} while trying to verify candidate authority certificate)"),
+            Some((hint, name)) => format!("x509: certificate signed by unknown authority (possibly because of {hint:?} while trying to verify candidate authority certificate {name:?})"),
             None => "x509: certificate signed by unknown authority".to_string(),
         }
     }
@@ -131,10 +137,14 @@ impl<'a> Builder<'a> {
                 return Ok(());
             }
         }
-        Err(if any {
-            "crypto/x509: verification error".to_string()
-        } else {
+        Err(if !any {
             "x509: cannot verify signature: algorithm unimplemented".to_string()
+        } else if parent.key_algorithm.starts_with(OID_RSA) {
+            "crypto/rsa: verification error".to_string()
+        } else if parent.key_algorithm.starts_with(OID_EC) {
+            "x509: ECDSA verification failure".to_string()
+        } else {
+            "x509: signature verification failure".to_string()
         })
     }
 }

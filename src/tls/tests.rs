@@ -183,3 +183,16 @@ fn the_error_is_found_through_io_errors() {
     let found = find_error(&io).expect("found");
     assert_eq!(describe(found), "tls: failed to verify certificate: x509: test");
 }
+
+// Go's UnknownAuthorityError names the candidate whose signature failed:
+// a pool holding another self-signed certificate of the same subject.
+#[test]
+fn a_same_named_stranger_is_the_hint() {
+    let served = leaf(None, |p| p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained));
+    let stranger = leaf(None, |p| p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained));
+    let e = verify(&trust(&[&stranger.der]), &[&served.der], "127.0.0.1").unwrap_err();
+    assert!(
+        e.contains("x509: certificate signed by unknown authority (possibly because of \"x509: ECDSA verification failure\" while trying to verify candidate authority certificate \"127.0.0.1\")"),
+        "{e}"
+    );
+}

@@ -666,7 +666,10 @@ fn issue_28_hub_route_is_trusted_through_the_ingress_ca() {
     let (code, stdout, stderr) = run(&config, &["list", "--hub", "hub", "-o", "json"]);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     let v: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(v["items"][0]["server"], format!("{}/east", fake.router.url()));
+    assert_eq!(
+        v["items"][0]["server"],
+        format!("{}/east", fake.router.url())
+    );
     assert_eq!(v["items"][0]["result"]["kind"], "List");
     assert!(fake
         .router

@@ -148,7 +148,11 @@ fn issue_22_api_server_trust_agrees_with_kubectl() {
         let theirs = Command::new("kubectl")
             .arg("--kubeconfig")
             .arg(&kubeconfig)
-            .args(["get", "--raw", "/apis/config.openshift.io/v1/imagedigestmirrorsets"])
+            .args([
+                "get",
+                "--raw",
+                "/apis/config.openshift.io/v1/imagedigestmirrorsets",
+            ])
             .env("HOME", dir.path())
             .env_remove("KUBERNETES_SERVICE_HOST")
             .output()
@@ -171,7 +175,12 @@ fn issue_22_api_server_trust_agrees_with_kubectl() {
             Some(3) => verdict_of(&ours_text),
             _ => None,
         };
-        assert_eq!(kubectl, Some(shape.go), "{}: kubectl said {theirs_text}", shape.name);
+        assert_eq!(
+            kubectl,
+            Some(shape.go),
+            "{}: kubectl said {theirs_text}",
+            shape.name
+        );
         assert_eq!(tool, kubectl, "{}: the tool said {ours_text}", shape.name);
         if shape.go == Verdict::UnknownAuthority {
             assert!(

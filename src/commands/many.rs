@@ -334,7 +334,10 @@ fn ingress_trust(ingress: IngressCa) -> Result<Trust> {
     let mut trust = Trust::default();
     match ingress {
         IngressCa::Found(pem) => trust
-            .add_pem(format!("the hub's ingress CA ({config_map})"), pem.as_bytes())
+            .add_pem(
+                format!("the hub's ingress CA ({config_map})"),
+                pem.as_bytes(),
+            )
             .map_err(|e| {
                 Failure::cluster(format!(
                     "{config_map} on the hub, key {}: {e}",

@@ -679,10 +679,16 @@ fn in_cluster(flags: &FlagOverrides) -> Result<Target, ClusterError> {
         url,
         namespace: config.default_namespace.clone(),
         tls: Some(kubeconfig::Tls {
-            roots_origin: Some(match flags.certificate_authority.as_deref().filter(|f| !f.is_empty()) {
-                Some(file) => format!("certificate-authority {file}"),
-                None => "the service account's CA (in-cluster configuration)".to_string(),
-            }),
+            roots_origin: Some(
+                match flags
+                    .certificate_authority
+                    .as_deref()
+                    .filter(|f| !f.is_empty())
+                {
+                    Some(file) => format!("certificate-authority {file}"),
+                    None => "the service account's CA (in-cluster configuration)".to_string(),
+                },
+            ),
             roots,
             ..kubeconfig::Tls::default()
         }),
@@ -759,7 +765,10 @@ fn trust_of(target: &Target, extra: &Trust) -> Option<Trust> {
                 tls.roots_origin
                     .clone()
                     .unwrap_or_else(|| "the cluster's certificate authority".to_string()),
-                roots.iter().map(|r| CertificateDer::from(r.clone())).collect(),
+                roots
+                    .iter()
+                    .map(|r| CertificateDer::from(r.clone()))
+                    .collect(),
             );
             trust
         }

@@ -121,7 +121,11 @@ fn identity(config: &Config) -> Result<Option<Identity>, String> {
         use secrecy::ExposeSecret;
         k.expose_secret().to_string()
     });
-    let key = read_pem(key_data.as_deref(), auth.client_key.as_deref(), "client key")?;
+    let key = read_pem(
+        key_data.as_deref(),
+        auth.client_key.as_deref(),
+        "client key",
+    )?;
     let (Some(cert), Some(key)) = (cert, key) else {
         return Ok(None);
     };

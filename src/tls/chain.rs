@@ -10,7 +10,9 @@ use rustls::pki_types::{CertificateDer, SignatureVerificationAlgorithm};
 use super::x509::{self, Certificate};
 
 /// The key algorithm OIDs (tag and length included) of RSA and EC keys.
-const OID_RSA: &[u8] = &[0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+const OID_RSA: &[u8] = &[
+    0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01,
+];
 const OID_EC: &[u8] = &[0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
 
 /// Go's `maxChainSignatureChecks`.
@@ -69,7 +71,11 @@ impl<'a> Builder<'a> {
             .roots
             .iter()
             .map(|c| (Role::Root, c.clone()))
-            .chain(self.intermediates.iter().map(|c| (Role::Intermediate, c.clone())))
+            .chain(
+                self.intermediates
+                    .iter()
+                    .map(|c| (Role::Intermediate, c.clone())),
+            )
             .filter(|(_, c)| c.subject == child.issuer)
             .collect();
         for (role, candidate) in candidates {
@@ -115,13 +121,20 @@ impl<'a> Builder<'a> {
 
     /// Go's `CheckSignatureFrom`: the parent may sign (a v3 certificate
     /// needs `CA:TRUE`), and its key verifies the child's signature.
-    fn check_signature(&self, child: &Certificate<'_>, parent: &Certificate<'_>) -> Result<(), String> {
+    fn check_signature(
+        &self,
+        child: &Certificate<'_>,
+        parent: &Certificate<'_>,
+    ) -> Result<(), String> {
         let may_sign = match parent.basic_constraints {
             Some((is_ca, _)) => is_ca,
             None => parent.version < 2,
         };
         if !may_sign {
-            return Err("x509: invalid signature: parent certificate cannot sign this kind of certificate".to_string());
+            return Err(
+                "x509: invalid signature: parent certificate cannot sign this kind of certificate"
+                    .to_string(),
+            );
         }
         let usable = self.algorithms.iter().filter(|a| {
             a.signature_alg_id().as_ref() == child.signature_algorithm

@@ -66,9 +66,8 @@ fn valid_hostname(host: &str, pattern: bool) -> bool {
         if pattern && i == 0 && part == "*" {
             return true;
         }
-        part.char_indices().all(|(j, c)| {
-            c.is_ascii_alphanumeric() || c == '_' || (c == '-' && j != 0)
-        })
+        part.char_indices()
+            .all(|(j, c)| c.is_ascii_alphanumeric() || c == '_' || (c == '-' && j != 0))
     })
 }
 

@@ -26,7 +26,9 @@ use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::server::ParsedCertificate;
-use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls::{
+    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
+};
 
 use x509::Certificate;
 
@@ -129,7 +131,10 @@ impl Source {
         let labels: Vec<String> = self
             .certs
             .iter()
-            .map(|c| Certificate::parse(c).map_or_else(|_| "an unparsable certificate".to_string(), |c| c.label()))
+            .map(|c| {
+                Certificate::parse(c)
+                    .map_or_else(|_| "an unparsable certificate".to_string(), |c| c.label())
+            })
             .collect();
         format!("{} ({})", self.origin, labels.join(", "))
     }
@@ -203,7 +208,10 @@ pub fn find_error<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'
         if let Some(t) = e.downcast_ref::<rustls::Error>() {
             return Some(t);
         }
-        next = match e.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()) {
+        next = match e
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+        {
             Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
             None => e.source(),
         };
@@ -259,7 +267,9 @@ impl GoVerifier {
                 | CertificateError::ExpiredContext { .. }
                 | CertificateError::NotValidYet
                 | CertificateError::NotValidYetContext { .. },
-            ) => format!("x509: a certificate of the chain has expired or is not yet valid ({error})"),
+            ) => format!(
+                "x509: a certificate of the chain has expired or is not yet valid ({error})"
+            ),
             other => format!("x509: {other}"),
         };
         self.untrusted(&what)
@@ -326,9 +336,8 @@ impl ServerCertVerifier for GoVerifier {
         _ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let leaf = Certificate::parse(end_entity).map_err(|e| {
-            refuse(format!("x509: cannot parse the server's certificate: {e}"))
-        })?;
+        let leaf = Certificate::parse(end_entity)
+            .map_err(|e| refuse(format!("x509: cannot parse the server's certificate: {e}")))?;
         let seconds = i64::try_from(now.as_secs()).unwrap_or(i64::MAX);
         check_leaf(&leaf, &host_of(server_name), seconds).map_err(refuse)?;
         if self.roots.iter().any(|r| r.as_ref() == end_entity.as_ref()) {

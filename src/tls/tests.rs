@@ -81,7 +81,9 @@ fn go_verdicts_over_certificate_shapes() {
     let other = ca("unrelated-ca");
     let inter = intermediate("intermediate-ca", &root);
     let signed = leaf(Some(&root), |_| {});
-    let self_signed_ca = leaf(None, |p| p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained));
+    let self_signed_ca = leaf(None, |p| {
+        p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained)
+    });
     let ca_leaf_signed = leaf(Some(&root), |p| {
         p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained)
     });
@@ -128,14 +130,20 @@ fn go_verdicts_over_certificate_shapes() {
         match (got, want) {
             (Ok(()), "ok") => {}
             (Err(e), w) if w != "ok" && e.contains(w) => {
-                assert!(e.starts_with("tls: failed to verify certificate: x509: "), "{name}: {e}");
+                assert!(
+                    e.starts_with("tls: failed to verify certificate: x509: "),
+                    "{name}: {e}"
+                );
             }
             (got, w) => panic!("{name}: got {got:?}, want {w}"),
         }
     }
     // No SAN, the address only in the common name: Go's own words.
     let e = verify(&trust(&[root_der]), &[&cn_only.der], "127.0.0.1").unwrap_err();
-    assert!(e.ends_with("relies on legacy Common Name field, use SANs instead"), "{e}");
+    assert!(
+        e.ends_with("relies on legacy Common Name field, use SANs instead"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -153,7 +161,8 @@ fn dns_names_and_the_legacy_common_name() {
     );
     let cn_only = leaf(Some(&root), |p| {
         p.subject_alt_names.clear();
-        p.distinguished_name.push(DnType::CommonName, "registry.example.com");
+        p.distinguished_name
+            .push(DnType::CommonName, "registry.example.com");
     });
     let e = verify(&t, &[&cn_only.der], "registry.example.com").unwrap_err();
     assert!(
@@ -181,15 +190,22 @@ fn the_error_is_found_through_io_errors() {
     let inner = refuse("x509: test".to_string());
     let io = std::io::Error::other(inner);
     let found = find_error(&io).expect("found");
-    assert_eq!(describe(found), "tls: failed to verify certificate: x509: test");
+    assert_eq!(
+        describe(found),
+        "tls: failed to verify certificate: x509: test"
+    );
 }
 
 // Go's UnknownAuthorityError names the candidate whose signature failed:
 // a pool holding another self-signed certificate of the same subject.
 #[test]
 fn a_same_named_stranger_is_the_hint() {
-    let served = leaf(None, |p| p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained));
-    let stranger = leaf(None, |p| p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained));
+    let served = leaf(None, |p| {
+        p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained)
+    });
+    let stranger = leaf(None, |p| {
+        p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained)
+    });
     let e = verify(&trust(&[&stranger.der]), &[&served.der], "127.0.0.1").unwrap_err();
     assert!(
         e.contains("x509: certificate signed by unknown authority (possibly because of \"x509: ECDSA verification failure\" while trying to verify candidate authority certificate \"127.0.0.1\")"),

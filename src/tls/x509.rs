@@ -160,7 +160,9 @@ impl<'a> Certificate<'a> {
         let mut d = Der::new(tbs);
         if d.peek() == Some(0xa0) {
             let explicit = d.next()?;
-            let n = Der::new(explicit.contents).expect(0x02, "version")?.contents;
+            let n = Der::new(explicit.contents)
+                .expect(0x02, "version")?
+                .contents;
             self.version = match n {
                 [v] => *v,
                 _ => return Err("malformed version".to_string()),
@@ -328,8 +330,14 @@ fn time(e: &Element<'_>) -> Result<i64, String> {
             .parse::<i64>()
             .map_err(|_| "malformed time".to_string())
     };
-    let (month, day, hour, minute, second) = (field(0)?, field(2)?, field(4)?, field(6)?, field(8)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 59 {
+    let (month, day, hour, minute, second) =
+        (field(0)?, field(2)?, field(4)?, field(6)?, field(8)?);
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
         return Err("malformed time".to_string());
     }
     Ok(days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second)

@@ -116,27 +116,132 @@ pub fn shapes() -> Vec<Shape> {
     let (root_pem, other_pem, inter_pem) = (pem(root.der()), pem(other.der()), pem(inter.der()));
     let inter_der = inter.der().to_vec();
     let mut out = Vec::new();
-    let mut add = |name, (leaf, key): (Vec<u8>, Vec<u8>), extra: Vec<Vec<u8>>, roots: Option<String>, go| {
-        let roots_pem = roots.unwrap_or_else(|| pem(&leaf));
-        let mut chain = vec![leaf];
-        chain.extend(extra);
-        out.push(Shape { name, chain, key_pkcs8: key, roots_pem, go });
-    };
-    add("CA in the roots", server(Some(&root), |_| {}), vec![], Some(root_pem.clone()), Accepted);
-    add("CA-signed leaf in the roots", server(Some(&root), |_| {}), vec![], None, Accepted);
-    add("self-signed CA:TRUE leaf in the roots", server(None, as_ca), vec![], None, Accepted);
-    add("self-signed leaf in the roots", server(None, |_| {}), vec![], None, Accepted);
-    add("CA:TRUE leaf signed by the CA in the roots", server(Some(&root), as_ca), vec![], Some(root_pem.clone()), Accepted);
-    add("self-signed CA:TRUE leaf, unrelated roots", server(None, as_ca), vec![], Some(other_pem.clone()), UnknownAuthority);
-    add("unrelated CA", server(Some(&root), |_| {}), vec![], Some(other_pem.clone()), UnknownAuthority);
-    add("wrong SAN, CA in the roots", server(Some(&root), wrong_san), vec![], Some(root_pem.clone()), WrongName);
-    add("wrong SAN, leaf in the roots", server(Some(&root), wrong_san), vec![], None, WrongName);
-    add("expired leaf, CA in the roots", server(Some(&root), expired), vec![], Some(root_pem.clone()), Expired);
-    add("expired leaf in the roots", server(Some(&root), expired), vec![], None, Expired);
-    add("client-auth-only leaf in the roots", server(Some(&root), |p| p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth]), vec![], None, KeyUsage);
-    add("intermediate sent, root in the roots", server(Some(&inter), |_| {}), vec![inter_der.clone()], Some(root_pem.clone()), Accepted);
-    add("intermediate not sent, root in the roots", server(Some(&inter), |_| {}), vec![], Some(root_pem.clone()), UnknownAuthority);
-    add("intermediate in the roots", server(Some(&inter), |_| {}), vec![], Some(inter_pem), Accepted);
-    add("CA:TRUE leaf via a sent intermediate", server(Some(&inter), as_ca), vec![inter_der], Some(root_pem), Accepted);
+    let mut add =
+        |name, (leaf, key): (Vec<u8>, Vec<u8>), extra: Vec<Vec<u8>>, roots: Option<String>, go| {
+            let roots_pem = roots.unwrap_or_else(|| pem(&leaf));
+            let mut chain = vec![leaf];
+            chain.extend(extra);
+            out.push(Shape {
+                name,
+                chain,
+                key_pkcs8: key,
+                roots_pem,
+                go,
+            });
+        };
+    add(
+        "CA in the roots",
+        server(Some(&root), |_| {}),
+        vec![],
+        Some(root_pem.clone()),
+        Accepted,
+    );
+    add(
+        "CA-signed leaf in the roots",
+        server(Some(&root), |_| {}),
+        vec![],
+        None,
+        Accepted,
+    );
+    add(
+        "self-signed CA:TRUE leaf in the roots",
+        server(None, as_ca),
+        vec![],
+        None,
+        Accepted,
+    );
+    add(
+        "self-signed leaf in the roots",
+        server(None, |_| {}),
+        vec![],
+        None,
+        Accepted,
+    );
+    add(
+        "CA:TRUE leaf signed by the CA in the roots",
+        server(Some(&root), as_ca),
+        vec![],
+        Some(root_pem.clone()),
+        Accepted,
+    );
+    add(
+        "self-signed CA:TRUE leaf, unrelated roots",
+        server(None, as_ca),
+        vec![],
+        Some(other_pem.clone()),
+        UnknownAuthority,
+    );
+    add(
+        "unrelated CA",
+        server(Some(&root), |_| {}),
+        vec![],
+        Some(other_pem.clone()),
+        UnknownAuthority,
+    );
+    add(
+        "wrong SAN, CA in the roots",
+        server(Some(&root), wrong_san),
+        vec![],
+        Some(root_pem.clone()),
+        WrongName,
+    );
+    add(
+        "wrong SAN, leaf in the roots",
+        server(Some(&root), wrong_san),
+        vec![],
+        None,
+        WrongName,
+    );
+    add(
+        "expired leaf, CA in the roots",
+        server(Some(&root), expired),
+        vec![],
+        Some(root_pem.clone()),
+        Expired,
+    );
+    add(
+        "expired leaf in the roots",
+        server(Some(&root), expired),
+        vec![],
+        None,
+        Expired,
+    );
+    add(
+        "client-auth-only leaf in the roots",
+        server(Some(&root), |p| {
+            p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth]
+        }),
+        vec![],
+        None,
+        KeyUsage,
+    );
+    add(
+        "intermediate sent, root in the roots",
+        server(Some(&inter), |_| {}),
+        vec![inter_der.clone()],
+        Some(root_pem.clone()),
+        Accepted,
+    );
+    add(
+        "intermediate not sent, root in the roots",
+        server(Some(&inter), |_| {}),
+        vec![],
+        Some(root_pem.clone()),
+        UnknownAuthority,
+    );
+    add(
+        "intermediate in the roots",
+        server(Some(&inter), |_| {}),
+        vec![],
+        Some(inter_pem),
+        Accepted,
+    );
+    add(
+        "CA:TRUE leaf via a sent intermediate",
+        server(Some(&inter), as_ca),
+        vec![inter_der],
+        Some(root_pem),
+        Accepted,
+    );
     out
 }

@@ -3,7 +3,11 @@
 # distribution registry (Debian `docker-registry`) on 127.0.0.1 with TLS and
 # htpasswd, and the containers/image client (Debian `skopeo`). For each
 # scenario, the source skopeo actually pulls from (its --debug log) must be
-# the `servedBy` of `kubectl-mirrorpolicy explain --probe`.
+# the `servedBy` of `kubectl-mirrorpolicy explain --probe`. The TLS
+# scenarios trust what Go's crypto/x509 trusts: a self-signed leaf made the
+# usual way (openssl marks it CA:TRUE), a CA-signed leaf pinned alone in
+# the cert dir, a CA:TRUE leaf signed by the CA (`openssl req -x509 -CA`),
+# and, refused by both, a cert dir holding the wrong certificate.
 #
 # Usage: scripts/e2e-probe.sh [BINARY]   (default target/debug/kubectl-mirrorpolicy)
 # Needs: docker-registry, skopeo, openssl, htpasswd (apache2-utils). No network.
@@ -28,7 +32,7 @@ cleanup() {
         kill "$pid" 2>/dev/null || true
         for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     done
-    rm -rf "$WORK"
+    [ -n "${E2E_KEEP:-}" ] && echo "kept $WORK" >&2 || rm -rf "$WORK"
 }
 trap cleanup EXIT
 export HOME="$WORK/home" XDG_RUNTIME_DIR="$WORK/run"
@@ -52,8 +56,36 @@ ca trusted-ca
 ca unknown-ca
 server_cert trusted-ca server
 server_cert unknown-ca rogue
+# A self-signed leaf as `openssl req -x509` makes one (basicConstraints
+# CA:TRUE), another one nobody serves, a leaf of pinned-ca (only the leaf
+# will be trusted), and a CA:TRUE leaf signed by catrue-ca.
+self_signed() { # NAME
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+        -addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/$1.key" -out "$WORK/$1.crt" 2>/dev/null
+}
+self_signed selfsigned
+self_signed stranger
+ca pinned-ca
+server_cert pinned-ca pinned
+ca catrue-ca
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1 -CA "$WORK/catrue-ca.crt" -CAkey "$WORK/catrue-ca.key" \
+    -keyout "$WORK/catrue.key" -out "$WORK/catrue.crt" 2>/dev/null
+openssl x509 -in "$WORK/selfsigned.crt" -noout -text | grep -q 'CA:TRUE' ||
+    { echo "e2e-probe: openssl did not mark the self-signed leaf CA:TRUE" >&2; exit 1; }
+openssl x509 -in "$WORK/catrue.crt" -noout -text | grep -q 'CA:TRUE' ||
+    { echo "e2e-probe: openssl did not mark the CA-signed leaf CA:TRUE" >&2; exit 1; }
 mkdir -p "$WORK/certs"
 cp "$WORK/trusted-ca.crt" "$WORK/certs/ca.crt"
+cert_dir() { # NAME CERT... : the trusted CA plus these certificates
+    local d="$WORK/certs-$1" c; shift
+    mkdir -p "$d"; cp "$WORK/trusted-ca.crt" "$d/ca.crt"
+    for c in "$@"; do cp "$WORK/$c.crt" "$d/$c.crt"; done
+}
+cert_dir selfsigned selfsigned
+cert_dir pinned pinned
+cert_dir catrue catrue-ca
+cert_dir wrong stranger
 htpasswd -Bbn puller pullpw >"$WORK/htpasswd" 2>/dev/null
 
 # --- four registries ------------------------------------------------------
@@ -89,6 +121,9 @@ AUTHED=$(start_registry authed server yes)   # mirror with htpasswd
 PLAIN=$(start_registry plain server no)      # mirror without auth
 SOURCE=$(start_registry source server no)    # the image's own registry
 ROGUE=$(start_registry rogue rogue no)       # a mirror with an unknown CA
+SELF=$(start_registry selfsigned selfsigned no)  # a self-signed CA:TRUE leaf
+PINNED=$(start_registry pinned pinned no)        # a leaf of a CA nobody trusts
+CATRUE=$(start_registry catrue catrue no)        # a CA:TRUE leaf of catrue-ca
 
 # --- test images from a local OCI layout (no network) ---------------------
 layout() { # DIR SEED
@@ -124,6 +159,9 @@ push "$WORK/oci-app" "$AUTHED" ns/app "$WORK/certs" puller:pullpw
 push "$WORK/oci-app" "$PLAIN" ns/app "$WORK/certs"
 push "$WORK/oci-app" "$SOURCE" ns/app "$WORK/certs"
 push "$WORK/oci-app" "$ROGUE" ns/app "$WORK/rogue-certs"
+push "$WORK/oci-app" "$SELF" ns/app "$WORK/certs-selfsigned"
+push "$WORK/oci-app" "$PINNED" ns/app "$WORK/certs-pinned"
+push "$WORK/oci-app" "$CATRUE" ns/app "$WORK/certs-catrue"
 push "$WORK/oci-lone" "$AUTHED" ns/lone "$WORK/certs" puller:pullpw
 push "$WORK/oci-lone" "$SOURCE" ns/lone "$WORK/certs"
 
@@ -170,11 +208,11 @@ conf() { # FILE REPO MIRROR-OPTS EXTRA MIRROR...
 
 PASS=0
 FAIL=0
-# scenario NAME CONF IMAGE AUTHFILE EXPECTED-HOST
+# scenario NAME CONF IMAGE AUTHFILE EXPECTED-HOST [CERT-DIR]
 scenario() {
-    local name=$1 conf=$2 image=$3 auth=$4 want=$5
+    local name=$1 conf=$2 image=$3 auth=$4 want=$5 certs=${6:-$WORK/certs}
     local log="$WORK/$name.skopeo.log"
-    if ! $T skopeo --registries-conf "$conf" --debug inspect --raw --cert-dir "$WORK/certs" \
+    if ! $T skopeo --registries-conf "$conf" --debug inspect --raw --cert-dir "$certs" \
         --authfile "$auth" "docker://$image" >"$WORK/$name.raw" 2>"$log"; then
         echo "FAIL $name: skopeo could not pull $image"; tail -5 "$log"; FAIL=$((FAIL + 1)); return
     fi
@@ -182,8 +220,9 @@ scenario() {
     local pulled
     pulled=$(sed -n 's/.*Trying to access \\"\([^\\]*\)\\".*/\1/p' "$log" | tail -1)
     local json served
-    json=$($T "$BIN" explain "$image" --registries-conf "$conf" --probe --cert-dir "$WORK/certs" \
+    json=$($T "$BIN" explain "$image" --registries-conf "$conf" --probe --cert-dir "$certs" \
         --authfile "$auth" -o json) || true
+    printf '%s' "$json" >"$WORK/$name.json"
     served=$(printf '%s' "$json" | sed -n 's/^ *"servedBy": "\(.*\)",\{0,1\}$/\1/p' | head -1)
     if [ -n "$pulled" ] && [ "$pulled" = "$served" ] && [ "${served%%/*}" = "$want" ]; then
         echo "ok   $name: served by $served"
@@ -224,6 +263,58 @@ scenario missing-credential-helper "$WORK/c6.conf" "$SOURCE/ns/app@$APP" "$WORK/
 
 conf "$WORK/c7.conf" ns/app "" "" "$AUTHED"
 scenario tag-pull-through-mirror "$WORK/c7.conf" "$SOURCE/ns/app:v1" "$WORK/good-auth.json" "$AUTHED"
+
+# TLS as Go: each first mirror is trusted by skopeo through the cert dir.
+conf "$WORK/c8.conf" ns/app "" "" "$SELF" "$PLAIN"
+scenario self-signed-ca-true-leaf-in-cert-dir "$WORK/c8.conf" "$SOURCE/ns/app@$APP" "$WORK/no-auth.json" "$SELF" "$WORK/certs-selfsigned"
+conf "$WORK/c9.conf" ns/app "" "" "$PINNED" "$PLAIN"
+scenario ca-signed-leaf-alone-in-cert-dir "$WORK/c9.conf" "$SOURCE/ns/app@$APP" "$WORK/no-auth.json" "$PINNED" "$WORK/certs-pinned"
+conf "$WORK/c10.conf" ns/app "" "" "$CATRUE" "$PLAIN"
+scenario ca-true-leaf-signed-by-ca-in-cert-dir "$WORK/c10.conf" "$SOURCE/ns/app@$APP" "$WORK/no-auth.json" "$CATRUE" "$WORK/certs-catrue"
+# The wrong certificate in the cert dir: skopeo and the tool both refuse
+# the first mirror and pull from the next.
+scenario wrong-cert-in-cert-dir "$WORK/c8.conf" "$SOURCE/ns/app@$APP" "$WORK/no-auth.json" "$PLAIN" "$WORK/certs-wrong"
+if grep -q '"tlsError"' "$WORK/wrong-cert-in-cert-dir.json" &&
+    grep -q 'signed by unknown authority.*(roots tried: ' "$WORK/wrong-cert-in-cert-dir.json"; then
+    echo "ok   wrong-cert-in-cert-dir: the refusal names the roots tried"; PASS=$((PASS + 1))
+else
+    echo "FAIL wrong-cert-in-cert-dir: no tlsError naming the roots"; FAIL=$((FAIL + 1))
+fi
+
+# audit --probe: a workload's image mirrored (NeverContactSource) to the
+# self-signed registry is served by it, not missing on the mirror.
+mkdir -p "$WORK/audit"
+cat >"$WORK/audit/objects.yaml" <<OBJECTS
+apiVersion: config.openshift.io/v1
+kind: ImageDigestMirrorSet
+metadata:
+  name: self-signed-mirror
+spec:
+  imageDigestMirrors:
+  - source: $SOURCE/ns/app
+    mirrors:
+    - $SELF/ns/app
+    mirrorSourcePolicy: NeverContactSource
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: app
+  namespace: e2e
+spec:
+  containers:
+  - name: app
+    image: $SOURCE/ns/app@$APP
+OBJECTS
+audit_json=$($T "$BIN" audit -f "$WORK/audit" --probe --cert-dir "$WORK/certs-selfsigned" \
+    --authfile "$WORK/no-auth.json" -o json) || true
+if printf '%s' "$audit_json" | grep -q "\"servedBy\": \"$SELF/ns/app@$APP\"" &&
+    ! printf '%s' "$audit_json" | grep -q '"class": "missingOnMirror"'; then
+    echo "ok   audit-self-signed-mirror: served by $SELF/ns/app@$APP"; PASS=$((PASS + 1))
+else
+    echo "FAIL audit-self-signed-mirror: expected servedBy $SELF/ns/app@$APP, got:"
+    printf '%s\n' "$audit_json" | grep -E '"(servedBy|class|detail)"'; FAIL=$((FAIL + 1))
+fi
 
 if [ -n "${E2E_PROBE_SHOW:-}" ]; then
     # The text output of the first scenario, as the README shows it.

@@ -125,10 +125,11 @@ Examples:
   kubectl mirrorpolicy lint -f manifests/ -o json";
 
 /// The flags of [`ClusterArgs`] that name several clusters (`--context` names one or several).
-const MANY_CLUSTER_FLAGS: [&str; 6] = [
+const MANY_CLUSTER_FLAGS: [&str; 7] = [
     "all_contexts",
     "hub",
     "hub_selector",
+    "hub_ca",
     "skip_unavailable",
     "context_concurrency",
     "context_timeout",
@@ -219,6 +220,23 @@ pub struct ClusterArgs {
     /// not make the exit code 3; the exit code is that of the clusters read.
     #[arg(long, global = true, help_heading = "Cluster", requires = "hub")]
     pub skip_unavailable: bool,
+
+    /// With --hub: the CA bundle (PEM) that signed the certificate of the hub's cluster-proxy
+    /// Route, in place of the hub's ingress CA (ConfigMap default-ingress-cert in
+    /// openshift-config-managed).
+    #[arg(
+        long,
+        value_name = "FILE",
+        global = true,
+        help_heading = "Cluster",
+        requires = "hub"
+    )]
+    pub hub_ca: Option<std::path::PathBuf>,
+
+    /// Roots trusted besides the cluster's: a hub's route CA, for one of its
+    /// ManagedClusters (set by --hub, never a flag).
+    #[arg(skip)]
+    pub route_trust: mirrorpolicy::tls::Trust,
 
     /// With several contexts: how many clusters to read at the same time.
     #[arg(

@@ -660,7 +660,10 @@ fn classify(e: &reqwest::Error, timeout: Duration) -> (Outcome, String) {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = source {
         if let Some(t) = s.downcast_ref::<rustls::Error>() {
-            return (Outcome::TlsError, format!("TLS: {t}"));
+            return (
+                Outcome::TlsError,
+                format!("TLS: {}", crate::tls::describe(t)),
+            );
         }
         // An io::Error hides the error it wraps from source(): go through get_ref().
         source = match s

@@ -435,6 +435,9 @@ struct State {
     anonymous: bool,
     /// Ask for a client certificate and accept [`FakeApiServer::client_cert_pem`].
     client_auth: bool,
+    /// The certificate chain (DER, leaf first) and PKCS#8 key served in
+    /// place of the fake's own.
+    serving: Option<(Vec<Vec<u8>>, Vec<u8>)>,
     /// `pods/exec`: node name → the folder served as its daemon pod's `/rootfs`.
     node_roots: BTreeMap<String, PathBuf>,
     /// `pods/exec`: extra time a node's exec takes before its command runs.
@@ -514,6 +517,14 @@ impl Builder {
         self.state
             .forbidden
             .insert((verb.to_string(), plural.to_string()));
+        self
+    }
+
+    /// Serves this certificate chain (DER, leaf first) with this PKCS#8
+    /// key instead of the fake's own certificate; `ca_pem` stays the fake's
+    /// CA, which then signed nothing the server presents.
+    pub fn serving(mut self, chain: Vec<Vec<u8>>, key_pkcs8: Vec<u8>) -> Self {
+        self.state.serving = Some((chain, key_pkcs8));
         self
     }
 
@@ -764,7 +775,7 @@ pub struct FakeApiServer {
 
 impl FakeApiServer {
     fn start(state: State) -> Self {
-        let certs = certificates(state.client_auth);
+        let certs = certificates(state.client_auth, state.serving.clone());
         let (ca_pem, tls) = (certs.ca_pem, certs.config);
         let client_der = certs.client_der;
         let plain_http = state.plain_http;
@@ -1015,7 +1026,7 @@ struct Certificates {
 
 /// A fresh CA, a server certificate for 127.0.0.1 and localhost, and a
 /// client certificate (asked for with `client_auth`).
-fn certificates(client_auth: bool) -> Certificates {
+fn certificates(client_auth: bool, serving: Option<(Vec<Vec<u8>>, Vec<u8>)>) -> Certificates {
     let ca_key = rcgen::KeyPair::generate().expect("CA key");
     let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
     ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
@@ -1066,8 +1077,14 @@ fn certificates(client_auth: bool) -> Certificates {
     };
     let mut config = builder
         .with_single_cert(
-            vec![cert.der().clone(), ca.der().clone()],
-            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+            match &serving {
+                Some((chain, _)) => chain.iter().map(|c| c.clone().into()).collect(),
+                None => vec![cert.der().clone(), ca.der().clone()],
+            },
+            rustls::pki_types::PrivateKeyDer::Pkcs8(match serving {
+                Some((_, key)) => key.into(),
+                None => key.serialize_der().into(),
+            }),
         )
         .expect("server TLS config");
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];

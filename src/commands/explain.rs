@@ -214,7 +214,8 @@ fn add_namespace_policies(
 }
 
 /// Probes every explained image; exit 1 when one is not served (or served
-/// without its signature, or with another digest).
+/// without its signature, or with another digest), else exit 3 when what
+/// one gives cannot be told (a source did not answer in time).
 fn probe_items(
     ctx: mirrorpolicy::probe::ProbeContext,
     items: Vec<Explanation>,
@@ -223,16 +224,20 @@ fn probe_items(
 ) -> Result<(Vec<Explanation>, ExitCode)> {
     let items = mirrorpolicy::probe::probe_all(ctx, items, usize::from(concurrency))
         .context(Failure::cluster("cannot start the network runtime"))?;
-    let fails = items.iter().any(|i| {
+    let verdicts: Vec<Verdict> = items.iter().map(mirrorpolicy::probe::verdict).collect();
+    let fails = verdicts.iter().any(|v| {
         !matches!(
-            mirrorpolicy::probe::verdict(i),
-            Verdict::Served(_) | Verdict::NotProbed
+            v,
+            Verdict::Served(_) | Verdict::NotProbed | Verdict::Undetermined(_)
         )
     });
-    let code = if fails && code == ExitCode::Success {
-        ExitCode::Findings
-    } else {
-        code
+    let undetermined = verdicts
+        .iter()
+        .any(|v| matches!(v, Verdict::Undetermined(_)));
+    let code = match code {
+        ExitCode::Success if fails => ExitCode::Findings,
+        ExitCode::Success if undetermined => ExitCode::Cluster,
+        other => other,
     };
     Ok((items, code))
 }

@@ -160,19 +160,40 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
     }
     if let Some(ns) = namespace {
         for item in &mut items {
-            item.warnings.extend(
-                rendered
-                    .warnings
-                    .iter()
-                    .filter(|w| {
-                        matches!(w, RenderWarning::ScopeConflict { namespace, .. } if namespace == ns)
-                    })
-                    .map(RenderWarning::to_string),
-            );
+            add_scope_conflicts(item, &rendered.warnings, ns);
         }
     }
     print(settings, args, &mut items)?;
     Ok(code)
+}
+
+/// Adds to `item` the warnings of ImagePolicies of namespace `ns` whose
+/// scopes the MCO dropped for a ClusterImagePolicy's, where a dropped scope
+/// applies to one of the item's candidates (for other images the drop
+/// changes nothing).
+fn add_scope_conflicts(item: &mut Explanation, warnings: &[RenderWarning], ns: &str) {
+    use mirrorpolicy::reference::Reference;
+    let references: Vec<Reference> = item
+        .candidates
+        .iter()
+        .filter_map(|c| Reference::parse(&c.reference).ok())
+        .collect();
+    for w in warnings {
+        let RenderWarning::ScopeConflict {
+            namespace, scopes, ..
+        } = w
+        else {
+            continue;
+        };
+        let concerns = scopes.iter().any(|s| {
+            references
+                .iter()
+                .any(|r| mirrorpolicy::policy::scope_covers(s, r))
+        });
+        if namespace == ns && concerns {
+            item.warnings.push(w.to_string());
+        }
+    }
 }
 
 /// Without `-n`: explains each image again with the policy of every

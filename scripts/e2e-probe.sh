@@ -10,7 +10,8 @@
 # it; the probe, given less time, must say undetermined and exit 3, not name
 # the next source) and one that asks the registry for another manifest than
 # the digest requested (skopeo fails the pull; the probe must say
-# digestMismatch and exit 1).
+# digestMismatch and exit 1). A third never completes a connection: both
+# give it up after 30s and go on to the next source.
 #
 # Usage: scripts/e2e-probe.sh [BINARY]   (default target/debug/kubectl-mirrorpolicy)
 # Needs: docker-registry, skopeo, openssl, htpasswd (apache2-utils), python3. No network.
@@ -395,6 +396,54 @@ digest_mismatch() {
     fi
 }
 digest_mismatch
+
+# A mirror that never completes a connection (a listener whose one-slot
+# queue is held full: further SYNs are dropped, as by a firewall): the
+# connection is given up after 30s (containers/image's dialer timeout) and
+# the next source serves. The probe must wait as long and agree with skopeo
+# (unreachable, not timedOut: nothing is undetermined). Both run at once.
+cat >"$WORK/blackhole.py" <<'BLACKHOLE'
+import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(0)
+port = s.getsockname()[1]
+held = socket.create_connection(("127.0.0.1", port))
+print(port, flush=True)
+time.sleep(float(sys.argv[1]))
+BLACKHOLE
+mkdir -p "$WORK/blackhole"
+python3 "$WORK/blackhole.py" 300 >"$WORK/blackhole/port" 2>"$WORK/blackhole/log" </dev/null &
+echo $! >"$WORK/blackhole/pid"
+for _ in $(seq 1 100); do [ -s "$WORK/blackhole/port" ] && break; sleep 0.1; done
+BLACKHOLE="127.0.0.1:$(cat "$WORK/blackhole/port")"
+conf "$WORK/c10.conf" ns/app "" "" "$BLACKHOLE" "$PLAIN"
+silent_connect() {
+    local image="$SOURCE/ns/app@$APP" log="$WORK/silent-connect.skopeo.log" pulled json code skopeo_pid
+    # Older containers/image (skopeo 1.9) also pings /v1/_ping after the
+    # /v2/ ping fails: another 30s, the same verdict. Hence its own limit.
+    timeout 150 skopeo --registries-conf "$WORK/c10.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" "docker://$image" >/dev/null 2>"$log" &
+    skopeo_pid=$!
+    json=$($T "$BIN" explain "$image" --registries-conf "$WORK/c10.conf" --probe --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" --probe-timeout 1 -o json) && code=0 || code=$?
+    if ! wait "$skopeo_pid"; then
+        echo "FAIL silent-connect: skopeo could not pull $image"; tail -5 "$log"; FAIL=$((FAIL + 1)); return
+    fi
+    pulled=$(last_tried "$log")
+    local outcome served
+    outcome=$(field "$json" "c['sources'][0]['probe']['outcome'] + ': ' + c['sources'][0]['probe']['detail']")
+    served=$(field "$json" "c['servedBy']")
+    if [ "${pulled%%/*}" = "$PLAIN" ] && [ "$served" = "$pulled" ] && [ "$code" = 0 ] \
+        && [[ "$outcome" == "unreachable: "*"no connection within 30s"* ]]; then
+        echo "ok   silent-connect: both give up $BLACKHOLE after 30s; served by $served"
+        PASS=$((PASS + 1))
+    else
+        echo "FAIL silent-connect: skopeo pulled from '$pulled'; explain --probe exit $code, servedBy '$served', first source '$outcome'"
+        FAIL=$((FAIL + 1))
+    fi
+}
+silent_connect
 
 if [ -n "${E2E_PROBE_SHOW:-}" ]; then
     # The text output of the first scenario, as the README shows it.

@@ -340,7 +340,7 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --fail-on)
-                    COMPREPLY=($(compgen -W "error warning invalid notAllowed sourceBlocked shortNameRefused missingOnMirror unsignedOnMirror tagSkipsDigestMirrors shortName direct mirrored" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "error warning invalid notAllowed sourceBlocked shortNameRefused missingOnMirror unsignedOnMirror undetermined tagSkipsDigestMirrors shortName direct mirrored" -- "${cur}"))
                     return 0
                     ;;
                 --output)

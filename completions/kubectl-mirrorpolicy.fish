@@ -83,7 +83,7 @@ yaml\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l authfile -d 'With --probe: the registry credentials (containers-auth.json or a Docker config.json), instead of REGISTRY_AUTH_FILE and containers/image\'s default auth files' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l cert-dir -d 'With --probe: a folder of certificates trusted for every registry, as skopeo\'s and podman\'s --cert-dir (`*.crt` CAs, `*.cert`/`*.key` client certificate pairs)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l registries-d -d 'With --probe and node files: the registries.d folder whose `use-sigstore-attachments` decides where sigstore signatures are looked up (with -f, the MCO\'s rendered one is used)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l probe-timeout -d 'With --probe: seconds to wait for each registry request' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l probe-timeout -d 'With --probe: seconds to wait for a registry\'s answer once connected (a connection is given up after 30s, as CRI-O gives it up). CRI-O itself waits for an answer without limit: a source that does not answer in time leaves the result undetermined (exit 3)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l probe-concurrency -d 'With --probe: how many images are probed at once' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l color -d 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -272,7 +272,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand migrate-icsp" -s V -l version -d 'Print version'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s f -l filename -d 'Workloads and mirror objects from files, folders (a must-gather works as is) or `-`, instead of the live cluster; every namespace in them unless -n is given. Repeatable; each input at most 256 MiB' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s l -l selector -d 'Only the Pods, controllers, ClusterServiceVersions and CatalogSources whose labels match, in kubectl\'s syntax: key=value, key!=value, key in (a,b), key notin (a,b), key, !key; commas join requirements that must all match' -r
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l fail-on -d 'Exit 1 when an image is in a class of this level or worse: error (invalid, notAllowed, sourceBlocked, shortNameRefused, and with --probe missingOnMirror, unsignedOnMirror) or warning (also tagSkipsDigestMirrors, shortName); or in one of the classes named (comma-separated, camelCase or kebab-case: missingOnMirror or missing-on-mirror)' -r -f -a "error\t'Images that will not pull: every class of the error level'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l fail-on -d 'Exit 1 when an image is in a class of this level or worse: error (invalid, notAllowed, sourceBlocked, shortNameRefused, and with --probe missingOnMirror, unsignedOnMirror) or warning (also tagSkipsDigestMirrors, shortName); or in one of the classes named (comma-separated, camelCase or kebab-case: missingOnMirror or missing-on-mirror). An undetermined image (--probe: a source did not answer) exits 3 unless named here' -r -f -a "error\t'Images that will not pull: every class of the error level'
 warning\t'Also images that reach the source or resolve a short name'
 invalid\t''
 notAllowed\t''
@@ -280,6 +280,7 @@ sourceBlocked\t''
 shortNameRefused\t''
 missingOnMirror\t'With --probe: no source serves the image'
 unsignedOnMirror\t'With --probe: served without the sigstore signature its policy requires'
+undetermined\t'With --probe: a source did not answer in time (CRI-O would keep waiting on it)'
 tagSkipsDigestMirrors\t''
 shortName\t''
 direct\t''
@@ -291,7 +292,7 @@ yaml\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l authfile -d 'With --probe: the registry credentials (containers-auth.json or a Docker config.json), instead of REGISTRY_AUTH_FILE and containers/image\'s default auth files' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l cert-dir -d 'With --probe: a folder of certificates trusted for every registry, as skopeo\'s and podman\'s --cert-dir (`*.crt` CAs, `*.cert`/`*.key` client certificate pairs)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l registries-d -d 'With --probe and node files: the registries.d folder whose `use-sigstore-attachments` decides where sigstore signatures are looked up (with -f, the MCO\'s rendered one is used)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l probe-timeout -d 'With --probe: seconds to wait for each registry request' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l probe-timeout -d 'With --probe: seconds to wait for a registry\'s answer once connected (a connection is given up after 30s, as CRI-O gives it up). CRI-O itself waits for an answer without limit: a source that does not answer in time leaves the result undetermined (exit 3)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l probe-concurrency -d 'With --probe: how many images are probed at once' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l color -d 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
 always\t''

@@ -621,7 +621,8 @@ pub struct AuditArgs {
     /// Exit 1 when an image is in a class of this level or worse: error (invalid, notAllowed,
     /// sourceBlocked, shortNameRefused, and with --probe missingOnMirror, unsignedOnMirror) or
     /// warning (also tagSkipsDigestMirrors, shortName); or in one of the classes named
-    /// (comma-separated, camelCase or kebab-case: missingOnMirror or missing-on-mirror).
+    /// (comma-separated, camelCase or kebab-case: missingOnMirror or missing-on-mirror). An
+    /// undetermined image (--probe: a source did not answer) exits 3 unless named here.
     #[arg(
         long,
         value_enum,
@@ -670,6 +671,8 @@ pub enum FailOn {
     /// With --probe: served without the sigstore signature its policy requires.
     #[value(name = "unsignedOnMirror", alias = "unsigned-on-mirror")]
     UnsignedOnMirror,
+    /// With --probe: a source did not answer in time (CRI-O would keep waiting on it).
+    Undetermined,
     #[value(name = "tagSkipsDigestMirrors", alias = "tag-skips-digest-mirrors")]
     TagSkipsDigestMirrors,
     #[value(name = "shortName", alias = "short-name")]
@@ -899,7 +902,9 @@ pub struct ProbeArgs {
     #[arg(long = "registries-d", value_name = "DIR", requires = "probe")]
     pub registries_d: Option<PathBuf>,
 
-    /// With --probe: seconds to wait for each registry request.
+    /// With --probe: seconds to wait for a registry's answer once connected (a connection is
+    /// given up after 30s, as CRI-O gives it up). CRI-O itself waits for an answer without
+    /// limit: a source that does not answer in time leaves the result undetermined (exit 3).
     #[arg(long, value_name = "SECONDS", default_value_t = 10, requires = "probe")]
     pub probe_timeout: u64,
 

@@ -160,19 +160,40 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
     }
     if let Some(ns) = namespace {
         for item in &mut items {
-            item.warnings.extend(
-                rendered
-                    .warnings
-                    .iter()
-                    .filter(|w| {
-                        matches!(w, RenderWarning::ScopeConflict { namespace, .. } if namespace == ns)
-                    })
-                    .map(RenderWarning::to_string),
-            );
+            add_scope_conflicts(item, &rendered.warnings, ns);
         }
     }
     print(settings, args, &mut items)?;
     Ok(code)
+}
+
+/// Adds to `item` the warnings of ImagePolicies of namespace `ns` whose
+/// scopes the MCO dropped for a ClusterImagePolicy's, where a dropped scope
+/// applies to one of the item's candidates (for other images the drop
+/// changes nothing).
+fn add_scope_conflicts(item: &mut Explanation, warnings: &[RenderWarning], ns: &str) {
+    use mirrorpolicy::reference::Reference;
+    let references: Vec<Reference> = item
+        .candidates
+        .iter()
+        .filter_map(|c| Reference::parse(&c.reference).ok())
+        .collect();
+    for w in warnings {
+        let RenderWarning::ScopeConflict {
+            namespace, scopes, ..
+        } = w
+        else {
+            continue;
+        };
+        let concerns = scopes.iter().any(|s| {
+            references
+                .iter()
+                .any(|r| mirrorpolicy::policy::scope_covers(s, r))
+        });
+        if namespace == ns && concerns {
+            item.warnings.push(w.to_string());
+        }
+    }
 }
 
 /// Without `-n`: explains each image again with the policy of every
@@ -214,7 +235,8 @@ fn add_namespace_policies(
 }
 
 /// Probes every explained image; exit 1 when one is not served (or served
-/// without its signature, or with another digest).
+/// without its signature, or with another digest), else exit 3 when what
+/// one gives cannot be told (a source did not answer in time).
 fn probe_items(
     ctx: mirrorpolicy::probe::ProbeContext,
     items: Vec<Explanation>,
@@ -223,16 +245,20 @@ fn probe_items(
 ) -> Result<(Vec<Explanation>, ExitCode)> {
     let items = mirrorpolicy::probe::probe_all(ctx, items, usize::from(concurrency))
         .context(Failure::cluster("cannot start the network runtime"))?;
-    let fails = items.iter().any(|i| {
+    let verdicts: Vec<Verdict> = items.iter().map(mirrorpolicy::probe::verdict).collect();
+    let fails = verdicts.iter().any(|v| {
         !matches!(
-            mirrorpolicy::probe::verdict(i),
-            Verdict::Served(_) | Verdict::NotProbed
+            v,
+            Verdict::Served(_) | Verdict::NotProbed | Verdict::Undetermined(_)
         )
     });
-    let code = if fails && code == ExitCode::Success {
-        ExitCode::Findings
-    } else {
-        code
+    let undetermined = verdicts
+        .iter()
+        .any(|v| matches!(v, Verdict::Undetermined(_)));
+    let code = match code {
+        ExitCode::Success if fails => ExitCode::Findings,
+        ExitCode::Success if undetermined => ExitCode::Cluster,
+        other => other,
     };
     Ok((items, code))
 }

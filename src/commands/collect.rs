@@ -13,7 +13,7 @@ use anyhow::Result;
 use mirrorpolicy::crd::machine_config::CURRENT_CONFIG_ANNOTATION;
 use mirrorpolicy::node_files::{format_cert_digests, NodeFiles, NodeRead};
 use mirrorpolicy::source::cluster::{self as live, ClusterError, Read, NODES};
-use mirrorpolicy::source::node_dir::{host_path, CERT_DIGESTS};
+use mirrorpolicy::source::node_dir::{format_manifest, host_path, CERT_DIGESTS, MANIFEST};
 use mirrorpolicy::source::node_exec::{self, ReadOptions};
 
 use crate::cli::{CollectNodeFilesArgs, NodeReadArgs};
@@ -213,11 +213,11 @@ fn write_nodes(dir: &Path, nodes: &[&NodeFiles]) -> Result<()> {
         .collect();
     if !clashes.is_empty() {
         return Err(Failure::refused(format!(
-            "refused: {} already exist(s): {}; nothing written",
+            "refused: {}: {}; nothing written",
             if clashes.len() == 1 {
-                "a node folder"
+                "a node folder already exists"
             } else {
-                "node folders"
+                "node folders already exist"
             },
             clashes.join(", ")
         ))
@@ -297,6 +297,8 @@ fn stage_node(staging: &Path, node: &NodeFiles) -> Result<()> {
     }
     let digests = root.join(CERT_DIGESTS);
     write(&digests, format_cert_digests(&node.certs).as_bytes()).map_err(|e| fail(&digests, e))?;
+    let manifest = root.join(MANIFEST);
+    write(&manifest, format_manifest(node).as_bytes()).map_err(|e| fail(&manifest, e))?;
     Ok(())
 }
 
@@ -321,6 +323,19 @@ mod tests {
         files.certs.insert(
             "/etc/docker/certs.d/m:5000/ca.crt".to_string(),
             "e".repeat(64),
+        );
+        files.meta.insert(
+            "/etc/containers/registries.conf".to_string(),
+            mirrorpolicy::node_files::FileMeta {
+                mode: 0o120777,
+                uid: 0,
+                gid: 0,
+                target: Some("/usr/share/containers/registries.conf".to_string()),
+            },
+        );
+        files.unreadable.insert(
+            "/etc/containers/registries.conf.d/loop.conf".to_string(),
+            "too many levels of symbolic links".to_string(),
         );
         files
     }

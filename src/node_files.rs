@@ -329,6 +329,105 @@ impl NodeFiles {
     }
 }
 
+/// Whether a reason of [`NodeFiles::unreadable`] means the file is absent
+/// in the end (a link that dangles): containers/image then takes the file as
+/// missing (`os.IsNotExist`), where any other failure is an error.
+pub fn is_absent(why: &str) -> bool {
+    why.ends_with("no such file or directory") || why.ends_with("(an empty link)")
+}
+
+/// Why every pull on the node fails, file by file (host path, why): a file
+/// the runtime reads that cannot be resolved or read (other than absent;
+/// policy.json absent too), is not UTF-8, or does not load as
+/// containers/image loads it (registries.conf and its drop-ins together,
+/// policy.json, the registries.d YAML files). CRI-O's per-namespace policies
+/// break only their namespace's pulls and are not listed.
+pub fn pull_breakers(files: &NodeFiles) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (path, why) in &files.unreadable {
+        let read = match folder_of(path) {
+            Some(CRIO_POLICIES) => false,
+            Some(folder) => {
+                files.runtime_lists(folder) && runtime_use(path) == RuntimeUse::Read
+            }
+            None => [REGISTRIES_CONF, POLICY_JSON, REGISTRIES_CONF_D, REGISTRIES_D]
+                .contains(&path.as_str()),
+        };
+        if read && (path == POLICY_JSON || !is_absent(why)) {
+            out.push((path.clone(), format!("{path} cannot be resolved: {why}")));
+        }
+    }
+    let text = |path: &str| -> Option<Result<&str, (String, String)>> {
+        let bytes = files.files.get(path)?;
+        Some(std::str::from_utf8(bytes).map_err(|_| {
+            (
+                path.to_string(),
+                format!("{path} is not UTF-8 text (a binary file)"),
+            )
+        }))
+    };
+    let mut registries: Vec<(String, String)> = Vec::new();
+    let conf_files = std::iter::once(REGISTRIES_CONF)
+        .chain(files.runtime_children(REGISTRIES_CONF_D).map(|(p, _)| p));
+    for path in conf_files {
+        match text(path) {
+            Some(Ok(text)) => registries.push((path.to_string(), text.to_string())),
+            Some(Err(broken)) => out.push(broken),
+            None => {}
+        }
+    }
+    for (path, conf) in &registries {
+        let file = crate::registries::ConfigFile { name: path, text: conf };
+        let loaded = if path == REGISTRIES_CONF {
+            crate::registries::load(Some(&file), &[])
+        } else {
+            crate::registries::load(None, std::slice::from_ref(&file))
+        };
+        if let Err(e) = loaded {
+            out.push((path.clone(), e.to_string()));
+        }
+    }
+    if out.is_empty() && !registries.is_empty() {
+        let (main, drop_ins) = match registries.split_first() {
+            Some((first, rest)) if first.0 == REGISTRIES_CONF => (Some(first), rest),
+            _ => (None, &registries[..]),
+        };
+        let main = main.map(|(name, text)| crate::registries::ConfigFile { name, text });
+        let drop_ins: Vec<_> = drop_ins
+            .iter()
+            .map(|(name, text)| crate::registries::ConfigFile { name, text })
+            .collect();
+        if let Err(e) = crate::registries::load(main.as_ref(), &drop_ins) {
+            out.push((e.file.clone(), e.to_string()));
+        }
+    }
+    match text(POLICY_JSON) {
+        Some(Ok(policy)) => {
+            if let Err(e) = crate::policy::parse_policy(POLICY_JSON, policy) {
+                out.push((POLICY_JSON.to_string(), e.to_string()));
+            }
+        }
+        Some(Err(broken)) => out.push(broken),
+        None => {}
+    }
+    let yaml: Vec<&str> = files
+        .runtime_children(REGISTRIES_D)
+        .map(|(p, _)| p)
+        .collect();
+    for path in yaml {
+        match text(path) {
+            Some(Ok(text)) => {
+                if let Err(e) = serde_saphyr::from_str::<serde_json::Value>(text) {
+                    out.push((path.to_string(), format!("parsing {path}: {e}")));
+                }
+            }
+            Some(Err(broken)) => out.push(broken),
+            None => {}
+        }
+    }
+    out
+}
+
 /// The result of reading one node: its files, or why they could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NodeRead {

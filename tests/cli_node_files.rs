@@ -13,7 +13,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use mirrorpolicy::node_files::NodeFiles;
+use mirrorpolicy::node_files::{FileKind, NodeFiles};
 use mirrorpolicy::source::node_dir;
 use mirrorpolicy::source::node_exec;
 
@@ -723,14 +723,15 @@ fn issue_15_explain_node_live_matches_the_node_files_folder() {
         "{}",
         text(&live.stdout)
     );
-    // A node without a daemon pod: exit 3 saying why.
+    // A node the cluster does not have: exit 2 naming the known ones
+    // (issue 22), as diff --on-disk and collect-node-files.
     bin()
         .env("KUBECONFIG", &kubeconfig)
         .args(["explain", image, "--node", "worker-9"])
         .assert()
-        .code(3)
+        .code(2)
         .stderr(predicate::str::contains(
-            "node worker-9: files not read: no running machine-config-daemon pod",
+            "--node worker-9: no such Node (found: master-0.corp.example.com, worker-0.corp.example.com, worker-1.corp.example.com, worker-2.corp.example.com)",
         ));
 }
 
@@ -750,5 +751,19 @@ fn issue_15_collect_round_trip_of_the_example() {
     for node in &mut expected {
         node.certs.clear();
     }
-    assert_eq!(node_dir::read(&dest).unwrap(), expected);
+    let mut collected = node_dir::read(&dest).unwrap();
+    // The collected folders record each path's type and mode
+    // (node-files.json); the example's folders, of the older layout, do not.
+    for node in &mut collected {
+        assert!(!node.meta.is_empty(), "{}", node.node);
+        for (path, meta) in &node.meta {
+            let kind = meta.kind();
+            assert!(
+                kind == FileKind::Regular || kind == FileKind::Folder,
+                "{path}: {kind:?}"
+            );
+        }
+        node.meta.clear();
+    }
+    assert_eq!(collected, expected);
 }

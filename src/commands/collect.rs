@@ -68,28 +68,10 @@ pub fn read_live(
 /// given), in name order; an unknown node or a pool without nodes is an
 /// input error.
 fn select_nodes(settings: &Settings, args: &CollectNodeFilesArgs) -> Result<Vec<String>> {
-    const READS: &[Read] = &[Read::one(&[NODES])];
-    let cluster = settings.cluster_options()?;
-    let runtime = runtime()?;
-    let read = runtime
-        .block_on(async {
-            let connection = live::connect(&cluster).await?;
-            live::read_selected(&connection, READS, None, None).await
-        })
-        .map_err(|e: ClusterError| cluster_failure(e))?;
-    let nodes = &read.inputs.nodes;
+    let nodes = read_nodes(settings)?;
     let known: Vec<&str> = nodes.iter().map(|n| n.metadata.name.as_str()).collect();
-    let mut selected = BTreeSet::new();
-    for want in &args.nodes {
-        if !known.contains(&want.as_str()) {
-            return Err(Failure::input(format!(
-                "--node {want}: no such Node (found: {})",
-                list_or_none(&known)
-            ))
-            .into());
-        }
-        selected.insert(want.clone());
-    }
+    check_known(&args.nodes, &known)?;
+    let mut selected: BTreeSet<String> = args.nodes.iter().cloned().collect();
     for pool in &args.pools {
         let prefix = format!("rendered-{pool}-");
         let members: Vec<&str> = nodes
@@ -117,6 +99,39 @@ fn select_nodes(settings: &Settings, args: &CollectNodeFilesArgs) -> Result<Vec<
         return Err(Failure::cluster("the cluster has no Node to read").into());
     }
     Ok(selected.into_iter().collect())
+}
+
+/// The cluster's Nodes.
+fn read_nodes(settings: &Settings) -> Result<Vec<mirrorpolicy::crd::Node>> {
+    const READS: &[Read] = &[Read::one(&[NODES])];
+    let cluster = settings.cluster_options()?;
+    let runtime = runtime()?;
+    let read = runtime
+        .block_on(async {
+            let connection = live::connect(&cluster).await?;
+            live::read_selected(&connection, READS, None, None).await
+        })
+        .map_err(|e: ClusterError| cluster_failure(e))?;
+    Ok(read.inputs.nodes)
+}
+
+/// Every `--node` of `wanted` is a Node of the cluster: else an input error
+/// (exit 2) naming the known ones, as kubectl's "not found".
+pub fn check_nodes(settings: &Settings, wanted: &[String]) -> Result<()> {
+    let nodes = read_nodes(settings)?;
+    let known: Vec<&str> = nodes.iter().map(|n| n.metadata.name.as_str()).collect();
+    check_known(wanted, &known)
+}
+
+fn check_known(wanted: &[String], known: &[&str]) -> Result<()> {
+    match wanted.iter().find(|w| !known.contains(&w.as_str())) {
+        Some(want) => Err(Failure::input(format!(
+            "--node {want}: no such Node (found: {})",
+            list_or_none(known)
+        ))
+        .into()),
+        None => Ok(()),
+    }
 }
 
 fn list_or_none(names: &[&str]) -> String {

@@ -146,7 +146,7 @@ one() {
   record "$1" || return 0
   if [ -d "$r$rp" ]; then
     case $2$rc_link in
-      folder0 | cert*) ;;
+      folder0 | cert0) ;;
       *) echo "U $rp: is a directory" ;;
     esac
     return 0

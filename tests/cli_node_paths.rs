@@ -442,3 +442,186 @@ fn issue_22_paths_resolve_as_the_kernel_resolves_them() {
         assert!(errors_seen.contains(why), "{why} never generated: {errors_seen:?}");
     }
 }
+
+/// What skopeo does with a tree: the pull sources it tries for `image`, in
+/// order, or `Err` when it cannot load the registries configuration.
+fn skopeo_tries(root: &Path, image: &str) -> Result<Vec<String>, String> {
+    let out = Command::new("chroot")
+        .arg(root)
+        .args(["/usr/bin/skopeo", "--debug", "inspect", "--retry-times", "0"])
+        .arg(format!("docker://{image}"))
+        .env("HOME", "/root")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let tried: Vec<String> = stderr
+        .lines()
+        .filter_map(|l| l.split("msg=\"Trying to access \\\"").nth(1))
+        .filter_map(|rest| rest.split("\\\"").next())
+        .map(str::to_string)
+        .collect();
+    if tried.is_empty() {
+        return Err(stderr);
+    }
+    Ok(tried)
+}
+
+/// The sources `explain --node` gives for each image, or `Err` with the
+/// error when the node's files break every pull.
+fn plugin_sources(
+    node: &str,
+    folder: &Path,
+    images: &[String],
+) -> Vec<Result<Vec<String>, String>> {
+    let out = bin()
+        .args(["explain", "-o", "json", "--node", node, "--node-files"])
+        .arg(folder)
+        .args(images)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let items: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{node}: {e}: {stderr}"));
+    let list = items.get("items").unwrap_or(&items);
+    list.as_array()
+        .unwrap_or_else(|| panic!("{node}: {items}"))
+        .iter()
+        .map(|item| {
+            if let Some(error) = item["error"].as_str() {
+                assert_eq!(out.status.code(), Some(1), "{node}: {stderr}");
+                return Err(error.to_string());
+            }
+            Ok(item["candidates"][0]["sources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["reference"].as_str().unwrap().to_string())
+                .collect())
+        })
+        .collect()
+}
+
+/// Ends of the skopeo matrix: no dangling drop-in (see the module's doc).
+const SKOPEO_ENDS: &[End] = &[End::File, End::File, End::File, End::Loop, End::Folder];
+
+/// A registries configuration naming `prefix` with one mirror on a refused
+/// local port, the source on another.
+fn registry(prefix: &str, mirror: &str) -> String {
+    format!(
+        "[[registry]]\nprefix = \"{prefix}\"\nlocation = \"127.0.0.1:1/{mirror}-source\"\n\n[[registry.mirror]]\nlocation = \"127.0.0.1:2/{mirror}\"\n"
+    )
+}
+
+/// skopeo, reading the tree as CRI-O's containers/image does, tries the
+/// sources `explain --node` lists, in the same order, over generated trees
+/// whose registries.conf and drop-ins are reached through link chains (and
+/// a drop-in folder that is sometimes a link): the drop-ins behind a linked
+/// folder are read by neither, a looping or folder drop-in breaks every pull
+/// for both.
+#[test]
+fn issue_22_explain_node_tries_the_sources_skopeo_tries() {
+    if !is_root() {
+        eprintln!("not root: chroot needs root; the skopeo oracle is skipped (CI runs it as root)");
+        return;
+    }
+    let dir = TempDir::new().unwrap();
+    let roots = dir.path().join("roots");
+    let mut rng = Rng(0x5c09_e022_8765_4321);
+    let mut names = Vec::new();
+    for i in 0..12 {
+        let name = format!("tree-{i:02}");
+        let root = roots.join(&name);
+        let linked = i % 3 == 1;
+        let mut tree = Tree::new(root.clone());
+        tree.folder("/srv/c");
+        tree.link("/srv/via", "c");
+        let dropins = if linked {
+            tree.link("/etc/containers/registries.conf.d", "/srv/dropins");
+            "/srv/dropins"
+        } else {
+            "/etc/containers/registries.conf.d"
+        };
+        tree.folder(dropins);
+        // registries.conf through a chain ending at a file.
+        let hops: Vec<Hop> = (0..=*rng.pick(&[0usize, 1, 3])).map(|_| *rng.pick(HOPS)).collect();
+        chain(
+            &mut tree,
+            "/etc/containers/registries.conf",
+            &hops,
+            End::File,
+            "main",
+            registry("example.com/app", "main").as_bytes(),
+        );
+        for k in 0..3 {
+            let hops: Vec<Hop> = (0..=*rng.pick(&[0usize, 1, 2])).map(|_| *rng.pick(HOPS)).collect();
+            let end = if i == 0 { End::File } else { *rng.pick(SKOPEO_ENDS) };
+            chain(
+                &mut tree,
+                &format!("{dropins}/{k}0-drop.conf"),
+                &hops,
+                end,
+                &format!("d{k}"),
+                registry(&format!("example.com/d{k}"), &format!("d{k}")).as_bytes(),
+            );
+        }
+        tree.finish();
+        tree.tools(&["/usr/bin/skopeo"]);
+        names.push(name);
+    }
+    let (_server, kubeconfig) = fake_cluster(&names, &roots, dir.path());
+    let folder = dir.path().join("collected");
+    collect(&kubeconfig, &folder);
+    let images: Vec<String> = ["app", "d0", "d1", "d2"]
+        .iter()
+        .map(|r| format!("example.com/{r}:1"))
+        .collect();
+    let mut seen = (false, false, false);
+    for name in &names {
+        let plugin = plugin_sources(name, &folder, &images);
+        for (image, ours) in images.iter().zip(plugin) {
+            let theirs = skopeo_tries(&roots.join(name), image);
+            match (&theirs, &ours) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a, b, "{name} {image}");
+                    if a.len() == 2 && image.contains("/d") {
+                        seen.0 = true;
+                    }
+                    if a.len() == 1 {
+                        seen.1 = true;
+                    }
+                }
+                (Err(_), Err(ours)) => {
+                    assert!(ours.starts_with(&format!("every pull on node {name} fails")), "{ours}");
+                    seen.2 = true;
+                }
+                _ => panic!("{name} {image}: skopeo {theirs:?}, plugin {ours:?}"),
+            }
+        }
+    }
+    // Drop-ins read through links, drop-ins not read (a linked folder),
+    // trees whose configuration breaks every pull: all met.
+    assert_eq!(seen, (true, true, true));
+}
+
+/// A chain of links at `path` (physical) ending as `end`, with `content`
+/// at the end when it is a file (under /srv/data/<tag>).
+fn chain(tree: &mut Tree, path: &str, hops: &[Hop], end: End, tag: &str, content: &[u8]) {
+    let data = format!("/srv/data/{tag}");
+    tree.file(&data, content);
+    let mut at = vec![path.to_string()];
+    for k in 1..hops.len() {
+        at.push(format!("/srv/c/{tag}-h{k}"));
+    }
+    for (k, hop) in hops.iter().enumerate() {
+        let target = if k + 1 < hops.len() {
+            name_of(*hop, &at[k], &at[k + 1])
+        } else {
+            match end {
+                End::Loop => path.to_string(),
+                End::Folder => "/srv/c".to_string(),
+                _ => name_of(*hop, &at[k], &format!("/srv/c/../data/{tag}")),
+            }
+        };
+        tree.link(&at[k], &target);
+    }
+}

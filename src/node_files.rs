@@ -343,6 +343,46 @@ pub fn is_absent(why: &str) -> bool {
 /// policy.json, the registries.d YAML files). CRI-O's per-namespace policies
 /// break only their namespace's pulls and are not listed.
 pub fn pull_breakers(files: &NodeFiles) -> Vec<(String, String)> {
+    let mut out = unreadable_breakers(files);
+    registries_breakers(files, &mut out);
+    let text = |path: &str| -> Option<Result<&str, (String, String)>> {
+        let bytes = files.files.get(path)?;
+        Some(std::str::from_utf8(bytes).map_err(|_| {
+            (
+                path.to_string(),
+                format!("{path} is not UTF-8 text (a binary file)"),
+            )
+        }))
+    };
+    match text(POLICY_JSON) {
+        Some(Ok(policy)) => {
+            if let Err(e) = crate::policy::parse_policy(POLICY_JSON, policy) {
+                out.push((POLICY_JSON.to_string(), e.to_string()));
+            }
+        }
+        Some(Err(broken)) => out.push(broken),
+        None => {}
+    }
+    let yaml: Vec<&str> = files
+        .runtime_children(REGISTRIES_D)
+        .map(|(p, _)| p)
+        .collect();
+    for path in yaml {
+        match text(path) {
+            Some(Ok(text)) => {
+                if let Err(e) = serde_saphyr::from_str::<serde_json::Value>(text) {
+                    out.push((path.to_string(), format!("parsing {path}: {e}")));
+                }
+            }
+            Some(Err(broken)) => out.push(broken),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The runtime files that cannot be resolved, other than absent.
+fn unreadable_breakers(files: &NodeFiles) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for (path, why) in &files.unreadable {
         let read = match folder_of(path) {
@@ -357,6 +397,12 @@ pub fn pull_breakers(files: &NodeFiles) -> Vec<(String, String)> {
             out.push((path.clone(), format!("{path} cannot be resolved: {why}")));
         }
     }
+    out
+}
+
+/// registries.conf and the drop-ins the runtime reads: each on its own,
+/// then all together, as containers/image loads them.
+fn registries_breakers(files: &NodeFiles, out: &mut Vec<(String, String)>) {
     let text = |path: &str| -> Option<Result<&str, (String, String)>> {
         let bytes = files.files.get(path)?;
         Some(std::str::from_utf8(bytes).map_err(|_| {
@@ -401,31 +447,6 @@ pub fn pull_breakers(files: &NodeFiles) -> Vec<(String, String)> {
             out.push((e.file.clone(), e.to_string()));
         }
     }
-    match text(POLICY_JSON) {
-        Some(Ok(policy)) => {
-            if let Err(e) = crate::policy::parse_policy(POLICY_JSON, policy) {
-                out.push((POLICY_JSON.to_string(), e.to_string()));
-            }
-        }
-        Some(Err(broken)) => out.push(broken),
-        None => {}
-    }
-    let yaml: Vec<&str> = files
-        .runtime_children(REGISTRIES_D)
-        .map(|(p, _)| p)
-        .collect();
-    for path in yaml {
-        match text(path) {
-            Some(Ok(text)) => {
-                if let Err(e) = serde_saphyr::from_str::<serde_json::Value>(text) {
-                    out.push((path.to_string(), format!("parsing {path}: {e}")));
-                }
-            }
-            Some(Err(broken)) => out.push(broken),
-            None => {}
-        }
-    }
-    out
 }
 
 /// The result of reading one node: its files, or why they could not be read.

@@ -430,34 +430,10 @@ impl Group<'_> {
             if !wanted(self.selection, path) {
                 continue;
             }
-            let disk = self.disk.files.get(path.as_str());
-            let unreadable = self.disk.unreadable.get(path.as_str());
-            let want = config_files.get(path.as_str());
-            if want.is_some() {
+            if config_files.contains_key(path.as_str()) {
                 out.extend(self.mode_mismatch(path));
             }
-            let entry = match (want, disk, unreadable) {
-                (Some(want), Some(have), _) if want.as_bytes() == have.as_slice() => None,
-                (Some(want), Some(have), _) => Some(self.changed(path, want, have)),
-                (Some(want), None, Some(why)) => Some(self.unresolved(path, why, Some(want))),
-                (Some(want), None, None) => Some(self.missing(path, want)),
-                // The OS ships these; the MCO's templates write the first two.
-                (None, Some(_), _)
-                    if OS_FILES.contains(&path.as_str())
-                        || path == "/etc/containers/registries.conf"
-                        || path == "/etc/containers/policy.json" =>
-                {
-                    None
-                }
-                // Never drift "that CRI-O reads": listed in the notes.
-                (None, _, _) if self.ignores(path) => None,
-                (None, Some(have), _) => Some(self.stray(path, have)),
-                (None, None, Some(why)) if self.disk.breakers.contains_key(path.as_str()) => {
-                    Some(self.unresolved(path, why, None))
-                }
-                (None, None, _) => None,
-            };
-            out.extend(entry);
+            out.extend(self.file_drift(path, config_files));
         }
         for (path, want) in certs {
             if !wanted(self.selection, path) {
@@ -499,6 +475,34 @@ impl Group<'_> {
             ));
         }
         out
+    }
+
+    /// The content drift of one managed path: changed, missing, cannot be
+    /// resolved, or on disk while no MachineConfig writes it.
+    fn file_drift(&self, path: &str, config_files: &Files) -> Option<Drift> {
+        let disk = self.disk.files.get(path);
+        let unreadable = self.disk.unreadable.get(path);
+        match (config_files.get(path), disk, unreadable) {
+                (Some(want), Some(have), _) if want.as_bytes() == have.as_slice() => None,
+                (Some(want), Some(have), _) => Some(self.changed(path, want, have)),
+                (Some(want), None, Some(why)) => Some(self.unresolved(path, why, Some(want))),
+                (Some(want), None, None) => Some(self.missing(path, want)),
+                // The OS ships these; the MCO's templates write the first two.
+                (None, Some(_), _)
+                    if OS_FILES.contains(&path)
+                        || path == "/etc/containers/registries.conf"
+                        || path == "/etc/containers/policy.json" =>
+                {
+                    None
+                }
+                // Never drift "that CRI-O reads": listed in the notes.
+                (None, _, _) if self.ignores(path) => None,
+                (None, Some(have), _) => Some(self.stray(path, have)),
+                (None, None, Some(why)) if self.disk.breakers.contains_key(path) => {
+                    Some(self.unresolved(path, why, None))
+                }
+                (None, None, _) => None,
+        }
     }
 
     /// Whether the runtime never reads `path` on these nodes.

@@ -781,7 +781,12 @@ pub struct ExplainArgs {
 
     /// With --node, read live: the limit on reading the node's files (a duration such as 30s or
     /// 2m).
-    #[arg(long = "node-timeout", value_name = "DURATION", default_value = "60s", requires = "node")]
+    #[arg(
+        long = "node-timeout",
+        value_name = "DURATION",
+        default_value = "60s",
+        requires = "node"
+    )]
     pub node_timeout: String,
 
     /// Override the short-name mode. Default with node files: their `short-name-mode` (permissive

@@ -387,11 +387,14 @@ fn unreadable_breakers(files: &NodeFiles) -> Vec<(String, String)> {
     for (path, why) in &files.unreadable {
         let read = match folder_of(path) {
             Some(CRIO_POLICIES) => false,
-            Some(folder) => {
-                files.runtime_lists(folder) && runtime_use(path) == RuntimeUse::Read
-            }
-            None => [REGISTRIES_CONF, POLICY_JSON, REGISTRIES_CONF_D, REGISTRIES_D]
-                .contains(&path.as_str()),
+            Some(folder) => files.runtime_lists(folder) && runtime_use(path) == RuntimeUse::Read,
+            None => [
+                REGISTRIES_CONF,
+                POLICY_JSON,
+                REGISTRIES_CONF_D,
+                REGISTRIES_D,
+            ]
+            .contains(&path.as_str()),
         };
         if read && (path == POLICY_JSON || !is_absent(why)) {
             out.push((path.clone(), format!("{path} cannot be resolved: {why}")));
@@ -423,7 +426,10 @@ fn registries_breakers(files: &NodeFiles, out: &mut Vec<(String, String)>) {
         }
     }
     for (path, conf) in &registries {
-        let file = crate::registries::ConfigFile { name: path, text: conf };
+        let file = crate::registries::ConfigFile {
+            name: path,
+            text: conf,
+        };
         let loaded = if path == REGISTRIES_CONF {
             crate::registries::load(Some(&file), &[])
         } else {

@@ -829,8 +829,11 @@ fn issue_22_diff_on_disk_judges_files_as_the_daemon() {
                 let bytes = fs::read(root.join(conf)).unwrap();
                 write(root, "/usr/share/containers/registries.conf", &bytes);
                 fs::remove_file(root.join(conf)).unwrap();
-                std::os::unix::fs::symlink("/usr/share/containers/registries.conf", root.join(conf))
-                    .unwrap();
+                std::os::unix::fs::symlink(
+                    "/usr/share/containers/registries.conf",
+                    root.join(conf),
+                )
+                .unwrap();
                 write(
                     root,
                     "/etc/containers/registries.conf.d/99-old.conf.bak",
@@ -862,7 +865,10 @@ fn issue_22_diff_on_disk_judges_files_as_the_daemon() {
     ] {
         assert!(stdout.contains(want), "{want}\n--- in ---\n{stdout}");
     }
-    assert!(!stdout.contains("99-old.conf.bak: the current config"), "{stdout}");
+    assert!(
+        !stdout.contains("99-old.conf.bak: the current config"),
+        "{stdout}"
+    );
     // The node whose link has the same content has no content drift.
     assert!(
         !stdout.contains("/etc/containers/registries.conf differs from what rendered-worker-7c1e5a9d2f4b6c8e writes in formatting only"),
@@ -882,7 +888,14 @@ fn issue_22_diff_on_disk_judges_files_as_the_daemon() {
     // `blocked = true` for old.example.com is not applied.
     bin()
         .env("KUBECONFIG", &kubeconfig)
-        .args(["explain", "old.example.com/app:1", "--node", "worker-2.corp.example.com", "-o", "json"])
+        .args([
+            "explain",
+            "old.example.com/app:1",
+            "--node",
+            "worker-2.corp.example.com",
+            "-o",
+            "json",
+        ])
         .assert()
         .code(0)
         .stdout(predicate::str::contains("99-old.conf.bak is ignored"))
@@ -938,7 +951,12 @@ fn issue_22_diff_on_disk_with_a_node_not_read_is_undetermined() {
         .args(["diff", "--on-disk", "--pool", "master", "-o", "json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["drift"], false);
     assert_eq!(v["notRead"][0]["node"], "master-0.corp.example.com");
@@ -953,7 +971,9 @@ fn issue_22_diff_on_disk_with_a_node_not_read_is_undetermined() {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
-        stdout.contains("not read: 1 node(s), their files on disk undetermined: master-0.corp.example.com"),
+        stdout.contains(
+            "not read: 1 node(s), their files on disk undetermined: master-0.corp.example.com"
+        ),
         "{stdout}"
     );
 }
@@ -964,13 +984,22 @@ fn issue_22_an_exec_refusal_prints_the_api_servers_message() {
     let (server, _dir, kubeconfig) = example_copies(|b| b, |_, _| {});
     // The daemon pod of worker-0 without the daemon's container.
     let mut pod = server
-        .object("pods", "openshift-machine-config-operator", "machine-config-daemon-worker-0.corp.example.com")
+        .object(
+            "pods",
+            "openshift-machine-config-operator",
+            "machine-config-daemon-worker-0.corp.example.com",
+        )
         .unwrap();
     pod["spec"]["containers"] = serde_json::json!([{"name": "kube-rbac-proxy"}]);
     server.add_objects_from_yaml(&serde_json::to_string(&pod).unwrap());
     let out = bin()
         .env("KUBECONFIG", &kubeconfig)
-        .args(["collect-node-files", "--node", "worker-0.corp.example.com", "--dest-dir"])
+        .args([
+            "collect-node-files",
+            "--node",
+            "worker-0.corp.example.com",
+            "--dest-dir",
+        ])
         .arg(_dir.path().join("out"))
         .output()
         .unwrap();
@@ -981,4 +1010,50 @@ fn issue_22_an_exec_refusal_prints_the_api_servers_message() {
         "{stderr}"
     );
     assert!(!stderr.contains("command="), "{stderr}");
+}
+
+/// Offline, a node folder with certs.d files but no certs.sha256 gets its
+/// digests computed; certificate drift between nodes shows each node's
+/// digest against the majority's.
+#[test]
+fn issue_22_offline_certificates_are_digested_and_each_node_shown() {
+    let dir = TempDir::new().unwrap();
+    let folder = dir.path().join("node-files");
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(Path::new(EXAMPLE).join("node-files"))
+        .arg(&folder)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let node = folder.join("worker-2.corp.example.com");
+    let listed = fs::read_to_string(node.join("certs.sha256")).unwrap();
+    fs::remove_file(node.join("certs.sha256")).unwrap();
+    for line in listed.lines() {
+        let (_, path) = line.split_once("  ").unwrap();
+        write(&node, path, b"a certificate changed by hand\n");
+    }
+    let changed = sha256_hex(b"a certificate changed by hand\n");
+    let out = bin()
+        .args(["diff", "-f", EXAMPLE, "--pool", "worker", "--node-files"])
+        .arg(&folder)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "  - sha256 {} on worker-2.corp.example.com",
+            &changed[..12]
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("the baseline is what most nodes of the pool hold: sha256 "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(" on worker-0.corp.example.com\n"),
+        "{stdout}"
+    );
 }

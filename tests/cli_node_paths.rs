@@ -236,9 +236,11 @@ fn name_of(hop: Hop, from: &str, to: &str) -> String {
 fn generate(rng: &mut Rng) -> Case {
     let path = *rng.pick(PROBED);
     let parent = match path {
-        p if p.starts_with("/etc/containers/registries.conf.d/") => {
-            *rng.pick(&[Parent::Real, Parent::LinkedContainers, Parent::LinkedDropIns])
-        }
+        p if p.starts_with("/etc/containers/registries.conf.d/") => *rng.pick(&[
+            Parent::Real,
+            Parent::LinkedContainers,
+            Parent::LinkedDropIns,
+        ]),
         p if p.starts_with("/etc/containers/") => {
             *rng.pick(&[Parent::Real, Parent::Real, Parent::LinkedContainers])
         }
@@ -397,8 +399,7 @@ fn issue_22_paths_resolve_as_the_kernel_resolves_them() {
     let collected = collect(&kubeconfig, &dir.path().join("collected"));
     assert!(collected[0].files.contains_key(REGISTRIES_CONF), "40 links");
     assert_eq!(
-        collected[1].unreadable[REGISTRIES_CONF],
-        "too many levels of symbolic links",
+        collected[1].unreadable[REGISTRIES_CONF], "too many levels of symbolic links",
         "41 links"
     );
     let mut errors_seen = std::collections::BTreeSet::new();
@@ -427,7 +428,10 @@ fn issue_22_paths_resolve_as_the_kernel_resolves_them() {
                     .unreadable
                     .get(case.path)
                     .unwrap_or_else(|| panic!("{at}: the kernel says {why:?}, the plugin nothing"));
-                assert!(ours.ends_with(&why), "{at}: kernel {why:?}, plugin {ours:?}");
+                assert!(
+                    ours.ends_with(&why),
+                    "{at}: kernel {why:?}, plugin {ours:?}"
+                );
                 errors_seen.insert(why);
             }
         }
@@ -439,7 +443,10 @@ fn issue_22_paths_resolve_as_the_kernel_resolves_them() {
         "not a directory",
         "is a directory",
     ] {
-        assert!(errors_seen.contains(why), "{why} never generated: {errors_seen:?}");
+        assert!(
+            errors_seen.contains(why),
+            "{why} never generated: {errors_seen:?}"
+        );
     }
 }
 
@@ -448,7 +455,13 @@ fn issue_22_paths_resolve_as_the_kernel_resolves_them() {
 fn skopeo_tries(root: &Path, image: &str) -> Result<Vec<String>, String> {
     let out = Command::new("chroot")
         .arg(root)
-        .args(["/usr/bin/skopeo", "--debug", "inspect", "--retry-times", "0"])
+        .args([
+            "/usr/bin/skopeo",
+            "--debug",
+            "inspect",
+            "--retry-times",
+            "0",
+        ])
         .arg(format!("docker://{image}"))
         .env("HOME", "/root")
         .output()
@@ -480,8 +493,8 @@ fn plugin_sources(
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let items: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{node}: {e}: {stderr}"));
+    let items: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{node}: {e}: {stderr}"));
     let list = items.get("items").unwrap_or(&items);
     list.as_array()
         .unwrap_or_else(|| panic!("{node}: {items}"))
@@ -543,7 +556,9 @@ fn issue_22_explain_node_tries_the_sources_skopeo_tries() {
         };
         tree.folder(dropins);
         // registries.conf through a chain ending at a file.
-        let hops: Vec<Hop> = (0..=*rng.pick(&[0usize, 1, 3])).map(|_| *rng.pick(HOPS)).collect();
+        let hops: Vec<Hop> = (0..=*rng.pick(&[0usize, 1, 3]))
+            .map(|_| *rng.pick(HOPS))
+            .collect();
         chain(
             &mut tree,
             "/etc/containers/registries.conf",
@@ -553,8 +568,14 @@ fn issue_22_explain_node_tries_the_sources_skopeo_tries() {
             registry("example.com/app", "main").as_bytes(),
         );
         for k in 0..3 {
-            let hops: Vec<Hop> = (0..=*rng.pick(&[0usize, 1, 2])).map(|_| *rng.pick(HOPS)).collect();
-            let end = if i == 0 { End::File } else { *rng.pick(SKOPEO_ENDS) };
+            let hops: Vec<Hop> = (0..=*rng.pick(&[0usize, 1, 2]))
+                .map(|_| *rng.pick(HOPS))
+                .collect();
+            let end = if i == 0 {
+                End::File
+            } else {
+                *rng.pick(SKOPEO_ENDS)
+            };
             chain(
                 &mut tree,
                 &format!("{dropins}/{k}0-drop.conf"),
@@ -591,7 +612,10 @@ fn issue_22_explain_node_tries_the_sources_skopeo_tries() {
                     }
                 }
                 (Err(_), Err(ours)) => {
-                    assert!(ours.starts_with(&format!("every pull on node {name} fails")), "{ours}");
+                    assert!(
+                        ours.starts_with(&format!("every pull on node {name} fails")),
+                        "{ours}"
+                    );
                     seen.2 = true;
                 }
                 _ => panic!("{name} {image}: skopeo {theirs:?}, plugin {ours:?}"),

@@ -83,10 +83,7 @@ fn explain_broken(
         .short_name_mode
         .map(ShortNameMode::from)
         .unwrap_or(ShortNameMode::Permissive);
-    let why = format!(
-        "every pull on node {node} fails: {}",
-        breakers.join("; ")
-    );
+    let why = format!("every pull on node {node} fails: {}", breakers.join("; "));
     let mut items: Vec<Explanation> = args
         .images
         .iter()
@@ -478,7 +475,10 @@ struct NodeSetup {
 /// every pull (of the namespace) fails: [`pull_breakers`], or a namespace
 /// policy that does not load.
 fn node_config(settings: &Settings, files: &NodeFiles) -> Result<NodeSetup, Vec<String>> {
-    let breakers: Vec<String> = pull_breakers(files).into_iter().map(|(_, why)| why).collect();
+    let breakers: Vec<String> = pull_breakers(files)
+        .into_iter()
+        .map(|(_, why)| why)
+        .collect();
     if !breakers.is_empty() {
         return Err(breakers);
     }

@@ -483,25 +483,25 @@ impl Group<'_> {
         let disk = self.disk.files.get(path);
         let unreadable = self.disk.unreadable.get(path);
         match (config_files.get(path), disk, unreadable) {
-                (Some(want), Some(have), _) if want.as_bytes() == have.as_slice() => None,
-                (Some(want), Some(have), _) => Some(self.changed(path, want, have)),
-                (Some(want), None, Some(why)) => Some(self.unresolved(path, why, Some(want))),
-                (Some(want), None, None) => Some(self.missing(path, want)),
-                // The OS ships these; the MCO's templates write the first two.
-                (None, Some(_), _)
-                    if OS_FILES.contains(&path)
-                        || path == "/etc/containers/registries.conf"
-                        || path == "/etc/containers/policy.json" =>
-                {
-                    None
-                }
-                // Never drift "that CRI-O reads": listed in the notes.
-                (None, _, _) if self.ignores(path) => None,
-                (None, Some(have), _) => Some(self.stray(path, have)),
-                (None, None, Some(why)) if self.disk.breakers.contains_key(path) => {
-                    Some(self.unresolved(path, why, None))
-                }
-                (None, None, _) => None,
+            (Some(want), Some(have), _) if want.as_bytes() == have.as_slice() => None,
+            (Some(want), Some(have), _) => Some(self.changed(path, want, have)),
+            (Some(want), None, Some(why)) => Some(self.unresolved(path, why, Some(want))),
+            (Some(want), None, None) => Some(self.missing(path, want)),
+            // The OS ships these; the MCO's templates write the first two.
+            (None, Some(_), _)
+                if OS_FILES.contains(&path)
+                    || path == "/etc/containers/registries.conf"
+                    || path == "/etc/containers/policy.json" =>
+            {
+                None
+            }
+            // Never drift "that CRI-O reads": listed in the notes.
+            (None, _, _) if self.ignores(path) => None,
+            (None, Some(have), _) => Some(self.stray(path, have)),
+            (None, None, Some(why)) if self.disk.breakers.contains_key(path) => {
+                Some(self.unresolved(path, why, None))
+            }
+            (None, None, _) => None,
         }
     }
 
@@ -517,8 +517,8 @@ impl Group<'_> {
         let nodes = self.nodes.join(", ");
         let mut out = Vec::new();
         for (path, why) in &self.disk.ignored {
-            let behind_link = self.disk.linked_folder.is_some()
-                && folder_of(path) == Some(REGISTRIES_CONF_D);
+            let behind_link =
+                self.disk.linked_folder.is_some() && folder_of(path) == Some(REGISTRIES_CONF_D);
             if !behind_link && wanted(self.selection, path) {
                 out.push(format!(
                     "{nodes}: {path} is ignored by CRI-O, not drift: {why}"
@@ -554,7 +554,9 @@ impl Group<'_> {
         let what = match meta.kind() {
             FileKind::Link => format!(
                 "a link to {}",
-                meta.target.as_deref().unwrap_or("a path that cannot be resolved")
+                meta.target
+                    .as_deref()
+                    .unwrap_or("a path that cannot be resolved")
             ),
             kind => format!("a {} file, mode {:04o}", kind.word(), meta.mode & 0o7777),
         };
@@ -603,7 +605,9 @@ impl Group<'_> {
             .collect();
         let mut summary = vec![format!(
             "{REGISTRIES_CONF_D} is a link to {}",
-            link.target.as_deref().unwrap_or("a path that cannot be resolved")
+            link.target
+                .as_deref()
+                .unwrap_or("a path that cannot be resolved")
         )];
         summary.push(if behind.is_empty() {
             "no drop-in is behind it".to_string()
@@ -819,12 +823,7 @@ fn between_nodes(
             .map(|(n, _)| n.clone())
             .collect();
         out.extend(drifts_between(
-            &path,
-            &reference,
-            &like,
-            lacking,
-            other,
-            &digests,
+            &path, &reference, &like, lacking, other, &digests,
         ));
     }
     out

@@ -401,6 +401,7 @@ mod tests {
             let out = text(&Report {
                 pools: vec![p],
                 drift: !split,
+                not_read: Vec::new(),
             });
             assert!(out.contains(want), "{out}");
         }

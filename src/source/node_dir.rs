@@ -141,11 +141,10 @@ pub fn read_node(node_dir: &Path, node: String) -> Result<NodeFiles, NodeDirErro
                 path: digests.display().to_string(),
                 message: "not UTF-8 text".to_string(),
             })?;
-            files.certs =
-                parse_cert_digests(&text).map_err(|message| NodeDirError::Invalid {
-                    path: digests.display().to_string(),
-                    message,
-                })?;
+            files.certs = parse_cert_digests(&text).map_err(|message| NodeDirError::Invalid {
+                path: digests.display().to_string(),
+                message,
+            })?;
         }
         None => files.certs = cert_files(node_dir)?,
     }
@@ -187,7 +186,12 @@ fn cert_files(node_dir: &Path) -> Result<BTreeMap<String, String>, NodeDirError>
 fn entries(dir: &Path) -> Result<Vec<PathBuf>, NodeDirError> {
     let listing = match fs::read_dir(dir) {
         Ok(listing) => listing,
-        Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
             return Ok(Vec::new())
         }
         Err(e) => return Err(read_error(dir)(e)),
@@ -241,7 +245,9 @@ fn parse_manifest(bytes: &[u8], files: &mut NodeFiles) -> Result<(), String> {
         }
     };
     for (path, entry) in object("paths")? {
-        let bad = || format!("paths.\"{path}\": expected {{\"mode\": \"<octal>\", \"uid\": N, \"gid\": N}}");
+        let bad = || {
+            format!("paths.\"{path}\": expected {{\"mode\": \"<octal>\", \"uid\": N, \"gid\": N}}")
+        };
         if !is_recorded_path(&path) {
             return Err(format!("paths.\"{path}\": not a path the node files hold"));
         }
@@ -275,7 +281,9 @@ fn parse_manifest(bytes: &[u8], files: &mut NodeFiles) -> Result<(), String> {
             .as_str()
             .ok_or_else(|| format!("unreadable.\"{path}\": not a string"))?;
         if !is_recorded_path(&path) {
-            return Err(format!("unreadable.\"{path}\": not a path the node files hold"));
+            return Err(format!(
+                "unreadable.\"{path}\": not a path the node files hold"
+            ));
         }
         files.unreadable.insert(path, why.to_string());
     }
@@ -346,7 +354,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), "n/etc/docker/certs.d/m:5000/ca.crt", "abc");
         write(dir.path(), "n/etc/containers/certs.d/q/client.cert", "");
-        write(dir.path(), "n/etc/docker/certs.d/stray.crt", "not in a host folder");
+        write(
+            dir.path(),
+            "n/etc/docker/certs.d/stray.crt",
+            "not in a host folder",
+        );
         let nodes = read(dir.path()).unwrap();
         assert_eq!(
             nodes[0].certs,

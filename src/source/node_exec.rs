@@ -40,7 +40,9 @@ use tokio::task::JoinSet;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::cluster::{encode_query, ClusterError, Connection, Forbidden, Upgrade, PODS, PODS_EXEC};
-use crate::node_files::{is_cert_path, is_content_path, is_recorded_path, FileMeta, NodeFiles, NodeRead};
+use crate::node_files::{
+    is_cert_path, is_content_path, is_recorded_path, FileMeta, NodeFiles, NodeRead,
+};
 
 /// The machine-config daemon's namespace.
 pub const NAMESPACE: &str = "openshift-machine-config-operator";
@@ -677,7 +679,10 @@ mod tests {
                 b"mirrorpolicy-node-files 2\nP /etc/passwd\nF\n.\nEND\n",
                 "unexpected path",
             ),
-            (b"mirrorpolicy-node-files 2\nF\n.\nEND\n", "unexpected output line"),
+            (
+                b"mirrorpolicy-node-files 2\nF\n.\nEND\n",
+                "unexpected output line",
+            ),
             (
                 b"mirrorpolicy-node-files 2\nP /etc/containers/policy.json\nF\neA==\n",
                 "ends inside",

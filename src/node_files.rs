@@ -667,6 +667,76 @@ mod tests {
         );
     }
 
+    /// What breaks every pull, and what does not (an empty YAML file, a
+    /// dangling drop-in, a file CRI-O never reads).
+    #[test]
+    fn pull_breakers_as_containers_image_loads() {
+        let node = |entries: &[(&str, &[u8])], unreadable: &[(&str, &str)]| {
+            let mut files = NodeFiles::default();
+            for (path, bytes) in entries {
+                files.files.insert(path.to_string(), bytes.to_vec());
+            }
+            for (path, why) in unreadable {
+                files.unreadable.insert(path.to_string(), why.to_string());
+            }
+            pull_breakers(&files)
+                .into_iter()
+                .map(|(path, _)| path)
+                .collect::<Vec<_>>()
+        };
+        let ok: Vec<String> = Vec::new();
+        assert_eq!(
+            node(
+                &[
+                    (
+                        REGISTRIES_CONF,
+                        b"[[registry]]\nlocation = \"a.example.com\"\n"
+                    ),
+                    ("/etc/containers/registries.d/empty.yaml", b""),
+                    ("/etc/containers/registries.d/comment.yaml", b"# nothing\n"),
+                    ("/etc/containers/registries.conf.d/x.conf.bak", &[0xff, 0]),
+                    (
+                        POLICY_JSON,
+                        b"{\"default\":[{\"type\":\"insecureAcceptAnything\"}]}"
+                    ),
+                ],
+                &[(
+                    "/etc/containers/registries.conf.d/gone.conf",
+                    "/nowhere: no such file or directory"
+                )],
+            ),
+            ok
+        );
+        assert_eq!(
+            node(
+                &[
+                    ("/etc/containers/registries.conf.d/b.conf", &[0xff, 0]),
+                    ("/etc/containers/registries.d/bad.yaml", b"docker: [\n"),
+                    (POLICY_JSON, b"{"),
+                ],
+                &[
+                    (REGISTRIES_CONF, "too many levels of symbolic links"),
+                    (
+                        "/etc/containers/registries.conf.d/dir.conf",
+                        "/srv: is a directory"
+                    ),
+                ],
+            ),
+            [
+                REGISTRIES_CONF,
+                "/etc/containers/registries.conf.d/dir.conf",
+                "/etc/containers/registries.conf.d/b.conf",
+                POLICY_JSON,
+                "/etc/containers/registries.d/bad.yaml",
+            ]
+        );
+        // policy.json that dangles fails every pull (it must exist).
+        assert_eq!(
+            node(&[], &[(POLICY_JSON, "/nowhere: no such file or directory")]),
+            [POLICY_JSON]
+        );
+    }
+
     #[test]
     fn children_in_name_order() {
         let mut files = NodeFiles::default();

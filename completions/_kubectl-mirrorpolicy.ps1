@@ -77,6 +77,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('--policy-json', '--policy-json', [CompletionResultType]::ParameterName, 'A policy.json file, as /etc/containers/policy.json on a node; without it no signature policy is shown')
             [CompletionResult]::new('--node', '--node', [CompletionResultType]::ParameterName, 'Explain against this node''s own files (registries.conf, its drop-ins and policy.json): read through the node''s machine-config-daemon pod, or from --node-files')
             [CompletionResult]::new('--node-files', '--node-files', [CompletionResultType]::ParameterName, 'The nodes'' files from a folder written by `collect-node-files` (DIR/<node>/etc/...); with --node')
+            [CompletionResult]::new('--node-timeout', '--node-timeout', [CompletionResultType]::ParameterName, 'With --node, read live: the limit on reading the node''s files (a duration such as 30s or 2m)')
             [CompletionResult]::new('--short-name-mode', '--short-name-mode', [CompletionResultType]::ParameterName, 'Override the short-name mode. Default with node files: their `short-name-mode` (permissive when unset), as podman without a terminal; with -f: CRI-O''s, enforcing from OpenShift 4.21 (CRI-O 1.34), disabled before, from the ClusterVersion when known')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')

@@ -864,6 +864,16 @@ pub struct ExplainArgs {
     #[arg(long, value_name = "DIR", requires = "node")]
     pub node_files: Option<PathBuf>,
 
+    /// With --node, read live: the limit on reading the node's files (a duration such as 30s or
+    /// 2m).
+    #[arg(
+        long = "node-timeout",
+        value_name = "DURATION",
+        default_value = "60s",
+        requires = "node"
+    )]
+    pub node_timeout: String,
+
     /// Override the short-name mode. Default with node files: their `short-name-mode` (permissive
     /// when unset), as podman without a terminal; with -f: CRI-O's, enforcing from OpenShift 4.21
     /// (CRI-O 1.34), disabled before, from the ClusterVersion when known.

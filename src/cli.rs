@@ -865,14 +865,14 @@ pub struct ExplainArgs {
     pub node_files: Option<PathBuf>,
 
     /// With --node, read live: the limit on reading the node's files (a duration such as 30s or
-    /// 2m).
+    /// 2m; default 60s). Refused with --node-files, which reads no node.
     #[arg(
         long = "node-timeout",
         value_name = "DURATION",
-        default_value = "60s",
-        requires = "node"
+        requires = "node",
+        conflicts_with = "node_files"
     )]
-    pub node_timeout: String,
+    pub node_timeout: Option<String>,
 
     /// Override the short-name mode. Default with node files: their `short-name-mode` (permissive
     /// when unset), as podman without a terminal; with -f: CRI-O's, enforcing from OpenShift 4.21

@@ -106,7 +106,7 @@ impl Candidate {
 
 /// Why the pull fails when every candidate fails (CRI-O tries them in
 /// order and the first that pulls wins).
-fn pull_failure(candidates: &[Candidate]) -> Option<String> {
+pub fn pull_failure(candidates: &[Candidate]) -> Option<String> {
     let failures: Vec<String> = candidates
         .iter()
         .map(Candidate::pull_failure)

@@ -858,7 +858,7 @@ fn issue_14_unknown_node_or_file_is_an_error() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "error: no Node worker-9 (found: worker-0, worker-1, worker-2)",
+            "error: --node worker-9: no such Node (found: worker-0, worker-1, worker-2)",
         ));
     bin()
         .args(["diff", "--file", "/etc/containers/registries.con", "-f"])

@@ -25,7 +25,12 @@ use crate::term;
 /// The read options of `--node-concurrency` and `--node-timeout`.
 pub fn read_options(args: &NodeReadArgs) -> Result<ReadOptions> {
     let timeout = live::parse_request_timeout(&args.timeout)
-        .map_err(|e| Failure::input(format!("--node-timeout: {e}")))?
+        .map_err(|_| {
+            Failure::input(format!(
+                "--node-timeout: invalid duration {:?}: use a number of seconds or a duration such as 30s, 2m or 1m30s",
+                args.timeout.trim()
+            ))
+        })?
         .ok_or_else(|| {
             Failure::input("--node-timeout: 0 would wait forever on a node that never answers; give a duration such as 60s")
         })?;

@@ -20,6 +20,8 @@ use crate::term;
 
 /// Runs `diff`.
 pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
+    // A bad --node-timeout is a usage error before anything is read.
+    collect::read_options(&args.read)?;
     let reads: Vec<Read> = MIRROR_CONFIG
         .iter()
         .chain(MACHINE_CONFIG_STATE)

@@ -37,7 +37,11 @@ pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
     if let Some(node) = &args.node {
         let files = match &args.node_files {
             Some(dir) => load_node(dir, node)?,
-            None => read_node(settings, node, &args.node_timeout)?,
+            None => read_node(
+                settings,
+                node,
+                args.node_timeout.as_deref().unwrap_or("60s"),
+            )?,
         };
         return match node_config(settings, &files) {
             Ok(setup) => {

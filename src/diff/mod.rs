@@ -293,7 +293,7 @@ fn check_selection(inputs: &Inputs, selection: &Selection) -> Result<(), String>
                 .map(|n| n.metadata.name.as_str())
                 .collect();
             return Err(format!(
-                "no Node {want} (found: {})",
+                "--node {want}: no such Node (found: {})",
                 if known.is_empty() {
                     "none".to_string()
                 } else {

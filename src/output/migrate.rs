@@ -30,7 +30,7 @@ pub fn write_yaml(out: &mut dyn Write, replacements: &[Replacement]) -> io::Resu
 /// (as `kubectl get -o json` prints one).
 pub fn write_json(out: &mut dyn Write, replacements: &[Replacement]) -> io::Result<()> {
     let items: Vec<serde_json::Value> = replacements.iter().map(Replacement::to_json).collect();
-    super::write_objects_json(out, &items)
+    super::write_json(out, &items)
 }
 
 /// Writes the unified difference of `path` between today's render (`old`)

@@ -18,50 +18,46 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-/// `{"kind": "List", "items": [...]}`, the shape kubectl uses for several objects.
+/// `{"apiVersion": "v1", "items": [...], "kind": "List", "metadata":
+/// {"resourceVersion": ""}}`, in that order: the shape `kubectl get -o json`
+/// prints for several objects (an empty one included).
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct List<'a, T: Serialize> {
-    pub kind: &'static str,
+    pub api_version: &'static str,
     pub items: &'a [T],
+    pub kind: &'static str,
+    pub metadata: ListMeta,
+}
+
+/// A `List`'s `metadata`: an empty `resourceVersion`, as kubectl prints it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListMeta {
+    pub resource_version: &'static str,
 }
 
 impl<'a, T: Serialize> List<'a, T> {
     /// Wraps items in a `List`.
     pub fn new(items: &'a [T]) -> Self {
         Self {
-            kind: "List",
+            api_version: "v1",
             items,
+            kind: "List",
+            metadata: ListMeta {
+                resource_version: "",
+            },
         }
     }
 }
 
-/// Writes one object, or a `List` when there are several.
+/// Writes one object as itself, or several as kubectl's `v1` [`List`],
+/// which `kubectl apply -f` takes (a `List` without `apiVersion` it refuses).
 pub fn write_json<T: Serialize>(out: &mut dyn Write, items: &[T]) -> io::Result<()> {
     if let [one] = items {
         serde_json::to_writer_pretty(&mut *out, one)?;
     } else {
         serde_json::to_writer_pretty(&mut *out, &List::new(items))?;
-    }
-    writeln!(out)
-}
-
-/// Writes Kubernetes objects as `kubectl get -o json` does: one object as
-/// itself, several as a `v1` `List` (`apiVersion`, `items`, `kind`,
-/// `metadata: {resourceVersion: ""}`, in that order), which `kubectl
-/// apply -f` takes; a `List` without `apiVersion` it refuses.
-pub fn write_objects_json(out: &mut dyn Write, objects: &[serde_json::Value]) -> io::Result<()> {
-    if let [one] = objects {
-        serde_json::to_writer_pretty(&mut *out, one)?;
-    } else {
-        let mut list = serde_json::Map::new();
-        list.insert("apiVersion".into(), "v1".into());
-        list.insert("items".into(), objects.into());
-        list.insert("kind".into(), "List".into());
-        list.insert(
-            "metadata".into(),
-            serde_json::json!({"resourceVersion": ""}),
-        );
-        serde_json::to_writer_pretty(&mut *out, &list)?;
     }
     writeln!(out)
 }

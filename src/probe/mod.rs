@@ -221,6 +221,11 @@ pub async fn probe_explanation(ctx: &ProbeContext, item: &mut Explanation) {
             stop = Some("not contacted: CRI-O would still be waiting on an earlier candidate");
         }
     }
+    // A pull the probe saw fail (a by-digest source serving another
+    // manifest) is the image's error as well as its candidate's.
+    if item.error.is_none() {
+        item.error = crate::explain::pull_failure(&item.candidates);
+    }
 }
 
 /// What one probed source decides for its candidate.

@@ -25,3 +25,4 @@ pub mod reference;
 pub mod registries;
 pub mod render;
 pub mod source;
+pub mod upgrade;

@@ -89,7 +89,7 @@ _kubectl__mirrorpolicy() {
 
     case "${cmd}" in
         kubectl__mirrorpolicy)
-            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version explain render lint list migrate-icsp audit diff collect-node-files completion __complete help"
+            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version explain render lint list migrate-icsp audit diff collect-node-files completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -112,6 +112,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --hub-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-ca)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -199,7 +203,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd____complete)
-            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -222,6 +226,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --hub-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-ca)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -309,7 +317,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__audit)
-            opts="-f -A -l -o -v -s -n -h -V --filename --all-namespaces --selector --fail-on --require-mirror --no-headers --output --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -A -l -o -v -s -n -h -V --filename --all-namespaces --selector --fail-on --require-mirror --no-headers --output --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -332,7 +340,7 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --fail-on)
-                    COMPREPLY=($(compgen -W "error warning invalid notAllowed sourceBlocked shortNameRefused missingOnMirror unsignedOnMirror tagSkipsDigestMirrors shortName direct mirrored" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "error warning invalid notAllowed sourceBlocked shortNameRefused missingOnMirror unsignedOnMirror undetermined tagSkipsDigestMirrors shortName direct mirrored" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -380,6 +388,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --hub-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-ca)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -467,7 +479,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__collect__subcmd__node__subcmd__files)
-            opts="-v -s -n -h -V --node --pool --dest-dir --node-concurrency --node-timeout --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --color --verbose --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-v -s -n -h -V --node --pool --dest-dir --node-concurrency --node-timeout --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --color --verbose --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -506,6 +518,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --hub-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-ca)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -597,7 +613,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__completion)
-            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version bash elvish fish powershell zsh"
+            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -620,6 +636,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --hub-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-ca)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -707,7 +727,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__diff)
-            opts="-f -o -v -s -n -h -V --filename --pool --node --file --with --on-disk --node-files --node-concurrency --node-timeout --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --pool --node --file --with --on-disk --node-files --node-concurrency --node-timeout --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -774,6 +794,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --hub-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-ca)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -861,7 +885,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__explain)
-            opts="-f -o -v -s -n -h -V --filename --pool --with --registries-conf --registries-conf-d --policy-json --node --node-files --short-name-mode --output --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --pool --with --registries-conf --registries-conf-d --policy-json --node --node-files --node-timeout --short-name-mode --output --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -900,6 +924,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --node-files)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -952,6 +980,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --hub-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-ca)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1207,7 +1239,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__lint)
-            opts="-f -o -v -s -n -h -V --filename --with --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --with --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1250,6 +1282,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --hub-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-ca)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1337,7 +1373,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__list)
-            opts="-f -o -v -s -n -h -V --filename --with --output --no-headers --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --with --output --no-headers --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1380,6 +1416,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --hub-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-ca)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1467,7 +1507,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__migrate__subcmd__icsp)
-            opts="-f -y -o -v -s -n -h -V --filename --dest-dir --with-tag-mirrors --apply --delete-icsp --yes --output --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --color --verbose --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -y -o -v -s -n -h -V --filename --dest-dir --with-tag-mirrors --apply --delete-icsp --timeout --yes --keep-labels --output --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --color --verbose --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1482,6 +1522,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --dest-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1506,6 +1550,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --hub-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-ca)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1597,7 +1645,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__render)
-            opts="-f -o -v -s -n -h -V --filename --pool --file --with --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --pool --file --with --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1648,6 +1696,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --hub-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-ca)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -3,16 +3,28 @@
 # distribution registry (Debian `docker-registry`) on 127.0.0.1 with TLS and
 # htpasswd, and the containers/image client (Debian `skopeo`). For each
 # scenario, the source skopeo actually pulls from (its --debug log) must be
-# the `servedBy` of `kubectl-mirrorpolicy explain --probe`.
+# the `servedBy` of `kubectl-mirrorpolicy explain --probe`. The TLS
+# scenarios trust what Go's crypto/x509 trusts: a self-signed leaf made the
+# usual way (openssl marks it CA:TRUE), a CA-signed leaf pinned alone in
+# the cert dir, a CA:TRUE leaf signed by the CA (`openssl req -x509 -CA`),
+# and, refused by both, a cert dir holding the wrong certificate.
+#
+# Two more sources are small TLS proxies (python3) in front of a real
+# registry: one that holds every answer (skopeo waits for it and pulls from
+# it; the probe, given less time, must say undetermined and exit 3, not name
+# the next source) and one that asks the registry for another manifest than
+# the digest requested (skopeo fails the pull; the probe must say
+# digestMismatch and exit 1). A third never completes a connection: both
+# give it up after 30s and go on to the next source.
 #
 # Usage: scripts/e2e-probe.sh [BINARY]   (default target/debug/kubectl-mirrorpolicy)
-# Needs: docker-registry, skopeo, openssl, htpasswd (apache2-utils). No network.
+# Needs: docker-registry, skopeo, openssl, htpasswd (apache2-utils), python3. No network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BIN=${1:-target/debug/kubectl-mirrorpolicy}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
-for tool in docker-registry skopeo openssl htpasswd; do
+for tool in docker-registry skopeo openssl htpasswd python3; do
     command -v "$tool" >/dev/null || { echo "e2e-probe: $tool is not installed" >&2; exit 2; }
 done
 [ -x "$BIN" ] || { echo "e2e-probe: $BIN is not built" >&2; exit 2; }
@@ -28,7 +40,7 @@ cleanup() {
         kill "$pid" 2>/dev/null || true
         for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     done
-    rm -rf "$WORK"
+    [ -n "${E2E_KEEP:-}" ] && echo "kept $WORK" >&2 || rm -rf "$WORK"
 }
 trap cleanup EXIT
 export HOME="$WORK/home" XDG_RUNTIME_DIR="$WORK/run"
@@ -52,8 +64,36 @@ ca trusted-ca
 ca unknown-ca
 server_cert trusted-ca server
 server_cert unknown-ca rogue
+# A self-signed leaf as `openssl req -x509` makes one (basicConstraints
+# CA:TRUE), another one nobody serves, a leaf of pinned-ca (only the leaf
+# will be trusted), and a CA:TRUE leaf signed by catrue-ca.
+self_signed() { # NAME
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+        -addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/$1.key" -out "$WORK/$1.crt" 2>/dev/null
+}
+self_signed selfsigned
+self_signed stranger
+ca pinned-ca
+server_cert pinned-ca pinned
+ca catrue-ca
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1 -CA "$WORK/catrue-ca.crt" -CAkey "$WORK/catrue-ca.key" \
+    -keyout "$WORK/catrue.key" -out "$WORK/catrue.crt" 2>/dev/null
+openssl x509 -in "$WORK/selfsigned.crt" -noout -text | grep -q 'CA:TRUE' ||
+    { echo "e2e-probe: openssl did not mark the self-signed leaf CA:TRUE" >&2; exit 1; }
+openssl x509 -in "$WORK/catrue.crt" -noout -text | grep -q 'CA:TRUE' ||
+    { echo "e2e-probe: openssl did not mark the CA-signed leaf CA:TRUE" >&2; exit 1; }
 mkdir -p "$WORK/certs"
 cp "$WORK/trusted-ca.crt" "$WORK/certs/ca.crt"
+cert_dir() { # NAME CERT... : the trusted CA plus these certificates
+    local d="$WORK/certs-$1" c; shift
+    mkdir -p "$d"; cp "$WORK/trusted-ca.crt" "$d/ca.crt"
+    for c in "$@"; do cp "$WORK/$c.crt" "$d/$c.crt"; done
+}
+cert_dir selfsigned selfsigned
+cert_dir pinned pinned
+cert_dir catrue catrue-ca
+cert_dir wrong stranger
 htpasswd -Bbn puller pullpw >"$WORK/htpasswd" 2>/dev/null
 
 # --- four registries ------------------------------------------------------
@@ -89,6 +129,9 @@ AUTHED=$(start_registry authed server yes)   # mirror with htpasswd
 PLAIN=$(start_registry plain server no)      # mirror without auth
 SOURCE=$(start_registry source server no)    # the image's own registry
 ROGUE=$(start_registry rogue rogue no)       # a mirror with an unknown CA
+SELF=$(start_registry selfsigned selfsigned no)  # a self-signed CA:TRUE leaf
+PINNED=$(start_registry pinned pinned no)        # a leaf of a CA nobody trusts
+CATRUE=$(start_registry catrue catrue no)        # a CA:TRUE leaf of catrue-ca
 
 # --- test images from a local OCI layout (no network) ---------------------
 layout() { # DIR SEED
@@ -124,6 +167,9 @@ push "$WORK/oci-app" "$AUTHED" ns/app "$WORK/certs" puller:pullpw
 push "$WORK/oci-app" "$PLAIN" ns/app "$WORK/certs"
 push "$WORK/oci-app" "$SOURCE" ns/app "$WORK/certs"
 push "$WORK/oci-app" "$ROGUE" ns/app "$WORK/rogue-certs"
+push "$WORK/oci-app" "$SELF" ns/app "$WORK/certs-selfsigned"
+push "$WORK/oci-app" "$PINNED" ns/app "$WORK/certs-pinned"
+push "$WORK/oci-app" "$CATRUE" ns/app "$WORK/certs-catrue"
 push "$WORK/oci-lone" "$AUTHED" ns/lone "$WORK/certs" puller:pullpw
 push "$WORK/oci-lone" "$SOURCE" ns/lone "$WORK/certs"
 
@@ -170,11 +216,11 @@ conf() { # FILE REPO MIRROR-OPTS EXTRA MIRROR...
 
 PASS=0
 FAIL=0
-# scenario NAME CONF IMAGE AUTHFILE EXPECTED-HOST
+# scenario NAME CONF IMAGE AUTHFILE EXPECTED-HOST [CERT-DIR]
 scenario() {
-    local name=$1 conf=$2 image=$3 auth=$4 want=$5
+    local name=$1 conf=$2 image=$3 auth=$4 want=$5 certs=${6:-$WORK/certs}
     local log="$WORK/$name.skopeo.log"
-    if ! $T skopeo --registries-conf "$conf" --debug inspect --raw --cert-dir "$WORK/certs" \
+    if ! $T skopeo --registries-conf "$conf" --debug inspect --raw --cert-dir "$certs" \
         --authfile "$auth" "docker://$image" >"$WORK/$name.raw" 2>"$log"; then
         echo "FAIL $name: skopeo could not pull $image"; tail -5 "$log"; FAIL=$((FAIL + 1)); return
     fi
@@ -182,8 +228,9 @@ scenario() {
     local pulled
     pulled=$(sed -n 's/.*Trying to access \\"\([^\\]*\)\\".*/\1/p' "$log" | tail -1)
     local json served
-    json=$($T "$BIN" explain "$image" --registries-conf "$conf" --probe --cert-dir "$WORK/certs" \
+    json=$($T "$BIN" explain "$image" --registries-conf "$conf" --probe --cert-dir "$certs" \
         --authfile "$auth" -o json) || true
+    printf '%s' "$json" >"$WORK/$name.json"
     served=$(printf '%s' "$json" | sed -n 's/^ *"servedBy": "\(.*\)",\{0,1\}$/\1/p' | head -1)
     if [ -n "$pulled" ] && [ "$pulled" = "$served" ] && [ "${served%%/*}" = "$want" ]; then
         echo "ok   $name: served by $served"
@@ -224,6 +271,270 @@ scenario missing-credential-helper "$WORK/c6.conf" "$SOURCE/ns/app@$APP" "$WORK/
 
 conf "$WORK/c7.conf" ns/app "" "" "$AUTHED"
 scenario tag-pull-through-mirror "$WORK/c7.conf" "$SOURCE/ns/app:v1" "$WORK/good-auth.json" "$AUTHED"
+
+# TLS as Go: each first mirror is trusted by skopeo through the cert dir.
+conf "$WORK/c8.conf" ns/app "" "" "$SELF" "$PLAIN"
+scenario self-signed-ca-true-leaf-in-cert-dir "$WORK/c8.conf" "$SOURCE/ns/app@$APP" "$WORK/no-auth.json" "$SELF" "$WORK/certs-selfsigned"
+conf "$WORK/c9.conf" ns/app "" "" "$PINNED" "$PLAIN"
+scenario ca-signed-leaf-alone-in-cert-dir "$WORK/c9.conf" "$SOURCE/ns/app@$APP" "$WORK/no-auth.json" "$PINNED" "$WORK/certs-pinned"
+conf "$WORK/c10.conf" ns/app "" "" "$CATRUE" "$PLAIN"
+scenario ca-true-leaf-signed-by-ca-in-cert-dir "$WORK/c10.conf" "$SOURCE/ns/app@$APP" "$WORK/no-auth.json" "$CATRUE" "$WORK/certs-catrue"
+# The wrong certificate in the cert dir: skopeo and the tool both refuse
+# the first mirror and pull from the next.
+scenario wrong-cert-in-cert-dir "$WORK/c8.conf" "$SOURCE/ns/app@$APP" "$WORK/no-auth.json" "$PLAIN" "$WORK/certs-wrong"
+if grep -q '"tlsError"' "$WORK/wrong-cert-in-cert-dir.json" &&
+    grep -q 'signed by unknown authority.*(roots tried: ' "$WORK/wrong-cert-in-cert-dir.json"; then
+    echo "ok   wrong-cert-in-cert-dir: the refusal names the roots tried"; PASS=$((PASS + 1))
+else
+    echo "FAIL wrong-cert-in-cert-dir: no tlsError naming the roots"; FAIL=$((FAIL + 1))
+fi
+
+# audit --probe: a workload's image mirrored (NeverContactSource) to the
+# self-signed registry is served by it, not missing on the mirror.
+mkdir -p "$WORK/audit"
+cat >"$WORK/audit/objects.yaml" <<OBJECTS
+apiVersion: config.openshift.io/v1
+kind: ImageDigestMirrorSet
+metadata:
+  name: self-signed-mirror
+spec:
+  imageDigestMirrors:
+  - source: $SOURCE/ns/app
+    mirrors:
+    - $SELF/ns/app
+    mirrorSourcePolicy: NeverContactSource
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: app
+  namespace: e2e
+spec:
+  containers:
+  - name: app
+    image: $SOURCE/ns/app@$APP
+OBJECTS
+audit_json=$($T "$BIN" audit -f "$WORK/audit" --probe --cert-dir "$WORK/certs-selfsigned" \
+    --authfile "$WORK/no-auth.json" -o json) || true
+if printf '%s' "$audit_json" | grep -q "\"servedBy\": \"$SELF/ns/app@$APP\"" &&
+    ! printf '%s' "$audit_json" | grep -q '"class": "missingOnMirror"'; then
+    echo "ok   audit-self-signed-mirror: served by $SELF/ns/app@$APP"; PASS=$((PASS + 1))
+else
+    echo "FAIL audit-self-signed-mirror: expected servedBy $SELF/ns/app@$APP, got:"
+    printf '%s\n' "$audit_json" | grep -E '"(servedBy|class|detail)"'; FAIL=$((FAIL + 1))
+fi
+
+# --- a slow mirror and a tampering mirror (TLS proxies on 127.0.0.1) -------
+# The proxy terminates TLS with the trusted server certificate (the
+# handshake is never held), forwards to the registry over TLS, and, with
+# --delay, holds the first bytes of each answer; with --rewrite, replaces
+# bytes in the requests. It stops by itself after --lifetime seconds.
+cat >"$WORK/proxy.py" <<'PROXY'
+import argparse, asyncio, ssl
+
+p = argparse.ArgumentParser()
+p.add_argument("--listen", type=int, required=True)
+p.add_argument("--upstream", required=True)
+p.add_argument("--cert", required=True)
+p.add_argument("--key", required=True)
+p.add_argument("--ca", required=True)
+p.add_argument("--delay", type=float, default=0.0)
+p.add_argument("--rewrite", nargs=2, action="append", default=[])
+p.add_argument("--lifetime", type=float, default=300.0)
+a = p.parse_args()
+server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+server_ctx.load_cert_chain(a.cert, a.key)
+client_ctx = ssl.create_default_context(cafile=a.ca)
+host, port = a.upstream.rsplit(":", 1)
+
+
+async def requests(reader, writer, asked):
+    while data := await reader.read(65536):
+        for old, new in a.rewrite:
+            data = data.replace(old.encode(), new.encode())
+        asked.set()
+        writer.write(data)
+        await writer.drain()
+    writer.close()
+
+
+async def answers(reader, writer, asked):
+    while data := await reader.read(65536):
+        if asked.is_set():
+            asked.clear()
+            await asyncio.sleep(a.delay)
+        writer.write(data)
+        await writer.drain()
+    writer.close()
+
+
+async def handle(client_r, client_w):
+    try:
+        up_r, up_w = await asyncio.open_connection(host, int(port), ssl=client_ctx, server_hostname=host)
+    except OSError:
+        client_w.close()
+        return
+    asked = asyncio.Event()
+    await asyncio.gather(requests(client_r, up_w, asked), answers(up_r, client_w, asked),
+                         return_exceptions=True)
+
+
+async def main():
+    server = await asyncio.start_server(handle, "127.0.0.1", a.listen, ssl=server_ctx)
+    async with server:
+        await asyncio.sleep(a.lifetime)
+
+
+asyncio.run(main())
+PROXY
+start_proxy() { # NAME UPSTREAM PROXY-ARGS...
+    local name=$1 upstream=$2; shift 2
+    local port; port=$(free_port)
+    mkdir -p "$WORK/$name"
+    python3 "$WORK/proxy.py" --listen "$port" --upstream "$upstream" --cert "$WORK/server.crt" \
+        --key "$WORK/server.key" --ca "$WORK/trusted-ca.crt" --lifetime 600 "$@" \
+        >"$WORK/$name/log" 2>&1 </dev/null &
+    echo $! >"$WORK/$name/pid"
+    for _ in $(seq 1 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "127.0.0.1:$port"; return
+        fi
+        sleep 0.1
+    done
+    echo "e2e-probe: proxy $name did not start" >&2; cat "$WORK/$name/log" >&2; exit 1
+}
+# A JSON field of the first candidate (python3 reads the probe's output).
+field() { # JSON PYTHON-EXPRESSION-ON-c
+    printf '%s' "$1" | python3 -c "import json, sys
+d = json.load(sys.stdin)
+c = (d[0] if isinstance(d, list) else d)['candidates'][0]
+print($2)"
+}
+last_tried() { # SKOPEO-LOG
+    sed -n 's/.*Trying to access \\"\([^\\]*\)\\".*/\1/p' "$1" | tail -1
+}
+SLOW=$(start_proxy slow "$PLAIN" --delay 3)
+# The tampering mirror asks the registry for the lone image's manifest
+# whenever the app's digest is requested.
+$T skopeo copy --quiet --preserve-digests --dest-cert-dir "$WORK/certs" \
+    "oci:$WORK/oci-lone:v1" "docker://$PLAIN/ns/app:lone"
+TAMPER=$(start_proxy tamper "$PLAIN" --rewrite "${APP#sha256:}" "${LONE#sha256:}")
+
+# A slow mirror: containers/image sets no response timeout, so skopeo waits
+# and pulls from it. The probe, given 1s, must not name the next source:
+# timedOut, servedBy null, undetermined, exit 3. Given 10s, it agrees.
+conf "$WORK/c8.conf" ns/app "" "" "$SLOW" "$PLAIN"
+slow_mirror() {
+    local image="$SOURCE/ns/app@$APP" log="$WORK/slow-mirror.skopeo.log" pulled json code
+    if ! $T skopeo --registries-conf "$WORK/c8.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" "docker://$image" >/dev/null 2>"$log"; then
+        echo "FAIL slow-mirror: skopeo could not pull $image"; tail -5 "$log"; FAIL=$((FAIL + 1)); return
+    fi
+    pulled=$(last_tried "$log")
+    json=$($T "$BIN" explain "$image" --registries-conf "$WORK/c8.conf" --probe --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" --probe-timeout 1 -o json) && code=0 || code=$?
+    local outcome served undetermined
+    outcome=$(field "$json" "c['sources'][0]['probe']['outcome']")
+    served=$(field "$json" "c['servedBy']")
+    undetermined=$(field "$json" "c.get('undetermined', '')")
+    if [ "${pulled%%/*}" = "$SLOW" ] && [ "$code" = 3 ] && [ "$outcome" = timedOut ] && [ "$served" = None ] \
+        && [ "$undetermined" = "$SLOW/ns/app@$APP did not answer within 1s; CRI-O would keep waiting" ]; then
+        echo "ok   slow-mirror: skopeo waited for $pulled; explain --probe says undetermined (exit 3)"
+        PASS=$((PASS + 1))
+    else
+        echo "FAIL slow-mirror: skopeo pulled from '$pulled'; explain --probe exit $code, $outcome, servedBy '$served', undetermined '$undetermined'"
+        FAIL=$((FAIL + 1))
+    fi
+    json=$($T "$BIN" explain "$image" --registries-conf "$WORK/c8.conf" --probe --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" --probe-timeout 10 -o json) && code=0 || code=$?
+    served=$(field "$json" "c['servedBy']")
+    if [ "$code" = 0 ] && [ "$served" = "$pulled" ]; then
+        echo "ok   slow-mirror-within-timeout: served by $served"
+        PASS=$((PASS + 1))
+    else
+        echo "FAIL slow-mirror-within-timeout: skopeo pulled from '$pulled', explain --probe (exit $code) says '$served'"
+        FAIL=$((FAIL + 1))
+    fi
+}
+slow_mirror
+
+# A by-digest mirror that answers another manifest: skopeo fails the pull
+# there (it does not try the next source); the probe says digestMismatch,
+# servedBy null, the candidate's error, exit 1.
+conf "$WORK/c9.conf" ns/app "" "" "$TAMPER" "$PLAIN"
+digest_mismatch() {
+    local image="$SOURCE/ns/app@$APP" log="$WORK/digest-mismatch.skopeo.log" tried json code
+    if $T skopeo --registries-conf "$WORK/c9.conf" --debug copy --quiet --src-cert-dir "$WORK/certs" \
+        --src-authfile "$WORK/no-auth.json" "docker://$image" "dir:$WORK/mismatch-copy" 2>"$log"; then
+        echo "FAIL digest-mismatch: skopeo pulled $image from the tampering mirror"; FAIL=$((FAIL + 1)); return
+    fi
+    tried=$(last_tried "$log")
+    json=$($T "$BIN" explain "$image" --registries-conf "$WORK/c9.conf" --probe --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" -o json) && code=0 || code=$?
+    local outcomes served error
+    outcomes=$(field "$json" "' '.join(s['probe']['outcome'] for s in c['sources'])")
+    served=$(field "$json" "c['servedBy']")
+    error=$(field "$json" "c.get('error', '')")
+    if [ "${tried%%/*}" = "$TAMPER" ] && grep -q 'Manifest does not match provided manifest digest' "$log" \
+        && [ "$code" = 1 ] \
+        && [ "$outcomes" = "digestMismatch notTried notTried" ] && [ "$served" = None ] \
+        && [[ "$error" == "$TAMPER/ns/app@$APP answers with manifest $LONE, which does not match the digest"* ]]; then
+        echo "ok   digest-mismatch: skopeo fails at $tried; explain --probe says digestMismatch (exit 1)"
+        PASS=$((PASS + 1))
+    else
+        echo "FAIL digest-mismatch: skopeo last tried '$tried' ($(tail -1 "$log")); explain --probe exit $code, [$outcomes], servedBy '$served', error '$error'"
+        FAIL=$((FAIL + 1))
+    fi
+}
+digest_mismatch
+
+# A mirror that never completes a connection (a listener whose one-slot
+# queue is held full: further SYNs are dropped, as by a firewall): the
+# connection is given up after 30s (containers/image's dialer timeout) and
+# the next source serves. The probe must wait as long and agree with skopeo
+# (unreachable, not timedOut: nothing is undetermined). Both run at once.
+cat >"$WORK/blackhole.py" <<'BLACKHOLE'
+import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(0)
+port = s.getsockname()[1]
+held = socket.create_connection(("127.0.0.1", port))
+print(port, flush=True)
+time.sleep(float(sys.argv[1]))
+BLACKHOLE
+mkdir -p "$WORK/blackhole"
+python3 "$WORK/blackhole.py" 300 >"$WORK/blackhole/port" 2>"$WORK/blackhole/log" </dev/null &
+echo $! >"$WORK/blackhole/pid"
+for _ in $(seq 1 100); do [ -s "$WORK/blackhole/port" ] && break; sleep 0.1; done
+BLACKHOLE="127.0.0.1:$(cat "$WORK/blackhole/port")"
+conf "$WORK/c10.conf" ns/app "" "" "$BLACKHOLE" "$PLAIN"
+silent_connect() {
+    local image="$SOURCE/ns/app@$APP" log="$WORK/silent-connect.skopeo.log" pulled json code skopeo_pid
+    # Older containers/image (skopeo 1.9) also pings /v1/_ping after the
+    # /v2/ ping fails: another 30s, the same verdict. Hence its own limit.
+    timeout 150 skopeo --registries-conf "$WORK/c10.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" "docker://$image" >/dev/null 2>"$log" &
+    skopeo_pid=$!
+    json=$($T "$BIN" explain "$image" --registries-conf "$WORK/c10.conf" --probe --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" --probe-timeout 1 -o json) && code=0 || code=$?
+    if ! wait "$skopeo_pid"; then
+        echo "FAIL silent-connect: skopeo could not pull $image"; tail -5 "$log"; FAIL=$((FAIL + 1)); return
+    fi
+    pulled=$(last_tried "$log")
+    local outcome served
+    outcome=$(field "$json" "c['sources'][0]['probe']['outcome'] + ': ' + c['sources'][0]['probe']['detail']")
+    served=$(field "$json" "c['servedBy']")
+    if [ "${pulled%%/*}" = "$PLAIN" ] && [ "$served" = "$pulled" ] && [ "$code" = 0 ] \
+        && [[ "$outcome" == "unreachable: "*"no connection within 30s"* ]]; then
+        echo "ok   silent-connect: both give up $BLACKHOLE after 30s; served by $served"
+        PASS=$((PASS + 1))
+    else
+        echo "FAIL silent-connect: skopeo pulled from '$pulled'; explain --probe exit $code, servedBy '$served', first source '$outcome'"
+        FAIL=$((FAIL + 1))
+    fi
+}
+silent_connect
 
 if [ -n "${E2E_PROBE_SHOW:-}" ]; then
     # The text output of the first scenario, as the README shows it.

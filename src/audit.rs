@@ -44,6 +44,9 @@ pub enum Class {
     MissingOnMirror,
     /// With `--probe`: served without the sigstore signature the policy requires.
     UnsignedOnMirror,
+    /// With `--probe`: a source did not answer in time and CRI-O would keep
+    /// waiting on it: whether the pull works cannot be told.
+    Undetermined,
     /// By tag while the mirrors are digest-only: the pull goes to the source.
     TagSkipsDigestMirrors,
     /// A short name: resolved through the search registries (or refused).
@@ -68,7 +71,11 @@ impl Class {
     ];
 
     /// The classes only `--probe` gives (counted only then).
-    pub const PROBED: [Class; 2] = [Class::MissingOnMirror, Class::UnsignedOnMirror];
+    pub const PROBED: [Class; 3] = [
+        Class::MissingOnMirror,
+        Class::UnsignedOnMirror,
+        Class::Undetermined,
+    ];
 
     /// The name in the JSON contract and the table.
     pub fn as_str(self) -> &'static str {
@@ -79,6 +86,7 @@ impl Class {
             Class::ShortNameRefused => "shortNameRefused",
             Class::MissingOnMirror => "missingOnMirror",
             Class::UnsignedOnMirror => "unsignedOnMirror",
+            Class::Undetermined => "undetermined",
             Class::TagSkipsDigestMirrors => "tagSkipsDigestMirrors",
             Class::ShortName => "shortName",
             Class::Direct => "direct",
@@ -103,8 +111,10 @@ impl Class {
             .find(|c| fold(c.as_str()) == want)
     }
 
-    /// `error` for a pull that fails, `warning` for one that works only
-    /// while the source is reachable (or resolves by search), `ok` otherwise.
+    /// `error` for a pull that fails (or may hang: [`Class::Undetermined`],
+    /// which `--fail-on error` leaves to exit 3), `warning` for one that
+    /// works only while the source is reachable (or resolves by search),
+    /// `ok` otherwise.
     pub fn level(self) -> Level {
         match self {
             Class::Invalid
@@ -112,7 +122,8 @@ impl Class {
             | Class::SourceBlocked
             | Class::ShortNameRefused
             | Class::MissingOnMirror
-            | Class::UnsignedOnMirror => Level::Error,
+            | Class::UnsignedOnMirror
+            | Class::Undetermined => Level::Error,
             Class::TagSkipsDigestMirrors | Class::ShortName => Level::Warning,
             Class::Direct | Class::Mirrored => Level::Ok,
         }
@@ -165,6 +176,13 @@ pub struct ImageProbe {
     pub reference: String,
     /// The source that served the manifest, or null.
     pub served_by: Option<String>,
+    /// Why what the pull gives cannot be told (a source that did not
+    /// answer in time), when so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undetermined: Option<String>,
+    /// Why the pull fails at a source (another digest), when so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signature_probe: Option<crate::probe::SignatureProbe>,
     /// Every source in pull order with what it answered.
@@ -378,11 +396,17 @@ pub fn apply_probes(report: &mut Report, probed: &[Explanation]) {
 }
 
 /// The candidate whose probe speaks for the image: the first one a source
-/// served, else the first one.
+/// served or that is undetermined (CRI-O stops there), else the first one
+/// whose pull fails at a source, else the first one.
 fn probed_candidate(e: &Explanation) -> Option<&crate::explain::Candidate> {
     e.candidates
         .iter()
-        .find(|c| matches!(c.served_by, Some(Some(_))))
+        .find(|c| matches!(c.served_by, Some(Some(_))) || c.undetermined.is_some())
+        .or_else(|| {
+            e.candidates
+                .iter()
+                .find(|c| c.served_by.is_some() && c.error.is_some())
+        })
         .or_else(|| e.candidates.first())
 }
 
@@ -394,6 +418,8 @@ fn image_probe(c: &crate::explain::Candidate, secrets: &[String]) -> ImageProbe 
     ImageProbe {
         reference: c.reference.clone(),
         served_by: c.served_by.clone().flatten(),
+        undetermined: c.undetermined.clone(),
+        error: c.error.clone(),
         signature_probe: c.signature_probe.clone(),
         sources: c
             .sources
@@ -439,6 +465,10 @@ fn probe_verdict(e: &Explanation, c: &crate::explain::Candidate) -> (Option<Clas
             format!(
                 "probe: served by {by}, where use-sigstore-attachments does not apply: no signature is looked up, the pull fails"
             ),
+        ),
+        Verdict::Undetermined(why) => (
+            Some(Class::Undetermined),
+            format!("probe: undetermined, {why}"),
         ),
         Verdict::NotProbed => (None, String::new()),
     }

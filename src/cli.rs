@@ -125,10 +125,11 @@ Examples:
   kubectl mirrorpolicy lint -f manifests/ -o json";
 
 /// The flags of [`ClusterArgs`] that name several clusters (`--context` names one or several).
-const MANY_CLUSTER_FLAGS: [&str; 6] = [
+const MANY_CLUSTER_FLAGS: [&str; 7] = [
     "all_contexts",
     "hub",
     "hub_selector",
+    "hub_ca",
     "skip_unavailable",
     "context_concurrency",
     "context_timeout",
@@ -219,6 +220,23 @@ pub struct ClusterArgs {
     /// not make the exit code 3; the exit code is that of the clusters read.
     #[arg(long, global = true, help_heading = "Cluster", requires = "hub")]
     pub skip_unavailable: bool,
+
+    /// With --hub: the CA bundle (PEM) that signed the certificate of the hub's cluster-proxy
+    /// Route, in place of the hub's ingress CA (ConfigMap default-ingress-cert in
+    /// openshift-config-managed).
+    #[arg(
+        long,
+        value_name = "FILE",
+        global = true,
+        help_heading = "Cluster",
+        requires = "hub"
+    )]
+    pub hub_ca: Option<std::path::PathBuf>,
+
+    /// Roots trusted besides the cluster's: a hub's route CA, for one of its
+    /// ManagedClusters (set by --hub, never a flag).
+    #[arg(skip)]
+    pub route_trust: mirrorpolicy::tls::Trust,
 
     /// With several contexts: how many clusters to read at the same time.
     #[arg(
@@ -602,9 +620,22 @@ pub struct MigrateArgs {
     #[arg(long, requires = "apply")]
     pub delete_icsp: bool,
 
+    /// With --delete-icsp: how long to wait for the deleted ICSPs to go, as `kubectl delete`
+    /// waits (an ICSP that finalizers hold is only marked for deletion until they are removed);
+    /// a duration such as 30s or 2m [default: 60s].
+    #[arg(long, value_name = "DURATION", requires = "delete_icsp")]
+    pub timeout: Option<String>,
+
     /// With --apply: do not ask for confirmation.
     #[arg(short = 'y', long, requires = "apply")]
     pub yes: bool,
+
+    /// Copy the GitOps tracking labels and annotations (Argo CD `app.kubernetes.io/instance`,
+    /// `argocd.argoproj.io/tracking-id`; Flux `kustomize.toolkit.fluxcd.io/*`,
+    /// `helm.toolkit.fluxcd.io/*`) to the replacements; by default they stay with the ICSP, as
+    /// the replacements are in no GitOps source (a tool would prune them or claim them).
+    #[arg(long)]
+    pub keep_labels: bool,
 
     /// Output format on stdout.
     #[arg(short, long, value_enum, default_value_t = MigrateFormat::Yaml)]
@@ -623,7 +654,7 @@ impl MigrateArgs {
 pub enum MigrateFormat {
     /// Multi-document YAML, as `oc adm migrate icsp` writes it.
     Yaml,
-    /// A `List` of the objects.
+    /// One object, or a `v1` `List` of them as `kubectl get -o json` prints it.
     Json,
 }
 
@@ -673,7 +704,8 @@ pub struct AuditArgs {
     /// Exit 1 when an image is in a class of this level or worse: error (invalid, notAllowed,
     /// sourceBlocked, shortNameRefused, and with --probe missingOnMirror, unsignedOnMirror) or
     /// warning (also tagSkipsDigestMirrors, shortName); or in one of the classes named
-    /// (comma-separated, camelCase or kebab-case: missingOnMirror or missing-on-mirror).
+    /// (comma-separated, camelCase or kebab-case: missingOnMirror or missing-on-mirror). An
+    /// undetermined image (--probe: a source did not answer) exits 3 unless named here.
     #[arg(
         long,
         value_enum,
@@ -722,6 +754,8 @@ pub enum FailOn {
     /// With --probe: served without the sigstore signature its policy requires.
     #[value(name = "unsignedOnMirror", alias = "unsigned-on-mirror")]
     UnsignedOnMirror,
+    /// With --probe: a source did not answer in time (CRI-O would keep waiting on it).
+    Undetermined,
     #[value(name = "tagSkipsDigestMirrors", alias = "tag-skips-digest-mirrors")]
     TagSkipsDigestMirrors,
     #[value(name = "shortName", alias = "short-name")]
@@ -913,6 +947,16 @@ pub struct ExplainArgs {
     #[arg(long, value_name = "DIR", requires = "node")]
     pub node_files: Option<PathBuf>,
 
+    /// With --node, read live: the limit on reading the node's files (a duration such as 30s or
+    /// 2m).
+    #[arg(
+        long = "node-timeout",
+        value_name = "DURATION",
+        default_value = "60s",
+        requires = "node"
+    )]
+    pub node_timeout: String,
+
     /// Override the short-name mode. Default with node files: their `short-name-mode` (permissive
     /// when unset), as podman without a terminal; with -f: CRI-O's, enforcing from OpenShift 4.21
     /// (CRI-O 1.34), disabled before, from the ClusterVersion when known.
@@ -951,7 +995,9 @@ pub struct ProbeArgs {
     #[arg(long = "registries-d", value_name = "DIR", requires = "probe")]
     pub registries_d: Option<PathBuf>,
 
-    /// With --probe: seconds to wait for each registry request.
+    /// With --probe: seconds to wait for a registry's answer once connected (a connection is
+    /// given up after 30s, as CRI-O gives it up). CRI-O itself waits for an answer without
+    /// limit: a source that does not answer in time leaves the result undetermined (exit 3).
     #[arg(long, value_name = "SECONDS", default_value_t = 10, requires = "probe")]
     pub probe_timeout: u64,
 

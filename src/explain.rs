@@ -137,7 +137,9 @@ pub struct Candidate {
     pub allowed: bool,
     /// The signature policy that applies, or null when no policy.json was given.
     pub signature: Option<Signature>,
-    /// Set when the pull cannot even start (a mirror rewrite CRI-O refuses).
+    /// Set when the pull cannot even start (a mirror rewrite CRI-O refuses),
+    /// or, with `--probe`, when it fails at a source (a by-digest source
+    /// that serves another manifest).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Without `-n`: the namespaces whose ImagePolicies give this reference
@@ -147,6 +149,10 @@ pub struct Candidate {
     /// With `--probe`: the source that served the manifest, or null.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub served_by: Option<Option<String>>,
+    /// With `--probe`: why what the pull gives cannot be told (a source
+    /// that did not answer in time, on which CRI-O would keep waiting).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undetermined: Option<String>,
     /// With `--probe`, when the policy requires sigstore signatures and the
     /// serving endpoint uses sigstore attachments: the attachment looked up.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -355,6 +361,7 @@ fn explain_candidate(
         error,
         namespace_policies: Vec::new(),
         served_by: None,
+        undetermined: None,
         signature_probe: None,
     }
 }

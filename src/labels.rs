@@ -449,8 +449,12 @@ fn dns_subdomain_ok(name: &str) -> bool {
     })
 }
 
-/// apimachinery's `IsQualifiedName` problems.
-fn qualified_name_problems(value: &str) -> Vec<String> {
+/// apimachinery's `IsQualifiedName` problems: why the API server refuses
+/// `value` as a label key (or, lowercased, an annotation key); empty when
+/// it takes it. An optional DNS-1123 subdomain prefix (at most 253
+/// characters) and `/`, then a name of at most 63 characters matching
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`.
+pub fn qualified_name_problems(value: &str) -> Vec<String> {
     let name_error = || {
         regex_error(
             QUALIFIED_NAME_MESSAGE,
@@ -507,8 +511,10 @@ fn key_error(key: &str, path: &str) -> Option<String> {
         .then(|| format!("{path}: Invalid value: {key:?}: {}", problems.join("; ")))
 }
 
-/// apimachinery's `IsValidLabelValue` problems.
-fn label_value_problems(value: &str) -> Vec<String> {
+/// apimachinery's `IsValidLabelValue` problems: why the API server
+/// refuses `value` as a label value (at most 63 characters, empty or a
+/// qualified name's characters); empty when it takes it.
+pub fn label_value_problems(value: &str) -> Vec<String> {
     let mut errors = Vec::new();
     if value.len() > 63 {
         errors.push("must be no more than 63 characters".to_string());

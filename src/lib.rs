@@ -25,4 +25,5 @@ pub mod reference;
 pub mod registries;
 pub mod render;
 pub mod source;
+pub mod tls;
 pub mod upgrade;

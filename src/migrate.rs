@@ -131,23 +131,152 @@ pub const FILE_NAME_MAX: usize = 255;
 
 pub use crate::crd::schema::{name_problem, NAME_MAX};
 
+/// The labels GitOps tools track the objects they manage with, and the
+/// tool: Argo CD's label tracking (its default, `app.kubernetes.io/instance`),
+/// Flux's kustomize-controller and helm-controller.
+const GITOPS_LABELS: &[(&str, &str)] = &[
+    ("app.kubernetes.io/instance", "Argo CD"),
+    ("kustomize.toolkit.fluxcd.io/name", "Flux"),
+    ("kustomize.toolkit.fluxcd.io/namespace", "Flux"),
+    ("helm.toolkit.fluxcd.io/name", "Flux"),
+    ("helm.toolkit.fluxcd.io/namespace", "Flux"),
+];
+
+/// The annotations GitOps tools track their objects with: Argo CD's
+/// annotation tracking.
+const GITOPS_ANNOTATIONS: &[(&str, &str)] = &[("argocd.argoproj.io/tracking-id", "Argo CD")];
+
+/// A label or annotation by which a GitOps tool (Argo CD, Flux) tracks an
+/// object as its own: the tool recreates such an object deleted behind its
+/// back, and prunes (or claims) an object that carries it but is not in
+/// its Git source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitOpsMarker {
+    /// `Argo CD` or `Flux`.
+    pub tool: &'static str,
+    /// `label` or `annotation`.
+    pub place: &'static str,
+    pub key: String,
+    pub value: String,
+}
+
+/// The GitOps markers of an object, labels first, keys in order.
+pub fn gitops_markers(meta: &ObjectMeta) -> Vec<GitOpsMarker> {
+    let found = |map: &BTreeMap<String, String>, known: &[(&str, &'static str)], place| {
+        known
+            .iter()
+            .filter_map(|(key, tool)| {
+                map.get(*key).map(|value| GitOpsMarker {
+                    tool,
+                    place,
+                    key: key.to_string(),
+                    value: value.clone(),
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut markers = found(&meta.labels, GITOPS_LABELS, "label");
+    markers.extend(found(&meta.annotations, GITOPS_ANNOTATIONS, "annotation"));
+    markers
+}
+
+/// What may keep an ICSP from going when it is deleted, or bring it back:
+/// its finalizers, its owners, the GitOps tools that track it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holders {
+    /// The ICSP's name.
+    pub name: String,
+    /// `metadata.finalizers`: the delete only marks it until they are removed.
+    pub finalizers: Vec<String>,
+    /// `metadata.deletionTimestamp`: already marked for deletion.
+    pub deletion_timestamp: Option<String>,
+    /// Each owner, `Kind/name`, with ` (controller)` for the managing one.
+    pub owners: Vec<String>,
+    pub markers: Vec<GitOpsMarker>,
+}
+
+impl Holders {
+    /// The holders of an ICSP; `None` when it has none.
+    pub fn of(icsp: &ImageContentSourcePolicy) -> Option<Self> {
+        let meta = &icsp.metadata;
+        let owners: Vec<String> = meta
+            .owner_references
+            .iter()
+            .map(|o| {
+                let controller = if o.controller == Some(true) {
+                    " (controller)"
+                } else {
+                    ""
+                };
+                format!("{}/{}{controller}", o.kind, o.name)
+            })
+            .collect();
+        let holders = Self {
+            name: meta.name.clone(),
+            finalizers: meta.finalizers.clone(),
+            deletion_timestamp: meta.deletion_timestamp.clone(),
+            owners,
+            markers: gitops_markers(meta),
+        };
+        let none = holders.finalizers.is_empty()
+            && holders.deletion_timestamp.is_none()
+            && holders.owners.is_empty()
+            && holders.markers.is_empty();
+        (!none).then_some(holders)
+    }
+
+    /// The GitOps tools that track the ICSP, each once.
+    pub fn tools(&self) -> Vec<&'static str> {
+        let mut tools: Vec<&'static str> = Vec::new();
+        for m in &self.markers {
+            if !tools.contains(&m.tool) {
+                tools.push(m.tool);
+            }
+        }
+        tools
+    }
+}
+
+/// How ICSPs are converted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Also an ImageTagMirrorSet per ICSP.
+    pub tag_mirrors: bool,
+    /// Keep the GitOps markers on the replacements (dropped by default).
+    pub keep_gitops_markers: bool,
+}
+
 /// The metadata a replacement keeps: name, labels and annotations other
-/// than kubectl's last-applied copy.
-fn carried_metadata(meta: &ObjectMeta) -> ObjectMeta {
+/// than kubectl's last-applied copy and, unless `keep_markers`, the GitOps
+/// markers (the replacement is in no GitOps tool's source: marked, the
+/// tool would prune it, or count it as its own). Finalizers and owner
+/// references stay with the ICSP.
+fn carried_metadata(meta: &ObjectMeta, keep_markers: bool) -> ObjectMeta {
+    let markers = gitops_markers(meta);
+    let dropped = |place: &str, key: &str| {
+        !keep_markers && markers.iter().any(|m| m.place == place && m.key == key)
+    };
     let mut kept = ObjectMeta::named(&meta.name);
-    kept.labels = meta.labels.clone();
+    kept.labels = meta
+        .labels
+        .iter()
+        .filter(|(k, _)| !dropped("label", k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     kept.annotations = meta
         .annotations
         .iter()
-        .filter(|(k, _)| k.as_str() != LAST_APPLIED)
+        .filter(|(k, _)| k.as_str() != LAST_APPLIED && !dropped("annotation", k))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     kept
 }
 
-/// The replacements of one ICSP: its IDMS, and its ITMS when `tags`.
-pub fn convert(icsp: &ImageContentSourcePolicy, tags: bool) -> Vec<Replacement> {
-    let metadata = carried_metadata(&icsp.metadata);
+/// The replacements of one ICSP: its IDMS, and its ITMS with
+/// `options.tag_mirrors`.
+pub fn convert(icsp: &ImageContentSourcePolicy, options: Options) -> Vec<Replacement> {
+    let tags = options.tag_mirrors;
+    let metadata = carried_metadata(&icsp.metadata, options.keep_gitops_markers);
     let entries: Vec<ImageDigestMirrors> = icsp
         .spec
         .repository_digest_mirrors
@@ -417,7 +546,13 @@ fn warn_about_entries(inputs: &Inputs, checks: &mut Checks) {
     }
     for icsp in &inputs.icsps {
         let name = &icsp.metadata.name;
-        let mut all_covered = !icsp.spec.repository_digest_mirrors.is_empty();
+        // Entries without mirrors say nothing either way: an ICSP of only
+        // such entries is not "covered", it is empty.
+        let mut all_covered = icsp
+            .spec
+            .repository_digest_mirrors
+            .iter()
+            .any(|e| !e.mirrors.is_empty());
         for (i, entry) in icsp.spec.repository_digest_mirrors.iter().enumerate() {
             if entry.mirrors.is_empty() {
                 checks.warnings.push(format!(
@@ -742,7 +877,7 @@ mod tests {
         o.metadata
             .annotations
             .insert("icspCon".into(), "idms".into());
-        let out = convert(&o, false);
+        let out = convert(&o, Options::default());
         assert_eq!(out.len(), 1);
         assert_eq!(
             out[0].to_yaml(),
@@ -782,7 +917,13 @@ spec:
         o.metadata
             .annotations
             .insert("team".into(), "platform".into());
-        let out = convert(&o, true);
+        let out = convert(
+            &o,
+            Options {
+                tag_mirrors: true,
+                ..Options::default()
+            },
+        );
         assert_eq!(out.len(), 2);
         let yaml = out[0].to_yaml();
         assert!(
@@ -852,7 +993,11 @@ spec:
                 ("quay.io/b", &[]),
             ],
         );
-        for r in convert(&o, true) {
+        let tags = Options {
+            tag_mirrors: true,
+            ..Options::default()
+        };
+        for r in convert(&o, tags) {
             let back: serde_json::Value = serde_saphyr::from_str(&r.to_yaml()).unwrap();
             let mut want = r.to_json();
             // An empty mirror list is written as `[]`.
@@ -891,7 +1036,7 @@ spec:
         let replacements: Vec<Replacement> = inputs
             .icsps
             .iter()
-            .flat_map(|i| convert(i, false))
+            .flat_map(|i| convert(i, Options::default()))
             .collect();
         let checks = check(&inputs, &replacements);
         assert!(checks.refused());
@@ -1028,6 +1173,91 @@ spec:
         assert!(
             slash.starts_with("Invalid value: \"a/../../escaped\": a lowercase RFC 1123 subdomain"),
             "{slash}"
+        );
+    }
+
+    #[test]
+    fn gitops_markers_stay_with_the_icsp_unless_kept() {
+        let mut o = icsp("apps", &[("quay.io/x", &["m.example.com/x"])]);
+        let meta = &mut o.metadata;
+        for (k, v) in [
+            ("app.kubernetes.io/instance", "platform"),
+            ("kustomize.toolkit.fluxcd.io/name", "mirrors"),
+            ("kustomize.toolkit.fluxcd.io/namespace", "flux-system"),
+            ("helm.toolkit.fluxcd.io/name", "release"),
+            ("team", "platform"),
+        ] {
+            meta.labels.insert(k.into(), v.into());
+        }
+        meta.annotations.insert(
+            "argocd.argoproj.io/tracking-id".into(),
+            "platform:operator.openshift.io/ImageContentSourcePolicy:/apps".into(),
+        );
+        meta.annotations.insert("owner".into(), "team-a".into());
+        meta.finalizers.push("example.com/hold".into());
+        meta.owner_references.push(crate::crd::OwnerReference {
+            kind: "Application".into(),
+            name: "platform".into(),
+            controller: Some(true),
+            ..Default::default()
+        });
+        let markers: Vec<String> = gitops_markers(&o.metadata)
+            .iter()
+            .map(|m| format!("{} {} {}", m.tool, m.place, m.key))
+            .collect();
+        assert_eq!(
+            markers,
+            [
+                "Argo CD label app.kubernetes.io/instance",
+                "Flux label kustomize.toolkit.fluxcd.io/name",
+                "Flux label kustomize.toolkit.fluxcd.io/namespace",
+                "Flux label helm.toolkit.fluxcd.io/name",
+                "Argo CD annotation argocd.argoproj.io/tracking-id",
+            ]
+        );
+        let dropped = convert(&o, Options::default());
+        let meta = &dropped[0].to_json()["metadata"];
+        assert_eq!(
+            meta,
+            &serde_json::json!({"annotations": {"owner": "team-a"}, "labels": {"team": "platform"}, "name": "apps"})
+        );
+        let kept = convert(
+            &o,
+            Options {
+                keep_gitops_markers: true,
+                ..Options::default()
+            },
+        );
+        let meta = &kept[0].to_json()["metadata"];
+        assert_eq!(meta["labels"].as_object().unwrap().len(), 5, "{meta}");
+        assert_eq!(meta["annotations"].as_object().unwrap().len(), 2, "{meta}");
+        // Finalizers and owners never move to the replacement.
+        assert!(meta.get("finalizers").is_none() && meta.get("ownerReferences").is_none());
+        let holders = Holders::of(&o).unwrap();
+        assert_eq!(holders.finalizers, ["example.com/hold"]);
+        assert_eq!(holders.owners, ["Application/platform (controller)"]);
+        assert_eq!(holders.tools(), ["Argo CD", "Flux"]);
+        assert_eq!(Holders::of(&icsp("plain", &[])), None);
+    }
+
+    /// An ICSP whose entries all lack mirrors is not "already in an
+    /// existing IDMS": there is nothing to be in one.
+    #[test]
+    fn issue_28_no_vacuous_covered_warning() {
+        let mut inputs = Inputs::default();
+        inputs.icsps.push(icsp("empty", &[("quay.io/e", &[])]));
+        let mut existing = ImageDigestMirrorSet::new("other");
+        existing.spec.image_digest_mirrors.push(ImageDigestMirrors {
+            source: "quay.io/e".into(),
+            mirrors: vec!["m.example.com/e".into()],
+            mirror_source_policy: None,
+        });
+        inputs.idmss.push(existing);
+        let replacements = convert(&inputs.icsps[0], Options::default());
+        let checks = check(&inputs, &replacements);
+        assert_eq!(
+            checks.warnings,
+            ["ImageContentSourcePolicy/empty entry 0 (quay.io/e) has no mirrors: it changes nothing on the nodes, and neither does its replacement"]
         );
     }
 

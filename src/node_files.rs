@@ -4,23 +4,33 @@
 //!
 //! Contents are kept for the files the runtime reads; for the certificate
 //! folders only each file's SHA-256 is kept (a CA or client key is compared,
-//! never copied).
+//! never copied). Each path also keeps what `lstat` says of it on the host
+//! (type, mode, owner: what the machine-config daemon checks) and where its
+//! links lead; a path whose links cannot be resolved keeps why.
+//!
+//! [`runtime_use`] is the one list of what containers/image and CRI-O read
+//! in those folders (`explain --node` and `diff --on-disk` both use it).
 
 use std::collections::BTreeMap;
 
+/// The main registries configuration.
+pub const REGISTRIES_CONF: &str = "/etc/containers/registries.conf";
+/// The registries.conf drop-in folder.
+pub const REGISTRIES_CONF_D: &str = "/etc/containers/registries.conf.d";
+/// The signature-storage configuration folder.
+pub const REGISTRIES_D: &str = "/etc/containers/registries.d";
+/// The cluster-wide signature policy.
+pub const POLICY_JSON: &str = "/etc/containers/policy.json";
+/// CRI-O's per-namespace signature policies (`<namespace>.json`).
+pub const CRIO_POLICIES: &str = "/etc/crio/policies";
+/// The daemon's record of the config it applied.
+pub const CURRENT_CONFIG: &str = "/etc/machine-config-daemon/currentconfig";
+
 /// Single files a node's runtime reads.
-pub const FILES: &[&str] = &[
-    "/etc/containers/registries.conf",
-    "/etc/containers/policy.json",
-    "/etc/machine-config-daemon/currentconfig",
-];
+pub const FILES: &[&str] = &[REGISTRIES_CONF, POLICY_JSON, CURRENT_CONFIG];
 
 /// Folders whose direct children (regular files) the runtime reads.
-pub const FOLDERS: &[&str] = &[
-    "/etc/containers/registries.conf.d",
-    "/etc/containers/registries.d",
-    "/etc/crio/policies",
-];
+pub const FOLDERS: &[&str] = &[REGISTRIES_CONF_D, REGISTRIES_D, CRIO_POLICIES];
 
 /// Folders of per-registry certificate folders (`<dir>/<host[:port]>/<file>`):
 /// only names and SHA-256 digests are read.
@@ -29,12 +39,16 @@ pub const CERT_FOLDERS: &[&str] = &["/etc/docker/certs.d", "/etc/containers/cert
 /// Whether `path` (an absolute host path) is a file whose content is read:
 /// one of [`FILES`] or a direct child of one of [`FOLDERS`].
 pub fn is_content_path(path: &str) -> bool {
-    FILES.contains(&path)
-        || FOLDERS.iter().any(|dir| {
-            path.strip_prefix(dir)
-                .and_then(|rest| rest.strip_prefix('/'))
-                .is_some_and(is_plain_name)
-        })
+    FILES.contains(&path) || folder_of(path).is_some()
+}
+
+/// The folder of [`FOLDERS`] `path` is a direct child of.
+pub fn folder_of(path: &str) -> Option<&'static str> {
+    FOLDERS.iter().copied().find(|dir| {
+        path.strip_prefix(dir)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .is_some_and(is_plain_name)
+    })
 }
 
 /// Whether `path` is a file in a per-registry certificate folder
@@ -48,9 +62,185 @@ pub fn is_cert_path(path: &str) -> bool {
     })
 }
 
+/// Whether a node's record may name `path`: a content path, one of
+/// [`FOLDERS`] or a certificate path.
+pub fn is_recorded_path(path: &str) -> bool {
+    is_content_path(path) || FOLDERS.contains(&path) || is_cert_path(path)
+}
+
 /// One path component: not empty, not `.`/`..`, no separator or NUL.
 fn is_plain_name(name: &str) -> bool {
     !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\0'])
+}
+
+/// How the runtime treats a host path of a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuntimeUse {
+    /// CRI-O (through containers/image) reads it.
+    Read,
+    /// It sits in a folder the runtime reads, but the runtime never opens
+    /// it: why.
+    Ignored(&'static str),
+    /// Not a runtime file (the daemon's own record).
+    Daemon,
+}
+
+/// The one list of what containers/image and CRI-O read, as upstream reads
+/// it: registries.conf; `*.conf` in registries.conf.d (pkg/sysregistriesv2
+/// `dropInConfigs`); `*.yaml` in registries.d (docker `loadAndMergeConfig`);
+/// policy.json; `<namespace>.json` in /etc/crio/policies; `*.crt`, `*.cert`
+/// and `*.key` in a certs.d host folder (pkg/tlsclientconfig
+/// `SetupCertificates`).
+pub fn runtime_use(path: &str) -> RuntimeUse {
+    if path == REGISTRIES_CONF || path == POLICY_JSON {
+        return RuntimeUse::Read;
+    }
+    if path == CURRENT_CONFIG {
+        return RuntimeUse::Daemon;
+    }
+    let (suffixes, why): (&[&str], &'static str) = match folder_of(path) {
+        Some(REGISTRIES_CONF_D) => (
+            &[".conf"],
+            "containers/image reads only *.conf files in /etc/containers/registries.conf.d",
+        ),
+        Some(REGISTRIES_D) => (
+            &[".yaml"],
+            "containers/image reads only *.yaml files in /etc/containers/registries.d",
+        ),
+        Some(_) => (
+            &[".json"],
+            "CRI-O reads only <namespace>.json files in /etc/crio/policies",
+        ),
+        None if is_cert_path(path) => (
+            &[".crt", ".cert", ".key"],
+            "containers/image reads only *.crt, *.cert and *.key files in a certs.d folder",
+        ),
+        None => return RuntimeUse::Ignored("not a file CRI-O reads"),
+    };
+    if suffixes.iter().any(|s| path.ends_with(s)) {
+        RuntimeUse::Read
+    } else {
+        RuntimeUse::Ignored(why)
+    }
+}
+
+/// Whether the runtime lists `folder` through a symbolic link. containers/image
+/// walks registries.conf.d with Go's `filepath.WalkDir`, which `lstat`s the
+/// folder itself: a link there is a file, not a folder, and no drop-in behind
+/// it is read. registries.d (`os.Open`), the CRI-O policies and the certs.d
+/// folders are opened through links.
+pub fn follows_folder_link(folder: &str) -> bool {
+    folder != REGISTRIES_CONF_D
+}
+
+/// What a path is on the host, as `lstat` reports it once its parent
+/// folders are resolved (what the machine-config daemon's
+/// `checkFileContentsAndMode` sees).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileMeta {
+    /// `st_mode`: the file type bits and the permissions.
+    pub mode: u32,
+    pub uid: u32,
+    pub gid: u32,
+    /// The host path it resolves to, when not itself (a link, or a parent
+    /// folder that is one).
+    pub target: Option<String>,
+}
+
+/// A file's type as the host has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Regular,
+    Link,
+    Folder,
+    /// A named pipe, socket or device: what it is.
+    Other(&'static str),
+}
+
+impl FileKind {
+    /// As a word: `regular`, `link`, `folder`, or the other type.
+    pub fn word(self) -> &'static str {
+        match self {
+            FileKind::Regular => "regular",
+            FileKind::Link => "link",
+            FileKind::Folder => "folder",
+            FileKind::Other(what) => what,
+        }
+    }
+}
+
+impl FileMeta {
+    pub fn kind(&self) -> FileKind {
+        match self.mode & 0o170_000 {
+            0o100_000 => FileKind::Regular,
+            0o120_000 => FileKind::Link,
+            0o040_000 => FileKind::Folder,
+            0o010_000 => FileKind::Other("named pipe"),
+            0o140_000 => FileKind::Other("socket"),
+            0o020_000 => FileKind::Other("character device"),
+            0o060_000 => FileKind::Other("block device"),
+            _ => FileKind::Other("unknown type"),
+        }
+    }
+
+    /// The mode as Go's `os.Lstat` reports it (`os.FileMode`): the
+    /// permissions, the type bits and setuid/setgid/sticky in Go's places.
+    pub fn go_mode(&self) -> u32 {
+        let mut mode = self.mode & 0o777;
+        mode |= match self.kind() {
+            FileKind::Folder => GO_DIR,
+            FileKind::Link => GO_SYMLINK,
+            FileKind::Other("named pipe") => GO_NAMED_PIPE,
+            FileKind::Other("socket") => GO_SOCKET,
+            FileKind::Other("character device") => GO_DEVICE | GO_CHAR_DEVICE,
+            FileKind::Other("block device") => GO_DEVICE,
+            _ => 0,
+        };
+        for (bit, go) in [
+            (0o4000, GO_SETUID),
+            (0o2000, GO_SETGID),
+            (0o1000, GO_STICKY),
+        ] {
+            if self.mode & bit != 0 {
+                mode |= go;
+            }
+        }
+        mode
+    }
+}
+
+const GO_DIR: u32 = 1 << 31;
+const GO_SYMLINK: u32 = 1 << 27;
+const GO_DEVICE: u32 = 1 << 26;
+const GO_NAMED_PIPE: u32 = 1 << 25;
+const GO_SOCKET: u32 = 1 << 24;
+const GO_SETUID: u32 = 1 << 23;
+const GO_SETGID: u32 = 1 << 22;
+const GO_CHAR_DEVICE: u32 = 1 << 21;
+const GO_STICKY: u32 = 1 << 20;
+
+/// A Go `os.FileMode` as the daemon prints it in `mode mismatch` (`%v/%d/%#o`):
+/// `-rw-r--r--/420/0644`, `Lrwxrwxrwx/134218239/01000000777`.
+pub fn go_mode_words(mode: u32) -> String {
+    const TYPES: &str = "dalTLDpSugct?";
+    let mut text = String::new();
+    for (i, c) in TYPES.chars().enumerate() {
+        if mode & (1 << (31 - i)) != 0 {
+            text.push(c);
+        }
+    }
+    if text.is_empty() {
+        text.push('-');
+    }
+    for (i, c) in "rwxrwxrwx".chars().enumerate() {
+        text.push(if mode & (1 << (8 - i)) != 0 { c } else { '-' });
+    }
+    let octal = if mode == 0 {
+        "0".to_string()
+    } else {
+        format!("0{mode:o}")
+    };
+    format!("{text}/{mode}/{octal}")
 }
 
 /// The files one node holds.
@@ -62,6 +252,13 @@ pub struct NodeFiles {
     pub files: BTreeMap<String, Vec<u8>>,
     /// Host path → lowercase hex SHA-256, for every [`is_cert_path`] file present.
     pub certs: BTreeMap<String, String>,
+    /// Host path → what `lstat` says of it, for every path recorded (files,
+    /// drop-ins, the folders, certificates); empty when not recorded (a
+    /// folder collected before types and modes were).
+    pub meta: BTreeMap<String, FileMeta>,
+    /// Host path → why it cannot be resolved or read on the host (a link
+    /// that dangles or loops, a folder in its way).
+    pub unreadable: BTreeMap<String, String>,
 }
 
 impl NodeFiles {
@@ -72,12 +269,189 @@ impl NodeFiles {
             .and_then(|bytes| std::str::from_utf8(bytes).ok())
     }
 
+    /// The record of `folder` when it is a symbolic link.
+    pub fn linked_folder(&self, folder: &str) -> Option<&FileMeta> {
+        self.meta
+            .get(folder)
+            .filter(|meta| meta.kind() == FileKind::Link)
+    }
+
+    /// Whether the runtime lists `folder` on this node: it is no link, or a
+    /// link the runtime follows ([`follows_folder_link`]).
+    pub fn runtime_lists(&self, folder: &str) -> bool {
+        follows_folder_link(folder) || self.linked_folder(folder).is_none()
+    }
+
+    /// The files of a folder of [`FOLDERS`] the runtime reads
+    /// ([`runtime_use`]), in name order: none when it does not list the
+    /// folder.
+    pub fn runtime_children<'a>(
+        &'a self,
+        folder: &'a str,
+    ) -> impl Iterator<Item = (&'a str, &'a [u8])> {
+        let listed = self.runtime_lists(folder);
+        self.children(folder)
+            .filter(move |(path, _)| listed && runtime_use(path) == RuntimeUse::Read)
+    }
+
+    /// The files present that the runtime never reads, with why, in path
+    /// order: names it skips, and every drop-in behind a folder link it
+    /// does not follow.
+    pub fn ignored(&self) -> Vec<(&str, String)> {
+        let paths = self
+            .files
+            .keys()
+            .chain(self.certs.keys())
+            .chain(self.unreadable.keys());
+        let mut out: Vec<(&str, String)> = Vec::new();
+        for path in paths {
+            let folder = folder_of(path);
+            let why = match (runtime_use(path), folder) {
+                (_, Some(folder)) if !self.runtime_lists(folder) => format!(
+                    "{folder} is a link, and containers/image reads no drop-in behind a linked folder"
+                ),
+                (RuntimeUse::Ignored(why), _) => why.to_string(),
+                _ => continue,
+            };
+            out.push((path.as_str(), why));
+        }
+        out.sort();
+        out.dedup_by(|a, b| a.0 == b.0);
+        out
+    }
+
     /// The drop-ins present in a folder of [`FOLDERS`], in name order.
     pub fn children<'a>(&'a self, folder: &'a str) -> impl Iterator<Item = (&'a str, &'a [u8])> {
         self.files.iter().filter_map(move |(path, bytes)| {
             let name = path.strip_prefix(folder)?.strip_prefix('/')?;
             is_plain_name(name).then_some((path.as_str(), bytes.as_slice()))
         })
+    }
+}
+
+/// Whether a reason of [`NodeFiles::unreadable`] means the file is absent
+/// in the end (a link that dangles): containers/image then takes the file as
+/// missing (`os.IsNotExist`), where any other failure is an error.
+pub fn is_absent(why: &str) -> bool {
+    why.ends_with("no such file or directory") || why.ends_with("(an empty link)")
+}
+
+/// Why every pull on the node fails, file by file (host path, why): a file
+/// the runtime reads that cannot be resolved or read (other than absent;
+/// policy.json absent too), is not UTF-8, or does not load as
+/// containers/image loads it (registries.conf and its drop-ins together,
+/// policy.json, the registries.d YAML files). CRI-O's per-namespace policies
+/// break only their namespace's pulls and are not listed.
+pub fn pull_breakers(files: &NodeFiles) -> Vec<(String, String)> {
+    let mut out = unreadable_breakers(files);
+    registries_breakers(files, &mut out);
+    let text = |path: &str| -> Option<Result<&str, (String, String)>> {
+        let bytes = files.files.get(path)?;
+        Some(std::str::from_utf8(bytes).map_err(|_| {
+            (
+                path.to_string(),
+                format!("{path} is not UTF-8 text (a binary file)"),
+            )
+        }))
+    };
+    match text(POLICY_JSON) {
+        Some(Ok(policy)) => {
+            if let Err(e) = crate::policy::parse_policy(POLICY_JSON, policy) {
+                out.push((POLICY_JSON.to_string(), e.to_string()));
+            }
+        }
+        Some(Err(broken)) => out.push(broken),
+        None => {}
+    }
+    let yaml: Vec<&str> = files
+        .runtime_children(REGISTRIES_D)
+        .map(|(p, _)| p)
+        .collect();
+    for path in yaml {
+        match text(path) {
+            Some(Ok(text)) => {
+                if let Err(e) = serde_saphyr::from_str::<serde_json::Value>(text) {
+                    out.push((path.to_string(), format!("parsing {path}: {e}")));
+                }
+            }
+            Some(Err(broken)) => out.push(broken),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The runtime files that cannot be resolved, other than absent.
+fn unreadable_breakers(files: &NodeFiles) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (path, why) in &files.unreadable {
+        let read = match folder_of(path) {
+            Some(CRIO_POLICIES) => false,
+            Some(folder) => files.runtime_lists(folder) && runtime_use(path) == RuntimeUse::Read,
+            None => [
+                REGISTRIES_CONF,
+                POLICY_JSON,
+                REGISTRIES_CONF_D,
+                REGISTRIES_D,
+            ]
+            .contains(&path.as_str()),
+        };
+        if read && (path == POLICY_JSON || !is_absent(why)) {
+            out.push((path.clone(), format!("{path} cannot be resolved: {why}")));
+        }
+    }
+    out
+}
+
+/// registries.conf and the drop-ins the runtime reads: each on its own,
+/// then all together, as containers/image loads them.
+fn registries_breakers(files: &NodeFiles, out: &mut Vec<(String, String)>) {
+    let text = |path: &str| -> Option<Result<&str, (String, String)>> {
+        let bytes = files.files.get(path)?;
+        Some(std::str::from_utf8(bytes).map_err(|_| {
+            (
+                path.to_string(),
+                format!("{path} is not UTF-8 text (a binary file)"),
+            )
+        }))
+    };
+    let mut registries: Vec<(String, String)> = Vec::new();
+    let conf_files = std::iter::once(REGISTRIES_CONF)
+        .chain(files.runtime_children(REGISTRIES_CONF_D).map(|(p, _)| p));
+    for path in conf_files {
+        match text(path) {
+            Some(Ok(text)) => registries.push((path.to_string(), text.to_string())),
+            Some(Err(broken)) => out.push(broken),
+            None => {}
+        }
+    }
+    for (path, conf) in &registries {
+        let file = crate::registries::ConfigFile {
+            name: path,
+            text: conf,
+        };
+        let loaded = if path == REGISTRIES_CONF {
+            crate::registries::load(Some(&file), &[])
+        } else {
+            crate::registries::load(None, std::slice::from_ref(&file))
+        };
+        if let Err(e) = loaded {
+            out.push((path.clone(), e.to_string()));
+        }
+    }
+    if out.is_empty() && !registries.is_empty() {
+        let (main, drop_ins) = match registries.split_first() {
+            Some((first, rest)) if first.0 == REGISTRIES_CONF => (Some(first), rest),
+            _ => (None, &registries[..]),
+        };
+        let main = main.map(|(name, text)| crate::registries::ConfigFile { name, text });
+        let drop_ins: Vec<_> = drop_ins
+            .iter()
+            .map(|(name, text)| crate::registries::ConfigFile { name, text })
+            .collect();
+        if let Err(e) = crate::registries::load(main.as_ref(), &drop_ins) {
+            out.push((e.file.clone(), e.to_string()));
+        }
     }
 }
 
@@ -198,6 +572,169 @@ mod tests {
             let err = parse_cert_digests(text).unwrap_err();
             assert!(err.starts_with("line 1: "), "{err}");
         }
+    }
+
+    /// Go's `os.FileMode` words as the daemon prints them, for the modes
+    /// `lstat` gives (os.FileMode.String, `%d`, `%#o`).
+    #[test]
+    fn go_mode_words_as_the_daemon_prints_them() {
+        for (st_mode, want) in [
+            (0o100644, "-rw-r--r--/420/0644"),
+            (0o100600, "-rw-------/384/0600"),
+            (0o120777, "Lrwxrwxrwx/134218239/01000000777"),
+            (0o040755, "drwxr-xr-x/2147484141/020000000755"),
+            (0o010644, "prw-r--r--/33554852/0200000644"),
+            (0o104755, "urwxr-xr-x/8389101/040000755"),
+            (0o100000, "----------/0/0"),
+        ] {
+            let meta = FileMeta {
+                mode: st_mode,
+                uid: 0,
+                gid: 0,
+                target: None,
+            };
+            assert_eq!(go_mode_words(meta.go_mode()), want, "{st_mode:o}");
+        }
+        // The MachineConfig's mode is taken as is (os.FileMode(*f.Mode)).
+        assert_eq!(go_mode_words(420), "-rw-r--r--/420/0644");
+    }
+
+    #[test]
+    fn what_the_runtime_reads() {
+        for (path, want) in [
+            ("/etc/containers/registries.conf", true),
+            ("/etc/containers/policy.json", true),
+            ("/etc/containers/registries.conf.d/99-x.conf", true),
+            ("/etc/containers/registries.conf.d/.conf", true),
+            ("/etc/containers/registries.conf.d/99-x.conf.bak", false),
+            ("/etc/containers/registries.conf.d/99-x.toml", false),
+            ("/etc/containers/registries.d/sigstore.yaml", true),
+            ("/etc/containers/registries.d/sigstore.yml", false),
+            ("/etc/containers/registries.d/notes.txt", false),
+            ("/etc/crio/policies/team-a.json", true),
+            ("/etc/crio/policies/team-a.json.orig", false),
+            ("/etc/docker/certs.d/m:5000/ca.crt", true),
+            ("/etc/docker/certs.d/m:5000/client.cert", true),
+            ("/etc/docker/certs.d/m:5000/client.key", true),
+            ("/etc/docker/certs.d/m:5000/ca.pem", false),
+        ] {
+            assert_eq!(runtime_use(path) == RuntimeUse::Read, want, "{path}");
+        }
+        assert_eq!(runtime_use(CURRENT_CONFIG), RuntimeUse::Daemon);
+    }
+
+    #[test]
+    fn a_linked_drop_in_folder_is_not_read() {
+        let mut files = NodeFiles::default();
+        for path in [
+            "/etc/containers/registries.conf.d/a.conf",
+            "/etc/containers/registries.conf.d/b.conf.bak",
+            "/etc/containers/registries.d/x.yaml",
+        ] {
+            files.files.insert(path.to_string(), Vec::new());
+        }
+        let read: Vec<&str> = files
+            .runtime_children(REGISTRIES_CONF_D)
+            .map(|(p, _)| p)
+            .collect();
+        assert_eq!(read, ["/etc/containers/registries.conf.d/a.conf"]);
+        assert_eq!(
+            files.ignored(),
+            [(
+                "/etc/containers/registries.conf.d/b.conf.bak",
+                "containers/image reads only *.conf files in /etc/containers/registries.conf.d"
+                    .to_string()
+            )]
+        );
+        files.meta.insert(
+            REGISTRIES_CONF_D.to_string(),
+            FileMeta {
+                mode: 0o120777,
+                uid: 0,
+                gid: 0,
+                target: Some("/etc/alt".to_string()),
+            },
+        );
+        assert_eq!(files.runtime_children(REGISTRIES_CONF_D).count(), 0);
+        assert_eq!(files.runtime_children(REGISTRIES_D).count(), 1);
+        let ignored: Vec<&str> = files.ignored().iter().map(|(p, _)| *p).collect();
+        assert_eq!(
+            ignored,
+            [
+                "/etc/containers/registries.conf.d/a.conf",
+                "/etc/containers/registries.conf.d/b.conf.bak"
+            ]
+        );
+    }
+
+    /// What breaks every pull, and what does not (an empty YAML file, a
+    /// dangling drop-in, a file CRI-O never reads).
+    #[test]
+    fn pull_breakers_as_containers_image_loads() {
+        let node = |entries: &[(&str, &[u8])], unreadable: &[(&str, &str)]| {
+            let mut files = NodeFiles::default();
+            for (path, bytes) in entries {
+                files.files.insert(path.to_string(), bytes.to_vec());
+            }
+            for (path, why) in unreadable {
+                files.unreadable.insert(path.to_string(), why.to_string());
+            }
+            pull_breakers(&files)
+                .into_iter()
+                .map(|(path, _)| path)
+                .collect::<Vec<_>>()
+        };
+        let ok: Vec<String> = Vec::new();
+        assert_eq!(
+            node(
+                &[
+                    (
+                        REGISTRIES_CONF,
+                        b"[[registry]]\nlocation = \"a.example.com\"\n"
+                    ),
+                    ("/etc/containers/registries.d/empty.yaml", b""),
+                    ("/etc/containers/registries.d/comment.yaml", b"# nothing\n"),
+                    ("/etc/containers/registries.conf.d/x.conf.bak", &[0xff, 0]),
+                    (
+                        POLICY_JSON,
+                        b"{\"default\":[{\"type\":\"insecureAcceptAnything\"}]}"
+                    ),
+                ],
+                &[(
+                    "/etc/containers/registries.conf.d/gone.conf",
+                    "/nowhere: no such file or directory"
+                )],
+            ),
+            ok
+        );
+        assert_eq!(
+            node(
+                &[
+                    ("/etc/containers/registries.conf.d/b.conf", &[0xff, 0]),
+                    ("/etc/containers/registries.d/bad.yaml", b"docker: [\n"),
+                    (POLICY_JSON, b"{"),
+                ],
+                &[
+                    (REGISTRIES_CONF, "too many levels of symbolic links"),
+                    (
+                        "/etc/containers/registries.conf.d/dir.conf",
+                        "/srv: is a directory"
+                    ),
+                ],
+            ),
+            [
+                REGISTRIES_CONF,
+                "/etc/containers/registries.conf.d/dir.conf",
+                "/etc/containers/registries.conf.d/b.conf",
+                POLICY_JSON,
+                "/etc/containers/registries.d/bad.yaml",
+            ]
+        );
+        // policy.json that dangles fails every pull (it must exist).
+        assert_eq!(
+            node(&[], &[(POLICY_JSON, "/nowhere: no such file or directory")]),
+            [POLICY_JSON]
+        );
     }
 
     #[test]

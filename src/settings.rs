@@ -74,6 +74,7 @@ impl Settings {
         cluster.all_contexts = false;
         cluster.hub = None;
         cluster.hub_selector = None;
+        cluster.hub_ca = None;
         if let Some(server) = server {
             cluster.server = Some(server.to_string());
         }
@@ -194,6 +195,7 @@ impl Settings {
                 impersonate_uid: args.as_uid.clone(),
                 impersonate_groups: args.as_group.clone(),
             },
+            extra_trust: args.route_trust.clone(),
         })
     }
 }

@@ -605,3 +605,97 @@ fn issue_15_explain_unknown_node_lists_the_known_ones() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
 }
+
+const KEY_DATA: &str = "LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFK0tpN0I3K2tpTFdPSmRQWXBZanRqUmtXVnBxRgpuNHl1TjU2VjZHaGdLRm5SZjJqemlweEFWR084cm0vWUVQU3d2clBORHJqdnA0YlpoNm5NR0Z0NzhBPT0KLS0tLS1FTkQgUFVCTElDIEtFWS0tLS0t";
+
+/// A ClusterImagePolicy on `quay.io`, and an ImagePolicy in `shop` whose
+/// scope `quay.io/team` the MCO drops for it (`other.io/app` stays).
+fn conflicting_policies(dir: &std::path::Path) -> std::path::PathBuf {
+    let policy = format!(
+        "  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: {KEY_DATA}\n    signedIdentity:\n      matchPolicy: MatchRepoDigestOrExact\n"
+    );
+    let yaml = format!(
+        "apiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata:\n  name: quay\nspec:\n  scopes:\n  - quay.io\n{policy}---\napiVersion: config.openshift.io/v1\nkind: ImagePolicy\nmetadata:\n  name: team\n  namespace: shop\nspec:\n  scopes:\n  - quay.io/team\n  - other.io/app\n{policy}"
+    );
+    let path = dir.join("policies.yaml");
+    std::fs::write(&path, yaml).expect("write");
+    path
+}
+
+// issue 28: `explain -n NS` gives the ImagePolicy conflict warning only for
+// the images a dropped scope applies to.
+#[test]
+fn issue_28_scope_conflict_warning_only_where_the_scope_covers_the_image() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = conflicting_policies(dir.path());
+    let out = plugin()
+        .args([
+            "explain",
+            "quay.io/team/app:1",
+            "quay.io/other/app:1",
+            "other.io/app:1",
+            "docker.io/library/busybox:1",
+            "-n",
+            "shop",
+            "-o",
+            "json",
+            "-f",
+        ])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let json = &list["items"];
+    let conflict = |i: usize| {
+        json[i]["warnings"]
+            .as_array()
+            .expect("warnings")
+            .iter()
+            .filter(|w| w.as_str().unwrap_or("").contains("conflicting scope"))
+            .count()
+    };
+    assert_eq!(conflict(0), 1, "{:#}", json[0]["warnings"]);
+    let warning = json[0]["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .find_map(|w| w.as_str().filter(|w| w.contains("conflicting scope")))
+        .expect("warning")
+        .to_string();
+    assert!(
+        warning.starts_with("ImagePolicy/shop/team: has conflicting scope(s) [\"quay.io/team\"]"),
+        "{warning}"
+    );
+    // Under the ClusterImagePolicy but not the dropped scope; the scope
+    // that stays; no policy at all: no conflict warning.
+    for i in 1..4 {
+        assert_eq!(
+            conflict(i),
+            0,
+            "{}: {:#}",
+            json[i]["image"],
+            json[i]["warnings"]
+        );
+    }
+    // Another namespace: none either.
+    let out = plugin()
+        .args([
+            "explain",
+            "quay.io/team/app:1",
+            "-n",
+            "other",
+            "-o",
+            "json",
+            "-f",
+        ])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("conflicting scope"), "{text}");
+}

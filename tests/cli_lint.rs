@@ -313,3 +313,43 @@ fn issue_14_namespace_note_names_no_client() {
         ))
         .stderr(contains("kubectl would").not());
 }
+
+/// issue 28: allowed and blocked registries both set, and no ClusterVersion:
+/// the fault is that both lists are set (as `lint` says), not a release
+/// image reference that does not parse.
+#[test]
+fn issue_28_allowed_and_blocked_without_cluster_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = "apiVersion: config.openshift.io/v1\nkind: Image\nmetadata:\n  name: cluster\nspec:\n  registrySources:\n    allowedRegistries:\n    - quay.io\n    blockedRegistries:\n    - docker.io\n";
+    let file = write(&dir, "image.yaml", image);
+    const BOTH: &str = "only one of AllowedRegistries or BlockedRegistries may be specified";
+    for args in [
+        vec!["render"],
+        vec!["list"],
+        vec!["explain", "quay.io/a/b:1"],
+    ] {
+        bin()
+            .args(&args)
+            .args(["-f", &file])
+            .assert()
+            .code(2)
+            .stderr(contains(format!(
+                "error: the MCO refuses to render this configuration: invalid images config: {BOTH} (Image/cluster from {file}:1)"
+            )))
+            .stderr(contains("release image").not());
+    }
+    let (code, out, _) = lint(&file);
+    assert_eq!(code, Some(1));
+    assert!(out.contains(BOTH), "{out}");
+    // With a ClusterVersion (a release image) the MCO says the same.
+    let cv = write(
+        &dir,
+        "cv.yaml",
+        "apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\nspec:\n  clusterID: 0b1b5bd8-8c2c-4b5a-9f0e-7d3a5e1f2c4d\nstatus:\n  desired:\n    image: quay.io/openshift-release-dev/ocp-release@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n    version: 4.21.0\n",
+    );
+    bin()
+        .args(["render", "-f", &file, "-f", &cv])
+        .assert()
+        .code(2)
+        .stderr(contains(BOTH));
+}

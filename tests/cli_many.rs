@@ -790,10 +790,11 @@ fn issue_17_readme_example_is_real() {
 /// with a message; the others offer them.
 #[test]
 fn issue_28_one_cluster_commands_do_not_offer_many_cluster_flags() {
-    const MANY: [&str; 6] = [
+    const MANY: [&str; 7] = [
         "--all-contexts",
         "--hub ",
         "--hub-selector",
+        "--hub-ca",
         "--skip-unavailable",
         "--context-concurrency",
         "--context-timeout",
@@ -837,4 +838,130 @@ fn issue_28_one_cluster_commands_do_not_offer_many_cluster_flags() {
         assert_eq!(code, Some(2), "{args:?}");
         assert!(stderr.starts_with("error: several clusters"), "{stderr}");
     }
+}
+
+/// A hub whose cluster-proxy Route is served by its router, with a
+/// certificate the hub's ingress CA signed (not the API server's CA):
+/// ManagedCluster `east` behind it, and the ingress CA published in
+/// `openshift-config-managed/default-ingress-cert` when `publish_ca`.
+struct RoutedHub {
+    hub: FakeApiServer,
+    router: FakeApiServer,
+    ingress_ca_pem: String,
+    _east: FakeApiServer,
+}
+
+fn routed_hub(publish_ca: bool) -> RoutedHub {
+    use support::certs::{ca, pem, server};
+    let east = Builder::openshift().objects_from(EXAMPLE).start();
+    let ingress = ca("ingress-operator@1700000000", None);
+    let (leaf, key) = server(Some(&ingress), |_| {});
+    let router = Builder::openshift()
+        .serving(vec![leaf, ingress.der().to_vec()], key)
+        .proxy_to("east", &east)
+        .start();
+    let hub = Builder::openshift()
+        .objects_from_yaml("apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata:\n  name: east\nspec:\n  hubAcceptsClient: true\nstatus:\n  conditions:\n  - type: ManagedClusterConditionAvailable\n    status: \"True\"\n    reason: ManagedClusterAvailable\n    message: Managed cluster is available\n")
+        .start();
+    hub.add_objects_from_yaml(&format!(
+        "apiVersion: route.openshift.io/v1\nkind: Route\nmetadata:\n  name: cluster-proxy-addon-user\n  namespace: multicluster-engine\nspec:\n  host: {}\n",
+        router.addr
+    ));
+    let ingress_ca_pem = pem(ingress.der());
+    if publish_ca {
+        let config_map = serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "default-ingress-cert", "namespace": "openshift-config-managed"},
+            "data": {"ca-bundle.crt": ingress_ca_pem},
+        });
+        hub.add_objects_from_yaml(&config_map.to_string());
+    }
+    RoutedHub {
+        hub,
+        router,
+        ingress_ca_pem,
+        _east: east,
+    }
+}
+
+/// issue 28: the cluster-proxy Route is verified against the hub's ingress
+/// CA, read from the hub.
+#[test]
+fn issue_28_hub_route_is_trusted_through_the_ingress_ca() {
+    let fake = routed_hub(true);
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("hub", Target::Fake(&fake.hub))]);
+    let (code, stdout, stderr) = run(&config, &["list", "--hub", "hub", "-o", "json"]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        v["items"][0]["server"],
+        format!("{}/east", fake.router.url())
+    );
+    assert_eq!(v["items"][0]["result"]["kind"], "List");
+    assert!(fake
+        .router
+        .log()
+        .iter()
+        .any(|l| l.path.starts_with("/east/apis/")));
+}
+
+/// issue 28: without the ingress CA the Route is refused, and the error
+/// says which roots were tried and how to give the right one; `--hub-ca`
+/// gives it.
+#[test]
+fn issue_28_hub_route_refused_names_the_cas_then_hub_ca_gives_it() {
+    let fake = routed_hub(false);
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("hub", Target::Fake(&fake.hub))]);
+    let (code, stdout, stderr) = run(&config, &["list", "--hub", "hub", "-o", "json"]);
+    assert_eq!(code, Some(3), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let error = v["items"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("tls: failed to verify certificate: x509: certificate signed by unknown authority (roots tried: the kubeconfig's certificate-authority-data (CN=fake-apiserver-ca); the hub's ingress CA was not read (ConfigMap openshift-config-managed/default-ingress-cert: not found; give it with --hub-ca FILE))"),
+        "{error}"
+    );
+    // --hub-ca: the ingress CA given by hand.
+    let ca_file = dir.path().join("ingress-ca.crt");
+    std::fs::write(&ca_file, &fake.ingress_ca_pem).unwrap();
+    let ca_arg = ca_file.display().to_string();
+    let (code, stdout, stderr) = run(
+        &config,
+        &["list", "--hub", "hub", "--hub-ca", &ca_arg, "-o", "json"],
+    );
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    // A wrong --hub-ca is named in the refusal.
+    let wrong = dir.path().join("wrong.crt");
+    std::fs::write(&wrong, &fake.hub.ca_pem).unwrap();
+    let wrong_arg = wrong.display().to_string();
+    let (code, stdout, _) = run(
+        &config,
+        &["list", "--hub", "hub", "--hub-ca", &wrong_arg, "-o", "json"],
+    );
+    assert_eq!(code, Some(3));
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let error = v["items"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains(&format!("; --hub-ca {wrong_arg} (CN=fake-apiserver-ca))")),
+        "{error}"
+    );
+    // An unreadable or empty --hub-ca is an input error, before any request.
+    let empty = dir.path().join("empty.crt");
+    std::fs::write(&empty, "").unwrap();
+    for (file, says) in [
+        (dir.path().join("missing.crt"), "cannot read --hub-ca"),
+        (empty, "no PEM certificate"),
+    ] {
+        fake.hub.clear_log();
+        let arg = file.display().to_string();
+        let (code, _, stderr) = run(&config, &["list", "--hub", "hub", "--hub-ca", &arg]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(stderr.contains(says) && stderr.contains(&arg), "{stderr}");
+        assert!(fake.hub.log().is_empty());
+    }
+    // --hub-ca belongs to --hub.
+    let (code, _, stderr) = run(&config, &["list", "--hub-ca", &ca_arg]);
+    assert_eq!(code, Some(2), "{stderr}");
 }

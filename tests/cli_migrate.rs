@@ -974,7 +974,14 @@ fn issue_12_a_file_name_too_long_for_the_file_system_is_refused() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "would be 279 bytes, more than the 255 a file system takes",
+            "1 file name(s) too long for the file system (at most 255 bytes), nothing written",
+        ))
+        .stderr(predicate::str::contains("would be 279 bytes"))
+        // Its own error: the name is one the API server takes.
+        .stderr(predicate::str::contains("invalid name").not())
+        .stderr(predicate::str::contains("the API server takes only names").not())
+        .stderr(predicate::str::contains(
+            "hint: the API server takes these names, but a file system does not take such file names",
         ));
     assert!(!dest.exists());
     // On stdout it is fine: the API server takes the name.
@@ -1126,4 +1133,373 @@ fn issue_14_positional_files_as_oc_adm_migrate_icsp() {
         .args(["migrate-icsp", &first, "--apply"])
         .assert()
         .code(2);
+}
+
+// ---- issue 28: finalizers, GitOps markers, kubectl's List, messages ----
+
+/// An ICSP as a GitOps tool leaves it: Argo CD's tracking annotation and
+/// label, a finalizer, an owner.
+const HELD: &str = "apiVersion: operator.openshift.io/v1alpha1
+kind: ImageContentSourcePolicy
+metadata:
+  name: held
+  finalizers: [example.com/hold]
+  labels:
+    app.kubernetes.io/instance: platform
+    team: mirrors
+  annotations:
+    argocd.argoproj.io/tracking-id: platform:operator.openshift.io/ImageContentSourcePolicy:/held
+  ownerReferences:
+  - apiVersion: argoproj.io/v1alpha1
+    kind: Application
+    name: platform
+    uid: 11111111-2222-4333-8444-555555555555
+spec:
+  repositoryDigestMirrors:
+  - source: quay.io/held
+    mirrors: [m.example.com/held]
+";
+
+fn held_server(builder: Builder) -> Live {
+    let server = builder.objects_from_yaml(HELD).start();
+    let dir = TempDir::new().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    Live {
+        server,
+        _dir: dir,
+        kubeconfig,
+    }
+}
+
+fn remove_finalizers(name: &str) -> Change {
+    Change::merge_patch(
+        "imagecontentsourcepolicies",
+        name,
+        serde_json::json!({"metadata": {"finalizers": null}}),
+    )
+}
+
+fn real_kubectl(kubeconfig: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("kubectl")
+        .args(args)
+        .env("KUBECONFIG", kubeconfig)
+        .env("HOME", "/nonexistent-home-for-tests")
+        .output()
+        .expect("kubectl is installed")
+}
+
+#[test]
+fn issue_28_an_icsp_that_finalizers_hold_is_not_reported_deleted() {
+    let l = held_server(Builder::openshift());
+    let out = l
+        .cmd()
+        .args([
+            "migrate-icsp",
+            "--apply",
+            "--yes",
+            "--delete-icsp",
+            "--timeout",
+            "2s",
+        ])
+        .assert()
+        .code(3)
+        .stdout(predicate::str::contains("ImageDigestMirrorSet/held created"))
+        .stdout(predicate::str::contains("ImageContentSourcePolicy/held deleted").not())
+        .stderr(predicate::str::contains(
+            "ImageContentSourcePolicy/held marked for deletion, held by finalizers [example.com/hold]; waiting up to 2s",
+        ))
+        .stderr(predicate::str::contains(
+            "error: ImageContentSourcePolicy/held marked for deletion, held by finalizers [example.com/hold]: still there after 2s",
+        ))
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("hint: an ICSP goes once whoever set its finalizers removes them"),
+        "{stderr}"
+    );
+    // The server marked it and keeps it; it was read until the deadline.
+    let stored = l
+        .server
+        .object("imagecontentsourcepolicies", "", "held")
+        .unwrap();
+    assert!(
+        stored["metadata"]["deletionTimestamp"].is_string(),
+        "{stored}"
+    );
+    let reads = l
+        .server
+        .log()
+        .iter()
+        .filter(|r| r.method == "GET" && r.path.ends_with("/imagecontentsourcepolicies/held"))
+        .count();
+    assert!(reads >= 3, "polled {reads} time(s)");
+
+    // The real kubectl, on the same kind of object, fails the same way.
+    let k = held_server(Builder::openshift());
+    let kubectl = real_kubectl(
+        &k.kubeconfig,
+        &["delete", "imagecontentsourcepolicy", "held", "--timeout=2s"],
+    );
+    assert_eq!(kubectl.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&kubectl.stderr)
+            .contains("timed out waiting for the condition on imagecontentsourcepolicies/held"),
+        "{}",
+        String::from_utf8_lossy(&kubectl.stderr)
+    );
+    assert!(k
+        .server
+        .object("imagecontentsourcepolicies", "", "held")
+        .is_some());
+}
+
+#[test]
+fn issue_28_a_delete_waits_for_the_finalizers_to_go() {
+    let trigger =
+        || Trigger::before_write(hyper::Method::DELETE, "imagecontentsourcepolicies/held");
+    let later = std::time::Duration::from_millis(1500);
+    let l =
+        held_server(Builder::openshift().change_after(trigger(), later, remove_finalizers("held")));
+    let started = std::time::Instant::now();
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--delete-icsp"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "ImageContentSourcePolicy/held marked for deletion, held by finalizers [example.com/hold]; waiting up to 60s",
+        ))
+        .stdout(predicate::str::contains("ImageContentSourcePolicy/held deleted"));
+    assert!(started.elapsed() >= later);
+    assert!(l.server.names("imagecontentsourcepolicies").is_empty());
+
+    // As the real kubectl does: it waits, then succeeds.
+    let k =
+        held_server(Builder::openshift().change_after(trigger(), later, remove_finalizers("held")));
+    let kubectl = real_kubectl(
+        &k.kubeconfig,
+        &[
+            "delete",
+            "imagecontentsourcepolicy",
+            "held",
+            "--timeout=20s",
+        ],
+    );
+    assert!(
+        kubectl.status.success(),
+        "{}",
+        String::from_utf8_lossy(&kubectl.stderr)
+    );
+    assert!(k.server.names("imagecontentsourcepolicies").is_empty());
+}
+
+#[test]
+fn issue_28_timeout_is_bounded_and_needs_delete_icsp() {
+    let l = held_server(Builder::openshift());
+    l.cmd()
+        .args([
+            "migrate-icsp",
+            "--apply",
+            "--yes",
+            "--delete-icsp",
+            "--timeout",
+            "0",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--timeout: 0 would wait forever"));
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes", "--timeout", "5s"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--delete-icsp"));
+    assert!(l.writes().is_empty(), "{:?}", l.writes());
+}
+
+#[test]
+fn issue_28_the_plan_names_finalizers_owners_and_gitops_markers() {
+    let l = held_server(Builder::openshift());
+    // No terminal, no --yes: the plan is shown, nothing written.
+    let out = l
+        .cmd()
+        .args(["migrate-icsp", "--apply", "--delete-icsp"])
+        .assert()
+        .code(4)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for want in [
+        "ImageContentSourcePolicy/held:\n  finalizers: [example.com/hold]\n  ownerReferences: Application/platform\n  GitOps: label app.kubernetes.io/instance=platform (Argo CD), annotation argocd.argoproj.io/tracking-id=platform:operator.openshift.io/ImageContentSourcePolicy:/held (Argo CD)\n",
+        "warning: ImageContentSourcePolicy/held is managed by Argo CD: a GitOps tool recreates an object deleted behind its back",
+        "warning: ImageContentSourcePolicy/held has owners (Application/platform): an owner's controller may recreate it once deleted",
+        "warning: ImageContentSourcePolicy/held: finalizers [example.com/hold] hold it: its delete only marks it until they are removed; this run waits up to 60s",
+        "note: ImageContentSourcePolicy/held: its GitOps markers are not copied to its replacement (label app.kubernetes.io/instance=platform (Argo CD), annotation argocd.argoproj.io/tracking-id=",
+    ] {
+        assert!(stderr.contains(want), "{want}\n---\n{stderr}");
+    }
+    assert!(l.writes().is_empty(), "{:?}", l.writes());
+
+    // Applied without --delete-icsp: the holders are shown, no delete warning;
+    // the replacement carries the other labels, not the markers.
+    l.cmd()
+        .args(["migrate-icsp", "--apply", "--yes"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("  finalizers: [example.com/hold]"))
+        .stderr(predicate::str::contains("is managed by Argo CD").not());
+    let idms = l
+        .server
+        .object("imagedigestmirrorsets", "", "held")
+        .unwrap();
+    assert_eq!(
+        idms["metadata"]["labels"],
+        serde_json::json!({"team": "mirrors"})
+    );
+    assert!(idms["metadata"].get("annotations").is_none(), "{idms}");
+    assert!(idms["metadata"].get("finalizers").is_none(), "{idms}");
+    assert!(idms["metadata"].get("ownerReferences").is_none(), "{idms}");
+}
+
+#[test]
+fn issue_28_keep_labels_copies_the_gitops_markers() {
+    let dir = TempDir::new().unwrap();
+    let input = write(&dir, "held.yaml", HELD);
+    let dropped = bin()
+        .args(["migrate-icsp", "-f", &input, "-o", "json"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("--keep-labels copies them"))
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&dropped).unwrap();
+    assert_eq!(
+        v["metadata"],
+        serde_json::json!({"labels": {"team": "mirrors"}, "name": "held"})
+    );
+    let kept = bin()
+        .args(["migrate-icsp", "-f", &input, "-o", "json", "--keep-labels"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("GitOps markers").not())
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&kept).unwrap();
+    assert_eq!(
+        v["metadata"]["labels"]["app.kubernetes.io/instance"],
+        "platform"
+    );
+    assert!(v["metadata"]["annotations"]["argocd.argoproj.io/tracking-id"].is_string());
+    assert!(v["metadata"].get("finalizers").is_none());
+}
+
+/// Runs the real `kubectl` on `input` (stdin), against the fake server.
+fn kubectl_stdin(
+    kubeconfig: &std::path::Path,
+    args: &[&str],
+    input: &[u8],
+) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new("kubectl")
+        .args(args)
+        .env("KUBECONFIG", kubeconfig)
+        .env("HOME", "/nonexistent-home-for-tests")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl is installed");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn issue_28_every_object_output_is_what_kubectl_applies() {
+    let server = Builder::openshift().start();
+    let dir = TempDir::new().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let apply = ["apply", "--dry-run=client", "-f", "-"];
+    // The oracle refuses what the tool printed before: a List without apiVersion.
+    let old = br#"{"kind": "List", "items": [{"apiVersion": "config.openshift.io/v1", "kind": "ImageDigestMirrorSet", "metadata": {"name": "a"}, "spec": {}}]}"#;
+    let refused = kubectl_stdin(&kubeconfig, &apply, old);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("apiVersion not set"));
+    for args in [
+        vec!["migrate-icsp", "-f", CLUSTER, "-o", "json"],
+        vec!["migrate-icsp", "-f", CLUSTER, "-o", "yaml"],
+        vec![
+            "migrate-icsp",
+            "-f",
+            CLUSTER,
+            "-o",
+            "json",
+            "--with-tag-mirrors",
+        ],
+        vec![
+            "migrate-icsp",
+            "-f",
+            CLUSTER,
+            "-o",
+            "yaml",
+            "--with-tag-mirrors",
+        ],
+        vec!["render", "-f", CLUSTER, "-o", "machineconfig"],
+    ] {
+        let printed = bin().args(&args).output().unwrap();
+        assert!(printed.status.success(), "{args:?}");
+        let out = kubectl_stdin(&kubeconfig, &apply, &printed.stdout);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&printed.stdout)
+        );
+        let objects = stdout.lines().filter(|l| l.ends_with("(dry run)")).count();
+        let want = match (args[0], args.len()) {
+            ("render", _) => 1,
+            (_, 6) => 4,
+            _ => 2,
+        };
+        assert_eq!(objects, want, "{args:?}: {stdout}");
+    }
+    let json = bin()
+        .args(["migrate-icsp", "-f", CLUSTER, "-o", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["apiVersion", "items", "kind", "metadata"]);
+    assert_eq!(v["metadata"], serde_json::json!({"resourceVersion": ""}));
+    // The List shape is kubectl's own: what `kubectl get -o json` prints.
+    let listed = Builder::openshift().objects_from(CLUSTER).start();
+    let listed_kc = listed.write_kubeconfig(dir.path());
+    let got = real_kubectl(
+        &listed_kc,
+        &["get", "imagecontentsourcepolicies", "-o", "json"],
+    );
+    let k: serde_json::Value = serde_json::from_slice(&got.stdout).unwrap();
+    let k_keys: Vec<&String> = k.as_object().unwrap().keys().collect();
+    assert_eq!(keys, k_keys);
+    assert_eq!(v["apiVersion"], k["apiVersion"]);
+    assert_eq!(v["metadata"], k["metadata"]);
+}
+
+#[test]
+fn issue_28_an_entry_without_mirrors_is_not_already_in_an_idms() {
+    let dir = TempDir::new().unwrap();
+    let f = write(
+        &dir,
+        "w.yaml",
+        "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: empty\nspec:\n  repositoryDigestMirrors:\n  - source: quay.io/x\n---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: has-x\nspec:\n  imageDigestMirrors:\n  - source: quay.io/x\n    mirrors: [m.example.com/x]\n",
+    );
+    bin()
+        .args(["migrate-icsp", "-f", &f])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "ImageContentSourcePolicy/empty entry 0 (quay.io/x) has no mirrors",
+        ))
+        .stderr(predicate::str::contains("already in an existing ImageDigestMirrorSet").not());
 }

@@ -13,7 +13,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-use mirrorpolicy::node_files::NodeFiles;
+use mirrorpolicy::node_files::{FileKind, NodeFiles};
 use mirrorpolicy::source::node_dir;
 use mirrorpolicy::source::node_exec;
 
@@ -723,14 +723,15 @@ fn issue_15_explain_node_live_matches_the_node_files_folder() {
         "{}",
         text(&live.stdout)
     );
-    // A node without a daemon pod: exit 3 saying why.
+    // A node the cluster does not have: exit 2 naming the known ones
+    // (issue 22), as diff --on-disk and collect-node-files.
     bin()
         .env("KUBECONFIG", &kubeconfig)
         .args(["explain", image, "--node", "worker-9"])
         .assert()
-        .code(3)
+        .code(2)
         .stderr(predicate::str::contains(
-            "node worker-9: files not read: no running machine-config-daemon pod",
+            "--node worker-9: no such Node (found: master-0.corp.example.com, worker-0.corp.example.com, worker-1.corp.example.com, worker-2.corp.example.com)",
         ));
 }
 
@@ -750,5 +751,309 @@ fn issue_15_collect_round_trip_of_the_example() {
     for node in &mut expected {
         node.certs.clear();
     }
-    assert_eq!(node_dir::read(&dest).unwrap(), expected);
+    let mut collected = node_dir::read(&dest).unwrap();
+    // The collected folders record each path's type and mode
+    // (node-files.json); the example's folders, of the older layout, do not.
+    for node in &mut collected {
+        assert!(!node.meta.is_empty(), "{}", node.node);
+        for (path, meta) in &node.meta {
+            let kind = meta.kind();
+            assert!(
+                kind == FileKind::Regular || kind == FileKind::Folder,
+                "{path}: {kind:?}"
+            );
+        }
+        node.meta.clear();
+    }
+    assert_eq!(collected, expected);
+}
+
+/// The example cluster live with each node's host tree a copy of the
+/// example's node files, changed by `edit` (node, root).
+fn example_copies(
+    configure: impl FnOnce(Builder) -> Builder,
+    edit: impl Fn(&str, &Path),
+) -> (FakeApiServer, TempDir, PathBuf) {
+    let dir = TempDir::new().unwrap();
+    let roots = dir.path().join("roots");
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(Path::new(EXAMPLE).join("node-files"))
+        .arg(&roots)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut names: Vec<String> = fs::read_dir(&roots)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut builder = Builder::openshift()
+        .objects_from(EXAMPLE)
+        .daemon_pods(&refs);
+    for name in &names {
+        edit(name, &roots.join(name));
+        builder = builder.node_root(name, roots.join(name));
+    }
+    let server = configure(builder).start();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    (server, dir, kubeconfig)
+}
+
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// The daemon's own rule (checkFileContentsAndMode): a 0600 registries.conf
+/// and a registries.conf that is a link with the same content are drift in
+/// its words; a `.bak` drop-in is ignored, never drift; a binary drop-in
+/// breaks every pull; a CRLF-only change says so.
+#[test]
+fn issue_22_diff_on_disk_judges_files_as_the_daemon() {
+    let conf = "etc/containers/registries.conf";
+    let (_server, _dir, kubeconfig) = example_copies(
+        |b| b,
+        |node, root| match node {
+            "worker-0.corp.example.com" => {
+                chmod(&root.join(conf), 0o600);
+                let policy = fs::read_to_string(root.join("etc/containers/policy.json")).unwrap();
+                fs::write(
+                    root.join("etc/containers/policy.json"),
+                    policy.replace('\n', "\r\n"),
+                )
+                .unwrap();
+            }
+            "worker-2.corp.example.com" => {
+                let bytes = fs::read(root.join(conf)).unwrap();
+                write(root, "/usr/share/containers/registries.conf", &bytes);
+                fs::remove_file(root.join(conf)).unwrap();
+                std::os::unix::fs::symlink(
+                    "/usr/share/containers/registries.conf",
+                    root.join(conf),
+                )
+                .unwrap();
+                write(
+                    root,
+                    "/etc/containers/registries.conf.d/99-old.conf.bak",
+                    b"[[registry]]\nlocation = \"old.example.com\"\nblocked = true\n",
+                );
+            }
+            "master-0.corp.example.com" => write(
+                root,
+                "/etc/containers/registries.conf.d/50-binary.conf",
+                &[0x7f, b'E', b'L', b'F', 0, 0xff, 0xfe],
+            ),
+            _ => {}
+        },
+    );
+    let out = bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["diff", "--on-disk"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    for want in [
+        "/etc/containers/registries.conf: the current config rendered-worker-7c1e5a9d2f4b6c8e → the files on worker-0.corp.example.com\n  - mode mismatch for file: \"/etc/containers/registries.conf\"; expected: -rw-r--r--/420/0644; received: -rw-------/384/0600\n  - /etc/containers/registries.conf on disk is a regular file, mode 0600, owned by uid 0 gid 0\n",
+        "  - mode mismatch for file: \"/etc/containers/registries.conf\"; expected: -rw-r--r--/420/0644; received: Lrwxrwxrwx/134218239/01000000777\n  - /etc/containers/registries.conf on disk is a link to /usr/share/containers/registries.conf, owned by uid 0 gid 0\n",
+        "  - line endings differ (CRLF): /etc/containers/policy.json on disk ends its lines with CRLF (\\r\\n) where rendered-worker-7c1e5a9d2f4b6c8e writes LF (\\n)",
+        "worker-2.corp.example.com: /etc/containers/registries.conf.d/99-old.conf.bak is ignored by CRI-O, not drift: containers/image reads only *.conf files in /etc/containers/registries.conf.d",
+        "/etc/containers/registries.conf.d/50-binary.conf: the current config rendered-master-7c1e5a9d2f4b6c8e → the files on master-0.corp.example.com",
+        "containers/image cannot load it (/etc/containers/registries.conf.d/50-binary.conf is not UTF-8 text (a binary file)): every pull on these nodes fails",
+    ] {
+        assert!(stdout.contains(want), "{want}\n--- in ---\n{stdout}");
+    }
+    assert!(
+        !stdout.contains("99-old.conf.bak: the current config"),
+        "{stdout}"
+    );
+    // The node whose link has the same content has no content drift.
+    assert!(
+        !stdout.contains("/etc/containers/registries.conf differs from what rendered-worker-7c1e5a9d2f4b6c8e writes in formatting only"),
+        "{stdout}"
+    );
+    // explain --node on the binary drop-in's node: every image fails, exit 1.
+    let image = "registry.redhat.io/rhel9/support-tools:latest";
+    bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["explain", image, "--node", "master-0.corp.example.com", "--node-timeout", "20s"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "every pull on node master-0.corp.example.com fails: /etc/containers/registries.conf.d/50-binary.conf is not UTF-8 text (a binary file)",
+        ));
+    // explain --node on the node whose .bak drop-in is ignored: its
+    // `blocked = true` for old.example.com is not applied.
+    bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args([
+            "explain",
+            "old.example.com/app:1",
+            "--node",
+            "worker-2.corp.example.com",
+            "-o",
+            "json",
+        ])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("99-old.conf.bak is ignored"))
+        .stdout(predicate::str::contains("\"blocked\": true").not());
+}
+
+/// A drop-in folder that is a link: CRI-O reads nothing behind it, diff says
+/// so, explain --node does not use its drop-ins.
+#[test]
+fn issue_22_a_linked_drop_in_folder_is_ignored_by_design() {
+    let (_server, _dir, kubeconfig) = example_copies(
+        |b| b,
+        |node, root| {
+            if node == "worker-0.corp.example.com" {
+                let d = root.join("etc/containers/registries.conf.d");
+                fs::rename(&d, root.join("srv-dropins")).unwrap();
+                std::os::unix::fs::symlink("/srv-dropins", &d).unwrap();
+            }
+        },
+    );
+    let out = bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["diff", "--on-disk", "--pool", "worker"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    for want in [
+        "/etc/containers/registries.conf.d: the current config rendered-worker-7c1e5a9d2f4b6c8e → the files on worker-0.corp.example.com\n  - /etc/containers/registries.conf.d is a link to /srv-dropins\n  - CRI-O ignores the drop-ins behind it: 01-image-searchRegistries.conf\n",
+        "likely an admin's mistake",
+    ] {
+        assert!(stdout.contains(want), "{want}\n--- in ---\n{stdout}");
+    }
+    bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["explain", "busybox", "--node", "worker-0.corp.example.com", "--short-name-mode", "disabled"])
+        .assert()
+        .stdout(predicate::str::contains(
+            "worker-0.corp.example.com:/etc/containers/registries.conf.d is a link to /srv-dropins: containers/image lists the folder without following a link, so CRI-O reads none of the drop-ins behind it",
+        ));
+}
+
+/// diff --on-disk when an asked-for node cannot be read and no drift is
+/// found on the others: exit 3 with notRead, never "no drift" exit 0.
+#[test]
+fn issue_22_diff_on_disk_with_a_node_not_read_is_undetermined() {
+    let (_server, _dir, kubeconfig) = example_copies(
+        |b| b.node_root("master-0.corp.example.com", "/nonexistent-root"),
+        |_, _| {},
+    );
+    let out = bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["diff", "--on-disk", "--pool", "master", "-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["drift"], false);
+    assert_eq!(v["notRead"][0]["node"], "master-0.corp.example.com");
+    let reason = v["notRead"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("no host file system"), "{reason}");
+    // With drift found on another node, drift wins: exit 1, notRead still said.
+    let out = bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["diff", "--on-disk"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "not read: 1 node(s), their files on disk undetermined: master-0.corp.example.com"
+        ),
+        "{stdout}"
+    );
+}
+
+/// An exec the API server refuses prints its message, not the request URL.
+#[test]
+fn issue_22_an_exec_refusal_prints_the_api_servers_message() {
+    let (server, _dir, kubeconfig) = example_copies(|b| b, |_, _| {});
+    // The daemon pod of worker-0 without the daemon's container.
+    let mut pod = server
+        .object(
+            "pods",
+            "openshift-machine-config-operator",
+            "machine-config-daemon-worker-0.corp.example.com",
+        )
+        .unwrap();
+    pod["spec"]["containers"] = serde_json::json!([{"name": "kube-rbac-proxy"}]);
+    server.add_objects_from_yaml(&serde_json::to_string(&pod).unwrap());
+    let out = bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args([
+            "collect-node-files",
+            "--node",
+            "worker-0.corp.example.com",
+            "--dest-dir",
+        ])
+        .arg(_dir.path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("exec in pod machine-config-daemon-worker-0.corp.example.com refused: 400 BadRequest: container machine-config-daemon is not valid for pod machine-config-daemon-worker-0.corp.example.com"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("command="), "{stderr}");
+}
+
+/// Offline, a node folder with certs.d files but no certs.sha256 gets its
+/// digests computed; certificate drift between nodes shows each node's
+/// digest against the majority's.
+#[test]
+fn issue_22_offline_certificates_are_digested_and_each_node_shown() {
+    let dir = TempDir::new().unwrap();
+    let folder = dir.path().join("node-files");
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(Path::new(EXAMPLE).join("node-files"))
+        .arg(&folder)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let node = folder.join("worker-2.corp.example.com");
+    let listed = fs::read_to_string(node.join("certs.sha256")).unwrap();
+    fs::remove_file(node.join("certs.sha256")).unwrap();
+    for line in listed.lines() {
+        let (_, path) = line.split_once("  ").unwrap();
+        write(&node, path, b"a certificate changed by hand\n");
+    }
+    let changed = sha256_hex(b"a certificate changed by hand\n");
+    let out = bin()
+        .args(["diff", "-f", EXAMPLE, "--pool", "worker", "--node-files"])
+        .arg(&folder)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "  - sha256 {} on worker-2.corp.example.com",
+            &changed[..12]
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("the baseline is what most nodes of the pool hold: sha256 "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(" on worker-0.corp.example.com\n"),
+        "{stdout}"
+    );
 }

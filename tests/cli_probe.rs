@@ -391,13 +391,58 @@ fn issue_16_digest_mismatch_fails_on_the_serving_mirror() {
     let conf = registries_conf(&s.host(), &[&a.host()], "", "");
     let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}@{digest}", s.host()), &[]);
     assert_eq!(code, 1, "{json:#}");
-    assert_eq!(outcomes(&json), ["served", "notTried"]);
+    // issue 22: not "served", no servedBy, the candidate's error set.
+    assert_eq!(outcomes(&json), ["digestMismatch", "notTried"]);
+    assert_eq!(served_by(&json), Value::Null, "{json:#}");
+    assert_eq!(candidate(&json)["sources"][0]["probe"]["status"], 200);
     let detail = candidate(&json)["sources"][0]["probe"]["detail"]
         .as_str()
         .expect("detail")
         .to_string();
     assert!(detail.contains("does not match the digest"), "{detail}");
+    let error = candidate(&json)["error"]
+        .as_str()
+        .expect("error")
+        .to_string();
+    assert!(
+        error.starts_with(&format!(
+            "{}/{REPO}@{digest} answers with manifest",
+            a.host()
+        )) && error.contains("does not match the digest"),
+        "{error}"
+    );
     assert_eq!(s.log().len(), 0);
+}
+
+#[test]
+fn issue_22_digest_mismatch_text_keeps_the_table() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let a = Builder::new()
+        .manifest_at(REPO, &digest, &manifest_body("tampered"))
+        .start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&a, "a");
+    setup.trust(&s, "s");
+    let conf = registries_conf(&s.host(), &[&a.host()], "", "");
+    let out = support::bin()
+        .env_remove("REGISTRY_AUTH_FILE")
+        .args(["explain", &format!("{}/{REPO}@{digest}", s.host())])
+        .arg("--registries-conf")
+        .arg(setup.write("registries.conf", &conf))
+        .arg("--probe")
+        .arg("--cert-dir")
+        .arg(&setup.certs)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("digestMismatch (200)"), "{text}");
+    assert!(
+        text.contains("answers with a manifest that does not match the digest: the pull fails"),
+        "{text}"
+    );
 }
 
 fn sigstore_files(setup: &Setup, source: &str, mirror: &str) -> (PathBuf, PathBuf) {
@@ -471,8 +516,18 @@ fn issue_16_signature_missing_on_the_serving_mirror() {
     assert_eq!(candidate(&json)["signatureProbe"]["found"], true);
 }
 
+/// A port on 127.0.0.1 nothing listens on (bound, then closed).
+fn closed_port() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = l.local_addr().expect("addr");
+    drop(l);
+    addr.to_string()
+}
+
+// containers/image falls through on every error (`newImageSource` goes on
+// after any failed attempt): a 500, a refused connection.
 #[test]
-fn issue_16_server_errors_and_slow_registries_fall_through() {
+fn issue_16_server_errors_and_refused_connections_fall_through() {
     let setup = Setup::new();
     let body = manifest_body("app v1");
     let digest = digest_of(&body);
@@ -480,25 +535,107 @@ fn issue_16_server_errors_and_slow_registries_fall_through() {
         .status(500)
         .manifest(REPO, None, &body)
         .start();
-    let slow = Builder::new()
-        .delay(Duration::from_secs(4))
-        .manifest(REPO, None, &body)
-        .start();
+    let refused = closed_port();
     let s = Builder::new().manifest(REPO, None, &body).start();
-    for (r, n) in [(&a, "a"), (&slow, "slow"), (&s, "s")] {
+    for (r, n) in [(&a, "a"), (&s, "s")] {
         setup.trust(r, n);
     }
-    let conf = registries_conf(&s.host(), &[&a.host(), &slow.host()], "", "");
+    let conf = registries_conf(&s.host(), &[&a.host(), &refused], "", "");
     let image = format!("{}/{REPO}@{digest}", s.host());
     let (code, json) = probe(&setup, &conf, &image, &["--probe-timeout", "1"]);
     assert_eq!(code, 0, "{json:#}");
     assert_eq!(outcomes(&json), ["unreachable", "unreachable", "served"]);
     let sources = &candidate(&json)["sources"];
     assert_eq!(sources[0]["probe"]["status"], 500);
-    assert!(sources[1]["probe"]["detail"]
+    assert_eq!(sources[1]["probe"]["status"], Value::Null);
+    assert!(candidate(&json).get("undetermined").is_none(), "{json:#}");
+}
+
+// issue 22: containers/image sets no response timeout, so a source that is
+// connected but slow is waited for and serves the pull. A timeout is not a
+// refusal: the probe says it cannot tell (exit 3), never the next source.
+#[test]
+fn issue_22_slow_mirror_is_undetermined_not_skipped() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let slow = Builder::new()
+        .slow_manifests(REPO, Duration::from_secs(4))
+        .manifest(REPO, None, &body)
+        .start();
+    let b = Builder::new().manifest(REPO, None, &body).start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    for (r, n) in [(&slow, "slow"), (&b, "b"), (&s, "s")] {
+        setup.trust(r, n);
+    }
+    let conf = registries_conf(&s.host(), &[&slow.host(), &b.host()], "", "");
+    let image = format!("{}/{REPO}@{digest}", s.host());
+    let (code, json) = probe(&setup, &conf, &image, &["--probe-timeout", "1"]);
+    assert_eq!(code, 3, "{json:#}");
+    assert_eq!(outcomes(&json), ["timedOut", "notTried", "notTried"]);
+    assert_eq!(served_by(&json), Value::Null);
+    assert_eq!(
+        candidate(&json)["undetermined"],
+        format!(
+            "{}/{REPO}@{digest} did not answer within 1s; CRI-O would keep waiting",
+            slow.host()
+        )
+    );
+    let detail = candidate(&json)["sources"][0]["probe"]["detail"]
         .as_str()
         .expect("detail")
-        .contains("no answer within 1s"));
+        .to_string();
+    assert!(detail.contains("no answer within 1s"), "{detail}");
+    assert_eq!(
+        b.log().len() + s.log().len(),
+        0,
+        "nothing after it is contacted"
+    );
+
+    // Within the limit, the slow mirror serves.
+    let (code, json) = probe(&setup, &conf, &image, &["--probe-timeout", "8"]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", slow.host()));
+}
+
+// A ping that does not answer is waited on as well (and an insecure
+// endpoint does not fall back to http then): undetermined, in text too.
+#[test]
+fn issue_22_silent_registry_text_says_undetermined() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let slow = Builder::new()
+        .delay(Duration::from_secs(4))
+        .manifest(REPO, None, &body)
+        .start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&slow, "slow");
+    setup.trust(&s, "s");
+    let conf = registries_conf(&s.host(), &[&slow.host()], "insecure = true\n", "");
+    let out = support::bin()
+        .env_remove("REGISTRY_AUTH_FILE")
+        .env("NO_COLOR", "1")
+        .args(["explain", &format!("{}/{REPO}@{digest}", s.host())])
+        .arg("--registries-conf")
+        .arg(setup.write("registries.conf", &conf))
+        .args(["--probe", "--probe-timeout", "1", "--cert-dir"])
+        .arg(&setup.certs)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("timedOut"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "Probe:     undetermined: {}/{REPO}@{digest} did not answer within 1s; CRI-O would keep waiting",
+            slow.host()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("pinging https://"), "{text}");
+    assert!(!text.contains("pinging http://"), "{text}");
+    assert_eq!(s.log().len(), 0);
 }
 
 #[test]
@@ -718,6 +855,86 @@ fn issue_16_audit_probe_classes_missing_and_unsigned_on_mirror() {
         !text.contains("probe") && !text.contains("OnMirror"),
         "{text}"
     );
+}
+
+// issue 22: an image whose source does not answer in time is its own
+// class, `undetermined`: exit 3 unless something worse (a --fail-on match)
+// is found; naming the class in --fail-on makes it a finding.
+#[test]
+fn issue_22_audit_probe_timed_out_image_is_undetermined() {
+    let setup = Setup::new();
+    let app = manifest_body("app");
+    let slow = manifest_body("slow");
+    let m = Builder::new()
+        .manifest("ns/app", None, &app)
+        .manifest("ns/slow", None, &slow)
+        .slow_manifests("ns/slow", Duration::from_secs(4))
+        .start();
+    let s = Builder::new().start();
+    setup.trust(&m, "m");
+    setup.trust(&s, "s");
+    let (src, mir) = (s.host(), m.host());
+    let app_ref = format!("{src}/ns/app@{}", digest_of(&app));
+    let slow_ref = format!("{src}/ns/slow@{}", digest_of(&slow));
+    let gone_ref = format!("{src}/ns/gone@{}", digest_of(&manifest_body("gone")));
+    let run = |images: &[&str], extra: &[&str]| {
+        let file = setup.write("cluster.yaml", &audit_objects(&src, &mir, images));
+        support::bin()
+            .env_remove("REGISTRY_AUTH_FILE")
+            .args(["audit", "-f"])
+            .arg(&file)
+            .args(["--probe", "--probe-timeout", "1", "--cert-dir"])
+            .arg(&setup.certs)
+            .args(extra)
+            .output()
+            .expect("run")
+    };
+    let out = run(&[&app_ref, &slow_ref], &["-o", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let image = |r: &str| {
+        report["images"]
+            .as_array()
+            .expect("images")
+            .iter()
+            .find(|i| i["reference"] == r)
+            .cloned()
+            .expect("image")
+    };
+    let slow_image = image(&slow_ref);
+    assert_eq!(slow_image["class"], "undetermined");
+    assert_eq!(slow_image["probe"]["servedBy"], Value::Null);
+    assert_eq!(
+        slow_image["probe"]["undetermined"],
+        format!(
+            "{mir}/ns/slow@{} did not answer within 1s; CRI-O would keep waiting",
+            digest_of(&slow)
+        )
+    );
+    assert_eq!(
+        slow_image["probe"]["sources"][0]["probe"]["outcome"],
+        "timedOut"
+    );
+    assert_eq!(image(&app_ref)["class"], "mirrored");
+    assert_eq!(report["summary"]["undetermined"], 1);
+    assert_eq!(s.requests_to("/v2/ns/slow"), 0, "the source is not tried");
+
+    // --fail-on error: nothing else is an error, the result stays undetermined.
+    let out = run(&[&app_ref, &slow_ref], &["--fail-on", "error"]);
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("undetermined"), "{text}");
+    // A missing image is worse: exit 1.
+    let out = run(&[&app_ref, &slow_ref, &gone_ref], &["--fail-on", "error"]);
+    assert_eq!(out.status.code(), Some(1));
+    // Named, the class is a finding.
+    let out = run(&[&app_ref, &slow_ref], &["--fail-on", "undetermined"]);
+    assert_eq!(out.status.code(), Some(1));
 }
 
 /// The live cluster: the global pull secret and the additionalTrustedCA

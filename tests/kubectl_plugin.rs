@@ -113,3 +113,81 @@ fn kubectl_runs_the_plugin_against_a_cluster() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("cannot list imagecontentsourcepolicies.operator.openshift.io"));
 }
+
+/// A kubeconfig for `server` trusting `roots_pem` as its
+/// `certificate-authority-data`.
+fn kubeconfig_trusting(
+    server: &support::apiserver::FakeApiServer,
+    roots_pem: &str,
+    path: &std::path::Path,
+) {
+    use base64::Engine;
+    let ca = base64::engine::general_purpose::STANDARD.encode(roots_pem);
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: {}\n    certificate-authority-data: {ca}\nusers:\n- name: tester\n  user:\n    token: {}\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: tester\ncurrent-context: fake\n",
+        server.url(),
+        server.token
+    );
+    std::fs::write(path, text).unwrap();
+}
+
+/// issue 22: the tool trusts an API server exactly when the real kubectl
+/// (Go's crypto/x509) does, over generated certificate shapes: a leaf
+/// pinned as its own CA, a self-signed `CA:TRUE` leaf, intermediates,
+/// wrong names, expired leaves, unrelated CAs.
+#[test]
+fn issue_22_api_server_trust_agrees_with_kubectl() {
+    use support::certs::{shapes, verdict_of, Verdict};
+    let dir = tempfile::tempdir().unwrap();
+    for shape in shapes() {
+        let server = support::apiserver::Builder::openshift()
+            .serving(shape.chain.clone(), shape.key_pkcs8.clone())
+            .start();
+        let kubeconfig = dir.path().join("kubeconfig");
+        kubeconfig_trusting(&server, &shape.roots_pem, &kubeconfig);
+        let theirs = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args([
+                "get",
+                "--raw",
+                "/apis/config.openshift.io/v1/imagedigestmirrorsets",
+            ])
+            .env("HOME", dir.path())
+            .env_remove("KUBERNETES_SERVICE_HOST")
+            .output()
+            .expect("kubectl is installed");
+        let theirs_text = String::from_utf8_lossy(&theirs.stderr).into_owned();
+        let kubectl = if theirs.status.success() {
+            Some(Verdict::Accepted)
+        } else {
+            verdict_of(&theirs_text)
+        };
+        let ours = support::bin()
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args(["list", "-o", "json"])
+            .output()
+            .unwrap();
+        let ours_text = String::from_utf8_lossy(&ours.stderr).into_owned();
+        let tool = match ours.status.code() {
+            Some(0) => Some(Verdict::Accepted),
+            Some(3) => verdict_of(&ours_text),
+            _ => None,
+        };
+        assert_eq!(
+            kubectl,
+            Some(shape.go),
+            "{}: kubectl said {theirs_text}",
+            shape.name
+        );
+        assert_eq!(tool, kubectl, "{}: the tool said {ours_text}", shape.name);
+        if shape.go == Verdict::UnknownAuthority {
+            assert!(
+                ours_text.contains("roots tried: the kubeconfig's certificate-authority-data (CN="),
+                "{}: {ours_text}",
+                shape.name
+            );
+        }
+    }
+}

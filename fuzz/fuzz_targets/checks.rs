@@ -98,7 +98,11 @@ pub fn yaml_documents(text: &str) {
 /// stream) reads back, with the tool's own YAML loader, as exactly the
 /// objects it wrote.
 pub fn migrate_round_trip(icsp: &ImageContentSourcePolicy) -> Result<(), String> {
-    let replacements = migrate::convert(icsp, true);
+    let options = migrate::Options {
+        tag_mirrors: true,
+        keep_gitops_markers: true,
+    };
+    let replacements = migrate::convert(icsp, options);
     let yaml = replacements
         .iter()
         .map(Replacement::to_yaml)

@@ -194,7 +194,9 @@ fn skip_olm_copies(settings: &Settings, workloads: &mut Vec<audit::Workload>) ->
     copies.len()
 }
 
-/// Exit 1 when `--fail-on` (or `--require-mirror`) matches an image.
+/// Exit 1 when `--fail-on` (or `--require-mirror`) matches an image; else
+/// exit 3 when the probe of an image is undetermined (a level does not
+/// match such an image, naming the class does).
 fn exit_code(args: &AuditArgs, report: &audit::Report) -> ExitCode {
     let level_of = |class: audit::Class| {
         if args.require_mirror {
@@ -203,7 +205,13 @@ fn exit_code(args: &AuditArgs, report: &audit::Report) -> ExitCode {
             class.level()
         }
     };
-    let failing = |level: Level| report.images.iter().any(|i| level_of(i.class) <= level);
+    let determined = || {
+        report
+            .images
+            .iter()
+            .filter(|i| i.class != audit::Class::Undetermined)
+    };
+    let failing = |level: Level| determined().any(|i| level_of(i.class) <= level);
     let classes: Vec<audit::Class> = args.fail_on.iter().filter_map(|f| f.class()).collect();
     let fail = if args.fail_on.is_empty() {
         args.require_mirror && failing(Level::Error)
@@ -214,6 +222,12 @@ fn exit_code(args: &AuditArgs, report: &audit::Report) -> ExitCode {
     };
     if fail {
         ExitCode::Findings
+    } else if report
+        .images
+        .iter()
+        .any(|i| i.class == audit::Class::Undetermined)
+    {
+        ExitCode::Cluster
     } else {
         ExitCode::Success
     }

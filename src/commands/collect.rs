@@ -13,7 +13,7 @@ use anyhow::Result;
 use mirrorpolicy::crd::machine_config::CURRENT_CONFIG_ANNOTATION;
 use mirrorpolicy::node_files::{format_cert_digests, NodeFiles, NodeRead};
 use mirrorpolicy::source::cluster::{self as live, ClusterError, Read, NODES};
-use mirrorpolicy::source::node_dir::{host_path, CERT_DIGESTS};
+use mirrorpolicy::source::node_dir::{format_manifest, host_path, CERT_DIGESTS, MANIFEST};
 use mirrorpolicy::source::node_exec::{self, ReadOptions};
 
 use crate::cli::{CollectNodeFilesArgs, NodeReadArgs};
@@ -68,28 +68,10 @@ pub fn read_live(
 /// given), in name order; an unknown node or a pool without nodes is an
 /// input error.
 fn select_nodes(settings: &Settings, args: &CollectNodeFilesArgs) -> Result<Vec<String>> {
-    const READS: &[Read] = &[Read::one(&[NODES])];
-    let cluster = settings.cluster_options()?;
-    let runtime = runtime()?;
-    let read = runtime
-        .block_on(async {
-            let connection = live::connect(&cluster).await?;
-            live::read_selected(&connection, READS, None, None).await
-        })
-        .map_err(|e: ClusterError| cluster_failure(e))?;
-    let nodes = &read.inputs.nodes;
+    let nodes = read_nodes(settings)?;
     let known: Vec<&str> = nodes.iter().map(|n| n.metadata.name.as_str()).collect();
-    let mut selected = BTreeSet::new();
-    for want in &args.nodes {
-        if !known.contains(&want.as_str()) {
-            return Err(Failure::input(format!(
-                "--node {want}: no such Node (found: {})",
-                list_or_none(&known)
-            ))
-            .into());
-        }
-        selected.insert(want.clone());
-    }
+    check_known(&args.nodes, &known)?;
+    let mut selected: BTreeSet<String> = args.nodes.iter().cloned().collect();
     for pool in &args.pools {
         let prefix = format!("rendered-{pool}-");
         let members: Vec<&str> = nodes
@@ -117,6 +99,39 @@ fn select_nodes(settings: &Settings, args: &CollectNodeFilesArgs) -> Result<Vec<
         return Err(Failure::cluster("the cluster has no Node to read").into());
     }
     Ok(selected.into_iter().collect())
+}
+
+/// The cluster's Nodes.
+fn read_nodes(settings: &Settings) -> Result<Vec<mirrorpolicy::crd::Node>> {
+    const READS: &[Read] = &[Read::one(&[NODES])];
+    let cluster = settings.cluster_options()?;
+    let runtime = runtime()?;
+    let read = runtime
+        .block_on(async {
+            let connection = live::connect(&cluster).await?;
+            live::read_selected(&connection, READS, None, None).await
+        })
+        .map_err(|e: ClusterError| cluster_failure(e))?;
+    Ok(read.inputs.nodes)
+}
+
+/// Every `--node` of `wanted` is a Node of the cluster: else an input error
+/// (exit 2) naming the known ones, as kubectl's "not found".
+pub fn check_nodes(settings: &Settings, wanted: &[String]) -> Result<()> {
+    let nodes = read_nodes(settings)?;
+    let known: Vec<&str> = nodes.iter().map(|n| n.metadata.name.as_str()).collect();
+    check_known(wanted, &known)
+}
+
+fn check_known(wanted: &[String], known: &[&str]) -> Result<()> {
+    match wanted.iter().find(|w| !known.contains(&w.as_str())) {
+        Some(want) => Err(Failure::input(format!(
+            "--node {want}: no such Node (found: {})",
+            list_or_none(known)
+        ))
+        .into()),
+        None => Ok(()),
+    }
 }
 
 fn list_or_none(names: &[&str]) -> String {
@@ -213,11 +228,11 @@ fn write_nodes(dir: &Path, nodes: &[&NodeFiles]) -> Result<()> {
         .collect();
     if !clashes.is_empty() {
         return Err(Failure::refused(format!(
-            "refused: {} already exist(s): {}; nothing written",
+            "refused: {}: {}; nothing written",
             if clashes.len() == 1 {
-                "a node folder"
+                "a node folder already exists"
             } else {
-                "node folders"
+                "node folders already exist"
             },
             clashes.join(", ")
         ))
@@ -297,6 +312,8 @@ fn stage_node(staging: &Path, node: &NodeFiles) -> Result<()> {
     }
     let digests = root.join(CERT_DIGESTS);
     write(&digests, format_cert_digests(&node.certs).as_bytes()).map_err(|e| fail(&digests, e))?;
+    let manifest = root.join(MANIFEST);
+    write(&manifest, format_manifest(node).as_bytes()).map_err(|e| fail(&manifest, e))?;
     Ok(())
 }
 
@@ -321,6 +338,19 @@ mod tests {
         files.certs.insert(
             "/etc/docker/certs.d/m:5000/ca.crt".to_string(),
             "e".repeat(64),
+        );
+        files.meta.insert(
+            "/etc/containers/registries.conf".to_string(),
+            mirrorpolicy::node_files::FileMeta {
+                mode: 0o120777,
+                uid: 0,
+                gid: 0,
+                target: Some("/usr/share/containers/registries.conf".to_string()),
+            },
+        );
+        files.unreadable.insert(
+            "/etc/containers/registries.conf.d/loop.conf".to_string(),
+            "too many levels of symbolic links".to_string(),
         );
         files
     }

@@ -387,6 +387,7 @@ impl Fetch {
                 }),
                 ..FlagOverrides::default()
             },
+            extra_trust: Default::default(),
         }
     }
 }

@@ -52,8 +52,14 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
         DiffFormat::Text => output::diff::write_text(out, &report),
         DiffFormat::Json => output::diff::write_json(out, &report),
     })?;
+    for n in &report.not_read {
+        term::warn(format_args!("node {} not read: {}", n.node, n.reason));
+    }
+    // Drift found is an answer; no drift while a node was not read is not.
     Ok(if report.drift {
         ExitCode::Findings
+    } else if !report.not_read.is_empty() {
+        ExitCode::Cluster
     } else {
         ExitCode::Success
     })

@@ -14,7 +14,10 @@ use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
 
 use mirrorpolicy::render::cluster::Rendered;
 
-use mirrorpolicy::node_files::{NodeFiles, NodeRead};
+use mirrorpolicy::node_files::{
+    folder_of, is_absent, pull_breakers, runtime_use, NodeFiles, NodeRead, RuntimeUse, POLICY_JSON,
+    REGISTRIES_CONF, REGISTRIES_CONF_D,
+};
 use mirrorpolicy::render::findings::RenderWarning;
 use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::MIRROR_CONFIG;
@@ -32,11 +35,24 @@ use mirrorpolicy::probe::Verdict;
 /// Warnings name its commands as the user ran the plugin.
 pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
     if let Some(node) = &args.node {
-        let (conf, policy, namespace) = match &args.node_files {
-            Some(dir) => load_node(settings, dir, node)?,
-            None => read_node(settings, node)?,
+        let files = match &args.node_files {
+            Some(dir) => load_node(dir, node)?,
+            None => read_node(settings, node, &args.node_timeout)?,
         };
-        return explain_files(settings, args, conf, policy, namespace.as_deref());
+        return match node_config(settings, &files) {
+            Ok(setup) => {
+                let warnings = setup.warnings;
+                explain_files(
+                    settings,
+                    args,
+                    setup.registries,
+                    setup.policy,
+                    setup.namespace.as_deref(),
+                    &warnings,
+                )
+            }
+            Err(breakers) => explain_broken(settings, args, &files.node, &breakers),
+        };
     }
     if args.registries_conf.is_none() && args.registries_conf_d.is_none() {
         if args.policy_json.is_some() {
@@ -53,7 +69,35 @@ pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         args.registries_conf_d.as_deref(),
     )?;
     let policy = args.policy_json.as_deref().map(load_policy).transpose()?;
-    explain_files(settings, args, conf, policy, None)
+    explain_files(settings, args, conf, policy, None, &[])
+}
+
+/// A node whose files break every pull: each image carries why, exit 1.
+fn explain_broken(
+    settings: &Settings,
+    args: &ExplainArgs,
+    node: &str,
+    breakers: &[String],
+) -> Result<ExitCode> {
+    let mode = args
+        .short_name_mode
+        .map(ShortNameMode::from)
+        .unwrap_or(ShortNameMode::Permissive);
+    let why = format!("every pull on node {node} fails: {}", breakers.join("; "));
+    let mut items: Vec<Explanation> = args
+        .images
+        .iter()
+        .map(|image| Explanation {
+            image: image.clone(),
+            namespace: settings.namespace().map(str::to_string),
+            short_name_mode: mode,
+            candidates: Vec::new(),
+            warnings: Vec::new(),
+            error: Some(why.clone()),
+        })
+        .collect();
+    print(settings, args, &mut items)?;
+    Ok(ExitCode::Findings)
 }
 
 /// Explains against a node's registries configuration and policy.
@@ -63,6 +107,7 @@ fn explain_files(
     conf: RegistriesConf,
     policy: Option<PolicyFile>,
     namespace: Option<&str>,
+    warnings: &[String],
 ) -> Result<ExitCode> {
     let mode = args
         .short_name_mode
@@ -74,7 +119,10 @@ fn explain_files(
         policy: policy.as_ref(),
         scope_origins: None,
     };
-    let (items, code) = explain_all(&config, &args.images, mode, namespace);
+    let (mut items, code) = explain_all(&config, &args.images, mode, namespace);
+    for item in &mut items {
+        item.warnings.extend(warnings.iter().cloned());
+    }
     let (mut items, code) = if args.probe.probe {
         let ctx = probe::context(
             &args.probe,
@@ -160,19 +208,40 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
     }
     if let Some(ns) = namespace {
         for item in &mut items {
-            item.warnings.extend(
-                rendered
-                    .warnings
-                    .iter()
-                    .filter(|w| {
-                        matches!(w, RenderWarning::ScopeConflict { namespace, .. } if namespace == ns)
-                    })
-                    .map(RenderWarning::to_string),
-            );
+            add_scope_conflicts(item, &rendered.warnings, ns);
         }
     }
     print(settings, args, &mut items)?;
     Ok(code)
+}
+
+/// Adds to `item` the warnings of ImagePolicies of namespace `ns` whose
+/// scopes the MCO dropped for a ClusterImagePolicy's, where a dropped scope
+/// applies to one of the item's candidates (for other images the drop
+/// changes nothing).
+fn add_scope_conflicts(item: &mut Explanation, warnings: &[RenderWarning], ns: &str) {
+    use mirrorpolicy::reference::Reference;
+    let references: Vec<Reference> = item
+        .candidates
+        .iter()
+        .filter_map(|c| Reference::parse(&c.reference).ok())
+        .collect();
+    for w in warnings {
+        let RenderWarning::ScopeConflict {
+            namespace, scopes, ..
+        } = w
+        else {
+            continue;
+        };
+        let concerns = scopes.iter().any(|s| {
+            references
+                .iter()
+                .any(|r| mirrorpolicy::policy::scope_covers(s, r))
+        });
+        if namespace == ns && concerns {
+            item.warnings.push(w.to_string());
+        }
+    }
 }
 
 /// Without `-n`: explains each image again with the policy of every
@@ -214,7 +283,8 @@ fn add_namespace_policies(
 }
 
 /// Probes every explained image; exit 1 when one is not served (or served
-/// without its signature, or with another digest).
+/// without its signature, or with another digest), else exit 3 when what
+/// one gives cannot be told (a source did not answer in time).
 fn probe_items(
     ctx: mirrorpolicy::probe::ProbeContext,
     items: Vec<Explanation>,
@@ -223,16 +293,20 @@ fn probe_items(
 ) -> Result<(Vec<Explanation>, ExitCode)> {
     let items = mirrorpolicy::probe::probe_all(ctx, items, usize::from(concurrency))
         .context(Failure::cluster("cannot start the network runtime"))?;
-    let fails = items.iter().any(|i| {
+    let verdicts: Vec<Verdict> = items.iter().map(mirrorpolicy::probe::verdict).collect();
+    let fails = verdicts.iter().any(|v| {
         !matches!(
-            mirrorpolicy::probe::verdict(i),
-            Verdict::Served(_) | Verdict::NotProbed
+            v,
+            Verdict::Served(_) | Verdict::NotProbed | Verdict::Undetermined(_)
         )
     });
-    let code = if fails && code == ExitCode::Success {
-        ExitCode::Findings
-    } else {
-        code
+    let undetermined = verdicts
+        .iter()
+        .any(|v| matches!(v, Verdict::Undetermined(_)));
+    let code = match code {
+        ExitCode::Success if fails => ExitCode::Findings,
+        ExitCode::Success if undetermined => ExitCode::Cluster,
+        other => other,
     };
     Ok((items, code))
 }
@@ -369,88 +443,89 @@ fn load_registries(main: Option<&Path>, dir: Option<&Path>) -> Result<Registries
         .map_err(|e| Failure::input(e.to_string()).into())
 }
 
-/// One node's registries.conf, its `*.conf` drop-ins (in name order, as
-/// containers/image reads them) and its policy — the namespace's CRI-O
-/// policy (`/etc/crio/policies/<ns>.json`) when `-n` names one the node
-/// has, else policy.json — from a node-files folder. Each file is named
-/// `<node>:<host path>`.
-fn load_node(
-    settings: &Settings,
-    dir: &Path,
-    node: &str,
-) -> Result<(RegistriesConf, Option<PolicyFile>, Option<String>)> {
+/// One node's files from a node-files folder.
+fn load_node(dir: &Path, node: &str) -> Result<NodeFiles> {
     let nodes = node_dir::read(dir).map_err(|e| Failure::input(e.to_string()))?;
-    let Some(files) = nodes.iter().find(|n| n.node == node) else {
-        let known: Vec<&str> = nodes.iter().map(|n| n.node.as_str()).collect();
+    let known: Vec<&str> = nodes.iter().map(|n| n.node.as_str()).collect();
+    if !known.contains(&node) {
         return Err(Failure::input(format!(
             "no node {node} in \"{}\" (found: {})",
             dir.display(),
             known.join(", ")
         ))
         .into());
-    };
-    node_config(settings, files, &|path| {
-        node_dir::host_path(&dir.join(node), path)
-            .display()
-            .to_string()
-    })
+    }
+    Ok(nodes
+        .into_iter()
+        .find(|n| n.node == node)
+        .unwrap_or_default())
 }
 
-/// [`load_node`] with the node's files read live through its
-/// machine-config-daemon pod; a node that cannot be read is a cluster
-/// error (exit 3) saying why.
-fn read_node(
-    settings: &Settings,
-    node: &str,
-) -> Result<(RegistriesConf, Option<PolicyFile>, Option<String>)> {
+/// One node's files read live through its machine-config-daemon pod, within
+/// `timeout`: a node the cluster does not have is an input error (exit 2)
+/// naming the known ones, a node that cannot be read a cluster error (exit
+/// 3) saying why.
+fn read_node(settings: &Settings, node: &str, timeout: &str) -> Result<NodeFiles> {
     let read = NodeReadArgs {
         concurrency: 1,
-        timeout: "60s".to_string(),
+        timeout: timeout.to_string(),
     };
+    collect::read_options(&read)?;
+    collect::check_nodes(settings, std::slice::from_ref(&node.to_string()))?;
     let reads = collect::read_live(settings, &[node.to_string()], &read)?;
     match reads.into_iter().next() {
-        Some(NodeRead::Read(files)) => {
-            node_config(settings, &files, &|path| format!("{node}:{path}"))
-        }
+        Some(NodeRead::Read(files)) => Ok(files),
         Some(NodeRead::NotRead { why, .. }) => Err(Failure::cluster(format!(
             "node {node}: files not read: {why}"
         ))
-        .with_hint("check the node's name (kubectl get nodes) and its machine-config-daemon pod, or explain against a collect-node-files folder with --node-files DIR")
+        .with_hint("check the node's machine-config-daemon pod, or explain against a collect-node-files folder with --node-files DIR")
         .into()),
         None => Err(Failure::cluster(format!("node {node}: files not read")).into()),
     }
 }
 
-/// A node's registries configuration and policy from its files;
-/// `location` names a host path in an error.
-fn node_config(
-    settings: &Settings,
-    files: &NodeFiles,
-    location: &dyn Fn(&str) -> String,
-) -> Result<(RegistriesConf, Option<PolicyFile>, Option<String>)> {
-    let node = files.node.as_str();
-    let text = |path: &str| -> Result<Option<(String, &str)>> {
-        let Some(bytes) = files.files.get(path) else {
-            return Ok(None);
-        };
-        let text = std::str::from_utf8(bytes)
-            .map_err(|_| Failure::input(format!("\"{}\": not UTF-8 text", location(path))))?;
-        Ok(Some((format!("{node}:{path}"), text)))
-    };
-    let main = text(REGISTRIES_CONF)?;
-    let mut drop_ins = Vec::new();
-    for (path, _) in files.children(REGISTRIES_CONF_D) {
-        if path.ends_with(".conf") {
-            drop_ins.extend(text(path)?);
-        }
+/// What CRI-O loads from a node's files.
+struct NodeSetup {
+    registries: RegistriesConf,
+    policy: Option<PolicyFile>,
+    namespace: Option<String>,
+    /// What the runtime skips or takes as absent, said on every image.
+    warnings: Vec<String>,
+}
+
+/// A node's registries configuration and policy from its files, read as
+/// CRI-O reads them: registries.conf and the drop-ins of
+/// [`NodeFiles::runtime_children`] in name order, then the namespace's CRI-O
+/// policy (`/etc/crio/policies/<ns>.json`) when `-n` names one the node has,
+/// else policy.json; each file named `<node>:<host path>`. `Err` holds why
+/// every pull (of the namespace) fails: [`pull_breakers`], or a namespace
+/// policy that does not load.
+fn node_config(settings: &Settings, files: &NodeFiles) -> Result<NodeSetup, Vec<String>> {
+    let breakers: Vec<String> = pull_breakers(files)
+        .into_iter()
+        .map(|(_, why)| why)
+        .collect();
+    if !breakers.is_empty() {
+        return Err(breakers);
     }
+    let node = files.node.as_str();
+    // pull_breakers has checked every file below is UTF-8 and loads.
+    let text = |path: &str| -> Option<(String, &str)> {
+        let text = std::str::from_utf8(files.files.get(path)?).ok()?;
+        Some((format!("{node}:{path}"), text))
+    };
+    let main = text(REGISTRIES_CONF);
+    let drop_ins: Vec<(String, &str)> = files
+        .runtime_children(REGISTRIES_CONF_D)
+        .filter_map(|(path, _)| text(path))
+        .collect();
     let main_file = main.as_ref().map(|(name, text)| ConfigFile { name, text });
     let drop_in_files: Vec<ConfigFile> = drop_ins
         .iter()
         .map(|(name, text)| ConfigFile { name, text })
         .collect();
-    let conf = registries::load(main_file.as_ref(), &drop_in_files)
-        .map_err(|e| Failure::input(e.to_string()))?;
+    let registries =
+        registries::load(main_file.as_ref(), &drop_in_files).map_err(|e| vec![e.to_string()])?;
     let namespace = settings
         .namespace()
         .filter(|ns| {
@@ -463,18 +538,48 @@ fn node_config(
         Some(ns) => format!("{CRIO_POLICIES_PREFIX}{ns}.json"),
         None => POLICY_JSON.to_string(),
     };
-    let policy = match text(&policy_path)? {
-        Some((name, text)) => {
-            Some(policy::parse_policy(&name, text).map_err(|e| Failure::input(e.to_string()))?)
-        }
+    let policy = match files.files.get(&policy_path) {
         None => None,
+        Some(bytes) => {
+            let name = format!("{node}:{policy_path}");
+            let text = std::str::from_utf8(bytes)
+                .map_err(|_| vec![format!("{name} is not UTF-8 text (a binary file)")])?;
+            Some(policy::parse_policy(&name, text).map_err(|e| vec![e.to_string()])?)
+        }
     };
-    Ok((conf, policy, namespace))
+    Ok(NodeSetup {
+        registries,
+        policy,
+        namespace,
+        warnings: node_warnings(files),
+    })
 }
 
-const REGISTRIES_CONF: &str = "/etc/containers/registries.conf";
-const REGISTRIES_CONF_D: &str = "/etc/containers/registries.conf.d";
-const POLICY_JSON: &str = "/etc/containers/policy.json";
+/// What the runtime skips on a node: a linked drop-in folder, files it
+/// never reads, links that dangle (read as absent).
+fn node_warnings(files: &NodeFiles) -> Vec<String> {
+    let node = files.node.as_str();
+    let mut out = Vec::new();
+    if let Some(link) = files.linked_folder(REGISTRIES_CONF_D) {
+        out.push(format!(
+            "{node}:{REGISTRIES_CONF_D} is a link to {}: containers/image lists the folder without following a link, so CRI-O reads none of the drop-ins behind it",
+            link.target.as_deref().unwrap_or("?")
+        ));
+    }
+    for (path, why) in files.ignored() {
+        if folder_of(path).is_some() && files.runtime_lists(folder_of(path).unwrap_or_default()) {
+            out.push(format!("{node}:{path} is ignored: {why}"));
+        }
+    }
+    for (path, why) in &files.unreadable {
+        if is_absent(why) && runtime_use(path) == RuntimeUse::Read {
+            out.push(format!(
+                "{node}:{path} cannot be resolved ({why}): containers/image takes it as absent"
+            ));
+        }
+    }
+    out
+}
 
 fn load_policy(path: &Path) -> Result<PolicyFile> {
     let text = read(path, "policy.json")?;

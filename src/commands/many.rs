@@ -30,7 +30,8 @@ use mirrorpolicy::output;
 use mirrorpolicy::output::many::Section;
 use mirrorpolicy::output::table::Layout;
 use mirrorpolicy::source::cluster as live;
-use mirrorpolicy::source::hub::{read_hub, HubError};
+use mirrorpolicy::source::hub::{self, read_hub, read_ingress_ca, HubError, IngressCa};
+use mirrorpolicy::tls::Trust;
 
 use crate::cli::{
     AuditFormat, Cli, Command, DiffFormat, LintFormat, ListFormat, OutputFormat, RenderFormat,
@@ -221,6 +222,9 @@ pub struct Target {
     /// Why the hub says it cannot be reached (not accepted, unavailable):
     /// it is reported so, and no request is sent.
     pub unavailable: Option<String>,
+    /// Roots trusted besides the context's: the CA of the hub's
+    /// cluster-proxy Route (its ingress CA, or `--hub-ca`).
+    pub trust: Trust,
 }
 
 impl Target {
@@ -230,6 +234,7 @@ impl Target {
             context: name.to_string(),
             server: None,
             unavailable: None,
+            trust: Trust::default(),
         }
     }
 }
@@ -277,6 +282,10 @@ fn hub_targets(settings: &Settings, hub: &str) -> Result<Vec<Target>> {
             ))
         })?;
     }
+    let given_ca = match &settings.cluster.hub_ca {
+        Some(file) => Some(hub_ca_trust(file)?),
+        None => None,
+    };
     let (hub_settings, _) = settings.for_cluster(hub, hub, None);
     let options = hub_settings.cluster_options()?;
     let runtime = cluster::runtime()?;
@@ -288,10 +297,15 @@ fn hub_targets(settings: &Settings, hub: &str) -> Result<Vec<Target>> {
                 connection.server
             )
         });
-        read_hub(&connection, selector).await
+        let found = read_hub(&connection, selector).await?;
+        let ingress = match given_ca {
+            Some(_) => None,
+            None => Some(read_ingress_ca(&connection).await?),
+        };
+        Ok((found, ingress))
     });
-    let found = match read {
-        Ok(found) => found,
+    let (found, ingress) = match read {
+        Ok(read) => read,
         Err(e @ HubError::NoClusters { .. }) => {
             // As `kubectl get -l` finding nothing: said on stderr, not an error.
             eprintln!("{e}: no cluster to read");
@@ -305,6 +319,10 @@ fn hub_targets(settings: &Settings, hub: &str) -> Result<Vec<Target>> {
         }
         Err(e) => return Err(Failure::cluster(e.to_string()).into()),
     };
+    let trust = match (given_ca, ingress) {
+        (Some(trust), _) => trust,
+        (None, ingress) => ingress_trust(ingress.unwrap_or(IngressCa::Missing(String::new())))?,
+    };
     Ok(found
         .clusters
         .iter()
@@ -313,8 +331,49 @@ fn hub_targets(settings: &Settings, hub: &str) -> Result<Vec<Target>> {
             context: hub.to_string(),
             server: Some(found.cluster_url(&c.name)),
             unavailable: c.unavailable.clone(),
+            trust: trust.clone(),
         })
         .collect())
+}
+
+/// `--hub-ca FILE`: the CA of the hub's cluster-proxy Route.
+fn hub_ca_trust(file: &std::path::Path) -> Result<Trust> {
+    let origin = format!("--hub-ca {}", file.display());
+    let pem = std::fs::read(file)
+        .map_err(|e| Failure::input(format!("cannot read --hub-ca \"{}\": {e}", file.display())))?;
+    let mut trust = Trust::default();
+    trust
+        .add_pem(origin, &pem)
+        .map_err(|e| Failure::input(format!("--hub-ca \"{}\": {e}", file.display())))?;
+    Ok(trust)
+}
+
+/// The hub's ingress CA as the Route's roots, or a note saying why there
+/// is none (said when the Route's certificate is refused).
+fn ingress_trust(ingress: IngressCa) -> Result<Trust> {
+    let config_map = format!(
+        "ConfigMap {}/{}",
+        hub::INGRESS_CA_NAMESPACE,
+        hub::INGRESS_CA_CONFIG_MAP
+    );
+    let mut trust = Trust::default();
+    match ingress {
+        IngressCa::Found(pem) => trust
+            .add_pem(
+                format!("the hub's ingress CA ({config_map})"),
+                pem.as_bytes(),
+            )
+            .map_err(|e| {
+                Failure::cluster(format!(
+                    "{config_map} on the hub, key {}: {e}",
+                    hub::INGRESS_CA_KEY
+                ))
+            })?,
+        IngressCa::Missing(why) => trust.note(format!(
+            "the hub's ingress CA was not read ({config_map}: {why}; give it with --hub-ca FILE)"
+        )),
+    }
+    Ok(trust)
 }
 
 /// Runs `run` once per context, concurrently, each with its own
@@ -413,8 +472,9 @@ fn spawn_one<T: Send + 'static>(
     run: Arc<impl Fn(&Settings) -> Result<T> + Send + Sync + 'static>,
     tx: mpsc::Sender<Sent<T>>,
 ) -> Result<()> {
-    let (one, buffer) =
+    let (mut one, buffer) =
         settings.for_cluster(&target.name, &target.context, target.server.as_deref());
+    one.cluster.route_trust = target.trust.clone();
     std::thread::Builder::new()
         .name(format!("cluster {}", target.name))
         .spawn(move || {

@@ -6,15 +6,16 @@
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 
 use mirrorpolicy::migrate::{
-    self, Action, Equivalence, PlanRow, Problem, Proof, Replacement, Step,
+    self, Action, Equivalence, Holders, PlanRow, Problem, Proof, Replacement, Step,
 };
 use mirrorpolicy::output::migrate::{self as out, Done, Note};
 use mirrorpolicy::source::cluster::{
-    self as live, Connection, Preconditions, Reply, IMAGE_CONTENT_SOURCE_POLICIES,
+    self as live, Connection, Deletion, Preconditions, Reply, IMAGE_CONTENT_SOURCE_POLICIES,
     IMAGE_DIGEST_MIRROR_SETS, IMAGE_TAG_MIRROR_SETS, MIRROR_CONFIG,
 };
 use mirrorpolicy::source::Inputs;
@@ -31,6 +32,7 @@ pub const FIELD_MANAGER: &str = "kubectl-mirrorpolicy";
 /// Runs `migrate-icsp`.
 pub fn run(settings: &Settings, args: &MigrateArgs) -> Result<ExitCode> {
     check_usage(args)?;
+    let wait = delete_wait(args)?;
     let inputs = cluster::load_valid_objects(settings, &args.paths(), MIRROR_CONFIG, None)?;
     if inputs.icsps.is_empty() {
         note(Note::NothingToMigrate {
@@ -38,12 +40,28 @@ pub fn run(settings: &Settings, args: &MigrateArgs) -> Result<ExitCode> {
         });
         return Ok(ExitCode::Success);
     }
+    let options = migrate::Options {
+        tag_mirrors: args.with_tag_mirrors,
+        keep_gitops_markers: args.keep_labels,
+    };
     let replacements: Vec<Replacement> = inputs
         .icsps
         .iter()
-        .flat_map(|icsp| migrate::convert(icsp, args.with_tag_mirrors))
+        .flat_map(|icsp| migrate::convert(icsp, options))
         .collect();
     check_names(args, &inputs, &replacements)?;
+    check_file_names(args, &replacements)?;
+    if !args.keep_labels {
+        for icsp in &inputs.icsps {
+            let markers = migrate::gitops_markers(&icsp.metadata);
+            if !markers.is_empty() {
+                note(Note::MarkersNotCopied {
+                    name: &icsp.metadata.name,
+                    markers: &markers,
+                });
+            }
+        }
+    }
     if args.with_tag_mirrors {
         note(Note::TagMirrors);
     }
@@ -65,7 +83,7 @@ pub fn run(settings: &Settings, args: &MigrateArgs) -> Result<ExitCode> {
     prove(&inputs, &replacements)?;
 
     if args.apply {
-        return apply(settings, args, &inputs, &replacements);
+        return apply(settings, args, &inputs, &replacements, wait);
     }
     if let Some(dir) = &args.dest_dir {
         write_files(dir, &replacements)?;
@@ -104,11 +122,27 @@ fn check_usage(args: &MigrateArgs) -> Result<()> {
     .into())
 }
 
+/// How long `--delete-icsp` waits for each deleted ICSP to go
+/// (`--timeout`, 60 s by default). kubectl's `delete` waits a week when
+/// told 0; here the wait is always bounded, so 0 is refused.
+fn delete_wait(args: &MigrateArgs) -> Result<Duration> {
+    let Some(text) = &args.timeout else {
+        return Ok(DELETE_WAIT);
+    };
+    live::parse_request_timeout(text)
+        .map_err(|e| Failure::input(format!("--timeout: {e}")))?
+        .ok_or_else(|| {
+            Failure::input("--timeout: 0 would wait forever on an ICSP that finalizers hold; give a duration such as 60s").into()
+        })
+}
+
+/// How long `--delete-icsp` waits for a deleted ICSP to go by default.
+pub const DELETE_WAIT: Duration = Duration::from_secs(60);
+
 /// Every ICSP name, and the name of every replacement, must be one the API
 /// server takes (a DNS-1123 subdomain): a name is also a file name in
-/// `--dest-dir`, and `a/../../x` would leave it. With `--dest-dir` the file
-/// name must also fit the file system. Checked before anything is written
-/// (exit 2, naming the file and the object).
+/// `--dest-dir`, and `a/../../x` would leave it. Checked before anything
+/// is written (exit 2, naming the file and the object).
 fn check_names(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]) -> Result<()> {
     let mut problems = Vec::new();
     let mut bad_icsps = BTreeSet::new();
@@ -135,15 +169,6 @@ fn check_names(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]
                 r.name().escape_debug(),
                 icsp_label(r.name())
             ));
-        } else if args.dest_dir.is_some() && r.file_name().len() > migrate::FILE_NAME_MAX {
-            problems.push(format!(
-                "{}: {}: the file name {} would be {} bytes, more than the {} a file system takes; shorten the name to write it with --dest-dir",
-                origin_of(args, r.name()),
-                icsp_label(r.name()),
-                r.file_name(),
-                r.file_name().len(),
-                migrate::FILE_NAME_MAX
-            ));
         }
     }
     if problems.is_empty() {
@@ -155,6 +180,40 @@ fn check_names(args: &MigrateArgs, inputs: &Inputs, replacements: &[Replacement]
         problems.join("\n  ")
     ))
     .with_hint("the API server takes only names of lowercase letters, digits, '-' and '.' (at most 253, starting and ending with a letter or digit); rename the object and run again")
+    .into())
+}
+
+/// With `--dest-dir`, every file name must fit the file system
+/// (`NAME_MAX`, 255 bytes): a name the API server takes (up to 253
+/// characters) can still make a file name too long. That is no fault of
+/// the name, so it is its own error (exit 2), before anything is written.
+fn check_file_names(args: &MigrateArgs, replacements: &[Replacement]) -> Result<()> {
+    if args.dest_dir.is_none() {
+        return Ok(());
+    }
+    let problems: Vec<String> = replacements
+        .iter()
+        .filter(|r| r.file_name().len() > migrate::FILE_NAME_MAX)
+        .map(|r| {
+            format!(
+                "{}: {}: the file name {} would be {} bytes",
+                origin_of(args, r.name()),
+                icsp_label(r.name()),
+                r.file_name(),
+                r.file_name().len(),
+            )
+        })
+        .collect();
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::input(format!(
+        "{} file name(s) too long for the file system (at most {} bytes), nothing written:\n  {}",
+        problems.len(),
+        migrate::FILE_NAME_MAX,
+        problems.join("\n  ")
+    ))
+    .with_hint("the API server takes these names, but a file system does not take such file names: print the replacements to stdout (without --dest-dir), or rename the ICSP")
     .into())
 }
 
@@ -506,6 +565,7 @@ fn apply(
     args: &MigrateArgs,
     inputs: &Inputs,
     replacements: &[Replacement],
+    wait: Duration,
 ) -> Result<ExitCode> {
     let options = settings.cluster_options()?;
     let runtime = cluster::runtime()?;
@@ -517,7 +577,9 @@ fn apply(
         if args.delete_icsp {
             rows.extend(plan_deletes(&connection, inputs).await?);
         }
-        show_plan(&rows)?;
+        let shown = show_plan(&rows);
+        show_holders(inputs, args.delete_icsp, wait);
+        shown?;
         if to_apply.is_empty() && !args.delete_icsp {
             note(Note::NothingToApply);
             return Ok(ExitCode::Success);
@@ -526,7 +588,7 @@ fn apply(
         unchanged_since_plan(&connection, args, inputs).await?;
         apply_replacements(&connection, &to_apply).await?;
         if args.delete_icsp {
-            delete_icsps(&connection, args, inputs, replacements).await?;
+            delete_icsps(&connection, args, inputs, replacements, wait).await?;
         }
         Ok(ExitCode::Success)
     })
@@ -637,6 +699,22 @@ fn show_plan(rows: &[PlanRow]) -> Result<()> {
             .with_hint(hints.join("; "))
             .into(),
     )
+}
+
+/// Shows, under the plan, the finalizers, owners and GitOps markers of
+/// each ICSP that has any, and with `deleting` what they mean for its
+/// delete.
+fn show_holders(inputs: &Inputs, deleting: bool, wait: Duration) {
+    let holders: Vec<Holders> = inputs.icsps.iter().filter_map(Holders::of).collect();
+    if holders.is_empty() {
+        return;
+    }
+    let mut buf = Vec::new();
+    let _ = out::write_holders(&mut buf, &holders, deleting, wait);
+    eprint!(
+        "{}",
+        term::escape_controls(&String::from_utf8_lossy(&buf), false)
+    );
 }
 
 /// Applies the replacements; the first refusal stops (no ICSP deleted).
@@ -750,6 +828,7 @@ async fn delete_icsps(
     args: &MigrateArgs,
     inputs: &Inputs,
     replacements: &[Replacement],
+    wait: Duration,
 ) -> Result<()> {
     let now = live::read(connection, MIRROR_CONFIG, None)
         .await
@@ -760,10 +839,15 @@ async fn delete_icsps(
     if !deletable.is_empty() {
         prove_deletion(&now, &deletable)?;
     }
-    delete_proven(connection, &deletable, &mut kept).await?;
-    if kept.reasons.is_empty() {
+    let deleted = delete_proven(connection, &deletable, wait, &mut kept).await?;
+    await_deletes(connection, &deleted, wait, &mut kept).await?;
+    if kept.reasons.is_empty() && kept.held.is_empty() {
         return Ok(());
     }
+    if kept.reasons.is_empty() {
+        return Err(held_failure(args, &kept.held, wait).into());
+    }
+    kept.reasons.extend(kept.held.iter().cloned());
     let hint = if !kept.changed.is_empty() {
         let names = kept.changed.join(" ");
         format!(
@@ -783,6 +867,85 @@ async fn delete_icsps(
 struct Kept<'a> {
     reasons: Vec<String>,
     changed: Vec<&'a str>,
+    /// Deleted, but marked only: finalizers still hold them.
+    held: Vec<String>,
+}
+
+/// An ICSP whose delete the server accepted: its name and `uid`.
+type Deleted<'a> = (&'a str, String);
+
+/// Waits, up to `wait` for all, until every deleted ICSP is gone, as
+/// `kubectl delete` waits; one that finalizers still hold is kept in
+/// `kept.held`, one created again is deleted with a warning.
+async fn await_deletes<'a>(
+    connection: &Connection,
+    deleted: &[Deleted<'a>],
+    wait: Duration,
+    kept: &mut Kept<'a>,
+) -> Result<()> {
+    let deadline = tokio::time::Instant::now() + wait;
+    for (name, uid) in deleted {
+        match connection
+            .wait_deleted(&IMAGE_CONTENT_SOURCE_POLICIES, name, uid, deadline)
+            .await
+            .map_err(cluster::cluster_failure)?
+        {
+            Deletion::Gone => done(Done::Deleted { name })?,
+            Deletion::Recreated { uid } => {
+                done(Done::Deleted { name })?;
+                note(Note::Recreated { name, uid: &uid });
+            }
+            Deletion::Stays(object) => {
+                let finalizers: Vec<String> = object
+                    .pointer("/metadata/finalizers")
+                    .and_then(serde_json::Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|f| f.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                kept.held.push(format!(
+                    "ImageContentSourcePolicy/{name} marked for deletion, held by finalizers [{}]: still there after {}",
+                    finalizers.join(", "),
+                    out::humantime_secs(wait)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The error for ICSPs that finalizers still hold (exit 3: whether and
+/// when they go is up to whoever set the finalizers).
+fn held_failure(args: &MigrateArgs, held: &[String], wait: Duration) -> Failure {
+    Failure::cluster(held.join("; ")).with_hint(format!(
+        "an ICSP goes once whoever set its finalizers removes them (`kubectl get imagecontentsourcepolicy NAME -o yaml` shows them); until then the MCO keeps rendering it, and its replacement gives the nodes the same files. Run `{}` again later, or with a --timeout longer than {}",
+        rerun(args),
+        out::humantime_secs(wait)
+    ))
+}
+
+/// The finalizers of an object a DELETE answered with, when the server
+/// only marked it (`deletionTimestamp`); `None` when the answer is a
+/// `Status` or the object was not marked.
+fn marked_by(answer: &str) -> Option<Vec<String>> {
+    let object: serde_json::Value = serde_json::from_str(answer).ok()?;
+    if object.get("kind").and_then(serde_json::Value::as_str) == Some("Status") {
+        return None;
+    }
+    object.pointer("/metadata/deletionTimestamp")?;
+    Some(
+        object
+            .pointer("/metadata/finalizers")
+            .and_then(serde_json::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|f| f.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    )
 }
 
 /// The ICSPs that may go, each with the version proven: still the version
@@ -828,19 +991,31 @@ fn deletable_icsps<'a>(
 }
 
 /// Deletes each ICSP at its proven version; a conflict stops the rest (the
-/// proof counted on that ICSP as it was).
+/// proof counted on that ICSP as it was). Returns the deletes the server
+/// accepted, to wait for (an ICSP that finalizers hold is only marked).
 async fn delete_proven<'a>(
     connection: &Connection,
     deletable: &[(&'a str, Preconditions)],
+    wait: Duration,
     kept: &mut Kept<'a>,
-) -> Result<()> {
+) -> Result<Vec<Deleted<'a>>> {
+    let mut deleted = Vec::new();
     for (i, (name, proven)) in deletable.iter().enumerate() {
         match connection
             .delete(&IMAGE_CONTENT_SOURCE_POLICIES, name, Some(proven), false)
             .await
             .map_err(cluster::cluster_failure)?
         {
-            Reply::Ok(_) => done(Done::Deleted { name })?,
+            Reply::Ok(answer) => {
+                if let Some(finalizers) = marked_by(&answer) {
+                    note(Note::Marked {
+                        name,
+                        finalizers: &finalizers,
+                        wait,
+                    });
+                }
+                deleted.push((*name, proven.uid.clone()));
+            }
             Reply::NotFound => done(Done::AlreadyDeleted { name })?,
             Reply::Conflict(message) => {
                 let current = connection
@@ -876,7 +1051,7 @@ async fn delete_proven<'a>(
             )),
         }
     }
-    Ok(())
+    Ok(deleted)
 }
 
 /// The proof again, on the server's objects as they are right before the
@@ -931,5 +1106,39 @@ fn confirm(args: &MigrateArgs, connection: &Connection) -> Result<()> {
         Ok(())
     } else {
         Err(Failure::refused("not confirmed; nothing was written").into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A DELETE is answered with a `Status` (gone), the deleted object (as
+    /// registries that return it do: gone too), or the object marked with
+    /// `deletionTimestamp` (200, or 202 when the client asked to orphan
+    /// nothing): only the last is held, by its finalizers.
+    #[test]
+    fn what_a_delete_answer_says() {
+        for (answer, want) in [
+            (
+                r#"{"kind":"Status","apiVersion":"v1","status":"Success"}"#,
+                None,
+            ),
+            (
+                r#"{"kind":"ImageContentSourcePolicy","metadata":{"name":"a"}}"#,
+                None,
+            ),
+            (
+                r#"{"kind":"ImageContentSourcePolicy","metadata":{"name":"a","deletionTimestamp":"2026-01-01T00:00:00Z","finalizers":["x/y","z"]}}"#,
+                Some(vec!["x/y".to_string(), "z".to_string()]),
+            ),
+            (
+                r#"{"kind":"ImageContentSourcePolicy","metadata":{"name":"a","deletionTimestamp":"2026-01-01T00:00:00Z"}}"#,
+                Some(vec![]),
+            ),
+            ("not json", None),
+        ] {
+            assert_eq!(marked_by(answer), want, "{answer}");
+        }
     }
 }

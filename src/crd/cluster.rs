@@ -242,6 +242,8 @@ impl From<k8s_openapi::api::core::v1::Node> for Node {
                 creation_timestamp: meta.creation_timestamp.map(|t| t.0.to_string()),
                 generation: meta.generation,
                 owner_references: Vec::new(),
+                finalizers: meta.finalizers.unwrap_or_default(),
+                deletion_timestamp: meta.deletion_timestamp.map(|t| t.0.to_string()),
             },
             spec: NodeSpec {
                 unschedulable: node.spec.and_then(|s| s.unschedulable).unwrap_or(false),

@@ -7,11 +7,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::crd::schema::name_error;
+use crate::crd::schema::{metadata_errors, name_error};
 use crate::crd::workload::Workload;
 use crate::crd::{
     ClusterImagePolicy, ClusterVersion, FieldError, Image, ImageContentSourcePolicy,
     ImageDigestMirrorSet, ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node,
+    ObjectMeta,
 };
 use crate::origin::Origin;
 
@@ -192,10 +193,11 @@ impl Inputs {
     pub fn validate(&self) -> Vec<FieldError> {
         fn named<'a>(
             errors: &mut Vec<FieldError>,
-            objects: impl Iterator<Item = (Origin, &'a str, Vec<FieldError>)>,
+            objects: impl Iterator<Item = (Origin, &'a ObjectMeta, Vec<FieldError>)>,
         ) {
-            for (origin, name, found) in objects {
-                errors.extend(name_error(&origin, name));
+            for (origin, meta, found) in objects {
+                errors.extend(name_error(&origin, &meta.name));
+                errors.extend(metadata_errors(&origin, meta));
                 errors.extend(found);
             }
         }
@@ -204,37 +206,37 @@ impl Inputs {
             &mut errors,
             self.icsps
                 .iter()
-                .map(|o| (o.origin(), o.metadata.name.as_str(), o.validate())),
+                .map(|o| (o.origin(), &o.metadata, o.validate())),
         );
         named(
             &mut errors,
             self.idmss
                 .iter()
-                .map(|o| (o.origin(), o.metadata.name.as_str(), o.validate())),
+                .map(|o| (o.origin(), &o.metadata, o.validate())),
         );
         named(
             &mut errors,
             self.itmss
                 .iter()
-                .map(|o| (o.origin(), o.metadata.name.as_str(), o.validate())),
+                .map(|o| (o.origin(), &o.metadata, o.validate())),
         );
         named(
             &mut errors,
             self.image
                 .iter()
-                .map(|o| (o.origin(), o.metadata.name.as_str(), o.validate())),
+                .map(|o| (o.origin(), &o.metadata, o.validate())),
         );
         named(
             &mut errors,
             self.cluster_image_policies
                 .iter()
-                .map(|o| (o.origin(), o.metadata.name.as_str(), o.validate())),
+                .map(|o| (o.origin(), &o.metadata, o.validate())),
         );
         named(
             &mut errors,
             self.image_policies
                 .iter()
-                .map(|o| (o.origin(), o.metadata.name.as_str(), o.validate())),
+                .map(|o| (o.origin(), &o.metadata, o.validate())),
         );
         for e in &mut errors {
             if e.file.is_none() {

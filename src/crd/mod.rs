@@ -114,6 +114,18 @@ pub struct ObjectMeta {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub owner_references: Vec<OwnerReference>,
+    /// `metadata.finalizers`: what must be done (by whoever put each
+    /// there) before a deleted object goes.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub finalizers: Vec<String>,
+    /// `metadata.deletionTimestamp`: set once the object was deleted while
+    /// finalizers hold it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_timestamp: Option<String>,
 }
 
 impl ObjectMeta {

@@ -19,6 +19,8 @@
 use serde_json::Value;
 
 use super::validate::FieldError;
+use super::ObjectMeta;
+use crate::labels::{label_value_problems, qualified_name_problems};
 use crate::origin::Origin;
 
 /// One node of a schema's field tree.
@@ -385,6 +387,59 @@ pub fn name_error(object: &Origin, name: &str) -> Option<FieldError> {
     })
 }
 
+/// The most bytes the keys and values of an object's annotations may
+/// hold together (apimachinery `TotalAnnotationSizeLimitB`, 256 KiB).
+pub const ANNOTATIONS_SIZE_MAX: usize = 256 * 1024;
+
+/// What the API server refuses in `metadata.labels` and
+/// `metadata.annotations`, in its words (apimachinery
+/// `metav1validation.ValidateLabels` and `ValidateAnnotations`): every
+/// label key a qualified name, every value a label value, every
+/// annotation key a qualified name once lowercased, and the annotations
+/// at most [`ANNOTATIONS_SIZE_MAX`] bytes. One error per problem, keys in
+/// order.
+pub fn metadata_errors(object: &Origin, meta: &ObjectMeta) -> Vec<FieldError> {
+    let error = |field: &str, message: String| FieldError {
+        object: object.clone(),
+        file: None,
+        field: field.to_string(),
+        value: String::new(),
+        message,
+    };
+    let invalid = |value: &str, problem: &str| {
+        format!(
+            "Invalid value: {}: {problem}",
+            crate::quote::go_quote(value)
+        )
+    };
+    let mut errors = Vec::new();
+    for (key, value) in &meta.labels {
+        for problem in qualified_name_problems(key) {
+            errors.push(error("metadata.labels", invalid(key, &problem)));
+        }
+        for problem in label_value_problems(value) {
+            errors.push(error("metadata.labels", invalid(value, &problem)));
+        }
+    }
+    for key in meta.annotations.keys() {
+        for problem in qualified_name_problems(&key.to_lowercase()) {
+            errors.push(error("metadata.annotations", invalid(key, &problem)));
+        }
+    }
+    let size: usize = meta
+        .annotations
+        .iter()
+        .map(|(k, v)| k.len() + v.len())
+        .sum();
+    if size > ANNOTATIONS_SIZE_MAX {
+        errors.push(error(
+            "metadata.annotations",
+            format!("Too long: may not be more than {ANNOTATIONS_SIZE_MAX} bytes"),
+        ));
+    }
+    errors
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -480,6 +535,220 @@ mod tests {
             ("-a", true),
         ] {
             assert_eq!(name_error(&o, name).is_some(), bad, "{name}");
+        }
+    }
+
+    fn meta(labels: &[(&str, &str)], annotations: &[(&str, &str)]) -> ObjectMeta {
+        let mut m = ObjectMeta::named("x");
+        let own = |pairs: &[(&str, &str)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        m.labels = own(labels);
+        m.annotations = own(annotations);
+        m
+    }
+
+    fn problems(m: &ObjectMeta) -> Vec<String> {
+        metadata_errors(&Origin::from("K/x"), m)
+            .iter()
+            .map(FieldError::detail)
+            .collect()
+    }
+
+    /// apimachinery pkg/util/validation/validation_test.go
+    /// TestIsQualifiedName, as label keys (and annotation keys).
+    #[test]
+    fn label_keys_as_is_qualified_name() {
+        let long_prefix = format!("{}/{}", "a".repeat(253), "b".repeat(63));
+        for good in [
+            "simple",
+            "now-with-dashes",
+            "1-starts-with-num",
+            "1234",
+            "simple/simple",
+            "now-with-dashes/simple",
+            "now-with-dashes/now-with-dashes",
+            "now.with.dots/simple",
+            "now-with.dashes-and.dots/simple",
+            "1-num.2-num/3-num",
+            "1234/5678",
+            "1.2.3.4/5678",
+            "Uppercase_Is_OK_123",
+            "example.com/Uppercase_Is_OK_123",
+            "requests.storage-foo",
+            &"a".repeat(63),
+            &long_prefix,
+        ] {
+            assert_eq!(
+                problems(&meta(&[(good, "v")], &[])),
+                Vec::<String>::new(),
+                "{good}"
+            );
+            assert_eq!(
+                problems(&meta(&[], &[(good, "v")])),
+                Vec::<String>::new(),
+                "{good}"
+            );
+        }
+        let too_long_prefix = format!("{}/abc", "a".repeat(254));
+        for bad in [
+            "nospecialchars%^=@",
+            "cantendwithadash-",
+            "-cantstartwithadash-",
+            "only/one/slash",
+            "Example.com/abc",
+            "example_com/abc",
+            "example.com/",
+            "/simple",
+            &"a".repeat(64),
+            &too_long_prefix,
+        ] {
+            let found = problems(&meta(&[(bad, "v")], &[]));
+            assert!(!found.is_empty(), "{bad}");
+            assert!(
+                found.iter().all(|p| p.starts_with(&format!(
+                    "metadata.labels: Invalid value: {}: ",
+                    crate::quote::go_quote(bad)
+                ))),
+                "{bad}: {found:?}"
+            );
+        }
+        // The messages, as the API server words them.
+        assert_eq!(
+            problems(&meta(&[("a b", "v")], &[])),
+            ["metadata.labels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"]
+        );
+        assert_eq!(
+            problems(&meta(&[("example.com/", "v")], &[])),
+            [
+                "metadata.labels: Invalid value: \"example.com/\": name part must be non-empty",
+                "metadata.labels: Invalid value: \"example.com/\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+            ]
+        );
+        assert_eq!(
+            problems(&meta(&[(&"a".repeat(64), "v")], &[])),
+            [format!(
+                "metadata.labels: Invalid value: \"{}\": name part must be no more than 63 characters",
+                "a".repeat(64)
+            )]
+        );
+        assert_eq!(
+            problems(&meta(&[("Example.com/abc", "v")], &[])),
+            ["metadata.labels: Invalid value: \"Example.com/abc\": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]
+        );
+    }
+
+    /// apimachinery pkg/util/validation/validation_test.go
+    /// TestIsValidLabelValue.
+    #[test]
+    fn label_values_as_is_valid_label_value() {
+        for good in [
+            "simple",
+            "now-with-dashes",
+            "1-starts-with-num",
+            "end-with-num-1",
+            "1234",
+            &"a".repeat(63),
+            "",
+        ] {
+            assert_eq!(
+                problems(&meta(&[("k", good)], &[])),
+                Vec::<String>::new(),
+                "{good}"
+            );
+        }
+        for bad in [
+            "nospecialchars%^=@",
+            "Tama-nui-te-rā.is.Māori.sun",
+            "\\backslashes\\are\\bad",
+            "-starts-with-dash",
+            "ends-with-dash-",
+            ".starts.with.dot",
+            "ends.with.dot.",
+            &"a".repeat(64),
+        ] {
+            let found = problems(&meta(&[("k", bad)], &[]));
+            assert_eq!(found.len(), 1, "{bad}: {found:?}");
+        }
+        assert_eq!(
+            problems(&meta(&[("k", "bad value")], &[])),
+            ["metadata.labels: Invalid value: \"bad value\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"]
+        );
+        assert_eq!(
+            problems(&meta(&[("k", &"a".repeat(64))], &[])),
+            [format!(
+                "metadata.labels: Invalid value: \"{}\": must be no more than 63 characters",
+                "a".repeat(64)
+            )]
+        );
+    }
+
+    /// apimachinery pkg/api/validation/objectmeta_test.go
+    /// TestValidateAnnotations: keys (any case) and the total size.
+    #[test]
+    fn annotations_as_validate_annotations() {
+        let limit = ANNOTATIONS_SIZE_MAX;
+        let (b, half_b, d) = (
+            "b".repeat(limit - 1),
+            "b".repeat(limit / 2 - 1),
+            "d".repeat(limit / 2 - 1),
+        );
+        for good in [
+            vec![("simple", "bar")],
+            vec![("now-with-dashes", "bar")],
+            vec![("1-starts-with-num", "bar")],
+            vec![("1234", "bar")],
+            vec![("simple/simple", "bar")],
+            vec![("now-with-dashes/simple", "bar")],
+            vec![("now-with-dashes/now-with-dashes", "bar")],
+            vec![("now.with.dots/simple", "bar")],
+            vec![("now-with.dashes-and.dots/simple", "bar")],
+            vec![("1-num.2-num/3-num", "bar")],
+            vec![("1234/5678", "bar")],
+            vec![("1.2.3.4/5678", "bar")],
+            vec![("UpperCase123", "bar")],
+            vec![("a", b.as_str())],
+            vec![("a", half_b.as_str()), ("c", d.as_str())],
+            // Annotation keys are checked lowercased: an uppercase prefix passes.
+            vec![("Example.COM/Key", "bar")],
+        ] {
+            assert_eq!(
+                problems(&meta(&[], &good)),
+                Vec::<String>::new(),
+                "{good:?}"
+            );
+        }
+        let long = "a".repeat(254);
+        for (bad, expect) in [
+            ("nospecialchars^=@", "name part must consist of"),
+            ("cantendwithadash-", "name part must consist of"),
+            ("only/one/slash", "a qualified name must consist of"),
+            (long.as_str(), "must be no more than"),
+        ] {
+            let found = problems(&meta(&[], &[(bad, "bar")]));
+            assert_eq!(found.len(), 1, "{bad}: {found:?}");
+            assert!(
+                found[0].starts_with("metadata.annotations: Invalid value: "),
+                "{found:?}"
+            );
+            assert!(found[0].contains(expect), "{bad}: {found:?}");
+        }
+        let (full, half, other) = (
+            "b".repeat(limit),
+            "b".repeat(limit / 2),
+            "d".repeat(limit / 2),
+        );
+        for too_big in [
+            vec![("a", full.as_str())],
+            vec![("a", half.as_str()), ("c", other.as_str())],
+        ] {
+            assert_eq!(
+                problems(&meta(&[], &too_big)),
+                ["metadata.annotations: Too long: may not be more than 262144 bytes"]
+            );
         }
     }
 }

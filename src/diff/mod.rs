@@ -195,6 +195,17 @@ pub struct Report {
     pub pools: Vec<PoolDiff>,
     /// Whether anything differs.
     pub drift: bool,
+    /// With the files on disk: the nodes asked for whose files could not be
+    /// read, and why (what is known of them is undetermined).
+    #[serde(rename = "notRead", skip_serializing_if = "Vec::is_empty")]
+    pub not_read: Vec<NotRead>,
+}
+
+/// A node whose files could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotRead {
+    pub node: String,
+    pub reason: String,
 }
 
 /// Which pools and nodes to compare.
@@ -264,7 +275,11 @@ pub fn diff(
         out.push(pool_diff(inputs, pool, selection, crs_name, proposed)?);
     }
     let drift = out.iter().any(|p| !p.drift.is_empty());
-    Ok(Report { pools: out, drift })
+    Ok(Report {
+        pools: out,
+        drift,
+        not_read: Vec::new(),
+    })
 }
 
 /// Refuses a `--node` the input has no Node for and a `--file` the mirror

@@ -16,9 +16,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::crd::machine_config::{CURRENT_CONFIG_ANNOTATION, REASON_ANNOTATION, STATE_ANNOTATION};
 use crate::crd::{Inputs, MachineConfig};
-use crate::node_files::{is_cert_path, NodeFiles, NodeRead};
+use crate::node_files::{
+    folder_of, go_mode_words, is_absent, is_cert_path, pull_breakers, FileKind, FileMeta,
+    NodeFiles, NodeRead, REGISTRIES_CONF_D,
+};
 
-use super::{file_bytes, is_managed, normalize, summarize, Drift, Files, Report, Selection, Stage};
+use super::{
+    file_bytes, is_managed, normalize, summarize, Drift, Files, NotRead, Report, Selection, Stage,
+};
 
 /// The kind of the on-disk stages.
 pub const KIND: &str = "onDisk";
@@ -197,6 +202,15 @@ fn disk_name(nodes: &[String]) -> String {
 struct Disk {
     files: BTreeMap<String, Vec<u8>>,
     certs: BTreeMap<String, String>,
+    /// What lstat says of each path; empty when not recorded.
+    meta: BTreeMap<String, FileMeta>,
+    unreadable: BTreeMap<String, String>,
+    /// Files that break every pull: why.
+    breakers: BTreeMap<String, String>,
+    /// Files present that the runtime never reads: why.
+    ignored: Vec<(String, String)>,
+    /// The drop-in folder, when it is a link the runtime does not follow.
+    linked_folder: Option<FileMeta>,
 }
 
 fn disk_of(node: &NodeFiles) -> Disk {
@@ -208,17 +222,48 @@ fn disk_of(node: &NodeFiles) -> Disk {
             .map(|(p, b)| (p.clone(), b.clone()))
             .collect(),
         certs: node.certs.clone(),
+        meta: node
+            .meta
+            .iter()
+            .filter(|(p, _)| p.as_str() != CURRENT_CONFIG_FILE)
+            .map(|(p, m)| (p.clone(), m.clone()))
+            .collect(),
+        unreadable: node.unreadable.clone(),
+        breakers: pull_breakers(node).into_iter().collect(),
+        ignored: node
+            .ignored()
+            .into_iter()
+            .map(|(p, why)| (p.to_string(), why))
+            .collect(),
+        linked_folder: node.linked_folder(REGISTRIES_CONF_D).cloned(),
     }
 }
 
+/// The modes a MachineConfig sets, by path (the last entry for a path wins,
+/// as the daemon checks them; 0644 when unset, the daemon's default).
+fn config_modes(mc: &MachineConfig) -> BTreeMap<String, u32> {
+    mc.spec
+        .config
+        .storage
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), f.mode.unwrap_or(DEFAULT_FILE_MODE)))
+        .collect()
+}
+
+/// The daemon's `defaultFilePermissions`.
+const DEFAULT_FILE_MODE: u32 = 0o644;
+
 /// Adds the on-disk stage to every pool of `report`: `reads` are the
-/// selected nodes' files (or why they could not be read).
+/// selected nodes' files (or why they could not be read). A node of a stage
+/// that was not read is in the report's `not_read`.
 pub fn add_on_disk(
     report: &mut Report,
     inputs: &Inputs,
     selection: &Selection,
     reads: &[NodeRead],
 ) -> Result<(), String> {
+    let mut not_read: Vec<NotRead> = Vec::new();
     for pool in &mut report.pools {
         let node_stages: Vec<Stage> = pool
             .stages
@@ -238,10 +283,11 @@ pub fn add_on_disk(
                 &config,
                 &mut pool.notes,
                 &mut pool_nodes,
+                &mut not_read,
             );
-            let certs = match machine_config {
-                Some(m) => config_certs(m)?,
-                None => BTreeMap::new(),
+            let (certs, modes) = match machine_config {
+                Some(m) => (config_certs(m)?, config_modes(m)),
+                None => (BTreeMap::new(), BTreeMap::new()),
             };
             mc_certs.extend(certs.keys().cloned());
             for (disk, nodes) in &groups {
@@ -255,7 +301,9 @@ pub fn add_on_disk(
                     config: &config,
                     nodes,
                     disk,
+                    modes: &modes,
                 };
+                pool.notes.extend(group.notes());
                 let found = group.compare(config_files, &certs);
                 pool.drift.extend(found);
             }
@@ -264,22 +312,26 @@ pub fn add_on_disk(
             .extend(between_nodes(&pool_nodes, &mc_certs, selection));
     }
     report.drift = report.pools.iter().any(|p| !p.drift.is_empty());
+    not_read.sort_by(|a, b| a.node.cmp(&b.node));
+    not_read.dedup();
+    report.not_read = not_read;
     Ok(())
 }
 
 /// Groups the read nodes of one stage by identical disk contents (in node
-/// order); a node not read gets a note. Every read node is also added to
-/// `pool_nodes`, for the comparisons between nodes.
+/// order); a node not read gets a note and a `not_read` entry. Every read
+/// node is also added to `pool_nodes`, for the comparisons between nodes.
 fn group_nodes<'a>(
     nodes: &[String],
     reads: &'a [NodeRead],
     config: &str,
     notes: &mut Vec<String>,
     pool_nodes: &mut Vec<(&'a NodeFiles, Disk)>,
+    not_read: &mut Vec<NotRead>,
 ) -> Vec<(Disk, Vec<String>)> {
     let mut groups: Vec<(Disk, Vec<String>)> = Vec::new();
     for node in nodes {
-        match reads.iter().find(|r| r.node() == node) {
+        let why = match reads.iter().find(|r| r.node() == node) {
             Some(NodeRead::Read(files)) => {
                 if let Some(note) = current_config_note(files, config) {
                     notes.push(note);
@@ -290,14 +342,16 @@ fn group_nodes<'a>(
                     None => groups.push((disk.clone(), vec![node.clone()])),
                 }
                 pool_nodes.push((files, disk));
+                continue;
             }
-            Some(NodeRead::NotRead { why, .. }) => {
-                notes.push(format!("node {node}: files not read: {why}"));
-            }
-            None => notes.push(format!(
-                "node {node}: files not read: not among the node files"
-            )),
-        }
+            Some(NodeRead::NotRead { why, .. }) => why.clone(),
+            None => "not among the node files".to_string(),
+        };
+        notes.push(format!("node {node}: files not read: {why}"));
+        not_read.push(NotRead {
+            node: node.clone(),
+            reason: why,
+        });
     }
     groups
 }
@@ -355,36 +409,31 @@ struct Group<'a> {
     config: &'a str,
     nodes: &'a [String],
     disk: &'a Disk,
+    /// The modes the config sets, by path.
+    modes: &'a BTreeMap<String, u32>,
 }
 
 impl Group<'_> {
     fn compare(&self, config_files: &Files, certs: &BTreeMap<String, String>) -> Vec<Drift> {
         let mut out = Vec::new();
+        if let Some(link) = &self.disk.linked_folder {
+            if wanted(self.selection, REGISTRIES_CONF_D) {
+                out.push(self.linked_folder(link));
+            }
+        }
         let paths: BTreeSet<&String> = config_files
             .keys()
             .chain(self.disk.files.keys().filter(|p| is_managed(p)))
+            .chain(self.disk.unreadable.keys().filter(|p| is_managed(p)))
             .collect();
         for path in paths {
             if !wanted(self.selection, path) {
                 continue;
             }
-            let disk = self.disk.files.get(path.as_str());
-            let entry = match (config_files.get(path.as_str()), disk) {
-                (Some(want), Some(have)) if want.as_bytes() == have.as_slice() => None,
-                (Some(want), Some(have)) => Some(self.changed(path, want, have)),
-                (Some(want), None) => Some(self.missing(path, want)),
-                // The OS ships these; the MCO's templates write the first two.
-                (None, Some(_))
-                    if OS_FILES.contains(&path.as_str())
-                        || path == "/etc/containers/registries.conf"
-                        || path == "/etc/containers/policy.json" =>
-                {
-                    None
-                }
-                (None, Some(have)) => Some(self.stray(path, have)),
-                (None, None) => None,
-            };
-            out.extend(entry);
+            if config_files.contains_key(path.as_str()) {
+                out.extend(self.mode_mismatch(path));
+            }
+            out.extend(self.file_drift(path, config_files));
         }
         for (path, want) in certs {
             if !wanted(self.selection, path) {
@@ -414,7 +463,8 @@ impl Group<'_> {
             }
             let next = match mismatch {
                 Mismatch::Content(_) => "its content on disk matches the config now: the daemon validates it again when it restarts",
-                Mismatch::Mode(_) => "file modes are not among the node files: see `stat` on the node",
+                Mismatch::Mode(_) if self.disk.meta.contains_key(path) => "its type and mode on disk match the config now: the daemon validates it again when it restarts",
+                Mismatch::Mode(_) => "these node files hold no types or modes (collected before they were recorded): see `stat` on the node",
             };
             out.push(reported_entry(
                 self.inputs,
@@ -425,6 +475,168 @@ impl Group<'_> {
             ));
         }
         out
+    }
+
+    /// The content drift of one managed path: changed, missing, cannot be
+    /// resolved, or on disk while no MachineConfig writes it.
+    fn file_drift(&self, path: &str, config_files: &Files) -> Option<Drift> {
+        let disk = self.disk.files.get(path);
+        let unreadable = self.disk.unreadable.get(path);
+        match (config_files.get(path), disk, unreadable) {
+            (Some(want), Some(have), _) if want.as_bytes() == have.as_slice() => None,
+            (Some(want), Some(have), _) => Some(self.changed(path, want, have)),
+            (Some(want), None, Some(why)) => Some(self.unresolved(path, why, Some(want))),
+            (Some(want), None, None) => Some(self.missing(path, want)),
+            // The OS ships these; the MCO's templates write the first two.
+            (None, Some(_), _)
+                if OS_FILES.contains(&path)
+                    || path == "/etc/containers/registries.conf"
+                    || path == "/etc/containers/policy.json" =>
+            {
+                None
+            }
+            // Never drift "that CRI-O reads": listed in the notes.
+            (None, _, _) if self.ignores(path) => None,
+            (None, Some(have), _) => Some(self.stray(path, have)),
+            (None, None, Some(why)) if self.disk.breakers.contains_key(path) => {
+                Some(self.unresolved(path, why, None))
+            }
+            (None, None, _) => None,
+        }
+    }
+
+    /// Whether the runtime never reads `path` on these nodes.
+    fn ignores(&self, path: &str) -> bool {
+        self.disk.ignored.iter().any(|(p, _)| p == path)
+    }
+
+    /// Notes on these nodes: the files the runtime never reads (those behind
+    /// a linked drop-in folder are in that folder's drift), and links that
+    /// dangle, which containers/image takes as absent.
+    fn notes(&self) -> Vec<String> {
+        let nodes = self.nodes.join(", ");
+        let mut out = Vec::new();
+        for (path, why) in &self.disk.ignored {
+            let behind_link =
+                self.disk.linked_folder.is_some() && folder_of(path) == Some(REGISTRIES_CONF_D);
+            if !behind_link && wanted(self.selection, path) {
+                out.push(format!(
+                    "{nodes}: {path} is ignored by CRI-O, not drift: {why}"
+                ));
+            }
+        }
+        for (path, why) in &self.disk.unreadable {
+            let counted = self.disk.breakers.contains_key(path) || self.modes.contains_key(path);
+            if !counted && is_absent(why) && wanted(self.selection, path) {
+                out.push(format!(
+                    "{nodes}: {path} cannot be resolved ({why}): containers/image takes it as absent"
+                ));
+            }
+        }
+        out
+    }
+
+    /// The daemon's own check of a file its config writes: `lstat` of the
+    /// path, its Go `os.FileMode` against the config's mode (a link, or
+    /// another type, never matches a regular file's mode).
+    fn mode_mismatch(&self, path: &str) -> Option<Drift> {
+        let meta = self.disk.meta.get(path)?;
+        let want = self.modes.get(path).copied().unwrap_or(DEFAULT_FILE_MODE);
+        let have = meta.go_mode();
+        if have == want {
+            return None;
+        }
+        let mut summary = vec![format!(
+            "mode mismatch for file: \"{path}\"; expected: {}; received: {}",
+            go_mode_words(want),
+            go_mode_words(have)
+        )];
+        let what = match meta.kind() {
+            FileKind::Link => format!(
+                "a link to {}",
+                meta.target
+                    .as_deref()
+                    .unwrap_or("a path that cannot be resolved")
+            ),
+            kind => format!("a {} file, mode {:04o}", kind.word(), meta.mode & 0o7777),
+        };
+        summary.push(format!(
+            "{path} on disk is {what}, owned by uid {} gid {}",
+            meta.uid, meta.gid
+        ));
+        let cause = format!(
+            "the machine-config daemon checks every file its config writes with lstat (checkFileContentsAndMode): a link, or a mode other than the config's, fails its on-disk validation whatever the content, and it degrades the node when it validates (at its start, before its next update); {}",
+            self.edited_cause(path)
+        );
+        Some(self.entry(path, summary, cause, String::new()))
+    }
+
+    /// A path whose links cannot be resolved on the node.
+    fn unresolved(&self, path: &str, why: &str, want: Option<&String>) -> Drift {
+        let mut summary = vec![format!("{path} cannot be resolved on the node: {why}")];
+        if want.is_some() {
+            summary.push(format!(
+                "{} writes it, but the daemon finds no file it can read there",
+                self.config
+            ));
+        }
+        let runtime = if self.disk.breakers.contains_key(path) {
+            "containers/image fails to read it: every pull on these nodes fails"
+        } else {
+            "containers/image takes it as absent"
+        };
+        let cause = match want {
+            Some(_) => format!("{}; {runtime}", self.edited_cause(path)),
+            None => format!("placed on the node outside the MCO; {runtime}"),
+        };
+        let diff = want.map_or_else(String::new, |w| self.unified("", &normalize(path, w)));
+        self.entry(path, summary, cause, diff)
+    }
+
+    /// The drop-in folder is a link: containers/image reads nothing behind it.
+    fn linked_folder(&self, link: &FileMeta) -> Drift {
+        let behind: Vec<&str> = self
+            .disk
+            .files
+            .keys()
+            .chain(self.disk.unreadable.keys())
+            .filter(|p| folder_of(p) == Some(REGISTRIES_CONF_D))
+            .filter_map(|p| p.rsplit('/').next())
+            .collect();
+        let mut summary = vec![format!(
+            "{REGISTRIES_CONF_D} is a link to {}",
+            link.target
+                .as_deref()
+                .unwrap_or("a path that cannot be resolved")
+        )];
+        summary.push(if behind.is_empty() {
+            "no drop-in is behind it".to_string()
+        } else {
+            format!(
+                "CRI-O ignores the drop-ins behind it: {}",
+                behind.join(", ")
+            )
+        });
+        let cause = "containers/image lists the drop-in folder with Go's filepath.WalkDir, which does not follow a link to a folder: CRI-O reads none of the drop-ins behind it, while the machine-config daemon still finds the files it writes through the link; likely an admin's mistake (a folder replaced by a link): make it a real folder again".to_string();
+        Drift {
+            nodes: self.nodes.to_vec(),
+            file: REGISTRIES_CONF_D.to_string(),
+            from: current_name(self.config),
+            to: disk_name(self.nodes),
+            summary,
+            cause,
+            diff: String::new(),
+        }
+    }
+
+    /// `cause` with what a file that breaks every pull does.
+    fn with_breaker(&self, path: &str, cause: String) -> String {
+        match self.disk.breakers.get(path) {
+            Some(why) => format!(
+                "{cause}; containers/image cannot load it ({why}): every pull on these nodes fails"
+            ),
+            None => cause,
+        }
     }
 
     fn entry(&self, path: &str, summary: Vec<String>, cause: String, diff: String) -> Drift {
@@ -451,8 +663,20 @@ impl Group<'_> {
 
     fn changed(&self, path: &str, want: &str, have: &[u8]) -> Drift {
         let have = String::from_utf8_lossy(have).into_owned();
+        let cause = self.with_breaker(path, self.edited_cause(path));
+        if have.replace("\r\n", "\n") == want.replace("\r\n", "\n") {
+            let (disk, config) = if have.contains("\r\n") {
+                ("CRLF (\\r\\n)", "LF (\\n)")
+            } else {
+                ("LF (\\n)", "CRLF (\\r\\n)")
+            };
+            let summary = vec![format!(
+                "line endings differ (CRLF): {path} on disk ends its lines with {disk} where {} writes {config}; the daemon compares bytes, so it is drift to it as well",
+                self.config
+            )];
+            return self.entry(path, summary, cause, String::new());
+        }
         let (now, next) = (normalize(path, &have), normalize(path, want));
-        let cause = self.edited_cause(path);
         if now == next {
             let summary = vec![format!(
                 "{path} differs from what {} writes in formatting only; the daemon compares bytes, so it is drift to it as well",
@@ -490,9 +714,12 @@ impl Group<'_> {
             "{path} is on disk, but no MachineConfig of {} writes it",
             self.config
         )];
-        let cause = format!(
-            "placed on the node by hand or by a tool outside the MCO: the daemon neither checks nor removes files no MachineConfig writes, and {} reads it",
-            reader(path)
+        let cause = self.with_breaker(
+            path,
+            format!(
+                "placed on the node by hand or by a tool outside the MCO: the daemon neither checks nor removes files no MachineConfig writes, and {} reads it",
+                reader(path)
+            ),
         );
         self.entry(
             path,
@@ -565,13 +792,21 @@ fn between_nodes(
         for digest in holders.values() {
             *counts.entry(digest).or_default() += 1;
         }
-        let Some((reference, _)) = counts
+        let Some((reference, most)) = counts
             .iter()
             .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
             .map(|(d, n)| ((*d).clone(), *n))
         else {
             continue;
         };
+        let digests: Vec<String> = holders
+            .iter()
+            .map(|(node, digest)| format!("sha256 {} on {node}", short(digest)))
+            .collect();
+        if is_cert_path(&path) && counts.values().filter(|n| **n == most).count() > 1 {
+            out.push(no_majority(&path, &all, &digests));
+            continue;
+        }
         let like: Vec<String> = holders
             .iter()
             .filter(|(_, d)| **d == reference)
@@ -587,9 +822,29 @@ fn between_nodes(
             .filter(|(_, d)| **d != reference)
             .map(|(n, _)| n.clone())
             .collect();
-        out.extend(drifts_between(&path, &reference, &like, lacking, other));
+        out.extend(drifts_between(
+            &path, &reference, &like, lacking, other, &digests,
+        ));
     }
     out
+}
+
+/// A certificate the nodes of a pool hold with contents none of which most
+/// of them share: no baseline, every node's digest.
+fn no_majority(path: &str, nodes: &[String], digests: &[String]) -> Drift {
+    let mut summary = vec![format!(
+        "{path} differs between the nodes of the pool, and no content is held by most of them: no baseline"
+    )];
+    summary.extend(digests.iter().cloned());
+    Drift {
+        nodes: nodes.to_vec(),
+        file: path.to_string(),
+        from: "the files of the pool's nodes".to_string(),
+        to: disk_name(nodes),
+        summary,
+        cause: "the daemon writes the registry CAs (the Image config's additionalTrustedCA and the cluster's own) to /etc/docker/certs.d/<host>/ca.crt on every node from the ControllerConfig: nodes that differ were changed by hand, or their daemons have not synced yet (see their machine-config-daemon logs)".to_string(),
+        diff: String::new(),
+    }
 }
 
 /// path -> node -> fingerprint of the certificates no MachineConfig writes
@@ -626,6 +881,7 @@ fn drifts_between(
     like: &[String],
     lacking: Vec<String>,
     other: Vec<String>,
+    digests: &[String],
 ) -> Vec<Drift> {
     let mut out = Vec::new();
     let cert = is_cert_path(path);
@@ -646,11 +902,12 @@ fn drifts_between(
         }
         let mut lines = vec![format!("{summary} {}", nodes.join(", "))];
         if cert {
+            // The baseline is the content most nodes hold; every node's digest.
             lines.push(format!(
-                "sha256 {} on {}",
-                short(reference),
-                like.join(", ")
+                "the baseline is what most nodes of the pool hold: sha256 {}",
+                short(reference)
             ));
+            lines.extend(digests.iter().cloned());
         }
         out.push(Drift {
             nodes: nodes.clone(),

@@ -19,6 +19,23 @@ pub fn write_text(out: &mut dyn Write, report: &Report) -> io::Result<()> {
         }
         write_pool(out, pool)?;
     }
+    if !report.not_read.is_empty() {
+        let nodes: Vec<&str> = report.not_read.iter().map(|n| n.node.as_str()).collect();
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}",
+            format!(
+                "not read: {} node(s), their files on disk undetermined: {}",
+                nodes.len(),
+                nodes.join(", ")
+            )
+            .yellow()
+        )?;
+        for n in &report.not_read {
+            writeln!(out, "  - {}: {}", n.node, n.reason)?;
+        }
+    }
     Ok(())
 }
 
@@ -250,6 +267,7 @@ mod tests {
         let report = Report {
             pools: vec![pool(Vec::new(), Vec::new(), &[])],
             drift: false,
+            not_read: Vec::new(),
         };
         assert_eq!(
             text(&report),
@@ -270,6 +288,7 @@ mod tests {
         let report = Report {
             pools: vec![p],
             drift: false,
+            not_read: Vec::new(),
         };
         assert_eq!(
             text(&report),
@@ -284,6 +303,7 @@ mod tests {
         let report = Report {
             pools: vec![pool(vec![drift("the CRs")], vec![impact()], &[])],
             drift: true,
+            not_read: Vec::new(),
         };
         assert_eq!(
             text(&report),
@@ -321,6 +341,7 @@ mod tests {
             let report = Report {
                 pools: vec![pool(Vec::new(), vec![i], &[])],
                 drift: false,
+                not_read: Vec::new(),
             };
             let out = text(&report);
             assert!(out.ends_with(want), "{action:?}: {out}");
@@ -337,6 +358,7 @@ mod tests {
         let report = Report {
             pools: vec![pool(vec![whole], Vec::new(), &[])],
             drift: true,
+            not_read: Vec::new(),
         };
         let out = text(&report);
         assert!(
@@ -379,6 +401,7 @@ mod tests {
             let out = text(&Report {
                 pools: vec![p],
                 drift: !split,
+                not_read: Vec::new(),
             });
             assert!(out.contains(want), "{out}");
         }
@@ -392,6 +415,7 @@ mod tests {
         let report = Report {
             pools: vec![master, pool(Vec::new(), Vec::new(), &[])],
             drift: false,
+            not_read: Vec::new(),
         };
         let out = text(&report);
         assert!(
@@ -410,6 +434,7 @@ mod tests {
         let report = Report {
             pools: vec![pool(vec![drift("the CRs")], vec![impact()], &[])],
             drift: true,
+            not_read: Vec::new(),
         };
         let mut out = Vec::new();
         write_json(&mut out, &report).unwrap();

@@ -91,7 +91,8 @@ fn write_candidate(out: &mut dyn Write, c: &Candidate, layout: &Layout) -> io::R
     writeln!(out, "{}{} ({how})", label("Reference"), c.reference)?;
     write_resolved(out, &c.resolved_by)?;
     write_registry(out, c.registry.as_ref())?;
-    if let Some(err) = &c.error {
+    let probed = c.sources.iter().any(|s| s.probe.is_some());
+    if let (Some(err), false) = (&c.error, probed) {
         writeln!(out, "{}{}", label("Pull"), err.red().bold())?;
     } else {
         writeln!(out)?;
@@ -316,6 +317,7 @@ fn probe_cell(p: Option<&crate::probe::SourceProbe>) -> Cell {
     match p.outcome {
         crate::probe::Outcome::Served => cell.fg(Color::Green),
         crate::probe::Outcome::NotTried => cell,
+        crate::probe::Outcome::TimedOut => cell.fg(Color::Yellow),
         _ => cell.fg(Color::Red),
     }
 }
@@ -356,6 +358,10 @@ fn write_probe_verdict(
         .to_string(),
         Verdict::Missing => "no source serves the image: the pull fails"
             .red()
+            .bold()
+            .to_string(),
+        Verdict::Undetermined(why) => format!("undetermined: {why}")
+            .yellow()
             .bold()
             .to_string(),
         Verdict::NotProbed => "nothing probed".to_string(),

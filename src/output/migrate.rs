@@ -8,10 +8,11 @@
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::time::Duration;
 
 use comfy_table::{presets, Attribute, Cell, ContentArrangement, Table};
 
-use crate::migrate::{Equivalence, PlanRow, Replacement, Step};
+use crate::migrate::{Equivalence, GitOpsMarker, Holders, PlanRow, Replacement, Step};
 use crate::render::cluster::REGISTRIES_CONF;
 
 /// Writes the replacements as YAML documents separated by `---`.
@@ -25,10 +26,11 @@ pub fn write_yaml(out: &mut dyn Write, replacements: &[Replacement]) -> io::Resu
     Ok(())
 }
 
-/// Writes the replacement as one JSON object, or several as a `List`.
+/// Writes the replacement as one JSON object, or several as a `v1` `List`
+/// (as `kubectl get -o json` prints one).
 pub fn write_json(out: &mut dyn Write, replacements: &[Replacement]) -> io::Result<()> {
     let items: Vec<serde_json::Value> = replacements.iter().map(Replacement::to_json).collect();
-    super::write_json(out, &items)
+    super::write_objects_json(out, &items)
 }
 
 /// Writes the unified difference of `path` between today's render (`old`)
@@ -66,6 +68,19 @@ pub enum Note<'a> {
     NothingToApply,
     /// The proof held again on the server's objects, without `names`.
     EquivalentOnServer { names: &'a str },
+    /// The GitOps markers of an ICSP, not copied to its replacement.
+    MarkersNotCopied {
+        name: &'a str,
+        markers: &'a [GitOpsMarker],
+    },
+    /// A deleted ICSP the server only marked: finalizers hold it.
+    Marked {
+        name: &'a str,
+        finalizers: &'a [String],
+        wait: Duration,
+    },
+    /// A deleted ICSP that came back under another uid.
+    Recreated { name: &'a str, uid: &'a str },
 }
 
 /// Writes one message line.
@@ -100,7 +115,103 @@ pub fn write_note(out: &mut dyn Write, note: &Note) -> io::Result<()> {
             out,
             "equivalent on the server: the files rendered from the objects there now stay byte-identical without {names}"
         ),
+        Note::MarkersNotCopied { name, markers } => writeln!(
+            out,
+            "note: ImageContentSourcePolicy/{name}: its GitOps markers are not copied to its replacement ({}): the replacement is in no GitOps source, and a tool would prune it or claim it; --keep-labels copies them",
+            markers
+                .iter()
+                .map(describe_marker)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Note::Marked {
+            name,
+            finalizers,
+            wait,
+        } => writeln!(
+            out,
+            "ImageContentSourcePolicy/{name} marked for deletion, held by finalizers [{}]; waiting up to {} for them to be removed (--timeout)",
+            finalizers.join(", "),
+            humantime_secs(*wait)
+        ),
+        Note::Recreated { name, uid } => writeln!(
+            out,
+            "warning: ImageContentSourcePolicy/{name} was created again right after its delete (uid {uid}): a GitOps tool or an owner recreates it; remove it at its source"
+        ),
     }
+}
+
+/// `label app.kubernetes.io/instance=platform (Argo CD)`.
+pub fn describe_marker(m: &GitOpsMarker) -> String {
+    format!("{} {}={} ({})", m.place, m.key, m.value, m.tool)
+}
+
+/// A duration as `60s`, or `1.5s` below a second's precision.
+pub fn humantime_secs(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}s", d.as_secs_f64())
+    }
+}
+
+/// Writes, under the plan, what may hold or bring back each ICSP: its
+/// finalizers, owners and GitOps markers; with `deleting`, a warning for
+/// each way its delete may not hold (a GitOps tool or an owner recreates
+/// it; finalizers keep it, only marked, up to `wait`).
+pub fn write_holders(
+    out: &mut dyn Write,
+    holders: &[Holders],
+    deleting: bool,
+    wait: Duration,
+) -> io::Result<()> {
+    for h in holders {
+        writeln!(out, "ImageContentSourcePolicy/{}:", h.name)?;
+        if !h.finalizers.is_empty() || h.deletion_timestamp.is_some() {
+            let marked = h
+                .deletion_timestamp
+                .as_ref()
+                .map_or(String::new(), |t| format!(" (marked for deletion at {t})"));
+            writeln!(out, "  finalizers: [{}]{marked}", h.finalizers.join(", "))?;
+        }
+        if !h.owners.is_empty() {
+            writeln!(out, "  ownerReferences: {}", h.owners.join(", "))?;
+        }
+        if !h.markers.is_empty() {
+            let markers: Vec<String> = h.markers.iter().map(describe_marker).collect();
+            writeln!(out, "  GitOps: {}", markers.join(", "))?;
+        }
+        if !deleting {
+            continue;
+        }
+        let tools = h.tools();
+        if !tools.is_empty() {
+            writeln!(
+                out,
+                "warning: ImageContentSourcePolicy/{} is managed by {}: a GitOps tool recreates an object deleted behind its back; remove the ICSP from its Git source (and add the replacement there) rather than deleting it here",
+                h.name,
+                tools.join(" and ")
+            )?;
+        }
+        if !h.owners.is_empty() {
+            writeln!(
+                out,
+                "warning: ImageContentSourcePolicy/{} has owners ({}): an owner's controller may recreate it once deleted",
+                h.name,
+                h.owners.join(", ")
+            )?;
+        }
+        if !h.finalizers.is_empty() {
+            writeln!(
+                out,
+                "warning: ImageContentSourcePolicy/{}: finalizers [{}] hold it: its delete only marks it until they are removed; this run waits up to {} for that (--timeout)",
+                h.name,
+                h.finalizers.join(", "),
+                humantime_secs(wait)
+            )?;
+        }
+    }
+    Ok(())
 }
 
 fn write_equivalent(out: &mut dyn Write, e: &Equivalence) -> io::Result<()> {
@@ -284,8 +395,65 @@ mod tests {
         let text = render(|out| write_json(out, &all));
         assert!(text.ends_with("}\n"), "{text}");
         let list: serde_json::Value = serde_json::from_str(&text).unwrap();
+        // As `kubectl get -o json` prints a List: its keys in this order.
+        let keys: Vec<&String> = list.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["apiVersion", "items", "kind", "metadata"]);
+        assert_eq!(list["apiVersion"], json!("v1"));
         assert_eq!(list["kind"], json!("List"));
+        assert_eq!(list["metadata"], json!({"resourceVersion": ""}));
         assert_eq!(list["items"][1]["kind"], json!("ImageTagMirrorSet"));
+    }
+
+    #[test]
+    fn holders_and_what_they_mean_for_a_delete() {
+        let holders = [Holders {
+            name: "apps".to_string(),
+            finalizers: vec!["example.com/hold".to_string()],
+            deletion_timestamp: None,
+            owners: vec!["Application/platform (controller)".to_string()],
+            markers: vec![GitOpsMarker {
+                tool: "Argo CD",
+                place: "annotation",
+                key: "argocd.argoproj.io/tracking-id".to_string(),
+                value: "platform:x".to_string(),
+            }],
+        }];
+        let wait = Duration::from_secs(60);
+        let shown = render(|out| write_holders(out, &holders, false, wait));
+        assert_eq!(
+            shown,
+            "ImageContentSourcePolicy/apps:\n  finalizers: [example.com/hold]\n  ownerReferences: Application/platform (controller)\n  GitOps: annotation argocd.argoproj.io/tracking-id=platform:x (Argo CD)\n"
+        );
+        let deleting = render(|out| write_holders(out, &holders, true, wait));
+        let warnings: Vec<&str> = deleting.lines().skip(4).collect();
+        assert_eq!(
+            warnings,
+            [
+                "warning: ImageContentSourcePolicy/apps is managed by Argo CD: a GitOps tool recreates an object deleted behind its back; remove the ICSP from its Git source (and add the replacement there) rather than deleting it here",
+                "warning: ImageContentSourcePolicy/apps has owners (Application/platform (controller)): an owner's controller may recreate it once deleted",
+                "warning: ImageContentSourcePolicy/apps: finalizers [example.com/hold] hold it: its delete only marks it until they are removed; this run waits up to 60s for that (--timeout)",
+            ]
+        );
+        for (note, want) in [
+            (
+                Note::Marked {
+                    name: "apps",
+                    finalizers: &["a".to_string(), "b".to_string()],
+                    wait: Duration::from_millis(1500),
+                },
+                "ImageContentSourcePolicy/apps marked for deletion, held by finalizers [a, b]; waiting up to 1.5s for them to be removed (--timeout)",
+            ),
+            (
+                Note::Recreated { name: "apps", uid: "u2" },
+                "warning: ImageContentSourcePolicy/apps was created again right after its delete (uid u2): a GitOps tool or an owner recreates it; remove it at its source",
+            ),
+            (
+                Note::MarkersNotCopied { name: "apps", markers: &holders[0].markers },
+                "note: ImageContentSourcePolicy/apps: its GitOps markers are not copied to its replacement (annotation argocd.argoproj.io/tracking-id=platform:x (Argo CD)): the replacement is in no GitOps source, and a tool would prune it or claim it; --keep-labels copies them",
+            ),
+        ] {
+            assert_eq!(render(|out| write_note(out, &note)), format!("{want}\n"));
+        }
     }
 
     #[test]

@@ -46,6 +46,27 @@ pub fn write_json<T: Serialize>(out: &mut dyn Write, items: &[T]) -> io::Result<
     writeln!(out)
 }
 
+/// Writes Kubernetes objects as `kubectl get -o json` does: one object as
+/// itself, several as a `v1` `List` (`apiVersion`, `items`, `kind`,
+/// `metadata: {resourceVersion: ""}`, in that order), which `kubectl
+/// apply -f` takes; a `List` without `apiVersion` it refuses.
+pub fn write_objects_json(out: &mut dyn Write, objects: &[serde_json::Value]) -> io::Result<()> {
+    if let [one] = objects {
+        serde_json::to_writer_pretty(&mut *out, one)?;
+    } else {
+        let mut list = serde_json::Map::new();
+        list.insert("apiVersion".into(), "v1".into());
+        list.insert("items".into(), objects.into());
+        list.insert("kind".into(), "List".into());
+        list.insert(
+            "metadata".into(),
+            serde_json::json!({"resourceVersion": ""}),
+        );
+        serde_json::to_writer_pretty(&mut *out, &list)?;
+    }
+    writeln!(out)
+}
+
 /// Writes one object, or a `List` when there are several, as YAML.
 pub fn write_yaml<T: Serialize>(out: &mut dyn Write, items: &[T]) -> io::Result<()> {
     let text = if let [one] = items {

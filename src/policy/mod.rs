@@ -180,6 +180,12 @@ pub fn policy_namespaces(r: &Reference) -> Vec<String> {
     out
 }
 
+/// Whether the policy scope `scope` of the docker transport applies to
+/// `r`: it is `r`'s identity or one of its namespaces (not the `""` default).
+pub fn scope_covers(scope: &str, r: &Reference) -> bool {
+    scope == policy_identity(r) || policy_namespaces(r).iter().any(|n| n == scope)
+}
+
 impl PolicyFile {
     /// `requirementsForImageRef`: the most specific matching scope of the
     /// transport, its `""` default, or the global default.

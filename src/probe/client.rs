@@ -12,6 +12,10 @@
 //! (`getBearerToken` sends it once). A bearer token is reused until it
 //! expires: `issued_at` (or the time it was received) plus `expires_in`,
 //! which counts as at least 60 seconds (`newBearerTokenFromHTTPResponseBody`).
+//!
+//! How long each step is waited for is [`super::deadline`]'s: a connection
+//! as long as containers/image waits for one, an answer `--probe-timeout`
+//! (an answer that does not come is [`Outcome::TimedOut`], not a refusal).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -22,6 +26,7 @@ use reqwest::{Client, StatusCode};
 
 use super::auth::{self, AuthSources, Credentials, Found, HelperAnswer};
 use super::challenge::{self, Challenge};
+use super::deadline::{AnswerLimit, ConnectWatch, CONNECT_LIMIT};
 use super::tls::TlsSettings;
 use super::Outcome;
 use crate::reference::Reference;
@@ -77,7 +82,7 @@ pub struct Prober {
     tls: TlsSettings,
     auth: Arc<AuthSources>,
     timeout: Duration,
-    clients: Mutex<HashMap<(String, bool), Client>>,
+    clients: Mutex<HashMap<(String, bool), Http>>,
     /// Per `host[:port]` and insecure flag: the scheme that answered and its challenges.
     pings: Mutex<HashMap<(String, bool), PingCell>>,
     /// Per realm, service, scope and account: one fetch at a time, the token until it expires.
@@ -87,6 +92,27 @@ pub struct Prober {
 }
 
 type PingResult = Result<(String, Vec<Challenge>), Attempt>;
+
+/// The HTTP client of one endpoint and how long it waits for an answer.
+#[derive(Clone)]
+struct Http {
+    client: Client,
+    limit: AnswerLimit,
+}
+
+/// Why an exchange with a registry gave no answer.
+enum Failed {
+    Transport(reqwest::Error),
+    /// No answer within the limit, once connected.
+    NoAnswer,
+}
+
+/// Why a body could not be read.
+enum BodyError {
+    /// The rest of the body did not come within the limit.
+    NoAnswer,
+    Failed(String),
+}
 type PingCell = Arc<tokio::sync::OnceCell<PingResult>>;
 type TokenKey = (String, String, String, String);
 type TokenCell = Arc<tokio::sync::Mutex<Option<BearerToken>>>;
@@ -120,21 +146,37 @@ impl Prober {
         }
     }
 
-    fn client(&self, domain: &str, insecure: bool) -> Result<Client, String> {
+    /// The `--probe-timeout`: how long an answer is waited for once connected.
+    pub fn answer_timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// The HTTP client of an endpoint: connections given up after
+    /// [`CONNECT_LIMIT`] as containers/image gives them up, and no limit
+    /// of its own on answers ([`AnswerLimit`] sets it per exchange).
+    fn client(&self, domain: &str, insecure: bool) -> Result<Http, String> {
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = clients.get(&(domain.to_string(), insecure)) {
             return Ok(c.clone());
         }
         let config = self.tls.client_config(domain, insecure);
+        let watch = ConnectWatch::default();
         let client = Client::builder()
             .tls_backend_preconfigured(config)
-            .timeout(self.timeout)
-            .connect_timeout(self.timeout)
+            .connect_timeout(CONNECT_LIMIT)
+            .connector_layer(watch.clone())
             .user_agent(concat!("kubectl-mirrorpolicy/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| format!("cannot set up the HTTP client: {}", chain(&e)))?;
-        clients.insert((domain.to_string(), insecure), client.clone());
-        Ok(client)
+        let http = Http {
+            client,
+            limit: AnswerLimit {
+                watch,
+                limit: self.timeout,
+            },
+        };
+        clients.insert((domain.to_string(), insecure), http.clone());
+        Ok(http)
     }
 
     /// The credentials for `name` and where they come from (for the probe's
@@ -187,17 +229,21 @@ impl Prober {
     }
 
     /// `detectProperties`, once per endpoint.
-    async fn ping(&self, client: &Client, host: &str, insecure: bool) -> PingResult {
+    /// An `https` ping that gets no answer is waited on by containers/image:
+    /// it never falls back to `http` then.
+    async fn ping(&self, http: &Http, host: &str, insecure: bool) -> PingResult {
         let cell = {
             let mut pings = self.pings.lock().unwrap_or_else(|e| e.into_inner());
             std::sync::Arc::clone(pings.entry((host.to_string(), insecure)).or_default())
         };
         cell.get_or_init(|| async {
-            let result = ping_once(client, "https", host, self.timeout).await;
-            if result.is_err() && insecure {
-                return ping_once(client, "http", host, self.timeout).await;
+            let result = ping_once(http, "https", host).await;
+            match &result {
+                Err(a) if insecure && a.outcome != Outcome::TimedOut => {
+                    ping_once(http, "http", host).await
+                }
+                _ => result,
             }
-            result
         })
         .await
         .clone()
@@ -222,7 +268,7 @@ impl Prober {
         tag_or_digest: &str,
     ) -> Attempt {
         let domain = physical.domain();
-        let client = match self.client(domain, insecure) {
+        let http = match self.client(domain, insecure) {
             Ok(c) => c,
             Err(e) => return Attempt::failed(Outcome::Unreachable, None, e),
         };
@@ -232,7 +278,7 @@ impl Prober {
         };
         let mut attempt = self
             .fetch_with(
-                &client,
+                &http,
                 physical,
                 insecure,
                 tag_or_digest,
@@ -254,7 +300,7 @@ impl Prober {
         insecure: bool,
         digest: &str,
     ) -> Result<Blob, Attempt> {
-        let client = self
+        let http = self
             .client(physical.domain(), insecure)
             .map_err(|e| Attempt::failed(Outcome::Unreachable, None, e))?;
         let (creds, creds_note) = self
@@ -262,26 +308,24 @@ impl Prober {
             .await
             .map_err(|detail| Attempt::failed(Outcome::Unauthorized, None, detail))?;
         let host = endpoint_host(physical.domain());
-        let (scheme, challenges) = self.ping(&client, host, insecure).await?;
+        let (scheme, challenges) = self.ping(&http, host, insecure).await?;
         let path = physical.path();
-        let authorization = self
-            .authorization(&client, &challenges, &creds, path)
-            .await?;
+        let authorization = self.authorization(&http, &challenges, &creds, path).await?;
         let url = format!("{scheme}://{host}/v2/{path}/blobs/{digest}");
         let request = || {
-            let mut req = client.get(&url);
+            let mut req = http.client.get(&url);
             if let Some(a) = &authorization {
                 req = req.header(AUTHORIZATION, a);
             }
             req
         };
-        let (res, attempts) = send_retrying(request).await.map_err(|e| {
-            let (outcome, detail) = classify(&e, self.timeout);
+        let (res, attempts) = send_retrying(&http, request).await.map_err(|e| {
+            let (outcome, detail) = failure(&e, self.timeout);
             Attempt::failed(outcome, None, format!("GET blob {digest}: {detail}"))
         })?;
         let status = res.status();
         if status != StatusCode::OK {
-            let body = read_limited(res, 64 << 10).await.unwrap_or_default();
+            let body = read_limited(&http, res, 64 << 10).await.unwrap_or_default();
             let (outcome, what) = status_outcome(status, &body);
             return Err(Attempt::failed(
                 outcome,
@@ -292,13 +336,16 @@ impl Prober {
                 ),
             ));
         }
-        Ok(Blob { res })
+        Ok(Blob {
+            res,
+            limit: http.limit.clone(),
+        })
     }
 
     /// [`Prober::fetch_manifest`] once the credentials are known.
     async fn fetch_with(
         &self,
-        client: &Client,
+        http: &Http,
         physical: &Reference,
         insecure: bool,
         tag_or_digest: &str,
@@ -306,12 +353,12 @@ impl Prober {
         creds_note: &str,
     ) -> Attempt {
         let host = endpoint_host(physical.domain());
-        let (scheme, challenges) = match self.ping(client, host, insecure).await {
+        let (scheme, challenges) = match self.ping(http, host, insecure).await {
             Ok(p) => p,
             Err(a) => return a,
         };
         let path = physical.path();
-        let authorization = match self.authorization(client, &challenges, creds, path).await {
+        let authorization = match self.authorization(http, &challenges, creds, path).await {
             Ok(a) => a,
             Err(mut a) => {
                 a.detail = format!("{} ({creds_note})", a.detail);
@@ -320,7 +367,7 @@ impl Prober {
         };
         let url = format!("{scheme}://{host}/v2/{path}/manifests/{tag_or_digest}");
         let request = || {
-            let mut req = client.get(&url);
+            let mut req = http.client.get(&url);
             for t in ACCEPTED_MANIFEST_TYPES {
                 req = req.header(ACCEPT, *t);
             }
@@ -329,20 +376,20 @@ impl Prober {
             }
             req
         };
-        let (res, attempts) = match send_retrying(request).await {
+        let (res, attempts) = match send_retrying(http, request).await {
             Ok(r) => r,
             Err(e) => {
-                let (outcome, detail) = classify(&e, self.timeout);
+                let (outcome, detail) = failure(&e, self.timeout);
                 return Attempt::failed(outcome, None, format!("GET manifest: {detail}"));
             }
         };
-        manifest_answer(res, attempts, tag_or_digest, creds_note).await
+        manifest_answer(http, res, attempts, tag_or_digest, creds_note).await
     }
 
     /// `setupRequestAuth`: the first challenge the client handles.
     async fn authorization(
         &self,
-        client: &Client,
+        http: &Http,
         challenges: &[Challenge],
         creds: &Credentials,
         path: &str,
@@ -358,7 +405,7 @@ impl Prober {
                     )));
                 }
                 "bearer" => {
-                    let token = self.bearer_token(client, c, creds, path).await?;
+                    let token = self.bearer_token(http, c, creds, path).await?;
                     return Ok(Some(format!("Bearer {token}")));
                 }
                 _ => {}
@@ -371,7 +418,7 @@ impl Prober {
     /// scope and account.
     async fn bearer_token(
         &self,
-        client: &Client,
+        http: &Http,
         challenge: &Challenge,
         creds: &Credentials,
         path: &str,
@@ -407,7 +454,7 @@ impl Prober {
             }
         }
         let fresh = self
-            .fetch_bearer_token(client, realm, &service, &scope, creds)
+            .fetch_bearer_token(http, realm, &service, &scope, creds)
             .await?;
         let token = fresh.token.clone();
         *slot = Some(fresh);
@@ -417,7 +464,7 @@ impl Prober {
     /// One token request (`getBearerToken` / `getBearerTokenOAuth2`).
     async fn fetch_bearer_token(
         &self,
-        client: &Client,
+        http: &Http,
         realm: &str,
         service: &str,
         scope: &str,
@@ -433,7 +480,7 @@ impl Prober {
             params.push(("refresh_token", &creds.identity_token));
             params.push(("client_id", "containers/image"));
             let body = form_encode(&params);
-            client
+            http.client
                 .post(realm)
                 .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
                 .body(body)
@@ -447,14 +494,14 @@ impl Prober {
             params.push(("scope", scope));
             let sep = if realm.contains('?') { '&' } else { '?' };
             let url = format!("{realm}{sep}{}", form_encode(&params));
-            let mut req = client.get(url);
+            let mut req = http.client.get(url);
             if !creds.username.is_empty() && !creds.password.is_empty() {
                 req = req.basic_auth(&creds.username, Some(&creds.password));
             }
             req
         };
-        let res = req.send().await.map_err(|e| {
-            let (outcome, detail) = classify(&e, self.timeout);
+        let res = send_once(http, req).await.map_err(|e| {
+            let (outcome, detail) = failure(&e, self.timeout);
             Attempt::failed(
                 outcome,
                 None,
@@ -470,13 +517,20 @@ impl Prober {
                 format!("requesting a bearer token: {what}"),
             ));
         }
-        let body = read_limited(res, MAX_TOKEN_BYTES).await.map_err(|e| {
-            Attempt::failed(
-                Outcome::Unauthorized,
-                Some(status.as_u16()),
-                format!("reading the bearer token: {e}"),
-            )
-        })?;
+        let body = read_limited(http, res, MAX_TOKEN_BYTES)
+            .await
+            .map_err(|e| match e {
+                BodyError::NoAnswer => Attempt::failed(
+                    Outcome::TimedOut,
+                    Some(status.as_u16()),
+                    format!("reading the bearer token: {}", no_answer(self.timeout)),
+                ),
+                BodyError::Failed(e) => Attempt::failed(
+                    Outcome::Unauthorized,
+                    Some(status.as_u16()),
+                    format!("reading the bearer token: {e}"),
+                ),
+            })?;
         let parsed: serde_json::Value = serde_json::from_slice(&body).map_err(|e| {
             Attempt::failed(
                 Outcome::Unauthorized,
@@ -491,20 +545,25 @@ impl Prober {
 /// A blob being received ([`Prober::open_blob`]).
 pub struct Blob {
     res: reqwest::Response,
+    limit: AnswerLimit,
 }
 
 impl Blob {
-    /// The next piece of the body, `None` at its end.
+    /// The next piece of the body, `None` at its end; each piece must come
+    /// within the probe's limit.
     pub async fn chunk(&mut self) -> Result<Option<Vec<u8>>, String> {
-        match self.res.chunk().await {
-            Ok(c) => Ok(c.map(|c| c.to_vec())),
-            Err(e) => Err(chain(&e)),
+        let limit = self.limit.limit;
+        match self.limit.wait(self.res.chunk()).await {
+            Some(Ok(c)) => Ok(c.map(|c| c.to_vec())),
+            Some(Err(e)) => Err(chain(&e)),
+            None => Err(no_answer(limit)),
         }
     }
 }
 
 /// What a manifest answer (after `attempts` requests) makes of the source.
 async fn manifest_answer(
+    http: &Http,
     res: reqwest::Response,
     attempts: u32,
     tag_or_digest: &str,
@@ -512,7 +571,12 @@ async fn manifest_answer(
 ) -> Attempt {
     let status = res.status();
     if status != StatusCode::OK {
-        let body = read_limited(res, 64 << 10).await.unwrap_or_default();
+        let body = match read_limited(http, res, 64 << 10).await {
+            Err(BodyError::NoAnswer) => {
+                return body_timed_out(http, status, &format!("manifest {tag_or_digest}"))
+            }
+            r => r.unwrap_or_default(),
+        };
         let (outcome, what) = status_outcome(status, &body);
         return Attempt::failed(
             outcome,
@@ -529,7 +593,7 @@ async fn manifest_answer(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_string();
-    match read_limited(res, MAX_MANIFEST_BYTES).await {
+    match read_limited(http, res, MAX_MANIFEST_BYTES).await {
         Ok(body) => Attempt {
             outcome: Outcome::Served,
             status: Some(200),
@@ -545,12 +609,24 @@ async fn manifest_answer(
             manifest: Some(body),
             anonymous: false,
         },
-        Err(e) => Attempt::failed(
+        Err(BodyError::NoAnswer) => {
+            body_timed_out(http, status, &format!("reading manifest {tag_or_digest}"))
+        }
+        Err(BodyError::Failed(e)) => Attempt::failed(
             Outcome::Unreachable,
             Some(200),
             format!("reading manifest {tag_or_digest}: {e}"),
         ),
     }
+}
+
+/// The attempt when the body of an answer (`what`) did not come in time.
+fn body_timed_out(http: &Http, status: StatusCode, what: &str) -> Attempt {
+    Attempt::failed(
+        Outcome::TimedOut,
+        Some(status.as_u16()),
+        format!("{what}: the body: {}", no_answer(http.limit.limit)),
+    )
 }
 
 /// The token of a token endpoint's answer and when it expires
@@ -584,12 +660,13 @@ fn bearer_token(parsed: &serde_json::Value, now: std::time::SystemTime) -> Beare
 /// after a 429 (at most [`BACKOFF_ATTEMPTS`] in all); the answer and how
 /// many attempts it took.
 async fn send_retrying(
+    http: &Http,
     make: impl Fn() -> reqwest::RequestBuilder,
-) -> Result<(reqwest::Response, u32), reqwest::Error> {
+) -> Result<(reqwest::Response, u32), Failed> {
     let mut delay = BACKOFF_INITIAL;
     let mut attempts = 0;
     loop {
-        let res = make().send().await?;
+        let res = send_once(http, make()).await?;
         attempts += 1;
         if res.status() != StatusCode::TOO_MANY_REQUESTS || attempts == BACKOFF_ATTEMPTS {
             return Ok((res, attempts));
@@ -604,6 +681,15 @@ async fn send_retrying(
             .min(BACKOFF_MAX);
         tokio::time::sleep(delay).await;
         delay *= 2;
+    }
+}
+
+/// Sends one request and waits for its answer within the endpoint's limit.
+async fn send_once(http: &Http, req: reqwest::RequestBuilder) -> Result<reqwest::Response, Failed> {
+    match http.limit.wait(req.send()).await {
+        Some(Ok(res)) => Ok(res),
+        Some(Err(e)) => Err(Failed::Transport(e)),
+        None => Err(Failed::NoAnswer),
     }
 }
 
@@ -643,19 +729,25 @@ fn retried(attempts: u32) -> String {
 }
 
 async fn ping_once(
-    client: &Client,
+    http: &Http,
     scheme: &str,
     host: &str,
-    timeout: Duration,
 ) -> Result<(String, Vec<Challenge>), Attempt> {
     let url = format!("{scheme}://{host}/v2/");
-    let (res, attempts) = send_retrying(|| client.get(&url)).await.map_err(|e| {
-        let (outcome, detail) = classify(&e, timeout);
-        Attempt::failed(outcome, None, format!("pinging {url}: {detail}"))
-    })?;
+    let (res, attempts) = send_retrying(http, || http.client.get(&url))
+        .await
+        .map_err(|e| {
+            let (outcome, detail) = failure(&e, http.limit.limit);
+            Attempt::failed(outcome, None, format!("pinging {url}: {detail}"))
+        })?;
     let status = res.status();
     if status != StatusCode::OK && status != StatusCode::UNAUTHORIZED {
-        let body = read_limited(res, 64 << 10).await.unwrap_or_default();
+        let body = match read_limited(http, res, 64 << 10).await {
+            Err(BodyError::NoAnswer) => {
+                return Err(body_timed_out(http, status, &format!("pinging {url}")))
+            }
+            r => r.unwrap_or_default(),
+        };
         let (outcome, what) = endpoint_outcome(status, &body);
         let what = format!("{what}{}", throttled(status, attempts));
         return Err(Attempt::failed(
@@ -710,23 +802,59 @@ fn status_outcome(status: StatusCode, body: &[u8]) -> (Outcome, String) {
     (outcome, what)
 }
 
-async fn read_limited(mut res: reqwest::Response, limit: usize) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    while let Some(chunk) = res.chunk().await.map_err(|e| chain(&e))? {
-        if out.len() + chunk.len() > limit {
-            return Err(format!("the body exceeds {limit} bytes"));
+/// Reads a body of at most `limit` bytes, within the endpoint's wait.
+async fn read_limited(
+    http: &Http,
+    mut res: reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, BodyError> {
+    let read = async {
+        let mut out = Vec::new();
+        while let Some(chunk) = res
+            .chunk()
+            .await
+            .map_err(|e| BodyError::Failed(chain(&e)))?
+        {
+            if out.len() + chunk.len() > limit {
+                return Err(BodyError::Failed(format!("the body exceeds {limit} bytes")));
+            }
+            out.extend_from_slice(&chunk);
         }
-        out.extend_from_slice(&chunk);
-    }
-    Ok(out)
+        Ok(out)
+    };
+    http.limit
+        .wait(read)
+        .await
+        .unwrap_or(Err(BodyError::NoAnswer))
 }
 
-/// TLS failures are told apart from the rest of the transport errors.
-fn classify(e: &reqwest::Error, timeout: Duration) -> (Outcome, String) {
+/// What is said of an answer that did not come within `limit`.
+fn no_answer(limit: Duration) -> String {
+    format!(
+        "no answer within {}s (containers/image sets no response timeout: CRI-O would keep waiting)",
+        limit.as_secs()
+    )
+}
+
+/// The outcome of an exchange that gave no answer: [`Outcome::TimedOut`]
+/// when none came in time; else [`classify`].
+fn failure(f: &Failed, limit: Duration) -> (Outcome, String) {
+    match f {
+        Failed::NoAnswer => (Outcome::TimedOut, no_answer(limit)),
+        Failed::Transport(e) => classify(e),
+    }
+}
+
+/// A transport error: every one falls through to the next source, as
+/// `newImageSource` goes on after any error; TLS failures are told apart.
+fn classify(e: &reqwest::Error) -> (Outcome, String) {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = source {
         if let Some(t) = s.downcast_ref::<rustls::Error>() {
-            return (Outcome::TlsError, format!("TLS: {t}"));
+            return (
+                Outcome::TlsError,
+                format!("TLS: {}", crate::tls::describe(t)),
+            );
         }
         // An io::Error hides the error it wraps from source(): go through get_ref().
         source = match s
@@ -737,10 +865,13 @@ fn classify(e: &reqwest::Error, timeout: Duration) -> (Outcome, String) {
             None => s.source(),
         };
     }
-    if e.is_timeout() && !timeout.is_zero() {
+    if e.is_connect() && e.is_timeout() {
         return (
             Outcome::Unreachable,
-            format!("no answer within {}s", timeout.as_secs_f64()),
+            format!(
+                "no connection within {}s: containers/image gives up a connection then and tries the next source",
+                CONNECT_LIMIT.as_secs()
+            ),
         );
     }
     (Outcome::Unreachable, chain(e))

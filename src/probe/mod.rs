@@ -7,12 +7,20 @@
 //! endpoint, the `sha256-<hex>.sig` attachment is looked up on that
 //! endpoint.
 //!
+//! Two answers stop the walk without a verdict of the pull source kind:
+//! a by-digest source that serves another manifest fails the pull there
+//! (containers/image checks the digest after choosing the source, and does
+//! not go back), and a source that does not answer within `--probe-timeout`
+//! leaves the pull undetermined (CRI-O would keep waiting on it: see
+//! [`deadline`]).
+//!
 //! Every result is what this machine sees: DNS, proxies and firewalls can
 //! differ on a node.
 
 pub mod auth;
 pub mod challenge;
 pub mod client;
+pub mod deadline;
 pub mod registries_d;
 pub mod tls;
 
@@ -36,6 +44,11 @@ pub enum Outcome {
     Unauthorized,
     TlsError,
     Unreachable,
+    /// Connected, but no answer within `--probe-timeout`: CRI-O would keep
+    /// waiting on this source, so what it pulls cannot be told.
+    TimedOut,
+    /// By digest, a manifest with another digest: the pull fails here.
+    DigestMismatch,
     Blocked,
     NotTried,
 }
@@ -48,6 +61,8 @@ impl Outcome {
             Outcome::Unauthorized => "unauthorized",
             Outcome::TlsError => "tlsError",
             Outcome::Unreachable => "unreachable",
+            Outcome::TimedOut => "timedOut",
+            Outcome::DigestMismatch => "digestMismatch",
             Outcome::Blocked => "blocked",
             Outcome::NotTried => "notTried",
         }
@@ -103,50 +118,65 @@ pub struct ProbeContext {
 pub enum Verdict {
     /// Served by this source; the pull goes on.
     Served(String),
-    /// Served by this source, but the manifest does not match the digest asked for.
+    /// This source answers with a manifest that does not match the digest
+    /// asked for: the pull fails there.
     DigestMismatch(String),
     /// Served by this source without the sigstore signature the policy requires.
     Unsigned(String),
     /// Served by this source, but the policy requires sigstore signatures and
     /// `use-sigstore-attachments` does not apply to it: none is looked up.
     NoAttachments(String),
+    /// A source did not answer in time and CRI-O would keep waiting on it:
+    /// what the pull gives cannot be told (the candidate's `undetermined`).
+    Undetermined(String),
     /// No source serves it.
     Missing,
     /// Nothing was probed (the pull fails before any endpoint is tried).
     NotProbed,
 }
 
-/// The verdict of a probed explanation: the first candidate served decides.
+impl Verdict {
+    /// A failure CRI-O goes past to the next candidate (short names).
+    fn passes_on(&self) -> bool {
+        matches!(self, Verdict::Missing | Verdict::DigestMismatch(_))
+    }
+}
+
+/// The verdict of a probed explanation. CRI-O tries the candidates in
+/// order: one whose pull fails passes on to the next; the first served (or
+/// whose source does not answer) decides. When every one fails, the first
+/// failure that says more than "not found" is the verdict.
 pub fn verdict(item: &Explanation) -> Verdict {
-    let mut probed = false;
-    for c in &item.candidates {
-        if let Some(v) = candidate_verdict(c) {
-            probed = true;
-            if v != Verdict::Missing {
-                return v;
-            }
+    let mut failed: Option<Verdict> = None;
+    for v in item.candidates.iter().filter_map(candidate_verdict) {
+        if !v.passes_on() {
+            return v;
+        }
+        if failed.as_ref().is_none_or(|f| *f == Verdict::Missing) {
+            failed = Some(v);
         }
     }
-    if probed {
-        Verdict::Missing
-    } else {
-        Verdict::NotProbed
-    }
+    failed.unwrap_or(Verdict::NotProbed)
 }
 
 /// The verdict of one probed candidate, `None` when it was not probed.
 pub fn candidate_verdict(c: &Candidate) -> Option<Verdict> {
     let served_by = c.served_by.as_ref()?;
+    if let Some(why) = &c.undetermined {
+        return Some(Verdict::Undetermined(why.clone()));
+    }
     let Some(by) = served_by else {
-        return Some(Verdict::Missing);
+        let mismatch = c.sources.iter().find(|s| {
+            s.probe
+                .as_ref()
+                .is_some_and(|p| p.outcome == Outcome::DigestMismatch)
+        });
+        return Some(match mismatch {
+            Some(s) => Verdict::DigestMismatch(s.reference.clone()),
+            None => Verdict::Missing,
+        });
     };
     let source = c.sources.iter().find(|s| &s.reference == by);
-    if source
-        .and_then(|s| s.probe.as_ref())
-        .is_some_and(|p| p.detail.contains(DIGEST_MISMATCH))
-    {
-        return Some(Verdict::DigestMismatch(by.clone()));
-    }
     if source
         .and_then(|s| s.probe.as_ref())
         .is_some_and(|p| p.detail.contains(NO_ATTACHMENTS))
@@ -159,7 +189,6 @@ pub fn candidate_verdict(c: &Candidate) -> Option<Verdict> {
     Some(Verdict::Served(by.clone()))
 }
 
-const DIGEST_MISMATCH: &str = "does not match the digest";
 const NO_ATTACHMENTS: &str = "use-sigstore-attachments does not apply to this endpoint";
 
 /// Whether the policy of a candidate requires sigstore signatures.
@@ -173,25 +202,41 @@ fn requires_sigstore(c: &Candidate) -> bool {
 
 /// Probes every candidate of one explanation, in order, and records the
 /// results in it. After a candidate is served, later ones are not tried
-/// (CRI-O stops at the first candidate that pulls).
+/// (CRI-O stops at the first candidate that pulls), nor after one whose
+/// source does not answer (CRI-O would still be waiting on it).
 pub async fn probe_explanation(ctx: &ProbeContext, item: &mut Explanation) {
-    let mut done = false;
+    let mut stop: Option<&str> = None;
     for c in &mut item.candidates {
-        if done {
+        if let Some(why) = stop {
             for s in &mut c.sources {
-                s.probe = Some(SourceProbe {
-                    outcome: Outcome::NotTried,
-                    status: None,
-                    detail: "an earlier candidate serves the image".to_string(),
-                    anonymous: false,
-                });
+                s.probe = Some(SourceProbe::not_contacted(Outcome::NotTried, why));
             }
             c.served_by = Some(None);
             continue;
         }
         probe_candidate(ctx, c).await;
-        done = matches!(c.served_by, Some(Some(_)));
+        if matches!(c.served_by, Some(Some(_))) {
+            stop = Some("an earlier candidate serves the image");
+        } else if c.undetermined.is_some() {
+            stop = Some("not contacted: CRI-O would still be waiting on an earlier candidate");
+        }
     }
+}
+
+/// What one probed source decides for its candidate.
+enum Decided {
+    /// Nothing: the next source is tried.
+    Next,
+    /// It serves the image; the signature looked up there, and why the
+    /// outcome is still undetermined (that lookup got no answer).
+    Served {
+        signature_probe: Option<SignatureProbe>,
+        undetermined: Option<String>,
+    },
+    /// The pull fails here (another digest): the candidate's error.
+    Failed(String),
+    /// No answer in time: the candidate's `undetermined`.
+    Undetermined(String),
 }
 
 async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
@@ -201,14 +246,11 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
         .then(|| Reference::parse(&c.reference).ok())
         .flatten()
         .and_then(|r| r.digest().map(str::to_string));
+    let mut stop: Option<&str> = None;
     let mut served_by: Option<String> = None;
-    let mut signature_probe = None;
     for s in &mut c.sources {
-        if served_by.is_some() {
-            s.probe = Some(SourceProbe::not_contacted(
-                Outcome::NotTried,
-                "an earlier source serves the image",
-            ));
+        if let Some(why) = stop {
+            s.probe = Some(SourceProbe::not_contacted(Outcome::NotTried, why));
             continue;
         }
         if s.blocked {
@@ -221,54 +263,133 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
         let physical = match Reference::parse(&s.reference) {
             Ok(r) => r,
             Err(e) => {
-                s.probe = Some(SourceProbe {
-                    outcome: Outcome::Unreachable,
-                    status: None,
-                    detail: format!("invalid pull spec: {e}"),
-                    anonymous: false,
-                });
+                let detail = format!("invalid pull spec: {e}");
+                s.probe = Some(SourceProbe::not_contacted(Outcome::Unreachable, &detail));
                 continue;
             }
         };
-        let attempt = ctx.prober.attempt(&physical, s.insecure).await;
-        let mut detail = format!("{}, {SEEN_FROM}", attempt.detail);
-        if attempt.outcome == Outcome::Served {
-            let body = attempt.manifest.as_deref().unwrap_or_default();
-            let got = format!("sha256:{}", sha256_hex(body));
-            if let Some(want) = &digest {
-                if want.starts_with("sha256:") && *want != got {
-                    detail = format!(
-                        "the manifest served ({got}) {DIGEST_MISMATCH} {want}: the pull fails here \
-                         (containers/image does not try the next source), {SEEN_FROM}"
-                    );
-                }
+        let (probe, decided) = probe_source(
+            ctx,
+            &s.reference,
+            &physical,
+            s.insecure,
+            digest.as_deref(),
+            sigstore,
+        )
+        .await;
+        s.probe = Some(probe);
+        match decided {
+            Decided::Next => {}
+            Decided::Served {
+                signature_probe,
+                undetermined,
+            } => {
+                served_by = Some(s.reference.clone());
+                c.signature_probe = signature_probe;
+                c.undetermined = undetermined;
+                stop = Some("an earlier source serves the image");
             }
-            if sigstore && !ctx.registries_d.use_sigstore_attachments(&physical) {
-                detail = format!(
-                    "{detail}; the policy requires sigstore signatures but {NO_ATTACHMENTS}: \
-                     containers/image looks for none and the pull fails"
-                );
+            Decided::Failed(error) => {
+                c.error = Some(error);
+                stop = Some("not contacted: the pull already failed at an earlier source");
             }
-            if sigstore && ctx.registries_d.use_sigstore_attachments(&physical) {
-                let sig_digest = digest.clone().unwrap_or(got);
-                let tag = sig_digest.replacen(':', "-", 1) + ".sig";
-                let sig = ctx.prober.fetch_manifest(&physical, s.insecure, &tag).await;
-                signature_probe = Some(SignatureProbe {
-                    reference: format!("{}:{tag}", physical.name()),
-                    found: sig.outcome == Outcome::Served,
-                });
+            Decided::Undetermined(why) => {
+                c.undetermined = Some(why);
+                stop = Some("not contacted: CRI-O would still be waiting on an earlier source");
             }
-            served_by = Some(s.reference.clone());
         }
-        s.probe = Some(SourceProbe {
-            outcome: attempt.outcome,
-            status: attempt.status,
-            detail,
-            anonymous: attempt.anonymous,
-        });
     }
     c.served_by = Some(served_by);
-    c.signature_probe = signature_probe;
+}
+
+/// Probes one source (`reference`, parsed as `physical`): its probe, and
+/// what it decides for the candidate.
+async fn probe_source(
+    ctx: &ProbeContext,
+    reference: &str,
+    physical: &Reference,
+    insecure: bool,
+    digest: Option<&str>,
+    sigstore: bool,
+) -> (SourceProbe, Decided) {
+    let attempt = ctx.prober.attempt(physical, insecure).await;
+    let probe = |outcome: Outcome, detail: String| SourceProbe {
+        outcome,
+        status: attempt.status,
+        detail,
+        anonymous: attempt.anonymous,
+    };
+    let seconds = ctx.prober.answer_timeout().as_secs();
+    match attempt.outcome {
+        Outcome::Served => {}
+        Outcome::TimedOut => {
+            let why =
+                format!("{reference} did not answer within {seconds}s; CRI-O would keep waiting");
+            let detail = format!("{}, {SEEN_FROM}", attempt.detail);
+            return (probe(Outcome::TimedOut, detail), Decided::Undetermined(why));
+        }
+        other => {
+            let detail = format!("{}, {SEEN_FROM}", attempt.detail);
+            return (probe(other, detail), Decided::Next);
+        }
+    }
+    let body = attempt.manifest.as_deref().unwrap_or_default();
+    let got = format!("sha256:{}", sha256_hex(body));
+    if let Some(want) = digest.filter(|w| w.starts_with("sha256:") && *w != got) {
+        let error = format!(
+            "{reference} answers with manifest {got}, which does not match the digest {want}: \
+             the pull fails (containers/image does not try the next source)"
+        );
+        let detail = format!(
+            "the manifest served ({got}) does not match the digest {want}: the pull fails here \
+             (containers/image does not try the next source), {SEEN_FROM}"
+        );
+        return (
+            probe(Outcome::DigestMismatch, detail),
+            Decided::Failed(error),
+        );
+    }
+    let mut detail = format!("{}, {SEEN_FROM}", attempt.detail);
+    let attachments = ctx.registries_d.use_sigstore_attachments(physical);
+    if sigstore && !attachments {
+        detail = format!(
+            "{detail}; the policy requires sigstore signatures but {NO_ATTACHMENTS}: \
+             containers/image looks for none and the pull fails"
+        );
+    }
+    let (signature_probe, undetermined) = if sigstore && attachments {
+        let sig_digest = digest.map_or(got, str::to_string);
+        signature_lookup(ctx, physical, insecure, &sig_digest, seconds).await
+    } else {
+        (None, None)
+    };
+    let decided = Decided::Served {
+        signature_probe,
+        undetermined,
+    };
+    (probe(Outcome::Served, detail), decided)
+}
+
+/// Looks up the sigstore attachment of `digest` on the serving endpoint:
+/// whether it is there, or (no answer in time) why that is undetermined.
+async fn signature_lookup(
+    ctx: &ProbeContext,
+    physical: &Reference,
+    insecure: bool,
+    digest: &str,
+    seconds: u64,
+) -> (Option<SignatureProbe>, Option<String>) {
+    let tag = digest.replacen(':', "-", 1) + ".sig";
+    let reference = format!("{}:{tag}", physical.name());
+    let sig = ctx.prober.fetch_manifest(physical, insecure, &tag).await;
+    if sig.outcome == Outcome::TimedOut {
+        let why = format!(
+            "the sigstore attachment {reference} did not answer within {seconds}s; CRI-O would keep waiting"
+        );
+        return (None, Some(why));
+    }
+    let found = sig.outcome == Outcome::Served;
+    (Some(SignatureProbe { reference, found }), None)
 }
 
 /// Probes explanations with at most `concurrency` in flight, on a runtime

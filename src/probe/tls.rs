@@ -8,12 +8,12 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
 
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
-use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::ClientConfig;
+
+use crate::tls::Trust;
 
 /// Why a certificate file or folder cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -46,23 +46,22 @@ impl Clone for ClientPair {
     }
 }
 
-/// Everything that decides how endpoints are verified.
+/// Everything that decides how endpoints are verified (as Go's
+/// `crypto/x509` does, see [`crate::tls`]).
 #[derive(Debug, Clone, Default)]
 pub struct TlsSettings {
-    system_roots: Vec<CertificateDer<'static>>,
-    /// `--cert-dir`: CAs for every endpoint.
-    extra_roots: Vec<CertificateDer<'static>>,
+    /// The system roots and `--cert-dir`: CAs for every endpoint.
+    trust: Trust,
     client: Option<ClientPair>,
     /// CAs for one `host[:port]` only.
-    host_roots: BTreeMap<String, Vec<CertificateDer<'static>>>,
+    host_trust: BTreeMap<String, Trust>,
 }
 
 impl TlsSettings {
     /// The machine's trusted roots (as Go's `x509.SystemCertPool`).
     pub fn with_system_roots() -> Self {
-        let loaded = rustls_native_certs::load_native_certs();
         TlsSettings {
-            system_roots: loaded.certs,
+            trust: Trust::system(),
             ..Default::default()
         }
     }
@@ -82,10 +81,9 @@ impl TlsSettings {
         names.sort();
         for name in &names {
             let path = dir.join(name);
-            if let Some(base) = name.strip_suffix(".crt") {
-                let _ = base;
+            if name.ends_with(".crt") {
                 let certs = read_certs(&path)?;
-                self.extra_roots.extend(certs);
+                self.trust.add(path.display().to_string(), certs);
             } else if let Some(base) = name.strip_suffix(".cert") {
                 let key_name = format!("{base}.key");
                 if !names.contains(&key_name) {
@@ -121,67 +119,30 @@ impl TlsSettings {
         origin: &str,
         pem: &str,
     ) -> Result<(), TlsError> {
-        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(pem.as_bytes())
-            .collect::<Result<_, _>>()
-            .map_err(|e| TlsError {
-                path: origin.to_string(),
-                message: format!("not PEM certificates: {e}"),
-            })?;
-        if certs.is_empty() {
-            return Err(TlsError {
-                path: origin.to_string(),
-                message: "no PEM certificate".to_string(),
-            });
-        }
-        self.host_roots
+        self.host_trust
             .entry(host_port.to_string())
             .or_default()
-            .extend(certs);
-        Ok(())
+            .add_pem(origin, pem.as_bytes())
+            .map_err(|message| TlsError {
+                path: origin.to_string(),
+                message,
+            })
     }
 
     /// The rustls configuration for the endpoint `host_port`.
     pub fn client_config(&self, host_port: &str, insecure: bool) -> ClientConfig {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
-            .with_safe_default_protocol_versions()
+        let mut trust = self.trust.clone();
+        if let Some(host) = self.host_trust.get(host_port) {
+            trust.extend(host);
+        }
+        let verified = (!insecure).then_some(&trust);
+        let identity = self.client.clone().map(|pair| (pair.chain, pair.key));
+        // A client key rustls refuses is left out, as before.
+        let mut config = crate::tls::client_config(verified, identity)
+            .or_else(|_| crate::tls::client_config(verified, None))
             .expect("ring supports the default protocol versions");
-        let builder = if insecure {
-            builder
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(NoVerification(provider)))
-        } else {
-            let mut roots = RootCertStore::empty();
-            let host = self.host_roots.get(host_port).into_iter().flatten();
-            for cert in self
-                .system_roots
-                .iter()
-                .chain(&self.extra_roots)
-                .chain(host)
-            {
-                // Unparseable system roots are skipped, as Go skips them.
-                let _ = roots.add(cert.clone());
-            }
-            builder.with_root_certificates(roots)
-        };
-        let mut config = match &self.client {
-            Some(pair) => {
-                let pair = pair.clone();
-                match builder.with_client_auth_cert(pair.chain, pair.key) {
-                    Ok(c) => c,
-                    Err(_) => self.without_client(host_port, insecure),
-                }
-            }
-            None => builder.with_no_client_auth(),
-        };
         config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
         config
-    }
-
-    fn without_client(&self, host_port: &str, insecure: bool) -> ClientConfig {
-        let mut copy = self.clone();
-        copy.client = None;
-        copy.client_config(host_port, insecure)
     }
 }
 
@@ -196,56 +157,6 @@ fn read_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
     Ok(certs)
 }
 
-/// `InsecureSkipVerify`: any certificate is accepted; handshake signatures
-/// are still checked so the connection itself is sound.
-#[derive(Debug)]
-struct NoVerification(Arc<rustls::crypto::CryptoProvider>);
-
-impl ServerCertVerifier for NoVerification {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,7 +166,7 @@ mod tests {
         let mut s = TlsSettings::default();
         s.add_cert_dir(Path::new("/nonexistent/certs.d"))
             .expect("missing is fine");
-        assert!(s.extra_roots.is_empty());
+        assert!(s.trust.is_empty());
     }
 
     // tlsclientconfig_test.go: a key without its certificate, and a client

@@ -211,6 +211,8 @@ pub enum RenderWarning {
         origin: Origin,
         /// The ImagePolicy's namespace.
         namespace: String,
+        /// The scopes dropped.
+        scopes: Vec<String>,
         message: String,
     },
 }

@@ -394,9 +394,14 @@ pub fn update_policy_json(
     let blocked_list = policy_blocked.unwrap_or_default();
     let allowed_list = allowed.unwrap_or_default();
     if !allowed_list.is_empty() && !blocked_list.is_empty() {
-        let payload = release_image
-            .and_then(|image| Reference::parse_named(image).ok())
-            .ok_or(RenderError::ParsingReleaseImage)?;
+        // Without a release image (no ClusterVersion) the MCO does not get
+        // here; the payload exemption cannot apply, and the fault is that
+        // both lists are set (as `lint` says), not a reference to parse.
+        let Some(image) = release_image else {
+            return Err(McoFinding::AllowedAndBlocked.into());
+        };
+        let payload =
+            Reference::parse_named(image).map_err(|_| RenderError::ParsingReleaseImage)?;
         if !(allowed_list.len() == 1 && allowed_list[0] == payload.name()) {
             return Err(McoFinding::AllowedAndBlocked.into());
         }
@@ -542,6 +547,7 @@ pub fn render_policies(
             .map(|c| RenderWarning::ScopeConflict {
                 origin: c.origin.clone(),
                 namespace: c.namespace.clone(),
+                scopes: c.scopes.clone(),
                 message: c.message.clone(),
             })
             .collect(),

@@ -16,6 +16,7 @@ use std::time::Duration;
 use base64::Engine;
 use kube::config::{Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
+use rustls::pki_types::CertificateDer;
 use serde_json::Value;
 use tokio::task::JoinSet;
 
@@ -23,6 +24,7 @@ use super::file::parse_listed;
 pub use super::kubeconfig::FlagOverrides;
 use super::kubeconfig::{self, Authorization, Credential, Overrides, Target, Unusable};
 use super::{Inputs, SourceError};
+use crate::tls::Trust;
 
 /// One API resource the tool lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -281,6 +283,9 @@ pub struct ClusterOptions {
     /// `--server`, `--token`, `--as`, ...: fields of the kubeconfig's
     /// cluster and user they replace.
     pub flags: FlagOverrides,
+    /// Roots trusted besides the cluster's own (a hub's ingress CA for its
+    /// cluster-proxy route, `--hub-ca`).
+    pub extra_trust: Trust,
 }
 
 /// The default page size: large lists come in pages of this many items.
@@ -622,13 +627,15 @@ pub async fn connect(options: &ClusterOptions) -> Result<Connection, ClusterErro
     let server = target.url.clone();
     let default_namespace = target.namespace.clone();
     let config = client_config(&target, options)?;
+    let trust = trust_of(&target, &options.extra_trust);
     let impersonation = match &target.impersonation {
         Some(i) => i.headers().map_err(ClusterError::Config)?,
         None => Vec::new(),
     };
     let transport = Transport {
-        client: Mutex::new((build_client(&config, None, &server)?, None)),
+        client: Mutex::new((build_client(&config, trust.as_ref(), None, &server)?, None)),
         config,
+        trust,
         credential: target.credential,
         impersonation,
     };
@@ -680,6 +687,16 @@ fn in_cluster(flags: &FlagOverrides) -> Result<Target, ClusterError> {
         url,
         namespace: config.default_namespace.clone(),
         tls: Some(kubeconfig::Tls {
+            roots_origin: Some(
+                match flags
+                    .certificate_authority
+                    .as_deref()
+                    .filter(|f| !f.is_empty())
+                {
+                    Some(file) => format!("certificate-authority {file}"),
+                    None => "the service account's CA (in-cluster configuration)".to_string(),
+                },
+            ),
             roots,
             ..kubeconfig::Tls::default()
         }),
@@ -720,7 +737,6 @@ fn client_config(target: &Target, options: &ClusterOptions) -> Result<Config, Cl
     let mut config = Config::new(url);
     config.default_namespace = target.namespace.clone();
     if let Some(tls) = &target.tls {
-        config.root_cert = tls.roots.clone();
         config.accept_invalid_certs = tls.insecure;
         config.tls_server_name = tls.server_name.clone();
         config.auth_info.client_certificate_data = tls.client_certificate_data.clone();
@@ -743,10 +759,39 @@ fn client_config(target: &Target, options: &ClusterOptions) -> Result<Config, Cl
     Ok(config)
 }
 
-/// A kube client for `config`, with the client certificate an exec plugin
-/// returned (PEM certificate and key) when there is one.
+/// The roots the server is verified against: the cluster's CA, else the
+/// system's, plus `extra`; `None` for `insecure-skip-tls-verify`.
+fn trust_of(target: &Target, extra: &Trust) -> Option<Trust> {
+    let tls = target.tls.as_ref();
+    if tls.is_some_and(|t| t.insecure) {
+        return None;
+    }
+    let mut trust = match tls.and_then(|t| t.roots.as_ref().map(|r| (t, r))) {
+        Some((tls, roots)) => {
+            let mut trust = Trust::default();
+            trust.add(
+                tls.roots_origin
+                    .clone()
+                    .unwrap_or_else(|| "the cluster's certificate authority".to_string()),
+                roots
+                    .iter()
+                    .map(|r| CertificateDer::from(r.clone()))
+                    .collect(),
+            );
+            trust
+        }
+        None => Trust::system(),
+    };
+    trust.extend(extra);
+    Some(trust)
+}
+
+/// A kube client for `config` verifying the server against `trust`, with
+/// the client certificate an exec plugin returned (PEM certificate and
+/// key) when there is one.
 fn build_client(
     config: &Config,
+    trust: Option<&Trust>,
     identity: Option<&(String, String)>,
     server: &str,
 ) -> Result<Client, ClusterError> {
@@ -758,15 +803,17 @@ fn build_client(
         config.auth_info.client_certificate = None;
         config.auth_info.client_key = None;
     }
-    Client::try_from(config).map_err(|e| ClusterError::Unreachable {
+    super::transport::build(&config, trust).map_err(|detail| ClusterError::Unreachable {
         server: server.to_string(),
-        detail: error_chain(&e),
+        detail,
     })
 }
 
 /// The client and the credential of a connection.
 struct Transport {
     config: Config,
+    /// The roots the server is verified against (`None`: not verified).
+    trust: Option<Trust>,
     credential: Credential,
     /// The `Impersonate-*` headers sent with every request.
     impersonation: Vec<(http::HeaderName, http::HeaderValue)>,
@@ -785,7 +832,12 @@ impl Transport {
         let mut client = self.client.lock().unwrap_or_else(|e| e.into_inner());
         if client.1 != auth.identity {
             *client = (
-                build_client(&self.config, auth.identity.as_ref(), server)?,
+                build_client(
+                    &self.config,
+                    self.trust.as_ref(),
+                    auth.identity.as_ref(),
+                    server,
+                )?,
                 auth.identity.clone(),
             );
         }
@@ -823,6 +875,19 @@ pub enum Reply {
     Forbidden(String),
     /// 409, with the server's message.
     Conflict(String),
+}
+
+/// Where a deleted object is once [`Connection::wait_deleted`] returns.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Deletion {
+    /// The server no longer has it (404).
+    Gone,
+    /// It went, and an object of the same name (this `uid`) is there:
+    /// something created it again.
+    Recreated { uid: String },
+    /// Still there at the deadline, as last read (marked for deletion and
+    /// held by finalizers).
+    Stays(Value),
 }
 
 /// `metav1.Preconditions`: the identity and version a delete must find.
@@ -978,6 +1043,12 @@ impl Connection {
     }
 
     fn transport_error(&self, e: &kube::Error, method: String, path: String) -> ClusterError {
+        if let Some(tls) = crate::tls::find_error(e) {
+            return ClusterError::Unreachable {
+                server: self.server.clone(),
+                detail: crate::tls::describe(tls),
+            };
+        }
         let detail = error_chain(e);
         let lower = detail.to_ascii_lowercase();
         if lower.contains("timed out") || lower.contains("deadline has elapsed") {
@@ -1135,6 +1206,42 @@ impl Connection {
         let request = self.request(http::Method::DELETE, &path, content_type, body)?;
         let action = format!("deleting {}/{name}{}", resource.kind, dry_note(dry_run));
         self.write_reply(request, resource, "delete", action).await
+    }
+
+    /// Waits, as `kubectl delete` does (its `--wait`, on by default), for a
+    /// deleted object to go: reads it until the server answers 404, or
+    /// holds another object of that name (another `uid`: created again),
+    /// at growing intervals (100 ms, doubling up to 1 s), until `deadline`.
+    /// An object that finalizers hold is only marked (`deletionTimestamp`)
+    /// and stays until they are removed.
+    pub async fn wait_deleted(
+        &self,
+        resource: &Resource,
+        name: &str,
+        uid: &str,
+        deadline: tokio::time::Instant,
+    ) -> Result<Deletion, ClusterError> {
+        let mut pause = Duration::from_millis(100);
+        loop {
+            let Some(object) = self.get(resource, name).await? else {
+                return Ok(Deletion::Gone);
+            };
+            let now_uid = object
+                .pointer("/metadata/uid")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if now_uid != uid {
+                return Ok(Deletion::Recreated {
+                    uid: now_uid.to_string(),
+                });
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return Ok(Deletion::Stays(object));
+            }
+            tokio::time::sleep(pause.min(deadline - now)).await;
+            pause = (pause * 2).min(Duration::from_secs(1));
+        }
     }
 
     /// Sends a write; a failure that is no answer names what was being

@@ -16,7 +16,7 @@
 
 use serde_json::Value;
 
-use super::cluster::{ClusterError, Connection, MANAGED_CLUSTERS, ROUTES};
+use super::cluster::{ClusterError, Connection, CONFIG_MAPS, MANAGED_CLUSTERS, ROUTES};
 
 /// The Route of the cluster-proxy add-on's user server.
 pub const USER_ROUTE: &str = "cluster-proxy-addon-user";
@@ -183,6 +183,46 @@ pub async fn read_hub(connection: &Connection, selector: Option<&str>) -> Result
         proxy: format!("https://{}", host.trim_end_matches('/')),
         clusters,
     })
+}
+
+/// Where OpenShift publishes the CA of its default ingress certificate:
+/// the router's, which serves every Route (the cluster-proxy user server's
+/// among them), not the API server's.
+pub const INGRESS_CA_NAMESPACE: &str = "openshift-config-managed";
+pub const INGRESS_CA_CONFIG_MAP: &str = "default-ingress-cert";
+pub const INGRESS_CA_KEY: &str = "ca-bundle.crt";
+
+/// The hub's ingress CA, or why it could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IngressCa {
+    /// The PEM bundle.
+    Found(String),
+    /// Not there, or not readable: why.
+    Missing(String),
+}
+
+/// Reads the hub's ingress CA; a ConfigMap that is missing, forbidden or
+/// without the key is [`IngressCa::Missing`], other failures are errors.
+pub async fn read_ingress_ca(connection: &Connection) -> Result<IngressCa, HubError> {
+    let read = connection
+        .get_in(&CONFIG_MAPS, INGRESS_CA_NAMESPACE, INGRESS_CA_CONFIG_MAP)
+        .await;
+    let config_map = match read {
+        Ok(Some(config_map)) => config_map,
+        Ok(None) => return Ok(IngressCa::Missing("not found".to_string())),
+        Err(ClusterError::Forbidden(_)) => return Ok(IngressCa::Missing("forbidden".to_string())),
+        Err(e) => return Err(e.into()),
+    };
+    Ok(
+        match config_map
+            .get("data")
+            .and_then(|d| d.get(INGRESS_CA_KEY))
+            .and_then(Value::as_str)
+        {
+            Some(pem) => IngressCa::Found(pem.to_string()),
+            None => IngressCa::Missing(format!("it has no key {INGRESS_CA_KEY}")),
+        },
+    )
 }
 
 fn name_of(object: &Value) -> Option<String> {

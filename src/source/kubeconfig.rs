@@ -224,6 +224,8 @@ pub struct Tls {
     /// DER certificates of `certificate-authority(-data)`; `None` trusts the
     /// system's roots.
     pub roots: Option<Vec<Vec<u8>>>,
+    /// Where `roots` come from, for verification errors.
+    pub roots_origin: Option<String>,
     pub insecure: bool,
     pub server_name: Option<String>,
     /// Client certificate and key (base64 of PEM, or file paths), as the
@@ -930,8 +932,14 @@ fn tls(cluster: &Cluster, user: &AuthInfo) -> Result<Tls, String> {
         (None, None) => None,
     };
     let roots = roots.map(|pem| pem_roots(&pem)).transpose()?;
+    let roots_origin = match (ca_data, ca_file) {
+        (Some(_), _) => Some("the kubeconfig's certificate-authority-data".to_string()),
+        (None, Some(file)) => Some(format!("certificate-authority {file}")),
+        (None, None) => None,
+    };
     Ok(Tls {
         roots,
+        roots_origin,
         insecure,
         server_name: non_empty(cluster.tls_server_name.as_deref()).map(str::to_string),
         client_certificate_data: non_empty(user.client_certificate_data.as_deref())

@@ -17,6 +17,7 @@ pub mod node_dir;
 pub mod node_exec;
 mod stream;
 mod strict;
+mod transport;
 
 pub use file::{load_paths, load_paths_with, parse_documents, parse_documents_with, SourceError};
 

@@ -5,16 +5,21 @@
 //! `k8s-app=machine-config-daemon`, container `machine-config-daemon`)
 //! mounts the host's root at `/rootfs`. One POSIX `sh` script ([`SCRIPT`])
 //! runs there, reading only files under that root with `cat`-class tools
-//! of the image (`base64`, `sha256sum`, `readlink`): no pod is created,
+//! of the image (`base64`, `sha256sum`, `readlink`, `stat`): no pod is created,
 //! no chroot is made and nothing is written. Its output is one framed
-//! stream:
+//! stream (version 2; one record per host path that exists or cannot be
+//! resolved):
 //!
 //! ```text
-//! mirrorpolicy-node-files 1
-//! F /etc/containers/registries.conf       a file of node_files::FILES or FOLDERS,
-//! <base64 lines>                          its content in base64,
-//! .                                       ended by a line holding a dot
-//! C <sha256 hex> /etc/docker/certs.d/<host>/<file>
+//! mirrorpolicy-node-files 2
+//! P /etc/containers/registries.conf       a path of node_files::FILES, FOLDERS or a certificate,
+//! S 81a4 0 0                              lstat of it (hex st_mode, uid, gid), parents resolved,
+//! L /usr/share/containers/registries.conf where it resolves, when elsewhere (links),
+//! F                                       its content in base64,
+//! <base64 lines>
+//! .                                       ended by a line holding a dot;
+//! C <sha256 hex>                          or, for a certificate, its digest;
+//! U <why>                                 or why it cannot be resolved or read
 //! END
 //! ```
 //!
@@ -35,7 +40,9 @@ use tokio::task::JoinSet;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::cluster::{encode_query, ClusterError, Connection, Forbidden, Upgrade, PODS, PODS_EXEC};
-use crate::node_files::{is_cert_path, is_content_path, NodeFiles, NodeRead};
+use crate::node_files::{
+    is_cert_path, is_content_path, is_recorded_path, FileMeta, NodeFiles, NodeRead,
+};
 
 /// The machine-config daemon's namespace.
 pub const NAMESPACE: &str = "openshift-machine-config-operator";
@@ -47,13 +54,21 @@ pub const CONTAINER: &str = "machine-config-daemon";
 pub const ROOT: &str = "/rootfs";
 
 /// The first line of the script's output (the format's version).
-const HEADER: &str = "mirrorpolicy-node-files 1";
+const HEADER: &str = "mirrorpolicy-node-files 2";
 
 /// The script run in the daemon pod, the host's root as `$1`. POSIX `sh`
-/// with coreutils only (`base64`, `sha256sum`, `readlink`); reads, never
-/// writes. Names holding a newline are skipped (they cannot be framed and
-/// no runtime file is named so). A link is followed one step inside the
-/// host's root, as the host would resolve it.
+/// with coreutils only (`base64`, `sha256sum`, `readlink`, `stat`); reads,
+/// never writes. Names holding a newline are skipped (they cannot be framed
+/// and no runtime file is named so).
+///
+/// Every path is resolved as the host's kernel resolves it, one component
+/// at a time under the host's root: a link's target read with `readlink`,
+/// an absolute target restarting at the host's root, `..` never climbing
+/// above it, at most 40 links (the kernel's limit). A path whose links
+/// dangle, loop or cross a non-folder is reported with why (`U`), never
+/// taken for absent. The folders are listed through their links; whether
+/// the runtime does too is the reader's rule
+/// ([`crate::node_files::follows_folder_link`]).
 pub const SCRIPT: &str = r#"r=$1
 nl='
 '
@@ -61,52 +76,120 @@ if [ ! -d "$r/etc" ]; then
   echo "no host file system at $r: the pod does not mount the host's root there" >&2
   exit 2
 fi
-echo 'mirrorpolicy-node-files 1'
-one() {
-  f=$r$1
-  if [ -h "$f" ]; then
-    t=$(readlink "$f") || exit 3
-    case $t in
-      /*) f=$r$t ;;
-      *) f=${f%/*}/$t ;;
+echo 'mirrorpolicy-node-files 2'
+resolve() {
+  rs_todo=$1 rp= rs_hops=0
+  while :; do
+    while :; do case $rs_todo in /*) rs_todo=${rs_todo#/} ;; *) break ;; esac; done
+    [ -n "$rs_todo" ] || break
+    case $rs_todo in
+      */*) rs_c=${rs_todo%%/*} rs_todo=${rs_todo#*/} rs_more=1 ;;
+      *) rs_c=$rs_todo rs_todo= rs_more=0 ;;
     esac
-  fi
-  [ -f "$f" ] || return 0
-  echo "F $1"
-  if ! base64 < "$f"; then
-    echo "cannot read $1" >&2
-    exit 3
-  fi
-  echo '.'
+    case $rs_c in
+      .) continue ;;
+      ..) rp=${rp%/*}; continue ;;
+    esac
+    rs_p=$rp/$rs_c
+    if [ -h "$r$rs_p" ] && [ "$rs_more$2" != 00 ]; then
+      rs_hops=$((rs_hops + 1))
+      if [ "$rs_hops" -gt 40 ]; then
+        why="too many levels of symbolic links"
+        return 1
+      fi
+      rs_t=$(readlink "$r$rs_p") || { why="$rs_p: the link cannot be read"; return 1; }
+      if [ -z "$rs_t" ]; then
+        why="$rs_p: no such file or directory (an empty link)"
+        return 1
+      fi
+      case $rs_t in /*) rp= ;; esac
+      if [ "$rs_more" = 1 ]; then rs_todo=$rs_t/$rs_todo; else rs_todo=$rs_t; fi
+      continue
+    fi
+    if [ "$rs_more" = 1 ]; then
+      if [ ! -e "$r$rs_p" ]; then
+        why="$rs_p: no such file or directory"
+        [ "$rs_hops" != 0 ] || why=
+        return 1
+      fi
+      if [ ! -d "$r$rs_p" ]; then
+        why="$rs_p: not a directory"
+        return 1
+      fi
+    fi
+    rp=$rs_p
+  done
+  [ -n "$rp" ] || rp=/
 }
-for p in /etc/containers/registries.conf /etc/containers/policy.json /etc/machine-config-daemon/currentconfig; do
-  one "$p"
+record() {
+  if ! resolve "$1" 0; then
+    [ -n "$why" ] || return 1
+    echo "P $1"
+    echo "U $why"
+    return 1
+  fi
+  [ -e "$r$rp" ] || [ -h "$r$rp" ] || return 1
+  echo "P $1"
+  rc_link=0
+  [ ! -h "$r$rp" ] || rc_link=1
+  rc_s=$(stat -c '%f %u %g' "$r$rp") || { echo "cannot stat $1" >&2; exit 3; }
+  echo "S $rc_s"
+  if ! resolve "$1" 1; then
+    echo "U $why"
+    return 1
+  fi
+  [ "$rp" = "$1" ] || echo "L $rp"
+  if [ ! -e "$r$rp" ]; then
+    echo "U $rp: no such file or directory"
+    return 1
+  fi
+}
+one() {
+  record "$1" || return 0
+  if [ -d "$r$rp" ]; then
+    case $2$rc_link in
+      folder0 | cert0) ;;
+      *) echo "U $rp: is a directory" ;;
+    esac
+    return 0
+  fi
+  if [ ! -f "$r$rp" ]; then
+    echo "U $rp: not a regular file"
+    return 0
+  fi
+  if [ "$2" = cert ]; then
+    rc_s=$(sha256sum < "$r$rp") || { echo "cannot read $1" >&2; exit 3; }
+    echo "C ${rc_s%% *}"
+    return 0
+  fi
+  echo F
+  base64 < "$r$rp" || { echo "cannot read $1" >&2; exit 3; }
+  echo .
+}
+for f in /etc/containers/registries.conf /etc/containers/policy.json /etc/machine-config-daemon/currentconfig; do
+  one "$f"
 done
 for d in /etc/containers/registries.conf.d /etc/containers/registries.d /etc/crio/policies; do
-  [ -d "$r$d" ] || continue
-  for p in "$r$d"/* "$r$d"/.[!.]* "$r$d"/..?*; do
-    [ -e "$p" ] || [ -h "$p" ] || continue
-    n=${p##*/}
+  record "$d" || continue
+  [ -d "$r$rp" ] || { echo "U $rp: not a directory"; continue; }
+  for e in "$r$rp"/* "$r$rp"/.[!.]* "$r$rp"/..?*; do
+    [ -e "$e" ] || [ -h "$e" ] || continue
+    n=${e##*/}
     case $n in *"$nl"*) continue ;; esac
-    [ -d "$p" ] && continue
-    one "$d/$n"
+    one "$d/$n" folder
   done
 done
 for d in /etc/docker/certs.d /etc/containers/certs.d; do
-  [ -d "$r$d" ] || continue
-  for h in "$r$d"/*/ "$r$d"/.[!.]*/; do
-    [ -d "$h" ] || continue
-    hn=${h%/}
-    hn=${hn##*/}
-    for p in "$h"* "$h".[!.]* "$h"..?*; do
-      [ -f "$p" ] || continue
-      n=${p##*/}
-      case $n$hn in *"$nl"*) continue ;; esac
-      if ! s=$(sha256sum < "$p"); then
-        echo "cannot read $d/$hn/$n" >&2
-        exit 3
-      fi
-      echo "C ${s%% *} $d/$hn/$n"
+  resolve "$d" 1 && [ -d "$r$rp" ] || continue
+  for h in "$r$rp"/* "$r$rp"/.[!.]* "$r$rp"/..?*; do
+    hn=${h##*/}
+    case $hn in *"$nl"*) continue ;; esac
+    resolve "$d/$hn" 1 && [ -d "$r$rp" ] || continue
+    for e in "$r$rp"/* "$r$rp"/.[!.]* "$r$rp"/..?*; do
+      [ -e "$e" ] || [ -h "$e" ] || continue
+      n=${e##*/}
+      case $n in *"$nl"*) continue ;; esac
+      one "$d/$hn/$n" cert
     done
   done
 done
@@ -278,6 +361,16 @@ async fn read_node(
         Err(e @ (ClusterError::Unauthorized { .. } | ClusterError::Credentials(_))) => {
             return Err(e)
         }
+        // The API server's own words, never the exec request's long URL.
+        Err(ClusterError::Request { detail, .. }) => {
+            return Ok(Err(format!("exec in pod {pod} refused: {detail}")))
+        }
+        Err(ClusterError::Timeout { after, .. }) => {
+            return Ok(Err(format!(
+                "no answer to the exec request into pod {pod} within {}",
+                seconds(after)
+            )))
+        }
         Err(e) => return Ok(Err(e.to_string())),
     };
     let output = match collect(*stream).await {
@@ -380,7 +473,6 @@ impl Output {
 pub fn parse(output: &[u8]) -> Result<NodeFiles, String> {
     let mut files = NodeFiles::default();
     let mut lines = output.split(|&b| b == b'\n');
-    let text = |line: &[u8]| String::from_utf8_lossy(line).into_owned();
     match lines.next() {
         Some(first) if first == HEADER.as_bytes() => {}
         Some(first) => {
@@ -391,6 +483,7 @@ pub fn parse(output: &[u8]) -> Result<NodeFiles, String> {
         }
         None => return Err("no output".to_string()),
     }
+    let mut path: Option<String> = None;
     let mut ended = false;
     while let Some(line) = lines.next() {
         if line.is_empty() {
@@ -401,45 +494,90 @@ pub fn parse(output: &[u8]) -> Result<NodeFiles, String> {
         }
         if line == b"END" {
             ended = true;
-        } else if let Some(path) = line.strip_prefix(b"F ") {
-            let path = std::str::from_utf8(path)
-                .ok()
-                .filter(|p| is_content_path(p))
-                .ok_or_else(|| format!("unexpected file {:?}", text(path)))?;
-            let mut encoded = Vec::new();
-            loop {
-                match lines.next() {
-                    Some(b".") => break,
-                    Some(chunk) => encoded.extend_from_slice(chunk),
-                    None => return Err(format!("the output ends inside {path}")),
-                }
-            }
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(&encoded)
-                .map_err(|e| format!("{path}: the content does not decode: {e}"))?;
-            files.files.insert(path.to_string(), bytes);
-        } else if let Some(rest) = line.strip_prefix(b"C ") {
-            let rest = std::str::from_utf8(rest)
-                .map_err(|_| format!("unexpected certificate line {:?}", text(line)))?;
-            let (digest, path) = rest
-                .split_once(' ')
-                .filter(|(digest, path)| {
-                    digest.len() == 64
-                        && digest
-                            .bytes()
-                            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-                        && is_cert_path(path)
-                })
-                .ok_or_else(|| format!("unexpected certificate line {:?}", text(line)))?;
-            files.certs.insert(path.to_string(), digest.to_string());
-        } else {
-            return Err(format!("unexpected output line {:?}", text(line)));
+            continue;
         }
+        if let Some(p) = line.strip_prefix(b"P ") {
+            let p = std::str::from_utf8(p)
+                .ok()
+                .filter(|p| is_recorded_path(p))
+                .ok_or_else(|| format!("unexpected path {:?}", text(p)))?;
+            path = Some(p.to_string());
+            continue;
+        }
+        let Some(current) = path.as_deref() else {
+            return Err(format!("unexpected output line {:?}", text(line)));
+        };
+        parse_line(&mut files, current, line, &mut lines)?;
     }
     if !ended {
         return Err("the output was cut short (no END line)".to_string());
     }
     Ok(files)
+}
+
+fn text(line: &[u8]) -> String {
+    String::from_utf8_lossy(line).into_owned()
+}
+
+/// One line of the record of `path`: `S`, `L`, `F` (and the content that
+/// follows), `C` or `U`.
+fn parse_line<'a>(
+    files: &mut NodeFiles,
+    path: &str,
+    line: &[u8],
+    lines: &mut impl Iterator<Item = &'a [u8]>,
+) -> Result<(), String> {
+    let bad = || format!("{path}: unexpected line {:?}", text(line));
+    let rest = |prefix: &[u8]| {
+        line.strip_prefix(prefix)
+            .and_then(|r| std::str::from_utf8(r).ok())
+    };
+    if let Some(stat) = rest(b"S ") {
+        let fields: Vec<&str> = stat.split(' ').collect();
+        let [mode, uid, gid] = fields[..] else {
+            return Err(bad());
+        };
+        let meta = FileMeta {
+            mode: u32::from_str_radix(mode, 16).map_err(|_| bad())?,
+            uid: uid.parse().map_err(|_| bad())?,
+            gid: gid.parse().map_err(|_| bad())?,
+            target: None,
+        };
+        files.meta.insert(path.to_string(), meta);
+    } else if let Some(target) = rest(b"L ") {
+        let meta = files.meta.get_mut(path).ok_or_else(bad)?;
+        meta.target = Some(target.to_string());
+    } else if let Some(why) = rest(b"U ") {
+        files.unreadable.insert(path.to_string(), why.to_string());
+    } else if let Some(digest) = rest(b"C ") {
+        let hex = digest.len() == 64
+            && digest
+                .bytes()
+                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        if !hex || !is_cert_path(path) {
+            return Err(format!("unexpected certificate line {:?}", text(line)));
+        }
+        files.certs.insert(path.to_string(), digest.to_string());
+    } else if line == b"F" {
+        if !is_content_path(path) {
+            return Err(format!("unexpected file {path:?}"));
+        }
+        let mut encoded = Vec::new();
+        loop {
+            match lines.next() {
+                Some(b".") => break,
+                Some(chunk) => encoded.extend_from_slice(chunk),
+                None => return Err(format!("the output ends inside {path}")),
+            }
+        }
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&encoded)
+            .map_err(|e| format!("{path}: the content does not decode: {e}"))?;
+        files.files.insert(path.to_string(), bytes);
+    } else {
+        return Err(bad());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -505,6 +643,16 @@ mod tests {
         );
         assert_eq!(files.files["/etc/containers/policy.json"], binary);
         assert_eq!(files.files["/etc/containers/registries.d/link.yaml"], b"{}");
+        let link = &files.meta["/etc/containers/registries.d/link.yaml"];
+        assert_eq!(link.kind(), crate::node_files::FileKind::Link);
+        assert_eq!(link.target.as_deref(), Some("/etc/crio/policies/ns.json"));
+        let conf = &files.meta["/etc/containers/registries.conf"];
+        assert_eq!(conf.kind(), crate::node_files::FileKind::Regular);
+        assert_eq!(conf.target, None);
+        assert_eq!(
+            files.meta["/etc/containers/registries.conf.d/sub"].kind(),
+            crate::node_files::FileKind::Folder
+        );
         assert_eq!(
             files.certs["/etc/docker/certs.d/m:5000/ca.crt"],
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
@@ -523,26 +671,43 @@ mod tests {
     #[test]
     fn parse_refuses_bad_output() {
         for (output, want) in [
-            (&b""[..], "where \"mirrorpolicy-node-files 1\""),
+            (&b""[..], "where \"mirrorpolicy-node-files 2\""),
             (b"hello\n", "unexpected output: \"hello\""),
-            (b"mirrorpolicy-node-files 1\n", "cut short"),
+            (b"mirrorpolicy-node-files 1\nEND\n", "unexpected output"),
+            (b"mirrorpolicy-node-files 2\n", "cut short"),
             (
-                b"mirrorpolicy-node-files 1\nF /etc/passwd\n.\nEND\n",
-                "unexpected file",
+                b"mirrorpolicy-node-files 2\nP /etc/passwd\nF\n.\nEND\n",
+                "unexpected path",
             ),
             (
-                b"mirrorpolicy-node-files 1\nF /etc/containers/policy.json\neA==\n",
+                b"mirrorpolicy-node-files 2\nF\n.\nEND\n",
+                "unexpected output line",
+            ),
+            (
+                b"mirrorpolicy-node-files 2\nP /etc/containers/policy.json\nF\neA==\n",
                 "ends inside",
             ),
             (
-                b"mirrorpolicy-node-files 1\nF /etc/containers/policy.json\n!!\n.\nEND\n",
+                b"mirrorpolicy-node-files 2\nP /etc/containers/policy.json\nF\n!!\n.\nEND\n",
                 "does not decode",
             ),
             (
-                b"mirrorpolicy-node-files 1\nC abc /etc/docker/certs.d/h/c\nEND\n",
+                b"mirrorpolicy-node-files 2\nP /etc/docker/certs.d/h/c\nC abc\nEND\n",
                 "certificate",
             ),
-            (b"mirrorpolicy-node-files 1\nEND\nmore\n", "after END"),
+            (
+                b"mirrorpolicy-node-files 2\nP /etc/containers/policy.json\nS 81a4 0\nEND\n",
+                "unexpected line",
+            ),
+            (
+                b"mirrorpolicy-node-files 2\nP /etc/containers/policy.json\nL /x\nEND\n",
+                "unexpected line",
+            ),
+            (
+                b"mirrorpolicy-node-files 2\nP /etc/containers/registries.d\nF\n.\nEND\n",
+                "unexpected file",
+            ),
+            (b"mirrorpolicy-node-files 2\nEND\nmore\n", "after END"),
         ] {
             let err = parse(output).unwrap_err();
             assert!(err.contains(want), "{err}");

@@ -35,7 +35,8 @@ pub enum ImageOutcome {
     DigestMismatch,
     /// The reference cannot be pulled as written (invalid, or refused by policy.json).
     Refused,
-    /// A source did not answer (unreachable, timed out): no verdict.
+    /// A source did not answer (unreachable, or timed out: CRI-O would
+    /// keep waiting on it): no verdict.
     Undetermined,
 }
 
@@ -154,8 +155,9 @@ fn classify(
         }
         Verdict::DigestMismatch(by) => {
             let d = served_detail(&by);
-            return (ImageOutcome::DigestMismatch, Some(by), d);
+            return (ImageOutcome::DigestMismatch, None, format!("{by}: {d}"));
         }
+        Verdict::Undetermined(why) => return (ImageOutcome::Undetermined, None, why),
         Verdict::Missing | Verdict::NotProbed => {}
     }
     if let Some(error) = item.error.as_ref().filter(|_| sources.is_empty()) {
@@ -168,7 +170,7 @@ fn classify(
 /// not answer leaves the image undetermined (it may be there).
 fn unserved(sources: &[PullSource]) -> ImageOutcome {
     let any = |o: Outcome| sources.iter().any(|s| s.outcome == o);
-    if any(Outcome::Unreachable) {
+    if any(Outcome::Unreachable) || any(Outcome::TimedOut) {
         ImageOutcome::Undetermined
     } else if any(Outcome::TlsError) {
         ImageOutcome::TlsError
@@ -187,7 +189,7 @@ fn unserved_detail(item: &Explanation, sources: &[PullSource]) -> String {
     let decisive = sources.iter().find(|s| {
         matches!(
             s.outcome,
-            Outcome::Unreachable | Outcome::TlsError | Outcome::Unauthorized
+            Outcome::Unreachable | Outcome::TimedOut | Outcome::TlsError | Outcome::Unauthorized
         )
     });
     match decisive {

@@ -6,7 +6,9 @@
 //! `resourceVersion`) and get, server-side apply (`PATCH` with
 //! `application/apply-patch+yaml`, `dryRun=All`, `fieldManager`), delete
 //! (with `DeleteOptions` preconditions on `uid` and `resourceVersion`, a
-//! 409 Conflict when they do not hold), a 404 for resources it does not
+//! 409 Conflict when they do not hold; an object with finalizers is only
+//! marked, with `deletionTimestamp`, and answered as the object, until its
+//! finalizers go), a 404 for resources it does not
 //! serve (no CRD), a 403 for resources it is told to forbid, injectable
 //! latency and failures (any status, a 429 or 5xx with `Retry-After`, or a
 //! connection reset), changes made by "someone else" when a given request
@@ -405,6 +407,9 @@ impl Trigger {
 struct Hook {
     trigger: Trigger,
     change: Change,
+    /// Made this long after the trigger matched (a controller acting on
+    /// its own time), instead of right away.
+    delay: Option<Duration>,
     seen: usize,
     fired: bool,
 }
@@ -430,6 +435,9 @@ struct State {
     anonymous: bool,
     /// Ask for a client certificate and accept [`FakeApiServer::client_cert_pem`].
     client_auth: bool,
+    /// The certificate chain (DER, leaf first) and PKCS#8 key served in
+    /// place of the fake's own.
+    serving: Option<(Vec<Vec<u8>>, Vec<u8>)>,
     /// `pods/exec`: node name → the folder served as its daemon pod's `/rootfs`.
     node_roots: BTreeMap<String, PathBuf>,
     /// `pods/exec`: extra time a node's exec takes before its command runs.
@@ -509,6 +517,14 @@ impl Builder {
         self.state
             .forbidden
             .insert((verb.to_string(), plural.to_string()));
+        self
+    }
+
+    /// Serves this certificate chain (DER, leaf first) with this PKCS#8
+    /// key instead of the fake's own certificate; `ca_pem` stays the fake's
+    /// CA, which then signed nothing the server presents.
+    pub fn serving(mut self, chain: Vec<Vec<u8>>, key_pkcs8: Vec<u8>) -> Self {
+        self.state.serving = Some((chain, key_pkcs8));
         self
     }
 
@@ -593,6 +609,21 @@ impl Builder {
         self.state.hooks.push(Hook {
             trigger,
             change,
+            delay: None,
+            seen: 0,
+            fired: false,
+        });
+        self
+    }
+
+    /// Makes `change` `delay` after `trigger` matches a request, as a
+    /// controller would on its own time (a finalizer removed a while after
+    /// the delete).
+    pub fn change_after(mut self, trigger: Trigger, delay: Duration, change: Change) -> Self {
+        self.state.hooks.push(Hook {
+            trigger,
+            change,
+            delay: Some(delay),
             seen: 0,
             fired: false,
         });
@@ -744,7 +775,7 @@ pub struct FakeApiServer {
 
 impl FakeApiServer {
     fn start(state: State) -> Self {
-        let certs = certificates(state.client_auth);
+        let certs = certificates(state.client_auth, state.serving.clone());
         let (ca_pem, tls) = (certs.ca_pem, certs.config);
         let client_der = certs.client_der;
         let plain_http = state.plain_http;
@@ -923,6 +954,7 @@ impl FakeApiServer {
         self.state.lock().expect("state").hooks.push(Hook {
             trigger,
             change,
+            delay: None,
             seen: 0,
             fired: false,
         });
@@ -994,7 +1026,7 @@ struct Certificates {
 
 /// A fresh CA, a server certificate for 127.0.0.1 and localhost, and a
 /// client certificate (asked for with `client_auth`).
-fn certificates(client_auth: bool) -> Certificates {
+fn certificates(client_auth: bool, serving: Option<(Vec<Vec<u8>>, Vec<u8>)>) -> Certificates {
     let ca_key = rcgen::KeyPair::generate().expect("CA key");
     let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
     ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
@@ -1045,8 +1077,14 @@ fn certificates(client_auth: bool) -> Certificates {
     };
     let mut config = builder
         .with_single_cert(
-            vec![cert.der().clone(), ca.der().clone()],
-            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+            match &serving {
+                Some((chain, _)) => chain.iter().map(|c| c.clone().into()).collect(),
+                None => vec![cert.der().clone(), ca.der().clone()],
+            },
+            rustls::pki_types::PrivateKeyDer::Pkcs8(match serving {
+                Some((_, key)) => key.into(),
+                None => key.serialize_der().into(),
+            }),
         )
         .expect("server TLS config");
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
@@ -1208,23 +1246,88 @@ async fn handle(
         log(response.status().as_u16());
         return Ok(response);
     }
+    let watching =
+        method == Method::GET && query.get("watch").is_some_and(|w| w == "true" || w == "1");
+    if authorized && watching {
+        let response = watch(&state, &path, &query).await;
+        log(response.status().as_u16());
+        return Ok(response);
+    }
     let response = if authorized {
         let shared = Arc::clone(&state);
         let mut state = state.lock().expect("state");
-        state.fire_hooks(&method, &path, &query, &body, false);
+        let mut later = state.fire_hooks(&method, &path, &query, &body, false);
         let response = match exec_target(&path) {
             Some((namespace, pod)) => {
                 exec(&shared, &mut state, namespace, pod, &raw_query, websocket)
             }
             None => route(&mut state, &method, &path, &query, &content_type, &body),
         };
-        state.fire_hooks(&method, &path, &query, &body, true);
+        later.extend(state.fire_hooks(&method, &path, &query, &body, true));
+        for (delay, change) in later {
+            let shared = Arc::clone(&shared);
+            tokio::spawn(async move {
+                tokio::time::sleep(delay).await;
+                shared.lock().expect("state").make(&change);
+            });
+        }
         response
     } else {
         status_response(401, "Unauthorized", "Unauthorized")
     };
     log(response.status().as_u16());
     Ok(response)
+}
+
+/// A watch, as far as `kubectl wait --for=delete` (and `kubectl delete`'s
+/// wait) uses one: with a `metadata.name` field selector, the answer is a
+/// `DELETED` event once that object is gone, sent when it goes; without
+/// one (or when it stays for five seconds), the watch ends with no event
+/// and the client watches again.
+async fn watch(
+    state: &Arc<Mutex<State>>,
+    path: &str,
+    query: &BTreeMap<String, String>,
+) -> Response<Full<Bytes>> {
+    let mut list_query = query.clone();
+    list_query.remove("watch");
+    let name = query
+        .get("fieldSelector")
+        .and_then(|f| f.strip_prefix("metadata.name="))
+        .map(str::to_string);
+    let started = std::time::Instant::now();
+    let mut last: Option<Value> = None;
+    while let Some(name) = &name {
+        let listed = {
+            let mut state = state.lock().expect("state");
+            route(&mut state, &Method::GET, path, &list_query, "", &[])
+        };
+        let Ok(body) = listed.into_body().collect().await;
+        let list: Value = serde_json::from_slice(&body.to_bytes()).unwrap_or(Value::Null);
+        let Some(items) = list.get("items").and_then(Value::as_array) else {
+            break;
+        };
+        if let Some(object) = items.first() {
+            last = Some(object.clone());
+        } else {
+            let object = last.take().unwrap_or_else(|| {
+                let kind = list["kind"].as_str().unwrap_or_default();
+                json!({"apiVersion": list["apiVersion"], "kind": kind.strip_suffix("List"),
+                       "metadata": {"name": name}})
+            });
+            let event = json!({"type": "DELETED", "object": object});
+            return json_response(200, &event);
+        }
+        if started.elapsed() > Duration::from_secs(5) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(hyper::header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::new()))
+        .expect("response")
 }
 
 fn parse_query(query: &str) -> BTreeMap<String, String> {
@@ -1301,6 +1404,23 @@ fn route(
         ["apis"] => return json_response(200, &group_list(state)),
         ["api", version] => return resource_list(state, "", version),
         ["apis", group, version] => return resource_list(state, group, version),
+        // kubectl's client-side validation (`--validate=strict`, its
+        // default) reads the OpenAPI documents: an empty v3 index (no
+        // group served: the `fieldValidation` parameter counts as
+        // unsupported) and an empty v2 document (protobuf, zero bytes: no
+        // schema, so only the object's own shape is checked, as its
+        // `apiVersion` and `kind`).
+        ["openapi", "v3"] => return json_response(200, &json!({"paths": {}})),
+        ["openapi", "v2"] => {
+            return Response::builder()
+                .status(StatusCode::OK)
+                .header(
+                    hyper::header::CONTENT_TYPE,
+                    "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+                )
+                .body(Full::new(Bytes::new()))
+                .expect("response")
+        }
         _ => {}
     }
     let (group, version, rest) = match segments.as_slice() {
@@ -1489,6 +1609,7 @@ fn list(
         .filter(|((ns, _), _)| target.namespace.as_ref().is_none_or(|want| want == ns))
         .map(|(_, v)| v)
         .filter(|v| selects(query.get("labelSelector").map(String::as_str), v))
+        .filter(|v| selects_field(query.get("fieldSelector").map(String::as_str), v))
         .collect();
     let start: usize = match query.get("continue") {
         Some(token) => match token.strip_prefix("offset-").and_then(|n| n.parse().ok()) {
@@ -1560,6 +1681,22 @@ fn selects(selector: Option<&str>, object: &Value) -> bool {
             } else {
                 label(requirement).is_some()
             }
+        })
+}
+
+/// Whether a field selector selects the object: only `metadata.name=NAME`
+/// (as `kubectl wait` and `kubectl delete` send it) is evaluated.
+fn selects_field(selector: Option<&str>, object: &Value) -> bool {
+    let Some(selector) = selector else {
+        return true;
+    };
+    selector
+        .split(',')
+        .all(|requirement| match requirement.split_once('=') {
+            Some(("metadata.name", want)) => {
+                object.pointer("/metadata/name").and_then(Value::as_str) == Some(want)
+            }
+            _ => true,
         })
 }
 
@@ -1774,6 +1911,9 @@ fn delete(
             );
         }
     }
+    if !finalizers(current).is_empty() {
+        return mark_deleted(state, target, dry_run);
+    }
     if !dry_run {
         objects.remove(&id);
     }
@@ -1784,8 +1924,48 @@ fn delete(
     )
 }
 
+/// The finalizers of a stored object.
+fn finalizers(object: &Value) -> Vec<String> {
+    object
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The delete of an object that finalizers hold, as the generic registry
+/// does it (`BeforeDelete` graceful path, `deletionTimestamp` set once):
+/// the object stays, marked, and the answer is the object itself (200),
+/// not a `Status`; it goes when its last finalizer is removed.
+fn mark_deleted(state: &mut State, target: &Target<'_>, dry_run: bool) -> Response<Full<Bytes>> {
+    let (collection, id) = key(target);
+    let rv = state.resource_version + 1;
+    let object = state
+        .objects
+        .get_mut(&collection)
+        .and_then(|m| m.get_mut(&id))
+        .expect("object checked by the caller");
+    let mut marked = object.clone();
+    if marked.pointer("/metadata/deletionTimestamp").is_none() {
+        marked["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:01Z");
+        marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+        marked["metadata"]["resourceVersion"] = json!(rv.to_string());
+        if !dry_run {
+            *object = marked.clone();
+            state.resource_version = rv;
+        }
+    }
+    json_response(200, &served(target.kind, &target.version, &marked))
+}
+
 impl State {
-    /// Makes the changes whose trigger matches this request.
+    /// Makes the changes whose trigger matches this request; returns those
+    /// to make later, each with its delay.
     fn fire_hooks(
         &mut self,
         method: &Method,
@@ -1793,7 +1973,7 @@ impl State {
         query: &BTreeMap<String, String>,
         body: &[u8],
         after: bool,
-    ) {
+    ) -> Vec<(Duration, Change)> {
         let dry_run = query.get("dryRun").is_some_and(|v| v == "All")
             || body_dry_run(&String::from_utf8_lossy(body));
         let write = matches!(
@@ -1801,6 +1981,7 @@ impl State {
             Method::PATCH | Method::POST | Method::PUT | Method::DELETE
         );
         let mut due = Vec::new();
+        let mut later = Vec::new();
         for hook in self.hooks.iter_mut().filter(|h| !h.fired) {
             let t = &hook.trigger;
             if t.after != after
@@ -1813,12 +1994,16 @@ impl State {
             hook.seen += 1;
             if hook.seen > t.skip {
                 hook.fired = true;
-                due.push(hook.change.clone());
+                match hook.delay {
+                    Some(delay) => later.push((delay, hook.change.clone())),
+                    None => due.push(hook.change.clone()),
+                }
             }
         }
         for change in &due {
             self.make(change);
         }
+        later
     }
 
     /// Makes one change to the stored objects.
@@ -1847,6 +2032,13 @@ impl State {
                     .unwrap_or_else(|| panic!("no {plural}/{name} to patch"));
                 merge_patch(object, patch);
                 object["metadata"]["resourceVersion"] = json!(rv.to_string());
+                // As the API server: an object marked for deletion goes
+                // once its last finalizer is removed.
+                if object.pointer("/metadata/deletionTimestamp").is_some()
+                    && finalizers(object).is_empty()
+                {
+                    objects.remove(&id);
+                }
             }
             Change::Recreate { .. } => {
                 let object = objects

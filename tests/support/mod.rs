@@ -1,6 +1,7 @@
 //! Test support shared by the integration tests.
 
 pub mod apiserver;
+pub mod certs;
 pub mod kubeconfig;
 pub mod mco;
 pub mod node_files;

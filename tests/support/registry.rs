@@ -3,7 +3,8 @@
 //! digest, `sha256-<hex>.sig` attachment tags), Basic or Bearer auth with a
 //! token endpoint, TLS from its own CA (or plain HTTP), a fixed error
 //! status, throttling (429 with `Retry-After`), tokens issued in the past
-//! and slow answers on demand. Every request is logged.
+//! and slow answers on demand (every answer, or the manifests of one
+//! repository). Every request is logged.
 
 #![allow(dead_code)]
 
@@ -64,6 +65,8 @@ struct State {
     /// The token answer's `issued_at`, when set.
     token_issued_at: Option<String>,
     delay: Option<Duration>,
+    /// Manifest requests of these repositories wait this long first.
+    slow_repos: BTreeMap<String, Duration>,
     log: Vec<Logged>,
 }
 
@@ -109,6 +112,7 @@ impl Builder {
                 throttle: 0,
                 token_issued_at: None,
                 delay: None,
+                slow_repos: BTreeMap::new(),
                 log: Vec::new(),
             },
         }
@@ -210,6 +214,13 @@ impl Builder {
     /// Every answer waits this long.
     pub fn delay(mut self, d: Duration) -> Self {
         self.state.delay = Some(d);
+        self
+    }
+
+    /// Manifest requests of `repo` (only) wait this long: the ping and
+    /// the token answer at once.
+    pub fn slow_manifests(mut self, repo: &str, d: Duration) -> Self {
+        self.state.slow_repos.insert(repo.to_string(), d);
         self
     }
 
@@ -485,6 +496,10 @@ async fn handle(
     };
     if !allowed {
         return unauthorized();
+    }
+    let slow = state.lock().expect("state").slow_repos.get(repo).copied();
+    if let Some(d) = slow {
+        tokio::time::sleep(d).await;
     }
     if let Some(code) = status {
         return Ok(respond(code, &retry_headers, error_body("UNKNOWN")));

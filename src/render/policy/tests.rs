@@ -708,9 +708,11 @@ fn update_policy_json_errors() {
         err(&["b.com"], &[RELEASE], Some("not a reference!")),
         "error parsing reference of release image"
     );
+    // issue 28: no release image (no ClusterVersion): the fault is that both
+    // lists are set, not a reference that does not parse.
     assert_eq!(
         err(&["b.com"], &[RELEASE], None),
-        "error parsing reference of release image"
+        "invalid images config: only one of AllowedRegistries or BlockedRegistries may be specified"
     );
     // Only the payload repository may be allowed next to blocked registries.
     assert_eq!(

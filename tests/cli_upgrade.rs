@@ -33,7 +33,8 @@ fn tar_gz(files: &[(&str, &str)]) -> Vec<u8> {
         h.set_size(body.len() as u64);
         h.set_mode(0o644);
         h.set_cksum();
-        b.append_data(&mut h, path, body.as_bytes()).expect("append");
+        b.append_data(&mut h, path, body.as_bytes())
+            .expect("append");
     }
     let raw = b.into_inner().expect("tar");
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -182,11 +183,12 @@ fn every_component_served_by_the_mirror_is_ready() {
     let (reg, rel) = mirror(NAMES, &[]);
     let s = Setup::new(&reg);
     let files = s.objects(&idms(&reg.host()));
-    let (code, out, err) = run(s
-        .cmd()
-        .arg("-f")
-        .arg(&files)
-        .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
     let json = json_of(&out, &err);
     assert_eq!(code, 0, "{out}\n{err}");
     assert_eq!(json["ready"], true);
@@ -222,11 +224,12 @@ fn a_component_missing_on_the_mirror_is_not_ready_with_the_copy_line() {
     let (reg, rel) = mirror(NAMES, &["etcd"]);
     let s = Setup::new(&reg);
     let files = s.objects(&idms(&reg.host()));
-    let (code, out, err) = run(s
-        .cmd()
-        .arg("-f")
-        .arg(&files)
-        .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
     assert_eq!(code, 1, "{out}\n{err}");
     let json = json_of(&out, &err);
     assert_eq!(json["ready"], false);
@@ -256,11 +259,12 @@ fn a_component_missing_on_the_mirror_is_not_ready_with_the_copy_line() {
     assert!(out.contains("missing  etcd"), "{out}");
     assert!(!out.contains("served   cli"), "{out}");
     assert!(out.contains("Next steps:\n  missing: "), "{out}");
-    let (_, wide, _) = run(s
-        .cmd()
-        .arg("-f")
-        .arg(&files)
-        .args(["--to-image", &payload_spec(&rel), "-o", "wide"]));
+    let (_, wide, _) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "wide"]));
     assert!(wide.contains("served   cli"), "{wide}");
 }
 
@@ -290,7 +294,10 @@ fn to_version_resolves_through_cluster_version_and_names_risks() {
         err.contains("version 4.22.0 is not among the updates ClusterVersion/version offers (offered: 4.20.9, 4.21.0 (conditional))"),
         "{err}"
     );
-    assert!(err.contains("hint: ") && err.contains("--to-image"), "{err}");
+    assert!(
+        err.contains("hint: ") && err.contains("--to-image"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -325,11 +332,12 @@ fn an_unreachable_mirror_is_undetermined() {
     let host = closed.local_addr().expect("addr").to_string();
     drop(closed);
     let files = s.objects(&idms(&host));
-    let (code, out, err) = run(s
-        .cmd()
-        .arg("-f")
-        .arg(&files)
-        .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
     assert_eq!(code, 3, "{out}\n{err}");
     let json = json_of(&out, &err);
     assert_eq!(json["target"]["outcome"], "undetermined");
@@ -343,11 +351,12 @@ fn a_payload_missing_everywhere_is_not_ready() {
     let s = Setup::new(&reg);
     let files = s.objects(&idms(&reg.host()));
     let absent = format!("{SOURCE_RELEASE}@sha256:{}", "2".repeat(64));
-    let (code, out, err) = run(s
-        .cmd()
-        .arg("-f")
-        .arg(&files)
-        .args(["--to-image", &absent, "-o", "json"]));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &absent, "-o", "json"]));
     assert_eq!(code, 1, "{out}\n{err}");
     let json = json_of(&out, &err);
     assert_eq!(json["target"]["outcome"], "missing");
@@ -365,11 +374,12 @@ fn unauthorized_components_fail_and_say_so() {
     let reg = b.start();
     let s = Setup::new(&reg);
     let files = s.objects(&idms(&reg.host()));
-    let (code, out, err) = run(s
-        .cmd()
-        .arg("-f")
-        .arg(&files)
-        .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
     assert_eq!(code, 1, "{out}\n{err}");
     let json = json_of(&out, &err);
     assert_eq!(json["target"]["outcome"], "unauthorized");
@@ -379,7 +389,10 @@ fn unauthorized_components_fail_and_say_so() {
     let token = base64::engine::general_purpose::STANDARD.encode("user:secret");
     std::fs::write(
         &auth,
-        format!("{{\"auths\":{{\"{}\":{{\"auth\":\"{token}\"}}}}}}", reg.host()),
+        format!(
+            "{{\"auths\":{{\"{}\":{{\"auth\":\"{token}\"}}}}}}",
+            reg.host()
+        ),
     )
     .expect("auth");
     let (code, out, err) = run(s
@@ -403,9 +416,12 @@ fn a_multi_arch_index_picks_the_control_plane_architecture() {
         rel.payload,
         manifest.len()
     );
-    let mut b = b
-        .manifest(RELEASE_REPO, None, &manifest)
-        .manifest_typed(RELEASE_REPO, None, &index, OCI_INDEX);
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest).manifest_typed(
+        RELEASE_REPO,
+        None,
+        &index,
+        OCI_INDEX,
+    );
     for n in NAMES {
         b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
     }
@@ -417,20 +433,25 @@ fn a_multi_arch_index_picks_the_control_plane_architecture() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("multi-architecture index"), "{err}");
     assert!(err.contains("--arch"), "{err}");
-    let (code, out, err) = run(s
-        .cmd()
-        .arg("-f")
-        .arg(&files)
-        .args(["--to-image", &spec, "--arch", "amd64"]));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &spec, "--arch", "amd64"]));
     assert_eq!(code, 2, "{out}\n{err}");
-    assert!(err.contains("no manifest for linux/amd64 (it has linux/arm64)"), "{err}");
+    assert!(
+        err.contains("no manifest for linux/amd64 (it has linux/arm64)"),
+        "{err}"
+    );
     let node = "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: master-0\n  labels: {node-role.kubernetes.io/master: '', kubernetes.io/arch: arm64}\n";
     let files = s.objects(&(idms(&reg.host()) + node));
-    let (code, out, err) = run(s
-        .cmd()
-        .arg("-f")
-        .arg(&files)
-        .args(["--to-image", &spec, "-o", "json"]));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &spec, "-o", "json"]));
     assert_eq!(code, 0, "{out}\n{err}");
     let json = json_of(&out, &err);
     assert_eq!(json["target"]["architecture"], "arm64");

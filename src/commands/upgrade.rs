@@ -70,8 +70,7 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
         .and_then(|cv| cv.openshift_minor());
     let mode = explain::crio_short_name_mode(minor);
     let probe_args = probe_args(args);
-    let ctx =
-        probe_cmd::context_for_objects(settings, &probe_args, &args.filenames, &rendered)?;
+    let ctx = probe_cmd::context_for_objects(settings, &probe_args, &args.filenames, &rendered)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -137,7 +136,9 @@ fn exit_code(report: &Report) -> ExitCode {
 fn target_image(args: &UpgradeCheckArgs, inputs: &Inputs) -> Result<(String, Option<Offered>)> {
     if let Some(image) = &args.to_image {
         Reference::parse_normalized_named(image).map_err(|e| {
-            Failure::input(format!("--to-image {image:?} is not a valid pull spec: {e}"))
+            Failure::input(format!(
+                "--to-image {image:?} is not a valid pull spec: {e}"
+            ))
         })?;
         return Ok((image.clone(), None));
     }
@@ -285,9 +286,9 @@ async fn read_release(
                 .prober
                 .fetch_manifest(&served.physical, served.insecure, &digest)
                 .await;
-            let body = attempt.manifest.ok_or_else(|| {
-                Failure::cluster(format!("{name}@{digest}: {}", attempt.detail))
-            })?;
+            let body = attempt
+                .manifest
+                .ok_or_else(|| Failure::cluster(format!("{name}@{digest}: {}", attempt.detail)))?;
             match payload::parse_manifest(&body).map_err(&fail)? {
                 Manifest::Image { last_layer } => last_layer,
                 Manifest::Index(_) => {
@@ -358,7 +359,8 @@ fn payload_failure(image: &str) -> impl Fn(payload::PayloadError) -> anyhow::Err
         let arch = matches!(e, payload::PayloadError::ArchUnknown { .. });
         let f = Failure::input(format!("release payload {image}: {e}"));
         if arch {
-            f.with_hint("pass --arch amd64 (or arm64, ppc64le, s390x)").into()
+            f.with_hint("pass --arch amd64 (or arm64, ppc64le, s390x)")
+                .into()
         } else {
             f.into()
         }

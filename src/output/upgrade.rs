@@ -140,8 +140,14 @@ mod tests {
         write_text(&mut narrow, &r, false, &layout).unwrap();
         let narrow = String::from_utf8(narrow).unwrap();
         assert!(narrow.contains("NOT READY"), "{narrow}");
-        assert!(narrow.contains("etcd") && !narrow.contains(" cli "), "{narrow}");
-        assert!(narrow.contains("missing: mirror the release again"), "{narrow}");
+        assert!(
+            narrow.contains("etcd") && !narrow.contains(" cli "),
+            "{narrow}"
+        );
+        assert!(
+            narrow.contains("missing: mirror the release again"),
+            "{narrow}"
+        );
         let mut wide = Vec::new();
         write_text(&mut wide, &r, true, &layout).unwrap();
         assert!(String::from_utf8(wide).unwrap().contains(" cli "));

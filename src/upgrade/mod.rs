@@ -10,8 +10,8 @@ pub mod target;
 use serde::Serialize;
 
 use crate::explain::Explanation;
-use crate::registries::lookup::Role;
 use crate::probe::{self, Outcome, SignatureProbe, Verdict};
+use crate::registries::lookup::Role;
 
 pub use target::{find_update, NotOffered, Offered, Risk};
 
@@ -126,10 +126,7 @@ pub fn check_image(name: &str, item: &Explanation) -> ImageCheck {
 }
 
 /// The outcome, the serving source and why.
-fn classify(
-    item: &Explanation,
-    sources: &[PullSource],
-) -> (ImageOutcome, Option<String>, String) {
+fn classify(item: &Explanation, sources: &[PullSource]) -> (ImageOutcome, Option<String>, String) {
     let served_detail = |by: &str| {
         sources
             .iter()
@@ -198,7 +195,17 @@ fn unserved_detail(item: &Explanation, sources: &[PullSource]) -> String {
             .error
             .clone()
             .unwrap_or_else(|| "every source is blocked".to_string()),
-        None => format!("not found on any of the {} source(s)", sources.len()),
+        None => {
+            let blocked = sources
+                .iter()
+                .filter(|s| s.outcome == Outcome::Blocked)
+                .count();
+            let not_found = sources.len() - blocked;
+            match blocked {
+                0 => format!("not found on any of the {not_found} source(s)"),
+                _ => format!("not found on {not_found} source(s); {blocked} blocked"),
+            }
+        }
     }
 }
 

@@ -151,7 +151,10 @@ fn normal_path(path: &str) -> &str {
 
 /// Streams a layer (gzip-compressed or plain tar) and keeps the entries
 /// `keep` selects.
-pub fn read_layer(reader: impl Read, keep: &dyn Fn(&str) -> bool) -> Result<ReleaseFiles, PayloadError> {
+pub fn read_layer(
+    reader: impl Read,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<ReleaseFiles, PayloadError> {
     let mut buffered = BufReader::new(reader);
     let head = buffered
         .fill_buf()
@@ -297,7 +300,9 @@ pub fn metadata_version(files: &ReleaseFiles) -> Result<Option<String>, PayloadE
         file: RELEASE_METADATA,
         message: e.to_string(),
     })?;
-    Ok(v.get("version").and_then(|v| v.as_str()).map(str::to_string))
+    Ok(v.get("version")
+        .and_then(|v| v.as_str())
+        .map(str::to_string))
 }
 
 #[cfg(test)]
@@ -331,7 +336,10 @@ mod tests {
                 &[
                     ("./release-manifests/image-references", REFS.as_bytes()),
                     ("release-manifests/0000_00_x.yaml", b"kind: X"),
-                    ("release-manifests/release-metadata", b"{\"version\":\"4.21.0\"}"),
+                    (
+                        "release-manifests/release-metadata",
+                        b"{\"version\":\"4.21.0\"}",
+                    ),
                 ],
                 gzip,
             );
@@ -340,10 +348,7 @@ mod tests {
             let release = components(&files).expect("components");
             assert_eq!(release.version, "4.21.0");
             assert_eq!(release.components[0].name, "cli");
-            assert_eq!(
-                metadata_version(&files).unwrap().as_deref(),
-                Some("4.21.0")
-            );
+            assert_eq!(metadata_version(&files).unwrap().as_deref(), Some("4.21.0"));
         }
     }
 

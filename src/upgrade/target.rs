@@ -41,7 +41,9 @@ pub enum NotOffered {
         version: String,
         offered: Vec<String>,
     },
-    #[error("ClusterVersion/version lists version {version} without a release image in {listed_in}")]
+    #[error(
+        "ClusterVersion/version lists version {version} without a release image in {listed_in}"
+    )]
     NoImage {
         version: String,
         listed_in: &'static str,

@@ -476,3 +476,51 @@ fn bad_input_is_exit_2() {
         .expect("run");
     assert_eq!(out.status.code(), Some(2), "--to or --to-image is required");
 }
+
+/// A ClusterImagePolicy requiring sigstore signatures for the components:
+/// those without a `sha256-<hex>.sig` tag on the mirror are unsigned, and
+/// the next step copies their `.sig` tags.
+#[test]
+fn components_without_the_required_signature_are_unsigned() {
+    let mut b = Builder::new();
+    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in NAMES {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let signed = &rel.components[0].1;
+    let reg = b.signature(COMPONENT_REPO, signed).start();
+    let s = Setup::new(&reg);
+    let cip = format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata:\n  name: art-signed\nspec:\n  scopes:\n  - {SOURCE_COMPONENTS}\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFK0tpN0I3K2tpTFdPSmRQWXBZanRqUmtXVnBxRgpuNHl1TjU2VjZHaGdLRm5SZjJqemlweEFWR084cm0vWUVQU3d2clBORHJqdnA0YlpoNm5NR0Z0NzhBPT0KLS0tLS1FTkQgUFVCTElDIEtFWS0tLS0t\n    signedIdentity:\n      matchPolicy: MatchRepoDigestOrExact\n"
+    );
+    let files = s.objects(&(idms(&reg.host()) + &cip));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(
+        json["target"]["outcome"], "served",
+        "the payload is out of scope"
+    );
+    assert_eq!(image(&json, "cli")["outcome"], "served");
+    assert_eq!(image(&json, "cli")["signature"]["found"], true);
+    assert_eq!(json["summary"]["unsigned"], 2);
+    let etcd = image(&json, "etcd");
+    assert_eq!(etcd["outcome"], "unsigned");
+    let digest = &rel.components[1].1;
+    let tag = format!("{}.sig", digest.replacen(':', "-", 1));
+    let step = &json["nextSteps"][0];
+    assert_eq!(step["outcome"], "unsigned");
+    assert_eq!(
+        step["commands"][0],
+        format!(
+            "skopeo copy --all docker://{SOURCE_COMPONENTS}:{tag} docker://{}/{COMPONENT_REPO}:{tag}",
+            reg.host()
+        )
+    );
+}

@@ -62,6 +62,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Check every image that Pods, workload controllers, ClusterServiceVersions (not the copies OLM makes) and CatalogSources reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare what the CRs render, the generated MachineConfig, the pool''s rendered config and what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift')
             [CompletionResult]::new('collect-node-files', 'collect-node-files', [CompletionResultType]::ParameterValue, 'Copy the mirror-configuration files each node really holds (registries.conf, drop-ins, policy.json, registries.d, CRI-O namespace policies, the daemon''s currentconfig, and the SHA-256 of the certs.d files) into DIR/<node>/<host path>, read through the node''s machine-config-daemon pod. Exit 3 when a node could not be read (the others are written)')
+            [CompletionResult]::new('upgrade-check', 'upgrade-check', [CompletionResultType]::ParameterValue, 'Check that an update to a release will pull through the cluster''s own mirrors: the payload and every component image it names, probed on the sources CRI-O on a control-plane node walks. Exit 0 ready, 1 not ready (an image missing, unsigned where required, or refused), 2 bad input, 3 undetermined (a registry or the cluster did not answer)')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'kubectl''s plugin-completion protocol: candidates for the last of ARGS')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -438,6 +439,54 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-mirrorpolicy;upgrade-check' {
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The version to update to, as `oc adm upgrade --to`: one of ClusterVersion status.availableUpdates or status.conditionalUpdates (whose risks are shown)')
+            [CompletionResult]::new('--to-image', '--to-image', [CompletionResultType]::ParameterName, 'The release payload to update to, as `oc adm upgrade --to-image`: a pull spec by digest (a tag is resolved on the source that serves it, and the digest reported)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects (mirror sets, Image config, image policies, ClusterVersion, Nodes) from files or a must-gather, instead of the live cluster; the registries are still probed from this machine. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects (mirror sets, Image config, image policies, ClusterVersion, Nodes) from files or a must-gather, instead of the live cluster; the registries are still probed from this machine. Repeatable')
+            [CompletionResult]::new('--arch', '--arch', [CompletionResultType]::ParameterName, 'For a multi-architecture payload: the architecture to check (amd64, arm64, ppc64le, s390x); default the control-plane Nodes'' kubernetes.io/arch')
+            [CompletionResult]::new('--authfile', '--authfile', [CompletionResultType]::ParameterName, 'The registry credentials (containers-auth.json or a Docker config.json), instead of the cluster''s pull secret (live) or containers/image''s default auth files (-f)')
+            [CompletionResult]::new('--cert-dir', '--cert-dir', [CompletionResultType]::ParameterName, 'A folder of certificates trusted for every registry, as skopeo''s --cert-dir (`*.crt` CAs, `*.cert`/`*.key` client certificate pairs), besides the cluster''s additionalTrustedCA')
+            [CompletionResult]::new('--probe-timeout', '--probe-timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for each registry request')
+            [CompletionResult]::new('--probe-concurrency', '--probe-concurrency', [CompletionResultType]::ParameterName, 'How many images are probed at once (a mirror registry answers many at a time)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each')
+            [CompletionResult]::new('--hub', '--hub', [CompletionResultType]::ParameterName, 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub''s cluster-proxy add-on, one section each; one the hub reports unavailable or has not accepted is reported so, without a request (exit 3 unless --skip-unavailable)')
+            [CompletionResult]::new('--hub-selector', '--hub-selector', [CompletionResultType]::ParameterName, 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...); when it selects none, nothing is read (exit 0, an empty List)')
+            [CompletionResult]::new('--hub-ca', '--hub-ca', [CompletionResultType]::ParameterName, 'With --hub: the CA bundle (PEM) that signed the certificate of the hub''s cluster-proxy Route, in place of the hub''s ingress CA (ConfigMap default-ingress-cert in openshift-config-managed)')
+            [CompletionResult]::new('--context-concurrency', '--context-concurrency', [CompletionResultType]::ParameterName, 'With several contexts: how many clusters to read at the same time')
+            [CompletionResult]::new('--context-timeout', '--context-timeout', [CompletionResultType]::ParameterName, 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The address and port of the API server, in place of the kubeconfig cluster''s (its CA stays; its tls-server-name does not)')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The address and port of the API server, in place of the kubeconfig cluster''s (its CA stays; its tls-server-name does not)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token for authentication to the API server, in place of the kubeconfig user''s credential')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate for the operation; repeat it for several groups')
+            [CompletionResult]::new('--as-uid', '--as-uid', [CompletionResultType]::ParameterName, 'UID to impersonate for the operation')
+            [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not check the server''s certificate (insecure); drops the kubeconfig''s CA')
+            [CompletionResult]::new('--certificate-authority', '--certificate-authority', [CompletionResultType]::ParameterName, 'Path to a certificate file for the certificate authority, in place of the kubeconfig''s')
+            [CompletionResult]::new('--client-certificate', '--client-certificate', [CompletionResultType]::ParameterName, 'Path to a client certificate file for TLS')
+            [CompletionResult]::new('--client-key', '--client-key', [CompletionResultType]::ParameterName, 'Path to a client key file for TLS')
+            [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace: explain applies its ImagePolicy (the pod''s namespace); audit reads only it (default there: the context''s namespace)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace: explain applies its ImagePolicy (the pod''s namespace); audit reads only it (default there: the context''s namespace)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row of the table')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr: which files and objects were read, and what was skipped')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr: which files and objects were read, and what was skipped')
+            [CompletionResult]::new('--all-contexts', '--all-contexts', [CompletionResultType]::ParameterName, 'Read the cluster of every context of the kubeconfig at once, one section each')
+            [CompletionResult]::new('--skip-unavailable', '--skip-unavailable', [CompletionResultType]::ParameterName, 'With --hub: a ManagedCluster the hub reports unavailable (ManagedClusterConditionAvailable not True) or has not accepted (spec.hubAcceptsClient false) is still reported, but does not make the exit code 3; the exit code is that of the clusters read')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-mirrorpolicy;completion' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)')
@@ -519,6 +568,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Check every image that Pods, workload controllers, ClusterServiceVersions (not the copies OLM makes) and CatalogSources reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare what the CRs render, the generated MachineConfig, the pool''s rendered config and what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift')
             [CompletionResult]::new('collect-node-files', 'collect-node-files', [CompletionResultType]::ParameterValue, 'Copy the mirror-configuration files each node really holds (registries.conf, drop-ins, policy.json, registries.d, CRI-O namespace policies, the daemon''s currentconfig, and the SHA-256 of the certs.d files) into DIR/<node>/<host path>, read through the node''s machine-config-daemon pod. Exit 3 when a node could not be read (the others are written)')
+            [CompletionResult]::new('upgrade-check', 'upgrade-check', [CompletionResultType]::ParameterValue, 'Check that an update to a release will pull through the cluster''s own mirrors: the payload and every component image it names, probed on the sources CRI-O on a control-plane node walks. Exit 0 ready, 1 not ready (an image missing, unsigned where required, or refused), 2 bad input, 3 undetermined (a registry or the cluster did not answer)')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'kubectl''s plugin-completion protocol: candidates for the last of ARGS')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -546,6 +596,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             break
         }
         'kubectl-mirrorpolicy;help;collect-node-files' {
+            break
+        }
+        'kubectl-mirrorpolicy;help;upgrade-check' {
             break
         }
         'kubectl-mirrorpolicy;help;completion' {

@@ -49,6 +49,9 @@ _kubectl__mirrorpolicy() {
             kubectl__mirrorpolicy,render)
                 cmd="kubectl__mirrorpolicy__subcmd__render"
                 ;;
+            kubectl__mirrorpolicy,upgrade-check)
+                cmd="kubectl__mirrorpolicy__subcmd__upgrade__subcmd__check"
+                ;;
             kubectl__mirrorpolicy__subcmd__help,__complete)
                 cmd="kubectl__mirrorpolicy__subcmd__help__subcmd____complete"
                 ;;
@@ -82,6 +85,9 @@ _kubectl__mirrorpolicy() {
             kubectl__mirrorpolicy__subcmd__help,render)
                 cmd="kubectl__mirrorpolicy__subcmd__help__subcmd__render"
                 ;;
+            kubectl__mirrorpolicy__subcmd__help,upgrade-check)
+                cmd="kubectl__mirrorpolicy__subcmd__help__subcmd__upgrade__subcmd__check"
+                ;;
             *)
                 ;;
         esac
@@ -89,7 +95,7 @@ _kubectl__mirrorpolicy() {
 
     case "${cmd}" in
         kubectl__mirrorpolicy)
-            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version explain render lint list migrate-icsp audit diff collect-node-files completion __complete help"
+            opts="-v -s -n -h -V --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version explain render lint list migrate-icsp audit diff collect-node-files upgrade-check completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1071,7 +1077,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__help)
-            opts="explain render lint list migrate-icsp audit diff collect-node-files completion __complete help"
+            opts="explain render lint list migrate-icsp audit diff collect-node-files upgrade-check completion __complete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1225,6 +1231,20 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__help__subcmd__render)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__mirrorpolicy__subcmd__help__subcmd__upgrade__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1677,6 +1697,164 @@ _kubectl__mirrorpolicy() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "files machineconfig json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hub-ca)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context-concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --insecure-skip-tls-verify)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-server-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chunk-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__mirrorpolicy__subcmd__upgrade__subcmd__check)
+            opts="-f -o -v -s -n -h -V --to --to-image --filename --arch --authfile --cert-dir --probe-timeout --probe-concurrency --no-headers --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --arch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --authfile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cert-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --probe-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --probe-concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
                     return 0
                     ;;
                 --color)

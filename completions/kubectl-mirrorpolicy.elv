@@ -59,6 +59,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand audit 'Check every image that Pods, workload controllers, ClusterServiceVersions (not the copies OLM makes) and CatalogSources reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature'
             cand diff 'Compare what the CRs render, the generated MachineConfig, the pool''s rendered config and what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift'
             cand collect-node-files 'Copy the mirror-configuration files each node really holds (registries.conf, drop-ins, policy.json, registries.d, CRI-O namespace policies, the daemon''s currentconfig, and the SHA-256 of the certs.d files) into DIR/<node>/<host path>, read through the node''s machine-config-daemon pod. Exit 3 when a node could not be read (the others are written)'
+            cand upgrade-check 'Check that an update to a release will pull through the cluster''s own mirrors: the payload and every component image it names, probed on the sources CRI-O on a control-plane node walks. Exit 0 ready, 1 not ready (an image missing, unsigned where required, or refused), 2 bad input, 3 undetermined (a registry or the cluster did not answer)'
             cand completion 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy'
             cand __complete 'kubectl''s plugin-completion protocol: candidates for the last of ARGS'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -426,6 +427,53 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kubectl-mirrorpolicy;upgrade-check'= {
+            cand --to 'The version to update to, as `oc adm upgrade --to`: one of ClusterVersion status.availableUpdates or status.conditionalUpdates (whose risks are shown)'
+            cand --to-image 'The release payload to update to, as `oc adm upgrade --to-image`: a pull spec by digest (a tag is resolved on the source that serves it, and the digest reported)'
+            cand -f 'Cluster objects (mirror sets, Image config, image policies, ClusterVersion, Nodes) from files or a must-gather, instead of the live cluster; the registries are still probed from this machine. Repeatable'
+            cand --filename 'Cluster objects (mirror sets, Image config, image policies, ClusterVersion, Nodes) from files or a must-gather, instead of the live cluster; the registries are still probed from this machine. Repeatable'
+            cand --arch 'For a multi-architecture payload: the architecture to check (amd64, arm64, ppc64le, s390x); default the control-plane Nodes'' kubernetes.io/arch'
+            cand --authfile 'The registry credentials (containers-auth.json or a Docker config.json), instead of the cluster''s pull secret (live) or containers/image''s default auth files (-f)'
+            cand --cert-dir 'A folder of certificates trusted for every registry, as skopeo''s --cert-dir (`*.crt` CAs, `*.cert`/`*.key` client certificate pairs), besides the cluster''s additionalTrustedCA'
+            cand --probe-timeout 'Seconds to wait for each registry request'
+            cand --probe-concurrency 'How many images are probed at once (a mirror registry answers many at a time)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
+            cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
+            cand --context 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each'
+            cand --hub 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub''s cluster-proxy add-on, one section each; one the hub reports unavailable or has not accepted is reported so, without a request (exit 3 unless --skip-unavailable)'
+            cand --hub-selector 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...); when it selects none, nothing is read (exit 0, an empty List)'
+            cand --hub-ca 'With --hub: the CA bundle (PEM) that signed the certificate of the hub''s cluster-proxy Route, in place of the hub''s ingress CA (ConfigMap default-ingress-cert in openshift-config-managed)'
+            cand --context-concurrency 'With several contexts: how many clusters to read at the same time'
+            cand --context-timeout 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -s 'The address and port of the API server, in place of the kubeconfig cluster''s (its CA stays; its tls-server-name does not)'
+            cand --server 'The address and port of the API server, in place of the kubeconfig cluster''s (its CA stays; its tls-server-name does not)'
+            cand --token 'Bearer token for authentication to the API server, in place of the kubeconfig user''s credential'
+            cand --as 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)'
+            cand --as-group 'Group to impersonate for the operation; repeat it for several groups'
+            cand --as-uid 'UID to impersonate for the operation'
+            cand --insecure-skip-tls-verify 'Do not check the server''s certificate (insecure); drops the kubeconfig''s CA'
+            cand --certificate-authority 'Path to a certificate file for the certificate authority, in place of the kubeconfig''s'
+            cand --client-certificate 'Path to a client certificate file for TLS'
+            cand --client-key 'Path to a client key file for TLS'
+            cand --tls-server-name 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL'
+            cand -n 'The namespace: explain applies its ImagePolicy (the pod''s namespace); audit reads only it (default there: the context''s namespace)'
+            cand --namespace 'The namespace: explain applies its ImagePolicy (the pod''s namespace); audit reads only it (default there: the context''s namespace)'
+            cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
+            cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
+            cand --no-headers 'Leave out the header row of the table'
+            cand -v 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand --verbose 'Say more on stderr: which files and objects were read, and what was skipped'
+            cand --all-contexts 'Read the cluster of every context of the kubeconfig at once, one section each'
+            cand --skip-unavailable 'With --hub: a ManagedCluster the hub reports unavailable (ManagedClusterConditionAvailable not True) or has not accepted (spec.hubAcceptsClient false) is still reported, but does not make the exit code 3; the exit code is that of the clusters read'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kubectl-mirrorpolicy;completion'= {
             cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'
             cand --kubeconfig 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)'
@@ -505,6 +553,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand audit 'Check every image that Pods, workload controllers, ClusterServiceVersions (not the copies OLM makes) and CatalogSources reference against the mirrors and policies: which will be served by a mirror, go to the source, fail, or need a signature'
             cand diff 'Compare what the CRs render, the generated MachineConfig, the pool''s rendered config and what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift'
             cand collect-node-files 'Copy the mirror-configuration files each node really holds (registries.conf, drop-ins, policy.json, registries.d, CRI-O namespace policies, the daemon''s currentconfig, and the SHA-256 of the certs.d files) into DIR/<node>/<host path>, read through the node''s machine-config-daemon pod. Exit 3 when a node could not be read (the others are written)'
+            cand upgrade-check 'Check that an update to a release will pull through the cluster''s own mirrors: the payload and every component image it names, probed on the sources CRI-O on a control-plane node walks. Exit 0 ready, 1 not ready (an image missing, unsigned where required, or refused), 2 bad input, 3 undetermined (a registry or the cluster did not answer)'
             cand completion 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy'
             cand __complete 'kubectl''s plugin-completion protocol: candidates for the last of ARGS'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -524,6 +573,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
         &'kubectl-mirrorpolicy;help;diff'= {
         }
         &'kubectl-mirrorpolicy;help;collect-node-files'= {
+        }
+        &'kubectl-mirrorpolicy;help;upgrade-check'= {
         }
         &'kubectl-mirrorpolicy;help;completion'= {
         }

@@ -413,6 +413,12 @@ pub enum Command {
     /// machine-config-daemon pod. Exit 3 when a node could not be read (the others are written).
     #[command(name = "collect-node-files", after_long_help = COLLECT_EXAMPLES, after_help = COLLECT_EXAMPLES)]
     CollectNodeFiles(CollectNodeFilesArgs),
+    /// Check that an update to a release will pull through the cluster's own mirrors: the payload
+    /// and every component image it names, probed on the sources CRI-O on a control-plane node
+    /// walks. Exit 0 ready, 1 not ready (an image missing, unsigned where required, or refused),
+    /// 2 bad input, 3 undetermined (a registry or the cluster did not answer).
+    #[command(name = "upgrade-check", after_long_help = UPGRADE_EXAMPLES, after_help = UPGRADE_EXAMPLES)]
+    UpgradeCheck(UpgradeCheckArgs),
     /// Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell,
     /// elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy.
     #[command(after_long_help = COMPLETION_EXAMPLES, after_help = COMPLETION_EXAMPLES)]
@@ -420,6 +426,83 @@ pub enum Command {
     /// kubectl's plugin-completion protocol: candidates for the last of ARGS.
     #[command(name = "__complete", hide = true)]
     Complete(CompleteArgs),
+}
+
+const UPGRADE_EXAMPLES: &str = "\
+Examples:
+  # Will the update to 4.21.3 (an update the cluster offers) pull through the mirrors?
+  kubectl mirrorpolicy upgrade-check --to 4.21.3
+
+  # A payload by digest, with the cluster objects of a must-gather (registries probed from here)
+  kubectl mirrorpolicy upgrade-check -f must-gather/ \\
+      --to-image quay.io/openshift-release-dev/ocp-release@sha256:<64 hex digits>
+
+  # Every image, not only the failing ones; or as JSON for scripts
+  kubectl mirrorpolicy upgrade-check --to 4.21.3 -o wide
+  kubectl mirrorpolicy upgrade-check --to 4.21.3 -o json";
+
+/// Arguments of `upgrade-check`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("target").required(true).args(["to", "to_image"]))]
+pub struct UpgradeCheckArgs {
+    /// The version to update to, as `oc adm upgrade --to`: one of ClusterVersion
+    /// status.availableUpdates or status.conditionalUpdates (whose risks are shown).
+    #[arg(long, value_name = "VERSION")]
+    pub to: Option<String>,
+
+    /// The release payload to update to, as `oc adm upgrade --to-image`: a pull spec by digest
+    /// (a tag is resolved on the source that serves it, and the digest reported).
+    #[arg(long, value_name = "PULLSPEC")]
+    pub to_image: Option<String>,
+
+    /// Cluster objects (mirror sets, Image config, image policies, ClusterVersion, Nodes) from
+    /// files or a must-gather, instead of the live cluster; the registries are still probed
+    /// from this machine. Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub filenames: Vec<PathBuf>,
+
+    /// For a multi-architecture payload: the architecture to check (amd64, arm64, ppc64le,
+    /// s390x); default the control-plane Nodes' kubernetes.io/arch.
+    #[arg(long, value_name = "ARCH")]
+    pub arch: Option<String>,
+
+    /// The registry credentials (containers-auth.json or a Docker config.json), instead of the
+    /// cluster's pull secret (live) or containers/image's default auth files (-f).
+    #[arg(long, value_name = "FILE")]
+    pub authfile: Option<PathBuf>,
+
+    /// A folder of certificates trusted for every registry, as skopeo's --cert-dir (`*.crt`
+    /// CAs, `*.cert`/`*.key` client certificate pairs), besides the cluster's additionalTrustedCA.
+    #[arg(long, value_name = "DIR")]
+    pub cert_dir: Option<PathBuf>,
+
+    /// Seconds to wait for each registry request.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub probe_timeout: u64,
+
+    /// How many images are probed at once (a mirror registry answers many at a time).
+    #[arg(long, value_name = "N", default_value_t = 32,
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub probe_concurrency: u16,
+
+    /// Leave out the header row of the table.
+    #[arg(long)]
+    pub no_headers: bool,
+
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = UpgradeFormat::Table)]
+    pub output: UpgradeFormat,
+}
+
+/// `-o/--output` for upgrade-check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UpgradeFormat {
+    /// The summary, the failing images and the next steps.
+    Table,
+    /// The same with every image.
+    Wide,
+    Json,
+    Yaml,
 }
 
 const COLLECT_EXAMPLES: &str = "\

@@ -26,3 +26,4 @@ pub mod registries;
 pub mod render;
 pub mod source;
 pub mod tls;
+pub mod upgrade;

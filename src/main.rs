@@ -53,6 +53,7 @@ fn run(s: &Settings, command: &Command) -> anyhow::Result<ExitCode> {
         Command::MigrateIcsp(args) => commands::migrate::run(s, args),
         Command::Audit(args) => commands::audit::run(s, args),
         Command::Diff(args) => commands::diff::run(s, args),
+        Command::UpgradeCheck(args) => commands::upgrade::run(s, args),
         Command::CollectNodeFiles(args) => commands::collect::run(s, args),
         Command::Completion(args) => {
             commands::complete::run_completion(args.shell).map(|()| ExitCode::Success)

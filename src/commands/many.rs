@@ -35,6 +35,7 @@ use mirrorpolicy::tls::Trust;
 
 use crate::cli::{
     AuditFormat, Cli, Command, DiffFormat, LintFormat, ListFormat, OutputFormat, RenderFormat,
+    UpgradeFormat,
 };
 use crate::commands::{audit, cluster, list};
 use crate::exit::{Described, ExitCode, Failure};
@@ -604,6 +605,14 @@ fn shape_of(command: &Command) -> Result<Shape> {
             };
             (&a.filenames, shape)
         }
+        Command::UpgradeCheck(a) => {
+            let shape = match a.output {
+                UpgradeFormat::Table | UpgradeFormat::Wide => Shape::Text,
+                UpgradeFormat::Json => Shape::Json,
+                UpgradeFormat::Yaml => Shape::Yaml,
+            };
+            (&a.filenames, shape)
+        }
         Command::MigrateIcsp(_) => return Err(refuse("migrate-icsp")),
         Command::CollectNodeFiles(_) => {
             return Err(refuse(
@@ -624,7 +633,7 @@ fn refuse(what: &str) -> anyhow::Error {
     Failure::input(format!(
         "several clusters (--context a,b, --all-contexts or --hub) cannot be used with {what}"
     ))
-    .with_hint("explain, list, lint, render, diff and audit read several clusters at once; run others once per context")
+    .with_hint("explain, list, lint, render, diff, audit and upgrade-check read several clusters at once; run others once per context")
     .into()
 }
 

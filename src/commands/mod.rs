@@ -12,3 +12,4 @@ pub mod many;
 pub mod migrate;
 pub mod probe;
 pub mod render;
+pub mod upgrade;

@@ -59,6 +59,59 @@ pub struct ClusterVersionStatus {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub history: Vec<UpdateHistory>,
+    /// `availableUpdates`: the updates the update service recommends.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub available_updates: Vec<Release>,
+    /// `conditionalUpdates`: updates recommended or not depending on risks.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub conditional_updates: Vec<ConditionalUpdate>,
+}
+
+/// One `status.conditionalUpdates[]` entry.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConditionalUpdate {
+    /// The release.
+    #[serde(default, deserialize_with = "null_default")]
+    pub release: Release,
+    /// The risks that may apply to this cluster.
+    #[serde(default, deserialize_with = "null_default")]
+    pub risks: Vec<ConditionalUpdateRisk>,
+    /// `Recommended` (True, False or Unknown) and its reason.
+    #[serde(default, deserialize_with = "null_default")]
+    pub conditions: Vec<Condition>,
+}
+
+/// One risk of a conditional update.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConditionalUpdateRisk {
+    #[serde(default, deserialize_with = "null_default")]
+    pub name: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub message: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub url: String,
+}
+
+/// A status condition.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Condition {
+    #[serde(rename = "type", default, deserialize_with = "null_default")]
+    pub type_: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub status: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub reason: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub message: String,
 }
 
 /// A release: payload image and version.
@@ -114,6 +167,8 @@ impl ClusterVersion {
                     version: version.to_string(),
                 },
                 history: Vec::new(),
+                available_updates: Vec::new(),
+                conditional_updates: Vec::new(),
             },
         }
     }

@@ -13,6 +13,7 @@ pub mod many;
 pub mod migrate;
 pub mod render;
 pub mod table;
+pub mod upgrade;
 
 use std::io::{self, Write};
 

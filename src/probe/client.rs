@@ -290,6 +290,58 @@ impl Prober {
         attempt
     }
 
+    /// `GET /v2/<path>/blobs/<digest>` on the endpoint of `physical`, with
+    /// the same ping, credentials and tokens as a manifest (the source that
+    /// served a manifest serves its blobs); the answer's body is read by
+    /// the caller, chunk by chunk.
+    pub async fn open_blob(
+        &self,
+        physical: &Reference,
+        insecure: bool,
+        digest: &str,
+    ) -> Result<Blob, Attempt> {
+        let http = self
+            .client(physical.domain(), insecure)
+            .map_err(|e| Attempt::failed(Outcome::Unreachable, None, e))?;
+        let (creds, creds_note) = self
+            .credentials(&physical.name())
+            .await
+            .map_err(|detail| Attempt::failed(Outcome::Unauthorized, None, detail))?;
+        let host = endpoint_host(physical.domain());
+        let (scheme, challenges) = self.ping(&http, host, insecure).await?;
+        let path = physical.path();
+        let authorization = self.authorization(&http, &challenges, &creds, path).await?;
+        let url = format!("{scheme}://{host}/v2/{path}/blobs/{digest}");
+        let request = || {
+            let mut req = http.client.get(&url);
+            if let Some(a) = &authorization {
+                req = req.header(AUTHORIZATION, a);
+            }
+            req
+        };
+        let (res, attempts) = send_retrying(&http, request).await.map_err(|e| {
+            let (outcome, detail) = failure(&e, self.timeout);
+            Attempt::failed(outcome, None, format!("GET blob {digest}: {detail}"))
+        })?;
+        let status = res.status();
+        if status != StatusCode::OK {
+            let body = read_limited(&http, res, 64 << 10).await.unwrap_or_default();
+            let (outcome, what) = status_outcome(status, &body);
+            return Err(Attempt::failed(
+                outcome,
+                Some(status.as_u16()),
+                format!(
+                    "blob {digest}: {what}{} ({creds_note})",
+                    throttled(status, attempts)
+                ),
+            ));
+        }
+        Ok(Blob {
+            res,
+            limit: http.limit.clone(),
+        })
+    }
+
     /// [`Prober::fetch_manifest`] once the credentials are known.
     async fn fetch_with(
         &self,
@@ -487,6 +539,25 @@ impl Prober {
             )
         })?;
         Ok(bearer_token(&parsed, std::time::SystemTime::now()))
+    }
+}
+
+/// A blob being received ([`Prober::open_blob`]).
+pub struct Blob {
+    res: reqwest::Response,
+    limit: AnswerLimit,
+}
+
+impl Blob {
+    /// The next piece of the body, `None` at its end; each piece must come
+    /// within the probe's limit.
+    pub async fn chunk(&mut self) -> Result<Option<Vec<u8>>, String> {
+        let limit = self.limit.limit;
+        match self.limit.wait(self.res.chunk()).await {
+            Some(Ok(c)) => Ok(c.map(|c| c.to_vec())),
+            Some(Err(e)) => Err(chain(&e)),
+            None => Err(no_answer(limit)),
+        }
     }
 }
 

@@ -51,6 +51,7 @@ pub struct Logged {
 struct Repo {
     tags: BTreeMap<String, String>,
     manifests: BTreeMap<String, (String, String)>,
+    blobs: BTreeMap<String, Vec<u8>>,
 }
 
 struct State {
@@ -157,6 +158,23 @@ impl Builder {
         let body = manifest_body(&format!("signature of {digest}"));
         let d = digest_of(&body);
         self.put(repo, Some(&tag), &d, &body, OCI_MANIFEST);
+        self
+    }
+
+    /// Stores a blob under its digest; returns the digest.
+    pub fn blob(&mut self, repo: &str, body: &[u8]) -> String {
+        let d = ring::digest::digest(&ring::digest::SHA256, body);
+        let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+        let digest = format!("sha256:{hex}");
+        let r = self.state.repos.entry(repo.to_string()).or_default();
+        r.blobs.insert(digest.clone(), body.to_vec());
+        digest
+    }
+
+    /// Stores `body` with media type `mt` under its digest, tagged `tag` when given.
+    pub fn manifest_typed(mut self, repo: &str, tag: Option<&str>, body: &str, mt: &str) -> Self {
+        let digest = digest_of(body);
+        self.put(repo, tag, &digest, body, mt);
         self
     }
 
@@ -463,6 +481,9 @@ async fn handle(
     let Some(rest) = path.strip_prefix("/v2/") else {
         return Ok(respond(404, &[], error_body("NOT_FOUND")));
     };
+    if let Some((repo, digest)) = rest.rsplit_once("/blobs/") {
+        return Ok(blob_answer(&state, repo, digest, &authorization, &auth));
+    }
     let Some((repo, reference)) = rest.rsplit_once("/manifests/") else {
         return Ok(respond(404, &[], error_body("NOT_FOUND")));
     };
@@ -503,5 +524,40 @@ async fn handle(
             body,
         )),
         None => Ok(respond(404, &[], error_body("MANIFEST_UNKNOWN"))),
+    }
+}
+
+/// A blob request: the blob when the credentials are good and it exists.
+fn blob_answer(
+    state: &Arc<Mutex<State>>,
+    repo: &str,
+    digest: &str,
+    authorization: &Option<String>,
+    auth: &Auth,
+) -> Response<Full<Bytes>> {
+    let allowed = match auth {
+        Auth::None => true,
+        Auth::Basic { user, password } => {
+            let want = format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
+            );
+            authorization.as_deref() == Some(want.as_str())
+        }
+        Auth::Bearer { .. } => {
+            authorization.as_deref() == Some(&format!("Bearer tok/repository:{repo}:pull"))
+        }
+    };
+    if !allowed {
+        return respond(401, &[], error_body("UNAUTHORIZED"));
+    }
+    let s = state.lock().expect("state");
+    match s.repos.get(repo).and_then(|r| r.blobs.get(digest)) {
+        Some(body) => Response::builder()
+            .status(200)
+            .header("Content-Type", "application/octet-stream")
+            .body(Full::new(Bytes::from(body.clone())))
+            .expect("response"),
+        None => respond(404, &[], error_body("BLOB_UNKNOWN")),
     }
 }

@@ -1,0 +1,434 @@
+//! `upgrade-check`: the target release resolved (`--to` through the
+//! ClusterVersion, or `--to-image`), its payload pulled through the pull
+//! sources of a control-plane node (the master pool's registries.conf and
+//! policy), its last layer read for the component images, and each of
+//! them probed as `explain --probe` probes, concurrently.
+
+use std::io::Read;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use anyhow::{Context, Result};
+use futures_util::StreamExt;
+
+use mirrorpolicy::crd::Inputs;
+use mirrorpolicy::digest::sha256_hex;
+use mirrorpolicy::explain::{self as core, Config, Explanation};
+use mirrorpolicy::output;
+use mirrorpolicy::probe::{self, ProbeContext};
+use mirrorpolicy::reference::Reference;
+use mirrorpolicy::registries::ShortNameMode;
+use mirrorpolicy::render::node::node_view;
+use mirrorpolicy::source::cluster::{Read as ClusterRead, MIRROR_CONFIG, NODES};
+use mirrorpolicy::upgrade::payload::{self, Manifest, ReleaseFiles};
+use mirrorpolicy::upgrade::{self, ImageCheck, ImageOutcome, Offered, Report, Target};
+
+use crate::cli::{ProbeArgs, UpgradeCheckArgs, UpgradeFormat};
+use crate::commands::{cluster, explain, probe as probe_cmd};
+use crate::exit::{ExitCode, Failure};
+use crate::settings::Settings;
+use crate::term;
+
+/// The pool whose nodes run the release's operators first: its
+/// registries.conf and policy decide the pulls of the update.
+const CONTROL_PLANE_POOL: &str = "master";
+
+/// Runs `upgrade-check`.
+pub fn run(settings: &Settings, args: &UpgradeCheckArgs) -> Result<ExitCode> {
+    let (report, code) = collect(settings, args)?;
+    let sink = match args.output {
+        UpgradeFormat::Table | UpgradeFormat::Wide => term::Sink::Text,
+        UpgradeFormat::Json | UpgradeFormat::Yaml => term::Sink::Exact,
+    };
+    let layout = settings.layout(args.no_headers);
+    settings.print_to(sink, |out| match args.output {
+        UpgradeFormat::Table => output::upgrade::write_text(out, &report, false, &layout),
+        UpgradeFormat::Wide => output::upgrade::write_text(out, &report, true, &layout),
+        UpgradeFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
+        UpgradeFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
+    })?;
+    Ok(code)
+}
+
+/// The report for the cluster of `settings` (or `-f` files), and its exit code.
+pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, ExitCode)> {
+    let inputs = cluster::load_objects(settings, &args.filenames, MIRROR_CONFIG, None)?;
+    let (image, offered) = target_image(args, &inputs)?;
+    let rendered = cluster::render(&inputs, CONTROL_PLANE_POOL)?;
+    cluster::print_warnings(settings, &rendered);
+    let view = node_view(&rendered, None).context(Failure::input(
+        "cannot read back the rendered configuration",
+    ))?;
+    let config = Config {
+        registries: &view.registries,
+        policy: Some(&view.policy),
+        scope_origins: Some(&view.scope_origins),
+    };
+    let minor = inputs
+        .cluster_version
+        .as_ref()
+        .and_then(|cv| cv.openshift_minor());
+    let mode = explain::crio_short_name_mode(minor);
+    let probe_args = probe_args(args);
+    let ctx = probe_cmd::context_for_objects(settings, &probe_args, &args.filenames, &rendered)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context(Failure::cluster("cannot start the network runtime"))?;
+    let pulled = runtime.block_on(pull_payload(&ctx, &config, &image, mode))?;
+    let mut target = target_of(&image, offered.as_ref(), &pulled.check);
+    let Some(served) = pulled.served else {
+        let report = upgrade::report(target, Vec::new());
+        return Ok((report.clone(), exit_code(&report)));
+    };
+    target.digest = Some(format!("sha256:{}", sha256_hex(&served.manifest)));
+    let arch = match payload::parse_manifest(&served.manifest) {
+        Ok(Manifest::Index(_)) => Some(architecture(settings, args, &inputs)?),
+        _ => None,
+    };
+    let files = runtime.block_on(read_release(&ctx, &served, arch.as_deref()))?;
+    target.architecture = arch;
+    let release = payload::components(&files).map_err(payload_failure(&image))?;
+    let version = payload::metadata_version(&files).map_err(payload_failure(&image))?;
+    if target.version.is_none() {
+        target.version = version.or(Some(release.version.clone()).filter(|v| !v.is_empty()));
+    }
+    let items: Vec<Explanation> = release
+        .components
+        .iter()
+        .map(|c| explain_one(&config, &c.reference, mode))
+        .collect();
+    let concurrency = usize::from(args.probe_concurrency);
+    let probed = runtime.block_on(probe_components(&ctx, items, concurrency));
+    let images: Vec<ImageCheck> = release
+        .components
+        .iter()
+        .zip(&probed)
+        .map(|(c, item)| upgrade::check_image(&c.name, item))
+        .collect();
+    let report = upgrade::report(target, images);
+    let code = exit_code(&report);
+    Ok((report, code))
+}
+
+/// The probe flags, as `explain --probe` takes them.
+fn probe_args(args: &UpgradeCheckArgs) -> ProbeArgs {
+    ProbeArgs {
+        probe: true,
+        authfile: args.authfile.clone(),
+        cert_dir: args.cert_dir.clone(),
+        registries_d: None,
+        probe_timeout: args.probe_timeout,
+        probe_concurrency: args.probe_concurrency,
+    }
+}
+
+/// Exit 0 ready, 1 not ready, 3 undetermined.
+fn exit_code(report: &Report) -> ExitCode {
+    match report.readiness {
+        upgrade::Readiness::Ready => ExitCode::Success,
+        upgrade::Readiness::NotReady => ExitCode::Findings,
+        upgrade::Readiness::Undetermined => ExitCode::Cluster,
+    }
+}
+
+/// The payload pull spec, and the update `--to` found.
+fn target_image(args: &UpgradeCheckArgs, inputs: &Inputs) -> Result<(String, Option<Offered>)> {
+    if let Some(image) = &args.to_image {
+        Reference::parse_normalized_named(image).map_err(|e| {
+            Failure::input(format!(
+                "--to-image {image:?} is not a valid pull spec: {e}"
+            ))
+        })?;
+        return Ok((image.clone(), None));
+    }
+    let version = args.to.as_deref().unwrap_or_default();
+    let offered = upgrade::find_update(inputs.cluster_version.as_ref(), version).map_err(|e| {
+        Failure::input(e.to_string()).with_hint(
+            "to check a release the cluster does not offer (as `oc adm upgrade --to-image --allow-explicit-upgrade` would apply it), pass its payload by digest: --to-image quay.io/openshift-release-dev/ocp-release@sha256:<digest>",
+        )
+    })?;
+    Ok((offered.image.clone(), Some(offered)))
+}
+
+/// An image explained against the control plane's configuration; one
+/// that cannot be explained carries its error.
+fn explain_one(config: &Config<'_>, image: &str, mode: ShortNameMode) -> Explanation {
+    core::explain(config, image, mode, None)
+        .unwrap_or_else(|e| Explanation::unresolved(image, mode, None, &e))
+}
+
+/// The [`Target`] of the payload check.
+fn target_of(image: &str, offered: Option<&Offered>, check: &ImageCheck) -> Target {
+    Target {
+        version: offered.map(|o| o.version.clone()),
+        image: image.to_string(),
+        digest: None,
+        architecture: None,
+        served_by: check.served_by.clone(),
+        outcome: check.outcome,
+        listed_in: offered.map(|o| o.listed_in.to_string()),
+        risks: offered.map(|o| o.risks.clone()).unwrap_or_default(),
+        recommended: offered
+            .and_then(|o| o.recommended.as_ref())
+            .map(|(status, why)| format!("{status} ({why})")),
+        detail: check.detail.clone(),
+    }
+}
+
+/// The payload as probed, and the source that serves it.
+struct Pulled {
+    check: ImageCheck,
+    served: Option<Served>,
+}
+
+/// The source that serves the payload, and the manifest it served.
+struct Served {
+    physical: Reference,
+    insecure: bool,
+    manifest: Vec<u8>,
+}
+
+/// Probes the payload on its pull sources; when one serves it (signed
+/// where required), fetches its manifest there.
+async fn pull_payload(
+    ctx: &ProbeContext,
+    config: &Config<'_>,
+    image: &str,
+    mode: ShortNameMode,
+) -> Result<Pulled> {
+    let mut item = explain_one(config, image, mode);
+    probe::probe_explanation(ctx, &mut item).await;
+    let check = upgrade::check_image("payload", &item);
+    if check.outcome != ImageOutcome::Served {
+        return Ok(Pulled {
+            check,
+            served: None,
+        });
+    }
+    let by = check.served_by.clone().unwrap_or_default();
+    let insecure = item
+        .candidates
+        .iter()
+        .flat_map(|c| &c.sources)
+        .find(|s| s.reference == by)
+        .is_some_and(|s| s.insecure);
+    let physical = Reference::parse(&by)
+        .map_err(|e| Failure::input(format!("the serving pull spec {by:?} is invalid: {e}")))?;
+    let attempt = ctx.prober.attempt(&physical, insecure).await;
+    let Some(manifest) = attempt.manifest else {
+        return Err(Failure::cluster(format!(
+            "{by} served the payload manifest once, then: {}",
+            attempt.detail
+        ))
+        .into());
+    };
+    Ok(Pulled {
+        check,
+        served: Some(Served {
+            physical,
+            insecure,
+            manifest,
+        }),
+    })
+}
+
+/// The architecture to read from an index: `--arch`, else the control-plane Nodes'.
+fn architecture(settings: &Settings, args: &UpgradeCheckArgs, inputs: &Inputs) -> Result<String> {
+    if let Some(a) = &args.arch {
+        return Ok(a.clone());
+    }
+    let live;
+    let nodes = if args.filenames.is_empty() {
+        const NODE_READ: &[ClusterRead] = &[ClusterRead::one(&[NODES])];
+        live = cluster::load_objects(settings, &[], NODE_READ, None)?;
+        &live.nodes
+    } else {
+        &inputs.nodes
+    };
+    let control_plane = |n: &&mirrorpolicy::crd::Node| {
+        let labels = &n.metadata.labels;
+        labels.contains_key("node-role.kubernetes.io/master")
+            || labels.contains_key("node-role.kubernetes.io/control-plane")
+    };
+    let mut arches: Vec<&str> = nodes
+        .iter()
+        .filter(control_plane)
+        .filter_map(|n| n.metadata.labels.get("kubernetes.io/arch"))
+        .map(String::as_str)
+        .collect();
+    arches.sort();
+    arches.dedup();
+    match arches.as_slice() {
+        [one] => Ok(one.to_string()),
+        _ => Err(Failure::input(format!(
+            "the payload is a multi-architecture index and the control plane's architecture is not known ({})",
+            if arches.is_empty() { "no control-plane Node with a kubernetes.io/arch label was read".to_string() } else { format!("control-plane Nodes are {}", arches.join(", ")) }
+        ))
+        .with_hint("pass --arch amd64 (or arm64, ppc64le, s390x)")
+        .into()),
+    }
+}
+
+/// Reads the release files from the payload's last layer, on the source that served it.
+async fn read_release(
+    ctx: &ProbeContext,
+    served: &Served,
+    arch: Option<&str>,
+) -> Result<ReleaseFiles> {
+    let name = served.physical.name();
+    let fail = payload_failure(&name);
+    let manifest = match payload::parse_manifest(&served.manifest).map_err(&fail)? {
+        Manifest::Image { last_layer } => last_layer,
+        Manifest::Index(entries) => {
+            let digest = payload::pick_arch(&entries, arch).map_err(&fail)?;
+            let attempt = ctx
+                .prober
+                .fetch_manifest(&served.physical, served.insecure, &digest)
+                .await;
+            let body = attempt
+                .manifest
+                .ok_or_else(|| Failure::cluster(format!("{name}@{digest}: {}", attempt.detail)))?;
+            match payload::parse_manifest(&body).map_err(&fail)? {
+                Manifest::Image { last_layer } => last_layer,
+                Manifest::Index(_) => {
+                    return Err(fail(payload::PayloadError::MediaType(
+                        "an index inside an index".to_string(),
+                    )))
+                }
+            }
+        }
+    };
+    stream_layer(ctx, served, &manifest.digest).await
+}
+
+/// Streams the blob `digest` into the tar reader on a blocking thread,
+/// checking the digest of what was received.
+async fn stream_layer(ctx: &ProbeContext, served: &Served, digest: &str) -> Result<ReleaseFiles> {
+    let name = served.physical.name();
+    let mut blob = ctx
+        .prober
+        .open_blob(&served.physical, served.insecure, digest)
+        .await
+        .map_err(|a| Failure::cluster(format!("{name}: {}", a.detail)))?;
+    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(16);
+    let reader = tokio::task::spawn_blocking(move || {
+        payload::read_layer(ChannelReader::new(rx), &payload::wanted)
+    });
+    let mut hash = ring::digest::Context::new(&ring::digest::SHA256);
+    let mut receive_error = None;
+    loop {
+        match blob.chunk().await {
+            Ok(Some(chunk)) => {
+                hash.update(&chunk);
+                if tx.send(chunk).is_err() {
+                    break;
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                receive_error = Some(e);
+                break;
+            }
+        }
+    }
+    drop(tx);
+    let read = reader
+        .await
+        .map_err(|e| Failure::cluster(format!("reading the layer: {e}")))?;
+    if let Some(e) = receive_error {
+        return Err(Failure::cluster(format!("{name}: receiving blob {digest}: {e}")).into());
+    }
+    let got = format!("sha256:{}", hex(hash.finish().as_ref()));
+    if digest.starts_with("sha256:") && got != digest {
+        return Err(Failure::cluster(format!(
+            "{name}: blob {digest} was served with content {got}: containers/image refuses it"
+        ))
+        .into());
+    }
+    read.map_err(payload_failure(&name))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A payload that is not a release, named after its pull spec.
+fn payload_failure(image: &str) -> impl Fn(payload::PayloadError) -> anyhow::Error + '_ {
+    move |e| {
+        let arch = matches!(e, payload::PayloadError::ArchUnknown { .. });
+        let f = Failure::input(format!("release payload {image}: {e}"));
+        if arch {
+            f.with_hint("pass --arch amd64 (or arm64, ppc64le, s390x)")
+                .into()
+        } else {
+            f.into()
+        }
+    }
+}
+
+/// A [`Read`] over the chunks of a channel.
+struct ChannelReader {
+    rx: mpsc::Receiver<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl ChannelReader {
+    fn new(rx: mpsc::Receiver<Vec<u8>>) -> Self {
+        ChannelReader {
+            rx,
+            chunk: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at >= self.chunk.len() {
+            match self.rx.recv() {
+                Ok(c) => {
+                    self.chunk = c;
+                    self.at = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// Probes the components, at most `concurrency` at a time, in order; a
+/// progress line on stderr when it is a terminal.
+async fn probe_components(
+    ctx: &ProbeContext,
+    items: Vec<Explanation>,
+    concurrency: usize,
+) -> Vec<Explanation> {
+    use std::io::IsTerminal;
+    let total = items.len();
+    let done = AtomicUsize::new(0);
+    let progress = std::io::stderr().is_terminal();
+    let probed = futures_util::stream::iter(items.into_iter().map(|mut item| {
+        let done = &done;
+        async move {
+            probe::probe_explanation(ctx, &mut item).await;
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if progress {
+                eprint!("\rprobing component images: {n}/{total}");
+            }
+            item
+        }
+    }))
+    .buffered(concurrency.max(1))
+    .collect::<Vec<_>>()
+    .await;
+    if progress && total > 0 {
+        eprintln!();
+    }
+    probed
+}

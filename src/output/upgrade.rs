@@ -1,0 +1,155 @@
+//! The `upgrade-check` report: the summary first, then the failing images
+//! (`wide`: every image), then the next step for each class of failure.
+
+use std::io::{self, Write};
+
+use comfy_table::{Attribute, Cell, Color};
+
+use super::table::{Layout, TextTable};
+use crate::upgrade::{ImageCheck, ImageOutcome, Readiness, Report};
+
+/// Writes the report as text.
+pub fn write_text(
+    out: &mut dyn Write,
+    report: &Report,
+    wide: bool,
+    layout: &Layout,
+) -> io::Result<()> {
+    write_summary(out, report)?;
+    let shown: Vec<&ImageCheck> = report
+        .images
+        .iter()
+        .filter(|i| wide || i.outcome != ImageOutcome::Served)
+        .collect();
+    if !shown.is_empty() {
+        writeln!(out)?;
+        let head = ["OUTCOME", "NAME", "REFERENCE", "SERVED BY", "DETAIL"];
+        let mut t = TextTable::new(layout, &head, &[0, 1, 2, 3]);
+        for i in shown {
+            t.row(row(i));
+        }
+        t.write(out)?;
+    }
+    if !report.next_steps.is_empty() {
+        writeln!(out, "\nNext steps:")?;
+        for s in &report.next_steps {
+            writeln!(out, "  {}: {}", s.outcome.as_str(), s.step)?;
+            for c in &s.commands {
+                writeln!(out, "    {c}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
+    let t = &report.target;
+    let version = t.version.as_deref().unwrap_or("unknown");
+    writeln!(out, "Target:    {version} ({})", t.image)?;
+    if let Some(listed) = &t.listed_in {
+        writeln!(out, "Offered:   in ClusterVersion status.{listed}")?;
+    }
+    if let Some(r) = &t.recommended {
+        writeln!(out, "Recommended: {r}")?;
+    }
+    for r in &t.risks {
+        writeln!(out, "Risk:      {}: {}", r.name, r.message)?;
+    }
+    if let Some(d) = &t.digest {
+        writeln!(out, "Digest:    {d}")?;
+    }
+    if let Some(a) = &t.architecture {
+        writeln!(out, "Arch:      {a} (from the multi-architecture index)")?;
+    }
+    match &t.served_by {
+        Some(by) => writeln!(out, "Payload:   {} by {by}", t.outcome.as_str())?,
+        None => writeln!(out, "Payload:   {}: {}", t.outcome.as_str(), t.detail)?,
+    }
+    let c = &report.summary;
+    writeln!(
+        out,
+        "Images:    {} (served {}, missing {}, unsigned {}, other failures {}, undetermined {})",
+        c.images, c.served, c.missing, c.unsigned, c.failing, c.undetermined
+    )?;
+    let verdict = match report.readiness {
+        Readiness::Ready => "ready: every image is served through the cluster's pull sources",
+        Readiness::NotReady => "NOT READY: the update would stall on the images below",
+        Readiness::Undetermined => {
+            "undetermined: a registry did not answer, nothing failed otherwise"
+        }
+    };
+    writeln!(out, "Verdict:   {verdict}")
+}
+
+fn row(i: &ImageCheck) -> Vec<Cell> {
+    let outcome = Cell::new(i.outcome.as_str());
+    let outcome = match i.outcome {
+        ImageOutcome::Served => outcome.fg(Color::Green),
+        ImageOutcome::Undetermined => outcome.fg(Color::Yellow),
+        _ => outcome.fg(Color::Red).add_attribute(Attribute::Bold),
+    };
+    vec![
+        outcome,
+        Cell::new(&i.name),
+        Cell::new(&i.reference),
+        Cell::new(i.served_by.as_deref().unwrap_or("-")),
+        Cell::new(&i.detail),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::upgrade::{report, Target};
+
+    fn image(name: &str, outcome: ImageOutcome) -> ImageCheck {
+        ImageCheck {
+            name: name.to_string(),
+            reference: format!("quay.io/r/{name}@sha256:aa"),
+            pull_sources: Vec::new(),
+            served_by: (outcome == ImageOutcome::Served).then(|| "m/r@sha256:aa".to_string()),
+            outcome,
+            signature: None,
+            detail: "d".to_string(),
+        }
+    }
+
+    #[test]
+    fn table_shows_only_failures_unless_wide() {
+        let target = Target {
+            version: Some("4.21.0".to_string()),
+            image: "quay.io/r/release@sha256:bb".to_string(),
+            digest: Some("sha256:bb".to_string()),
+            architecture: None,
+            served_by: Some("m/release@sha256:bb".to_string()),
+            outcome: ImageOutcome::Served,
+            listed_in: None,
+            risks: Vec::new(),
+            recommended: None,
+            detail: String::new(),
+        };
+        let r = report(
+            target,
+            vec![
+                image("cli", ImageOutcome::Served),
+                image("etcd", ImageOutcome::Missing),
+            ],
+        );
+        let layout = Layout::default();
+        let mut narrow = Vec::new();
+        write_text(&mut narrow, &r, false, &layout).unwrap();
+        let narrow = String::from_utf8(narrow).unwrap();
+        assert!(narrow.contains("NOT READY"), "{narrow}");
+        assert!(
+            narrow.contains("etcd") && !narrow.contains(" cli "),
+            "{narrow}"
+        );
+        assert!(
+            narrow.contains("missing: mirror the release again"),
+            "{narrow}"
+        );
+        let mut wide = Vec::new();
+        write_text(&mut wide, &r, true, &layout).unwrap();
+        assert!(String::from_utf8(wide).unwrap().contains(" cli "));
+    }
+}

@@ -1,0 +1,389 @@
+//! `upgrade-check`: will the update to a release succeed through the
+//! cluster's own mirrors? The payload and every component image it names
+//! are probed on the pull sources CRI-O on a control-plane node would walk
+//! (the probe of `explain --probe`); each image gets one outcome, and the
+//! report a verdict: ready, not ready, or undetermined.
+
+pub mod payload;
+pub mod target;
+
+use serde::Serialize;
+
+use crate::explain::Explanation;
+use crate::probe::{self, Outcome, SignatureProbe, Verdict};
+use crate::registries::lookup::Role;
+
+pub use target::{find_update, NotOffered, Offered, Risk};
+
+/// What became of one image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ImageOutcome {
+    /// A source serves it (and its signature, where one is required).
+    Served,
+    /// Every source answered that it does not have it (or is blocked).
+    Missing,
+    /// Served without the sigstore signature the cluster's policy requires.
+    Unsigned,
+    /// Every source is blocked: CRI-O contacts none.
+    Blocked,
+    /// A source refused the credentials.
+    Unauthorized,
+    /// A source's certificate is not trusted.
+    TlsError,
+    /// A source serves another manifest under the digest asked for.
+    DigestMismatch,
+    /// The reference cannot be pulled as written (invalid, or refused by policy.json).
+    Refused,
+    /// A source did not answer (unreachable, or timed out: CRI-O would
+    /// keep waiting on it): no verdict.
+    Undetermined,
+}
+
+impl ImageOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImageOutcome::Served => "served",
+            ImageOutcome::Missing => "missing",
+            ImageOutcome::Unsigned => "unsigned",
+            ImageOutcome::Blocked => "blocked",
+            ImageOutcome::Unauthorized => "unauthorized",
+            ImageOutcome::TlsError => "tlsError",
+            ImageOutcome::DigestMismatch => "digestMismatch",
+            ImageOutcome::Refused => "refused",
+            ImageOutcome::Undetermined => "undetermined",
+        }
+    }
+
+    /// Whether the update cannot go on with this image.
+    pub fn fails(self) -> bool {
+        !matches!(self, ImageOutcome::Served | ImageOutcome::Undetermined)
+    }
+}
+
+/// One pull source of an image and what it answered.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PullSource {
+    pub reference: String,
+    pub role: Role,
+    pub outcome: Outcome,
+    pub detail: String,
+}
+
+/// The check of one image.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageCheck {
+    /// The component's tag name (`payload` for the release image itself).
+    pub name: String,
+    /// The reference the release names.
+    pub reference: String,
+    /// The sources in CRI-O's order.
+    pub pull_sources: Vec<PullSource>,
+    pub served_by: Option<String>,
+    pub outcome: ImageOutcome,
+    /// The sigstore attachment looked up, when the policy requires one.
+    pub signature: Option<SignatureProbe>,
+    /// Why, in one line (the deciding source's answer).
+    pub detail: String,
+}
+
+/// Classifies a probed explanation of `reference` (named `name`).
+pub fn check_image(name: &str, item: &Explanation) -> ImageCheck {
+    let candidate = item
+        .candidates
+        .iter()
+        .find(|c| matches!(c.served_by, Some(Some(_))))
+        .or(item.candidates.first());
+    let pull_sources: Vec<PullSource> = candidate
+        .map(|c| {
+            c.sources
+                .iter()
+                .filter_map(|s| {
+                    let p = s.probe.as_ref()?;
+                    Some(PullSource {
+                        reference: s.reference.clone(),
+                        role: s.role,
+                        outcome: p.outcome,
+                        detail: p.detail.clone(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let signature = candidate.and_then(|c| c.signature_probe.clone());
+    let (outcome, served_by, detail) = classify(item, &pull_sources);
+    ImageCheck {
+        name: name.to_string(),
+        reference: item.image.clone(),
+        pull_sources,
+        served_by,
+        outcome,
+        signature,
+        detail,
+    }
+}
+
+/// The outcome, the serving source and why.
+fn classify(item: &Explanation, sources: &[PullSource]) -> (ImageOutcome, Option<String>, String) {
+    let served_detail = |by: &str| {
+        sources
+            .iter()
+            .find(|s| s.reference == by)
+            .map(|s| s.detail.clone())
+            .unwrap_or_default()
+    };
+    match probe::verdict(item) {
+        Verdict::Served(by) => {
+            let d = served_detail(&by);
+            return (ImageOutcome::Served, Some(by), d);
+        }
+        Verdict::Unsigned(by) => {
+            return (
+                ImageOutcome::Unsigned,
+                Some(by.clone()),
+                format!("no sigstore signature on {by}, and the policy requires one"),
+            )
+        }
+        Verdict::NoAttachments(by) => {
+            let d = served_detail(&by);
+            return (ImageOutcome::Unsigned, Some(by), d);
+        }
+        Verdict::DigestMismatch(by) => {
+            let d = served_detail(&by);
+            return (ImageOutcome::DigestMismatch, None, format!("{by}: {d}"));
+        }
+        Verdict::Undetermined(why) => return (ImageOutcome::Undetermined, None, why),
+        Verdict::Missing | Verdict::NotProbed => {}
+    }
+    if let Some(error) = item.error.as_ref().filter(|_| sources.is_empty()) {
+        return (ImageOutcome::Refused, None, error.clone());
+    }
+    (unserved(sources), None, unserved_detail(item, sources))
+}
+
+/// No source serves the image: the worst answer decides. A source that did
+/// not answer leaves the image undetermined (it may be there).
+fn unserved(sources: &[PullSource]) -> ImageOutcome {
+    let any = |o: Outcome| sources.iter().any(|s| s.outcome == o);
+    if any(Outcome::Unreachable) || any(Outcome::TimedOut) {
+        ImageOutcome::Undetermined
+    } else if any(Outcome::TlsError) {
+        ImageOutcome::TlsError
+    } else if any(Outcome::Unauthorized) {
+        ImageOutcome::Unauthorized
+    } else if !sources.is_empty() && sources.iter().all(|s| s.outcome == Outcome::Blocked) {
+        ImageOutcome::Blocked
+    } else if sources.is_empty() {
+        ImageOutcome::Refused
+    } else {
+        ImageOutcome::Missing
+    }
+}
+
+fn unserved_detail(item: &Explanation, sources: &[PullSource]) -> String {
+    let decisive = sources.iter().find(|s| {
+        matches!(
+            s.outcome,
+            Outcome::Unreachable | Outcome::TimedOut | Outcome::TlsError | Outcome::Unauthorized
+        )
+    });
+    match decisive {
+        Some(s) => format!("{}: {}", s.reference, s.detail),
+        None if sources.iter().all(|s| s.outcome == Outcome::Blocked) => item
+            .error
+            .clone()
+            .unwrap_or_else(|| "every source is blocked".to_string()),
+        None => {
+            let blocked = sources
+                .iter()
+                .filter(|s| s.outcome == Outcome::Blocked)
+                .count();
+            let not_found = sources.len() - blocked;
+            match blocked {
+                0 => format!("not found on any of the {not_found} source(s)"),
+                _ => format!("not found on {not_found} source(s); {blocked} blocked"),
+            }
+        }
+    }
+}
+
+/// The counts of the summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counts {
+    pub images: usize,
+    pub served: usize,
+    pub missing: usize,
+    pub unsigned: usize,
+    /// Blocked, unauthorized, tlsError, digestMismatch, refused.
+    pub failing: usize,
+    pub undetermined: usize,
+}
+
+/// Counts the outcomes of `images`.
+pub fn counts(images: &[ImageCheck]) -> Counts {
+    let mut c = Counts {
+        images: images.len(),
+        ..Counts::default()
+    };
+    for i in images {
+        match i.outcome {
+            ImageOutcome::Served => c.served += 1,
+            ImageOutcome::Missing => c.missing += 1,
+            ImageOutcome::Unsigned => c.unsigned += 1,
+            ImageOutcome::Undetermined => c.undetermined += 1,
+            _ => c.failing += 1,
+        }
+    }
+    c
+}
+
+/// The release checked.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Target {
+    /// The version: `--to`, else the payload's own.
+    pub version: Option<String>,
+    /// The payload pull spec asked for.
+    pub image: String,
+    /// The digest of the manifest served for it (an index's when multi-arch).
+    pub digest: Option<String>,
+    /// The architecture read from an index, when the payload is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub architecture: Option<String>,
+    pub served_by: Option<String>,
+    pub outcome: ImageOutcome,
+    /// Where `--to` found the version: availableUpdates or conditionalUpdates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listed_in: Option<String>,
+    /// The conditional update's risks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub risks: Vec<Risk>,
+    /// The conditional update's `Recommended` status and reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recommended: Option<String>,
+    pub detail: String,
+}
+
+/// Whether the update is ready, not ready, or could not be decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Readiness {
+    Ready,
+    NotReady,
+    Undetermined,
+}
+
+/// What to do about one class of failures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NextStep {
+    pub outcome: ImageOutcome,
+    /// What to do, in one sentence.
+    pub step: String,
+    /// Commands that would fix it, one per image where one applies.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<String>,
+}
+
+/// The whole answer of `upgrade-check`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub target: Target,
+    pub summary: Counts,
+    pub images: Vec<ImageCheck>,
+    pub next_steps: Vec<NextStep>,
+    pub readiness: Readiness,
+    pub ready: bool,
+}
+
+/// The report of `target` and its component `images`.
+pub fn report(target: Target, images: Vec<ImageCheck>) -> Report {
+    let summary = counts(&images);
+    let all = std::iter::once(target.outcome).chain(images.iter().map(|i| i.outcome));
+    let outcomes: Vec<ImageOutcome> = all.collect();
+    let readiness = if outcomes.iter().any(|o| o.fails()) {
+        Readiness::NotReady
+    } else if outcomes.contains(&ImageOutcome::Undetermined) {
+        Readiness::Undetermined
+    } else {
+        Readiness::Ready
+    };
+    let next_steps = next_steps(&target, &images);
+    Report {
+        target,
+        summary,
+        images,
+        next_steps,
+        ready: readiness == Readiness::Ready,
+        readiness,
+    }
+}
+
+/// The first mirror CRI-O would try for an image: where a copy belongs.
+fn first_mirror(i: &ImageCheck) -> Option<&str> {
+    i.pull_sources
+        .iter()
+        .find(|s| s.role == Role::Mirror && s.outcome != Outcome::Blocked)
+        .map(|s| s.reference.as_str())
+}
+
+/// One next step per failure class, in outcome order.
+fn next_steps(target: &Target, images: &[ImageCheck]) -> Vec<NextStep> {
+    let mut classes: Vec<ImageOutcome> = images
+        .iter()
+        .map(|i| i.outcome)
+        .chain([target.outcome])
+        .filter(|o| *o != ImageOutcome::Served)
+        .collect();
+    classes.sort();
+    classes.dedup();
+    classes
+        .into_iter()
+        .map(|outcome| {
+            let of_class: Vec<&ImageCheck> =
+                images.iter().filter(|i| i.outcome == outcome).collect();
+            step_for(outcome, &of_class)
+        })
+        .collect()
+}
+
+fn step_for(outcome: ImageOutcome, images: &[&ImageCheck]) -> NextStep {
+    let copy = |suffix: &dyn Fn(&ImageCheck) -> Option<(String, String)>| -> Vec<String> {
+        images
+            .iter()
+            .filter_map(|i| suffix(i))
+            .map(|(from, to)| format!("skopeo copy --all docker://{from} docker://{to}"))
+            .collect()
+    };
+    let (step, commands) = match outcome {
+        ImageOutcome::Missing => (
+            "mirror the release again with oc-mirror (the target version in the ImageSetConfiguration's mirror.platform.channels), or copy each missing image to the first mirror CRI-O tries:".to_string(),
+            copy(&|i| Some((i.reference.clone(), first_mirror(i)?.to_string()))),
+        ),
+        ImageOutcome::Unsigned => (
+            "mirror the `.sig` tags (sigstore signatures) next to the images on the registry that serves them:".to_string(),
+            copy(&|i| {
+                let sig = i.signature.as_ref()?;
+                let tag = sig.reference.rsplit_once(':')?.1;
+                let (repo, _) = i.reference.split_once('@')?;
+                Some((format!("{repo}:{tag}"), sig.reference.clone()))
+            }),
+        ),
+        ImageOutcome::Blocked => ("every source of these images is blocked: add a mirror for their repositories (ImageDigestMirrorSet) or unblock one (Image config registrySources.blockedRegistries)".to_string(), Vec::new()),
+        ImageOutcome::Unauthorized => ("give the cluster's pull secret (openshift-config/pull-secret) credentials that the registry accepts for these repositories".to_string(), Vec::new()),
+        ImageOutcome::TlsError => ("trust the registry's CA: a ConfigMap in openshift-config with a key host..port, named by Image config spec.additionalTrustedCA (with -f, pass --cert-dir)".to_string(), Vec::new()),
+        ImageOutcome::DigestMismatch => ("the registry serves another manifest under the digest the release names: copy the image again preserving digests (skopeo copy --all --preserve-digests)".to_string(), Vec::new()),
+        ImageOutcome::Refused => ("the release names a reference the cluster cannot pull as written: see the detail".to_string(), Vec::new()),
+        ImageOutcome::Undetermined => ("a registry did not answer from this machine: run again where the mirror registry is reachable, or with a longer --probe-timeout".to_string(), Vec::new()),
+        ImageOutcome::Served => (String::new(), Vec::new()),
+    };
+    NextStep {
+        outcome,
+        step,
+        commands,
+    }
+}

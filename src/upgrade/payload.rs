@@ -1,0 +1,388 @@
+//! The release payload image, read as `oc adm release info` reads it: the
+//! manifest (an index picks one architecture), its last layer streamed
+//! (gzip or plain tar) keeping only `release-manifests/image-references`
+//! (an `image.openshift.io/v1` ImageStream whose `spec.tags[].from.name`
+//! are the components, by digest) and `release-manifests/release-metadata`.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read};
+
+use serde::{Deserialize, Serialize};
+
+/// Where the payload keeps its manifests.
+pub const RELEASE_MANIFESTS: &str = "release-manifests/";
+pub const IMAGE_REFERENCES: &str = "release-manifests/image-references";
+pub const RELEASE_METADATA: &str = "release-manifests/release-metadata";
+/// A kept file is at most this large.
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// Why the payload cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PayloadError {
+    #[error("the manifest is not JSON: {0}")]
+    ManifestJson(String),
+    #[error("the manifest has media type {0}, which is not an image manifest or index")]
+    MediaType(String),
+    #[error("the manifest has no layers")]
+    NoLayers,
+    #[error("the index has no manifest for linux/{arch} (it has {})", .have.join(", "))]
+    NoArch { arch: String, have: Vec<String> },
+    #[error("the payload is a multi-architecture index ({}): the architecture is not known, pass --arch", .have.join(", "))]
+    ArchUnknown { have: Vec<String> },
+    #[error("reading the last layer: {0}")]
+    Layer(String),
+    #[error("the last layer has no {0}: this is not an OpenShift release payload")]
+    MissingFile(&'static str),
+    #[error("{file}: {message}")]
+    File { file: &'static str, message: String },
+}
+
+/// One entry of a manifest: a blob or a child manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Descriptor {
+    #[serde(default)]
+    pub media_type: String,
+    pub digest: String,
+    #[serde(default)]
+    pub size: i64,
+    #[serde(default)]
+    pub platform: Option<Platform>,
+}
+
+/// `platform` of an index entry.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Platform {
+    #[serde(default)]
+    pub architecture: String,
+    #[serde(default)]
+    pub os: String,
+}
+
+/// A manifest the payload is read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Manifest {
+    /// An image: its last layer holds the release manifests.
+    Image { last_layer: Descriptor },
+    /// An index (manifest list): one image per platform.
+    Index(Vec<Descriptor>),
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawManifest {
+    #[serde(default)]
+    schema_version: i64,
+    #[serde(default)]
+    media_type: String,
+    #[serde(default)]
+    layers: Option<Vec<Descriptor>>,
+    #[serde(default)]
+    manifests: Option<Vec<Descriptor>>,
+}
+
+/// Parses a manifest body (`content_type` as served, when known).
+pub fn parse_manifest(body: &[u8]) -> Result<Manifest, PayloadError> {
+    let raw: RawManifest =
+        serde_json::from_slice(body).map_err(|e| PayloadError::ManifestJson(e.to_string()))?;
+    if let Some(manifests) = raw.manifests {
+        return Ok(Manifest::Index(manifests));
+    }
+    if raw.schema_version != 2 {
+        return Err(PayloadError::MediaType(format!(
+            "schema version {} (docker v2 schema 1)",
+            raw.schema_version
+        )));
+    }
+    if !raw.media_type.is_empty()
+        && raw.media_type != "application/vnd.oci.image.manifest.v1+json"
+        && raw.media_type != "application/vnd.docker.distribution.manifest.v2+json"
+    {
+        return Err(PayloadError::MediaType(raw.media_type));
+    }
+    let last_layer = raw
+        .layers
+        .unwrap_or_default()
+        .pop()
+        .ok_or(PayloadError::NoLayers)?;
+    Ok(Manifest::Image { last_layer })
+}
+
+/// The digest of the index entry for `linux/<arch>`; `arch` `None` when
+/// the cluster's architecture is not known (then an index is refused).
+pub fn pick_arch(entries: &[Descriptor], arch: Option<&str>) -> Result<String, PayloadError> {
+    let have: Vec<String> = entries
+        .iter()
+        .filter_map(|d| d.platform.as_ref())
+        .map(|p| format!("{}/{}", p.os, p.architecture))
+        .collect();
+    let Some(arch) = arch else {
+        return Err(PayloadError::ArchUnknown { have });
+    };
+    entries
+        .iter()
+        .find(|d| {
+            d.platform
+                .as_ref()
+                .is_some_and(|p| p.os == "linux" && p.architecture == arch)
+        })
+        .map(|d| d.digest.clone())
+        .ok_or(PayloadError::NoArch {
+            arch: arch.to_string(),
+            have,
+        })
+}
+
+/// The files kept from the last layer, by path inside it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReleaseFiles {
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+/// Whether the layer entry at `path` is kept.
+pub fn wanted(path: &str) -> bool {
+    path == IMAGE_REFERENCES || path == RELEASE_METADATA
+}
+
+/// A tar path as the payload writes it (`./release-manifests/x`, `/…`), made relative.
+fn normal_path(path: &str) -> &str {
+    path.trim_start_matches("./").trim_start_matches('/')
+}
+
+/// Streams a layer (gzip-compressed or plain tar) and keeps the entries
+/// `keep` selects.
+pub fn read_layer(
+    reader: impl Read,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<ReleaseFiles, PayloadError> {
+    let mut buffered = BufReader::new(reader);
+    let head = buffered
+        .fill_buf()
+        .map_err(|e| PayloadError::Layer(e.to_string()))?;
+    let gzip = head.starts_with(&[0x1f, 0x8b]);
+    if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        return Err(PayloadError::Layer(
+            "the layer is zstd-compressed, which this tool does not read".to_string(),
+        ));
+    }
+    let stream: Box<dyn Read> = if gzip {
+        Box::new(flate2::read::GzDecoder::new(buffered))
+    } else {
+        Box::new(buffered)
+    };
+    let mut archive = tar::Archive::new(stream);
+    let mut out = ReleaseFiles::default();
+    let entries = archive
+        .entries()
+        .map_err(|e| PayloadError::Layer(e.to_string()))?;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| PayloadError::Layer(e.to_string()))?;
+        let path = entry
+            .path()
+            .map_err(|e| PayloadError::Layer(e.to_string()))?
+            .to_string_lossy()
+            .into_owned();
+        let path = normal_path(&path).to_string();
+        if !entry.header().entry_type().is_file() || !keep(&path) {
+            continue;
+        }
+        if entry.size() > MAX_FILE_BYTES {
+            return Err(PayloadError::Layer(format!(
+                "{path} is larger than {MAX_FILE_BYTES} bytes"
+            )));
+        }
+        let mut body = Vec::new();
+        entry
+            .read_to_end(&mut body)
+            .map_err(|e| PayloadError::Layer(format!("{path}: {e}")))?;
+        out.files.insert(path, body);
+    }
+    Ok(out)
+}
+
+/// One component of the release: an `image-references` tag.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Component {
+    /// The tag's name (`machine-config-operator`).
+    pub name: String,
+    /// `from.name`, a pull spec by digest.
+    pub reference: String,
+}
+
+#[derive(Deserialize)]
+struct ImageStream {
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    metadata: Option<NameOnly>,
+    #[serde(default)]
+    spec: Option<StreamSpec>,
+}
+
+#[derive(Deserialize)]
+struct NameOnly {
+    #[serde(default)]
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct StreamSpec {
+    #[serde(default)]
+    tags: Vec<StreamTag>,
+}
+
+#[derive(Deserialize)]
+struct StreamTag {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    from: Option<ObjectReference>,
+}
+
+#[derive(Deserialize)]
+struct ObjectReference {
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    name: String,
+}
+
+/// What the payload says of itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Release {
+    /// The ImageStream's name: the release version.
+    pub version: String,
+    pub components: Vec<Component>,
+}
+
+/// Reads `image-references`: every tag whose `from` is a `DockerImage`.
+pub fn components(files: &ReleaseFiles) -> Result<Release, PayloadError> {
+    let text = files
+        .files
+        .get(IMAGE_REFERENCES)
+        .ok_or(PayloadError::MissingFile(IMAGE_REFERENCES))?;
+    let err = |message: String| PayloadError::File {
+        file: IMAGE_REFERENCES,
+        message,
+    };
+    let stream: ImageStream = serde_json::from_slice(text).map_err(|e| err(e.to_string()))?;
+    if stream.kind != "ImageStream" {
+        return Err(err(format!("kind is {:?}, not ImageStream", stream.kind)));
+    }
+    let mut out = Vec::new();
+    for tag in stream.spec.map(|s| s.tags).unwrap_or_default() {
+        let Some(from) = tag.from else {
+            return Err(err(format!("tag {:?} has no from", tag.name)));
+        };
+        if from.kind != "DockerImage" {
+            return Err(err(format!(
+                "tag {:?}: from.kind is {:?}, not DockerImage",
+                tag.name, from.kind
+            )));
+        }
+        out.push(Component {
+            name: tag.name,
+            reference: from.name,
+        });
+    }
+    Ok(Release {
+        version: stream.metadata.map(|m| m.name).unwrap_or_default(),
+        components: out,
+    })
+}
+
+/// `release-metadata`'s `version`, when the file is there.
+pub fn metadata_version(files: &ReleaseFiles) -> Result<Option<String>, PayloadError> {
+    let Some(text) = files.files.get(RELEASE_METADATA) else {
+        return Ok(None);
+    };
+    let v: serde_json::Value = serde_json::from_slice(text).map_err(|e| PayloadError::File {
+        file: RELEASE_METADATA,
+        message: e.to_string(),
+    })?;
+    Ok(v.get("version")
+        .and_then(|v| v.as_str())
+        .map(str::to_string))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tar_of(files: &[(&str, &[u8])], gzip: bool) -> Vec<u8> {
+        let mut b = tar::Builder::new(Vec::new());
+        for (path, body) in files {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(body.len() as u64);
+            h.set_mode(0o644);
+            h.set_cksum();
+            b.append_data(&mut h, path, *body).expect("append");
+        }
+        let raw = b.into_inner().expect("tar");
+        if !gzip {
+            return raw;
+        }
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut e, &raw).expect("gzip");
+        e.finish().expect("gzip")
+    }
+
+    const REFS: &str = r#"{"kind":"ImageStream","apiVersion":"image.openshift.io/v1","metadata":{"name":"4.21.0"},"spec":{"tags":[{"name":"cli","from":{"kind":"DockerImage","name":"quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:aa"}}]}}"#;
+
+    #[test]
+    fn keeps_only_the_release_files_gzip_or_not() {
+        for gzip in [true, false] {
+            let layer = tar_of(
+                &[
+                    ("./release-manifests/image-references", REFS.as_bytes()),
+                    ("release-manifests/0000_00_x.yaml", b"kind: X"),
+                    (
+                        "release-manifests/release-metadata",
+                        b"{\"version\":\"4.21.0\"}",
+                    ),
+                ],
+                gzip,
+            );
+            let files = read_layer(&layer[..], &wanted).expect("layer");
+            assert_eq!(files.files.len(), 2, "gzip {gzip}");
+            let release = components(&files).expect("components");
+            assert_eq!(release.version, "4.21.0");
+            assert_eq!(release.components[0].name, "cli");
+            assert_eq!(metadata_version(&files).unwrap().as_deref(), Some("4.21.0"));
+        }
+    }
+
+    #[test]
+    fn a_layer_without_image_references_is_not_a_payload() {
+        let layer = tar_of(&[("etc/hosts", b"x")], true);
+        let files = read_layer(&layer[..], &wanted).expect("layer");
+        assert_eq!(
+            components(&files).unwrap_err(),
+            PayloadError::MissingFile(IMAGE_REFERENCES)
+        );
+        assert!(read_layer(&b"\x1f\x8bnot gzip"[..], &wanted).is_err());
+    }
+
+    #[test]
+    fn manifests_and_indexes() {
+        let image = br#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"digest":"sha256:c","size":1},"layers":[{"digest":"sha256:l1","size":1},{"digest":"sha256:l2","size":2}]}"#;
+        match parse_manifest(image).unwrap() {
+            Manifest::Image { last_layer } => assert_eq!(last_layer.digest, "sha256:l2"),
+            other => panic!("{other:?}"),
+        }
+        let index = br#"{"schemaVersion":2,"manifests":[{"digest":"sha256:a","platform":{"architecture":"amd64","os":"linux"}},{"digest":"sha256:b","platform":{"architecture":"arm64","os":"linux"}}]}"#;
+        let Manifest::Index(entries) = parse_manifest(index).unwrap() else {
+            panic!("index")
+        };
+        assert_eq!(pick_arch(&entries, Some("arm64")).unwrap(), "sha256:b");
+        assert_eq!(
+            pick_arch(&entries, Some("s390x")).unwrap_err().to_string(),
+            "the index has no manifest for linux/s390x (it has linux/amd64, linux/arm64)"
+        );
+        assert!(matches!(
+            pick_arch(&entries, None),
+            Err(PayloadError::ArchUnknown { .. })
+        ));
+        assert!(parse_manifest(br#"{"schemaVersion":1}"#).is_err());
+    }
+}

@@ -1,0 +1,187 @@
+//! `--to VERSION`: the release the cluster-version operator offers under
+//! that version, as `oc adm upgrade --to` finds it: first in
+//! `status.availableUpdates`, then in `status.conditionalUpdates` (with
+//! the risks that apply, from its `Recommended` condition).
+
+use serde::Serialize;
+
+use crate::crd::ClusterVersion;
+
+/// A risk of a conditional update.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Risk {
+    pub name: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub url: String,
+}
+
+/// A release the cluster offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Offered {
+    pub version: String,
+    pub image: String,
+    /// `availableUpdates` or `conditionalUpdates`.
+    pub listed_in: &'static str,
+    /// The conditional update's risks (empty for an available update).
+    pub risks: Vec<Risk>,
+    /// The `Recommended` condition of a conditional update: `True`,
+    /// `False` or `Unknown`, with its reason and message.
+    pub recommended: Option<(String, String)>,
+}
+
+/// Why `--to VERSION` is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotOffered {
+    #[error("the cluster has no ClusterVersion/version: --to cannot be resolved")]
+    NoClusterVersion,
+    #[error("version {version} is not among the updates ClusterVersion/version offers ({})", offered_list(.offered))]
+    NotListed {
+        version: String,
+        offered: Vec<String>,
+    },
+    #[error(
+        "ClusterVersion/version lists version {version} without a release image in {listed_in}"
+    )]
+    NoImage {
+        version: String,
+        listed_in: &'static str,
+    },
+}
+
+fn offered_list(offered: &[String]) -> String {
+    if offered.is_empty() {
+        "none: status.availableUpdates and status.conditionalUpdates are empty".to_string()
+    } else {
+        format!("offered: {}", offered.join(", "))
+    }
+}
+
+/// Finds `version` among the updates `cv` offers.
+pub fn find_update(cv: Option<&ClusterVersion>, version: &str) -> Result<Offered, NotOffered> {
+    let cv = cv.ok_or(NotOffered::NoClusterVersion)?;
+    let status = &cv.status;
+    let wanted = version.trim_start_matches('v');
+    if let Some(r) = status
+        .available_updates
+        .iter()
+        .find(|r| r.version == wanted)
+    {
+        return offered(wanted, &r.image, "availableUpdates", Vec::new(), None);
+    }
+    if let Some(c) = status
+        .conditional_updates
+        .iter()
+        .find(|c| c.release.version == wanted)
+    {
+        let risks = c
+            .risks
+            .iter()
+            .map(|r| Risk {
+                name: r.name.clone(),
+                message: r.message.clone(),
+                url: r.url.clone(),
+            })
+            .collect();
+        let recommended = c
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "Recommended")
+            .map(|c| (c.status.clone(), join_reason(&c.reason, &c.message)));
+        return offered(
+            wanted,
+            &c.release.image,
+            "conditionalUpdates",
+            risks,
+            recommended,
+        );
+    }
+    let mut listed: Vec<String> = status
+        .available_updates
+        .iter()
+        .map(|r| r.version.clone())
+        .chain(
+            status
+                .conditional_updates
+                .iter()
+                .map(|c| format!("{} (conditional)", c.release.version)),
+        )
+        .collect();
+    listed.sort();
+    Err(NotOffered::NotListed {
+        version: wanted.to_string(),
+        offered: listed,
+    })
+}
+
+fn offered(
+    version: &str,
+    image: &str,
+    listed_in: &'static str,
+    risks: Vec<Risk>,
+    recommended: Option<(String, String)>,
+) -> Result<Offered, NotOffered> {
+    if image.is_empty() {
+        return Err(NotOffered::NoImage {
+            version: version.to_string(),
+            listed_in,
+        });
+    }
+    Ok(Offered {
+        version: version.to_string(),
+        image: image.to_string(),
+        listed_in,
+        risks,
+        recommended,
+    })
+}
+
+fn join_reason(reason: &str, message: &str) -> String {
+    match (reason.is_empty(), message.is_empty()) {
+        (true, _) => message.to_string(),
+        (false, true) => reason.to_string(),
+        (false, false) => format!("{reason}: {message}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cv(yaml: &str) -> ClusterVersion {
+        serde_saphyr::from_str(yaml).expect("ClusterVersion")
+    }
+
+    const CV: &str = "apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata: {name: version}\nstatus:\n  desired: {version: 4.20.3, image: q/r@sha256:aa}\n  availableUpdates:\n  - {version: 4.20.5, image: q/r@sha256:bb}\n  conditionalUpdates:\n  - release: {version: 4.21.0, image: q/r@sha256:cc}\n    risks: [{name: AROBrokenDNS, message: DNS breaks, url: https://example.com/r}]\n    conditions: [{type: Recommended, status: 'False', reason: AROBrokenDNS, message: DNS breaks}]\n";
+
+    #[test]
+    fn available_then_conditional() {
+        let cv = cv(CV);
+        let a = find_update(Some(&cv), "4.20.5").expect("available");
+        assert_eq!(a.image, "q/r@sha256:bb");
+        assert_eq!(a.listed_in, "availableUpdates");
+        assert!(a.risks.is_empty());
+        let c = find_update(Some(&cv), "v4.21.0").expect("conditional");
+        assert_eq!(c.image, "q/r@sha256:cc");
+        assert_eq!(c.risks[0].name, "AROBrokenDNS");
+        assert_eq!(
+            c.recommended,
+            Some(("False".to_string(), "AROBrokenDNS: DNS breaks".to_string()))
+        );
+    }
+
+    #[test]
+    fn not_offered_lists_what_is() {
+        let cv = cv(CV);
+        let e = find_update(Some(&cv), "4.22.0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "version 4.22.0 is not among the updates ClusterVersion/version offers (offered: 4.20.5, 4.21.0 (conditional))"
+        );
+        assert_eq!(
+            find_update(None, "4.20.5").unwrap_err(),
+            NotOffered::NoClusterVersion
+        );
+    }
+}

@@ -1,0 +1,526 @@
+//! `upgrade-check` through the built binary: a generated release payload
+//! (an image whose last layer is a gzip tar holding
+//! `release-manifests/image-references` and `release-metadata`) and its
+//! component images on a loopback mirror, with the cluster's objects from
+//! files (`-f`) or from the fake API server.
+
+mod support;
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+use support::apiserver::Builder as ApiBuilder;
+use support::registry::{digest_of, manifest_body, Builder, FakeRegistry};
+
+const RELEASE_REPO: &str = "openshift/release-images";
+const COMPONENT_REPO: &str = "openshift/release";
+const SOURCE_RELEASE: &str = "quay.io/openshift-release-dev/ocp-release";
+const SOURCE_COMPONENTS: &str = "quay.io/openshift-release-dev/ocp-v4.0-art-dev";
+const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
+
+/// The generated release: the payload's manifest digest and the components' digests.
+struct Release {
+    payload: String,
+    components: Vec<(String, String)>,
+}
+
+fn tar_gz(files: &[(&str, &str)]) -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for (path, body) in files {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(body.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        b.append_data(&mut h, path, body.as_bytes())
+            .expect("append");
+    }
+    let raw = b.into_inner().expect("tar");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut e, &raw).expect("gzip");
+    e.finish().expect("gzip")
+}
+
+/// Component `names`, each a small image; the payload (by digest) whose last
+/// layer names them by their source pull specs.
+fn release(b: &mut Builder, names: &[&str], version: &str) -> (Release, String) {
+    let components: Vec<(String, String)> = names
+        .iter()
+        .map(|n| (n.to_string(), digest_of(&manifest_body(n))))
+        .collect();
+    let tags: Vec<String> = components
+        .iter()
+        .map(|(n, d)| {
+            format!(r#"{{"name":"{n}","from":{{"kind":"DockerImage","name":"{SOURCE_COMPONENTS}@{d}"}}}}"#)
+        })
+        .collect();
+    let refs = format!(
+        r#"{{"kind":"ImageStream","apiVersion":"image.openshift.io/v1","metadata":{{"name":"{version}"}},"spec":{{"tags":[{}]}}}}"#,
+        tags.join(",")
+    );
+    let metadata = format!(r#"{{"kind":"cincinnati-metadata-v0","version":"{version}"}}"#);
+    let first = tar_gz(&[("usr/bin/cluster-version-operator", "binary")]);
+    let last = tar_gz(&[
+        ("release-manifests/0000_00_cvo.yaml", "kind: Namespace"),
+        ("release-manifests/image-references", &refs),
+        ("release-manifests/release-metadata", &metadata),
+    ]);
+    let config = format!(r#"{{"config":{{"Labels":{{"io.openshift.release":"{version}"}}}}}}"#);
+    let config_digest = b.blob(RELEASE_REPO, config.as_bytes());
+    let first_digest = b.blob(RELEASE_REPO, &first);
+    let last_digest = b.blob(RELEASE_REPO, &last);
+    let manifest = format!(
+        r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"{config_digest}","size":{}}},"layers":[{{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"{first_digest}","size":{}}},{{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"{last_digest}","size":{}}}]}}"#,
+        config.len(),
+        first.len(),
+        last.len()
+    );
+    let payload = digest_of(&manifest);
+    (
+        Release {
+            payload,
+            components,
+        },
+        manifest,
+    )
+}
+
+/// A mirror holding the payload and every component but those in `missing`.
+fn mirror(names: &[&str], missing: &[&str]) -> (FakeRegistry, Release) {
+    let mut b = Builder::new();
+    let (release, manifest) = release(&mut b, names, "4.21.0");
+    let mut b = b.manifest(RELEASE_REPO, Some("4.21.0-x86_64"), &manifest);
+    for (n, _) in &release.components {
+        if !missing.contains(&n.as_str()) {
+            b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+        }
+    }
+    (b.start(), release)
+}
+
+/// The IDMS oc-mirror v2 writes: both source repositories to the mirror,
+/// the sources never contacted.
+fn idms(host: &str) -> String {
+    format!(
+        "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-release-0}}\nspec:\n  imageDigestMirrors:\n  - source: {SOURCE_RELEASE}\n    mirrors: [{host}/{RELEASE_REPO}]\n    mirrorSourcePolicy: NeverContactSource\n  - source: {SOURCE_COMPONENTS}\n    mirrors: [{host}/{COMPONENT_REPO}]\n    mirrorSourcePolicy: NeverContactSource\n"
+    )
+}
+
+fn cluster_version(offers: &str) -> String {
+    format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata: {{name: version}}\nstatus:\n  desired: {{version: 4.20.8, image: '{SOURCE_RELEASE}@sha256:{}'}}\n{offers}",
+        "0".repeat(64)
+    )
+}
+
+struct Setup {
+    dir: TempDir,
+    certs: PathBuf,
+}
+
+impl Setup {
+    fn new(r: &FakeRegistry) -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let certs = dir.path().join("certs");
+        std::fs::create_dir(&certs).expect("certs");
+        r.write_ca(&certs, "mirror");
+        Setup { dir, certs }
+    }
+
+    fn objects(&self, text: &str) -> PathBuf {
+        let p = self.dir.path().join("cluster.yaml");
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+
+    fn cmd(&self) -> assert_cmd::Command {
+        let mut c = support::bin();
+        c.env("HOME", self.dir.path())
+            .env_remove("REGISTRY_AUTH_FILE")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("DOCKER_CONFIG")
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "200")
+            .arg("upgrade-check")
+            .arg("--cert-dir")
+            .arg(&self.certs);
+        c
+    }
+}
+
+fn run(cmd: &mut assert_cmd::Command) -> (i32, String, String) {
+    let out = cmd.output().expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json_of(stdout: &str, stderr: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}\n{stderr}"))
+}
+
+fn image<'a>(json: &'a Value, name: &str) -> &'a Value {
+    json["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .find(|i| i["name"] == name)
+        .unwrap_or_else(|| panic!("no image {name} in {json}"))
+}
+
+const NAMES: &[&str] = &["cli", "etcd", "machine-config-operator"];
+
+fn payload_spec(r: &Release) -> String {
+    format!("{SOURCE_RELEASE}@{}", r.payload)
+}
+
+#[test]
+fn every_component_served_by_the_mirror_is_ready() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    let json = json_of(&out, &err);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(json["ready"], true);
+    assert_eq!(json["target"]["version"], "4.21.0");
+    assert_eq!(json["target"]["digest"], rel.payload.as_str());
+    assert_eq!(
+        json["target"]["servedBy"],
+        format!("{}/{RELEASE_REPO}@{}", reg.host(), rel.payload)
+    );
+    assert_eq!(json["summary"]["images"], 3);
+    for (name, digest) in &rel.components {
+        let i = image(&json, name);
+        assert_eq!(i["outcome"], "served", "{name}");
+        assert_eq!(i["reference"], format!("{SOURCE_COMPONENTS}@{digest}"));
+        assert_eq!(
+            i["servedBy"],
+            format!("{}/{COMPONENT_REPO}@{digest}", reg.host())
+        );
+        assert_eq!(i["pullSources"][1]["outcome"], "notTried", "{name}");
+    }
+    // Only the last layer is fetched, never the first or the config.
+    let blobs: Vec<String> = reg
+        .log()
+        .iter()
+        .filter(|l| l.path.contains("/blobs/"))
+        .map(|l| l.path.clone())
+        .collect();
+    assert_eq!(blobs.len(), 1, "{blobs:?}");
+}
+
+#[test]
+fn a_component_missing_on_the_mirror_is_not_ready_with_the_copy_line() {
+    let (reg, rel) = mirror(NAMES, &["etcd"]);
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["ready"], false);
+    assert_eq!(json["summary"]["missing"], 1);
+    assert_eq!(json["summary"]["served"], 2);
+    let etcd = image(&json, "etcd");
+    assert_eq!(etcd["outcome"], "missing");
+    assert!(etcd["servedBy"].is_null());
+    let digest = &rel.components[1].1;
+    let step = &json["nextSteps"][0];
+    assert_eq!(step["outcome"], "missing");
+    assert_eq!(
+        step["commands"][0],
+        format!(
+            "skopeo copy --all docker://{SOURCE_COMPONENTS}@{digest} docker://{}/{COMPONENT_REPO}@{digest}",
+            reg.host()
+        )
+    );
+    // The table shows only the failing image, then the next step.
+    let (code, out, _) = run(s
+        .cmd()
+        .arg("-f")
+        .arg(&files)
+        .args(["--to-image", &payload_spec(&rel)]));
+    assert_eq!(code, 1);
+    assert!(out.contains("Verdict:   NOT READY"), "{out}");
+    assert!(out.contains("missing  etcd"), "{out}");
+    assert!(!out.contains("served   cli"), "{out}");
+    assert!(out.contains("Next steps:\n  missing: "), "{out}");
+    let (_, wide, _) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "wide"]));
+    assert!(wide.contains("served   cli"), "{wide}");
+}
+
+#[test]
+fn to_version_resolves_through_cluster_version_and_names_risks() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let offers = format!(
+        "  availableUpdates: [{{version: 4.20.9, image: '{SOURCE_RELEASE}@sha256:{}'}}]\n  conditionalUpdates:\n  - release: {{version: 4.21.0, image: '{}'}}\n    risks: [{{name: SigstoreMirrors, message: mirrors need the signatures, url: 'https://example.com/r'}}]\n    conditions: [{{type: Recommended, status: 'False', reason: SigstoreMirrors, message: mirrors need the signatures}}]\n",
+        "1".repeat(64),
+        payload_spec(&rel)
+    );
+    let files = s.objects(&(idms(&reg.host()) + &cluster_version(&offers)));
+    let (code, out, err) = run(s
+        .cmd()
+        .arg("-f")
+        .arg(&files)
+        .args(["--to", "4.21.0", "-o", "json"]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["image"], payload_spec(&rel));
+    assert_eq!(json["target"]["listedIn"], "conditionalUpdates");
+    assert_eq!(json["target"]["risks"][0]["name"], "SigstoreMirrors");
+    let (code, _, err) = run(s.cmd().arg("-f").arg(&files).args(["--to", "4.22.0"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("version 4.22.0 is not among the updates ClusterVersion/version offers (offered: 4.20.9, 4.21.0 (conditional))"),
+        "{err}"
+    );
+    assert!(
+        err.contains("hint: ") && err.contains("--to-image"),
+        "{err}"
+    );
+}
+
+#[test]
+fn to_version_resolves_live_through_the_api_server() {
+    let (reg, rel) = mirror(NAMES, &["cli"]);
+    let s = Setup::new(&reg);
+    let offers = format!(
+        "  availableUpdates: [{{version: 4.21.0, image: '{}'}}]\n",
+        payload_spec(&rel)
+    );
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&(idms(&reg.host()) + &cluster_version(&offers)))
+        .start();
+    let kubeconfig = server.write_kubeconfig(s.dir.path());
+    let (code, out, err) = run(s
+        .cmd()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["--to", "4.21.0", "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["listedIn"], "availableUpdates");
+    assert_eq!(image(&json, "cli")["outcome"], "missing");
+    assert_eq!(image(&json, "etcd")["outcome"], "served");
+}
+
+#[test]
+fn an_unreachable_mirror_is_undetermined() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    // A port nothing listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let host = closed.local_addr().expect("addr").to_string();
+    drop(closed);
+    let files = s.objects(&idms(&host));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 3, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["outcome"], "undetermined");
+    assert_eq!(json["readiness"], "undetermined");
+    assert_eq!(json["ready"], false);
+}
+
+#[test]
+fn a_payload_missing_everywhere_is_not_ready() {
+    let (reg, _) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let absent = format!("{SOURCE_RELEASE}@sha256:{}", "2".repeat(64));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &absent, "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["outcome"], "missing");
+    assert_eq!(json["images"].as_array().map(Vec::len), Some(0));
+}
+
+#[test]
+fn unauthorized_components_fail_and_say_so() {
+    let mut b = Builder::new().basic("user", "secret");
+    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in NAMES {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b.start();
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["outcome"], "unauthorized");
+    // With credentials (--authfile), the same release is ready.
+    let auth = s.dir.path().join("auth.json");
+    use base64::Engine;
+    let token = base64::engine::general_purpose::STANDARD.encode("user:secret");
+    std::fs::write(
+        &auth,
+        format!(
+            "{{\"auths\":{{\"{}\":{{\"auth\":\"{token}\"}}}}}}",
+            reg.host()
+        ),
+    )
+    .expect("auth");
+    let (code, out, err) = run(s
+        .cmd()
+        .arg("-f")
+        .arg(&files)
+        .arg("--authfile")
+        .arg(&auth)
+        .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 0, "{out}\n{err}");
+}
+
+/// A multi-architecture index over the payload: the architecture comes
+/// from --arch or the control-plane Nodes; unknown, it is refused.
+#[test]
+fn a_multi_arch_index_picks_the_control_plane_architecture() {
+    let mut b = Builder::new();
+    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
+    let index = format!(
+        r#"{{"schemaVersion":2,"mediaType":"{OCI_INDEX}","manifests":[{{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"{}","size":{},"platform":{{"architecture":"arm64","os":"linux"}}}}]}}"#,
+        rel.payload,
+        manifest.len()
+    );
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest).manifest_typed(
+        RELEASE_REPO,
+        None,
+        &index,
+        OCI_INDEX,
+    );
+    for n in NAMES {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b.start();
+    let s = Setup::new(&reg);
+    let spec = format!("{SOURCE_RELEASE}@{}", digest_of(&index));
+    let files = s.objects(&idms(&reg.host()));
+    let (code, _, err) = run(s.cmd().arg("-f").arg(&files).args(["--to-image", &spec]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("multi-architecture index"), "{err}");
+    assert!(err.contains("--arch"), "{err}");
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &spec, "--arch", "amd64"]));
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(
+        err.contains("no manifest for linux/amd64 (it has linux/arm64)"),
+        "{err}"
+    );
+    let node = "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: master-0\n  labels: {node-role.kubernetes.io/master: '', kubernetes.io/arch: arm64}\n";
+    let files = s.objects(&(idms(&reg.host()) + node));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &spec, "-o", "json"]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["architecture"], "arm64");
+    assert_eq!(json["target"]["digest"], digest_of(&index));
+}
+
+#[test]
+fn bad_input_is_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let files = dir.path().join("c.yaml");
+    std::fs::write(&files, idms("127.0.0.1:1")).expect("write");
+    let out = support::bin()
+        .args(["upgrade-check", "--to-image", "Not A Reference", "-f"])
+        .arg(&files)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let out = support::bin()
+        .args(["upgrade-check", "-f"])
+        .arg(&files)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "--to or --to-image is required");
+}
+
+/// A ClusterImagePolicy requiring sigstore signatures for the components:
+/// those without a `sha256-<hex>.sig` tag on the mirror are unsigned, and
+/// the next step copies their `.sig` tags.
+#[test]
+fn components_without_the_required_signature_are_unsigned() {
+    let mut b = Builder::new();
+    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in NAMES {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let signed = &rel.components[0].1;
+    let reg = b.signature(COMPONENT_REPO, signed).start();
+    let s = Setup::new(&reg);
+    let cip = format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata:\n  name: art-signed\nspec:\n  scopes:\n  - {SOURCE_COMPONENTS}\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFK0tpN0I3K2tpTFdPSmRQWXBZanRqUmtXVnBxRgpuNHl1TjU2VjZHaGdLRm5SZjJqemlweEFWR084cm0vWUVQU3d2clBORHJqdnA0YlpoNm5NR0Z0NzhBPT0KLS0tLS1FTkQgUFVCTElDIEtFWS0tLS0t\n    signedIdentity:\n      matchPolicy: MatchRepoDigestOrExact\n"
+    );
+    let files = s.objects(&(idms(&reg.host()) + &cip));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(
+        json["target"]["outcome"], "served",
+        "the payload is out of scope"
+    );
+    assert_eq!(image(&json, "cli")["outcome"], "served");
+    assert_eq!(image(&json, "cli")["signature"]["found"], true);
+    assert_eq!(json["summary"]["unsigned"], 2);
+    let etcd = image(&json, "etcd");
+    assert_eq!(etcd["outcome"], "unsigned");
+    let digest = &rel.components[1].1;
+    let tag = format!("{}.sig", digest.replacen(':', "-", 1));
+    let step = &json["nextSteps"][0];
+    assert_eq!(step["outcome"], "unsigned");
+    assert_eq!(
+        step["commands"][0],
+        format!(
+            "skopeo copy --all docker://{SOURCE_COMPONENTS}:{tag} docker://{}/{COMPONENT_REPO}:{tag}",
+            reg.host()
+        )
+    );
+}

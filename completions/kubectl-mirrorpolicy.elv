@@ -74,7 +74,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --policy-json 'A policy.json file, as /etc/containers/policy.json on a node; without it no signature policy is shown'
             cand --node 'Explain against this node''s own files (registries.conf, its drop-ins and policy.json): read through the node''s machine-config-daemon pod, or from --node-files'
             cand --node-files 'The nodes'' files from a folder written by `collect-node-files` (DIR/<node>/etc/...); with --node'
-            cand --node-timeout 'With --node, read live: the limit on reading the node''s files (a duration such as 30s or 2m)'
+            cand --node-timeout 'With --node, read live: the limit on reading the node''s files (a duration such as 30s or 2m; default 60s). Refused with --node-files, which reads no node'
             cand --short-name-mode 'Override the short-name mode. Default with node files: their `short-name-mode` (permissive when unset), as podman without a terminal; with -f: CRI-O''s, enforcing from OpenShift 4.21 (CRI-O 1.34), disabled before, from the ClusterVersion when known'
             cand -o 'Output format'
             cand --output 'Output format'

@@ -75,7 +75,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l policy-json -d 'A policy.json file, as /etc/containers/policy.json on a node; without it no signature policy is shown' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l node -d 'Explain against this node\'s own files (registries.conf, its drop-ins and policy.json): read through the node\'s machine-config-daemon pod, or from --node-files' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l node-files -d 'The nodes\' files from a folder written by `collect-node-files` (DIR/<node>/etc/...); with --node' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l node-timeout -d 'With --node, read live: the limit on reading the node\'s files (a duration such as 30s or 2m)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l node-timeout -d 'With --node, read live: the limit on reading the node\'s files (a duration such as 30s or 2m; default 60s). Refused with --node-files, which reads no node' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l short-name-mode -d 'Override the short-name mode. Default with node files: their `short-name-mode` (permissive when unset), as podman without a terminal; with -f: CRI-O\'s, enforcing from OpenShift 4.21 (CRI-O 1.34), disabled before, from the ClusterVersion when known' -r -f -a "enforcing\t''
 permissive\t''
 disabled\t''"

@@ -680,7 +680,8 @@ fn issue_12_fast_registries_reader_agrees_with_toml() {
 
 /// A TOML 1.1 document that is not TOML 1.0.
 fn is_toml_1_1_only(text: &str) -> bool {
-    toml::from_str::<toml::Table>(text).is_ok() && !mirrorpolicy::registries::reads_as_toml_1_0(text)
+    toml::from_str::<toml::Table>(text).is_ok()
+        && !mirrorpolicy::registries::reads_as_toml_1_0(text)
 }
 
 /// What Python's `tomllib` (TOML 1.0, Python 3.11 and later) says of each
@@ -747,12 +748,26 @@ fn issue_25_toml_1_0_as_tomllib_reads_it() {
         accepted += usize::from(tomllib);
         only_1_1 += usize::from(is_toml_1_1_only(text));
         if mirrorpolicy::registries::reads_as_toml_1_0(text) != tomllib {
-            wrong.push(format!("tomllib {}: {text:?}", if tomllib { "reads" } else { "refuses" }));
+            wrong.push(format!(
+                "tomllib {}: {text:?}",
+                if tomllib { "reads" } else { "refuses" }
+            ));
         }
     }
-    eprintln!("{} files: {accepted} TOML 1.0, {only_1_1} TOML 1.1 only", texts.len());
-    assert!(wrong.is_empty(), "{} disagreements:\n{}", wrong.len(), wrong.join("\n"));
-    assert!(accepted >= 1000 && only_1_1 >= 100, "too few cases of each kind");
+    eprintln!(
+        "{} files: {accepted} TOML 1.0, {only_1_1} TOML 1.1 only",
+        texts.len()
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} disagreements:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    assert!(
+        accepted >= 1000 && only_1_1 >= 100,
+        "too few cases of each kind"
+    );
 }
 
 /// The generator itself: its files cover what the property claims to.

@@ -75,7 +75,8 @@ impl Scan<'_> {
                         .map_or(self.bytes.len(), |n| self.at + n);
                 }
                 b'{' | b'[' => {
-                    self.open.push(if c == b'{' { Open::Table } else { Open::Array });
+                    self.open
+                        .push(if c == b'{' { Open::Table } else { Open::Array });
                     self.after_comma = false;
                     self.at += 1;
                 }
@@ -190,20 +191,47 @@ mod tests {
     #[test]
     fn finds_each_toml_1_1_addition() {
         for (text, want) in [
-            ("t = {\n  a = 1 }\n", Some((5, "a newline inside an inline table"))),
-            ("t = { a = 1\n}\n", Some((11, "a newline inside an inline table"))),
-            ("t = { a = 1, }\n", Some((13, "a trailing comma in an inline table"))),
-            ("t = { a = { b = 1 }, }\n", Some((21, "a trailing comma in an inline table"))),
-            ("t = { # c\n a = 1 }\n", Some((6, "a comment inside an inline table"))),
+            (
+                "t = {\n  a = 1 }\n",
+                Some((5, "a newline inside an inline table")),
+            ),
+            (
+                "t = { a = 1\n}\n",
+                Some((11, "a newline inside an inline table")),
+            ),
+            (
+                "t = { a = 1, }\n",
+                Some((13, "a trailing comma in an inline table")),
+            ),
+            (
+                "t = { a = { b = 1 }, }\n",
+                Some((21, "a trailing comma in an inline table")),
+            ),
+            (
+                "t = { # c\n a = 1 }\n",
+                Some((6, "a comment inside an inline table")),
+            ),
             ("s = \"\\e[\"\n", Some((5, "the \\e escape"))),
             ("s = \"a\\x61\"\n", Some((6, "a \\xHH escape"))),
             ("s = \"\"\"\n\\x00\"\"\"\n", Some((8, "a \\xHH escape"))),
             ("\"k\\e\" = 1\n", Some((2, "the \\e escape"))),
             ("t = 14:15\n", Some((4, "a time without seconds"))),
-            ("dt = 2010-02-03 14:15\n", Some((16, "a time without seconds"))),
-            ("dt = 2010-02-03T14:15Z\n", Some((16, "a time without seconds"))),
-            ("dt = 2010-02-03T14:15+01:00\n", Some((16, "a time without seconds"))),
-            ("a = [1, {b = 2,}]\n", Some((15, "a trailing comma in an inline table"))),
+            (
+                "dt = 2010-02-03 14:15\n",
+                Some((16, "a time without seconds")),
+            ),
+            (
+                "dt = 2010-02-03T14:15Z\n",
+                Some((16, "a time without seconds")),
+            ),
+            (
+                "dt = 2010-02-03T14:15+01:00\n",
+                Some((16, "a time without seconds")),
+            ),
+            (
+                "a = [1, {b = 2,}]\n",
+                Some((15, "a trailing comma in an inline table")),
+            ),
         ] {
             let got = first_toml_1_1_use(text).map(|u| (u.offset, u.what));
             assert_eq!(got, want, "{text:?}");

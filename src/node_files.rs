@@ -338,7 +338,8 @@ pub fn is_absent(why: &str) -> bool {
 
 /// Why every pull on the node fails, file by file (host path, why): a file
 /// the runtime reads that cannot be resolved or read (other than absent;
-/// policy.json absent too), is not UTF-8, or does not load as
+/// policy.json absent too), is not UTF-8 (policy.json excepted: Go's
+/// encoding/json replaces invalid UTF-8), or does not load as
 /// containers/image loads it (registries.conf and its drop-ins together,
 /// policy.json, the registries.d YAML files). CRI-O's per-namespace policies
 /// break only their namespace's pulls and are not listed.
@@ -354,14 +355,11 @@ pub fn pull_breakers(files: &NodeFiles) -> Vec<(String, String)> {
             )
         }))
     };
-    match text(POLICY_JSON) {
-        Some(Ok(policy)) => {
-            if let Err(e) = crate::policy::parse_policy(POLICY_JSON, policy) {
-                out.push((POLICY_JSON.to_string(), e.to_string()));
-            }
+    // Go's encoding/json reads bytes: invalid UTF-8 in a string is replaced.
+    if let Some(policy) = files.files.get(POLICY_JSON) {
+        if let Err(e) = crate::policy::parse_policy_bytes(POLICY_JSON, policy) {
+            out.push((POLICY_JSON.to_string(), e.to_string()));
         }
-        Some(Err(broken)) => out.push(broken),
-        None => {}
     }
     let yaml: Vec<&str> = files
         .runtime_children(REGISTRIES_D)

@@ -408,6 +408,10 @@ fn table_lines(c: &mut Choices, table: &str, noisy: bool, out: &mut Vec<String>)
     if c.chance(20) {
         lines.push(c.pick(&["# a comment \"[x]\"", "", "  \t"]).to_string());
     }
+    if c.chance(12) {
+        let k = c.pick(&["other", "x_y", "\"quoted key\""]);
+        lines.push(format!("{k} = {}", toml_version_value(c)));
+    }
     // A plain shuffle, keeping the table's first key first most of the time.
     for i in (1..lines.len()).rev() {
         if c.chance(20) {
@@ -419,6 +423,47 @@ fn table_lines(c: &mut Choices, table: &str, noisy: bool, out: &mut Vec<String>)
         let indent = c.pick(&["", "", "  ", "\t"]);
         let trailing = c.pick(&["", "", "", " # trailing", "#c", " # \"quoted\" ]", "\t"]);
         out.push(format!("{indent}{line}{trailing}"));
+    }
+}
+
+/// A value of an unknown key (so the file loads either way) that TOML 1.1
+/// allows and TOML 1.0 does not, or a TOML 1.0 near miss of one: inline
+/// tables over lines, with comments or a trailing comma, the `\e` and
+/// `\xHH` escapes, times without seconds.
+fn toml_version_value(c: &mut Choices) -> String {
+    const ONLY_1_1: &[&str] = &[
+        "{ a = \"x\",\n  b = 1 }",
+        "{\n  a = \"x\"\n}",
+        "{ a = \"x\", }",
+        "{ a = { b = 1, }, c = 2 }",
+        "{ # c\n a = 1 }",
+        "[ { a = 1,\n } ]",
+        "\"\\e[0m\"",
+        "\"quay.io\\x2fns\"",
+        "\"\"\"\n\\x41\"\"\"",
+        "07:32",
+        "1979-05-27T07:32Z",
+        "1979-05-27 07:32",
+        "1979-05-27T07:32-07:00",
+        "[ 07:32:00, 07:32 ]",
+    ];
+    const ONLY_1_0: &[&str] = &[
+        "{ a = \"x\", b = [\n  1,\n  2,\n] }",
+        "[ { a = 1 }, # c\n  { b = 2 },\n]",
+        "\"\\\\e \\\\x41 \\u001b\"",
+        "'\\e \\x41'",
+        "'''\n\\x41'''",
+        "\"\"\"a\\\n  b\"\"\"\"\"",
+        "07:32:00",
+        "1979-05-27T07:32:00Z",
+        "1979-05-27 07:32:00.5",
+        "1979-05-27T07:32:00-07:00",
+        "\"07:32 {a=1,}\" # 07:32 { ,}",
+    ];
+    if c.chance(50) {
+        c.pick(ONLY_1_1).to_string()
+    } else {
+        c.pick(ONLY_1_0).to_string()
     }
 }
 
@@ -598,17 +643,29 @@ fn issue_12_fast_registries_reader_agrees_with_toml() {
     });
     let fast = std::cell::Cell::new(0u32);
     let loaded = std::cell::Cell::new(0u32);
+    let toml_1_1 = std::cell::Cell::new(0u32);
     let result = runner.run(&registries_conf(), |text| {
         let seen = checks::registries_readers_agree(&text).map_err(TestCaseError::fail)?;
         fast.set(fast.get() + u32::from(seen.fast_reader));
         loaded.set(loaded.get() + u32::from(seen.loaded));
+        // TOML 1.1 that TOML 1.0 refuses: the loader refuses it too.
+        if is_toml_1_1_only(&text) {
+            toml_1_1.set(toml_1_1.get() + 1);
+            prop_assert!(!seen.loaded, "TOML 1.1-only text loaded: {text:?}");
+        }
         Ok(())
     });
     if let Err(e) = result {
         panic!("{e}");
     }
-    let (fast, loaded) = (fast.get(), loaded.get());
-    eprintln!("{CASES} files: {fast} read by the fast reader, {loaded} loaded");
+    let (fast, loaded, toml_1_1) = (fast.get(), loaded.get(), toml_1_1.get());
+    eprintln!(
+        "{CASES} files: {fast} read by the fast reader, {loaded} loaded, {toml_1_1} TOML 1.1 only"
+    );
+    assert!(
+        toml_1_1 >= CASES / 50,
+        "only {toml_1_1} of {CASES} files were TOML 1.1 only"
+    );
     assert!(
         fast >= CASES / 4,
         "only {fast} of {CASES} files were read by the fast reader"
@@ -618,6 +675,98 @@ fn issue_12_fast_registries_reader_agrees_with_toml() {
         CASES - loaded >= CASES / 4,
         "only {} of {CASES} files were refused",
         CASES - loaded
+    );
+}
+
+/// A TOML 1.1 document that is not TOML 1.0.
+fn is_toml_1_1_only(text: &str) -> bool {
+    toml::from_str::<toml::Table>(text).is_ok()
+        && !mirrorpolicy::registries::reads_as_toml_1_0(text)
+}
+
+/// What Python's `tomllib` (TOML 1.0, Python 3.11 and later) says of each
+/// text: `Some(accepted)`, or `None` with why when it cannot run here.
+fn tomllib_verdicts(texts: &[String]) -> Result<Vec<bool>, String> {
+    use std::io::Write;
+    const SCRIPT: &str = "import json, sys, tomllib\n\
+        out = []\n\
+        for t in json.load(sys.stdin):\n\
+        \x20   try:\n\
+        \x20       tomllib.loads(t)\n\
+        \x20       out.append(True)\n\
+        \x20   except tomllib.TOMLDecodeError:\n\
+        \x20       out.append(False)\n\
+        json.dump(out, sys.stdout)\n";
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", SCRIPT])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("python3 cannot run: {e}"))?;
+    let input = serde_json::to_vec(texts).expect("texts encode");
+    child
+        .stdin
+        .take()
+        .expect("stdin piped")
+        .write_all(&input)
+        .map_err(|e| format!("writing to python3: {e}"))?;
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "python3 has no tomllib (Python 3.11 or later): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("python3's answer: {e}"))
+}
+
+/// The tool's TOML 1.0 (what it refuses as TOML in a node's
+/// registries.conf) against Python's `tomllib` as the oracle, over 6,000
+/// generated and mutated files, TOML 1.1-only constructs among them. A
+/// leading BOM is removed first: BurntSushi/toml skips it, `tomllib` does not.
+#[test]
+fn issue_25_toml_1_0_as_tomllib_reads_it() {
+    let mut runner = TestRunner::deterministic();
+    let strategy = registries_conf();
+    let texts: Vec<String> = (0..6000)
+        .map(|_| {
+            let text = strategy.new_tree(&mut runner).expect("a file").current();
+            text.strip_prefix('\u{feff}').unwrap_or(&text).to_string()
+        })
+        .collect();
+    let verdicts = match tomllib_verdicts(&texts) {
+        Ok(v) => v,
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    let mut wrong = Vec::new();
+    let (mut accepted, mut only_1_1) = (0, 0);
+    for (text, &tomllib) in texts.iter().zip(&verdicts) {
+        accepted += usize::from(tomllib);
+        only_1_1 += usize::from(is_toml_1_1_only(text));
+        if mirrorpolicy::registries::reads_as_toml_1_0(text) != tomllib {
+            wrong.push(format!(
+                "tomllib {}: {text:?}",
+                if tomllib { "reads" } else { "refuses" }
+            ));
+        }
+    }
+    eprintln!(
+        "{} files: {accepted} TOML 1.0, {only_1_1} TOML 1.1 only",
+        texts.len()
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} disagreements:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    assert!(
+        accepted >= 1000 && only_1_1 >= 100,
+        "too few cases of each kind"
     );
 }
 

@@ -546,9 +546,7 @@ fn node_config(settings: &Settings, files: &NodeFiles) -> Result<NodeSetup, Vec<
         None => None,
         Some(bytes) => {
             let name = format!("{node}:{policy_path}");
-            let text = std::str::from_utf8(bytes)
-                .map_err(|_| vec![format!("{name} is not UTF-8 text (a binary file)")])?;
-            Some(policy::parse_policy(&name, text).map_err(|e| vec![e.to_string()])?)
+            Some(policy::parse_policy_bytes(&name, bytes).map_err(|e| vec![e.to_string()])?)
         }
     };
     Ok(NodeSetup {
@@ -586,7 +584,9 @@ fn node_warnings(files: &NodeFiles) -> Vec<String> {
 }
 
 fn load_policy(path: &Path) -> Result<PolicyFile> {
-    let text = read(path, "policy.json")?;
-    policy::parse_policy(&path.display().to_string(), &text)
+    let bytes = fs::read(path).with_context(|| {
+        Failure::input(format!("cannot read policy.json \"{}\"", path.display()))
+    })?;
+    policy::parse_policy_bytes(&path.display().to_string(), &bytes)
         .map_err(|e| Failure::input(e.to_string()).into())
 }

@@ -98,6 +98,12 @@ impl<'de> Deserialize<'de> for Json {
 /// Reads a whole document, as Go's `json.Unmarshal` does: data after the
 /// value is an error. Syntax errors carry line and column.
 pub fn parse_document(text: &str) -> Result<Json, String> {
+    // Go's scanner takes a byte order mark for a stray character.
+    if text.starts_with('\u{feff}') {
+        return Err("invalid character 'ï' looking for beginning of value \
+                    (the file begins with a UTF-8 byte order mark, which Go's encoding/json refuses)"
+            .to_string());
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let v = Json::deserialize(&mut de).map_err(|e| e.to_string())?;
     de.end().map_err(|e| e.to_string())?;

@@ -71,6 +71,33 @@ pub struct PolicyFile {
     pub policy: Policy,
 }
 
+/// Parses a policy.json file's bytes as containers/image
+/// `NewPolicyFromBytes` does: Go's `encoding/json` takes bytes, not UTF-8
+/// text, and replaces each byte of an invalid UTF-8 sequence in a string
+/// with U+FFFD (outside strings such a byte is a syntax error, as it still
+/// is once replaced); then as [`parse_policy`].
+pub fn parse_policy_bytes(name: &str, bytes: &[u8]) -> Result<PolicyFile, PolicyError> {
+    parse_policy(name, &go_lossy_utf8(bytes))
+}
+
+/// The text Go's `encoding/json` reads from `bytes`: each byte that does
+/// not begin a valid UTF-8 sequence is one U+FFFD (`utf8.DecodeRune`
+/// gives size 1 on an invalid byte, so a truncated sequence is one U+FFFD
+/// per byte).
+pub fn go_lossy_utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut text = String::with_capacity(bytes.len() + 16);
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        for _ in chunk.invalid() {
+            text.push(char::REPLACEMENT_CHARACTER);
+        }
+    }
+    std::borrow::Cow::Owned(text)
+}
+
 /// Parses a policy.json file as containers/image `NewPolicyFromBytes`
 /// does: strictly, and data after the document is an error. Syntax errors
 /// carry line and column.

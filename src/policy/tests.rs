@@ -471,3 +471,20 @@ fn issue_13_one_message_for_an_unknown_key_type() {
     assert_eq!(err.error.path, "default[0]");
     assert_eq!(err.error.message, want);
 }
+
+/// Go's `utf8.DecodeRune` gives size 1 on every byte that does not begin a
+/// valid sequence, and encoding/json writes one U+FFFD for each: a truncated
+/// sequence is one per byte, an encoded surrogate three.
+#[test]
+fn invalid_utf8_is_replaced_per_byte_as_go_does() {
+    for (bytes, want) in [
+        (&b"plain"[..], "plain"),
+        (b"caf\xe9", "caf\u{fffd}"),
+        (b"\xe2\x82x", "\u{fffd}\u{fffd}x"),
+        (b"\xed\xa0\x80", "\u{fffd}\u{fffd}\u{fffd}"),
+        (b"\xf0\x9f\x98\x80\xff", "\u{1f600}\u{fffd}"),
+        (b"\xc0\xaf", "\u{fffd}\u{fffd}"),
+    ] {
+        assert_eq!(super::go_lossy_utf8(bytes), want, "{bytes:?}");
+    }
+}

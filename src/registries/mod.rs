@@ -122,8 +122,9 @@ mod raw;
 pub mod shortnames;
 #[cfg(test)]
 mod testdata;
+mod toml10;
 
 pub use load::{
-    fast_reader_accepts, load, load_full_parser, parse_short_name_mode, ConfigFile,
-    RegistriesError, AUTHENTICATION_FILE_HELPER,
+    fast_reader_accepts, load, load_full_parser, parse_short_name_mode, reads_as_toml_1_0,
+    ConfigFile, RegistriesError, AUTHENTICATION_FILE_HELPER,
 };

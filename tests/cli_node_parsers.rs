@@ -1,0 +1,295 @@
+//! The node's own parsers (issue 25): registries.conf read as TOML 1.0, as
+//! containers/image's BurntSushi/toml (v1.5.0 and older) reads it, and
+//! policy.json read as Go's `encoding/json` reads it inside containers/image's
+//! strict decoder. Each case through the binary, on files and on a node's
+//! files.
+
+mod support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+use support::bin;
+
+const EXAMPLE: &str = "examples/disconnected-cluster";
+const NODE_REGISTRIES: &str = "examples/node/registries.conf";
+const WORKER: &str = "worker-1.corp.example.com";
+const TOML_1_1: &str = "TOML 1.1 syntax, which containers/image's TOML 1.0 parser refuses";
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// Each TOML 1.1 addition, in a registries.conf that loads with its TOML
+/// 1.0 spelling: refused with its line and column, exit 2.
+#[test]
+fn issue_25_toml_1_1_registries_conf_is_refused_with_its_line() {
+    let dir = TempDir::new().unwrap();
+    let head = "[[registry]]\nlocation = \"quay.io\"\n";
+    for (tail, at, what) in [
+        (
+            "mirror = [ { location = \"m.example.com\", }, ]\n",
+            "line 3, column 42",
+            "a trailing comma in an inline table",
+        ),
+        (
+            "mirror = [ { location = \"m.example.com\",\n  insecure = true } ]\n",
+            "line 3, column 41",
+            "a newline inside an inline table",
+        ),
+        (
+            "note = { a = 1 # why\n}\n",
+            "line 3, column 16",
+            "a comment inside an inline table",
+        ),
+        ("note = \"\\e[1m\"\n", "line 3, column 9", "the \\e escape"),
+        (
+            "[[registry.mirror]]\nlocation = \"m.example.com\\x2fns\"\n",
+            "line 4, column 26",
+            "a \\xHH escape",
+        ),
+        (
+            "since = 2024-05-27T07:32Z\n",
+            "line 3, column 20",
+            "a time without seconds",
+        ),
+    ] {
+        let path = write(
+            dir.path(),
+            "registries.conf",
+            format!("{head}{tail}").as_bytes(),
+        );
+        bin()
+            .args(["explain", "quay.io/a/b:1", "--registries-conf"])
+            .arg(&path)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(format!(
+                "loading registries configuration \"{}\": {at}: {what}: {TOML_1_1}",
+                path.display()
+            )));
+    }
+    // The TOML 1.0 spellings of the same load.
+    let path = write(
+        dir.path(),
+        "registries.conf",
+        format!(
+            "{head}mirror = [ {{ location = \"m.example.com\" }},\n]\nnote = {{ a = 1 }} # why\n\
+             esc = \"\\u001b[1m\"\nsince = 2024-05-27T07:32:00Z\n"
+        )
+        .as_bytes(),
+    );
+    bin()
+        .args(["explain", "quay.io/a/b:1", "--registries-conf"])
+        .arg(&path)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("m.example.com/a/b:1"));
+}
+
+/// A drop-in is read the same way, and named as one.
+#[test]
+fn issue_25_toml_1_1_drop_in_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path().join("registries.conf.d");
+    fs::create_dir(&d).unwrap();
+    let drop_in = write(
+        &d,
+        "50-x.conf",
+        b"[[registry]]\nlocation = \"quay.io\"\nblocked = true\nsince = 07:32\n",
+    );
+    bin()
+        .args(["explain", "quay.io/a/b:1", "--registries-conf", NODE_REGISTRIES])
+        .arg("--registries-conf-d")
+        .arg(&d)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "loading drop-in registries configuration \"{}\": line 4, column 9: a time without seconds: {TOML_1_1}",
+            drop_in.display()
+        )));
+}
+
+/// The example's node files, with `edit` applied to worker-1's root.
+fn node_files(edit: impl FnOnce(&Path)) -> (TempDir, PathBuf) {
+    let dir = TempDir::new().unwrap();
+    let copy = dir.path().join("node-files");
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(Path::new(EXAMPLE).join("node-files"))
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    edit(&copy.join(WORKER));
+    (dir, copy)
+}
+
+/// A node whose registries.conf is TOML 1.1: every pull on it fails
+/// (`explain --node`, exit 1), and `diff` says CRI-O cannot load it.
+#[test]
+fn issue_25_a_toml_1_1_node_file_breaks_every_pull() {
+    let (_dir, folder) = node_files(|root| {
+        let path = root.join("etc/containers/registries.conf");
+        let mut text = fs::read_to_string(&path).unwrap();
+        let line = text.lines().count() + 4;
+        text.push_str("\n[[registry]]\nlocation = \"x.example.com\"\nmirror = [ { location = \"m.example.com\", }, ]\n");
+        fs::write(&path, text).unwrap();
+        fs::write(root.join("line"), line.to_string()).unwrap();
+    });
+    let line = fs::read_to_string(folder.join(WORKER).join("line")).unwrap();
+    let why = format!(
+        "loading registries configuration \"/etc/containers/registries.conf\": line {line}, column 42: a trailing comma in an inline table: {TOML_1_1}"
+    );
+    bin()
+        .args([
+            "explain",
+            "registry.redhat.io/rhel9/support-tools:latest",
+            "--node",
+            WORKER,
+        ])
+        .arg("--node-files")
+        .arg(&folder)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "every pull on node {WORKER} fails: {why}"
+        )));
+    bin()
+        .args(["diff", "-f", EXAMPLE, "--node-files"])
+        .arg(&folder)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "containers/image cannot load it ({why} (BurntSushi/toml v1.5.0 and older, in CRI-O 1.34 and earlier: OpenShift 4.21 and earlier)): every pull on these nodes fails"
+        )));
+}
+
+fn explain_with_policy(policy: &Path) -> assert_cmd::assert::Assert {
+    bin()
+        .args([
+            "explain",
+            "quay.io/a/b:1",
+            "--registries-conf",
+            NODE_REGISTRIES,
+        ])
+        .arg("--policy-json")
+        .arg(policy)
+        .assert()
+}
+
+/// Go's encoding/json reads bytes: invalid UTF-8 inside a string is
+/// replaced by U+FFFD per byte (the file loads), outside one it is a
+/// syntax error.
+#[test]
+fn issue_25_policy_json_invalid_utf8_as_go_reads_it() {
+    let dir = TempDir::new().unwrap();
+    let policy = write(
+        dir.path(),
+        "policy.json",
+        b"{\"default\":[{\"type\":\"insecureAcceptAnything\"}],\"transports\":{\"docker\":{\"quay.io/a\":[{\"type\":\"signedBy\",\"keyType\":\"GPGKeys\",\"keyPath\":\"/etc/pki/cl\xe9\xe2\x82.gpg\"}]}}}",
+    );
+    explain_with_policy(&policy).code(0).stdout(predicate::str::contains(
+        "signedBy (GPGKeys /etc/pki/cl\u{fffd}\u{fffd}\u{fffd}.gpg, identity matchRepoDigestOrExact)",
+    ));
+    let outside = write(
+        dir.path(),
+        "outside.json",
+        b"{\"default\":[{\"type\":\"insecureAcceptAnything\"}]\xff}",
+    );
+    explain_with_policy(&outside)
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "policy \"{}\"",
+            outside.display()
+        )));
+}
+
+/// A byte order mark is a syntax error for Go's encoding/json.
+#[test]
+fn issue_25_policy_json_with_a_bom_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let policy = write(
+        dir.path(),
+        "policy.json",
+        "\u{feff}{\"default\":[{\"type\":\"insecureAcceptAnything\"}]}".as_bytes(),
+    );
+    explain_with_policy(&policy)
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "policy \"{}\": invalid character 'ï' looking for beginning of value (the file begins with a UTF-8 byte order mark",
+            policy.display()
+        )));
+}
+
+/// containers/image's decoder refuses a duplicate key at every level
+/// (`ParanoidUnmarshalJSONObject`), where plain encoding/json keeps the last.
+#[test]
+fn issue_25_policy_json_duplicate_keys_are_refused() {
+    let dir = TempDir::new().unwrap();
+    for (name, text, want) in [
+        (
+            "top.json",
+            "{\"default\":[{\"type\":\"reject\"}],\"default\":[{\"type\":\"insecureAcceptAnything\"}]}",
+            "Duplicate key \"default\"",
+        ),
+        (
+            "scope.json",
+            "{\"default\":[{\"type\":\"reject\"}],\"transports\":{\"docker\":{\"quay.io\":[{\"type\":\"reject\"}],\"quay.io\":[{\"type\":\"reject\"}]}}}",
+            "Duplicate key \"quay.io\"",
+        ),
+        (
+            "requirement.json",
+            "{\"default\":[{\"type\":\"reject\",\"type\":\"reject\"}]}",
+            "Duplicate key \"type\"",
+        ),
+    ] {
+        let policy = write(dir.path(), name, text.as_bytes());
+        explain_with_policy(&policy)
+            .code(2)
+            .stderr(predicate::str::contains(want));
+    }
+}
+
+/// On a node, a policy.json with invalid UTF-8 in a string loads (no
+/// pull is broken); one with a BOM breaks every pull.
+#[test]
+fn issue_25_node_policy_json_as_go_reads_it() {
+    let image = "registry.redhat.io/rhel9/support-tools:latest";
+    let (_dir, folder) = node_files(|root| {
+        let path = root.join("etc/containers/policy.json");
+        let text = fs::read_to_string(&path).unwrap();
+        // A scope no reference can name: "caf\xe9.example.com".
+        let at = text.find("\"docker\": {").unwrap() + "\"docker\": {".len();
+        let mut bytes = text.into_bytes();
+        let scope = b"\n      \"caf\xe9.example.com\": [{\"type\": \"reject\"}],";
+        bytes.splice(at..at, scope.iter().copied());
+        fs::write(&path, bytes).unwrap();
+    });
+    bin()
+        .args(["explain", image, "--node", WORKER])
+        .arg("--node-files")
+        .arg(&folder)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("every pull").not());
+    let policy = folder.join(WORKER).join("etc/containers/policy.json");
+    let mut bytes = "\u{feff}".as_bytes().to_vec();
+    bytes.extend(fs::read(&policy).unwrap());
+    fs::write(&policy, bytes).unwrap();
+    bin()
+        .args(["explain", image, "--node", WORKER])
+        .arg("--node-files")
+        .arg(&folder)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "every pull on node {WORKER} fails: policy \"/etc/containers/policy.json\": invalid character 'ï'"
+        )));
+}

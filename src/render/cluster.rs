@@ -386,8 +386,8 @@ fn namespaced_files(policies: &PolicyRender) -> Vec<NodeFile> {
         .collect()
 }
 
-/// The decoded MCO registries.conf template.
-fn template_conf() -> V2RegistriesConf {
+/// The decoded MCO registries.conf template (the same from 4.4 on).
+pub fn template_conf() -> V2RegistriesConf {
     V2RegistriesConf {
         unqualified_search_registries: Some(vec![
             "registry.access.redhat.com".to_string(),

@@ -90,6 +90,9 @@ pub struct McoProfile {
     pub atomic_filter: bool,
     /// ClusterImagePolicy and ImagePolicy are read (4.16+, feature-gated).
     pub image_policies: bool,
+    /// policy.json is written by `json.MarshalIndent(p, "", "  ")` (4.17+);
+    /// before, by `json.Marshal` on one line.
+    pub policy_indent: bool,
 }
 
 impl Default for McoProfile {
@@ -142,48 +145,10 @@ impl McoProfile {
             payload_allowed_exemption: m >= 11,
             atomic_filter: m >= 14,
             image_policies: m >= 16,
+            policy_indent: m >= 17,
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The release table above, row by row, from each release branch's
-    /// go.mod and vendor tree.
-    #[test]
-    fn profile_by_openshift_minor() {
-        use EditFamily::*;
-        for (minor, ignition, edit, short_names, helper, quoting) in [
-            (4, "2.2.0", ExactLocation, false, false, TomlQuoting::V0_3),
-            (5, "2.2.0", ExactLocation, false, false, TomlQuoting::V0_3),
-            (6, "3.1.0", ExactLocation, false, false, TomlQuoting::V0_3),
-            (8, "3.2.0", ExactLocation, false, false, TomlQuoting::V0_3),
-            (9, "3.2.0", Wildcards, true, false, TomlQuoting::V0_3),
-            (10, "3.2.0", Wildcards, true, false, TomlQuoting::V0_4),
-            (11, "3.2.0", NestedMirrors, true, false, TomlQuoting::V0_4),
-            (12, "3.2.0", NestedMirrors, true, false, TomlQuoting::V0_4),
-            (13, "3.2.0", PullFromMirror, true, false, TomlQuoting::V0_4),
-            (14, "3.4.0", PullFromMirror, true, false, TomlQuoting::V0_4),
-            (18, "3.4.0", PullFromMirror, true, false, TomlQuoting::V0_4),
-            (19, "3.5.0", PullFromMirror, true, true, TomlQuoting::V0_4),
-            (22, "3.5.0", PullFromMirror, true, true, TomlQuoting::V0_4),
-        ] {
-            let p = McoProfile::for_minor(Some(minor));
-            assert_eq!(p.ignition_version, ignition, "4.{minor}");
-            assert_eq!(p.edit, edit, "4.{minor}");
-            assert_eq!(p.encode.short_name_mode, short_names, "4.{minor}");
-            assert_eq!(
-                p.encode.additional_layer_store_auth_helper, helper,
-                "4.{minor}"
-            );
-            assert_eq!(p.encode.quoting, quoting, "4.{minor}");
-            assert_eq!(p.mirror_sets, minor >= 13, "4.{minor}");
-            assert_eq!(p.search_registries, minor >= 7, "4.{minor}");
-        }
-        assert_eq!(McoProfile::for_minor(None), McoProfile::default());
-        assert_eq!(McoProfile::for_minor(Some(3)).minor, OLDEST_MODELLED);
-        assert_eq!(McoProfile::for_minor(Some(30)).minor, NEWEST_MODELLED);
-    }
-}
+mod tests;

@@ -629,9 +629,9 @@ fn issue_14_rendering_says_which_release_it_follows() {
         path.display().to_string()
     };
     for (file, want) in [
-        (write("none.yaml", None), "warning: no ClusterVersion in the input: rendered as the newest release modelled, OpenShift 4.21"),
-        (write("old.yaml", Some("4.12.30")), "warning: ClusterVersion/version is OpenShift 4.12, older than the oldest release modelled (4.13): rendered as 4.13; the MCO of 4.12 and before wrote `mirror-by-digest-only = true`"),
-        (write("new.yaml", Some("4.23.1")), "warning: ClusterVersion/version is OpenShift 4.23, newer than the newest release modelled (4.21): rendered as 4.21"),
+        (write("none.yaml", None), "warning: no ClusterVersion in the input: rendered as the newest release modelled, OpenShift 4.22"),
+        (write("old.yaml", Some("4.3.30")), "warning: ClusterVersion/version is OpenShift 4.3, older than the oldest release modelled (4.4): rendered as 4.4"),
+        (write("new.yaml", Some("4.23.1")), "warning: ClusterVersion/version is OpenShift 4.23, newer than the newest release modelled (4.22): rendered as 4.22"),
     ] {
         plugin()
             .args(["render", "-f", &file])
@@ -644,6 +644,51 @@ fn issue_14_rendering_says_which_release_it_follows() {
         .assert()
         .success()
         .stderr(contains("release").not());
+}
+
+/// Issue 25: a release before 4.13 is rendered in its own format (the
+/// layouts of the release branches' `TestUpdateRegistriesConfig` cases),
+/// and the ImageDigestMirrorSet its MCO does not read is a warning, not
+/// rendered.
+#[test]
+fn issue_25_releases_before_4_13_render_in_their_own_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let icsp = "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: release\nspec:\n  repositoryDigestMirrors:\n  - source: quay.io/openshift-release-dev/ocp-release\n    mirrors: [mirror.example.com/ocp/release]\n";
+    let write = |version: &str| {
+        let text = format!(
+            "{icsp}---\n{IDMS_ONLY}---\napiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\nstatus:\n  desired:\n    version: {version}\n"
+        );
+        let path = dir.path().join(format!("{version}.yaml"));
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let entry = "\n[[registry]]\n  prefix = \"\"\n  location = \"quay.io/openshift-release-dev/ocp-release\"\n  mirror-by-digest-only = true\n\n  [[registry.mirror]]\n    location = \"mirror.example.com/ocp/release\"\n";
+    let search =
+        "unqualified-search-registries = [\"registry.access.redhat.com\", \"docker.io\"]\n";
+    for (version, want) in [
+        ("4.8.57", format!("{search}{entry}")),
+        (
+            "4.12.30",
+            format!("{search}short-name-mode = \"\"\n{entry}"),
+        ),
+    ] {
+        let minor = &version[..version.rfind('.').unwrap()];
+        plugin()
+            .args([
+                "render",
+                "--file",
+                "/etc/containers/registries.conf",
+                "-f",
+                &write(version),
+            ])
+            .assert()
+            .success()
+            .stdout(want)
+            .stderr(contains(format!(
+                "warning: the MCO of OpenShift {minor} does not read ImageDigestMirrorSet/"
+            )))
+            .stderr(contains("older than the oldest").not());
+    }
 }
 
 /// Issue 13: `lint` lists every MCO finding with the MCO's own message (the

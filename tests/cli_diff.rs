@@ -1177,3 +1177,132 @@ fn issue_15_on_disk_without_node_files() {
     );
     assert!(stderr.contains("--node-files DIR"), "{stderr}");
 }
+
+/// A custom pool `infra`: it selects the worker role's MachineConfigs and
+/// its own, and has no generated registries MachineConfig of its own.
+fn infra_pool(target: &str) -> Value {
+    json!({"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfigPool",
+        "metadata": {"name": "infra"},
+        "spec": {"configuration": {"name": target},
+            "machineConfigSelector": {"matchExpressions": [
+                {"key": mco::ROLE, "operator": "In", "values": ["worker", "infra"]}]}},
+        "status": {"configuration": {"name": target}, "machineCount": 1,
+            "updatedMachineCount": 1,
+            "conditions": [{"type": "Updating", "status": "False"}]}})
+}
+
+/// The worker configs (with the generated one), `own` configs of pool
+/// infra, its rendered config merged as the MCO merges a custom pool, and
+/// one node on it.
+fn custom_pool(own: &[Value]) -> TempDir {
+    let dir = TempDir::new().unwrap();
+    let crs = crs(&[M1], "2026-05-01T10:00:00Z", &["registry.example.com"]);
+    let gen = generated(&crs, "2026-05-01T10:00:05Z");
+    let mut configs = others("worker");
+    configs.push(gen);
+    configs.push(user("infra"));
+    configs.extend(own.iter().cloned());
+    let mut all = crs;
+    all.extend(configs.iter().cloned());
+    all.push(mco::render("rendered-infra-aaaa", "infra", &configs));
+    all.push(infra_pool("rendered-infra-aaaa"));
+    all.push(node("infra-0", "rendered-infra-aaaa"));
+    write(dir.path(), "cluster.json", &all);
+    dir
+}
+
+/// Issue 25: a custom pool is compared through the worker's generated
+/// MachineConfig, with the same stages as worker.
+#[test]
+fn issue_25_custom_pool_diffs_as_worker() {
+    let dir = custom_pool(&[]);
+    let (code, out) = run(dir.path(), &["-o", "json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let pool = &v["pools"][0];
+    assert_eq!(pool["pool"], "infra");
+    let stages: Vec<(&str, &str)> = pool["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["kind"].as_str().unwrap(),
+                s["machineConfig"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        stages,
+        [
+            ("crs", ""),
+            ("generated", "99-worker-generated-registries"),
+            ("target", "rendered-infra-aaaa"),
+            ("nodes", "rendered-infra-aaaa"),
+        ],
+        "{out}"
+    );
+    assert_eq!(pool["drift"], json!([]), "{out}");
+    assert_eq!(pool["notes"], json!([]), "{out}");
+}
+
+/// Issue 25: the custom pool's own MachineConfig writing registries.conf
+/// sorts after every worker config, so it overrides the generated file on
+/// its nodes.
+#[test]
+fn issue_25_custom_pool_own_machine_config_overrides_registries_conf() {
+    let own = mco::config(
+        "50-infra-registries",
+        "infra",
+        &[(
+            "/etc/containers/registries.conf",
+            "[[registry]]\nlocation = \"registry.example.com/apps\"\nblocked = true\n",
+        )],
+    );
+    let dir = custom_pool(&[own]);
+    let (code, out) = run(dir.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("/etc/containers/registries.conf: MachineConfig/99-worker-generated-registries → the pool's target rendered-infra-aaaa"), "{out}");
+    assert!(out.contains("`registry.example.com/apps` is not blocked in MachineConfig/99-worker-generated-registries and blocked in the pool's target rendered-infra-aaaa"), "{out}");
+    assert!(out.contains("cause: MachineConfig/50-infra-registries also writes /etc/containers/registries.conf and sorts after 99-worker-generated-registries: it overrides the generated file"), "{out}");
+}
+
+/// Issue 25: a 4.12 cluster whose generated MachineConfig and nodes carry
+/// the 4.12 format (release-4.12 `TestUpdateRegistriesConfig` layout,
+/// written here by hand) shows no drift.
+#[test]
+fn issue_25_release_4_12_nodes_in_their_own_format_show_no_drift() {
+    let dir = TempDir::new().unwrap();
+    let conf = "unqualified-search-registries = [\"registry.access.redhat.com\", \"docker.io\"]\nshort-name-mode = \"\"\n\n[[registry]]\n  prefix = \"\"\n  location = \"registry.example.com/apps\"\n  mirror-by-digest-only = true\n\n  [[registry.mirror]]\n    location = \"mirror.corp.example.com:5000/apps\"\n\n[[registry]]\n  prefix = \"\"\n  location = \"insecure.example.com\"\n  insecure = true\n";
+    let gen = mco::config(
+        "99-worker-generated-registries",
+        "worker",
+        &[("/etc/containers/registries.conf", conf)],
+    );
+    let mut all = vec![
+        json!({"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion",
+            "metadata": {"name": "version"},
+            "status": {"desired": {"version": "4.12.30",
+                "image": "quay.io/openshift-release-dev/ocp-release@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}}}),
+        json!({"apiVersion": "config.openshift.io/v1", "kind": "Image",
+            "metadata": {"name": "cluster"},
+            "spec": {"registrySources": {"insecureRegistries": ["insecure.example.com"]}}}),
+        json!({"apiVersion": "operator.openshift.io/v1alpha1", "kind": "ImageContentSourcePolicy",
+            "metadata": {"name": "apps"},
+            "spec": {"repositoryDigestMirrors": [
+                {"source": "registry.example.com/apps", "mirrors": [M1]}]}}),
+    ];
+    let mut configs = others("worker");
+    configs.push(gen);
+    all.extend(configs.iter().cloned());
+    all.push(mco::render("rendered-worker-aaaa", "worker", &configs));
+    all.push(pool("rendered-worker-aaaa", 1, 1, false));
+    all.push(node("worker-0", "rendered-worker-aaaa"));
+    write(dir.path(), "cluster.json", &all);
+    let (code, out) = run(dir.path(), &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("no drift: the CRs, the MachineConfigs and the nodes agree"),
+        "{out}"
+    );
+}

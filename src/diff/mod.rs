@@ -371,6 +371,24 @@ struct PoolContext<'a> {
     state: String,
 }
 
+/// The pool whose generated registries MachineConfig reaches `pool`'s
+/// nodes: the MCO generates one per built-in pool (`master`, `worker`,
+/// `arbiter`); a custom pool (`infra`, `gpu`, ...) gets none of its own and
+/// selects the worker role's configs, `99-worker-generated-registries`
+/// among them, merged before its own.
+fn generating_pool(pool: &MachineConfigPool) -> &str {
+    let name = pool.metadata.name.as_str();
+    let built_in = pool.is_built_in()
+        || matches!(name, "master" | "worker" | "arbiter")
+        // A pool implied by a generated MachineConfig is that config's pool.
+        || pool.api_version.is_empty();
+    if built_in {
+        name
+    } else {
+        "worker"
+    }
+}
+
 fn pool_diff(
     inputs: &Inputs,
     pool: &MachineConfigPool,
@@ -386,10 +404,10 @@ fn pool_diff(
         // The pool's other MachineConfigs, in the MCO's merge order: they
         // write what the generated MachineConfig does not carry.
         configs: layers::pool_configs(&inputs.machine_configs, pool),
-        generated: generated_registries_name(name),
+        generated: generated_registries_name(generating_pool(pool)),
         state: pool_state(pool),
     };
-    let mut stages = vec![crs_stage(inputs, name, crs_name)];
+    let mut stages = vec![crs_stage(inputs, generating_pool(pool), crs_name)];
     stages.push(mc_stage(
         inputs,
         "generated",
@@ -557,8 +575,8 @@ fn generated_drift(
     fb: &Files,
 ) -> Result<Vec<Drift>, String> {
     let (a, b) = (&stages[1], &stages[to]);
-    let name = &cx.pool.metadata.name;
-    let base = layers::layered(&cx.configs, name, &cx.generated, fa, false)?;
+    let role = generating_pool(cx.pool);
+    let base = layers::layered(&cx.configs, role, &cx.generated, fa, false)?;
     let mut drift = Vec::new();
     for file in changed_files(&base.files, fb, &cx.selection.files) {
         if !base.manages(&file) {
@@ -600,8 +618,8 @@ fn impact(cx: &PoolContext, stages: &[Stage]) -> Result<Vec<Impact>, String> {
     let Some(crs) = &stages[0].files else {
         return Ok(impact);
     };
-    let name = &cx.pool.metadata.name;
-    let next = layers::layered(&cx.configs, name, &cx.generated, crs, true)?;
+    let role = generating_pool(cx.pool);
+    let next = layers::layered(&cx.configs, role, &cx.generated, crs, true)?;
     for n in node_indexes(stages) {
         let stage = &stages[n];
         let Some(files) = &stage.files else { continue };
@@ -1016,7 +1034,7 @@ fn target_cause(
     );
     match source {
         layers::Source::Generated => {
-            let overriding: Vec<String> = layers::overriding(configs, name, generated, file)
+            let overriding: Vec<String> = layers::overriding(configs, generating_pool(pool), generated, file)
                 .iter()
                 .map(|m| format!("MachineConfig/{}", m.metadata.name))
                 .collect();

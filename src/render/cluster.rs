@@ -10,17 +10,17 @@ use crate::crd::Inputs;
 use crate::crd::{Image, MirrorSourcePolicy, ObjectMeta};
 use crate::origin::Origin;
 
-use super::encode::{encode_registries_conf, EncodeProfile};
+use super::encode::encode_registries_conf;
 pub use super::findings::RenderError;
 use super::findings::{Release, RenderWarning};
 use super::machineconfig::{generated_machine_config, ignition_json, NodeFile};
-use super::payload::blocked_and_allowed;
+use super::payload::{blocked_and_allowed_as, BlockedAndAllowed};
 use super::policy::{
-    namespaced_policy_path, render_policies, PolicyRender, ScopePolicies, POLICY_JSON,
-    POLICY_JSON_TEMPLATE,
+    namespaced_policy_path, render_policies_as, PolicyLists, PolicyRender, ScopePolicies,
+    POLICY_JSON, POLICY_JSON_TEMPLATE,
 };
 use super::registries::{
-    edit_registries_config, order_conflicts, validate_scopes, MirrorSet, RegistriesInput,
+    edit_registries_config_as, order_conflicts, validate_scopes, MirrorSet, RegistriesInput,
     SourcePolicy, V2RegistriesConf,
 };
 use super::sigstore::{generate_sigstore_registries_d, SIGSTORE_REGISTRIES_D};
@@ -34,44 +34,7 @@ pub const SEARCH_REGISTRIES_CONF: &str =
 pub const REGISTRIES_TEMPLATE: &str =
     "unqualified-search-registries = ['registry.access.redhat.com', 'docker.io']\n";
 
-/// Output differences between MCO releases.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct McoProfile {
-    pub encode: EncodeProfile,
-    /// Ignition spec version of generated MachineConfigs.
-    pub ignition_version: &'static str,
-}
-
-impl Default for McoProfile {
-    fn default() -> Self {
-        Self {
-            encode: EncodeProfile::default(),
-            ignition_version: "3.5.0",
-        }
-    }
-}
-
-impl McoProfile {
-    /// The profile for an OpenShift 4.x minor version (from ClusterVersion),
-    /// or the newest when unknown.
-    pub fn for_minor(minor: Option<u32>) -> Self {
-        match minor {
-            Some(m) if m < 14 => Self {
-                encode: EncodeProfile {
-                    additional_layer_store_auth_helper: false,
-                },
-                ignition_version: "3.2.0",
-            },
-            Some(m) if m < 19 => Self {
-                encode: EncodeProfile {
-                    additional_layer_store_auth_helper: false,
-                },
-                ignition_version: "3.4.0",
-            },
-            _ => Self::default(),
-        }
-    }
-}
+pub use super::release::{McoProfile, NEWEST_MODELLED, OLDEST_MODELLED};
 
 /// What one sync produces for one pool.
 #[derive(Debug, Clone, PartialEq)]
@@ -184,10 +147,6 @@ pub fn registries_input(inputs: &Inputs) -> RegistriesInput {
     }
 }
 
-/// The OpenShift releases whose MCO output this tool models.
-pub const OLDEST_MODELLED: u32 = 13;
-pub const NEWEST_MODELLED: u32 = 21;
-
 /// What the render assumes when the input names no release it models.
 fn release_assumed(inputs: &Inputs) -> Option<RenderWarning> {
     let (release, rendered_as) = match &inputs.cluster_version {
@@ -205,15 +164,75 @@ fn release_assumed(inputs: &Inputs) -> Option<RenderWarning> {
     })
 }
 
-/// Renders the generated registries MachineConfig of `pool` from the inputs.
-pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError> {
-    let profile = McoProfile::for_minor(
+/// What the input holds that the MCO of the rendered release does not read
+/// (objects and fields added in later releases): left out, with a warning.
+fn not_read_by_release(inputs: &Inputs, profile: &McoProfile) -> Vec<RenderWarning> {
+    let mut out = Vec::new();
+    let mut warn = |since: u32, ignored: Vec<String>| {
+        if !ignored.is_empty() {
+            out.push(RenderWarning::NotReadByRelease {
+                minor: profile.minor,
+                since,
+                ignored,
+            });
+        }
+    };
+    if !profile.mirror_sets {
+        let idms = by_name(&inputs.idmss, |o| &o.metadata);
+        let itms = by_name(&inputs.itmss, |o| &o.metadata);
+        let names = idms.iter().map(|o| o.origin().to_string());
+        warn(
+            13,
+            names
+                .chain(itms.iter().map(|o| o.origin().to_string()))
+                .collect(),
+        );
+    }
+    if !profile.search_registries {
+        let search = inputs.image.as_ref().and_then(|i| {
+            i.spec
+                .registry_sources
+                .container_runtime_search_registries
+                .as_ref()
+        });
+        if search.is_some() {
+            let field = "spec.registrySources.containerRuntimeSearchRegistries";
+            warn(
+                7,
+                vec![format!("{}/{} {field}", Image::KIND, Image::CLUSTER)],
+            );
+        }
+    }
+    if !profile.image_policies {
+        let cips = by_name(&inputs.cluster_image_policies, |o| &o.metadata);
+        let ips = by_name(&inputs.image_policies, |o| &o.metadata);
+        let names = cips.iter().map(|o| o.origin().to_string());
+        warn(
+            16,
+            names
+                .chain(ips.iter().map(|o| o.origin().to_string()))
+                .collect(),
+        );
+    }
+    out
+}
+
+/// The release `inputs` name (ClusterVersion), as the profile rendered for.
+pub fn profile_of(inputs: &Inputs) -> McoProfile {
+    McoProfile::for_minor(
         inputs
             .cluster_version
             .as_ref()
             .and_then(|cv| cv.openshift_minor()),
-    );
+    )
+}
+
+/// Renders the generated registries MachineConfig of `pool` from the inputs,
+/// as the MCO of the inputs' release (ClusterVersion) renders it.
+pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError> {
+    let profile = profile_of(inputs);
     let mut warnings: Vec<RenderWarning> = release_assumed(inputs).into_iter().collect();
+    warnings.extend(not_read_by_release(inputs, &profile));
     if inputs.image.is_none() {
         warnings.push(RenderWarning::NoImageConfig);
     }
@@ -222,43 +241,42 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
         .as_ref()
         .and_then(|cv| cv.release_image());
     let mut input = registries_input(inputs);
+    if !profile.mirror_sets {
+        input.idms.clear();
+        input.itms.clear();
+    }
     let sources = inputs
         .image
         .as_ref()
         .map(|i| i.spec.registry_sources.clone())
         .unwrap_or_default();
-    let lists = blocked_and_allowed(
+    let lists = blocked_and_allowed_as(
         release_image,
         &input,
         sources.blocked_registries.as_deref(),
         sources.allowed_registries.as_deref(),
+        &profile,
     )?;
     warnings.extend(lists.warnings.iter().cloned());
     input.blocked = lists.registries_blocked.clone();
 
     let mut files = Vec::new();
-    let registries = registries_conf(&input)?;
+    let registries = registries_conf(&input, &profile)?;
     if let Some(conf) = &registries {
         files.push(NodeFile {
             path: REGISTRIES_CONF.to_string(),
             contents: encode_registries_conf(conf, profile.encode),
         });
     }
-    let cips = by_name(&inputs.cluster_image_policies, |o| &o.metadata);
-    let ips = by_name(&inputs.image_policies, |o| &o.metadata);
-    let policies = render_policies(
-        POLICY_JSON_TEMPLATE,
-        lists.policy_blocked.as_deref(),
-        lists.allowed.as_deref(),
-        release_image,
-        &cips,
-        &ips,
-    )?;
+    let policies = pool_policies(inputs, &lists, release_image, &profile)?;
     warnings.extend(policies.warnings.iter().cloned());
     files.extend(policy_files(&policies, registries.as_ref())?);
-    if let Some(search) = &sources.container_runtime_search_registries {
+    let search = sources
+        .container_runtime_search_registries
+        .filter(|_| profile.search_registries);
+    if let Some(search) = search {
         let conf = V2RegistriesConf {
-            unqualified_search_registries: Some(search.clone()),
+            unqualified_search_registries: Some(search),
             ..Default::default()
         };
         files.push(NodeFile {
@@ -279,10 +297,37 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
     })
 }
 
+/// policy.json and the namespaces' policies, from the signature policy
+/// objects the release reads.
+fn pool_policies(
+    inputs: &Inputs,
+    lists: &BlockedAndAllowed,
+    release_image: Option<&str>,
+    profile: &McoProfile,
+) -> Result<PolicyRender, RenderError> {
+    let (cips, ips) = if profile.image_policies {
+        (
+            by_name(&inputs.cluster_image_policies, |o| &o.metadata),
+            by_name(&inputs.image_policies, |o| &o.metadata),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let lists = PolicyLists {
+        blocked: lists.policy_blocked.as_deref(),
+        allowed: lists.allowed.as_deref(),
+        release_image,
+    };
+    render_policies_as(POLICY_JSON_TEMPLATE, lists, &cips, &ips, profile)
+}
+
 /// The MCO's registries.conf: its template edited by the mirror sets and
-/// the insecure and blocked lists, once their scopes are valid; `None` when
-/// nothing touches it.
-fn registries_conf(input: &RegistriesInput) -> Result<Option<V2RegistriesConf>, RenderError> {
+/// the insecure and blocked lists, once their scopes are valid (from 4.9;
+/// earlier releases did not check them); `None` when nothing touches it.
+fn registries_conf(
+    input: &RegistriesInput,
+    profile: &McoProfile,
+) -> Result<Option<V2RegistriesConf>, RenderError> {
     let touched = input.insecure.is_some()
         || input.blocked.is_some()
         || !input.idms.is_empty()
@@ -291,14 +336,16 @@ fn registries_conf(input: &RegistriesInput) -> Result<Option<V2RegistriesConf>, 
     if !touched {
         return Ok(None);
     }
-    validate_scopes(
-        input.insecure.as_deref().unwrap_or_default(),
-        input.blocked.as_deref().unwrap_or_default(),
-        &[],
-        input,
-    )?;
+    if profile.scope_validation {
+        validate_scopes(
+            input.insecure.as_deref().unwrap_or_default(),
+            input.blocked.as_deref().unwrap_or_default(),
+            &[],
+            input,
+        )?;
+    }
     let mut conf = template_conf();
-    edit_registries_config(&mut conf, input)?;
+    edit_registries_config_as(&mut conf, input, profile.edit)?;
     Ok(Some(conf))
 }
 
@@ -339,40 +386,13 @@ fn namespaced_files(policies: &PolicyRender) -> Vec<NodeFile> {
         .collect()
 }
 
-/// The decoded MCO registries.conf template.
-fn template_conf() -> V2RegistriesConf {
+/// The decoded MCO registries.conf template (the same from 4.4 on).
+pub fn template_conf() -> V2RegistriesConf {
     V2RegistriesConf {
         unqualified_search_registries: Some(vec![
             "registry.access.redhat.com".to_string(),
             "docker.io".to_string(),
         ]),
         ..Default::default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The MCO release table of the notes: Ignition 3.2.0 before 4.14,
-    /// 3.4.0 up to 4.18, 3.5.0 and `additional-layer-store-auth-helper` from 4.19.
-    #[test]
-    fn profile_by_openshift_minor() {
-        for (minor, ignition, helper) in [
-            (Some(12), "3.2.0", false),
-            (Some(13), "3.2.0", false),
-            (Some(14), "3.4.0", false),
-            (Some(18), "3.4.0", false),
-            (Some(19), "3.5.0", true),
-            (Some(21), "3.5.0", true),
-            (None, "3.5.0", true),
-        ] {
-            let p = McoProfile::for_minor(minor);
-            assert_eq!(p.ignition_version, ignition, "{minor:?}");
-            assert_eq!(
-                p.encode.additional_layer_store_auth_helper, helper,
-                "{minor:?}"
-            );
-        }
     }
 }

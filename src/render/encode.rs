@@ -10,31 +10,61 @@ use std::fmt::Write;
 
 use super::registries::V2RegistriesConf;
 
-/// Which containers/image the MCO release vendors, as far as the output differs.
+/// Which BurntSushi/toml writer the MCO release vendors, as far as its
+/// basic strings differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TomlQuoting {
+    /// v0.3.1 (OpenShift 4.4–4.9): only tab, newline, carriage return,
+    /// `"` and `\` are escaped; other control characters are written as they are.
+    V0_3,
+    /// v0.4.1 and later (4.10+): every control character is escaped,
+    /// `\b \t \n \f \r` short, the others as `\u00xx` in lower-case hex.
+    V0_4,
+}
+
+/// Which containers/image and BurntSushi/toml the MCO release vendors, as
+/// far as the output differs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EncodeProfile {
+    /// containers/image/v5 as imported from OpenShift 4.9 (v5.14+) writes
+    /// `short-name-mode = ""`; the v3 package of 4.4–4.8 has no such key.
+    pub short_name_mode: bool,
     /// containers/image v5.32+ (OpenShift 4.19+) writes `additional-layer-store-auth-helper = ""`.
     pub additional_layer_store_auth_helper: bool,
+    pub quoting: TomlQuoting,
 }
 
 impl Default for EncodeProfile {
     fn default() -> Self {
         Self {
+            short_name_mode: true,
             additional_layer_store_auth_helper: true,
+            quoting: TomlQuoting::V0_4,
         }
     }
 }
 
-/// A TOML basic string as BurntSushi/toml quotes it.
-fn needs_escape(s: &str) -> bool {
-    s.bytes()
-        .any(|b| b < 0x20 || b == 0x7f || b == b'"' || b == b'\\')
+fn needs_escape(s: &str, quoting: TomlQuoting) -> bool {
+    match quoting {
+        TomlQuoting::V0_3 => s
+            .bytes()
+            .any(|b| matches!(b, b'\t' | b'\n' | b'\r' | b'"' | b'\\')),
+        TomlQuoting::V0_4 => s
+            .bytes()
+            .any(|b| b < 0x20 || b == 0x7f || b == b'"' || b == b'\\'),
+    }
 }
 
+/// A TOML basic string as the newest BurntSushi/toml quotes it.
 pub fn quote(s: &str) -> String {
+    quote_as(s, TomlQuoting::V0_4)
+}
+
+/// A TOML basic string as the given BurntSushi/toml writer quotes it.
+pub fn quote_as(s: &str, quoting: TomlQuoting) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
-    if !needs_escape(s) {
+    if !needs_escape(s, quoting) {
         out.push_str(s);
         out.push('"');
         return out;
@@ -43,13 +73,14 @@ pub fn quote(s: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
             '\t' => out.push_str("\\t"),
             '\n' => out.push_str("\\n"),
-            '\u{c}' => out.push_str("\\f"),
             '\r' => out.push_str("\\r"),
+            c if quoting == TomlQuoting::V0_3 => out.push(c),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
+                let _ = write!(out, "\\u{:04x}", c as u32);
             }
             c => out.push(c),
         }
@@ -58,17 +89,17 @@ pub fn quote(s: &str) -> String {
     out
 }
 
-fn array(items: &[String]) -> String {
-    let quoted: Vec<String> = items.iter().map(|s| quote(s)).collect();
+fn array(items: &[String], quoting: TomlQuoting) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| quote_as(s, quoting)).collect();
     format!("[{}]", quoted.join(", "))
 }
 
-fn key_string(out: &mut String, indent: &str, key: &str, value: &str) {
+fn key_string(out: &mut String, indent: &str, key: &str, value: &str, quoting: TomlQuoting) {
     out.push_str(indent);
     out.push_str(key);
     out.push_str(" = ");
-    if needs_escape(value) {
-        out.push_str(&quote(value));
+    if needs_escape(value, quoting) {
+        out.push_str(&quote_as(value, quoting));
     } else {
         out.push('"');
         out.push_str(value);
@@ -110,27 +141,31 @@ fn encoded_size_bound(conf: &V2RegistriesConf) -> usize {
 
 /// Encodes `conf` byte for byte as the MCO's registries.conf.
 pub fn encode_registries_conf(conf: &V2RegistriesConf, profile: EncodeProfile) -> String {
+    let q = profile.quoting;
     let mut out = String::with_capacity(encoded_size_bound(conf));
     if let Some(usr) = &conf.unqualified_search_registries {
-        let _ = writeln!(out, "unqualified-search-registries = {}", array(usr));
+        let _ = writeln!(out, "unqualified-search-registries = {}", array(usr, q));
     }
-    if let Some(helpers) = &conf.credential_helpers {
-        let _ = writeln!(out, "credential-helpers = {}", array(helpers));
+    if profile.short_name_mode {
+        if let Some(helpers) = &conf.credential_helpers {
+            let _ = writeln!(out, "credential-helpers = {}", array(helpers, q));
+        }
+        key_string(&mut out, "", "short-name-mode", &conf.short_name_mode, q);
     }
-    key_string(&mut out, "", "short-name-mode", &conf.short_name_mode);
     if profile.additional_layer_store_auth_helper {
         key_string(
             &mut out,
             "",
             "additional-layer-store-auth-helper",
             &conf.additional_layer_store_auth_helper,
+            q,
         );
     }
     for r in &conf.registries {
         out.push_str("\n[[registry]]\n");
-        key_string(&mut out, "  ", "prefix", &r.prefix);
+        key_string(&mut out, "  ", "prefix", &r.prefix, q);
         if !r.location.is_empty() {
-            key_string(&mut out, "  ", "location", &r.location);
+            key_string(&mut out, "  ", "location", &r.location, q);
         }
         key_true(&mut out, "  ", "insecure", r.insecure);
         key_true(&mut out, "  ", "blocked", r.blocked);
@@ -143,11 +178,11 @@ pub fn encode_registries_conf(conf: &V2RegistriesConf, profile: EncodeProfile) -
         for m in &r.mirrors {
             out.push_str("\n  [[registry.mirror]]\n");
             if !m.location.is_empty() {
-                key_string(&mut out, "    ", "location", &m.location);
+                key_string(&mut out, "    ", "location", &m.location, q);
             }
             key_true(&mut out, "    ", "insecure", m.insecure);
             if !m.pull_from_mirror.is_empty() {
-                key_string(&mut out, "    ", "pull-from-mirror", &m.pull_from_mirror);
+                key_string(&mut out, "    ", "pull-from-mirror", &m.pull_from_mirror, q);
             }
         }
     }
@@ -173,6 +208,7 @@ mod tests {
         );
         let old = EncodeProfile {
             additional_layer_store_auth_helper: false,
+            ..EncodeProfile::default()
         };
         assert_eq!(
             encode_registries_conf(&conf, old),

@@ -199,6 +199,13 @@ pub enum RenderWarning {
     NoReleaseImage,
     /// The input names no release the tool models; rendered as `rendered_as`.
     ReleaseAssumed { release: Release, rendered_as: u32 },
+    /// Objects or fields the MCO of the rendered release does not read
+    /// (added in 4.`since`): left out of the render.
+    NotReadByRelease {
+        minor: u32,
+        since: u32,
+        ignored: Vec<String>,
+    },
     /// Blocked registries the MCO drops because they would block the payload.
     PayloadBlocked { registries: Vec<String> },
     /// Checking the payload failed, so the MCO drops every blocked and allowed registry.
@@ -266,9 +273,7 @@ impl fmt::Display for RenderWarning {
                 Release::Minor(m) if m < rendered_as => write!(
                     f,
                     "ClusterVersion/version is OpenShift 4.{m}, older than the oldest release modelled (4.{rendered_as}): \
-                     rendered as 4.{rendered_as}; the MCO of 4.12 and before wrote `mirror-by-digest-only = true` on each \
-                     [[registry]] instead of `pull-from-mirror = \"digest-only\"` on each mirror, and knows no \
-                     ImageDigestMirrorSet, ImageTagMirrorSet or NeverContactSource"
+                     rendered as 4.{rendered_as}"
                 ),
                 Release::Minor(m) => write!(
                     f,
@@ -276,6 +281,16 @@ impl fmt::Display for RenderWarning {
                      rendered as 4.{rendered_as}"
                 ),
             },
+            Self::NotReadByRelease {
+                minor,
+                since,
+                ignored,
+            } => write!(
+                f,
+                "the MCO of OpenShift 4.{minor} does not read {} (read from 4.{since} on): left out of the render, \
+                 as the cluster's MCO leaves it out",
+                ignored.join(", ")
+            ),
             Self::PayloadBlocked { registries } => {
                 let quoted: Vec<String> = registries.iter().map(|r| format!("\"{r}\"")).collect();
                 write!(

@@ -9,7 +9,9 @@
 //! protection, `policy` the MCO's edits of policy.json and the
 //! per-namespace CRI-O policies, `sigstore` the `registries.d` file that
 //! turns on sigstore attachments. `cluster` composes them into one sync;
-//! `node` reads a render back as a node sees it.
+//! `node` reads a render back as a node sees it. `release` names what
+//! differs between the MCO releases modelled (4.4–4.22), which the others
+//! apply.
 //!
 //! Arrows point one way: `cluster` → `policy`, `sigstore`, `payload`,
 //! `registries` → `scope`, `findings`; `node` → `cluster`.
@@ -22,6 +24,7 @@ pub mod node;
 pub mod payload;
 pub mod policy;
 pub mod registries;
+pub mod release;
 pub mod scope;
 pub mod sigstore;
 pub mod topo;

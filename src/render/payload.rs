@@ -8,9 +8,10 @@
 use crate::reference::Reference;
 use crate::registries::{self, lookup, ConfigFile};
 
-use super::encode::{encode_registries_conf, EncodeProfile};
+use super::encode::encode_registries_conf;
 use super::findings::{RenderError, RenderWarning};
-use super::registries::{edit_registries_config, RegistriesInput, V2RegistriesConf};
+use super::registries::{edit_registries_config_as, RegistriesInput, V2RegistriesConf};
+use super::release::{McoProfile, PayloadFamily};
 use super::scope::scope_is_nested_inside_scope;
 
 /// The lists the MCO renders with after payload protection. `None` is Go's nil.
@@ -38,6 +39,23 @@ pub fn blocked_and_allowed(
     blocked: Option<&[String]>,
     allowed: Option<&[String]>,
 ) -> Result<BlockedAndAllowed, RenderError> {
+    blocked_and_allowed_as(
+        release_image,
+        input,
+        blocked,
+        allowed,
+        &McoProfile::default(),
+    )
+}
+
+/// [`blocked_and_allowed`] as the release of `profile` applies it.
+pub fn blocked_and_allowed_as(
+    release_image: Option<&str>,
+    input: &RegistriesInput,
+    blocked: Option<&[String]>,
+    allowed: Option<&[String]>,
+    profile: &McoProfile,
+) -> Result<BlockedAndAllowed, RenderError> {
     let mut out = BlockedAndAllowed::default();
     let Some(release_image) = release_image else {
         for b in blocked.unwrap_or_default() {
@@ -57,12 +75,15 @@ pub fn blocked_and_allowed(
             image: release_image.to_string(),
             reason: e.to_string(),
         })?;
+    if profile.payload == PayloadFamily::RegistryHost {
+        return Ok(registry_host_protection(&reference, blocked, allowed));
+    }
     let payload_repo = reference.name();
     let blocked_list = blocked.unwrap_or_default();
     let mut refused = Vec::new();
     for reg in blocked_list {
         if scope_is_nested_inside_scope(&payload_repo, reg) {
-            match has_unblocked_mirror(&reference, input, blocked_list) {
+            match has_unblocked_mirror(&reference, input, blocked_list, profile) {
                 Err(reason) => {
                     return Ok(BlockedAndAllowed {
                         warnings: vec![RenderWarning::PayloadCheckFailed {
@@ -100,13 +121,46 @@ pub fn blocked_and_allowed(
     Ok(out)
 }
 
+/// OpenShift 4.4–4.10 `getValidBlockedRegistries`: the first blocked entry
+/// equal to the release image's registry host is dropped (the entries after
+/// it are kept unchecked); the same list goes to registries.conf and
+/// policy.json, and the allowed list passes through.
+fn registry_host_protection(
+    reference: &Reference,
+    blocked: Option<&[String]>,
+    allowed: Option<&[String]>,
+) -> BlockedAndAllowed {
+    let mut out = BlockedAndAllowed::default();
+    let list = blocked.unwrap_or_default();
+    let host = reference.domain();
+    let kept: Vec<&String> = match list.iter().position(|reg| reg == host) {
+        Some(i) => {
+            out.warnings.push(RenderWarning::PayloadBlocked {
+                registries: vec![list[i].clone()],
+            });
+            list[..i].iter().chain(&list[i + 1..]).collect()
+        }
+        None => list.iter().collect(),
+    };
+    for reg in kept {
+        push(&mut out.registries_blocked, reg);
+        push(&mut out.policy_blocked, reg);
+    }
+    for a in allowed.unwrap_or_default() {
+        push(&mut out.allowed, a);
+    }
+    out
+}
+
 /// `payloadRepoHasUnblockedMirror`: whether a pull source of the release
-/// image is outside every blocked scope, in a registries.conf rendered from
-/// the digest mirror sets, the insecure list and the unfiltered blocked list.
+/// image is outside every blocked scope, in a registries.conf rendered (as
+/// the release renders it) from the digest mirror sets, the insecure list
+/// and the unfiltered blocked list.
 fn has_unblocked_mirror(
     reference: &Reference,
     input: &RegistriesInput,
     blocked: &[String],
+    profile: &McoProfile,
 ) -> Result<bool, String> {
     let temp_input = RegistriesInput {
         idms: input.idms.clone(),
@@ -117,8 +171,8 @@ fn has_unblocked_mirror(
         image_origin: None,
     };
     let mut conf = V2RegistriesConf::default();
-    edit_registries_config(&mut conf, &temp_input).map_err(|e| e.to_string())?;
-    let text = encode_registries_conf(&conf, EncodeProfile::default());
+    edit_registries_config_as(&mut conf, &temp_input, profile.edit).map_err(|e| e.to_string())?;
+    let text = encode_registries_conf(&conf, profile.encode);
     let file = ConfigFile {
         name: "registries.conf",
         text: &text,

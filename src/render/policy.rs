@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 use super::findings::{McoFinding, PolicyKind, RenderError, RenderWarning};
 use super::registries::list_findings;
+use super::release::McoProfile;
 use super::scope::scope_is_nested_inside_scope;
 use crate::crd::{
     ClusterImagePolicy, IdentityMatchPolicy, ImagePolicy, ImageSigstoreVerificationPolicy,
@@ -26,7 +27,7 @@ use crate::origin::Origin;
 use crate::policy::{
     decode_go_base64, Fulcio, Pki, Policy, Requirement, Scopes, SignedIdentity, SigstoreSigned,
 };
-use crate::quote::go_quote;
+use crate::quote::{go_json_string, go_quote};
 use crate::reference::Reference;
 
 /// Path of the cluster-wide signature policy on a node.
@@ -391,8 +392,33 @@ pub fn update_policy_json(
     release_image: Option<&str>,
     cluster: &ClusterScopes,
 ) -> Result<String, RenderError> {
+    update_policy_json_as(
+        template,
+        policy_blocked,
+        allowed,
+        release_image,
+        cluster,
+        &McoProfile::default(),
+    )
+}
+
+/// [`update_policy_json`] as the release of `profile` runs it: before 4.11
+/// both lists set is an error even for the payload repository, before 4.9
+/// the scopes are not validated, and before 4.14 the `atomic` transport is
+/// the `docker` transport's copy, written even when empty.
+pub fn update_policy_json_as(
+    template: &str,
+    policy_blocked: Option<&[String]>,
+    allowed: Option<&[String]>,
+    release_image: Option<&str>,
+    cluster: &ClusterScopes,
+    profile: &McoProfile,
+) -> Result<String, RenderError> {
     let blocked_list = policy_blocked.unwrap_or_default();
     let allowed_list = allowed.unwrap_or_default();
+    if !allowed_list.is_empty() && !blocked_list.is_empty() && !profile.payload_allowed_exemption {
+        return Err(McoFinding::AllowedAndBlocked.into());
+    }
     if !allowed_list.is_empty() && !blocked_list.is_empty() {
         // Without a release image (no ClusterVersion) the MCO does not get
         // here; the payload exemption cannot apply, and the fault is that
@@ -412,7 +438,7 @@ pub fn update_policy_json(
     }
     if let Some(first) = list_findings(&[], blocked_list, allowed_list)
         .into_iter()
-        .next()
+        .find(|_| profile.scope_validation)
     {
         return Err(first.into());
     }
@@ -441,7 +467,12 @@ pub fn update_policy_json(
             .or_default()
             .extend(reqs.iter().map(|r| r.requirement.clone()));
     }
-    if !scopes.is_empty() {
+    if !profile.atomic_filter {
+        policy
+            .transports
+            .insert("atomic".to_string(), scopes.clone());
+        policy.transports.insert("docker".to_string(), scopes);
+    } else if !scopes.is_empty() {
         let atomic: Scopes = scopes
             .iter()
             .filter(|(scope, _)| atomic_allows(scope))
@@ -450,7 +481,51 @@ pub fn update_policy_json(
         policy.transports.insert("docker".to_string(), scopes);
         policy.transports.insert("atomic".to_string(), atomic);
     }
-    Ok(policy.to_json())
+    Ok(policy_text(&policy, profile))
+}
+
+/// policy.json as the release writes it: indented from 4.17, else Go's
+/// compact `json.Marshal`.
+fn policy_text(policy: &Policy, profile: &McoProfile) -> String {
+    if profile.policy_indent {
+        return policy.to_json();
+    }
+    let mut out = String::new();
+    marshal_compact(&mut out, &policy.to_value());
+    out
+}
+
+/// Go's `json.Marshal` of an ordered value.
+fn marshal_compact(out: &mut String, v: &serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::String(s) => out.push_str(&go_json_string(s)),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                marshal_compact(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(fields) => {
+            out.push('{');
+            for (i, (key, value)) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&go_json_string(key));
+                out.push(':');
+                marshal_compact(out, value);
+            }
+            out.push('}');
+        }
+    }
 }
 
 /// The MCO's `updateNamespacedPolicyJSONs`: for each namespace, the cluster
@@ -539,6 +614,36 @@ pub fn render_policies(
     cips: &[&ClusterImagePolicy],
     ips: &[&ImagePolicy],
 ) -> Result<PolicyRender, RenderError> {
+    let lists = PolicyLists {
+        blocked: policy_blocked,
+        allowed,
+        release_image,
+    };
+    render_policies_as(template, lists, cips, ips, &McoProfile::default())
+}
+
+/// The payload-filtered lists policy.json is edited with (`None` is Go's nil).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PolicyLists<'a> {
+    pub blocked: Option<&'a [String]>,
+    pub allowed: Option<&'a [String]>,
+    /// `ClusterVersion/version` `status.desired.image`.
+    pub release_image: Option<&'a str>,
+}
+
+/// [`render_policies`] as the release of `profile` runs it.
+pub fn render_policies_as(
+    template: &str,
+    lists: PolicyLists<'_>,
+    cips: &[&ClusterImagePolicy],
+    ips: &[&ImagePolicy],
+    profile: &McoProfile,
+) -> Result<PolicyRender, RenderError> {
+    let PolicyLists {
+        blocked: policy_blocked,
+        allowed,
+        release_image,
+    } = lists;
     let scope_policies = get_valid_scope_policies(cips, ips)?;
     let mut out = PolicyRender {
         warnings: scope_policies
@@ -558,12 +663,13 @@ pub fn render_policies(
         || !scope_policies.cluster.is_empty()
         || !scope_policies.namespaced.is_empty()
     {
-        let policy = update_policy_json(
+        let policy = update_policy_json_as(
             template,
             policy_blocked,
             allowed,
             release_image,
             &scope_policies.cluster,
+            profile,
         )?;
         out.namespaced = update_namespaced_policy_jsons(
             &policy,

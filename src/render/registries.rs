@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::findings::{McoFinding, RenderError};
+use super::release::EditFamily;
 use super::scope::{
     is_valid_mirror, is_valid_registries_conf_scope, is_valid_source, scope_is_nested_inside_scope,
 };
@@ -271,15 +272,43 @@ pub fn merge_sets<'a>(sets: impl IntoIterator<Item = &'a MirrorSet>) -> Vec<Merg
 struct Editor<'c> {
     conf: &'c mut V2RegistriesConf,
     index: HashMap<String, usize>,
+    family: EditFamily,
+}
+
+/// The scope an entry is found by: runtime-utils before 4.9 matched the
+/// location only (it never wrote prefixes), later its `registryScope`.
+fn entry_key(r: &RegistryEntry, family: EditFamily) -> &str {
+    match family {
+        EditFamily::ExactLocation => &r.location,
+        _ => r.scope(),
+    }
+}
+
+/// Whether `sub` is `sup` or inside it: runtime-utils before 4.9
+/// (`scopeMatchesRegistry`) knew no wildcards.
+fn nested_in(sub: &str, sup: &str, family: EditFamily) -> bool {
+    match family {
+        EditFamily::ExactLocation => {
+            sub == sup
+                || (sub.len() > sup.len()
+                    && sub.starts_with(sup)
+                    && sub.as_bytes()[sup.len()] == b'/')
+        }
+        _ => scope_is_nested_inside_scope(sub, sup),
+    }
 }
 
 impl<'c> Editor<'c> {
-    fn new(conf: &'c mut V2RegistriesConf) -> Self {
+    fn new(conf: &'c mut V2RegistriesConf, family: EditFamily) -> Self {
         let mut index = HashMap::new();
         for (i, r) in conf.registries.iter().enumerate() {
-            index.entry(r.scope().to_string()).or_insert(i);
+            index.entry(entry_key(r, family).to_string()).or_insert(i);
         }
-        Self { conf, index }
+        Self {
+            conf,
+            index,
+            family,
+        }
     }
 
     /// runtime-utils `getRegistryEntry`: the first entry with this scope, or a new one at the end.
@@ -288,7 +317,7 @@ impl<'c> Editor<'c> {
             return i;
         }
         let mut r = RegistryEntry::default();
-        if scope.starts_with("*.") {
+        if scope.starts_with("*.") && self.family != EditFamily::ExactLocation {
             r.prefix = scope.to_string();
         } else {
             r.location = scope.to_string();
@@ -306,6 +335,9 @@ impl<'c> Editor<'c> {
             if set.never_contact_source {
                 r.blocked = true;
             }
+            if !self.family.pull_from_mirror() {
+                r.mirror_by_digest_only = true;
+            }
             for o in &set.origins {
                 Origin::push_unique(&mut r.origins, o);
             }
@@ -313,7 +345,11 @@ impl<'c> Editor<'c> {
                 r.mirrors.push(Endpoint {
                     location: m.clone(),
                     insecure: false,
-                    pull_from_mirror: pull_from_mirror.to_string(),
+                    pull_from_mirror: if self.family.pull_from_mirror() {
+                        pull_from_mirror.to_string()
+                    } else {
+                        String::new()
+                    },
                     origins: origins.clone(),
                 });
             }
@@ -321,56 +357,88 @@ impl<'c> Editor<'c> {
     }
 }
 
-/// runtime-utils `EditRegistriesConfig`, applied to `conf` (the decoded template).
+/// runtime-utils `EditRegistriesConfig` of OpenShift 4.13 and later,
+/// applied to `conf` (the decoded template).
 pub fn edit_registries_config(
     conf: &mut V2RegistriesConf,
     input: &RegistriesInput,
+) -> Result<(), RenderError> {
+    edit_registries_config_as(conf, input, EditFamily::PullFromMirror)
+}
+
+/// runtime-utils `EditRegistriesConfig` as the release family vendors it.
+/// Before 4.13 only ImageContentSourcePolicy sets exist: the caller leaves
+/// the ImageDigestMirrorSet and ImageTagMirrorSet lists empty.
+pub fn edit_registries_config_as(
+    conf: &mut V2RegistriesConf,
+    input: &RegistriesInput,
+    family: EditFamily,
 ) -> Result<(), RenderError> {
     let digest_sets = merge_sets(input.idms.iter().chain(&input.icsp));
     let tag_sets = merge_sets(&input.itms);
     let insecure = input.insecure.as_deref().unwrap_or_default();
     let blocked = input.blocked.as_deref().unwrap_or_default();
-    let image_origin = input.image_origin.clone();
-    let mut ed = Editor::new(conf);
+    let mut ed = Editor::new(conf, family);
 
     ed.add_sets(&digest_sets, DIGEST_ONLY);
     ed.add_sets(&tag_sets, TAG_ONLY);
-    for scope in blocked {
-        ed.entry(scope);
+    // From 4.9 blocked entries exist before the insecure pass, so that a
+    // blocked scope nested in an insecure one is marked insecure too.
+    if family != EditFamily::ExactLocation {
+        for scope in blocked {
+            ed.entry(scope);
+        }
     }
-    for scope in insecure {
-        let i = ed.entry(scope);
-        ed.conf.registries[i].insecure = true;
-        for r in &mut ed.conf.registries {
-            if scope_is_nested_inside_scope(r.scope(), scope) {
-                r.insecure = true;
-                if let Some(o) = &image_origin {
-                    Origin::push_unique(&mut r.origins, o);
+    ed.mark_insecure(insecure, input.image_origin.as_ref());
+    ed.mark_blocked(blocked, input.image_origin.as_ref());
+    match family {
+        EditFamily::ExactLocation | EditFamily::Wildcards => Ok(()),
+        EditFamily::NestedMirrors | EditFamily::PullFromMirror => {
+            propagate_nested_mirrors(ed.conf, &ed.index, &digest_sets, &tag_sets)
+        }
+    }
+}
+
+impl Editor<'_> {
+    fn mark_insecure(&mut self, insecure: &[String], image_origin: Option<&Origin>) {
+        let family = self.family;
+        for scope in insecure {
+            let i = self.entry(scope);
+            self.conf.registries[i].insecure = true;
+            for r in &mut self.conf.registries {
+                if nested_in(entry_key(r, family), scope, family) {
+                    r.insecure = true;
+                    if let Some(o) = image_origin {
+                        Origin::push_unique(&mut r.origins, o);
+                    }
                 }
-            }
-            for m in &mut r.mirrors {
-                if scope_is_nested_inside_scope(&m.location, scope) {
-                    m.insecure = true;
-                    if let Some(o) = &image_origin {
-                        Origin::push_unique(&mut m.origins, o);
+                for m in &mut r.mirrors {
+                    if nested_in(&m.location, scope, family) {
+                        m.insecure = true;
+                        if let Some(o) = image_origin {
+                            Origin::push_unique(&mut m.origins, o);
+                        }
                     }
                 }
             }
         }
     }
-    for scope in blocked {
-        let i = ed.entry(scope);
-        ed.conf.registries[i].blocked = true;
-        for r in &mut ed.conf.registries {
-            if scope_is_nested_inside_scope(r.scope(), scope) {
-                r.blocked = true;
-                if let Some(o) = &image_origin {
-                    Origin::push_unique(&mut r.origins, o);
+
+    fn mark_blocked(&mut self, blocked: &[String], image_origin: Option<&Origin>) {
+        let family = self.family;
+        for scope in blocked {
+            let i = self.entry(scope);
+            self.conf.registries[i].blocked = true;
+            for r in &mut self.conf.registries {
+                if nested_in(entry_key(r, family), scope, family) {
+                    r.blocked = true;
+                    if let Some(o) = image_origin {
+                        Origin::push_unique(&mut r.origins, o);
+                    }
                 }
             }
         }
     }
-    propagate_nested_mirrors(ed.conf, &ed.index, &digest_sets, &tag_sets)
 }
 
 /// Step G: an entry without mirrors that is nested inside a mirrored source
@@ -428,8 +496,11 @@ fn propagate_nested_mirrors(
             })
             .collect();
         let origins = conf.registries[m].origins.clone();
+        let by_digest = conf.registries[m].mirror_by_digest_only;
         let entry = &mut conf.registries[e];
         entry.mirrors = copies;
+        // 4.11–4.12 copy the source's `mirror-by-digest-only` along.
+        entry.mirror_by_digest_only = by_digest;
         for o in &origins {
             Origin::push_unique(&mut entry.origins, o);
         }

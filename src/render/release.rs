@@ -1,0 +1,154 @@
+//! What differs between the Machine Config Operator releases this tool
+//! models, OpenShift 4.4 to 4.22, as far as the rendered registries
+//! MachineConfig differs.
+//!
+//! Each release branch of openshift/machine-config-operator vendors its own
+//! containers/image (the `V2RegistriesConf` struct, so the keys written),
+//! BurntSushi/toml (the writer's string escapes) and openshift/runtime-utils
+//! (`EditRegistriesConfig`), and its own controller code (which objects it
+//! reads, payload protection, policy.json). The families, from each
+//! branch's `go.mod`, vendor tree and `pkg/controller/container-runtime-config`:
+//!
+//! | release | runtime-utils | containers/image | toml | Ignition |
+//! |---|---|---|---|---|
+//! | 4.4, 4.5 | 9169de69 | v3 (no short-name-mode) | v0.3.1 | 2.2.0 |
+//! | 4.6 | c45d4ff3 (same edit) | v3 | v0.3.1 | 3.1.0 |
+//! | 4.7, 4.8 | c45d4ff3 | v3 | v0.3.1 | 3.2.0 |
+//! | 4.9 | 8b8348d8 (wildcards) | v5.14.0 | v0.3.1 | 3.2.0 |
+//! | 4.10 | 8b8348d8 | v5.14.0 | v0.4.1 | 3.2.0 |
+//! | 4.11, 4.12 | c736ec4e / 3beb0b58 (nested scopes) | v5.22.0 | v1.2.0 | 3.2.0 |
+//! | 4.13 – 4.22 | 7bdb5b9c (pull-from-mirror) | v5.24 – v5.35 | v1.2.1 – v1.5.0 | 3.2.0 – 3.5.0 |
+//!
+//! This module only names the differences; `registries`, `encode`,
+//! `payload`, `policy` and `cluster` apply them.
+
+use super::encode::{EncodeProfile, TomlQuoting};
+
+/// The oldest OpenShift 4 minor release whose MCO output is modelled.
+pub const OLDEST_MODELLED: u32 = 4;
+/// The newest OpenShift 4 minor release whose MCO output is modelled.
+pub const NEWEST_MODELLED: u32 = 22;
+
+/// Which openshift/runtime-utils `EditRegistriesConfig` the release vendors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditFamily {
+    /// 4.4–4.8: entries matched by location only (no wildcard prefixes),
+    /// insecure entries created before blocked ones, `mirror-by-digest-only`
+    /// on each mirrored entry, no propagation to nested scopes.
+    ExactLocation,
+    /// 4.9–4.10: `*.domain` scopes as prefixes, blocked entries created
+    /// first, still no propagation to nested scopes.
+    Wildcards,
+    /// 4.11–4.12: mirrors (and `mirror-by-digest-only`) copied to entries
+    /// nested inside a mirrored source.
+    NestedMirrors,
+    /// 4.13 and later: `pull-from-mirror` per mirror, ImageDigestMirrorSet,
+    /// ImageTagMirrorSet and `NeverContactSource`.
+    PullFromMirror,
+}
+
+impl EditFamily {
+    /// Whether mirrors are written with `pull-from-mirror` (else the entry
+    /// gets `mirror-by-digest-only = true`).
+    pub fn pull_from_mirror(self) -> bool {
+        self == Self::PullFromMirror
+    }
+}
+
+/// How the release's payload protection treats blocked registries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PayloadFamily {
+    /// 4.4–4.10 `getValidBlockedRegistries`: a blocked entry equal to the
+    /// release image's registry host is dropped; nothing else is checked.
+    RegistryHost,
+    /// 4.11 and later `getValidBlockedAndAllowedRegistries`: a blocked scope
+    /// holding the payload repository is kept only when a mirror serves it.
+    PullSources,
+}
+
+/// Output differences between MCO releases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McoProfile {
+    /// The OpenShift 4 minor release rendered for.
+    pub minor: u32,
+    pub encode: EncodeProfile,
+    /// Ignition spec version of generated MachineConfigs.
+    pub ignition_version: &'static str,
+    pub edit: EditFamily,
+    pub payload: PayloadFamily,
+    /// ImageDigestMirrorSet and ImageTagMirrorSet are read (4.13+).
+    pub mirror_sets: bool,
+    /// `containerRuntimeSearchRegistries` is written to its drop-in (4.7+).
+    pub search_registries: bool,
+    /// `validateRegistriesConfScopes` runs (4.9+).
+    pub scope_validation: bool,
+    /// An allowed list holding only the payload repository may come with a
+    /// blocked list (4.11+); before, both lists set is an error.
+    pub payload_allowed_exemption: bool,
+    /// The `atomic` transport keeps only scopes with fewer than three
+    /// slashes (4.14+); before, it is the `docker` transport's copy.
+    pub atomic_filter: bool,
+    /// ClusterImagePolicy and ImagePolicy are read (4.16+, feature-gated).
+    pub image_policies: bool,
+    /// policy.json is written by `json.MarshalIndent(p, "", "  ")` (4.17+);
+    /// before, by `json.Marshal` on one line.
+    pub policy_indent: bool,
+}
+
+impl Default for McoProfile {
+    fn default() -> Self {
+        Self::for_minor(Some(NEWEST_MODELLED))
+    }
+}
+
+impl McoProfile {
+    /// The profile for an OpenShift 4.x minor version (from ClusterVersion),
+    /// or the newest modelled when unknown; a minor outside the modelled
+    /// range gets the nearest modelled release's profile.
+    pub fn for_minor(minor: Option<u32>) -> Self {
+        let m = minor
+            .unwrap_or(NEWEST_MODELLED)
+            .clamp(OLDEST_MODELLED, NEWEST_MODELLED);
+        let edit = match m {
+            ..=8 => EditFamily::ExactLocation,
+            9..=10 => EditFamily::Wildcards,
+            11..=12 => EditFamily::NestedMirrors,
+            _ => EditFamily::PullFromMirror,
+        };
+        Self {
+            minor: m,
+            encode: EncodeProfile {
+                short_name_mode: m >= 9,
+                additional_layer_store_auth_helper: m >= 19,
+                quoting: if m <= 9 {
+                    TomlQuoting::V0_3
+                } else {
+                    TomlQuoting::V0_4
+                },
+            },
+            ignition_version: match m {
+                ..=5 => "2.2.0",
+                6 => "3.1.0",
+                7..=13 => "3.2.0",
+                14..=18 => "3.4.0",
+                _ => "3.5.0",
+            },
+            edit,
+            payload: if m >= 11 {
+                PayloadFamily::PullSources
+            } else {
+                PayloadFamily::RegistryHost
+            },
+            mirror_sets: m >= 13,
+            search_registries: m >= 7,
+            scope_validation: m >= 9,
+            payload_allowed_exemption: m >= 11,
+            atomic_filter: m >= 14,
+            image_policies: m >= 16,
+            policy_indent: m >= 17,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -884,6 +884,13 @@ pub struct ExplainArgs {
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
 
+    /// Replay a CRI-O pull log against the explanation: a file of `oc adm node-logs NODE -u crio`
+    /// output (several nodes' merged output too: the host column names the node; with --node,
+    /// that node's lines). Each pull of the image found is judged against the expected source
+    /// order: exit 1 when one diverges, 3 when one cannot be judged.
+    #[arg(long = "journal-file", value_name = "FILE")]
+    pub journal_file: Option<PathBuf>,
+
     #[command(flatten)]
     pub probe: ProbeArgs,
 }

@@ -299,3 +299,151 @@ fn issue_24_cluster_objects_blocked_source_served() {
             "which is blocked: CRI-O should have refused it",
         ));
 }
+
+/// A node-files folder whose worker-0 has the two mirrors and the blocked source.
+fn node_files(dir: &Path) -> PathBuf {
+    let root = dir.join("nodes");
+    let etc = root.join("worker-0/etc/containers");
+    fs::create_dir_all(&etc).unwrap();
+    fs::write(etc.join("registries.conf"), REGISTRIES_CONF).unwrap();
+    root
+}
+
+fn live(
+    server: &support::apiserver::FakeApiServer,
+    dir: &Path,
+    extra: &[&str],
+) -> assert_cmd::assert::Assert {
+    let kubeconfig = server.write_kubeconfig(dir);
+    bin()
+        .args([
+            "explain",
+            IMAGE,
+            "-o",
+            "json",
+            "--node",
+            "worker-0",
+            "--node-files",
+        ])
+        .arg(node_files(dir))
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .arg("--journal")
+        .args(extra)
+        .assert()
+}
+
+#[test]
+fn issue_24_live_query_mode_gzip_and_parameters() {
+    let journal = pull(Format::Rfc3339Nano, "worker-0", 0, "a", &[M1, M2], true)
+        + "May 01 10:00:09.000000 worker-0 crio[2211]: time=\"2024-05-01T10:00:09Z\" level=info msg=\"Created container x\"\n";
+    let server = support::apiserver::Builder::openshift()
+        .node_journal("worker-0", &journal)
+        .start();
+    let dir = TempDir::new().unwrap();
+    let out = live(&server, dir.path(), &["--since", "2h"])
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["journal"][0]["pulls"][0]["servedBy"], M2);
+    let logged = server.log();
+    let req = logged
+        .iter()
+        .find(|l| l.path.contains("/proxy/logs"))
+        .unwrap();
+    assert_eq!(req.path, "/api/v1/nodes/worker-0/proxy/logs/journal");
+    for (k, want) in [
+        ("unit", "crio"),
+        ("query", "crio"),
+        ("since", "-2h"),
+        ("case-sensitive", "true"),
+    ] {
+        assert_eq!(
+            req.query.get(k).map(String::as_str),
+            Some(want),
+            "{k}: {:?}",
+            req.query
+        );
+    }
+    assert!(
+        req.query
+            .get("pattern")
+            .is_some_and(|p| p.contains("Trying to access")),
+        "{:?}",
+        req.query
+    );
+    assert_eq!(req.query.get("grep"), req.query.get("pattern"));
+    assert!(!req.query.contains_key("sinceTime") && !req.query.contains_key("untilTime"));
+}
+
+#[test]
+fn issue_24_live_406_falls_back_and_judges() {
+    let server = support::apiserver::Builder::openshift()
+        .node_journal(
+            "worker-0",
+            &pull(Format::Old, "worker-0", 0, "a", &[M1, M2, IMAGE], true),
+        )
+        .without_log_query()
+        .start();
+    let dir = TempDir::new().unwrap();
+    let out = live(&server, dir.path(), &[])
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        v["journal"][0]["pulls"][0]["divergence"]["kind"],
+        "servedByBlockedSource"
+    );
+    let paths: Vec<String> = server
+        .log()
+        .iter()
+        .filter(|l| l.path.contains("/proxy/logs"))
+        .map(|l| l.path.clone())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "/api/v1/nodes/worker-0/proxy/logs/journal",
+            "/api/v1/nodes/worker-0/proxy/logs/"
+        ]
+    );
+    let fallback = server
+        .log()
+        .into_iter()
+        .find(|l| l.path.ends_with("/proxy/logs/"))
+        .unwrap();
+    assert_eq!(
+        fallback.query.get("query").map(String::as_str),
+        Some("crio")
+    );
+    assert!(
+        fallback
+            .query
+            .get("sinceTime")
+            .is_some_and(|t| t.ends_with('Z')),
+        "{:?}",
+        fallback.query
+    );
+}
+
+#[test]
+fn issue_24_live_forbidden_names_nodes_proxy() {
+    let server = support::apiserver::Builder::openshift()
+        .node_journal("worker-0", "")
+        .forbid("get", "nodes/proxy")
+        .start();
+    let dir = TempDir::new().unwrap();
+    live(&server, dir.path(), &[])
+        .code(3)
+        .stderr(predicate::str::contains("needs `get nodes/proxy`"))
+        .stderr(predicate::str::contains("effectively exec on the node"));
+    live(&server, dir.path(), &["--since", "yesterday"])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--since: \"yesterday\" is neither a duration",
+        ));
+}

@@ -135,7 +135,7 @@ fn explain_files(
     } else {
         (items, code)
     };
-    let code = journal::attach(args, &mut items, code)?;
+    let code = journal::attach(settings, args, &mut items, code)?;
     print(settings, args, &mut items)?;
     // The process exits next: freeing a configuration of 100,000s of
     // entries one allocation at a time would only delay that.
@@ -213,7 +213,7 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
             add_scope_conflicts(item, &rendered.warnings, ns);
         }
     }
-    let code = journal::attach(args, &mut items, code)?;
+    let code = journal::attach(settings, args, &mut items, code)?;
     print(settings, args, &mut items)?;
     Ok(code)
 }

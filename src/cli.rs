@@ -884,6 +884,16 @@ pub struct ExplainArgs {
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
 
+    #[command(flatten)]
+    pub journal: Box<JournalArgs>,
+
+    #[command(flatten)]
+    pub probe: ProbeArgs,
+}
+
+/// The pull log replayed against the explanation.
+#[derive(Debug, Clone, Args)]
+pub struct JournalArgs {
     /// Replay a CRI-O pull log against the explanation: a file of `oc adm node-logs NODE -u crio`
     /// output (several nodes' merged output too: the host column names the node; with --node,
     /// that node's lines). Each pull of the image found is judged against the expected source
@@ -904,9 +914,6 @@ pub struct ExplainArgs {
     /// With --journal: the end of the window (same forms as --since); default now.
     #[arg(long, value_name = "WHEN", requires = "journal")]
     pub until: Option<String>,
-
-    #[command(flatten)]
-    pub probe: ProbeArgs,
 }
 
 /// `--probe` and what it is probed with.

@@ -25,11 +25,11 @@ pub fn attach(
     items: &mut [Explanation],
     code: ExitCode,
 ) -> Result<ExitCode> {
-    if args.journal {
+    if args.journal.journal {
         let node = args.node.as_deref().unwrap_or_default();
         return attach_live(settings, args, node, items, code);
     }
-    let Some(path) = &args.journal_file else {
+    let Some(path) = &args.journal.journal_file else {
         return Ok(code);
     };
     let name = path.display().to_string();
@@ -102,8 +102,9 @@ fn attach_live(
         node_logs::parse_when(v).map_err(|e| Failure::input(format!("--{flag}: {e}")))
     };
     let window = Window {
-        since: when("since", &args.since)?,
+        since: when("since", &args.journal.since)?,
         until: args
+            .journal
             .until
             .as_deref()
             .map(|u| when("until", u))

@@ -145,6 +145,15 @@ fn journal(entries: &[(&str, &str)]) -> String {
         .collect()
 }
 
+/// A name, the journal's entries, the verdict, divergence and outcome wanted.
+type Case<'a> = (
+    &'a str,
+    Vec<(&'a str, &'a str)>,
+    Verdict,
+    Option<DivergenceKind>,
+    Outcome,
+);
+
 #[test]
 fn every_verdict_class() {
     const IMG: &str = "quay.io/ns/app:v1";
@@ -156,13 +165,7 @@ fn every_verdict_class() {
             source(IMG, false, true),
         ],
     );
-    let cases: [(
-        &str,
-        Vec<(&str, &str)>,
-        Verdict,
-        Option<DivergenceKind>,
-        Outcome,
-    ); 6] = [
+    let cases: [Case; 6] = [
         (
             "served by the second mirror",
             vec![
@@ -369,7 +372,7 @@ proptest! {
         let mut queues: Vec<std::collections::VecDeque<(String, String)>> = images.iter().enumerate().map(|(i, g)| gen_lines(i, g, &expectations[i]).into()).collect();
         // Interleave: take from the queue `order` names, then drain the rest.
         let mut merged: Vec<(String, String)> = Vec::new();
-        for o in order.iter().chain(std::iter::repeat(&0).take(1000)) {
+        for o in order.iter().chain(std::iter::repeat_n(&0, 1000)) {
             if queues.iter().all(|q| q.is_empty()) { break; }
             let n = queues.len();
             let q = (0..n).map(|d| (o + d) % n).find(|&q| !queues[q].is_empty()).unwrap();

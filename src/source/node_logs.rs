@@ -42,7 +42,7 @@ pub fn parse_when(text: &str) -> Result<String, String> {
     if unit_ok {
         return Ok(format!("-{digits}"));
     }
-    if Timestamp::parse(&format!("{t}Z")).is_some() && t.len() == 19 {
+    if t.len() == 19 && t.as_bytes()[10] == b' ' && Timestamp::parse(&format!("{t}Z")).is_some() {
         return Ok(t.to_string());
     }
     Err(format!(

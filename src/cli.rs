@@ -968,7 +968,35 @@ pub struct ExplainArgs {
     pub output: OutputFormat,
 
     #[command(flatten)]
+    pub journal: Box<JournalArgs>,
+
+    #[command(flatten)]
     pub probe: ProbeArgs,
+}
+
+/// The pull log replayed against the explanation.
+#[derive(Debug, Clone, Args)]
+pub struct JournalArgs {
+    /// Replay a CRI-O pull log against the explanation: a file of `oc adm node-logs NODE -u crio`
+    /// output (several nodes' merged output too: the host column names the node; with --node,
+    /// that node's lines). Each pull of the image found is judged against the expected source
+    /// order: exit 1 when one diverges, 3 when one cannot be judged.
+    #[arg(long = "journal-file", value_name = "FILE", conflicts_with = "journal")]
+    pub journal_file: Option<PathBuf>,
+
+    /// With --node: replay the node's CRI-O pull log, read live as `oc adm node-logs NODE -u
+    /// crio` reads it (needs `get nodes/proxy`, which is effectively exec on the node).
+    #[arg(long, requires = "node")]
+    pub journal: bool,
+
+    /// With --journal: the start of the window, a duration back from now (2h, 30m, 90s, 1d) or
+    /// YYYY-MM-DD HH:MM:SS in UTC. The kubelet stops journalctl after 30s: keep it short.
+    #[arg(long, value_name = "WHEN", default_value = "1h", requires = "journal")]
+    pub since: String,
+
+    /// With --journal: the end of the window (same forms as --since); default now.
+    #[arg(long, value_name = "WHEN", requires = "journal")]
+    pub until: Option<String>,
 }
 
 /// `--probe` and what it is probed with.

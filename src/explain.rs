@@ -64,9 +64,37 @@ pub struct Explanation {
     /// rejects it). Absent when the pull proceeds as configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// With `--journal` or `--journal-file`: each pull of the image the
+    /// node's CRI-O log shows, judged against this explanation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal: Option<Vec<crate::journal::PullRecord>>,
 }
 
 impl Explanation {
+    /// What a pull log is judged against: each candidate's sources in order.
+    pub fn expected(&self) -> crate::journal::Expected {
+        use crate::journal::{Expected, ExpectedCandidate, ExpectedSource};
+        Expected {
+            image: self.image.clone(),
+            candidates: self
+                .candidates
+                .iter()
+                .map(|c| ExpectedCandidate {
+                    reference: c.reference.clone(),
+                    sources: c
+                        .sources
+                        .iter()
+                        .map(|s| ExpectedSource {
+                            reference: s.reference.clone(),
+                            mirror: s.role == Role::Mirror,
+                            blocked: s.blocked,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+
     /// The result for an image that cannot be explained at all.
     pub fn unresolved(
         image: &str,
@@ -81,6 +109,7 @@ impl Explanation {
             candidates: Vec::new(),
             warnings: Vec::new(),
             error: Some(error.to_string()),
+            journal: None,
         }
     }
 }
@@ -301,6 +330,7 @@ pub fn explain(
         error: pull_failure(&candidates),
         candidates,
         warnings,
+        journal: None,
     })
 }
 

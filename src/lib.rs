@@ -11,6 +11,7 @@ pub mod crd;
 pub mod diff;
 pub mod digest;
 pub mod explain;
+pub mod journal;
 pub mod labels;
 pub mod lint;
 pub mod list;

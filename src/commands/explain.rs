@@ -24,7 +24,7 @@ use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 use mirrorpolicy::source::node_dir;
 
 use crate::cli::{ExplainArgs, NodeReadArgs, OutputFormat};
-use crate::commands::{cluster, collect, probe};
+use crate::commands::{cluster, collect, journal, probe};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -98,6 +98,7 @@ fn explain_broken(
             candidates: Vec::new(),
             warnings: Vec::new(),
             error: Some(why.clone()),
+            journal: None,
         })
         .collect();
     print(settings, args, &mut items)?;
@@ -138,6 +139,7 @@ fn explain_files(
     } else {
         (items, code)
     };
+    let code = journal::attach(settings, args, &mut items, code)?;
     print(settings, args, &mut items)?;
     // The process exits next: freeing a configuration of 100,000s of
     // entries one allocation at a time would only delay that.
@@ -215,6 +217,7 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
             add_scope_conflicts(item, &rendered.warnings, ns);
         }
     }
+    let code = journal::attach(settings, args, &mut items, code)?;
     print(settings, args, &mut items)?;
     Ok(code)
 }

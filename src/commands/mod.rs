@@ -6,6 +6,7 @@ pub mod collect;
 pub mod complete;
 pub mod diff;
 pub mod explain;
+pub mod journal;
 pub mod lint;
 pub mod list;
 pub mod many;

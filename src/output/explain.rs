@@ -13,6 +13,8 @@ use comfy_table::{Cell, Color};
 use super::table::{Layout, TextTable};
 
 use crate::explain::{Candidate, Explanation, RegistryMatch, ResolvedBy, Signature, Skipped};
+use crate::journal::replay::{Attempt, Outcome};
+use crate::journal::{PullRecord, Verdict};
 use crate::registries::lookup::Role;
 
 /// Writes the explanations as text blocks separated by a blank line.
@@ -64,6 +66,71 @@ fn write_one(out: &mut dyn Write, e: &Explanation, layout: &Layout) -> io::Resul
             label("Result"),
             format!("the pull fails: {err}").red().bold()
         )?;
+    }
+    if let Some(records) = &e.journal {
+        write_journal(out, &e.image, records)?;
+    }
+    Ok(())
+}
+
+/// The "Journal:" section: one block per pull the log shows.
+fn write_journal(out: &mut dyn Write, image: &str, records: &[PullRecord]) -> io::Result<()> {
+    writeln!(out)?;
+    if records.is_empty() {
+        return writeln!(out, "{}no pull of {image} in the log", label("Journal"));
+    }
+    let n = records.len();
+    let s = if n == 1 { "" } else { "s" };
+    writeln!(out, "{}{n} pull{s} of {image} in the log", label("Journal"))?;
+    for r in records {
+        let outcome = match (r.outcome, &r.result) {
+            (Outcome::Pulled, Some(res)) => format!("pulled {res}"),
+            (Outcome::Pulled, None) => "pulled".to_string(),
+            (Outcome::Failed, _) => "failed".red().to_string(),
+            (Outcome::Unfinished, _) => "unfinished: the log ends before the pull does".to_string(),
+        };
+        writeln!(out, "  {}  {}  {} {outcome}", r.time, r.node, r.image)?;
+        if let Some(how) = &r.short_name {
+            writeln!(out, "    {how}")?;
+        }
+        if let Some(t) = r.shared_with {
+            writeln!(
+                out,
+                "    shared the identical pull of {t} (CRI-O de-duplicates concurrent pulls)"
+            )?;
+        }
+        for a in &r.pulls {
+            write_attempt(out, a)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_attempt(out: &mut dyn Write, a: &Attempt) -> io::Result<()> {
+    let verdict = match a.verdict {
+        Verdict::AsExpected => "asExpected".green().to_string(),
+        Verdict::Diverges => "diverges".red().bold().to_string(),
+        Verdict::Undetermined => "undetermined".yellow().to_string(),
+    };
+    let artifact = if a.oci_artifact {
+        " (as an OCI artifact)"
+    } else {
+        ""
+    };
+    writeln!(out, "    {}{artifact}: {verdict}", a.candidate)?;
+    for (i, t) in a.tried.iter().enumerate() {
+        let note = if a.served_by.as_ref() == Some(t) {
+            "  served".to_string()
+        } else {
+            match a.errors.iter().find(|e| &e.reference == t) {
+                Some(e) => format!("  failed: {}", e.error.replace('\n', " ")),
+                None => String::new(),
+            }
+        };
+        writeln!(out, "      {}. {t}{note}", i + 1)?;
+    }
+    if let Some(d) = &a.divergence {
+        writeln!(out, "    {} {}", "!".yellow().bold(), d.message)?;
     }
     Ok(())
 }

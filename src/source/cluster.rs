@@ -949,6 +949,44 @@ impl Connection {
         method: &str,
         path: &str,
     ) -> Result<Reply, ClusterError> {
+        let (status, _, bytes) = self.send_raw_with_retries(request, method, path).await?;
+        self.reply(status, &bytes, path)
+    }
+
+    /// Sends one request as [`Connection::send`] does, and returns the
+    /// answer as it came: status, headers and body bytes (a body the server
+    /// compressed stays compressed).
+    pub async fn send_raw(
+        &self,
+        request: http::Request<Vec<u8>>,
+    ) -> Result<(http::StatusCode, http::HeaderMap, Vec<u8>), ClusterError> {
+        let path = request
+            .uri()
+            .path_and_query()
+            .map_or_else(String::new, |p| p.as_str().to_string());
+        let method = request.method().to_string();
+        let call = self.send_raw_with_retries(request, &method, &path);
+        match self.timeout {
+            Some(after) => {
+                tokio::time::timeout(after, call)
+                    .await
+                    .unwrap_or(Err(ClusterError::Timeout {
+                        server: self.server.clone(),
+                        method,
+                        path,
+                        after,
+                    }))
+            }
+            None => call.await,
+        }
+    }
+
+    async fn send_raw_with_retries(
+        &self,
+        request: http::Request<Vec<u8>>,
+        method: &str,
+        path: &str,
+    ) -> Result<(http::StatusCode, http::HeaderMap, Vec<u8>), ClusterError> {
         let (parts, body) = request.into_parts();
         let mut retries = 0;
         loop {
@@ -981,18 +1019,19 @@ impl Connection {
             if status == http::StatusCode::UNAUTHORIZED {
                 self.transport.credential.unauthorized(&auth);
             }
+            let headers = response.headers().clone();
             let bytes = response
                 .into_body()
                 .collect_bytes()
                 .await
                 .map_err(|e| self.transport_error(&e, method.to_string(), path.to_string()))?;
-            return self.reply(status, &bytes, path);
+            return Ok((status, headers, bytes.to_vec()));
         }
     }
 
     /// An answer as [`Reply`]: 2xx with its body, 404, 403 and 409 as
     /// answers, 401 and the rest as errors with the server's `Status`.
-    fn reply(
+    pub fn reply(
         &self,
         status: http::StatusCode,
         body: &[u8],

@@ -15,6 +15,7 @@ pub mod hub;
 mod kubeconfig;
 pub mod node_dir;
 pub mod node_exec;
+pub mod node_logs;
 mod stream;
 mod strict;
 mod transport;

@@ -438,6 +438,12 @@ struct State {
     /// The certificate chain (DER, leaf first) and PKCS#8 key served in
     /// place of the fake's own.
     serving: Option<(Vec<Vec<u8>>, Vec<u8>)>,
+    /// `nodes/NODE/proxy/logs`: node name → its CRI-O journal (`oc adm
+    /// node-logs` output), and whether the kubelet serves the query mode
+    /// (`/logs/journal`; else 406 there, as a kubelet without
+    /// `enableSystemLogQuery`).
+    node_journals: BTreeMap<String, String>,
+    log_query_mode: bool,
     /// `pods/exec`: node name → the folder served as its daemon pod's `/rootfs`.
     node_roots: BTreeMap<String, PathBuf>,
     /// `pods/exec`: extra time a node's exec takes before its command runs.
@@ -567,6 +573,22 @@ impl Builder {
         self.state
             .node_roots
             .insert(node.to_string(), dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Serves `journal` as `node`'s CRI-O log (`nodes/NODE/proxy/logs`).
+    pub fn node_journal(mut self, node: &str, journal: &str) -> Self {
+        self.state
+            .node_journals
+            .insert(node.to_string(), journal.to_string());
+        self.state.log_query_mode = true;
+        self
+    }
+
+    /// The kubelets answer 406 to `/proxy/logs/journal` (no system log
+    /// query), and serve `/proxy/logs/?query=crio`.
+    pub fn without_log_query(mut self) -> Self {
+        self.state.log_query_mode = false;
         self
     }
 
@@ -1138,6 +1160,12 @@ async fn handle(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_string();
+    let accept_encoding = req
+        .headers()
+        .get(hyper::header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
     let body = match req.into_body().collect().await {
         Ok(b) => b.to_bytes(),
         Err(e) => return Err(std::io::Error::other(e)),
@@ -1257,11 +1285,14 @@ async fn handle(
         let shared = Arc::clone(&state);
         let mut state = state.lock().expect("state");
         let mut later = state.fire_hooks(&method, &path, &query, &body, false);
-        let response = match exec_target(&path) {
-            Some((namespace, pod)) => {
+        let response = match (exec_target(&path), node_log_target(&path)) {
+            (Some((namespace, pod)), _) => {
                 exec(&shared, &mut state, namespace, pod, &raw_query, websocket)
             }
-            None => route(&mut state, &method, &path, &query, &content_type, &body),
+            (None, Some((node, query_mode))) => {
+                node_logs(&state, node, query_mode, &query, &accept_encoding)
+            }
+            (None, None) => route(&mut state, &method, &path, &query, &content_type, &body),
         };
         later.extend(state.fire_hooks(&method, &path, &query, &body, true));
         for (delay, change) in later {
@@ -2123,6 +2154,89 @@ impl WebSocketRequest {
             upgrade: hyper::upgrade::on(req),
         })
     }
+}
+
+/// `/api/v1/nodes/NODE/proxy/logs/journal` → `(NODE, true)`,
+/// `/api/v1/nodes/NODE/proxy/logs/` → `(NODE, false)`.
+fn node_log_target(path: &str) -> Option<(&str, bool)> {
+    let rest = path.strip_prefix("/api/v1/nodes/")?;
+    let (node, tail) = rest.split_once('/')?;
+    match tail {
+        "proxy/logs/journal" => Some((node, true)),
+        "proxy/logs/" => Some((node, false)),
+        _ => None,
+    }
+}
+
+/// The kubelet's log query as the API server proxies it: RBAC (`get
+/// nodes/proxy`), 406 on `/logs/journal` without the query mode, journalctl's
+/// `--grep` of `pattern` (case-sensitive only with `case-sensitive=true`),
+/// gzip when asked with exactly `Accept-Encoding: gzip`.
+fn node_logs(
+    state: &State,
+    node: &str,
+    query_mode: bool,
+    query: &BTreeMap<String, String>,
+    accept_encoding: &str,
+) -> Response<Full<Bytes>> {
+    if state
+        .forbidden
+        .contains(&("get".to_string(), "nodes/proxy".to_string()))
+    {
+        return status_response(
+            403,
+            "Forbidden",
+            &format!("nodes \"{node}\" is forbidden: User \"system:serviceaccount:ci:reader\" cannot get resource \"nodes/proxy\" in API group \"\" at the cluster scope"),
+        );
+    }
+    if query_mode && !state.log_query_mode {
+        return Response::builder()
+            .status(406)
+            .body(Full::new(Bytes::from("path not allowed in query mode")))
+            .expect("response");
+    }
+    let Some(journal) = state.node_journals.get(node) else {
+        return status_response(404, "NotFound", &format!("nodes \"{node}\" not found"));
+    };
+    let pattern = query.get("pattern").cloned().unwrap_or_default();
+    let sensitive = query.get("case-sensitive").is_some_and(|v| v == "true");
+    let alternatives: Vec<String> = pattern
+        .split('|')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            if sensitive {
+                p.to_string()
+            } else {
+                p.to_lowercase()
+            }
+        })
+        .collect();
+    let text: String = journal
+        .lines()
+        .filter(|l| {
+            let l = if sensitive {
+                l.to_string()
+            } else {
+                l.to_lowercase()
+            };
+            alternatives.is_empty() || alternatives.iter().any(|p| l.contains(p.as_str()))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut response = Response::builder().status(200);
+    let body = if accept_encoding == "gzip" {
+        use std::io::Write;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(text.as_bytes()).expect("gzip");
+        response = response.header("Content-Encoding", "gzip");
+        enc.finish().expect("gzip")
+    } else {
+        text.into_bytes()
+    };
+    response
+        .header("Content-Type", "text/plain")
+        .body(Full::new(Bytes::from(body)))
+        .expect("response")
 }
 
 /// `/api/v1/namespaces/NS/pods/POD/exec` → `(NS, POD)`.

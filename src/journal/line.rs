@@ -1,0 +1,261 @@
+//! One line of CRI-O's journal, as `oc adm node-logs NODE -u crio` prints it:
+//! journald's `short-precise` prefix (`Mon DD HH:MM:SS.uuuuuu host crio[pid]: `,
+//! UTC, no year), then logrus' text format (`time="…" level=info msg="…"
+//! id=… name=…`, a value bare when it is made of `[a-zA-Z0-9-._/@^+]`, else
+//! Go `%q`-quoted). The messages that tell a pull are read into [`Event`]s;
+//! every other line is left out. Matching events to pulls is `replay`'s.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::time::Timestamp;
+
+/// One CRI-O log line that tells something about a pull.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// The journald host column: the node's host name.
+    pub host: String,
+    /// logrus' `time=` field.
+    pub time: Timestamp,
+    /// logrus' `level=` field (`info`, `debug`, ...).
+    pub level: String,
+    /// CRI-O's request id (`id=`), absent on lines containers/image logs.
+    pub id: Option<String>,
+    pub event: Event,
+}
+
+/// What a line says, from the exact messages CRI-O and containers/image log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// CRI-O `PullImage`: `Pulling image: %s` (the image as the kubelet asked for it).
+    Pulling { image: String },
+    /// containers/image, once per pull source in order: `Trying to access %q`.
+    Trying { reference: String },
+    /// containers/image (debug): `Accessing %q failed: %v`.
+    AccessFailed { reference: String, error: String },
+    /// CRI-O `PullImage` on success: `Pulled image: %s` (`name@digest` up to
+    /// CRI-O 1.34, an image ID from 1.35).
+    Pulled { result: String },
+    /// CRI-O (debug), for one candidate: `Error pulling image %s: %v`.
+    PullError { candidate: String, error: String },
+    /// CRI-O 1.35+, at info: `Falling back to pull %s as an OCI artifact: %v`,
+    /// with the image pull's full error.
+    ArtifactFallback { candidate: String, error: String },
+    /// containers/image short names: `Resolved %q as an alias (%s)`,
+    /// `Resolving %q using unqualified-search registries (%s)`, `Resolving
+    /// %q to docker.io (%s)`.
+    ShortName { input: String, how: String },
+}
+
+/// The journald `short-precise` prefix: month, day, time, host, identifier, pid.
+static JOURNALD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^[A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d(?:\.\d+)? (\S+) [^\s\[:]+(?:\[\d+\])?: (.*)$",
+    )
+    .expect("journald prefix pattern")
+});
+
+/// Parses one line of `oc adm node-logs` output. `None` for a line that is
+/// not a CRI-O pull message (other messages, journald's `-- Boot …` lines,
+/// lines of other programs).
+pub fn parse_line(text: &str) -> Option<Line> {
+    let caps = JOURNALD.captures(text.trim_end_matches('\r'))?;
+    let host = caps.get(1)?.as_str().to_string();
+    let fields = parse_logfmt(caps.get(2)?.as_str())?;
+    let field = |k: &str| fields.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+    let time = Timestamp::parse(field("time")?)?;
+    let level = field("level")?.clone();
+    let event = parse_message(field("msg")?)?;
+    Some(Line {
+        host,
+        time,
+        level,
+        id: field("id").cloned(),
+        event,
+    })
+}
+
+/// Whether the line has journald's prefix (a CRI-O line or any other).
+pub fn is_journal_line(text: &str) -> bool {
+    JOURNALD.is_match(text.trim_end_matches('\r'))
+}
+
+/// Reads the message of a line into an event.
+pub fn parse_message(msg: &str) -> Option<Event> {
+    if let Some(image) = msg.strip_prefix("Pulling image: ") {
+        return Some(Event::Pulling {
+            image: image.to_string(),
+        });
+    }
+    if let Some(result) = msg.strip_prefix("Pulled image: ") {
+        return Some(Event::Pulled {
+            result: result.to_string(),
+        });
+    }
+    if let Some(rest) = msg.strip_prefix("Trying to access ") {
+        let (reference, tail) = go_unquote_prefix(rest)?;
+        return tail.is_empty().then_some(Event::Trying { reference });
+    }
+    if let Some(rest) = msg.strip_prefix("Accessing ") {
+        let (reference, tail) = go_unquote_prefix(rest)?;
+        let error = tail.strip_prefix(" failed: ")?.to_string();
+        return Some(Event::AccessFailed { reference, error });
+    }
+    if let Some(rest) = msg.strip_prefix("Error pulling image ") {
+        let (candidate, error) = rest.split_once(": ")?;
+        return Some(Event::PullError {
+            candidate: candidate.to_string(),
+            error: error.to_string(),
+        });
+    }
+    if let Some(rest) = msg.strip_prefix("Falling back to pull ") {
+        let (candidate, error) = rest.split_once(" as an OCI artifact: ")?;
+        return Some(Event::ArtifactFallback {
+            candidate: candidate.to_string(),
+            error: error.to_string(),
+        });
+    }
+    parse_short_name(msg)
+}
+
+fn parse_short_name(msg: &str) -> Option<Event> {
+    let (rest, verb) = if let Some(r) = msg.strip_prefix("Resolved ") {
+        (r, "Resolved")
+    } else {
+        (msg.strip_prefix("Resolving ")?, "Resolving")
+    };
+    let (input, tail) = go_unquote_prefix(rest)?;
+    let how = match (verb, tail) {
+        ("Resolved", t) if t.starts_with(" as an alias (") => t,
+        ("Resolving", t)
+            if t.starts_with(" using unqualified-search registries (")
+                || t.starts_with(" to docker.io (") =>
+        {
+            t
+        }
+        _ => return None,
+    };
+    Some(Event::ShortName {
+        input,
+        how: format!("{verb} {}", how.trim_start()),
+    })
+}
+
+/// A mirror's failure inside an image pull's error, as containers/image
+/// joins them when every source failed:
+/// `(Mirrors also failed: [REF: ERR]\n[REF: ERR]): SOURCE-REF: ERR`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SourceFailure {
+    pub reference: String,
+    pub error: String,
+}
+
+/// Splits a pull error into each source's failure: the mirrors' (from the
+/// `(Mirrors also failed: …)` part) then the last source's. An error without
+/// that part names no source and gives nothing.
+pub fn source_failures(error: &str) -> Vec<SourceFailure> {
+    const OPEN: &str = "(Mirrors also failed: ";
+    let Some(start) = error.find(OPEN) else {
+        return Vec::new();
+    };
+    let inner = &error[start + OPEN.len()..];
+    let Some(end) = inner.rfind("]): ") else {
+        return Vec::new();
+    };
+    let mut out: Vec<SourceFailure> = inner[..end + 1]
+        .split("]\n[")
+        .filter_map(|item| {
+            let item = item.strip_prefix('[').unwrap_or(item);
+            let item = item.strip_suffix(']').unwrap_or(item);
+            let (reference, error) = item.split_once(": ")?;
+            Some(SourceFailure {
+                reference: reference.to_string(),
+                error: error.to_string(),
+            })
+        })
+        .collect();
+    if let Some((reference, error)) = inner[end + 4..].split_once(": ") {
+        out.push(SourceFailure {
+            reference: reference.to_string(),
+            error: error.to_string(),
+        });
+    }
+    out
+}
+
+/// Splits logrus' text format into its fields, each value unquoted. `None`
+/// when the text is not logfmt (a value quoted but never closed).
+pub fn parse_logfmt(text: &str) -> Option<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let mut rest = text.trim_start();
+    while !rest.is_empty() {
+        let eq = rest.find('=')?;
+        let key = &rest[..eq];
+        if key.is_empty() || key.contains(' ') {
+            return None;
+        }
+        let after = &rest[eq + 1..];
+        let (value, tail) = if after.starts_with('"') {
+            go_unquote_prefix(after)?
+        } else {
+            let end = after.find(' ').unwrap_or(after.len());
+            (after[..end].to_string(), &after[end..])
+        };
+        out.push((key.to_string(), value));
+        rest = tail.trim_start();
+    }
+    Some(out)
+}
+
+/// Reads a Go `%q` string at the start of `text` (a double-quoted string
+/// with Go's escapes), returning it unquoted and the text after it.
+pub fn go_unquote_prefix(text: &str) -> Option<(String, &str)> {
+    let body = text.strip_prefix('"')?;
+    let mut out = String::new();
+    let mut chars = body.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Some((out, &body[i + 1..])),
+            '\\' => {
+                let (_, e) = chars.next()?;
+                match e {
+                    'a' => out.push('\x07'),
+                    'b' => out.push('\x08'),
+                    'f' => out.push('\x0c'),
+                    'n' => out.push('\n'),
+                    'r' => out.push('\r'),
+                    't' => out.push('\t'),
+                    'v' => out.push('\x0b'),
+                    '\\' | '"' | '\'' => out.push(e),
+                    'x' | 'u' | 'U' => {
+                        let n = match e {
+                            'x' => 2,
+                            'u' => 4,
+                            _ => 8,
+                        };
+                        let hex: String =
+                            (0..n).filter_map(|_| chars.next().map(|p| p.1)).collect();
+                        let v = u32::from_str_radix(&hex, 16).ok()?;
+                        // Go's %q writes a byte that is not UTF-8 as \xHH: kept as U+FFFD.
+                        out.push(
+                            char::from_u32(v)
+                                .filter(|_| e != 'x' || v < 0x80)
+                                .unwrap_or('\u{fffd}'),
+                        );
+                    }
+                    '0'..='7' => {
+                        let oct: String = std::iter::once(e)
+                            .chain((0..2).filter_map(|_| chars.next().map(|p| p.1)))
+                            .collect();
+                        let v = u32::from_str_radix(&oct, 8).ok()?;
+                        out.push(char::from_u32(v).unwrap_or('\u{fffd}'));
+                    }
+                    _ => return None,
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    None
+}

@@ -1,0 +1,259 @@
+//! A node's CRI-O journal through the API server's node proxy, as `oc adm
+//! node-logs NODE -u crio` reads it: `GET /api/v1/nodes/NODE/proxy/logs/journal`
+//! with the kubelet's log-query parameters (served from OpenShift 4.14, where
+//! the MCO sets `enableSystemLogQuery: true`), and `/proxy/logs/?query=crio`
+//! when the kubelet answers 406. Needs `get nodes/proxy`, which is
+//! effectively exec on the node.
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+
+use super::cluster::{ClusterError, Connection};
+use crate::journal::Timestamp;
+
+/// The messages a pull logs: the query's `pattern`/`grep` (journalctl
+/// `--grep`, a PCRE2 pattern), so that the kubelet's 30-second journalctl
+/// has less to read.
+pub const PATTERN: &str =
+    "Pulling image|Trying to access|Pulled image|Falling back to pull|Resolv|Accessing|Error pulling image";
+
+/// How long the kubelet lets journalctl run before it kills it (and the
+/// answer ends there, without a word).
+pub const KUBELET_LIMIT: Duration = Duration::from_secs(30);
+
+/// The time window of the query, as journalctl takes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    /// `-2h` (relative) or `YYYY-MM-DD HH:MM:SS` (UTC).
+    pub since: String,
+    pub until: Option<String>,
+}
+
+/// Reads `--since`/`--until`: a duration (`90s`, `30m`, `2h`, `1d`, with or
+/// without a leading `-`) or `YYYY-MM-DD HH:MM:SS` in UTC.
+pub fn parse_when(text: &str) -> Result<String, String> {
+    let t = text.trim();
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    let unit_ok = digits
+        .strip_suffix(['s', 'm', 'h', 'd'])
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if unit_ok {
+        return Ok(format!("-{digits}"));
+    }
+    if t.len() == 19 && t.as_bytes()[10] == b' ' && Timestamp::parse(&format!("{t}Z")).is_some() {
+        return Ok(t.to_string());
+    }
+    Err(format!(
+        "\"{text}\" is neither a duration (2h, 30m, 90s, 1d) nor a time YYYY-MM-DD HH:MM:SS (UTC)"
+    ))
+}
+
+/// The seconds a relative `-Nu` stands for.
+fn relative_secs(when: &str) -> Option<i64> {
+    let d = when.strip_prefix('-')?;
+    let (n, unit) = d.split_at(d.len() - 1);
+    let n: i64 = n.parse().ok()?;
+    Some(match unit {
+        "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        _ => n * 86_400,
+    })
+}
+
+/// What the node answered.
+#[derive(Debug)]
+pub struct NodeLog {
+    pub text: String,
+    /// The time the answer took (the kubelet stops journalctl at 30s).
+    pub elapsed: Duration,
+    /// The path that answered.
+    pub path: String,
+}
+
+/// Why the log was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum NodeLogError {
+    #[error("reading node {node}'s CRI-O log is forbidden: it needs `get nodes/proxy` (rule {{apiGroups: [\"\"], resources: [\"nodes/proxy\"], verbs: [\"get\"]}}), which is effectively exec on the node (server: {message})")]
+    Forbidden { node: String, message: String },
+    #[error("node {node}: the kubelet serves no log query ({detail})")]
+    NoLogQuery { node: String, detail: String },
+    #[error("node {node}: the CRI-O log answer is not gzip ({detail})")]
+    Gzip { node: String, detail: String },
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
+}
+
+/// What a query value or path segment keeps as is (RFC 3986 unreserved).
+const KEEP: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+fn encode(v: &str) -> String {
+    utf8_percent_encode(v, KEEP).to_string()
+}
+
+/// The query-mode path, with the parameters `oc adm node-logs` sends.
+pub fn journal_path(node: &str, window: &Window) -> String {
+    let mut q = format!(
+        "unit=crio&query=crio&since={}&pattern={p}&grep={p}&case-sensitive=true",
+        encode(&window.since),
+        p = encode(PATTERN)
+    );
+    if let Some(until) = &window.until {
+        q += &format!("&until={}", encode(until));
+    }
+    format!("/api/v1/nodes/{}/proxy/logs/journal?{q}", encode(node))
+}
+
+/// The path for a kubelet that answers 406 to the query mode: `sinceTime`
+/// as RFC3339, computed from `now` for a relative window.
+pub fn fallback_path(node: &str, window: &Window, now: Timestamp) -> String {
+    let since = match relative_secs(&window.since) {
+        Some(secs) => Timestamp::from_unix_secs(now.unix_secs() - secs),
+        None => Timestamp::parse(&format!("{}Z", window.since)).unwrap_or(now),
+    };
+    format!(
+        "/api/v1/nodes/{}/proxy/logs/?query=crio&sinceTime={}",
+        encode(node),
+        encode(&since.to_string())
+    )
+}
+
+/// Reads the node's CRI-O log in the window.
+pub async fn read_crio(
+    connection: &Connection,
+    node: &str,
+    window: &Window,
+    now: Timestamp,
+) -> Result<NodeLog, NodeLogError> {
+    let started = Instant::now();
+    let path = journal_path(node, window);
+    let (status, headers, body) = connection.send_raw(get(&path)).await?;
+    let (status, headers, body, path) = if status == http::StatusCode::NOT_ACCEPTABLE {
+        let path = fallback_path(node, window, now);
+        let (s, h, b) = connection.send_raw(get(&path)).await?;
+        (s, h, b, path)
+    } else {
+        (status, headers, body, path)
+    };
+    let elapsed = started.elapsed();
+    if status == http::StatusCode::FORBIDDEN {
+        let message = String::from_utf8_lossy(&body);
+        let message = serde_json::from_str::<serde_json::Value>(&message)
+            .ok()
+            .and_then(|v| v.get("message")?.as_str().map(str::to_string))
+            .unwrap_or_else(|| message.trim().to_string());
+        return Err(NodeLogError::Forbidden {
+            node: node.to_string(),
+            message,
+        });
+    }
+    if status == http::StatusCode::NOT_ACCEPTABLE {
+        return Err(NodeLogError::NoLogQuery {
+            node: node.to_string(),
+            detail: String::from_utf8_lossy(&body).trim().to_string(),
+        });
+    }
+    if !status.is_success() {
+        connection.reply(status, &body, &path)?;
+    }
+    let gzip = headers
+        .get(http::header::CONTENT_ENCODING)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"gzip"));
+    let text = if gzip {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(body.as_slice())
+            .read_to_end(&mut out)
+            .map_err(|e| NodeLogError::Gzip {
+                node: node.to_string(),
+                detail: e.to_string(),
+            })?;
+        String::from_utf8_lossy(&out).into_owned()
+    } else {
+        String::from_utf8_lossy(&body).into_owned()
+    };
+    Ok(NodeLog {
+        text,
+        elapsed,
+        path,
+    })
+}
+
+fn get(path: &str) -> http::Request<Vec<u8>> {
+    let mut request = http::Request::new(Vec::new());
+    *request.uri_mut() = path.parse().unwrap_or_default();
+    request.headers_mut().insert(
+        http::header::ACCEPT_ENCODING,
+        http::HeaderValue::from_static("gzip"),
+    );
+    request
+}
+
+/// Whether the answer was cut by the kubelet's 30-second limit: it took
+/// that long (journalctl was killed and the output ends where it was).
+pub fn was_cut(elapsed: Duration) -> bool {
+    elapsed + Duration::from_millis(500) >= KUBELET_LIMIT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn when_forms() {
+        for (input, want) in [
+            ("2h", Ok("-2h")),
+            ("-1h", Ok("-1h")),
+            ("90s", Ok("-90s")),
+            ("2024-05-01 10:00:00", Ok("2024-05-01 10:00:00")),
+            ("2h30m", Err(())),
+            ("yesterday", Err(())),
+            ("2024-05-01T10:00:00", Err(())),
+            ("h", Err(())),
+        ] {
+            assert_eq!(
+                parse_when(input).map_err(|_| ()),
+                want.map(str::to_string),
+                "{input}"
+            );
+        }
+    }
+
+    #[test]
+    fn query_parameters_as_oc_sends_them() {
+        let w = Window {
+            since: "-2h".into(),
+            until: Some("2024-05-01 10:00:00".into()),
+        };
+        let p = journal_path("worker-0", &w);
+        assert!(
+            p.starts_with(
+                "/api/v1/nodes/worker-0/proxy/logs/journal?unit=crio&query=crio&since=-2h&pattern="
+            ),
+            "{p}"
+        );
+        assert!(
+            p.contains("&case-sensitive=true&until=2024-05-01%2010%3A00%3A00"),
+            "{p}"
+        );
+        assert!(!p.contains("sinceTime") && !p.contains("untilTime"), "{p}");
+        let now = Timestamp::parse("2024-05-01T12:00:00Z").unwrap();
+        let f = fallback_path("worker-0", &w, now);
+        assert_eq!(
+            f,
+            "/api/v1/nodes/worker-0/proxy/logs/?query=crio&sinceTime=2024-05-01T10%3A00%3A00Z"
+        );
+    }
+
+    #[test]
+    fn cut_at_the_kubelet_limit() {
+        assert!(!was_cut(Duration::from_secs(3)));
+        assert!(was_cut(Duration::from_millis(29_600)));
+        assert!(was_cut(Duration::from_secs(31)));
+    }
+}

@@ -7,6 +7,7 @@
 //! to the binary (`main.rs`, `commands/`).
 
 pub mod audit;
+pub mod calendar;
 pub mod crd;
 pub mod diff;
 pub mod digest;

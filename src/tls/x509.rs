@@ -5,6 +5,8 @@
 
 use std::net::IpAddr;
 
+use crate::calendar::days_from_civil;
+
 /// A certificate, borrowed from its DER.
 #[derive(Debug, Clone)]
 pub struct Certificate<'a> {
@@ -341,17 +343,6 @@ fn time(e: &Element<'_>) -> Result<i64, String> {
         return Err("malformed time".to_string());
     }
     Ok(days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// RFC 3339 text of seconds since the epoch, as Go prints times in its

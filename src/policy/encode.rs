@@ -197,19 +197,31 @@ impl Policy {
     /// Go `json.MarshalIndent(p, "", "  ")`, byte for byte.
     pub fn to_json(&self) -> String {
         let mut out = String::new();
-        marshal_indent(&mut out, &self.to_value(), 0);
+        marshal(&mut out, &self.to_value(), Some(0));
+        out
+    }
+
+    /// Go `json.Marshal(p)` (one line), byte for byte: policy.json as the
+    /// MCO wrote it before OpenShift 4.17.
+    pub fn to_json_compact(&self) -> String {
+        let mut out = String::new();
+        marshal(&mut out, &self.to_value(), None);
         out
     }
 }
 
-/// Go's `json.MarshalIndent(v, "", "  ")` of an ordered value.
-fn marshal_indent(out: &mut String, v: &Value, depth: usize) {
-    let newline = |out: &mut String, depth: usize| {
-        out.push('\n');
-        for _ in 0..depth {
-            out.push_str("  ");
+/// Go's `json.MarshalIndent(v, "", "  ")` of an ordered value at `depth`,
+/// or its `json.Marshal(v)` when `depth` is `None`.
+fn marshal(out: &mut String, v: &Value, depth: Option<usize>) {
+    let newline = |out: &mut String, depth: Option<usize>| {
+        if let Some(depth) = depth {
+            out.push('\n');
+            for _ in 0..depth {
+                out.push_str("  ");
+            }
         }
     };
+    let inner = depth.map(|d| d + 1);
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -223,8 +235,8 @@ fn marshal_indent(out: &mut String, v: &Value, depth: usize) {
                 if i > 0 {
                     out.push(',');
                 }
-                newline(out, depth + 1);
-                marshal_indent(out, item, depth + 1);
+                newline(out, inner);
+                marshal(out, item, inner);
             }
             newline(out, depth);
             out.push(']');
@@ -235,10 +247,10 @@ fn marshal_indent(out: &mut String, v: &Value, depth: usize) {
                 if i > 0 {
                     out.push(',');
                 }
-                newline(out, depth + 1);
+                newline(out, inner);
                 out.push_str(&go_json_string(key));
-                out.push_str(": ");
-                marshal_indent(out, value, depth + 1);
+                out.push_str(if depth.is_some() { ": " } else { ":" });
+                marshal(out, value, inner);
             }
             newline(out, depth);
             out.push('}');

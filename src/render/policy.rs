@@ -27,7 +27,7 @@ use crate::origin::Origin;
 use crate::policy::{
     decode_go_base64, Fulcio, Pki, Policy, Requirement, Scopes, SignedIdentity, SigstoreSigned,
 };
-use crate::quote::{go_json_string, go_quote};
+use crate::quote::go_quote;
 use crate::reference::Reference;
 
 /// Path of the cluster-wide signature policy on a node.
@@ -488,43 +488,9 @@ pub fn update_policy_json_as(
 /// compact `json.Marshal`.
 fn policy_text(policy: &Policy, profile: &McoProfile) -> String {
     if profile.policy_indent {
-        return policy.to_json();
-    }
-    let mut out = String::new();
-    marshal_compact(&mut out, &policy.to_value());
-    out
-}
-
-/// Go's `json.Marshal` of an ordered value.
-fn marshal_compact(out: &mut String, v: &serde_json::Value) {
-    use serde_json::Value;
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&n.to_string()),
-        Value::String(s) => out.push_str(&go_json_string(s)),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                marshal_compact(out, item);
-            }
-            out.push(']');
-        }
-        Value::Object(fields) => {
-            out.push('{');
-            for (i, (key, value)) in fields.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&go_json_string(key));
-                out.push(':');
-                marshal_compact(out, value);
-            }
-            out.push('}');
-        }
+        policy.to_json()
+    } else {
+        policy.to_json_compact()
     }
 }
 

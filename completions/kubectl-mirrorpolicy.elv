@@ -300,6 +300,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --fail-on 'Exit 1 when an image is in a class of this level or worse: error (invalid, notAllowed, sourceBlocked, shortNameRefused, and with --probe missingOnMirror, unsignedOnMirror) or warning (also tagSkipsDigestMirrors, shortName); or in one of the classes named (comma-separated, camelCase or kebab-case: missingOnMirror or missing-on-mirror). An undetermined image (--probe: a source did not answer) exits 3 unless named here'
             cand -o 'Output format'
             cand --output 'Output format'
+            cand --journal-file 'Instead of the workloads: every pull in a CRI-O pull log (`oc adm node-logs NODE -u crio` output, several nodes'' merged output too), grouped by image and judged against the worker pool''s configuration, diverging images first: which sources served, which mirrors never did. Exit 1 when a pull diverges, 3 when one cannot be judged'
             cand --authfile 'With --probe: the registry credentials (containers-auth.json or a Docker config.json), instead of REGISTRY_AUTH_FILE and containers/image''s default auth files'
             cand --cert-dir 'With --probe: a folder of certificates trusted for every registry, as skopeo''s and podman''s --cert-dir (`*.crt` CAs, `*.cert`/`*.key` client certificate pairs)'
             cand --registries-d 'With --probe and node files: the registries.d folder whose `use-sigstore-attachments` decides where sigstore signatures are looked up (with -f, the MCO''s rendered one is used)'

@@ -295,6 +295,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 wide\t'All the objects behind each image; with several contexts, one table with a CONTEXT column'
 json\t''
 yaml\t''"
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l journal-file -d 'Instead of the workloads: every pull in a CRI-O pull log (`oc adm node-logs NODE -u crio` output, several nodes\' merged output too), grouped by image and judged against the worker pool\'s configuration, diverging images first: which sources served, which mirrors never did. Exit 1 when a pull diverges, 3 when one cannot be judged' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l authfile -d 'With --probe: the registry credentials (containers-auth.json or a Docker config.json), instead of REGISTRY_AUTH_FILE and containers/image\'s default auth files' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l cert-dir -d 'With --probe: a folder of certificates trusted for every registry, as skopeo\'s and podman\'s --cert-dir (`*.crt` CAs, `*.cert`/`*.key` client certificate pairs)' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l registries-d -d 'With --probe and node files: the registries.d folder whose `use-sigstore-attachments` decides where sigstore signatures are looked up (with -f, the MCO\'s rendered one is used)' -r -F

@@ -17,6 +17,10 @@
 # digestMismatch and exit 1). A third never completes a connection: both
 # give it up after 30s and go on to the next source.
 #
+# Last, the pull log: skopeo's own `Trying to access` lines, made into a
+# CRI-O journal, must be replayed by `explain --journal-file` and `audit
+# --journal-file` to the source skopeo used.
+#
 # Usage: scripts/e2e-probe.sh [BINARY]   (default target/debug/kubectl-mirrorpolicy)
 # Needs: docker-registry, skopeo, openssl, htpasswd (apache2-utils), python3. No network.
 set -euo pipefail
@@ -535,6 +539,78 @@ silent_connect() {
     fi
 }
 silent_connect
+
+# --- the pull log: containers/image's own "Trying to access" lines --------
+# skopeo walks the mirrors of c2.conf (the first lacks the image) as CRI-O
+# would; its logrus lines, at CRI-O's info level behind journald's prefix
+# and between CRI-O's Pulling/Pulled lines, are a node's pull log. The
+# replay must name the source skopeo used as servedBy, with the same tries
+# in the same order, and say asExpected; audit --journal-file, the same
+# pull judged against the equivalent ImageDigestMirrorSet.
+to_journal() { # SKOPEO-LOG IMAGE RESULT
+    python3 - "$@" <<'PY'
+import datetime, re, sys
+log, image, result = sys.argv[1:4]
+out = []
+for line in open(log, encoding="utf-8"):
+    m = re.match(r'time="([^"]+)" level=\w+ (msg="Trying to access .*)$', line.rstrip("\n"))
+    if m:
+        out.append((m.group(1), m.group(2)))
+if not out:
+    sys.exit("no Trying to access line in " + log)
+def prefix(t):
+    when = datetime.datetime.fromisoformat(t.replace("Z", "+00:00")).astimezone(datetime.timezone.utc)
+    return when.strftime("%b %d %H:%M:%S.%f") + " e2e-node crio[4242]: "
+ident = "id=5e2f0c1a-e2e0-4b6a-9d3c-7a1b2c3d4e5f name=/runtime.v1.ImageService/PullImage"
+first, last = out[0][0], out[-1][0]
+print(prefix(first) + f'time="{first}" level=info msg="Pulling image: {image}" {ident}')
+for t, msg in out:
+    print(prefix(t) + f'time="{t}" level=info {msg}')
+print(prefix(last) + f'time="{last}" level=info msg="Pulled image: {result}" {ident}')
+PY
+}
+journal_replay() {
+    local image="$SOURCE/ns/lone@$LONE" log="$WORK/journal.skopeo.log" verdicts code
+    if ! $T skopeo --registries-conf "$WORK/c2.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
+        --authfile "$WORK/good-auth.json" "docker://$image" >/dev/null 2>"$log"; then
+        echo "FAIL journal-replay: skopeo could not pull $image"; tail -5 "$log"; FAIL=$((FAIL + 1)); return
+    fi
+    local pulled tried
+    pulled=$(last_tried "$log")
+    tried=$(sed -n 's/.*Trying to access \\"\([^\\]*\)\\".*/\1/p' "$log" | paste -sd' ')
+    to_journal "$log" "$image" "$image" >"$WORK/crio.journal"
+    local json
+    json=$($T "$BIN" explain "$image" --registries-conf "$WORK/c2.conf" \
+        --journal-file "$WORK/crio.journal" -o json) && code=0 || code=$?
+    verdicts=$(printf '%s' "$json" | python3 -c "import json, sys
+d = json.load(sys.stdin)
+(r,) = d['journal']
+(a,) = r['pulls']
+print(r['node'], r['outcome'], a['servedBy'], a['verdict'], ' '.join(a['tried']))") || verdicts="(no single pull: $json)"
+    if [ "$code" = 0 ] && [ "${pulled%%/*}" = "$AUTHED" ] \
+        && [ "$verdicts" = "e2e-node pulled $pulled asExpected $tried" ]; then
+        echo "ok   journal-replay: skopeo's tries ($tried) replayed, served by $pulled, asExpected"
+        PASS=$((PASS + 1))
+    else
+        echo "FAIL journal-replay: skopeo tried '$tried', pulled from '$pulled'; explain --journal-file exit $code: $verdicts"
+        FAIL=$((FAIL + 1))
+    fi
+    printf 'apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: lone\nspec:\n  imageDigestMirrors:\n  - source: %s/ns/lone\n    mirrors:\n    - %s/ns/lone\n    - %s/ns/lone\n' \
+        "$SOURCE" "$PLAIN" "$AUTHED" >"$WORK/idms.yaml"
+    json=$($T "$BIN" audit -f "$WORK/idms.yaml" --journal-file "$WORK/crio.journal" -o json 2>/dev/null) && code=0 || code=$?
+    verdicts=$(printf '%s' "$json" | python3 -c "import json, sys
+(v,) = json.load(sys.stdin)['images']
+(s,) = v['servedBy']
+print(v['pulls'], v['verdicts']['asExpected'], s['reference'], s['role'], ' '.join(v['neverServed']))") || verdicts="(not one image: $json)"
+    if [ "$code" = 0 ] && [ "$verdicts" = "1 1 $pulled mirror $PLAIN/ns/lone@$LONE" ]; then
+        echo "ok   journal-audit: 1 pull served by the mirror $pulled; $PLAIN never served"
+        PASS=$((PASS + 1))
+    else
+        echo "FAIL journal-audit: skopeo pulled from '$pulled'; audit --journal-file exit $code: $verdicts"
+        FAIL=$((FAIL + 1))
+    fi
+}
+journal_replay
 
 if [ -n "${E2E_PROBE_SHOW:-}" ]; then
     # The text output of the first scenario, as the README shows it.

@@ -729,6 +729,17 @@ pub struct AuditArgs {
     #[arg(short, long, value_enum, default_value_t = AuditFormat::Table)]
     pub output: AuditFormat,
 
+    /// Instead of the workloads: every pull in a CRI-O pull log (`oc adm node-logs NODE -u
+    /// crio` output, several nodes' merged output too), grouped by image and judged against the
+    /// worker pool's configuration, diverging images first: which sources served, which mirrors
+    /// never did. Exit 1 when a pull diverges, 3 when one cannot be judged.
+    #[arg(
+        long = "journal-file",
+        value_name = "FILE",
+        conflicts_with_all = ["probe", "fail_on", "require_mirror", "selector", "all_namespaces"]
+    )]
+    pub journal_file: Option<PathBuf>,
+
     #[command(flatten)]
     pub probe: ProbeArgs,
 }

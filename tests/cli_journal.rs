@@ -43,12 +43,24 @@ fn jline(format: Format, host: &str, n: u32, id: Option<&str>, msg: &str) -> Str
 /// A pull on `host`: `Pulling`, one `Trying to access` per source, and
 /// `Pulled` when `pulled`.
 fn pull(format: Format, host: &str, start: u32, id: &str, tried: &[&str], pulled: bool) -> String {
+    pull_of(format, host, (start, id), IMAGE, tried, pulled)
+}
+
+/// [`pull`] of any image.
+fn pull_of(
+    format: Format,
+    host: &str,
+    (start, id): (u32, &str),
+    image: &str,
+    tried: &[&str],
+    pulled: bool,
+) -> String {
     let mut out = jline(
         format,
         host,
         start,
         Some(id),
-        &format!("Pulling image: {IMAGE}"),
+        &format!("Pulling image: {image}"),
     );
     for (i, t) in tried.iter().enumerate() {
         out += &jline(
@@ -446,4 +458,149 @@ fn issue_24_live_forbidden_names_nodes_proxy() {
         .stderr(predicate::str::contains(
             "--since: \"yesterday\" is neither a duration",
         ));
+}
+
+/// The mirrors of `REGISTRIES_CONF` as cluster objects: tag mirrors before a
+/// source never contacted.
+const ITMS: &str = "apiVersion: config.openshift.io/v1\nkind: ImageTagMirrorSet\nmetadata:\n  name: ns\nspec:\n  imageTagMirrors:\n  - source: quay.io/ns\n    mirrors:\n    - m1.example.com/ns\n    - m2.example.com/ns\n    mirrorSourcePolicy: NeverContactSource\n";
+
+fn audit_setup(journal: &str) -> (TempDir, PathBuf, PathBuf) {
+    let dir = TempDir::new().unwrap();
+    let objects = dir.path().join("itms.yaml");
+    fs::write(&objects, ITMS).unwrap();
+    let j = dir.path().join("crio.log");
+    fs::write(&j, journal).unwrap();
+    (dir, objects, j)
+}
+
+fn audit_journal(objects: &Path, journal: &Path, json: bool) -> assert_cmd::assert::Assert {
+    let mut cmd = bin();
+    cmd.arg("audit")
+        .arg("-f")
+        .arg(objects)
+        .arg("--journal-file")
+        .arg(journal);
+    if json {
+        cmd.args(["-o", "json"]);
+    }
+    cmd.assert()
+}
+
+/// Three nodes, two images: the diverging image comes first, with how many
+/// pulls each source served and the mirrors that never served.
+#[test]
+fn issue_24_audit_journal_file_fleet_json() {
+    let db = "quay.io/ns/db:v2";
+    let journal = pull(Format::Old, "worker-0", 0, "a", &[M1], true)
+        + &pull_of(
+            Format::Rfc3339Nano,
+            "worker-2",
+            (4, "c"),
+            db,
+            &["m1.example.com/ns/db:v2"],
+            true,
+        )
+        + &pull(Format::Rfc3339Nano, "worker-1", 10, "b", &[M2], true)
+        + &pull(Format::Old, "worker-0", 20, "d", &[M1], true);
+    let (_dir, objects, j) = audit_setup(&journal);
+    let out = audit_journal(&objects, &j, true)
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["pulls"], 4);
+    assert_eq!(
+        v["nodes"],
+        serde_json::json!(["worker-0", "worker-1", "worker-2"])
+    );
+    let app = &v["images"][0];
+    assert_eq!(app["image"], IMAGE, "{v}");
+    assert_eq!(app["pulls"], 3);
+    assert_eq!(app["nodes"], serde_json::json!(["worker-0", "worker-1"]));
+    assert_eq!(
+        app["outcomes"],
+        serde_json::json!({"pulled": 3, "failed": 0, "unfinished": 0})
+    );
+    assert_eq!(
+        app["verdicts"],
+        serde_json::json!({"asExpected": 2, "diverges": 1, "undetermined": 0})
+    );
+    assert_eq!(
+        app["servedBy"],
+        serde_json::json!([
+            {"reference": M1, "role": "mirror", "pulls": 2},
+            {"reference": M2, "role": "mirror", "pulls": 1}
+        ])
+    );
+    assert_eq!(app["neverServed"], serde_json::json!([]));
+    assert_eq!(
+        app["journal"][1]["pulls"][0]["divergence"]["kind"],
+        "mirrorSkipped"
+    );
+    let dbv = &v["images"][1];
+    assert_eq!(dbv["image"], db);
+    assert_eq!(dbv["verdicts"]["asExpected"], 1);
+    assert_eq!(
+        dbv["neverServed"],
+        serde_json::json!(["m2.example.com/ns/db:v2"])
+    );
+}
+
+#[test]
+fn issue_24_audit_journal_file_exit_codes_and_text() {
+    let fine = pull(Format::Old, "worker-0", 0, "a", &[M1], true);
+    let (_dir, objects, j) = audit_setup(&fine);
+    audit_journal(&objects, &j, false)
+        .code(0)
+        .stdout(predicate::str::contains(
+            "Pull log: 1 pull of 1 image on 1 node in",
+        ))
+        .stdout(predicate::str::contains("all as expected"))
+        .stdout(predicate::str::contains(format!(
+            "served by       1  {M1} (mirror)"
+        )))
+        .stdout(predicate::str::contains(format!(
+            "never served       {M2} (mirror)"
+        )));
+    let unfinished = pull(Format::Old, "worker-0", 0, "a", &[M1], false);
+    let (_dir, objects, j) = audit_setup(&unfinished);
+    audit_journal(&objects, &j, false)
+        .code(3)
+        .stdout(predicate::str::contains("1 undetermined"));
+    let blocked = pull(Format::Old, "worker-3", 0, "a", &[M1, M2, IMAGE], true);
+    let (_dir, objects, j) = audit_setup(&blocked);
+    audit_journal(&objects, &j, false)
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "served by       1  {IMAGE} (source)"
+        )))
+        .stdout(predicate::str::contains(
+            "! 2024-05-01T10:00:00.25Z  worker-3: served by quay.io/ns/app:v1, which is blocked",
+        ));
+}
+
+#[test]
+fn issue_24_audit_journal_file_bad_input() {
+    let (dir, objects, j) = audit_setup("not a journal\n");
+    audit_journal(&objects, &j, false)
+        .code(2)
+        .stderr(predicate::str::contains("line 1 is not journal output"));
+    audit_journal(&objects, &dir.path().join("missing.log"), false)
+        .code(2)
+        .stderr(predicate::str::contains("cannot read journal file"));
+    bin()
+        .arg("audit")
+        .arg("-f")
+        .arg(&objects)
+        .arg("--journal-file")
+        .arg(&j)
+        .arg("--probe")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot be used with"));
+    let (_dir, objects, j) = audit_setup("");
+    audit_journal(&objects, &j, true)
+        .code(0)
+        .stderr(predicate::str::contains("no pull in"));
 }

@@ -117,6 +117,9 @@ fn add_service_account_pull_secrets(
 
 /// Runs `audit`.
 pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
+    if let Some(path) = &args.journal_file {
+        return crate::commands::pull_log::run(settings, args, path);
+    }
     let (report, code) = collect(settings, args)?;
     let sink = match args.output {
         AuditFormat::Table | AuditFormat::Wide => term::Sink::Text,

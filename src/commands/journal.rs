@@ -2,6 +2,7 @@
 //! explanation, and the exit code the verdicts call for.
 
 use std::fs;
+use std::path::Path;
 
 use anyhow::{Context, Result};
 
@@ -32,13 +33,19 @@ pub fn attach(
     let Some(path) = &args.journal.journal_file else {
         return Ok(code);
     };
+    let (name, lines) = read_file(path)?;
+    let lines = for_node(lines, args.node.as_deref(), &name)?;
+    Ok(judge(items, &lines, code))
+}
+
+/// The pull lines of a `--journal-file`, and the name it is called by.
+pub fn read_file(path: &Path) -> Result<(String, Vec<Line>)> {
     let name = path.display().to_string();
     let bytes = fs::read(path)
         .with_context(|| Failure::input(format!("cannot read journal file \"{name}\"")))?;
     let text = String::from_utf8_lossy(&bytes);
     let lines = journal::read(&name, &text).map_err(|e| Failure::input(e.to_string()))?;
-    let lines = for_node(lines, args.node.as_deref(), &name)?;
-    Ok(judge(items, &lines, code))
+    Ok((name, lines))
 }
 
 /// Replays `lines` for every item and returns the exit code.

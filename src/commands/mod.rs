@@ -12,5 +12,6 @@ pub mod list;
 pub mod many;
 pub mod migrate;
 pub mod probe;
+pub mod pull_log;
 pub mod render;
 pub mod upgrade;

@@ -7,6 +7,7 @@
 //! judges each against the expected source order. Reading the log from a
 //! file or a node is the caller's.
 
+pub mod fleet;
 pub mod line;
 pub mod replay;
 pub mod time;

@@ -8,6 +8,7 @@
 
 pub mod audit;
 pub mod crd;
+pub mod crio;
 pub mod diff;
 pub mod digest;
 pub mod explain;

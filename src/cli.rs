@@ -950,8 +950,9 @@ pub struct ExplainArgs {
 
     /// Explain against this node's own files (registries.conf, its drop-ins and policy.json):
     /// read through the node's machine-config-daemon pod, or from --node-files.
+    /// With --node-files, -f reads the node's Node (and the ClusterVersion) for its CRI-O version.
     #[arg(long, value_name = "NODE",
-          conflicts_with_all = ["filenames", "registries_conf", "registries_conf_d", "policy_json", "with"])]
+          conflicts_with_all = ["registries_conf", "registries_conf_d", "policy_json", "with"])]
     pub node: Option<String>,
 
     /// The nodes' files from a folder written by `collect-node-files` (DIR/<node>/etc/...); with --node.
@@ -967,6 +968,13 @@ pub struct ExplainArgs {
         conflicts_with = "node_files"
     )]
     pub node_timeout: Option<String>,
+
+    /// The CRI-O version that reads the node files (1.35, 1.34.2): CRI-O 1.35 and later read
+    /// registries.conf as TOML 1.1, earlier ones as TOML 1.0. Default with --node: the Node's
+    /// containerRuntimeVersion, else the ClusterVersion's release (-f, with --node-files), else
+    /// TOML 1.0; with --registries-conf: TOML 1.0.
+    #[arg(long, value_name = "VERSION")]
+    pub crio_version: Option<String>,
 
     /// Override the short-name mode. Default with node files: their `short-name-mode` (permissive
     /// when unset), as podman without a terminal; with -f: CRI-O's, enforcing from OpenShift 4.21

@@ -9,6 +9,7 @@
 pub mod audit;
 pub mod calendar;
 pub mod crd;
+pub mod crio;
 pub mod diff;
 pub mod digest;
 pub mod explain;

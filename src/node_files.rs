@@ -13,6 +13,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::crio::NodeRuntime;
+
 /// The main registries configuration.
 pub const REGISTRIES_CONF: &str = "/etc/containers/registries.conf";
 /// The registries.conf drop-in folder.
@@ -342,10 +344,11 @@ pub fn is_absent(why: &str) -> bool {
 /// encoding/json replaces invalid UTF-8), or does not load as
 /// containers/image loads it (registries.conf and its drop-ins together,
 /// policy.json, the registries.d YAML files). CRI-O's per-namespace policies
-/// break only their namespace's pulls and are not listed.
-pub fn pull_breakers(files: &NodeFiles) -> Vec<(String, String)> {
+/// break only their namespace's pulls and are not listed. `runtime` is the
+/// node's CRI-O: which TOML its registries.conf parser reads.
+pub fn pull_breakers(files: &NodeFiles, runtime: &NodeRuntime) -> Vec<(String, String)> {
     let mut out = unreadable_breakers(files);
-    registries_breakers(files, &mut out);
+    registries_breakers(files, runtime, &mut out);
     let text = |path: &str| -> Option<Result<&str, (String, String)>> {
         let bytes = files.files.get(path)?;
         Some(std::str::from_utf8(bytes).map_err(|_| {
@@ -403,7 +406,7 @@ fn unreadable_breakers(files: &NodeFiles) -> Vec<(String, String)> {
 
 /// registries.conf and the drop-ins the runtime reads: each on its own,
 /// then all together, as containers/image loads them.
-fn registries_breakers(files: &NodeFiles, out: &mut Vec<(String, String)>) {
+fn registries_breakers(files: &NodeFiles, runtime: &NodeRuntime, out: &mut Vec<(String, String)>) {
     let text = |path: &str| -> Option<Result<&str, (String, String)>> {
         let bytes = files.files.get(path)?;
         Some(std::str::from_utf8(bytes).map_err(|_| {
@@ -429,9 +432,9 @@ fn registries_breakers(files: &NodeFiles, out: &mut Vec<(String, String)>) {
             text: conf,
         };
         let loaded = if path == REGISTRIES_CONF {
-            crate::registries::load(Some(&file), &[])
+            crate::registries::load_on(Some(&file), &[], runtime)
         } else {
-            crate::registries::load(None, std::slice::from_ref(&file))
+            crate::registries::load_on(None, std::slice::from_ref(&file), runtime)
         };
         if let Err(e) = loaded {
             out.push((path.clone(), e.to_string()));
@@ -447,7 +450,7 @@ fn registries_breakers(files: &NodeFiles, out: &mut Vec<(String, String)>) {
             .iter()
             .map(|(name, text)| crate::registries::ConfigFile { name, text })
             .collect();
-        if let Err(e) = crate::registries::load(main.as_ref(), &drop_ins) {
+        if let Err(e) = crate::registries::load_on(main.as_ref(), &drop_ins, runtime) {
             out.push((e.file.clone(), e.to_string()));
         }
     }
@@ -677,7 +680,7 @@ mod tests {
             for (path, why) in unreadable {
                 files.unreadable.insert(path.to_string(), why.to_string());
             }
-            pull_breakers(&files)
+            pull_breakers(&files, &NodeRuntime::unknown())
                 .into_iter()
                 .map(|(path, _)| path)
                 .collect::<Vec<_>>()

@@ -167,8 +167,201 @@ fn issue_25_a_toml_1_1_node_file_breaks_every_pull() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(format!(
-            "containers/image cannot load it ({why} (BurntSushi/toml v1.5.0 and older, in CRI-O 1.34 and earlier: OpenShift 4.21 and earlier)): every pull on these nodes fails"
+            "containers/image cannot load it ({why} (BurntSushi/toml v1.5.0 and older, in CRI-O 1.34 and earlier: OpenShift 4.21 and earlier); ClusterVersion/version is 4.21.2, whose nodes run CRI-O 1.34): every pull on these nodes fails"
         )));
+}
+
+/// The example's node files with a TOML 1.1-only registry appended to the
+/// worker's registries.conf.
+fn toml_1_1_node_files() -> (TempDir, PathBuf) {
+    node_files(|root| {
+        let path = root.join("etc/containers/registries.conf");
+        let mut text = fs::read_to_string(&path).unwrap();
+        text.push_str("\n[[registry]]\nlocation = \"x.example.com\"\nmirror = [ { location = \"m.example.com\", }, ]\n");
+        fs::write(&path, text).unwrap();
+    })
+}
+
+/// The example cluster's objects in `dir`, the worker's Node reporting
+/// `runtime` as its containerRuntimeVersion (none when empty), the
+/// ClusterVersion at `release`.
+fn cluster_objects(dir: &Path, runtime: &str, release: &str) -> PathBuf {
+    let copy = dir.join("cluster");
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(EXAMPLE)
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let resources = copy.join("cluster-scoped-resources");
+    let node = resources.join("core/nodes/worker-1.yaml");
+    let mut text = fs::read_to_string(&node).unwrap();
+    if !runtime.is_empty() {
+        text.push_str(&format!(
+            "status:\n  nodeInfo:\n    containerRuntimeVersion: {runtime}\n"
+        ));
+    }
+    fs::write(&node, text).unwrap();
+    let cv = resources.join("config.openshift.io/clusterversions/version.yaml");
+    let text = fs::read_to_string(&cv)
+        .unwrap()
+        .replace("version: 4.21.2", &format!("version: {release}"));
+    fs::write(&cv, text).unwrap();
+    copy
+}
+
+fn explain_node(folder: &Path, objects: Option<&Path>) -> assert_cmd::assert::Assert {
+    let mut cmd = bin();
+    cmd.args([
+        "explain",
+        "registry.redhat.io/rhel9/support-tools:latest",
+        "--node",
+        WORKER,
+    ])
+    .arg("--node-files")
+    .arg(folder);
+    if let Some(objects) = objects {
+        cmd.arg("-f").arg(objects);
+    }
+    cmd.assert()
+}
+
+/// CRI-O 1.35 (OpenShift 4.22) reads registries.conf as TOML 1.1: a node
+/// that runs it loads the file, one that runs CRI-O 1.34 does not; the
+/// Node's containerRuntimeVersion wins over the ClusterVersion, which
+/// decides when the Node names no CRI-O; with neither, TOML 1.0 is assumed
+/// and the message says so.
+#[test]
+fn issue_25_toml_1_1_node_file_by_the_nodes_crio_version() {
+    let (dir, folder) = toml_1_1_node_files();
+    let every_pull = format!("every pull on node {WORKER} fails");
+    let cases = [
+        ("cri-o://1.35.1-3.rhaos4.22.el9", "4.21.2", None),
+        ("", "4.22.0", None),
+        (
+            "cri-o://1.34.2-2.rhaos4.21.el9",
+            "4.22.0",
+            Some("the node runs CRI-O 1.34.2 (its Node's status.nodeInfo.containerRuntimeVersion)"),
+        ),
+        (
+            "",
+            "4.21.2",
+            Some("ClusterVersion/version is 4.21.2, whose nodes run CRI-O 1.34"),
+        ),
+    ];
+    for (i, (runtime, release, refused)) in cases.into_iter().enumerate() {
+        let case = dir.path().join(i.to_string());
+        fs::create_dir(&case).unwrap();
+        let objects = cluster_objects(&case, runtime, release);
+        let assert = explain_node(&folder, Some(&objects));
+        match refused {
+            None => {
+                assert
+                    .code(0)
+                    .stdout(predicate::str::contains(every_pull.as_str()).not())
+                    .stdout(
+                        predicate::str::contains("Pull sources")
+                            .or(predicate::str::contains("PULL SPEC")),
+                    );
+            }
+            Some(basis) => {
+                assert.code(1).stdout(predicate::str::contains(format!(
+                    "{TOML_1_1} (BurntSushi/toml v1.5.0 and older, in CRI-O 1.34 and earlier: OpenShift 4.21 and earlier); {basis}"
+                )));
+            }
+        }
+    }
+    explain_node(&folder, None)
+        .code(1)
+        .stdout(predicate::str::contains(
+            "the node's CRI-O version is unknown, so TOML 1.0 is assumed",
+        ));
+}
+
+/// `diff --node-files`: the worker running CRI-O 1.35 loads its TOML 1.1
+/// registries.conf (drift, not a broken node); running CRI-O 1.34 it
+/// cannot.
+#[test]
+fn issue_25_diff_on_disk_by_the_nodes_crio_version() {
+    let (dir, folder) = toml_1_1_node_files();
+    for (i, (runtime, broken)) in [("cri-o://1.35.0", false), ("cri-o://1.34.2", true)]
+        .into_iter()
+        .enumerate()
+    {
+        let case = dir.path().join(i.to_string());
+        fs::create_dir(&case).unwrap();
+        let objects = cluster_objects(&case, runtime, "4.21.2");
+        let out = bin()
+            .args(["diff", "--node-files"])
+            .arg(&folder)
+            .arg("-f")
+            .arg(&objects)
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(
+            out.contains("containers/image cannot load it"),
+            broken,
+            "{runtime}: {out}"
+        );
+        assert!(out.contains("/etc/containers/registries.conf"), "{out}");
+    }
+}
+
+/// `--registries-conf` reads TOML 1.0 unless `--crio-version` names a
+/// CRI-O that reads TOML 1.1; the flag is checked and is for node files
+/// only; `-f` beside `--node` needs `--node-files`.
+#[test]
+fn issue_25_crio_version_flag() {
+    let dir = TempDir::new().unwrap();
+    let conf = write(
+        dir.path(),
+        "registries.conf",
+        b"[[registry]]\nlocation = \"quay.io\"\nmirror = [ { location = \"m.example.com\", }, ]\n",
+    );
+    let explain = |extra: &[&str]| {
+        bin()
+            .args(["explain", "quay.io/a/b:1", "--registries-conf"])
+            .arg(&conf)
+            .args(extra)
+            .assert()
+    };
+    explain(&[])
+        .code(2)
+        .stderr(predicate::str::contains(TOML_1_1))
+        .stderr(predicate::str::contains("TOML 1.0 is assumed"));
+    explain(&["--crio-version", "1.34.2"])
+        .code(2)
+        .stderr(predicate::str::contains("; --crio-version 1.34.2"));
+    explain(&["--crio-version", "1.35"])
+        .code(0)
+        .stdout(predicate::str::contains("m.example.com/a/b:1"));
+    explain(&["--crio-version", "4.22"])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--crio-version \"4.22\": expected a CRI-O version",
+        ));
+    bin()
+        .args([
+            "explain",
+            "quay.io/a/b:1",
+            "-f",
+            EXAMPLE,
+            "--crio-version",
+            "1.35",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--crio-version is for node files"));
+    bin()
+        .args(["explain", "quay.io/a/b:1", "-f", EXAMPLE, "--node", WORKER])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("beside --node-files DIR"));
 }
 
 fn explain_with_policy(policy: &Path) -> assert_cmd::assert::Assert {

@@ -121,11 +121,13 @@ fn read_nodes(settings: &Settings) -> Result<Vec<mirrorpolicy::crd::Node>> {
 }
 
 /// Every `--node` of `wanted` is a Node of the cluster: else an input error
-/// (exit 2) naming the known ones, as kubectl's "not found".
-pub fn check_nodes(settings: &Settings, wanted: &[String]) -> Result<()> {
+/// (exit 2) naming the known ones, as kubectl's "not found". Returns the
+/// cluster's Nodes.
+pub fn check_nodes(settings: &Settings, wanted: &[String]) -> Result<Vec<mirrorpolicy::crd::Node>> {
     let nodes = read_nodes(settings)?;
     let known: Vec<&str> = nodes.iter().map(|n| n.metadata.name.as_str()).collect();
-    check_known(wanted, &known)
+    check_known(wanted, &known)?;
+    Ok(nodes)
 }
 
 fn check_known(wanted: &[String], known: &[&str]) -> Result<()> {

@@ -14,13 +14,14 @@ use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
 
 use mirrorpolicy::render::cluster::Rendered;
 
+use mirrorpolicy::crio::NodeRuntime;
 use mirrorpolicy::node_files::{
     folder_of, is_absent, pull_breakers, runtime_use, NodeFiles, NodeRead, RuntimeUse, POLICY_JSON,
     REGISTRIES_CONF, REGISTRIES_CONF_D,
 };
 use mirrorpolicy::render::findings::RenderWarning;
 use mirrorpolicy::render::node::node_view;
-use mirrorpolicy::source::cluster::MIRROR_CONFIG;
+use mirrorpolicy::source::cluster::{Read, CLUSTER_VERSIONS, MIRROR_CONFIG, NODES};
 use mirrorpolicy::source::node_dir;
 
 use crate::cli::{ExplainArgs, NodeReadArgs, OutputFormat};
@@ -34,16 +35,21 @@ use mirrorpolicy::probe::Verdict;
 /// one pull would be refused or fail, 2 when an image reference is invalid.
 /// Warnings name its commands as the user ran the plugin.
 pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
+    check_node_args(args)?;
     if let Some(node) = &args.node {
-        let files = match &args.node_files {
-            Some(dir) => load_node(dir, node)?,
+        let (files, runtime) = match &args.node_files {
+            Some(dir) => (
+                load_node(dir, node)?,
+                offline_runtime(settings, args, node)?,
+            ),
             None => read_node(
                 settings,
+                args,
                 node,
                 args.node_timeout.as_deref().unwrap_or("60s"),
             )?,
         };
-        return match node_config(settings, &files) {
+        return match node_config(settings, &files, &runtime) {
             Ok(setup) => {
                 let warnings = setup.warnings;
                 explain_files(
@@ -71,9 +77,32 @@ pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
     let conf = load_registries(
         args.registries_conf.as_deref(),
         args.registries_conf_d.as_deref(),
+        &flag_runtime(args)?.unwrap_or_default(),
     )?;
     let policy = args.policy_json.as_deref().map(load_policy).transpose()?;
     explain_files(settings, args, conf, policy, None, &[])
+}
+
+/// The combinations clap cannot say: `-f` with `--node` only reads the
+/// node's CRI-O version beside `--node-files`, and `--crio-version` is for
+/// node files.
+fn check_node_args(args: &ExplainArgs) -> Result<()> {
+    if args.node.is_some() && !args.filenames.is_empty() && args.node_files.is_none() {
+        return Err(Failure::input(
+            "-f with --node: the Node and ClusterVersion objects are read from files only beside --node-files DIR",
+        )
+        .with_hint("drop -f to read the node live, or add --node-files DIR")
+        .into());
+    }
+    let node_files =
+        args.node.is_some() || args.registries_conf.is_some() || args.registries_conf_d.is_some();
+    if args.crio_version.is_some() && !node_files {
+        return Err(Failure::input(
+            "--crio-version is for node files: give --node, --registries-conf or --registries-conf-d",
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// A node whose files break every pull: each image carries why, exit 1.
@@ -412,7 +441,11 @@ fn read(path: &Path, what: &str) -> Result<String> {
 
 /// Reads the main file and the `*.conf` drop-ins of a folder (regular
 /// files only, no recursion, lexical order), as containers/image does.
-fn load_registries(main: Option<&Path>, dir: Option<&Path>) -> Result<RegistriesConf> {
+fn load_registries(
+    main: Option<&Path>,
+    dir: Option<&Path>,
+    runtime: &NodeRuntime,
+) -> Result<RegistriesConf> {
     let main_text = main.map(|p| read(p, "registries.conf")).transpose()?;
     let main_name = main.map(|p| p.display().to_string());
     let mut drop_ins: Vec<(String, String)> = Vec::new();
@@ -446,9 +479,37 @@ fn load_registries(main: Option<&Path>, dir: Option<&Path>) -> Result<Registries
         .iter()
         .map(|(name, text)| ConfigFile { name, text })
         .collect();
-    registries::load(main_file.as_ref(), &drop_in_files)
+    registries::load_on(main_file.as_ref(), &drop_in_files, runtime)
         .map_err(|e| Failure::input(e.to_string()).into())
 }
+
+/// `--crio-version`, when given.
+fn flag_runtime(args: &ExplainArgs) -> Result<Option<NodeRuntime>> {
+    args.crio_version
+        .as_deref()
+        .map(|v| NodeRuntime::from_flag(v).map_err(|e| Failure::input(e).into()))
+        .transpose()
+}
+
+/// The CRI-O of a node read from a node-files folder: `--crio-version`,
+/// else its Node or the ClusterVersion among the `-f` objects, else unknown.
+fn offline_runtime(settings: &Settings, args: &ExplainArgs, node: &str) -> Result<NodeRuntime> {
+    if let Some(runtime) = flag_runtime(args)? {
+        return Ok(runtime);
+    }
+    if args.filenames.is_empty() {
+        return Ok(NodeRuntime::unknown());
+    }
+    let inputs = cluster::load_objects(settings, &args.filenames, NODE_RUNTIME, None)?;
+    Ok(mirrorpolicy::crio::of_node(
+        node,
+        &inputs.nodes,
+        inputs.cluster_version.as_ref(),
+    ))
+}
+
+/// What `explain --node --node-files -f` reads: the node's CRI-O version.
+const NODE_RUNTIME: &[Read] = &[Read::one(&[NODES]), Read::one(&[CLUSTER_VERSIONS])];
 
 /// One node's files from a node-files folder.
 fn load_node(dir: &Path, node: &str) -> Result<NodeFiles> {
@@ -472,16 +533,25 @@ fn load_node(dir: &Path, node: &str) -> Result<NodeFiles> {
 /// `timeout`: a node the cluster does not have is an input error (exit 2)
 /// naming the known ones, a node that cannot be read a cluster error (exit
 /// 3) saying why.
-fn read_node(settings: &Settings, node: &str, timeout: &str) -> Result<NodeFiles> {
+fn read_node(
+    settings: &Settings,
+    args: &ExplainArgs,
+    node: &str,
+    timeout: &str,
+) -> Result<(NodeFiles, NodeRuntime)> {
     let read = NodeReadArgs {
         concurrency: 1,
         timeout: timeout.to_string(),
     };
     collect::read_options(&read)?;
-    collect::check_nodes(settings, std::slice::from_ref(&node.to_string()))?;
+    let nodes = collect::check_nodes(settings, std::slice::from_ref(&node.to_string()))?;
+    let runtime = match flag_runtime(args)? {
+        Some(runtime) => runtime,
+        None => mirrorpolicy::crio::of_node(node, &nodes, None),
+    };
     let reads = collect::read_live(settings, &[node.to_string()], &read)?;
     match reads.into_iter().next() {
-        Some(NodeRead::Read(files)) => Ok(files),
+        Some(NodeRead::Read(files)) => Ok((files, runtime)),
         Some(NodeRead::NotRead { why, .. }) => Err(Failure::cluster(format!(
             "node {node}: files not read: {why}"
         ))
@@ -507,8 +577,12 @@ struct NodeSetup {
 /// else policy.json; each file named `<node>:<host path>`. `Err` holds why
 /// every pull (of the namespace) fails: [`pull_breakers`], or a namespace
 /// policy that does not load.
-fn node_config(settings: &Settings, files: &NodeFiles) -> Result<NodeSetup, Vec<String>> {
-    let breakers: Vec<String> = pull_breakers(files)
+fn node_config(
+    settings: &Settings,
+    files: &NodeFiles,
+    runtime: &NodeRuntime,
+) -> Result<NodeSetup, Vec<String>> {
+    let breakers: Vec<String> = pull_breakers(files, runtime)
         .into_iter()
         .map(|(_, why)| why)
         .collect();
@@ -531,8 +605,8 @@ fn node_config(settings: &Settings, files: &NodeFiles) -> Result<NodeSetup, Vec<
         .iter()
         .map(|(name, text)| ConfigFile { name, text })
         .collect();
-    let registries =
-        registries::load(main_file.as_ref(), &drop_in_files).map_err(|e| vec![e.to_string()])?;
+    let registries = registries::load_on(main_file.as_ref(), &drop_in_files, runtime)
+        .map_err(|e| vec![e.to_string()])?;
     let namespace = settings
         .namespace()
         .filter(|ns| {

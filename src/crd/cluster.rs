@@ -214,6 +214,37 @@ pub struct Node {
     /// `spec`.
     #[serde(default, deserialize_with = "null_default")]
     pub spec: NodeSpec,
+    /// `status`, the part that names the node's container runtime.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "NodeStatus::is_empty"
+    )]
+    pub status: NodeStatus,
+}
+
+/// `Node.status`: what the kubelet reports of the node's software.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeStatus {
+    /// `nodeInfo`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub node_info: NodeInfo,
+}
+
+impl NodeStatus {
+    fn is_empty(&self) -> bool {
+        self == &Self::default()
+    }
+}
+
+/// `Node.status.nodeInfo`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeInfo {
+    /// `containerRuntimeVersion` (`cri-o://1.35.1-3.rhaos4.22.el9`).
+    #[serde(default, deserialize_with = "null_default")]
+    pub container_runtime_version: String,
 }
 
 /// `Node.spec`, the part that matters while the MCO drains.
@@ -247,6 +278,15 @@ impl From<k8s_openapi::api::core::v1::Node> for Node {
             },
             spec: NodeSpec {
                 unschedulable: node.spec.and_then(|s| s.unschedulable).unwrap_or(false),
+            },
+            status: NodeStatus {
+                node_info: NodeInfo {
+                    container_runtime_version: node
+                        .status
+                        .and_then(|s| s.node_info)
+                        .map(|i| i.container_runtime_version)
+                        .unwrap_or_default(),
+                },
             },
         }
     }

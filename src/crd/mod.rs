@@ -33,8 +33,8 @@ pub mod workload;
 pub use inputs::Inputs;
 
 pub use cluster::{
-    ClusterVersion, ClusterVersionSpec, ClusterVersionStatus, Node, NodeSpec, Release,
-    UpdateHistory,
+    ClusterVersion, ClusterVersionSpec, ClusterVersionStatus, Node, NodeInfo, NodeSpec, NodeStatus,
+    Release, UpdateHistory,
 };
 pub use image::{Image, ImageSpec, RegistrySources};
 pub use image_policy::{

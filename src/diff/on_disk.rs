@@ -213,7 +213,8 @@ struct Disk {
     linked_folder: Option<FileMeta>,
 }
 
-fn disk_of(node: &NodeFiles) -> Disk {
+/// The disk of a node whose CRI-O is `runtime`.
+fn disk_of(node: &NodeFiles, runtime: &crate::crio::NodeRuntime) -> Disk {
     Disk {
         files: node
             .files
@@ -229,7 +230,7 @@ fn disk_of(node: &NodeFiles) -> Disk {
             .map(|(p, m)| (p.clone(), m.clone()))
             .collect(),
         unreadable: node.unreadable.clone(),
-        breakers: pull_breakers(node).into_iter().collect(),
+        breakers: pull_breakers(node, runtime).into_iter().collect(),
         ignored: node
             .ignored()
             .into_iter()
@@ -278,6 +279,7 @@ pub fn add_on_disk(
             let config = stage.machine_config.clone().unwrap_or_default();
             let machine_config = super::mc(inputs, &config);
             let groups = group_nodes(
+                inputs,
                 &stage.nodes,
                 reads,
                 &config,
@@ -322,6 +324,7 @@ pub fn add_on_disk(
 /// order); a node not read gets a note and a `not_read` entry. Every read
 /// node is also added to `pool_nodes`, for the comparisons between nodes.
 fn group_nodes<'a>(
+    inputs: &Inputs,
     nodes: &[String],
     reads: &'a [NodeRead],
     config: &str,
@@ -336,7 +339,9 @@ fn group_nodes<'a>(
                 if let Some(note) = current_config_note(files, config) {
                     notes.push(note);
                 }
-                let disk = disk_of(files);
+                let runtime =
+                    crate::crio::of_node(node, &inputs.nodes, inputs.cluster_version.as_ref());
+                let disk = disk_of(files, &runtime);
                 match groups.iter_mut().find(|(d, _)| *d == disk) {
                     Some((_, nodes)) => nodes.push(node.clone()),
                     None => groups.push((disk.clone(), vec![node.clone()])),

@@ -16,6 +16,7 @@ use toml::Spanned;
 
 use super::raw::{RawConfig, RawMirror, RawRegistry, RawV1};
 use super::{Alias, Mirror, PullFromMirror, RegistriesConf, Registry, ShortNameMode};
+use crate::crio::NodeRuntime;
 use crate::origin::Origin;
 use crate::reference::{is_qualified_domain, is_valid_domain, Reference};
 
@@ -226,6 +227,8 @@ struct FileConfig {
 struct Reporter<'a> {
     file: &'a ConfigFile<'a>,
     drop_in: bool,
+    /// The CRI-O that reads the file: which TOML it reads, and why.
+    runtime: &'a NodeRuntime,
 }
 
 impl Reporter<'_> {
@@ -278,6 +281,7 @@ fn parse_raw(
         }
     }
     match toml::from_str(file.text) {
+        Ok(raw) if rep.runtime.reads_toml_1_1() => Ok(raw),
         Ok(raw) => match super::toml10::first_toml_1_1_use(file.text) {
             None => Ok(raw),
             Some(found) => Err(toml_1_1_error(found, lines, rep)),
@@ -289,7 +293,8 @@ fn parse_raw(
 /// The error for a file the `toml` crate refuses. BurntSushi/toml parses
 /// the whole text before it decodes any value, and stops at its first
 /// syntax error: a TOML 1.1 construct it meets first is the error, as is
-/// one anywhere in a file whose only fault is a value's type.
+/// one anywhere in a file whose only fault is a value's type. A node whose
+/// parser reads TOML 1.1 has no such construct to stop at.
 fn toml_error(
     text: &str,
     e: &toml::de::Error,
@@ -299,6 +304,7 @@ fn toml_error(
     let syntax_ok = toml::from_str::<toml::Table>(text).is_ok();
     let error_at = e.span().map_or(text.len(), |s| s.start);
     let first_1_1 = super::toml10::first_toml_1_1_use(text)
+        .filter(|_| !rep.runtime.reads_toml_1_1())
         .filter(|found| syntax_ok || found.offset < error_at);
     if let Some(found) = first_1_1 {
         return toml_1_1_error(found, lines, rep);
@@ -325,7 +331,11 @@ fn toml_1_1_error(
     rep.error(
         Some(l),
         format!("line {l}, column {c}"),
-        format!("{}: {TOML_1_1_ONLY}", found.what),
+        format!(
+            "{}: {TOML_1_1_ONLY}; {}",
+            found.what,
+            rep.runtime.toml_1_0_basis()
+        ),
     )
 }
 
@@ -338,9 +348,14 @@ fn load_file(
     file: &ConfigFile<'_>,
     drop_in: bool,
     reader: Reader,
+    runtime: &NodeRuntime,
 ) -> Result<FileConfig, RegistriesError> {
     let lines = Lines::new(file.text);
-    let rep = Reporter { file, drop_in };
+    let rep = Reporter {
+        file,
+        drop_in,
+        runtime,
+    };
     let mut raw = parse_raw(file, &lines, &rep, reader)?;
 
     // Entries are streamed into post-processing, not collected first.
@@ -900,7 +915,17 @@ pub fn load(
     main: Option<&ConfigFile<'_>>,
     drop_ins: &[ConfigFile<'_>],
 ) -> Result<RegistriesConf, RegistriesError> {
-    load_with(main, drop_ins, Reader::Fast)
+    load_with(main, drop_ins, Reader::Fast, &NodeRuntime::unknown())
+}
+
+/// [`load`] as the CRI-O `runtime` reads the files: TOML 1.1 from CRI-O
+/// 1.35, TOML 1.0 before and when the version is unknown.
+pub fn load_on(
+    main: Option<&ConfigFile<'_>>,
+    drop_ins: &[ConfigFile<'_>],
+    runtime: &NodeRuntime,
+) -> Result<RegistriesConf, RegistriesError> {
+    load_with(main, drop_ins, Reader::Fast, runtime)
 }
 
 /// [`load`] with the `toml` crate reading every file, never the fast
@@ -911,7 +936,7 @@ pub fn load_full_parser(
     main: Option<&ConfigFile<'_>>,
     drop_ins: &[ConfigFile<'_>],
 ) -> Result<RegistriesConf, RegistriesError> {
-    load_with(main, drop_ins, Reader::Full)
+    load_with(main, drop_ins, Reader::Full, &NodeRuntime::unknown())
 }
 
 /// Whether `text` is a TOML 1.0 document, as a node's containers/image
@@ -933,6 +958,7 @@ fn load_with(
     main: Option<&ConfigFile<'_>>,
     drop_ins: &[ConfigFile<'_>],
     reader: Reader,
+    runtime: &NodeRuntime,
 ) -> Result<RegistriesConf, RegistriesError> {
     let mut conf = RegistriesConf::default();
     let mut merged: Option<Vec<Registry>> = None;
@@ -941,7 +967,7 @@ fn load_with(
         .into_iter()
         .chain(drop_ins.iter().map(|d| (d, true)));
     for (file, drop_in) in files {
-        let parsed = load_file(file, drop_in, reader)?;
+        let parsed = load_file(file, drop_in, reader, runtime)?;
         conf.files.push(file.name.to_string());
         merged = Some(match merged {
             None => parsed.registries,

@@ -125,6 +125,6 @@ mod testdata;
 mod toml10;
 
 pub use load::{
-    fast_reader_accepts, load, load_full_parser, parse_short_name_mode, reads_as_toml_1_0,
+    fast_reader_accepts, load, load_full_parser, load_on, parse_short_name_mode, reads_as_toml_1_0,
     ConfigFile, RegistriesError, AUTHENTICATION_FILE_HELPER,
 };

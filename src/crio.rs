@@ -1,0 +1,165 @@
+//! Which CRI-O a node runs, as far as the tool knows, and what that changes
+//! in how the node reads its files.
+//!
+//! containers/image decodes registries.conf with BurntSushi/toml, which
+//! reads TOML 1.0 up to v1.5.0 and TOML 1.1 from v1.6.0 ("Enable TOML 1.1
+//! by default"), vendored from CRI-O 1.35 (OpenShift 4.22). OpenShift 4.x
+//! ships CRI-O 1.(x+13): 4.21 runs CRI-O 1.34, 4.22 runs CRI-O 1.35.
+
+/// The first CRI-O minor whose registries.conf parser reads TOML 1.1.
+pub const TOML_1_1_FROM: u32 = 35;
+
+/// CRI-O's minor version is OpenShift's plus this (OpenShift 4.22, CRI-O 1.35).
+const OPENSHIFT_TO_CRIO: u32 = 13;
+
+/// The node's CRI-O, when known, and how it was learned.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeRuntime {
+    /// The CRI-O 1.x minor version (`35` for CRI-O 1.35.1); `None` when unknown.
+    pub crio_minor: Option<u32>,
+    /// Where the version comes from, in words; empty when unknown.
+    pub basis: String,
+}
+
+impl NodeRuntime {
+    /// A node whose CRI-O version is unknown: its parsers are taken as the
+    /// oldest the tool models (TOML 1.0).
+    pub fn unknown() -> Self {
+        Self::default()
+    }
+
+    /// From a Node's `status.nodeInfo.containerRuntimeVersion`
+    /// (`cri-o://1.35.1-3.rhaos4.22.el9`); `None` when it names no CRI-O
+    /// version.
+    pub fn from_node(runtime_version: &str) -> Option<Self> {
+        let version = runtime_version.strip_prefix("cri-o://")?;
+        let minor = crio_minor(version)?;
+        Some(Self {
+            crio_minor: Some(minor),
+            basis: format!(
+                "the node runs CRI-O {} (its Node's status.nodeInfo.containerRuntimeVersion)",
+                version_part(version)
+            ),
+        })
+    }
+
+    /// From the cluster's OpenShift release (the ClusterVersion's
+    /// `status.desired.version`), when the node's own is not known.
+    pub fn from_release(openshift_minor: u32, version: &str) -> Self {
+        let minor = openshift_minor + OPENSHIFT_TO_CRIO;
+        Self {
+            crio_minor: Some(minor),
+            basis: format!("ClusterVersion/version is {version}, whose nodes run CRI-O 1.{minor}"),
+        }
+    }
+
+    /// From `--crio-version` (`1.35` or `1.35.1`).
+    pub fn from_flag(value: &str) -> Result<Self, String> {
+        let minor = crio_minor(value).ok_or_else(|| {
+            format!("--crio-version {value:?}: expected a CRI-O version such as 1.35 or 1.34.2")
+        })?;
+        Ok(Self {
+            crio_minor: Some(minor),
+            basis: format!("--crio-version {}", version_part(value)),
+        })
+    }
+
+    /// Whether the node's registries.conf parser reads TOML 1.1.
+    pub fn reads_toml_1_1(&self) -> bool {
+        self.crio_minor.is_some_and(|m| m >= TOML_1_1_FROM)
+    }
+
+    /// Why TOML 1.0 is the grammar the node reads, for an error about a
+    /// TOML 1.1 construct.
+    pub fn toml_1_0_basis(&self) -> String {
+        if self.crio_minor.is_some() {
+            return self.basis.clone();
+        }
+        "the node's CRI-O version is unknown, so TOML 1.0 is assumed (CRI-O 1.35 and later, \
+         OpenShift 4.22 and later, read TOML 1.1)"
+            .to_string()
+    }
+}
+
+/// The CRI-O of node `name`: its Node's `containerRuntimeVersion` when one
+/// of `nodes` names a CRI-O version, else the ClusterVersion's release, else
+/// unknown.
+pub fn of_node(
+    name: &str,
+    nodes: &[crate::crd::Node],
+    cluster_version: Option<&crate::crd::ClusterVersion>,
+) -> NodeRuntime {
+    let own = nodes
+        .iter()
+        .filter(|n| n.metadata.name == name)
+        .find_map(|n| NodeRuntime::from_node(&n.status.node_info.container_runtime_version));
+    let release = || {
+        let cv = cluster_version?;
+        Some(NodeRuntime::from_release(
+            cv.openshift_minor()?,
+            cv.version()?,
+        ))
+    };
+    own.or_else(release).unwrap_or_default()
+}
+
+/// The version without its build suffix (`1.35.1` of `1.35.1-3.rhaos4.22.el9`).
+fn version_part(version: &str) -> &str {
+    version.split(['-', '+']).next().unwrap_or(version)
+}
+
+/// The 1.x minor of a CRI-O version `1.x[.y][-build]`.
+fn crio_minor(version: &str) -> Option<u32> {
+    let mut parts = version_part(version).trim().split('.');
+    let major: u32 = parts.next()?.parse().ok()?;
+    let minor: u32 = parts.next()?.parse().ok()?;
+    if let Some(patch) = parts.next() {
+        patch.parse::<u32>().ok()?;
+    }
+    (major == 1 && parts.next().is_none()).then_some(minor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_runtime_versions() {
+        let cases = [
+            ("cri-o://1.35.1-3.rhaos4.22.el9", Some(35), true),
+            ("cri-o://1.34.2-2.rhaos4.21.gitabc.el9", Some(34), false),
+            ("cri-o://1.27.0", Some(27), false),
+            ("containerd://1.7.0", None, false),
+            ("cri-o://", None, false),
+            ("cri-o://2.0.0", None, false),
+            ("cri-o://1.x", None, false),
+        ];
+        for (value, minor, toml11) in cases {
+            let got = NodeRuntime::from_node(value);
+            assert_eq!(got.as_ref().and_then(|r| r.crio_minor), minor, "{value}");
+            assert_eq!(got.is_some_and(|r| r.reads_toml_1_1()), toml11, "{value}");
+        }
+    }
+
+    #[test]
+    fn releases_map_to_crio() {
+        assert!(!NodeRuntime::from_release(21, "4.21.3").reads_toml_1_1());
+        assert!(NodeRuntime::from_release(22, "4.22.0").reads_toml_1_1());
+        assert!(NodeRuntime::from_release(22, "4.22.0")
+            .basis
+            .contains("CRI-O 1.35"));
+        assert!(!NodeRuntime::unknown().reads_toml_1_1());
+        assert!(NodeRuntime::unknown()
+            .toml_1_0_basis()
+            .contains("TOML 1.0 is assumed"));
+    }
+
+    #[test]
+    fn flag_values() {
+        assert!(NodeRuntime::from_flag("1.35").unwrap().reads_toml_1_1());
+        assert!(!NodeRuntime::from_flag("1.34.2").unwrap().reads_toml_1_1());
+        for bad in ["", "4.22", "1", "1.35.1.2", "v1.35"] {
+            assert!(NodeRuntime::from_flag(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -625,6 +625,14 @@ fn files_without_the_config_maps_say_the_checks_were_not_made() {
     let json = json_of(&out, &err);
     assert_eq!(json["signatures"]["openpgp"]["outcome"], "notRead");
     assert_eq!(gate(&json, "admin-gates")["outcome"], "notRead");
+    // The lines of the README's example.
+    let (_, text, _) = run(s
+        .cmd()
+        .arg("-f")
+        .arg(&files)
+        .args(["--to-image", &payload_spec(&rel)]));
+    let not_read = "no ConfigMap of openshift-config-managed was read (give the must-gather, or run against the cluster)";
+    assert!(text.contains(&format!("OpenPGP:   notRead: {not_read}\nGate:      admin-gates notRead: {not_read}\nVerdict:   ready")), "{text}");
 }
 
 #[test]

@@ -171,12 +171,12 @@ pub fn openpgp(digest: Option<&str>, maps: &ConfigMaps) -> OpenPgp {
         detail,
     };
     if !maps.managed_read {
-        return none(CheckOutcome::NotRead, format!("not checked: no ConfigMap of {CONFIG_MANAGED} was read (give the must-gather, or run against the cluster)"));
+        return none(CheckOutcome::NotRead, format!("no ConfigMap of {CONFIG_MANAGED} was read (give the must-gather, or run against the cluster)"));
     }
     let Some(prefix) = digest.and_then(signature_key_prefix) else {
         return none(
             CheckOutcome::NotChecked,
-            "not checked: the payload's digest is not known".to_string(),
+            "the payload's digest is not known".to_string(),
         );
     };
     let labelled = maps
@@ -285,13 +285,13 @@ pub fn gates(current: Option<&str>, target: Option<&str>, maps: &ConfigMaps) -> 
         detail,
     };
     if !maps.managed_read {
-        let why = format!("not checked: no ConfigMap of {CONFIG_MANAGED} was read (give the must-gather, or run against the cluster)");
+        let why = format!("no ConfigMap of {CONFIG_MANAGED} was read (give the must-gather, or run against the cluster)");
         return vec![gate(ADMIN_GATES, "", CheckOutcome::NotRead, why)];
     }
     let (Some(now), Some(to)) = (current.and_then(major_minor), target.and_then(major_minor))
     else {
         let why = format!(
-            "not checked: the cluster's version ({}) or the target's ({}) is not known",
+            "the cluster's version ({}) or the target's ({}) is not known",
             current.unwrap_or("none"),
             target.unwrap_or("none")
         );
@@ -331,7 +331,7 @@ fn gate_state(
         return gate_if(
             minor_update,
             CheckOutcome::Invalid,
-            format!("the CVO refuses the gate name: it must match ^ack-[4-5][.][0-9]{{1,}}-[^-]"),
+            "the CVO refuses the gate name: it must match ^ack-[4-5][.][0-9]{1,}-[^-]".to_string(),
         );
     };
     if version != now {
@@ -356,7 +356,7 @@ fn gate_state(
         ),
         _ if acks.is_none() && !maps.config_read => (
             CheckOutcome::NotRead,
-            format!("not checked: ConfigMap {CONFIG}/{ADMIN_ACKS} was not read"),
+            format!("ConfigMap {CONFIG}/{ADMIN_ACKS} was not read"),
         ),
         None if acks.is_none() => (
             CheckOutcome::NotAcked,
@@ -440,7 +440,8 @@ mod tests {
             ADMIN_GATES,
             &[(gate, "mirror the signatures"), ("ack-4.19-old", "old")],
         );
-        let cases: &[(&str, &[(&str, &str)], CheckOutcome)] = &[
+        type Acks<'a> = &'a [(&'a str, &'a str)];
+        let cases: &[(&str, Acks, CheckOutcome)] = &[
             ("4.21.0", &[], CheckOutcome::NotAcked),
             ("4.21.0", &[(gate, "false")], CheckOutcome::NotAcked),
             ("4.21.0", &[(gate, "true")], CheckOutcome::Acked),

@@ -524,3 +524,161 @@ fn components_without_the_required_signature_are_unsigned() {
         )
     );
 }
+
+/// The ConfigMaps of `openshift-config-managed` as a must-gather lists
+/// them: the signature ConfigMap of `digest` (when given), the
+/// verification ConfigMap with its stores and `admin-gates`.
+fn managed_config_maps(signed: Option<&str>) -> String {
+    let signature = signed.map_or(String::new(), |digest| {
+        let key = digest.replace(':', "-");
+        format!("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: {key}\n    namespace: openshift-config-managed\n    labels: {{release.openshift.io/verification-signatures: ''}}\n  binaryData:\n    {key}-1: b3BlbnBncA==\n")
+    });
+    format!(
+        "apiVersion: v1\nkind: ConfigMapList\nitems:\n{signature}- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: release-verification\n    namespace: openshift-config-managed\n    annotations: {{release.openshift.io/verification-config-map: ''}}\n  data:\n    store-openshift-official-release: https://mirror.openshift.com/pub/openshift-v4/signatures/openshift/release\n    verifier-public-key-redhat: key\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: admin-gates, namespace: openshift-config-managed}}\n  data:\n    ack-4.20-sigstore-in-4.21: Ensure that any registries configured as mirrors contain the Sigstore signature images.\n    ack-4.19-old-gate: an older gate\n"
+    )
+}
+
+fn admin_acks(acked: &str) -> String {
+    format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: admin-acks, namespace: openshift-config}}\ndata:\n  ack-4.20-sigstore-in-4.21: '{acked}'\n")
+}
+
+/// A must-gather-shaped folder: the cluster's objects and the ConfigMaps
+/// of both namespaces.
+fn must_gather(s: &Setup, host: &str, signed: Option<&str>, acked: &str) -> PathBuf {
+    let root = s.dir.path().join("must-gather");
+    let managed = root.join("namespaces/openshift-config-managed/core");
+    let config = root.join("namespaces/openshift-config/core");
+    std::fs::create_dir_all(&managed).expect("mkdir");
+    std::fs::create_dir_all(&config).expect("mkdir");
+    std::fs::write(root.join("cluster.yaml"), idms(host) + &cluster_version("")).expect("write");
+    std::fs::write(managed.join("configmaps.yaml"), managed_config_maps(signed)).expect("write");
+    std::fs::write(config.join("configmaps.yaml"), admin_acks(acked)).expect("write");
+    root
+}
+
+fn gate<'a>(json: &'a Value, name: &str) -> &'a Value {
+    json["gates"]
+        .as_array()
+        .expect("gates")
+        .iter()
+        .find(|g| g["name"] == name)
+        .unwrap_or_else(|| panic!("no gate {name} in {json}"))
+}
+
+#[test]
+fn a_must_gather_with_the_signature_and_the_ack_is_ready() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let mg = must_gather(&s, &reg.host(), Some(&rel.payload), "true");
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&mg)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    let pgp = &json["signatures"]["openpgp"];
+    assert_eq!(pgp["outcome"], "found", "{pgp}");
+    let key = rel.payload.replace(':', "-");
+    assert_eq!(pgp["configMap"], format!("openshift-config-managed/{key}"));
+    assert_eq!(pgp["key"], format!("{key}-1"));
+    assert_eq!(gate(&json, "ack-4.20-sigstore-in-4.21")["outcome"], "acked");
+    assert_eq!(gate(&json, "ack-4.19-old-gate")["outcome"], "notApplicable");
+}
+
+#[test]
+fn a_gate_not_acknowledged_is_not_ready_with_the_ack_command() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let mg = must_gather(&s, &reg.host(), Some(&rel.payload), "false");
+    let (code, out, err) = run(s
+        .cmd()
+        .arg("-f")
+        .arg(&mg)
+        .args(["--to-image", &payload_spec(&rel)]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("Gate:      ack-4.20-sigstore-in-4.21 notAcked: openshift-config/admin-acks has ack-4.20-sigstore-in-4.21: \"false\", not \"true\" (Ensure that any registries"), "{out}");
+    assert!(
+        out.contains("NOT READY: the cluster-version operator would not start the update"),
+        "{out}"
+    );
+    assert!(out.contains(r#"oc -n openshift-config patch cm admin-acks --patch '{"data":{"ack-4.20-sigstore-in-4.21":"true"}}' --type=merge"#), "{out}");
+    assert!(
+        out.contains("OpenPGP:   found: ConfigMap openshift-config-managed/sha256-"),
+        "{out}"
+    );
+}
+
+#[test]
+fn files_without_the_config_maps_say_the_checks_were_not_made() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let files = s.objects(&(idms(&reg.host()) + &cluster_version("")));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["signatures"]["openpgp"]["outcome"], "notRead");
+    assert_eq!(gate(&json, "admin-gates")["outcome"], "notRead");
+    // The lines of the README's example.
+    let (_, text, _) = run(s
+        .cmd()
+        .arg("-f")
+        .arg(&files)
+        .args(["--to-image", &payload_spec(&rel)]));
+    let not_read = "no ConfigMap of openshift-config-managed was read (give the must-gather, or run against the cluster)";
+    assert!(text.contains(&format!("OpenPGP:   notRead: {not_read}\nGate:      admin-gates notRead: {not_read}\nVerdict:   ready")), "{text}");
+}
+
+#[test]
+fn live_without_the_signature_the_cvo_falls_back_to_its_stores() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let offers = format!(
+        "  availableUpdates: [{{version: 4.21.0, image: '{}'}}]\n",
+        payload_spec(&rel)
+    );
+    // A signature for another digest, and the gate acknowledged.
+    let other = format!("sha256:{}", "1".repeat(64));
+    let objects = idms(&reg.host())
+        + &cluster_version(&offers)
+        + "---\n"
+        + &managed_config_maps(Some(&other))
+        + "---\n"
+        + &admin_acks("true");
+    let server = ApiBuilder::openshift().objects_from_yaml(&objects).start();
+    let kubeconfig = server.write_kubeconfig(s.dir.path());
+    let (code, out, err) = run(s
+        .cmd()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["--to", "4.21.0", "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    let pgp = &json["signatures"]["openpgp"];
+    assert_eq!(pgp["outcome"], "missing", "{pgp}");
+    assert_eq!(
+        pgp["stores"][0],
+        "https://mirror.openshift.com/pub/openshift-v4/signatures/openshift/release"
+    );
+    assert!(
+        pgp["detail"]
+            .as_str()
+            .unwrap()
+            .contains("The update cannot be verified"),
+        "{pgp}"
+    );
+    assert_eq!(gate(&json, "ack-4.20-sigstore-in-4.21")["outcome"], "acked");
+    assert_eq!(json["nextSteps"][0]["outcome"], "openpgp");
+    // The signature ConfigMaps are listed by their label, as the CVO lists them.
+    let listed = server.log().into_iter().any(|l| {
+        l.path == "/api/v1/namespaces/openshift-config-managed/configmaps"
+            && l.query.get("labelSelector").map(String::as_str)
+                == Some("release.openshift.io/verification-signatures")
+    });
+    assert!(listed, "{:?}", server.log());
+}

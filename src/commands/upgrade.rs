@@ -20,6 +20,8 @@ use mirrorpolicy::reference::Reference;
 use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::{Read as ClusterRead, MIRROR_CONFIG, NODES};
+use mirrorpolicy::source::file;
+use mirrorpolicy::upgrade::checks::{self, ConfigMap, ConfigMaps};
 use mirrorpolicy::upgrade::payload::{self, Manifest, ReleaseFiles};
 use mirrorpolicy::upgrade::{self, ImageCheck, ImageOutcome, Offered, Report, Target};
 
@@ -79,7 +81,7 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
     let mut target = target_of(&image, offered.as_ref(), &pulled.check);
     let Some(served) = pulled.served else {
         let report = upgrade::report(target, Vec::new());
-        return Ok((report.clone(), exit_code(&report)));
+        return finish(settings, args, &inputs, report);
     };
     target.digest = Some(format!("sha256:{}", sha256_hex(&served.manifest)));
     let arch = match payload::parse_manifest(&served.manifest) {
@@ -107,8 +109,75 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
         .map(|(c, item)| upgrade::check_image(&c.name, item))
         .collect();
     let report = upgrade::report(target, images);
+    finish(settings, args, &inputs, report)
+}
+
+/// The report with the cluster-version operator's checks (the OpenPGP
+/// signature and the admin gates), and its exit code.
+fn finish(
+    settings: &Settings,
+    args: &UpgradeCheckArgs,
+    inputs: &Inputs,
+    report: Report,
+) -> Result<(Report, ExitCode)> {
+    let maps = if args.filenames.is_empty() {
+        live_config_maps(settings)?
+    } else {
+        file_config_maps(&args.filenames)?
+    };
+    let openpgp = checks::openpgp(report.target.digest.as_deref(), &maps);
+    let current = inputs
+        .cluster_version
+        .as_ref()
+        .and_then(checks::current_version);
+    let gates = checks::gates(current, report.target.version.as_deref(), &maps);
+    let report = upgrade::with_checks(report, openpgp, gates);
     let code = exit_code(&report);
     Ok((report, code))
+}
+
+/// The ConfigMaps of the checks in the files and folders of `-f`.
+fn file_config_maps(paths: &[std::path::PathBuf]) -> Result<ConfigMaps> {
+    let found = file::config_maps(paths, &[checks::CONFIG_MANAGED, checks::CONFIG])
+        .map_err(|e| Failure::input(e.to_string()))?;
+    let maps: Vec<ConfigMap> = found
+        .iter()
+        .map(|(_, v)| ConfigMap::from_value(v))
+        .collect();
+    Ok(ConfigMaps {
+        managed_read: maps.iter().any(|m| m.namespace == checks::CONFIG_MANAGED),
+        config_read: maps.iter().any(|m| m.namespace == checks::CONFIG),
+        maps,
+    })
+}
+
+/// The ConfigMaps of the checks, from the cluster: the labelled signature
+/// ConfigMaps (listed as the CVO lists them), `release-verification`,
+/// `admin-gates` and `admin-acks`.
+fn live_config_maps(settings: &Settings) -> Result<ConfigMaps> {
+    use mirrorpolicy::source::cluster::{self as live, CONFIG_MAPS};
+    let options = settings.cluster_options()?;
+    let runtime = cluster::runtime()?;
+    let values = runtime
+        .block_on(async {
+            let c = live::connect(&options).await?;
+            let (managed, config) = (checks::CONFIG_MANAGED, checks::CONFIG);
+            let (listed, verification, gates, acks) = tokio::try_join!(
+                c.list_items(&CONFIG_MAPS, managed, checks::SIGNATURES_LABEL),
+                c.get_in(&CONFIG_MAPS, managed, checks::VERIFICATION),
+                c.get_in(&CONFIG_MAPS, managed, checks::ADMIN_GATES),
+                c.get_in(&CONFIG_MAPS, config, checks::ADMIN_ACKS),
+            )?;
+            let mut all = listed.unwrap_or_default();
+            all.extend([verification, gates, acks].into_iter().flatten());
+            Ok::<_, live::ClusterError>(all)
+        })
+        .map_err(cluster::cluster_failure)?;
+    Ok(ConfigMaps {
+        maps: values.iter().map(ConfigMap::from_value).collect(),
+        managed_read: true,
+        config_read: true,
+    })
 }
 
 /// The probe flags, as `explain --probe` takes them.

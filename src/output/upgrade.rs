@@ -33,7 +33,7 @@ pub fn write_text(
     if !report.next_steps.is_empty() {
         writeln!(out, "\nNext steps:")?;
         for s in &report.next_steps {
-            writeln!(out, "  {}: {}", s.outcome.as_str(), s.step)?;
+            writeln!(out, "  {}: {}", s.outcome, s.step)?;
             for c in &s.commands {
                 writeln!(out, "    {c}")?;
             }
@@ -71,14 +71,45 @@ fn write_summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
         "Images:    {} (served {}, missing {}, unsigned {}, other failures {}, undetermined {})",
         c.images, c.served, c.missing, c.unsigned, c.failing, c.undetermined
     )?;
+    write_checks(out, report)?;
+    let images_fail = std::iter::once(t.outcome)
+        .chain(report.images.iter().map(|i| i.outcome))
+        .any(ImageOutcome::fails);
     let verdict = match report.readiness {
         Readiness::Ready => "ready: every image is served through the cluster's pull sources",
-        Readiness::NotReady => "NOT READY: the update would stall on the images below",
+        Readiness::NotReady if images_fail => {
+            "NOT READY: the update would stall on the images below"
+        }
+        Readiness::NotReady => {
+            "NOT READY: the cluster-version operator would not start the update (see above)"
+        }
         Readiness::Undetermined => {
             "undetermined: a registry did not answer, nothing failed otherwise"
         }
     };
     writeln!(out, "Verdict:   {verdict}")
+}
+
+/// The OpenPGP signature and the gates, one line each.
+fn write_checks(out: &mut dyn Write, report: &Report) -> io::Result<()> {
+    if let Some(p) = &report.signatures.openpgp {
+        writeln!(out, "OpenPGP:   {}: {}", p.outcome.as_str(), p.detail)?;
+    }
+    for g in &report.gates {
+        let message = if g.outcome.fails() && !g.message.is_empty() {
+            format!(" ({})", g.message)
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "Gate:      {} {}: {}{message}",
+            g.name,
+            g.outcome.as_str(),
+            g.detail
+        )?;
+    }
+    Ok(())
 }
 
 fn row(i: &ImageCheck) -> Vec<Cell> {

@@ -1544,6 +1544,75 @@ fn replace_single<T: PartialEq>(slot: &mut Option<T>, item: T) -> bool {
     identical
 }
 
+/// Every ConfigMap of one of `namespaces` in the files and folders of
+/// `paths` (stdin, `-`, is not read again), as `(where it was read,
+/// object)`. Folders are walked as [`load_paths`] walks them; only files
+/// whose text names `ConfigMap` and one of the namespaces are parsed, and
+/// the items of a list count.
+pub fn config_maps(
+    paths: &[PathBuf],
+    namespaces: &[&str],
+) -> Result<Vec<(String, Value)>, SourceError> {
+    let mut files = Vec::new();
+    for path in paths.iter().filter(|p| p.as_os_str() != "-") {
+        let meta = fs::metadata(path).map_err(|source| SourceError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        if meta.is_dir() {
+            let mut found = Vec::new();
+            collect_files(path, &mut found, &mut Vec::new())?;
+            files.extend(found.into_iter().filter_map(|e| match e {
+                Entry::File(f) => Some(f),
+                Entry::NotRegular(_) => None,
+            }));
+        } else {
+            files.push(path.clone());
+        }
+    }
+    let mut maps = Vec::new();
+    for file in files {
+        let name = file.display().to_string();
+        let Ok(text) = into_text(read_input(&file, &name)?, &name) else {
+            continue;
+        };
+        if !text.contains("ConfigMap") || !namespaces.iter().any(|ns| text.contains(ns)) {
+            continue;
+        }
+        for (document, _, value) in split_documents(&name, &text)? {
+            let at = format!("{name} document {document}");
+            collect_config_maps(&value, &at, namespaces, &mut maps);
+        }
+    }
+    Ok(maps)
+}
+
+fn collect_config_maps(
+    value: &Value,
+    at: &str,
+    namespaces: &[&str],
+    out: &mut Vec<(String, Value)>,
+) {
+    match str_member(value, "kind") {
+        Some("ConfigMap") => {
+            let ns = value
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if namespaces.contains(&ns) {
+                out.push((at.to_string(), value.clone()));
+            }
+        }
+        Some(kind) if kind.ends_with("List") => {
+            let items = value.get("items").and_then(Value::as_array);
+            for (i, item) in items.into_iter().flatten().enumerate() {
+                collect_config_maps(item, &format!("{at} (items[{i}])"), namespaces, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
 

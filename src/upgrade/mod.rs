@@ -4,6 +4,7 @@
 //! (the probe of `explain --probe`); each image gets one outcome, and the
 //! report a verdict: ready, not ready, or undetermined.
 
+pub mod checks;
 pub mod payload;
 pub mod target;
 
@@ -280,7 +281,8 @@ pub enum Readiness {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NextStep {
-    pub outcome: ImageOutcome,
+    /// The image outcome, or the check (`openpgp`, `gates`).
+    pub outcome: String,
     /// What to do, in one sentence.
     pub step: String,
     /// Commands that would fix it, one per image where one applies.
@@ -296,8 +298,54 @@ pub struct Report {
     pub summary: Counts,
     pub images: Vec<ImageCheck>,
     pub next_steps: Vec<NextStep>,
+    pub signatures: Signatures,
+    /// The administrator gates of the update (`admin-gates`).
+    pub gates: Vec<checks::Gate>,
     pub readiness: Readiness,
     pub ready: bool,
+}
+
+/// The signatures the update needs.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Signatures {
+    /// The release's OpenPGP signature, as the CVO looks for it.
+    pub openpgp: Option<checks::OpenPgp>,
+}
+
+/// `report` with the CVO's own checks: the OpenPGP signature and the
+/// gates; a missing signature or an unacknowledged gate makes it not ready.
+pub fn with_checks(
+    mut report: Report,
+    openpgp: checks::OpenPgp,
+    gates: Vec<checks::Gate>,
+) -> Report {
+    if openpgp.outcome.fails() {
+        report.next_steps.push(NextStep {
+            outcome: "openpgp".to_string(),
+            step: "give the cluster the release's OpenPGP signature: apply the signature ConfigMap oc-mirror writes (cluster-resources/signature-configmap.json; oc-mirror v1: release-signatures/), or one from `oc adm release mirror --release-image-signature-to-dir`".to_string(),
+            commands: Vec::new(),
+        });
+    }
+    let failing: Vec<&checks::Gate> = gates.iter().filter(|g| g.outcome.fails()).collect();
+    if !failing.is_empty() {
+        report.next_steps.push(NextStep {
+            outcome: "gates".to_string(),
+            step: "once the gate's conditions are met (read its message), acknowledge it in openshift-config/admin-acks:".to_string(),
+            commands: failing
+                .iter()
+                .filter(|g| g.outcome == checks::CheckOutcome::NotAcked)
+                .map(|g| format!("oc -n openshift-config patch cm admin-acks --patch '{{\"data\":{{\"{}\":\"true\"}}}}' --type=merge", g.name))
+                .collect(),
+        });
+    }
+    if (openpgp.outcome.fails() || !failing.is_empty()) && report.readiness != Readiness::NotReady {
+        report.readiness = Readiness::NotReady;
+        report.ready = false;
+    }
+    report.signatures.openpgp = Some(openpgp);
+    report.gates = gates;
+    report
 }
 
 /// The report of `target` and its component `images`.
@@ -318,6 +366,8 @@ pub fn report(target: Target, images: Vec<ImageCheck>) -> Report {
         summary,
         images,
         next_steps,
+        signatures: Signatures { openpgp: None },
+        gates: Vec::new(),
         ready: readiness == Readiness::Ready,
         readiness,
     }
@@ -382,7 +432,7 @@ fn step_for(outcome: ImageOutcome, images: &[&ImageCheck]) -> NextStep {
         ImageOutcome::Served => (String::new(), Vec::new()),
     };
     NextStep {
-        outcome,
+        outcome: outcome.as_str().to_string(),
         step,
         commands,
     }

@@ -12,6 +12,7 @@ pub mod cluster;
 mod exec;
 pub mod file;
 pub mod hub;
+mod kind;
 mod kubeconfig;
 pub mod node_dir;
 pub mod node_exec;

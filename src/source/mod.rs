@@ -16,6 +16,7 @@ mod kind;
 mod kubeconfig;
 pub mod node_dir;
 pub mod node_exec;
+pub mod node_live;
 pub mod node_logs;
 mod stream;
 mod strict;

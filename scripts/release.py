@@ -8,6 +8,9 @@
     # the manifest for krew-index, with each archive's uri and sha256
     python3 scripts/release.py manifest --version v0.1.0 --dir dist/ > mirrorpolicy.yaml
 
+    # the platforms released, one `os/arch` per line
+    python3 scripts/release.py platforms
+
 krew wants .tar.gz (or .zip for Windows) archives with the LICENSE inside;
 `krew/mirrorpolicy.yaml` is the template (krew-release-bot syntax), so the
 same file also works with the bot on a GitHub release.
@@ -131,8 +134,14 @@ def main():
     m.add_argument("--version", required=True)
     m.add_argument("--dir", required=True)
     m.add_argument("--template", default=os.path.join(ROOT, "krew", "mirrorpolicy.yaml"))
+    sub.add_parser("platforms", help="print the platforms released, one os/arch per line")
     args = p.parse_args()
-    package(args) if args.command == "package" else manifest(args)
+    if args.command == "platforms":
+        sys.stdout.write("".join(f"{o}/{a}\n" for o, a in PLATFORMS))
+    elif args.command == "package":
+        package(args)
+    else:
+        manifest(args)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,16 @@ Examples:
   kubectl mirrorpolicy explain ubi9/ubi --registries-conf registries.conf \\
       --short-name-mode enforcing -o json";
 
+/// `--version`: the version and the git commit the binary was built from
+/// (`unknown` when built outside a git checkout); `-V` and the man pages
+/// give the version only.
+pub const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("MIRRORPOLICY_GIT_COMMIT"),
+    ")"
+);
+
 /// Explain where CRI-O pulls an image from on OpenShift, and why.
 ///
 /// Reads the mirror objects of a cluster (ImageContentSourcePolicy,
@@ -59,6 +69,7 @@ Examples:
 #[derive(Debug, Parser)]
 #[command(
     version,
+    long_version = LONG_VERSION,
     propagate_version = true,
     max_term_width = 100,
     mut_subcommands(one_cluster_only)

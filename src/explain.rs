@@ -185,7 +185,7 @@ pub struct Candidate {
     /// With `--probe`, when the policy requires sigstore signatures and the
     /// serving endpoint uses sigstore attachments: the attachment looked up.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub signature_probe: Option<crate::probe::SignatureProbe>,
+    pub signature_probe: Option<crate::probe_result::SignatureProbe>,
 }
 
 /// The policy pods of one namespace get for a candidate, where it differs
@@ -267,7 +267,7 @@ pub struct Source {
     pub origins: Vec<Origin>,
     /// With `--probe`: what the endpoint answered.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub probe: Option<crate::probe::SourceProbe>,
+    pub probe: Option<crate::probe_result::SourceProbe>,
 }
 
 /// A mirror that is never tried for this reference.

@@ -23,6 +23,7 @@ pub mod origin;
 pub mod output;
 pub mod policy;
 pub mod probe;
+pub mod probe_result;
 pub mod quote;
 pub mod reference;
 pub mod registries;

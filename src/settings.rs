@@ -10,8 +10,9 @@ use anyhow::Result;
 
 use mirrorpolicy::output::table::Layout;
 use mirrorpolicy::source::cluster::{self as live, ClusterOptions, FlagOverrides};
+use mirrorpolicy::source::node_exec::ReadOptions;
 
-use crate::cli::{Cli, ClusterArgs, ColorChoice};
+use crate::cli::{Cli, ClusterArgs, ColorChoice, NodeReadArgs};
 use crate::exit::Failure;
 use crate::term;
 
@@ -209,4 +210,23 @@ fn colour_from(choice: ColorChoice) -> bool {
             std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stdout().is_terminal()
         }
     }
+}
+
+/// The read options of `--node-concurrency` and `--node-timeout`, for every
+/// command that reads node files live.
+pub fn node_read_options(args: &NodeReadArgs) -> Result<ReadOptions> {
+    let timeout = live::parse_request_timeout(&args.timeout)
+        .map_err(|_| {
+            Failure::input(format!(
+                "--node-timeout: invalid duration {:?}: use a number of seconds or a duration such as 30s, 2m or 1m30s",
+                args.timeout.trim()
+            ))
+        })?
+        .ok_or_else(|| {
+            Failure::input("--node-timeout: 0 would wait forever on a node that never answers; give a duration such as 60s")
+        })?;
+    Ok(ReadOptions {
+        concurrency: usize::from(args.concurrency),
+        timeout,
+    })
 }

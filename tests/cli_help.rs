@@ -1,5 +1,6 @@
-//! Help and usage: every command has examples, typos get a suggestion, and
-//! the usage text follows the name the plugin was run as (oc or kubectl).
+//! Help and usage: every command has examples, typos get a suggestion, the
+//! usage text follows the name the plugin was run as (oc or kubectl), and
+//! `--version` names the commit the binary was built from.
 
 use std::process::Command;
 
@@ -81,5 +82,42 @@ fn usage_follows_the_name_it_was_run_as() {
     assert!(
         help.contains("Usage: kubectl mirrorpolicy explain"),
         "{help}"
+    );
+}
+
+/// The commit of the checkout the tests run in, as the build records it.
+fn checkout_commit() -> String {
+    Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8(o.stdout).unwrap().trim().to_string())
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+#[test]
+fn version_names_the_commit_it_was_built_from() {
+    let version = env!("CARGO_PKG_VERSION");
+    let commit = checkout_commit();
+    let (code, out, err) = run(BIN, &["--version"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        format!("kubectl-mirrorpolicy {version} (commit {commit})\n")
+    );
+    let (code, out, _) = run(BIN, &["explain", "--version"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.ends_with(&format!(" {version} (commit {commit})\n")),
+        "{out}"
+    );
+    // -V is the short form: the version only.
+    let (code, out, _) = run(BIN, &["-V"]);
+    assert_eq!(
+        (code, out),
+        (0, format!("kubectl-mirrorpolicy {version}\n"))
     );
 }

@@ -54,7 +54,10 @@ fn completion_scripts_are_up_to_date() {
 
 #[test]
 fn man_pages_are_up_to_date() {
-    let mut cmd = cli::Cli::command().name("kubectl-mirrorpolicy");
+    // The pages give the version without the commit (`--version` adds it).
+    let mut cmd = cli::Cli::command()
+        .name("kubectl-mirrorpolicy")
+        .long_version(None::<&str>);
     // Built, so that the global flags (--kubeconfig, -n, ...) appear on
     // every subcommand's page.
     cmd.build();

@@ -1,8 +1,6 @@
 //! `collect-node-files`: the files each node really holds, read through its
 //! machine-config-daemon pod ([`mirrorpolicy::source::node_exec`]) and
 //! written as the folder [`mirrorpolicy::source::node_dir`] reads back.
-//!
-//! Also the live read the other node-file commands use: [`read_live`].
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -12,61 +10,29 @@ use anyhow::Result;
 
 use mirrorpolicy::crd::machine_config::CURRENT_CONFIG_ANNOTATION;
 use mirrorpolicy::node_files::{format_cert_digests, NodeFiles, NodeRead};
-use mirrorpolicy::source::cluster::{self as live, ClusterError, Read, NODES};
 use mirrorpolicy::source::node_dir::{format_manifest, host_path, CERT_DIGESTS, MANIFEST};
-use mirrorpolicy::source::node_exec::{self, ReadOptions};
+use mirrorpolicy::source::node_exec::ReadOptions;
+use mirrorpolicy::source::node_live;
 
-use crate::cli::{CollectNodeFilesArgs, NodeReadArgs};
+use crate::cli::CollectNodeFilesArgs;
 use crate::commands::cluster::{cluster_failure, runtime};
 use crate::exit::{ExitCode, Failure};
-use crate::settings::Settings;
+use crate::settings::{node_read_options, Settings};
 use crate::term;
 
-/// The read options of `--node-concurrency` and `--node-timeout`.
-pub fn read_options(args: &NodeReadArgs) -> Result<ReadOptions> {
-    let timeout = live::parse_request_timeout(&args.timeout)
-        .map_err(|_| {
-            Failure::input(format!(
-                "--node-timeout: invalid duration {:?}: use a number of seconds or a duration such as 30s, 2m or 1m30s",
-                args.timeout.trim()
-            ))
-        })?
-        .ok_or_else(|| {
-            Failure::input("--node-timeout: 0 would wait forever on a node that never answers; give a duration such as 60s")
-        })?;
-    Ok(ReadOptions {
-        concurrency: usize::from(args.concurrency),
-        timeout,
-    })
-}
-
 /// Reads the files of `nodes` live, in that order, through each node's
-/// machine-config-daemon pod (blocking). A node that cannot be read is
-/// [`NodeRead::NotRead`]; a failure that concerns every node (the cluster
-/// is unreachable, listing the daemon pods or `pods/exec` is forbidden) is
-/// a cluster error (exit 3) naming the missing RBAC rule.
-pub fn read_live(
+/// machine-config-daemon pod ([`node_live::read_live`]). A failure that
+/// concerns every node is a cluster error (exit 3) naming the missing RBAC rule.
+fn read_live(
     settings: &Settings,
     nodes: &[String],
-    args: &NodeReadArgs,
+    options: &ReadOptions,
 ) -> Result<Vec<NodeRead>> {
-    let options = read_options(args)?;
     let cluster = settings.cluster_options()?;
-    let runtime = runtime()?;
-    runtime
-        .block_on(async {
-            let connection = live::connect(&cluster).await?;
-            settings.verbose(|| {
-                format!(
-                    "reading the files of {} node(s) through their machine-config-daemon pods in {}, {} at a time",
-                    nodes.len(),
-                    node_exec::NAMESPACE,
-                    options.concurrency
-                )
-            });
-            node_exec::read_nodes(&connection, nodes, &options).await
-        })
-        .map_err(cluster_failure)
+    node_live::read_live(&runtime()?, &cluster, nodes, options, |m| {
+        settings.verbose(|| m)
+    })
+    .map_err(cluster_failure)
 }
 
 /// The nodes `--node` and `--pool` select (every node when neither is
@@ -108,44 +74,14 @@ fn select_nodes(settings: &Settings, args: &CollectNodeFilesArgs) -> Result<Vec<
 
 /// The cluster's Nodes.
 fn read_nodes(settings: &Settings) -> Result<Vec<mirrorpolicy::crd::Node>> {
-    const READS: &[Read] = &[Read::one(&[NODES])];
     let cluster = settings.cluster_options()?;
-    let runtime = runtime()?;
-    let read = runtime
-        .block_on(async {
-            let connection = live::connect(&cluster).await?;
-            live::read_selected(&connection, READS, None, None).await
-        })
-        .map_err(|e: ClusterError| cluster_failure(e))?;
-    Ok(read.inputs.nodes)
-}
-
-/// Every `--node` of `wanted` is a Node of the cluster: else an input error
-/// (exit 2) naming the known ones, as kubectl's "not found". Returns the
-/// cluster's Nodes.
-pub fn check_nodes(settings: &Settings, wanted: &[String]) -> Result<Vec<mirrorpolicy::crd::Node>> {
-    let nodes = read_nodes(settings)?;
-    let known: Vec<&str> = nodes.iter().map(|n| n.metadata.name.as_str()).collect();
-    check_known(wanted, &known)?;
-    Ok(nodes)
+    node_live::list_nodes(&runtime()?, &cluster).map_err(cluster_failure)
 }
 
 fn check_known(wanted: &[String], known: &[&str]) -> Result<()> {
-    match wanted.iter().find(|w| !known.contains(&w.as_str())) {
-        Some(want) => Err(Failure::input(format!(
-            "--node {want}: no such Node (found: {})",
-            list_or_none(known)
-        ))
-        .into()),
+    match node_live::unknown_node(wanted, known) {
+        Some(message) => Err(Failure::input(message).into()),
         None => Ok(()),
-    }
-}
-
-fn list_or_none(names: &[&str]) -> String {
-    if names.is_empty() {
-        "none".to_string()
-    } else {
-        names.join(", ")
     }
 }
 
@@ -162,12 +98,12 @@ pub fn run(settings: &Settings, args: &CollectNodeFilesArgs) -> Result<ExitCode>
         .into());
     }
     // Input errors before the cluster is contacted.
-    read_options(&args.read)?;
+    let options = node_read_options(&args.read)?;
     let nodes = select_nodes(settings, args)?;
     for node in &nodes {
         check_node_name(node)?;
     }
-    let reads = read_live(settings, &nodes, &args.read)?;
+    let reads = read_live(settings, &nodes, &options)?;
     let read: Vec<&NodeFiles> = reads
         .iter()
         .filter_map(|r| match r {

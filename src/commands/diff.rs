@@ -10,18 +10,18 @@ use mirrorpolicy::diff::{self, on_disk, Selection};
 use mirrorpolicy::node_files::NodeRead;
 use mirrorpolicy::output;
 use mirrorpolicy::source::cluster::{Read, MACHINE_CONFIG_STATE, MIRROR_CONFIG};
-use mirrorpolicy::source::node_dir;
+use mirrorpolicy::source::{node_dir, node_live};
 
 use crate::cli::{DiffArgs, DiffFormat};
-use crate::commands::{cluster, collect};
+use crate::commands::cluster;
 use crate::exit::{ExitCode, Failure};
-use crate::settings::Settings;
+use crate::settings::{node_read_options, Settings};
 use crate::term;
 
 /// Runs `diff`.
 pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
     // A bad --node-timeout is a usage error before anything is read.
-    collect::read_options(&args.read)?;
+    node_read_options(&args.read)?;
     let reads: Vec<Read> = MIRROR_CONFIG
         .iter()
         .chain(MACHINE_CONFIG_STATE)
@@ -98,7 +98,16 @@ fn read_node_files(
         if nodes.is_empty() {
             return Ok(Vec::new());
         }
-        return collect::read_live(settings, &nodes, &args.read);
+        let options = node_read_options(&args.read)?;
+        let cluster_options = settings.cluster_options()?;
+        return node_live::read_live(
+            &cluster::runtime()?,
+            &cluster_options,
+            &nodes,
+            &options,
+            |m| settings.verbose(|| m),
+        )
+        .map_err(cluster::cluster_failure);
     };
     let nodes = node_dir::read(dir).map_err(|e| Failure::input(e.to_string()))?;
     for files in &nodes {

@@ -22,12 +22,12 @@ use mirrorpolicy::node_files::{
 use mirrorpolicy::render::findings::RenderWarning;
 use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::{Read, CLUSTER_VERSIONS, MIRROR_CONFIG, NODES};
-use mirrorpolicy::source::node_dir;
+use mirrorpolicy::source::{node_dir, node_live};
 
 use crate::cli::{ExplainArgs, NodeReadArgs, OutputFormat};
-use crate::commands::{cluster, collect, journal, probe};
+use crate::commands::{cluster, journal, probe};
 use crate::exit::{ExitCode, Failure};
-use crate::settings::Settings;
+use crate::settings::{node_read_options, Settings};
 use crate::term;
 use mirrorpolicy::probe::Verdict;
 
@@ -543,13 +543,23 @@ fn read_node(
         concurrency: 1,
         timeout: timeout.to_string(),
     };
-    collect::read_options(&read)?;
-    let nodes = collect::check_nodes(settings, std::slice::from_ref(&node.to_string()))?;
+    let options = node_read_options(&read)?;
+    let cluster_options = settings.cluster_options()?;
+    let rt = cluster::runtime()?;
+    let nodes = node_live::list_nodes(&rt, &cluster_options).map_err(cluster::cluster_failure)?;
+    let known: Vec<&str> = nodes.iter().map(|n| n.metadata.name.as_str()).collect();
+    let wanted = [node.to_string()];
+    if let Some(message) = node_live::unknown_node(&wanted, &known) {
+        return Err(Failure::input(message).into());
+    }
     let runtime = match flag_runtime(args)? {
         Some(runtime) => runtime,
         None => mirrorpolicy::crio::of_node(node, &nodes, None),
     };
-    let reads = collect::read_live(settings, &[node.to_string()], &read)?;
+    let reads = node_live::read_live(&rt, &cluster_options, &wanted, &options, |m| {
+        settings.verbose(|| m)
+    })
+    .map_err(cluster::cluster_failure)?;
     match reads.into_iter().next() {
         Some(NodeRead::Read(files)) => Ok((files, runtime)),
         Some(NodeRead::NotRead { why, .. }) => Err(Failure::cluster(format!(

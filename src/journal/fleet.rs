@@ -6,7 +6,8 @@
 use serde::Serialize;
 
 use super::line::{Event, Line};
-use super::replay::{replay, Expected, Outcome, PullRecord, Verdict};
+use super::record::{Expected, Outcome, PullRecord, Verdict};
+use super::replay::replay;
 
 /// The whole log, image by image.
 #[derive(Debug, Clone, Serialize)]

@@ -9,6 +9,7 @@
 
 pub mod fleet;
 pub mod line;
+pub mod record;
 pub mod replay;
 pub mod time;
 pub mod verdict;
@@ -17,7 +18,8 @@ pub mod verdict;
 mod tests;
 
 pub use line::{parse_line, Line};
-pub use replay::{replay, Expected, ExpectedCandidate, ExpectedSource, PullRecord, Verdict};
+pub use record::{Expected, ExpectedCandidate, ExpectedSource, PullRecord, Verdict};
+pub use replay::replay;
 pub use time::Timestamp;
 
 /// Why a journal cannot be read.

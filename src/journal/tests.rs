@@ -2,9 +2,10 @@ use proptest::prelude::*;
 
 use super::line::{parse_line, source_failures, Event};
 use super::read;
-use super::replay::{
-    replay, DivergenceKind, Expected, ExpectedCandidate, ExpectedSource, Outcome, Verdict,
+use super::record::{
+    DivergenceKind, Expected, ExpectedCandidate, ExpectedSource, Outcome, Verdict,
 };
+use super::replay::replay;
 
 const OLD: &str = "2024-05-01 10:00:00.123456789Z";
 const NEW: &str = "2025-06-01T10:00:00.123456789Z";

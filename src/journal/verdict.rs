@@ -6,7 +6,7 @@
 //! source of the order not tried before a later one, a blocked source that
 //! served, and the source serving although a mirror comes before it.
 
-use super::replay::{Attempt, Divergence, DivergenceKind, ExpectedSource, Outcome, Verdict};
+use super::record::{Attempt, Divergence, DivergenceKind, ExpectedSource, Outcome, Verdict};
 
 /// Sets the attempt's verdict and divergence.
 pub fn judge(a: &mut Attempt, sources: &[ExpectedSource]) {

@@ -13,7 +13,7 @@ use comfy_table::{Cell, Color};
 use super::table::{Layout, TextTable};
 
 use crate::explain::{Candidate, Explanation, RegistryMatch, ResolvedBy, Signature, Skipped};
-use crate::journal::replay::{Attempt, Outcome};
+use crate::journal::record::{Attempt, Outcome};
 use crate::journal::{PullRecord, Verdict};
 use crate::registries::lookup::Role;
 

@@ -9,40 +9,7 @@
 use std::fmt::Write;
 
 use super::registries::V2RegistriesConf;
-
-/// Which BurntSushi/toml writer the MCO release vendors, as far as its
-/// basic strings differ.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TomlQuoting {
-    /// v0.3.1 (OpenShift 4.4–4.9): only tab, newline, carriage return,
-    /// `"` and `\` are escaped; other control characters are written as they are.
-    V0_3,
-    /// v0.4.1 and later (4.10+): every control character is escaped,
-    /// `\b \t \n \f \r` short, the others as `\u00xx` in lower-case hex.
-    V0_4,
-}
-
-/// Which containers/image and BurntSushi/toml the MCO release vendors, as
-/// far as the output differs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EncodeProfile {
-    /// containers/image/v5 as imported from OpenShift 4.9 (v5.14+) writes
-    /// `short-name-mode = ""`; the v3 package of 4.4–4.8 has no such key.
-    pub short_name_mode: bool,
-    /// containers/image v5.32+ (OpenShift 4.19+) writes `additional-layer-store-auth-helper = ""`.
-    pub additional_layer_store_auth_helper: bool,
-    pub quoting: TomlQuoting,
-}
-
-impl Default for EncodeProfile {
-    fn default() -> Self {
-        Self {
-            short_name_mode: true,
-            additional_layer_store_auth_helper: true,
-            quoting: TomlQuoting::V0_4,
-        }
-    }
-}
+pub use super::release::{EncodeProfile, TomlQuoting};
 
 fn needs_escape(s: &str, quoting: TomlQuoting) -> bool {
     match quoting {

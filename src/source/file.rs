@@ -31,14 +31,11 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 
+use super::kind::{api_group, Kind, Object, NONE};
 use super::stream::{Document, Part};
 use crate::crd::inputs::upsert;
 use crate::crd::schema::{misspelt_kind, unknown_fields};
-use crate::crd::{
-    ClusterImagePolicy, ClusterVersion, Image, ImageContentSourcePolicy, ImageDigestMirrorSet,
-    ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node, CONFIG_V1,
-    CONFIG_V1ALPHA1, CORE_V1, MACHINECONFIGURATION_V1, OPERATOR_V1ALPHA1,
-};
+use crate::crd::{ClusterVersion, Image, ImagePolicy, Node, CONFIG_V1};
 use crate::crd::{FieldError, Inputs};
 use crate::origin::Origin;
 
@@ -128,8 +125,6 @@ fn field_suffix(field: &str) -> String {
     }
 }
 
-/// Key of [`Inputs::skipped`] parts that are missing.
-pub(super) const NONE: &str = "<none>";
 /// Key of [`Inputs::skipped`] for documents with neither `apiVersion` nor `kind`.
 const NO_KIND: &str = "<none>/<none>";
 const REGISTRIES_CONF_HINT: &str =
@@ -516,82 +511,6 @@ static WORKLOAD_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
         // Built from constant names; every test that loads a folder compiles it.
         .expect("workload hint regex compiles")
 });
-
-/// The kinds this tool reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
-    Icsp,
-    Idms,
-    Itms,
-    Image,
-    ClusterVersion,
-    ClusterImagePolicy,
-    ImagePolicy,
-    MachineConfig,
-    MachineConfigPool,
-    Node,
-}
-
-impl Kind {
-    pub(super) fn from_name(kind: &str) -> Option<Self> {
-        Some(match kind {
-            "ImageContentSourcePolicy" => Self::Icsp,
-            "ImageDigestMirrorSet" => Self::Idms,
-            "ImageTagMirrorSet" => Self::Itms,
-            "Image" => Self::Image,
-            "ClusterVersion" => Self::ClusterVersion,
-            "ClusterImagePolicy" => Self::ClusterImagePolicy,
-            "ImagePolicy" => Self::ImagePolicy,
-            "MachineConfig" => Self::MachineConfig,
-            "MachineConfigPool" => Self::MachineConfigPool,
-            "Node" => Self::Node,
-            _ => return None,
-        })
-    }
-
-    /// The API versions the kind is served under.
-    pub(super) fn api_versions(self) -> &'static [&'static str] {
-        match self {
-            Self::Icsp => &[OPERATOR_V1ALPHA1],
-            Self::Idms | Self::Itms | Self::Image | Self::ClusterVersion => &[CONFIG_V1],
-            Self::ClusterImagePolicy | Self::ImagePolicy => &[CONFIG_V1, CONFIG_V1ALPHA1],
-            Self::MachineConfig | Self::MachineConfigPool => &[MACHINECONFIGURATION_V1],
-            Self::Node => &[CORE_V1],
-        }
-    }
-
-    /// Whether a document of this kind under `api`, which is not one the
-    /// kind is served as, is still read (the API server would refuse it).
-    /// The mirror-set kind names are unique to OpenShift and often written
-    /// with the wrong group, so any `*.openshift.io` group will do; `Image`
-    /// and `ClusterImagePolicy` exist in other groups as different things,
-    /// so for them only another version of their own group.
-    fn read_under_wrong_version(self, api: &str) -> bool {
-        let group = api_group(api);
-        match self {
-            Self::Icsp | Self::Idms | Self::Itms => group.ends_with("openshift.io"),
-            Self::Image | Self::ClusterImagePolicy | Self::ImagePolicy => {
-                self.api_versions().iter().any(|v| api_group(v) == group)
-            }
-            _ => false,
-        }
-    }
-}
-
-/// One decoded object, before it joins [`Inputs`].
-pub(super) enum Object {
-    Icsp(ImageContentSourcePolicy),
-    Idms(ImageDigestMirrorSet),
-    Itms(ImageTagMirrorSet),
-    Image(Image),
-    ClusterVersion(ClusterVersion),
-    ClusterImagePolicy(ClusterImagePolicy),
-    ImagePolicy(ImagePolicy),
-    MachineConfig(MachineConfig),
-    MachineConfigPool(MachineConfigPool),
-    Node(Node),
-    Workload(Workload),
-}
 
 impl Object {
     /// The object's label, `Kind/name` (see [`Origin::object`]).
@@ -1261,11 +1180,6 @@ fn decode_object(
                 .map_err(err)?,
         ),
     })
-}
-
-/// The group of an `apiVersion` (empty for the core group's `v1`).
-fn api_group(api: &str) -> &str {
-    api.rsplit_once('/').map_or("", |(group, _)| group)
 }
 
 /// The Image spec field a headerless document sets, when it is nothing

@@ -9,7 +9,7 @@
 //! mapping. `items` of a list are read the same way, item by item. Whatever
 //! does not fit this shape (a wrong `apiVersion`, a missing `kind`, a
 //! workload for `audit`, a list item without its own `kind`) is kept as a
-//! `Value` and staged as [`super::file`] stages any document, and a
+//! `Value` and staged as the file reader ([`super::file`]) stages any document, and a
 //! document that needs the whole `Value` after all (an `items` sequence in
 //! an object that turns out not to be a list) makes the caller read the
 //! file that way. Values are read through [`Strict`], so a typed object is
@@ -19,7 +19,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::file::{Kind, Object, NONE};
+use super::kind::{Kind, Object, NONE};
 use super::strict::Strict;
 use crate::crd::Node;
 

@@ -1,0 +1,74 @@
+//! What a `--probe` found, as the explanation and the audit carry it: the
+//! outcome of each pull source and the sigstore attachment looked up. The
+//! probe ([`crate::probe`]) fills these in; the explanation only holds them,
+//! so the explanation's types sit below the probe and these below both.
+
+use serde::Serialize;
+
+/// What one pull source did when probed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Outcome {
+    Served,
+    NotFound,
+    Unauthorized,
+    TlsError,
+    Unreachable,
+    /// Connected, but no answer within `--probe-timeout`: CRI-O would keep
+    /// waiting on this source, so what it pulls cannot be told.
+    TimedOut,
+    /// By digest, a manifest with another digest: the pull fails here.
+    DigestMismatch,
+    Blocked,
+    NotTried,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Served => "served",
+            Outcome::NotFound => "notFound",
+            Outcome::Unauthorized => "unauthorized",
+            Outcome::TlsError => "tlsError",
+            Outcome::Unreachable => "unreachable",
+            Outcome::TimedOut => "timedOut",
+            Outcome::DigestMismatch => "digestMismatch",
+            Outcome::Blocked => "blocked",
+            Outcome::NotTried => "notTried",
+        }
+    }
+}
+
+/// The probe of one source (`sources[].probe`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceProbe {
+    pub outcome: Outcome,
+    /// The HTTP status of the answer that decided, or null.
+    pub status: Option<u16>,
+    pub detail: String,
+    /// No credentials were found for the endpoint (not in the JSON contract).
+    #[serde(skip)]
+    pub anonymous: bool,
+}
+
+impl SourceProbe {
+    /// A source the probe did not contact.
+    pub(crate) fn not_contacted(outcome: Outcome, detail: &str) -> Self {
+        SourceProbe {
+            outcome,
+            status: None,
+            detail: detail.to_string(),
+            anonymous: false,
+        }
+    }
+}
+
+/// The sigstore attachment looked up on the serving endpoint.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignatureProbe {
+    /// `<serving repository>:sha256-<hex>.sig`.
+    pub reference: String,
+    pub found: bool,
+}

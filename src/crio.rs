@@ -6,6 +6,19 @@
 //! by default"), vendored from CRI-O 1.35 (OpenShift 4.22). OpenShift 4.x
 //! ships CRI-O 1.(x+13): 4.21 runs CRI-O 1.34, 4.22 runs CRI-O 1.35.
 
+use crate::crd::ClusterVersion;
+use crate::registries::ShortNameMode;
+
+/// CRI-O's short-name mode on a cluster of this release: enforcing from
+/// CRI-O 1.34 (OpenShift 4.21) and when the release is unknown, disabled
+/// before.
+pub fn short_name_mode(cluster_version: Option<&ClusterVersion>) -> ShortNameMode {
+    match cluster_version.and_then(ClusterVersion::openshift_minor) {
+        Some(m) if m < 21 => ShortNameMode::Disabled,
+        _ => ShortNameMode::Enforcing,
+    }
+}
+
 /// The first CRI-O minor whose registries.conf parser reads TOML 1.1.
 pub const TOML_1_1_FROM: u32 = 35;
 
@@ -122,6 +135,30 @@ fn crio_minor(version: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // CRI-O 1.34 (OpenShift 4.21) enforces short names; an unknown release
+    // is taken as the newest.
+    #[test]
+    fn short_name_mode_by_release() {
+        for (version, want) in [
+            (Some("4.20.3"), ShortNameMode::Disabled),
+            (Some("4.13.0"), ShortNameMode::Disabled),
+            (Some("4.21.0"), ShortNameMode::Enforcing),
+            (Some("4.22.1"), ShortNameMode::Enforcing),
+            (None, ShortNameMode::Enforcing),
+        ] {
+            let cv: Option<ClusterVersion> = version.map(|v| {
+                serde_json::from_value(serde_json::json!({
+                    "apiVersion": "config.openshift.io/v1",
+                    "kind": "ClusterVersion",
+                    "metadata": {"name": "version"},
+                    "status": {"desired": {"version": v, "image": "quay.io/x/y@sha256:0"}}
+                }))
+                .expect("cluster version")
+            });
+            assert_eq!(short_name_mode(cv.as_ref()), want, "{version:?}");
+        }
+    }
 
     #[test]
     fn node_runtime_versions() {

@@ -16,7 +16,7 @@ use mirrorpolicy::source::cluster::{Read, MIRROR_CONFIG, WORKLOADS};
 use mirrorpolicy::source::Inputs;
 
 use crate::cli::{AuditArgs, AuditFormat, FailOn};
-use crate::commands::{cluster, explain, probe};
+use crate::commands::{cluster, probe};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -262,11 +262,7 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
     let rendered = cluster::render(&inputs, "worker")?;
     cluster::print_warnings(settings, &rendered);
     let views = read_views(&rendered, &inputs)?;
-    let minor = inputs
-        .cluster_version
-        .as_ref()
-        .and_then(|cv| cv.openshift_minor());
-    let mode = explain::crio_short_name_mode(minor);
+    let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
     if args.probe.probe && live {
         add_service_account_pull_secrets(settings, &mut inputs.workloads)?;
     }

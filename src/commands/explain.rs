@@ -192,14 +192,10 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
     let view = node_view(&rendered, namespace).context(Failure::input(
         "cannot read back the rendered configuration",
     ))?;
-    let minor = inputs
-        .cluster_version
-        .as_ref()
-        .and_then(|cv| cv.openshift_minor());
     let mode = args
         .short_name_mode
         .map(ShortNameMode::from)
-        .unwrap_or_else(|| crio_short_name_mode(minor));
+        .unwrap_or_else(|| mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref()));
     let config = Config {
         registries: &view.registries,
         policy: Some(&view.policy),
@@ -349,14 +345,6 @@ fn probe_items(
 
 /// Where the MCO writes each namespace's CRI-O policy.
 const CRIO_POLICIES_PREFIX: &str = "/etc/crio/policies/";
-
-/// CRI-O's short-name mode: enforcing from CRI-O 1.34 (OpenShift 4.21), disabled before.
-pub(crate) fn crio_short_name_mode(minor: Option<u32>) -> ShortNameMode {
-    match minor {
-        Some(m) if m < 21 => ShortNameMode::Disabled,
-        _ => ShortNameMode::Enforcing,
-    }
-}
 
 /// Explains every image, each on its own: one that cannot be resolved
 /// carries its error and the others are still explained. Returns the exit

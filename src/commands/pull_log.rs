@@ -14,7 +14,7 @@ use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 
 use crate::cli::{AuditArgs, AuditFormat};
-use crate::commands::{cluster, explain, journal};
+use crate::commands::{cluster, journal};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -37,11 +37,7 @@ pub fn run(settings: &Settings, args: &AuditArgs, path: &Path) -> Result<ExitCod
         policy: Some(&view.policy),
         scope_origins: Some(&view.scope_origins),
     };
-    let minor = inputs
-        .cluster_version
-        .as_ref()
-        .and_then(|cv| cv.openshift_minor());
-    let mode = explain::crio_short_name_mode(minor);
+    let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
     let expected: Vec<(Expected, Option<String>)> = fleet::images(&lines)
         .iter()
         .map(|image| {

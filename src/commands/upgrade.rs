@@ -26,7 +26,7 @@ use mirrorpolicy::upgrade::payload::{self, Manifest, ReleaseFiles};
 use mirrorpolicy::upgrade::{self, ImageCheck, ImageOutcome, Offered, Report, Target};
 
 use crate::cli::{ProbeArgs, UpgradeCheckArgs, UpgradeFormat};
-use crate::commands::{cluster, explain, probe as probe_cmd};
+use crate::commands::{cluster, probe as probe_cmd};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -66,11 +66,7 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
         policy: Some(&view.policy),
         scope_origins: Some(&view.scope_origins),
     };
-    let minor = inputs
-        .cluster_version
-        .as_ref()
-        .and_then(|cv| cv.openshift_minor());
-    let mode = explain::crio_short_name_mode(minor);
+    let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
     let probe_args = probe_args(args);
     let ctx = probe_cmd::context_for_objects(settings, &probe_args, &args.filenames, &rendered)?;
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -896,15 +896,7 @@ async fn await_deletes<'a>(
                 note(Note::Recreated { name, uid: &uid });
             }
             Deletion::Stays(object) => {
-                let finalizers: Vec<String> = object
-                    .pointer("/metadata/finalizers")
-                    .and_then(serde_json::Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|f| f.as_str().map(str::to_string))
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let finalizers = finalizers_of(&object);
                 kept.held.push(format!(
                     "ImageContentSourcePolicy/{name} marked for deletion, held by finalizers [{}]: still there after {}",
                     finalizers.join(", "),
@@ -935,17 +927,20 @@ fn marked_by(answer: &str) -> Option<Vec<String>> {
         return None;
     }
     object.pointer("/metadata/deletionTimestamp")?;
-    Some(
-        object
-            .pointer("/metadata/finalizers")
-            .and_then(serde_json::Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|f| f.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default(),
-    )
+    Some(finalizers_of(&object))
+}
+
+/// `metadata.finalizers` of an object as the server answered it.
+fn finalizers_of(object: &serde_json::Value) -> Vec<String> {
+    object
+        .pointer("/metadata/finalizers")
+        .and_then(serde_json::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|f| f.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The ICSPs that may go, each with the version proven: still the version

@@ -613,7 +613,7 @@ print(v['pulls'], v['verdicts']['asExpected'], s['reference'], s['role'], ' '.jo
 journal_replay
 
 if [ -n "${E2E_PROBE_SHOW:-}" ]; then
-    # The text output of the first scenario, as the README shows it.
+    # The text output of the first scenario, as docs/probe.md shows it.
     cp "$WORK/c1.conf" "$WORK/registries.conf"
     (cd "$WORK" && COLUMNS=100 NO_COLOR=1 $T "$BIN" explain "$SOURCE/ns/app@$APP" \
         --registries-conf registries.conf --probe --cert-dir certs --authfile no-auth.json) || true

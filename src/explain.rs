@@ -5,7 +5,7 @@
 //! `[[registry]]`, orders the pull sources, marks blocked endpoints the way
 //! the docker transport checks them (per physical endpoint), and selects
 //! the policy scope for the logical reference. The result serializes to
-//! the JSON contract documented in the README. Rendering it as a table is
+//! the JSON contract documented in docs/contracts.md. Rendering it as a table is
 //! left to `output`.
 
 use std::collections::BTreeMap;

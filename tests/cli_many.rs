@@ -752,10 +752,10 @@ fn issue_17_hub_without_cluster_proxy_says_so() {
     );
 }
 
-/// The README's example of several clusters is this run, with the fakes'
+/// The example of several clusters in docs/many-clusters.md is this run, with the fakes'
 /// addresses written as the clusters' names.
 #[test]
-fn issue_17_readme_example_is_real() {
+fn issue_17_docs_example_of_several_clusters_is_real() {
     let east = Builder::openshift().objects_from(EXAMPLE).start();
     let west = Builder::openshift().objects_from(MUST_GATHER).start();
     let dir = TempDir::new().unwrap();
@@ -782,11 +782,9 @@ fn issue_17_readme_example_is_real() {
         .replace(&west.url(), "https://api.prod-west.example.com:6443")
         .replace(&down, "https://api.lab.example.com:6443")
         .replace(&down["https://".len()..], "api.lab.example.com:6443");
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let start = format!("```console\n$ kubectl mirrorpolicy {COMMAND}\n");
-    let at = readme.find(&start).expect("the README shows the example") + start.len();
-    let block = &readme[at..at + readme[at..].find("```\n").unwrap()];
+    let (command, block) =
+        support::docs_example("docs/many-clusters.md", &format!("kubectl mirrorpolicy {COMMAND}"));
+    assert_eq!(command, format!("kubectl mirrorpolicy {COMMAND}"));
     assert_eq!(block, shown);
 }
 

@@ -1057,3 +1057,56 @@ fn issue_22_offline_certificates_are_digested_and_each_node_shown() {
         "{stdout}"
     );
 }
+
+/// The example of docs/collect-node-files.md is this run: three workers,
+/// a stray drop-in on worker-1, no daemon pod on worker-2; stdout, then
+/// stderr, then the drop-ins collected.
+#[test]
+fn docs_example_is_real() {
+    let dir = TempDir::new().unwrap();
+    let mut yaml = String::new();
+    let mut builder = Builder::openshift();
+    for (name, _) in WORKERS {
+        yaml.push_str(&node_yaml(name, "worker"));
+        let root = dir.path().join("roots").join(name);
+        node_tree(&root, name);
+        if *name == "worker-1" {
+            write(
+                &root,
+                "/etc/containers/registries.conf.d/99-stray.conf",
+                b"[[registry]]\nlocation = \"docker.io\"\nblocked = true\n",
+            );
+        }
+        builder = builder.node_root(name, &root);
+    }
+    let server = builder
+        .objects_from_yaml(&yaml)
+        .daemon_pods(&["worker-0", "worker-1"])
+        .start();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let (command, shown) = support::docs_example(
+        "docs/collect-node-files.md",
+        "kubectl mirrorpolicy collect-node-files",
+    );
+    let (output, listing) = shown.split_once("$ ls ").expect("the listing");
+    let (folder, files) = listing.split_once('\n').expect("ls's output");
+    let out = bin()
+        .current_dir(dir.path())
+        .env("KUBECONFIG", &kubeconfig)
+        .args(command.split_whitespace().skip(2))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(printed, output);
+    let mut names: Vec<String> = fs::read_dir(dir.path().join(folder))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned() + "\n")
+        .collect();
+    names.sort();
+    assert_eq!(names.concat(), files);
+}

@@ -411,7 +411,7 @@ fn issue_16_digest_mismatch_fails_on_the_serving_mirror() {
         )) && error.contains("does not match the digest"),
         "{error}"
     );
-    // The image fails as its only candidate does (the README's contract).
+    // The image fails as its only candidate does (the contract in docs/contracts.md).
     assert_eq!(json["error"], Value::String(error), "{json:#}");
     assert_eq!(s.log().len(), 0);
 }

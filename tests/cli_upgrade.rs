@@ -625,7 +625,7 @@ fn files_without_the_config_maps_say_the_checks_were_not_made() {
     let json = json_of(&out, &err);
     assert_eq!(json["signatures"]["openpgp"]["outcome"], "notRead");
     assert_eq!(gate(&json, "admin-gates")["outcome"], "notRead");
-    // The lines of the README's example.
+    // The lines of the example in docs/upgrade-check.md.
     let (_, text, _) = run(s
         .cmd()
         .arg("-f")
@@ -681,4 +681,45 @@ fn live_without_the_signature_the_cvo_falls_back_to_its_stores() {
                 == Some("release.openshift.io/verification-signatures")
     });
     assert!(listed, "{:?}", server.log());
+}
+
+/// The example of docs/upgrade-check.md is this run: a mirror that lacks
+/// one component, the objects in `cluster.yaml`, the mirror's loopback
+/// address written as `mirror.example.com:5000`.
+#[test]
+fn docs_example_is_real() {
+    let (reg, rel) = mirror(NAMES, &["etcd"]);
+    let s = Setup::new(&reg);
+    s.objects(&idms(&reg.host()));
+    let (command, shown) = support::docs_example(
+        "docs/upgrade-check.md",
+        "kubectl mirrorpolicy upgrade-check -f cluster.yaml",
+    );
+    let command = command.replace(&payload_spec(&rel), "PAYLOAD");
+    assert_eq!(
+        command,
+        "kubectl mirrorpolicy upgrade-check -f cluster.yaml --cert-dir certs/ --to-image PAYLOAD",
+        "the page's payload is not the generated one ({})",
+        payload_spec(&rel)
+    );
+    let args: Vec<String> = command
+        .split_whitespace()
+        .skip(2)
+        .map(|a| a.replace("PAYLOAD", &payload_spec(&rel)))
+        .collect();
+    let out = support::bin()
+        .current_dir(s.dir.path())
+        .env("HOME", s.dir.path())
+        .env("COLUMNS", "100")
+        .env_remove("REGISTRY_AUTH_FILE")
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("DOCKER_CONFIG")
+        .args(&args)
+        .output()
+        .expect("run");
+    let (output, code) = shown.rsplit_once("$ echo $?\n").expect("an exit code");
+    assert_eq!(out.status.code().map(|c| c.to_string()), Some(code.trim().to_string()));
+    let stdout = String::from_utf8_lossy(&out.stdout).replace(&reg.host(), "mirror.example.com:5000");
+    assert_eq!(stdout, output);
 }

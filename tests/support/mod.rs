@@ -20,3 +20,34 @@ pub fn bin() -> assert_cmd::Command {
         .env("HOME", "/nonexistent-home-for-tests");
     cmd
 }
+
+/// The example a page of the documentation (`README.md`, `docs/*.md`)
+/// shows in a ```` ```console ```` block whose first line is `$ FIRST`: the
+/// command (its `\` continuation lines joined) and the rest of the block,
+/// as the page shows it. The doc test (tests/readme.rs) lists the examples
+/// that the named tests run this way.
+#[allow(dead_code)]
+pub fn docs_example(page: &str, first: &str) -> (String, String) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(page);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{page}: {e}"));
+    let start = format!("```console\n$ {first}");
+    let at = text
+        .find(&start)
+        .unwrap_or_else(|| panic!("{page} shows no example `$ {first}`"))
+        + "```console\n$ ".len();
+    let block = &text[at..at + text[at..].find("\n```\n").expect("a closed block") + 1];
+    let mut command = String::new();
+    let mut rest = block;
+    while let Some((line, tail)) = rest.split_once('\n') {
+        rest = tail;
+        match line.strip_suffix('\\') {
+            Some(part) => command.push_str(part.trim()),
+            None => {
+                command.push_str(line.trim());
+                break;
+            }
+        }
+        command.push(' ');
+    }
+    (command, rest.to_string())
+}

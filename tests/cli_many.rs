@@ -782,8 +782,10 @@ fn issue_17_docs_example_of_several_clusters_is_real() {
         .replace(&west.url(), "https://api.prod-west.example.com:6443")
         .replace(&down, "https://api.lab.example.com:6443")
         .replace(&down["https://".len()..], "api.lab.example.com:6443");
-    let (command, block) =
-        support::docs_example("docs/many-clusters.md", &format!("kubectl mirrorpolicy {COMMAND}"));
+    let (command, block) = support::docs_example(
+        "docs/many-clusters.md",
+        &format!("kubectl mirrorpolicy {COMMAND}"),
+    );
     assert_eq!(command, format!("kubectl mirrorpolicy {COMMAND}"));
     assert_eq!(block, shown);
 }

@@ -719,7 +719,11 @@ fn docs_example_is_real() {
         .output()
         .expect("run");
     let (output, code) = shown.rsplit_once("$ echo $?\n").expect("an exit code");
-    assert_eq!(out.status.code().map(|c| c.to_string()), Some(code.trim().to_string()));
-    let stdout = String::from_utf8_lossy(&out.stdout).replace(&reg.host(), "mirror.example.com:5000");
+    assert_eq!(
+        out.status.code().map(|c| c.to_string()),
+        Some(code.trim().to_string())
+    );
+    let stdout =
+        String::from_utf8_lossy(&out.stdout).replace(&reg.host(), "mirror.example.com:5000");
     assert_eq!(stdout, output);
 }

@@ -128,7 +128,10 @@ fn prose(text: &str) -> String {
 
 fn run_example(block: &Block) {
     let where_ = format!("{}:{}", block.page, block.line);
-    let (command, expected) = block.body.split_once('\n').expect("command line then output");
+    let (command, expected) = block
+        .body
+        .split_once('\n')
+        .expect("command line then output");
     let command = &command["$ kubectl mirrorpolicy ".len()..];
     let (expected, code) = match expected.rsplit_once("$ echo $?\n") {
         Some((output, code)) => (output, code.trim().parse::<i32>().expect("an exit code")),
@@ -211,9 +214,9 @@ fn every_command_shown_is_run_by_a_test() {
     for ((page, first, test_file, test), n) in RUN_ELSEWHERE.iter().zip(found) {
         assert_eq!(n, 1, "{page} shows `$ {first}` {n} times, not once");
         let source = std::fs::read_to_string(Path::new(ROOT).join(test_file)).expect(test_file);
-        let at = source
-            .find(&format!("{test}()"))
-            .unwrap_or_else(|| panic!("{test_file} has no `{test}`, which runs the example of {page}"));
+        let at = source.find(&format!("{test}()")).unwrap_or_else(|| {
+            panic!("{test_file} has no `{test}`, which runs the example of {page}")
+        });
         let body = &source[at..];
         let body = &body[..body.find("\n}\n").unwrap_or(body.len())];
         assert!(
@@ -383,8 +386,7 @@ fn flag_of(line: &str) -> Option<String> {
 
 fn names_flag(text: &str, flag: &str) -> bool {
     text.match_indices(flag).any(|(at, _)| {
-        !text[at + flag.len()..]
-            .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
+        !text[at + flag.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
     })
 }
 
@@ -410,7 +412,10 @@ fn every_command_and_flag_has_its_page() {
             if ["--help", "--version", "--color", "--verbose"].contains(&flag.as_str()) {
                 continue;
             }
-            assert!(names_flag(text, &flag), "{page} does not name {command}'s {flag}");
+            assert!(
+                names_flag(text, &flag),
+                "{page} does not name {command}'s {flag}"
+            );
         }
         let common = common.split("\nExamples:\n").next().unwrap();
         for flag in common

@@ -36,6 +36,8 @@ EXTRA = [
     "completions/kubectl_complete-mirrorpolicy",
     "completions/oc_complete-mirrorpolicy",
 ]
+# The manual the README links to, shipped so that its links resolve inside an archive.
+DOCS = "docs"
 # A fixed time for every archive member: the same inputs give the same archive.
 EPOCH = 1_700_000_000
 
@@ -48,7 +50,10 @@ def archive_name(version, os_name, arch):
 def members(binary, os_name):
     exe = NAME + (".exe" if os_name == "windows" else "")
     yield exe, binary, 0o755
-    for rel in EXTRA:
+    docs = sorted(
+        f"{DOCS}/{n}" for n in os.listdir(os.path.join(ROOT, DOCS)) if n.endswith(".md")
+    )
+    for rel in EXTRA + docs:
         mode = 0o755 if rel.startswith("completions/") else 0o644
         yield rel, os.path.join(ROOT, rel), mode
 

@@ -238,7 +238,11 @@ fn chosen_nodes(args: &AuditArgs, inputs: &Inputs) -> Result<Vec<String>> {
         let message = match &args.pool {
             Some(pool) => format!(
                 "no Linux node of pool {pool} (nodes: {})",
-                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
             ),
             None => "the cluster has no Linux Node whose log could be read".to_string(),
         };

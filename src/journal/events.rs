@@ -51,11 +51,16 @@ fn on_node(e: &Value, node: &str) -> bool {
 
 /// The event's time: when it last happened.
 fn time_of(e: &Value) -> Option<Timestamp> {
-    ["/lastTimestamp", "/eventTime", "/series/lastObservedTime", "/firstTimestamp"]
-        .iter()
-        .filter_map(|p| text(e, p))
-        .find_map(Timestamp::parse)
-        .or_else(|| text(e, "/metadata/creationTimestamp").and_then(Timestamp::parse))
+    [
+        "/lastTimestamp",
+        "/eventTime",
+        "/series/lastObservedTime",
+        "/firstTimestamp",
+    ]
+    .iter()
+    .filter_map(|p| text(e, p))
+    .find_map(Timestamp::parse)
+    .or_else(|| text(e, "/metadata/creationTimestamp").and_then(Timestamp::parse))
 }
 
 /// `PREFIX "IMAGE"REST` → (IMAGE, REST).
@@ -73,7 +78,11 @@ fn record(e: &Value, expected: &Expected) -> Option<PullRecord> {
     let (image, outcome, error) = match text(e, "/reason")? {
         "Failed" => {
             let (image, rest) = quoted_after(message, "Failed to pull image ")?;
-            (image, Outcome::Failed, rest.strip_prefix(": ").unwrap_or(rest))
+            (
+                image,
+                Outcome::Failed,
+                rest.strip_prefix(": ").unwrap_or(rest),
+            )
         }
         "Pulled" => {
             let (image, _) = quoted_after(message, "Successfully pulled image ")?;

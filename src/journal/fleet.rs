@@ -229,7 +229,10 @@ fn view(image: &str, parts: Vec<Part<'_>>) -> ImageView {
                 .any(|a| a.served_by.as_deref() == Some(m))
         };
         for s in part.expected.candidates.iter().flat_map(|c| &c.sources) {
-            if s.mirror && !s.blocked && !served(&s.reference) && !never_served.contains(&s.reference)
+            if s.mirror
+                && !s.blocked
+                && !served(&s.reference)
+                && !never_served.contains(&s.reference)
             {
                 never_served.push(s.reference.clone());
             }

@@ -70,7 +70,9 @@ mod tests {
     #[test]
     fn finds_must_gather_journals_one_folder_down_plain_and_gzip() {
         let dir = tempfile::TempDir::new().unwrap();
-        let root = dir.path().join("must-gather.local.1/quay-io-openshift-must-gather-sha256");
+        let root = dir
+            .path()
+            .join("must-gather.local.1/quay-io-openshift-must-gather-sha256");
         let masters = root.join("host_service_logs/masters");
         let workers = root.join("host_service_logs/workers");
         fs::create_dir_all(&masters).unwrap();

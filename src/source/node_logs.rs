@@ -103,6 +103,12 @@ pub enum NodeLogError {
     NoLogQuery { node: String, detail: String },
     #[error("node {node}: the CRI-O log answer is not gzip ({detail})")]
     Gzip { node: String, detail: String },
+    #[error("node {node}: the CRI-O log answer is HTTP {status}: {detail}")]
+    Status {
+        node: String,
+        status: u16,
+        detail: String,
+    },
     #[error(transparent)]
     Cluster(#[from] ClusterError),
 }
@@ -179,6 +185,16 @@ pub async fn read_crio(
     }
     if !status.is_success() {
         connection.reply(status, &body, &path)?;
+        let text = String::from_utf8_lossy(&body);
+        let detail = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("message")?.as_str().map(str::to_string))
+            .unwrap_or_else(|| text.trim().to_string());
+        return Err(NodeLogError::Status {
+            node: node.to_string(),
+            status: status.as_u16(),
+            detail,
+        });
     }
     let gzip = headers
         .get(http::header::CONTENT_ENCODING)

@@ -63,10 +63,12 @@ pub fn read_file(path: &Path) -> Result<(String, Vec<Line>)> {
 /// The pull lines of every CRI-O journal file of the must-gather folders
 /// among `paths`; an input error when there is none.
 pub fn read_must_gather(paths: &[PathBuf]) -> Result<(String, Vec<Line>)> {
-    let files: Vec<PathBuf> = paths
+    let found: Vec<(&PathBuf, Vec<PathBuf>)> = paths
         .iter()
-        .flat_map(|p| journal_files::must_gather_journals(p))
+        .map(|p| (p, journal_files::must_gather_journals(p)))
+        .filter(|(_, files)| !files.is_empty())
         .collect();
+    let files: Vec<PathBuf> = found.iter().flat_map(|(_, f)| f.clone()).collect();
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     if files.is_empty() {
         return Err(Failure::input(format!(
@@ -83,8 +85,18 @@ pub fn read_must_gather(paths: &[PathBuf]) -> Result<(String, Vec<Line>)> {
             .with_context(|| Failure::input(format!("cannot read journal file \"{name}\"")))?;
         lines.extend(journal::read(&name, &text).map_err(|e| Failure::input(e.to_string()))?);
     }
-    let list: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    Ok((list.join(", "), lines))
+    let name = found
+        .iter()
+        .map(|(root, files)| {
+            let rel: Vec<String> = files
+                .iter()
+                .map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string())
+                .collect();
+            format!("{} ({})", root.display(), rel.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok((name, lines))
 }
 
 /// `--since`/`--until` as the query's window (an input error names the flag).

@@ -243,11 +243,13 @@ fn from_events(
     });
     let events = match read {
         Ok(events) => events,
-        Err(live::ClusterError::Forbidden(_)) => return Err(Failure::cluster(format!(
+        Err(live::ClusterError::Forbidden(_)) => {
+            return Err(Failure::cluster(format!(
             "{forbidden}; the pull events are no stand-in either: `list events` is forbidden too"
         ))
-        .with_hint(FORBIDDEN_HINT)
-        .into()),
+            .with_hint(FORBIDDEN_HINT)
+            .into())
+        }
         Err(e) => return Err(cluster::cluster_failure(e)),
     };
     let bounds = window.bounds(now);

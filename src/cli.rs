@@ -695,6 +695,7 @@ Examples:
 
 /// Arguments of `audit`.
 #[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("journal_source").args(["journal", "journal_file"]))]
 pub struct AuditArgs {
     /// Workloads and mirror objects from files, folders (a must-gather works as is) or `-`,
     /// instead of the live cluster; every namespace in them unless -n is given. Repeatable;
@@ -741,15 +742,64 @@ pub struct AuditArgs {
     pub output: AuditFormat,
 
     /// Instead of the workloads: every pull in a CRI-O pull log (`oc adm node-logs NODE -u
-    /// crio` output, several nodes' merged output too), grouped by image and judged against the
-    /// worker pool's configuration, diverging images first: which sources served, which mirrors
-    /// never did. Exit 1 when a pull diverges, 3 when one cannot be judged.
+    /// crio` output, several nodes' merged output too, gzip too, or a must-gather folder's
+    /// journal files), grouped by image and judged against each node's pool's configuration
+    /// (--pool), diverging images first: which sources served, which mirrors never did. Exit 1
+    /// when a pull diverges, 3 when one cannot be judged.
     #[arg(
         long = "journal-file",
         value_name = "FILE",
         conflicts_with_all = ["probe", "fail_on", "require_mirror", "selector", "all_namespaces"]
     )]
     pub journal_file: Option<PathBuf>,
+
+    /// Instead of the workloads: every pull in the CRI-O pull logs of the cluster's nodes, read
+    /// live as `oc adm node-logs NODE -u crio` reads them (needs `get nodes/proxy`, which is
+    /// effectively exec on the node), or with -f MUST_GATHER its journal files
+    /// (host_service_logs/*/crio_service.log). Each node is judged against its own pool's
+    /// configuration; a node whose log cannot be read or was cut is named, exit 3.
+    #[arg(
+        long,
+        conflicts_with_all = ["probe", "fail_on", "require_mirror", "selector", "all_namespaces", "journal_file"]
+    )]
+    pub journal: bool,
+
+    /// With --journal, live: the start of the window, a duration back from now (2h, 30m, 90s,
+    /// 1d) or YYYY-MM-DD HH:MM:SS in UTC. The kubelet stops journalctl after 30s: keep it short.
+    #[arg(long, value_name = "WHEN", default_value = "1h", requires = "journal")]
+    pub since: String,
+
+    /// With --journal, live: the end of the window (same forms as --since); default now.
+    #[arg(long, value_name = "WHEN", requires = "journal")]
+    pub until: Option<String>,
+
+    /// With --journal or --journal-file: only these nodes (comma-separated; the journal's host
+    /// column is the node's name or its first label).
+    #[arg(
+        long = "node",
+        value_name = "NODE",
+        value_delimiter = ',',
+        requires = "journal_source",
+        conflicts_with = "pool"
+    )]
+    pub nodes: Vec<String>,
+
+    /// With --journal or --journal-file: judge every pull against this MachineConfigPool's
+    /// configuration (live --journal: read the logs of its nodes only). Default: each node
+    /// against its own pool (from its rendered config, the pools' nodeSelectors, its role
+    /// label), or worker when the input has no Node objects.
+    #[arg(long, value_name = "POOL", requires = "journal_source")]
+    pub pool: Option<String>,
+
+    /// With --journal, live: how many nodes' logs are read at one time.
+    #[arg(
+        long = "node-concurrency",
+        value_name = "N",
+        default_value_t = 8,
+        requires = "journal",
+        value_parser = clap::value_parser!(u16).range(1..)
+    )]
+    pub node_concurrency: u16,
 
     #[command(flatten)]
     pub probe: ProbeArgs,
@@ -1009,14 +1059,16 @@ pub struct ExplainArgs {
 pub struct JournalArgs {
     /// Replay a CRI-O pull log against the explanation: a file of `oc adm node-logs NODE -u crio`
     /// output (several nodes' merged output too: the host column names the node; with --node,
-    /// that node's lines). Each pull of the image found is judged against the expected source
+    /// that node's lines; gzip too), or a must-gather folder's journal files. Each pull of the image found is judged against the expected source
     /// order: exit 1 when one diverges, 3 when one cannot be judged.
     #[arg(long = "journal-file", value_name = "FILE", conflicts_with = "journal")]
     pub journal_file: Option<PathBuf>,
 
     /// With --node: replay the node's CRI-O pull log, read live as `oc adm node-logs NODE -u
-    /// crio` reads it (needs `get nodes/proxy`, which is effectively exec on the node).
-    #[arg(long, requires = "node")]
+    /// crio` reads it (needs `get nodes/proxy`, which is effectively exec on the node; when that
+    /// is forbidden, the pull events of the image are read instead). With -f MUST_GATHER: the
+    /// must-gather's journal files (host_service_logs/*/crio_service.log).
+    #[arg(long)]
     pub journal: bool,
 
     /// With --journal: the start of the window, a duration back from now (2h, 30m, 90s, 1d) or

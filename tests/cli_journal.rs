@@ -447,12 +447,14 @@ fn issue_24_live_forbidden_names_nodes_proxy() {
     let server = support::apiserver::Builder::openshift()
         .node_journal("worker-0", "")
         .forbid("get", "nodes/proxy")
+        .forbid("list", "events")
         .start();
     let dir = TempDir::new().unwrap();
     live(&server, dir.path(), &[])
         .code(3)
         .stderr(predicate::str::contains("needs `get nodes/proxy`"))
-        .stderr(predicate::str::contains("effectively exec on the node"));
+        .stderr(predicate::str::contains("effectively exec on the node"))
+        .stderr(predicate::str::contains("`list events` is forbidden too"));
     live(&server, dir.path(), &["--since", "yesterday"])
         .code(2)
         .stderr(predicate::str::contains(
@@ -603,4 +605,448 @@ fn issue_24_audit_journal_file_bad_input() {
     audit_journal(&objects, &j, true)
         .code(0)
         .stderr(predicate::str::contains("no pull in"));
+}
+
+/// The kubelet's events of a pull on `host` at `time` (`reason` Failed or Pulled).
+fn event(name: &str, host: &str, time: &str, reason: &str, message: &str) -> String {
+    let message = message
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n");
+    format!(
+        "---\napiVersion: v1\nkind: Event\nmetadata: {{name: {name}, namespace: shop}}\ninvolvedObject: {{kind: Pod, name: app-1, namespace: shop}}\nreason: {reason}\ntype: Normal\nmessage: \"{message}\"\nsource: {{component: kubelet, host: {host}}}\nlastTimestamp: \"{time}\"\n"
+    )
+}
+
+/// `get nodes/proxy` forbidden, `list events` allowed: the failure's full
+/// error names each source tried (judged), the success's source is
+/// undetermined and said to be; other nodes' and older events are left out.
+#[test]
+fn issue_24_live_forbidden_falls_back_to_events() {
+    let failed = format!("Failed to pull image \"{IMAGE}\": rpc error: code = Unknown desc = (Mirrors also failed: [{M1}: reading manifest v1 in m1.example.com/ns/app: manifest unknown]\n[{M2}: pinging container registry m2.example.com: i/o timeout]): {IMAGE}: registry quay.io/ns is blocked in registries.conf");
+    let pulled = format!("Successfully pulled image \"{IMAGE}\" in 1.2s (1.2s including waiting). Image size: 1024 bytes.");
+    let events = event("a", "worker-0", "2024-05-01T10:00:00Z", "Failed", &failed)
+        + &event("b", "worker-0", "2024-05-01T10:05:00Z", "Pulled", &pulled)
+        + &event("c", "worker-1", "2024-05-01T10:06:00Z", "Pulled", &pulled)
+        + &event("d", "worker-0", "2024-04-30T10:00:00Z", "Failed", &failed)
+        + &event(
+            "e",
+            "worker-0",
+            "2024-05-01T10:07:00Z",
+            "Pulled",
+            &format!("Container image \"{IMAGE}\" already present on machine"),
+        );
+    let server = support::apiserver::Builder::openshift()
+        .node_journal("worker-0", "")
+        .forbid("get", "nodes/proxy")
+        .objects_from_yaml(&events)
+        .start();
+    let dir = TempDir::new().unwrap();
+    let out = live(&server, dir.path(), &["--since", "2024-05-01 00:00:00"])
+        .code(3)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert!(
+        v["warnings"]
+            .to_string()
+            .contains("pull events of node worker-0 are shown instead"),
+        "{}",
+        v["warnings"]
+    );
+    let journal = v["journal"].as_array().unwrap();
+    assert_eq!(journal.len(), 2, "{v}");
+    let f = &journal[0]["pulls"][0];
+    assert_eq!(journal[0]["outcome"], "failed");
+    assert_eq!(f["tried"], serde_json::json!([M1, M2, IMAGE]));
+    assert_eq!(f["verdict"], "asExpected", "{f}");
+    assert_eq!(f["errors"][1]["reference"], M2);
+    assert_eq!(
+        f["errors"][1]["error"],
+        "pinging container registry m2.example.com: i/o timeout"
+    );
+    let p = &journal[1]["pulls"][0];
+    assert_eq!(journal[1]["outcome"], "pulled");
+    assert_eq!(p["verdict"], "undetermined");
+    assert_eq!(p["servedBy"], Value::Null);
+    assert!(p["note"]
+        .as_str()
+        .unwrap()
+        .contains("events do not name the source that served"));
+}
+
+/// The kubelet cuts an answer that took 30 s: explain says where it ends, exit 3.
+#[test]
+fn issue_24_live_answer_cut_at_30s() {
+    let journal = pull(Format::Rfc3339Nano, "worker-0", 0, "a", &[M1], true)
+        + &pull(Format::Rfc3339Nano, "worker-0", 10, "b", &[M1], true);
+    let server = support::apiserver::Builder::openshift()
+        .node_journal("worker-0", &journal)
+        .node_journal_cut("worker-0", std::time::Duration::from_secs(30))
+        .start();
+    let dir = TempDir::new().unwrap();
+    let out = live(&server, dir.path(), &[]).code(3).get_output().clone();
+    let all =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        all.contains("the kubelet stops journalctl after 30s and cuts the answer without a word; it ends at 2024-05-01T10:00:02.25Z"),
+        "{all}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["journal"].as_array().unwrap().len(), 1, "{v}");
+}
+
+/// Nodes of two pools, a Windows node and a node without a log.
+const FLEET: &str = "apiVersion: v1\nkind: Node\nmetadata: {name: worker-0, labels: {node-role.kubernetes.io/worker: ''}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: worker-1, labels: {node-role.kubernetes.io/worker: ''}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: worker-2, labels: {node-role.kubernetes.io/worker: ''}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: infra-0, labels: {node-role.kubernetes.io/worker: '', node-role.kubernetes.io/infra: ''}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: win-0, labels: {node-role.kubernetes.io/worker: '', kubernetes.io/os: windows}}\n---\napiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata: {name: worker}\nspec: {nodeSelector: {matchLabels: {node-role.kubernetes.io/worker: ''}}}\n---\napiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata: {name: infra}\nspec: {nodeSelector: {matchLabels: {node-role.kubernetes.io/infra: ''}}}\n";
+
+fn fleet_server() -> support::apiserver::FakeApiServer {
+    let other = "other.example.com/ns/app:v1";
+    support::apiserver::Builder::openshift()
+        .objects_from_yaml(ITMS)
+        .objects_from_yaml(FLEET)
+        .node_journal(
+            "worker-0",
+            &pull(Format::Old, "worker-0", 0, "a", &[M1, M2], true),
+        )
+        .node_journal(
+            "worker-1",
+            &(pull(
+                Format::Rfc3339Nano,
+                "worker-1",
+                0,
+                "b",
+                &[M1, M2, IMAGE],
+                true,
+            ) + &pull(Format::Rfc3339Nano, "worker-1", 10, "c", &[other], true)),
+        )
+        .node_journal(
+            "infra-0",
+            &(pull(Format::Rfc3339Nano, "infra-0", 20, "d", &[M2], true)
+                + &pull(Format::Rfc3339Nano, "infra-0", 30, "e", &[M1], false)),
+        )
+        .start()
+}
+
+fn audit_live(
+    server: &support::apiserver::FakeApiServer,
+    dir: &Path,
+    extra: &[&str],
+) -> assert_cmd::assert::Assert {
+    let kubeconfig = server.write_kubeconfig(dir);
+    bin()
+        .args(["audit", "--journal", "--kubeconfig"])
+        .arg(kubeconfig)
+        .args(extra)
+        .assert()
+}
+
+/// Every Linux node read, each judged against its own pool; every verdict
+/// class; the node whose log cannot be read is named and the rest go on.
+#[test]
+fn issue_24_live_audit_journal_every_verdict_class() {
+    let server = fleet_server();
+    let dir = TempDir::new().unwrap();
+    let out = audit_live(&server, dir.path(), &["-o", "json", "--since", "2h"])
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        v["pools"],
+        serde_json::json!([
+            {"pool": "infra", "nodes": ["infra-0"]},
+            {"pool": "worker", "nodes": ["worker-0", "worker-1"]}
+        ])
+    );
+    let unread = &v["undeterminedNodes"];
+    assert_eq!(unread.as_array().unwrap().len(), 1, "{unread}");
+    assert_eq!(unread[0]["node"], "worker-2");
+    assert_eq!(unread[0]["reason"], "unread");
+    assert_eq!(unread[0]["pool"], "worker");
+    let app = &v["images"][0];
+    assert_eq!(app["image"], IMAGE);
+    assert_eq!(
+        app["verdicts"],
+        serde_json::json!({"asExpected": 1, "diverges": 3, "undetermined": 1})
+    );
+    let kinds: Vec<(String, String, Value)> = app["journal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["node"].as_str().unwrap().to_string(),
+                r["pool"].as_str().unwrap().to_string(),
+                r["pulls"][0]["divergence"]["kind"].clone(),
+            )
+        })
+        .collect();
+    for want in [
+        ("worker-0", "worker", Value::Null),
+        ("worker-1", "worker", "servedByBlockedSource".into()),
+        ("worker-1", "worker", "unexpectedSource".into()),
+        ("infra-0", "infra", "mirrorSkipped".into()),
+        ("infra-0", "infra", Value::Null),
+    ] {
+        let want = (want.0.to_string(), want.1.to_string(), want.2);
+        assert!(kinds.contains(&want), "{want:?} not in {kinds:?}");
+    }
+    let read: Vec<String> = server
+        .log()
+        .iter()
+        .filter(|l| l.path.contains("/proxy/logs"))
+        .map(|l| l.path.clone())
+        .collect();
+    assert!(!read.iter().any(|p| p.contains("win-0")), "{read:?}");
+    assert_eq!(read.len(), 4, "{read:?}");
+    audit_live(&server, dir.path(), &[])
+        .code(1)
+        .stdout(predicate::str::contains(
+            "judged against each node's own pool's configuration",
+        ))
+        .stdout(predicate::str::contains("  pool infra: infra-0"))
+        .stdout(predicate::str::contains(
+            "? node worker-2 (pool worker): not read: its log could not be read: node worker-2: the CRI-O log answer is HTTP 404",
+        ));
+}
+
+#[test]
+fn issue_24_live_audit_journal_node_and_pool_choice() {
+    let server = fleet_server();
+    let dir = TempDir::new().unwrap();
+    audit_live(&server, dir.path(), &["--node", "worker-0"])
+        .code(0)
+        .stdout(predicate::str::contains(
+            "1 pull of 1 image on 1 node in the nodes' CRI-O logs since 1h, judged against pool worker's configuration",
+        ))
+        .stdout(predicate::str::contains("all as expected"));
+    // infra-0's second pull never ends: undetermined, exit 1 for the skipped mirror first.
+    let out = audit_live(&server, dir.path(), &["--pool", "infra", "-o", "json"])
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        v["pools"],
+        serde_json::json!([{"pool": "infra", "nodes": ["infra-0"]}])
+    );
+    audit_live(&server, dir.path(), &["--node", "nosuch"])
+        .code(2)
+        .stderr(predicate::str::contains("--node nosuch: no such Node"));
+    audit_live(&server, dir.path(), &["--pool", "gpu"])
+        .code(2)
+        .stderr(predicate::str::contains("no MachineConfigPool \"gpu\""));
+    audit_live(
+        &server,
+        dir.path(),
+        &["--node", "worker-0", "--pool", "worker"],
+    )
+    .code(2)
+    .stderr(predicate::str::contains("cannot be used with"));
+}
+
+#[test]
+fn issue_24_live_audit_journal_unfinished_and_forbidden() {
+    let server = support::apiserver::Builder::openshift()
+        .objects_from_yaml(ITMS)
+        .objects_from_yaml(FLEET)
+        .node_journal(
+            "worker-0",
+            &pull(Format::Old, "worker-0", 0, "a", &[M1], false),
+        )
+        .start();
+    let dir = TempDir::new().unwrap();
+    audit_live(&server, dir.path(), &["--node", "worker-0"])
+        .code(3)
+        .stdout(predicate::str::contains("1 undetermined"));
+    let forbidden = support::apiserver::Builder::openshift()
+        .objects_from_yaml(ITMS)
+        .objects_from_yaml(FLEET)
+        .node_journal("worker-0", "")
+        .forbid("get", "nodes/proxy")
+        .start();
+    audit_live(&forbidden, dir.path(), &[])
+        .code(3)
+        .stderr(predicate::str::contains("needs `get nodes/proxy`"));
+}
+
+/// A node cut by the kubelet is named, exit 3, the other nodes judged.
+#[test]
+fn issue_24_live_audit_journal_cut_node() {
+    let server = support::apiserver::Builder::openshift()
+        .objects_from_yaml(ITMS)
+        .objects_from_yaml(FLEET)
+        .node_journal(
+            "worker-0",
+            &(pull(Format::Old, "worker-0", 0, "a", &[M1], true)
+                + &pull(Format::Old, "worker-0", 10, "b", &[M1], true)),
+        )
+        .node_journal(
+            "worker-1",
+            &pull(Format::Old, "worker-1", 0, "c", &[M1], true),
+        )
+        .node_journal_cut("worker-0", std::time::Duration::from_secs(30))
+        .start();
+    let dir = TempDir::new().unwrap();
+    let out = audit_live(
+        &server,
+        dir.path(),
+        &["--node", "worker-0,worker-1", "-o", "json"],
+    )
+    .code(3)
+    .get_output()
+    .stdout
+    .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let notes = &v["undeterminedNodes"];
+    assert_eq!(notes[0]["node"], "worker-0", "{v}");
+    assert_eq!(notes[0]["reason"], "cut");
+    assert!(notes[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("it ends at 2024-05-01T10:00:02.25Z"));
+    assert_eq!(v["images"][0]["pulls"], 2, "{v}");
+}
+
+/// A must-gather: Nodes, pools and mirror objects, the masters' journal
+/// plain and the workers' gzip.
+fn must_gather(dir: &Path) -> PathBuf {
+    let root = dir.join("must-gather.local.1/quay-io-openshift-must-gather");
+    let res = root.join("cluster-scoped-resources");
+    let write = |rel: &str, text: &str| {
+        let p = res.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    };
+    write("config.openshift.io/imagetagmirrorsets/ns.yaml", ITMS);
+    write("core/nodes/nodes.yaml", &(FLEET.to_string() + "---\napiVersion: v1\nkind: Node\nmetadata: {name: master-0.example.com, labels: {node-role.kubernetes.io/master: ''}}\n"));
+    let logs = root.join("host_service_logs");
+    fs::create_dir_all(logs.join("masters")).unwrap();
+    fs::create_dir_all(logs.join("workers")).unwrap();
+    fs::write(
+        logs.join("masters/crio_service.log"),
+        pull(Format::Rfc3339Nano, "master-0", 30, "m", &[M1], true),
+    )
+    .unwrap();
+    let workers = pull(Format::Old, "worker-0", 0, "a", &[M1], true)
+        + &pull(Format::Old, "infra-0", 10, "b", &[M1, M2, IMAGE], true)
+        + &pull(Format::Old, "stray-9", 20, "s", &[M1], true);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, workers.as_bytes()).unwrap();
+    fs::write(
+        logs.join("workers/crio_service.log.gz"),
+        gz.finish().unwrap(),
+    )
+    .unwrap();
+    dir.to_path_buf()
+}
+
+#[test]
+fn issue_24_must_gather_journal_files() {
+    let dir = TempDir::new().unwrap();
+    let mg = must_gather(dir.path());
+    let out = bin()
+        .arg("audit")
+        .arg("-f")
+        .arg(&mg)
+        .args(["--journal", "-o", "json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        v["pools"],
+        serde_json::json!([
+            {"pool": "infra", "nodes": ["infra-0"]},
+            {"pool": "master", "nodes": ["master-0"]},
+            {"pool": "worker", "nodes": ["worker-0"]}
+        ]),
+        "{v}"
+    );
+    assert_eq!(v["undeterminedNodes"][0]["node"], "stray-9");
+    assert_eq!(v["undeterminedNodes"][0]["reason"], "noPool");
+    assert_eq!(v["images"][0]["pulls"], 3);
+    // --pool judges every node against one pool; --journal-file takes the folder.
+    let out = bin()
+        .arg("audit")
+        .arg("-f")
+        .arg(&mg)
+        .arg("--journal-file")
+        .arg(&mg)
+        .args(["--pool", "master", "-o", "json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["pools"][0]["pool"], "master");
+    assert_eq!(v["undeterminedNodes"], serde_json::json!([]));
+    assert_eq!(v["images"][0]["pulls"], 4);
+    // explain: the pulls of both files in time order across the nodes.
+    let out = bin()
+        .args(["explain", IMAGE, "-o", "json", "-f"])
+        .arg(&mg)
+        .arg("--journal")
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let nodes: Vec<&str> = v["journal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(nodes, ["worker-0", "infra-0", "stray-9", "master-0"]);
+    // A folder without journal files.
+    let empty = TempDir::new().unwrap();
+    fs::write(empty.path().join("itms.yaml"), ITMS).unwrap();
+    for cmd in [
+        vec!["audit", "--journal"],
+        vec!["explain", IMAGE, "--journal"],
+    ] {
+        bin()
+            .args(&cmd)
+            .arg("-f")
+            .arg(empty.path())
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("no CRI-O journal in"))
+            .stderr(predicate::str::contains("gather_service_logs"));
+    }
+    let (_conf_dir, conf, _) = setup("");
+    bin()
+        .args(["explain", IMAGE, "--journal", "--registries-conf"])
+        .arg(&conf)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--journal needs --node NODE"));
+}
+
+/// `explain --journal-file` over several nodes: in time order, not node by node.
+#[test]
+fn issue_24_explain_journal_in_time_order_across_nodes() {
+    let journal = pull(Format::Old, "worker-0", 0, "a", &[M1], true)
+        + &pull(Format::Old, "worker-0", 20, "c", &[M1], true)
+        + &pull(Format::Old, "worker-1", 10, "b", &[M1], true);
+    let (_dir, conf, j) = setup(&journal);
+    let v = explain_json(&conf, &j, 0);
+    let order: Vec<(&str, &str)> = v["journal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["node"].as_str().unwrap(), r["id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        order,
+        [("worker-0", "a"), ("worker-1", "b"), ("worker-0", "c")]
+    );
 }

@@ -117,8 +117,8 @@ fn add_service_account_pull_secrets(
 
 /// Runs `audit`.
 pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
-    if let Some(path) = &args.journal_file {
-        return crate::commands::pull_log::run(settings, args, path);
+    if args.journal_file.is_some() || args.journal {
+        return crate::commands::pull_log::run(settings, args);
     }
     let (report, code) = collect(settings, args)?;
     let sink = match args.output {

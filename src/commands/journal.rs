@@ -1,8 +1,9 @@
-//! `--journal-file`: a node's CRI-O pull log replayed against each
-//! explanation, and the exit code the verdicts call for.
+//! `--journal-file`, `--journal`: a node's CRI-O pull log (a file, a
+//! must-gather's journal files, or read live, with the pull events as the
+//! stand-in when the log is forbidden) replayed against each explanation,
+//! and the exit code the verdicts call for.
 
-use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -14,38 +15,108 @@ use crate::commands::cluster;
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use mirrorpolicy::source::cluster as live;
+use mirrorpolicy::source::journal_files;
 use mirrorpolicy::source::node_logs::{self, NodeLogError, Window};
 
-/// Reads `--journal-file` or, with `--journal`, the node's log live, and
-/// adds each image's pulls to its explanation. Exit 1 when a pull diverges,
-/// else 3 when one cannot be judged (the log ends before it does) or the
-/// answer was cut, else the explanation's code.
+/// Reads `--journal-file`, the `-f` must-gather's journal files with
+/// `--journal`, or with `--journal --node` the node's log live, and adds
+/// each image's pulls to its explanation. Exit 1 when a pull diverges, else
+/// 3 when one cannot be judged (the log ends before it does) or the answer
+/// was cut, else the explanation's code.
 pub fn attach(
     settings: &Settings,
     args: &ExplainArgs,
     items: &mut [Explanation],
     code: ExitCode,
 ) -> Result<ExitCode> {
-    if args.journal.journal {
-        let node = args.node.as_deref().unwrap_or_default();
-        return attach_live(settings, args, node, items, code);
-    }
-    let Some(path) = &args.journal.journal_file else {
-        return Ok(code);
+    let (name, lines) = match (&args.journal.journal_file, args.journal.journal) {
+        (Some(path), _) => read_file(path)?,
+        (None, true) if !args.filenames.is_empty() => read_must_gather(&args.filenames)?,
+        (None, true) => {
+            let Some(node) = args.node.as_deref() else {
+                return Err(Failure::input(
+                    "--journal needs --node NODE (the node whose log is read live) or -f MUST_GATHER (its journal files)",
+                )
+                .into());
+            };
+            return attach_live(settings, args, node, items, code);
+        }
+        (None, false) => return Ok(code),
     };
-    let (name, lines) = read_file(path)?;
     let lines = for_node(lines, args.node.as_deref(), &name)?;
     Ok(judge(items, &lines, code))
 }
 
-/// The pull lines of a `--journal-file`, and the name it is called by.
+/// The pull lines of a `--journal-file`: a file (plain or gzip), or a
+/// must-gather folder's journal files; and the name it is called by.
 pub fn read_file(path: &Path) -> Result<(String, Vec<Line>)> {
     let name = path.display().to_string();
-    let bytes = fs::read(path)
+    if path.is_dir() {
+        return read_must_gather(std::slice::from_ref(&path.to_path_buf()));
+    }
+    let text = journal_files::read_text(path)
         .with_context(|| Failure::input(format!("cannot read journal file \"{name}\"")))?;
-    let text = String::from_utf8_lossy(&bytes);
     let lines = journal::read(&name, &text).map_err(|e| Failure::input(e.to_string()))?;
     Ok((name, lines))
+}
+
+/// The pull lines of every CRI-O journal file of the must-gather folders
+/// among `paths`; an input error when there is none.
+pub fn read_must_gather(paths: &[PathBuf]) -> Result<(String, Vec<Line>)> {
+    let found: Vec<(&PathBuf, Vec<PathBuf>)> = paths
+        .iter()
+        .map(|p| (p, journal_files::must_gather_journals(p)))
+        .filter(|(_, files)| !files.is_empty())
+        .collect();
+    let files: Vec<PathBuf> = found.iter().flat_map(|(_, f)| f.clone()).collect();
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    if files.is_empty() {
+        return Err(Failure::input(format!(
+            "no CRI-O journal in {}: a must-gather keeps them in host_service_logs/masters/crio_service.log and host_service_logs/workers/crio_service.log",
+            names.join(", ")
+        ))
+        .with_hint("the default must-gather gathers the control plane's only; `oc adm must-gather -- /usr/bin/gather_service_logs master,worker` gathers the workers' too, or save `oc adm node-logs NODE -u crio` and pass it with --journal-file")
+        .into());
+    }
+    let mut lines = Vec::new();
+    for file in &files {
+        let name = file.display().to_string();
+        let text = journal_files::read_text(file)
+            .with_context(|| Failure::input(format!("cannot read journal file \"{name}\"")))?;
+        lines.extend(journal::read(&name, &text).map_err(|e| Failure::input(e.to_string()))?);
+    }
+    let name = found
+        .iter()
+        .map(|(root, files)| {
+            let rel: Vec<String> = files
+                .iter()
+                .map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string())
+                .collect();
+            format!("{} ({})", root.display(), rel.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok((name, lines))
+}
+
+/// `--since`/`--until` as the query's window (an input error names the flag).
+pub fn window(since: &str, until: Option<&str>) -> Result<Window> {
+    let when = |flag: &str, v: &str| {
+        node_logs::parse_when(v).map_err(|e| Failure::input(format!("--{flag}: {e}")))
+    };
+    Ok(Window {
+        since: when("since", since)?,
+        until: until.map(|u| when("until", u)).transpose()?,
+    })
+}
+
+/// Now, to the second.
+pub fn now() -> journal::Timestamp {
+    journal::Timestamp::from_unix_secs(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64),
+    )
 }
 
 /// Replays `lines` for every item and returns the exit code.
@@ -97,7 +168,20 @@ fn for_node(lines: Vec<Line>, node: Option<&str>, name: &str) -> Result<Vec<Line
     .into())
 }
 
-/// `--journal`: the node's CRI-O log through the API server's node proxy.
+/// The warning of a node log answer the kubelet cut.
+pub fn cut_message(node: &str, elapsed: std::time::Duration, lines: &[Line]) -> String {
+    let end = journal::last_time(lines).map_or("its start".to_string(), |t| t.to_string());
+    format!(
+        "node {node}'s log answer took {:.0}s: the kubelet stops journalctl after 30s and cuts the answer without a word; it ends at {end}, and pulls after that are not seen (narrow --since/--until)",
+        elapsed.as_secs_f64()
+    )
+}
+
+/// The hint of a forbidden node log.
+pub const FORBIDDEN_HINT: &str = "ask a cluster admin for `get nodes/proxy`, or save `oc adm node-logs NODE -u crio` output and pass it with --journal-file";
+
+/// `--journal`: the node's CRI-O log through the API server's node proxy;
+/// when that is forbidden, the image's pull events.
 fn attach_live(
     settings: &Settings,
     args: &ExplainArgs,
@@ -105,25 +189,11 @@ fn attach_live(
     items: &mut [Explanation],
     code: ExitCode,
 ) -> Result<ExitCode> {
-    let when = |flag: &str, v: &str| {
-        node_logs::parse_when(v).map_err(|e| Failure::input(format!("--{flag}: {e}")))
-    };
-    let window = Window {
-        since: when("since", &args.journal.since)?,
-        until: args
-            .journal
-            .until
-            .as_deref()
-            .map(|u| when("until", u))
-            .transpose()?,
-    };
+    let window = window(&args.journal.since, args.journal.until.as_deref())?;
     let options = settings.cluster_options()?;
-    let now = journal::Timestamp::from_unix_secs(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64),
-    );
-    let read = cluster::runtime()?.block_on(async {
+    let now = now();
+    let runtime = cluster::runtime()?;
+    let read = runtime.block_on(async {
         let connection = live::connect(&options).await?;
         node_logs::read_crio(&connection, node, &window, now).await
     });
@@ -131,9 +201,7 @@ fn attach_live(
         Ok(log) => log,
         Err(NodeLogError::Cluster(e)) => return Err(cluster::cluster_failure(e)),
         Err(e @ NodeLogError::Forbidden { .. }) => {
-            return Err(Failure::cluster(e.to_string())
-                .with_hint("ask a cluster admin for `get nodes/proxy`, or save `oc adm node-logs NODE -u crio` output and pass it with --journal-file")
-                .into())
+            return from_events(settings, node, &window, now, items, code, e);
         }
         Err(e) => return Err(Failure::cluster(e.to_string()).into()),
     };
@@ -143,12 +211,9 @@ fn attach_live(
     let lines = for_node(lines, Some(node), &name)?;
     let code = judge(items, &lines, code);
     if node_logs::was_cut(log.elapsed) {
-        let end = journal::last_time(&lines).map_or("its start".to_string(), |t| t.to_string());
+        let message = cut_message(node, log.elapsed, &lines);
         for item in items.iter_mut() {
-            item.warnings.push(format!(
-                "node {node}'s log answer took {:.0}s: the kubelet stops journalctl after 30s and cuts the answer without a word; it ends at {end}, and pulls after that are not seen (narrow --since/--until)",
-                log.elapsed.as_secs_f64()
-            ));
+            item.warnings.push(message.clone());
         }
         return Ok(match code {
             ExitCode::Success => ExitCode::Cluster,
@@ -156,4 +221,48 @@ fn attach_live(
         });
     }
     Ok(code)
+}
+
+/// The low-privilege stand-in: the pull events of each image on the node
+/// (`list events`), when its log is forbidden. A failure's error names the
+/// sources tried; a success's source is undetermined. Events forbidden too:
+/// the log's 403, exit 3.
+fn from_events(
+    settings: &Settings,
+    node: &str,
+    window: &Window,
+    now: journal::Timestamp,
+    items: &mut [Explanation],
+    code: ExitCode,
+    forbidden: NodeLogError,
+) -> Result<ExitCode> {
+    let options = settings.cluster_options()?;
+    let read = cluster::runtime()?.block_on(async {
+        let connection = live::connect(&options).await?;
+        node_logs::read_events(&connection).await
+    });
+    let events = match read {
+        Ok(events) => events,
+        Err(live::ClusterError::Forbidden(_)) => {
+            return Err(Failure::cluster(format!(
+            "{forbidden}; the pull events are no stand-in either: `list events` is forbidden too"
+        ))
+            .with_hint(FORBIDDEN_HINT)
+            .into())
+        }
+        Err(e) => return Err(cluster::cluster_failure(e)),
+    };
+    let bounds = window.bounds(now);
+    for item in items.iter_mut() {
+        let records = journal::events::pulls_from_events(&events, node, &item.expected(), bounds);
+        item.warnings.push(format!(
+            "{forbidden}: the kubelet's pull events of node {node} are shown instead; they carry a failed pull's full error, but never the source that served a successful pull (undetermined)"
+        ));
+        item.journal = Some(records);
+    }
+    let records: Vec<&PullRecord> = items
+        .iter()
+        .flat_map(|i| i.journal.iter().flatten())
+        .collect();
+    Ok(journal_code(&records, code))
 }

@@ -103,7 +103,10 @@ pub fn run(
                 },
             );
         }
-        Command::Audit(a) if a.output == AuditFormat::Wide => {
+        // The pull log's wide output is its text, one section per cluster.
+        Command::Audit(a)
+            if a.output == AuditFormat::Wide && a.journal_file.is_none() && !a.journal =>
+        {
             let no_headers = a.no_headers;
             return merged(
                 settings,

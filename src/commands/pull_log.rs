@@ -1,17 +1,24 @@
-//! `audit --journal-file`: every pull of a CRI-O pull log, image by image,
-//! replayed against the worker pool's configuration rendered from the
-//! cluster objects (live or `-f`).
-
-use std::path::Path;
+//! `audit --journal` and `audit --journal-file`: every pull of CRI-O's pull
+//! logs, image by image, each node's pulls replayed against its own pool's
+//! configuration rendered from the cluster objects (live or `-f`). The logs
+//! come from a file, a must-gather's journal files, or each chosen node
+//! read live (a bounded number at a time); a node whose log cannot be read
+//! or was cut is named and makes the answer undetermined, the rest go on.
 
 use anyhow::{Context, Result};
 
+use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::explain::{self as core, Config, Explanation};
-use mirrorpolicy::journal::fleet::{self, Fleet};
-use mirrorpolicy::journal::{Expected, PullRecord};
+use mirrorpolicy::journal::fleet::{self, Fleet, NodeNote, NodeReason, PoolLog};
+use mirrorpolicy::journal::pool::{host_is, node_of, node_pool};
+use mirrorpolicy::journal::{self as jr, Expected, Line, PullRecord};
 use mirrorpolicy::output;
 use mirrorpolicy::render::node::node_view;
-use mirrorpolicy::source::cluster::MIRROR_CONFIG;
+use mirrorpolicy::source::cluster::{
+    self as live, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES,
+};
+use mirrorpolicy::source::node_live;
+use mirrorpolicy::source::node_logs::{self, NodeLogError};
 
 use crate::cli::{AuditArgs, AuditFormat};
 use crate::commands::{cluster, journal};
@@ -19,15 +26,170 @@ use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
 
-/// The pool whose rendered configuration the pulls are judged against, as
-/// `audit` renders it.
-const POOL: &str = "worker";
+/// The pool a node is judged against when the input has no Node objects.
+const DEFAULT_POOL: &str = "worker";
 
-/// Runs `audit --journal-file FILE`.
-pub fn run(settings: &Settings, args: &AuditArgs, path: &Path) -> Result<ExitCode> {
-    let (name, lines) = journal::read_file(path)?;
-    let inputs = cluster::load_selected(settings, &args.filenames, MIRROR_CONFIG, None, None)?;
-    let rendered = cluster::render(&inputs, POOL)?;
+/// What picks each node's pool: the pools and the nodes.
+const NODE_STATE: &[Read] = &[Read::one(&[MACHINE_CONFIG_POOLS]), Read::one(&[NODES])];
+
+/// One node's pull lines, as read.
+struct NodeLines {
+    node: String,
+    lines: Vec<Line>,
+}
+
+/// Runs `audit --journal` or `audit --journal-file`.
+pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
+    let live_logs = args.journal && args.filenames.is_empty();
+    let mut reads: Vec<Read> = MIRROR_CONFIG.to_vec();
+    if live_logs || args.pool.is_none() {
+        reads.extend_from_slice(NODE_STATE);
+    }
+    let inputs = cluster::load_selected(settings, &args.filenames, &reads, None, None)?;
+    if let Some(pool) = &args.pool {
+        cluster::check_pool(&inputs, pool)?;
+    }
+    let (name, logs, mut notes) = if live_logs {
+        read_live(settings, args, &inputs)?
+    } else {
+        let (name, logs) = read_files(args)?;
+        (name, logs, Vec::new())
+    };
+    if args.pool.is_none() && inputs.nodes.is_empty() {
+        settings.verbose(|| {
+            format!("no Node objects: every node is judged against pool {DEFAULT_POOL} (--pool to choose)")
+        });
+    }
+    let (pool_logs, pool_notes) = by_pool(settings, args, &inputs, logs)?;
+    notes.extend(pool_notes);
+    let fleet = fleet::fleet(&pool_logs, notes);
+    if fleet.pulls == 0 {
+        eprintln!("no pull in {name}: no `Pulling image` line of CRI-O");
+    }
+    print(settings, args, &fleet, &name)?;
+    Ok(code(&fleet))
+}
+
+/// `--journal-file FILE|MUST_GATHER`, or `-f MUST_GATHER --journal`: the
+/// lines grouped by the node (host column) that logged them, only those of
+/// `--node` when given.
+fn read_files(args: &AuditArgs) -> Result<(String, Vec<NodeLines>)> {
+    let (name, lines) = match &args.journal_file {
+        Some(path) => journal::read_file(path)?,
+        None => journal::read_must_gather(&args.filenames)?,
+    };
+    let mut logs: Vec<NodeLines> = Vec::new();
+    for line in lines {
+        match logs.iter_mut().find(|l| l.node == line.host) {
+            Some(l) => l.lines.push(line),
+            None => logs.push(NodeLines {
+                node: line.host.clone(),
+                lines: vec![line],
+            }),
+        }
+    }
+    if logs.is_empty() || args.nodes.is_empty() {
+        return Ok((name, logs));
+    }
+    if let Some(missing) = args
+        .nodes
+        .iter()
+        .find(|n| !logs.iter().any(|l| host_is(&l.node, n)))
+    {
+        let hosts: Vec<&str> = logs.iter().map(|l| l.node.as_str()).collect();
+        return Err(Failure::input(format!(
+            "{name} has no line of node {missing} (hosts: {})",
+            hosts.join(", ")
+        ))
+        .into());
+    }
+    logs.retain(|l| args.nodes.iter().any(|n| host_is(&l.node, n)));
+    Ok((name, logs))
+}
+
+/// The pool a node is judged against: `--pool`, else its own (see
+/// [`node_pool`]), else `worker` when the input has no Node objects; a note
+/// naming the node when its pool is not known.
+fn pool_for(args: &AuditArgs, inputs: &Inputs, host: &str) -> Result<String, NodeNote> {
+    if let Some(pool) = &args.pool {
+        return Ok(pool.clone());
+    }
+    if inputs.nodes.is_empty() {
+        return Ok(DEFAULT_POOL.to_string());
+    }
+    let note = |message: String| NodeNote {
+        node: host.to_string(),
+        pool: None,
+        reason: NodeReason::NoPool,
+        message,
+    };
+    let Some(node) = node_of(host, &inputs.nodes) else {
+        return Err(note(format!(
+            "no Node {host} in the input: its pool, and so the configuration it pulls with, is not known (--pool judges every node against one)"
+        )));
+    };
+    node_pool(node, &inputs.pools).map(|(p, _)| p).ok_or_else(|| {
+        note(format!(
+            "no MachineConfigPool selects node {} and it has no role label: the configuration it pulls with is not known (--pool judges every node against one)",
+            node.metadata.name
+        ))
+    })
+}
+
+/// Each pool's nodes and lines, with the expected order of every image they
+/// pulled on the pool's rendered configuration.
+fn by_pool(
+    settings: &Settings,
+    args: &AuditArgs,
+    inputs: &Inputs,
+    logs: Vec<NodeLines>,
+) -> Result<(Vec<PoolLog>, Vec<NodeNote>)> {
+    let mut notes = Vec::new();
+    let mut pools: Vec<PoolLog> = Vec::new();
+    for log in logs {
+        let pool = match pool_for(args, inputs, &log.node) {
+            Ok(pool) => pool,
+            Err(note) => {
+                notes.push(note);
+                continue;
+            }
+        };
+        match pools.iter_mut().find(|p| p.pool == pool) {
+            Some(p) => {
+                p.nodes.push(log.node);
+                p.lines.extend(log.lines);
+            }
+            None => pools.push(PoolLog {
+                pool,
+                nodes: vec![log.node],
+                lines: log.lines,
+                expected: Vec::new(),
+            }),
+        }
+    }
+    if pools.is_empty() && notes.is_empty() {
+        pools.push(PoolLog {
+            pool: args.pool.clone().unwrap_or(DEFAULT_POOL.to_string()),
+            nodes: Vec::new(),
+            lines: Vec::new(),
+            expected: Vec::new(),
+        });
+    }
+    pools.sort_by(|a, b| a.pool.cmp(&b.pool));
+    for p in &mut pools {
+        p.expected = expected_of(settings, inputs, &p.pool, &p.lines)?;
+    }
+    Ok((pools, notes))
+}
+
+/// Every image of `lines` explained against `pool`'s rendered configuration.
+fn expected_of(
+    settings: &Settings,
+    inputs: &Inputs,
+    pool: &str,
+    lines: &[Line],
+) -> Result<Vec<(Expected, Option<String>)>> {
+    let rendered = cluster::render(inputs, pool)?;
     cluster::print_warnings(settings, &rendered);
     let view = node_view(&rendered, None).context(Failure::input(
         "cannot read back the rendered configuration",
@@ -38,26 +200,140 @@ pub fn run(settings: &Settings, args: &AuditArgs, path: &Path) -> Result<ExitCod
         scope_origins: Some(&view.scope_origins),
     };
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
-    let expected: Vec<(Expected, Option<String>)> = fleet::images(&lines)
+    Ok(fleet::images(lines)
         .iter()
         .map(|image| {
             let item = core::explain(&config, image, mode, None)
                 .unwrap_or_else(|e| Explanation::unresolved(image, mode, None, &e));
             (item.expected(), item.error.clone())
         })
-        .collect();
-    let fleet = fleet::fleet(&lines, &expected);
-    if fleet.pulls == 0 {
-        eprintln!("no pull in {name}: no `Pulling image` line of CRI-O");
-    }
-    print(settings, args, &fleet, &name)?;
-    Ok(code(&fleet))
+        .collect())
 }
 
-/// 1 when a pull diverges, else 3 when one is undetermined, else 0.
+/// The nodes `audit --journal` reads: `--node`'s (each must exist), else
+/// the Linux nodes of `--pool`, else every Linux node.
+fn chosen_nodes(args: &AuditArgs, inputs: &Inputs) -> Result<Vec<String>> {
+    let known: Vec<&str> = inputs
+        .nodes
+        .iter()
+        .map(|n| n.metadata.name.as_str())
+        .collect();
+    if !args.nodes.is_empty() {
+        if let Some(message) = node_live::unknown_node(&args.nodes, &known) {
+            return Err(Failure::input(message).into());
+        }
+        return Ok(args.nodes.clone());
+    }
+    let chosen: Vec<String> = inputs
+        .nodes
+        .iter()
+        .filter(|n| n.metadata.label("kubernetes.io/os") != Some("windows"))
+        .filter(|n| match &args.pool {
+            Some(pool) => node_pool(n, &inputs.pools).is_some_and(|(p, _)| &p == pool),
+            None => true,
+        })
+        .map(|n| n.metadata.name.clone())
+        .collect();
+    if chosen.is_empty() {
+        let message = match &args.pool {
+            Some(pool) => format!(
+                "no Linux node of pool {pool} (nodes: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ),
+            None => "the cluster has no Linux Node whose log could be read".to_string(),
+        };
+        return Err(Failure::input(message).into());
+    }
+    Ok(chosen)
+}
+
+/// `audit --journal`, live: each chosen node's CRI-O log in the window,
+/// read through the node proxy a bounded number at a time. A node whose
+/// log cannot be read or was cut gets a note; every node forbidden (the
+/// same RBAC for all) stops with the 403, exit 3.
+fn read_live(
+    settings: &Settings,
+    args: &AuditArgs,
+    inputs: &Inputs,
+) -> Result<(String, Vec<NodeLines>, Vec<NodeNote>)> {
+    let window = journal::window(&args.since, args.until.as_deref())?;
+    let nodes = chosen_nodes(args, inputs)?;
+    let options = settings.cluster_options()?;
+    let now = journal::now();
+    let concurrency = usize::from(args.node_concurrency);
+    let results = cluster::runtime()?
+        .block_on(async {
+            let connection = live::connect(&options).await?;
+            let read = node_logs::read_many(&connection, &nodes, &window, now, concurrency);
+            Ok::<_, live::ClusterError>(read.await)
+        })
+        .map_err(cluster::cluster_failure)?;
+    if let Some(Err(e @ NodeLogError::Forbidden { .. })) = results.first() {
+        if results
+            .iter()
+            .all(|r| matches!(r, Err(NodeLogError::Forbidden { .. })))
+        {
+            return Err(Failure::cluster(e.to_string())
+                .with_hint(journal::FORBIDDEN_HINT)
+                .into());
+        }
+    }
+    let pool_of = |node: &str| pool_for(args, inputs, node).ok();
+    let mut logs = Vec::new();
+    let mut notes = Vec::new();
+    for (node, result) in nodes.into_iter().zip(results) {
+        let unread = |message: String| NodeNote {
+            node: node.clone(),
+            pool: pool_of(&node),
+            reason: NodeReason::Unread,
+            message,
+        };
+        let log = match result {
+            Ok(log) => log,
+            Err(e) => {
+                notes.push(unread(format!("its log could not be read: {e}")));
+                continue;
+            }
+        };
+        settings.verbose(|| format!("read {} in {:.1}s", log.path, log.elapsed.as_secs_f64()));
+        let mut lines = match jr::read(&format!("node {node}'s CRI-O log"), &log.text) {
+            Ok(lines) => lines,
+            Err(e) => {
+                notes.push(unread(e.to_string()));
+                continue;
+            }
+        };
+        for l in &mut lines {
+            l.host = node.clone();
+        }
+        if node_logs::was_cut(log.elapsed) {
+            notes.push(NodeNote {
+                reason: NodeReason::Cut,
+                ..unread(journal::cut_message(&node, log.elapsed, &lines))
+            });
+        }
+        logs.push(NodeLines { node, lines });
+    }
+    let until = args
+        .until
+        .as_deref()
+        .map_or(String::new(), |u| format!(" until {u}"));
+    let name = format!("the nodes' CRI-O logs since {}{until}", args.since);
+    Ok((name, logs, notes))
+}
+
+/// 1 when a pull diverges, else 3 when one is undetermined or a node's log
+/// could not all be judged, else 0.
 fn code(fleet: &Fleet) -> ExitCode {
     let records: Vec<&PullRecord> = fleet.images.iter().flat_map(|v| &v.journal).collect();
-    journal::journal_code(&records, ExitCode::Success)
+    match journal::journal_code(&records, ExitCode::Success) {
+        ExitCode::Success if !fleet.undetermined_nodes.is_empty() => ExitCode::Cluster,
+        other => other,
+    }
 }
 
 fn print(settings: &Settings, args: &AuditArgs, fleet: &Fleet, name: &str) -> Result<()> {
@@ -66,9 +342,7 @@ fn print(settings: &Settings, args: &AuditArgs, fleet: &Fleet, name: &str) -> Re
         AuditFormat::Json | AuditFormat::Yaml => term::Sink::Exact,
     };
     settings.print_to(sink, |out| match args.output {
-        AuditFormat::Table | AuditFormat::Wide => {
-            output::pull_log::write_text(out, fleet, name, POOL)
-        }
+        AuditFormat::Table | AuditFormat::Wide => output::pull_log::write_text(out, fleet, name),
         AuditFormat::Json => output::write_json(out, std::slice::from_ref(fleet)),
         AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(fleet)),
     })?;

@@ -1,7 +1,10 @@
-//! The fleet view of a pull log (`audit --journal-file`): every pull of
-//! every image in the log, replayed against that image's expected order
-//! and counted per image: how many pulls went to which source, which
-//! mirrors never served, and the divergences, images that diverge first.
+//! The fleet view of a pull log (`audit --journal`, `--journal-file`):
+//! every pull of every image in the log, replayed against that image's
+//! expected order on the node's pool and counted per image: how many pulls
+//! went to which source, which mirrors never served, and the divergences,
+//! images that diverge first.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -17,9 +20,56 @@ pub struct Fleet {
     pub pulls: usize,
     /// The host column of each node that pulled, sorted.
     pub nodes: Vec<String>,
+    /// Each pool whose configuration pulls were judged against, and the
+    /// nodes judged against it.
+    pub pools: Vec<PoolNodes>,
+    /// The nodes whose pulls cannot all be judged: the log could not be
+    /// read, was cut, or the node's pool is unknown.
+    pub undetermined_nodes: Vec<NodeNote>,
     /// Images with a diverging pull first, then an undetermined one, then
     /// the rest; by image within each.
     pub images: Vec<ImageView>,
+}
+
+/// A pool and the nodes judged against its configuration.
+#[derive(Debug, Clone, Serialize)]
+pub struct PoolNodes {
+    pub pool: String,
+    pub nodes: Vec<String>,
+}
+
+/// Why a node's pulls cannot all be judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum NodeReason {
+    /// Its log could not be read.
+    Unread,
+    /// Its log was read, but the kubelet cut the answer: later pulls are not seen.
+    Cut,
+    /// No MachineConfigPool selects it: its configuration is not known.
+    NoPool,
+}
+
+/// A node the answer is undetermined for, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeNote {
+    pub node: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
+    pub reason: NodeReason,
+    pub message: String,
+}
+
+/// One pool's share of the log: the lines of its nodes, and the expected
+/// order of each image they pulled (with the explanation's error when it
+/// has one).
+#[derive(Debug, Clone)]
+pub struct PoolLog {
+    pub pool: String,
+    /// The nodes judged against the pool (those that pulled nothing too).
+    pub nodes: Vec<String>,
+    pub lines: Vec<Line>,
+    pub expected: Vec<(Expected, Option<String>)>,
 }
 
 /// One image as the kubelet asked CRI-O for it, and its pulls.
@@ -83,29 +133,60 @@ pub fn images(lines: &[Line]) -> Vec<String> {
     out
 }
 
-/// Replays every image of `expected` (one per image of [`images`], with the
-/// explanation's error when it has one) and counts it.
-pub fn fleet(lines: &[Line], expected: &[(Expected, Option<String>)]) -> Fleet {
-    let mut views: Vec<ImageView> = expected
-        .iter()
-        .map(|(e, error)| {
-            let mut records: Vec<PullRecord> = replay(lines, e)
+/// Replays every image of each pool's log against that pool's expected
+/// order and counts it, image by image across the pools.
+pub fn fleet(logs: &[PoolLog], undetermined_nodes: Vec<NodeNote>) -> Fleet {
+    let mut parts: BTreeMap<&str, Vec<Part<'_>>> = BTreeMap::new();
+    for log in logs {
+        for (e, error) in &log.expected {
+            let mut records: Vec<PullRecord> = replay(&log.lines, e)
                 .into_iter()
                 .filter(|r| r.image == e.image)
                 .collect();
-            records.sort_by_key(|r| r.time);
-            view(e, error.clone(), records)
-        })
+            for r in &mut records {
+                r.pool = Some(log.pool.clone());
+            }
+            parts.entry(&e.image).or_default().push(Part {
+                expected: e,
+                error: error.as_deref(),
+                records,
+            });
+        }
+    }
+    let mut views: Vec<ImageView> = parts
+        .into_iter()
+        .map(|(image, parts)| view(image, parts))
         .collect();
     views.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.image.cmp(&b.image)));
     let mut nodes: Vec<String> = views.iter().flat_map(|v| v.nodes.clone()).collect();
     nodes.sort();
     nodes.dedup();
+    let pools = logs
+        .iter()
+        .map(|l| {
+            let mut nodes = l.nodes.clone();
+            nodes.sort();
+            nodes.dedup();
+            PoolNodes {
+                pool: l.pool.clone(),
+                nodes,
+            }
+        })
+        .collect();
     Fleet {
         pulls: views.iter().map(|v| v.pulls).sum(),
         nodes,
+        pools,
+        undetermined_nodes,
         images: views,
     }
+}
+
+/// One pool's pulls of an image.
+struct Part<'a> {
+    expected: &'a Expected,
+    error: Option<&'a str>,
+    records: Vec<PullRecord>,
 }
 
 fn rank(v: &ImageView) -> u8 {
@@ -116,58 +197,85 @@ fn rank(v: &ImageView) -> u8 {
     }
 }
 
-fn view(e: &Expected, error: Option<String>, records: Vec<PullRecord>) -> ImageView {
+fn view(image: &str, parts: Vec<Part<'_>>) -> ImageView {
     let mut outcomes = OutcomeCounts::default();
     let mut verdicts = VerdictCounts::default();
     let mut served_by: Vec<Served> = Vec::new();
-    for r in &records {
-        match r.outcome {
-            Outcome::Pulled => outcomes.pulled += 1,
-            Outcome::Failed => outcomes.failed += 1,
-            Outcome::Unfinished => outcomes.unfinished += 1,
-        }
-        for a in &r.pulls {
-            match a.verdict {
-                Verdict::AsExpected => verdicts.as_expected += 1,
-                Verdict::Diverges => verdicts.diverges += 1,
-                Verdict::Undetermined => verdicts.undetermined += 1,
+    let mut never_served: Vec<String> = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
+    let mut records: Vec<PullRecord> = Vec::new();
+    for part in parts {
+        for r in &part.records {
+            count(r, &mut outcomes, &mut verdicts);
+            for s in r.pulls.iter().filter_map(|a| a.served_by.as_ref()) {
+                let role = role(part.expected, s);
+                match served_by
+                    .iter_mut()
+                    .find(|x| &x.reference == s && x.role == role)
+                {
+                    Some(x) => x.pulls += 1,
+                    None => served_by.push(Served {
+                        reference: s.clone(),
+                        role,
+                        pulls: 1,
+                    }),
+                }
             }
-            let Some(s) = &a.served_by else { continue };
-            match served_by.iter_mut().find(|x| &x.reference == s) {
-                Some(x) => x.pulls += 1,
-                None => served_by.push(Served {
-                    reference: s.clone(),
-                    role: role(e, s),
-                    pulls: 1,
-                }),
+        }
+        let served = |m: &str| {
+            part.records
+                .iter()
+                .flat_map(|r| &r.pulls)
+                .any(|a| a.served_by.as_deref() == Some(m))
+        };
+        for s in part.expected.candidates.iter().flat_map(|c| &c.sources) {
+            if s.mirror
+                && !s.blocked
+                && !served(&s.reference)
+                && !never_served.contains(&s.reference)
+            {
+                never_served.push(s.reference.clone());
             }
         }
+        if let Some(e) = part.error.filter(|e| !errors.iter().any(|x| x == e)) {
+            errors.push(e.to_string());
+        }
+        records.extend(part.records);
     }
+    records.sort_by_key(|r| r.time);
     served_by.sort_by(|a, b| {
         b.pulls
             .cmp(&a.pulls)
             .then_with(|| a.reference.cmp(&b.reference))
     });
-    let mut never_served: Vec<String> = Vec::new();
-    for s in e.candidates.iter().flat_map(|c| &c.sources) {
-        let served = served_by.iter().any(|x| x.reference == s.reference);
-        if s.mirror && !s.blocked && !served && !never_served.contains(&s.reference) {
-            never_served.push(s.reference.clone());
-        }
-    }
     let mut nodes: Vec<String> = records.iter().map(|r| r.node.clone()).collect();
     nodes.sort();
     nodes.dedup();
     ImageView {
-        image: e.image.clone(),
+        image: image.to_string(),
         pulls: records.len(),
         nodes,
         outcomes,
         verdicts,
         served_by,
         never_served,
-        error,
+        error: (!errors.is_empty()).then(|| errors.join("; ")),
         journal: records,
+    }
+}
+
+fn count(r: &PullRecord, outcomes: &mut OutcomeCounts, verdicts: &mut VerdictCounts) {
+    match r.outcome {
+        Outcome::Pulled => outcomes.pulled += 1,
+        Outcome::Failed => outcomes.failed += 1,
+        Outcome::Unfinished => outcomes.unfinished += 1,
+    }
+    for a in &r.pulls {
+        match a.verdict {
+            Verdict::AsExpected => verdicts.as_expected += 1,
+            Verdict::Diverges => verdicts.diverges += 1,
+            Verdict::Undetermined => verdicts.undetermined += 1,
+        }
     }
 }
 

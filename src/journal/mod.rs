@@ -7,8 +7,10 @@
 //! judges each against the expected source order. Reading the log from a
 //! file or a node is the caller's.
 
+pub mod events;
 pub mod fleet;
 pub mod line;
+pub mod pool;
 pub mod record;
 pub mod replay;
 pub mod time;

@@ -37,6 +37,10 @@ pub struct ExpectedSource {
 pub struct PullRecord {
     pub time: Timestamp,
     pub node: String,
+    /// The MachineConfigPool whose configuration the pull was judged
+    /// against, when the fleet view judges nodes of several pools.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
     /// The image as the kubelet asked CRI-O for it.
     pub image: String,
     /// CRI-O's request id.
@@ -86,6 +90,9 @@ pub struct Attempt {
     /// The attempt CRI-O 1.35+ makes to pull the reference as an OCI artifact.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub oci_artifact: bool,
+    /// What the record cannot tell (a pull read from an event).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// An attempt judged against the expected order.

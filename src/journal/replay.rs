@@ -25,8 +25,10 @@ struct Open {
     artifact_next: bool,
 }
 
-/// Every pull of `expected.image` in `lines`, node by node in the order of
-/// the log (the lines of each node are in the order journald gave them).
+/// Every pull of `expected.image` in `lines`, in time order across the
+/// nodes (each node's lines are read in the order journald gave them, and
+/// an admin on an incident reads what happened when, the node named on
+/// each pull).
 pub fn replay(lines: &[Line], expected: &Expected) -> Vec<PullRecord> {
     let mut nodes: Vec<&str> = Vec::new();
     for l in lines {
@@ -39,6 +41,7 @@ pub fn replay(lines: &[Line], expected: &Expected) -> Vec<PullRecord> {
         let mine: Vec<&Line> = lines.iter().filter(|l| l.host == node).collect();
         out.extend(replay_node(&mine, expected));
     }
+    out.sort_by_key(|r| r.time);
     out
 }
 
@@ -103,6 +106,7 @@ fn start(pulls: &mut Vec<Open>, line: &Line, image: &str, expected: &Expected) {
         rec: PullRecord {
             time: line.time,
             node: line.host.clone(),
+            pool: None,
             image: image.to_string(),
             id: line.id.clone(),
             outcome: Outcome::Unfinished,
@@ -292,6 +296,7 @@ fn add_try(p: &mut Open, reference: &str, expected: &Expected) {
             divergence: None,
             errors: Vec::new(),
             oci_artifact: p.artifact_next,
+            note: None,
         });
         p.cands.push(cand);
         p.artifact_next = false;

@@ -28,13 +28,13 @@ fn divergence(a: &Attempt, sources: &[ExpectedSource]) -> Option<Divergence> {
             ),
         });
     }
-    for (i, t) in a.tried.iter().enumerate() {
-        if sources[i].reference != *t {
+    for (s, t) in sources.iter().zip(&a.tried) {
+        if s.reference != *t {
             return Some(Divergence {
                 kind: DivergenceKind::MirrorSkipped,
                 message: format!(
                     "{} was not tried before {t}: the node pulled with another configuration (compare the node's files with `diff --on-disk`)",
-                    sources[i].reference
+                    s.reference
                 ),
             });
         }

@@ -132,6 +132,9 @@ fn write_attempt(out: &mut dyn Write, a: &Attempt) -> io::Result<()> {
     if let Some(d) = &a.divergence {
         writeln!(out, "    {} {}", "!".yellow().bold(), d.message)?;
     }
+    if let Some(note) = &a.note {
+        writeln!(out, "    {} {note}", "?".yellow().bold())?;
+    }
     Ok(())
 }
 

@@ -1,11 +1,11 @@
-//! `audit --journal-file`: the pull log's fleet view as text, one block per
-//! image, images with a diverging pull first.
+//! `audit --journal`, `--journal-file`: the pull log's fleet view as text,
+//! one block per image, images with a diverging pull first.
 
 use std::io::{self, Write};
 
 use colored::Colorize;
 
-use crate::journal::fleet::{Fleet, ImageView};
+use crate::journal::fleet::{Fleet, ImageView, NodeReason};
 use crate::journal::Verdict;
 
 fn plural(n: usize, word: &str) -> String {
@@ -16,16 +16,45 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-/// The summary line and one block per image.
-pub fn write_text(out: &mut dyn Write, fleet: &Fleet, name: &str, pool: &str) -> io::Result<()> {
+/// The summary line, the pools judged against, the nodes that could not
+/// all be judged, and one block per image.
+pub fn write_text(out: &mut dyn Write, fleet: &Fleet, name: &str) -> io::Result<()> {
+    let against = match fleet.pools.as_slice() {
+        [one] => format!("pool {}'s configuration", one.pool),
+        _ => "each node's own pool's configuration".to_string(),
+    };
     writeln!(
         out,
-        "{} {} of {} on {} in {name}, judged against pool {pool}'s configuration",
+        "{} {} of {} on {} in {name}, judged against {against}",
         "Pull log:".bold(),
         plural(fleet.pulls, "pull"),
         plural(fleet.images.len(), "image"),
         plural(fleet.nodes.len(), "node"),
     )?;
+    if fleet.pools.len() > 1 {
+        for p in &fleet.pools {
+            writeln!(out, "  pool {}: {}", p.pool, p.nodes.join(", "))?;
+        }
+    }
+    for n in &fleet.undetermined_nodes {
+        let pool = n
+            .pool
+            .as_deref()
+            .map_or(String::new(), |p| format!(" (pool {p})"));
+        let what = match n.reason {
+            NodeReason::Unread => "not read",
+            NodeReason::Cut => "cut",
+            NodeReason::NoPool => "no pool",
+        };
+        writeln!(
+            out,
+            "  {} node {}{pool}: {}: {}",
+            "?".yellow().bold(),
+            n.node,
+            what.yellow(),
+            n.message
+        )?;
+    }
     for v in &fleet.images {
         writeln!(out)?;
         write_image(out, v)?;

@@ -202,6 +202,8 @@ pub const MACHINE_CONFIG_STATE: &[Read] = &[
 ];
 
 pub const PODS: Resource = Resource::namespaced("", "v1", "pods", "Pod");
+/// Events: the kubelet's pull events stand in for a node log that cannot be read.
+pub const EVENTS: Resource = Resource::namespaced("", "v1", "events", "Event");
 /// Node files: a command run in a node's machine-config-daemon pod (the
 /// `pods/exec` subresource, whose RBAC verb is `create`).
 pub const PODS_EXEC: Resource = Resource::namespaced("", "v1", "pods/exec", "Pod");

@@ -12,6 +12,7 @@ pub mod cluster;
 mod exec;
 pub mod file;
 pub mod hub;
+pub mod journal_files;
 mod kind;
 mod kubeconfig;
 pub mod node_dir;

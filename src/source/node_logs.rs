@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
-use super::cluster::{ClusterError, Connection};
+use super::cluster::{ClusterError, Connection, EVENTS};
 use crate::journal::Timestamp;
 
 /// The messages a pull logs: the query's `pattern`/`grep` (journalctl
@@ -29,6 +29,27 @@ pub struct Window {
     /// `-2h` (relative) or `YYYY-MM-DD HH:MM:SS` (UTC).
     pub since: String,
     pub until: Option<String>,
+}
+
+impl Window {
+    /// The window as instants: `since` (relative to `now`, or a UTC time)
+    /// and `until` when given.
+    pub fn bounds(&self, now: Timestamp) -> (Timestamp, Option<Timestamp>) {
+        let at = |when: &str| match relative_secs(when) {
+            Some(secs) => Timestamp::from_unix_secs(now.unix_secs() - secs),
+            None => Timestamp::parse(&format!("{when}Z")).unwrap_or(now),
+        };
+        (at(&self.since), self.until.as_deref().map(at))
+    }
+}
+
+/// Every event of the cluster (`list events` in all namespaces): the pull
+/// events are the stand-in for a log that cannot be read.
+pub async fn read_events(connection: &Connection) -> Result<Vec<serde_json::Value>, ClusterError> {
+    Ok(connection
+        .list_objects(&EVENTS, None, None)
+        .await?
+        .unwrap_or_default())
 }
 
 /// Reads `--since`/`--until`: a duration (`90s`, `30m`, `2h`, `1d`, with or
@@ -82,6 +103,12 @@ pub enum NodeLogError {
     NoLogQuery { node: String, detail: String },
     #[error("node {node}: the CRI-O log answer is not gzip ({detail})")]
     Gzip { node: String, detail: String },
+    #[error("node {node}: the CRI-O log answer is HTTP {status}: {detail}")]
+    Status {
+        node: String,
+        status: u16,
+        detail: String,
+    },
     #[error(transparent)]
     Cluster(#[from] ClusterError),
 }
@@ -113,10 +140,7 @@ pub fn journal_path(node: &str, window: &Window) -> String {
 /// The path for a kubelet that answers 406 to the query mode: `sinceTime`
 /// as RFC3339, computed from `now` for a relative window.
 pub fn fallback_path(node: &str, window: &Window, now: Timestamp) -> String {
-    let since = match relative_secs(&window.since) {
-        Some(secs) => Timestamp::from_unix_secs(now.unix_secs() - secs),
-        None => Timestamp::parse(&format!("{}Z", window.since)).unwrap_or(now),
-    };
+    let (since, _) = window.bounds(now);
     format!(
         "/api/v1/nodes/{}/proxy/logs/?query=crio&sinceTime={}",
         encode(node),
@@ -161,6 +185,16 @@ pub async fn read_crio(
     }
     if !status.is_success() {
         connection.reply(status, &body, &path)?;
+        let text = String::from_utf8_lossy(&body);
+        let detail = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("message")?.as_str().map(str::to_string))
+            .unwrap_or_else(|| text.trim().to_string());
+        return Err(NodeLogError::Status {
+            node: node.to_string(),
+            status: status.as_u16(),
+            detail,
+        });
     }
     let gzip = headers
         .get(http::header::CONTENT_ENCODING)
@@ -182,6 +216,22 @@ pub async fn read_crio(
         elapsed,
         path,
     })
+}
+
+/// Reads the CRI-O log of each node of `nodes`, `concurrency` at a time;
+/// the answers in the order of `nodes`.
+pub async fn read_many(
+    connection: &Connection,
+    nodes: &[String],
+    window: &Window,
+    now: Timestamp,
+    concurrency: usize,
+) -> Vec<Result<NodeLog, NodeLogError>> {
+    use futures_util::stream::{self, StreamExt};
+    stream::iter(nodes.iter().map(|n| read_crio(connection, n, window, now)))
+        .buffered(concurrency.max(1))
+        .collect()
+        .await
 }
 
 fn get(path: &str) -> http::Request<Vec<u8>> {

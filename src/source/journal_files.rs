@@ -1,0 +1,97 @@
+//! CRI-O journal files on disk: a saved `oc adm node-logs NODE -u crio`
+//! output (plain, or gzip as must-gather's `compress_service_logs` writes
+//! it), and the ones a must-gather keeps. openshift/must-gather's
+//! `gather_service_logs` runs `oc adm node-logs --role=ROLE -u crio` into
+//! `host_service_logs/masters/crio_service.log` (the default gather: the
+//! control plane only) and `host_service_logs/workers/crio_service.log`
+//! (`gather_service_logs worker`), or `host_service_logs/NODE/` for one
+//! node; `.log.gz` when compressed. `oc adm must-gather` puts the tree one
+//! folder down (`must-gather.local.N/<image>/`).
+
+use std::fs;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+/// The service log's name in each `host_service_logs/<role or node>/` folder.
+const NAMES: [&str; 2] = ["crio_service.log", "crio_service.log.gz"];
+
+/// How deep under the given folder `host_service_logs` is looked for.
+const MAX_DEPTH: usize = 3;
+
+/// Every CRI-O journal file of the must-gather tree at `root`, sorted.
+pub fn must_gather_journals(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    find(root, 0, &mut out);
+    out.sort();
+    out
+}
+
+fn find(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        if d.file_name().is_some_and(|n| n == "host_service_logs") {
+            for role in fs::read_dir(&d).into_iter().flatten().flatten() {
+                for name in NAMES {
+                    let file = role.path().join(name);
+                    if file.is_file() {
+                        out.push(file);
+                    }
+                }
+            }
+        } else if depth < MAX_DEPTH {
+            find(&d, depth + 1, out);
+        }
+    }
+}
+
+/// A journal file's text, gunzipped when it starts with gzip's magic bytes.
+pub fn read_text(path: &Path) -> io::Result<String> {
+    let bytes = fs::read(path)?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(bytes.as_slice()).read_to_end(&mut out)?;
+        return Ok(String::from_utf8_lossy(&out).into_owned());
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_must_gather_journals_one_folder_down_plain_and_gzip() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let root = dir
+            .path()
+            .join("must-gather.local.1/quay-io-openshift-must-gather-sha256");
+        let masters = root.join("host_service_logs/masters");
+        let workers = root.join("host_service_logs/workers");
+        fs::create_dir_all(&masters).unwrap();
+        fs::create_dir_all(&workers).unwrap();
+        fs::write(masters.join("crio_service.log"), "a\n").unwrap();
+        fs::write(masters.join("kubelet_service.log"), "k\n").unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        io::Write::write_all(&mut gz, b"b\n").unwrap();
+        fs::write(workers.join("crio_service.log.gz"), gz.finish().unwrap()).unwrap();
+        let found = must_gather_journals(dir.path());
+        assert_eq!(
+            found,
+            [
+                masters.join("crio_service.log"),
+                workers.join("crio_service.log.gz")
+            ]
+        );
+        assert_eq!(read_text(&found[1]).unwrap(), "b\n");
+        assert_eq!(read_text(&found[0]).unwrap(), "a\n");
+        assert!(must_gather_journals(&masters).is_empty());
+    }
+}

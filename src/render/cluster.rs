@@ -227,6 +227,17 @@ pub fn profile_of(inputs: &Inputs) -> McoProfile {
     )
 }
 
+/// The pool whose generated registries MachineConfig `pool`'s nodes get: a
+/// custom pool of the inputs (no built-in label) gets the worker's, the MCO
+/// generating none for it; any other pool its own.
+pub fn generating_pool<'a>(inputs: &'a Inputs, pool: &'a str) -> &'a str {
+    inputs
+        .pools
+        .iter()
+        .find(|p| p.metadata.name == pool)
+        .map_or(pool, |p| p.generating_pool())
+}
+
 /// Renders the generated registries MachineConfig of `pool` from the inputs,
 /// as the MCO of the inputs' release (ClusterVersion) renders it.
 pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError> {

@@ -724,3 +724,34 @@ fn issue_13_lint_lists_mco_findings_with_the_render_message() {
     assert_eq!(conflict["level"], "error");
     assert_eq!(conflict["object"], "ImageContentSourcePolicy/y");
 }
+
+/// Issue 25: release-4.17's controller has no ImagePolicy lister (it comes
+/// in release-4.18): on a 4.17 cluster an ImagePolicy is a warning and no
+/// `/etc/crio/policies/<namespace>.json` is rendered; on 4.18 it is.
+#[test]
+fn issue_25_image_policy_is_read_from_4_18() {
+    let dir = tempfile::tempdir().unwrap();
+    let ip = "apiVersion: config.openshift.io/v1alpha1\nkind: ImagePolicy\nmetadata:\n  name: signed\n  namespace: apps\nspec:\n  scopes: [registry.example.com/apps]\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: dGVzdC1rZXktZGF0YQ==\n";
+    let write = |version: &str| {
+        let text = format!(
+            "{ip}---\napiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\nstatus:\n  desired:\n    version: {version}\n    image: quay.io/openshift-release-dev/ocp-release@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"
+        );
+        let path = dir.path().join(format!("{version}.yaml"));
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    plugin()
+        .args(["render", "-f", &write("4.17.9")])
+        .assert()
+        .success()
+        .stdout(contains("/etc/crio/policies/apps.json").not())
+        .stderr(contains(
+            "warning: the MCO of OpenShift 4.17 does not read ImagePolicy/apps/signed (read from 4.18 on)",
+        ));
+    plugin()
+        .args(["render", "-f", &write("4.18.2")])
+        .assert()
+        .success()
+        .stdout(contains("==> /etc/crio/policies/apps.json <=="))
+        .stderr(contains("does not read").not());
+}

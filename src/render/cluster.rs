@@ -203,16 +203,13 @@ fn not_read_by_release(inputs: &Inputs, profile: &McoProfile) -> Vec<RenderWarni
             );
         }
     }
-    if !profile.image_policies {
+    if !profile.cluster_image_policies {
         let cips = by_name(&inputs.cluster_image_policies, |o| &o.metadata);
+        warn(16, cips.iter().map(|o| o.origin().to_string()).collect());
+    }
+    if !profile.namespaced_policies {
         let ips = by_name(&inputs.image_policies, |o| &o.metadata);
-        let names = cips.iter().map(|o| o.origin().to_string());
-        warn(
-            16,
-            names
-                .chain(ips.iter().map(|o| o.origin().to_string()))
-                .collect(),
-        );
+        warn(18, ips.iter().map(|o| o.origin().to_string()).collect());
     }
     out
 }
@@ -281,7 +278,8 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
     }
     let policies = pool_policies(inputs, &lists, release_image, &profile)?;
     warnings.extend(policies.warnings.iter().cloned());
-    files.extend(policy_files(&policies, registries.as_ref())?);
+    let sigstore_registries = registries.as_ref().filter(|_| profile.sigstore_mirrors);
+    files.extend(policy_files(&policies, sigstore_registries)?);
     let search = sources
         .container_runtime_search_registries
         .filter(|_| profile.search_registries);
@@ -316,13 +314,13 @@ fn pool_policies(
     release_image: Option<&str>,
     profile: &McoProfile,
 ) -> Result<PolicyRender, RenderError> {
-    let (cips, ips) = if profile.image_policies {
-        (
-            by_name(&inputs.cluster_image_policies, |o| &o.metadata),
-            by_name(&inputs.image_policies, |o| &o.metadata),
-        )
-    } else {
-        (Vec::new(), Vec::new())
+    let cips = match profile.cluster_image_policies {
+        true => by_name(&inputs.cluster_image_policies, |o| &o.metadata),
+        false => Vec::new(),
+    };
+    let ips = match profile.namespaced_policies {
+        true => by_name(&inputs.image_policies, |o| &o.metadata),
+        false => Vec::new(),
     };
     let lists = PolicyLists {
         blocked: lists.policy_blocked.as_deref(),

@@ -213,6 +213,14 @@ pub enum RenderWarning {
         payload_repo: String,
         reason: String,
     },
+    /// ClusterImagePolicy scopes holding the payload repository, dropped by
+    /// the MCO of OpenShift 4.16 (a status condition).
+    PayloadScopesSkipped {
+        origin: Origin,
+        /// The scopes dropped, in spec order.
+        scopes: Vec<String>,
+        message: String,
+    },
     /// ImagePolicy scopes dropped for a ClusterImagePolicy's (a status condition).
     ScopeConflict {
         origin: Origin,
@@ -306,6 +314,9 @@ impl fmt::Display for RenderWarning {
                  checking whether the release payload {payload_repo} stays reachable failed: {reason}"
             ),
             Self::ScopeConflict {
+                origin, message, ..
+            }
+            | Self::PayloadScopesSkipped {
                 origin, message, ..
             } => write!(f, "{origin}: {message}"),
         }

@@ -19,6 +19,12 @@
 //! | 4.11, 4.12 | c736ec4e / 3beb0b58 (nested scopes) | v5.22.0 | v1.2.0 | 3.2.0 |
 //! | 4.13 – 4.22 | 7bdb5b9c (pull-from-mirror) | v5.24 – v5.35 | v1.2.1 – v1.5.0 | 3.2.0 – 3.5.0 |
 //!
+//! Signature policies (the controller's listers and `getValidScopePolicies`):
+//! ClusterImagePolicy from 4.16 (behind `SigstoreImageVerification`; 4.16
+//! skips scopes holding the payload repository and lists only the policy
+//! scopes in `registries.d`, 4.17 adds their mirrors), ImagePolicy and the
+//! per-namespace `/etc/crio/policies/<namespace>.json` from 4.18.
+//!
 //! This module only names the differences; `registries`, `encode`,
 //! `payload`, `policy` and `cluster` apply them.
 
@@ -120,8 +126,20 @@ pub struct McoProfile {
     /// The `atomic` transport keeps only scopes with fewer than three
     /// slashes (4.14+); before, it is the `docker` transport's copy.
     pub atomic_filter: bool,
-    /// ClusterImagePolicy and ImagePolicy are read (4.16+, feature-gated).
-    pub image_policies: bool,
+    /// ClusterImagePolicy is read (4.16+, behind the
+    /// `SigstoreImageVerification` feature gate).
+    pub cluster_image_policies: bool,
+    /// ImagePolicy is read and written to `/etc/crio/policies/<namespace>.json`
+    /// (4.18+; release-4.16 and release-4.17 have no ImagePolicy lister).
+    pub namespaced_policies: bool,
+    /// ClusterImagePolicy scopes that hold the payload repository are
+    /// skipped, and the object's status says so (4.16 only:
+    /// `getValidScopePolicies(cips, releaseImage, ctrl)`).
+    pub payload_policy_scopes_skipped: bool,
+    /// The sigstore `registries.d` file also turns attachments on for the
+    /// mirrors of each policy scope, read from the registries.conf of the
+    /// same sync (4.17+); 4.16 lists the policy scopes only.
+    pub sigstore_mirrors: bool,
     /// policy.json is written by `json.MarshalIndent(p, "", "  ")` (4.17+);
     /// before, by `json.Marshal` on one line.
     pub policy_indent: bool,
@@ -176,7 +194,10 @@ impl McoProfile {
             scope_validation: m >= 9,
             payload_allowed_exemption: m >= 11,
             atomic_filter: m >= 14,
-            image_policies: m >= 16,
+            cluster_image_policies: m >= 16,
+            namespaced_policies: m >= 18,
+            payload_policy_scopes_skipped: m == 16,
+            sigstore_mirrors: m >= 17,
             policy_indent: m >= 17,
         }
     }

@@ -75,7 +75,10 @@ fn profile_by_openshift_minor() {
         assert_eq!(p.mirror_sets, minor >= 13, "4.{minor}");
         assert_eq!(p.search_registries, minor >= 7, "4.{minor}");
         assert_eq!(p.atomic_filter, minor >= 14, "4.{minor}");
-        assert_eq!(p.image_policies, minor >= 16, "4.{minor}");
+        assert_eq!(p.cluster_image_policies, minor >= 16, "4.{minor}");
+        assert_eq!(p.namespaced_policies, minor >= 18, "4.{minor}");
+        assert_eq!(p.sigstore_mirrors, minor >= 17, "4.{minor}");
+        assert_eq!(p.payload_policy_scopes_skipped, minor == 16, "4.{minor}");
     }
     assert_eq!(McoProfile::for_minor(None), McoProfile::default());
     assert_eq!(McoProfile::for_minor(Some(3)).minor, OLDEST_MODELLED);
@@ -466,4 +469,69 @@ fn release_4_10_update_policy_json() {
     let payload = strings(&["release-reg.io/image/release"]);
     assert!(policy(10, Some(&payload)).is_err());
     assert!(policy(12, Some(&payload)).is_ok());
+}
+
+/// The signature policy objects each release reads, through one whole
+/// sync: release-4.16's controller lists ClusterImagePolicies only (no
+/// ImagePolicy lister until release-4.18) and its
+/// `generateSigstoreRegistriesdConfig(clusterScopePolicies)` names the
+/// policy scopes only; release-4.17 adds the scopes' mirrors from the
+/// registries.conf of the same sync (`TestGenerateSigstoreRegistriesConfig`
+/// of each branch).
+#[test]
+fn image_policies_by_release() {
+    use crate::crd::Inputs;
+    use crate::render::cluster::render_pool;
+    use crate::render::sigstore::SIGSTORE_REGISTRIES_D;
+    let key = serde_json::json!({"rootOfTrust": {"policyType": "PublicKey",
+        "publicKey": {"keyData": "dGVzdC1rZXktZGF0YQ=="}}});
+    let inputs = |minor: u32| -> Inputs {
+        let cv = serde_json::json!({"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion",
+            "metadata": {"name": "version"},
+            "status": {"desired": {"version": format!("4.{minor}.3"),
+                "image": "release-reg.io/image/release@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}}});
+        let icsp = serde_json::json!({"apiVersion": "operator.openshift.io/v1alpha1",
+            "kind": "ImageContentSourcePolicy", "metadata": {"name": "test"},
+            "spec": {"repositoryDigestMirrors": [{"source": "test0.com/ns", "mirrors": ["mirror.com/ns"]}]}});
+        let cip = serde_json::json!({"apiVersion": "config.openshift.io/v1alpha1",
+            "kind": "ClusterImagePolicy", "metadata": {"name": "test-cr0"},
+            "spec": {"scopes": ["test0.com/ns"], "policy": key}});
+        let ip = serde_json::json!({"apiVersion": "config.openshift.io/v1alpha1",
+            "kind": "ImagePolicy", "metadata": {"name": "test-cr1", "namespace": "testnamespace"},
+            "spec": {"scopes": ["test1.com"], "policy": key}});
+        Inputs {
+            cluster_version: Some(serde_json::from_value(cv).unwrap()),
+            icsps: vec![serde_json::from_value(icsp).unwrap()],
+            cluster_image_policies: vec![serde_json::from_value(cip).unwrap()],
+            image_policies: vec![serde_json::from_value(ip).unwrap()],
+            ..Default::default()
+        }
+    };
+    let namespaced = "/etc/crio/policies/testnamespace.json";
+    for minor in [15, 16, 17, 18, 22] {
+        let rendered = render_pool(&inputs(minor), "worker").unwrap();
+        let sigstore = rendered.file(SIGSTORE_REGISTRIES_D);
+        let ignored: Vec<String> = rendered.warnings.iter().map(|w| w.to_string()).collect();
+        let want = match minor {
+            ..=15 => None,
+            16 => Some("docker:\n  test0.com/ns:\n    use-sigstore-attachments: true\n"),
+            17 => Some("docker:\n  mirror.com/ns:\n    use-sigstore-attachments: true\n  test0.com/ns:\n    use-sigstore-attachments: true\n"),
+            // release-4.18 `generateSigstoreRegistriesdConfig(clusterScopePolicies, scopeNamespacePolicies, registriesTOML)`.
+            _ => Some("docker:\n  mirror.com/ns:\n    use-sigstore-attachments: true\n  test0.com/ns:\n    use-sigstore-attachments: true\n  test1.com:\n    use-sigstore-attachments: true\n"),
+        };
+        assert_eq!(sigstore, want, "4.{minor}");
+        assert_eq!(
+            rendered.file(namespaced).is_some(),
+            minor >= 18,
+            "4.{minor}: {ignored:?}"
+        );
+        let ip_ignored = ignored.iter().any(|w| {
+            w.contains("ImagePolicy/testnamespace/test-cr1") && w.contains("(read from 4.18 on)")
+        });
+        assert_eq!(ip_ignored, minor < 18, "4.{minor}: {ignored:?}");
+        let cip_ignored = ignored
+            .iter()
+            .any(|w| w.contains("ClusterImagePolicy/test-cr0") && w.contains("(read from 4.16 on)"));
+        assert_eq!(cip_ignored, minor < 16, "4.{minor}: {ignored:?}");
+    }
 }

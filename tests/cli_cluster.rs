@@ -755,3 +755,55 @@ fn issue_25_image_policy_is_read_from_4_18() {
         .stdout(contains("==> /etc/crio/policies/apps.json <=="))
         .stderr(contains("does not read").not());
 }
+
+/// Issue 25: the generated MachineConfig in each release family's Ignition
+/// layout: 2.2.0 with `filesystem: root` and percent-escaped `text/plain`
+/// contents on 4.4–4.5, 3.x with escaped contents to 4.10, base64 from 4.11,
+/// `kernelArguments` from 4.14 (the config types each release branch vendors).
+#[test]
+fn issue_25_generated_machine_config_in_each_release_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let icsp = "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: apps\nspec:\n  repositoryDigestMirrors:\n  - source: registry.example.com/apps\n    mirrors: [mirror.example.com/apps]\n";
+    for (version, ignition, filesystem, ascii, kernel_arguments) in [
+        ("4.4.30", "2.2.0", true, true, false),
+        ("4.6.1", "3.1.0", false, true, false),
+        ("4.10.3", "3.2.0", false, true, false),
+        ("4.11.3", "3.2.0", false, false, false),
+        ("4.14.3", "3.4.0", false, false, true),
+    ] {
+        let path = dir.path().join(format!("{version}.yaml"));
+        std::fs::write(
+            &path,
+            format!("{icsp}---\napiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\nstatus:\n  desired:\n    version: {version}\n"),
+        )
+        .unwrap();
+        let out = plugin()
+            .args(["render", "-o", "json", "-f", path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{version}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let config = &v["machineConfig"]["spec"]["config"];
+        assert_eq!(config["ignition"]["version"], ignition, "{version}");
+        let file = &config["storage"]["files"][0];
+        assert_eq!(file.get("filesystem").is_some(), filesystem, "{version}");
+        assert_eq!(config.get("networkd").is_some(), filesystem, "{version}");
+        assert_eq!(file.get("user").is_none(), filesystem, "{version}");
+        let source = file["contents"]["source"].as_str().unwrap();
+        assert_eq!(
+            source.starts_with("data:text/plain,unqualified-search-registries%20%3D%20%5B%22"),
+            ascii,
+            "{version}: {source}"
+        );
+        assert_eq!(
+            file["contents"].get("compression").is_some(),
+            !ascii,
+            "{version}"
+        );
+        assert_eq!(
+            config.get("kernelArguments").is_some(),
+            kernel_arguments,
+            "{version}"
+        );
+    }
+}

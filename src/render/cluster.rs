@@ -62,12 +62,21 @@ pub struct Rendered {
 impl Rendered {
     /// The exact Ignition JSON of the generated MachineConfig's `spec.config`.
     pub fn ignition(&self) -> String {
-        ignition_json(&self.files, self.profile.ignition_version)
+        ignition_json(
+            &self.files,
+            self.profile.ignition_version,
+            self.profile.ignition_layout,
+        )
     }
 
     /// The generated MachineConfig object.
     pub fn machine_config(&self) -> serde_json::Value {
-        generated_machine_config(&self.pool, &self.files, self.profile.ignition_version)
+        generated_machine_config(
+            &self.pool,
+            &self.files,
+            self.profile.ignition_version,
+            self.profile.ignition_layout,
+        )
     }
 
     /// The content of one node file, if the render writes it.

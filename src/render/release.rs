@@ -9,15 +9,15 @@
 //! reads, payload protection, policy.json). The families, from each
 //! branch's `go.mod`, vendor tree and `pkg/controller/container-runtime-config`:
 //!
-//! | release | runtime-utils | containers/image | toml | Ignition |
+//! | release | runtime-utils | containers/image | toml | Ignition (types, file contents) |
 //! |---|---|---|---|---|
-//! | 4.4, 4.5 | 9169de69 | v3 (no short-name-mode) | v0.3.1 | 2.2.0 |
-//! | 4.6 | c45d4ff3 (same edit) | v3 | v0.3.1 | 3.1.0 |
-//! | 4.7, 4.8 | c45d4ff3 | v3 | v0.3.1 | 3.2.0 |
-//! | 4.9 | 8b8348d8 (wildcards) | v5.14.0 | v0.3.1 | 3.2.0 |
-//! | 4.10 | 8b8348d8 | v5.14.0 | v0.4.1 | 3.2.0 |
-//! | 4.11, 4.12 | c736ec4e / 3beb0b58 (nested scopes) | v5.22.0 | v1.2.0 | 3.2.0 |
-//! | 4.13 – 4.22 | 7bdb5b9c (pull-from-mirror) | v5.24 – v5.35 | v1.2.1 – v1.5.0 | 3.2.0 – 3.5.0 |
+//! | 4.4, 4.5 | 9169de69 | v3 (no short-name-mode) | v0.3.1 | 2.2.0, `data:text/plain,` escaped |
+//! | 4.6 | c45d4ff3 (same edit) | v3 | v0.3.1 | 3.1.0, `data:text/plain,` escaped |
+//! | 4.7, 4.8 | c45d4ff3 | v3 | v0.3.1 | 3.2.0, `data:text/plain,` escaped |
+//! | 4.9 | 8b8348d8 (wildcards) | v5.14.0 | v0.3.1 | 3.2.0, `data:text/plain,` escaped |
+//! | 4.10 | 8b8348d8 | v5.14.0 | v0.4.1 | 3.2.0, `data:text/plain,` escaped |
+//! | 4.11, 4.12 | c736ec4e / 3beb0b58 (nested scopes) | v5.22.0 | v1.2.0 | 3.2.0, base64 |
+//! | 4.13 – 4.22 | 7bdb5b9c (pull-from-mirror) | v5.24 – v5.35 | v1.2.1 – v1.5.0 | 3.2.0 – 3.5.0, base64 (`kernelArguments` from 3.4.0, 4.14) |
 //!
 //! Signature policies (the controller's listers and `getValidScopePolicies`):
 //! ClusterImagePolicy from 4.16 (behind `SigstoreImageVerification`; 4.16
@@ -104,6 +104,25 @@ pub enum PayloadFamily {
     PullSources,
 }
 
+/// The shape of the generated MachineConfig's Ignition JSON: the
+/// `coreos/ignition` config types the release's container-runtime-config
+/// controller builds (`createNewIgnition`), marshalled by Go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IgnitionLayout {
+    /// 4.4–4.5, `config/v2_2/types`: `networkd`, no `proxy`, files with
+    /// `"filesystem":"root"` and no user, group or overwrite; contents
+    /// `dataurl.New(data, "text/plain")` with `EncodingASCII`.
+    V2,
+    /// 4.6–4.10, `v3_1`/`v3_2` types, contents as in [`Self::V2`] (no
+    /// `compression` key).
+    V3Ascii,
+    /// 4.11–4.13, `v3_2` types through `NewIgnFileBytesOverwriting`:
+    /// `dataurl.EncodeBytes` (sniffed MIME type, base64) and `"compression":""`.
+    V3,
+    /// 4.14 and later, `v3_4`/`v3_5` types: as [`Self::V3`] with `kernelArguments`.
+    V3KernelArguments,
+}
+
 /// Output differences between MCO releases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct McoProfile {
@@ -112,6 +131,8 @@ pub struct McoProfile {
     pub encode: EncodeProfile,
     /// Ignition spec version of generated MachineConfigs.
     pub ignition_version: &'static str,
+    /// The Ignition JSON layout of generated MachineConfigs.
+    pub ignition_layout: IgnitionLayout,
     pub edit: EditFamily,
     pub payload: PayloadFamily,
     /// ImageDigestMirrorSet and ImageTagMirrorSet are read (4.13+).
@@ -182,6 +203,12 @@ impl McoProfile {
                 7..=13 => "3.2.0",
                 14..=18 => "3.4.0",
                 _ => "3.5.0",
+            },
+            ignition_layout: match m {
+                ..=5 => IgnitionLayout::V2,
+                6..=10 => IgnitionLayout::V3Ascii,
+                11..=13 => IgnitionLayout::V3,
+                _ => IgnitionLayout::V3KernelArguments,
             },
             edit,
             payload: if m >= 11 {

@@ -65,6 +65,13 @@ fn profile_by_openshift_minor() {
     ] {
         let p = McoProfile::for_minor(Some(minor));
         assert_eq!(p.ignition_version, ignition, "4.{minor}");
+        let layout = match minor {
+            ..=5 => IgnitionLayout::V2,
+            6..=10 => IgnitionLayout::V3Ascii,
+            11..=13 => IgnitionLayout::V3,
+            _ => IgnitionLayout::V3KernelArguments,
+        };
+        assert_eq!(p.ignition_layout, layout, "4.{minor}");
         assert_eq!(p.edit, edit, "4.{minor}");
         assert_eq!(p.encode.short_name_mode, short_names, "4.{minor}");
         assert_eq!(

@@ -807,3 +807,37 @@ fn issue_25_generated_machine_config_in_each_release_layout() {
         );
     }
 }
+
+/// Issue 25: each release refuses mirror sets with its own
+/// `validateRegistriesConfScopes` message: a `*` in an ICSP mirror is
+/// "wildcard entries are not supported" on 4.9–4.15, "invalid format" from
+/// 4.16, and not checked before 4.9.
+#[test]
+fn issue_25_validation_messages_by_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let icsp = "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: apps\nspec:\n  repositoryDigestMirrors:\n  - source: registry.example.com/apps\n    mirrors: ['*.mirror.example.com']\n";
+    for (version, want) in [
+        ("4.8.57", None),
+        ("4.10.3", Some("ImageContentSourcePolicy/apps: wildcard entries are not supported with mirror configuration \"*.mirror.example.com\"")),
+        ("4.15.3", Some("ImageContentSourcePolicy/apps: wildcard entries are not supported with mirror configuration \"*.mirror.example.com\"")),
+        ("4.16.3", Some("ImageContentSourcePolicy/apps: invalid format for mirror \"*.mirror.example.com\"")),
+    ] {
+        let path = dir.path().join(format!("{version}.yaml"));
+        std::fs::write(
+            &path,
+            format!("{icsp}---\napiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\nstatus:\n  desired:\n    version: {version}\n"),
+        )
+        .unwrap();
+        let assert = plugin()
+            .args(["render", "-f", path.to_str().unwrap()])
+            .assert();
+        match want {
+            None => {
+                assert.success();
+            }
+            Some(want) => {
+                assert.code(2).stderr(contains(want));
+            }
+        }
+    }
+}

@@ -20,7 +20,7 @@ use super::policy::{
     POLICY_JSON, POLICY_JSON_TEMPLATE,
 };
 use super::registries::{
-    edit_registries_config_as, order_conflicts, validate_scopes, MirrorSet, RegistriesInput,
+    edit_registries_config_as, order_conflicts, validate_scopes_as, MirrorSet, RegistriesInput,
     SourcePolicy, V2RegistriesConf,
 };
 use super::sigstore::{generate_sigstore_registries_d, SIGSTORE_REGISTRIES_D};
@@ -354,14 +354,13 @@ fn registries_conf(
     if !touched {
         return Ok(None);
     }
-    if profile.scope_validation {
-        validate_scopes(
-            input.insecure.as_deref().unwrap_or_default(),
-            input.blocked.as_deref().unwrap_or_default(),
-            &[],
-            input,
-        )?;
-    }
+    validate_scopes_as(
+        input.insecure.as_deref().unwrap_or_default(),
+        input.blocked.as_deref().unwrap_or_default(),
+        &[],
+        input,
+        profile.validation,
+    )?;
     let mut conf = template_conf();
     edit_registries_config_as(&mut conf, input, profile.edit)?;
     Ok(Some(conf))

@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use super::findings::{McoFinding, PolicyKind, RenderError, RenderWarning};
-use super::registries::list_findings;
+use super::registries::list_findings_as;
 use super::release::McoProfile;
 use super::scope::scope_is_nested_inside_scope;
 use crate::crd::{
@@ -436,9 +436,9 @@ pub fn update_policy_json_as(
     if allowed.is_none() && policy_blocked.is_none() && cluster.is_empty() {
         return Ok(template.to_string());
     }
-    if let Some(first) = list_findings(&[], blocked_list, allowed_list)
+    if let Some(first) = list_findings_as(&[], blocked_list, allowed_list, profile.validation)
         .into_iter()
-        .find(|_| profile.scope_validation)
+        .next()
     {
         return Err(first.into());
     }

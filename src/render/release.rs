@@ -123,6 +123,29 @@ pub enum IgnitionLayout {
     V3KernelArguments,
 }
 
+/// Which `validateRegistriesConfScopes` the release runs (4.9+).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValidationFamily {
+    /// 4.4–4.8: no validation.
+    None,
+    /// 4.9–4.10: runtime-utils 8b8348d8 takes an empty list entry as valid;
+    /// an ICSP source or mirror holding `*` is refused ("wildcard entries
+    /// are not supported with mirror configuration").
+    Wildcards,
+    /// 4.11–4.12: empty list entries, sources and mirrors refused too.
+    EmptyAndWildcards,
+    /// 4.13–4.14: every mirror set (IDMS, ICSP, ITMS): empty, wildcard,
+    /// conflicting `mirrorSourcePolicy` ("… in imagedigestmirrorsets
+    /// and/or imagetagmirrorsets") and `NeverContactSource` checks.
+    MirrorSets,
+    /// 4.15: as [`Self::MirrorSets`], the conflict message naming
+    /// imagecontentsourcepolicies too.
+    MirrorSetsNamingIcsp,
+    /// 4.16 and later: sources and mirrors matched against the
+    /// `sourceRegex` / `mirrorRegex` patterns ("invalid format for …").
+    Patterns,
+}
+
 /// Output differences between MCO releases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct McoProfile {
@@ -139,8 +162,8 @@ pub struct McoProfile {
     pub mirror_sets: bool,
     /// `containerRuntimeSearchRegistries` is written to its drop-in (4.7+).
     pub search_registries: bool,
-    /// `validateRegistriesConfScopes` runs (4.9+).
-    pub scope_validation: bool,
+    /// Which `validateRegistriesConfScopes` runs (4.9+).
+    pub validation: ValidationFamily,
     /// An allowed list holding only the payload repository may come with a
     /// blocked list (4.11+); before, both lists set is an error.
     pub payload_allowed_exemption: bool,
@@ -218,7 +241,14 @@ impl McoProfile {
             },
             mirror_sets: m >= 13,
             search_registries: m >= 7,
-            scope_validation: m >= 9,
+            validation: match m {
+                ..=8 => ValidationFamily::None,
+                9..=10 => ValidationFamily::Wildcards,
+                11..=12 => ValidationFamily::EmptyAndWildcards,
+                13..=14 => ValidationFamily::MirrorSets,
+                15 => ValidationFamily::MirrorSetsNamingIcsp,
+                _ => ValidationFamily::Patterns,
+            },
             payload_allowed_exemption: m >= 11,
             atomic_filter: m >= 14,
             cluster_image_policies: m >= 16,

@@ -542,3 +542,142 @@ fn image_policies_by_release() {
         assert_eq!(cip_ignored, minor < 16, "4.{minor}: {ignored:?}");
     }
 }
+
+fn icsp_sets(sets: &[(&str, &[&str])]) -> RegistriesInput {
+    RegistriesInput {
+        icsp: icsp(sets),
+        ..Default::default()
+    }
+}
+
+/// The first finding of each release's `validateRegistriesConfScopes`.
+fn validation(
+    minor: u32,
+    lists: [&[&str]; 3],
+    input: &RegistriesInput,
+) -> Result<(), String> {
+    let family = McoProfile::for_minor(Some(minor)).validation;
+    let [insecure, blocked, allowed] = lists.map(strings);
+    crate::render::registries::validate_scopes_as(&insecure, &blocked, &allowed, input, family)
+        .map_err(|f| f.message())
+}
+
+/// release-4.11 and release-4.12 helpers_test.go
+/// `TestValidateRegistriesConfScopes`, every row; release-4.9 and
+/// release-4.10 have no such test, and their runtime-utils
+/// `IsValidRegistriesConfScope` has no `scope == ""` check and their
+/// `validateRegistriesConfScopes` no empty-entry checks: the same rows
+/// pass there.
+#[test]
+fn release_4_9_to_4_12_validate_registries_conf_scopes() {
+    let sets: &[(&str, &[&str])] = &[
+        ("insecure.com/ns-i1", &["blocked.com/ns-b1", "other.com/ns-o1"]),
+        ("blocked.com/ns-b/ns2-b", &["other.com/ns-o2", "insecure.com/ns-i2"]),
+        (
+            "other.com/ns-o3",
+            &["insecure.com/ns-i2", "blocked.com/ns-b/ns3-b", "foo.insecure-example.com/bar"],
+        ),
+    ];
+    let good: [&[&str]; 3] = [&["*.insecure.com"], &["*.block.com"], &["*.allowed.com"]];
+    let rows: Vec<([&[&str]; 3], RegistriesInput, Option<&str>)> = vec![
+        (
+            [&[""], &["*.block.com"], &["*.allowed.com"]],
+            icsp_sets(sets),
+            Some(r#"invalid entry for insecure registries """#),
+        ),
+        (
+            [&["*.insecure.com"], &[""], &["*.allowed.com"]],
+            icsp_sets(sets),
+            Some(r#"invalid entry for blocked registries """#),
+        ),
+        (
+            [&["*.insecure.com"], &["*.block.com"], &[""]],
+            icsp_sets(sets),
+            Some(r#"invalid entry for allowed registries """#),
+        ),
+        (
+            good,
+            icsp_sets(&[("", &["blocked.com/ns-b1", "other.com/ns-o1"])]),
+            Some("invalid empty entry for source configuration"),
+        ),
+        (
+            good,
+            icsp_sets(&[("insecure.com/ns-i1", &["", "other.com/ns-o1"])]),
+            Some("invalid empty entry for mirror configuration"),
+        ),
+        (good, icsp_sets(&[("insecure.com/ns-i1", &["other.com/ns-o1"])]), None),
+    ];
+    for (lists, input, want) in &rows {
+        for minor in [11, 12] {
+            let want = match want {
+                Some(msg) => Err(msg.to_string()),
+                None => Ok(()),
+            };
+            assert_eq!(validation(minor, *lists, input), want, "4.{minor}: {lists:?}");
+        }
+        for minor in [9, 10] {
+            assert_eq!(validation(minor, *lists, input), Ok(()), "4.{minor}: {lists:?}");
+        }
+        assert_eq!(validation(8, *lists, input), Ok(()), "4.8 does not validate");
+    }
+    // The `*` check of release-4.9 to release-4.15, on sources then mirrors.
+    for (sets, entry) in [
+        (&[("*.example.com", &["mirror.com/a"][..])][..], "*.example.com"),
+        (&[("example.com/a", &["mirror.com/a", "*.mirror.com"][..])][..], "*.mirror.com"),
+    ] {
+        for minor in [9, 10, 11, 12, 13, 15] {
+            assert_eq!(
+                validation(minor, good, &icsp_sets(sets)),
+                Err(format!(
+                    "wildcard entries are not supported with mirror configuration \"{entry}\""
+                )),
+                "4.{minor}"
+            );
+        }
+        // From 4.16 `sourceRegex` allows a `*.domain` source; `mirrorRegex` no `*`.
+        let patterns = validation(16, good, &icsp_sets(sets));
+        match entry {
+            "*.example.com" => assert_eq!(patterns, Ok(())),
+            _ => assert_eq!(patterns, Err(format!("invalid format for mirror \"{entry}\""))),
+        }
+    }
+}
+
+/// release-4.13 to release-4.15 `validateRegistriesConfScopes`: the
+/// conflicting `mirrorSourcePolicy` message (release-4.15 helpers_test.go
+/// `TestValidateRegistriesConfScopes` "conflicting mirrorSourcePolicy" row
+/// names imagecontentsourcepolicies; 4.13 and 4.14 do not), and an ICSP set
+/// is not checked against IDMS policies before 4.13 (no IDMS is read).
+#[test]
+fn release_4_13_to_4_15_conflicting_source_policy() {
+    let mut input = icsp_sets(&[("insecure.com/ns-i1", &["other.com/ns-o1"])]);
+    input.idms = vec![MirrorSet {
+        source: "insecure.com/ns-i1".into(),
+        mirrors: strings(&["other.com/ns-o2"]),
+        policy: SourcePolicy::NeverContactSource,
+        origin: Origin::from("ImageDigestMirrorSet/test"),
+    }];
+    let good: [&[&str]; 3] = [&[], &[], &[]];
+    let conflict = |tail: &str| {
+        format!(
+            "conflicting mirrorSourcePolicy is set for the same source \"insecure.com/ns-i1\" in {tail} (first set by ImageDigestMirrorSet/test)"
+        )
+    };
+    for minor in [13, 14] {
+        assert_eq!(
+            validation(minor, good, &input),
+            Err(conflict("imagedigestmirrorsets and/or imagetagmirrorsets")),
+            "4.{minor}"
+        );
+    }
+    for minor in [15, 16, 22] {
+        assert_eq!(
+            validation(minor, good, &input),
+            Err(conflict(
+                "imagedigestmirrorsets, imagetagmirrorsets, or imagecontentsourcepolicies"
+            )),
+            "4.{minor}"
+        );
+    }
+    assert_eq!(validation(12, good, &input), Ok(()));
+}

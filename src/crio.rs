@@ -219,7 +219,9 @@ mod tests {
         assert!(NodeRuntime::from_flag("1.34.2")
             .unwrap()
             .toml_1_0_basis()
-            .ends_with("--crio-version 1.34.2, whose registries.conf parser is BurntSushi/toml v1.5.0"));
+            .ends_with(
+                "--crio-version 1.34.2, whose registries.conf parser is BurntSushi/toml v1.5.0"
+            ));
         assert!(!NodeRuntime::from_flag("1.34.2").unwrap().reads_toml_1_1());
         for bad in ["", "4.22", "1", "1.35.1.2", "v1.35"] {
             assert!(NodeRuntime::from_flag(bad).is_err(), "{bad}");

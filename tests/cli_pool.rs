@@ -93,7 +93,10 @@ fn issue_25_custom_pool_renders_the_workers_generated_machine_config() {
     std::fs::write(dir.path().join("icsp.yaml"), ICSP).unwrap();
     let (code, infra, stderr) = render_in(dir.path(), &["--pool", "infra", "-o", "machineconfig"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(infra.contains("name: 99-worker-generated-registries"), "{infra}");
+    assert!(
+        infra.contains("name: 99-worker-generated-registries"),
+        "{infra}"
+    );
     assert!(!infra.contains("99-infra-"), "{infra}");
     assert!(
         stderr.contains("note: the MCO generates no registries MachineConfig for custom pool infra: its nodes get 99-worker-generated-registries, the worker role's config the pool selects, printed here"),
@@ -138,7 +141,12 @@ fn issue_25_custom_pool_own_machine_config_is_named() {
     .unwrap();
     let (code, out, stderr) = render_in(
         dir.path(),
-        &["--pool", "infra", "--file", "/etc/containers/registries.conf"],
+        &[
+            "--pool",
+            "infra",
+            "--file",
+            "/etc/containers/registries.conf",
+        ],
     );
     assert_eq!(code, 0, "{stderr}");
     assert!(out.contains("mirror.example.com/apps"), "{out}");
@@ -149,7 +157,12 @@ fn issue_25_custom_pool_own_machine_config_is_named() {
     // The built-in worker pool does not select infra's configs.
     let (_, _, worker_err) = render_in(
         dir.path(),
-        &["--pool", "worker", "--file", "/etc/containers/registries.conf"],
+        &[
+            "--pool",
+            "worker",
+            "--file",
+            "/etc/containers/registries.conf",
+        ],
     );
     assert!(!worker_err.contains("50-infra-registries"), "{worker_err}");
 }

@@ -129,8 +129,8 @@ pub fn generated_machine_config(
     ignition_version: &str,
     layout: IgnitionLayout,
 ) -> Value {
-    let config: Value =
-        serde_json::from_str(&ignition_json(files, ignition_version, layout)).unwrap_or(Value::Null);
+    let config: Value = serde_json::from_str(&ignition_json(files, ignition_version, layout))
+        .unwrap_or(Value::Null);
     json!({
         "apiVersion": "machineconfiguration.openshift.io/v1",
         "kind": "MachineConfig",
@@ -227,7 +227,10 @@ mod tests {
             ignition_json(&files, "3.5.0", IgnitionLayout::V3KernelArguments),
             "{\"ignition\":{\"config\":{\"replace\":{\"verification\":{}}},\"proxy\":{},\"security\":{\"tls\":{}},\"timeouts\":{},\"version\":\"3.5.0\"},\"kernelArguments\":{},\"passwd\":{},\"storage\":{\"files\":[{\"group\":{},\"overwrite\":true,\"path\":\"/etc/containers/registries.conf\",\"user\":{},\"contents\":{\"compression\":\"\",\"source\":\"data:text/plain;charset=utf-8;base64,YSA9IDEK\",\"verification\":{}},\"mode\":420}]},\"systemd\":{}}"
         );
-        assert!(ignition_json(&[], "3.5.0", IgnitionLayout::V3KernelArguments).contains("\"storage\":{},"));
+        assert!(
+            ignition_json(&[], "3.5.0", IgnitionLayout::V3KernelArguments)
+                .contains("\"storage\":{},")
+        );
     }
 
     #[test]
@@ -250,7 +253,8 @@ mod tests {
 
     #[test]
     fn machine_config_object() {
-        let mc = generated_machine_config("worker", &[], "3.5.0", IgnitionLayout::V3KernelArguments);
+        let mc =
+            generated_machine_config("worker", &[], "3.5.0", IgnitionLayout::V3KernelArguments);
         assert_eq!(mc["metadata"]["name"], "99-worker-generated-registries");
         assert_eq!(mc["metadata"]["labels"][ROLE_LABEL], "worker");
         assert_eq!(mc["spec"]["config"]["ignition"]["version"], "3.5.0");

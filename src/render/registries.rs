@@ -152,7 +152,13 @@ pub fn validate_scopes(
     allowed: &[String],
     input: &RegistriesInput,
 ) -> Result<(), McoFinding> {
-    validate_scopes_as(insecure, blocked, allowed, input, ValidationFamily::Patterns)
+    validate_scopes_as(
+        insecure,
+        blocked,
+        allowed,
+        input,
+        ValidationFamily::Patterns,
+    )
 }
 
 /// [`validate_scopes`] as the release of `family` runs it.
@@ -240,7 +246,9 @@ pub fn set_findings_as(input: &RegistriesInput, family: ValidationFamily) -> Vec
                 origin: origin.clone(),
             };
             out.extend(entry_finding(m, origin, empty));
-            if policies_checked && set.policy == SourcePolicy::NeverContactSource && *m == set.source
+            if policies_checked
+                && set.policy == SourcePolicy::NeverContactSource
+                && *m == set.source
             {
                 out.push(McoFinding::NeverContactSourceIsMirror {
                     scope: set.source.clone(),

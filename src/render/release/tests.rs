@@ -536,9 +536,9 @@ fn image_policies_by_release() {
             w.contains("ImagePolicy/testnamespace/test-cr1") && w.contains("(read from 4.18 on)")
         });
         assert_eq!(ip_ignored, minor < 18, "4.{minor}: {ignored:?}");
-        let cip_ignored = ignored
-            .iter()
-            .any(|w| w.contains("ClusterImagePolicy/test-cr0") && w.contains("(read from 4.16 on)"));
+        let cip_ignored = ignored.iter().any(|w| {
+            w.contains("ClusterImagePolicy/test-cr0") && w.contains("(read from 4.16 on)")
+        });
         assert_eq!(cip_ignored, minor < 16, "4.{minor}: {ignored:?}");
     }
 }
@@ -550,12 +550,11 @@ fn icsp_sets(sets: &[(&str, &[&str])]) -> RegistriesInput {
     }
 }
 
+/// The insecure, blocked and allowed lists of an Image config.
+type Lists<'a> = [&'a [&'a str]; 3];
+
 /// The first finding of each release's `validateRegistriesConfScopes`.
-fn validation(
-    minor: u32,
-    lists: [&[&str]; 3],
-    input: &RegistriesInput,
-) -> Result<(), String> {
+fn validation(minor: u32, lists: [&[&str]; 3], input: &RegistriesInput) -> Result<(), String> {
     let family = McoProfile::for_minor(Some(minor)).validation;
     let [insecure, blocked, allowed] = lists.map(strings);
     crate::render::registries::validate_scopes_as(&insecure, &blocked, &allowed, input, family)
@@ -571,15 +570,25 @@ fn validation(
 #[test]
 fn release_4_9_to_4_12_validate_registries_conf_scopes() {
     let sets: &[(&str, &[&str])] = &[
-        ("insecure.com/ns-i1", &["blocked.com/ns-b1", "other.com/ns-o1"]),
-        ("blocked.com/ns-b/ns2-b", &["other.com/ns-o2", "insecure.com/ns-i2"]),
+        (
+            "insecure.com/ns-i1",
+            &["blocked.com/ns-b1", "other.com/ns-o1"],
+        ),
+        (
+            "blocked.com/ns-b/ns2-b",
+            &["other.com/ns-o2", "insecure.com/ns-i2"],
+        ),
         (
             "other.com/ns-o3",
-            &["insecure.com/ns-i2", "blocked.com/ns-b/ns3-b", "foo.insecure-example.com/bar"],
+            &[
+                "insecure.com/ns-i2",
+                "blocked.com/ns-b/ns3-b",
+                "foo.insecure-example.com/bar",
+            ],
         ),
     ];
     let good: [&[&str]; 3] = [&["*.insecure.com"], &["*.block.com"], &["*.allowed.com"]];
-    let rows: Vec<([&[&str]; 3], RegistriesInput, Option<&str>)> = vec![
+    let rows: Vec<(Lists, RegistriesInput, Option<&str>)> = vec![
         (
             [&[""], &["*.block.com"], &["*.allowed.com"]],
             icsp_sets(sets),
@@ -605,7 +614,11 @@ fn release_4_9_to_4_12_validate_registries_conf_scopes() {
             icsp_sets(&[("insecure.com/ns-i1", &["", "other.com/ns-o1"])]),
             Some("invalid empty entry for mirror configuration"),
         ),
-        (good, icsp_sets(&[("insecure.com/ns-i1", &["other.com/ns-o1"])]), None),
+        (
+            good,
+            icsp_sets(&[("insecure.com/ns-i1", &["other.com/ns-o1"])]),
+            None,
+        ),
     ];
     for (lists, input, want) in &rows {
         for minor in [11, 12] {
@@ -613,17 +626,35 @@ fn release_4_9_to_4_12_validate_registries_conf_scopes() {
                 Some(msg) => Err(msg.to_string()),
                 None => Ok(()),
             };
-            assert_eq!(validation(minor, *lists, input), want, "4.{minor}: {lists:?}");
+            assert_eq!(
+                validation(minor, *lists, input),
+                want,
+                "4.{minor}: {lists:?}"
+            );
         }
         for minor in [9, 10] {
-            assert_eq!(validation(minor, *lists, input), Ok(()), "4.{minor}: {lists:?}");
+            assert_eq!(
+                validation(minor, *lists, input),
+                Ok(()),
+                "4.{minor}: {lists:?}"
+            );
         }
-        assert_eq!(validation(8, *lists, input), Ok(()), "4.8 does not validate");
+        assert_eq!(
+            validation(8, *lists, input),
+            Ok(()),
+            "4.8 does not validate"
+        );
     }
     // The `*` check of release-4.9 to release-4.15, on sources then mirrors.
     for (sets, entry) in [
-        (&[("*.example.com", &["mirror.com/a"][..])][..], "*.example.com"),
-        (&[("example.com/a", &["mirror.com/a", "*.mirror.com"][..])][..], "*.mirror.com"),
+        (
+            &[("*.example.com", &["mirror.com/a"][..])][..],
+            "*.example.com",
+        ),
+        (
+            &[("example.com/a", &["mirror.com/a", "*.mirror.com"][..])][..],
+            "*.mirror.com",
+        ),
     ] {
         for minor in [9, 10, 11, 12, 13, 15] {
             assert_eq!(
@@ -638,7 +669,10 @@ fn release_4_9_to_4_12_validate_registries_conf_scopes() {
         let patterns = validation(16, good, &icsp_sets(sets));
         match entry {
             "*.example.com" => assert_eq!(patterns, Ok(())),
-            _ => assert_eq!(patterns, Err(format!("invalid format for mirror \"{entry}\""))),
+            _ => assert_eq!(
+                patterns,
+                Err(format!("invalid format for mirror \"{entry}\""))
+            ),
         }
     }
 }

@@ -841,3 +841,37 @@ fn issue_25_validation_messages_by_release() {
         }
     }
 }
+
+/// Issue 25: the MCO of 4.16 skips a ClusterImagePolicy scope holding the
+/// payload repository (release-4.16 `getValidScopePolicies`) and says so in
+/// the object's status; from 4.17 the scope is applied.
+#[test]
+fn issue_25_release_4_16_skips_payload_policy_scopes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cip = "apiVersion: config.openshift.io/v1alpha1\nkind: ClusterImagePolicy\nmetadata:\n  name: release-signed\nspec:\n  scopes: [quay.io/openshift-release-dev, registry.example.com/apps]\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: dGVzdC1rZXktZGF0YQ==\n";
+    let write = |version: &str| {
+        let path = dir.path().join(format!("{version}.yaml"));
+        std::fs::write(
+            &path,
+            format!("{cip}---\napiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\nstatus:\n  desired:\n    version: {version}\n    image: quay.io/openshift-release-dev/ocp-release@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    let policy = ["--file", "/etc/containers/policy.json"];
+    plugin()
+        .args(["render", "-f", &write("4.16.8")])
+        .args(policy)
+        .assert()
+        .success()
+        .stdout(contains("registry.example.com/apps"))
+        .stdout(contains("quay.io/openshift-release-dev\"").not())
+        .stderr(contains("warning: ClusterImagePolicy/release-signed: has conflict scope(s) [\"quay.io/openshift-release-dev\"] of Openshift payload repository quay.io/openshift-release-dev/ocp-release, skip the scope(s)"));
+    plugin()
+        .args(["render", "-f", &write("4.17.8")])
+        .args(policy)
+        .assert()
+        .success()
+        .stdout(contains("\"quay.io/openshift-release-dev\""))
+        .stderr(contains("conflict scope").not());
+}

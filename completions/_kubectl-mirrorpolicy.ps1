@@ -131,7 +131,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
         'kubectl-mirrorpolicy;render' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB')
-            [CompletionResult]::new('--pool', '--pool', [CompletionResultType]::ParameterName, 'The pool to render for (the MCO writes one generated MachineConfig per built-in pool)')
+            [CompletionResult]::new('--pool', '--pool', [CompletionResultType]::ParameterName, 'The pool to render for (the MCO writes one generated MachineConfig per built-in pool; a custom pool''s nodes get the worker''s, which is rendered)')
             [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Print only this node file''s exact content (e.g. /etc/containers/registries.conf)')
             [CompletionResult]::new('--with', '--with', [CompletionResultType]::ParameterName, 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')

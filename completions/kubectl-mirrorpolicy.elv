@@ -126,7 +126,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
         &'kubectl-mirrorpolicy;render'= {
             cand -f 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB'
             cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB'
-            cand --pool 'The pool to render for (the MCO writes one generated MachineConfig per built-in pool)'
+            cand --pool 'The pool to render for (the MCO writes one generated MachineConfig per built-in pool; a custom pool''s nodes get the worker''s, which is rendered)'
             cand --file 'Print only this node file''s exact content (e.g. /etc/containers/registries.conf)'
             cand --with 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable'
             cand -o 'Output format'

@@ -1125,7 +1125,8 @@ pub struct RenderArgs {
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
 
-    /// The pool to render for (the MCO writes one generated MachineConfig per built-in pool).
+    /// The pool to render for (the MCO writes one generated MachineConfig per built-in pool; a
+    /// custom pool's nodes get the worker's, which is rendered).
     #[arg(long, value_name = "POOL", default_value = "worker")]
     pub pool: String,
 

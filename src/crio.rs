@@ -19,6 +19,24 @@ pub fn short_name_mode(cluster_version: Option<&ClusterVersion>) -> ShortNameMod
     }
 }
 
+/// The BurntSushi/toml release a CRI-O 1.x minor vendors (its release
+/// branch's `go.mod`), which containers/image decodes registries.conf
+/// with: v0.3.1 (TOML 0.4) to CRI-O 1.21, v0.4.1 in 1.22–1.23, v1.1.0 in
+/// 1.24, v1.2.1 in 1.25–1.27, v1.3.2 in 1.28–1.30, v1.4.0 in 1.31–1.32,
+/// v1.5.0 in 1.33–1.34, v1.6.0 (TOML 1.1 by default) from 1.35.
+pub fn burntsushi_toml(crio_minor: u32) -> &'static str {
+    match crio_minor {
+        ..=21 => "v0.3.1",
+        22..=23 => "v0.4.1",
+        24 => "v1.1.0",
+        25..=27 => "v1.2.1",
+        28..=30 => "v1.3.2",
+        31..=32 => "v1.4.0",
+        33..=34 => "v1.5.0",
+        _ => "v1.6.0",
+    }
+}
+
 /// The first CRI-O minor whose registries.conf parser reads TOML 1.1.
 pub const TOML_1_1_FROM: u32 = 35;
 
@@ -85,8 +103,12 @@ impl NodeRuntime {
     /// Why TOML 1.0 is the grammar the node reads, for an error about a
     /// TOML 1.1 construct.
     pub fn toml_1_0_basis(&self) -> String {
-        if self.crio_minor.is_some() {
-            return self.basis.clone();
+        if let Some(minor) = self.crio_minor {
+            return format!(
+                "{}, whose registries.conf parser is BurntSushi/toml {}",
+                self.basis,
+                burntsushi_toml(minor)
+            );
         }
         "the node's CRI-O version is unknown, so TOML 1.0 is assumed (CRI-O 1.35 and later, \
          OpenShift 4.22 and later, read TOML 1.1)"
@@ -194,9 +216,40 @@ mod tests {
     #[test]
     fn flag_values() {
         assert!(NodeRuntime::from_flag("1.35").unwrap().reads_toml_1_1());
+        assert!(NodeRuntime::from_flag("1.34.2")
+            .unwrap()
+            .toml_1_0_basis()
+            .ends_with(
+                "--crio-version 1.34.2, whose registries.conf parser is BurntSushi/toml v1.5.0"
+            ));
         assert!(!NodeRuntime::from_flag("1.34.2").unwrap().reads_toml_1_1());
         for bad in ["", "4.22", "1", "1.35.1.2", "v1.35"] {
             assert!(NodeRuntime::from_flag(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// The `github.com/BurntSushi/toml` line of each cri-o/cri-o
+    /// release-1.x branch's `go.mod`, 1.14 to 1.37.
+    #[test]
+    fn burntsushi_toml_by_crio_release() {
+        for (crio, want) in [
+            (14, "v0.3.1"),
+            (21, "v0.3.1"),
+            (22, "v0.4.1"),
+            (23, "v0.4.1"),
+            (24, "v1.1.0"),
+            (25, "v1.2.1"),
+            (27, "v1.2.1"),
+            (28, "v1.3.2"),
+            (30, "v1.3.2"),
+            (31, "v1.4.0"),
+            (32, "v1.4.0"),
+            (33, "v1.5.0"),
+            (34, "v1.5.0"),
+            (35, "v1.6.0"),
+            (37, "v1.6.0"),
+        ] {
+            assert_eq!(burntsushi_toml(crio), want, "CRI-O 1.{crio}");
         }
     }
 }

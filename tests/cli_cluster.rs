@@ -724,3 +724,154 @@ fn issue_13_lint_lists_mco_findings_with_the_render_message() {
     assert_eq!(conflict["level"], "error");
     assert_eq!(conflict["object"], "ImageContentSourcePolicy/y");
 }
+
+/// Issue 25: release-4.17's controller has no ImagePolicy lister (it comes
+/// in release-4.18): on a 4.17 cluster an ImagePolicy is a warning and no
+/// `/etc/crio/policies/<namespace>.json` is rendered; on 4.18 it is.
+#[test]
+fn issue_25_image_policy_is_read_from_4_18() {
+    let dir = tempfile::tempdir().unwrap();
+    let ip = "apiVersion: config.openshift.io/v1alpha1\nkind: ImagePolicy\nmetadata:\n  name: signed\n  namespace: apps\nspec:\n  scopes: [registry.example.com/apps]\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: dGVzdC1rZXktZGF0YQ==\n";
+    let write = |version: &str| {
+        let text = format!(
+            "{ip}---\napiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\nstatus:\n  desired:\n    version: {version}\n    image: quay.io/openshift-release-dev/ocp-release@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"
+        );
+        let path = dir.path().join(format!("{version}.yaml"));
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    plugin()
+        .args(["render", "-f", &write("4.17.9")])
+        .assert()
+        .success()
+        .stdout(contains("/etc/crio/policies/apps.json").not())
+        .stderr(contains(
+            "warning: the MCO of OpenShift 4.17 does not read ImagePolicy/apps/signed (read from 4.18 on)",
+        ));
+    plugin()
+        .args(["render", "-f", &write("4.18.2")])
+        .assert()
+        .success()
+        .stdout(contains("==> /etc/crio/policies/apps.json <=="))
+        .stderr(contains("does not read").not());
+}
+
+/// Issue 25: the generated MachineConfig in each release family's Ignition
+/// layout: 2.2.0 with `filesystem: root` and percent-escaped `text/plain`
+/// contents on 4.4–4.5, 3.x with escaped contents to 4.10, base64 from 4.11,
+/// `kernelArguments` from 4.14 (the config types each release branch vendors).
+#[test]
+fn issue_25_generated_machine_config_in_each_release_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let icsp = "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: apps\nspec:\n  repositoryDigestMirrors:\n  - source: registry.example.com/apps\n    mirrors: [mirror.example.com/apps]\n";
+    for (version, ignition, filesystem, ascii, kernel_arguments) in [
+        ("4.4.30", "2.2.0", true, true, false),
+        ("4.6.1", "3.1.0", false, true, false),
+        ("4.10.3", "3.2.0", false, true, false),
+        ("4.11.3", "3.2.0", false, false, false),
+        ("4.14.3", "3.4.0", false, false, true),
+    ] {
+        let path = dir.path().join(format!("{version}.yaml"));
+        std::fs::write(
+            &path,
+            format!("{icsp}---\napiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\nstatus:\n  desired:\n    version: {version}\n"),
+        )
+        .unwrap();
+        let out = plugin()
+            .args(["render", "-o", "json", "-f", path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{version}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let config = &v["machineConfig"]["spec"]["config"];
+        assert_eq!(config["ignition"]["version"], ignition, "{version}");
+        let file = &config["storage"]["files"][0];
+        assert_eq!(file.get("filesystem").is_some(), filesystem, "{version}");
+        assert_eq!(config.get("networkd").is_some(), filesystem, "{version}");
+        assert_eq!(file.get("user").is_none(), filesystem, "{version}");
+        let source = file["contents"]["source"].as_str().unwrap();
+        assert_eq!(
+            source.starts_with("data:text/plain,unqualified-search-registries%20%3D%20%5B%22"),
+            ascii,
+            "{version}: {source}"
+        );
+        assert_eq!(
+            file["contents"].get("compression").is_some(),
+            !ascii,
+            "{version}"
+        );
+        assert_eq!(
+            config.get("kernelArguments").is_some(),
+            kernel_arguments,
+            "{version}"
+        );
+    }
+}
+
+/// Issue 25: each release refuses mirror sets with its own
+/// `validateRegistriesConfScopes` message: a `*` in an ICSP mirror is
+/// "wildcard entries are not supported" on 4.9–4.15, "invalid format" from
+/// 4.16, and not checked before 4.9.
+#[test]
+fn issue_25_validation_messages_by_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let icsp = "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: apps\nspec:\n  repositoryDigestMirrors:\n  - source: registry.example.com/apps\n    mirrors: ['*.mirror.example.com']\n";
+    for (version, want) in [
+        ("4.8.57", None),
+        ("4.10.3", Some("ImageContentSourcePolicy/apps: wildcard entries are not supported with mirror configuration \"*.mirror.example.com\"")),
+        ("4.15.3", Some("ImageContentSourcePolicy/apps: wildcard entries are not supported with mirror configuration \"*.mirror.example.com\"")),
+        ("4.16.3", Some("ImageContentSourcePolicy/apps: invalid format for mirror \"*.mirror.example.com\"")),
+    ] {
+        let path = dir.path().join(format!("{version}.yaml"));
+        std::fs::write(
+            &path,
+            format!("{icsp}---\napiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\nstatus:\n  desired:\n    version: {version}\n"),
+        )
+        .unwrap();
+        let assert = plugin()
+            .args(["render", "-f", path.to_str().unwrap()])
+            .assert();
+        match want {
+            None => {
+                assert.success();
+            }
+            Some(want) => {
+                assert.code(2).stderr(contains(want));
+            }
+        }
+    }
+}
+
+/// Issue 25: the MCO of 4.16 skips a ClusterImagePolicy scope holding the
+/// payload repository (release-4.16 `getValidScopePolicies`) and says so in
+/// the object's status; from 4.17 the scope is applied.
+#[test]
+fn issue_25_release_4_16_skips_payload_policy_scopes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cip = "apiVersion: config.openshift.io/v1alpha1\nkind: ClusterImagePolicy\nmetadata:\n  name: release-signed\nspec:\n  scopes: [quay.io/openshift-release-dev, registry.example.com/apps]\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: dGVzdC1rZXktZGF0YQ==\n";
+    let write = |version: &str| {
+        let path = dir.path().join(format!("{version}.yaml"));
+        std::fs::write(
+            &path,
+            format!("{cip}---\napiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\nstatus:\n  desired:\n    version: {version}\n    image: quay.io/openshift-release-dev/ocp-release@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    let policy = ["--file", "/etc/containers/policy.json"];
+    plugin()
+        .args(["render", "-f", &write("4.16.8")])
+        .args(policy)
+        .assert()
+        .success()
+        .stdout(contains("registry.example.com/apps"))
+        .stdout(contains("quay.io/openshift-release-dev\"").not())
+        .stderr(contains("warning: ClusterImagePolicy/release-signed: has conflict scope(s) [\"quay.io/openshift-release-dev\"] of Openshift payload repository quay.io/openshift-release-dev/ocp-release, skip the scope(s)"));
+    plugin()
+        .args(["render", "-f", &write("4.17.8")])
+        .args(policy)
+        .assert()
+        .success()
+        .stdout(contains("\"quay.io/openshift-release-dev\""))
+        .stderr(contains("conflict scope").not());
+}

@@ -167,7 +167,7 @@ fn issue_25_a_toml_1_1_node_file_breaks_every_pull() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(format!(
-            "containers/image cannot load it ({why} (BurntSushi/toml v1.5.0 and older, in CRI-O 1.34 and earlier: OpenShift 4.21 and earlier); ClusterVersion/version is 4.21.2, whose nodes run CRI-O 1.34): every pull on these nodes fails"
+            "containers/image cannot load it ({why} (BurntSushi/toml v1.5.0 and older, in CRI-O 1.34 and earlier: OpenShift 4.21 and earlier); ClusterVersion/version is 4.21.2, whose nodes run CRI-O 1.34, whose registries.conf parser is BurntSushi/toml v1.5.0): every pull on these nodes fails"
         )));
 }
 

@@ -2,8 +2,11 @@
 
 use anyhow::Result;
 
+use mirrorpolicy::crd::Inputs;
+use mirrorpolicy::diff::layers;
 use mirrorpolicy::output;
-use mirrorpolicy::render::cluster::{REGISTRIES_CONF, REGISTRIES_TEMPLATE};
+use mirrorpolicy::render::cluster::{generating_pool, REGISTRIES_CONF, REGISTRIES_TEMPLATE};
+use mirrorpolicy::render::machineconfig::generated_registries_name;
 use mirrorpolicy::render::policy::{POLICY_JSON, POLICY_JSON_TEMPLATE};
 use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 
@@ -17,13 +20,19 @@ pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {
     let mut inputs =
         cluster::load_for_pool(settings, &args.filenames, MIRROR_CONFIG, None, &args.pool)?;
     cluster::overlay(settings, &mut inputs, &args.with, true)?;
-    let rendered = cluster::render(&inputs, &args.pool)?;
+    // A custom pool has no generated MachineConfig of its own: its nodes get
+    // the worker's, which is what is rendered and named.
+    let generating = generating_pool(&inputs, &args.pool);
+    let rendered = cluster::render(&inputs, generating)?;
     cluster::print_warnings(settings, &rendered);
+    if generating != args.pool {
+        note_custom_pool(&inputs, &args.pool, generating, args.file.as_deref());
+    }
     if let Some(path) = &args.file {
         if let (None, Some(template)) = (rendered.file(path), template(path)) {
             eprintln!(
-                "note: the MCO leaves {path} untouched for pool {}: the node keeps the 01-{}-container-runtime template, printed here",
-                args.pool, args.pool
+                "note: the MCO leaves {path} untouched for pool {}: the node keeps the 01-{generating}-container-runtime template, printed here",
+                args.pool
             );
             return Ok(settings.print_bytes(template.as_bytes())?);
         }
@@ -46,9 +55,35 @@ pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {
     settings.print(|out| match args.output {
         RenderFormat::Files => output::render::write_files(out, &rendered.files),
         RenderFormat::Machineconfig => output::render::write_machine_config(out, &rendered),
-        RenderFormat::Json => output::render::write_json(out, &rendered),
+        RenderFormat::Json => output::render::write_json(out, &rendered, &args.pool),
     })?;
     Ok(())
+}
+
+/// Says that a custom pool's nodes get the worker's generated MachineConfig,
+/// and which of the pool's own MachineConfigs in the input override the
+/// file asked for (they sort after it in the MCO's merge).
+fn note_custom_pool(inputs: &Inputs, pool: &str, generating: &str, path: Option<&str>) {
+    let generated = generated_registries_name(generating);
+    eprintln!(
+        "note: the MCO generates no registries MachineConfig for custom pool {pool}: its nodes get {generated}, the {generating} role's config the pool selects, printed here"
+    );
+    let Some(mcp) = inputs.pools.iter().find(|p| p.metadata.name == pool) else {
+        return;
+    };
+    let configs = layers::pool_configs(&inputs.machine_configs, mcp);
+    let paths: Vec<&str> = match path {
+        Some(path) => vec![path],
+        None => vec![REGISTRIES_CONF, POLICY_JSON],
+    };
+    for path in paths {
+        for mc in layers::overriding(&configs, generating, &generated, path) {
+            eprintln!(
+                "note: MachineConfig/{} of pool {pool} also writes {path} and sorts after {generated}: the pool's nodes get its file instead",
+                mc.metadata.name
+            );
+        }
+    }
 }
 
 /// The file a node has from the `01-<pool>-container-runtime` template when

@@ -281,6 +281,25 @@ impl MachineConfigPool {
         self.metadata.labels.contains_key(MCO_BUILT_IN_LABEL)
     }
 
+    /// The pool whose generated registries MachineConfig reaches this
+    /// pool's nodes. The MCO's `syncImageConfig` lists only the pools with
+    /// the built-in label (`master`, `worker`, `arbiter`) and generates one
+    /// `99-<pool>-generated-registries` each; a custom pool (`infra`,
+    /// `gpu`, ...) gets none of its own and selects the worker role's
+    /// configs, `99-worker-generated-registries` among them.
+    pub fn generating_pool(&self) -> &str {
+        let name = self.metadata.name.as_str();
+        let built_in = self.is_built_in()
+            || matches!(name, "master" | "worker" | "arbiter")
+            // A pool implied by a generated MachineConfig is that config's pool.
+            || self.api_version.is_empty();
+        if built_in {
+            name
+        } else {
+            "worker"
+        }
+    }
+
     /// A status condition by type.
     pub fn condition(&self, type_: &str) -> Option<&Condition> {
         find_condition(&self.status.conditions, type_)

@@ -372,21 +372,9 @@ struct PoolContext<'a> {
 }
 
 /// The pool whose generated registries MachineConfig reaches `pool`'s
-/// nodes: the MCO generates one per built-in pool (`master`, `worker`,
-/// `arbiter`); a custom pool (`infra`, `gpu`, ...) gets none of its own and
-/// selects the worker role's configs, `99-worker-generated-registries`
-/// among them, merged before its own.
+/// nodes ([`MachineConfigPool::generating_pool`]).
 fn generating_pool(pool: &MachineConfigPool) -> &str {
-    let name = pool.metadata.name.as_str();
-    let built_in = pool.is_built_in()
-        || matches!(name, "master" | "worker" | "arbiter")
-        // A pool implied by a generated MachineConfig is that config's pool.
-        || pool.api_version.is_empty();
-    if built_in {
-        name
-    } else {
-        "worker"
-    }
+    pool.generating_pool()
 }
 
 fn pool_diff(

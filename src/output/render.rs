@@ -29,8 +29,10 @@ pub fn write_machine_config(out: &mut dyn Write, rendered: &Rendered) -> io::Res
     super::write_yaml(out, &[&rendered.machine_config()])
 }
 
-/// `{"pool", "files": [{"path", "contents"}], "machineConfig", "warnings"}`.
-pub fn write_json(out: &mut dyn Write, rendered: &Rendered) -> io::Result<()> {
+/// `{"pool", "generatedPool", "files": [{"path", "contents"}], "machineConfig", "warnings"}`:
+/// `pool` is the pool asked for, `generatedPool` the one whose generated
+/// MachineConfig its nodes get (`worker` for a custom pool).
+pub fn write_json(out: &mut dyn Write, rendered: &Rendered, pool: &str) -> io::Result<()> {
     let files: Vec<_> = rendered
         .files
         .iter()
@@ -39,7 +41,8 @@ pub fn write_json(out: &mut dyn Write, rendered: &Rendered) -> io::Result<()> {
     super::write_json(
         out,
         &[json!({
-            "pool": rendered.pool,
+            "pool": pool,
+            "generatedPool": rendered.pool,
             "files": files,
             "machineConfig": rendered.machine_config(),
             "warnings": rendered.warnings,
@@ -93,8 +96,9 @@ mod tests {
     fn json_carries_the_files_and_the_machine_config() {
         let rendered = rendered();
         let value: serde_json::Value =
-            serde_json::from_str(&text(|out| write_json(out, &rendered))).unwrap();
-        assert_eq!(value["pool"], "worker");
+            serde_json::from_str(&text(|out| write_json(out, &rendered, "infra"))).unwrap();
+        assert_eq!(value["pool"], "infra");
+        assert_eq!(value["generatedPool"], "worker");
         assert_eq!(value["files"][0]["path"], "/etc/containers/registries.conf");
         let contents = value["files"][0]["contents"].as_str().unwrap();
         assert!(contents.contains("mirror.example.com/apps"), "{contents}");

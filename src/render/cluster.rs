@@ -20,7 +20,7 @@ use super::policy::{
     POLICY_JSON, POLICY_JSON_TEMPLATE,
 };
 use super::registries::{
-    edit_registries_config_as, order_conflicts, validate_scopes, MirrorSet, RegistriesInput,
+    edit_registries_config_as, order_conflicts, validate_scopes_as, MirrorSet, RegistriesInput,
     SourcePolicy, V2RegistriesConf,
 };
 use super::sigstore::{generate_sigstore_registries_d, SIGSTORE_REGISTRIES_D};
@@ -62,12 +62,21 @@ pub struct Rendered {
 impl Rendered {
     /// The exact Ignition JSON of the generated MachineConfig's `spec.config`.
     pub fn ignition(&self) -> String {
-        ignition_json(&self.files, self.profile.ignition_version)
+        ignition_json(
+            &self.files,
+            self.profile.ignition_version,
+            self.profile.ignition_layout,
+        )
     }
 
     /// The generated MachineConfig object.
     pub fn machine_config(&self) -> serde_json::Value {
-        generated_machine_config(&self.pool, &self.files, self.profile.ignition_version)
+        generated_machine_config(
+            &self.pool,
+            &self.files,
+            self.profile.ignition_version,
+            self.profile.ignition_layout,
+        )
     }
 
     /// The content of one node file, if the render writes it.
@@ -203,16 +212,13 @@ fn not_read_by_release(inputs: &Inputs, profile: &McoProfile) -> Vec<RenderWarni
             );
         }
     }
-    if !profile.image_policies {
+    if !profile.cluster_image_policies {
         let cips = by_name(&inputs.cluster_image_policies, |o| &o.metadata);
+        warn(16, cips.iter().map(|o| o.origin().to_string()).collect());
+    }
+    if !profile.namespaced_policies {
         let ips = by_name(&inputs.image_policies, |o| &o.metadata);
-        let names = cips.iter().map(|o| o.origin().to_string());
-        warn(
-            16,
-            names
-                .chain(ips.iter().map(|o| o.origin().to_string()))
-                .collect(),
-        );
+        warn(18, ips.iter().map(|o| o.origin().to_string()).collect());
     }
     out
 }
@@ -225,6 +231,17 @@ pub fn profile_of(inputs: &Inputs) -> McoProfile {
             .as_ref()
             .and_then(|cv| cv.openshift_minor()),
     )
+}
+
+/// The pool whose generated registries MachineConfig `pool`'s nodes get: a
+/// custom pool of the inputs (no built-in label) gets the worker's, the MCO
+/// generating none for it; any other pool its own.
+pub fn generating_pool<'a>(inputs: &'a Inputs, pool: &'a str) -> &'a str {
+    inputs
+        .pools
+        .iter()
+        .find(|p| p.metadata.name == pool)
+        .map_or(pool, |p| p.generating_pool())
 }
 
 /// Renders the generated registries MachineConfig of `pool` from the inputs,
@@ -270,7 +287,8 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
     }
     let policies = pool_policies(inputs, &lists, release_image, &profile)?;
     warnings.extend(policies.warnings.iter().cloned());
-    files.extend(policy_files(&policies, registries.as_ref())?);
+    let sigstore_registries = registries.as_ref().filter(|_| profile.sigstore_mirrors);
+    files.extend(policy_files(&policies, sigstore_registries)?);
     let search = sources
         .container_runtime_search_registries
         .filter(|_| profile.search_registries);
@@ -305,13 +323,13 @@ fn pool_policies(
     release_image: Option<&str>,
     profile: &McoProfile,
 ) -> Result<PolicyRender, RenderError> {
-    let (cips, ips) = if profile.image_policies {
-        (
-            by_name(&inputs.cluster_image_policies, |o| &o.metadata),
-            by_name(&inputs.image_policies, |o| &o.metadata),
-        )
-    } else {
-        (Vec::new(), Vec::new())
+    let cips = match profile.cluster_image_policies {
+        true => by_name(&inputs.cluster_image_policies, |o| &o.metadata),
+        false => Vec::new(),
+    };
+    let ips = match profile.namespaced_policies {
+        true => by_name(&inputs.image_policies, |o| &o.metadata),
+        false => Vec::new(),
     };
     let lists = PolicyLists {
         blocked: lists.policy_blocked.as_deref(),
@@ -336,14 +354,13 @@ fn registries_conf(
     if !touched {
         return Ok(None);
     }
-    if profile.scope_validation {
-        validate_scopes(
-            input.insecure.as_deref().unwrap_or_default(),
-            input.blocked.as_deref().unwrap_or_default(),
-            &[],
-            input,
-        )?;
-    }
+    validate_scopes_as(
+        input.insecure.as_deref().unwrap_or_default(),
+        input.blocked.as_deref().unwrap_or_default(),
+        &[],
+        input,
+        profile.validation,
+    )?;
     let mut conf = template_conf();
     edit_registries_config_as(&mut conf, input, profile.edit)?;
     Ok(Some(conf))

@@ -66,6 +66,18 @@ pub enum McoFinding {
     },
     /// `NeverContactSource` with the source among its own mirrors.
     NeverContactSourceIsMirror { scope: String, origin: Origin },
+    /// An empty mirror-set source (4.11–4.15).
+    EmptySource { origin: Origin },
+    /// An empty mirror (4.11–4.15).
+    EmptyMirror { origin: Origin },
+    /// A source or mirror holding `*` (4.9–4.15).
+    WildcardMirrorConfiguration { entry: String, origin: Origin },
+    /// [`Self::ConflictingPolicy`] as 4.13–4.14 word it.
+    ConflictingPolicyInSets {
+        scope: String,
+        origin: Origin,
+        first: Origin,
+    },
 }
 
 impl McoFinding {
@@ -79,7 +91,11 @@ impl McoFinding {
             Self::InvalidSource { origin, .. }
             | Self::InvalidMirror { origin, .. }
             | Self::ConflictingPolicy { origin, .. }
-            | Self::NeverContactSourceIsMirror { origin, .. } => origin.clone(),
+            | Self::NeverContactSourceIsMirror { origin, .. }
+            | Self::EmptySource { origin }
+            | Self::EmptyMirror { origin }
+            | Self::WildcardMirrorConfiguration { origin, .. }
+            | Self::ConflictingPolicyInSets { origin, .. } => origin.clone(),
         }
     }
 
@@ -97,6 +113,14 @@ impl McoFinding {
             ),
             Self::NeverContactSourceIsMirror { scope, .. } => format!(
                 "cannot set mirrorSourcePolicy: NeverContactSource if the source \"{scope}\" is one of the mirrors"
+            ),
+            Self::EmptySource { .. } => "invalid empty entry for source configuration".to_string(),
+            Self::EmptyMirror { .. } => "invalid empty entry for mirror configuration".to_string(),
+            Self::WildcardMirrorConfiguration { entry, .. } => format!(
+                "wildcard entries are not supported with mirror configuration \"{entry}\""
+            ),
+            Self::ConflictingPolicyInSets { scope, first, .. } => format!(
+                "conflicting mirrorSourcePolicy is set for the same source \"{scope}\" in imagedigestmirrorsets and/or imagetagmirrorsets (first set by {first})"
             ),
         }
     }
@@ -213,6 +237,14 @@ pub enum RenderWarning {
         payload_repo: String,
         reason: String,
     },
+    /// ClusterImagePolicy scopes holding the payload repository, dropped by
+    /// the MCO of OpenShift 4.16 (a status condition).
+    PayloadScopesSkipped {
+        origin: Origin,
+        /// The scopes dropped, in spec order.
+        scopes: Vec<String>,
+        message: String,
+    },
     /// ImagePolicy scopes dropped for a ClusterImagePolicy's (a status condition).
     ScopeConflict {
         origin: Origin,
@@ -306,6 +338,9 @@ impl fmt::Display for RenderWarning {
                  checking whether the release payload {payload_repo} stays reachable failed: {reason}"
             ),
             Self::ScopeConflict {
+                origin, message, ..
+            }
+            | Self::PayloadScopesSkipped {
                 origin, message, ..
             } => write!(f, "{origin}: {message}"),
         }

@@ -13,6 +13,8 @@ use serde_json::{json, Value};
 
 use crate::quote::go_json_string;
 
+use super::release::IgnitionLayout;
+
 /// The label that assigns a MachineConfig to a pool role.
 pub const ROLE_LABEL: &str = "machineconfiguration.openshift.io/role";
 
@@ -46,23 +48,43 @@ pub fn data_url(data: &[u8]) -> String {
     format!("data:{};base64,{}", mime_type(data), STANDARD.encode(data))
 }
 
-/// The Ignition config JSON of the generated MachineConfig, byte for byte.
-pub fn ignition_json(files: &[NodeFile], ignition_version: &str) -> String {
-    let mut out = String::new();
-    out.push_str("{\"ignition\":{\"config\":{\"replace\":{\"verification\":{}}},\"proxy\":{},\"security\":{\"tls\":{}},\"timeouts\":{},\"version\":");
+/// `dataurl.New(data, "text/plain")` with `EncodingASCII`, as the MCO of
+/// 4.4–4.10 writes file contents: every byte but `A-Z a-z 0-9 - _ . ! ~ * ' ( )`
+/// as `%XX` (upper-case hex).
+pub fn data_url_ascii(data: &[u8]) -> String {
+    let mut out = String::from("data:text/plain,");
+    for &b in data {
+        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The Ignition config JSON of the generated MachineConfig, byte for byte,
+/// in the layout of the release's Ignition types.
+pub fn ignition_json(files: &[NodeFile], ignition_version: &str, layout: IgnitionLayout) -> String {
+    let mut out = String::from("{\"ignition\":{\"config\":");
+    out.push_str(match layout {
+        IgnitionLayout::V2 => "{},",
+        _ => "{\"replace\":{\"verification\":{}}},\"proxy\":{},",
+    });
+    out.push_str("\"security\":{\"tls\":{}},\"timeouts\":{},\"version\":");
     out.push_str(&go_json_string(ignition_version));
-    out.push_str("},\"kernelArguments\":{},\"passwd\":{},\"storage\":{");
+    out.push_str(match layout {
+        IgnitionLayout::V2 => "},\"networkd\":{},\"passwd\":{},\"storage\":{",
+        IgnitionLayout::V3Ascii | IgnitionLayout::V3 => "},\"passwd\":{},\"storage\":{",
+        IgnitionLayout::V3KernelArguments => "},\"kernelArguments\":{},\"passwd\":{},\"storage\":{",
+    });
     if !files.is_empty() {
         out.push_str("\"files\":[");
         for (i, f) in files.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
-            out.push_str("{\"group\":{},\"overwrite\":true,\"path\":");
-            out.push_str(&go_json_string(&f.path));
-            out.push_str(",\"user\":{},\"contents\":{\"compression\":\"\",\"source\":");
-            out.push_str(&go_json_string(&data_url(f.contents.as_bytes())));
-            out.push_str(",\"verification\":{}},\"mode\":420}");
+            push_file(&mut out, f, layout);
         }
         out.push(']');
     }
@@ -70,11 +92,45 @@ pub fn ignition_json(files: &[NodeFile], ignition_version: &str) -> String {
     out
 }
 
+/// One `storage.files` entry: the types' fields in struct order, `nil`
+/// pointers and empty slices left out, structs kept as `{}`.
+fn push_file(out: &mut String, f: &NodeFile, layout: IgnitionLayout) {
+    let path = go_json_string(&f.path);
+    match layout {
+        IgnitionLayout::V2 => {
+            out.push_str("{\"filesystem\":\"root\",\"path\":");
+            out.push_str(&path);
+            out.push_str(",\"contents\":{\"source\":");
+        }
+        IgnitionLayout::V3Ascii => {
+            out.push_str("{\"group\":{},\"overwrite\":true,\"path\":");
+            out.push_str(&path);
+            out.push_str(",\"user\":{},\"contents\":{\"source\":");
+        }
+        IgnitionLayout::V3 | IgnitionLayout::V3KernelArguments => {
+            out.push_str("{\"group\":{},\"overwrite\":true,\"path\":");
+            out.push_str(&path);
+            out.push_str(",\"user\":{},\"contents\":{\"compression\":\"\",\"source\":");
+        }
+    }
+    let source = match layout {
+        IgnitionLayout::V2 | IgnitionLayout::V3Ascii => data_url_ascii(f.contents.as_bytes()),
+        IgnitionLayout::V3 | IgnitionLayout::V3KernelArguments => data_url(f.contents.as_bytes()),
+    };
+    out.push_str(&go_json_string(&source));
+    out.push_str(",\"verification\":{}},\"mode\":420}");
+}
+
 /// The generated MachineConfig object for a pool, as the API would return it
 /// (without server-set metadata).
-pub fn generated_machine_config(pool: &str, files: &[NodeFile], ignition_version: &str) -> Value {
-    let config: Value =
-        serde_json::from_str(&ignition_json(files, ignition_version)).unwrap_or(Value::Null);
+pub fn generated_machine_config(
+    pool: &str,
+    files: &[NodeFile],
+    ignition_version: &str,
+    layout: IgnitionLayout,
+) -> Value {
+    let config: Value = serde_json::from_str(&ignition_json(files, ignition_version, layout))
+        .unwrap_or(Value::Null);
     json!({
         "apiVersion": "machineconfiguration.openshift.io/v1",
         "kind": "MachineConfig",
@@ -168,10 +224,13 @@ mod tests {
             contents: "a = 1\n".into(),
         }];
         assert_eq!(
-            ignition_json(&files, "3.5.0"),
+            ignition_json(&files, "3.5.0", IgnitionLayout::V3KernelArguments),
             "{\"ignition\":{\"config\":{\"replace\":{\"verification\":{}}},\"proxy\":{},\"security\":{\"tls\":{}},\"timeouts\":{},\"version\":\"3.5.0\"},\"kernelArguments\":{},\"passwd\":{},\"storage\":{\"files\":[{\"group\":{},\"overwrite\":true,\"path\":\"/etc/containers/registries.conf\",\"user\":{},\"contents\":{\"compression\":\"\",\"source\":\"data:text/plain;charset=utf-8;base64,YSA9IDEK\",\"verification\":{}},\"mode\":420}]},\"systemd\":{}}"
         );
-        assert!(ignition_json(&[], "3.5.0").contains("\"storage\":{},"));
+        assert!(
+            ignition_json(&[], "3.5.0", IgnitionLayout::V3KernelArguments)
+                .contains("\"storage\":{},")
+        );
     }
 
     #[test]
@@ -194,9 +253,61 @@ mod tests {
 
     #[test]
     fn machine_config_object() {
-        let mc = generated_machine_config("worker", &[], "3.5.0");
+        let mc =
+            generated_machine_config("worker", &[], "3.5.0", IgnitionLayout::V3KernelArguments);
         assert_eq!(mc["metadata"]["name"], "99-worker-generated-registries");
         assert_eq!(mc["metadata"]["labels"][ROLE_LABEL], "worker");
         assert_eq!(mc["spec"]["config"]["ignition"]["version"], "3.5.0");
+    }
+}
+
+/// The generated Ignition JSON of each release family, from the config
+/// types each release branch vendors (`config/v2_2/types` on release-4.4
+/// and release-4.5, `v2/config/v3_1` on release-4.6, `v3_2` on
+/// release-4.7 to release-4.13, `v3_4`/`v3_5` after) and its
+/// `createNewIgnition`: `dataurl.New(data, "text/plain")` with
+/// `EncodingASCII` up to release-4.10, `NewIgnFileBytesOverwriting` after.
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    fn files() -> Vec<NodeFile> {
+        vec![NodeFile {
+            path: "/etc/containers/registries.conf".into(),
+            contents: "a = ['x.io/*']\n".into(),
+        }]
+    }
+
+    #[test]
+    fn ignition_json_by_release_family() {
+        for (layout, version, want) in [
+            (
+                IgnitionLayout::V2,
+                "2.2.0",
+                r#"{"ignition":{"config":{},"security":{"tls":{}},"timeouts":{},"version":"2.2.0"},"networkd":{},"passwd":{},"storage":{"files":[{"filesystem":"root","path":"/etc/containers/registries.conf","contents":{"source":"data:text/plain,a%20%3D%20%5B'x.io%2F*'%5D%0A","verification":{}},"mode":420}]},"systemd":{}}"#,
+            ),
+            (
+                IgnitionLayout::V3Ascii,
+                "3.1.0",
+                r#"{"ignition":{"config":{"replace":{"verification":{}}},"proxy":{},"security":{"tls":{}},"timeouts":{},"version":"3.1.0"},"passwd":{},"storage":{"files":[{"group":{},"overwrite":true,"path":"/etc/containers/registries.conf","user":{},"contents":{"source":"data:text/plain,a%20%3D%20%5B'x.io%2F*'%5D%0A","verification":{}},"mode":420}]},"systemd":{}}"#,
+            ),
+            (
+                IgnitionLayout::V3,
+                "3.2.0",
+                r#"{"ignition":{"config":{"replace":{"verification":{}}},"proxy":{},"security":{"tls":{}},"timeouts":{},"version":"3.2.0"},"passwd":{},"storage":{"files":[{"group":{},"overwrite":true,"path":"/etc/containers/registries.conf","user":{},"contents":{"compression":"","source":"data:text/plain;charset=utf-8;base64,YSA9IFsneC5pby8qJ10K","verification":{}},"mode":420}]},"systemd":{}}"#,
+            ),
+        ] {
+            assert_eq!(ignition_json(&files(), version, layout), want, "{layout:?}");
+            let empty = ignition_json(&[], version, layout);
+            assert!(empty.contains(r#""storage":{},"#), "{layout:?}: {empty}");
+        }
+    }
+
+    #[test]
+    fn ascii_data_urls_escape_as_the_dataurl_package_and_decode() {
+        let text = "a\tb ~*'()!-_.é\n";
+        let url = data_url_ascii(text.as_bytes());
+        assert_eq!(url, "data:text/plain,a%09b%20~*'()!-_.%C3%A9%0A");
+        assert_eq!(decode_data_url(&url).unwrap(), text);
     }
 }

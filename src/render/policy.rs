@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use super::findings::{McoFinding, PolicyKind, RenderError, RenderWarning};
-use super::registries::list_findings;
+use super::registries::list_findings_as;
 use super::release::McoProfile;
 use super::scope::scope_is_nested_inside_scope;
 use crate::crd::{
@@ -436,9 +436,9 @@ pub fn update_policy_json_as(
     if allowed.is_none() && policy_blocked.is_none() && cluster.is_empty() {
         return Ok(template.to_string());
     }
-    if let Some(first) = list_findings(&[], blocked_list, allowed_list)
+    if let Some(first) = list_findings_as(&[], blocked_list, allowed_list, profile.validation)
         .into_iter()
-        .find(|_| profile.scope_validation)
+        .next()
     {
         return Err(first.into());
     }
@@ -588,6 +588,48 @@ pub fn render_policies(
     render_policies_as(template, lists, cips, ips, &McoProfile::default())
 }
 
+/// OpenShift 4.16's `getValidScopePolicies`: a ClusterImagePolicy scope
+/// that holds the payload repository (the release image's, or a wider
+/// scope) is left out of every file, and the object's status says so
+/// (`Pending`, `ConflictScopes`). The warnings are those status messages,
+/// one per object, its scopes in spec order. From 4.17 every scope is kept.
+fn skip_payload_scopes(
+    scopes: &mut ScopePolicies,
+    cips: &[&ClusterImagePolicy],
+    release_image: &str,
+) -> Result<Vec<RenderWarning>, RenderError> {
+    let payload = Reference::parse_named(release_image)
+        .map_err(|_| RenderError::ParsingReleaseImage)?
+        .name();
+    let mut cips: Vec<&ClusterImagePolicy> = cips.to_vec();
+    cips.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    let mut warnings = Vec::new();
+    for cip in cips {
+        let skipped: Vec<&String> = cip
+            .spec
+            .scopes
+            .iter()
+            .filter(|scope| scope_is_nested_inside_scope(&payload, scope))
+            .collect();
+        if skipped.is_empty() {
+            continue;
+        }
+        for scope in &skipped {
+            scopes.cluster.remove(scope.as_str());
+        }
+        let quoted: Vec<String> = skipped.iter().map(|s| go_quote(s)).collect();
+        warnings.push(RenderWarning::PayloadScopesSkipped {
+            origin: cip.origin(),
+            scopes: skipped.into_iter().cloned().collect(),
+            message: format!(
+                "has conflict scope(s) [{}] of Openshift payload repository {payload}, skip the scope(s)",
+                quoted.join(" ")
+            ),
+        });
+    }
+    Ok(warnings)
+}
+
 /// The payload-filtered lists policy.json is edited with (`None` is Go's nil).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PolicyLists<'a> {
@@ -610,7 +652,13 @@ pub fn render_policies_as(
         allowed,
         release_image,
     } = lists;
-    let scope_policies = get_valid_scope_policies(cips, ips)?;
+    let mut scope_policies = get_valid_scope_policies(cips, ips)?;
+    let skipped = match release_image {
+        Some(image) if profile.payload_policy_scopes_skipped => {
+            skip_payload_scopes(&mut scope_policies, cips, image)?
+        }
+        _ => Vec::new(),
+    };
     let mut out = PolicyRender {
         warnings: scope_policies
             .conflicts
@@ -621,6 +669,7 @@ pub fn render_policies_as(
                 scopes: c.scopes.clone(),
                 message: c.message.clone(),
             })
+            .chain(skipped)
             .collect(),
         ..PolicyRender::default()
     };

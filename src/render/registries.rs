@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::findings::{McoFinding, RenderError};
-use super::release::EditFamily;
+use super::release::{EditFamily, ValidationFamily};
 use super::scope::{
     is_valid_mirror, is_valid_registries_conf_scope, is_valid_source, scope_is_nested_inside_scope,
 };
@@ -152,12 +152,142 @@ pub fn validate_scopes(
     allowed: &[String],
     input: &RegistriesInput,
 ) -> Result<(), McoFinding> {
-    match scope_findings(insecure, blocked, allowed, input)
-        .into_iter()
-        .next()
-    {
+    validate_scopes_as(
+        insecure,
+        blocked,
+        allowed,
+        input,
+        ValidationFamily::Patterns,
+    )
+}
+
+/// [`validate_scopes`] as the release of `family` runs it.
+pub fn validate_scopes_as(
+    insecure: &[String],
+    blocked: &[String],
+    allowed: &[String],
+    input: &RegistriesInput,
+    family: ValidationFamily,
+) -> Result<(), McoFinding> {
+    let mut findings = list_findings_as(insecure, blocked, allowed, family);
+    findings.extend(set_findings_as(input, family));
+    match findings.into_iter().next() {
         Some(first) => Err(first),
         None => Ok(()),
+    }
+}
+
+/// [`list_findings`] as the release of `family` checks: runtime-utils
+/// before 4.11 took an empty entry as a valid scope; before 4.9 nothing is
+/// checked.
+pub fn list_findings_as(
+    insecure: &[String],
+    blocked: &[String],
+    allowed: &[String],
+    family: ValidationFamily,
+) -> Vec<McoFinding> {
+    let mut findings = match family {
+        ValidationFamily::None => Vec::new(),
+        _ => list_findings(insecure, blocked, allowed),
+    };
+    if family == ValidationFamily::Wildcards {
+        findings.retain(|f| {
+            !matches!(f, McoFinding::InvalidInsecure(s) | McoFinding::InvalidBlocked(s)
+                | McoFinding::InvalidAllowed(s) if s.is_empty())
+        });
+    }
+    findings
+}
+
+/// [`set_findings`] as the release of `family` checks: before 4.13 only
+/// ImageContentSourcePolicy sets, for `*` (and from 4.11 empty entries);
+/// 4.13–4.15 every set with the empty and wildcard checks; from 4.16 the
+/// source and mirror patterns.
+pub fn set_findings_as(input: &RegistriesInput, family: ValidationFamily) -> Vec<McoFinding> {
+    use ValidationFamily::*;
+    let sets: Vec<&MirrorSet> = match family {
+        None => return Vec::new(),
+        Patterns => return set_findings(input),
+        Wildcards | EmptyAndWildcards => input.icsp.iter().collect(),
+        MirrorSets | MirrorSetsNamingIcsp => input
+            .idms
+            .iter()
+            .chain(&input.icsp)
+            .chain(&input.itms)
+            .collect(),
+    };
+    let empty_checked = family != Wildcards;
+    let policies_checked = matches!(family, MirrorSets | MirrorSetsNamingIcsp);
+    let mut out = Vec::new();
+    let mut policies: HashMap<&str, (SourcePolicy, &Origin)> = HashMap::new();
+    let entry_finding = |entry: &str, origin: &Origin, empty: McoFinding| {
+        if empty_checked && entry.is_empty() {
+            Some(empty)
+        } else if entry.contains('*') {
+            Some(McoFinding::WildcardMirrorConfiguration {
+                entry: entry.to_string(),
+                origin: origin.clone(),
+            })
+        } else {
+            Option::None
+        }
+    };
+    for set in sets {
+        let origin = &set.origin;
+        let empty = McoFinding::EmptySource {
+            origin: origin.clone(),
+        };
+        out.extend(entry_finding(&set.source, origin, empty));
+        if policies_checked {
+            out.extend(policy_conflict(&mut policies, set, family));
+        }
+        for m in &set.mirrors {
+            let empty = McoFinding::EmptyMirror {
+                origin: origin.clone(),
+            };
+            out.extend(entry_finding(m, origin, empty));
+            if policies_checked
+                && set.policy == SourcePolicy::NeverContactSource
+                && *m == set.source
+            {
+                out.push(McoFinding::NeverContactSourceIsMirror {
+                    scope: set.source.clone(),
+                    origin: origin.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A set whose `mirrorSourcePolicy` differs from an earlier set's for the
+/// same source, worded as the release of `family` words it.
+fn policy_conflict<'a>(
+    policies: &mut HashMap<&'a str, (SourcePolicy, &'a Origin)>,
+    set: &'a MirrorSet,
+    family: ValidationFamily,
+) -> Option<McoFinding> {
+    match policies.get(set.source.as_str()) {
+        Some((p, first)) if *p != set.policy => {
+            let (scope, origin, first) = (set.source.clone(), set.origin.clone(), (*first).clone());
+            Some(match family {
+                ValidationFamily::MirrorSets => McoFinding::ConflictingPolicyInSets {
+                    scope,
+                    origin,
+                    first,
+                },
+                _ => McoFinding::ConflictingPolicy {
+                    scope,
+                    origin,
+                    first,
+                },
+            })
+        }
+        Some(_) => None,
+        None => {
+            policies.insert(&set.source, (set.policy, &set.origin));
+            None
+        }
     }
 }
 

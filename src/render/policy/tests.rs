@@ -880,3 +880,64 @@ fn invalid_policy_fails_the_render_naming_the_object() {
             "ClusterImagePolicy/bad: error getting signedIdentity for RemapIdentity: prefix \"a.com/\" is not valid"
         );
 }
+
+/// release-4.16 helpers_test.go `TestGetValidScopePolicies`: the MCO of
+/// 4.16 skips a ClusterImagePolicy scope holding the payload repository
+/// ("clusterimagepolicy CRs has scope has super scope of release image");
+/// release-4.17's same test keeps every scope.
+#[test]
+fn upstream_4_16_get_valid_scope_policies_skips_payload_scopes() {
+    let (cr0, cr1) = (cluster_crs("test-cr0"), cluster_crs("test-cr1"));
+    let render = |minor: u32, release: &str| {
+        let lists = PolicyLists {
+            release_image: Some(release),
+            ..Default::default()
+        };
+        let profile = McoProfile::for_minor(Some(minor));
+        render_policies_as(COMPACT_TEMPLATE, lists, &[&cr0, &cr1], &[], &profile).unwrap()
+    };
+    let keys = |got: &PolicyRender| -> Vec<String> {
+        got.scope_policies.cluster.keys().cloned().collect()
+    };
+    // "cluster CRs contain the same scope": test0.com has both requirements, cr0's first.
+    let got = render(16, "release-reg.io/image/release");
+    assert_eq!(keys(&got), ["test0.com", "test1.com"]);
+    let test0: Vec<String> = got.scope_policies.cluster["test0.com"]
+        .iter()
+        .map(|r| r.origin.to_string())
+        .collect();
+    assert_eq!(
+        test0,
+        ["ClusterImagePolicy/test-cr0", "ClusterImagePolicy/test-cr1"]
+    );
+    assert!(got.warnings.is_empty(), "{:?}", got.warnings);
+
+    let got = render(16, "test1.com/image/release");
+    assert_eq!(keys(&got), ["test0.com"]);
+    assert_eq!(
+        got.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+        ["ClusterImagePolicy/test-cr1: has conflict scope(s) [\"test1.com\"] of Openshift payload repository test1.com/image/release, skip the scope(s)"]
+    );
+    let policy = got.policy_json.unwrap();
+    assert!(!policy.contains("test1.com"), "{policy}");
+    assert_eq!(
+        sigstore_of(&render(16, "test1.com/image/release")).as_deref(),
+        Some("docker:\n  test0.com:\n    use-sigstore-attachments: true\n")
+    );
+
+    for minor in [17, 18, 22] {
+        let got = render(minor, "test1.com/image/release");
+        assert_eq!(keys(&got), ["test0.com", "test1.com"], "4.{minor}");
+        assert!(got.warnings.is_empty(), "4.{minor}");
+    }
+    // An unparsable release image fails the 4.16 sync (`errParsingReference`).
+    let lists = PolicyLists {
+        release_image: Some("Not A Reference"),
+        ..Default::default()
+    };
+    let profile = McoProfile::for_minor(Some(16));
+    assert_eq!(
+        render_policies_as(COMPACT_TEMPLATE, lists, &[&cr0], &[], &profile),
+        Err(RenderError::ParsingReleaseImage)
+    );
+}

@@ -65,6 +65,13 @@ fn profile_by_openshift_minor() {
     ] {
         let p = McoProfile::for_minor(Some(minor));
         assert_eq!(p.ignition_version, ignition, "4.{minor}");
+        let layout = match minor {
+            ..=5 => IgnitionLayout::V2,
+            6..=10 => IgnitionLayout::V3Ascii,
+            11..=13 => IgnitionLayout::V3,
+            _ => IgnitionLayout::V3KernelArguments,
+        };
+        assert_eq!(p.ignition_layout, layout, "4.{minor}");
         assert_eq!(p.edit, edit, "4.{minor}");
         assert_eq!(p.encode.short_name_mode, short_names, "4.{minor}");
         assert_eq!(
@@ -75,7 +82,10 @@ fn profile_by_openshift_minor() {
         assert_eq!(p.mirror_sets, minor >= 13, "4.{minor}");
         assert_eq!(p.search_registries, minor >= 7, "4.{minor}");
         assert_eq!(p.atomic_filter, minor >= 14, "4.{minor}");
-        assert_eq!(p.image_policies, minor >= 16, "4.{minor}");
+        assert_eq!(p.cluster_image_policies, minor >= 16, "4.{minor}");
+        assert_eq!(p.namespaced_policies, minor >= 18, "4.{minor}");
+        assert_eq!(p.sigstore_mirrors, minor >= 17, "4.{minor}");
+        assert_eq!(p.payload_policy_scopes_skipped, minor == 16, "4.{minor}");
     }
     assert_eq!(McoProfile::for_minor(None), McoProfile::default());
     assert_eq!(McoProfile::for_minor(Some(3)).minor, OLDEST_MODELLED);
@@ -466,4 +476,242 @@ fn release_4_10_update_policy_json() {
     let payload = strings(&["release-reg.io/image/release"]);
     assert!(policy(10, Some(&payload)).is_err());
     assert!(policy(12, Some(&payload)).is_ok());
+}
+
+/// The signature policy objects each release reads, through one whole
+/// sync: release-4.16's controller lists ClusterImagePolicies only (no
+/// ImagePolicy lister until release-4.18) and its
+/// `generateSigstoreRegistriesdConfig(clusterScopePolicies)` names the
+/// policy scopes only; release-4.17 adds the scopes' mirrors from the
+/// registries.conf of the same sync (`TestGenerateSigstoreRegistriesConfig`
+/// of each branch).
+#[test]
+fn image_policies_by_release() {
+    use crate::crd::Inputs;
+    use crate::render::cluster::render_pool;
+    use crate::render::sigstore::SIGSTORE_REGISTRIES_D;
+    let key = serde_json::json!({"rootOfTrust": {"policyType": "PublicKey",
+        "publicKey": {"keyData": "dGVzdC1rZXktZGF0YQ=="}}});
+    let inputs = |minor: u32| -> Inputs {
+        let cv = serde_json::json!({"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion",
+            "metadata": {"name": "version"},
+            "status": {"desired": {"version": format!("4.{minor}.3"),
+                "image": "release-reg.io/image/release@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}}});
+        let icsp = serde_json::json!({"apiVersion": "operator.openshift.io/v1alpha1",
+            "kind": "ImageContentSourcePolicy", "metadata": {"name": "test"},
+            "spec": {"repositoryDigestMirrors": [{"source": "test0.com/ns", "mirrors": ["mirror.com/ns"]}]}});
+        let cip = serde_json::json!({"apiVersion": "config.openshift.io/v1alpha1",
+            "kind": "ClusterImagePolicy", "metadata": {"name": "test-cr0"},
+            "spec": {"scopes": ["test0.com/ns"], "policy": key}});
+        let ip = serde_json::json!({"apiVersion": "config.openshift.io/v1alpha1",
+            "kind": "ImagePolicy", "metadata": {"name": "test-cr1", "namespace": "testnamespace"},
+            "spec": {"scopes": ["test1.com"], "policy": key}});
+        Inputs {
+            cluster_version: Some(serde_json::from_value(cv).unwrap()),
+            icsps: vec![serde_json::from_value(icsp).unwrap()],
+            cluster_image_policies: vec![serde_json::from_value(cip).unwrap()],
+            image_policies: vec![serde_json::from_value(ip).unwrap()],
+            ..Default::default()
+        }
+    };
+    let namespaced = "/etc/crio/policies/testnamespace.json";
+    for minor in [15, 16, 17, 18, 22] {
+        let rendered = render_pool(&inputs(minor), "worker").unwrap();
+        let sigstore = rendered.file(SIGSTORE_REGISTRIES_D);
+        let ignored: Vec<String> = rendered.warnings.iter().map(|w| w.to_string()).collect();
+        let want = match minor {
+            ..=15 => None,
+            16 => Some("docker:\n  test0.com/ns:\n    use-sigstore-attachments: true\n"),
+            17 => Some("docker:\n  mirror.com/ns:\n    use-sigstore-attachments: true\n  test0.com/ns:\n    use-sigstore-attachments: true\n"),
+            // release-4.18 `generateSigstoreRegistriesdConfig(clusterScopePolicies, scopeNamespacePolicies, registriesTOML)`.
+            _ => Some("docker:\n  mirror.com/ns:\n    use-sigstore-attachments: true\n  test0.com/ns:\n    use-sigstore-attachments: true\n  test1.com:\n    use-sigstore-attachments: true\n"),
+        };
+        assert_eq!(sigstore, want, "4.{minor}");
+        assert_eq!(
+            rendered.file(namespaced).is_some(),
+            minor >= 18,
+            "4.{minor}: {ignored:?}"
+        );
+        let ip_ignored = ignored.iter().any(|w| {
+            w.contains("ImagePolicy/testnamespace/test-cr1") && w.contains("(read from 4.18 on)")
+        });
+        assert_eq!(ip_ignored, minor < 18, "4.{minor}: {ignored:?}");
+        let cip_ignored = ignored.iter().any(|w| {
+            w.contains("ClusterImagePolicy/test-cr0") && w.contains("(read from 4.16 on)")
+        });
+        assert_eq!(cip_ignored, minor < 16, "4.{minor}: {ignored:?}");
+    }
+}
+
+fn icsp_sets(sets: &[(&str, &[&str])]) -> RegistriesInput {
+    RegistriesInput {
+        icsp: icsp(sets),
+        ..Default::default()
+    }
+}
+
+/// The insecure, blocked and allowed lists of an Image config.
+type Lists<'a> = [&'a [&'a str]; 3];
+
+/// The first finding of each release's `validateRegistriesConfScopes`.
+fn validation(minor: u32, lists: [&[&str]; 3], input: &RegistriesInput) -> Result<(), String> {
+    let family = McoProfile::for_minor(Some(minor)).validation;
+    let [insecure, blocked, allowed] = lists.map(strings);
+    crate::render::registries::validate_scopes_as(&insecure, &blocked, &allowed, input, family)
+        .map_err(|f| f.message())
+}
+
+/// release-4.11 and release-4.12 helpers_test.go
+/// `TestValidateRegistriesConfScopes`, every row; release-4.9 and
+/// release-4.10 have no such test, and their runtime-utils
+/// `IsValidRegistriesConfScope` has no `scope == ""` check and their
+/// `validateRegistriesConfScopes` no empty-entry checks: the same rows
+/// pass there.
+#[test]
+fn release_4_9_to_4_12_validate_registries_conf_scopes() {
+    let sets: &[(&str, &[&str])] = &[
+        (
+            "insecure.com/ns-i1",
+            &["blocked.com/ns-b1", "other.com/ns-o1"],
+        ),
+        (
+            "blocked.com/ns-b/ns2-b",
+            &["other.com/ns-o2", "insecure.com/ns-i2"],
+        ),
+        (
+            "other.com/ns-o3",
+            &[
+                "insecure.com/ns-i2",
+                "blocked.com/ns-b/ns3-b",
+                "foo.insecure-example.com/bar",
+            ],
+        ),
+    ];
+    let good: [&[&str]; 3] = [&["*.insecure.com"], &["*.block.com"], &["*.allowed.com"]];
+    let rows: Vec<(Lists, RegistriesInput, Option<&str>)> = vec![
+        (
+            [&[""], &["*.block.com"], &["*.allowed.com"]],
+            icsp_sets(sets),
+            Some(r#"invalid entry for insecure registries """#),
+        ),
+        (
+            [&["*.insecure.com"], &[""], &["*.allowed.com"]],
+            icsp_sets(sets),
+            Some(r#"invalid entry for blocked registries """#),
+        ),
+        (
+            [&["*.insecure.com"], &["*.block.com"], &[""]],
+            icsp_sets(sets),
+            Some(r#"invalid entry for allowed registries """#),
+        ),
+        (
+            good,
+            icsp_sets(&[("", &["blocked.com/ns-b1", "other.com/ns-o1"])]),
+            Some("invalid empty entry for source configuration"),
+        ),
+        (
+            good,
+            icsp_sets(&[("insecure.com/ns-i1", &["", "other.com/ns-o1"])]),
+            Some("invalid empty entry for mirror configuration"),
+        ),
+        (
+            good,
+            icsp_sets(&[("insecure.com/ns-i1", &["other.com/ns-o1"])]),
+            None,
+        ),
+    ];
+    for (lists, input, want) in &rows {
+        for minor in [11, 12] {
+            let want = match want {
+                Some(msg) => Err(msg.to_string()),
+                None => Ok(()),
+            };
+            assert_eq!(
+                validation(minor, *lists, input),
+                want,
+                "4.{minor}: {lists:?}"
+            );
+        }
+        for minor in [9, 10] {
+            assert_eq!(
+                validation(minor, *lists, input),
+                Ok(()),
+                "4.{minor}: {lists:?}"
+            );
+        }
+        assert_eq!(
+            validation(8, *lists, input),
+            Ok(()),
+            "4.8 does not validate"
+        );
+    }
+    // The `*` check of release-4.9 to release-4.15, on sources then mirrors.
+    for (sets, entry) in [
+        (
+            &[("*.example.com", &["mirror.com/a"][..])][..],
+            "*.example.com",
+        ),
+        (
+            &[("example.com/a", &["mirror.com/a", "*.mirror.com"][..])][..],
+            "*.mirror.com",
+        ),
+    ] {
+        for minor in [9, 10, 11, 12, 13, 15] {
+            assert_eq!(
+                validation(minor, good, &icsp_sets(sets)),
+                Err(format!(
+                    "wildcard entries are not supported with mirror configuration \"{entry}\""
+                )),
+                "4.{minor}"
+            );
+        }
+        // From 4.16 `sourceRegex` allows a `*.domain` source; `mirrorRegex` no `*`.
+        let patterns = validation(16, good, &icsp_sets(sets));
+        match entry {
+            "*.example.com" => assert_eq!(patterns, Ok(())),
+            _ => assert_eq!(
+                patterns,
+                Err(format!("invalid format for mirror \"{entry}\""))
+            ),
+        }
+    }
+}
+
+/// release-4.13 to release-4.15 `validateRegistriesConfScopes`: the
+/// conflicting `mirrorSourcePolicy` message (release-4.15 helpers_test.go
+/// `TestValidateRegistriesConfScopes` "conflicting mirrorSourcePolicy" row
+/// names imagecontentsourcepolicies; 4.13 and 4.14 do not), and an ICSP set
+/// is not checked against IDMS policies before 4.13 (no IDMS is read).
+#[test]
+fn release_4_13_to_4_15_conflicting_source_policy() {
+    let mut input = icsp_sets(&[("insecure.com/ns-i1", &["other.com/ns-o1"])]);
+    input.idms = vec![MirrorSet {
+        source: "insecure.com/ns-i1".into(),
+        mirrors: strings(&["other.com/ns-o2"]),
+        policy: SourcePolicy::NeverContactSource,
+        origin: Origin::from("ImageDigestMirrorSet/test"),
+    }];
+    let good: [&[&str]; 3] = [&[], &[], &[]];
+    let conflict = |tail: &str| {
+        format!(
+            "conflicting mirrorSourcePolicy is set for the same source \"insecure.com/ns-i1\" in {tail} (first set by ImageDigestMirrorSet/test)"
+        )
+    };
+    for minor in [13, 14] {
+        assert_eq!(
+            validation(minor, good, &input),
+            Err(conflict("imagedigestmirrorsets and/or imagetagmirrorsets")),
+            "4.{minor}"
+        );
+    }
+    for minor in [15, 16, 22] {
+        assert_eq!(
+            validation(minor, good, &input),
+            Err(conflict(
+                "imagedigestmirrorsets, imagetagmirrorsets, or imagecontentsourcepolicies"
+            )),
+            "4.{minor}"
+        );
+    }
+    assert_eq!(validation(12, good, &input), Ok(()));
 }

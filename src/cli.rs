@@ -514,6 +514,8 @@ pub enum UpgradeFormat {
     Wide,
     Json,
     Yaml,
+    /// With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total.
+    Summary,
 }
 
 const COLLECT_EXAMPLES: &str = "\
@@ -806,6 +808,8 @@ pub enum AuditFormat {
     Wide,
     Json,
     Yaml,
+    /// With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total.
+    Summary,
 }
 
 const DIFF_EXAMPLES: &str = "\
@@ -877,6 +881,8 @@ pub struct DiffArgs {
 pub enum DiffFormat {
     Text,
     Json,
+    /// With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total.
+    Summary,
 }
 
 /// Arguments of `completion`.
@@ -1176,6 +1182,8 @@ pub enum OutputFormat {
     Table,
     Json,
     Yaml,
+    /// With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total.
+    Summary,
 }
 
 /// `--short-name-mode`.

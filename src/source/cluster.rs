@@ -647,6 +647,13 @@ pub fn kubeconfig_names(options: &ClusterOptions, what: &str) -> Result<Vec<Stri
     })
 }
 
+/// The kubeconfig's `current-context`, if it names one.
+pub fn current_context(options: &ClusterOptions) -> Result<Option<String>, ClusterError> {
+    Ok(read_kubeconfig(options)?
+        .and_then(|c| c.current_context.clone())
+        .filter(|c| !c.is_empty()))
+}
+
 /// Builds a client as kubectl would pick its cluster, user and namespace
 /// (client-go's clientcmd rules, in [`super::kubeconfig`]).
 ///

@@ -151,7 +151,11 @@ fn fleet_kubeconfig(dir: &Path, server: &apiserver::FakeApiServer, n: usize) -> 
 
 /// A hub with `n` available ManagedClusters `m0000`, ... each served
 /// through its cluster-proxy route by `backend`.
-fn hub(backend: &apiserver::FakeApiServer, n: usize, latency: Duration) -> apiserver::FakeApiServer {
+fn hub(
+    backend: &apiserver::FakeApiServer,
+    n: usize,
+    latency: Duration,
+) -> apiserver::FakeApiServer {
     let mut objects = String::new();
     for i in 0..n {
         let _ = write!(

@@ -129,7 +129,9 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
     settings.print_to(sink, |out| match args.output {
         AuditFormat::Table => output::audit::write_table(out, &report, false, &layout),
         AuditFormat::Wide => output::audit::write_table(out, &report, true, &layout),
-        AuditFormat::Json | AuditFormat::Summary => output::write_json(out, std::slice::from_ref(&report)),
+        AuditFormat::Json | AuditFormat::Summary => {
+            output::write_json(out, std::slice::from_ref(&report))
+        }
         AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
     })?;
     Ok(code)

@@ -487,7 +487,13 @@ pub fn run_each<T: Send + 'static>(
                 next += 1;
                 continue;
             }
-            spawn_one(settings, &contexts[next], next, Arc::clone(&run), tx.clone())?;
+            spawn_one(
+                settings,
+                &contexts[next],
+                next,
+                Arc::clone(&run),
+                tx.clone(),
+            )?;
             running.insert(next, timeout.map(|t| Instant::now() + t));
             next += 1;
         }
@@ -507,7 +513,14 @@ pub fn run_each<T: Send + 'static>(
             Ok((i, server, result)) => {
                 if running.remove(&i).is_some() {
                     let context = contexts[i].name.clone();
-                    order.put(i, Outcome { context, server, result });
+                    order.put(
+                        i,
+                        Outcome {
+                            context,
+                            server,
+                            result,
+                        },
+                    );
                 }
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -965,7 +978,13 @@ mod tests {
 
     #[test]
     fn issue_26_thousands_and_window() {
-        for (n, want) in [(0, "0"), (999, "999"), (1234, "1,234"), (3000, "3,000"), (1234567, "1,234,567")] {
+        for (n, want) in [
+            (0, "0"),
+            (999, "999"),
+            (1234, "1,234"),
+            (3000, "3,000"),
+            (1234567, "1,234,567"),
+        ] {
             assert_eq!(thousands(n), want);
         }
         assert_eq!(window(8), 64);

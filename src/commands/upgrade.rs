@@ -46,7 +46,9 @@ pub fn run(settings: &Settings, args: &UpgradeCheckArgs) -> Result<ExitCode> {
     settings.print_to(sink, |out| match args.output {
         UpgradeFormat::Table => output::upgrade::write_text(out, &report, false, &layout),
         UpgradeFormat::Wide => output::upgrade::write_text(out, &report, true, &layout),
-        UpgradeFormat::Json | UpgradeFormat::Summary => output::write_json(out, std::slice::from_ref(&report)),
+        UpgradeFormat::Json | UpgradeFormat::Summary => {
+            output::write_json(out, std::slice::from_ref(&report))
+        }
         UpgradeFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
     })?;
     Ok(code)

@@ -217,9 +217,11 @@ mod tests {
                 let items = items(n);
                 let mut whole = Vec::new();
                 if yaml {
-                    crate::output::write_yaml(&mut whole, &[&crate::output::List::new(&items)]).unwrap();
+                    crate::output::write_yaml(&mut whole, &[&crate::output::List::new(&items)])
+                        .unwrap();
                 } else {
-                    crate::output::write_json(&mut whole, &[&crate::output::List::new(&items)]).unwrap();
+                    crate::output::write_json(&mut whole, &[&crate::output::List::new(&items)])
+                        .unwrap();
                 }
                 let mut streamed = Vec::new();
                 let mut stream = ListStream::new(yaml);
@@ -239,12 +241,27 @@ mod tests {
     #[test]
     fn issue_26_summary_lines() {
         assert_eq!(
-            summary_line("east", "findings", &[("images".to_string(), 3), ("direct".to_string(), 1)]),
+            summary_line(
+                "east",
+                "findings",
+                &[("images".to_string(), 3), ("direct".to_string(), 1)]
+            ),
             "east findings images=3 direct=1"
         );
-        assert_eq!(summary_error_line("my ctx", "no answer"), "\"my ctx\" error: no answer");
-        let tally = Tally { clusters: 3, ok: 1, findings: 1, errors: 1 };
-        assert_eq!(tally.line(3), "total clusters=3 ok=1 findings=1 errors=1 exit=3");
+        assert_eq!(
+            summary_error_line("my ctx", "no answer"),
+            "\"my ctx\" error: no answer"
+        );
+        let tally = Tally {
+            clusters: 3,
+            ok: 1,
+            findings: 1,
+            errors: 1,
+        };
+        assert_eq!(
+            tally.line(3),
+            "total clusters=3 ok=1 findings=1 errors=1 exit=3"
+        );
     }
 
     fn text(sections: &[Section]) -> String {

@@ -48,10 +48,7 @@ pub fn build(config: &Config, trust: Option<&Trust>) -> Result<Client, String> {
         origin: format!(
             "{}://{}",
             config.cluster_url.scheme_str().unwrap_or("https"),
-            config
-                .cluster_url
-                .authority()
-                .map_or("", |a| a.as_str())
+            config.cluster_url.authority().map_or("", |a| a.as_str())
         ),
         proxy: config.proxy_url.as_ref().map(ToString::to_string),
         server_name: config.tls_server_name.clone(),
@@ -243,7 +240,8 @@ fn with_proxy_auth<C>(proxy: &http::Uri, tunnel: Tunnel<C>) -> Tunnel<C> {
 fn finish<C>(config: &Config, tls: ClientConfig, connector: C) -> Result<Send, String>
 where
     C: tower::Service<http::Uri> + Clone + std::marker::Send + Sync + 'static,
-    C::Response: Connection + hyper::rt::Read + hyper::rt::Write + std::marker::Send + Unpin + 'static,
+    C::Response:
+        Connection + hyper::rt::Read + hyper::rt::Write + std::marker::Send + Unpin + 'static,
     C::Future: std::marker::Send + 'static,
     C::Error: Into<BoxError>,
 {

@@ -52,7 +52,9 @@ pub fn as_json(command: &mut Command) {
 /// refused.
 pub fn refuse_files(command: &Command) -> Result<()> {
     let files = match command {
-        Command::Explain(a) => !a.filenames.is_empty() || a.registries_conf.is_some() || a.node_files.is_some(),
+        Command::Explain(a) => {
+            !a.filenames.is_empty() || a.registries_conf.is_some() || a.node_files.is_some()
+        }
         Command::Audit(a) => !a.filenames.is_empty() || a.journal_file.is_some(),
         Command::Diff(a) => !a.filenames.is_empty() || a.node_files.is_some(),
         Command::UpgradeCheck(a) => !a.filenames.is_empty(),
@@ -138,7 +140,10 @@ fn counts(kind: Summary, report: &Value) -> Vec<(String, u64)> {
         }
         Summary::Diff => {
             let pools = report.get("pools").and_then(Value::as_array);
-            let drifting = pools.into_iter().flatten().filter(|p| len(p.get("drift")) > 0);
+            let drifting = pools
+                .into_iter()
+                .flatten()
+                .filter(|p| len(p.get("drift")) > 0);
             vec![
                 ("pools".to_string(), len(report.get("pools"))),
                 ("drifting".to_string(), drifting.count() as u64),
@@ -194,19 +199,34 @@ mod tests {
         let explain = json!({"image": "a", "candidates": [{"sources": [{"role": "mirror"}]}]});
         assert_eq!(
             counts(Summary::Explain, &explain),
-            [("images".to_string(), 1), ("fromMirror".to_string(), 1), ("fromSource".to_string(), 0)]
+            [
+                ("images".to_string(), 1),
+                ("fromMirror".to_string(), 1),
+                ("fromSource".to_string(), 0)
+            ]
         );
         let list = json!({"kind": "List", "items": [explain, {"candidates": [{"sources": [{"role": "source"}]}]}]});
-        assert_eq!(counts(Summary::Explain, &list)[2], ("fromSource".to_string(), 1));
+        assert_eq!(
+            counts(Summary::Explain, &list)[2],
+            ("fromSource".to_string(), 1)
+        );
         let audit = json!({"images": [1, 2], "summary": {"direct": 1, "mirrored": 0}});
         assert_eq!(
             counts(Summary::Audit, &audit),
-            [("images".to_string(), 2), ("direct".to_string(), 1), ("mirrored".to_string(), 0)]
+            [
+                ("images".to_string(), 2),
+                ("direct".to_string(), 1),
+                ("mirrored".to_string(), 0)
+            ]
         );
         let diff = json!({"pools": [{"drift": [1]}, {"drift": []}], "drift": true});
         assert_eq!(
             counts(Summary::Diff, &diff),
-            [("pools".to_string(), 2), ("drifting".to_string(), 1), ("notRead".to_string(), 0)]
+            [
+                ("pools".to_string(), 2),
+                ("drifting".to_string(), 1),
+                ("notRead".to_string(), 0)
+            ]
         );
     }
 }

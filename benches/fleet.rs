@@ -81,6 +81,8 @@ struct Cost {
 
 /// Runs `command` and waits for it with `wait4`, so that the CPU time and
 /// the peak memory are its own.
+// wait4 reaps the child, which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 fn measure(mut command: Command) -> Cost {
     command.stdout(Stdio::piped()).stderr(Stdio::piped());
     let start = Instant::now();

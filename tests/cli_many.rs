@@ -1054,6 +1054,8 @@ fn issue_26_summary_is_one_line_per_cluster_and_a_total() {
 
 /// Runs the binary and waits for it with `wait4`: its peak resident memory
 /// in KiB, from the kernel, and its stdout.
+// wait4 reaps the child, which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 fn peak_rss(kubeconfig: &Path, args: &[&str]) -> (i64, Vec<u8>) {
     use std::io::Read;
     let mut child =

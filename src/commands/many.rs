@@ -44,7 +44,7 @@ use crate::term;
 
 mod summary;
 
-use summary::{current_target, summary_line, summary_of, Summary};
+use summary::{summary_line, summary_of, Summary};
 
 /// How the outputs of the clusters are put together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,6 +210,19 @@ impl<'a> Streamed<'a> {
         }
         Ok(())
     }
+}
+
+/// `-o summary` without several clusters: the one cluster of the
+/// kubeconfig's context (`--context`, else its current context).
+fn current_target(settings: &Settings) -> Result<Target> {
+    let options = settings.cluster_options()?;
+    let name = match settings.cluster.context.first().filter(|c| !c.is_empty()) {
+        Some(name) => name.clone(),
+        None => live::current_context(&options)
+            .map_err(cluster::cluster_failure)?
+            .unwrap_or_default(),
+    };
+    Ok(Target::context(&name))
 }
 
 /// Whether `command` asks for `-o summary`, which goes through the
@@ -630,7 +643,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -756,9 +769,8 @@ fn shape_of(command: &Command) -> Result<Shape> {
                 return Err(refuse("--node-files (one cluster's nodes)"));
             }
             let shape = match a.output {
-                OutputFormat::Table => Shape::Text,
+                OutputFormat::Table | OutputFormat::Summary => Shape::Text,
                 OutputFormat::Json => Shape::Json,
-                OutputFormat::Summary => Shape::Text,
                 OutputFormat::Yaml => Shape::Yaml,
             };
             (&a.filenames, shape)
@@ -791,26 +803,23 @@ fn shape_of(command: &Command) -> Result<Shape> {
                 return Err(refuse("--node-files (one cluster's nodes)"));
             }
             let shape = match a.output {
-                DiffFormat::Text => Shape::Text,
+                DiffFormat::Text | DiffFormat::Summary => Shape::Text,
                 DiffFormat::Json => Shape::Json,
-                DiffFormat::Summary => Shape::Text,
             };
             (&a.filenames, shape)
         }
         Command::Audit(a) => {
             let shape = match a.output {
-                AuditFormat::Table | AuditFormat::Wide => Shape::Text,
+                AuditFormat::Table | AuditFormat::Wide | AuditFormat::Summary => Shape::Text,
                 AuditFormat::Json => Shape::Json,
-                AuditFormat::Summary => Shape::Text,
                 AuditFormat::Yaml => Shape::Yaml,
             };
             (&a.filenames, shape)
         }
         Command::UpgradeCheck(a) => {
             let shape = match a.output {
-                UpgradeFormat::Table | UpgradeFormat::Wide => Shape::Text,
+                UpgradeFormat::Table | UpgradeFormat::Wide | UpgradeFormat::Summary => Shape::Text,
                 UpgradeFormat::Json => Shape::Json,
-                UpgradeFormat::Summary => Shape::Text,
                 UpgradeFormat::Yaml => Shape::Yaml,
             };
             (&a.filenames, shape)

@@ -71,6 +71,9 @@ pub fn build(config: &Config, trust: Option<&Trust>) -> Result<Client, String> {
     Ok(Client::new(service, config.default_namespace.clone()))
 }
 
+/// A client certificate and its key, PEM.
+type PemIdentity = (Vec<u8>, Vec<u8>);
+
 /// What makes two clients' connections interchangeable.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct PoolKey {
@@ -80,8 +83,7 @@ struct PoolKey {
     server_name: Option<String>,
     /// `None`: the server is not verified.
     trust: Option<Trust>,
-    /// The client certificate and key, PEM.
-    identity: Option<(Vec<u8>, Vec<u8>)>,
+    identity: Option<PemIdentity>,
     timeouts: (Option<Duration>, Option<Duration>, Option<Duration>, bool),
 }
 
@@ -272,7 +274,7 @@ where
 
 /// The client certificate and key of the kubeconfig user, PEM (data
 /// before files, as kube and client-go read them).
-fn identity_pem(config: &Config) -> Result<Option<(Vec<u8>, Vec<u8>)>, String> {
+fn identity_pem(config: &Config) -> Result<Option<PemIdentity>, String> {
     let auth = &config.auth_info;
     let cert = read_pem(
         auth.client_certificate_data.as_deref(),

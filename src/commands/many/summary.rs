@@ -7,13 +7,10 @@ use anyhow::Result;
 use serde_json::Value;
 
 use mirrorpolicy::output::many::{summary_error_line, Tally};
-use mirrorpolicy::source::cluster as live;
 
-use super::{Outcome, Target};
+use super::Outcome;
 use crate::cli::{AuditFormat, Command, DiffFormat, OutputFormat, UpgradeFormat};
-use crate::commands::cluster;
 use crate::exit::ExitCode;
-use crate::settings::Settings;
 
 /// The command a summary sums up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,19 +65,6 @@ pub fn refuse_files(command: &Command) -> Result<()> {
         .into());
     }
     Ok(())
-}
-
-/// `-o summary` without several clusters: the one cluster of the
-/// kubeconfig's context (`--context`, else its current context).
-pub fn current_target(settings: &Settings) -> Result<Target> {
-    let options = settings.cluster_options()?;
-    let name = match settings.cluster.context.first().filter(|c| !c.is_empty()) {
-        Some(name) => name.clone(),
-        None => live::current_context(&options)
-            .map_err(cluster::cluster_failure)?
-            .unwrap_or_default(),
-    };
-    Ok(Target::context(&name))
 }
 
 /// One cluster's line; counts it in `tally`.

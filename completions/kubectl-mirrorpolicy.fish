@@ -82,7 +82,8 @@ permissive\t''
 disabled\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -s o -l output -d 'Output format' -r -f -a "table\t''
 json\t''
-yaml\t''"
+yaml\t''
+summary\t'With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total'"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l journal-file -d 'Replay a CRI-O pull log against the explanation: a file of `oc adm node-logs NODE -u crio` output (several nodes\' merged output too: the host column names the node; with --node, that node\'s lines; gzip too), or a must-gather folder\'s journal files. Each pull of the image found is judged against the expected source order: exit 1 when one diverges, 3 when one cannot be judged' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l since -d 'With --journal: the start of the window, a duration back from now (2h, 30m, 90s, 1d) or YYYY-MM-DD HH:MM:SS in UTC. The kubelet stops journalctl after 30s: keep it short' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand explain" -l until -d 'With --journal: the end of the window (same forms as --since); default now' -r
@@ -295,7 +296,8 @@ mirrored\t''"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t'All the objects behind each image; with several contexts, one table with a CONTEXT column'
 json\t''
-yaml\t''"
+yaml\t''
+summary\t'With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total'"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l journal-file -d 'Instead of the workloads: every pull in a CRI-O pull log (`oc adm node-logs NODE -u crio` output, several nodes\' merged output too, gzip too, or a must-gather folder\'s journal files), grouped by image and judged against each node\'s pool\'s configuration (--pool), diverging images first: which sources served, which mirrors never did. Exit 1 when a pull diverges, 3 when one cannot be judged' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l since -d 'With --journal, live: the start of the window, a duration back from now (2h, 30m, 90s, 1d) or YYYY-MM-DD HH:MM:SS in UTC. The kubelet stops journalctl after 30s: keep it short' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand audit" -l until -d 'With --journal, live: the end of the window (same forms as --since); default now' -r
@@ -352,7 +354,8 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l node-concurrency -d 'How many nodes are read at one time' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l node-timeout -d 'The limit on reading one node (a duration such as 30s or 2m); a node that takes longer is reported as not read and the others go on' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "text\t''
-json\t''"
+json\t''
+summary\t'With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total'"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand diff" -l color -d 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -432,7 +435,8 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand upgrade-check" -s o -l output -d 'Output format' -r -f -a "table\t'The summary, the failing images and the next steps'
 wide\t'The same with every image'
 json\t''
-yaml\t''"
+yaml\t''
+summary\t'With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total'"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand upgrade-check" -l color -d 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"

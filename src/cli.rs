@@ -514,6 +514,8 @@ pub enum UpgradeFormat {
     Wide,
     Json,
     Yaml,
+    /// With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total.
+    Summary,
 }
 
 const COLLECT_EXAMPLES: &str = "\
@@ -856,6 +858,8 @@ pub enum AuditFormat {
     Wide,
     Json,
     Yaml,
+    /// With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total.
+    Summary,
 }
 
 const DIFF_EXAMPLES: &str = "\
@@ -927,6 +931,8 @@ pub struct DiffArgs {
 pub enum DiffFormat {
     Text,
     Json,
+    /// With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total.
+    Summary,
 }
 
 /// Arguments of `completion`.
@@ -1229,6 +1235,8 @@ pub enum OutputFormat {
     Table,
     Json,
     Yaml,
+    /// With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total.
+    Summary,
 }
 
 /// `--short-name-mode`.

@@ -32,7 +32,7 @@ fn main() {
     };
     let settings = Settings::new(&cli, name);
     term::apply_colour(settings.colour);
-    let result = if settings.many_clusters() {
+    let result = if settings.many_clusters() || commands::many::wants_summary(&cli.command) {
         commands::many::run(&settings, std::sync::Arc::new(cli), run)
     } else {
         run(&settings, &cli.command)

@@ -970,3 +970,267 @@ fn issue_28_hub_route_refused_names_the_cas_then_hub_ca_gives_it() {
     let (code, _, stderr) = run(&config, &["list", "--hub-ca", &ca_arg]);
     assert_eq!(code, Some(2), "{stderr}");
 }
+
+/// issue 26: `-o summary`, one line per cluster and a total that tells the
+/// clusters with findings from the clusters not read.
+#[test]
+fn issue_26_summary_is_one_line_per_cluster_and_a_total() {
+    let a = Builder::openshift().objects_from(EXAMPLE).start();
+    let b = Builder::openshift().objects_from(MUST_GATHER).start();
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[
+            ("a", Target::Fake(&a)),
+            ("b", Target::Fake(&b)),
+            ("down", Target::Down(down_url())),
+        ],
+    );
+    let image = "registry.redhat.io/rhel9/support-tools:latest";
+    let (code, stdout, stderr) = run(
+        &config,
+        &["explain", image, "--context", "a,b,down", "-o", "summary"],
+    );
+    assert_eq!(code, Some(3), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{stdout}");
+    assert!(
+        lines[0].starts_with("a ok images=1 fromMirror="),
+        "{stdout}"
+    );
+    assert!(lines[1].starts_with("b ok images=1 "), "{stdout}");
+    assert!(lines[2].starts_with("down error: "), "{stdout}");
+    assert_eq!(lines[3], "total clusters=3 ok=2 findings=0 errors=1 exit=3");
+    // What the line counts is what the cluster's JSON says.
+    let (_, json, _) = run(&config, &["explain", image, "--context", "a", "-o", "json"]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let role = v["candidates"][0]["sources"][0]["role"].as_str().unwrap();
+    let want = if role == "mirror" {
+        "fromMirror=1 fromSource=0"
+    } else {
+        "fromMirror=0 fromSource=1"
+    };
+    assert_eq!(lines[0], format!("a ok images=1 {want}"));
+
+    // audit: its own counts; with one cluster, the current context.
+    let (code, stdout, stderr) = run(&config, &["audit", "-A", "-o", "summary"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("a ok images=0 direct=0 "), "{stdout}");
+    assert_eq!(lines[1], "total clusters=1 ok=1 findings=0 errors=0 exit=0");
+
+    for args in [
+        &["diff", "--context", "a,down", "-o", "summary"][..],
+        &[
+            "upgrade-check",
+            "--to",
+            "4.99.0",
+            "--context",
+            "a,down",
+            "-o",
+            "summary",
+        ][..],
+    ] {
+        let (code, stdout, stderr) = run(&config, args);
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), 3, "{args:?}: {stdout}{stderr}");
+        assert!(lines[0].starts_with("a "), "{args:?}: {stdout}");
+        assert!(lines[1].starts_with("down error: "), "{args:?}: {stdout}");
+        assert!(
+            lines[2].starts_with("total clusters=2 "),
+            "{args:?}: {stdout}"
+        );
+        assert_eq!(code, Some(3), "{args:?}: {stdout}{stderr}");
+    }
+
+    // Files are not clusters.
+    let (code, _, stderr) = run(&config, &["audit", "-f", EXAMPLE, "-o", "summary"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("-o summary sums up live clusters"),
+        "{stderr}"
+    );
+}
+
+/// Runs the binary and waits for it with `wait4`: its peak resident memory
+/// in KiB, from the kernel, and its stdout.
+// wait4 reaps the child, which clippy cannot see.
+#[allow(clippy::zombie_processes)]
+fn peak_rss(kubeconfig: &Path, args: &[&str]) -> (i64, Vec<u8>) {
+    use std::io::Read;
+    let mut child =
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-mirrorpolicy"))
+            .arg("--kubeconfig")
+            .arg(kubeconfig)
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        out.read_to_end(&mut bytes).unwrap();
+        bytes
+    });
+    let pid = i32::try_from(child.id()).unwrap();
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is valid; pid is our child, not yet waited for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid);
+    assert_eq!(libc::WEXITSTATUS(status), 0);
+    (usage.ru_maxrss, reader.join().unwrap())
+}
+
+/// A kubeconfig of `n` contexts, all on `server`.
+fn fleet(dir: &Path, server: &FakeApiServer, n: usize) -> PathBuf {
+    let named: Vec<String> = (0..n).map(|i| format!("c{i:03}")).collect();
+    let targets: Vec<(&str, Target<'_>)> = named
+        .iter()
+        .map(|n| (n.as_str(), Target::Fake(server)))
+        .collect();
+    kubeconfig(dir, &targets)
+}
+
+/// issue 26: 500 clusters take no more memory than 50: the outcomes are
+/// written as they come, at most `--context-concurrency` clusters are in
+/// flight, and the kubeconfig is read once.
+#[test]
+fn issue_26_five_hundred_contexts_run_in_bounded_memory() {
+    let server = Builder::openshift().objects_from(EXAMPLE).start();
+    let small_dir = TempDir::new().unwrap();
+    let small = fleet(small_dir.path(), &server, 50);
+    let big_dir = TempDir::new().unwrap();
+    let big = fleet(big_dir.path(), &server, 500);
+    let args = [
+        "list",
+        "--all-contexts",
+        "-o",
+        "json",
+        "--context-concurrency",
+        "16",
+    ];
+    let (small_peak, _) = peak_rss(&small, &args);
+    server.clear_log();
+    let (big_peak, stdout) = peak_rss(&big, &args);
+    let v: Value = serde_json::from_slice(&stdout).unwrap();
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(items.len(), 500);
+    assert!(items.iter().all(|i| i["result"].is_object()));
+    assert_eq!(items[499]["context"], "c499", "in the contexts' order");
+    // Nine lists per cluster, at most 16 clusters at a time.
+    assert!(
+        server.max_in_flight() <= 9 * 16,
+        "{}",
+        server.max_in_flight()
+    );
+    assert_eq!(server.log().len(), 500 * 9);
+    assert!(
+        big_peak <= small_peak + 24 * 1024,
+        "peak {big_peak} KiB for 500 clusters, {small_peak} KiB for 50"
+    );
+}
+
+/// issue 26: on a terminal, stderr shows how many clusters are done and
+/// how many failed, and the line is taken away at the end; in a pipe,
+/// nothing.
+#[test]
+fn issue_26_progress_line_only_on_a_terminal() {
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let a = Builder::openshift().objects_from(EXAMPLE).start();
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[
+            ("a", Target::Fake(&a)),
+            ("down", Target::Down(down_url())),
+            ("z", Target::Fake(&a)),
+        ],
+    );
+    let args = [
+        "list",
+        "--all-contexts",
+        "-o",
+        "json",
+        "--context-concurrency",
+        "1",
+    ];
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills two descriptors; no name, default settings.
+    let opened = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(opened, 0, "openpty");
+    // SAFETY: both descriptors were just opened and are owned here.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-mirrorpolicy"))
+        .arg("--kubeconfig")
+        .arg(&config)
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .stderr(std::process::Stdio::from(slave))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let mut terminal = std::fs::File::from(master);
+    let mut seen = Vec::new();
+    let mut chunk = [0u8; 4096];
+    // The child is gone: read what it left until the terminal has no writer.
+    while let Ok(n) = terminal.read(&mut chunk) {
+        if n == 0 {
+            break;
+        }
+        seen.extend_from_slice(&chunk[..n]);
+    }
+    let seen = String::from_utf8_lossy(&seen);
+    assert!(seen.contains("1/3 clusters, 0 failed"), "{seen:?}");
+    assert!(seen.contains("2/3 clusters, 1 failed"), "{seen:?}");
+    assert!(seen.ends_with("\r\u{1b}[K"), "cleared at the end: {seen:?}");
+    // JSON on stdout is untouched.
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["items"].as_array().unwrap().len(), 3);
+    let (_, _, stderr) = run(&config, &args);
+    assert!(!stderr.contains("clusters,"), "{stderr}");
+}
+
+/// docs/many-clusters.md's example of `-o summary` is this run, with the
+/// fakes' addresses written as the clusters' names.
+#[test]
+fn issue_26_docs_summary_example_is_real() {
+    let east = Builder::openshift().objects_from(EXAMPLE).start();
+    let west = Builder::openshift().objects_from(MUST_GATHER).start();
+    let dir = TempDir::new().unwrap();
+    let down = down_url();
+    let config = kubeconfig(
+        dir.path(),
+        &[
+            ("prod-east", Target::Fake(&east)),
+            ("prod-west", Target::Fake(&west)),
+            ("lab", Target::Down(down.clone())),
+        ],
+    );
+    const COMMAND: &str = "audit -A --context prod-east,prod-west,lab -o summary";
+    let (code, stdout, _) = run(&config, &COMMAND.split_whitespace().collect::<Vec<_>>());
+    assert_eq!(code, Some(3));
+    let shown = stdout
+        .replace(&down, "https://api.lab.example.com:6443")
+        .replace(&down["https://".len()..], "api.lab.example.com:6443");
+    let page = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/many-clusters.md"
+    ))
+    .unwrap_or_default();
+    let start = format!("```console\n$ kubectl mirrorpolicy {COMMAND}\n");
+    let at = page.find(&start).map(|at| at + start.len());
+    let block = at.map_or("", |at| &page[at..at + page[at..].find("```\n").unwrap()]);
+    assert_eq!(block, shown);
+}

@@ -33,6 +33,12 @@ const RUN_ELSEWHERE: &[(&str, &str, &str, &str)] = &[
         "fn issue_17_docs_example_of_several_clusters_is_real",
     ),
     (
+        "docs/many-clusters.md",
+        "kubectl mirrorpolicy audit -A --context prod-east,prod-west,lab -o summary",
+        "tests/cli_many.rs",
+        "fn issue_26_docs_summary_example_is_real",
+    ),
+    (
         "docs/upgrade-check.md",
         "kubectl mirrorpolicy upgrade-check -f cluster.yaml --cert-dir certs/ \\",
         "tests/cli_upgrade.rs",

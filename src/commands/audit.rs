@@ -123,13 +123,15 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
     let (report, code) = collect(settings, args)?;
     let sink = match args.output {
         AuditFormat::Table | AuditFormat::Wide => term::Sink::Text,
-        AuditFormat::Json | AuditFormat::Yaml => term::Sink::Exact,
+        AuditFormat::Json | AuditFormat::Yaml | AuditFormat::Summary => term::Sink::Exact,
     };
     let layout = settings.layout(args.no_headers);
     settings.print_to(sink, |out| match args.output {
         AuditFormat::Table => output::audit::write_table(out, &report, false, &layout),
         AuditFormat::Wide => output::audit::write_table(out, &report, true, &layout),
-        AuditFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
+        AuditFormat::Json | AuditFormat::Summary => {
+            output::write_json(out, std::slice::from_ref(&report))
+        }
         AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
     })?;
     Ok(code)

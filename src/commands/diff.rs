@@ -48,11 +48,11 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
     }
     let sink = match args.output {
         DiffFormat::Text => term::Sink::Text,
-        DiffFormat::Json => term::Sink::Exact,
+        DiffFormat::Json | DiffFormat::Summary => term::Sink::Exact,
     };
     settings.print_to(sink, |out| match args.output {
         DiffFormat::Text => output::diff::write_text(out, &report),
-        DiffFormat::Json => output::diff::write_json(out, &report),
+        DiffFormat::Json | DiffFormat::Summary => output::diff::write_json(out, &report),
     })?;
     for n in &report.not_read {
         term::warn(format_args!("node {} not read: {}", n.node, n.reason));

@@ -406,7 +406,7 @@ fn print(settings: &Settings, args: &ExplainArgs, items: &mut [Explanation]) -> 
     };
     settings.print_to(sink, |out| match args.output {
         OutputFormat::Table => output::explain::write_table(out, items, &settings.layout(false)),
-        OutputFormat::Json => output::write_json(out, items),
+        OutputFormat::Json | OutputFormat::Summary => output::write_json(out, items),
         OutputFormat::Yaml => output::write_yaml(out, items),
     })?;
     Ok(())

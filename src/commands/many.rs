@@ -42,6 +42,10 @@ use crate::exit::{Described, ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
 
+mod summary;
+
+use summary::{summary_line, summary_of, Summary};
+
 /// How the outputs of the clusters are put together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
@@ -71,20 +75,27 @@ pub type Ran<T> = Outcome<(T, Vec<u8>)>;
 /// prints the outputs together; `run` runs it for one cluster.
 pub fn run(
     settings: &Settings,
-    cli: Arc<Cli>,
+    mut cli: Arc<Cli>,
     run: fn(&Settings, &Command) -> Result<ExitCode>,
 ) -> Result<ExitCode> {
+    let summary = summary_of(&cli.command);
+    if summary.is_some() {
+        summary::refuse_files(&cli.command)?;
+    }
     let shape = shape_of(&cli.command)?;
-    let contexts = targets(settings)?;
+    if summary.is_some() {
+        // Each cluster's JSON, summed up here.
+        if let Some(cli) = Arc::get_mut(&mut cli) {
+            summary::as_json(&mut cli.command);
+        }
+    }
+    let contexts = match (summary, settings.many_clusters()) {
+        (Some(_), false) => vec![current_target(settings)?],
+        _ => targets(settings)?,
+    };
     if contexts.is_empty() {
         // A hub selector that selects nothing: an empty List, no text.
-        if shape != Shape::Text {
-            let items: [Item; 0] = [];
-            settings.print(|out| match shape {
-                Shape::Json => output::write_json(out, &[&output::List::new(&items)]),
-                _ => output::write_yaml(out, &[&output::List::new(&items)]),
-            })?;
-        }
+        Streamed::new(settings, shape, summary).finish(ExitCode::Success)?;
         return Ok(ExitCode::Success);
     }
     match &cli.command {
@@ -119,35 +130,108 @@ pub fn run(
         }
         _ => {}
     }
-    let outcomes = run_each(settings, &contexts, move |s| {
-        let code = run(s, &cli.command)?;
-        Ok(code)
-    })?;
+    let mut out = Streamed::new(settings, shape, summary);
     let mut worst = ExitCode::Success;
-    let mut sections = Vec::with_capacity(outcomes.len());
-    for o in outcomes {
-        let code = match &o.result {
-            Ok((code, _)) => *code,
-            Err(failed) => failed.code,
+    run_each(
+        settings,
+        &contexts,
+        move |s| run(s, &cli.command),
+        |o: Ran<ExitCode>| {
+            let code = match &o.result {
+                Ok((code, _)) => *code,
+                Err(failed) => failed.code,
+            };
+            worst = worse(worst, code);
+            out.write(o, code)
+        },
+    )?;
+    out.finish(worst)?;
+    Ok(worst)
+}
+
+/// The clusters' outputs, written as each is done, in the clusters' order.
+struct Streamed<'a> {
+    settings: &'a Settings,
+    shape: Shape,
+    list: Option<output::many::ListStream>,
+    /// `-o summary`: the command summed up, and the verdicts so far.
+    summary: Option<(Summary, output::many::Tally)>,
+    sections: usize,
+}
+
+impl<'a> Streamed<'a> {
+    fn new(settings: &'a Settings, shape: Shape, summary: Option<Summary>) -> Self {
+        let list = match (shape, summary) {
+            (_, Some(_)) | (Shape::Text, _) => None,
+            (shape, None) => Some(output::many::ListStream::new(shape == Shape::Yaml)),
         };
-        worst = worse(worst, code);
-        sections.push(Outcome {
+        Self {
+            settings,
+            shape,
+            list,
+            summary: summary.map(|s| (s, output::many::Tally::default())),
+            sections: 0,
+        }
+    }
+
+    /// Writes one cluster's section, item or summary line.
+    fn write(&mut self, o: Ran<ExitCode>, code: ExitCode) -> Result<()> {
+        let outcome = Outcome {
             context: o.context,
             server: o.server,
             result: o.result.map(|(_, bytes)| bytes),
-        });
-    }
-    match shape {
-        Shape::Text => settings.print_to(term::Sink::Text, |out| write_sections(out, &sections))?,
-        Shape::Json | Shape::Yaml => {
-            let items = list_items(&sections, shape);
-            settings.print(|out| match shape {
-                Shape::Json => output::write_json(out, &[&output::List::new(&items)]),
-                _ => output::write_yaml(out, &[&output::List::new(&items)]),
-            })?;
+        };
+        if let Some((kind, tally)) = &mut self.summary {
+            let line = summary_line(*kind, &outcome, code, tally);
+            return Ok(self
+                .settings
+                .print_to(term::Sink::Text, |out| writeln!(out, "{line}"))?);
         }
+        if let Some(list) = &mut self.list {
+            let item = list_item(&outcome, self.shape);
+            return Ok(self.settings.print(|out| list.item(out, &item))?);
+        }
+        let first = self.sections == 0;
+        self.sections += 1;
+        Ok(self.settings.print_to(term::Sink::Text, |out| {
+            if !first {
+                writeln!(out)?;
+            }
+            write_sections(out, std::slice::from_ref(&outcome))
+        })?)
     }
-    Ok(worst)
+
+    /// Ends the `List`, or writes the summary's total.
+    fn finish(self, worst: ExitCode) -> Result<()> {
+        if let Some((_, tally)) = &self.summary {
+            let line = tally.line(worst as i32);
+            self.settings
+                .print_to(term::Sink::Text, |out| writeln!(out, "{line}"))?;
+        }
+        if let Some(list) = self.list {
+            self.settings.print(|out| list.finish(out))?;
+        }
+        Ok(())
+    }
+}
+
+/// `-o summary` without several clusters: the one cluster of the
+/// kubeconfig's context (`--context`, else its current context).
+fn current_target(settings: &Settings) -> Result<Target> {
+    let options = settings.cluster_options()?;
+    let name = match settings.cluster.context.first().filter(|c| !c.is_empty()) {
+        Some(name) => name.clone(),
+        None => live::current_context(&options)
+            .map_err(cluster::cluster_failure)?
+            .unwrap_or_default(),
+    };
+    Ok(Target::context(&name))
+}
+
+/// Whether `command` asks for `-o summary`, which goes through the
+/// many-cluster path even for one cluster.
+pub fn wants_summary(command: &Command) -> bool {
+    summary_of(command).is_some()
 }
 
 /// One table for every cluster (`-o wide` of list and audit): `collect`
@@ -161,7 +245,16 @@ fn merged<T: Send + 'static>(
     no_headers: bool,
     write: impl Fn(&mut dyn Write, &[(&str, &T)], &Layout) -> io::Result<()>,
 ) -> Result<ExitCode> {
-    let outcomes = run_each(settings, contexts, move |s| collect(s, &cli.command))?;
+    let mut outcomes = Vec::with_capacity(contexts.len());
+    run_each(
+        settings,
+        contexts,
+        move |s| collect(s, &cli.command),
+        |o| {
+            outcomes.push(o);
+            Ok(())
+        },
+    )?;
     let mut worst = ExitCode::Success;
     let mut clusters: Vec<(&str, &T)> = Vec::new();
     for o in &outcomes {
@@ -379,28 +472,34 @@ fn ingress_trust(ingress: IngressCa) -> Result<Trust> {
     Ok(trust)
 }
 
-/// Runs `run` once per context, concurrently, each with its own
-/// [`Settings`] and deadline; the outcomes come back in the contexts'
-/// order with the captured output of each. A cluster that outlives
-/// `--context-timeout` is reported as not read (its thread is left to
-/// end with the process).
+/// Runs `run` once per context, concurrently (at most
+/// `--context-concurrency` at a time), each with its own [`Settings`] and
+/// deadline; `done` gets each outcome, with the captured output of its
+/// cluster, in the contexts' order, as soon as it and those before it are
+/// over. A cluster is started only while fewer than [`window`] outcomes
+/// wait for one before them, so what is held does not grow with the
+/// fleet. A cluster that outlives `--context-timeout` is reported as not
+/// read (its thread is left to end with the process). On a terminal,
+/// stderr shows the progress.
 pub fn run_each<T: Send + 'static>(
     settings: &Settings,
     contexts: &[Target],
     run: impl Fn(&Settings) -> Result<T> + Send + Sync + 'static,
-) -> Result<Vec<Ran<T>>> {
+    mut done: impl FnMut(Ran<T>) -> Result<()>,
+) -> Result<()> {
     let timeout = live::parse_request_timeout(&settings.cluster.context_timeout)
         .map_err(|e| Failure::input(format!("--context-timeout: {e}")))?;
     let limit = usize::from(settings.cluster.context_concurrency.max(1));
+    let window = window(limit);
     let run = Arc::new(run);
     let (tx, rx) = mpsc::channel();
-    let mut results: Vec<Option<Ran<T>>> = contexts.iter().map(|_| None).collect();
+    let mut order = Reorder::new(contexts.len());
     let mut running: BTreeMap<usize, Option<Instant>> = BTreeMap::new();
     let mut next = 0;
     loop {
-        while running.len() < limit && next < contexts.len() {
+        while running.len() < limit && next < contexts.len() && next < order.next + window {
             if let Some(why) = &contexts[next].unavailable {
-                results[next] = Some(unavailable_outcome(settings, &contexts[next], why));
+                order.put(next, unavailable_outcome(settings, &contexts[next], why));
                 next += 1;
                 continue;
             }
@@ -414,8 +513,12 @@ pub fn run_each<T: Send + 'static>(
             running.insert(next, timeout.map(|t| Instant::now() + t));
             next += 1;
         }
+        order.flush(&mut done)?;
         if running.is_empty() {
-            break;
+            if next >= contexts.len() {
+                break;
+            }
+            continue;
         }
         let earliest = running.values().flatten().min().copied();
         let received = match earliest {
@@ -425,22 +528,130 @@ pub fn run_each<T: Send + 'static>(
         match received {
             Ok((i, server, result)) => {
                 if running.remove(&i).is_some() {
-                    results[i] = Some(Outcome {
-                        context: contexts[i].name.clone(),
-                        server,
-                        result,
-                    });
+                    let context = contexts[i].name.clone();
+                    order.put(
+                        i,
+                        Outcome {
+                            context,
+                            server,
+                            result,
+                        },
+                    );
                 }
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 for i in overdue(&mut running) {
-                    results[i] = Some(timed_out_outcome(settings, &contexts[i], timeout));
+                    order.put(i, timed_out_outcome(settings, &contexts[i], timeout));
                 }
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
-    Ok(results.into_iter().flatten().collect())
+    order.flush(&mut done)?;
+    order.progress.clear();
+    Ok(())
+}
+
+/// How many clusters may be started ahead of the first one not over:
+/// enough that a slow cluster does not hold the others back for long, few
+/// enough that the outcomes waiting for it stay small.
+fn window(limit: usize) -> usize {
+    limit.saturating_mul(4).max(64)
+}
+
+/// The outcomes that came before their turn, and the progress line.
+struct Reorder<T> {
+    waiting: BTreeMap<usize, Ran<T>>,
+    /// The index of the next outcome to hand on.
+    next: usize,
+    progress: Progress,
+}
+
+impl<T> Reorder<T> {
+    fn new(total: usize) -> Self {
+        Self {
+            waiting: BTreeMap::new(),
+            next: 0,
+            progress: Progress::new(total),
+        }
+    }
+
+    fn put(&mut self, i: usize, outcome: Ran<T>) {
+        self.progress.done(outcome.result.is_err());
+        self.waiting.insert(i, outcome);
+    }
+
+    /// Hands on every outcome whose turn it is.
+    fn flush(&mut self, done: &mut impl FnMut(Ran<T>) -> Result<()>) -> Result<()> {
+        while let Some(outcome) = self.waiting.remove(&self.next) {
+            self.next += 1;
+            self.progress.clear();
+            done(outcome)?;
+        }
+        self.progress.show();
+        Ok(())
+    }
+}
+
+/// `1,234/3,000 clusters, 12 failed` on stderr, when it is a terminal.
+struct Progress {
+    on: bool,
+    total: usize,
+    done: usize,
+    failed: usize,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(total: usize) -> Self {
+        use std::io::IsTerminal;
+        Self {
+            on: io::stderr().is_terminal(),
+            total,
+            done: 0,
+            failed: 0,
+            shown: false,
+        }
+    }
+
+    fn done(&mut self, failed: bool) {
+        self.done += 1;
+        self.failed += usize::from(failed);
+    }
+
+    fn show(&mut self) {
+        if self.on && self.done < self.total {
+            let line = format!(
+                "{}/{} clusters, {} failed",
+                thousands(self.done),
+                thousands(self.total),
+                thousands(self.failed)
+            );
+            let _ = write!(io::stderr(), "\r{line}\x1b[K");
+            self.shown = true;
+        }
+    }
+
+    /// Takes the line away (before output, and at the end).
+    fn clear(&mut self) {
+        if self.shown {
+            let _ = write!(io::stderr(), "\r\x1b[K");
+            self.shown = false;
+        }
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The outcome of a ManagedCluster the hub cannot reach (`why`), without
@@ -561,7 +772,7 @@ fn shape_of(command: &Command) -> Result<Shape> {
                 return Err(refuse("--node-files (one cluster's nodes)"));
             }
             let shape = match a.output {
-                OutputFormat::Table => Shape::Text,
+                OutputFormat::Table | OutputFormat::Summary => Shape::Text,
                 OutputFormat::Json => Shape::Json,
                 OutputFormat::Yaml => Shape::Yaml,
             };
@@ -595,14 +806,14 @@ fn shape_of(command: &Command) -> Result<Shape> {
                 return Err(refuse("--node-files (one cluster's nodes)"));
             }
             let shape = match a.output {
-                DiffFormat::Text => Shape::Text,
+                DiffFormat::Text | DiffFormat::Summary => Shape::Text,
                 DiffFormat::Json => Shape::Json,
             };
             (&a.filenames, shape)
         }
         Command::Audit(a) => {
             let shape = match a.output {
-                AuditFormat::Table | AuditFormat::Wide => Shape::Text,
+                AuditFormat::Table | AuditFormat::Wide | AuditFormat::Summary => Shape::Text,
                 AuditFormat::Json => Shape::Json,
                 AuditFormat::Yaml => Shape::Yaml,
             };
@@ -610,7 +821,7 @@ fn shape_of(command: &Command) -> Result<Shape> {
         }
         Command::UpgradeCheck(a) => {
             let shape = match a.output {
-                UpgradeFormat::Table | UpgradeFormat::Wide => Shape::Text,
+                UpgradeFormat::Table | UpgradeFormat::Wide | UpgradeFormat::Summary => Shape::Text,
                 UpgradeFormat::Json => Shape::Json,
                 UpgradeFormat::Yaml => Shape::Yaml,
             };
@@ -669,26 +880,27 @@ pub struct Item {
     pub error: Option<String>,
 }
 
+#[cfg(test)]
 fn list_items(sections: &[Outcome<Vec<u8>>], shape: Shape) -> Vec<Item> {
-    sections
-        .iter()
-        .map(|s| {
-            let parsed = match &s.result {
-                Ok(bytes) => parse(bytes, shape),
-                Err(failed) => Err(failed.one_line()),
-            };
-            let (result, error) = match parsed {
-                Ok(v) => (Some(v), None),
-                Err(e) => (None, Some(e)),
-            };
-            Item {
-                context: s.context.clone(),
-                server: s.server.clone(),
-                result,
-                error,
-            }
-        })
-        .collect()
+    sections.iter().map(|s| list_item(s, shape)).collect()
+}
+
+/// The `List` item of one cluster.
+fn list_item(s: &Outcome<Vec<u8>>, shape: Shape) -> Item {
+    let parsed = match &s.result {
+        Ok(bytes) => parse(bytes, shape),
+        Err(failed) => Err(failed.one_line()),
+    };
+    let (result, error) = match parsed {
+        Ok(v) => (Some(v), None),
+        Err(e) => (None, Some(e)),
+    };
+    Item {
+        context: s.context.clone(),
+        server: s.server.clone(),
+        result,
+        error,
+    }
 }
 
 /// Reads back one cluster's JSON or YAML output.
@@ -774,6 +986,21 @@ mod tests {
             yaml[0].result,
             Some(serde_json::json!({"kind": "List", "items": []}))
         );
+    }
+
+    #[test]
+    fn issue_26_thousands_and_window() {
+        for (n, want) in [
+            (0, "0"),
+            (999, "999"),
+            (1234, "1,234"),
+            (3000, "3,000"),
+            (1234567, "1,234,567"),
+        ] {
+            assert_eq!(thousands(n), want);
+        }
+        assert_eq!(window(8), 64);
+        assert_eq!(window(64), 256);
     }
 
     #[test]

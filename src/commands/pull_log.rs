@@ -339,11 +339,13 @@ fn code(fleet: &Fleet) -> ExitCode {
 fn print(settings: &Settings, args: &AuditArgs, fleet: &Fleet, name: &str) -> Result<()> {
     let sink = match args.output {
         AuditFormat::Table | AuditFormat::Wide => term::Sink::Text,
-        AuditFormat::Json | AuditFormat::Yaml => term::Sink::Exact,
+        AuditFormat::Json | AuditFormat::Yaml | AuditFormat::Summary => term::Sink::Exact,
     };
     settings.print_to(sink, |out| match args.output {
         AuditFormat::Table | AuditFormat::Wide => output::pull_log::write_text(out, fleet, name),
-        AuditFormat::Json => output::write_json(out, std::slice::from_ref(fleet)),
+        AuditFormat::Json | AuditFormat::Summary => {
+            output::write_json(out, std::slice::from_ref(fleet))
+        }
         AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(fleet)),
     })?;
     Ok(())

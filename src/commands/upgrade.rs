@@ -40,13 +40,15 @@ pub fn run(settings: &Settings, args: &UpgradeCheckArgs) -> Result<ExitCode> {
     let (report, code) = collect(settings, args)?;
     let sink = match args.output {
         UpgradeFormat::Table | UpgradeFormat::Wide => term::Sink::Text,
-        UpgradeFormat::Json | UpgradeFormat::Yaml => term::Sink::Exact,
+        UpgradeFormat::Json | UpgradeFormat::Yaml | UpgradeFormat::Summary => term::Sink::Exact,
     };
     let layout = settings.layout(args.no_headers);
     settings.print_to(sink, |out| match args.output {
         UpgradeFormat::Table => output::upgrade::write_text(out, &report, false, &layout),
         UpgradeFormat::Wide => output::upgrade::write_text(out, &report, true, &layout),
-        UpgradeFormat::Json => output::write_json(out, std::slice::from_ref(&report)),
+        UpgradeFormat::Json | UpgradeFormat::Summary => {
+            output::write_json(out, std::slice::from_ref(&report))
+        }
         UpgradeFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
     })?;
     Ok(code)

@@ -502,10 +502,58 @@ impl fmt::Debug for Connection {
 /// Reads the kubeconfig files kubectl would: `--kubeconfig` alone, else
 /// every existing file listed in `KUBECONFIG` (merged, first wins), else
 /// `~/.kube/config`. `Ok(None)` when there is none.
-fn read_kubeconfig(options: &ClusterOptions) -> Result<Option<Kubeconfig>, ClusterError> {
-    let read = |path: &Path| {
-        Kubeconfig::read_from(path).map_err(|e| ClusterError::Config(kubeconfig_error(path, &e)))
+///
+/// The files read are kept for the process, with each file's size and
+/// modification time: the clusters of one run (`--all-contexts` over a
+/// kubeconfig of thousands of contexts) resolve their contexts from one
+/// parse, and a file changed since is read again.
+fn read_kubeconfig(options: &ClusterOptions) -> Result<Option<Arc<Kubeconfig>>, ClusterError> {
+    let Some(paths) = kubeconfig_files(options)? else {
+        return Ok(None);
     };
+    let stamps: Vec<FileStamp> = paths.iter().map(|p| FileStamp::of(p)).collect();
+    static READ: Mutex<Vec<(Vec<FileStamp>, Arc<Kubeconfig>)>> = Mutex::new(Vec::new());
+    let cached = READ
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|(s, _)| *s == stamps)
+        .map(|(_, config)| Arc::clone(config));
+    if let Some(config) = cached {
+        return Ok(Some(config));
+    }
+    let config = Arc::new(merge_kubeconfigs(&paths)?);
+    let mut read = READ.lock().unwrap_or_else(|e| e.into_inner());
+    // A few sets of files at most in one process (a hub and its clusters).
+    if read.len() >= 8 {
+        read.remove(0);
+    }
+    read.push((stamps, Arc::clone(&config)));
+    Ok(Some(config))
+}
+
+/// A kubeconfig file as last seen: its path, size and modification time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileStamp {
+    path: PathBuf,
+    len: Option<u64>,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Self {
+        let meta = std::fs::metadata(path).ok();
+        Self {
+            path: path.to_path_buf(),
+            len: meta.as_ref().map(std::fs::Metadata::len),
+            modified: meta.and_then(|m| m.modified().ok()),
+        }
+    }
+}
+
+/// The kubeconfig files kubectl would read, in order; `Ok(None)` when
+/// there is none.
+fn kubeconfig_files(options: &ClusterOptions) -> Result<Option<Vec<PathBuf>>, ClusterError> {
     if let Some(path) = &options.kubeconfig {
         if !path.exists() {
             return Err(ClusterError::Config(format!(
@@ -513,7 +561,7 @@ fn read_kubeconfig(options: &ClusterOptions) -> Result<Option<Kubeconfig>, Clust
                 path.display()
             )));
         }
-        return read(path).map(Some);
+        return Ok(Some(vec![path.clone()]));
     }
     if let Some(value) = std::env::var_os("KUBECONFIG") {
         // kubectl ignores empty entries and files that do not exist.
@@ -527,27 +575,32 @@ fn read_kubeconfig(options: &ClusterOptions) -> Result<Option<Kubeconfig>, Clust
                     value.to_string_lossy()
                 )));
             }
-            let mut merged: Option<Kubeconfig> = None;
-            for path in &paths {
-                let next = read(path)?;
-                merged = Some(match merged {
-                    None => next,
-                    Some(m) => m.merge(next).map_err(|e| {
-                        ClusterError::Config(format!(
-                            "cannot merge kubeconfig {}: {e}",
-                            path.display()
-                        ))
-                    })?,
-                });
-            }
-            return Ok(merged);
+            return Ok(Some(paths));
         }
     }
     let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE"));
     match home.map(|h| PathBuf::from(h).join(".kube").join("config")) {
-        Some(path) if path.exists() => read(&path).map(Some),
+        Some(path) if path.exists() => Ok(Some(vec![path])),
         _ => Ok(None),
     }
+}
+
+/// Reads `paths` and merges them, the first file winning.
+fn merge_kubeconfigs(paths: &[PathBuf]) -> Result<Kubeconfig, ClusterError> {
+    let read = |path: &Path| {
+        Kubeconfig::read_from(path).map_err(|e| ClusterError::Config(kubeconfig_error(path, &e)))
+    };
+    let mut merged: Option<Kubeconfig> = None;
+    for path in paths {
+        let next = read(path)?;
+        merged = Some(match merged {
+            None => next,
+            Some(m) => m.merge(next).map_err(|e| {
+                ClusterError::Config(format!("cannot merge kubeconfig {}: {e}", path.display()))
+            })?,
+        });
+    }
+    Ok(merged.unwrap_or_default())
 }
 
 /// Why a kubeconfig file cannot be read, on one line: a YAML error names
@@ -594,6 +647,13 @@ pub fn kubeconfig_names(options: &ClusterOptions, what: &str) -> Result<Vec<Stri
         "user" => config.auth_infos.iter().map(|c| c.name.clone()).collect(),
         _ => Vec::new(),
     })
+}
+
+/// The kubeconfig's `current-context`, if it names one.
+pub fn current_context(options: &ClusterOptions) -> Result<Option<String>, ClusterError> {
+    Ok(read_kubeconfig(options)?
+        .and_then(|c| c.current_context.clone())
+        .filter(|c| !c.is_empty()))
 }
 
 /// Builds a client as kubectl would pick its cluster, user and namespace

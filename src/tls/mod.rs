@@ -34,14 +34,14 @@ use x509::Certificate;
 
 /// The certificates a client trusts as roots, each set with where it came
 /// from (named in verification errors).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Trust {
     sources: Vec<Source>,
     /// Said after the sources: roots that were looked for and not found.
     notes: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Source {
     origin: String,
     certs: Vec<CertificateDer<'static>>,

@@ -6,6 +6,7 @@
 
 pub mod checks;
 pub mod payload;
+pub mod sigstore;
 pub mod target;
 
 use serde::Serialize;

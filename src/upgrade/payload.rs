@@ -35,6 +35,8 @@ pub enum PayloadError {
     MissingFile(&'static str),
     #[error("{file}: {message}")]
     File { file: &'static str, message: String },
+    #[error("{file}: {message}")]
+    Manifest { file: String, message: String },
 }
 
 /// One entry of a manifest: a blob or a child manifest.
@@ -139,9 +141,10 @@ pub struct ReleaseFiles {
     pub files: BTreeMap<String, Vec<u8>>,
 }
 
-/// Whether the layer entry at `path` is kept.
+/// Whether the layer entry at `path` is kept: the two release files and
+/// the signature policy manifests ([`super::release_policy::wanted`]).
 pub fn wanted(path: &str) -> bool {
-    path == IMAGE_REFERENCES || path == RELEASE_METADATA
+    path == IMAGE_REFERENCES || path == RELEASE_METADATA || super::release_policy::wanted(path)
 }
 
 /// A tar path as the payload writes it (`./release-manifests/x`, `/…`), made relative.

@@ -84,26 +84,27 @@ const OID_ED25519: &[u8] = &[0x06, 0x03, 0x2b, 0x65, 0x70];
 /// `LoadVerifier(key, SHA256)` gives: ECDSA over SHA-256 (ASN.1
 /// signatures), RSA PKCS#1 v1.5 with SHA-256, or Ed25519.
 pub fn parse_public_key(pem: &[u8]) -> Result<PublicKey, String> {
-    let section = rustls_pki_types::pem::from_buf(&mut &pem[..])
-        .map_err(|e| format!("PEM: {e}"))?;
+    let section =
+        rustls_pki_types::pem::from_buf(&mut &pem[..]).map_err(|e| format!("PEM: {e}"))?;
     let der = match section {
         Some((rustls_pki_types::pem::SectionKind::PublicKey, der)) => der,
         Some((kind, _)) => return Err(format!("the PEM block is a {kind:?}, not a PUBLIC KEY")),
         None => return Err("no PEM PUBLIC KEY block".to_string()),
     };
     let (algorithm, bits) = crate::tls::x509::public_key_info(&der)?;
-    let (algorithm, kind): (&'static dyn VerificationAlgorithm, _) =
-        if algorithm.starts_with(OID_RSA) {
-            (&sig::RSA_PKCS1_2048_8192_SHA256, "RSA")
-        } else if algorithm == [OID_EC, OID_P256].concat() {
-            (&sig::ECDSA_P256_SHA256_ASN1, "ECDSA P-256")
-        } else if algorithm == [OID_EC, OID_P384].concat() {
-            (&sig::ECDSA_P384_SHA256_ASN1, "ECDSA P-384")
-        } else if algorithm == OID_ED25519 {
-            (&sig::ED25519, "Ed25519")
-        } else {
-            return Err("unsupported public key algorithm (this tool verifies RSA of 2048 to 8192 bits, ECDSA P-256 and P-384, and Ed25519)".to_string());
-        };
+    let (algorithm, kind): (&'static dyn VerificationAlgorithm, _) = if algorithm
+        .starts_with(OID_RSA)
+    {
+        (&sig::RSA_PKCS1_2048_8192_SHA256, "RSA")
+    } else if algorithm == [OID_EC, OID_P256].concat() {
+        (&sig::ECDSA_P256_SHA256_ASN1, "ECDSA P-256")
+    } else if algorithm == [OID_EC, OID_P384].concat() {
+        (&sig::ECDSA_P384_SHA256_ASN1, "ECDSA P-384")
+    } else if algorithm == OID_ED25519 {
+        (&sig::ED25519, "Ed25519")
+    } else {
+        return Err("unsupported public key algorithm (this tool verifies RSA of 2048 to 8192 bits, ECDSA P-256 and P-384, and Ed25519)".to_string());
+    };
     Ok(PublicKey {
         algorithm,
         key: bits.to_vec(),
@@ -207,7 +208,11 @@ pub fn parse_payload(payload: &[u8]) -> Result<(String, String), String> {
     if t != SIGNATURE_TYPE {
         return Err(format!("Unrecognized signature type {t}"));
     }
-    let image = exact(&critical["image"], &["docker-manifest-digest"], "critical.image")?;
+    let image = exact(
+        &critical["image"],
+        &["docker-manifest-digest"],
+        "critical.image",
+    )?;
     let digest = string(image, "docker-manifest-digest")?;
     let valid = digest
         .split_once(':')
@@ -215,7 +220,11 @@ pub fn parse_payload(payload: &[u8]) -> Result<(String, String), String> {
     if !valid {
         return Err(format!("invalid docker-manifest-digest value {digest:?}"));
     }
-    let identity = exact(&critical["identity"], &["docker-reference"], "critical.identity")?;
+    let identity = exact(
+        &critical["identity"],
+        &["docker-reference"],
+        "critical.identity",
+    )?;
     let reference = string(identity, "docker-reference")?;
     Ok((digest.to_string(), reference.to_string()))
 }
@@ -264,7 +273,9 @@ pub fn matches_identity(identity: &SignedIdentity, image: &Reference, signed: &s
                 || (name.starts_with(prefix.as_str())
                     && name.as_bytes().get(prefix.len()) == Some(&b'/'));
             let intended = if matches {
-                let text = image.to_string().replacen(prefix.as_str(), signed_prefix, 1);
+                let text = image
+                    .to_string()
+                    .replacen(prefix.as_str(), signed_prefix, 1);
                 match Reference::parse_named(&text) {
                     Ok(r) => r,
                     Err(_) => return false,

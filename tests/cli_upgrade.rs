@@ -888,3 +888,165 @@ fn live_without_the_signature_the_cvo_falls_back_to_its_stores() {
     });
     assert!(listed, "{:?}", server.log());
 }
+
+/// `ClusterVersion.spec.signatureStores` replaces the CVO's default stores:
+/// without a signature ConfigMap, those are the stores it will try.
+#[test]
+fn signature_stores_of_the_cluster_version_replace_the_defaults() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let mg = must_gather(&s, &reg.host(), None, "true");
+    let cv = cluster_version("").replace(
+        "metadata: {name: version}\n",
+        "metadata: {name: version}\nspec:\n  signatureStores:\n  - url: https://sigs.mirror.example/store\n    ca: {name: sigs-ca}\n",
+    );
+    std::fs::write(mg.join("cluster.yaml"), idms(&reg.host()) + &cv).expect("write");
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&mg)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let pgp = &json_of(&out, &err)["signatures"]["openpgp"];
+    assert_eq!(pgp["outcome"], "missing");
+    assert_eq!(pgp["storesFrom"], "ClusterVersion.spec.signatureStores");
+    assert_eq!(pgp["stores"][0], "https://sigs.mirror.example/store");
+}
+
+/// Each failure class of the components, through the binary.
+#[test]
+fn blocked_digest_mismatch_and_timed_out_components() {
+    // blocked: the mirror's repository of the components is blocked (Image
+    // config), and the source is never contacted.
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let image_config = format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: Image\nmetadata: {{name: cluster}}\nspec:\n  registrySources:\n    blockedRegistries: ['{}/{COMPONENT_REPO}']\n",
+        reg.host()
+    );
+    let files = s.objects(&(idms(&reg.host()) + &image_config));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(
+        image(&json, "cli")["outcome"],
+        "blocked",
+        "{}",
+        image(&json, "cli")
+    );
+    assert_eq!(json["nextSteps"][0]["outcome"], "blocked");
+
+    // digestMismatch: the mirror serves another manifest under etcd's digest.
+    let mut b = Builder::new();
+    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in ["cli", "machine-config-operator"] {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b
+        .manifest_at(
+            COMPONENT_REPO,
+            &rel.components[1].1,
+            &manifest_body("other"),
+        )
+        .start();
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(image(&json, "etcd")["outcome"], "digestMismatch");
+
+    // timedOut: the components' repository does not answer in time; CRI-O
+    // would keep waiting, so the verdict is undetermined (exit 3).
+    let mut b = Builder::new();
+    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in NAMES {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b
+        .slow_manifests(COMPONENT_REPO, std::time::Duration::from_secs(4))
+        .start();
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) = run(s.cmd().arg("-f").arg(&files).args([
+        "--to-image",
+        &payload_spec(&rel),
+        "--probe-timeout",
+        "1",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(code, 3, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    let cli = image(&json, "cli");
+    assert_eq!(cli["outcome"], "undetermined");
+    assert_eq!(cli["pullSources"][0]["outcome"], "timedOut", "{cli}");
+    assert_eq!(json["readiness"], "undetermined");
+}
+
+/// A mirror whose certificate is not trusted (no --cert-dir): tlsError.
+#[test]
+fn an_untrusted_mirror_certificate_is_a_tls_error() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let mut cmd = support::bin();
+    cmd.env("HOME", s.dir.path())
+        .env_remove("REGISTRY_AUTH_FILE")
+        .env_remove("SSL_CERT_FILE")
+        .env_remove("SSL_CERT_DIR")
+        .env("NO_COLOR", "1")
+        .arg("upgrade-check")
+        .arg("-f")
+        .arg(&files)
+        .args(["--to-image", &payload_spec(&rel), "-o", "json"]);
+    let (code, out, err) = run(&mut cmd);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["outcome"], "tlsError", "{}", json["target"]);
+    assert!(json["nextSteps"][0]["step"]
+        .as_str()
+        .unwrap()
+        .contains("additionalTrustedCA"));
+}
+
+/// `--to-image` by tag: the tag is resolved on the source that serves it
+/// (an ImageTagMirrorSet's mirror) and the digest reported.
+#[test]
+fn to_image_by_tag_is_resolved_and_reported() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let itms = format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: ImageTagMirrorSet\nmetadata: {{name: release-tags}}\nspec:\n  imageTagMirrors:\n  - source: {SOURCE_RELEASE}\n    mirrors: [{}/{RELEASE_REPO}]\n    mirrorSourcePolicy: NeverContactSource\n",
+        reg.host()
+    );
+    let files = s.objects(&(idms(&reg.host()) + &itms));
+    let tagged = format!("{SOURCE_RELEASE}:4.21.0-x86_64");
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &tagged, "-o", "json"]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["image"], tagged);
+    assert_eq!(json["target"]["digest"], rel.payload.as_str());
+    assert_eq!(
+        json["target"]["servedBy"],
+        format!("{}/{RELEASE_REPO}:4.21.0-x86_64", reg.host())
+    );
+}

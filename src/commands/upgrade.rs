@@ -161,7 +161,11 @@ fn finish(
     } else {
         file_config_maps(&args.filenames)?
     };
-    let openpgp = checks::openpgp(report.target.digest.as_deref(), &maps);
+    let custom = inputs
+        .cluster_version
+        .as_ref()
+        .and_then(|cv| cv.spec.signature_stores.as_deref());
+    let openpgp = checks::openpgp(report.target.digest.as_deref(), &maps, custom);
     let current = inputs
         .cluster_version
         .as_ref()

@@ -142,9 +142,21 @@ pub struct ReleaseFiles {
 }
 
 /// Whether the layer entry at `path` is kept: the two release files and
-/// the signature policy manifests ([`super::release_policy::wanted`]).
+/// the signature policy manifests ([`policy_manifest`]).
 pub fn wanted(path: &str) -> bool {
-    path == IMAGE_REFERENCES || path == RELEASE_METADATA || super::release_policy::wanted(path)
+    path == IMAGE_REFERENCES || path == RELEASE_METADATA || policy_manifest(path)
+}
+
+/// Whether a payload file may hold a signature policy: a manifest directly
+/// in `release-manifests/` named after an image policy
+/// (`0000_90_openshift-cluster-image-policy.yaml`).
+pub fn policy_manifest(path: &str) -> bool {
+    let Some(name) = path.strip_prefix(RELEASE_MANIFESTS) else {
+        return false;
+    };
+    !name.contains('/')
+        && name.contains("image-polic")
+        && [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e))
 }
 
 /// A tar path as the payload writes it (`./release-manifests/x`, `/…`), made relative.

@@ -10,24 +10,13 @@
 
 use serde::Serialize;
 
-use super::payload::{PayloadError, ReleaseFiles, RELEASE_MANIFESTS};
+use super::payload::{policy_manifest as wanted, PayloadError, ReleaseFiles};
 use crate::crd::{ClusterImagePolicy, Inputs};
 
 /// The profile of a self-managed cluster (`include.release.openshift.io/…`).
 const PROFILE: &str = "include.release.openshift.io/self-managed-high-availability";
 const FEATURE_SET: &str = "release.openshift.io/feature-set";
 const DELETE: &str = "release.openshift.io/delete";
-
-/// Whether a payload file may hold a signature policy: a manifest directly
-/// in `release-manifests/` named after an image policy.
-pub fn wanted(path: &str) -> bool {
-    let Some(name) = path.strip_prefix(RELEASE_MANIFESTS) else {
-        return false;
-    };
-    !name.contains('/')
-        && name.contains("image-polic")
-        && [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e))
-}
 
 /// A policy of the release, and whether the CVO applies it to this cluster.
 #[derive(Debug, Clone, Serialize)]

@@ -45,6 +45,16 @@ fn tar_gz(files: &[(&str, &str)]) -> Vec<u8> {
 /// Component `names`, each a small image; the payload (by digest) whose last
 /// layer names them by their source pull specs.
 fn release(b: &mut Builder, names: &[&str], version: &str) -> (Release, String) {
+    release_with(b, names, version, &[])
+}
+
+/// [`release`] whose last layer also holds `extra` files.
+fn release_with(
+    b: &mut Builder,
+    names: &[&str],
+    version: &str,
+    extra: &[(&str, &str)],
+) -> (Release, String) {
     let components: Vec<(String, String)> = names
         .iter()
         .map(|n| (n.to_string(), digest_of(&manifest_body(n))))
@@ -61,11 +71,13 @@ fn release(b: &mut Builder, names: &[&str], version: &str) -> (Release, String) 
     );
     let metadata = format!(r#"{{"kind":"cincinnati-metadata-v0","version":"{version}"}}"#);
     let first = tar_gz(&[("usr/bin/cluster-version-operator", "binary")]);
-    let last = tar_gz(&[
+    let mut files = vec![
         ("release-manifests/0000_00_cvo.yaml", "kind: Namespace"),
-        ("release-manifests/image-references", &refs),
-        ("release-manifests/release-metadata", &metadata),
-    ]);
+        ("release-manifests/image-references", refs.as_str()),
+        ("release-manifests/release-metadata", metadata.as_str()),
+    ];
+    files.extend_from_slice(extra);
+    let last = tar_gz(&files);
     let config = format!(r#"{{"config":{{"Labels":{{"io.openshift.release":"{version}"}}}}}}"#);
     let config_digest = b.blob(RELEASE_REPO, config.as_bytes());
     let first_digest = b.blob(RELEASE_REPO, &first);
@@ -477,24 +489,86 @@ fn bad_input_is_exit_2() {
     assert_eq!(out.status.code(), Some(2), "--to or --to-image is required");
 }
 
+/// A sigstore signing key: ECDSA P-256, its public key as the base64 of a
+/// PEM `PUBLIC KEY` (what a ClusterImagePolicy's `keyData` holds).
+struct Signer {
+    key: ring::signature::EcdsaKeyPair,
+    key_data: String,
+}
+
+fn signer() -> Signer {
+    use base64::Engine;
+    use ring::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_ASN1_SIGNING};
+    let rng = ring::rand::SystemRandom::new();
+    let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &rng).expect("key");
+    let key = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, pkcs8.as_ref(), &rng)
+        .expect("key");
+    // The SubjectPublicKeyInfo of an uncompressed P-256 point.
+    let prefix: &[u8] = &[
+        0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08,
+        0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
+    ];
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let spki = [prefix, key.public_key().as_ref()].concat();
+    let pem = format!(
+        "-----BEGIN PUBLIC KEY-----\n{}\n-----END PUBLIC KEY-----\n",
+        b64.encode(spki)
+    );
+    Signer {
+        key,
+        key_data: b64.encode(pem),
+    }
+}
+
+/// Stores in `repo` the sigstore attachment `sha256-<hex>.sig` of the image
+/// `digest`, signed by `s` for the identity `identity`, as cosign and
+/// `skopeo copy --sign-by-sigstore` write it.
+fn sign(mut b: Builder, s: &Signer, repo: &str, digest: &str, identity: &str) -> Builder {
+    use base64::Engine;
+    let payload = format!(
+        r#"{{"critical":{{"identity":{{"docker-reference":"{identity}"}},"image":{{"docker-manifest-digest":"{digest}"}},"type":"cosign container image signature"}},"optional":null}}"#
+    );
+    let rng = ring::rand::SystemRandom::new();
+    let sig = s.key.sign(&rng, payload.as_bytes()).expect("sign");
+    let sig = base64::engine::general_purpose::STANDARD.encode(sig.as_ref());
+    let layer = b.blob(repo, payload.as_bytes());
+    let config = b.blob(repo, b"{}");
+    let body = format!(
+        r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"{config}","size":2}},"layers":[{{"mediaType":"application/vnd.dev.cosign.simplesigning.v1+json","digest":"{layer}","size":{},"annotations":{{"dev.cosignproject.cosign/signature":"{sig}"}}}}]}}"#,
+        payload.len()
+    );
+    let tag = format!("{}.sig", digest.replacen(':', "-", 1));
+    b.manifest(repo, Some(&tag), &body)
+}
+
+/// A ClusterImagePolicy `name` requiring signatures by `key_data` for `scopes`.
+fn cip(name: &str, scopes: &[&str], key_data: &str, annotations: &str) -> String {
+    let scopes: String = scopes.iter().map(|s| format!("  - {s}\n")).collect();
+    format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata:\n  name: {name}\n  annotations: {{{annotations}}}\nspec:\n  scopes:\n{scopes}  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: {key_data}\n"
+    )
+}
+
 /// A ClusterImagePolicy requiring sigstore signatures for the components:
-/// those without a `sha256-<hex>.sig` tag on the mirror are unsigned, and
-/// the next step copies their `.sig` tags.
+/// one signed by the policy's key is served (verified), one without a
+/// `sha256-<hex>.sig` tag on the mirror is unsigned, one signed by another
+/// key is badSignature; the next steps copy their `.sig` tags.
 #[test]
-fn components_without_the_required_signature_are_unsigned() {
+fn components_are_checked_against_the_policy_key() {
+    let (good, other) = (signer(), signer());
     let mut b = Builder::new();
     let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
     let mut b = b.manifest(RELEASE_REPO, None, &manifest);
     for n in NAMES {
         b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
     }
-    let signed = &rel.components[0].1;
-    let reg = b.signature(COMPONENT_REPO, signed).start();
+    let d = |i: usize| rel.components[i].1.clone();
+    let signed = |i: usize| format!("{SOURCE_COMPONENTS}@{}", d(i));
+    let b = sign(b, &good, COMPONENT_REPO, &d(0), &signed(0));
+    let reg = sign(b, &other, COMPONENT_REPO, &d(2), &signed(2)).start();
     let s = Setup::new(&reg);
-    let cip = format!(
-        "---\napiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata:\n  name: art-signed\nspec:\n  scopes:\n  - {SOURCE_COMPONENTS}\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFK0tpN0I3K2tpTFdPSmRQWXBZanRqUmtXVnBxRgpuNHl1TjU2VjZHaGdLRm5SZjJqemlweEFWR084cm0vWUVQU3d2clBORHJqdnA0YlpoNm5NR0Z0NzhBPT0KLS0tLS1FTkQgUFVCTElDIEtFWS0tLS0t\n    signedIdentity:\n      matchPolicy: MatchRepoDigestOrExact\n"
-    );
-    let files = s.objects(&(idms(&reg.host()) + &cip));
+    let policy = cip("art-signed", &[SOURCE_COMPONENTS], &good.key_data, "");
+    let files = s.objects(&(idms(&reg.host()) + &policy));
     let (code, out, err) =
         run(s
             .cmd()
@@ -507,13 +581,36 @@ fn components_without_the_required_signature_are_unsigned() {
         json["target"]["outcome"], "served",
         "the payload is out of scope"
     );
-    assert_eq!(image(&json, "cli")["outcome"], "served");
-    assert_eq!(image(&json, "cli")["signature"]["found"], true);
-    assert_eq!(json["summary"]["unsigned"], 2);
+    let cli = image(&json, "cli");
+    assert_eq!(cli["outcome"], "served", "{cli}");
+    assert_eq!(cli["signature"]["verification"], "verified", "{cli}");
+    assert_eq!(
+        cli["signature"]["requiredBy"][0],
+        "ClusterImagePolicy/art-signed"
+    );
     let etcd = image(&json, "etcd");
     assert_eq!(etcd["outcome"], "unsigned");
-    let digest = &rel.components[1].1;
-    let tag = format!("{}.sig", digest.replacen(':', "-", 1));
+    assert_eq!(etcd["signature"]["verification"], "missing");
+    let mco = image(&json, "machine-config-operator");
+    assert_eq!(mco["outcome"], "badSignature", "{mco}");
+    assert!(
+        mco["detail"]
+            .as_str()
+            .unwrap()
+            .contains("cryptographic signature verification failed"),
+        "{mco}"
+    );
+    assert_eq!(json["summary"]["unsigned"], 2);
+    let sig = &json["signatures"]["sigstore"];
+    assert_eq!(
+        (sig["required"].as_u64(), sig["verified"].as_u64()),
+        (Some(3), Some(1))
+    );
+    assert_eq!(
+        (sig["missing"].as_u64(), sig["rejected"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let tag = format!("{}.sig", d(1).replacen(':', "-", 1));
     let step = &json["nextSteps"][0];
     assert_eq!(step["outcome"], "unsigned");
     assert_eq!(
@@ -523,6 +620,115 @@ fn components_without_the_required_signature_are_unsigned() {
             reg.host()
         )
     );
+    assert_eq!(json["nextSteps"][1]["outcome"], "badSignature");
+}
+
+/// The `openshift` ClusterImagePolicy the target release brings in its
+/// `release-manifests/` (not yet in the cluster) is applied to the check:
+/// the payload's own signature is verified with the key it names, the
+/// components in its scopes need theirs.
+#[test]
+fn the_policy_the_release_brings_is_checked() {
+    let key = signer();
+    let policy = cip(
+        "openshift",
+        &[SOURCE_RELEASE, SOURCE_COMPONENTS],
+        &key.key_data,
+        "include.release.openshift.io/self-managed-high-availability: 'true'",
+    );
+    let dev_only = cip(
+        "preview",
+        &["quay.io/other"],
+        &key.key_data,
+        "include.release.openshift.io/self-managed-high-availability: 'true', release.openshift.io/feature-set: DevPreviewNoUpgrade",
+    );
+    let manifest_file = policy.clone() + &dev_only;
+    let mut b = Builder::new();
+    let (rel, manifest) = release_with(
+        &mut b,
+        NAMES,
+        "4.21.0",
+        &[(
+            "release-manifests/0000_90_openshift-cluster-image-policy.yaml",
+            &manifest_file,
+        )],
+    );
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in NAMES {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let identity = format!("{SOURCE_RELEASE}:4.21.0-x86_64");
+    let b = sign(b, &key, RELEASE_REPO, &rel.payload, &identity);
+    let signed = |i: usize| format!("{SOURCE_COMPONENTS}@{}", rel.components[i].1);
+    let b = sign(b, &key, COMPONENT_REPO, &rel.components[0].1, &signed(0));
+    let reg = sign(b, &key, COMPONENT_REPO, &rel.components[2].1, &signed(2)).start();
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["outcome"], "served", "{}", json["target"]);
+    assert_eq!(json["target"]["signature"]["verification"], "verified");
+    let policies = &json["signatures"]["sigstore"]["releasePolicies"];
+    assert_eq!(policies[0]["name"], "openshift");
+    assert_eq!(policies[0]["applied"], true);
+    assert_eq!(policies[1]["applied"], false, "{policies}");
+    assert_eq!(image(&json, "etcd")["outcome"], "unsigned");
+    assert_eq!(json["summary"]["unsigned"], 1);
+    let (_, text, _) = run(s
+        .cmd()
+        .arg("-f")
+        .arg(&files)
+        .args(["--to-image", &payload_spec(&rel)]));
+    assert!(
+        text.contains("Sigstore:  4 image(s) need a signature: verified 3, present (not verified) 0, missing 1, rejected 0, undetermined 0"),
+        "{text}"
+    );
+}
+
+/// A FulcioCAWithRekor policy is not verified here: the signature's
+/// presence is reported, and says so.
+#[test]
+fn keyless_policies_are_checked_for_presence_only() {
+    let mut b = Builder::new();
+    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in NAMES {
+        b = b
+            .manifest(COMPONENT_REPO, None, &manifest_body(n))
+            .signature(COMPONENT_REPO, &digest_of(&manifest_body(n)));
+    }
+    let reg = b.start();
+    let s = Setup::new(&reg);
+    let ca = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUIKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
+    let policy = format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata:\n  name: keyless\nspec:\n  scopes:\n  - {SOURCE_COMPONENTS}\n  policy:\n    rootOfTrust:\n      policyType: FulcioCAWithRekor\n      fulcioCAWithRekor:\n        fulcioCAData: {ca}\n        rekorKeyData: {}\n        fulcioSubject:\n          oidcIssuer: https://oidc.example.com\n          signedEmail: release@example.com\n",
+        signer().key_data
+    );
+    let files = s.objects(&(idms(&reg.host()) + &policy));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    let cli = image(&json, "cli");
+    assert_eq!(cli["signature"]["verification"], "presenceOnly", "{cli}");
+    assert!(
+        cli["signature"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Fulcio"),
+        "{cli}"
+    );
+    assert_eq!(json["signatures"]["sigstore"]["presenceOnly"], 3);
 }
 
 /// The ConfigMaps of `openshift-config-managed` as a must-gather lists
@@ -726,4 +932,166 @@ fn docs_example_is_real() {
     let stdout =
         String::from_utf8_lossy(&out.stdout).replace(&reg.host(), "mirror.example.com:5000");
     assert_eq!(stdout, output);
+}
+
+/// `ClusterVersion.spec.signatureStores` replaces the CVO's default stores:
+/// without a signature ConfigMap, those are the stores it will try.
+#[test]
+fn signature_stores_of_the_cluster_version_replace_the_defaults() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let mg = must_gather(&s, &reg.host(), None, "true");
+    let cv = cluster_version("").replace(
+        "metadata: {name: version}\n",
+        "metadata: {name: version}\nspec:\n  signatureStores:\n  - url: https://sigs.mirror.example/store\n    ca: {name: sigs-ca}\n",
+    );
+    std::fs::write(mg.join("cluster.yaml"), idms(&reg.host()) + &cv).expect("write");
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&mg)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let pgp = &json_of(&out, &err)["signatures"]["openpgp"];
+    assert_eq!(pgp["outcome"], "missing");
+    assert_eq!(pgp["storesFrom"], "ClusterVersion.spec.signatureStores");
+    assert_eq!(pgp["stores"][0], "https://sigs.mirror.example/store");
+}
+
+/// Each failure class of the components, through the binary.
+#[test]
+fn blocked_digest_mismatch_and_timed_out_components() {
+    // blocked: the mirror's repository of the components is blocked (Image
+    // config), and the source is never contacted.
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let image_config = format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: Image\nmetadata: {{name: cluster}}\nspec:\n  registrySources:\n    blockedRegistries: ['{}/{COMPONENT_REPO}']\n",
+        reg.host()
+    );
+    let files = s.objects(&(idms(&reg.host()) + &image_config));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(
+        image(&json, "cli")["outcome"],
+        "blocked",
+        "{}",
+        image(&json, "cli")
+    );
+    assert_eq!(json["nextSteps"][0]["outcome"], "blocked");
+
+    // digestMismatch: the mirror serves another manifest under etcd's digest.
+    let mut b = Builder::new();
+    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in ["cli", "machine-config-operator"] {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b
+        .manifest_at(
+            COMPONENT_REPO,
+            &rel.components[1].1,
+            &manifest_body("other"),
+        )
+        .start();
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(image(&json, "etcd")["outcome"], "digestMismatch");
+
+    // timedOut: the components' repository does not answer in time; CRI-O
+    // would keep waiting, so the verdict is undetermined (exit 3).
+    let mut b = Builder::new();
+    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in NAMES {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b
+        .slow_manifests(COMPONENT_REPO, std::time::Duration::from_secs(4))
+        .start();
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) = run(s.cmd().arg("-f").arg(&files).args([
+        "--to-image",
+        &payload_spec(&rel),
+        "--probe-timeout",
+        "1",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(code, 3, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    let cli = image(&json, "cli");
+    assert_eq!(cli["outcome"], "undetermined");
+    assert_eq!(cli["pullSources"][0]["outcome"], "timedOut", "{cli}");
+    assert_eq!(json["readiness"], "undetermined");
+}
+
+/// A mirror whose certificate is not trusted (no --cert-dir): tlsError.
+#[test]
+fn an_untrusted_mirror_certificate_is_a_tls_error() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let mut cmd = support::bin();
+    cmd.env("HOME", s.dir.path())
+        .env_remove("REGISTRY_AUTH_FILE")
+        .env_remove("SSL_CERT_FILE")
+        .env_remove("SSL_CERT_DIR")
+        .env("NO_COLOR", "1")
+        .arg("upgrade-check")
+        .arg("-f")
+        .arg(&files)
+        .args(["--to-image", &payload_spec(&rel), "-o", "json"]);
+    let (code, out, err) = run(&mut cmd);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["outcome"], "tlsError", "{}", json["target"]);
+    assert!(json["nextSteps"][0]["step"]
+        .as_str()
+        .unwrap()
+        .contains("additionalTrustedCA"));
+}
+
+/// `--to-image` by tag: the tag is resolved on the source that serves it
+/// (an ImageTagMirrorSet's mirror) and the digest reported.
+#[test]
+fn to_image_by_tag_is_resolved_and_reported() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let itms = format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: ImageTagMirrorSet\nmetadata: {{name: release-tags}}\nspec:\n  imageTagMirrors:\n  - source: {SOURCE_RELEASE}\n    mirrors: [{}/{RELEASE_REPO}]\n    mirrorSourcePolicy: NeverContactSource\n",
+        reg.host()
+    );
+    let files = s.objects(&(idms(&reg.host()) + &itms));
+    let tagged = format!("{SOURCE_RELEASE}:4.21.0-x86_64");
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &tagged, "-o", "json"]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["image"], tagged);
+    assert_eq!(json["target"]["digest"], rel.payload.as_str());
+    assert_eq!(
+        json["target"]["servedBy"],
+        format!("{}/{RELEASE_REPO}:4.21.0-x86_64", reg.host())
+    );
 }

@@ -23,7 +23,10 @@ use mirrorpolicy::source::cluster::{Read as ClusterRead, MIRROR_CONFIG, NODES};
 use mirrorpolicy::source::file;
 use mirrorpolicy::upgrade::checks::{self, ConfigMap, ConfigMaps};
 use mirrorpolicy::upgrade::payload::{self, Manifest, ReleaseFiles};
-use mirrorpolicy::upgrade::{self, ImageCheck, ImageOutcome, Offered, Report, Target};
+use mirrorpolicy::upgrade::{
+    self, attachments, release_policy, ImageCheck, ImageOutcome, ImageSignature, Offered, Report,
+    Target,
+};
 
 use crate::cli::{ProbeArgs, UpgradeCheckArgs, UpgradeFormat};
 use crate::commands::{cluster, probe as probe_cmd};
@@ -70,7 +73,8 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
     };
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
     let probe_args = probe_args(args);
-    let ctx = probe_cmd::context_for_objects(settings, &probe_args, &args.filenames, &rendered)?;
+    let mut ctx =
+        probe_cmd::context_for_objects(settings, &probe_args, &args.filenames, &rendered)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -93,21 +97,57 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
     if target.version.is_none() {
         target.version = version.or(Some(release.version.clone()).filter(|v| !v.is_empty()));
     }
+    let (policies, applied) = release_policy::read(&files).map_err(payload_failure(&image))?;
+    let after = release_policy::after_update(&inputs, &applied, target.version.as_deref(), &image);
+    let rendered_after = cluster::render(&after, CONTROL_PLANE_POOL)?;
+    let view_after = node_view(&rendered_after, None).context(Failure::input(
+        "cannot read back the configuration rendered with the release's policies",
+    ))?;
+    let config_after = Config {
+        registries: &view_after.registries,
+        policy: Some(&view_after.policy),
+        scope_origins: Some(&view_after.scope_origins),
+    };
+    let mode_after = mirrorpolicy::crio::short_name_mode(after.cluster_version.as_ref());
+    let sigstore_d = mirrorpolicy::render::sigstore::SIGSTORE_REGISTRIES_D;
+    ctx.registries_d =
+        probe_cmd::registries_d_from_text(sigstore_d, rendered_after.file(sigstore_d))?;
+    let payload_after = runtime.block_on(check_after(&ctx, &config_after, &image, mode_after));
+    target.outcome = payload_after.outcome;
+    target.served_by = payload_after.served_by.clone();
+    target.detail = payload_after.detail.clone();
+    target.signature = payload_after.signature.clone();
     let items: Vec<Explanation> = release
         .components
         .iter()
-        .map(|c| explain_one(&config, &c.reference, mode))
+        .map(|c| explain_one(&config_after, &c.reference, mode_after))
         .collect();
     let concurrency = usize::from(args.probe_concurrency);
     let probed = runtime.block_on(probe_components(&ctx, items, concurrency));
     let images: Vec<ImageCheck> = release
         .components
         .iter()
-        .zip(&probed)
-        .map(|(c, item)| upgrade::check_image(&c.name, item))
+        .zip(probed)
+        .map(|(c, (item, sig))| upgrade::with_signature(upgrade::check_image(&c.name, &item), sig))
         .collect();
-    let report = upgrade::report(target, images);
+    let sigstore = upgrade::sigstore_summary(policies, &target, &images);
+    let mut report = upgrade::report(target, images);
+    report.signatures.sigstore = Some(sigstore);
     finish(settings, args, &inputs, report)
+}
+
+/// The payload checked again as CRI-O pulls it once the update is done
+/// (the release's own signature policies applied), its signature verified.
+async fn check_after(
+    ctx: &ProbeContext,
+    config: &Config<'_>,
+    image: &str,
+    mode: ShortNameMode,
+) -> ImageCheck {
+    let mut item = explain_one(config, image, mode);
+    probe::probe_explanation(ctx, &mut item).await;
+    let sig = attachments::check(ctx, &item).await;
+    upgrade::with_signature(upgrade::check_image("payload", &item), sig)
 }
 
 /// The report with the cluster-version operator's checks (the OpenPGP
@@ -123,7 +163,11 @@ fn finish(
     } else {
         file_config_maps(&args.filenames)?
     };
-    let openpgp = checks::openpgp(report.target.digest.as_deref(), &maps);
+    let custom = inputs
+        .cluster_version
+        .as_ref()
+        .and_then(|cv| cv.spec.signature_stores.as_deref());
+    let openpgp = checks::openpgp(report.target.digest.as_deref(), &maps, custom);
     let current = inputs
         .cluster_version
         .as_ref()
@@ -234,6 +278,7 @@ fn target_of(image: &str, offered: Option<&Offered>, check: &ImageCheck) -> Targ
         architecture: None,
         served_by: check.served_by.clone(),
         outcome: check.outcome,
+        signature: check.signature.clone(),
         listed_in: offered.map(|o| o.listed_in.to_string()),
         risks: offered.map(|o| o.risks.clone()).unwrap_or_default(),
         recommended: offered
@@ -475,7 +520,7 @@ async fn probe_components(
     ctx: &ProbeContext,
     items: Vec<Explanation>,
     concurrency: usize,
-) -> Vec<Explanation> {
+) -> Vec<(Explanation, Option<ImageSignature>)> {
     use std::io::IsTerminal;
     let total = items.len();
     let done = AtomicUsize::new(0);
@@ -484,11 +529,12 @@ async fn probe_components(
         let done = &done;
         async move {
             probe::probe_explanation(ctx, &mut item).await;
+            let sig = attachments::check(ctx, &item).await;
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if progress {
                 eprint!("\rprobing component images: {n}/{total}");
             }
-            item
+            (item, sig)
         }
     }))
     .buffered(concurrency.max(1))

@@ -43,6 +43,30 @@ pub struct ClusterVersionSpec {
     /// `channel`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
+    /// `signatureStores`: when set, the stores the CVO asks for release
+    /// signatures in place of the default ones (`None`: not set; an empty
+    /// list is set, and the CVO refuses it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature_stores: Option<Vec<SignatureStore>>,
+}
+
+/// One of `ClusterVersion.spec.signatureStores`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignatureStore {
+    /// `url`.
+    #[serde(default)]
+    pub url: String,
+    /// `ca.name`: a ConfigMap of `openshift-config` with the store's CA bundle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca: Option<ConfigMapName>,
+}
+
+/// A `ConfigMapNameReference`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigMapName {
+    /// `name`.
+    #[serde(default)]
+    pub name: String,
 }
 
 /// `ClusterVersion.status`.

@@ -33,8 +33,8 @@ pub mod workload;
 pub use inputs::Inputs;
 
 pub use cluster::{
-    ClusterVersion, ClusterVersionSpec, ClusterVersionStatus, Node, NodeInfo, NodeSpec, NodeStatus,
-    Release, UpdateHistory,
+    ClusterVersion, ClusterVersionSpec, ClusterVersionStatus, ConfigMapName, Node, NodeInfo,
+    NodeSpec, NodeStatus, Release, SignatureStore, UpdateHistory,
 };
 pub use image::{Image, ImageSpec, RegistrySources};
 pub use image_policy::{

@@ -95,6 +95,9 @@ fn write_checks(out: &mut dyn Write, report: &Report) -> io::Result<()> {
     if let Some(p) = &report.signatures.openpgp {
         writeln!(out, "OpenPGP:   {}: {}", p.outcome.as_str(), p.detail)?;
     }
+    if let Some(s) = &report.signatures.sigstore {
+        write_sigstore(out, s)?;
+    }
     for g in &report.gates {
         let message = if g.outcome.fails() && !g.message.is_empty() {
             format!(" ({})", g.message)
@@ -110,6 +113,33 @@ fn write_checks(out: &mut dyn Write, report: &Report) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The release's signature policies and the sigstore signature counts.
+fn write_sigstore(out: &mut dyn Write, s: &crate::upgrade::Sigstore) -> io::Result<()> {
+    for p in &s.release_policies {
+        let state = if p.applied { "applied" } else { "not applied" };
+        writeln!(
+            out,
+            "Policy:    {} ({}, {}) from the release, {state}: {}; scopes {}",
+            p.name,
+            p.file,
+            p.policy_type,
+            p.detail,
+            p.scopes.join(", ")
+        )?;
+    }
+    if s.required == 0 {
+        if !s.release_policies.is_empty() {
+            writeln!(out, "Sigstore:  no image needs a signature")?;
+        }
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "Sigstore:  {} image(s) need a signature: verified {}, present (not verified) {}, missing {}, rejected {}, undetermined {}",
+        s.required, s.verified, s.presence_only, s.missing, s.rejected, s.undetermined
+    )
 }
 
 fn row(i: &ImageCheck) -> Vec<Cell> {
@@ -154,6 +184,7 @@ mod tests {
             architecture: None,
             served_by: Some("m/release@sha256:bb".to_string()),
             outcome: ImageOutcome::Served,
+            signature: None,
             listed_in: None,
             risks: Vec::new(),
             recommended: None,

@@ -359,6 +359,21 @@ pub fn rfc3339(secs: i64) -> String {
     )
 }
 
+/// A `SubjectPublicKeyInfo` (a PEM `PUBLIC KEY`), borrowed from its DER:
+/// the contents of its AlgorithmIdentifier and the key bits, in the form
+/// [`Certificate::key_algorithm`] and [`Certificate::key`] take.
+pub fn public_key_info(der: &[u8]) -> Result<(&[u8], &[u8]), String> {
+    let mut outer = Der::new(der);
+    let spki = outer.expect(0x30, "subjectPublicKeyInfo")?;
+    if outer.peek().is_some() {
+        return Err("trailing data after the public key".to_string());
+    }
+    let mut k = Der::new(spki.contents);
+    let algorithm = k.expect(0x30, "key algorithm")?.contents;
+    let key = bit_string(k.expect(0x03, "public key")?.contents)?;
+    Ok((algorithm, key))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

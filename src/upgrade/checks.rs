@@ -144,9 +144,14 @@ pub struct OpenPgp {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
     /// The stores the CVO tries when no ConfigMap holds the signature
-    /// (`store-*` of `release-verification`).
+    /// (`store-*` of `release-verification`, or
+    /// `ClusterVersion.spec.signatureStores` when set).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stores: Vec<String>,
+    /// Where the stores come from: `release-verification` or
+    /// `ClusterVersion.spec.signatureStores`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stores_from: Option<String>,
     pub detail: String,
 }
 
@@ -162,12 +167,17 @@ pub fn signature_key_prefix(digest: &str) -> Option<String> {
 /// Looks for the signature of the payload `digest` in the labelled
 /// ConfigMaps of [`CONFIG_MANAGED`]: any `binaryData` key starting with
 /// the digest's key prefix.
-pub fn openpgp(digest: Option<&str>, maps: &ConfigMaps) -> OpenPgp {
+pub fn openpgp(
+    digest: Option<&str>,
+    maps: &ConfigMaps,
+    custom: Option<&[crate::crd::SignatureStore]>,
+) -> OpenPgp {
     let none = |outcome, detail: String| OpenPgp {
         outcome,
         config_map: None,
         key: None,
         stores: Vec::new(),
+        stores_from: None,
         detail,
     };
     if !maps.managed_read {
@@ -190,25 +200,50 @@ pub fn openpgp(digest: Option<&str>, maps: &ConfigMaps) -> OpenPgp {
                 config_map: Some(format!("{}/{}", m.namespace, m.name)),
                 key: Some(key.clone()),
                 stores: Vec::new(),
+                stores_from: None,
                 detail: format!("ConfigMap {}/{} binaryData key {key}", m.namespace, m.name),
             };
         }
     }
-    let stores = stores(maps);
-    let tried = if stores.is_empty() {
-        format!("ConfigMap {CONFIG_MANAGED}/{VERIFICATION} names no store-* URL")
-    } else {
-        format!(
-            "the CVO will try the stores of ConfigMap {CONFIG_MANAGED}/{VERIFICATION} ({})",
-            stores.join(", ")
-        )
-    };
+    let (stores, from, tried) = fallback(maps, custom);
     OpenPgp {
         outcome: CheckOutcome::Missing,
         config_map: None,
         key: None,
         detail: format!("no ConfigMap of {CONFIG_MANAGED} labelled {SIGNATURES_LABEL} has a binaryData key {prefix}-*: {tried}; a cluster that cannot reach them fails with \"The update cannot be verified\""),
         stores,
+        stores_from: Some(from.to_string()),
+    }
+}
+
+/// The stores the CVO asks when no ConfigMap has the signature, where they
+/// come from, and what it does: `ClusterVersion.spec.signatureStores` when
+/// set replaces the default stores (an empty list is refused), else the
+/// `store-*` URLs of `release-verification`.
+fn fallback(
+    maps: &ConfigMaps,
+    custom: Option<&[crate::crd::SignatureStore]>,
+) -> (Vec<String>, &'static str, String) {
+    const SPEC: &str = "ClusterVersion.spec.signatureStores";
+    match custom {
+        Some([]) => (Vec::new(), SPEC, format!("{SPEC} is an empty array, which the CVO refuses (\"Unset signatureStores entirely if you want to enable the default signature stores\")")),
+        Some(list) => {
+            let urls: Vec<String> = list.iter().map(|s| s.url.clone()).collect();
+            let why = format!("{SPEC} replaces the default stores: the CVO will try {}", urls.join(", "));
+            (urls, SPEC, why)
+        }
+        None => {
+            let stores = stores(maps);
+            let why = if stores.is_empty() {
+                format!("ConfigMap {CONFIG_MANAGED}/{VERIFICATION} names no store-* URL")
+            } else {
+                format!(
+                    "the CVO will try the stores of ConfigMap {CONFIG_MANAGED}/{VERIFICATION} ({})",
+                    stores.join(", ")
+                )
+            };
+            (stores, VERIFICATION, why)
+        }
     }
 }
 
@@ -486,12 +521,12 @@ mod tests {
         sig.binary_keys = vec![format!("sha256-{}-1", "ab".repeat(32))];
         let unlabelled = read(vec![sig.clone()]);
         assert_eq!(
-            openpgp(Some(&digest), &unlabelled).outcome,
+            openpgp(Some(&digest), &unlabelled, None).outcome,
             CheckOutcome::Missing
         );
         sig.labels
             .insert(SIGNATURES_LABEL.to_string(), String::new());
-        let found = openpgp(Some(&digest), &read(vec![sig.clone()]));
+        let found = openpgp(Some(&digest), &read(vec![sig.clone()]), None);
         assert_eq!(found.outcome, CheckOutcome::Found);
         assert_eq!(
             found.config_map.as_deref(),
@@ -509,7 +544,11 @@ mod tests {
                 ("verifier-public-key-redhat", "k"),
             ],
         );
-        let missing = openpgp(Some(&other), &read(vec![sig, verification]));
+        let missing = openpgp(
+            Some(&other),
+            &read(vec![sig.clone(), verification.clone()]),
+            None,
+        );
         assert_eq!(missing.outcome, CheckOutcome::Missing);
         assert_eq!(missing.stores, vec!["https://mirror.example/sigs"]);
         assert!(
@@ -518,12 +557,30 @@ mod tests {
             missing.detail
         );
         assert_eq!(
-            openpgp(None, &read(vec![])).outcome,
+            openpgp(None, &read(vec![]), None).outcome,
             CheckOutcome::NotChecked
         );
         assert_eq!(
-            openpgp(Some(&digest), &ConfigMaps::default()).outcome,
+            openpgp(Some(&digest), &ConfigMaps::default(), None).outcome,
             CheckOutcome::NotRead
+        );
+        // ClusterVersion spec.signatureStores replaces the default stores.
+        let custom = [crate::crd::SignatureStore {
+            url: "https://sigs.example/store".to_string(),
+            ca: None,
+        }];
+        let maps = read(vec![sig, verification]);
+        let set = openpgp(Some(&other), &maps, Some(&custom));
+        assert_eq!(set.stores, vec!["https://sigs.example/store"]);
+        assert_eq!(
+            set.stores_from.as_deref(),
+            Some("ClusterVersion.spec.signatureStores")
+        );
+        let empty = openpgp(Some(&other), &maps, Some(&[]));
+        assert!(
+            empty.stores.is_empty() && empty.detail.contains("empty array"),
+            "{}",
+            empty.detail
         );
     }
 }

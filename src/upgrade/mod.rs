@@ -4,15 +4,20 @@
 //! (the probe of `explain --probe`); each image gets one outcome, and the
 //! report a verdict: ready, not ready, or undetermined.
 
+pub mod attachments;
 pub mod checks;
 pub mod payload;
+pub mod release_policy;
+pub mod sigstore;
 pub mod target;
 
 use serde::Serialize;
 
 use crate::explain::Explanation;
-use crate::probe::{self, Outcome, SignatureProbe, Verdict};
+use crate::probe::{self, Outcome, Verdict};
+
 use crate::registries::lookup::Role;
+pub use attachments::{ImageSignature, Verification};
 
 pub use target::{find_update, NotOffered, Offered, Risk};
 
@@ -26,6 +31,8 @@ pub enum ImageOutcome {
     Missing,
     /// Served without the sigstore signature the cluster's policy requires.
     Unsigned,
+    /// Served with sigstore signatures, none of which the policy's key accepts.
+    BadSignature,
     /// Every source is blocked: CRI-O contacts none.
     Blocked,
     /// A source refused the credentials.
@@ -47,6 +54,7 @@ impl ImageOutcome {
             ImageOutcome::Served => "served",
             ImageOutcome::Missing => "missing",
             ImageOutcome::Unsigned => "unsigned",
+            ImageOutcome::BadSignature => "badSignature",
             ImageOutcome::Blocked => "blocked",
             ImageOutcome::Unauthorized => "unauthorized",
             ImageOutcome::TlsError => "tlsError",
@@ -84,8 +92,9 @@ pub struct ImageCheck {
     pub pull_sources: Vec<PullSource>,
     pub served_by: Option<String>,
     pub outcome: ImageOutcome,
-    /// The sigstore attachment looked up, when the policy requires one.
-    pub signature: Option<SignatureProbe>,
+    /// The sigstore signature, when a policy requires one: the attachment
+    /// looked up and what its verification gave.
+    pub signature: Option<ImageSignature>,
     /// Why, in one line (the deciding source's answer).
     pub detail: String,
 }
@@ -113,7 +122,19 @@ pub fn check_image(name: &str, item: &Explanation) -> ImageCheck {
                 .collect()
         })
         .unwrap_or_default();
-    let signature = candidate.and_then(|c| c.signature_probe.clone());
+    let signature = candidate
+        .and_then(|c| c.signature_probe.as_ref())
+        .map(|p| ImageSignature {
+            reference: p.reference.clone(),
+            found: p.found,
+            verification: if p.found {
+                Verification::PresenceOnly
+            } else {
+                Verification::Missing
+            },
+            required_by: Vec::new(),
+            detail: String::new(),
+        });
     let (outcome, served_by, detail) = classify(item, &pull_sources);
     ImageCheck {
         name: name.to_string(),
@@ -124,6 +145,30 @@ pub fn check_image(name: &str, item: &Explanation) -> ImageCheck {
         signature,
         detail,
     }
+}
+
+/// `check` with the verification of its signature: one that no key
+/// accepts fails the pull (badSignature); one that could not be read
+/// leaves it undetermined.
+pub fn with_signature(mut check: ImageCheck, signature: Option<ImageSignature>) -> ImageCheck {
+    let Some(sig) = signature else {
+        return check;
+    };
+    if check.outcome == ImageOutcome::Served {
+        match sig.verification {
+            Verification::Rejected => {
+                check.outcome = ImageOutcome::BadSignature;
+                check.detail = sig.detail.clone();
+            }
+            Verification::Undetermined => {
+                check.outcome = ImageOutcome::Undetermined;
+                check.detail = sig.detail.clone();
+            }
+            _ => {}
+        }
+    }
+    check.signature = Some(sig);
+    check
 }
 
 /// The outcome, the serving source and why.
@@ -217,6 +262,7 @@ pub struct Counts {
     pub images: usize,
     pub served: usize,
     pub missing: usize,
+    /// Unsigned, or signed without a signature the policy accepts (badSignature).
     pub unsigned: usize,
     /// Blocked, unauthorized, tlsError, digestMismatch, refused.
     pub failing: usize,
@@ -233,7 +279,7 @@ pub fn counts(images: &[ImageCheck]) -> Counts {
         match i.outcome {
             ImageOutcome::Served => c.served += 1,
             ImageOutcome::Missing => c.missing += 1,
-            ImageOutcome::Unsigned => c.unsigned += 1,
+            ImageOutcome::Unsigned | ImageOutcome::BadSignature => c.unsigned += 1,
             ImageOutcome::Undetermined => c.undetermined += 1,
             _ => c.failing += 1,
         }
@@ -256,6 +302,9 @@ pub struct Target {
     pub architecture: Option<String>,
     pub served_by: Option<String>,
     pub outcome: ImageOutcome,
+    /// The payload's sigstore signature, when a policy requires one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<ImageSignature>,
     /// Where `--to` found the version: availableUpdates or conditionalUpdates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub listed_in: Option<String>,
@@ -311,6 +360,52 @@ pub struct Report {
 pub struct Signatures {
     /// The release's OpenPGP signature, as the CVO looks for it.
     pub openpgp: Option<checks::OpenPgp>,
+    /// The sigstore signatures CRI-O will require once the update is done.
+    pub sigstore: Option<Sigstore>,
+}
+
+/// The sigstore signatures the policies require, counted over the payload
+/// and the components.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sigstore {
+    /// The signature policies the target release brings.
+    pub release_policies: Vec<release_policy::ReleasePolicy>,
+    /// Images a policy requires a signature for.
+    pub required: usize,
+    pub verified: usize,
+    /// Present; the policy's trust is not a key this tool verifies with.
+    pub presence_only: usize,
+    pub missing: usize,
+    pub rejected: usize,
+    pub undetermined: usize,
+}
+
+/// Counts the signatures of the payload and the components.
+pub fn sigstore_summary(
+    release_policies: Vec<release_policy::ReleasePolicy>,
+    target: &Target,
+    images: &[ImageCheck],
+) -> Sigstore {
+    let mut s = Sigstore {
+        release_policies,
+        ..Sigstore::default()
+    };
+    let all = target
+        .signature
+        .iter()
+        .chain(images.iter().filter_map(|i| i.signature.as_ref()));
+    for sig in all {
+        s.required += 1;
+        match sig.verification {
+            Verification::Verified => s.verified += 1,
+            Verification::PresenceOnly => s.presence_only += 1,
+            Verification::Missing => s.missing += 1,
+            Verification::Rejected => s.rejected += 1,
+            Verification::Undetermined => s.undetermined += 1,
+        }
+    }
+    s
 }
 
 /// `report` with the CVO's own checks: the OpenPGP signature and the
@@ -366,7 +461,10 @@ pub fn report(target: Target, images: Vec<ImageCheck>) -> Report {
         summary,
         images,
         next_steps,
-        signatures: Signatures { openpgp: None },
+        signatures: Signatures {
+            openpgp: None,
+            sigstore: None,
+        },
         gates: Vec::new(),
         ready: readiness == Readiness::Ready,
         readiness,
@@ -379,6 +477,14 @@ fn first_mirror(i: &ImageCheck) -> Option<&str> {
         .iter()
         .find(|s| s.role == Role::Mirror && s.outcome != Outcome::Blocked)
         .map(|s| s.reference.as_str())
+}
+
+/// The `.sig` tag of an image at its source, and where it belongs.
+fn signature_copy(i: &ImageCheck) -> Option<(String, String)> {
+    let sig = i.signature.as_ref()?;
+    let tag = sig.reference.rsplit_once(':')?.1;
+    let (repo, _) = i.reference.split_once('@')?;
+    Some((format!("{repo}:{tag}"), sig.reference.clone()))
 }
 
 /// One next step per failure class, in outcome order.
@@ -416,12 +522,11 @@ fn step_for(outcome: ImageOutcome, images: &[&ImageCheck]) -> NextStep {
         ),
         ImageOutcome::Unsigned => (
             "mirror the `.sig` tags (sigstore signatures) next to the images on the registry that serves them:".to_string(),
-            copy(&|i| {
-                let sig = i.signature.as_ref()?;
-                let tag = sig.reference.rsplit_once(':')?.1;
-                let (repo, _) = i.reference.split_once('@')?;
-                Some((format!("{repo}:{tag}"), sig.reference.clone()))
-            }),
+            copy(&signature_copy),
+        ),
+        ImageOutcome::BadSignature => (
+            "the `.sig` tags on the registry that serves these images hold no signature the policy's key accepts: copy them again from the source (and check the policy's key):".to_string(),
+            copy(&signature_copy),
         ),
         ImageOutcome::Blocked => ("every source of these images is blocked: add a mirror for their repositories (ImageDigestMirrorSet) or unblock one (Image config registrySources.blockedRegistries)".to_string(), Vec::new()),
         ImageOutcome::Unauthorized => ("give the cluster's pull secret (openshift-config/pull-secret) credentials that the registry accepts for these repositories".to_string(), Vec::new()),

@@ -35,6 +35,8 @@ pub enum PayloadError {
     MissingFile(&'static str),
     #[error("{file}: {message}")]
     File { file: &'static str, message: String },
+    #[error("{file}: {message}")]
+    Manifest { file: String, message: String },
 }
 
 /// One entry of a manifest: a blob or a child manifest.
@@ -139,9 +141,22 @@ pub struct ReleaseFiles {
     pub files: BTreeMap<String, Vec<u8>>,
 }
 
-/// Whether the layer entry at `path` is kept.
+/// Whether the layer entry at `path` is kept: the two release files and
+/// the signature policy manifests ([`policy_manifest`]).
 pub fn wanted(path: &str) -> bool {
-    path == IMAGE_REFERENCES || path == RELEASE_METADATA
+    path == IMAGE_REFERENCES || path == RELEASE_METADATA || policy_manifest(path)
+}
+
+/// Whether a payload file may hold a signature policy: a manifest directly
+/// in `release-manifests/` named after an image policy
+/// (`0000_90_openshift-cluster-image-policy.yaml`).
+pub fn policy_manifest(path: &str) -> bool {
+    let Some(name) = path.strip_prefix(RELEASE_MANIFESTS) else {
+        return false;
+    };
+    !name.contains('/')
+        && name.contains("image-polic")
+        && [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e))
 }
 
 /// A tar path as the payload writes it (`./release-manifests/x`, `/…`), made relative.

@@ -1,0 +1,265 @@
+//! The sigstore signature of a served image, read where CRI-O reads it:
+//! the attachment manifest `sha256-<hex>.sig` on the repository that
+//! served the pull (the probe found it), each simple-signing layer fetched
+//! from there, and verified with the keys of the policy's `sigstoreSigned`
+//! requirement ([`super::sigstore`]). A requirement whose trust is not an
+//! inline key (a key file on the node, Fulcio, PKI) is reported as
+//! presence only.
+
+use serde::Serialize;
+
+use super::sigstore::{self, Expected, PublicKey, MAX_SIGNATURE_BYTES, SIGNATURE_MIME};
+use crate::explain::{Candidate, Explanation};
+use crate::policy::{Requirement, SigstoreSigned};
+use crate::probe::ProbeContext;
+use crate::reference::Reference;
+
+/// What the check of the signature found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Verification {
+    /// A signature verifies with the policy's key, for this digest and identity.
+    Verified,
+    /// Signatures are there, and none is accepted.
+    Rejected,
+    /// The attachment is there; the policy's trust is not an inline key,
+    /// so only its presence is checked.
+    PresenceOnly,
+    /// No attachment on the serving repository.
+    Missing,
+    /// The attachment could not be read: no verdict.
+    Undetermined,
+}
+
+/// The signature of one image, as the report gives it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageSignature {
+    /// `<serving repository>:sha256-<hex>.sig`.
+    pub reference: String,
+    pub found: bool,
+    pub verification: Verification,
+    /// The objects whose policy requires the signature.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub required_by: Vec<String>,
+    pub detail: String,
+}
+
+/// The candidate that was served.
+fn served(item: &Explanation) -> Option<&Candidate> {
+    item.candidates
+        .iter()
+        .find(|c| matches!(c.served_by, Some(Some(_))))
+}
+
+/// The `sigstoreSigned` requirements of a candidate.
+fn requirements(c: &Candidate) -> Vec<&SigstoreSigned> {
+    c.signature
+        .iter()
+        .flat_map(|s| &s.requirements)
+        .filter_map(|r| match r {
+            Requirement::SigstoreSigned(s) => Some(s.as_ref()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The keys of a requirement, or why they are not checked here.
+fn keys_of(req: &SigstoreSigned) -> Result<Vec<PublicKey>, String> {
+    let datas: Vec<&Vec<u8>> = match (&req.key_data, &req.key_datas) {
+        (Some(one), _) => vec![one],
+        (None, Some(many)) => many.iter().collect(),
+        (None, None) => {
+            let why = if req.fulcio.is_some() {
+                "its trust is a Fulcio CA with Rekor"
+            } else if req.pki.is_some() {
+                "its trust is a PKI"
+            } else {
+                "its key is a file on the node (keyPath)"
+            };
+            return Err(format!(
+                "presence only: the policy is not verified here, {why}"
+            ));
+        }
+    };
+    datas
+        .into_iter()
+        .enumerate()
+        .map(|(i, d)| {
+            sigstore::parse_public_key(d).map_err(|e| format!("parsing public key {}: {e}", i + 1))
+        })
+        .collect()
+}
+
+/// Checks the signature the probe found for `item`; `None` when the
+/// policy requires none or the probe did not look one up.
+pub async fn check(ctx: &ProbeContext, item: &Explanation) -> Option<ImageSignature> {
+    let c = served(item)?;
+    let probe = c.signature_probe.as_ref()?;
+    let required_by = c
+        .signature
+        .iter()
+        .flat_map(|s| &s.origins)
+        .map(|o| o.to_string())
+        .collect();
+    let mut out = ImageSignature {
+        reference: probe.reference.clone(),
+        found: probe.found,
+        verification: Verification::Missing,
+        required_by,
+        detail: format!(
+            "no {} on the repository that serves the image",
+            probe.reference
+        ),
+    };
+    if !probe.found {
+        return Some(out);
+    }
+    let (verification, detail) = verify(ctx, item, c, &probe.reference).await;
+    out.verification = verification;
+    out.detail = detail;
+    Some(out)
+}
+
+/// Verifies every `sigstoreSigned` requirement (they are ANDed).
+async fn verify(
+    ctx: &ProbeContext,
+    item: &Explanation,
+    c: &Candidate,
+    attachment: &str,
+) -> (Verification, String) {
+    let reqs = requirements(c);
+    let mut keyed = Vec::new();
+    for r in &reqs {
+        match keys_of(r) {
+            Ok(keys) => keyed.push((keys, &r.signed_identity)),
+            Err(why) if why.starts_with("presence only") => {
+                return (
+                    Verification::PresenceOnly,
+                    format!("{attachment} is there; {why}"),
+                )
+            }
+            Err(why) => return (Verification::Rejected, why),
+        }
+    }
+    let layers = match read_layers(ctx, c, attachment).await {
+        Ok(l) => l,
+        Err(e) => return e,
+    };
+    let Ok(image) = Reference::parse_normalized_named(&item.image) else {
+        return (
+            Verification::Undetermined,
+            format!("{} is not a pull spec", item.image),
+        );
+    };
+    // The digest the attachment is named after: the reference's, or the
+    // one of the manifest served for a tag.
+    let tag = attachment
+        .rsplit_once(':')
+        .map(|(_, t)| t)
+        .unwrap_or_default();
+    let digest = tag.trim_end_matches(".sig").replacen('-', ":", 1);
+    for (keys, identity) in &keyed {
+        let expected = Expected {
+            image: &image,
+            digest: &digest,
+            identity,
+        };
+        let mut reasons = Vec::new();
+        let accepted = layers.iter().any(|(layer, payload)| {
+            match sigstore::accept(keys, layer, payload, &expected) {
+                Ok(()) => true,
+                Err(e) => {
+                    reasons.push(e);
+                    false
+                }
+            }
+        });
+        if !accepted {
+            let why = if reasons.is_empty() {
+                "A signature was required, but no signature exists".to_string()
+            } else {
+                reasons.join("; ")
+            };
+            return (Verification::Rejected, format!("{attachment}: {why}"));
+        }
+    }
+    let kinds: Vec<&str> = keyed
+        .iter()
+        .flat_map(|(k, _)| k.iter().map(|k| k.kind))
+        .collect();
+    (
+        Verification::Verified,
+        format!(
+            "{attachment} verifies with the policy's key ({})",
+            kinds.join(", ")
+        ),
+    )
+}
+
+type Layers = Vec<(sigstore::AttachmentLayer, Vec<u8>)>;
+
+/// The simple-signing layers of the attachment, with their contents.
+async fn read_layers(
+    ctx: &ProbeContext,
+    c: &Candidate,
+    attachment: &str,
+) -> Result<Layers, (Verification, String)> {
+    let undetermined = |why: String| (Verification::Undetermined, why);
+    let by = c.served_by.clone().flatten().unwrap_or_default();
+    let insecure = c
+        .sources
+        .iter()
+        .find(|s| s.reference == by)
+        .is_some_and(|s| s.insecure);
+    let physical = Reference::parse(&by).map_err(|e| undetermined(format!("{by}: {e}")))?;
+    let tag = attachment
+        .rsplit_once(':')
+        .map(|(_, t)| t)
+        .unwrap_or_default();
+    let answer = ctx.prober.fetch_manifest(&physical, insecure, tag).await;
+    let body = answer
+        .manifest
+        .ok_or_else(|| undetermined(format!("{attachment}: {}", answer.detail)))?;
+    let layers = sigstore::attachment_layers(&body)
+        .map_err(|e| (Verification::Rejected, format!("{attachment}: {e}")))?;
+    let mut out = Vec::new();
+    for layer in layers
+        .into_iter()
+        .filter(|l| l.media_type == SIGNATURE_MIME)
+    {
+        let payload = read_blob(ctx, &physical, insecure, &layer.digest)
+            .await
+            .map_err(|e| undetermined(format!("{attachment}: {e}")))?;
+        out.push((layer, payload));
+    }
+    Ok(out)
+}
+
+/// A small blob, its digest checked (`getOCIDescriptorContents`).
+async fn read_blob(
+    ctx: &ProbeContext,
+    physical: &Reference,
+    insecure: bool,
+    digest: &str,
+) -> Result<Vec<u8>, String> {
+    let mut blob = ctx
+        .prober
+        .open_blob(physical, insecure, digest)
+        .await
+        .map_err(|a| a.detail)?;
+    let mut body = Vec::new();
+    while let Some(chunk) = blob.chunk().await? {
+        body.extend_from_slice(&chunk);
+        if body.len() > MAX_SIGNATURE_BYTES {
+            return Err(format!(
+                "blob {digest} is larger than {MAX_SIGNATURE_BYTES} bytes"
+            ));
+        }
+    }
+    let got = format!("sha256:{}", crate::digest::sha256_hex(&body));
+    if digest.starts_with("sha256:") && got != digest {
+        return Err(format!("blob {digest} was served with content {got}"));
+    }
+    Ok(body)
+}

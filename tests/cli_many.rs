@@ -1224,13 +1224,10 @@ fn issue_26_docs_summary_example_is_real() {
     let shown = stdout
         .replace(&down, "https://api.lab.example.com:6443")
         .replace(&down["https://".len()..], "api.lab.example.com:6443");
-    let page = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/docs/many-clusters.md"
-    ))
-    .unwrap_or_default();
-    let start = format!("```console\n$ kubectl mirrorpolicy {COMMAND}\n");
-    let at = page.find(&start).map(|at| at + start.len());
-    let block = at.map_or("", |at| &page[at..at + page[at..].find("```\n").unwrap()]);
+    let (command, block) = support::docs_example(
+        "docs/many-clusters.md",
+        &format!("kubectl mirrorpolicy {COMMAND}"),
+    );
+    assert_eq!(command, format!("kubectl mirrorpolicy {COMMAND}"));
     assert_eq!(block, shown);
 }

@@ -280,6 +280,15 @@ fn parse_raw(
             return Ok(raw);
         }
     }
+    // BurntSushi v1.1.0 to v1.3.2 decode dotted keys of inline tables in
+    // arrays their own way: every text is read as they read it.
+    let old_release = rep.runtime.crio_minor.and_then(super::burntsushi::Release::of_crio)
+        == Some(super::burntsushi::Release::V1_1);
+    if old_release {
+        if let Some(read) = as_burntsushi_reads(file.text, lines, rep) {
+            return read;
+        }
+    }
     match toml::from_str(file.text) {
         Ok(raw) if rep.runtime.reads_toml_1_1() => Ok(raw),
         Ok(raw) => match super::toml10::first_toml_1_1_use(file.text) {
@@ -985,10 +994,15 @@ pub fn node_reads_toml(text: &str, crio_minor: u32) -> Result<serde_json::Value,
         crio_minor: Some(crio_minor),
         basis: String::new(),
     };
-    let table = match toml::from_str::<toml::Table>(text) {
+    let release = super::burntsushi::Release::of_crio(crio_minor);
+    let strict = match release {
+        Some(super::burntsushi::Release::V1_1) => Err(String::new()),
+        _ => toml::from_str::<toml::Table>(text).map_err(|e| e.to_string()),
+    };
+    let table = match strict {
         Ok(table) => table,
         Err(e) => {
-            let release = super::burntsushi::Release::of_crio(crio_minor).ok_or(e.to_string())?;
+            let release = release.ok_or(e)?;
             let doc = super::burntsushi::parse(text, release).map_err(|r| r.message)?;
             toml::Table::deserialize(toml::de::Deserializer::from(doc)).map_err(|e| e.to_string())?
         }

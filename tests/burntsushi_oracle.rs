@@ -25,7 +25,10 @@ fn oracle() -> &'static Result<PathBuf, String> {
     BUILT.get_or_init(|| {
         let gopath = PathBuf::from("/usr/share/gocode");
         if !gopath.join("src/github.com/BurntSushi/toml").is_dir() {
-            return Err("no BurntSushi/toml in /usr/share/gocode (golang-github-burntsushi-toml-dev)".into());
+            return Err(
+                "no BurntSushi/toml in /usr/share/gocode (golang-github-burntsushi-toml-dev)"
+                    .into(),
+            );
         }
         let dir = std::env::temp_dir().join(format!("burntsushi-oracle-{}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
@@ -43,7 +46,10 @@ fn oracle() -> &'static Result<PathBuf, String> {
             .output()
             .map_err(|e| format!("go cannot run: {e}"))?;
         if !out.status.success() {
-            return Err(format!("go build failed: {}", String::from_utf8_lossy(&out.stderr)));
+            return Err(format!(
+                "go build failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
         }
         Ok(bin)
     })
@@ -66,7 +72,12 @@ fn verdicts(texts: &[String]) -> Option<Vec<Result<Value, String>>> {
         .spawn()
         .expect("the oracle runs");
     let input = serde_json::to_vec(texts).expect("texts encode");
-    child.stdin.take().expect("stdin").write_all(&input).expect("oracle stdin");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&input)
+        .expect("oracle stdin");
     let out = child.wait_with_output().expect("oracle output");
     assert!(out.status.success(), "the oracle failed");
     let all: Vec<Value> = serde_json::from_slice(&out.stdout).expect("oracle JSON");
@@ -110,16 +121,52 @@ fn disagreements(texts: &[String]) -> Option<(Vec<String>, usize)> {
 fn toml_test_cases_burntsushi_skips() {
     use serde_json::json;
     let cases: [(&str, &str, Result<Value, ()>); 10] = [
-        ("invalid/table/append-with-dotted-keys-1", "[[a.b]]\n\n[a]\nb.y = 2\n", Ok(json!({"a": {"b": [{"y": 2}]}}))),
-        ("invalid/table/append-with-dotted-keys-2", "[a.b.c]\n  z = 9\n\n[a]\n  b.c.t = \"x\"\n", Ok(json!({"a": {"b": {"c": {"t": "x", "z": 9}}}}))),
-        ("invalid/spec/table-9-1", "[fruit]\napple.color = \"red\"\napple.taste.sweet = true\n\n[fruit.apple]\n", Err(())),
-        ("invalid/table/redefine-2", "[t1]\nt2.t3.v = 0\n[t1.t2]\n", Ok(json!({"t1": {"t2": {"t3": {"v": 0}}}}))),
-        ("invalid/table/redefine-3", "[t1]\nt2.t3.v = 0\n[t1.t2.t3]\n", Ok(json!({"t1": {"t2": {"t3": {"v": 0}}}}))),
-        ("invalid/inline-table/overwrite-08", "a.b=0\na={}\n", Err(())),
-        ("invalid/array/extend-defined-aot", "[[tab.arr]]\n[tab]\narr.val1=1\n", Ok(json!({"tab": {"arr": [{"val1": 1}]}}))),
-        ("an array value set twice", "a=[1]\na=[2]\n", Ok(json!({"a": [2]}))),
+        (
+            "invalid/table/append-with-dotted-keys-1",
+            "[[a.b]]\n\n[a]\nb.y = 2\n",
+            Ok(json!({"a": {"b": [{"y": 2}]}})),
+        ),
+        (
+            "invalid/table/append-with-dotted-keys-2",
+            "[a.b.c]\n  z = 9\n\n[a]\n  b.c.t = \"x\"\n",
+            Ok(json!({"a": {"b": {"c": {"t": "x", "z": 9}}}})),
+        ),
+        (
+            "invalid/spec/table-9-1",
+            "[fruit]\napple.color = \"red\"\napple.taste.sweet = true\n\n[fruit.apple]\n",
+            Err(()),
+        ),
+        (
+            "invalid/table/redefine-2",
+            "[t1]\nt2.t3.v = 0\n[t1.t2]\n",
+            Ok(json!({"t1": {"t2": {"t3": {"v": 0}}}})),
+        ),
+        (
+            "invalid/table/redefine-3",
+            "[t1]\nt2.t3.v = 0\n[t1.t2.t3]\n",
+            Ok(json!({"t1": {"t2": {"t3": {"v": 0}}}})),
+        ),
+        (
+            "invalid/inline-table/overwrite-08",
+            "a.b=0\na={}\n",
+            Err(()),
+        ),
+        (
+            "invalid/array/extend-defined-aot",
+            "[[tab.arr]]\n[tab]\narr.val1=1\n",
+            Ok(json!({"tab": {"arr": [{"val1": 1}]}})),
+        ),
+        (
+            "an array value set twice",
+            "a=[1]\na=[2]\n",
+            Ok(json!({"a": [2]})),
+        ),
         ("a table defined twice", "[a]\nb=1\n[a]\n", Err(())),
-        ("dotted keys twice, then the header", "a.b=1\na.c=2\n[a]\n", Err(())),
+        (
+            "dotted keys twice, then the header",
+            "a.b=1\na.c=2\n[a]\n",
+            Err(()),
+        ),
     ];
     for (name, text, want) in &cases {
         let got = tool(text).map_err(|_| ());
@@ -137,9 +184,21 @@ fn toml_test_cases_burntsushi_skips() {
 fn statement() -> impl Strategy<Value = String> {
     let name = proptest::sample::select(vec!["registry", "mirror", "a", "\"a\"", "b"]);
     let value = proptest::sample::select(vec![
-        "\"x\"", "1", "true", "[]", "[1, 2]", "{}", "{ location = \"q\" }", "{ b.c = 1 }",
-        "[{ location = \"m\" }, { b.c = 2 }]", "{ b = { c = 1 } }", "[{ }]", "{ b = 1, }",
-        "\"\\e\"", "{\n b = 1 }", "[[1], [{ c = 1 }]]",
+        "\"x\"",
+        "1",
+        "true",
+        "[]",
+        "[1, 2]",
+        "{}",
+        "{ location = \"q\" }",
+        "{ b.c = 1 }",
+        "[{ location = \"m\" }, { b.c = 2 }]",
+        "{ b = { c = 1 } }",
+        "[{ }]",
+        "{ b = 1, }",
+        "\"\\e\"",
+        "{\n b = 1 }",
+        "[[1], [{ c = 1 }]]",
     ]);
     (0u8..7, name.clone(), name.clone(), name, value).prop_map(|(form, n1, n2, n3, v)| match form {
         0 => format!("[{n1}]"),
@@ -163,7 +222,12 @@ fn issue_25_node_toml_as_burntsushi_reads_it() {
     let mut runner = TestRunner::deterministic();
     let strategy = document();
     let texts: Vec<String> = (0..5000)
-        .map(|_| strategy.new_tree(&mut runner).expect("a document").current())
+        .map(|_| {
+            strategy
+                .new_tree(&mut runner)
+                .expect("a document")
+                .current()
+        })
         .collect();
     let Some((wrong, accepted)) = disagreements(&texts) else {
         return;
@@ -172,12 +236,23 @@ fn issue_25_node_toml_as_burntsushi_reads_it() {
         .iter()
         .filter(|t| toml::from_str::<toml::Table>(t).is_err())
         .count();
-    eprintln!("{} documents: {accepted} read by BurntSushi, {strict} refused by the toml crate", texts.len());
+    eprintln!(
+        "{} documents: {accepted} read by BurntSushi, {strict} refused by the toml crate",
+        texts.len()
+    );
     assert!(
         wrong.is_empty(),
         "{} disagreements:\n{}",
         wrong.len(),
-        wrong.iter().take(30).cloned().collect::<Vec<_>>().join("\n")
+        wrong
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
-    assert!(accepted >= 1000 && strict >= 1000, "too few cases of each kind");
+    assert!(
+        accepted >= 1000 && strict >= 1000,
+        "too few cases of each kind"
+    );
 }

@@ -419,14 +419,12 @@ impl<'a> State<'a> {
 }
 
 /// Sets `key` under the dotted `parents` of `table`, creating tables.
-fn insert_at<'a>(
-    table: &mut DeTable<'a>,
-    parents: &[Key],
-    key: &Key,
-    value: Spanned<DeValue<'a>>,
-) {
+fn insert_at<'a>(table: &mut DeTable<'a>, parents: &[Key], key: &Key, value: Spanned<DeValue<'a>>) {
     let Some((first, rest)) = parents.split_first() else {
-        table.insert(Spanned::new(key.1.clone(), Cow::Owned(key.0.clone())), value);
+        table.insert(
+            Spanned::new(key.1.clone(), Cow::Owned(key.0.clone())),
+            value,
+        );
         return;
     };
     let name = Spanned::new(first.1.clone(), Cow::Owned(first.0.clone()));
@@ -573,4 +571,3 @@ fn statements(text: &str) -> Result<Vec<Stmt>, Refusal> {
     }
     Ok(collector.stmts)
 }
-

@@ -282,7 +282,10 @@ fn parse_raw(
     }
     // BurntSushi v1.1.0 to v1.3.2 decode dotted keys of inline tables in
     // arrays their own way: every text is read as they read it.
-    let old_release = rep.runtime.crio_minor.and_then(super::burntsushi::Release::of_crio)
+    let old_release = rep
+        .runtime
+        .crio_minor
+        .and_then(super::burntsushi::Release::of_crio)
         == Some(super::burntsushi::Release::V1_1);
     if old_release {
         if let Some(read) = as_burntsushi_reads(file.text, lines, rep) {
@@ -1004,7 +1007,8 @@ pub fn node_reads_toml(text: &str, crio_minor: u32) -> Result<serde_json::Value,
         Err(e) => {
             let release = release.ok_or(e)?;
             let doc = super::burntsushi::parse(text, release).map_err(|r| r.message)?;
-            toml::Table::deserialize(toml::de::Deserializer::from(doc)).map_err(|e| e.to_string())?
+            toml::Table::deserialize(toml::de::Deserializer::from(doc))
+                .map_err(|e| e.to_string())?
         }
     };
     if !runtime.reads_toml_1_1() {

@@ -486,3 +486,32 @@ fn issue_25_node_policy_json_as_go_reads_it() {
             "every pull on node {WORKER} fails: policy \"/etc/containers/policy.json\": invalid character 'ï'"
         )));
 }
+
+/// A registries.conf TOML 1.0 forbids but BurntSushi/toml v1.1.0 to v1.5.0
+/// reads (an array value set twice: the last wins; v1.6.0 refuses it): read
+/// as the node's CRI-O reads it.
+#[test]
+fn issue_25_burntsushi_redefinitions_by_crio_version() {
+    let dir = TempDir::new().unwrap();
+    let conf = write(
+        dir.path(),
+        "registries.conf",
+        b"unqualified-search-registries = [\"m.example.com\"]\nunqualified-search-registries = [\"n.example.com\"]\n",
+    );
+    let explain = |extra: &[&str]| {
+        bin()
+            .args(["explain", "app:1", "--registries-conf"])
+            .arg(&conf)
+            .args(extra)
+            .assert()
+    };
+    explain(&["--crio-version", "1.27"])
+        .code(0)
+        .stdout(predicate::str::contains("n.example.com"))
+        .stdout(predicate::str::contains("m.example.com").not());
+    explain(&["--crio-version", "1.34"])
+        .code(0)
+        .stdout(predicate::str::contains("n.example.com"));
+    explain(&["--crio-version", "1.35"]).code(2);
+    explain(&[]).code(2);
+}

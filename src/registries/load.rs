@@ -280,14 +280,53 @@ fn parse_raw(
             return Ok(raw);
         }
     }
+    // BurntSushi v1.1.0 to v1.3.2 decode dotted keys of inline tables in
+    // arrays their own way: every text is read as they read it.
+    let old_release = rep
+        .runtime
+        .crio_minor
+        .and_then(super::burntsushi::Release::of_crio)
+        == Some(super::burntsushi::Release::V1_1);
+    if old_release {
+        if let Some(read) = as_burntsushi_reads(file.text, lines, rep) {
+            return read;
+        }
+    }
     match toml::from_str(file.text) {
         Ok(raw) if rep.runtime.reads_toml_1_1() => Ok(raw),
         Ok(raw) => match super::toml10::first_toml_1_1_use(file.text) {
             None => Ok(raw),
             Some(found) => Err(toml_1_1_error(found, lines, rep)),
         },
-        Err(e) => Err(toml_error(file.text, &e, lines, rep)),
+        Err(e) => match as_burntsushi_reads(file.text, lines, rep) {
+            Some(read) => read,
+            None => Err(toml_error(file.text, &e, lines, rep)),
+        },
     }
+}
+
+/// A text the `toml` crate refuses, read as the node's BurntSushi/toml
+/// (v1.1.0 and later) reads it, when that is known: it accepts some table
+/// redefinitions TOML 1.0 forbids, and merges them. `None` when the node's
+/// release is unknown or older, or when BurntSushi refuses the text too
+/// (the `toml` crate's error then says why).
+fn as_burntsushi_reads(
+    text: &str,
+    lines: &Lines,
+    rep: &Reporter<'_>,
+) -> Option<Result<RawConfig, RegistriesError>> {
+    use serde::Deserialize;
+    let release = super::burntsushi::Release::of_crio(rep.runtime.crio_minor?)?;
+    let doc = super::burntsushi::parse(text, release).ok()?;
+    if !rep.runtime.reads_toml_1_1() {
+        if let Some(found) = super::toml10::first_toml_1_1_use(text) {
+            return Some(Err(toml_1_1_error(found, lines, rep)));
+        }
+    }
+    Some(
+        RawConfig::deserialize(toml::de::Deserializer::from(doc))
+            .map_err(|e| toml_error(text, &e, lines, rep)),
+    )
 }
 
 /// The error for a file the `toml` crate refuses. BurntSushi/toml parses
@@ -945,6 +984,39 @@ pub fn load_full_parser(
 #[doc(hidden)]
 pub fn reads_as_toml_1_0(text: &str) -> bool {
     toml::from_str::<toml::Table>(text).is_ok() && super::toml10::first_toml_1_1_use(text).is_none()
+}
+
+/// The document a node running CRI-O 1.`crio_minor` decodes from `text`
+/// (syntax only, not the registries.conf schema), as JSON, or why its
+/// parser refuses the text: what the loader reads as TOML. For the oracle
+/// tests against BurntSushi/toml.
+#[doc(hidden)]
+pub fn node_reads_toml(text: &str, crio_minor: u32) -> Result<serde_json::Value, String> {
+    use serde::Deserialize;
+    let runtime = NodeRuntime {
+        crio_minor: Some(crio_minor),
+        basis: String::new(),
+    };
+    let release = super::burntsushi::Release::of_crio(crio_minor);
+    let strict = match release {
+        Some(super::burntsushi::Release::V1_1) => Err(String::new()),
+        _ => toml::from_str::<toml::Table>(text).map_err(|e| e.to_string()),
+    };
+    let table = match strict {
+        Ok(table) => table,
+        Err(e) => {
+            let release = release.ok_or(e)?;
+            let doc = super::burntsushi::parse(text, release).map_err(|r| r.message)?;
+            toml::Table::deserialize(toml::de::Deserializer::from(doc))
+                .map_err(|e| e.to_string())?
+        }
+    };
+    if !runtime.reads_toml_1_1() {
+        if let Some(found) = super::toml10::first_toml_1_1_use(text) {
+            return Err(found.what.to_string());
+        }
+    }
+    serde_json::to_value(table).map_err(|e| e.to_string())
 }
 
 /// Whether the fast reader reads `text` itself rather than leaving it to

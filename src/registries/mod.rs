@@ -115,6 +115,7 @@ pub struct Alias {
     pub origin: Origin,
 }
 
+pub(crate) mod burntsushi;
 mod fast;
 mod load;
 pub mod lookup;
@@ -125,6 +126,6 @@ mod testdata;
 mod toml10;
 
 pub use load::{
-    fast_reader_accepts, load, load_full_parser, load_on, parse_short_name_mode, reads_as_toml_1_0,
-    ConfigFile, RegistriesError, AUTHENTICATION_FILE_HELPER,
+    fast_reader_accepts, load, load_full_parser, load_on, node_reads_toml, parse_short_name_mode,
+    reads_as_toml_1_0, ConfigFile, RegistriesError, AUTHENTICATION_FILE_HELPER,
 };

@@ -70,6 +70,9 @@ pub struct Inputs {
     /// files read strictly (a must-gather's
     /// `cluster-scoped-resources/apiextensions.k8s.io/customresourcedefinitions`).
     pub crds: Vec<CrdSchema>,
+    /// Why a CustomResourceDefinition of a checked kind among the files
+    /// could not be used (also among [`Inputs::warnings`]).
+    pub crd_problems: Vec<String>,
     /// Objects read strictly whose fields are checked once every file is
     /// read ([`Inputs::check_fields`]), against the CRDs read with them.
     pub(crate) unchecked: Vec<Unchecked>,

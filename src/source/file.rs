@@ -713,6 +713,7 @@ fn apply(staged: Staged<'_>, inputs: &mut Inputs) {
     inputs.warnings.extend(staged.warnings);
     inputs.refused.extend(staged.refused);
     inputs.crds.extend(staged.crds);
+    inputs.crd_problems.extend(staged.crd_problems);
     inputs.unchecked.extend(staged.unchecked);
     for (object, at, item) in staged.objects {
         add_object(object, &at, &item, inputs);
@@ -947,6 +948,7 @@ struct Staged<'a> {
     warnings: Vec<String>,
     refused: Vec<FieldError>,
     crds: Vec<CrdSchema>,
+    crd_problems: Vec<String>,
     unchecked: Vec<Unchecked>,
 }
 
@@ -1060,9 +1062,12 @@ fn stage_unread(
         if checked {
             match parse_crd(value, at.location(item).as_str()) {
                 Ok(crd) => staged.crds.push(crd),
-                Err(e) => staged.warnings.push(format!(
-                    "{e}; its kind is checked against the tool's own field tree"
-                )),
+                Err(e) => {
+                    staged.warnings.push(format!(
+                        "{e}; its kind is checked against the tool's own field tree"
+                    ));
+                    staged.crd_problems.push(e);
+                }
             }
         }
         return;

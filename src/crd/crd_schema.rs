@@ -76,6 +76,26 @@ impl Tree {
         }
     }
 
+    /// A structural `openAPIV3Schema` of exactly this tree (scalars as
+    /// strings, free subtrees kept whole): what a CRD declaring these
+    /// fields and no others holds.
+    pub fn to_openapi(&self) -> Value {
+        match self {
+            Tree::Any => serde_json::json!({
+                "type": "object",
+                "x-kubernetes-preserve-unknown-fields": true
+            }),
+            Tree::List(item) => serde_json::json!({"type": "array", "items": item.to_openapi()}),
+            Tree::Object(fields) => {
+                let properties: serde_json::Map<String, Value> = fields
+                    .iter()
+                    .map(|(k, t)| (k.clone(), t.to_openapi()))
+                    .collect();
+                serde_json::json!({"type": "object", "properties": properties})
+            }
+        }
+    }
+
     /// The fields directly below, when this is an object.
     pub fn fields(&self) -> Option<&BTreeMap<String, Tree>> {
         match self {

@@ -794,6 +794,92 @@ mod tests {
         }
     }
 
+    /// A CustomResourceDefinition of `kind` whose schema is `tree`.
+    fn manifest(kind: &str, tree: &Tree) -> Value {
+        let name = crd_name(kind).unwrap();
+        let group = name.split_once('.').unwrap().1;
+        serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": name},
+            "spec": {
+                "group": group,
+                "names": {"kind": kind},
+                "versions": [{"name": "v1", "served": true, "schema": {"openAPIV3Schema": tree.to_openapi()}}]
+            }
+        })
+    }
+
+    fn spec_mut(tree: &mut Tree) -> &mut BTreeMap<String, Tree> {
+        match tree {
+            Tree::Object(fields) => match fields.get_mut("spec") {
+                Some(Tree::Object(spec)) => spec,
+                _ => panic!("no spec"),
+            },
+            _ => panic!("not an object"),
+        }
+    }
+
+    /// Every built-in tree against a CRD generated from it: the same; with
+    /// a field added to or removed from the CRD, the checker names it.
+    #[test]
+    fn generated_crds_agree_and_mutations_are_reported() {
+        use super::super::crd_schema::{compare, parse_crd};
+        for kind in CHECKED_KINDS {
+            let tool = builtin_tree(kind).unwrap();
+            let same = parse_crd(&manifest(kind, tool), "gen").unwrap();
+            assert!(compare(tool, &same.tree).is_empty(), "{kind}");
+            let mut added = tool.clone();
+            spec_mut(&mut added).insert("addedUpstream".to_string(), Tree::Any);
+            let c = compare(tool, &parse_crd(&manifest(kind, &added), "gen").unwrap().tree);
+            assert_eq!(c.unknown_to_tool, ["spec.addedUpstream"], "{kind}");
+            assert!(c.missing_from_crd.is_empty(), "{kind}");
+            let mut removed = tool.clone();
+            let first = spec_mut(&mut removed).keys().next().unwrap().clone();
+            spec_mut(&mut removed).remove(&first);
+            let c = compare(tool, &parse_crd(&manifest(kind, &removed), "gen").unwrap().tree);
+            assert!(c.unknown_to_tool.is_empty(), "{kind}");
+            assert!(!c.missing_from_crd.is_empty(), "{kind}");
+            assert!(
+                c.missing_from_crd.iter().all(|p| p.starts_with(&format!("spec.{first}"))),
+                "{kind}: {c:?}"
+            );
+        }
+    }
+
+    /// Against a CRD: a field only it declares is a warning, one only the
+    /// tool knows or neither knows an error.
+    #[test]
+    fn fields_checked_against_a_crd() {
+        use super::super::crd_schema::parse_crd;
+        let tool = builtin_tree("ImageDigestMirrorSet").unwrap();
+        let mut crd_tree = tool.clone();
+        let entry = match spec_mut(&mut crd_tree).get_mut("imageDigestMirrors") {
+            Some(Tree::List(item)) => match &mut **item {
+                Tree::Object(f) => f,
+                _ => panic!(),
+            },
+            _ => panic!(),
+        };
+        entry.insert("newField".to_string(), Tree::Any);
+        entry.remove("mirrorSourcePolicy");
+        let crd = parse_crd(&manifest("ImageDigestMirrorSet", &crd_tree), "c.yaml").unwrap();
+        let value: Value = serde_json::from_str(
+            r#"{"metadata":{"name":"a","labelz":{}},"spec":{"imageDigestMirrors":[{"source":"a","newField":1,"mirrorSourcePolicy":"x","nope":2}]}}"#,
+        )
+        .unwrap();
+        let found = check_fields("ImageDigestMirrorSet", &Origin::from("I/a"), &value, Some(&crd));
+        let show = |v: &[FieldError]| v.iter().map(|e| format!("{}: {}", e.field, e.message)).collect::<Vec<_>>();
+        let errors = show(&found.errors);
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(errors[0].starts_with("metadata.labelz: unknown field (did you mean \"labels\"?)"), "{errors:?}");
+        assert_eq!(errors[1], "spec.imageDigestMirrors[0].mirrorSourcePolicy: unknown field (the CustomResourceDefinition imagedigestmirrorsets.config.openshift.io (c.yaml) does not declare it)");
+        assert_eq!(errors[2], "spec.imageDigestMirrors[0].nope: unknown field");
+        let warnings = show(&found.warnings);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("spec.imageDigestMirrors[0].newField: declared by the CustomResourceDefinition imagedigestmirrorsets.config.openshift.io (c.yaml) but not modelled"), "{warnings:?}");
+    }
+
     #[test]
     fn misspelt_kinds() {
         for (kind, want) in [

@@ -13,8 +13,12 @@
 //! Upstream: <https://github.com/openshift/api>, the
 //! `zz_generated.featuregated-crd-manifests` of `imagedigestmirrorsets`,
 //! `imagetagmirrorsets`, `images`, `clusterimagepolicies`, `imagepolicies`
-//! (config.openshift.io) and `imagecontentsourcepolicies`
-//! (operator.openshift.io).
+//! (config.openshift.io), `imagecontentsourcepolicies`
+//! (operator.openshift.io), `machineconfigs`, `machineconfigpools` and
+//! `containerruntimeconfigs` (machineconfiguration.openshift.io). The trees
+//! are checked against those manifests by `tests/crd_upstream.rs`; `lint`
+//! checks against a cluster's own CRD when it has one
+//! ([`check_fields`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;

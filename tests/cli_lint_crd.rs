@@ -35,8 +35,12 @@ spec:
 /// IDMS, of `spec` otherwise).
 fn crd_manifest(kind: &str, mutate: impl FnOnce(&mut BTreeMap<String, Tree>)) -> Value {
     let mut tree = builtin_tree(kind).unwrap().clone();
-    let Tree::Object(top) = &mut tree else { panic!() };
-    let Some(Tree::Object(spec)) = top.get_mut("spec") else { panic!() };
+    let Tree::Object(top) = &mut tree else {
+        panic!()
+    };
+    let Some(Tree::Object(spec)) = top.get_mut("spec") else {
+        panic!()
+    };
     let target = match spec.get_mut("imageDigestMirrors") {
         Some(Tree::List(item)) => match &mut **item {
             Tree::Object(entry) => entry,
@@ -167,7 +171,9 @@ fn must_gather_crds_are_the_schema() {
         .arg(&root)
         .assert()
         .code(0)
-        .stdout(contains("newUpstreamField: declared by the CustomResourceDefinition"));
+        .stdout(contains(
+            "newUpstreamField: declared by the CustomResourceDefinition",
+        ));
 }
 
 #[test]
@@ -260,6 +266,9 @@ fn live_lint_without_access_to_crds_uses_the_builtin_trees() {
         out.contains("spec.imageDigestMirrors[0].newUpstreamField: unknown field"),
         "{out}"
     );
-    assert!(err.contains("cannot get customresourcedefinitions"), "{err}");
+    assert!(
+        err.contains("cannot get customresourcedefinitions"),
+        "{err}"
+    );
     assert_eq!(err.matches("customresourcedefinitions").count(), 2, "{err}");
 }

@@ -30,8 +30,7 @@ fn crd_files(dir: &Path, out: &mut Vec<PathBuf>) {
         } else if path
             .extension()
             .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
-            && std::fs::read_to_string(&path)
-                .is_ok_and(|t| t.contains("CustomResourceDefinition"))
+            && std::fs::read_to_string(&path).is_ok_and(|t| t.contains("CustomResourceDefinition"))
         {
             out.push(path);
         }
@@ -71,10 +70,14 @@ fn builtin_trees_match_the_crd_manifests() {
         let c = compare(builtin_tree(kind).expect("built-in tree"), tree);
         println!("{kind}: {} manifest(s)", from.len());
         for path in &c.unknown_to_tool {
-            failures.push(format!("{kind}: the CRD declares {path}, the tool does not"));
+            failures.push(format!(
+                "{kind}: the CRD declares {path}, the tool does not"
+            ));
         }
         for path in &c.missing_from_crd {
-            failures.push(format!("{kind}: the tool knows {path}, the CRD does not declare it"));
+            failures.push(format!(
+                "{kind}: the tool knows {path}, the CRD does not declare it"
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

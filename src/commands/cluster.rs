@@ -6,12 +6,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
+use mirrorpolicy::crd::crd_schema::CrdSchema;
 use mirrorpolicy::labels::Selector;
 use mirrorpolicy::render::cluster::{render_pool, Rendered};
 use mirrorpolicy::source::cluster::{
     self as live, ClusterError, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG,
 };
-use mirrorpolicy::crd::crd_schema::CrdSchema;
 use mirrorpolicy::source::{load_paths_checked, load_paths_with, Inputs};
 
 use crate::exit::Failure;
@@ -44,7 +44,14 @@ pub fn read_objects(
     namespace: Option<&str>,
     strict: bool,
 ) -> Result<Inputs> {
-    read_selected(settings, paths, reads, namespace, None, strict.then_some(&[]))
+    read_selected(
+        settings,
+        paths,
+        reads,
+        namespace,
+        None,
+        strict.then_some(&[]),
+    )
 }
 
 /// [`read_objects`], keeping only the objects that reference images whose

@@ -172,8 +172,8 @@ pub fn parse_crd(value: &Value, from: &str) -> Result<CrdSchema, String> {
             None => this,
         });
     }
-    let mut tree = tree
-        .ok_or_else(|| format!("{from}: CustomResourceDefinition {name} serves no version"))?;
+    let mut tree =
+        tree.ok_or_else(|| format!("{from}: CustomResourceDefinition {name} serves no version"))?;
     if let Tree::Object(fields) = &mut tree {
         fields.remove("metadata");
     }
@@ -246,7 +246,8 @@ fn compare_at(tool: &Tree, crd: &Tree, path: &str, out: &mut Comparison) {
                 }
             }
             for (key, t) in a {
-                if !b.contains_key(key) && !(key == "metadata" && path.is_empty()) {
+                let declared = b.contains_key(key) || (key == "metadata" && path.is_empty());
+                if !declared {
                     paths_below(t, &join(path, key), &mut out.missing_from_crd);
                 }
             }
@@ -256,9 +257,9 @@ fn compare_at(tool: &Tree, crd: &Tree, path: &str, out: &mut Comparison) {
         // fields are unknown to the tool's check.
         (Tree::Any, _) => paths_below(crd, path, &mut out.unknown_to_tool),
         // The CRD takes anything (or another shape) where the tool checks.
-        (_, _) => out
-            .unknown_to_tool
-            .push(format!("{path} (the CRD declares another shape or keeps any field)")),
+        (_, _) => out.unknown_to_tool.push(format!(
+            "{path} (the CRD declares another shape or keeps any field)"
+        )),
     }
 }
 

@@ -320,7 +320,11 @@ const MACHINE_CONFIG_POOL: Field = Object(&[
         Object(&[
             (
                 "certExpirys",
-                List(&Object(&[("bundle", Any), ("expiry", Any), ("subject", Any)])),
+                List(&Object(&[
+                    ("bundle", Any),
+                    ("expiry", Any),
+                    ("subject", Any),
+                ])),
             ),
             ("conditions", MCO_CONDITIONS),
             ("configuration", POOL_CONFIGURATION),
@@ -376,10 +380,7 @@ const CONTAINER_RUNTIME_CONFIG: Field = Object(&[
     ),
     (
         "status",
-        Object(&[
-            ("conditions", MCO_CONDITIONS),
-            ("observedGeneration", Any),
-        ]),
+        Object(&[("conditions", MCO_CONDITIONS), ("observedGeneration", Any)]),
     ),
 ]);
 
@@ -835,17 +836,25 @@ mod tests {
             assert!(compare(tool, &same.tree).is_empty(), "{kind}");
             let mut added = tool.clone();
             spec_mut(&mut added).insert("addedUpstream".to_string(), Tree::Any);
-            let c = compare(tool, &parse_crd(&manifest(kind, &added), "gen").unwrap().tree);
+            let c = compare(
+                tool,
+                &parse_crd(&manifest(kind, &added), "gen").unwrap().tree,
+            );
             assert_eq!(c.unknown_to_tool, ["spec.addedUpstream"], "{kind}");
             assert!(c.missing_from_crd.is_empty(), "{kind}");
             let mut removed = tool.clone();
             let first = spec_mut(&mut removed).keys().next().unwrap().clone();
             spec_mut(&mut removed).remove(&first);
-            let c = compare(tool, &parse_crd(&manifest(kind, &removed), "gen").unwrap().tree);
+            let c = compare(
+                tool,
+                &parse_crd(&manifest(kind, &removed), "gen").unwrap().tree,
+            );
             assert!(c.unknown_to_tool.is_empty(), "{kind}");
             assert!(!c.missing_from_crd.is_empty(), "{kind}");
             assert!(
-                c.missing_from_crd.iter().all(|p| p.starts_with(&format!("spec.{first}"))),
+                c.missing_from_crd
+                    .iter()
+                    .all(|p| p.starts_with(&format!("spec.{first}"))),
                 "{kind}: {c:?}"
             );
         }
@@ -872,11 +881,23 @@ mod tests {
             r#"{"metadata":{"name":"a","labelz":{}},"spec":{"imageDigestMirrors":[{"source":"a","newField":1,"mirrorSourcePolicy":"x","nope":2}]}}"#,
         )
         .unwrap();
-        let found = check_fields("ImageDigestMirrorSet", &Origin::from("I/a"), &value, Some(&crd));
-        let show = |v: &[FieldError]| v.iter().map(|e| format!("{}: {}", e.field, e.message)).collect::<Vec<_>>();
+        let found = check_fields(
+            "ImageDigestMirrorSet",
+            &Origin::from("I/a"),
+            &value,
+            Some(&crd),
+        );
+        let show = |v: &[FieldError]| {
+            v.iter()
+                .map(|e| format!("{}: {}", e.field, e.message))
+                .collect::<Vec<_>>()
+        };
         let errors = show(&found.errors);
         assert_eq!(errors.len(), 3, "{errors:?}");
-        assert!(errors[0].starts_with("metadata.labelz: unknown field (did you mean \"labels\"?)"), "{errors:?}");
+        assert!(
+            errors[0].starts_with("metadata.labelz: unknown field (did you mean \"labels\"?)"),
+            "{errors:?}"
+        );
         assert_eq!(errors[1], "spec.imageDigestMirrors[0].mirrorSourcePolicy: unknown field (the CustomResourceDefinition imagedigestmirrorsets.config.openshift.io (c.yaml) does not declare it)");
         assert_eq!(errors[2], "spec.imageDigestMirrors[0].nope: unknown field");
         let warnings = show(&found.warnings);

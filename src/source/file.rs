@@ -322,8 +322,7 @@ fn run_job(job: Option<Job>, name: &str, reading: Reading) -> Result<Done<'_>, S
         }
         Some(Job::InFolder(path)) => {
             let bytes = read_input(&path, name)?;
-            let hinted =
-                KIND_HINT.is_match(&bytes)
+            let hinted = KIND_HINT.is_match(&bytes)
                 || (reading.workloads && WORKLOAD_HINT.is_match(&bytes))
                 || (reading.strict && STRICT_HINT.is_match(&bytes));
             if !hinted {
@@ -532,9 +531,11 @@ static KIND_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
 
 /// Names a kind checked only when reading strictly (`lint`), or its CRD.
 static STRICT_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
-    BytesRegex::new(&format!(r"(?-u:\b)ContainerRuntimeConfig(?:List)?(?-u:\b)|{ESCAPES}"))
-        // A constant pattern.
-        .expect("strict hint regex compiles")
+    BytesRegex::new(&format!(
+        r"(?-u:\b)ContainerRuntimeConfig(?:List)?(?-u:\b)|{ESCAPES}"
+    ))
+    // A constant pattern.
+    .expect("strict hint regex compiles")
 });
 
 /// Names a workload kind: files without one are not parsed for `audit`.
@@ -1002,7 +1003,15 @@ fn stage_value<'a>(
     let label = object_label(&value, kind_name);
     let Some(known) = Kind::from_name(kind_name) else {
         if staged.reading.strict {
-            stage_unread(&value, kind_name, api_version.as_deref(), &label, at, item, staged);
+            stage_unread(
+                &value,
+                kind_name,
+                api_version.as_deref(),
+                &label,
+                at,
+                item,
+                staged,
+            );
         }
         refuse_misspelt_kind(kind_name, api_version.as_deref(), &label, at, item, staged);
         skip(staged);
@@ -1073,7 +1082,8 @@ fn stage_unread(
         return;
     }
     let group = api_group(api_version.unwrap_or_default());
-    if CHECKED_KINDS.contains(&kind_name) && group == api_group(crate::crd::MACHINECONFIGURATION_V1) {
+    if CHECKED_KINDS.contains(&kind_name) && group == api_group(crate::crd::MACHINECONFIGURATION_V1)
+    {
         staged.unchecked.push(Unchecked {
             kind: kind_name.to_string(),
             group: group.to_string(),

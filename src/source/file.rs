@@ -1002,18 +1002,15 @@ fn stage_value<'a>(
     }
     let label = object_label(&value, kind_name);
     let Some(known) = Kind::from_name(kind_name) else {
-        if staged.reading.strict {
-            stage_unread(
-                &value,
-                kind_name,
-                api_version.as_deref(),
-                &label,
-                at,
-                item,
-                staged,
-            );
-        }
-        refuse_misspelt_kind(kind_name, api_version.as_deref(), &label, at, item, staged);
+        stage_unread(
+            &value,
+            kind_name,
+            api_version.as_deref(),
+            &label,
+            at,
+            item,
+            staged,
+        );
         skip(staged);
         return Ok(());
     };
@@ -1038,20 +1035,36 @@ fn stage_value<'a>(
         staged.refused.push(refusal);
     }
     if staged.reading.strict {
-        staged.unchecked.push(Unchecked {
-            kind: kind_name.to_string(),
-            group: api_group(api_version.as_deref().unwrap_or_default()).to_string(),
-            object: object.origin(),
-            file: at.location(item),
-            value,
-        });
+        let group = api_group(api_version.as_deref().unwrap_or_default());
+        let origin = object.origin();
+        let pending = unchecked(kind_name, group, origin, at, item, value);
+        staged.unchecked.push(pending);
     }
     staged.objects.push((object, *at, item.to_string()));
     Ok(())
 }
 
-/// When reading strictly, what a document of a kind the tool does not read
-/// still gives: a CustomResourceDefinition of a checked kind (its field
+/// An object read strictly, for its fields to be checked once every file
+/// is read.
+fn unchecked(
+    kind: &str,
+    group: &str,
+    object: Origin,
+    at: &DocumentAt<'_>,
+    item: &str,
+    value: Value,
+) -> Unchecked {
+    Unchecked {
+        kind: kind.to_string(),
+        group: group.to_string(),
+        object,
+        file: at.location(item),
+        value,
+    }
+}
+
+/// What a document of a kind the tool does not read still gives: a
+/// refusal when its kind is a misspelt one; when reading strictly, a CustomResourceDefinition of a checked kind (its field
 /// tree), or an object of a checked kind the tool does not model
 /// (ContainerRuntimeConfig), whose fields are checked all the same.
 fn stage_unread(
@@ -1063,6 +1076,10 @@ fn stage_unread(
     item: &str,
     staged: &mut Staged<'_>,
 ) {
+    refuse_misspelt_kind(kind_name, api_version, label, at, item, staged);
+    if !staged.reading.strict {
+        return;
+    }
     if is_crd(value) {
         let checked = value
             .pointer("/spec/names/kind")
@@ -1084,13 +1101,10 @@ fn stage_unread(
     let group = api_group(api_version.unwrap_or_default());
     if CHECKED_KINDS.contains(&kind_name) && group == api_group(crate::crd::MACHINECONFIGURATION_V1)
     {
-        staged.unchecked.push(Unchecked {
-            kind: kind_name.to_string(),
-            group: group.to_string(),
-            object: Origin::from(label),
-            file: at.location(item),
-            value: value.clone(),
-        });
+        let object = Origin::from(label);
+        staged
+            .unchecked
+            .push(unchecked(kind_name, group, object, at, item, value.clone()));
     }
 }
 

@@ -175,6 +175,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB')
             [CompletionResult]::new('--with', '--with', [CompletionResultType]::ParameterName, 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable')
+            [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'CustomResourceDefinition manifests (files or folders) whose schemas the objects'' fields are checked against, in place of the live cluster''s or a must-gather''s. Repeatable')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set')

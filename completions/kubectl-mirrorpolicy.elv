@@ -169,6 +169,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand -f 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB'
             cand --filename 'Cluster objects from files, folders (recursive, must-gather works as is) or `-` for stdin, instead of the live cluster. Repeatable; each input at most 256 MiB'
             cand --with 'Proposed objects (IDMS, ITMS, ICSP, Image, image policies) laid over the current ones, same kind and name replacing: what if they were applied? Repeatable'
+            cand --crd 'CustomResourceDefinition manifests (files or folders) whose schemas the objects'' fields are checked against, in place of the live cluster''s or a must-gather''s. Repeatable'
             cand -o 'Output format'
             cand --output 'Output format'
             cand --color 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set'

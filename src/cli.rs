@@ -1197,6 +1197,11 @@ pub struct LintArgs {
     #[arg(long = "with", value_name = "FILE")]
     pub with: Vec<PathBuf>,
 
+    /// CustomResourceDefinition manifests (files or folders) whose schemas the objects' fields are
+    /// checked against, in place of the live cluster's or a must-gather's. Repeatable.
+    #[arg(long = "crd", value_name = "FILE|DIR")]
+    pub crds: Vec<PathBuf>,
+
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = LintFormat::Table)]
     pub output: LintFormat,

@@ -98,7 +98,8 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
 }
 
 /// What the API server refuses: the CRD rules, and what reading found
-/// (unknown fields, a wrong apiVersion, a misspelt kind).
+/// (unknown fields, a wrong apiVersion, a misspelt kind); then, as
+/// warnings, the fields a CRD given declares that the tool does not model.
 fn crd_findings(inputs: &Inputs) -> Vec<Finding> {
     inputs
         .validate()
@@ -110,6 +111,10 @@ fn crd_findings(inputs: &Inputs) -> Vec<Finding> {
                 format!("{} (the API server refuses this object)", e.detail()),
             )
         })
+        .chain(inputs.field_warnings.iter().map(|w| Finding {
+            file: w.file.clone(),
+            ..warning(Some(&w.object), w.detail())
+        }))
         .collect()
 }
 

@@ -6,12 +6,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
+use mirrorpolicy::crd::crd_schema::CrdSchema;
 use mirrorpolicy::labels::Selector;
 use mirrorpolicy::render::cluster::{render_pool, Rendered};
 use mirrorpolicy::source::cluster::{
     self as live, ClusterError, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG,
 };
-use mirrorpolicy::source::{load_paths_with, Inputs};
+use mirrorpolicy::source::{load_paths_checked, load_paths_with, Inputs};
 
 use crate::exit::Failure;
 use crate::settings::Settings;
@@ -19,8 +20,10 @@ use crate::settings::Settings;
 /// Reads the mirror configuration: from the files named by `-f`, or from
 /// the live cluster when there are none.
 /// Files are read strictly: every field is checked against the kind's CRD.
-pub fn read_inputs(settings: &Settings, paths: &[PathBuf]) -> Result<Inputs> {
-    read_selected(settings, paths, MIRROR_CONFIG, None, None, true)
+/// Fields are checked against the first of `crds` for each kind, then
+/// the CRDs among the files (a must-gather's), then the tool's own trees.
+pub fn read_inputs(settings: &Settings, paths: &[PathBuf], crds: &[CrdSchema]) -> Result<Inputs> {
+    read_selected(settings, paths, MIRROR_CONFIG, None, None, Some(crds))
 }
 
 /// Reads the mirror configuration, warning about objects the API server
@@ -41,18 +44,26 @@ pub fn read_objects(
     namespace: Option<&str>,
     strict: bool,
 ) -> Result<Inputs> {
-    read_selected(settings, paths, reads, namespace, None, strict)
+    read_selected(
+        settings,
+        paths,
+        reads,
+        namespace,
+        None,
+        strict.then_some(&[]),
+    )
 }
 
 /// [`read_objects`], keeping only the objects that reference images whose
-/// labels `selector` selects (live, the API server selects them).
+/// labels `selector` selects (live, the API server selects them). With
+/// `strict`, the CRDs whose schemas files are checked against first.
 fn read_selected(
     settings: &Settings,
     paths: &[PathBuf],
     reads: &[Read],
     namespace: Option<&str>,
     selector: Option<&Selector>,
-    strict: bool,
+    strict: Option<&[CrdSchema]>,
 ) -> Result<Inputs> {
     if paths.is_empty() {
         let mut inputs = read_live(settings, reads, namespace, selector.map(Selector::as_str))?;
@@ -62,8 +73,12 @@ fn read_selected(
         return Ok(inputs);
     }
     let workloads = live::reads_workloads(reads);
-    let mut inputs = load_paths_with(paths, std::io::stdin().lock(), workloads, strict)
-        .map_err(|e| Failure::input(e.to_string()))?;
+    let read = match strict {
+        Some(crds) => load_paths_checked(paths, std::io::stdin().lock(), workloads, crds),
+        None => load_paths_with(paths, std::io::stdin().lock(), workloads, false),
+    };
+    let mut inputs = read.map_err(|e| Failure::input(e.to_string()))?;
+    let strict = strict.is_some();
     for w in &inputs.warnings {
         settings.warn(w);
     }
@@ -111,7 +126,7 @@ pub fn load_selected(
     namespace: Option<&str>,
     selector: Option<&Selector>,
 ) -> Result<Inputs> {
-    let inputs = read_selected(settings, paths, reads, namespace, selector, false)?;
+    let inputs = read_selected(settings, paths, reads, namespace, selector, None)?;
     for e in inputs.validate() {
         settings.warn(format_args!(
             "the API server would refuse this object today: {e}"
@@ -151,13 +166,24 @@ pub fn overlay(
     with: &[PathBuf],
     validate: bool,
 ) -> Result<()> {
+    overlay_checked(settings, inputs, with, validate, &[])
+}
+
+/// [`overlay`], the proposed objects' fields checked against the first of
+/// `crds` for each kind (then the tool's own trees).
+pub fn overlay_checked(
+    settings: &Settings,
+    inputs: &mut Inputs,
+    with: &[PathBuf],
+    validate: bool,
+    crds: &[CrdSchema],
+) -> Result<()> {
     if with.is_empty() {
         return Ok(());
     }
     // Proposed objects are about to be applied: checked as strictly as `lint`.
-    let proposed =
-        mirrorpolicy::source::load_paths_with(with, std::io::stdin().lock(), false, true)
-            .context(Failure::input("cannot read the proposed objects of --with"))?;
+    let proposed = load_paths_checked(with, std::io::stdin().lock(), false, crds)
+        .context(Failure::input("cannot read the proposed objects of --with"))?;
     for w in &proposed.warnings {
         settings.warn(format_args!("--with: {w}"));
     }
@@ -193,6 +219,25 @@ pub fn context_namespace(settings: &Settings) -> Result<String> {
         .block_on(live::connect(&options))
         .map_err(cluster_failure)?;
     Ok(connection.default_namespace)
+}
+
+/// The live cluster's own CustomResourceDefinitions of the checked kinds,
+/// each one it cannot give (404, 403) a warning: that kind is checked
+/// against the tool's own field tree.
+pub fn cluster_crds(settings: &Settings) -> Result<Vec<CrdSchema>> {
+    let options = settings.cluster_options()?;
+    let runtime = runtime()?;
+    let (crds, warnings) = runtime
+        .block_on(async {
+            let connection = live::connect(&options).await?;
+            let kinds = mirrorpolicy::crd::schema::CHECKED_KINDS;
+            Ok::<_, ClusterError>(live::read_crds(&connection, &kinds).await)
+        })
+        .map_err(cluster_failure)?;
+    for w in warnings {
+        settings.warn(w);
+    }
+    Ok(crds)
 }
 
 /// A runtime for the API calls of one command.

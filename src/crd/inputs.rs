@@ -7,7 +7,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::crd::schema::{metadata_errors, name_error};
+use crate::crd::crd_schema::CrdSchema;
+use crate::crd::schema::{check_fields, metadata_errors, name_error};
 use crate::crd::workload::Workload;
 use crate::crd::{
     ClusterImagePolicy, ClusterVersion, FieldError, Image, ImageContentSourcePolicy,
@@ -60,6 +61,21 @@ pub struct Inputs {
     /// in a typed object: a field the CRD does not declare, a wrong or
     /// missing `apiVersion`, a misspelt kind. Part of [`Inputs::validate`].
     pub refused: Vec<FieldError>,
+    /// Fields of an object read strictly that the CustomResourceDefinition
+    /// its fields were checked against declares and the tool's own field
+    /// tree does not: the API server keeps them, the tool may not apply
+    /// them.
+    pub field_warnings: Vec<FieldError>,
+    /// CustomResourceDefinitions of the checked kinds found among the
+    /// files read strictly (a must-gather's
+    /// `cluster-scoped-resources/apiextensions.k8s.io/customresourcedefinitions`).
+    pub crds: Vec<CrdSchema>,
+    /// Why a CustomResourceDefinition of a checked kind among the files
+    /// could not be used (also among [`Inputs::warnings`]).
+    pub crd_problems: Vec<String>,
+    /// Objects read strictly whose fields are checked once every file is
+    /// read ([`Inputs::check_fields`]), against the CRDs read with them.
+    pub(crate) unchecked: Vec<Unchecked>,
     /// Where each object was read, by its label (`Kind/name`): `file:line`
     /// (the line its document starts on, then `(items[N])` for an item of a
     /// list), or the resource and server it was listed from. A later copy of an object moves it to where that copy was read.
@@ -67,6 +83,18 @@ pub struct Inputs {
     /// Where each object sits in its list, so that adding one is not a
     /// search of the list.
     pub(crate) index: Indexes,
+}
+
+/// An object read strictly, its fields not checked yet.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Unchecked {
+    pub(crate) kind: String,
+    /// The group of its `apiVersion`.
+    pub(crate) group: String,
+    pub(crate) object: Origin,
+    /// Where it was read.
+    pub(crate) file: Origin,
+    pub(crate) value: serde_json::Value,
 }
 
 /// Position of each object in its list, by identity.
@@ -178,7 +206,31 @@ impl Inputs {
             self.image = proposed.image;
         }
         self.refused.extend(proposed.refused);
+        self.field_warnings.extend(proposed.field_warnings);
         self.read_from.extend(proposed.read_from);
+    }
+
+    /// Checks the fields of every object read strictly and not checked
+    /// yet: against the first of `given` (then of [`Inputs::crds`]) for
+    /// its kind and group, else against the tool's own field tree. Fields
+    /// the API server refuses join [`Inputs::refused`]; fields only the
+    /// CRD declares, [`Inputs::field_warnings`].
+    pub fn check_fields(&mut self, given: &[CrdSchema]) {
+        for u in std::mem::take(&mut self.unchecked) {
+            let crd = given
+                .iter()
+                .chain(&self.crds)
+                .find(|c| c.kind == u.kind && c.group == u.group);
+            let found = check_fields(&u.kind, &u.object, &u.value, crd);
+            for mut e in found.errors {
+                e.file = Some(u.file.clone());
+                self.refused.push(e);
+            }
+            for mut w in found.warnings {
+                w.file = Some(u.file.clone());
+                self.field_warnings.push(w);
+            }
+        }
     }
 
     /// Where the object `label` (`Kind/name`) was read, when known.

@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer, Serialize};
 
 pub mod cluster;
+pub mod crd_schema;
 pub mod image;
 pub mod image_policy;
 pub mod inputs;

@@ -13,11 +13,19 @@
 //! Upstream: <https://github.com/openshift/api>, the
 //! `zz_generated.featuregated-crd-manifests` of `imagedigestmirrorsets`,
 //! `imagetagmirrorsets`, `images`, `clusterimagepolicies`, `imagepolicies`
-//! (config.openshift.io) and `imagecontentsourcepolicies`
-//! (operator.openshift.io).
+//! (config.openshift.io), `imagecontentsourcepolicies`
+//! (operator.openshift.io), `machineconfigs`, `machineconfigpools` and
+//! `containerruntimeconfigs` (machineconfiguration.openshift.io). The trees
+//! are checked against those manifests by `tests/crd_upstream.rs`; `lint`
+//! checks against a cluster's own CRD when it has one
+//! ([`check_fields`]).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use super::crd_schema::{CrdSchema, Tree};
 use super::validate::FieldError;
 use super::ObjectMeta;
 use crate::labels::{label_value_problems, qualified_name_problems};
@@ -227,15 +235,184 @@ const IMAGE_POLICY: Field = Object(&[
     ),
 ]);
 
+/// The ContainerRuntimeConfig / MachineConfigPool label selector
+/// (`metav1.LabelSelector`).
+const LABEL_SELECTOR: Field = Object(&[
+    (
+        "matchExpressions",
+        List(&Object(&[("key", Any), ("operator", Any), ("values", Any)])),
+    ),
+    ("matchLabels", Any),
+]);
+
+/// `status.conditions[]` of the machineconfiguration kinds (no
+/// `observedGeneration` in them).
+const MCO_CONDITIONS: Field = List(&Object(&[
+    ("lastTransitionTime", Any),
+    ("message", Any),
+    ("reason", Any),
+    ("status", Any),
+    ("type", Any),
+]));
+
+/// `spec.config` is an Ignition config, kept as is
+/// (`x-kubernetes-preserve-unknown-fields`).
+const MACHINE_CONFIG: Field = Object(&[
+    ("apiVersion", Any),
+    ("kind", Any),
+    ("metadata", OBJECT_META),
+    (
+        "spec",
+        Object(&[
+            ("baseOSExtensionsContainerImage", Any),
+            ("config", Any),
+            ("extensions", Any),
+            ("fips", Any),
+            ("kernelArguments", Any),
+            ("kernelType", Any),
+            ("osImageURL", Any),
+        ]),
+    ),
+]);
+
+/// `spec.configuration` / `status.configuration`: the rendered
+/// MachineConfig and the configs it came from (`corev1.ObjectReference`).
+const POOL_CONFIGURATION: Field = Object(&[
+    ("apiVersion", Any),
+    ("fieldPath", Any),
+    ("kind", Any),
+    ("name", Any),
+    ("namespace", Any),
+    ("resourceVersion", Any),
+    (
+        "source",
+        List(&Object(&[
+            ("apiVersion", Any),
+            ("fieldPath", Any),
+            ("kind", Any),
+            ("name", Any),
+            ("namespace", Any),
+            ("resourceVersion", Any),
+            ("uid", Any),
+        ])),
+    ),
+    ("uid", Any),
+]);
+
+const MACHINE_CONFIG_POOL: Field = Object(&[
+    ("apiVersion", Any),
+    ("kind", Any),
+    ("metadata", OBJECT_META),
+    (
+        "spec",
+        Object(&[
+            ("configuration", POOL_CONFIGURATION),
+            ("machineConfigSelector", LABEL_SELECTOR),
+            ("maxUnavailable", Any),
+            ("nodeSelector", LABEL_SELECTOR),
+            ("osImageStream", Object(&[("name", Any)])),
+            ("paused", Any),
+            ("pinnedImageSets", List(&Object(&[("name", Any)]))),
+        ]),
+    ),
+    (
+        "status",
+        Object(&[
+            (
+                "certExpirys",
+                List(&Object(&[
+                    ("bundle", Any),
+                    ("expiry", Any),
+                    ("subject", Any),
+                ])),
+            ),
+            ("conditions", MCO_CONDITIONS),
+            ("configuration", POOL_CONFIGURATION),
+            ("degradedMachineCount", Any),
+            ("machineCount", Any),
+            ("observedGeneration", Any),
+            ("osImageStream", Object(&[("name", Any)])),
+            (
+                "poolSynchronizersStatus",
+                List(&Object(&[
+                    ("availableMachineCount", Any),
+                    ("machineCount", Any),
+                    ("observedGeneration", Any),
+                    ("poolSynchronizerType", Any),
+                    ("readyMachineCount", Any),
+                    ("unavailableMachineCount", Any),
+                    ("updatedMachineCount", Any),
+                ])),
+            ),
+            ("readyMachineCount", Any),
+            ("unavailableMachineCount", Any),
+            ("updatedMachineCount", Any),
+        ]),
+    ),
+]);
+
+/// `{path}` entries of the additional stores.
+const STORE: Field = List(&Object(&[("path", Any)]));
+
+const CONTAINER_RUNTIME_CONFIG: Field = Object(&[
+    ("apiVersion", Any),
+    ("kind", Any),
+    ("metadata", OBJECT_META),
+    (
+        "spec",
+        Object(&[
+            (
+                "containerRuntimeConfig",
+                Object(&[
+                    ("additionalArtifactStores", STORE),
+                    ("additionalImageStores", STORE),
+                    ("additionalLayerStores", STORE),
+                    ("containerGomaxprocsBehavior", Any),
+                    ("defaultRuntime", Any),
+                    ("logLevel", Any),
+                    ("logSizeMax", Any),
+                    ("overlaySize", Any),
+                    ("pidsLimit", Any),
+                ]),
+            ),
+            ("machineConfigPoolSelector", LABEL_SELECTOR),
+        ]),
+    ),
+    (
+        "status",
+        Object(&[("conditions", MCO_CONDITIONS), ("observedGeneration", Any)]),
+    ),
+]);
+
 /// The kinds whose CRDs this module holds, as `kind` spells them.
-pub const CHECKED_KINDS: [&str; 6] = [
+pub const CHECKED_KINDS: [&str; 9] = [
     "ImageContentSourcePolicy",
     "ImageDigestMirrorSet",
     "ImageTagMirrorSet",
     "Image",
     "ClusterImagePolicy",
     "ImagePolicy",
+    "MachineConfig",
+    "MachineConfigPool",
+    "ContainerRuntimeConfig",
 ];
+
+/// The name of each checked kind's CustomResourceDefinition, as the
+/// cluster serves it (`<plural>.<group>`).
+pub fn crd_name(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "ImageContentSourcePolicy" => "imagecontentsourcepolicies.operator.openshift.io",
+        "ImageDigestMirrorSet" => "imagedigestmirrorsets.config.openshift.io",
+        "ImageTagMirrorSet" => "imagetagmirrorsets.config.openshift.io",
+        "Image" => "images.config.openshift.io",
+        "ClusterImagePolicy" => "clusterimagepolicies.config.openshift.io",
+        "ImagePolicy" => "imagepolicies.config.openshift.io",
+        "MachineConfig" => "machineconfigs.machineconfiguration.openshift.io",
+        "MachineConfigPool" => "machineconfigpools.machineconfiguration.openshift.io",
+        "ContainerRuntimeConfig" => "containerruntimeconfigs.machineconfiguration.openshift.io",
+        _ => return None,
+    })
+}
 
 fn schema_of(kind: &str) -> Option<&'static Field> {
     Some(match kind {
@@ -244,54 +421,178 @@ fn schema_of(kind: &str) -> Option<&'static Field> {
         "ImageTagMirrorSet" => &IMAGE_TAG_MIRROR_SET,
         "Image" => &IMAGE,
         "ClusterImagePolicy" | "ImagePolicy" => &IMAGE_POLICY,
+        "MachineConfig" => &MACHINE_CONFIG,
+        "MachineConfigPool" => &MACHINE_CONFIG_POOL,
+        "ContainerRuntimeConfig" => &CONTAINER_RUNTIME_CONFIG,
         _ => return None,
     })
+}
+
+fn to_tree(field: &Field) -> Tree {
+    match field {
+        Any => Tree::Any,
+        List(item) => Tree::list(to_tree(item)),
+        Object(fields) => Tree::Object(
+            fields
+                .iter()
+                .map(|(name, f)| ((*name).to_string(), to_tree(f)))
+                .collect(),
+        ),
+    }
+}
+
+/// The tool's own field tree of `kind` (one of [`CHECKED_KINDS`]).
+pub fn builtin_tree(kind: &str) -> Option<&'static Tree> {
+    static TREES: OnceLock<HashMap<&'static str, Tree>> = OnceLock::new();
+    TREES
+        .get_or_init(|| {
+            CHECKED_KINDS
+                .iter()
+                .filter_map(|k| Some((*k, to_tree(schema_of(k)?))))
+                .collect()
+        })
+        .get(kind)
 }
 
 /// Every field of `value` (a whole object of `kind`) that the kind's CRD
 /// does not declare, as the API server's strict field validation names
 /// them; nothing for a kind this module holds no schema of.
 pub fn unknown_fields(kind: &str, object: &Origin, value: &Value) -> Vec<FieldError> {
-    let mut out = Vec::new();
-    if let Some(schema) = schema_of(kind) {
-        walk(schema, value, "", object, &mut out);
-    }
+    check_fields(kind, object, value, None).errors
+}
+
+/// What checking an object's fields found.
+#[derive(Debug, Default)]
+pub struct FieldCheck {
+    /// Fields the API server refuses (`unknown field`).
+    pub errors: Vec<FieldError>,
+    /// Fields the CRD given declares and the tool's tree does not: the
+    /// object is valid, but the tool may not apply them.
+    pub warnings: Vec<FieldError>,
+}
+
+/// Checks the fields of `value` (a whole object of `kind`) against `crd`
+/// (the cluster's schema of the kind) when given, else against the
+/// tool's own tree. A field neither knows is an error; one the CRD
+/// declares and the tool does not, a warning.
+pub fn check_fields(
+    kind: &str,
+    object: &Origin,
+    value: &Value,
+    crd: Option<&CrdSchema>,
+) -> FieldCheck {
+    let mut out = FieldCheck::default();
+    let Some(tool) = builtin_tree(kind) else {
+        return out;
+    };
+    let mut walk = Walk {
+        object,
+        crd,
+        tool_meta: tool.fields().and_then(|f| f.get("metadata")),
+        out: &mut out,
+    };
+    walk.value(Some(tool), crd.map_or(tool, |c| &c.tree), value, "");
     out
 }
 
-fn walk(field: &Field, value: &Value, path: &str, object: &Origin, out: &mut Vec<FieldError>) {
-    match (field, value) {
-        (Any, _) => {}
-        (List(item), Value::Array(items)) => {
-            for (i, v) in items.iter().enumerate() {
-                walk(item, v, &format!("{path}[{i}]"), object, out);
-            }
+static ANY: Tree = Tree::Any;
+
+struct Walk<'a> {
+    object: &'a Origin,
+    crd: Option<&'a CrdSchema>,
+    /// `metadata`, which the API server checks as `ObjectMeta` whatever
+    /// the CRD says.
+    tool_meta: Option<&'a Tree>,
+    out: &'a mut FieldCheck,
+}
+
+impl<'a> Walk<'a> {
+    fn error(&self, field: String, message: String) -> FieldError {
+        FieldError {
+            object: self.object.clone(),
+            file: None,
+            field,
+            value: String::new(),
+            message,
         }
-        (Object(properties), Value::Object(map)) => {
-            for (key, v) in map {
-                let child = if path.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{path}.{key}")
+    }
+
+    /// Walks `value` against `auth` (the schema that decides), with the
+    /// tool's tree of the same place (`None` below a field it lacks).
+    fn value(&mut self, tool: Option<&'a Tree>, auth: &'a Tree, value: &Value, path: &str) {
+        match (auth, value) {
+            (Tree::List(item), Value::Array(items)) => {
+                let tool_item = match tool {
+                    Some(Tree::List(t)) => Some(&**t),
+                    Some(Tree::Any) => Some(&ANY),
+                    _ => None,
                 };
-                match properties.iter().find(|(name, _)| name == key) {
-                    Some((_, f)) => walk(f, v, &child, object, out),
-                    None => {
-                        let suggestion = did_you_mean(key, properties.iter().map(|(n, _)| *n))
-                            .map_or(String::new(), |s| format!(" (did you mean \"{s}\"?)"));
-                        out.push(FieldError {
-                            object: object.clone(),
-                            file: None,
-                            field: child,
-                            value: String::new(),
-                            message: format!("unknown field{suggestion}"),
-                        });
-                    }
+                for (i, v) in items.iter().enumerate() {
+                    self.value(tool_item, item, v, &format!("{path}[{i}]"));
                 }
             }
+            (Tree::Object(fields), Value::Object(map)) => {
+                for (key, v) in map {
+                    self.field(tool, fields, key, v, path);
+                }
+            }
+            // Anything goes, or a value of another type: the typed
+            // decoding reports it.
+            _ => {}
         }
-        // A value of another type: the typed decoding reports it.
-        _ => {}
+    }
+
+    fn field(
+        &mut self,
+        tool: Option<&'a Tree>,
+        fields: &'a BTreeMap<String, Tree>,
+        key: &str,
+        v: &Value,
+        path: &str,
+    ) {
+        let child = if path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{path}.{key}")
+        };
+        let tool_child = match tool {
+            Some(Tree::Object(t)) => t.get(key),
+            Some(Tree::Any) => Some(&ANY),
+            _ => None,
+        };
+        let is_meta = path.is_empty() && key == "metadata";
+        let auth_child = if is_meta && self.crd.is_some() {
+            self.tool_meta
+        } else {
+            fields.get(key)
+        };
+        match (auth_child, self.crd) {
+            (Some(a), Some(crd)) => {
+                if matches!(tool, Some(Tree::Object(_))) && tool_child.is_none() {
+                    let message = format!(
+                        "declared by the CustomResourceDefinition {} ({}) but not modelled by this tool: the API server keeps it; the tool's results may not reflect it",
+                        crd.name, crd.from
+                    );
+                    let warning = self.error(child.clone(), message);
+                    self.out.warnings.push(warning);
+                }
+                self.value(tool_child, a, v, &child);
+            }
+            (Some(a), None) => self.value(tool_child, a, v, &child),
+            (None, crd) => {
+                let suggestion = did_you_mean(key, fields.keys().map(String::as_str))
+                    .map_or(String::new(), |s| format!(" (did you mean \"{s}\"?)"));
+                let cause = match crd {
+                    Some(crd) if tool_child.is_some() => format!(
+                        " (the CustomResourceDefinition {} ({}) does not declare it)",
+                        crd.name, crd.from
+                    ),
+                    _ => String::new(),
+                };
+                let error = self.error(child, format!("unknown field{suggestion}{cause}"));
+                self.out.errors.push(error);
+            }
+        }
     }
 }
 
@@ -496,6 +797,112 @@ mod tests {
             want.sort();
             assert_eq!(got, want, "{kind} {json}");
         }
+    }
+
+    /// A CustomResourceDefinition of `kind` whose schema is `tree`.
+    fn manifest(kind: &str, tree: &Tree) -> Value {
+        let name = crd_name(kind).unwrap();
+        let group = name.split_once('.').unwrap().1;
+        serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": name},
+            "spec": {
+                "group": group,
+                "names": {"kind": kind},
+                "versions": [{"name": "v1", "served": true, "schema": {"openAPIV3Schema": tree.to_openapi()}}]
+            }
+        })
+    }
+
+    fn spec_mut(tree: &mut Tree) -> &mut BTreeMap<String, Tree> {
+        match tree {
+            Tree::Object(fields) => match fields.get_mut("spec") {
+                Some(Tree::Object(spec)) => spec,
+                _ => panic!("no spec"),
+            },
+            _ => panic!("not an object"),
+        }
+    }
+
+    /// Every built-in tree against a CRD generated from it: the same; with
+    /// a field added to or removed from the CRD, the checker names it.
+    #[test]
+    fn generated_crds_agree_and_mutations_are_reported() {
+        use super::super::crd_schema::{compare, parse_crd};
+        for kind in CHECKED_KINDS {
+            let tool = builtin_tree(kind).unwrap();
+            let same = parse_crd(&manifest(kind, tool), "gen").unwrap();
+            assert!(compare(tool, &same.tree).is_empty(), "{kind}");
+            let mut added = tool.clone();
+            spec_mut(&mut added).insert("addedUpstream".to_string(), Tree::Any);
+            let c = compare(
+                tool,
+                &parse_crd(&manifest(kind, &added), "gen").unwrap().tree,
+            );
+            assert_eq!(c.unknown_to_tool, ["spec.addedUpstream"], "{kind}");
+            assert!(c.missing_from_crd.is_empty(), "{kind}");
+            let mut removed = tool.clone();
+            let first = spec_mut(&mut removed).keys().next().unwrap().clone();
+            spec_mut(&mut removed).remove(&first);
+            let c = compare(
+                tool,
+                &parse_crd(&manifest(kind, &removed), "gen").unwrap().tree,
+            );
+            assert!(c.unknown_to_tool.is_empty(), "{kind}");
+            assert!(!c.missing_from_crd.is_empty(), "{kind}");
+            assert!(
+                c.missing_from_crd
+                    .iter()
+                    .all(|p| p.starts_with(&format!("spec.{first}"))),
+                "{kind}: {c:?}"
+            );
+        }
+    }
+
+    /// Against a CRD: a field only it declares is a warning, one only the
+    /// tool knows or neither knows an error.
+    #[test]
+    fn fields_checked_against_a_crd() {
+        use super::super::crd_schema::parse_crd;
+        let tool = builtin_tree("ImageDigestMirrorSet").unwrap();
+        let mut crd_tree = tool.clone();
+        let entry = match spec_mut(&mut crd_tree).get_mut("imageDigestMirrors") {
+            Some(Tree::List(item)) => match &mut **item {
+                Tree::Object(f) => f,
+                _ => panic!(),
+            },
+            _ => panic!(),
+        };
+        entry.insert("newField".to_string(), Tree::Any);
+        entry.remove("mirrorSourcePolicy");
+        let crd = parse_crd(&manifest("ImageDigestMirrorSet", &crd_tree), "c.yaml").unwrap();
+        let value: Value = serde_json::from_str(
+            r#"{"metadata":{"name":"a","labelz":{}},"spec":{"imageDigestMirrors":[{"source":"a","newField":1,"mirrorSourcePolicy":"x","nope":2}]}}"#,
+        )
+        .unwrap();
+        let found = check_fields(
+            "ImageDigestMirrorSet",
+            &Origin::from("I/a"),
+            &value,
+            Some(&crd),
+        );
+        let show = |v: &[FieldError]| {
+            v.iter()
+                .map(|e| format!("{}: {}", e.field, e.message))
+                .collect::<Vec<_>>()
+        };
+        let errors = show(&found.errors);
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(
+            errors[0].starts_with("metadata.labelz: unknown field (did you mean \"labels\"?)"),
+            "{errors:?}"
+        );
+        assert_eq!(errors[1], "spec.imageDigestMirrors[0].mirrorSourcePolicy: unknown field (the CustomResourceDefinition imagedigestmirrorsets.config.openshift.io (c.yaml) does not declare it)");
+        assert_eq!(errors[2], "spec.imageDigestMirrors[0].nope: unknown field");
+        let warnings = show(&found.warnings);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("spec.imageDigestMirrors[0].newField: declared by the CustomResourceDefinition imagedigestmirrorsets.config.openshift.io (c.yaml) but not modelled"), "{warnings:?}");
     }
 
     #[test]

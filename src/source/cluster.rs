@@ -101,6 +101,13 @@ impl Resource {
     }
 }
 
+/// The CustomResourceDefinitions, read by name for their schemas (`lint`).
+pub const CUSTOM_RESOURCE_DEFINITIONS: Resource = Resource::cluster(
+    "apiextensions.k8s.io",
+    "v1",
+    "customresourcedefinitions",
+    "CustomResourceDefinition",
+);
 pub const IMAGE_CONTENT_SOURCE_POLICIES: Resource = Resource::cluster(
     "operator.openshift.io",
     "v1alpha1",
@@ -1883,6 +1890,49 @@ fn gather(
 pub fn describe(reads: &[Read]) -> String {
     let names: BTreeSet<String> = reads.iter().map(|r| r.preferred().name()).collect();
     names.into_iter().collect::<Vec<_>>().join(", ")
+}
+
+/// The cluster's own CustomResourceDefinitions of the checked `kinds`
+/// (see [`crate::crd::schema::crd_name`]), read by name, and a warning for
+/// each kind whose CRD could not be read or used (404, 403, a schema the
+/// tool cannot read): that kind is checked against the tool's own tree.
+/// After a 403 no other CRD is asked for.
+pub async fn read_crds(
+    connection: &Connection,
+    kinds: &[&str],
+) -> (Vec<crate::crd::crd_schema::CrdSchema>, Vec<String>) {
+    let mut crds = Vec::new();
+    let mut warnings = Vec::new();
+    let builtin = "its kind is checked against the tool's built-in field tree";
+    for kind in kinds {
+        let Some(name) = crate::crd::schema::crd_name(kind) else {
+            continue;
+        };
+        match connection.get(&CUSTOM_RESOURCE_DEFINITIONS, name).await {
+            Ok(Some(value)) => {
+                let from = format!("{}/{name}", connection.server);
+                match crate::crd::crd_schema::parse_crd(&value, &from) {
+                    Ok(crd) => crds.push(crd),
+                    Err(e) => warnings.push(format!("{e}; {builtin}")),
+                }
+            }
+            Ok(None) => warnings.push(format!(
+                "customresourcedefinition {name} not found on {}; {builtin}",
+                connection.server
+            )),
+            Err(ClusterError::Forbidden(_)) => {
+                warnings.push(format!(
+                    "cannot get customresourcedefinitions on {} (forbidden; lint needs get on customresourcedefinitions.apiextensions.k8s.io); every kind is checked against the tool's built-in field trees",
+                    connection.server
+                ));
+                break;
+            }
+            Err(e) => warnings.push(format!(
+                "cannot read customresourcedefinition {name}: {e}; {builtin}"
+            )),
+        }
+    }
+    (crds, warnings)
 }
 
 #[cfg(test)]

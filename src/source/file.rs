@@ -33,8 +33,9 @@ use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 
 use super::kind::{api_group, Kind, Object, NONE};
 use super::stream::{Document, Part};
-use crate::crd::inputs::upsert;
-use crate::crd::schema::{misspelt_kind, unknown_fields};
+use crate::crd::crd_schema::{is_crd, parse_crd, CrdSchema};
+use crate::crd::inputs::{upsert, Unchecked};
+use crate::crd::schema::{misspelt_kind, CHECKED_KINDS};
 use crate::crd::{ClusterVersion, Image, ImagePolicy, Node, CONFIG_V1};
 use crate::crd::{FieldError, Inputs};
 use crate::origin::Origin;
@@ -190,8 +191,35 @@ enum Done<'a> {
 ///
 /// With `strict`, every object of the kinds `lint` checks is also checked
 /// field by field against its CRD, as kubectl's `--validate=strict` does
-/// ([`Inputs::refused`]); reading is slower on very large files.
+/// ([`Inputs::refused`]); reading is slower on very large files. The
+/// CustomResourceDefinitions among the files (a must-gather's) are the
+/// schemas their kinds are checked against.
 pub fn load_paths_with(
+    paths: &[PathBuf],
+    stdin: impl Read,
+    workloads: bool,
+    strict: bool,
+) -> Result<Inputs, SourceError> {
+    let mut inputs = load_unchecked(paths, stdin, workloads, strict)?;
+    inputs.check_fields(&[]);
+    Ok(inputs)
+}
+
+/// [`load_paths_with`], strict, checking fields against the first of
+/// `crds` for each kind (then the CRDs among the files, then the tool's
+/// own field trees).
+pub fn load_paths_checked(
+    paths: &[PathBuf],
+    stdin: impl Read,
+    workloads: bool,
+    crds: &[CrdSchema],
+) -> Result<Inputs, SourceError> {
+    let mut inputs = load_unchecked(paths, stdin, workloads, true)?;
+    inputs.check_fields(crds);
+    Ok(inputs)
+}
+
+fn load_unchecked(
     paths: &[PathBuf],
     stdin: impl Read,
     workloads: bool,
@@ -294,8 +322,9 @@ fn run_job(job: Option<Job>, name: &str, reading: Reading) -> Result<Done<'_>, S
         }
         Some(Job::InFolder(path)) => {
             let bytes = read_input(&path, name)?;
-            let hinted =
-                KIND_HINT.is_match(&bytes) || (reading.workloads && WORKLOAD_HINT.is_match(&bytes));
+            let hinted = KIND_HINT.is_match(&bytes)
+                || (reading.workloads && WORKLOAD_HINT.is_match(&bytes))
+                || (reading.strict && STRICT_HINT.is_match(&bytes));
             if !hinted {
                 return Ok(Done::NotHinted);
             }
@@ -500,6 +529,15 @@ static KIND_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
         .expect("kind hint regex compiles")
 });
 
+/// Names a kind checked only when reading strictly (`lint`), or its CRD.
+static STRICT_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
+    BytesRegex::new(&format!(
+        r"(?-u:\b)ContainerRuntimeConfig(?:List)?(?-u:\b)|{ESCAPES}"
+    ))
+    // A constant pattern.
+    .expect("strict hint regex compiles")
+});
+
 /// Names a workload kind: files without one are not parsed for `audit`.
 static WORKLOAD_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
     let kinds = crate::crd::workload::WORKLOAD_KINDS
@@ -675,6 +713,9 @@ fn apply(staged: Staged<'_>, inputs: &mut Inputs) {
     }
     inputs.warnings.extend(staged.warnings);
     inputs.refused.extend(staged.refused);
+    inputs.crds.extend(staged.crds);
+    inputs.crd_problems.extend(staged.crd_problems);
+    inputs.unchecked.extend(staged.unchecked);
     for (object, at, item) in staged.objects {
         add_object(object, &at, &item, inputs);
     }
@@ -907,6 +948,9 @@ struct Staged<'a> {
     skipped: Vec<(String, usize)>,
     warnings: Vec<String>,
     refused: Vec<FieldError>,
+    crds: Vec<CrdSchema>,
+    crd_problems: Vec<String>,
+    unchecked: Vec<Unchecked>,
 }
 
 fn str_member<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
@@ -958,7 +1002,15 @@ fn stage_value<'a>(
     }
     let label = object_label(&value, kind_name);
     let Some(known) = Kind::from_name(kind_name) else {
-        refuse_misspelt_kind(kind_name, api_version.as_deref(), &label, at, item, staged);
+        stage_unread(
+            &value,
+            kind_name,
+            api_version.as_deref(),
+            &label,
+            at,
+            item,
+            staged,
+        );
         skip(staged);
         return Ok(());
     };
@@ -983,14 +1035,77 @@ fn stage_value<'a>(
         staged.refused.push(refusal);
     }
     if staged.reading.strict {
+        let group = api_group(api_version.as_deref().unwrap_or_default());
         let origin = object.origin();
-        for mut e in unknown_fields(kind_name, &origin, &value) {
-            e.file = Some(at.location(item));
-            staged.refused.push(e);
-        }
+        let pending = unchecked(kind_name, group, origin, at, item, value);
+        staged.unchecked.push(pending);
     }
     staged.objects.push((object, *at, item.to_string()));
     Ok(())
+}
+
+/// An object read strictly, for its fields to be checked once every file
+/// is read.
+fn unchecked(
+    kind: &str,
+    group: &str,
+    object: Origin,
+    at: &DocumentAt<'_>,
+    item: &str,
+    value: Value,
+) -> Unchecked {
+    Unchecked {
+        kind: kind.to_string(),
+        group: group.to_string(),
+        object,
+        file: at.location(item),
+        value,
+    }
+}
+
+/// What a document of a kind the tool does not read still gives: a
+/// refusal when its kind is a misspelt one; when reading strictly, a CustomResourceDefinition of a checked kind (its field
+/// tree), or an object of a checked kind the tool does not model
+/// (ContainerRuntimeConfig), whose fields are checked all the same.
+fn stage_unread(
+    value: &Value,
+    kind_name: &str,
+    api_version: Option<&str>,
+    label: &str,
+    at: &DocumentAt<'_>,
+    item: &str,
+    staged: &mut Staged<'_>,
+) {
+    refuse_misspelt_kind(kind_name, api_version, label, at, item, staged);
+    if !staged.reading.strict {
+        return;
+    }
+    if is_crd(value) {
+        let checked = value
+            .pointer("/spec/names/kind")
+            .and_then(Value::as_str)
+            .is_some_and(|k| CHECKED_KINDS.contains(&k));
+        if checked {
+            match parse_crd(value, at.location(item).as_str()) {
+                Ok(crd) => staged.crds.push(crd),
+                Err(e) => {
+                    staged.warnings.push(format!(
+                        "{e}; its kind is checked against the tool's own field tree"
+                    ));
+                    staged.crd_problems.push(e);
+                }
+            }
+        }
+        return;
+    }
+    let group = api_group(api_version.unwrap_or_default());
+    if CHECKED_KINDS.contains(&kind_name) && group == api_group(crate::crd::MACHINECONFIGURATION_V1)
+    {
+        let object = Origin::from(label);
+        staged
+            .unchecked
+            .push(unchecked(kind_name, group, object, at, item, value.clone()));
+    }
 }
 
 /// `Kind/name` for messages about an object, or `Kind (no name)`.

@@ -23,7 +23,10 @@ mod stream;
 mod strict;
 mod transport;
 
-pub use file::{load_paths, load_paths_with, parse_documents, parse_documents_with, SourceError};
+pub use file::{
+    load_paths, load_paths_checked, load_paths_with, parse_documents, parse_documents_with,
+    SourceError,
+};
 
 pub use crate::crd::Inputs;
 

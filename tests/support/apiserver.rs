@@ -49,6 +49,13 @@ pub struct Kind {
 /// schemas are the same for what the tests use).
 pub const KINDS: &[Kind] = &[
     Kind {
+        group: "apiextensions.k8s.io",
+        versions: &["v1"],
+        plural: "customresourcedefinitions",
+        kind: "CustomResourceDefinition",
+        namespaced: false,
+    },
+    Kind {
         group: "operator.openshift.io",
         versions: &["v1alpha1"],
         plural: "imagecontentsourcepolicies",

@@ -37,6 +37,8 @@ BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 for tool in docker-registry skopeo openssl htpasswd python3; do
     command -v "$tool" >/dev/null || { echo "e2e-probe: $tool is not installed" >&2; exit 2; }
 done
+python3 -c "import cryptography" 2>/dev/null ||
+    { echo "e2e-probe: the python3 cryptography module is not installed (python3-cryptography)" >&2; exit 2; }
 [ -x "$BIN" ] || { echo "e2e-probe: $BIN is not built" >&2; exit 2; }
 
 WORK=$(mktemp -d)

@@ -134,7 +134,11 @@ fn release_policy(s: &Signer) -> String {
 
 /// A mirror with the payload and `n` components (each signed when `signer`
 /// is given, the payload bringing the policy); the payload's digest.
-fn mirror(n: usize, latency: Duration, signer: Option<&Signer>) -> (registry::FakeRegistry, String) {
+fn mirror(
+    n: usize,
+    latency: Duration,
+    signer: Option<&Signer>,
+) -> (registry::FakeRegistry, String) {
     let mut b = registry::Builder::new().delay(latency);
     let bodies: Vec<String> = (0..n)
         .map(|i| registry::manifest_body(&format!("component {i}")))
@@ -184,7 +188,13 @@ fn mirror(n: usize, latency: Duration, signer: Option<&Signer>) -> (registry::Fa
         b = b.manifest(COMPONENT_REPO, None, body);
         if let Some(s) = signer {
             let d = registry::digest_of(body);
-            b = sign(b, s, COMPONENT_REPO, &d, &format!("{SOURCE_COMPONENTS}@{d}"));
+            b = sign(
+                b,
+                s,
+                COMPONENT_REPO,
+                &d,
+                &format!("{SOURCE_COMPONENTS}@{d}"),
+            );
         }
     }
     (b.start(), payload)

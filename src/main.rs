@@ -9,6 +9,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod cli;
 mod commands;
+mod common;
 mod exit;
 mod settings;
 mod term;

@@ -451,28 +451,8 @@ fn circles(graph: &Graph) -> Vec<Vec<String>> {
 /// below the commands: the test fails when one not listed appears, and when
 /// a listed one is gone (so the list only shrinks).
 const NOT_YET_MOVED: &[&str] = &[
-    "commands::audit -> commands::cluster",
-    "commands::audit -> commands::probe",
-    "commands::audit -> commands::pull_log",
-    "commands::collect -> commands::cluster",
-    "commands::complete -> commands::cluster",
-    "commands::diff -> commands::cluster",
-    "commands::explain -> commands::cluster",
-    "commands::explain -> commands::journal",
-    "commands::explain -> commands::probe",
-    "commands::journal -> commands::cluster",
-    "commands::lint -> commands::cluster",
-    "commands::list -> commands::cluster",
     "commands::many -> commands::audit",
-    "commands::many -> commands::cluster",
     "commands::many -> commands::list",
-    "commands::migrate -> commands::cluster",
-    "commands::probe -> commands::cluster",
-    "commands::pull_log -> commands::cluster",
-    "commands::pull_log -> commands::journal",
-    "commands::render -> commands::cluster",
-    "commands::upgrade -> commands::cluster",
-    "commands::upgrade -> commands::probe",
 ];
 
 /// Command modules (`commands::x`) that import another command module.

@@ -1,6 +1,8 @@
 //! `audit`: every image the workloads reference, classified against the
 //! cluster's mirror and signature configuration.
 
+mod pull_log;
+
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
@@ -16,7 +18,7 @@ use mirrorpolicy::source::cluster::{Read, MIRROR_CONFIG, WORKLOADS};
 use mirrorpolicy::source::Inputs;
 
 use crate::cli::{AuditArgs, AuditFormat, FailOn};
-use crate::commands::{cluster, probe};
+use crate::common::{inputs, probe};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -60,7 +62,7 @@ fn add_service_account_pull_secrets(
         return Ok(());
     }
     let options = settings.cluster_options()?;
-    let runtime = cluster::runtime()?;
+    let runtime = inputs::runtime()?;
     let (found, forbidden) = runtime
         .block_on(async {
             let connection = live::connect(&options).await?;
@@ -93,7 +95,7 @@ fn add_service_account_pull_secrets(
             }
             Ok::<_, ClusterError>((found, forbidden))
         })
-        .map_err(cluster::cluster_failure)?;
+        .map_err(inputs::cluster_failure)?;
     for (ns, rule) in &forbidden {
         term::warn(format!(
             "cannot get serviceaccounts in namespace {ns} (needs {rule}): the pull secrets of its service accounts are not checked"
@@ -118,7 +120,7 @@ fn add_service_account_pull_secrets(
 /// Runs `audit`.
 pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
     if args.journal_file.is_some() || args.journal {
-        return crate::commands::pull_log::run(settings, args);
+        return pull_log::run(settings, args);
     }
     let (report, code) = collect(settings, args)?;
     let sink = match args.output {
@@ -246,11 +248,11 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
     let namespace = match (args.all_namespaces, settings.namespace()) {
         (true, _) => None,
         (false, Some(ns)) => Some(ns.to_string()),
-        (false, None) if live => Some(cluster::context_namespace(settings)?),
+        (false, None) if live => Some(inputs::context_namespace(settings)?),
         (false, None) => None,
     };
     let reads: Vec<Read> = MIRROR_CONFIG.iter().chain(WORKLOADS).copied().collect();
-    let mut inputs = cluster::load_selected(
+    let mut inputs = inputs::load_selected(
         settings,
         &args.filenames,
         &reads,
@@ -261,8 +263,8 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
         inputs.workloads.retain(|w| &w.namespace == ns);
     }
     let copies = skip_olm_copies(settings, &mut inputs.workloads);
-    let rendered = cluster::render(&inputs, "worker")?;
-    cluster::print_warnings(settings, &rendered);
+    let rendered = inputs::render(&inputs, "worker")?;
+    inputs::print_warnings(settings, &rendered);
     let views = read_views(&rendered, &inputs)?;
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
     if args.probe.probe && live {

@@ -15,7 +15,7 @@ use mirrorpolicy::source::node_exec::ReadOptions;
 use mirrorpolicy::source::node_live;
 
 use crate::cli::CollectNodeFilesArgs;
-use crate::commands::cluster::{cluster_failure, runtime};
+use crate::common::inputs::{cluster_failure, runtime};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::{node_read_options, Settings};
 use crate::term;

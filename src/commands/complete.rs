@@ -395,7 +395,7 @@ impl Fetch {
 impl Names for Fetch {
     fn names(&self, resource: &Resource, words: &[String]) -> Vec<String> {
         let options = Self::options(words);
-        let Ok(runtime) = crate::commands::cluster::runtime() else {
+        let Ok(runtime) = crate::common::inputs::runtime() else {
             return Vec::new();
         };
         runtime

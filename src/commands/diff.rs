@@ -13,7 +13,7 @@ use mirrorpolicy::source::cluster::{Read, MACHINE_CONFIG_STATE, MIRROR_CONFIG};
 use mirrorpolicy::source::{node_dir, node_live};
 
 use crate::cli::{DiffArgs, DiffFormat};
-use crate::commands::cluster;
+use crate::common::inputs;
 use crate::exit::{ExitCode, Failure};
 use crate::settings::{node_read_options, Settings};
 use crate::term;
@@ -27,10 +27,10 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
         .chain(MACHINE_CONFIG_STATE)
         .copied()
         .collect();
-    let mut inputs = cluster::load_objects(settings, &args.filenames, &reads, None)?;
+    let mut inputs = inputs::load_objects(settings, &args.filenames, &reads, None)?;
     let mut crs = "the CRs".to_string();
     if !args.with.is_empty() {
-        cluster::overlay(settings, &mut inputs, &args.with, true)?;
+        inputs::overlay(settings, &mut inputs, &args.with, true)?;
         crs = format!("the CRs with {}", names(&args.with));
     }
     let selection = Selection {
@@ -101,13 +101,13 @@ fn read_node_files(
         let options = node_read_options(&args.read)?;
         let cluster_options = settings.cluster_options()?;
         return node_live::read_live(
-            &cluster::runtime()?,
+            &inputs::runtime()?,
             &cluster_options,
             &nodes,
             &options,
             |m| settings.verbose(|| m),
         )
-        .map_err(cluster::cluster_failure);
+        .map_err(inputs::cluster_failure);
     };
     let nodes = node_dir::read(dir).map_err(|e| Failure::input(e.to_string()))?;
     for files in &nodes {

@@ -25,7 +25,7 @@ use mirrorpolicy::source::cluster::{Read, CLUSTER_VERSIONS, MIRROR_CONFIG, NODES
 use mirrorpolicy::source::{node_dir, node_live};
 
 use crate::cli::{ExplainArgs, NodeReadArgs, OutputFormat};
-use crate::commands::{cluster, journal, probe};
+use crate::common::{inputs, journal, probe};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::{node_read_options, Settings};
 use crate::term;
@@ -179,16 +179,16 @@ fn explain_files(
 /// Explains against what the MCO renders from cluster objects for a pool.
 fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
     let namespace = settings.namespace();
-    let mut inputs = cluster::load_for_pool(
+    let mut inputs = inputs::load_for_pool(
         settings,
         &args.filenames,
         MIRROR_CONFIG,
         namespace,
         &args.pool,
     )?;
-    cluster::overlay(settings, &mut inputs, &args.with, true)?;
-    let rendered = cluster::render(&inputs, &args.pool)?;
-    cluster::print_warnings(settings, &rendered);
+    inputs::overlay(settings, &mut inputs, &args.with, true)?;
+    let rendered = inputs::render(&inputs, &args.pool)?;
+    inputs::print_warnings(settings, &rendered);
     let view = node_view(&rendered, namespace).context(Failure::input(
         "cannot read back the rendered configuration",
     ))?;
@@ -488,7 +488,7 @@ fn offline_runtime(settings: &Settings, args: &ExplainArgs, node: &str) -> Resul
     if args.filenames.is_empty() {
         return Ok(NodeRuntime::unknown());
     }
-    let inputs = cluster::load_objects(settings, &args.filenames, NODE_RUNTIME, None)?;
+    let inputs = inputs::load_objects(settings, &args.filenames, NODE_RUNTIME, None)?;
     Ok(mirrorpolicy::crio::of_node(
         node,
         &inputs.nodes,
@@ -533,8 +533,8 @@ fn read_node(
     };
     let options = node_read_options(&read)?;
     let cluster_options = settings.cluster_options()?;
-    let rt = cluster::runtime()?;
-    let nodes = node_live::list_nodes(&rt, &cluster_options).map_err(cluster::cluster_failure)?;
+    let rt = inputs::runtime()?;
+    let nodes = node_live::list_nodes(&rt, &cluster_options).map_err(inputs::cluster_failure)?;
     let known: Vec<&str> = nodes.iter().map(|n| n.metadata.name.as_str()).collect();
     let wanted = [node.to_string()];
     if let Some(message) = node_live::unknown_node(&wanted, &known) {
@@ -547,7 +547,7 @@ fn read_node(
     let reads = node_live::read_live(&rt, &cluster_options, &wanted, &options, |m| {
         settings.verbose(|| m)
     })
-    .map_err(cluster::cluster_failure)?;
+    .map_err(inputs::cluster_failure)?;
     match reads.into_iter().next() {
         Some(NodeRead::Read(files)) => Ok((files, runtime)),
         Some(NodeRead::NotRead { why, .. }) => Err(Failure::cluster(format!(

@@ -12,7 +12,7 @@ use mirrorpolicy::lint::{lint, Level};
 use mirrorpolicy::output;
 
 use crate::cli::{LintArgs, LintFormat};
-use crate::commands::cluster;
+use crate::common::inputs;
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -44,16 +44,16 @@ fn given_crds(paths: &[PathBuf]) -> Result<Vec<CrdSchema>> {
 /// Findings name its commands as the user ran the plugin.
 pub fn run(settings: &Settings, args: &LintArgs) -> Result<ExitCode> {
     let given = given_crds(&args.crds)?;
-    let mut inputs = cluster::read_inputs(settings, &args.filenames, &given)?;
+    let mut inputs = inputs::read_inputs(settings, &args.filenames, &given)?;
     // Proposed objects are checked against the cluster's own CRDs: those
     // given, else the live cluster's (when reading it), else a
     // must-gather's.
     let mut crds = given;
     if crds.is_empty() && args.filenames.is_empty() && !args.with.is_empty() {
-        crds = cluster::cluster_crds(settings)?;
+        crds = inputs::cluster_crds(settings)?;
     }
     crds.extend(inputs.crds.iter().cloned());
-    cluster::overlay_checked(settings, &mut inputs, &args.with, false, &crds)?;
+    inputs::overlay_checked(settings, &mut inputs, &args.with, false, &crds)?;
     let mut findings = lint(&inputs);
     for f in &mut findings {
         f.message = crate::cli::as_said_by(settings.name, &f.message).into_owned();

@@ -6,7 +6,7 @@ use mirrorpolicy::list::{rules, Rule};
 use mirrorpolicy::output;
 
 use crate::cli::{ListArgs, ListFormat};
-use crate::commands::cluster;
+use crate::common::inputs;
 use crate::settings::Settings;
 use crate::term;
 
@@ -30,10 +30,10 @@ pub fn run(settings: &Settings, args: &ListArgs) -> Result<()> {
 
 /// The merged mirror rules of the cluster (or `-f` files) of `settings`.
 pub fn collect(settings: &Settings, args: &ListArgs) -> Result<Vec<Rule>> {
-    let mut inputs = cluster::load_inputs(settings, &args.filenames)?;
-    cluster::overlay(settings, &mut inputs, &args.with, true)?;
-    let rendered = cluster::render(&inputs, "worker")?;
-    cluster::print_warnings(settings, &rendered);
+    let mut inputs = inputs::load_inputs(settings, &args.filenames)?;
+    inputs::overlay(settings, &mut inputs, &args.with, true)?;
+    let rendered = inputs::render(&inputs, "worker")?;
+    inputs::print_warnings(settings, &rendered);
     let rules = rendered
         .registries
         .as_ref()

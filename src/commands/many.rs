@@ -37,7 +37,8 @@ use crate::cli::{
     AuditFormat, Cli, Command, DiffFormat, LintFormat, ListFormat, OutputFormat, RenderFormat,
     UpgradeFormat,
 };
-use crate::commands::{audit, cluster, list};
+use crate::commands::{audit, list};
+use crate::common::inputs;
 use crate::exit::{Described, ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -222,7 +223,7 @@ fn current_target(settings: &Settings) -> Result<Target> {
     let name = match settings.cluster.context.first().filter(|c| !c.is_empty()) {
         Some(name) => name.clone(),
         None => live::current_context(&options)
-            .map_err(cluster::cluster_failure)?
+            .map_err(inputs::cluster_failure)?
             .unwrap_or_default(),
     };
     Ok(Target::context(&name))
@@ -355,8 +356,7 @@ pub fn targets(settings: &Settings) -> Result<Vec<Target>> {
         return Ok(named);
     }
     let options = settings.cluster_options()?;
-    let mut names =
-        live::kubeconfig_names(&options, "context").map_err(cluster::cluster_failure)?;
+    let mut names = live::kubeconfig_names(&options, "context").map_err(inputs::cluster_failure)?;
     names.sort();
     names.dedup();
     if names.is_empty() {
@@ -384,7 +384,7 @@ fn hub_targets(settings: &Settings, hub: &str) -> Result<Vec<Target>> {
     };
     let (hub_settings, _) = settings.for_cluster(hub, hub, None);
     let options = hub_settings.cluster_options()?;
-    let runtime = cluster::runtime()?;
+    let runtime = inputs::runtime()?;
     let read = runtime.block_on(async {
         let connection = live::connect(&options).await?;
         hub_settings.verbose(|| {
@@ -407,7 +407,7 @@ fn hub_targets(settings: &Settings, hub: &str) -> Result<Vec<Target>> {
             eprintln!("{e}: no cluster to read");
             return Ok(Vec::new());
         }
-        Err(HubError::Cluster(e)) => return Err(cluster::cluster_failure(e)),
+        Err(HubError::Cluster(e)) => return Err(inputs::cluster_failure(e)),
         Err(e @ HubError::NoClusterProxy { .. }) => {
             return Err(Failure::cluster(e.to_string())
                 .with_hint("enable the cluster-proxy add-on on the hub (ACM and the multicluster engine install it), or name the clusters' own contexts with --context")
@@ -753,7 +753,7 @@ fn humantime_secs(d: Duration) -> String {
 /// (nothing is sent).
 fn server_of(settings: &Settings) -> Option<String> {
     let options = settings.cluster_options().ok()?;
-    let runtime = cluster::runtime().ok()?;
+    let runtime = inputs::runtime().ok()?;
     runtime
         .block_on(live::connect(&options))
         .ok()

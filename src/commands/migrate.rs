@@ -21,7 +21,7 @@ use mirrorpolicy::source::cluster::{
 use mirrorpolicy::source::Inputs;
 
 use crate::cli::{MigrateArgs, MigrateFormat};
-use crate::commands::cluster;
+use crate::common::inputs;
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -33,7 +33,7 @@ pub const FIELD_MANAGER: &str = "kubectl-mirrorpolicy";
 pub fn run(settings: &Settings, args: &MigrateArgs) -> Result<ExitCode> {
     check_usage(args)?;
     let wait = delete_wait(args)?;
-    let inputs = cluster::load_valid_objects(settings, &args.paths(), MIRROR_CONFIG, None)?;
+    let inputs = inputs::load_valid_objects(settings, &args.paths(), MIRROR_CONFIG, None)?;
     if inputs.icsps.is_empty() {
         note(Note::NothingToMigrate {
             source: &source_name(&args.paths()),
@@ -568,11 +568,11 @@ fn apply(
     wait: Duration,
 ) -> Result<ExitCode> {
     let options = settings.cluster_options()?;
-    let runtime = cluster::runtime()?;
+    let runtime = inputs::runtime()?;
     runtime.block_on(async {
         let connection = live::connect(&options)
             .await
-            .map_err(cluster::cluster_failure)?;
+            .map_err(inputs::cluster_failure)?;
         let (mut rows, to_apply) = plan_replacements(&connection, replacements).await?;
         if args.delete_icsp {
             rows.extend(plan_deletes(&connection, inputs).await?);
@@ -610,14 +610,14 @@ async fn plan_replacements<'a>(
         let existing = connection
             .get(resource, r.name())
             .await
-            .map_err(cluster::cluster_failure)?;
+            .map_err(inputs::cluster_failure)?;
         let step = match migrate::plan(&desired, existing.as_ref()) {
             Action::Unchanged => Step::Unchanged,
             Action::Conflict(why) => Step::Clash(why),
             Action::Create => match connection
                 .apply(resource, &desired, FIELD_MANAGER, true)
                 .await
-                .map_err(cluster::cluster_failure)?
+                .map_err(inputs::cluster_failure)?
             {
                 Reply::Ok(_) => Step::Create,
                 Reply::Conflict(m) => Step::DryRunRefused(m),
@@ -660,7 +660,7 @@ async fn plan_deletes(connection: &Connection, inputs: &Inputs) -> Result<Vec<Pl
                 true,
             )
             .await
-            .map_err(cluster::cluster_failure)?;
+            .map_err(inputs::cluster_failure)?;
         let step = match dry {
             Reply::Ok(_) => Step::Delete {
                 resource_version: preconditions.resource_version,
@@ -723,7 +723,7 @@ async fn apply_replacements(connection: &Connection, to_apply: &[Desired<'_>]) -
         match connection
             .apply(resource_of(r), desired, FIELD_MANAGER, false)
             .await
-            .map_err(cluster::cluster_failure)?
+            .map_err(inputs::cluster_failure)?
         {
             Reply::Ok(_) => done(Done::Created { label: &r.label() })?,
             Reply::Conflict(m) | Reply::Forbidden(m) => {
@@ -795,7 +795,7 @@ async fn unchanged_since_plan(
         let now = connection
             .get(&IMAGE_CONTENT_SOURCE_POLICIES, name)
             .await
-            .map_err(cluster::cluster_failure)?;
+            .map_err(inputs::cluster_failure)?;
         let is = now.as_ref().and_then(preconditions_of);
         if is.is_some() && is == was {
             continue;
@@ -832,7 +832,7 @@ async fn delete_icsps(
 ) -> Result<()> {
     let now = live::read(connection, MIRROR_CONFIG, None)
         .await
-        .map_err(cluster::cluster_failure)?
+        .map_err(inputs::cluster_failure)?
         .inputs;
     let mut kept = Kept::default();
     let deletable = deletable_icsps(&now, inputs, replacements, &mut kept)?;
@@ -888,7 +888,7 @@ async fn await_deletes<'a>(
         match connection
             .wait_deleted(&IMAGE_CONTENT_SOURCE_POLICIES, name, uid, deadline)
             .await
-            .map_err(cluster::cluster_failure)?
+            .map_err(inputs::cluster_failure)?
         {
             Deletion::Gone => done(Done::Deleted { name })?,
             Deletion::Recreated { uid } => {
@@ -999,7 +999,7 @@ async fn delete_proven<'a>(
         match connection
             .delete(&IMAGE_CONTENT_SOURCE_POLICIES, name, Some(proven), false)
             .await
-            .map_err(cluster::cluster_failure)?
+            .map_err(inputs::cluster_failure)?
         {
             Reply::Ok(answer) => {
                 if let Some(finalizers) = marked_by(&answer) {
@@ -1016,7 +1016,7 @@ async fn delete_proven<'a>(
                 let current = connection
                     .get(&IMAGE_CONTENT_SOURCE_POLICIES, name)
                     .await
-                    .map_err(cluster::cluster_failure)?;
+                    .map_err(inputs::cluster_failure)?;
                 let is = current.as_ref().and_then(preconditions_of);
                 if current.is_some() && is.as_ref() == Some(proven) {
                     kept.reasons.push(format!(

@@ -11,20 +11,20 @@ use mirrorpolicy::render::policy::{POLICY_JSON, POLICY_JSON_TEMPLATE};
 use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 
 use crate::cli::{RenderArgs, RenderFormat};
-use crate::commands::cluster;
+use crate::common::inputs;
 use crate::exit::Failure;
 use crate::settings::Settings;
 
 /// Runs `render`.
 pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {
     let mut inputs =
-        cluster::load_for_pool(settings, &args.filenames, MIRROR_CONFIG, None, &args.pool)?;
-    cluster::overlay(settings, &mut inputs, &args.with, true)?;
+        inputs::load_for_pool(settings, &args.filenames, MIRROR_CONFIG, None, &args.pool)?;
+    inputs::overlay(settings, &mut inputs, &args.with, true)?;
     // A custom pool has no generated MachineConfig of its own: its nodes get
     // the worker's, which is what is rendered and named.
     let generating = generating_pool(&inputs, &args.pool);
-    let rendered = cluster::render(&inputs, generating)?;
-    cluster::print_warnings(settings, &rendered);
+    let rendered = inputs::render(&inputs, generating)?;
+    inputs::print_warnings(settings, &rendered);
     if generating != args.pool {
         note_custom_pool(&inputs, &args.pool, generating, args.file.as_deref());
     }

@@ -29,7 +29,7 @@ use mirrorpolicy::upgrade::{
 };
 
 use crate::cli::{ProbeArgs, UpgradeCheckArgs, UpgradeFormat};
-use crate::commands::{cluster, probe as probe_cmd};
+use crate::common::{inputs, probe as probe_cmd};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -59,10 +59,10 @@ pub fn run(settings: &Settings, args: &UpgradeCheckArgs) -> Result<ExitCode> {
 
 /// The report for the cluster of `settings` (or `-f` files), and its exit code.
 pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, ExitCode)> {
-    let inputs = cluster::load_objects(settings, &args.filenames, MIRROR_CONFIG, None)?;
+    let inputs = inputs::load_objects(settings, &args.filenames, MIRROR_CONFIG, None)?;
     let (image, offered) = target_image(args, &inputs)?;
-    let rendered = cluster::render(&inputs, CONTROL_PLANE_POOL)?;
-    cluster::print_warnings(settings, &rendered);
+    let rendered = inputs::render(&inputs, CONTROL_PLANE_POOL)?;
+    inputs::print_warnings(settings, &rendered);
     let view = node_view(&rendered, None).context(Failure::input(
         "cannot read back the rendered configuration",
     ))?;
@@ -99,7 +99,7 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
     }
     let (policies, applied) = release_policy::read(&files).map_err(payload_failure(&image))?;
     let after = release_policy::after_update(&inputs, &applied, target.version.as_deref(), &image);
-    let rendered_after = cluster::render(&after, CONTROL_PLANE_POOL)?;
+    let rendered_after = inputs::render(&after, CONTROL_PLANE_POOL)?;
     let view_after = node_view(&rendered_after, None).context(Failure::input(
         "cannot read back the configuration rendered with the release's policies",
     ))?;
@@ -199,7 +199,7 @@ fn file_config_maps(paths: &[std::path::PathBuf]) -> Result<ConfigMaps> {
 fn live_config_maps(settings: &Settings) -> Result<ConfigMaps> {
     use mirrorpolicy::source::cluster::{self as live, CONFIG_MAPS};
     let options = settings.cluster_options()?;
-    let runtime = cluster::runtime()?;
+    let runtime = inputs::runtime()?;
     let values = runtime
         .block_on(async {
             let c = live::connect(&options).await?;
@@ -214,7 +214,7 @@ fn live_config_maps(settings: &Settings) -> Result<ConfigMaps> {
             all.extend([verification, gates, acks].into_iter().flatten());
             Ok::<_, live::ClusterError>(all)
         })
-        .map_err(cluster::cluster_failure)?;
+        .map_err(inputs::cluster_failure)?;
     Ok(ConfigMaps {
         maps: values.iter().map(ConfigMap::from_value).collect(),
         managed_read: true,
@@ -353,7 +353,7 @@ fn architecture(settings: &Settings, args: &UpgradeCheckArgs, inputs: &Inputs) -
     let live;
     let nodes = if args.filenames.is_empty() {
         const NODE_READ: &[ClusterRead] = &[ClusterRead::one(&[NODES])];
-        live = cluster::load_objects(settings, &[], NODE_READ, None)?;
+        live = inputs::load_objects(settings, &[], NODE_READ, None)?;
         &live.nodes
     } else {
         &inputs.nodes

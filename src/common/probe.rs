@@ -216,7 +216,7 @@ fn fetch_live_trust(
 ) -> Result<TrustObjects> {
     use mirrorpolicy::source::cluster::{self as live, CONFIG_MAPS, IMAGES, SECRETS};
     let options = settings.cluster_options()?;
-    let runtime = crate::commands::cluster::runtime()?;
+    let runtime = crate::common::inputs::runtime()?;
     let fetched = runtime
         .block_on(async {
             let connection = live::connect(&options).await?;
@@ -243,7 +243,7 @@ fn fetch_live_trust(
             };
             Ok::<_, live::ClusterError>(TrustObjects { secret, config_map })
         })
-        .map_err(crate::commands::cluster::cluster_failure)?;
+        .map_err(crate::common::inputs::cluster_failure)?;
     Ok(fetched)
 }
 

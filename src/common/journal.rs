@@ -11,7 +11,7 @@ use mirrorpolicy::explain::Explanation;
 use mirrorpolicy::journal::{self, Line, PullRecord, Verdict};
 
 use crate::cli::ExplainArgs;
-use crate::commands::cluster;
+use crate::common::inputs;
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use mirrorpolicy::source::cluster as live;
@@ -192,14 +192,14 @@ fn attach_live(
     let window = window(&args.journal.since, args.journal.until.as_deref())?;
     let options = settings.cluster_options()?;
     let now = now();
-    let runtime = cluster::runtime()?;
+    let runtime = inputs::runtime()?;
     let read = runtime.block_on(async {
         let connection = live::connect(&options).await?;
         node_logs::read_crio(&connection, node, &window, now).await
     });
     let log = match read {
         Ok(log) => log,
-        Err(NodeLogError::Cluster(e)) => return Err(cluster::cluster_failure(e)),
+        Err(NodeLogError::Cluster(e)) => return Err(inputs::cluster_failure(e)),
         Err(e @ NodeLogError::Forbidden { .. }) => {
             return from_events(settings, node, &window, now, items, code, e);
         }
@@ -237,7 +237,7 @@ fn from_events(
     forbidden: NodeLogError,
 ) -> Result<ExitCode> {
     let options = settings.cluster_options()?;
-    let read = cluster::runtime()?.block_on(async {
+    let read = inputs::runtime()?.block_on(async {
         let connection = live::connect(&options).await?;
         node_logs::read_events(&connection).await
     });
@@ -250,7 +250,7 @@ fn from_events(
             .with_hint(FORBIDDEN_HINT)
             .into())
         }
-        Err(e) => return Err(cluster::cluster_failure(e)),
+        Err(e) => return Err(inputs::cluster_failure(e)),
     };
     let bounds = window.bounds(now);
     for item in items.iter_mut() {

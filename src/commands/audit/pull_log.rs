@@ -21,7 +21,7 @@ use mirrorpolicy::source::node_live;
 use mirrorpolicy::source::node_logs::{self, NodeLogError};
 
 use crate::cli::{AuditArgs, AuditFormat};
-use crate::commands::{cluster, journal};
+use crate::common::{inputs, journal};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -45,9 +45,9 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
     if live_logs || args.pool.is_none() {
         reads.extend_from_slice(NODE_STATE);
     }
-    let inputs = cluster::load_selected(settings, &args.filenames, &reads, None, None)?;
+    let inputs = inputs::load_selected(settings, &args.filenames, &reads, None, None)?;
     if let Some(pool) = &args.pool {
-        cluster::check_pool(&inputs, pool)?;
+        inputs::check_pool(&inputs, pool)?;
     }
     let (name, logs, mut notes) = if live_logs {
         read_live(settings, args, &inputs)?
@@ -189,8 +189,8 @@ fn expected_of(
     pool: &str,
     lines: &[Line],
 ) -> Result<Vec<(Expected, Option<String>)>> {
-    let rendered = cluster::render(inputs, pool)?;
-    cluster::print_warnings(settings, &rendered);
+    let rendered = inputs::render(inputs, pool)?;
+    inputs::print_warnings(settings, &rendered);
     let view = node_view(&rendered, None).context(Failure::input(
         "cannot read back the rendered configuration",
     ))?;
@@ -265,13 +265,13 @@ fn read_live(
     let options = settings.cluster_options()?;
     let now = journal::now();
     let concurrency = usize::from(args.node_concurrency);
-    let results = cluster::runtime()?
+    let results = inputs::runtime()?
         .block_on(async {
             let connection = live::connect(&options).await?;
             let read = node_logs::read_many(&connection, &nodes, &window, now, concurrency);
             Ok::<_, live::ClusterError>(read.await)
         })
-        .map_err(cluster::cluster_failure)?;
+        .map_err(inputs::cluster_failure)?;
     if let Some(Err(e @ NodeLogError::Forbidden { .. })) = results.first() {
         if results
             .iter()

@@ -1,0 +1,8 @@
+//! What several commands share, below them all: reading the cluster objects
+//! (files or the live cluster) and rendering a pool (`inputs`), the probe's
+//! client set-up (`probe`) and the live reading of a node's CRI-O pull log
+//! (`journal`). Nothing here imports a command.
+
+pub mod inputs;
+pub mod journal;
+pub mod probe;

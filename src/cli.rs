@@ -766,13 +766,16 @@ pub struct AuditArgs {
     )]
     pub journal: bool,
 
-    /// With --journal, live: the start of the window, a duration back from now (2h, 30m, 90s,
-    /// 1d) or YYYY-MM-DD HH:MM:SS in UTC. The kubelet stops journalctl after 30s: keep it short.
-    #[arg(long, value_name = "WHEN", default_value = "1h", requires = "journal")]
-    pub since: String,
+    /// With --journal or --journal-file: the start of the window, a duration back from now (2h,
+    /// 30m, 90s, 1d) or YYYY-MM-DD HH:MM:SS in UTC; only the pulls whose `Pulling image` line is
+    /// in the window count. Live, default 1h (the kubelet stops journalctl after 30s: keep it
+    /// short); files, default their start.
+    #[arg(long, value_name = "WHEN", requires = "journal_source")]
+    pub since: Option<String>,
 
-    /// With --journal, live: the end of the window (same forms as --since); default now.
-    #[arg(long, value_name = "WHEN", requires = "journal")]
+    /// With --journal or --journal-file: the end of the window (same forms as --since); default
+    /// now.
+    #[arg(long, value_name = "WHEN", requires = "journal_source")]
     pub until: Option<String>,
 
     /// With --journal or --journal-file: only these nodes (comma-separated; the journal's host
@@ -1062,6 +1065,7 @@ pub struct ExplainArgs {
 
 /// The pull log replayed against the explanation.
 #[derive(Debug, Clone, Args)]
+#[command(group = clap::ArgGroup::new("explain_journal_source").args(["journal", "journal_file"]))]
 pub struct JournalArgs {
     /// Replay a CRI-O pull log against the explanation: a file of `oc adm node-logs NODE -u crio`
     /// output (several nodes' merged output too: the host column names the node; with --node,
@@ -1077,13 +1081,16 @@ pub struct JournalArgs {
     #[arg(long)]
     pub journal: bool,
 
-    /// With --journal: the start of the window, a duration back from now (2h, 30m, 90s, 1d) or
-    /// YYYY-MM-DD HH:MM:SS in UTC. The kubelet stops journalctl after 30s: keep it short.
-    #[arg(long, value_name = "WHEN", default_value = "1h", requires = "journal")]
-    pub since: String,
+    /// With --journal or --journal-file: the start of the window, a duration back from now (2h,
+    /// 30m, 90s, 1d) or YYYY-MM-DD HH:MM:SS in UTC; only the pulls whose `Pulling image` line is
+    /// in the window count. Live, default 1h (the kubelet stops journalctl after 30s: keep it
+    /// short); files, default their start.
+    #[arg(long, value_name = "WHEN", requires = "explain_journal_source")]
+    pub since: Option<String>,
 
-    /// With --journal: the end of the window (same forms as --since); default now.
-    #[arg(long, value_name = "WHEN", requires = "journal")]
+    /// With --journal or --journal-file: the end of the window (same forms as --since); default
+    /// now.
+    #[arg(long, value_name = "WHEN", requires = "explain_journal_source")]
     pub until: Option<String>,
 }
 

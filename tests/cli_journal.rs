@@ -867,10 +867,188 @@ fn issue_24_live_audit_journal_unfinished_and_forbidden() {
         .objects_from_yaml(FLEET)
         .node_journal("worker-0", "")
         .forbid("get", "nodes/proxy")
+        .forbid("list", "events")
         .start();
     audit_live(&forbidden, dir.path(), &[])
         .code(3)
-        .stderr(predicate::str::contains("needs `get nodes/proxy`"));
+        .stderr(predicate::str::contains("needs `get nodes/proxy`"))
+        .stderr(predicate::str::contains("`list events` is forbidden too"));
+}
+
+/// `get nodes/proxy` forbidden, `list events` allowed: each node's pulls
+/// come from the kubelet's pull events, as `explain --node N --journal`
+/// reads them: a failure judged from its error, a success's source
+/// undetermined (exit 3), each node named with what events cannot tell.
+#[test]
+fn issue_24_live_audit_journal_forbidden_falls_back_to_events() {
+    let failed = format!("Failed to pull image \"{IMAGE}\": rpc error: code = Unknown desc = (Mirrors also failed: [{M1}: manifest unknown]\n[{M2}: i/o timeout]): {IMAGE}: registry quay.io/ns is blocked in registries.conf");
+    let pulled = format!("Successfully pulled image \"{IMAGE}\" in 1.2s (1.2s including waiting). Image size: 1024 bytes.");
+    let events = event("a", "worker-0", "2024-05-01T10:00:00Z", "Failed", &failed)
+        + &event("b", "worker-1", "2024-05-01T10:05:00Z", "Pulled", &pulled)
+        + &event("c", "infra-0", "2024-04-30T10:00:00Z", "Pulled", &pulled);
+    let server = support::apiserver::Builder::openshift()
+        .objects_from_yaml(ITMS)
+        .objects_from_yaml(FLEET)
+        .objects_from_yaml(&events)
+        .node_journal("worker-0", "")
+        .forbid("get", "nodes/proxy")
+        .start();
+    let dir = TempDir::new().unwrap();
+    let since = [
+        "--since",
+        "2024-05-01 00:00:00",
+        "--until",
+        "2024-05-02 00:00:00",
+    ];
+    let out = audit_live(&server, dir.path(), &[&since[..], &["-o", "json"]].concat())
+        .code(3)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let notes = v["undeterminedNodes"].as_array().unwrap();
+    assert_eq!(notes.len(), 4, "{v}");
+    assert!(notes.iter().all(|n| n["reason"] == "events"), "{v}");
+    assert!(notes[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("never the source that served a successful pull (undetermined)"));
+    let app = &v["images"][0];
+    assert_eq!(app["image"], IMAGE);
+    assert_eq!(
+        app["pulls"], 2,
+        "the older event is outside the window: {v}"
+    );
+    assert_eq!(
+        app["verdicts"],
+        serde_json::json!({"asExpected": 1, "diverges": 0, "undetermined": 1})
+    );
+    let first = &app["journal"][0];
+    assert_eq!(first["node"], "worker-0");
+    assert_eq!(first["pool"], "worker");
+    assert_eq!(
+        first["pulls"][0]["tried"],
+        serde_json::json!([M1, M2, IMAGE])
+    );
+    assert!(app["journal"][1]["pulls"][0]["note"]
+        .as_str()
+        .unwrap()
+        .contains("events do not name the source that served"));
+    audit_live(&server, dir.path(), &since)
+        .code(3)
+        .stdout(predicate::str::contains(
+            "? node worker-1 (pool worker): from events: ",
+        ));
+}
+
+/// `--since`/`--until` on journal files keep the pulls whose `Pulling
+/// image` line is in the window, with all their lines.
+#[test]
+fn issue_24_window_on_journal_files() {
+    // Pulls at 10:00:00, :10 and :30; the first tries its mirror at :01;
+    // the second skips a mirror (exit 1).
+    let journal = pull(Format::Old, "worker-0", 0, "a", &[M1], true)
+        + &pull(Format::Rfc3339Nano, "worker-0", 10, "b", &[M2, M1], true)
+        + &pull(Format::Old, "worker-1", 30, "c", &[M1], true);
+    let (dir, conf, j) = setup(&journal);
+    let window = [
+        "--since",
+        "2024-05-01 10:00:01",
+        "--until",
+        "2024-05-01 10:00:29",
+    ];
+    let out = bin()
+        .args(["explain", IMAGE, "-o", "json", "--registries-conf"])
+        .arg(&conf)
+        .arg("--journal-file")
+        .arg(&j)
+        .args(window)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let ids: Vec<&str> = v["journal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["b"], "{v}");
+    assert_eq!(
+        v["journal"][0]["pulls"][0]["tried"],
+        serde_json::json!([M2, M1])
+    );
+    // --until alone: from the file's start.
+    let v = {
+        let out = bin()
+            .args(["explain", IMAGE, "-o", "json", "--registries-conf"])
+            .arg(&conf)
+            .arg("--journal-file")
+            .arg(&j)
+            .args(["--until", "2024-05-01 10:00:11"])
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        serde_json::from_slice::<Value>(&out).unwrap()
+    };
+    assert_eq!(v["journal"].as_array().unwrap().len(), 2, "{v}");
+    // audit: the same window; a duration counts back from now.
+    let objects = dir.path().join("itms.yaml");
+    fs::write(&objects, ITMS).unwrap();
+    let audit = |extra: &[&str]| {
+        bin()
+            .args(["audit", "-f"])
+            .arg(&objects)
+            .arg("--journal-file")
+            .arg(&j)
+            .args(extra)
+            .assert()
+    };
+    let out = audit(&[&window[..], &["-o", "json"]].concat())
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["pulls"], 1, "{v}");
+    assert_eq!(v["nodes"], serde_json::json!(["worker-0"]));
+    audit(&window).code(1).stdout(predicate::str::contains(
+        "crio.log since 2024-05-01 10:00:01 until 2024-05-01 10:00:29",
+    ));
+    audit(&["--since", "1h"])
+        .code(0)
+        .stderr(predicate::str::contains("no pull in "))
+        .stderr(predicate::str::contains("crio.log since 1h:"));
+    audit(&["--since", "tomorrow"])
+        .code(2)
+        .stderr(predicate::str::contains("--since: \"tomorrow\" is neither"));
+    // A must-gather's journal files too.
+    // (stray-9, of no pool, stays undetermined: exit 3.)
+    let mg_dir = TempDir::new().unwrap();
+    let mg = must_gather(mg_dir.path());
+    let out = bin()
+        .arg("audit")
+        .arg("-f")
+        .arg(&mg)
+        .args(["--journal", "-o", "json", "--since", "2024-05-01 10:00:25"])
+        .assert()
+        .code(3)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["nodes"], serde_json::json!(["master-0"]), "{v}");
+    // Without --journal or --journal-file, --since has nothing to bound.
+    bin()
+        .args(["audit", "-f"])
+        .arg(&objects)
+        .args(["--since", "1h"])
+        .assert()
+        .code(2);
 }
 
 /// A node cut by the kubelet is named, exit 3, the other nodes judged.

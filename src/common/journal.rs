@@ -44,7 +44,8 @@ pub fn attach(
         (None, false) => return Ok(code),
     };
     let lines = for_node(lines, args.node.as_deref(), &name)?;
-    Ok(judge(items, &lines, code))
+    let bounds = file_window(args.journal.since.as_deref(), args.journal.until.as_deref())?;
+    Ok(judge(items, &lines, code, bounds))
 }
 
 /// The pull lines of a `--journal-file`: a file (plain or gzip), or a
@@ -99,15 +100,46 @@ pub fn read_must_gather(paths: &[PathBuf]) -> Result<(String, Vec<Line>)> {
     Ok((name, lines))
 }
 
-/// `--since`/`--until` as the query's window (an input error names the flag).
-pub fn window(since: &str, until: Option<&str>) -> Result<Window> {
+/// The start of a live read's window when `--since` is not given.
+pub const LIVE_SINCE: &str = "1h";
+
+/// `--since`/`--until` as the query's window (an input error names the
+/// flag); `--since` defaults to [`LIVE_SINCE`].
+pub fn window(since: Option<&str>, until: Option<&str>) -> Result<Window> {
     let when = |flag: &str, v: &str| {
         node_logs::parse_when(v).map_err(|e| Failure::input(format!("--{flag}: {e}")))
     };
     Ok(Window {
-        since: when("since", since)?,
+        since: when("since", since.unwrap_or(LIVE_SINCE))?,
         until: until.map(|u| when("until", u)).transpose()?,
     })
+}
+
+/// `--since`/`--until` on journal files: the instants a pull's `Pulling
+/// image` line must be between (a duration counts back from now, as for a
+/// live read); `None` when neither is given (the whole file).
+pub fn file_window(since: Option<&str>, until: Option<&str>) -> Result<Option<journal::Bounds>> {
+    if since.is_none() && until.is_none() {
+        return Ok(None);
+    }
+    // Without --since, from the file's start: no journal line is older than 1970.
+    let w = window(Some(since.unwrap_or("0s")), until)?;
+    let (from, to) = w.bounds(now());
+    let from = since.map_or(journal::Timestamp::from_unix_secs(0), |_| from);
+    Ok(Some((from, to)))
+}
+
+/// The window of `--since`/`--until` on files, as said after the file's
+/// name (empty without either).
+pub fn window_words(since: Option<&str>, until: Option<&str>) -> String {
+    let mut out = String::new();
+    if let Some(s) = since {
+        out += &format!(" since {s}");
+    }
+    if let Some(u) = until {
+        out += &format!(" until {u}");
+    }
+    out
 }
 
 /// Now, to the second.
@@ -119,10 +151,17 @@ pub fn now() -> journal::Timestamp {
     )
 }
 
-/// Replays `lines` for every item and returns the exit code.
-pub fn judge(items: &mut [Explanation], lines: &[Line], code: ExitCode) -> ExitCode {
+/// Replays `lines` for every item (only the pulls that began in `bounds`
+/// when given) and returns the exit code.
+pub fn judge(
+    items: &mut [Explanation],
+    lines: &[Line],
+    code: ExitCode,
+    bounds: Option<journal::Bounds>,
+) -> ExitCode {
     for item in items.iter_mut() {
-        item.journal = Some(journal::replay(lines, &item.expected()));
+        let records = journal::replay(lines, &item.expected());
+        item.journal = Some(journal::within(records, bounds));
     }
     let records: Vec<&PullRecord> = items
         .iter()
@@ -189,7 +228,7 @@ fn attach_live(
     items: &mut [Explanation],
     code: ExitCode,
 ) -> Result<ExitCode> {
-    let window = window(&args.journal.since, args.journal.until.as_deref())?;
+    let window = window(args.journal.since.as_deref(), args.journal.until.as_deref())?;
     let options = settings.cluster_options()?;
     let now = now();
     let runtime = inputs::runtime()?;
@@ -209,7 +248,7 @@ fn attach_live(
     let name = format!("node {node}'s CRI-O log");
     let lines = journal::read(&name, &log.text).map_err(|e| Failure::cluster(e.to_string()))?;
     let lines = for_node(lines, Some(node), &name)?;
-    let code = judge(items, &lines, code);
+    let code = judge(items, &lines, code, None);
     if node_logs::was_cut(log.elapsed) {
         let message = cut_message(node, log.elapsed, &lines);
         for item in items.iter_mut() {

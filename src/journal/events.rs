@@ -36,6 +36,29 @@ pub fn pulls_from_events(
     out
 }
 
+/// Every image a `Failed` or `Pulled` pull event of one of `nodes` names,
+/// in the events' order.
+pub fn images(events: &[Value], nodes: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in events {
+        if !nodes.iter().any(|n| on_node(e, n)) {
+            continue;
+        }
+        let Some(message) = text(e, "/message").or_else(|| text(e, "/note")) else {
+            continue;
+        };
+        let image = match text(e, "/reason") {
+            Some("Failed") => quoted_after(message, "Failed to pull image "),
+            Some("Pulled") => quoted_after(message, "Successfully pulled image "),
+            _ => None,
+        };
+        if let Some((image, _)) = image.filter(|(i, _)| !out.iter().any(|o| o == i)) {
+            out.push(image.to_string());
+        }
+    }
+    out
+}
+
 fn text<'a>(e: &'a Value, pointer: &str) -> Option<&'a str> {
     e.pointer(pointer).and_then(Value::as_str)
 }

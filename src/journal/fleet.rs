@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::line::{Event, Line};
 use super::record::{Expected, Outcome, PullRecord, Verdict};
 use super::replay::replay;
+use super::{events, within, Bounds};
 
 /// The whole log, image by image.
 #[derive(Debug, Clone, Serialize)]
@@ -48,6 +49,9 @@ pub enum NodeReason {
     Cut,
     /// No MachineConfigPool selects it: its configuration is not known.
     NoPool,
+    /// Its log is forbidden: its pulls are read from the kubelet's pull
+    /// events, which never name the source that served a success.
+    Events,
 }
 
 /// A node the answer is undetermined for, and why.
@@ -70,6 +74,32 @@ pub struct PoolLog {
     pub nodes: Vec<String>,
     pub lines: Vec<Line>,
     pub expected: Vec<(Expected, Option<String>)>,
+    /// The nodes whose pulls are read from the pull events instead of a log.
+    pub events: Option<EventLog>,
+}
+
+/// The kubelet's pull events standing in for the logs of some nodes.
+#[derive(Debug, Clone)]
+pub struct EventLog {
+    pub events: Vec<serde_json::Value>,
+    pub nodes: Vec<String>,
+    /// The window the logs were read in.
+    pub bounds: Bounds,
+}
+
+impl PoolLog {
+    /// Every image the pool's nodes pulled: in the log, then in the events.
+    pub fn images(&self) -> Vec<String> {
+        let mut out = images(&self.lines);
+        if let Some(ev) = &self.events {
+            for image in events::images(&ev.events, &ev.nodes) {
+                if !out.contains(&image) {
+                    out.push(image);
+                }
+            }
+        }
+        out
+    }
 }
 
 /// One image as the kubelet asked CRI-O for it, and its pulls.
@@ -135,14 +165,25 @@ pub fn images(lines: &[Line]) -> Vec<String> {
 
 /// Replays every image of each pool's log against that pool's expected
 /// order and counts it, image by image across the pools.
-pub fn fleet(logs: &[PoolLog], undetermined_nodes: Vec<NodeNote>) -> Fleet {
+/// With `window`, only the pulls whose `Pulling image` line is in it, and
+/// only the images of those.
+pub fn fleet(logs: &[PoolLog], undetermined_nodes: Vec<NodeNote>, window: Option<Bounds>) -> Fleet {
     let mut parts: BTreeMap<&str, Vec<Part<'_>>> = BTreeMap::new();
     for log in logs {
         for (e, error) in &log.expected {
-            let mut records: Vec<PullRecord> = replay(&log.lines, e)
+            let all = replay(&log.lines, e)
                 .into_iter()
-                .filter(|r| r.image == e.image)
-                .collect();
+                .filter(|r| r.image == e.image);
+            let mut records = within(all.collect(), window);
+            if let Some(ev) = &log.events {
+                for node in &ev.nodes {
+                    let told = events::pulls_from_events(&ev.events, node, e, ev.bounds);
+                    records.extend(told.into_iter().filter(|r| r.image == e.image));
+                }
+            }
+            if records.is_empty() && window.is_some() {
+                continue;
+            }
             for r in &mut records {
                 r.pool = Some(log.pool.clone());
             }

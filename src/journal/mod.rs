@@ -68,3 +68,24 @@ pub fn read(name: &str, text: &str) -> Result<Vec<Line>, JournalError> {
 pub fn last_time(lines: &[Line]) -> Option<Timestamp> {
     lines.iter().map(|l| l.time).max()
 }
+
+/// A window of time: from, and up to when given (both included).
+pub type Bounds = (Timestamp, Option<Timestamp>);
+
+/// Whether `time` is in `bounds`.
+pub fn in_bounds(time: Timestamp, (since, until): Bounds) -> bool {
+    time >= since && until.is_none_or(|u| time <= u)
+}
+
+/// The pulls whose `Pulling image` line is in `bounds` (all without one).
+/// A pull that began in the window keeps its lines after it; one that
+/// began before it is left out whole.
+pub fn within(records: Vec<PullRecord>, bounds: Option<Bounds>) -> Vec<PullRecord> {
+    match bounds {
+        Some(b) => records
+            .into_iter()
+            .filter(|r| in_bounds(r.time, b))
+            .collect(),
+        None => records,
+    }
+}

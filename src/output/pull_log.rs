@@ -45,6 +45,7 @@ pub fn write_text(out: &mut dyn Write, fleet: &Fleet, name: &str) -> io::Result<
             NodeReason::Unread => "not read",
             NodeReason::Cut => "cut",
             NodeReason::NoPool => "no pool",
+            NodeReason::Events => "from events",
         };
         writeln!(
             out,

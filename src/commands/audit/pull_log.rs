@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 
 use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::explain::{self as core, Config, Explanation};
-use mirrorpolicy::journal::fleet::{self, Fleet, NodeNote, NodeReason, PoolLog};
+use mirrorpolicy::journal::fleet::{self, EventLog, Fleet, NodeNote, NodeReason, PoolLog};
 use mirrorpolicy::journal::pool::{host_is, node_of, node_pool};
 use mirrorpolicy::journal::{self as jr, Expected, Line, PullRecord};
 use mirrorpolicy::output;
@@ -38,6 +38,15 @@ struct NodeLines {
     lines: Vec<Line>,
 }
 
+/// What was read: the logs' name, each node's lines, the notes of the
+/// nodes not all judged, and the pull events standing in for forbidden logs.
+struct Reading {
+    name: String,
+    logs: Vec<NodeLines>,
+    notes: Vec<NodeNote>,
+    events: Option<EventLog>,
+}
+
 /// Runs `audit --journal` or `audit --journal-file`.
 pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
     let live_logs = args.journal && args.filenames.is_empty();
@@ -49,20 +58,33 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
     if let Some(pool) = &args.pool {
         inputs::check_pool(&inputs, pool)?;
     }
-    let (name, logs, mut notes) = if live_logs {
-        read_live(settings, args, &inputs)?
+    let (read, window) = if live_logs {
+        (read_live(settings, args, &inputs)?, None)
     } else {
         let (name, logs) = read_files(args)?;
-        (name, logs, Vec::new())
+        let (since, until) = (args.since.as_deref(), args.until.as_deref());
+        let read = Reading {
+            name: name + &journal::window_words(since, until),
+            logs,
+            notes: Vec::new(),
+            events: None,
+        };
+        (read, journal::file_window(since, until)?)
     };
     if args.pool.is_none() && inputs.nodes.is_empty() {
         settings.verbose(|| {
             format!("no Node objects: every node is judged against pool {DEFAULT_POOL} (--pool to choose)")
         });
     }
-    let (pool_logs, pool_notes) = by_pool(settings, args, &inputs, logs)?;
+    let Reading {
+        name,
+        logs,
+        mut notes,
+        events,
+    } = read;
+    let (pool_logs, pool_notes) = by_pool(settings, args, &inputs, logs, events)?;
     notes.extend(pool_notes);
-    let fleet = fleet::fleet(&pool_logs, notes);
+    let fleet = fleet::fleet(&pool_logs, notes, window);
     if fleet.pulls == 0 {
         eprintln!("no pull in {name}: no `Pulling image` line of CRI-O");
     }
@@ -143,9 +165,15 @@ fn by_pool(
     args: &AuditArgs,
     inputs: &Inputs,
     logs: Vec<NodeLines>,
+    events: Option<EventLog>,
 ) -> Result<(Vec<PoolLog>, Vec<NodeNote>)> {
     let mut notes = Vec::new();
     let mut pools: Vec<PoolLog> = Vec::new();
+    let from_events = |node: &str| {
+        events
+            .as_ref()
+            .is_some_and(|e| e.nodes.iter().any(|n| n == node))
+    };
     for log in logs {
         let pool = match pool_for(args, inputs, &log.node) {
             Ok(pool) => pool,
@@ -154,40 +182,52 @@ fn by_pool(
                 continue;
             }
         };
-        match pools.iter_mut().find(|p| p.pool == pool) {
-            Some(p) => {
-                p.nodes.push(log.node);
-                p.lines.extend(log.lines);
+        let at = match pools.iter().position(|p| p.pool == pool) {
+            Some(at) => at,
+            None => {
+                pools.push(pool_log(pool));
+                pools.len() - 1
             }
-            None => pools.push(PoolLog {
-                pool,
-                nodes: vec![log.node],
-                lines: log.lines,
-                expected: Vec::new(),
-            }),
+        };
+        let p = &mut pools[at];
+        if let (true, Some(e)) = (from_events(&log.node), &events) {
+            let ev = p.events.get_or_insert_with(|| EventLog {
+                nodes: Vec::new(),
+                ..e.clone()
+            });
+            ev.nodes.push(log.node.clone());
         }
+        p.nodes.push(log.node);
+        p.lines.extend(log.lines);
     }
     if pools.is_empty() && notes.is_empty() {
-        pools.push(PoolLog {
-            pool: args.pool.clone().unwrap_or(DEFAULT_POOL.to_string()),
-            nodes: Vec::new(),
-            lines: Vec::new(),
-            expected: Vec::new(),
-        });
+        pools.push(pool_log(
+            args.pool.clone().unwrap_or(DEFAULT_POOL.to_string()),
+        ));
     }
     pools.sort_by(|a, b| a.pool.cmp(&b.pool));
     for p in &mut pools {
-        p.expected = expected_of(settings, inputs, &p.pool, &p.lines)?;
+        p.expected = expected_of(settings, inputs, &p.pool, &p.images())?;
     }
     Ok((pools, notes))
 }
 
-/// Every image of `lines` explained against `pool`'s rendered configuration.
+fn pool_log(pool: String) -> PoolLog {
+    PoolLog {
+        pool,
+        nodes: Vec::new(),
+        lines: Vec::new(),
+        expected: Vec::new(),
+        events: None,
+    }
+}
+
+/// Every image of `images` explained against `pool`'s rendered configuration.
 fn expected_of(
     settings: &Settings,
     inputs: &Inputs,
     pool: &str,
-    lines: &[Line],
+    images: &[String],
 ) -> Result<Vec<(Expected, Option<String>)>> {
     let rendered = inputs::render(inputs, pool)?;
     inputs::print_warnings(settings, &rendered);
@@ -200,7 +240,7 @@ fn expected_of(
         scope_origins: Some(&view.scope_origins),
     };
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
-    Ok(fleet::images(lines)
+    Ok(images
         .iter()
         .map(|image| {
             let item = core::explain(&config, image, mode, None)
@@ -253,81 +293,127 @@ fn chosen_nodes(args: &AuditArgs, inputs: &Inputs) -> Result<Vec<String>> {
 
 /// `audit --journal`, live: each chosen node's CRI-O log in the window,
 /// read through the node proxy a bounded number at a time. A node whose
-/// log cannot be read or was cut gets a note; every node forbidden (the
-/// same RBAC for all) stops with the 403, exit 3.
-fn read_live(
-    settings: &Settings,
-    args: &AuditArgs,
-    inputs: &Inputs,
-) -> Result<(String, Vec<NodeLines>, Vec<NodeNote>)> {
-    let window = journal::window(&args.since, args.until.as_deref())?;
+/// log cannot be read or was cut gets a note; a node whose log is forbidden
+/// is read from the kubelet's pull events instead (as `explain --node N
+/// --journal` does); every node forbidden and the events too stops with the
+/// 403, exit 3.
+fn read_live(settings: &Settings, args: &AuditArgs, inputs: &Inputs) -> Result<Reading> {
+    let window = journal::window(args.since.as_deref(), args.until.as_deref())?;
     let nodes = chosen_nodes(args, inputs)?;
     let options = settings.cluster_options()?;
     let now = journal::now();
     let concurrency = usize::from(args.node_concurrency);
-    let results = inputs::runtime()?
+    let runtime = inputs::runtime()?;
+    let results = runtime
         .block_on(async {
             let connection = live::connect(&options).await?;
             let read = node_logs::read_many(&connection, &nodes, &window, now, concurrency);
             Ok::<_, live::ClusterError>(read.await)
         })
         .map_err(inputs::cluster_failure)?;
-    if let Some(Err(e @ NodeLogError::Forbidden { .. })) = results.first() {
-        if results
-            .iter()
-            .all(|r| matches!(r, Err(NodeLogError::Forbidden { .. })))
-        {
-            return Err(Failure::cluster(e.to_string())
-                .with_hint(journal::FORBIDDEN_HINT)
-                .into());
-        }
-    }
-    let pool_of = |node: &str| pool_for(args, inputs, node).ok();
-    let mut logs = Vec::new();
-    let mut notes = Vec::new();
-    for (node, result) in nodes.into_iter().zip(results) {
-        let unread = |message: String| NodeNote {
-            node: node.clone(),
-            pool: pool_of(&node),
-            reason: NodeReason::Unread,
-            message,
-        };
-        let log = match result {
-            Ok(log) => log,
-            Err(e) => {
-                notes.push(unread(format!("its log could not be read: {e}")));
-                continue;
-            }
-        };
-        settings.verbose(|| format!("read {} in {:.1}s", log.path, log.elapsed.as_secs_f64()));
-        let mut lines = match jr::read(&format!("node {node}'s CRI-O log"), &log.text) {
-            Ok(lines) => lines,
-            Err(e) => {
-                notes.push(unread(e.to_string()));
-                continue;
-            }
-        };
-        for l in &mut lines {
-            l.host = node.clone();
-        }
-        if node_logs::was_cut(log.elapsed) {
-            notes.push(NodeNote {
-                reason: NodeReason::Cut,
-                ..unread(journal::cut_message(&node, log.elapsed, &lines))
+    let forbidden = |r: &Result<_, NodeLogError>| matches!(r, Err(NodeLogError::Forbidden { .. }));
+    let events = match results.iter().find(|r| forbidden(r)) {
+        None => None,
+        Some(Err(e)) => {
+            let all = results.iter().all(forbidden);
+            let read = runtime.block_on(async {
+                let connection = live::connect(&options).await?;
+                node_logs::read_events(&connection).await
             });
+            match read {
+                Ok(events) => Some(events),
+                Err(live::ClusterError::Forbidden(_)) if all => {
+                    return Err(Failure::cluster(format!(
+                        "{e}; the pull events are no stand-in either: `list events` is forbidden too"
+                    ))
+                    .with_hint(journal::FORBIDDEN_HINT)
+                    .into())
+                }
+                Err(live::ClusterError::Forbidden(_)) => None,
+                Err(e) => return Err(inputs::cluster_failure(e)),
+            }
         }
-        logs.push(NodeLines { node, lines });
+        Some(Ok(_)) => None,
+    };
+    let mut read = Reading {
+        name: String::new(),
+        logs: Vec::new(),
+        notes: Vec::new(),
+        events: events.map(|events| EventLog {
+            events,
+            nodes: Vec::new(),
+            bounds: window.bounds(now),
+        }),
+    };
+    for (node, result) in nodes.into_iter().zip(results) {
+        node_lines(settings, args, inputs, &mut read, node, result);
     }
     let until = args
         .until
         .as_deref()
         .map_or(String::new(), |u| format!(" until {u}"));
-    let name = format!("the nodes' CRI-O logs since {}{until}", args.since);
-    Ok((name, logs, notes))
+    let since = args.since.as_deref().unwrap_or(journal::LIVE_SINCE);
+    read.name = format!("the nodes' CRI-O logs since {since}{until}");
+    Ok(read)
+}
+
+/// One node's answer into `read`: its lines, or a note saying why not all
+/// its pulls can be judged; its pull events when its log is forbidden and
+/// the events were read.
+fn node_lines(
+    settings: &Settings,
+    args: &AuditArgs,
+    inputs: &Inputs,
+    read: &mut Reading,
+    node: String,
+    result: Result<node_logs::NodeLog, NodeLogError>,
+) {
+    let note = |reason: NodeReason, message: String| NodeNote {
+        node: node.clone(),
+        pool: pool_for(args, inputs, &node).ok(),
+        reason,
+        message,
+    };
+    let log = match (result, &mut read.events) {
+        (Ok(log), _) => log,
+        (Err(e @ NodeLogError::Forbidden { .. }), Some(events)) => {
+            read.notes.push(note(NodeReason::Events, format!(
+                "{e}: the kubelet's pull events of node {node} are shown instead; they carry a failed pull's full error, but never the source that served a successful pull (undetermined)"
+            )));
+            events.nodes.push(node.clone());
+            read.logs.push(NodeLines {
+                node,
+                lines: Vec::new(),
+            });
+            return;
+        }
+        (Err(e), _) => {
+            let message = format!("its log could not be read: {e}");
+            read.notes.push(note(NodeReason::Unread, message));
+            return;
+        }
+    };
+    settings.verbose(|| format!("read {} in {:.1}s", log.path, log.elapsed.as_secs_f64()));
+    let mut lines = match jr::read(&format!("node {node}'s CRI-O log"), &log.text) {
+        Ok(lines) => lines,
+        Err(e) => {
+            read.notes.push(note(NodeReason::Unread, e.to_string()));
+            return;
+        }
+    };
+    for l in &mut lines {
+        l.host = node.clone();
+    }
+    if node_logs::was_cut(log.elapsed) {
+        let message = journal::cut_message(&node, log.elapsed, &lines);
+        read.notes.push(note(NodeReason::Cut, message));
+    }
+    read.logs.push(NodeLines { node, lines });
 }
 
 /// 1 when a pull diverges, else 3 when one is undetermined or a node's log
-/// could not all be judged, else 0.
+/// could not all be judged (read from the pull events too: they never say
+/// what served, and the kubelet's events expire), else 0.
 fn code(fleet: &Fleet) -> ExitCode {
     let records: Vec<&PullRecord> = fleet.images.iter().flat_map(|v| &v.journal).collect();
     match journal::journal_code(&records, ExitCode::Success) {

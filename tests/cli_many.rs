@@ -1231,3 +1231,88 @@ fn issue_26_docs_summary_example_is_real() {
     assert_eq!(command, format!("kubectl mirrorpolicy {COMMAND}"));
     assert_eq!(block, shown);
 }
+
+/// Tag mirrors before a source never contacted, one worker node and its pool.
+const JOURNAL_CLUSTER: &str = "apiVersion: config.openshift.io/v1\nkind: ImageTagMirrorSet\nmetadata: {name: ns}\nspec:\n  imageTagMirrors:\n  - source: quay.io/ns\n    mirrors: [m1.example.com/ns, m2.example.com/ns]\n    mirrorSourcePolicy: NeverContactSource\n---\napiVersion: v1\nkind: Node\nmetadata: {name: worker-0, labels: {node-role.kubernetes.io/worker: ''}}\n---\napiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata: {name: worker}\nspec: {nodeSelector: {matchLabels: {node-role.kubernetes.io/worker: ''}}}\n";
+
+/// A pull of quay.io/ns/app:v1 on worker-0 as CRI-O logs it, trying `tried`.
+fn crio_pull(tried: &[&str]) -> String {
+    let line = |n: usize, msg: &str, id: &str| {
+        format!("May 01 10:00:{n:02}.250000 worker-0 crio[2211]: time=\"2024-05-01 10:00:{n:02}.250000000Z\" level=info msg=\"{msg}\"{id}\n")
+    };
+    let id = " id=a name=/runtime.v1.ImageService/PullImage";
+    let mut out = line(0, "Pulling image: quay.io/ns/app:v1", id);
+    for (i, t) in tried.iter().enumerate() {
+        out += &line(i + 1, &format!("Trying to access \\\"{t}\\\""), "");
+    }
+    out + &line(
+        tried.len() + 1,
+        "Pulled image: quay.io/ns/app@sha256:0b0e",
+        id,
+    )
+}
+
+/// `audit --journal` over two clusters, the second's node skipping a
+/// mirror: one section per cluster, one List item per cluster, one summary
+/// line per cluster, exit 1; `-o wide` is each cluster's text.
+#[test]
+fn issue_24_audit_journal_over_several_clusters() {
+    let fine = Builder::openshift()
+        .objects_from_yaml(JOURNAL_CLUSTER)
+        .node_journal("worker-0", &crio_pull(&["m1.example.com/ns/app:v1"]))
+        .start();
+    let skips = Builder::openshift()
+        .objects_from_yaml(JOURNAL_CLUSTER)
+        .node_journal("worker-0", &crio_pull(&["m2.example.com/ns/app:v1"]))
+        .start();
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[("a", Target::Fake(&fine)), ("b", Target::Fake(&skips))],
+    );
+    let base = [
+        "audit",
+        "--journal",
+        "--since",
+        "2024-05-01 00:00:00",
+        "--context",
+        "a,b",
+    ];
+    let (code, stdout, stderr) = run(&config, &base);
+    assert_eq!(code, Some(1), "{stderr}");
+    let at_b = stdout.find("== context b (").expect("section b");
+    let (a, b) = stdout.split_at(at_b);
+    assert!(a.starts_with("== context a ("), "{stdout}");
+    assert!(a.contains("all as expected"), "{a}");
+    assert!(b.contains("m1.example.com/ns/app:v1"), "{b}");
+    assert!(!b.contains("all as expected"), "{b}");
+
+    let (code, json, stderr) = run(&config, &[&base[..], &["-o", "json"]].concat());
+    assert_eq!(code, Some(1), "{stderr}");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["kind"], "List");
+    assert_eq!(v["items"].as_array().unwrap().len(), 2);
+    let verdicts = |c: &str| item(&v, c)["result"]["images"][0]["verdicts"].clone();
+    assert_eq!(verdicts("a")["asExpected"], 1, "{v}");
+    assert_eq!(verdicts("b")["diverges"], 1, "{v}");
+    assert_eq!(
+        item(&v, "b")["result"]["images"][0]["journal"][0]["pulls"][0]["divergence"]["kind"],
+        "mirrorSkipped"
+    );
+
+    let (code, summary, stderr) = run(&config, &[&base[..], &["-o", "summary"]].concat());
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(
+        summary.lines().collect::<Vec<_>>(),
+        [
+            "a ok images=1 pulls=1 diverging=0 undeterminedNodes=0",
+            "b findings images=1 pulls=1 diverging=1 undeterminedNodes=0",
+            "total clusters=2 ok=1 findings=1 errors=0 exit=1",
+        ],
+        "{summary}"
+    );
+
+    let (code, wide, stderr) = run(&config, &[&base[..], &["-o", "wide"]].concat());
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(wide, stdout, "-o wide of the pull log is its text");
+}

@@ -117,6 +117,7 @@ fn counts(kind: Summary, report: &Value) -> Vec<(String, u64)> {
     let len = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, |a| a.len() as u64);
     match kind {
         Summary::Explain => explain_counts(report),
+        Summary::Audit if report.get("pulls").is_some() => journal_counts(report),
         Summary::Audit => {
             let mut counts = vec![("images".to_string(), len(report.get("images")))];
             counts.extend(numbers(report.get("summary")));
@@ -160,6 +161,33 @@ fn explain_counts(report: &Value) -> Vec<(String, u64)> {
         ("images".to_string(), images.len() as u64),
         ("fromMirror".to_string(), count("mirror")),
         ("fromSource".to_string(), count("source")),
+    ]
+}
+
+/// `audit --journal`: the images and pulls of the pull log, the pulls that
+/// diverge, and the nodes not all judged.
+fn journal_counts(fleet: &Value) -> Vec<(String, u64)> {
+    let len = |k: &str| {
+        fleet
+            .get(k)
+            .and_then(Value::as_array)
+            .map_or(0, |a| a.len() as u64)
+    };
+    let diverging = fleet
+        .get("images")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i.pointer("/verdicts/diverges").and_then(Value::as_u64))
+        .sum();
+    vec![
+        ("images".to_string(), len("images")),
+        (
+            "pulls".to_string(),
+            fleet.get("pulls").and_then(Value::as_u64).unwrap_or(0),
+        ),
+        ("diverging".to_string(), diverging),
+        ("undeterminedNodes".to_string(), len("undeterminedNodes")),
     ]
 }
 

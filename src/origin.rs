@@ -50,11 +50,19 @@ impl Origin {
                 break;
             }
         }
-        let mut s = String::with_capacity(file.len() + 1 + digits.len() - i);
-        s.push_str(file);
-        s.push(':');
-        s.extend(digits[i..].iter().map(|&d| d as char));
-        Self(s.into())
+        let digits = std::str::from_utf8(&digits[i..]).unwrap_or_default();
+        // One allocation, the `Arc<str>` itself, for a name of usual length.
+        let mut label = [0u8; 256];
+        let len = file.len() + 1 + digits.len();
+        if let Some(out) = label.get_mut(..len) {
+            out[..file.len()].copy_from_slice(file.as_bytes());
+            out[file.len()] = b':';
+            out[file.len() + 1..].copy_from_slice(digits.as_bytes());
+            if let Ok(label) = std::str::from_utf8(out) {
+                return Self(label.into());
+            }
+        }
+        Self(format!("{file}:{digits}").into())
     }
 
     /// An origin that is a whole file.
@@ -100,5 +108,13 @@ mod tests {
         for (line, want) in [(0, "f:0"), (7, "f:7"), (10, "f:10"), (123456, "f:123456")] {
             assert_eq!(Origin::file_line("f", line).as_str(), want);
         }
+        for name in ["", "/etc/containers/registries.conf", "é/ü.conf"] {
+            assert_eq!(Origin::file_line(name, 42).as_str(), format!("{name}:42"));
+        }
+        let long = "d/".repeat(300) + "x.conf";
+        assert_eq!(
+            Origin::file_line(&long, usize::MAX).as_str(),
+            format!("{long}:{}", usize::MAX)
+        );
     }
 }

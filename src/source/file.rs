@@ -229,6 +229,7 @@ fn load_unchecked(
         workloads,
         strict,
         listed: false,
+        threads: 1,
     };
     let mut stdin = Some(stdin);
     let mut jobs = Vec::new();
@@ -290,15 +291,23 @@ fn run_jobs<'a>(
     use std::sync::Mutex;
 
     let count = jobs.len();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = cores.min(count);
+    // One input: its documents are parsed on every core instead.
+    let reading = if threads <= 1 {
+        Reading {
+            threads: cores,
+            ..reading
+        }
+    } else {
+        reading
+    };
     let jobs: Vec<Mutex<Option<Job>>> = jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
     let run = |i: usize| -> Result<Done<'a>, SourceError> {
         // Each job is taken once, by the thread that claimed its index.
         let job = jobs[i].lock().map_or(None, |mut j| j.take());
         run_job(job, names[i].as_str(), reading)
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(count);
     if threads <= 1 {
         return up_to_first_error((0..count).map(run));
     }
@@ -672,6 +681,9 @@ struct Reading {
     strict: bool,
     /// A page listed from a cluster (see [`DocumentAt::listed`]).
     listed: bool,
+    /// Threads one large YAML file may be parsed on (its runs of
+    /// documents, [`super::chunks`]); 0 or 1: one.
+    threads: usize,
 }
 
 impl Reading {
@@ -730,9 +742,9 @@ fn stage_stream<'a>(name: &'a str, text: &str, reading: Reading) -> Option<Stage
         return None;
     }
     let docs: Vec<(usize, Vec<Part>)> = if reading.workloads {
-        stream_documents::<true>(text)?
+        super::chunks::parse_documents(text, reading.threads, stream_documents::<true>)?
     } else {
-        stream_documents::<false>(text)?
+        super::chunks::parse_documents(text, reading.threads, stream_documents::<false>)?
     };
     let starts = document_start_lines(text);
     let index = |line: usize| starts.partition_point(|&s| s <= line).max(1);
@@ -2146,6 +2158,136 @@ mod tests {
             ),
         ] {
             assert_eq!(KIND_HINT.is_match(text.as_bytes()), want, "{text:?}");
+        }
+    }
+
+    /// Pieces of YAML streams, valid and not, around document markers: what
+    /// a cut at a `---` line must not change.
+    const STREAM_PIECES: &[&str] = &[
+        "apiVersion: v1\nkind: A\nmetadata:\n  name: x\n",
+        "key: |\n  line\n  ---\n  more\n",
+        "--- |\n  indented literal\n",
+        "--- |\nliteral at column zero\n",
+        "--- >\nfolded\n\nat zero\n",
+        "q: \"multi\n  line\"\n",
+        "q: \"open\n",
+        "closed\"\n",
+        "x: 'it''s\n",
+        "f: [a,\n",
+        " b]\n",
+        "m: {a: 1,\n",
+        "...\n",
+        "... # end\n",
+        "# comment\n",
+        "\n",
+        "---\n",
+        "--- \n",
+        "---\r\n",
+        "--- a\n",
+        "--- {a: 1}\n",
+        "--- # c\n",
+        "----\n",
+        "---x: 1\n",
+        "a: &x 1\nb: *x\n",
+        "c: *x\n",
+        "\u{feff}a: 1\n",
+        "- item\n- item2\n",
+        "plain\n  continued\n",
+        "k: >\n  folded\n\n  more\n",
+        "? complex\n: value\n",
+        "a: 1\nb:\n",
+        "!!str x\n",
+        "t: !custom x\n",
+        "  indented: 1\n",
+        "k: v\r\n",
+        "kind: ImageDigestMirrorSet\n",
+        "items:\n- a\n",
+        "a: 1\na: 2\n",
+        "k: [\"---\"]\n",
+        "%YAML 1.2\n",
+    ];
+
+    /// Every document of a stream, as JSON text, with its first line.
+    fn stream_values(text: &str) -> Option<Vec<(usize, String)>> {
+        let docs: Vec<Spanned<Value>> =
+            serde_saphyr::from_multiple_with_options(text, yaml_options(text)).ok()?;
+        Some(
+            docs.into_iter()
+                .map(|d| (d.referenced.line() as usize, d.value.to_string()))
+                .collect(),
+        )
+    }
+
+    /// Cut into runs of documents parsed on their own, a stream reads as
+    /// the whole stream does: the same documents at the same lines, or a
+    /// refusal. Over generated streams of pieces that sit on either side
+    /// of document markers (quoted scalars and flow collections cut by
+    /// one, literals at column zero, anchors used across documents).
+    #[test]
+    fn runs_of_documents_read_as_the_whole_stream() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+
+        let mut runner = TestRunner::new(Config {
+            cases: 3000,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let pieces = prop::collection::vec(0..STREAM_PIECES.len(), 1..40);
+        let cut = std::cell::Cell::new(0usize);
+        runner
+            .run(&(pieces, 2usize..6), |(picked, parts)| {
+                let text: String = picked.iter().map(|&i| STREAM_PIECES[i]).collect();
+                let whole = stream_values(&text);
+                let split = super::super::chunks::parse_in_runs(&text, parts, 0, stream_values);
+                cut.set(cut.get() + usize::from(text.contains("\n---")));
+                prop_assert_eq!(&split, &whole, "{:?} in {} runs", text, parts);
+                Ok(())
+            })
+            .unwrap();
+        let cut = cut.get();
+        assert!(cut > 1000, "only {cut} streams had a marker to cut at");
+    }
+
+    /// A large file of many documents is read on several threads with the
+    /// same objects, lines and document numbers as on one.
+    #[test]
+    fn large_files_read_alike_on_one_thread_and_several() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut text = String::new();
+        let mut files = Vec::new();
+        collect_files(&root.join("examples"), &mut files, &mut Vec::new()).unwrap();
+        for file in files {
+            let Entry::File(file) = file else { continue };
+            let Ok(one) = fs::read_to_string(&file) else {
+                continue;
+            };
+            if stage_stream("one.yaml", &one, Reading::default()).is_some() && !one.contains("\n%")
+            {
+                text.push_str("---\n");
+                text.push_str(&one);
+            }
+        }
+        let unit = text.clone();
+        while text.len() < 600 * 1024 {
+            text.push_str(&unit);
+        }
+        let read = |threads: usize| {
+            let reading = Reading {
+                threads,
+                ..Reading::default()
+            };
+            let mut inputs = Inputs::default();
+            apply(
+                stage_stream("big.yaml", &text, reading).unwrap(),
+                &mut inputs,
+            );
+            inputs
+        };
+        let one = read(1);
+        assert!(!one.idmss.is_empty());
+        for threads in [2, 3, 7] {
+            assert_eq!(read(threads), one, "{threads} threads");
         }
     }
 }

@@ -8,6 +8,7 @@
 //! tell files from a live cluster. Validation of what was read is left to
 //! [`crate::crd`] and the rendering modules.
 
+mod chunks;
 pub mod cluster;
 mod exec;
 pub mod file;

@@ -713,7 +713,17 @@ impl Builder {
 
     /// Loads the objects of a YAML (or JSON) text.
     pub fn objects_from_yaml(mut self, text: &str) -> Self {
-        let documents: Vec<Value> = serde_saphyr::from_multiple(text)
+        // A fleet's worth of objects is more documents than the default
+        // budget allows; the text's length bounds them anyway.
+        let mut options = serde_saphyr::Options::default();
+        let mut budget = serde_saphyr::Budget::default();
+        let bound = text.len().saturating_mul(2).saturating_add(1_000_000);
+        budget.max_events = bound;
+        budget.max_nodes = bound;
+        budget.max_documents = bound;
+        budget.max_total_scalar_bytes = bound;
+        options.budget = Some(budget);
+        let documents: Vec<Value> = serde_saphyr::from_multiple_with_options(text, options)
             .unwrap_or_else(|e| panic!("fixture YAML does not parse: {e}"));
         for document in documents {
             self.add(document);
@@ -938,7 +948,17 @@ impl FakeApiServer {
 
     /// Adds an object (YAML or JSON text) while the server runs.
     pub fn add_objects_from_yaml(&self, text: &str) {
-        let documents: Vec<Value> = serde_saphyr::from_multiple(text)
+        // A fleet's worth of objects is more documents than the default
+        // budget allows; the text's length bounds them anyway.
+        let mut options = serde_saphyr::Options::default();
+        let mut budget = serde_saphyr::Budget::default();
+        let bound = text.len().saturating_mul(2).saturating_add(1_000_000);
+        budget.max_events = bound;
+        budget.max_nodes = bound;
+        budget.max_documents = bound;
+        budget.max_total_scalar_bytes = bound;
+        options.budget = Some(budget);
+        let documents: Vec<Value> = serde_saphyr::from_multiple_with_options(text, options)
             .unwrap_or_else(|e| panic!("fixture YAML does not parse: {e}"));
         let mut state = self.state.lock().expect("state");
         for document in documents {

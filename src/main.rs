@@ -11,6 +11,7 @@ mod cli;
 mod commands;
 mod common;
 mod exit;
+mod many;
 mod settings;
 mod term;
 
@@ -33,8 +34,8 @@ fn main() {
     };
     let settings = Settings::new(&cli, name);
     term::apply_colour(settings.colour);
-    let result = if settings.many_clusters() || commands::many::wants_summary(&cli.command) {
-        commands::many::run(&settings, std::sync::Arc::new(cli), run)
+    let result = if settings.many_clusters() || many::wants_summary(&cli.command) {
+        many::run(&settings, std::sync::Arc::new(cli), run)
     } else {
         run(&settings, &cli.command)
     };

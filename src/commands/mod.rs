@@ -7,7 +7,6 @@ pub mod diff;
 pub mod explain;
 pub mod lint;
 pub mod list;
-pub mod many;
 pub mod migrate;
 pub mod render;
 pub mod upgrade;

@@ -20,8 +20,7 @@ mod registry;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use base64::Engine;
-use ring::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_ASN1_SIGNING};
+use registry::Signer;
 
 const RELEASE_REPO: &str = "openshift/release-images";
 const COMPONENT_REPO: &str = "openshift/release";
@@ -69,58 +68,6 @@ fn tar_gz(files: &[(&str, &str)]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     std::io::Write::write_all(&mut e, &raw).expect("gzip");
     e.finish().expect("gzip")
-}
-
-/// The release key: the signing pair and the `keyData` of a policy.
-struct Signer {
-    key: EcdsaKeyPair,
-    key_data: String,
-}
-
-fn signer() -> Signer {
-    let rng = ring::rand::SystemRandom::new();
-    let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &rng).expect("key");
-    let key = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, pkcs8.as_ref(), &rng)
-        .expect("key");
-    // The SubjectPublicKeyInfo of an uncompressed P-256 point.
-    let prefix: &[u8] = &[
-        0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08,
-        0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
-    ];
-    let b64 = base64::engine::general_purpose::STANDARD;
-    let spki = [prefix, key.public_key().as_ref()].concat();
-    let pem = format!(
-        "-----BEGIN PUBLIC KEY-----\n{}\n-----END PUBLIC KEY-----\n",
-        b64.encode(spki)
-    );
-    Signer {
-        key,
-        key_data: b64.encode(pem),
-    }
-}
-
-/// The sigstore attachment of `digest` in `repo`, signed for `identity`.
-fn sign(
-    mut b: registry::Builder,
-    s: &Signer,
-    repo: &str,
-    digest: &str,
-    identity: &str,
-) -> registry::Builder {
-    let payload = format!(
-        r#"{{"critical":{{"identity":{{"docker-reference":"{identity}"}},"image":{{"docker-manifest-digest":"{digest}"}},"type":"cosign container image signature"}},"optional":null}}"#
-    );
-    let rng = ring::rand::SystemRandom::new();
-    let sig = s.key.sign(&rng, payload.as_bytes()).expect("sign");
-    let sig = base64::engine::general_purpose::STANDARD.encode(sig.as_ref());
-    let layer = b.blob(repo, payload.as_bytes());
-    let config = b.blob(repo, b"{}");
-    let body = format!(
-        r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"{config}","size":2}},"layers":[{{"mediaType":"application/vnd.dev.cosign.simplesigning.v1+json","digest":"{layer}","size":{},"annotations":{{"dev.cosignproject.cosign/signature":"{sig}"}}}}]}}"#,
-        payload.len()
-    );
-    let tag = format!("{}.sig", digest.replacen(':', "-", 1));
-    b.manifest(repo, Some(&tag), &body)
 }
 
 /// The `openshift` ClusterImagePolicy a release brings, for the payload
@@ -182,19 +129,13 @@ fn mirror(
     b = b.manifest(RELEASE_REPO, None, &manifest);
     if let Some(s) = signer {
         let identity = format!("{SOURCE_RELEASE}:4.21.0-x86_64");
-        b = sign(b, s, RELEASE_REPO, &payload, &identity);
+        b = b.signed(s, RELEASE_REPO, &payload, &identity);
     }
     for body in &bodies {
         b = b.manifest(COMPONENT_REPO, None, body);
         if let Some(s) = signer {
             let d = registry::digest_of(body);
-            b = sign(
-                b,
-                s,
-                COMPONENT_REPO,
-                &d,
-                &format!("{SOURCE_COMPONENTS}@{d}"),
-            );
+            b = b.signed(s, COMPONENT_REPO, &d, &format!("{SOURCE_COMPONENTS}@{d}"));
         }
     }
     (b.start(), payload)
@@ -252,7 +193,7 @@ fn measure(
 
 fn main() {
     let o = options();
-    let key = signer();
+    let key = Signer::new();
     println!(
         "{} components, {} ms per answer, {} runs each",
         o.components,

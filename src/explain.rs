@@ -18,6 +18,7 @@ use crate::reference::{Reference, ReferenceError};
 use crate::registries::lookup::{self, PullPlan, Role};
 use crate::registries::shortnames::{self, CandidateVia, ShortNameError};
 use crate::registries::{RegistriesConf, Registry, ShortNameMode};
+use crate::render::node::NodeView;
 
 /// The transport CRI-O pulls with; policy scopes are looked up under it.
 const DOCKER_TRANSPORT: &str = "docker";
@@ -29,6 +30,18 @@ pub struct Config<'a> {
     /// For a configuration rendered from cluster objects: which objects each
     /// policy.json scope comes from (`"default"` for the global default).
     pub scope_origins: Option<&'a BTreeMap<String, Vec<Origin>>>,
+}
+
+impl<'a> From<&'a NodeView> for Config<'a> {
+    /// The configuration a node of a rendered pool reads, with the objects
+    /// behind each policy scope.
+    fn from(view: &'a NodeView) -> Self {
+        Config {
+            registries: &view.registries,
+            policy: Some(&view.policy),
+            scope_origins: Some(&view.scope_origins),
+        }
+    }
 }
 
 /// Why an image cannot be explained.

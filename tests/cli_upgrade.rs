@@ -12,7 +12,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 use support::apiserver::Builder as ApiBuilder;
-use support::registry::{digest_of, manifest_body, Builder, FakeRegistry};
+use support::registry::{digest_of, manifest_body, Builder, FakeRegistry, Signer};
 
 const RELEASE_REPO: &str = "openshift/release-images";
 const COMPONENT_REPO: &str = "openshift/release";
@@ -489,58 +489,6 @@ fn bad_input_is_exit_2() {
     assert_eq!(out.status.code(), Some(2), "--to or --to-image is required");
 }
 
-/// A sigstore signing key: ECDSA P-256, its public key as the base64 of a
-/// PEM `PUBLIC KEY` (what a ClusterImagePolicy's `keyData` holds).
-struct Signer {
-    key: ring::signature::EcdsaKeyPair,
-    key_data: String,
-}
-
-fn signer() -> Signer {
-    use base64::Engine;
-    use ring::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_ASN1_SIGNING};
-    let rng = ring::rand::SystemRandom::new();
-    let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &rng).expect("key");
-    let key = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, pkcs8.as_ref(), &rng)
-        .expect("key");
-    // The SubjectPublicKeyInfo of an uncompressed P-256 point.
-    let prefix: &[u8] = &[
-        0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08,
-        0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
-    ];
-    let b64 = base64::engine::general_purpose::STANDARD;
-    let spki = [prefix, key.public_key().as_ref()].concat();
-    let pem = format!(
-        "-----BEGIN PUBLIC KEY-----\n{}\n-----END PUBLIC KEY-----\n",
-        b64.encode(spki)
-    );
-    Signer {
-        key,
-        key_data: b64.encode(pem),
-    }
-}
-
-/// Stores in `repo` the sigstore attachment `sha256-<hex>.sig` of the image
-/// `digest`, signed by `s` for the identity `identity`, as cosign and
-/// `skopeo copy --sign-by-sigstore` write it.
-fn sign(mut b: Builder, s: &Signer, repo: &str, digest: &str, identity: &str) -> Builder {
-    use base64::Engine;
-    let payload = format!(
-        r#"{{"critical":{{"identity":{{"docker-reference":"{identity}"}},"image":{{"docker-manifest-digest":"{digest}"}},"type":"cosign container image signature"}},"optional":null}}"#
-    );
-    let rng = ring::rand::SystemRandom::new();
-    let sig = s.key.sign(&rng, payload.as_bytes()).expect("sign");
-    let sig = base64::engine::general_purpose::STANDARD.encode(sig.as_ref());
-    let layer = b.blob(repo, payload.as_bytes());
-    let config = b.blob(repo, b"{}");
-    let body = format!(
-        r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"{config}","size":2}},"layers":[{{"mediaType":"application/vnd.dev.cosign.simplesigning.v1+json","digest":"{layer}","size":{},"annotations":{{"dev.cosignproject.cosign/signature":"{sig}"}}}}]}}"#,
-        payload.len()
-    );
-    let tag = format!("{}.sig", digest.replacen(':', "-", 1));
-    b.manifest(repo, Some(&tag), &body)
-}
-
 /// A ClusterImagePolicy `name` requiring signatures by `key_data` for `scopes`.
 fn cip(name: &str, scopes: &[&str], key_data: &str, annotations: &str) -> String {
     let scopes: String = scopes.iter().map(|s| format!("  - {s}\n")).collect();
@@ -555,7 +503,7 @@ fn cip(name: &str, scopes: &[&str], key_data: &str, annotations: &str) -> String
 /// key is badSignature; the next steps copy their `.sig` tags.
 #[test]
 fn components_are_checked_against_the_policy_key() {
-    let (good, other) = (signer(), signer());
+    let (good, other) = (Signer::new(), Signer::new());
     let mut b = Builder::new();
     let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
     let mut b = b.manifest(RELEASE_REPO, None, &manifest);
@@ -564,8 +512,8 @@ fn components_are_checked_against_the_policy_key() {
     }
     let d = |i: usize| rel.components[i].1.clone();
     let signed = |i: usize| format!("{SOURCE_COMPONENTS}@{}", d(i));
-    let b = sign(b, &good, COMPONENT_REPO, &d(0), &signed(0));
-    let reg = sign(b, &other, COMPONENT_REPO, &d(2), &signed(2)).start();
+    let b = b.signed(&good, COMPONENT_REPO, &d(0), &signed(0));
+    let reg = b.signed(&other, COMPONENT_REPO, &d(2), &signed(2)).start();
     let s = Setup::new(&reg);
     let policy = cip("art-signed", &[SOURCE_COMPONENTS], &good.key_data, "");
     let files = s.objects(&(idms(&reg.host()) + &policy));
@@ -629,7 +577,7 @@ fn components_are_checked_against_the_policy_key() {
 /// components in its scopes need theirs.
 #[test]
 fn the_policy_the_release_brings_is_checked() {
-    let key = signer();
+    let key = Signer::new();
     let policy = cip(
         "openshift",
         &[SOURCE_RELEASE, SOURCE_COMPONENTS],
@@ -658,10 +606,12 @@ fn the_policy_the_release_brings_is_checked() {
         b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
     }
     let identity = format!("{SOURCE_RELEASE}:4.21.0-x86_64");
-    let b = sign(b, &key, RELEASE_REPO, &rel.payload, &identity);
+    let b = b.signed(&key, RELEASE_REPO, &rel.payload, &identity);
     let signed = |i: usize| format!("{SOURCE_COMPONENTS}@{}", rel.components[i].1);
-    let b = sign(b, &key, COMPONENT_REPO, &rel.components[0].1, &signed(0));
-    let reg = sign(b, &key, COMPONENT_REPO, &rel.components[2].1, &signed(2)).start();
+    let b = b.signed(&key, COMPONENT_REPO, &rel.components[0].1, &signed(0));
+    let reg = b
+        .signed(&key, COMPONENT_REPO, &rel.components[2].1, &signed(2))
+        .start();
     let s = Setup::new(&reg);
     let files = s.objects(&idms(&reg.host()));
     let (code, out, err) =
@@ -708,7 +658,7 @@ fn keyless_policies_are_checked_for_presence_only() {
     let ca = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUIKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
     let policy = format!(
         "---\napiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata:\n  name: keyless\nspec:\n  scopes:\n  - {SOURCE_COMPONENTS}\n  policy:\n    rootOfTrust:\n      policyType: FulcioCAWithRekor\n      fulcioCAWithRekor:\n        fulcioCAData: {ca}\n        rekorKeyData: {}\n        fulcioSubject:\n          oidcIssuer: https://oidc.example.com\n          signedEmail: release@example.com\n",
-        signer().key_data
+        Signer::new().key_data
     );
     let files = s.objects(&(idms(&reg.host()) + &policy));
     let (code, out, err) =

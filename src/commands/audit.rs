@@ -31,12 +31,7 @@ struct Views {
 
 impl Configs for Views {
     fn for_namespace(&self, namespace: &str) -> Config<'_> {
-        let view = self.namespaced.get(namespace).unwrap_or(&self.cluster);
-        Config {
-            registries: &view.registries,
-            policy: Some(&view.policy),
-            scope_origins: Some(&view.scope_origins),
-        }
+        Config::from(self.namespaced.get(namespace).unwrap_or(&self.cluster))
     }
 }
 

@@ -187,20 +187,12 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         &args.pool,
     )?;
     inputs::overlay(settings, &mut inputs, &args.with, true)?;
-    let rendered = inputs::render(&inputs, &args.pool)?;
-    inputs::print_warnings(settings, &rendered);
-    let view = node_view(&rendered, namespace).context(Failure::input(
-        "cannot read back the rendered configuration",
-    ))?;
+    let (rendered, view) = inputs::render_view(settings, &inputs, &args.pool, namespace)?;
     let mode = args
         .short_name_mode
         .map(ShortNameMode::from)
         .unwrap_or_else(|| mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref()));
-    let config = Config {
-        registries: &view.registries,
-        policy: Some(&view.policy),
-        scope_origins: Some(&view.scope_origins),
-    };
+    let config = Config::from(&view);
     let (mut items, mut code) = explain_all(&config, &args.images, mode, namespace);
     if args.probe.probe {
         let ctx = probe::context_for_objects(settings, &args.probe, &args.filenames, &rendered)?;

@@ -61,16 +61,8 @@ pub fn run(settings: &Settings, args: &UpgradeCheckArgs) -> Result<ExitCode> {
 pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, ExitCode)> {
     let inputs = inputs::load_objects(settings, &args.filenames, MIRROR_CONFIG, None)?;
     let (image, offered) = target_image(args, &inputs)?;
-    let rendered = inputs::render(&inputs, CONTROL_PLANE_POOL)?;
-    inputs::print_warnings(settings, &rendered);
-    let view = node_view(&rendered, None).context(Failure::input(
-        "cannot read back the rendered configuration",
-    ))?;
-    let config = Config {
-        registries: &view.registries,
-        policy: Some(&view.policy),
-        scope_origins: Some(&view.scope_origins),
-    };
+    let (rendered, view) = inputs::render_view(settings, &inputs, CONTROL_PLANE_POOL, None)?;
+    let config = Config::from(&view);
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
     let probe_args = probe_args(args);
     let mut ctx =
@@ -103,11 +95,7 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
     let view_after = node_view(&rendered_after, None).context(Failure::input(
         "cannot read back the configuration rendered with the release's policies",
     ))?;
-    let config_after = Config {
-        registries: &view_after.registries,
-        policy: Some(&view_after.policy),
-        scope_origins: Some(&view_after.scope_origins),
-    };
+    let config_after = Config::from(&view_after);
     let mode_after = mirrorpolicy::crio::short_name_mode(after.cluster_version.as_ref());
     let sigstore_d = mirrorpolicy::render::sigstore::SIGSTORE_REGISTRIES_D;
     ctx.registries_d =

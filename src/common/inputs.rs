@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use mirrorpolicy::crd::crd_schema::CrdSchema;
 use mirrorpolicy::labels::Selector;
 use mirrorpolicy::render::cluster::{render_pool, Rendered};
+use mirrorpolicy::render::node::{node_view, NodeView};
 use mirrorpolicy::source::cluster::{
     self as live, ClusterError, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG,
 };
@@ -394,6 +395,22 @@ pub fn render(inputs: &Inputs, pool: &str) -> Result<Rendered> {
         .with_hint("the MCO only logs this and keeps the previous MachineConfig; nodes do not get the change")
         .into()
     })
+}
+
+/// `pool` rendered as the MCO does (its warnings printed) and read back as
+/// its nodes read it (`namespace`: with that namespace's own policy file).
+pub fn render_view(
+    settings: &Settings,
+    inputs: &Inputs,
+    pool: &str,
+    namespace: Option<&str>,
+) -> Result<(Rendered, NodeView)> {
+    let rendered = render(inputs, pool)?;
+    print_warnings(settings, &rendered);
+    let view = node_view(&rendered, namespace).context(Failure::input(
+        "cannot read back the rendered configuration",
+    ))?;
+    Ok((rendered, view))
 }
 
 /// The pools a configuration can be rendered for: `master` and `worker`,

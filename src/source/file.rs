@@ -875,17 +875,22 @@ fn yaml_options(text: &str) -> serde_saphyr::Options {
     options.legacy_octal_numbers = true;
     options.with_snippet = false;
     options.emit_comments = false;
-    // The default budget is sized for configuration files; oc-mirror output
-    // and must-gather lists are larger. Every node, event and document costs
-    // at least a byte of input, so the input length bounds them anyway.
+    options.budget = Some(yaml_budget(text));
+    options
+}
+
+/// serde-saphyr's budget for `text`. The default is sized for configuration
+/// files; oc-mirror output and must-gather lists are larger. Every node,
+/// event and document costs at least a byte of input, so the input length
+/// bounds them anyway.
+pub fn yaml_budget(text: &str) -> serde_saphyr::Budget {
     let mut budget = serde_saphyr::Budget::default();
     let bound = text.len().saturating_mul(2).saturating_add(1_000_000);
     budget.max_events = bound;
     budget.max_nodes = bound;
     budget.max_documents = bound;
     budget.max_total_scalar_bytes = bound;
-    options.budget = Some(budget);
-    options
+    budget
 }
 
 /// Every YAML document of a file as a `Value` (serde-saphyr).

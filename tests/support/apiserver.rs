@@ -714,15 +714,9 @@ impl Builder {
     /// Loads the objects of a YAML (or JSON) text.
     pub fn objects_from_yaml(mut self, text: &str) -> Self {
         // A fleet's worth of objects is more documents than the default
-        // budget allows; the text's length bounds them anyway.
+        // budget allows: the tool's own budget, bound by the text's length.
         let mut options = serde_saphyr::Options::default();
-        let mut budget = serde_saphyr::Budget::default();
-        let bound = text.len().saturating_mul(2).saturating_add(1_000_000);
-        budget.max_events = bound;
-        budget.max_nodes = bound;
-        budget.max_documents = bound;
-        budget.max_total_scalar_bytes = bound;
-        options.budget = Some(budget);
+        options.budget = Some(mirrorpolicy::source::file::yaml_budget(text));
         let documents: Vec<Value> = serde_saphyr::from_multiple_with_options(text, options)
             .unwrap_or_else(|e| panic!("fixture YAML does not parse: {e}"));
         for document in documents {
@@ -949,15 +943,9 @@ impl FakeApiServer {
     /// Adds an object (YAML or JSON text) while the server runs.
     pub fn add_objects_from_yaml(&self, text: &str) {
         // A fleet's worth of objects is more documents than the default
-        // budget allows; the text's length bounds them anyway.
+        // budget allows: the tool's own budget, bound by the text's length.
         let mut options = serde_saphyr::Options::default();
-        let mut budget = serde_saphyr::Budget::default();
-        let bound = text.len().saturating_mul(2).saturating_add(1_000_000);
-        budget.max_events = bound;
-        budget.max_nodes = bound;
-        budget.max_documents = bound;
-        budget.max_total_scalar_bytes = bound;
-        options.budget = Some(budget);
+        options.budget = Some(mirrorpolicy::source::file::yaml_budget(text));
         let documents: Vec<Value> = serde_saphyr::from_multiple_with_options(text, options)
             .unwrap_or_else(|e| panic!("fixture YAML does not parse: {e}"));
         let mut state = self.state.lock().expect("state");

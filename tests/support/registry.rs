@@ -561,3 +561,58 @@ fn blob_answer(
         None => respond(404, &[], error_body("BLOB_UNKNOWN")),
     }
 }
+
+/// A sigstore signing key: ECDSA P-256, its public key as the base64 of a
+/// PEM `PUBLIC KEY` (what a ClusterImagePolicy's `keyData` holds).
+pub struct Signer {
+    key: ring::signature::EcdsaKeyPair,
+    pub key_data: String,
+}
+
+impl Signer {
+    pub fn new() -> Signer {
+        use ring::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_ASN1_SIGNING};
+        let rng = ring::rand::SystemRandom::new();
+        let pkcs8 =
+            EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &rng).expect("key");
+        let key = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, pkcs8.as_ref(), &rng)
+            .expect("key");
+        // The SubjectPublicKeyInfo of an uncompressed P-256 point.
+        let prefix: &[u8] = &[
+            0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06,
+            0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
+        ];
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let spki = [prefix, key.public_key().as_ref()].concat();
+        let pem = format!(
+            "-----BEGIN PUBLIC KEY-----\n{}\n-----END PUBLIC KEY-----\n",
+            b64.encode(spki)
+        );
+        Signer {
+            key,
+            key_data: b64.encode(pem),
+        }
+    }
+}
+
+impl Builder {
+    /// Stores in `repo` the sigstore attachment `sha256-<hex>.sig` of the
+    /// image `digest`, signed by `s` for the identity `identity`, as cosign
+    /// and `skopeo copy --sign-by-sigstore` write it.
+    pub fn signed(mut self, s: &Signer, repo: &str, digest: &str, identity: &str) -> Self {
+        let payload = format!(
+            r#"{{"critical":{{"identity":{{"docker-reference":"{identity}"}},"image":{{"docker-manifest-digest":"{digest}"}},"type":"cosign container image signature"}},"optional":null}}"#
+        );
+        let rng = ring::rand::SystemRandom::new();
+        let sig = s.key.sign(&rng, payload.as_bytes()).expect("sign");
+        let sig = base64::engine::general_purpose::STANDARD.encode(sig.as_ref());
+        let layer = self.blob(repo, payload.as_bytes());
+        let config = self.blob(repo, b"{}");
+        let body = format!(
+            r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"{config}","size":2}},"layers":[{{"mediaType":"application/vnd.dev.cosign.simplesigning.v1+json","digest":"{layer}","size":{},"annotations":{{"dev.cosignproject.cosign/signature":"{sig}"}}}}]}}"#,
+            payload.len()
+        );
+        let tag = format!("{}.sig", digest.replacen(':', "-", 1));
+        self.manifest(repo, Some(&tag), &body)
+    }
+}

@@ -5,7 +5,7 @@
 //! read live (a bounded number at a time); a node whose log cannot be read
 //! or was cut is named and makes the answer undetermined, the rest go on.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::explain::{self as core, Config, Explanation};
@@ -13,7 +13,6 @@ use mirrorpolicy::journal::fleet::{self, EventLog, Fleet, NodeNote, NodeReason, 
 use mirrorpolicy::journal::pool::{host_is, node_of, node_pool};
 use mirrorpolicy::journal::{self as jr, Expected, Line, PullRecord};
 use mirrorpolicy::output;
-use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::{
     self as live, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES,
 };
@@ -229,16 +228,8 @@ fn expected_of(
     pool: &str,
     images: &[String],
 ) -> Result<Vec<(Expected, Option<String>)>> {
-    let rendered = inputs::render(inputs, pool)?;
-    inputs::print_warnings(settings, &rendered);
-    let view = node_view(&rendered, None).context(Failure::input(
-        "cannot read back the rendered configuration",
-    ))?;
-    let config = Config {
-        registries: &view.registries,
-        policy: Some(&view.policy),
-        scope_origins: Some(&view.scope_origins),
-    };
+    let (_, view) = inputs::render_view(settings, inputs, pool, None)?;
+    let config = Config::from(&view);
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
     Ok(images
         .iter()

@@ -390,6 +390,42 @@ fn issue_24_live_query_mode_gzip_and_parameters() {
     assert!(!req.query.contains_key("sinceTime") && !req.query.contains_key("untilTime"));
 }
 
+/// The kubelet's 406 fallback query carries no end time: `--until` is
+/// applied to the pulls read, so a pull after it is not judged.
+#[test]
+fn issue_24_live_406_fallback_keeps_until() {
+    let journal = pull(Format::Old, "worker-0", 0, "a", &[M1, M2, IMAGE], true)
+        + &pull(Format::Old, "worker-0", 30, "b", &[M1], true);
+    let server = support::apiserver::Builder::openshift()
+        .node_journal("worker-0", &journal)
+        .without_log_query()
+        .start();
+    let dir = TempDir::new().unwrap();
+    let all = live(&server, dir.path(), &["--since", "2024-05-01 09:00:00"])
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&all).unwrap();
+    assert_eq!(v["journal"].as_array().map(Vec::len), Some(2), "{v}");
+    let until = [
+        "--since",
+        "2024-05-01 09:00:00",
+        "--until",
+        "2024-05-01 10:00:20",
+    ];
+    let out = live(&server, dir.path(), &until)
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["journal"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(
+        v["journal"][0]["pulls"][0]["divergence"]["kind"],
+        "servedByBlockedSource"
+    );
+}
+
 #[test]
 fn issue_24_live_406_falls_back_and_judges() {
     let server = support::apiserver::Builder::openshift()

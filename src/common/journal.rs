@@ -192,8 +192,7 @@ fn for_node(lines: Vec<Line>, node: Option<&str>, name: &str) -> Result<Vec<Line
     let Some(node) = node else {
         return Ok(lines);
     };
-    let short = node.split('.').next().unwrap_or(node);
-    let is_node = |h: &str| h == node || h == short;
+    let is_node = |h: &str| journal::pool::host_is(h, node);
     if lines.is_empty() || lines.iter().any(|l| is_node(&l.host)) {
         return Ok(lines.into_iter().filter(|l| is_node(&l.host)).collect());
     }
@@ -248,7 +247,12 @@ fn attach_live(
     let name = format!("node {node}'s CRI-O log");
     let lines = journal::read(&name, &log.text).map_err(|e| Failure::cluster(e.to_string()))?;
     let lines = for_node(lines, Some(node), &name)?;
-    let code = judge(items, &lines, code, None);
+    // The kubelet's 406 fallback query has no end time: `--until` is applied
+    // to the pulls read, as for files.
+    let bounds = log
+        .until_unapplied
+        .map(|u| (journal::Timestamp(i128::MIN), Some(u)));
+    let code = judge(items, &lines, code, bounds);
     if node_logs::was_cut(log.elapsed) {
         let message = cut_message(node, log.elapsed, &lines);
         for item in items.iter_mut() {

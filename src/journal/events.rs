@@ -30,7 +30,7 @@ pub fn pulls_from_events(
         .iter()
         .filter(|e| on_node(e, node))
         .filter_map(|e| record(e, expected))
-        .filter(|r| r.time >= since && until.is_none_or(|u| r.time <= u))
+        .filter(|r| super::in_bounds(r.time, (since, until)))
         .collect();
     out.sort_by_key(|r| r.time);
     out
@@ -93,7 +93,7 @@ fn quoted_after<'a>(message: &'a str, prefix: &str) -> Option<(&'a str, &'a str)
 }
 
 fn ours(expected: &Expected, image: &str) -> bool {
-    expected.image == image || expected.candidates.iter().any(|c| c.reference == image)
+    super::replay::matches_image(expected, image)
 }
 
 fn record(e: &Value, expected: &Expected) -> Option<PullRecord> {

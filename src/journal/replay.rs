@@ -173,7 +173,7 @@ fn add_error(a: &mut Attempt, reference: &str, error: &str) {
 
 /// Whether the image CRI-O was asked for is `expected`'s: the same string,
 /// or the same reference once normalized as CRI-O normalizes it.
-fn matches_image(expected: &Expected, image: &str) -> bool {
+pub(super) fn matches_image(expected: &Expected, image: &str) -> bool {
     if image == expected.image {
         return true;
     }

@@ -93,22 +93,23 @@ pub fn summary_line(
         ExitCode::Cluster => "undetermined",
         ExitCode::Refused => "refused",
     };
-    match code {
-        ExitCode::Success => tally.ok += 1,
-        ExitCode::Findings => tally.findings += 1,
-        _ => tally.errors += 1,
-    }
     let value: Value = if bytes.iter().all(u8::is_ascii_whitespace) {
         Value::Null
     } else {
         match serde_json::from_slice(bytes) {
             Ok(v) => v,
             Err(e) => {
+                tally.errors += 1;
                 let why = format!("the output is not JSON: {e}");
                 return summary_error_line(&outcome.context, &why);
             }
         }
     };
+    match code {
+        ExitCode::Success => tally.ok += 1,
+        ExitCode::Findings => tally.findings += 1,
+        _ => tally.errors += 1,
+    }
     mirrorpolicy::output::many::summary_line(&outcome.context, verdict, &counts(kind, &value))
 }
 
@@ -240,5 +241,18 @@ mod tests {
                 ("notRead".to_string(), 0)
             ]
         );
+    }
+
+    #[test]
+    fn issue_26_output_that_is_not_json_counts_as_an_error_only() {
+        let outcome = Outcome {
+            context: "a".to_string(),
+            server: None,
+            result: Ok(b"not json".to_vec()),
+        };
+        let mut tally = Tally::default();
+        let line = summary_line(Summary::Audit, &outcome, ExitCode::Success, &mut tally);
+        assert!(line.contains("not JSON"), "{line}");
+        assert_eq!((tally.clusters, tally.ok, tally.errors), (1, 0, 1));
     }
 }

@@ -109,9 +109,10 @@ fn write_image(out: &mut dyn Write, v: &ImageView) -> io::Result<()> {
     }
     for r in &v.journal {
         for a in r.pulls.iter().filter(|a| a.verdict != Verdict::AsExpected) {
-            let what = match &a.divergence {
-                Some(d) => d.message.clone(),
-                None => "undetermined: the log ends before the pull does".to_string(),
+            let what = match (&a.divergence, &a.note) {
+                (Some(d), _) => d.message.clone(),
+                (None, Some(note)) => format!("undetermined: {note}"),
+                (None, None) => "undetermined: the log ends before the pull does".to_string(),
             };
             writeln!(
                 out,

@@ -39,7 +39,9 @@ impl Window {
             Some(secs) => Timestamp::from_unix_secs(now.unix_secs() - secs),
             None => Timestamp::parse(&format!("{when}Z")).unwrap_or(now),
         };
-        (at(&self.since), self.until.as_deref().map(at))
+        // `--until` names a second: every time within it is in the window.
+        let end_of = |when: &str| Timestamp(at(when).0 + 999_999_999);
+        (at(&self.since), self.until.as_deref().map(end_of))
     }
 }
 
@@ -92,6 +94,9 @@ pub struct NodeLog {
     pub elapsed: Duration,
     /// The path that answered.
     pub path: String,
+    /// The end of the window the answering query could not carry (the 406
+    /// fallback has no end time): the reader applies it to the pulls.
+    pub until_unapplied: Option<Timestamp>,
 }
 
 /// Why the log was not read.
@@ -158,13 +163,14 @@ pub async fn read_crio(
     let started = Instant::now();
     let path = journal_path(node, window);
     let (status, headers, body) = connection.send_raw(get(&path)).await?;
-    let (status, headers, body, path) = if status == http::StatusCode::NOT_ACCEPTABLE {
-        let path = fallback_path(node, window, now);
-        let (s, h, b) = connection.send_raw(get(&path)).await?;
-        (s, h, b, path)
-    } else {
-        (status, headers, body, path)
-    };
+    let (status, headers, body, path, until_unapplied) =
+        if status == http::StatusCode::NOT_ACCEPTABLE {
+            let path = fallback_path(node, window, now);
+            let (s, h, b) = connection.send_raw(get(&path)).await?;
+            (s, h, b, path, window.bounds(now).1)
+        } else {
+            (status, headers, body, path, None)
+        };
     let elapsed = started.elapsed();
     if status == http::StatusCode::FORBIDDEN {
         let message = String::from_utf8_lossy(&body);
@@ -215,6 +221,7 @@ pub async fn read_crio(
         text,
         elapsed,
         path,
+        until_unapplied,
     })
 }
 
@@ -253,6 +260,21 @@ pub fn was_cut(elapsed: Duration) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue_24_until_takes_in_its_whole_second() {
+        let w = Window {
+            since: "2024-05-02 10:00:00".to_string(),
+            until: Some("2024-05-02 10:00:29".to_string()),
+        };
+        let (since, until) = w.bounds(Timestamp::from_unix_secs(2_000_000_000));
+        let at = |s: &str| Timestamp::parse(s).unwrap();
+        let in_window = |t: Timestamp| t >= since && until.is_none_or(|u| t <= u);
+        assert!(in_window(at("2024-05-02T10:00:29.250000000Z")));
+        assert!(in_window(at("2024-05-02T10:00:00Z")));
+        assert!(!in_window(at("2024-05-02T10:00:30Z")));
+        assert!(!in_window(at("2024-05-02T09:59:59.999999999Z")));
+    }
 
     #[test]
     fn when_forms() {

@@ -44,6 +44,9 @@ struct Reading {
     logs: Vec<NodeLines>,
     notes: Vec<NodeNote>,
     events: Option<EventLog>,
+    /// Live: the `--until` a node's answer could not carry (the kubelet's
+    /// 406 fallback), applied to the pulls.
+    until_unapplied: Option<jr::Timestamp>,
 }
 
 /// Runs `audit --journal` or `audit --journal-file`.
@@ -58,7 +61,12 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
         inputs::check_pool(&inputs, pool)?;
     }
     let (read, window) = if live_logs {
-        (read_live(settings, args, &inputs)?, None)
+        let window = journal::window(args.since.as_deref(), args.until.as_deref())?;
+        let read = read_live(settings, args, &inputs, &window, journal::now())?;
+        let bounds = read
+            .until_unapplied
+            .map(|u| (jr::Timestamp(i128::MIN), Some(u)));
+        (read, bounds)
     } else {
         let (name, logs) = read_files(args)?;
         let (since, until) = (args.since.as_deref(), args.until.as_deref());
@@ -67,6 +75,7 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
             logs,
             notes: Vec::new(),
             events: None,
+            until_unapplied: None,
         };
         (read, journal::file_window(since, until)?)
     };
@@ -80,6 +89,7 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
         logs,
         mut notes,
         events,
+        ..
     } = read;
     let (pool_logs, pool_notes) = by_pool(settings, args, &inputs, logs, events)?;
     notes.extend(pool_notes);
@@ -288,17 +298,21 @@ fn chosen_nodes(args: &AuditArgs, inputs: &Inputs) -> Result<Vec<String>> {
 /// is read from the kubelet's pull events instead (as `explain --node N
 /// --journal` does); every node forbidden and the events too stops with the
 /// 403, exit 3.
-fn read_live(settings: &Settings, args: &AuditArgs, inputs: &Inputs) -> Result<Reading> {
-    let window = journal::window(args.since.as_deref(), args.until.as_deref())?;
+fn read_live(
+    settings: &Settings,
+    args: &AuditArgs,
+    inputs: &Inputs,
+    window: &node_logs::Window,
+    now: jr::Timestamp,
+) -> Result<Reading> {
     let nodes = chosen_nodes(args, inputs)?;
     let options = settings.cluster_options()?;
-    let now = journal::now();
     let concurrency = usize::from(args.node_concurrency);
     let runtime = inputs::runtime()?;
     let results = runtime
         .block_on(async {
             let connection = live::connect(&options).await?;
-            let read = node_logs::read_many(&connection, &nodes, &window, now, concurrency);
+            let read = node_logs::read_many(&connection, &nodes, window, now, concurrency);
             Ok::<_, live::ClusterError>(read.await)
         })
         .map_err(inputs::cluster_failure)?;
@@ -335,6 +349,7 @@ fn read_live(settings: &Settings, args: &AuditArgs, inputs: &Inputs) -> Result<R
             nodes: Vec::new(),
             bounds: window.bounds(now),
         }),
+        until_unapplied: None,
     };
     for (node, result) in nodes.into_iter().zip(results) {
         node_lines(settings, args, inputs, &mut read, node, result);
@@ -366,7 +381,10 @@ fn node_lines(
         message,
     };
     let log = match (result, &mut read.events) {
-        (Ok(log), _) => log,
+        (Ok(log), _) => {
+            read.until_unapplied = read.until_unapplied.or(log.until_unapplied);
+            log
+        }
         (Err(e @ NodeLogError::Forbidden { .. }), Some(events)) => {
             read.notes.push(note(NodeReason::Events, format!(
                 "{e}: the kubelet's pull events of node {node} are shown instead; they carry a failed pull's full error, but never the source that served a successful pull (undetermined)"

@@ -497,6 +497,42 @@ fn cip(name: &str, scopes: &[&str], key_data: &str, annotations: &str) -> String
     )
 }
 
+/// A `.sig` lookup answered with an error other than "not found" is not an
+/// unsigned image: containers/image fails the pull on it, and whether the
+/// node gets another answer cannot be told here (undetermined, exit 3).
+#[test]
+fn signature_lookup_errors_are_undetermined_not_unsigned() {
+    let good = Signer::new();
+    let mut b = Builder::new();
+    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in NAMES {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b.signature_status(500).start();
+    let s = Setup::new(&reg);
+    let policy = cip("art-signed", &[SOURCE_COMPONENTS], &good.key_data, "");
+    let files = s.objects(&(idms(&reg.host()) + &policy));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 3, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["summary"]["unsigned"], 0, "{json}");
+    let etcd = image(&json, "etcd");
+    assert_eq!(etcd["outcome"], "undetermined", "{etcd}");
+    assert!(
+        etcd["detail"]
+            .as_str()
+            .unwrap()
+            .contains("could not be looked up"),
+        "{etcd}"
+    );
+}
+
 /// A ClusterImagePolicy requiring sigstore signatures for the components:
 /// one signed by the policy's key is served (verified), one without a
 /// `sha256-<hex>.sig` tag on the mirror is unsigned, one signed by another

@@ -318,13 +318,28 @@ async fn signature_lookup(
     let tag = digest.replacen(':', "-", 1) + ".sig";
     let reference = format!("{}:{tag}", physical.name());
     let sig = ctx.prober.fetch_manifest(physical, insecure, &tag).await;
-    if sig.outcome == Outcome::TimedOut {
-        let why = format!(
-            "the sigstore attachment {reference} did not answer within {seconds}s; CRI-O would keep waiting"
-        );
-        return (None, Some(why));
-    }
-    let found = sig.outcome == Outcome::Served;
+    let found = match sig.outcome {
+        Outcome::Served => true,
+        // Only "not found" means the image has no signatures.
+        Outcome::NotFound => false,
+        Outcome::TimedOut => {
+            let why = format!(
+                "the sigstore attachment {reference} did not answer within {seconds}s; CRI-O would keep waiting"
+            );
+            return (None, Some(why));
+        }
+        // containers/image fails the pull on any other answer; from here,
+        // whether the node gets another (its own credentials, trust, route)
+        // cannot be told.
+        other => {
+            let why = format!(
+                "the sigstore attachment {reference} could not be looked up ({}: {}); whether it exists is undetermined",
+                other.as_str(),
+                sig.detail
+            );
+            return (None, Some(why));
+        }
+    };
     (Some(SignatureProbe { reference, found }), None)
 }
 

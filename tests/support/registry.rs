@@ -67,6 +67,8 @@ struct State {
     delay: Option<Duration>,
     /// Manifest requests of these repositories wait this long first.
     slow_repos: BTreeMap<String, Duration>,
+    /// Requests of `sha256-<hex>.sig` tags answer this status.
+    signature_status: Option<u16>,
     log: Vec<Logged>,
 }
 
@@ -108,6 +110,7 @@ impl Builder {
                 auth: Auth::None,
                 repos: BTreeMap::new(),
                 status: None,
+                signature_status: None,
                 retry_after: None,
                 throttle: 0,
                 token_issued_at: None,
@@ -190,6 +193,13 @@ impl Builder {
     /// Every manifest request (not the ping) answers this status.
     pub fn status(mut self, code: u16) -> Self {
         self.state.status = Some(code);
+        self
+    }
+
+    /// Requests of sigstore attachment tags (`sha256-<hex>.sig`) answer
+    /// this status; the images themselves are served.
+    pub fn signature_status(mut self, code: u16) -> Self {
+        self.state.signature_status = Some(code);
         self
     }
 
@@ -505,6 +515,9 @@ async fn handle(
         return Ok(respond(code, &retry_headers, error_body("UNKNOWN")));
     }
     let mut s = state.lock().expect("state");
+    if let Some(code) = s.signature_status.filter(|_| reference.ends_with(".sig")) {
+        return Ok(respond(code, &retry_headers, error_body("UNKNOWN")));
+    }
     if s.throttle > 0 {
         s.throttle -= 1;
         return Ok(respond(429, &retry_headers, error_body("TOOMANYREQUESTS")));

@@ -497,6 +497,29 @@ fn cip(name: &str, scopes: &[&str], key_data: &str, annotations: &str) -> String
     )
 }
 
+/// A payload served without the signature the cluster already requires
+/// (4.21 -> 4.21.z) is unsigned, and its components are still checked: the
+/// missing one is named in the same run.
+#[test]
+fn unsigned_payload_does_not_hide_the_components() {
+    let key = Signer::new();
+    let (reg, rel) = mirror(NAMES, &["etcd"]);
+    let s = Setup::new(&reg);
+    let policy = cip("release-signed", &[SOURCE_RELEASE], &key.key_data, "");
+    let files = s.objects(&(idms(&reg.host()) + &policy));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["outcome"], "unsigned", "{json}");
+    assert_eq!(image(&json, "etcd")["outcome"], "missing", "{json}");
+    assert_eq!(image(&json, "cli")["outcome"], "served", "{json}");
+}
+
 /// A `.sig` lookup answered with an error other than "not found" is not an
 /// unsigned image: containers/image fails the pull on it, and whether the
 /// node gets another answer cannot be told here (undetermined, exit 3).

@@ -289,8 +289,9 @@ struct Served {
     manifest: Vec<u8>,
 }
 
-/// Probes the payload on its pull sources; when one serves it (signed
-/// where required), fetches its manifest there.
+/// Probes the payload on its pull sources; when one serves it (with or
+/// without the signature the current policy requires), fetches its manifest
+/// there.
 async fn pull_payload(
     ctx: &ProbeContext,
     config: &Config<'_>,
@@ -300,7 +301,14 @@ async fn pull_payload(
     let mut item = explain_one(config, image, mode);
     probe::probe_explanation(ctx, &mut item).await;
     let check = upgrade::check_image("payload", &item);
-    if check.outcome != ImageOutcome::Served {
+    // A payload served without the signature the current policy requires is
+    // still read: the check after the update decides its outcome, and the
+    // components are checked all the same.
+    let readable = matches!(
+        check.outcome,
+        ImageOutcome::Served | ImageOutcome::Unsigned | ImageOutcome::BadSignature
+    );
+    if !readable || check.served_by.is_none() {
         return Ok(Pulled {
             check,
             served: None,

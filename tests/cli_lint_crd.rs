@@ -151,6 +151,14 @@ fn crd_flag_bad_input_is_exit_2() {
         .code(2)
         .stderr(contains("bad.json"))
         .stderr(contains("has no schema.openAPIV3Schema"));
+    // Every unusable manifest is named in one run, not one per run.
+    let also = write(&dir.path().join("also-bad.json"), &crd.to_string());
+    bin()
+        .args(["lint", "-f", &idms, "--crd", &bad, "--crd", &also])
+        .assert()
+        .code(2)
+        .stderr(contains("/bad.json"))
+        .stderr(contains("also-bad.json"));
 }
 
 #[test]

@@ -25,8 +25,9 @@ fn given_crds(paths: &[PathBuf]) -> Result<Vec<CrdSchema>> {
     }
     let read = load_paths_with(paths, std::io::empty(), false, true)
         .map_err(|e| Failure::input(format!("--crd: {e}")))?;
-    if let Some(problem) = read.crd_problems.first() {
-        return Err(Failure::input(format!("--crd: {problem}")).into());
+    if !read.crd_problems.is_empty() {
+        let problems: Vec<String> = read.crd_problems.iter().map(ToString::to_string).collect();
+        return Err(Failure::input(format!("--crd: {}", problems.join("; --crd: "))).into());
     }
     if read.crds.is_empty() {
         let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();

@@ -117,8 +117,8 @@ impl NodeRuntime {
 }
 
 /// The CRI-O of node `name`: its Node's `containerRuntimeVersion` when one
-/// of `nodes` names a CRI-O version, else the ClusterVersion's release, else
-/// unknown.
+/// of `nodes` names a CRI-O version, else the release every node runs by
+/// the ClusterVersion ([`of_cluster`]), else unknown.
 pub fn of_node(
     name: &str,
     nodes: &[crate::crd::Node],
@@ -128,14 +128,57 @@ pub fn of_node(
         .iter()
         .filter(|n| n.metadata.name == name)
         .find_map(|n| NodeRuntime::from_node(&n.status.node_info.container_runtime_version));
-    let release = || {
-        let cv = cluster_version?;
-        Some(NodeRuntime::from_release(
-            cv.openshift_minor()?,
-            cv.version()?,
-        ))
+    own.or_else(|| cluster_version.map(of_cluster))
+        .unwrap_or_default()
+}
+
+/// The CRI-O every node of the cluster runs, by its ClusterVersion: the
+/// desired release once the latest update has completed (or when no
+/// history is recorded). While an update is in progress (the newest
+/// `status.history` entry is `Partial`) a node runs the last completed
+/// release's CRI-O until its pool is updated, then the target's: known
+/// only when both releases ship the same CRI-O minor.
+pub fn of_cluster(cv: &crate::crd::ClusterVersion) -> NodeRuntime {
+    let Some((minor, version)) = cv.openshift_minor().zip(cv.version()) else {
+        return NodeRuntime::unknown();
     };
-    own.or_else(release).unwrap_or_default()
+    let target = NodeRuntime::from_release(minor, version);
+    let Some(newest) = cv.status.history.first() else {
+        return target;
+    };
+    if newest.state != "Partial" {
+        return target;
+    }
+    let from = cv
+        .status
+        .history
+        .iter()
+        .skip(1)
+        .find(|h| h.state == "Completed")
+        .map(|h| h.version.as_str());
+    let from_minor = from.and_then(crate::crd::cluster::openshift_minor_of);
+    if from_minor == Some(minor) {
+        return target;
+    }
+    let from_crio = match from_minor {
+        Some(m) => format!(" ({})", crio_of_release(m)),
+        None => String::new(),
+    };
+    NodeRuntime {
+        crio_minor: None,
+        basis: format!(
+            "ClusterVersion/version is updating from {}{from_crio} to {version} ({}): each node runs \
+             the older CRI-O until its pool is updated, and this node's own version (its Node's \
+             status.nodeInfo.containerRuntimeVersion) is not known",
+            from.unwrap_or("an unrecorded release"),
+            crio_of_release(minor)
+        ),
+    }
+}
+
+/// `CRI-O 1.34`, the CRI-O of OpenShift 4.`openshift_minor`.
+fn crio_of_release(openshift_minor: u32) -> String {
+    format!("CRI-O 1.{}", openshift_minor + OPENSHIFT_TO_CRIO)
 }
 
 /// The version without its build suffix (`1.35.1` of `1.35.1-3.rhaos4.22.el9`).
@@ -211,6 +254,77 @@ mod tests {
         assert!(NodeRuntime::unknown()
             .toml_1_0_basis()
             .contains("TOML 1.0 is assumed"));
+    }
+
+    fn cluster_version(desired: &str, history: &[(&str, &str)]) -> ClusterVersion {
+        let history: Vec<_> = history
+            .iter()
+            .map(|(state, version)| serde_json::json!({"state": state, "version": version}))
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "config.openshift.io/v1",
+            "kind": "ClusterVersion",
+            "metadata": {"name": "version"},
+            "status": {"desired": {"version": desired, "image": "quay.io/x/y@sha256:0"},
+                       "history": history}
+        }))
+        .expect("cluster version")
+    }
+
+    // The CVO lists the newest update first; `Partial` while it is under way.
+    #[test]
+    fn cluster_runtime_during_an_update() {
+        for (desired, history, want) in [
+            ("4.22.1", vec![], Some(35)),
+            (
+                "4.22.1",
+                vec![("Completed", "4.22.1"), ("Completed", "4.21.4")],
+                Some(35),
+            ),
+            (
+                "4.22.1",
+                vec![("Partial", "4.22.1"), ("Completed", "4.21.4")],
+                None,
+            ),
+            (
+                "4.22.1",
+                vec![
+                    ("Partial", "4.22.1"),
+                    ("Partial", "4.21.9"),
+                    ("Completed", "4.21.4"),
+                ],
+                None,
+            ),
+            (
+                "4.22.3",
+                vec![("Partial", "4.22.3"), ("Completed", "4.22.1")],
+                Some(35),
+            ),
+            ("4.22.3", vec![("Partial", "4.22.3")], None),
+            ("", vec![], None),
+        ] {
+            let cv = cluster_version(desired, &history);
+            assert_eq!(of_cluster(&cv).crio_minor, want, "{desired} {history:?}");
+        }
+        let updating = of_cluster(&cluster_version(
+            "4.22.1",
+            &[("Partial", "4.22.1"), ("Completed", "4.21.4")],
+        ));
+        assert!(
+            updating.basis.starts_with(
+                "ClusterVersion/version is updating from 4.21.4 (CRI-O 1.34) to 4.22.1 (CRI-O 1.35)"
+            ),
+            "{}",
+            updating.basis
+        );
+        // The Node's own version wins over the cluster's.
+        let node: crate::crd::Node = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Node", "metadata": {"name": "w1"},
+            "status": {"nodeInfo": {"containerRuntimeVersion": "cri-o://1.34.2-3.rhaos4.21.el9"}}
+        }))
+        .expect("node");
+        let cv = cluster_version("4.22.1", &[("Partial", "4.22.1"), ("Completed", "4.21.4")]);
+        assert_eq!(of_node("w1", &[node], Some(&cv)).crio_minor, Some(34));
     }
 
     #[test]

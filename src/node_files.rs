@@ -346,9 +346,10 @@ pub fn is_absent(why: &str) -> bool {
 /// policy.json, the registries.d YAML files). CRI-O's per-namespace policies
 /// break only their namespace's pulls and are not listed. `runtime` is the
 /// node's CRI-O: which TOML its registries.conf parser reads.
-pub fn pull_breakers(files: &NodeFiles, runtime: &NodeRuntime) -> Vec<(String, String)> {
+pub fn pull_breakers(files: &NodeFiles, runtime: &NodeRuntime) -> Vec<Breaker> {
+    let mut undetermined = Vec::new();
     let mut out = unreadable_breakers(files);
-    registries_breakers(files, runtime, &mut out);
+    registries_breakers(files, runtime, &mut out, &mut undetermined);
     let text = |path: &str| -> Option<Result<&str, (String, String)>> {
         let bytes = files.files.get(path)?;
         Some(std::str::from_utf8(bytes).map_err(|_| {
@@ -379,7 +380,30 @@ pub fn pull_breakers(files: &NodeFiles, runtime: &NodeRuntime) -> Vec<(String, S
             None => {}
         }
     }
-    out
+    let broken = out.into_iter().map(|(path, why)| Breaker {
+        path,
+        why,
+        undetermined: false,
+    });
+    let undetermined = undetermined.into_iter().map(|(path, why)| Breaker {
+        path,
+        why,
+        undetermined: true,
+    });
+    broken.chain(undetermined).collect()
+}
+
+/// A file that breaks every pull on the node, or may.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Breaker {
+    /// The host path.
+    pub path: String,
+    /// Why, in containers/image's words where it has some.
+    pub why: String,
+    /// Whether the file breaks every pull only on some CRI-O releases (or
+    /// as a release the tool does not model reads it), and the node's is
+    /// not known: undetermined, not broken.
+    pub undetermined: bool,
 }
 
 /// The runtime files that cannot be resolved, other than absent.
@@ -406,7 +430,12 @@ fn unreadable_breakers(files: &NodeFiles) -> Vec<(String, String)> {
 
 /// registries.conf and the drop-ins the runtime reads: each on its own,
 /// then all together, as containers/image loads them.
-fn registries_breakers(files: &NodeFiles, runtime: &NodeRuntime, out: &mut Vec<(String, String)>) {
+fn registries_breakers(
+    files: &NodeFiles,
+    runtime: &NodeRuntime,
+    out: &mut Vec<(String, String)>,
+    undetermined: &mut Vec<(String, String)>,
+) {
     let text = |path: &str| -> Option<Result<&str, (String, String)>> {
         let bytes = files.files.get(path)?;
         Some(std::str::from_utf8(bytes).map_err(|_| {
@@ -436,11 +465,13 @@ fn registries_breakers(files: &NodeFiles, runtime: &NodeRuntime, out: &mut Vec<(
         } else {
             crate::registries::load_on(None, std::slice::from_ref(&file), runtime)
         };
-        if let Err(e) = loaded {
-            out.push((path.clone(), e.to_string()));
+        match loaded {
+            Err(e) if e.undetermined => undetermined.push((path.clone(), e.to_string())),
+            Err(e) => out.push((path.clone(), e.to_string())),
+            Ok(_) => {}
         }
     }
-    if out.is_empty() && !registries.is_empty() {
+    if out.is_empty() && undetermined.is_empty() && !registries.is_empty() {
         let (main, drop_ins) = match registries.split_first() {
             Some((first, rest)) if first.0 == REGISTRIES_CONF => (Some(first), rest),
             _ => (None, &registries[..]),
@@ -450,8 +481,10 @@ fn registries_breakers(files: &NodeFiles, runtime: &NodeRuntime, out: &mut Vec<(
             .iter()
             .map(|(name, text)| crate::registries::ConfigFile { name, text })
             .collect();
-        if let Err(e) = crate::registries::load_on(main.as_ref(), &drop_ins, runtime) {
-            out.push((e.file.clone(), e.to_string()));
+        match crate::registries::load_on(main.as_ref(), &drop_ins, runtime) {
+            Err(e) if e.undetermined => undetermined.push((e.file.clone(), e.to_string())),
+            Err(e) => out.push((e.file.clone(), e.to_string())),
+            Ok(_) => {}
         }
     }
 }
@@ -682,7 +715,7 @@ mod tests {
             }
             pull_breakers(&files, &NodeRuntime::unknown())
                 .into_iter()
-                .map(|(path, _)| path)
+                .map(|b| b.path)
                 .collect::<Vec<_>>()
         };
         let ok: Vec<String> = Vec::new();

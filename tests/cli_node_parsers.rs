@@ -65,7 +65,8 @@ fn issue_25_toml_1_1_registries_conf_is_refused_with_its_line() {
             format!("{head}{tail}").as_bytes(),
         );
         bin()
-            .args(["explain", "quay.io/a/b:1", "--registries-conf"])
+            .args(["explain", "quay.io/a/b:1", "--crio-version", "1.34"])
+            .arg("--registries-conf")
             .arg(&path)
             .assert()
             .code(2)
@@ -74,6 +75,19 @@ fn issue_25_toml_1_1_registries_conf_is_refused_with_its_line() {
                 "loading registries configuration \"{}\": {at}: {what}: {TOML_1_1}",
                 path.display()
             )));
+        // Whose CRI-O is not known: CRI-O 1.35 would load it.
+        bin()
+            .args(["explain", "quay.io/a/b:1", "--registries-conf"])
+            .arg(&path)
+            .assert()
+            .code(3)
+            .stdout("")
+            .stderr(predicate::str::contains(format!(
+                "error: undetermined: loading registries configuration \"{}\": whether the node loads this file depends on its CRI-O release, which is not known: CRI-O 1.35 and later (BurntSushi/toml v1.6.0) load it; ",
+                path.display()
+            )))
+            .stderr(predicate::str::contains(format!("refuse it ({at}: {what}: {TOML_1_1}")))
+            .stderr(predicate::str::contains("hint: give the CRI-O version"));
     }
     // The TOML 1.0 spellings of the same load.
     let path = write(
@@ -106,6 +120,7 @@ fn issue_25_toml_1_1_drop_in_is_refused() {
     );
     bin()
         .args(["explain", "quay.io/a/b:1", "--registries-conf", NODE_REGISTRIES])
+        .args(["--crio-version", "1.30"])
         .arg("--registries-conf-d")
         .arg(&d)
         .assert()
@@ -153,6 +168,8 @@ fn issue_25_a_toml_1_1_node_file_breaks_every_pull() {
             "registry.redhat.io/rhel9/support-tools:latest",
             "--node",
             WORKER,
+            "-f",
+            EXAMPLE,
         ])
         .arg("--node-files")
         .arg(&folder)
@@ -272,11 +289,101 @@ fn issue_25_toml_1_1_node_file_by_the_nodes_crio_version() {
             }
         }
     }
+    // Neither the Node nor a ClusterVersion: undetermined, exit 3.
     explain_node(&folder, None)
-        .code(1)
+        .code(3)
+        .stdout(predicate::str::contains(format!(
+            "undetermined: every pull on node {WORKER} fails unless its CRI-O loads these files"
+        )))
         .stdout(predicate::str::contains(
-            "the node's CRI-O version is unknown, so TOML 1.0 is assumed",
+            "depends on its CRI-O release, which is not known: CRI-O 1.35 and later (BurntSushi/toml v1.6.0) load it; CRI-O 1.24 to 1.34 (BurntSushi/toml v1.1.0 to v1.5.0) refuse it",
         ));
+}
+
+/// While the cluster updates from 4.21 to 4.22 (the newest history entry
+/// `Partial`), a node runs CRI-O 1.34 or 1.35 until its pool is updated:
+/// without the Node's own version, its TOML 1.1 registries.conf is
+/// undetermined (exit 3), and the Node's version settles it.
+#[test]
+fn issue_25_a_node_during_an_update_runs_either_crio() {
+    let (dir, folder) = toml_1_1_node_files();
+    let history = "  history:\n  - state: Partial\n    version: 4.22.0\n  - state: Completed\n    version: 4.21.2\n";
+    for (i, (runtime, code)) in [("", 3), ("cri-o://1.35.0", 0), ("cri-o://1.34.2", 1)]
+        .into_iter()
+        .enumerate()
+    {
+        let case = dir.path().join(i.to_string());
+        fs::create_dir(&case).unwrap();
+        let objects = cluster_objects(&case, runtime, "4.22.0");
+        let cv = objects
+            .join("cluster-scoped-resources/config.openshift.io/clusterversions/version.yaml");
+        let mut text = fs::read_to_string(&cv).unwrap();
+        text.push_str(history);
+        fs::write(&cv, text).unwrap();
+        let assert = explain_node(&folder, Some(&objects)).code(code);
+        if code == 3 {
+            assert.stdout(predicate::str::contains(
+                "ClusterVersion/version is updating from 4.21.2 (CRI-O 1.34) to 4.22.0 (CRI-O 1.35)",
+            ));
+        }
+    }
+}
+
+/// The parsers of older CRI-O releases, each on the file it decides: a
+/// byte order mark (skipped from BurntSushi/toml v1.3.0, CRI-O 1.28), a
+/// dotted key (refused by v0.3.1, CRI-O 1.21 and earlier), a hexadecimal
+/// integer (likewise); with the version unknown, undetermined.
+#[test]
+fn issue_25_older_crio_parsers() {
+    let dir = TempDir::new().unwrap();
+    // (--crio-version, exit code, what stderr says)
+    type Run<'a> = (&'a str, i32, &'a str);
+    let cases: [(&str, &[u8], &[Run]); 3] = [
+        (
+            "bom.conf",
+            b"\xef\xbb\xbf[[registry]]\nlocation = \"quay.io\"\n",
+            &[
+                ("1.27", 2, "line 1, column 1: a byte order mark, which BurntSushi/toml v1.2.1 refuses (expected '.' or '=', but got '\\ufeff' instead; v1.3.0 and later skip it); --crio-version 1.27"),
+                ("1.28", 0, ""),
+                ("1.24", 2, "BurntSushi/toml v1.1.0 refuses"),
+                ("1.22", 2, "a byte order mark, which BurntSushi/toml v0.4.1 (CRI-O 1.22 and 1.23) refuses"),
+                ("", 3, "CRI-O 1.28 and later (BurntSushi/toml v1.3.2 to v1.6.0) load it; CRI-O 1.27 and earlier (BurntSushi/toml v0.3.1 to v1.2.1) refuse it (line 1, column 1: a byte order mark"),
+            ],
+        ),
+        (
+            "dotted.conf",
+            b"[[registry]]\nlocation = \"quay.io\"\nnote.by = \"admin\"\n",
+            &[
+                ("1.21", 2, "line 3, column 5: a dotted key, which BurntSushi/toml v0.3.1 (CRI-O 1.21 and earlier) refuses (bare keys cannot contain '.'); --crio-version 1.21"),
+                ("1.22", 0, ""),
+                ("", 3, "CRI-O 1.22 and later (BurntSushi/toml v0.4.1 to v1.6.0) load it; CRI-O 1.21 and earlier (BurntSushi/toml v0.3.1) refuse it"),
+            ],
+        ),
+        (
+            "hex.conf",
+            b"[[registry]]\nlocation = \"quay.io\"\n[other]\nretries = 0x10\n",
+            &[
+                ("1.19", 2, "line 4, column 11: a hexadecimal, octal or binary integer, which BurntSushi/toml v0.3.1 (CRI-O 1.21 and earlier) refuses"),
+                ("1.23", 0, ""),
+                ("", 3, "CRI-O 1.21 and earlier (BurntSushi/toml v0.3.1) refuse it"),
+            ],
+        ),
+    ];
+    for (name, bytes, runs) in cases {
+        let conf = write(dir.path(), name, bytes);
+        for (version, code, want) in runs {
+            let mut cmd = bin();
+            cmd.args(["explain", "quay.io/a/b:1", "--registries-conf"])
+                .arg(&conf);
+            if !version.is_empty() {
+                cmd.args(["--crio-version", version]);
+            }
+            let assert = cmd.assert().code(*code);
+            if !want.is_empty() {
+                assert.stderr(predicate::str::contains(*want));
+            }
+        }
+    }
 }
 
 /// `diff --node-files`: the worker running CRI-O 1.35 loads its TOML 1.1
@@ -331,9 +438,11 @@ fn issue_25_crio_version_flag() {
             .assert()
     };
     explain(&[])
-        .code(2)
+        .code(3)
         .stderr(predicate::str::contains(TOML_1_1))
-        .stderr(predicate::str::contains("TOML 1.0 is assumed"));
+        .stderr(predicate::str::contains(
+            "CRI-O 1.35 and later (BurntSushi/toml v1.6.0) load it",
+        ));
     explain(&["--crio-version", "1.34.2"])
         .code(2)
         .stderr(predicate::str::contains("; --crio-version 1.34.2"));
@@ -513,5 +622,12 @@ fn issue_25_burntsushi_redefinitions_by_crio_version() {
         .code(0)
         .stdout(predicate::str::contains("n.example.com"));
     explain(&["--crio-version", "1.35"]).code(2);
-    explain(&[]).code(2);
+    explain(&[])
+        .code(3)
+        .stderr(predicate::str::contains(
+            "CRI-O 1.35 and later (BurntSushi/toml v1.6.0) refuse it (line 2, column 1: ",
+        ))
+        .stderr(predicate::str::contains(
+            "CRI-O 1.24 to 1.34 (BurntSushi/toml v1.1.0 to v1.5.0) load it; CRI-O 1.23 and earlier (BurntSushi/toml v0.3.1 to v0.4.1) refuse it",
+        ));
 }

@@ -61,7 +61,7 @@ pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
                     &warnings,
                 )
             }
-            Err(breakers) => explain_broken(settings, args, &files.node, &breakers),
+            Err(broken) => explain_broken(settings, args, &files.node, &broken),
         };
     }
     if args.registries_conf.is_none() && args.registries_conf_d.is_none() {
@@ -105,18 +105,28 @@ fn check_node_args(args: &ExplainArgs) -> Result<()> {
     Ok(())
 }
 
-/// A node whose files break every pull: each image carries why, exit 1.
+/// A node whose files break every pull: each image carries why, exit 1;
+/// exit 3 when that depends on the node's CRI-O release, which is not known.
 fn explain_broken(
     settings: &Settings,
     args: &ExplainArgs,
     node: &str,
-    breakers: &[String],
+    broken: &Broken,
 ) -> Result<ExitCode> {
     let mode = args
         .short_name_mode
         .map(ShortNameMode::from)
         .unwrap_or(ShortNameMode::Permissive);
-    let why = format!("every pull on node {node} fails: {}", breakers.join("; "));
+    let whys = broken.whys.join("; ");
+    let why = if broken.undetermined {
+        format!(
+            "undetermined: every pull on node {node} fails unless its CRI-O loads these files: {whys} \
+             (give the node's version with --crio-version, as its Node's \
+             status.nodeInfo.containerRuntimeVersion says)"
+        )
+    } else {
+        format!("every pull on node {node} fails: {whys}")
+    };
     let mut items: Vec<Explanation> = args
         .images
         .iter()
@@ -131,7 +141,11 @@ fn explain_broken(
         })
         .collect();
     print(settings, args, &mut items)?;
-    Ok(ExitCode::Findings)
+    Ok(if broken.undetermined {
+        ExitCode::Cluster
+    } else {
+        ExitCode::Findings
+    })
 }
 
 /// Explains against a node's registries configuration and policy.
@@ -459,8 +473,15 @@ fn load_registries(
         .iter()
         .map(|(name, text)| ConfigFile { name, text })
         .collect();
-    registries::load_on(main_file.as_ref(), &drop_in_files, runtime)
-        .map_err(|e| Failure::input(e.to_string()).into())
+    registries::load_on(main_file.as_ref(), &drop_in_files, runtime).map_err(|e| {
+        if e.undetermined {
+            Failure::cluster(format!("undetermined: {e}"))
+                .with_hint("give the CRI-O version of the host the files come from with --crio-version (crio --version, or the Node's status.nodeInfo.containerRuntimeVersion)")
+                .into()
+        } else {
+            Failure::input(e.to_string()).into()
+        }
+    })
 }
 
 /// `--crio-version`, when given.
@@ -551,6 +572,13 @@ fn read_node(
     }
 }
 
+/// Why every pull on a node fails, or may fail.
+struct Broken {
+    whys: Vec<String>,
+    /// Whether it depends on the node's CRI-O release, which is not known.
+    undetermined: bool,
+}
+
 /// What CRI-O loads from a node's files.
 struct NodeSetup {
     registries: RegistriesConf,
@@ -571,13 +599,19 @@ fn node_config(
     settings: &Settings,
     files: &NodeFiles,
     runtime: &NodeRuntime,
-) -> Result<NodeSetup, Vec<String>> {
-    let breakers: Vec<String> = pull_breakers(files, runtime)
-        .into_iter()
-        .map(|(_, why)| why)
-        .collect();
+) -> Result<NodeSetup, Broken> {
+    let breakers = pull_breakers(files, runtime);
     if !breakers.is_empty() {
-        return Err(breakers);
+        // A file that breaks every pull whatever the release decides it.
+        let undetermined = breakers.iter().all(|b| b.undetermined);
+        return Err(Broken {
+            whys: breakers
+                .into_iter()
+                .filter(|b| b.undetermined == undetermined)
+                .map(|b| b.why)
+                .collect(),
+            undetermined,
+        });
     }
     let node = files.node.as_str();
     // pull_breakers has checked every file below is UTF-8 and loads.
@@ -595,8 +629,11 @@ fn node_config(
         .iter()
         .map(|(name, text)| ConfigFile { name, text })
         .collect();
-    let registries = registries::load_on(main_file.as_ref(), &drop_in_files, runtime)
-        .map_err(|e| vec![e.to_string()])?;
+    let registries =
+        registries::load_on(main_file.as_ref(), &drop_in_files, runtime).map_err(|e| Broken {
+            whys: vec![e.to_string()],
+            undetermined: e.undetermined,
+        })?;
     let namespace = settings
         .namespace()
         .filter(|ns| {
@@ -613,7 +650,12 @@ fn node_config(
         None => None,
         Some(bytes) => {
             let name = format!("{node}:{policy_path}");
-            Some(policy::parse_policy_bytes(&name, bytes).map_err(|e| vec![e.to_string()])?)
+            Some(
+                policy::parse_policy_bytes(&name, bytes).map_err(|e| Broken {
+                    whys: vec![e.to_string()],
+                    undetermined: false,
+                })?,
+            )
         }
     };
     Ok(NodeSetup {

@@ -215,11 +215,16 @@ impl ClusterVersion {
 
     /// The OpenShift 4.x minor version of `status.desired.version` (`21` for 4.21.2).
     pub fn openshift_minor(&self) -> Option<u32> {
-        let mut parts = self.version()?.split('.');
-        let major: u32 = parts.next()?.parse().ok()?;
-        let minor: u32 = parts.next()?.parse().ok()?;
-        (major == 4).then_some(minor)
+        openshift_minor_of(self.version()?)
     }
+}
+
+/// The 4.x minor of an OpenShift version (`21` for `4.21.2`).
+pub fn openshift_minor_of(version: &str) -> Option<u32> {
+    let mut parts = version.split('.');
+    let major: u32 = parts.next()?.parse().ok()?;
+    let minor: u32 = parts.next()?.parse().ok()?;
+    (major == 4).then_some(minor)
 }
 
 /// `Node` (v1): metadata, where the machine-config-daemon records its state.

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::crd::machine_config::{CURRENT_CONFIG_ANNOTATION, REASON_ANNOTATION, STATE_ANNOTATION};
 use crate::crd::{Inputs, MachineConfig};
 use crate::node_files::{
-    folder_of, go_mode_words, is_absent, is_cert_path, pull_breakers, FileKind, FileMeta,
+    folder_of, go_mode_words, is_absent, is_cert_path, pull_breakers, Breaker, FileKind, FileMeta,
     NodeFiles, NodeRead, REGISTRIES_CONF_D,
 };
 
@@ -205,8 +205,8 @@ struct Disk {
     /// What lstat says of each path; empty when not recorded.
     meta: BTreeMap<String, FileMeta>,
     unreadable: BTreeMap<String, String>,
-    /// Files that break every pull: why.
-    breakers: BTreeMap<String, String>,
+    /// Files that break every pull, or may: by path.
+    breakers: BTreeMap<String, Breaker>,
     /// Files present that the runtime never reads: why.
     ignored: Vec<(String, String)>,
     /// The drop-in folder, when it is a link the runtime does not follow.
@@ -230,7 +230,10 @@ fn disk_of(node: &NodeFiles, runtime: &crate::crio::NodeRuntime) -> Disk {
             .map(|(p, m)| (p.clone(), m.clone()))
             .collect(),
         unreadable: node.unreadable.clone(),
-        breakers: pull_breakers(node, runtime).into_iter().collect(),
+        breakers: pull_breakers(node, runtime)
+            .into_iter()
+            .map(|b| (b.path.clone(), b))
+            .collect(),
         ignored: node
             .ignored()
             .into_iter()
@@ -585,10 +588,12 @@ impl Group<'_> {
                 self.config
             ));
         }
-        let runtime = if self.disk.breakers.contains_key(path) {
-            "containers/image fails to read it: every pull on these nodes fails"
-        } else {
-            "containers/image takes it as absent"
+        let runtime = match self.disk.breakers.get(path) {
+            Some(b) if b.undetermined => {
+                "whether containers/image reads it depends on the nodes' CRI-O release, which is not known"
+            }
+            Some(_) => "containers/image fails to read it: every pull on these nodes fails",
+            None => "containers/image takes it as absent",
         };
         let cause = match want {
             Some(_) => format!("{}; {runtime}", self.edited_cause(path)),
@@ -637,8 +642,13 @@ impl Group<'_> {
     /// `cause` with what a file that breaks every pull does.
     fn with_breaker(&self, path: &str, cause: String) -> String {
         match self.disk.breakers.get(path) {
-            Some(why) => format!(
-                "{cause}; containers/image cannot load it ({why}): every pull on these nodes fails"
+            Some(b) if b.undetermined => format!(
+                "{cause}; whether containers/image loads it is undetermined ({}): if it does not, every pull on these nodes fails",
+                b.why
+            ),
+            Some(b) => format!(
+                "{cause}; containers/image cannot load it ({}): every pull on these nodes fails",
+                b.why
             ),
             None => cause,
         }

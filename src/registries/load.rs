@@ -12,6 +12,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
+use serde::de::DeserializeOwned;
 use toml::Spanned;
 
 use super::raw::{RawConfig, RawMirror, RawRegistry, RawV1};
@@ -45,6 +46,10 @@ pub struct RegistriesError {
     pub context: String,
     /// The containers/image message.
     pub message: String,
+    /// Whether the node may load the file after all: which CRI-O reads it,
+    /// or how that release reads it, is not known ([`RegistriesError::message`]
+    /// says what is not).
+    pub undetermined: bool,
 }
 
 impl fmt::Display for RegistriesError {
@@ -239,6 +244,31 @@ impl Reporter<'_> {
             line,
             context,
             message,
+            undetermined: false,
+        }
+    }
+
+    /// An error at byte `offset`: `line L, column C` as the context.
+    fn at_offset(&self, lines: &Lines, offset: usize, message: String) -> RegistriesError {
+        let (l, c) = lines.line_col(offset);
+        self.error(Some(l), format!("line {l}, column {c}"), message)
+    }
+
+    /// `; <why the node's CRI-O is the one it is>`, or nothing when no
+    /// reason is given.
+    fn basis(&self) -> String {
+        match self.runtime.basis.as_str() {
+            "" => String::new(),
+            basis => format!("; {basis}"),
+        }
+    }
+
+    /// The same reporter for a node that runs `runtime`.
+    fn on<'r>(&'r self, runtime: &'r NodeRuntime) -> Reporter<'r> {
+        Reporter {
+            file: self.file,
+            drop_in: self.drop_in,
+            runtime,
         }
     }
 
@@ -275,34 +305,259 @@ fn parse_raw(
     reader: Reader,
 ) -> Result<RawConfig, RegistriesError> {
     if reader == Reader::Fast {
-        // Its subset is TOML 1.0: nothing to check.
+        // Its subset (plain strings, booleans, string arrays, the three
+        // tables) is read alike by every BurntSushi/toml release.
         if let Some(raw) = super::fast::parse(file.text) {
             return Ok(raw);
         }
     }
+    match rep.runtime.crio_minor {
+        Some(minor) => parse_on(file.text, lines, rep, minor),
+        None => parse_on_any(file.text, lines, rep),
+    }
+}
+
+/// The first CRI-O minor whose BurntSushi/toml (v1.3.0 and later) skips a
+/// leading UTF-8 byte order mark; v0.4.1 to v1.2.1 stop at it.
+const BOM_SKIPPED_FROM: u32 = 28;
+
+/// Reads the text as CRI-O 1.`minor` (the reporter's runtime) does.
+fn parse_on<T: DeserializeOwned>(
+    text: &str,
+    lines: &Lines,
+    rep: &Reporter<'_>,
+    minor: u32,
+) -> Result<T, RegistriesError> {
+    if let Some(legacy) = super::legacy::Legacy::of_crio(minor) {
+        return parse_legacy(text, lines, rep, legacy);
+    }
+    if minor < BOM_SKIPPED_FROM && text.starts_with('\u{feff}') {
+        return Err(rep.at_offset(
+            lines,
+            0,
+            format!(
+                "a byte order mark, which BurntSushi/toml {} refuses (expected '.' or '=', but got \
+                 '\\ufeff' instead; v1.3.0 and later skip it){}",
+                crate::crio::burntsushi_toml(minor),
+                rep.basis()
+            ),
+        ));
+    }
     // BurntSushi v1.1.0 to v1.3.2 decode dotted keys of inline tables in
     // arrays their own way: every text is read as they read it.
-    let old_release = rep
-        .runtime
-        .crio_minor
-        .and_then(super::burntsushi::Release::of_crio)
-        == Some(super::burntsushi::Release::V1_1);
-    if old_release {
-        if let Some(read) = as_burntsushi_reads(file.text, lines, rep) {
+    if super::burntsushi::Release::of_crio(minor) == Some(super::burntsushi::Release::V1_1) {
+        if let Some(read) = as_burntsushi_reads(text, lines, rep) {
             return read;
         }
     }
-    match toml::from_str(file.text) {
+    match toml::from_str(text) {
         Ok(raw) if rep.runtime.reads_toml_1_1() => Ok(raw),
-        Ok(raw) => match super::toml10::first_toml_1_1_use(file.text) {
+        Ok(raw) => match super::toml10::first_toml_1_1_use(text) {
             None => Ok(raw),
             Some(found) => Err(toml_1_1_error(found, lines, rep)),
         },
-        Err(e) => match as_burntsushi_reads(file.text, lines, rep) {
+        Err(e) => match as_burntsushi_reads(text, lines, rep) {
             Some(read) => read,
-            None => Err(toml_error(file.text, &e, lines, rep)),
+            None => Err(toml_error(text, &e, lines, rep)),
         },
     }
+}
+
+/// Reads the text as BurntSushi/toml v0.3.1 or v0.4.1 (CRI-O 1.23 and
+/// earlier) does, as far as the tool models them: what they refuse in a
+/// TOML 1.0 text; a text they may read their own way is undetermined.
+fn parse_legacy<T: DeserializeOwned>(
+    text: &str,
+    lines: &Lines,
+    rep: &Reporter<'_>,
+    legacy: super::legacy::Legacy,
+) -> Result<T, RegistriesError> {
+    use super::legacy;
+    let basis = rep.basis();
+    let toml_1_0 = reads_as_toml_1_0(text);
+    if toml_1_0 || text.starts_with('\u{feff}') {
+        if let Some(f) = legacy::refusal(text, legacy) {
+            return Err(rep.at_offset(lines, f.offset, format!("{}{basis}", f.message)));
+        }
+    }
+    if let Some(f) = legacy::unmodelled(text, legacy, toml_1_0) {
+        let mut e = rep.at_offset(
+            lines,
+            f.offset,
+            format!(
+                "{}: whether the node loads this file is undetermined{basis}",
+                f.message
+            ),
+        );
+        e.undetermined = true;
+        return Err(e);
+    }
+    match toml::from_str(text) {
+        Ok(raw) => match super::toml10::first_toml_1_1_use(text) {
+            None => Ok(raw),
+            Some(found) => Err(toml_1_1_error(found, lines, rep)),
+        },
+        Err(e) => Err(toml_error(text, &e, lines, rep)),
+    }
+}
+
+/// A run of CRI-O minors whose registries.conf parsers the tool models
+/// alike: the same BurntSushi/toml behaviour, byte order mark and TOML 1.1
+/// handling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ParserFamily {
+    /// The first minor; 0 for "and earlier".
+    first: u32,
+    /// The last minor; `u32::MAX` for "and later".
+    last: u32,
+}
+
+/// The oldest CRI-O whose parser is modelled: 1.17, in OpenShift 4.4.
+const OLDEST_CRIO: u32 = 17;
+
+impl ParserFamily {
+    /// A minor of the family, to read as.
+    fn minor(self) -> u32 {
+        if self.first == 0 {
+            self.last
+        } else {
+            self.first
+        }
+    }
+
+    /// `CRI-O 1.24 to 1.27 (BurntSushi/toml v1.1.0 to v1.2.1)`: the CRI-O
+    /// releases from `oldest` to `newest` and the parsers they vendor.
+    fn describe(oldest: Self, newest: Self) -> String {
+        let (a, b) = (
+            crate::crio::burntsushi_toml(oldest.first.max(OLDEST_CRIO)),
+            crate::crio::burntsushi_toml(newest.last.min(crate::crio::TOML_1_1_FROM)),
+        );
+        let toml = if a == b {
+            format!("BurntSushi/toml {a}")
+        } else {
+            format!("BurntSushi/toml {a} to {b}")
+        };
+        format!("{} ({toml})", Self::span(oldest, newest))
+    }
+
+    /// `CRI-O 1.24 to 1.34`, `CRI-O 1.35 and later`, `CRI-O 1.21 and earlier`.
+    fn span(oldest: Self, newest: Self) -> String {
+        match (oldest.first, newest.last) {
+            (0, u32::MAX) => "every CRI-O release".to_string(),
+            (0, to) => format!("CRI-O 1.{to} and earlier"),
+            (from, u32::MAX) => format!("CRI-O 1.{from} and later"),
+            (from, to) if from == to => format!("CRI-O 1.{from}"),
+            (from, to) => format!("CRI-O 1.{from} to 1.{to}"),
+        }
+    }
+}
+
+/// The parser families, oldest first: cut wherever the model of
+/// [`parse_on`] changes (BurntSushi/toml release family, the byte order
+/// mark, TOML 1.1).
+fn parser_families() -> Vec<ParserFamily> {
+    let model = |minor: u32| {
+        (
+            super::legacy::Legacy::of_crio(minor),
+            super::burntsushi::Release::of_crio(minor),
+            minor >= BOM_SKIPPED_FROM,
+            minor >= crate::crio::TOML_1_1_FROM,
+        )
+    };
+    let mut out: Vec<ParserFamily> = Vec::new();
+    for minor in OLDEST_CRIO..=crate::crio::TOML_1_1_FROM {
+        match out.last_mut() {
+            Some(f) if model(f.first.max(OLDEST_CRIO)) == model(minor) => f.last = minor,
+            _ => out.push(ParserFamily {
+                first: minor,
+                last: minor,
+            }),
+        }
+    }
+    if let Some(f) = out.first_mut() {
+        f.first = 0;
+    }
+    if let Some(f) = out.last_mut() {
+        f.last = u32::MAX;
+    }
+    out
+}
+
+/// Reads the text for a node whose CRI-O is unknown, as every parser
+/// family reads it ([`parser_families`]). When they all read the same
+/// configuration, that is it; when they all refuse the text, the newest
+/// one's reason; else whether the node loads the file depends on its
+/// CRI-O: undetermined, with what each family does.
+fn parse_on_any(
+    text: &str,
+    lines: &Lines,
+    rep: &Reporter<'_>,
+) -> Result<RawConfig, RegistriesError> {
+    type Read = Result<RawConfig, RegistriesError>;
+    let mut outcomes: Vec<(ParserFamily, Read)> = parser_families()
+        .into_iter()
+        .map(|family| {
+            // Said once for the group, not in each message.
+            let runtime = NodeRuntime {
+                crio_minor: Some(family.minor()),
+                basis: String::new(),
+            };
+            (
+                family,
+                parse_on(text, lines, &rep.on(&runtime), family.minor()),
+            )
+        })
+        .collect();
+    let same = |a: &Read, b: &Read| match (a, b) {
+        (Ok(a), Ok(b)) => a == b,
+        (Err(a), Err(b)) => !a.undetermined && !b.undetermined,
+        _ => false,
+    };
+    let newest = outcomes.len() - 1;
+    if outcomes.iter().all(|(_, r)| same(r, &outcomes[newest].1)) {
+        return outcomes.swap_remove(newest).1;
+    }
+    // Consecutive families with the same outcome, newest first; the
+    // families whose reading is unknown together.
+    let alike = |a: &Read, b: &Read| {
+        same(a, b) || matches!((a, b), (Err(a), Err(b)) if a.undetermined && b.undetermined)
+    };
+    let mut groups: Vec<(ParserFamily, ParserFamily, usize)> = Vec::new();
+    for (i, (family, read)) in outcomes.iter().enumerate().rev() {
+        match groups.last_mut() {
+            Some((oldest, _, j)) if alike(read, &outcomes[*j].1) => *oldest = *family,
+            _ => groups.push((*family, *family, i)),
+        }
+    }
+    let loads = groups.iter().filter(|g| outcomes[g.2].1.is_ok()).count();
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(oldest, newest, i)| {
+            let who = ParserFamily::describe(*oldest, *newest);
+            match &outcomes[*i].1 {
+                Ok(_) if loads > 1 => format!("{who} load it, each its own way"),
+                Ok(_) => format!("{who} load it"),
+                Err(e) if e.undetermined => format!("{who}: not known ({})", e.message),
+                Err(e) => format!("{who} refuse it ({}: {})", e.context, e.message),
+            }
+        })
+        .collect();
+    let line = outcomes
+        .iter()
+        .rev()
+        .find_map(|(_, r)| r.as_ref().err())
+        .and_then(|e| e.line);
+    let why = rep.basis();
+    let mut e = rep.error(
+        line,
+        String::new(),
+        format!(
+            "whether the node loads this file depends on its CRI-O release, which is not known: {}{why}",
+            parts.join("; "),
+        ),
+    );
+    e.undetermined = true;
+    Err(e)
 }
 
 /// A text the `toml` crate refuses, read as the node's BurntSushi/toml
@@ -310,12 +565,11 @@ fn parse_raw(
 /// redefinitions TOML 1.0 forbids, and merges them. `None` when the node's
 /// release is unknown or older, or when BurntSushi refuses the text too
 /// (the `toml` crate's error then says why).
-fn as_burntsushi_reads(
+fn as_burntsushi_reads<T: DeserializeOwned>(
     text: &str,
     lines: &Lines,
     rep: &Reporter<'_>,
-) -> Option<Result<RawConfig, RegistriesError>> {
-    use serde::Deserialize;
+) -> Option<Result<T, RegistriesError>> {
     let release = super::burntsushi::Release::of_crio(rep.runtime.crio_minor?)?;
     let doc = super::burntsushi::parse(text, release).ok()?;
     if !rep.runtime.reads_toml_1_1() {
@@ -324,7 +578,7 @@ fn as_burntsushi_reads(
         }
     }
     Some(
-        RawConfig::deserialize(toml::de::Deserializer::from(doc))
+        T::deserialize(toml::de::Deserializer::from(doc))
             .map_err(|e| toml_error(text, &e, lines, rep)),
     )
 }
@@ -371,9 +625,12 @@ fn toml_1_1_error(
         Some(l),
         format!("line {l}, column {c}"),
         format!(
-            "{}: {TOML_1_1_ONLY}; {}",
+            "{}: {TOML_1_1_ONLY}{}",
             found.what,
-            rep.runtime.toml_1_0_basis()
+            match rep.runtime.basis.as_str() {
+                "" => String::new(),
+                _ => format!("; {}", rep.runtime.toml_1_0_basis()),
+            }
         ),
     )
 }
@@ -988,34 +1245,22 @@ pub fn reads_as_toml_1_0(text: &str) -> bool {
 
 /// The document a node running CRI-O 1.`crio_minor` decodes from `text`
 /// (syntax only, not the registries.conf schema), as JSON, or why its
-/// parser refuses the text: what the loader reads as TOML. For the oracle
-/// tests against BurntSushi/toml.
+/// parser refuses the text: the loader's own reading ([`parse_on`]) into a
+/// plain table. For the oracle tests against BurntSushi/toml.
 #[doc(hidden)]
 pub fn node_reads_toml(text: &str, crio_minor: u32) -> Result<serde_json::Value, String> {
-    use serde::Deserialize;
     let runtime = NodeRuntime {
         crio_minor: Some(crio_minor),
-        basis: String::new(),
+        basis: format!("CRI-O 1.{crio_minor}"),
     };
-    let release = super::burntsushi::Release::of_crio(crio_minor);
-    let strict = match release {
-        Some(super::burntsushi::Release::V1_1) => Err(String::new()),
-        _ => toml::from_str::<toml::Table>(text).map_err(|e| e.to_string()),
+    let file = ConfigFile { name: "", text };
+    let rep = Reporter {
+        file: &file,
+        drop_in: false,
+        runtime: &runtime,
     };
-    let table = match strict {
-        Ok(table) => table,
-        Err(e) => {
-            let release = release.ok_or(e)?;
-            let doc = super::burntsushi::parse(text, release).map_err(|r| r.message)?;
-            toml::Table::deserialize(toml::de::Deserializer::from(doc))
-                .map_err(|e| e.to_string())?
-        }
-    };
-    if !runtime.reads_toml_1_1() {
-        if let Some(found) = super::toml10::first_toml_1_1_use(text) {
-            return Err(found.what.to_string());
-        }
-    }
+    let table: toml::Table =
+        parse_on(text, &Lines::new(text), &rep, crio_minor).map_err(|e| e.message)?;
     serde_json::to_value(table).map_err(|e| e.to_string())
 }
 

@@ -117,6 +117,7 @@ pub struct Alias {
 
 pub(crate) mod burntsushi;
 mod fast;
+mod legacy;
 mod load;
 pub mod lookup;
 mod raw;

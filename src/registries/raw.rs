@@ -46,7 +46,7 @@ pub(super) fn key_selects(key: &str, field: &str) -> bool {
 macro_rules! raw_table {
     ($(#[$meta:meta])* $name:ident { $($(#[$fmeta:meta])* $field:ident : $ty:ty = $key:literal),* $(,)? }) => {
         $(#[$meta])*
-        #[derive(Debug, Default)]
+        #[derive(Debug, Default, PartialEq)]
         pub(super) struct $name {
             $($(#[$fmeta])* pub(super) $field: Option<$ty>,)*
         }

@@ -1,0 +1,710 @@
+//! registries.conf as BurntSushi/toml v0.3.1 and v0.4.1 read it: the
+//! parsers of CRI-O 1.21 and earlier (OpenShift 4.8 and earlier) and of
+//! CRI-O 1.22–1.23 (OpenShift 4.9–4.10).
+//!
+//! v0.3.1 reads TOML 0.4: no dotted keys, no hexadecimal, octal or binary
+//! integers, no `inf`/`nan`, no local times, no space between a date and
+//! its time, homogeneous arrays only. v0.4.1 reads most of TOML 1.0 but
+//! refuses fractional seconds of more than nine digits. Both also accept
+//! texts TOML 1.0 refuses (leading zeros, control characters in strings
+//! and comments, duplicate keys in inline tables, tables extended after
+//! an inline table, a bare carriage return as a line break, …) with
+//! readings of their own.
+//!
+//! The tool models what they refuse, on a text the `toml` crate reads as
+//! TOML 1.0 ([`refusal`]); what they read differently is not modelled, and
+//! [`unmodelled`] finds a construct that makes their reading of such a
+//! text, or of one TOML 1.0 refuses, unknown. Sources: the lexers and
+//! parsers of BurntSushi/toml v0.3.1 and v0.4.1 (`lex.go`, `parse.go`,
+//! `type_check.go`), checked against `toml.DecodeFile` of each tag.
+
+/// Which of the two releases reads the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Legacy {
+    /// v0.3.1 (TOML 0.4), CRI-O 1.21 and earlier.
+    V0_3,
+    /// v0.4.1, CRI-O 1.22 and 1.23.
+    V0_4,
+}
+
+impl Legacy {
+    /// The release a CRI-O 1.x minor vendors, when it is one of these two.
+    pub(super) fn of_crio(minor: u32) -> Option<Self> {
+        match crate::crio::burntsushi_toml(minor) {
+            "v0.3.1" => Some(Self::V0_3),
+            "v0.4.1" => Some(Self::V0_4),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::V0_3 => "BurntSushi/toml v0.3.1 (CRI-O 1.21 and earlier)",
+            Self::V0_4 => "BurntSushi/toml v0.4.1 (CRI-O 1.22 and 1.23)",
+        }
+    }
+}
+
+/// A construct where the release departs from TOML 1.0, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Finding {
+    /// Byte offset in the text.
+    pub offset: usize,
+    /// What the release does with it, in words.
+    pub message: String,
+}
+
+/// What the innermost open bracket is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    /// `{`: an inline table.
+    Table,
+    /// `[` in a value: an array, with the type of its first item once read.
+    Array(Option<Kind>),
+}
+
+/// A value's type, as v0.3.1's `typeOfArray` compares them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    String,
+    Integer,
+    Float,
+    Bool,
+    Datetime,
+    Array,
+    Table,
+}
+
+/// The first construct of `text` that `release` refuses, on a text the
+/// `toml` crate has read as TOML 1.0 (no TOML 1.1 construct); `None` when
+/// it reads the text as TOML 1.0 does.
+pub(super) fn refusal(text: &str, release: Legacy) -> Option<Finding> {
+    let refuses = |offset: usize, what: &str, said: &str| Finding {
+        offset,
+        message: format!("{what}, which {} refuses ({said})", release.name()),
+    };
+    if text.starts_with('\u{feff}') {
+        let said = match release {
+            Legacy::V0_3 => "bare keys cannot contain '\\ufeff'",
+            Legacy::V0_4 => "expected '.' or '=', but got '\\ufeff' instead",
+        };
+        return Some(refuses(0, "a byte order mark", said));
+    }
+    let mut scan = Scan::new(text);
+    let found = scan.run();
+    let (offset, construct) = found.into_iter().find(|(_, c)| c.refused_by(release))?;
+    Some(refuses(offset, construct.what(), construct.said()))
+}
+
+/// The first construct of `text` whose reading by v0.3.1 or v0.4.1 the
+/// tool does not model, on a text the `toml` crate refuses or reads as
+/// TOML 1.1 (where these releases may accept what TOML 1.0 refuses), or on
+/// one it reads as TOML 1.0 (a multi-line string opening with a carriage
+/// return, which v0.3.1 keeps).
+pub(super) fn unmodelled(text: &str, release: Legacy, toml_1_0: bool) -> Option<Finding> {
+    let bytes = text.as_bytes();
+    let mut scan = Scan::new(text);
+    let found = scan.run();
+    let construct = found.into_iter().find(|(_, c)| {
+        if toml_1_0 {
+            *c == Construct::MultilineOpensWithCr && release == Legacy::V0_3
+        } else {
+            c.read_differently(release)
+        }
+    });
+    let control = (!toml_1_0)
+        .then(|| {
+            bytes.iter().enumerate().position(|(i, &b)| {
+                (b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r')
+                    || b == 0x7f
+                    || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+            })
+        })
+        .flatten()
+        .map(|offset| (offset, Construct::ControlCharacter));
+    let (offset, construct) = match (construct, control) {
+        (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+        (a, b) => a.or(b),
+    }?;
+    Some(Finding {
+        offset,
+        message: format!(
+            "{}, which {} reads in its own way, not modelled by this tool",
+            construct.what(),
+            release.name()
+        ),
+    })
+}
+
+/// The constructs the scanner reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Construct {
+    DottedKey,
+    BaseInteger,
+    InfNan,
+    LocalTime,
+    DatetimeSeparator,
+    LongFraction,
+    MixedArray,
+    ExtraClosingQuotes,
+    BackslashSpace,
+    BackslashCrlf,
+    MultilineOpensWithCr,
+    LeadingZero,
+    InlineTable,
+    ControlCharacter,
+}
+
+impl Construct {
+    fn refused_by(self, release: Legacy) -> bool {
+        use Construct::*;
+        match self {
+            LongFraction => release == Legacy::V0_4,
+            DottedKey | BaseInteger | InfNan | LocalTime | DatetimeSeparator | MixedArray
+            | ExtraClosingQuotes | BackslashSpace | BackslashCrlf => release == Legacy::V0_3,
+            MultilineOpensWithCr | LeadingZero | InlineTable | ControlCharacter => false,
+        }
+    }
+
+    /// Whether the release may accept, with a reading of its own, a text
+    /// TOML 1.0 refuses because of this construct.
+    fn read_differently(self, release: Legacy) -> bool {
+        use Construct::*;
+        match self {
+            LeadingZero => release == Legacy::V0_3,
+            InlineTable | ControlCharacter | MultilineOpensWithCr => true,
+            DottedKey => release == Legacy::V0_4,
+            _ => false,
+        }
+    }
+
+    fn what(self) -> &'static str {
+        use Construct::*;
+        match self {
+            DottedKey => "a dotted key",
+            BaseInteger => "a hexadecimal, octal or binary integer",
+            InfNan => "an inf or nan float",
+            LocalTime => "a local time",
+            DatetimeSeparator => "a date-time whose date and time are not joined by 'T'",
+            LongFraction => "a time with more than nine fractional digits",
+            MixedArray => "an array of values of different types",
+            ExtraClosingQuotes => "a multi-line string with quotes before its closing delimiter",
+            BackslashSpace => "a line-ending backslash followed by white space",
+            BackslashCrlf => "a line-ending backslash followed by CRLF",
+            MultilineOpensWithCr => "a multi-line string that opens with a carriage return",
+            LeadingZero => "a number with a leading zero",
+            InlineTable => "an inline table",
+            ControlCharacter => "a control character or a bare carriage return",
+        }
+    }
+
+    /// The release's own words, where it has some.
+    fn said(self) -> &'static str {
+        use Construct::*;
+        match self {
+            DottedKey => "bare keys cannot contain '.'",
+            MixedArray => "arrays must be homogeneous",
+            LongFraction => "Invalid TOML Datetime",
+            BackslashSpace => "invalid escape character ' '",
+            BackslashCrlf => {
+                "it panics: BUG: Expected valid escape code after \\, but got '\\r', and the \
+                 process reading the file stops"
+            }
+            _ => "a lexer error",
+        }
+    }
+}
+
+/// The scanner's state over one text.
+struct Scan<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    open: Vec<Open>,
+    /// A key is expected next (line start, after `{` or `,` in an inline table).
+    expect_key: bool,
+    found: Vec<(usize, Construct)>,
+}
+
+impl<'a> Scan<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            bytes: text.as_bytes(),
+            at: 0,
+            open: Vec::new(),
+            expect_key: true,
+            found: Vec::new(),
+        }
+    }
+
+    fn note(&mut self, offset: usize, c: Construct) {
+        self.found.push((offset, c));
+    }
+
+    /// Every construct found, in text order.
+    fn run(&mut self) -> Vec<(usize, Construct)> {
+        while let Some(&c) = self.bytes.get(self.at) {
+            match c {
+                b' ' | b'\t' | b'\r' => self.at += 1,
+                b'\n' => {
+                    self.at += 1;
+                    if self.open.is_empty() {
+                        self.expect_key = true;
+                    }
+                }
+                b'#' => {
+                    self.at = memchr::memchr(b'\n', &self.bytes[self.at..])
+                        .map_or(self.bytes.len(), |n| self.at + n);
+                }
+                b'=' => {
+                    self.expect_key = false;
+                    self.at += 1;
+                }
+                b'[' if self.open.is_empty() && self.expect_key => self.header(),
+                b'[' | b'{' => {
+                    let kind = if c == b'{' { Kind::Table } else { Kind::Array };
+                    self.item(kind);
+                    if c == b'{' {
+                        self.note(self.at, Construct::InlineTable);
+                        self.open.push(Open::Table);
+                        self.expect_key = true;
+                    } else {
+                        self.open.push(Open::Array(None));
+                    }
+                    self.at += 1;
+                }
+                b'}' | b']' => {
+                    self.open.pop();
+                    self.at += 1;
+                }
+                b',' => {
+                    self.expect_key = self.open.last() == Some(&Open::Table);
+                    self.at += 1;
+                }
+                b'"' | b'\'' if self.expect_key => {
+                    self.string();
+                    self.after_key_part();
+                }
+                b'"' | b'\'' => {
+                    self.item(Kind::String);
+                    self.string();
+                }
+                _ if self.expect_key => {
+                    self.bare();
+                    self.after_key_part();
+                }
+                _ => self.value(),
+            }
+        }
+        std::mem::take(&mut self.found)
+    }
+
+    /// A table header `[a.b]` or `[[a.b]]`: dots belong there; skipped to
+    /// its end, strings in it read as strings.
+    fn header(&mut self) {
+        while let Some(&c) = self.bytes.get(self.at) {
+            match c {
+                b'"' | b'\'' => self.string(),
+                b'\n' => return,
+                b']' => {
+                    self.at += 1;
+                    if self.bytes.get(self.at) == Some(&b']') {
+                        self.at += 1;
+                    }
+                    return;
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// After one part of a key: a dot (after white space or not) makes it
+    /// a dotted key.
+    fn after_key_part(&mut self) {
+        let mut at = self.at;
+        while matches!(self.bytes.get(at), Some(b' ' | b'\t')) {
+            at += 1;
+        }
+        if self.bytes.get(at) == Some(&b'.') {
+            self.note(at, Construct::DottedKey);
+            self.at = at + 1;
+        }
+    }
+
+    /// An item of the innermost array: its type against the first item's.
+    fn item(&mut self, kind: Kind) {
+        self.item_at(self.at, kind);
+    }
+
+    /// [`Self::item`] for an item that starts at `at`.
+    fn item_at(&mut self, at: usize, kind: Kind) {
+        let mixed = match self.open.last_mut() {
+            Some(Open::Array(first @ None)) => {
+                *first = Some(kind);
+                false
+            }
+            // Noted once per array: the first item of another type.
+            Some(Open::Array(Some(k))) if *k != kind => {
+                *k = kind;
+                true
+            }
+            _ => false,
+        };
+        if mixed {
+            self.note(at, Construct::MixedArray);
+        }
+    }
+
+    /// The end of a bare token.
+    fn token_end(&self, from: usize) -> usize {
+        self.bytes[from..]
+            .iter()
+            .position(|&b| {
+                matches!(
+                    b,
+                    b' ' | b'\t'
+                        | b'\r'
+                        | b'\n'
+                        | b','
+                        | b'='
+                        | b'#'
+                        | b'['
+                        | b']'
+                        | b'{'
+                        | b'}'
+                        | b'"'
+                        | b'\''
+                )
+            })
+            .map_or(self.bytes.len(), |n| from + n)
+    }
+
+    /// A bare key part; a dot inside it makes a dotted key.
+    fn bare(&mut self) {
+        let start = self.at;
+        let end = self.token_end(start).max(start + 1);
+        if let Some(dot) = self.bytes[start..end].iter().position(|&b| b == b'.') {
+            self.note(start + dot, Construct::DottedKey);
+        }
+        self.at = end;
+    }
+
+    /// A bare value: a number, a boolean or a date-time.
+    fn value(&mut self) {
+        let start = self.at;
+        let mut end = self.token_end(start).max(start + 1);
+        // A date, a space, and a time are one date-time.
+        let token = &self.bytes[start..end];
+        let is_date = token.len() == 10 && token[4] == b'-' && token[7] == b'-';
+        if is_date
+            && self.bytes.get(end) == Some(&b' ')
+            && self.bytes.get(end + 1).is_some_and(u8::is_ascii_digit)
+        {
+            self.note(end, Construct::DatetimeSeparator);
+            end = self.token_end(end + 1);
+        }
+        self.at = end;
+        let token = &self.bytes[start..end];
+        let kind = self.classify(start, token);
+        self.item_at(start, kind);
+    }
+
+    /// The type of a bare value, noting what the releases refuse in it.
+    fn classify(&mut self, start: usize, token: &[u8]) -> Kind {
+        if token == b"true" || token == b"false" {
+            return Kind::Bool;
+        }
+        let unsigned = token.strip_prefix(b"+").or(token.strip_prefix(b"-"));
+        let digits = unsigned.unwrap_or(token);
+        if matches!(digits, b"inf" | b"nan") {
+            self.note(start, Construct::InfNan);
+            return Kind::Float;
+        }
+        let is_datetime = token.len() >= 8
+            && (token.get(4) == Some(&b'-') || token.get(2) == Some(&b':'))
+            && token[0].is_ascii_digit();
+        if is_datetime {
+            if token.get(2) == Some(&b':') {
+                self.note(start, Construct::LocalTime);
+            }
+            if let Some(i) = token.iter().position(|&b| b == b't' || b == b'z') {
+                self.note(start + i, Construct::DatetimeSeparator);
+            }
+            if let Some(dot) = token.iter().position(|&b| b == b'.') {
+                let fraction = token[dot + 1..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
+                if fraction > 9 {
+                    self.note(start + dot, Construct::LongFraction);
+                }
+            }
+            return Kind::Datetime;
+        }
+        if digits.len() > 1 && digits[0] == b'0' {
+            match digits[1] {
+                b'x' | b'o' | b'b' => {
+                    self.note(start, Construct::BaseInteger);
+                    return Kind::Integer;
+                }
+                b'0'..=b'9' | b'_' => self.note(start, Construct::LeadingZero),
+                _ => {}
+            }
+        }
+        if digits.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+            Kind::Float
+        } else {
+            Kind::Integer
+        }
+    }
+
+    /// A string of any of the four kinds, from its opening quote to past
+    /// its closing one.
+    fn string(&mut self) {
+        let start = self.at;
+        let quote = self.bytes[start];
+        let rest = &self.bytes[start..];
+        let multi = rest.len() >= 3 && rest[1] == quote && rest[2] == quote;
+        self.at += if multi { 3 } else { 1 };
+        if multi && self.bytes.get(self.at) == Some(&b'\r') {
+            self.note(self.at, Construct::MultilineOpensWithCr);
+        }
+        while let Some(&c) = self.bytes.get(self.at) {
+            if c == b'\\' && quote == b'"' {
+                if multi {
+                    self.line_ending_backslash();
+                }
+                self.at += 2;
+                continue;
+            }
+            if c == b'\n' && !multi {
+                return;
+            }
+            self.at += 1;
+            if c != quote {
+                continue;
+            }
+            if !multi {
+                return;
+            }
+            let closing = self.bytes[self.at..]
+                .iter()
+                .take_while(|&&b| b == quote)
+                .count();
+            if closing >= 2 {
+                if closing > 2 {
+                    self.note(self.at - 1, Construct::ExtraClosingQuotes);
+                }
+                self.at += closing.min(4);
+                return;
+            }
+            self.at += closing;
+        }
+    }
+
+    /// A backslash in a multi-line basic string: before white space and a
+    /// line break, v0.3.1 refuses the escape (spaces) or panics (CRLF).
+    fn line_ending_backslash(&mut self) {
+        let next = &self.bytes[self.at + 1..];
+        if next.starts_with(b"\r\n") {
+            self.note(self.at, Construct::BackslashCrlf);
+            return;
+        }
+        let blanks = next
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+        if blanks > 0 && matches!(next.get(blanks), Some(b'\n' | b'\r')) {
+            self.note(self.at, Construct::BackslashSpace);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each row: a TOML 1.0 text, and what v0.3.1 and v0.4.1 say of it, as
+    /// `toml.DecodeFile` of each tag answers (the messages' own words).
+    #[test]
+    fn refusals_by_release() {
+        let v03 = Legacy::V0_3;
+        let v04 = Legacy::V0_4;
+        for (text, release, want) in [
+            ("a.b = 1\n", v03, Some((1, "a dotted key"))),
+            ("a . b = 1\n", v03, Some((2, "a dotted key"))),
+            ("\"a\".b = 1\n", v03, Some((3, "a dotted key"))),
+            ("t = { a.b = 1 }\n", v03, Some((7, "a dotted key"))),
+            ("a.b = 1\n", v04, None),
+            ("[a.b]\nc = 1\n", v03, None),
+            ("[ a . \"b.c\" ]\n[[d.e]]\n", v03, None),
+            (
+                "x = 0x1F\n",
+                v03,
+                Some((4, "a hexadecimal, octal or binary integer")),
+            ),
+            (
+                "x = 0o17\n",
+                v03,
+                Some((4, "a hexadecimal, octal or binary integer")),
+            ),
+            ("x = 0b1\n", v04, None),
+            ("x = inf\n", v03, Some((4, "an inf or nan float"))),
+            ("x = -nan\n", v03, Some((4, "an inf or nan float"))),
+            ("x = +inf\n", v04, None),
+            ("x = 07:32:00\n", v03, Some((4, "a local time"))),
+            ("x = 1979-05-27\n", v03, None),
+            ("x = 1979-05-27T07:32:00\n", v03, None),
+            ("x = 1979-05-27T07:32:00Z\n", v03, None),
+            (
+                "x = 1979-05-27 07:32:00Z\n",
+                v03,
+                Some((14, "a date-time whose date and time are not joined by 'T'")),
+            ),
+            (
+                "x = 1979-05-27t07:32:00z\n",
+                v03,
+                Some((14, "a date-time whose date and time are not joined by 'T'")),
+            ),
+            ("x = 1979-05-27 07:32:00Z\n", v04, None),
+            ("x = 1979-05-27T07:32:00.123456789Z\n", v04, None),
+            (
+                "x = 1979-05-27T07:32:00.1234567891Z\n",
+                v04,
+                Some((23, "a time with more than nine fractional digits")),
+            ),
+            ("x = 1979-05-27T07:32:00.1234567891Z\n", v03, None),
+            (
+                "x = [1, \"a\"]\n",
+                v03,
+                Some((8, "an array of values of different types")),
+            ),
+            (
+                "x = [1, 2.0]\n",
+                v03,
+                Some((8, "an array of values of different types")),
+            ),
+            ("x = [[1], [\"a\"]]\n", v03, None),
+            ("x = [1, \"a\"]\n", v04, None),
+            ("x = [ { a = 1 }, { b = \"c\" } ]\n", v03, None),
+            (
+                "s = \"\"\"x\"\"\"\"\n",
+                v03,
+                Some((
+                    8,
+                    "a multi-line string with quotes before its closing delimiter",
+                )),
+            ),
+            ("s = \"\"\"x\"\"\"\"\n", v04, None),
+            (
+                "s = \"\"\"x\\  \n  y\"\"\"\n",
+                v03,
+                Some((8, "a line-ending backslash followed by white space")),
+            ),
+            (
+                "s = \"\"\"x\\\r\n  y\"\"\"\n",
+                v03,
+                Some((8, "a line-ending backslash followed by CRLF")),
+            ),
+            ("s = \"\"\"x\\\n  y\"\"\"\n", v03, None),
+            ("s = \"\"\"x\\\r\n  y\"\"\"\n", v04, None),
+            ("\u{feff}a = 1\n", v03, Some((0, "a byte order mark"))),
+            ("\u{feff}a = 1\n", v04, Some((0, "a byte order mark"))),
+            (
+                "s = \"a.b 0x1 inf 07:32:00\" # x.y = 0x1\nt = 'a.b'\n",
+                v03,
+                None,
+            ),
+            ("'a b' = 1\n\"\" = 2\nx = +1\ny = 1_000\n", v03, None),
+        ] {
+            let got = refusal(text, release);
+            let got = got.as_ref().map(|f| (f.offset, f.message.as_str()));
+            match (got, want) {
+                (None, None) => {}
+                (Some((offset, message)), Some((want_offset, what))) => {
+                    assert_eq!(offset, want_offset, "{text:?} {release:?}: {message}");
+                    assert!(message.starts_with(what), "{text:?} {release:?}: {message}");
+                }
+                (got, want) => panic!("{text:?} {release:?}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn refusal_messages_quote_the_release() {
+        let f = refusal("a.b = 1\n", Legacy::V0_3).expect("refused");
+        assert_eq!(
+            f.message,
+            "a dotted key, which BurntSushi/toml v0.3.1 (CRI-O 1.21 and earlier) refuses \
+             (bare keys cannot contain '.')"
+        );
+    }
+
+    /// What these releases accept although TOML 1.0 refuses it, read their
+    /// own way: unknown to the tool.
+    #[test]
+    fn unmodelled_readings() {
+        for (text, release, toml_1_0, want) in [
+            (
+                "x = 0123\n",
+                Legacy::V0_3,
+                false,
+                Some((4, "a number with a leading zero")),
+            ),
+            ("x = 0123\n", Legacy::V0_4, false, None),
+            (
+                "t = {a = 1, a = 2}\n",
+                Legacy::V0_4,
+                false,
+                Some((4, "an inline table")),
+            ),
+            (
+                "s = \"a\u{1}\"\n",
+                Legacy::V0_4,
+                false,
+                Some((6, "a control character or a bare carriage return")),
+            ),
+            (
+                "a = 1\rb = 2\n",
+                Legacy::V0_3,
+                false,
+                Some((5, "a control character or a bare carriage return")),
+            ),
+            (
+                "[a]\nb.c = 1\n[a.b]\n",
+                Legacy::V0_4,
+                false,
+                Some((5, "a dotted key")),
+            ),
+            ("[a]\nb.c = 1\n[a.b]\n", Legacy::V0_3, false, None),
+            ("[a]\n[a]\n", Legacy::V0_3, false, None),
+            (
+                "s = \"\"\"\r\nx\"\"\"\n",
+                Legacy::V0_3,
+                true,
+                Some((7, "a multi-line string that opens with a carriage return")),
+            ),
+            ("s = \"\"\"\r\nx\"\"\"\n", Legacy::V0_4, true, None),
+            ("t = { a = 1 }\n", Legacy::V0_3, true, None),
+        ] {
+            let got = unmodelled(text, release, toml_1_0);
+            let got = got.as_ref().map(|f| (f.offset, f.message.as_str()));
+            match (got, want) {
+                (None, None) => {}
+                (Some((offset, message)), Some((want_offset, what))) => {
+                    assert_eq!(offset, want_offset, "{text:?} {release:?}: {message}");
+                    assert!(message.starts_with(what), "{text:?} {release:?}: {message}");
+                }
+                (got, want) => panic!("{text:?} {release:?}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn releases_by_crio() {
+        assert_eq!(Legacy::of_crio(17), Some(Legacy::V0_3));
+        assert_eq!(Legacy::of_crio(21), Some(Legacy::V0_3));
+        assert_eq!(Legacy::of_crio(22), Some(Legacy::V0_4));
+        assert_eq!(Legacy::of_crio(23), Some(Legacy::V0_4));
+        assert_eq!(Legacy::of_crio(24), None);
+    }
+}

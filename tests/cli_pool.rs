@@ -184,3 +184,123 @@ fn issue_25_live_custom_pool_renders_as_worker() {
         .stdout(contains("name: 99-worker-generated-registries"))
         .stderr(contains("custom pool infra"));
 }
+
+/// Issue 25: `explain --pool infra` explains what the pool's nodes have: the
+/// worker's generated registries.conf, unless a MachineConfig of the pool
+/// sorting after it writes its own, which is then explained and named.
+#[test]
+fn issue_25_explain_custom_pool_uses_its_nodes_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pool.yaml"), INFRA_POOL).unwrap();
+    std::fs::write(dir.path().join("icsp.yaml"), ICSP).unwrap();
+    let image = "registry.example.com/apps/x@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    let explain = |pool: &str| {
+        let out = bin()
+            .args(["explain", image, "-o", "json", "--pool", pool, "-f"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            out.status.code(),
+            json,
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    // Without a MachineConfig of its own: the worker's, mirror first.
+    let (code, infra, _) = explain("infra");
+    assert_eq!(code, Some(0));
+    let sources = &infra["candidates"][0]["sources"];
+    assert_eq!(
+        sources[0]["reference"],
+        image.replace("registry.", "mirror.")
+    );
+    assert_eq!(sources[0]["origins"][0], "ImageContentSourcePolicy/apps");
+
+    let own = support::mco::config(
+        "50-infra-registries",
+        "infra",
+        &[(
+            "/etc/containers/registries.conf",
+            "[[registry]]\nlocation = \"registry.example.com/apps\"\nblocked = true\n",
+        )],
+    );
+    std::fs::write(
+        dir.path().join("mc.json"),
+        serde_json::to_string(&own).unwrap(),
+    )
+    .unwrap();
+    let (code, infra, stderr) = explain("infra");
+    assert_eq!(
+        code,
+        Some(1),
+        "the source is blocked and nothing mirrors it"
+    );
+    let candidate = &infra["candidates"][0];
+    assert_eq!(
+        candidate["sources"].as_array().unwrap().len(),
+        1,
+        "{candidate}"
+    );
+    assert_eq!(candidate["sources"][0]["blocked"], true);
+    assert_eq!(
+        candidate["sources"][0]["origins"][0],
+        "MachineConfig/50-infra-registries:/etc/containers/registries.conf:1"
+    );
+    assert!(
+        stderr.contains("MachineConfig/50-infra-registries of pool infra writes /etc/containers/registries.conf after 99-worker-generated-registries: the pool's nodes use its file, explained here"),
+        "{stderr}"
+    );
+    // The worker pool does not select infra's configs.
+    let (code, worker, _) = explain("worker");
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        worker["candidates"][0]["sources"][0]["origins"][0],
+        "ImageContentSourcePolicy/apps"
+    );
+}
+
+/// Issue 25: which generated MachineConfig a custom pool's nodes get comes
+/// from its `machineConfigSelector`: a pool selecting the master role gets
+/// the master's; one selecting no built-in role gets none, said as such.
+#[test]
+fn issue_25_custom_pool_generated_config_by_selector() {
+    let pool = |name: &str, roles: &str| {
+        format!(
+            "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata:\n  name: {name}\nspec:\n  machineConfigSelector:\n    matchExpressions:\n    - {{key: machineconfiguration.openshift.io/role, operator: In, values: [{roles}]}}\n"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("icsp.yaml"), ICSP).unwrap();
+    std::fs::write(
+        dir.path().join("cp.yaml"),
+        pool("edge-cp", "master, edge-cp"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("gpu.yaml"), pool("gpu", "gpu")).unwrap();
+    let (code, out, stderr) = render_in(dir.path(), &["--pool", "edge-cp", "-o", "machineconfig"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        out.contains("name: 99-master-generated-registries"),
+        "{out}"
+    );
+    assert!(
+        stderr.contains("its nodes get 99-master-generated-registries, the master role's config"),
+        "{stderr}"
+    );
+
+    let (code, out, stderr) = render_in(dir.path(), &["--pool", "gpu"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        stderr.contains("MachineConfigPool/gpu selects no generated registries MachineConfig: the MCO generates none for a custom pool, and its spec.machineConfigSelector selects none of the master, worker and arbiter roles'"),
+        "{stderr}"
+    );
+    bin()
+        .args(["explain", "quay.io/a/b:1", "--pool", "gpu", "-f"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "MachineConfigPool/gpu selects no generated registries MachineConfig",
+        ));
+}

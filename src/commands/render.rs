@@ -22,7 +22,7 @@ pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {
     inputs::overlay(settings, &mut inputs, &args.with, true)?;
     // A custom pool has no generated MachineConfig of its own: its nodes get
     // the worker's, which is what is rendered and named.
-    let generating = generating_pool(&inputs, &args.pool);
+    let generating = generating_pool(&inputs, &args.pool).map_err(Failure::input)?;
     let rendered = inputs::render(&inputs, generating)?;
     inputs::print_warnings(settings, &rendered);
     if generating != args.pool {

@@ -7,9 +7,15 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use mirrorpolicy::crd::crd_schema::CrdSchema;
+use mirrorpolicy::crd::MachineConfigPool;
+use mirrorpolicy::diff::{layers, Files};
 use mirrorpolicy::labels::Selector;
-use mirrorpolicy::render::cluster::{render_pool, Rendered};
+use mirrorpolicy::render::cluster::{
+    generating_pool, render_pool, Rendered, REGISTRIES_CONF, SEARCH_REGISTRIES_CONF,
+};
+use mirrorpolicy::render::machineconfig::generated_registries_name;
 use mirrorpolicy::render::node::{node_view, NodeView};
+use mirrorpolicy::render::policy::POLICY_JSON;
 use mirrorpolicy::source::cluster::{
     self as live, ClusterError, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG,
 };
@@ -399,18 +405,68 @@ pub fn render(inputs: &Inputs, pool: &str) -> Result<Rendered> {
 
 /// `pool` rendered as the MCO does (its warnings printed) and read back as
 /// its nodes read it (`namespace`: with that namespace's own policy file).
+///
+/// A custom pool's nodes get the generated MachineConfig of the role its
+/// selector selects (usually the worker's), then the pool's own
+/// MachineConfigs: one that sorts after the generated one and writes a
+/// registries or policy file replaces it, and the view is of the file the
+/// nodes have, traced to that MachineConfig's lines.
 pub fn render_view(
     settings: &Settings,
     inputs: &Inputs,
     pool: &str,
     namespace: Option<&str>,
 ) -> Result<(Rendered, NodeView)> {
-    let rendered = render(inputs, pool)?;
+    let generating = generating_pool(inputs, pool).map_err(Failure::input)?;
+    let mut rendered = render(inputs, generating)?;
     print_warnings(settings, &rendered);
+    if let Some(mcp) = inputs.pools.iter().find(|p| p.metadata.name == pool) {
+        apply_pool_overrides(settings, inputs, mcp, generating, &mut rendered)?;
+    }
     let view = node_view(&rendered, namespace).context(Failure::input(
         "cannot read back the rendered configuration",
     ))?;
     Ok((rendered, view))
+}
+
+/// The files `mcp`'s own MachineConfigs write over the generated ones, put
+/// into `rendered` (each said on stderr).
+fn apply_pool_overrides(
+    settings: &Settings,
+    inputs: &Inputs,
+    mcp: &MachineConfigPool,
+    generating: &str,
+    rendered: &mut Rendered,
+) -> Result<()> {
+    let configs = layers::pool_configs(&inputs.machine_configs, mcp);
+    let generated_name = generated_registries_name(generating);
+    let generated: Files = rendered
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), f.contents.clone()))
+        .collect();
+    let on_node = layers::layered(&configs, generating, &generated_name, &generated, true)
+        .map_err(|e| Failure::input(format!("MachineConfigPool/{}: {e}", mcp.metadata.name)))?;
+    for (path, source) in &on_node.sources {
+        let layers::Source::Config(config) = source else {
+            continue;
+        };
+        // What the node view reads: the generated files, and the ones it
+        // would otherwise take from the MCO's templates.
+        let read = generated.contains_key(path)
+            || [REGISTRIES_CONF, POLICY_JSON, SEARCH_REGISTRIES_CONF].contains(&path.as_str());
+        if !read {
+            continue;
+        }
+        if let Some(contents) = on_node.files.get(path) {
+            settings.warn(format!(
+                "MachineConfig/{config} of pool {} writes {path} after {generated_name}: the pool's nodes use its file, explained here",
+                mcp.metadata.name
+            ));
+            rendered.override_file(path, config, contents.clone());
+        }
+    }
+    Ok(())
 }
 
 /// The pools a configuration can be rendered for: `master` and `worker`,

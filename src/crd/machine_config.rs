@@ -8,6 +8,8 @@
 //! Upstream: openshift/api `machineconfiguration/v1/types.go`; Ignition
 //! spec 3.x `storage.files`.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -21,6 +23,8 @@ use crate::origin::Origin;
 pub const ROLE_LABEL: &str = "machineconfiguration.openshift.io/role";
 /// Label the MCO puts on its built-in pools (`master`, `worker`, `arbiter`).
 pub const MCO_BUILT_IN_LABEL: &str = "machineconfiguration.openshift.io/mco-built-in";
+/// The pools the MCO creates and generates registries MachineConfigs for.
+pub const BUILT_IN_POOLS: [&str; 3] = ["master", "worker", "arbiter"];
 /// Annotation with the MCO version that generated a MachineConfig.
 pub const GENERATED_BY_CONTROLLER_VERSION_ANNOTATION: &str =
     "machineconfiguration.openshift.io/generated-by-controller-version";
@@ -282,22 +286,34 @@ impl MachineConfigPool {
     }
 
     /// The pool whose generated registries MachineConfig reaches this
-    /// pool's nodes. The MCO's `syncImageConfig` lists only the pools with
-    /// the built-in label (`master`, `worker`, `arbiter`) and generates one
-    /// `99-<pool>-generated-registries` each; a custom pool (`infra`,
-    /// `gpu`, ...) gets none of its own and selects the worker role's
-    /// configs, `99-worker-generated-registries` among them.
-    pub fn generating_pool(&self) -> &str {
+    /// pool's nodes, `None` when none does. The MCO's `syncImageConfig`
+    /// lists only the pools with the built-in label (`master`, `worker`,
+    /// `arbiter`) and generates one `99-<pool>-generated-registries` each,
+    /// labelled with that role; a custom pool (`infra`, `gpu`, ...) gets
+    /// none of its own, and its nodes get the generated config of each role
+    /// its `machineConfigSelector` selects (usually `worker`). Should it
+    /// select several, the one that sorts last in the MCO's merge (worker
+    /// configs first, then the others by name) writes the files. A pool
+    /// object without a selector (written by hand) gets the worker's.
+    pub fn generating_pool(&self) -> Option<&str> {
         let name = self.metadata.name.as_str();
         let built_in = self.is_built_in()
-            || matches!(name, "master" | "worker" | "arbiter")
+            || BUILT_IN_POOLS.contains(&name)
             // A pool implied by a generated MachineConfig is that config's pool.
             || self.api_version.is_empty();
         if built_in {
-            name
-        } else {
-            "worker"
+            return Some(name);
         }
+        // A pool object without a selector (written by hand) is taken as
+        // a custom pool is documented: the worker role's configs and its own.
+        let Some(selector) = self.spec.machine_config_selector.as_ref() else {
+            return Some("worker");
+        };
+        // In merge order: worker, then the others by name; the last wins.
+        ["worker", "arbiter", "master"].into_iter().rfind(|role| {
+            let labels = BTreeMap::from([(ROLE_LABEL.to_string(), role.to_string())]);
+            selector.matches(&labels)
+        })
     }
 
     /// A status condition by type.

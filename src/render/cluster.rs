@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::crd::Inputs;
 use crate::crd::{Image, MirrorSourcePolicy, ObjectMeta};
+use crate::crd::{Inputs, MachineConfigPool};
 use crate::origin::Origin;
 
 use super::encode::encode_registries_conf;
@@ -57,9 +57,27 @@ pub struct Rendered {
     pub allowed: Option<Vec<String>>,
     /// What the MCO only logs, and what this tool had to assume.
     pub warnings: Vec<RenderWarning>,
+    /// Files a node of the pool gets from another MachineConfig, which
+    /// sorts after the generated one in the pool's merge: path →
+    /// MachineConfig name ([`Rendered::override_file`]).
+    pub overridden: BTreeMap<String, String>,
 }
 
 impl Rendered {
+    /// Puts `contents` at `path` as the node has it from MachineConfig
+    /// `config` instead of what the MCO generated: the view of a pool whose
+    /// own MachineConfig overrides a generated file.
+    pub fn override_file(&mut self, path: &str, config: &str, contents: String) {
+        match self.files.iter_mut().find(|f| f.path == path) {
+            Some(f) => f.contents = contents,
+            None => self.files.push(NodeFile {
+                path: path.to_string(),
+                contents,
+            }),
+        }
+        self.overridden.insert(path.to_string(), config.to_string());
+    }
+
     /// The exact Ignition JSON of the generated MachineConfig's `spec.config`.
     pub fn ignition(&self) -> String {
         ignition_json(
@@ -234,14 +252,28 @@ pub fn profile_of(inputs: &Inputs) -> McoProfile {
 }
 
 /// The pool whose generated registries MachineConfig `pool`'s nodes get: a
-/// custom pool of the inputs (no built-in label) gets the worker's, the MCO
-/// generating none for it; any other pool its own.
-pub fn generating_pool<'a>(inputs: &'a Inputs, pool: &'a str) -> &'a str {
-    inputs
-        .pools
-        .iter()
-        .find(|p| p.metadata.name == pool)
-        .map_or(pool, |p| p.generating_pool())
+/// custom pool of the inputs (no built-in label) gets that of the role its
+/// `machineConfigSelector` selects, the MCO generating none for it; any
+/// other pool its own. `Err` says why no generated MachineConfig reaches
+/// the pool's nodes.
+pub fn generating_pool<'a>(inputs: &'a Inputs, pool: &'a str) -> Result<&'a str, String> {
+    let Some(mcp) = inputs.pools.iter().find(|p| p.metadata.name == pool) else {
+        return Ok(pool);
+    };
+    mcp.generating_pool()
+        .ok_or_else(|| no_generated_config(mcp))
+}
+
+/// Why no generated registries MachineConfig reaches a custom pool's nodes.
+pub fn no_generated_config(pool: &MachineConfigPool) -> String {
+    format!(
+        "MachineConfigPool/{} selects no generated registries MachineConfig: the MCO generates \
+         none for a custom pool, and its spec.machineConfigSelector selects none of the \
+         master, worker and arbiter roles' (usually it selects the worker role: \
+         matchExpressions [{{key: machineconfiguration.openshift.io/role, operator: In, \
+         values: [worker, {}]}}]); its nodes keep the registries files of their image",
+        pool.metadata.name, pool.metadata.name
+    )
 }
 
 /// Renders the generated registries MachineConfig of `pool` from the inputs,
@@ -312,6 +344,7 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
         policy_blocked: lists.policy_blocked,
         allowed: lists.allowed,
         warnings,
+        overridden: BTreeMap::new(),
     })
 }
 

@@ -43,18 +43,26 @@ fn image_origin() -> Origin {
 }
 
 /// Builds the node view of a render, for pods of `namespace` when given.
+/// A file another MachineConfig overrides is named after it
+/// (`MachineConfig/99-infra-registries:/etc/containers/registries.conf`),
+/// so that its facts are traced to that config's lines.
 pub fn node_view(rendered: &Rendered, namespace: Option<&str>) -> Result<NodeView, NodeViewError> {
+    let name = |path: &str| match rendered.overridden.get(path) {
+        Some(config) => format!("MachineConfig/{config}:{path}"),
+        None => path.to_string(),
+    };
+    let (main_name, search_name) = (name(REGISTRIES_CONF), name(SEARCH_REGISTRIES_CONF));
     let main_text = rendered
         .file(REGISTRIES_CONF)
         .unwrap_or(REGISTRIES_TEMPLATE);
     let main = ConfigFile {
-        name: REGISTRIES_CONF,
+        name: &main_name,
         text: main_text,
     };
     let drop_ins: Vec<ConfigFile> = rendered
         .file(SEARCH_REGISTRIES_CONF)
         .map(|text| ConfigFile {
-            name: SEARCH_REGISTRIES_CONF,
+            name: &search_name,
             text,
         })
         .into_iter()
@@ -73,8 +81,13 @@ pub fn node_view(rendered: &Rendered, namespace: Option<&str>) -> Result<NodeVie
             rendered.file(POLICY_JSON).unwrap_or(POLICY_JSON_TEMPLATE),
         ),
     };
-    let policy = policy::parse_policy(&policy_name, policy_text)?;
-    let scope_origins = scope_origins(rendered, namespace);
+    let policy = policy::parse_policy(&name(&policy_name), policy_text)?;
+    // A policy another config wrote owes nothing to the objects.
+    let scope_origins = if rendered.overridden.contains_key(&policy_name) {
+        BTreeMap::new()
+    } else {
+        scope_origins(rendered, namespace)
+    };
     Ok(NodeView {
         registries: conf,
         policy,
@@ -84,7 +97,11 @@ pub fn node_view(rendered: &Rendered, namespace: Option<&str>) -> Result<NodeVie
 
 /// Replaces file:line origins with the objects recorded by the render.
 fn attach_origins(conf: &mut RegistriesConf, rendered: &Rendered) {
-    if let Some(v2) = &rendered.registries {
+    let registries = rendered
+        .registries
+        .as_ref()
+        .filter(|_| !rendered.overridden.contains_key(REGISTRIES_CONF));
+    if let Some(v2) = registries {
         let by_scope: BTreeMap<&str, _> = v2.registries.iter().map(|r| (r.scope(), r)).collect();
         for r in &mut conf.registries {
             let Some(entry) = by_scope.get(r.prefix.as_str()) else {
@@ -98,7 +115,9 @@ fn attach_origins(conf: &mut RegistriesConf, rendered: &Rendered) {
             }
         }
     }
-    if rendered.file(SEARCH_REGISTRIES_CONF).is_some() {
+    if rendered.file(SEARCH_REGISTRIES_CONF).is_some()
+        && !rendered.overridden.contains_key(SEARCH_REGISTRIES_CONF)
+    {
         conf.search_registries_origin = Some(image_origin());
     }
 }

@@ -13,10 +13,10 @@ use serde::Serialize;
 
 use crate::crd::Inputs;
 use crate::origin::Origin;
-use crate::render::cluster::{registries_input, render_pool};
+use crate::render::cluster::{profile_of, registries_input, render_pool};
 use crate::render::findings::{McoFinding, RenderWarning};
 use crate::render::registries::{
-    list_findings, order_conflicts, set_findings, RegistriesInput, SourcePolicy,
+    list_findings_as, order_conflicts, set_findings_as, RegistriesInput, SourcePolicy,
 };
 use crate::render::scope::scope_is_nested_inside_scope;
 
@@ -119,8 +119,13 @@ fn crd_findings(inputs: &Inputs) -> Vec<Finding> {
 }
 
 /// Every finding of the MCO's own validation, on the Image config as
-/// written (before payload protection) and the mirror sets.
+/// written (before payload protection) and the mirror sets, as the MCO of
+/// the inputs' release (ClusterVersion) validates them: none before 4.9,
+/// ImageContentSourcePolicy wildcards from 4.9, every mirror set from 4.13,
+/// the source and mirror patterns from 4.16 (the newest when the release
+/// is not known).
 fn mco_findings(inputs: &Inputs, input: &RegistriesInput) -> Vec<Finding> {
+    let family = profile_of(inputs).validation;
     let sources = inputs
         .image
         .as_ref()
@@ -129,11 +134,11 @@ fn mco_findings(inputs: &Inputs, input: &RegistriesInput) -> Vec<Finding> {
     let insecure = sources.insecure_registries.unwrap_or_default();
     let blocked = sources.blocked_registries.unwrap_or_default();
     let allowed = sources.allowed_registries.unwrap_or_default();
-    let mut findings = list_findings(&insecure, &blocked, &allowed);
+    let mut findings = list_findings_as(&insecure, &blocked, &allowed, family);
     if !allowed.is_empty() && !blocked.is_empty() {
         findings.push(McoFinding::AllowedAndBlocked);
     }
-    findings.extend(set_findings(input));
+    findings.extend(set_findings_as(input, family));
     findings.into_iter().map(mco).collect()
 }
 

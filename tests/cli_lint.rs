@@ -353,3 +353,72 @@ fn issue_28_allowed_and_blocked_without_cluster_version() {
         .code(2)
         .stderr(contains(BOTH));
 }
+
+/// Issue 25: `lint` validates as the MCO of the cluster's release does
+/// (ClusterVersion): a wildcard mirror in an ImageContentSourcePolicy is
+/// refused by pattern from 4.16, as "wildcard entries are not supported"
+/// on 4.9–4.15, and not checked before 4.9; an ImageDigestMirrorSet whose
+/// NeverContactSource source is its own mirror is refused from 4.13, and
+/// ignored by 4.12 (which does not read ImageDigestMirrorSets at all).
+#[test]
+fn issue_25_lint_validates_as_the_clusters_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let icsp = write(
+        &dir,
+        "icsp.yaml",
+        "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: wild\nspec:\n  repositoryDigestMirrors:\n  - source: registry.example.com/apps\n    mirrors:\n    - '*.mirror.example.com/apps'\n",
+    );
+    let idms = write(
+        &dir,
+        "idms.yaml",
+        "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: never\nspec:\n  imageDigestMirrors:\n  - source: quay.io/team\n    mirrorSourcePolicy: NeverContactSource\n    mirrors:\n    - quay.io/team\n",
+    );
+    let cv = |version: &str| {
+        write(
+            &dir,
+            &format!("cv-{version}.yaml"),
+            &format!("apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\nstatus:\n  desired:\n    image: quay.io/openshift-release-dev/ocp-release@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n    version: {version}\n"),
+        )
+    };
+    let run = |files: &[&str]| {
+        let mut cmd = bin();
+        cmd.args(["lint", "-o", "json"]);
+        for f in files {
+            cmd.args(["-f", f]);
+        }
+        let out = cmd.output().unwrap();
+        let findings: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+        let errors: Vec<String> = findings["items"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{findings}"))
+            .iter()
+            .filter(|f| f["level"] == "error")
+            .map(|f| f["message"].as_str().unwrap().to_string())
+            .collect();
+        (out.status.code(), errors)
+    };
+    let wildcard = "wildcard entries are not supported with mirror configuration \"*.mirror.example.com/apps\"";
+    let pattern = "invalid format for mirror \"*.mirror.example.com/apps\"";
+    let never = "cannot set mirrorSourcePolicy: NeverContactSource if the source \"quay.io/team\" is one of the mirrors";
+    for (version, want_wildcard, want_pattern, want_never) in [
+        ("4.22.0", false, true, true),
+        ("4.16.3", false, true, true),
+        ("4.15.9", true, false, true),
+        ("4.13.0", true, false, true),
+        ("4.12.40", true, false, false),
+        ("4.9.0", true, false, false),
+        ("4.8.5", false, false, false),
+    ] {
+        let cv = cv(version);
+        let (_, errors) = run(&[&icsp, &idms, &cv]);
+        let has = |m: &str| errors.iter().any(|e| e.contains(m));
+        assert_eq!(has(wildcard), want_wildcard, "{version}: {errors:?}");
+        assert_eq!(has(pattern), want_pattern, "{version}: {errors:?}");
+        assert_eq!(has(never), want_never, "{version}: {errors:?}");
+    }
+    // Without a ClusterVersion: the newest release's validation.
+    let (code, errors) = run(&[&icsp, &idms]);
+    assert_eq!(code, Some(1));
+    assert!(errors.iter().any(|e| e.contains(pattern)), "{errors:?}");
+}

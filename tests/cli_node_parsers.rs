@@ -296,7 +296,7 @@ fn issue_25_toml_1_1_node_file_by_the_nodes_crio_version() {
             "undetermined: every pull on node {WORKER} fails unless its CRI-O loads these files"
         )))
         .stdout(predicate::str::contains(
-            "depends on its CRI-O release, which is not known: CRI-O 1.35 and later (BurntSushi/toml v1.6.0) load it; CRI-O 1.24 to 1.34 (BurntSushi/toml v1.1.0 to v1.5.0) refuse it",
+            "depends on its CRI-O release, which is not known: CRI-O 1.35 and later (BurntSushi/toml v1.6.0) load it; CRI-O 1.22 to 1.34 (BurntSushi/toml v0.4.1 to v1.5.0) refuse it",
         ));
 }
 
@@ -346,7 +346,8 @@ fn issue_25_older_crio_parsers() {
                 ("1.27", 2, "line 1, column 1: a byte order mark, which BurntSushi/toml v1.2.1 refuses (expected '.' or '=', but got '\\ufeff' instead; v1.3.0 and later skip it); --crio-version 1.27"),
                 ("1.28", 0, ""),
                 ("1.24", 2, "BurntSushi/toml v1.1.0 refuses"),
-                ("1.22", 2, "a byte order mark, which BurntSushi/toml v0.4.1 (CRI-O 1.22 and 1.23) refuses"),
+                ("1.22", 2, "a byte order mark, which BurntSushi/toml v0.4.1 refuses"),
+                ("1.21", 2, "a byte order mark, which BurntSushi/toml v0.3.1 (CRI-O 1.21 and earlier) refuses (bare keys cannot contain '\\ufeff')"),
                 ("", 3, "CRI-O 1.28 and later (BurntSushi/toml v1.3.2 to v1.6.0) load it; CRI-O 1.27 and earlier (BurntSushi/toml v0.3.1 to v1.2.1) refuse it (line 1, column 1: a byte order mark"),
             ],
         ),
@@ -628,6 +629,6 @@ fn issue_25_burntsushi_redefinitions_by_crio_version() {
             "CRI-O 1.35 and later (BurntSushi/toml v1.6.0) refuse it (line 2, column 1: ",
         ))
         .stderr(predicate::str::contains(
-            "CRI-O 1.24 to 1.34 (BurntSushi/toml v1.1.0 to v1.5.0) load it; CRI-O 1.23 and earlier (BurntSushi/toml v0.3.1 to v0.4.1) refuse it",
+            "CRI-O 1.22 to 1.34 (BurntSushi/toml v0.4.1 to v1.5.0) load it; CRI-O 1.21 and earlier (BurntSushi/toml v0.3.1) refuse it",
         ));
 }

@@ -60,12 +60,12 @@ fn write_one(out: &mut dyn Write, e: &Explanation, layout: &Layout) -> io::Resul
         if !e.candidates.is_empty() {
             writeln!(out)?;
         }
-        writeln!(
-            out,
-            "{}{}",
-            label("Result"),
-            format!("the pull fails: {err}").red().bold()
-        )?;
+        // An error that is itself an answer of "undetermined" says so first.
+        let result = match err.strip_prefix("undetermined: ") {
+            Some(why) => format!("undetermined: {why}").yellow().bold(),
+            None => format!("the pull fails: {err}").red().bold(),
+        };
+        writeln!(out, "{}{result}", label("Result"))?;
     }
     if let Some(records) = &e.journal {
         write_journal(out, &e.image, records)?;

@@ -30,7 +30,7 @@ use toml_parser::{ErrorSink, ParseError, Raw, Source, Span};
 /// Which BurntSushi/toml release family reads the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Release {
-    /// v1.1.0 to v1.3.2 (CRI-O 1.24 to 1.30): an inline table inside an
+    /// v0.4.1 to v1.3.2 (CRI-O 1.22 to 1.30): an inline table inside an
     /// array keeps only the last part of each dotted key.
     V1_1,
     /// v1.4.0 and v1.5.0 (CRI-O 1.31 to 1.34).
@@ -40,13 +40,14 @@ pub(crate) enum Release {
 }
 
 impl Release {
-    /// The release a CRI-O 1.x minor vendors; `None` before v1.1.0 (CRI-O
-    /// 1.23 and earlier), whose table tracking is not modelled.
+    /// The release a CRI-O 1.x minor vendors; `None` before v0.4.1 (CRI-O
+    /// 1.21 and earlier, `legacy`). v0.4.1 keeps its tables as v1.1.0 does
+    /// (checked against both by tests/burntsushi_oracle.rs).
     pub(crate) fn of_crio(minor: u32) -> Option<Self> {
-        match minor {
-            ..=23 => None,
-            24..=30 => Some(Self::V1_1),
-            31..=34 => Some(Self::V1_4),
+        match crate::crio::burntsushi_toml(minor) {
+            "v0.3.1" => None,
+            "v0.4.1" | "v1.1.0" | "v1.2.1" | "v1.3.2" => Some(Self::V1_1),
+            "v1.4.0" | "v1.5.0" => Some(Self::V1_4),
             _ => Some(Self::V1_6),
         }
     }
@@ -341,11 +342,22 @@ impl<'a> State<'a> {
         let key = keys.last().cloned().unwrap_or_default();
         let (value, array) = self.value(&key.0, value, false)?;
         self.set_value(&key, node_of(value))?;
-        let mut path = self.context.clone();
-        path.push(key.0);
+        let path = self.type_path(&key.0);
         self.set_type(&path, array);
         self.context = outer;
         Ok(())
+    }
+
+    /// The path `setType` records a type under for `key` in the table in
+    /// scope: an empty key (`"" = …`) inside a table records it under the
+    /// table itself (`if len(key) > 0`), so its own earlier value never
+    /// counts as an array there; at the top level, under the key (`Key{""}`).
+    fn type_path(&self, key: &str) -> Vec<String> {
+        let mut path = self.context.clone();
+        if !key.is_empty() || path.is_empty() {
+            path.push(key.to_string());
+        }
+        path
     }
 
     /// `value`: the value of `key` (in the table in scope), and whether it
@@ -365,8 +377,7 @@ impl<'a> State<'a> {
                 Ok((Spanned::new(span, parsed.into_inner()), false))
             }
             Val::Array(span, items) => {
-                let mut path = self.context.clone();
-                path.push(key.to_string());
+                let path = self.type_path(key);
                 self.set_type(&path, true);
                 let mut array = DeArray::new();
                 for item in items {

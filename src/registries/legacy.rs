@@ -1,46 +1,41 @@
-//! registries.conf as BurntSushi/toml v0.3.1 and v0.4.1 read it: the
-//! parsers of CRI-O 1.21 and earlier (OpenShift 4.8 and earlier) and of
-//! CRI-O 1.22–1.23 (OpenShift 4.9–4.10).
+//! registries.conf as BurntSushi/toml v0.3.1 reads it: the parser of
+//! CRI-O 1.21 and earlier (OpenShift 4.8 and earlier), and the few places
+//! where v0.4.1 (CRI-O 1.22 and 1.23) departs from the v1.1.0 model
+//! (`burntsushi`) it otherwise follows.
 //!
 //! v0.3.1 reads TOML 0.4: no dotted keys, no hexadecimal, octal or binary
 //! integers, no `inf`/`nan`, no local times, no space between a date and
-//! its time, homogeneous arrays only. v0.4.1 reads most of TOML 1.0 but
-//! refuses fractional seconds of more than nine digits. Both also accept
-//! texts TOML 1.0 refuses (leading zeros, control characters in strings
-//! and comments, duplicate keys in inline tables, tables extended after
-//! an inline table, a bare carriage return as a line break, …) with
-//! readings of their own.
+//! its time, homogeneous arrays only. It also accepts texts TOML 1.0
+//! refuses (leading zeros, control characters in strings and comments,
+//! duplicate keys in inline tables, a bare carriage return as a line
+//! break, ...) with readings of its own; so does v0.4.1 with a bare
+//! carriage return. Every release from v0.4.1 on refuses fractional seconds
+//! of more than nine digits, which TOML 1.0 leaves to the parser.
 //!
-//! The tool models what they refuse, on a text the `toml` crate reads as
-//! TOML 1.0 ([`refusal`]); what they read differently is not modelled, and
-//! [`unmodelled`] finds a construct that makes their reading of such a
-//! text, or of one TOML 1.0 refuses, unknown. Sources: the lexers and
-//! parsers of BurntSushi/toml v0.3.1 and v0.4.1 (`lex.go`, `parse.go`,
-//! `type_check.go`), checked against `toml.DecodeFile` of each tag.
+//! The tool models what v0.3.1 refuses, on a text the `toml` crate reads as
+//! TOML 1.0 ([`refusal`]); what it reads differently is not modelled, and
+//! [`unmodelled`] finds a construct that makes its reading of such a text,
+//! or of one TOML 1.0 refuses, unknown. Sources: the lexers and parsers of
+//! BurntSushi/toml v0.3.1 and v0.4.1 (`lex.go`, `parse.go`,
+//! `type_check.go`); checked against `toml.DecodeFile` of each tag by
+//! tests/burntsushi_oracle.rs.
 
-/// Which of the two releases reads the text.
+/// The release that reads the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Legacy {
     /// v0.3.1 (TOML 0.4), CRI-O 1.21 and earlier.
     V0_3,
-    /// v0.4.1, CRI-O 1.22 and 1.23.
-    V0_4,
 }
 
 impl Legacy {
-    /// The release a CRI-O 1.x minor vendors, when it is one of these two.
+    /// The release a CRI-O 1.x minor vendors, when it is v0.3.1.
     pub(super) fn of_crio(minor: u32) -> Option<Self> {
-        match crate::crio::burntsushi_toml(minor) {
-            "v0.3.1" => Some(Self::V0_3),
-            "v0.4.1" => Some(Self::V0_4),
-            _ => None,
-        }
+        (crate::crio::burntsushi_toml(minor) == "v0.3.1").then_some(Self::V0_3)
     }
 
     fn name(self) -> &'static str {
         match self {
             Self::V0_3 => "BurntSushi/toml v0.3.1 (CRI-O 1.21 and earlier)",
-            Self::V0_4 => "BurntSushi/toml v0.4.1 (CRI-O 1.22 and 1.23)",
         }
     }
 }
@@ -84,16 +79,33 @@ pub(super) fn refusal(text: &str, release: Legacy) -> Option<Finding> {
         message: format!("{what}, which {} refuses ({said})", release.name()),
     };
     if text.starts_with('\u{feff}') {
-        let said = match release {
-            Legacy::V0_3 => "bare keys cannot contain '\\ufeff'",
-            Legacy::V0_4 => "expected '.' or '=', but got '\\ufeff' instead",
-        };
-        return Some(refuses(0, "a byte order mark", said));
+        return Some(refuses(
+            0,
+            "a byte order mark",
+            "bare keys cannot contain '\\ufeff'",
+        ));
     }
     let mut scan = Scan::new(text);
     let found = scan.run();
     let (offset, construct) = found.into_iter().find(|(_, c)| c.refused_by(release))?;
     Some(refuses(offset, construct.what(), construct.said()))
+}
+
+/// A time with more than nine fractional digits in `text`: TOML 1.0 leaves
+/// the precision to the parser, and every BurntSushi/toml from v0.4.1 on
+/// (v1.6.0 too) refuses one ("Invalid TOML Datetime"; "invalid datetime"
+/// from v1.4.0), where v0.3.1 truncates it.
+pub(super) fn long_fraction(text: &str) -> Option<Finding> {
+    let (offset, _) = Scan::new(text)
+        .run()
+        .into_iter()
+        .find(|(_, c)| *c == Construct::LongFraction)?;
+    Some(Finding {
+        offset,
+        message: "a time with more than nine fractional digits, which BurntSushi/toml v0.4.1 \
+                  and later refuse (invalid datetime)"
+            .to_string(),
+    })
 }
 
 /// The first construct of `text` whose reading by v0.3.1 or v0.4.1 the
@@ -107,7 +119,7 @@ pub(super) fn unmodelled(text: &str, release: Legacy, toml_1_0: bool) -> Option<
     let found = scan.run();
     let construct = found.into_iter().find(|(_, c)| {
         if toml_1_0 {
-            *c == Construct::MultilineOpensWithCr && release == Legacy::V0_3
+            *c == Construct::MultilineOpensWithCr
         } else {
             c.read_differently(release)
         }
@@ -136,6 +148,20 @@ pub(super) fn unmodelled(text: &str, release: Legacy, toml_1_0: bool) -> Option<
     })
 }
 
+/// Where `text` has a carriage return not followed by a line feed, which
+/// v0.3.1 and v0.4.1 take as a line break (v1.0.0 and later refuse it).
+pub(super) fn bare_carriage_return(text: &str) -> Option<Finding> {
+    let bytes = text.as_bytes();
+    let offset = memchr::memchr_iter(b'\r', bytes).find(|&i| bytes.get(i + 1) != Some(&b'\n'))?;
+    Some(Finding {
+        offset,
+        message: "a carriage return not followed by a line feed, which BurntSushi/toml v0.4.1 \
+                  (CRI-O 1.22 and 1.23) takes as a line break, with a reading of its own not \
+                  modelled by this tool"
+            .to_string(),
+    })
+}
+
 /// The constructs the scanner reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Construct {
@@ -158,24 +184,34 @@ enum Construct {
 impl Construct {
     fn refused_by(self, release: Legacy) -> bool {
         use Construct::*;
-        match self {
-            LongFraction => release == Legacy::V0_4,
-            DottedKey | BaseInteger | InfNan | LocalTime | DatetimeSeparator | MixedArray
-            | ExtraClosingQuotes | BackslashSpace | BackslashCrlf => release == Legacy::V0_3,
-            MultilineOpensWithCr | LeadingZero | InlineTable | ControlCharacter => false,
-        }
+        matches!(
+            (self, release),
+            (
+                DottedKey
+                    | BaseInteger
+                    | InfNan
+                    | LocalTime
+                    | DatetimeSeparator
+                    | MixedArray
+                    | ExtraClosingQuotes
+                    | BackslashSpace
+                    | BackslashCrlf,
+                Legacy::V0_3,
+            )
+        )
     }
 
     /// Whether the release may accept, with a reading of its own, a text
     /// TOML 1.0 refuses because of this construct.
     fn read_differently(self, release: Legacy) -> bool {
         use Construct::*;
-        match self {
-            LeadingZero => release == Legacy::V0_3,
-            InlineTable | ControlCharacter | MultilineOpensWithCr => true,
-            DottedKey => release == Legacy::V0_4,
-            _ => false,
-        }
+        matches!(
+            (self, release),
+            (
+                LeadingZero | InlineTable | ControlCharacter | MultilineOpensWithCr,
+                Legacy::V0_3
+            )
+        )
     }
 
     fn what(self) -> &'static str {
@@ -523,18 +559,16 @@ impl<'a> Scan<'a> {
 mod tests {
     use super::*;
 
-    /// Each row: a TOML 1.0 text, and what v0.3.1 and v0.4.1 say of it, as
-    /// `toml.DecodeFile` of each tag answers (the messages' own words).
+    /// Each row: a TOML 1.0 text, and what v0.3.1 says of it, as its
+    /// `toml.DecodeFile` answers (the messages' own words).
     #[test]
     fn refusals_by_release() {
         let v03 = Legacy::V0_3;
-        let v04 = Legacy::V0_4;
         for (text, release, want) in [
             ("a.b = 1\n", v03, Some((1, "a dotted key"))),
             ("a . b = 1\n", v03, Some((2, "a dotted key"))),
             ("\"a\".b = 1\n", v03, Some((3, "a dotted key"))),
             ("t = { a.b = 1 }\n", v03, Some((7, "a dotted key"))),
-            ("a.b = 1\n", v04, None),
             ("[a.b]\nc = 1\n", v03, None),
             ("[ a . \"b.c\" ]\n[[d.e]]\n", v03, None),
             (
@@ -547,10 +581,8 @@ mod tests {
                 v03,
                 Some((4, "a hexadecimal, octal or binary integer")),
             ),
-            ("x = 0b1\n", v04, None),
             ("x = inf\n", v03, Some((4, "an inf or nan float"))),
             ("x = -nan\n", v03, Some((4, "an inf or nan float"))),
-            ("x = +inf\n", v04, None),
             ("x = 07:32:00\n", v03, Some((4, "a local time"))),
             ("x = 1979-05-27\n", v03, None),
             ("x = 1979-05-27T07:32:00\n", v03, None),
@@ -565,13 +597,6 @@ mod tests {
                 v03,
                 Some((14, "a date-time whose date and time are not joined by 'T'")),
             ),
-            ("x = 1979-05-27 07:32:00Z\n", v04, None),
-            ("x = 1979-05-27T07:32:00.123456789Z\n", v04, None),
-            (
-                "x = 1979-05-27T07:32:00.1234567891Z\n",
-                v04,
-                Some((23, "a time with more than nine fractional digits")),
-            ),
             ("x = 1979-05-27T07:32:00.1234567891Z\n", v03, None),
             (
                 "x = [1, \"a\"]\n",
@@ -584,7 +609,6 @@ mod tests {
                 Some((8, "an array of values of different types")),
             ),
             ("x = [[1], [\"a\"]]\n", v03, None),
-            ("x = [1, \"a\"]\n", v04, None),
             ("x = [ { a = 1 }, { b = \"c\" } ]\n", v03, None),
             (
                 "s = \"\"\"x\"\"\"\"\n",
@@ -594,7 +618,6 @@ mod tests {
                     "a multi-line string with quotes before its closing delimiter",
                 )),
             ),
-            ("s = \"\"\"x\"\"\"\"\n", v04, None),
             (
                 "s = \"\"\"x\\  \n  y\"\"\"\n",
                 v03,
@@ -606,9 +629,7 @@ mod tests {
                 Some((8, "a line-ending backslash followed by CRLF")),
             ),
             ("s = \"\"\"x\\\n  y\"\"\"\n", v03, None),
-            ("s = \"\"\"x\\\r\n  y\"\"\"\n", v04, None),
             ("\u{feff}a = 1\n", v03, Some((0, "a byte order mark"))),
-            ("\u{feff}a = 1\n", v04, Some((0, "a byte order mark"))),
             (
                 "s = \"a.b 0x1 inf 07:32:00\" # x.y = 0x1\nt = 'a.b'\n",
                 v03,
@@ -650,30 +671,11 @@ mod tests {
                 false,
                 Some((4, "a number with a leading zero")),
             ),
-            ("x = 0123\n", Legacy::V0_4, false, None),
-            (
-                "t = {a = 1, a = 2}\n",
-                Legacy::V0_4,
-                false,
-                Some((4, "an inline table")),
-            ),
-            (
-                "s = \"a\u{1}\"\n",
-                Legacy::V0_4,
-                false,
-                Some((6, "a control character or a bare carriage return")),
-            ),
             (
                 "a = 1\rb = 2\n",
                 Legacy::V0_3,
                 false,
                 Some((5, "a control character or a bare carriage return")),
-            ),
-            (
-                "[a]\nb.c = 1\n[a.b]\n",
-                Legacy::V0_4,
-                false,
-                Some((5, "a dotted key")),
             ),
             ("[a]\nb.c = 1\n[a.b]\n", Legacy::V0_3, false, None),
             ("[a]\n[a]\n", Legacy::V0_3, false, None),
@@ -683,7 +685,6 @@ mod tests {
                 true,
                 Some((7, "a multi-line string that opens with a carriage return")),
             ),
-            ("s = \"\"\"\r\nx\"\"\"\n", Legacy::V0_4, true, None),
             ("t = { a = 1 }\n", Legacy::V0_3, true, None),
         ] {
             let got = unmodelled(text, release, toml_1_0);
@@ -699,12 +700,28 @@ mod tests {
         }
     }
 
+    /// Every release from v0.4.1 on refuses a fraction of ten digits.
+    #[test]
+    fn long_fractions_and_bare_carriage_returns() {
+        let f = long_fraction("x = 1979-05-27T07:32:00.1234567891Z\n").expect("refused");
+        assert_eq!(f.offset, 23);
+        assert!(long_fraction("x = 1979-05-27T07:32:00.123456789Z\nt = 07:32:00.5\n").is_none());
+        assert_eq!(
+            long_fraction("t = 07:32:00.1234567891\n").map(|f| f.offset),
+            Some(12)
+        );
+        assert_eq!(
+            bare_carriage_return("a = 1\rb = 2\r\n").map(|f| f.offset),
+            Some(5)
+        );
+        assert!(bare_carriage_return("a = 1\r\nb = 2\r\n").is_none());
+    }
+
     #[test]
     fn releases_by_crio() {
         assert_eq!(Legacy::of_crio(17), Some(Legacy::V0_3));
         assert_eq!(Legacy::of_crio(21), Some(Legacy::V0_3));
-        assert_eq!(Legacy::of_crio(22), Some(Legacy::V0_4));
-        assert_eq!(Legacy::of_crio(23), Some(Legacy::V0_4));
+        assert_eq!(Legacy::of_crio(22), None);
         assert_eq!(Legacy::of_crio(24), None);
     }
 }

@@ -331,6 +331,21 @@ fn parse_on<T: DeserializeOwned>(
     if let Some(legacy) = super::legacy::Legacy::of_crio(minor) {
         return parse_legacy(text, lines, rep, legacy);
     }
+    if crate::crio::burntsushi_toml(minor) == "v0.4.1" {
+        if let Some(f) = super::legacy::bare_carriage_return(text) {
+            let mut e = rep.at_offset(
+                lines,
+                f.offset,
+                format!(
+                    "{}: whether the node loads this file is undetermined{}",
+                    f.message,
+                    rep.basis()
+                ),
+            );
+            e.undetermined = true;
+            return Err(e);
+        }
+    }
     if minor < BOM_SKIPPED_FROM && text.starts_with('\u{feff}') {
         return Err(rep.at_offset(
             lines,
@@ -342,6 +357,9 @@ fn parse_on<T: DeserializeOwned>(
                 rep.basis()
             ),
         ));
+    }
+    if let Some(f) = super::legacy::long_fraction(text) {
+        return Err(rep.at_offset(lines, f.offset, format!("{}{}", f.message, rep.basis())));
     }
     // BurntSushi v1.1.0 to v1.3.2 decode dotted keys of inline tables in
     // arrays their own way: every text is read as they read it.
@@ -460,6 +478,8 @@ fn parser_families() -> Vec<ParserFamily> {
         (
             super::legacy::Legacy::of_crio(minor),
             super::burntsushi::Release::of_crio(minor),
+            // v0.4.1's bare carriage return.
+            crate::crio::burntsushi_toml(minor) == "v0.4.1",
             minor >= BOM_SKIPPED_FROM,
             minor >= crate::crio::TOML_1_1_FROM,
         )
@@ -1243,12 +1263,22 @@ pub fn reads_as_toml_1_0(text: &str) -> bool {
     toml::from_str::<toml::Table>(text).is_ok() && super::toml10::first_toml_1_1_use(text).is_none()
 }
 
-/// The document a node running CRI-O 1.`crio_minor` decodes from `text`
-/// (syntax only, not the registries.conf schema), as JSON, or why its
-/// parser refuses the text: the loader's own reading ([`parse_on`]) into a
-/// plain table. For the oracle tests against BurntSushi/toml.
+/// What a node's registries.conf parser does with a text: the document it
+/// decodes (syntax only, not the registries.conf schema) as JSON, or why it
+/// refuses the text, or why the tool cannot tell.
 #[doc(hidden)]
-pub fn node_reads_toml(text: &str, crio_minor: u32) -> Result<serde_json::Value, String> {
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeToml {
+    Read(serde_json::Value),
+    Refused(String),
+    Undetermined(String),
+}
+
+/// What a node running CRI-O 1.`crio_minor` does with `text`: the loader's
+/// own reading ([`parse_on`]) into a plain table. For the oracle tests
+/// against BurntSushi/toml.
+#[doc(hidden)]
+pub fn node_reads_toml(text: &str, crio_minor: u32) -> NodeToml {
     let runtime = NodeRuntime {
         crio_minor: Some(crio_minor),
         basis: format!("CRI-O 1.{crio_minor}"),
@@ -1259,9 +1289,14 @@ pub fn node_reads_toml(text: &str, crio_minor: u32) -> Result<serde_json::Value,
         drop_in: false,
         runtime: &runtime,
     };
-    let table: toml::Table =
-        parse_on(text, &Lines::new(text), &rep, crio_minor).map_err(|e| e.message)?;
-    serde_json::to_value(table).map_err(|e| e.to_string())
+    match parse_on::<toml::Table>(text, &Lines::new(text), &rep, crio_minor) {
+        Ok(table) => match serde_json::to_value(table) {
+            Ok(value) => NodeToml::Read(value),
+            Err(e) => NodeToml::Refused(e.to_string()),
+        },
+        Err(e) if e.undetermined => NodeToml::Undetermined(e.message),
+        Err(e) => NodeToml::Refused(e.message),
+    }
 }
 
 /// Whether the fast reader reads `text` itself rather than leaving it to

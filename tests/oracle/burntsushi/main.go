@@ -48,11 +48,12 @@ func plain(v interface{}) interface{} {
 		return out
 	case float64:
 		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return fmt.Sprint(t)
+			return "<non-finite float>"
 		}
 		return t
 	case time.Time:
-		return t.String()
+		// registries.conf has no date-time field: only that it is one matters.
+		return "<datetime>"
 	default:
 		return t
 	}

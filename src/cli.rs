@@ -1042,9 +1042,10 @@ pub struct ExplainArgs {
     pub node_timeout: Option<String>,
 
     /// The CRI-O version that reads the node files (1.35, 1.34.2): CRI-O 1.35 and later read
-    /// registries.conf as TOML 1.1, earlier ones as TOML 1.0. Default with --node: the Node's
-    /// containerRuntimeVersion, else the ClusterVersion's release (-f, with --node-files), else
-    /// TOML 1.0; with --registries-conf: TOML 1.0.
+    /// registries.conf as TOML 1.1, 1.22-1.34 as TOML 1.0, 1.21 and earlier as TOML 0.4.
+    /// Default with --node: the Node's containerRuntimeVersion, else the ClusterVersion's
+    /// release (-f, with --node-files); when unknown, the files are read as every release reads
+    /// them, and where they disagree the answer is undetermined (exit 3).
     #[arg(long, value_name = "VERSION")]
     pub crio_version: Option<String>,
 

@@ -13,10 +13,47 @@ use crate::registries::ShortNameMode;
 /// CRI-O 1.34 (OpenShift 4.21) and when the release is unknown, disabled
 /// before.
 pub fn short_name_mode(cluster_version: Option<&ClusterVersion>) -> ShortNameMode {
-    match cluster_version.and_then(ClusterVersion::openshift_minor) {
+    mode_of_release(cluster_version.and_then(ClusterVersion::openshift_minor))
+}
+
+fn mode_of_release(openshift_minor: Option<u32>) -> ShortNameMode {
+    match openshift_minor {
         Some(m) if m < 21 => ShortNameMode::Disabled,
         _ => ShortNameMode::Enforcing,
     }
+}
+
+/// While the cluster updates from a release whose CRI-O resolves short
+/// names one way to one that resolves them another (4.20 to 4.21: disabled
+/// to enforcing), a node runs the older mode until its pool is updated:
+/// `(older mode, its release, target mode, target release)`; `None` when
+/// no such update is in progress.
+pub fn short_name_modes_during_update(
+    cv: &ClusterVersion,
+) -> Option<(ShortNameMode, String, ShortNameMode, String)> {
+    let (from, to) = update_in_progress(cv)?;
+    let from_minor = crate::crd::cluster::openshift_minor_of(from);
+    let (older, newer) = (mode_of_release(from_minor), short_name_mode(Some(cv)));
+    (from_minor.is_some() && older != newer)
+        .then(|| (older, from.to_string(), newer, to.to_string()))
+}
+
+/// The update in progress, `(last completed version, target version)`:
+/// the newest `status.history` entry is `Partial` (the CVO lists the newest
+/// first) and an older one `Completed`.
+fn update_in_progress(cv: &ClusterVersion) -> Option<(&str, &str)> {
+    let newest = cv.status.history.first()?;
+    if newest.state != "Partial" {
+        return None;
+    }
+    let from = cv
+        .status
+        .history
+        .iter()
+        .skip(1)
+        .find(|h| h.state == "Completed")
+        .map_or("", |h| h.version.as_str());
+    Some((from, cv.version()?))
 }
 
 /// The BurntSushi/toml release a CRI-O 1.x minor vendors (its release
@@ -53,8 +90,8 @@ pub struct NodeRuntime {
 }
 
 impl NodeRuntime {
-    /// A node whose CRI-O version is unknown: its parsers are taken as the
-    /// oldest the tool models (TOML 1.0).
+    /// A node whose CRI-O version is unknown: its files are read as every
+    /// CRI-O release reads them (undetermined where they disagree).
     pub fn unknown() -> Self {
         Self::default()
     }
@@ -101,18 +138,18 @@ impl NodeRuntime {
     }
 
     /// Why TOML 1.0 is the grammar the node reads, for an error about a
-    /// TOML 1.1 construct.
+    /// TOML 1.1 construct: the CRI-O and the parser it vendors. (A node
+    /// whose CRI-O is unknown has its files read as every release reads
+    /// them, and no such error.)
     pub fn toml_1_0_basis(&self) -> String {
-        if let Some(minor) = self.crio_minor {
-            return format!(
+        match self.crio_minor {
+            Some(minor) => format!(
                 "{}, whose registries.conf parser is BurntSushi/toml {}",
                 self.basis,
                 burntsushi_toml(minor)
-            );
+            ),
+            None => self.basis.clone(),
         }
-        "the node's CRI-O version is unknown, so TOML 1.0 is assumed (CRI-O 1.35 and later, \
-         OpenShift 4.22 and later, read TOML 1.1)"
-            .to_string()
     }
 }
 
@@ -143,19 +180,10 @@ pub fn of_cluster(cv: &crate::crd::ClusterVersion) -> NodeRuntime {
         return NodeRuntime::unknown();
     };
     let target = NodeRuntime::from_release(minor, version);
-    let Some(newest) = cv.status.history.first() else {
+    let Some((from, _)) = update_in_progress(cv) else {
         return target;
     };
-    if newest.state != "Partial" {
-        return target;
-    }
-    let from = cv
-        .status
-        .history
-        .iter()
-        .skip(1)
-        .find(|h| h.state == "Completed")
-        .map(|h| h.version.as_str());
+    let from = Some(from).filter(|f| !f.is_empty());
     let from_minor = from.and_then(crate::crd::cluster::openshift_minor_of);
     if from_minor == Some(minor) {
         return target;
@@ -251,9 +279,7 @@ mod tests {
             .basis
             .contains("CRI-O 1.35"));
         assert!(!NodeRuntime::unknown().reads_toml_1_1());
-        assert!(NodeRuntime::unknown()
-            .toml_1_0_basis()
-            .contains("TOML 1.0 is assumed"));
+        assert_eq!(NodeRuntime::unknown().crio_minor, None);
     }
 
     fn cluster_version(desired: &str, history: &[(&str, &str)]) -> ClusterVersion {
@@ -325,6 +351,39 @@ mod tests {
         .expect("node");
         let cv = cluster_version("4.22.1", &[("Partial", "4.22.1"), ("Completed", "4.21.4")]);
         assert_eq!(of_node("w1", &[node], Some(&cv)).crio_minor, Some(34));
+    }
+
+    #[test]
+    fn short_name_modes_during_an_update() {
+        let cv = cluster_version("4.21.1", &[("Partial", "4.21.1"), ("Completed", "4.20.9")]);
+        assert_eq!(
+            short_name_modes_during_update(&cv),
+            Some((
+                ShortNameMode::Disabled,
+                "4.20.9".to_string(),
+                ShortNameMode::Enforcing,
+                "4.21.1".to_string()
+            ))
+        );
+        for (desired, history) in [
+            (
+                "4.21.1",
+                vec![("Completed", "4.21.1"), ("Completed", "4.20.9")],
+            ),
+            (
+                "4.22.0",
+                vec![("Partial", "4.22.0"), ("Completed", "4.21.3")],
+            ),
+            ("4.21.1", vec![("Partial", "4.21.1")]),
+            ("4.21.1", vec![]),
+        ] {
+            let cv = cluster_version(desired, &history);
+            assert_eq!(
+                short_name_modes_during_update(&cv),
+                None,
+                "{desired} {history:?}"
+            );
+        }
     }
 
     #[test]

@@ -699,3 +699,72 @@ fn issue_28_scope_conflict_warning_only_where_the_scope_covers_the_image() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("conflicting scope"), "{text}");
 }
+
+/// Issue 25: while the cluster updates from 4.20 (CRI-O 1.33, short names
+/// disabled) to 4.21 (enforcing), a node resolves short names the older
+/// way until its pool is updated: a short name the two modes resolve
+/// differently is undetermined (exit 3), saying both; a qualified reference
+/// is explained as usual, and `--short-name-mode` decides.
+#[test]
+fn issue_25_short_names_during_an_update_are_undetermined() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("cluster");
+    let status = std::process::Command::new("cp")
+        .args(["-a", "examples/disconnected-cluster"])
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let cv = copy.join("cluster-scoped-resources/config.openshift.io/clusterversions/version.yaml");
+    let mut text = std::fs::read_to_string(&cv).unwrap();
+    text.push_str("  history:\n  - state: Partial\n    version: 4.21.2\n  - state: Completed\n    version: 4.20.9\n");
+    std::fs::write(&cv, text).unwrap();
+    let out = plugin()
+        .args(["explain", "support-tools:latest", "-o", "json", "-f"])
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let error = json["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("undetermined: ClusterVersion/version is updating from 4.20.9 to 4.21.2: a node not yet updated resolves short names with short-name-mode disabled and tries mirror.corp.example.com:5000/support-tools:latest, registry.access.redhat.com/support-tools:latest; an updated one, with enforcing, fails (cannot resolve"),
+        "{error}"
+    );
+    plugin()
+        .args([
+            "explain",
+            &format!("registry.redhat.io/rhel9/support-tools@{DIGEST}"),
+            "-f",
+        ])
+        .arg(&copy)
+        .assert()
+        .code(0);
+    plugin()
+        .args([
+            "explain",
+            "support-tools:latest",
+            "--short-name-mode",
+            "disabled",
+            "-f",
+        ])
+        .arg(&copy)
+        .assert()
+        .code(0);
+    // Once the update has completed, the target's mode alone.
+    let text = std::fs::read_to_string(&cv)
+        .unwrap()
+        .replace("state: Partial", "state: Completed");
+    std::fs::write(&cv, text).unwrap();
+    plugin()
+        .args(["explain", "support-tools:latest", "-f"])
+        .arg(&copy)
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("short-name resolution enforced"));
+}

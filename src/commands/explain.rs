@@ -14,6 +14,7 @@ use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
 
 use mirrorpolicy::render::cluster::Rendered;
 
+use mirrorpolicy::crd::ClusterVersion;
 use mirrorpolicy::crio::NodeRuntime;
 use mirrorpolicy::node_files::{
     folder_of, is_absent, pull_breakers, runtime_use, NodeFiles, NodeRead, RuntimeUse, POLICY_JSON,
@@ -190,6 +191,70 @@ fn explain_files(
     Ok(code)
 }
 
+/// While the cluster updates between releases whose CRI-O resolves short
+/// names differently, a node resolves them the older way until its pool is
+/// updated: an image that resolves otherwise in the older mode is
+/// undetermined (exit 3 unless a pull fails), saying both.
+fn short_names_during_update(
+    config: &Config<'_>,
+    cv: &ClusterVersion,
+    items: &mut [Explanation],
+    code: ExitCode,
+    namespace: Option<&str>,
+) -> ExitCode {
+    let Some((older, from, newer, to)) = mirrorpolicy::crio::short_name_modes_during_update(cv)
+    else {
+        return code;
+    };
+    let resolution = |mode| {
+        move |image: &str| match explain::explain(config, image, mode, namespace) {
+            Ok(e) => match e.error {
+                Some(error) => Err(error),
+                None => Ok(e
+                    .candidates
+                    .iter()
+                    .map(|c| c.reference.clone())
+                    .collect::<Vec<_>>()),
+            },
+            Err(e) => Err(e.to_string()),
+        }
+    };
+    let mut undetermined = false;
+    for item in items.iter_mut() {
+        let (was, now) = (
+            resolution(older)(&item.image),
+            resolution(newer)(&item.image),
+        );
+        if was == now {
+            continue;
+        }
+        let say = |r: &Result<Vec<String>, String>| match r {
+            Ok(candidates) => format!("tries {}", candidates.join(", ")),
+            Err(e) => format!("fails ({e})"),
+        };
+        item.error = Some(format!(
+            "undetermined: ClusterVersion/version is updating from {from} to {to}: a node not yet \
+             updated resolves short names with short-name-mode {} and {}; an updated one, with {}, {}",
+            older.as_str(),
+            say(&was),
+            newer.as_str(),
+            say(&now)
+        ));
+        undetermined = true;
+    }
+    let failing = items.iter().any(|i| {
+        i.error
+            .as_deref()
+            .is_some_and(|e| !e.starts_with("undetermined: "))
+    });
+    match code {
+        ExitCode::Input => ExitCode::Input,
+        _ if failing => ExitCode::Findings,
+        _ if undetermined => ExitCode::Cluster,
+        other => other,
+    }
+}
+
 /// Explains against what the MCO renders from cluster objects for a pool.
 fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
     let namespace = settings.namespace();
@@ -208,6 +273,11 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref()));
     let config = Config::from(&view);
     let (mut items, mut code) = explain_all(&config, &args.images, mode, namespace);
+    if args.short_name_mode.is_none() {
+        if let Some(cv) = &inputs.cluster_version {
+            code = short_names_during_update(&config, cv, &mut items, code, namespace);
+        }
+    }
     if args.probe.probe {
         let ctx = probe::context_for_objects(settings, &args.probe, &args.filenames, &rendered)?;
         (items, code) = probe_items(ctx, items, code, args.probe.probe_concurrency)?;

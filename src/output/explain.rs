@@ -139,11 +139,7 @@ fn write_attempt(out: &mut dyn Write, a: &Attempt) -> io::Result<()> {
 }
 
 fn mode(e: &Explanation) -> &'static str {
-    match e.short_name_mode {
-        crate::registries::ShortNameMode::Enforcing => "enforcing",
-        crate::registries::ShortNameMode::Permissive => "permissive",
-        crate::registries::ShortNameMode::Disabled => "disabled",
-    }
+    e.short_name_mode.as_str()
 }
 
 fn origins(list: &[crate::origin::Origin]) -> String {

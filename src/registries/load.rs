@@ -581,9 +581,9 @@ fn parse_on_any(
 }
 
 /// A text the `toml` crate refuses, read as the node's BurntSushi/toml
-/// (v1.1.0 and later) reads it, when that is known: it accepts some table
+/// (v0.4.1 and later) reads it, when that is known: it accepts some table
 /// redefinitions TOML 1.0 forbids, and merges them. `None` when the node's
-/// release is unknown or older, or when BurntSushi refuses the text too
+/// release is v0.3.1, or when BurntSushi refuses the text too
 /// (the `toml` crate's error then says why).
 fn as_burntsushi_reads<T: DeserializeOwned>(
     text: &str,
@@ -1234,8 +1234,9 @@ pub fn load(
     load_with(main, drop_ins, Reader::Fast, &NodeRuntime::unknown())
 }
 
-/// [`load`] as the CRI-O `runtime` reads the files: TOML 1.1 from CRI-O
-/// 1.35, TOML 1.0 before and when the version is unknown.
+/// [`load`] as the CRI-O `runtime` reads the files (TOML 1.1 from CRI-O
+/// 1.35, TOML 1.0 from 1.22, TOML 0.4 before); when its version is
+/// unknown, as every release reads them, undetermined where they disagree.
 pub fn load_on(
     main: Option<&ConfigFile<'_>>,
     drop_ins: &[ConfigFile<'_>],

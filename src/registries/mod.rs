@@ -106,6 +106,17 @@ pub enum ShortNameMode {
     Disabled,
 }
 
+impl ShortNameMode {
+    /// The mode as registries.conf spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Enforcing => "enforcing",
+            Self::Permissive => "permissive",
+            Self::Disabled => "disabled",
+        }
+    }
+}
+
 /// One `[aliases]` entry after merging.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Alias {

@@ -347,7 +347,7 @@ pub fn is_absent(why: &str) -> bool {
 /// break only their namespace's pulls and are not listed. `runtime` is the
 /// node's CRI-O: which TOML its registries.conf parser reads.
 pub fn pull_breakers(files: &NodeFiles, runtime: &NodeRuntime) -> Vec<Breaker> {
-    let mut undetermined = Vec::new();
+    let mut undetermined: Vec<(String, String, crate::registries::Undetermined)> = Vec::new();
     let mut out = unreadable_breakers(files);
     registries_breakers(files, runtime, &mut out, &mut undetermined);
     let text = |path: &str| -> Option<Result<&str, (String, String)>> {
@@ -383,12 +383,12 @@ pub fn pull_breakers(files: &NodeFiles, runtime: &NodeRuntime) -> Vec<Breaker> {
     let broken = out.into_iter().map(|(path, why)| Breaker {
         path,
         why,
-        undetermined: false,
+        undetermined: None,
     });
-    let undetermined = undetermined.into_iter().map(|(path, why)| Breaker {
+    let undetermined = undetermined.into_iter().map(|(path, why, reason)| Breaker {
         path,
         why,
-        undetermined: true,
+        undetermined: Some(reason),
     });
     broken.chain(undetermined).collect()
 }
@@ -400,10 +400,10 @@ pub struct Breaker {
     pub path: String,
     /// Why, in containers/image's words where it has some.
     pub why: String,
-    /// Whether the file breaks every pull only on some CRI-O releases (or
-    /// as a release the tool does not model reads it), and the node's is
-    /// not known: undetermined, not broken.
-    pub undetermined: bool,
+    /// Set when the file breaks every pull only on some CRI-O releases and
+    /// the node's is not known, or as a release the tool does not model
+    /// reads it: undetermined, not broken.
+    pub undetermined: Option<crate::registries::Undetermined>,
 }
 
 /// The runtime files that cannot be resolved, other than absent.
@@ -434,7 +434,7 @@ fn registries_breakers(
     files: &NodeFiles,
     runtime: &NodeRuntime,
     out: &mut Vec<(String, String)>,
-    undetermined: &mut Vec<(String, String)>,
+    undetermined: &mut Vec<(String, String, crate::registries::Undetermined)>,
 ) {
     let text = |path: &str| -> Option<Result<&str, (String, String)>> {
         let bytes = files.files.get(path)?;
@@ -465,10 +465,11 @@ fn registries_breakers(
         } else {
             crate::registries::load_on(None, std::slice::from_ref(&file), runtime)
         };
-        match loaded {
-            Err(e) if e.undetermined => undetermined.push((path.clone(), e.to_string())),
-            Err(e) => out.push((path.clone(), e.to_string())),
-            Ok(_) => {}
+        if let Err(e) = loaded {
+            match e.undetermined {
+                Some(reason) => undetermined.push((path.clone(), e.to_string(), reason)),
+                None => out.push((path.clone(), e.to_string())),
+            }
         }
     }
     if out.is_empty() && undetermined.is_empty() && !registries.is_empty() {
@@ -481,10 +482,11 @@ fn registries_breakers(
             .iter()
             .map(|(name, text)| crate::registries::ConfigFile { name, text })
             .collect();
-        match crate::registries::load_on(main.as_ref(), &drop_ins, runtime) {
-            Err(e) if e.undetermined => undetermined.push((e.file.clone(), e.to_string())),
-            Err(e) => out.push((e.file.clone(), e.to_string())),
-            Ok(_) => {}
+        if let Err(e) = crate::registries::load_on(main.as_ref(), &drop_ins, runtime) {
+            match e.undetermined {
+                Some(reason) => undetermined.push((e.file.clone(), e.to_string(), reason)),
+                None => out.push((e.file.clone(), e.to_string())),
+            }
         }
     }
 }

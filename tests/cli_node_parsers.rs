@@ -629,6 +629,6 @@ fn issue_25_burntsushi_redefinitions_by_crio_version() {
             "CRI-O 1.35 and later (BurntSushi/toml v1.6.0) refuse it (line 2, column 1: ",
         ))
         .stderr(predicate::str::contains(
-            "CRI-O 1.22 to 1.34 (BurntSushi/toml v0.4.1 to v1.5.0) load it; CRI-O 1.21 and earlier (BurntSushi/toml v0.3.1) refuse it",
+            "CRI-O 1.22 to 1.34 (BurntSushi/toml v0.4.1 to v1.5.0) load it; CRI-O 1.21 and earlier (BurntSushi/toml v0.3.1): not known (line 2, column 1: a table or key defined again",
         ));
 }

@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use mirrorpolicy::explain::{self, Config, Explanation};
 use mirrorpolicy::output;
 use mirrorpolicy::policy::{self, PolicyFile};
-use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode};
+use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode, Undetermined};
 
 use mirrorpolicy::render::cluster::Rendered;
 
@@ -119,14 +119,16 @@ fn explain_broken(
         .map(ShortNameMode::from)
         .unwrap_or(ShortNameMode::Permissive);
     let whys = broken.whys.join("; ");
-    let why = if broken.undetermined {
-        format!(
+    let why = match broken.undetermined {
+        Some(Undetermined::ReleaseUnknown) => format!(
             "undetermined: every pull on node {node} fails unless its CRI-O loads these files: {whys} \
              (give the node's version with --crio-version, as its Node's \
              status.nodeInfo.containerRuntimeVersion says)"
-        )
-    } else {
-        format!("every pull on node {node} fails: {whys}")
+        ),
+        Some(Undetermined::NotModelled) => format!(
+            "undetermined: every pull on node {node} fails unless its CRI-O loads these files: {whys}"
+        ),
+        None => format!("every pull on node {node} fails: {whys}"),
     };
     let mut items: Vec<Explanation> = args
         .images
@@ -142,7 +144,7 @@ fn explain_broken(
         })
         .collect();
     print(settings, args, &mut items)?;
-    Ok(if broken.undetermined {
+    Ok(if broken.undetermined.is_some() {
         ExitCode::Cluster
     } else {
         ExitCode::Findings
@@ -544,12 +546,12 @@ fn load_registries(
         .map(|(name, text)| ConfigFile { name, text })
         .collect();
     registries::load_on(main_file.as_ref(), &drop_in_files, runtime).map_err(|e| {
-        if e.undetermined {
-            Failure::cluster(format!("undetermined: {e}"))
+        match e.undetermined {
+            Some(Undetermined::ReleaseUnknown) => Failure::cluster(format!("undetermined: {e}"))
                 .with_hint("give the CRI-O version of the host the files come from with --crio-version (crio --version, or the Node's status.nodeInfo.containerRuntimeVersion)")
-                .into()
-        } else {
-            Failure::input(e.to_string()).into()
+                .into(),
+            Some(Undetermined::NotModelled) => Failure::cluster(format!("undetermined: {e}")).into(),
+            None => Failure::input(e.to_string()).into(),
         }
     })
 }
@@ -645,8 +647,9 @@ fn read_node(
 /// Why every pull on a node fails, or may fail.
 struct Broken {
     whys: Vec<String>,
-    /// Whether it depends on the node's CRI-O release, which is not known.
-    undetermined: bool,
+    /// Set when it depends on the node's CRI-O release, which is not
+    /// known, or on a reading the tool does not model.
+    undetermined: Option<Undetermined>,
 }
 
 /// What CRI-O loads from a node's files.
@@ -673,11 +676,15 @@ fn node_config(
     let breakers = pull_breakers(files, runtime);
     if !breakers.is_empty() {
         // A file that breaks every pull whatever the release decides it.
-        let undetermined = breakers.iter().all(|b| b.undetermined);
+        let undetermined = breakers
+            .iter()
+            .map(|b| b.undetermined)
+            .collect::<Option<Vec<_>>>()
+            .and_then(|reasons| reasons.first().copied());
         return Err(Broken {
             whys: breakers
                 .into_iter()
-                .filter(|b| b.undetermined == undetermined)
+                .filter(|b| b.undetermined.is_some() == undetermined.is_some())
                 .map(|b| b.why)
                 .collect(),
             undetermined,
@@ -723,7 +730,7 @@ fn node_config(
             Some(
                 policy::parse_policy_bytes(&name, bytes).map_err(|e| Broken {
                     whys: vec![e.to_string()],
-                    undetermined: false,
+                    undetermined: None,
                 })?,
             )
         }

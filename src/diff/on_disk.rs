@@ -20,6 +20,7 @@ use crate::node_files::{
     folder_of, go_mode_words, is_absent, is_cert_path, pull_breakers, Breaker, FileKind, FileMeta,
     NodeFiles, NodeRead, REGISTRIES_CONF_D,
 };
+use crate::registries::Undetermined;
 
 use super::{
     file_bytes, is_managed, normalize, summarize, Drift, Files, NotRead, Report, Selection, Stage,
@@ -588,11 +589,14 @@ impl Group<'_> {
                 self.config
             ));
         }
-        let runtime = match self.disk.breakers.get(path) {
-            Some(b) if b.undetermined => {
+        let runtime = match self.disk.breakers.get(path).map(|b| b.undetermined) {
+            Some(Some(Undetermined::ReleaseUnknown)) => {
                 "whether containers/image reads it depends on the nodes' CRI-O release, which is not known"
             }
-            Some(_) => "containers/image fails to read it: every pull on these nodes fails",
+            Some(Some(Undetermined::NotModelled)) => {
+                "whether containers/image reads it is undetermined: the tool does not model how the nodes' CRI-O release reads it"
+            }
+            Some(None) => "containers/image fails to read it: every pull on these nodes fails",
             None => "containers/image takes it as absent",
         };
         let cause = match want {
@@ -642,7 +646,7 @@ impl Group<'_> {
     /// `cause` with what a file that breaks every pull does.
     fn with_breaker(&self, path: &str, cause: String) -> String {
         match self.disk.breakers.get(path) {
-            Some(b) if b.undetermined => format!(
+            Some(b) if b.undetermined.is_some() => format!(
                 "{cause}; whether containers/image loads it is undetermined ({}): if it does not, every pull on these nodes fails",
                 b.why
             ),

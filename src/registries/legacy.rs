@@ -50,10 +50,14 @@ pub(super) struct Finding {
 }
 
 /// What the innermost open bracket is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Open {
-    /// `{`: an inline table.
-    Table,
+    /// `{`: an inline table, with the keys written in it so far and whether
+    /// a comma was the last token.
+    Table {
+        keys: Vec<Vec<u8>>,
+        after_comma: bool,
+    },
     /// `[` in a value: an array, with the type of its first item once read.
     Array(Option<Kind>),
 }
@@ -91,48 +95,56 @@ pub(super) fn refusal(text: &str, release: Legacy) -> Option<Finding> {
     Some(refuses(offset, construct.what(), construct.said()))
 }
 
-/// A time with more than nine fractional digits in `text`: TOML 1.0 leaves
-/// the precision to the parser, and every BurntSushi/toml from v0.4.1 on
-/// (v1.6.0 too) refuses one ("Invalid TOML Datetime"; "invalid datetime"
-/// from v1.4.0), where v0.3.1 truncates it.
-pub(super) fn long_fraction(text: &str) -> Option<Finding> {
-    let (offset, _) = Scan::new(text)
+/// A time with more than nine fractional digits in `text`, `(finding,
+/// refused)`. TOML 1.0 leaves the precision to the parser; BurntSushi/toml
+/// from v0.4.1 on parses it with Go's `time.ParseInLocation`, whose layouts
+/// for a local date-time or time stop at nine digits ("Invalid TOML
+/// Datetime"; "invalid datetime" from v1.4.0): refused. With an offset the
+/// layout is `time.RFC3339Nano`, which Go 1.20 and later parse on a fast
+/// path that takes any number of digits: whether the node reads it depends
+/// on the Go that built its CRI-O, which the tool does not model.
+pub(super) fn long_fraction(text: &str) -> Option<(Finding, bool)> {
+    let (offset, c) = Scan::new(text)
         .run()
         .into_iter()
-        .find(|(_, c)| *c == Construct::LongFraction)?;
-    Some(Finding {
-        offset,
-        message: "a time with more than nine fractional digits, which BurntSushi/toml v0.4.1 \
-                  and later refuse (invalid datetime)"
-            .to_string(),
-    })
+        .find(|(_, c)| matches!(c, Construct::LongFraction | Construct::LongFractionOffset))?;
+    let refused = c == Construct::LongFraction;
+    let message = if refused {
+        "a time with more than nine fractional digits, which BurntSushi/toml v0.4.1 and later \
+         refuse (invalid datetime)"
+    } else {
+        "a date-time with an offset and more than nine fractional digits, which BurntSushi/toml \
+         v0.4.1 and later read only when CRI-O was built with Go 1.20 or later (Go's RFC 3339 \
+         parser), not modelled by this tool"
+    };
+    Some((
+        Finding {
+            offset,
+            message: message.to_string(),
+        },
+        refused,
+    ))
 }
 
-/// The first construct of `text` whose reading by v0.3.1 or v0.4.1 the
-/// tool does not model, on a text the `toml` crate refuses or reads as
-/// TOML 1.1 (where these releases may accept what TOML 1.0 refuses), or on
-/// one it reads as TOML 1.0 (a multi-line string opening with a carriage
-/// return, which v0.3.1 keeps).
-pub(super) fn unmodelled(text: &str, release: Legacy, toml_1_0: bool) -> Option<Finding> {
+/// The first construct of `text` that v0.3.1 reads in its own way, which
+/// the tool does not model: one TOML 1.0 refuses (leading zeros, control
+/// characters, a trailing comma or a key written twice in an inline table,
+/// a multi-line string as a key), or a multi-line string opening with a
+/// carriage return, which it keeps.
+pub(super) fn unmodelled(text: &str, release: Legacy) -> Option<Finding> {
     let bytes = text.as_bytes();
-    let mut scan = Scan::new(text);
-    let found = scan.run();
-    let construct = found.into_iter().find(|(_, c)| {
-        if toml_1_0 {
-            *c == Construct::MultilineOpensWithCr
-        } else {
-            c.read_differently(release)
-        }
-    });
-    let control = (!toml_1_0)
-        .then(|| {
-            bytes.iter().enumerate().position(|(i, &b)| {
-                (b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r')
-                    || b == 0x7f
-                    || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
-            })
+    let construct = Scan::new(text)
+        .run()
+        .into_iter()
+        .find(|(_, c)| c.read_differently(release));
+    let control = bytes
+        .iter()
+        .enumerate()
+        .position(|(i, &b)| {
+            (b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r')
+                || b == 0x7f
+                || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
         })
-        .flatten()
         .map(|offset| (offset, Construct::ControlCharacter));
     let (offset, construct) = match (construct, control) {
         (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
@@ -171,13 +183,17 @@ enum Construct {
     LocalTime,
     DatetimeSeparator,
     LongFraction,
+    LongFractionOffset,
     MixedArray,
     ExtraClosingQuotes,
     BackslashSpace,
     BackslashCrlf,
     MultilineOpensWithCr,
     LeadingZero,
-    InlineTable,
+    InlineTrailingComma,
+    InlineDuplicateKey,
+    MultilineKey,
+    DottedKeyAfterPart,
     ControlCharacter,
 }
 
@@ -188,6 +204,7 @@ impl Construct {
             (self, release),
             (
                 DottedKey
+                    | DottedKeyAfterPart
                     | BaseInteger
                     | InfNan
                     | LocalTime
@@ -208,7 +225,12 @@ impl Construct {
         matches!(
             (self, release),
             (
-                LeadingZero | InlineTable | ControlCharacter | MultilineOpensWithCr,
+                LeadingZero
+                    | InlineTrailingComma
+                    | InlineDuplicateKey
+                    | MultilineKey
+                    | ControlCharacter
+                    | MultilineOpensWithCr,
                 Legacy::V0_3
             )
         )
@@ -223,13 +245,17 @@ impl Construct {
             LocalTime => "a local time",
             DatetimeSeparator => "a date-time whose date and time are not joined by 'T'",
             LongFraction => "a time with more than nine fractional digits",
+            LongFractionOffset => "a date-time with an offset and more than nine fractional digits",
             MixedArray => "an array of values of different types",
             ExtraClosingQuotes => "a multi-line string with quotes before its closing delimiter",
             BackslashSpace => "a line-ending backslash followed by white space",
             BackslashCrlf => "a line-ending backslash followed by CRLF",
             MultilineOpensWithCr => "a multi-line string that opens with a carriage return",
             LeadingZero => "a number with a leading zero",
-            InlineTable => "an inline table",
+            InlineTrailingComma => "a trailing comma in an inline table",
+            InlineDuplicateKey => "a key written twice in an inline table",
+            MultilineKey => "a multi-line string as a key",
+            DottedKeyAfterPart => "a dotted key",
             ControlCharacter => "a control character or a bare carriage return",
         }
     }
@@ -239,6 +265,7 @@ impl Construct {
         use Construct::*;
         match self {
             DottedKey => "bare keys cannot contain '.'",
+            DottedKeyAfterPart => "expected key separator '=', but got '.' instead",
             MixedArray => "arrays must be homogeneous",
             LongFraction => "Invalid TOML Datetime",
             BackslashSpace => "invalid escape character ' '",
@@ -279,6 +306,11 @@ impl<'a> Scan<'a> {
     /// Every construct found, in text order.
     fn run(&mut self) -> Vec<(usize, Construct)> {
         while let Some(&c) = self.bytes.get(self.at) {
+            if !matches!(c, b' ' | b'\t' | b'\r' | b'\n' | b'#' | b',' | b'}') {
+                if let Some(Open::Table { after_comma, .. }) = self.open.last_mut() {
+                    *after_comma = false;
+                }
+            }
             match c {
                 b' ' | b'\t' | b'\r' => self.at += 1,
                 b'\n' => {
@@ -300,8 +332,10 @@ impl<'a> Scan<'a> {
                     let kind = if c == b'{' { Kind::Table } else { Kind::Array };
                     self.item(kind);
                     if c == b'{' {
-                        self.note(self.at, Construct::InlineTable);
-                        self.open.push(Open::Table);
+                        self.open.push(Open::Table {
+                            keys: Vec::new(),
+                            after_comma: false,
+                        });
                         self.expect_key = true;
                     } else {
                         self.open.push(Open::Array(None));
@@ -309,15 +343,34 @@ impl<'a> Scan<'a> {
                     self.at += 1;
                 }
                 b'}' | b']' => {
+                    if let Some(Open::Table {
+                        after_comma: true, ..
+                    }) = self.open.last()
+                    {
+                        self.note(self.at, Construct::InlineTrailingComma);
+                    }
                     self.open.pop();
                     self.at += 1;
                 }
                 b',' => {
-                    self.expect_key = self.open.last() == Some(&Open::Table);
+                    let in_table = match self.open.last_mut() {
+                        Some(Open::Table { after_comma, .. }) => {
+                            *after_comma = true;
+                            true
+                        }
+                        _ => false,
+                    };
+                    self.expect_key = in_table;
                     self.at += 1;
                 }
                 b'"' | b'\'' if self.expect_key => {
+                    let start = self.at;
+                    let rest = &self.bytes[start..];
+                    if rest.len() >= 3 && rest[1] == c && rest[2] == c {
+                        self.note(start, Construct::MultilineKey);
+                    }
                     self.string();
+                    self.inline_key(start);
                     self.after_key_part();
                 }
                 b'"' | b'\'' => {
@@ -325,7 +378,9 @@ impl<'a> Scan<'a> {
                     self.string();
                 }
                 _ if self.expect_key => {
+                    let start = self.at;
                     self.bare();
+                    self.inline_key(start);
                     self.after_key_part();
                 }
                 _ => self.value(),
@@ -361,8 +416,25 @@ impl<'a> Scan<'a> {
             at += 1;
         }
         if self.bytes.get(at) == Some(&b'.') {
-            self.note(at, Construct::DottedKey);
+            self.note(at, Construct::DottedKeyAfterPart);
             self.at = at + 1;
+        }
+    }
+
+    /// A key (from `start` to here) written directly in an inline table:
+    /// noted when the table has it already.
+    fn inline_key(&mut self, start: usize) {
+        let key = self.bytes[start..self.at].to_vec();
+        let twice = match self.open.last_mut() {
+            Some(Open::Table { keys, .. }) => {
+                let twice = keys.contains(&key);
+                keys.push(key);
+                twice
+            }
+            _ => false,
+        };
+        if twice {
+            self.note(start, Construct::InlineDuplicateKey);
         }
     }
 
@@ -471,7 +543,16 @@ impl<'a> Scan<'a> {
                     .take_while(|b| b.is_ascii_digit())
                     .count();
                 if fraction > 9 {
-                    self.note(start + dot, Construct::LongFraction);
+                    let offset = matches!(
+                        token.get(dot + 1 + fraction),
+                        Some(b'Z' | b'z' | b'+' | b'-')
+                    );
+                    let c = if offset {
+                        Construct::LongFractionOffset
+                    } else {
+                        Construct::LongFraction
+                    };
+                    self.note(start + dot, c);
                 }
             }
             return Kind::Datetime;
@@ -664,51 +745,66 @@ mod tests {
     /// own way: unknown to the tool.
     #[test]
     fn unmodelled_readings() {
-        for (text, release, toml_1_0, want) in [
-            (
-                "x = 0123\n",
-                Legacy::V0_3,
-                false,
-                Some((4, "a number with a leading zero")),
-            ),
+        for (text, want) in [
+            ("x = 0123\n", Some((4, "a number with a leading zero"))),
             (
                 "a = 1\rb = 2\n",
-                Legacy::V0_3,
-                false,
                 Some((5, "a control character or a bare carriage return")),
             ),
-            ("[a]\nb.c = 1\n[a.b]\n", Legacy::V0_3, false, None),
-            ("[a]\n[a]\n", Legacy::V0_3, false, None),
+            ("[a]\nb.c = 1\n[a.b]\n", None),
+            ("[a]\n[a]\n", None),
             (
                 "s = \"\"\"\r\nx\"\"\"\n",
-                Legacy::V0_3,
-                true,
                 Some((7, "a multi-line string that opens with a carriage return")),
             ),
-            ("t = { a = 1 }\n", Legacy::V0_3, true, None),
+            ("t = { a = 1 }\nm = [{ a = 1, b = [1, 2] }]\n", None),
+            (
+                "t = { a = 1, }\n",
+                Some((13, "a trailing comma in an inline table")),
+            ),
+            (
+                "t = { a = [1, 2], }\n",
+                Some((18, "a trailing comma in an inline table")),
+            ),
+            (
+                "t = { a = 1, b = 2, a = 3 }\n",
+                Some((20, "a key written twice in an inline table")),
+            ),
+            ("t = { a = { a = 1 } }\n", None),
+            (
+                "\"\"\"k\"\"\" = 1\n",
+                Some((0, "a multi-line string as a key")),
+            ),
         ] {
-            let got = unmodelled(text, release, toml_1_0);
+            let got = unmodelled(text, Legacy::V0_3);
             let got = got.as_ref().map(|f| (f.offset, f.message.as_str()));
             match (got, want) {
                 (None, None) => {}
                 (Some((offset, message)), Some((want_offset, what))) => {
-                    assert_eq!(offset, want_offset, "{text:?} {release:?}: {message}");
-                    assert!(message.starts_with(what), "{text:?} {release:?}: {message}");
+                    assert_eq!(offset, want_offset, "{text:?}: {message}");
+                    assert!(message.starts_with(what), "{text:?}: {message}");
                 }
-                (got, want) => panic!("{text:?} {release:?}: got {got:?}, want {want:?}"),
+                (got, want) => panic!("{text:?}: got {got:?}, want {want:?}"),
             }
         }
     }
 
-    /// Every release from v0.4.1 on refuses a fraction of ten digits.
+    /// From v0.4.1 on, a local time's fraction of ten digits is refused; an
+    /// offset date-time's depends on the Go that built CRI-O.
     #[test]
     fn long_fractions_and_bare_carriage_returns() {
-        let f = long_fraction("x = 1979-05-27T07:32:00.1234567891Z\n").expect("refused");
-        assert_eq!(f.offset, 23);
+        let (f, refused) = long_fraction("x = 1979-05-27T07:32:00.1234567891Z\n").expect("found");
+        assert_eq!((f.offset, refused), (23, false));
+        let (f, refused) = long_fraction("x = 1979-05-27T07:32:00.1234567891\n").expect("found");
+        assert_eq!((f.offset, refused), (23, true));
         assert!(long_fraction("x = 1979-05-27T07:32:00.123456789Z\nt = 07:32:00.5\n").is_none());
         assert_eq!(
-            long_fraction("t = 07:32:00.1234567891\n").map(|f| f.offset),
-            Some(12)
+            long_fraction("t = 07:32:00.1234567891\n").map(|(f, r)| (f.offset, r)),
+            Some((12, true))
+        );
+        assert_eq!(
+            long_fraction("x = 1979-05-27 07:32:00.1234567891+01:00\n").map(|(f, r)| (f.offset, r)),
+            Some((23, false))
         );
         assert_eq!(
             bare_carriage_return("a = 1\rb = 2\r\n").map(|f| f.offset),

@@ -46,10 +46,20 @@ pub struct RegistriesError {
     pub context: String,
     /// The containers/image message.
     pub message: String,
-    /// Whether the node may load the file after all: which CRI-O reads it,
-    /// or how that release reads it, is not known ([`RegistriesError::message`]
-    /// says what is not).
-    pub undetermined: bool,
+    /// Set when the node may load the file after all: which CRI-O reads
+    /// it, or how that release reads it, is not known
+    /// ([`RegistriesError::message`] says what is not).
+    pub undetermined: Option<Undetermined>,
+}
+
+/// Why the tool cannot tell whether the node loads a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Undetermined {
+    /// The node's CRI-O release is not known, and the releases it may be
+    /// read the file differently.
+    ReleaseUnknown,
+    /// The release is known, but how it reads this file is not modelled.
+    NotModelled,
 }
 
 impl fmt::Display for RegistriesError {
@@ -244,7 +254,7 @@ impl Reporter<'_> {
             line,
             context,
             message,
-            undetermined: false,
+            undetermined: None,
         }
     }
 
@@ -342,7 +352,7 @@ fn parse_on<T: DeserializeOwned>(
                     rep.basis()
                 ),
             );
-            e.undetermined = true;
+            e.undetermined = Some(Undetermined::NotModelled);
             return Err(e);
         }
     }
@@ -358,8 +368,23 @@ fn parse_on<T: DeserializeOwned>(
             ),
         ));
     }
-    if let Some(f) = super::legacy::long_fraction(text) {
-        return Err(rep.at_offset(lines, f.offset, format!("{}{}", f.message, rep.basis())));
+    let long_fraction = super::legacy::long_fraction(text).filter(|(f, _)| {
+        // BurntSushi stops at the first error in the text: one the `toml`
+        // crate finds before, unless the release's own model reads past it.
+        let earlier = toml::from_str::<toml::Table>(text)
+            .err()
+            .and_then(|e| e.span())
+            .is_some_and(|s| s.start < f.offset);
+        let model_reads = super::burntsushi::Release::of_crio(minor)
+            .is_some_and(|r| super::burntsushi::parse(text, r).is_ok());
+        !earlier || model_reads
+    });
+    if let Some((f, refused)) = long_fraction {
+        let mut e = rep.at_offset(lines, f.offset, format!("{}{}", f.message, rep.basis()));
+        if !refused {
+            e.undetermined = Some(Undetermined::NotModelled);
+        }
+        return Err(e);
     }
     // BurntSushi v1.1.0 to v1.3.2 decode dotted keys of inline tables in
     // arrays their own way: every text is read as they read it.
@@ -381,9 +406,12 @@ fn parse_on<T: DeserializeOwned>(
     }
 }
 
-/// Reads the text as BurntSushi/toml v0.3.1 or v0.4.1 (CRI-O 1.23 and
-/// earlier) does, as far as the tool models them: what they refuse in a
-/// TOML 1.0 text; a text they may read their own way is undetermined.
+/// Reads the text as BurntSushi/toml v0.3.1 (CRI-O 1.21 and earlier) does,
+/// as far as the tool models it. It parses in text order and stops at its
+/// first error, so what comes first decides: a construct it refuses (an
+/// error with its line), the `toml` crate's first error or TOML 1.1
+/// construct (refused alike), or a construct it reads its own way, or a
+/// redefinition the v0.4.1+ model accepts (undetermined).
 fn parse_legacy<T: DeserializeOwned>(
     text: &str,
     lines: &Lines,
@@ -392,30 +420,59 @@ fn parse_legacy<T: DeserializeOwned>(
 ) -> Result<T, RegistriesError> {
     use super::legacy;
     let basis = rep.basis();
-    let toml_1_0 = reads_as_toml_1_0(text);
-    if toml_1_0 || text.starts_with('\u{feff}') {
-        if let Some(f) = legacy::refusal(text, legacy) {
-            return Err(rep.at_offset(lines, f.offset, format!("{}{basis}", f.message)));
-        }
-    }
-    if let Some(f) = legacy::unmodelled(text, legacy, toml_1_0) {
+    let undetermined = |offset: usize, what: &str| {
         let mut e = rep.at_offset(
             lines,
-            f.offset,
-            format!(
-                "{}: whether the node loads this file is undetermined{basis}",
-                f.message
-            ),
+            offset,
+            format!("{what}: whether the node loads this file is undetermined{basis}"),
         );
-        e.undetermined = true;
-        return Err(e);
+        e.undetermined = Some(Undetermined::NotModelled);
+        e
+    };
+    let refused = legacy::refusal(text, legacy);
+    if let Some(f) = refused.as_ref().filter(|f| f.offset == 0) {
+        // A byte order mark: nothing is read past it.
+        return Err(rep.at_offset(lines, f.offset, format!("{}{basis}", f.message)));
     }
-    match toml::from_str(text) {
-        Ok(raw) => match super::toml10::first_toml_1_1_use(text) {
-            None => Ok(raw),
-            Some(found) => Err(toml_1_1_error(found, lines, rep)),
+    let own_way = legacy::unmodelled(text, legacy);
+    let syntax = toml::from_str::<toml::Table>(text);
+    // Where the `toml` crate's grammar stops: its error, or a TOML 1.1
+    // construct it read.
+    let stop = match &syntax {
+        Ok(_) => super::toml10::first_toml_1_1_use(text).map(|f| f.offset),
+        Err(e) => Some(e.span().map_or(text.len(), |s| s.start)),
+    };
+    // A redefinition v0.4.1 and later accept: v0.3.1's own bookkeeping.
+    let redefinition =
+        syntax.is_err() && super::burntsushi::parse(text, super::burntsushi::Release::V1_1).is_ok();
+    let first = [
+        refused.as_ref().map(|f| f.offset),
+        own_way.as_ref().map(|f| f.offset),
+        stop,
+    ]
+    .into_iter()
+    .flatten()
+    .min();
+    match (first, refused, own_way) {
+        (Some(at), Some(f), _) if f.offset == at => {
+            Err(rep.at_offset(lines, f.offset, format!("{}{basis}", f.message)))
+        }
+        (Some(at), _, Some(f)) if f.offset == at => Err(undetermined(f.offset, &f.message)),
+        (Some(at), _, _) if redefinition => Err(undetermined(
+            at,
+            &format!(
+                "a table or key defined again, which BurntSushi/toml v0.4.1 and later accept \
+                 and {} reads in its own way, not modelled by this tool",
+                "BurntSushi/toml v0.3.1 (CRI-O 1.21 and earlier)"
+            ),
+        )),
+        _ => match toml::from_str::<T>(text) {
+            Ok(raw) => match super::toml10::first_toml_1_1_use(text) {
+                None => Ok(raw),
+                Some(found) => Err(toml_1_1_error(found, lines, rep)),
+            },
+            Err(e) => Err(toml_error(text, &e, lines, rep)),
         },
-        Err(e) => Err(toml_error(text, &e, lines, rep)),
     }
 }
 
@@ -530,7 +587,7 @@ fn parse_on_any(
         .collect();
     let same = |a: &Read, b: &Read| match (a, b) {
         (Ok(a), Ok(b)) => a == b,
-        (Err(a), Err(b)) => !a.undetermined && !b.undetermined,
+        (Err(a), Err(b)) => a.undetermined.is_none() && b.undetermined.is_none(),
         _ => false,
     };
     let newest = outcomes.len() - 1;
@@ -540,7 +597,8 @@ fn parse_on_any(
     // Consecutive families with the same outcome, newest first; the
     // families whose reading is unknown together.
     let alike = |a: &Read, b: &Read| {
-        same(a, b) || matches!((a, b), (Err(a), Err(b)) if a.undetermined && b.undetermined)
+        same(a, b)
+            || matches!((a, b), (Err(a), Err(b)) if a.undetermined.is_some() && b.undetermined.is_some())
     };
     let mut groups: Vec<(ParserFamily, ParserFamily, usize)> = Vec::new();
     for (i, (family, read)) in outcomes.iter().enumerate().rev() {
@@ -557,7 +615,9 @@ fn parse_on_any(
             match &outcomes[*i].1 {
                 Ok(_) if loads > 1 => format!("{who} load it, each its own way"),
                 Ok(_) => format!("{who} load it"),
-                Err(e) if e.undetermined => format!("{who}: not known ({})", e.message),
+                Err(e) if e.undetermined.is_some() => {
+                    format!("{who}: not known ({}: {})", e.context, e.message)
+                }
                 Err(e) => format!("{who} refuse it ({}: {})", e.context, e.message),
             }
         })
@@ -576,7 +636,7 @@ fn parse_on_any(
             parts.join("; "),
         ),
     );
-    e.undetermined = true;
+    e.undetermined = Some(Undetermined::ReleaseUnknown);
     Err(e)
 }
 
@@ -1295,7 +1355,7 @@ pub fn node_reads_toml(text: &str, crio_minor: u32) -> NodeToml {
             Ok(value) => NodeToml::Read(value),
             Err(e) => NodeToml::Refused(e.to_string()),
         },
-        Err(e) if e.undetermined => NodeToml::Undetermined(e.message),
+        Err(e) if e.undetermined.is_some() => NodeToml::Undetermined(e.message),
         Err(e) => NodeToml::Refused(e.message),
     }
 }

@@ -139,5 +139,6 @@ mod toml10;
 
 pub use load::{
     fast_reader_accepts, load, load_full_parser, load_on, node_reads_toml, parse_short_name_mode,
-    reads_as_toml_1_0, ConfigFile, NodeToml, RegistriesError, AUTHENTICATION_FILE_HELPER,
+    reads_as_toml_1_0, ConfigFile, NodeToml, RegistriesError, Undetermined,
+    AUTHENTICATION_FILE_HELPER,
 };

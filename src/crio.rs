@@ -85,8 +85,12 @@ const OPENSHIFT_TO_CRIO: u32 = 13;
 pub struct NodeRuntime {
     /// The CRI-O 1.x minor version (`35` for CRI-O 1.35.1); `None` when unknown.
     pub crio_minor: Option<u32>,
-    /// Where the version comes from, in words; empty when unknown.
+    /// Where the version comes from, in words; when unknown, why (or
+    /// empty).
     pub basis: String,
+    /// When the version is unknown: the CRI-O minors the node may run,
+    /// oldest first; empty when it may run any.
+    pub possible: Vec<u32>,
 }
 
 impl NodeRuntime {
@@ -108,6 +112,7 @@ impl NodeRuntime {
                 "the node runs CRI-O {} (its Node's status.nodeInfo.containerRuntimeVersion)",
                 version_part(version)
             ),
+            possible: Vec::new(),
         })
     }
 
@@ -118,6 +123,7 @@ impl NodeRuntime {
         Self {
             crio_minor: Some(minor),
             basis: format!("ClusterVersion/version is {version}, whose nodes run CRI-O 1.{minor}"),
+            possible: Vec::new(),
         }
     }
 
@@ -129,6 +135,7 @@ impl NodeRuntime {
         Ok(Self {
             crio_minor: Some(minor),
             basis: format!("--crio-version {}", version_part(value)),
+            possible: Vec::new(),
         })
     }
 
@@ -154,54 +161,109 @@ impl NodeRuntime {
 }
 
 /// The CRI-O of node `name`: its Node's `containerRuntimeVersion` when one
-/// of `nodes` names a CRI-O version, else the release every node runs by
-/// the ClusterVersion ([`of_cluster`]), else unknown.
+/// of `nodes` names a CRI-O version, else the releases its nodes may run by
+/// the ClusterVersion and the pools ([`of_cluster`]), else unknown.
 pub fn of_node(
     name: &str,
     nodes: &[crate::crd::Node],
     cluster_version: Option<&crate::crd::ClusterVersion>,
+    pools: &[crate::crd::MachineConfigPool],
 ) -> NodeRuntime {
     let own = nodes
         .iter()
         .filter(|n| n.metadata.name == name)
         .find_map(|n| NodeRuntime::from_node(&n.status.node_info.container_runtime_version));
-    own.or_else(|| cluster_version.map(of_cluster))
+    own.or_else(|| cluster_version.map(|cv| of_cluster(cv, pools)))
         .unwrap_or_default()
 }
 
-/// The CRI-O every node of the cluster runs, by its ClusterVersion: the
-/// desired release once the latest update has completed (or when no
-/// history is recorded). While an update is in progress (the newest
-/// `status.history` entry is `Partial`) a node runs the last completed
-/// release's CRI-O until its pool is updated, then the target's: known
-/// only when both releases ship the same CRI-O minor.
-pub fn of_cluster(cv: &crate::crd::ClusterVersion) -> NodeRuntime {
+/// The CRI-O a node of the cluster runs, by its ClusterVersion and its
+/// MachineConfigPools: the desired release's once the newest update has
+/// completed and every pool given is updated. A node runs the CRI-O of
+/// the release its pool was last updated to, so while an update is in
+/// progress (the newest `status.history` entry is `Partial`) it may run the
+/// last completed release's, and in a pool not updated (paused, as in an
+/// EUS-to-EUS update, or still rolling) that of any earlier completed
+/// release. Known only when those releases ship the same CRI-O minor; else
+/// unknown, with the minors it may be.
+pub fn of_cluster(
+    cv: &crate::crd::ClusterVersion,
+    pools: &[crate::crd::MachineConfigPool],
+) -> NodeRuntime {
     let Some((minor, version)) = cv.openshift_minor().zip(cv.version()) else {
         return NodeRuntime::unknown();
     };
     let target = NodeRuntime::from_release(minor, version);
-    let Some((from, _)) = update_in_progress(cv) else {
-        return target;
+    let lagging: Vec<&str> = pools
+        .iter()
+        .filter(|p| !pool_updated(p))
+        .map(|p| p.metadata.name.as_str())
+        .collect();
+    let updating = update_in_progress(cv);
+    let mut earlier: Vec<&str> = match (&updating, lagging.is_empty()) {
+        (_, false) => cv
+            .status
+            .history
+            .iter()
+            .filter(|h| h.state == "Completed")
+            .map(|h| h.version.as_str())
+            .collect(),
+        (Some((from, _)), true) => vec![*from],
+        (None, true) => Vec::new(),
     };
-    let from = Some(from).filter(|f| !f.is_empty());
-    let from_minor = from.and_then(crate::crd::cluster::openshift_minor_of);
-    if from_minor == Some(minor) {
+    earlier.retain(|v| *v != version);
+    let mut minors: Vec<Option<u32>> = earlier
+        .iter()
+        .map(|v| crate::crd::cluster::openshift_minor_of(v).map(|m| m + OPENSHIFT_TO_CRIO))
+        .collect();
+    minors.push(Some(minor + OPENSHIFT_TO_CRIO));
+    minors.sort_unstable();
+    minors.dedup();
+    if minors.len() == 1 {
         return target;
     }
-    let from_crio = match from_minor {
-        Some(m) => format!(" ({})", crio_of_release(m)),
-        None => String::new(),
+    let why = match (&updating, lagging.is_empty()) {
+        (_, false) => format!(
+            "{} not updated: its nodes may still run the CRI-O of an earlier release",
+            lagging
+                .iter()
+                .map(|p| format!("MachineConfigPool/{p}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => "each node runs the older CRI-O until its pool is updated".to_string(),
+    };
+    let from = match &updating {
+        Some((from, _)) if !from.is_empty() => {
+            let crio = crate::crd::cluster::openshift_minor_of(from)
+                .map_or(String::new(), |m| format!(" ({})", crio_of_release(m)));
+            format!("updating from {from}{crio} to")
+        }
+        Some(_) => "updating from an unrecorded release to".to_string(),
+        None => "at".to_string(),
     };
     NodeRuntime {
         crio_minor: None,
         basis: format!(
-            "ClusterVersion/version is updating from {}{from_crio} to {version} ({}): each node runs \
-             the older CRI-O until its pool is updated, and this node's own version (its Node's \
-             status.nodeInfo.containerRuntimeVersion) is not known",
-            from.unwrap_or("an unrecorded release"),
+            "ClusterVersion/version is {from} {version} ({}): {why}, and this node's own version \
+             (its Node's status.nodeInfo.containerRuntimeVersion) is not known",
             crio_of_release(minor)
         ),
+        // An unknown earlier release may be anything.
+        possible: if minors.contains(&None) {
+            Vec::new()
+        } else {
+            minors.into_iter().flatten().collect()
+        },
     }
+}
+
+/// Whether every machine of the pool runs its current configuration: no
+/// machine left to update, and the `Updated` condition true where the pool
+/// has one.
+fn pool_updated(pool: &crate::crd::MachineConfigPool) -> bool {
+    let updated = pool.condition("Updated").is_none_or(|c| c.status == "True");
+    updated && pool.status.updated_machine_count >= pool.status.machine_count
 }
 
 /// `CRI-O 1.34`, the CRI-O of OpenShift 4.`openshift_minor`.
@@ -330,12 +392,17 @@ mod tests {
             ("", vec![], None),
         ] {
             let cv = cluster_version(desired, &history);
-            assert_eq!(of_cluster(&cv).crio_minor, want, "{desired} {history:?}");
+            assert_eq!(
+                of_cluster(&cv, &[]).crio_minor,
+                want,
+                "{desired} {history:?}"
+            );
         }
-        let updating = of_cluster(&cluster_version(
-            "4.22.1",
-            &[("Partial", "4.22.1"), ("Completed", "4.21.4")],
-        ));
+        let updating = of_cluster(
+            &cluster_version("4.22.1", &[("Partial", "4.22.1"), ("Completed", "4.21.4")]),
+            &[],
+        );
+        assert_eq!(updating.possible, [34, 35]);
         assert!(
             updating.basis.starts_with(
                 "ClusterVersion/version is updating from 4.21.4 (CRI-O 1.34) to 4.22.1 (CRI-O 1.35)"
@@ -350,7 +417,7 @@ mod tests {
         }))
         .expect("node");
         let cv = cluster_version("4.22.1", &[("Partial", "4.22.1"), ("Completed", "4.21.4")]);
-        assert_eq!(of_node("w1", &[node], Some(&cv)).crio_minor, Some(34));
+        assert_eq!(of_node("w1", &[node], Some(&cv), &[]).crio_minor, Some(34));
     }
 
     #[test]

@@ -77,6 +77,10 @@ pub struct Explanation {
     /// rejects it). Absent when the pull proceeds as configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Whether `error` says the answer is undetermined (whether the pull
+    /// works depends on what the tool cannot know) rather than a failure.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub undetermined: bool,
     /// With `--journal` or `--journal-file`: each pull of the image the
     /// node's CRI-O log shows, judged against this explanation.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -122,6 +126,7 @@ impl Explanation {
             candidates: Vec::new(),
             warnings: Vec::new(),
             error: Some(error.to_string()),
+            undetermined: false,
             journal: None,
         }
     }
@@ -341,6 +346,7 @@ pub fn explain(
         namespace: namespace.map(str::to_string),
         short_name_mode: mode,
         error: pull_failure(&candidates),
+        undetermined: false,
         candidates,
         warnings,
         journal: None,

@@ -731,9 +731,10 @@ fn issue_25_short_names_during_an_update_are_undetermined() {
         String::from_utf8_lossy(&out.stderr)
     );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["undetermined"], true);
     let error = json["error"].as_str().unwrap();
     assert!(
-        error.starts_with("undetermined: ClusterVersion/version is updating from 4.20.9 to 4.21.2: a node not yet updated resolves short names with short-name-mode disabled and tries mirror.corp.example.com:5000/support-tools:latest, registry.access.redhat.com/support-tools:latest; an updated one, with enforcing, fails (cannot resolve"),
+        error.starts_with("ClusterVersion/version is updating from 4.20.9 to 4.21.2: a node not yet updated resolves short names with short-name-mode disabled and tries mirror.corp.example.com:5000/support-tools:latest, registry.access.redhat.com/support-tools:latest; an updated one, with enforcing, fails (cannot resolve"),
         "{error}"
     );
     plugin()

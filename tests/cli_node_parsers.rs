@@ -632,3 +632,40 @@ fn issue_25_burntsushi_redefinitions_by_crio_version() {
             "CRI-O 1.22 to 1.34 (BurntSushi/toml v0.4.1 to v1.5.0) load it; CRI-O 1.21 and earlier (BurntSushi/toml v0.3.1): not known (line 2, column 1: a table or key defined again",
         ));
 }
+
+/// A pool not updated (paused for an EUS-to-EUS update, still rolling, or
+/// degraded) may hold nodes on an earlier completed release's CRI-O: with
+/// the ClusterVersion at 4.22 after 4.21 and the example's worker pool not
+/// updated, a TOML 1.1 registries.conf is undetermined (exit 3), read only
+/// as CRI-O 1.34 and 1.35 read it; once every pool is updated, 4.22's CRI-O
+/// 1.35 loads it.
+#[test]
+fn issue_25_a_pool_not_updated_may_run_an_earlier_crio() {
+    let (dir, folder) = toml_1_1_node_files();
+    let history = "  history:\n  - state: Completed\n    version: 4.22.0\n  - state: Completed\n    version: 4.21.2\n";
+    let objects = cluster_objects(dir.path(), "", "4.22.0");
+    let resources = objects.join("cluster-scoped-resources");
+    let cv = resources.join("config.openshift.io/clusterversions/version.yaml");
+    let mut text = fs::read_to_string(&cv).unwrap();
+    text.push_str(history);
+    fs::write(&cv, text).unwrap();
+    explain_node(&folder, Some(&objects))
+        .code(3)
+        .stdout(predicate::str::contains(
+            "MachineConfigPool/worker not updated: its nodes may still run the CRI-O of an earlier release",
+        ))
+        .stdout(predicate::str::contains(
+            "CRI-O 1.35 and later (BurntSushi/toml v1.6.0) load it; CRI-O 1.31 to 1.34 (BurntSushi/toml v1.4.0 to v1.5.0) refuse it",
+        ))
+        .stdout(predicate::str::contains("1.21 and earlier").not());
+    let pool = resources.join("machineconfiguration.openshift.io/machineconfigpools/worker.yaml");
+    let text = fs::read_to_string(&pool)
+        .unwrap()
+        .replace("updatedMachineCount: 2", "updatedMachineCount: 3")
+        .replace(
+            "  - type: Updated\n    status: \"False\"",
+            "  - type: Updated\n    status: \"True\"",
+        );
+    fs::write(&pool, text).unwrap();
+    explain_node(&folder, Some(&objects)).code(0);
+}

@@ -22,7 +22,9 @@ use mirrorpolicy::node_files::{
 };
 use mirrorpolicy::render::findings::RenderWarning;
 use mirrorpolicy::render::node::node_view;
-use mirrorpolicy::source::cluster::{Read, CLUSTER_VERSIONS, MIRROR_CONFIG, NODES};
+use mirrorpolicy::source::cluster::{
+    Read, CLUSTER_VERSIONS, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES,
+};
 use mirrorpolicy::source::{node_dir, node_live};
 
 use crate::cli::{ExplainArgs, NodeReadArgs, OutputFormat};
@@ -121,13 +123,13 @@ fn explain_broken(
     let whys = broken.whys.join("; ");
     let why = match broken.undetermined {
         Some(Undetermined::ReleaseUnknown) => format!(
-            "undetermined: every pull on node {node} fails unless its CRI-O loads these files: {whys} \
+            "every pull on node {node} fails unless its CRI-O loads these files: {whys} \
              (give the node's version with --crio-version, as its Node's \
              status.nodeInfo.containerRuntimeVersion says)"
         ),
-        Some(Undetermined::NotModelled) => format!(
-            "undetermined: every pull on node {node} fails unless its CRI-O loads these files: {whys}"
-        ),
+        Some(Undetermined::NotModelled) => {
+            format!("every pull on node {node} fails unless its CRI-O loads these files: {whys}")
+        }
         None => format!("every pull on node {node} fails: {whys}"),
     };
     let mut items: Vec<Explanation> = args
@@ -140,6 +142,7 @@ fn explain_broken(
             candidates: Vec::new(),
             warnings: Vec::new(),
             error: Some(why.clone()),
+            undetermined: broken.undetermined.is_some(),
             journal: None,
         })
         .collect();
@@ -234,8 +237,9 @@ fn short_names_during_update(
             Ok(candidates) => format!("tries {}", candidates.join(", ")),
             Err(e) => format!("fails ({e})"),
         };
+        item.undetermined = true;
         item.error = Some(format!(
-            "undetermined: ClusterVersion/version is updating from {from} to {to}: a node not yet \
+            "ClusterVersion/version is updating from {from} to {to}: a node not yet \
              updated resolves short names with short-name-mode {} and {}; an updated one, with {}, {}",
             older.as_str(),
             say(&was),
@@ -244,11 +248,7 @@ fn short_names_during_update(
         ));
         undetermined = true;
     }
-    let failing = items.iter().any(|i| {
-        i.error
-            .as_deref()
-            .is_some_and(|e| !e.starts_with("undetermined: "))
-    });
+    let failing = items.iter().any(|i| i.error.is_some() && !i.undetermined);
     match code {
         ExitCode::Input => ExitCode::Input,
         _ if failing => ExitCode::Findings,
@@ -578,11 +578,16 @@ fn offline_runtime(settings: &Settings, args: &ExplainArgs, node: &str) -> Resul
         node,
         &inputs.nodes,
         inputs.cluster_version.as_ref(),
+        &inputs.pools,
     ))
 }
 
 /// What `explain --node --node-files -f` reads: the node's CRI-O version.
-const NODE_RUNTIME: &[Read] = &[Read::one(&[NODES]), Read::one(&[CLUSTER_VERSIONS])];
+const NODE_RUNTIME: &[Read] = &[
+    Read::one(&[NODES]),
+    Read::one(&[CLUSTER_VERSIONS]),
+    Read::one(&[MACHINE_CONFIG_POOLS]),
+];
 
 /// One node's files from a node-files folder.
 fn load_node(dir: &Path, node: &str) -> Result<NodeFiles> {
@@ -627,7 +632,7 @@ fn read_node(
     }
     let runtime = match flag_runtime(args)? {
         Some(runtime) => runtime,
-        None => mirrorpolicy::crio::of_node(node, &nodes, None),
+        None => mirrorpolicy::crio::of_node(node, &nodes, None, &[]),
     };
     let reads = node_live::read_live(&rt, &cluster_options, &wanted, &options, |m| {
         settings.verbose(|| m)

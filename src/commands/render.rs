@@ -21,7 +21,8 @@ pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {
         inputs::load_for_pool(settings, &args.filenames, MIRROR_CONFIG, None, &args.pool)?;
     inputs::overlay(settings, &mut inputs, &args.with, true)?;
     // A custom pool has no generated MachineConfig of its own: its nodes get
-    // the worker's, which is what is rendered and named.
+    // that of the role its selector selects (usually the worker's), which is
+    // what is rendered and named.
     let generating = generating_pool(&inputs, &args.pool).map_err(Failure::input)?;
     let rendered = inputs::render(&inputs, generating)?;
     inputs::print_warnings(settings, &rendered);

@@ -14,7 +14,7 @@ use mirrorpolicy::render::cluster::{
     generating_pool, render_pool, Rendered, REGISTRIES_CONF, SEARCH_REGISTRIES_CONF,
 };
 use mirrorpolicy::render::machineconfig::generated_registries_name;
-use mirrorpolicy::render::node::{node_view, NodeView};
+use mirrorpolicy::render::node::{node_view, node_view_on, NodeView, NodeViewError};
 use mirrorpolicy::render::policy::POLICY_JSON;
 use mirrorpolicy::source::cluster::{
     self as live, ClusterError, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG,
@@ -423,10 +423,34 @@ pub fn render_view(
     if let Some(mcp) = inputs.pools.iter().find(|p| p.metadata.name == pool) {
         apply_pool_overrides(settings, inputs, mcp, generating, &mut rendered)?;
     }
-    let view = node_view(&rendered, namespace).context(Failure::input(
-        "cannot read back the rendered configuration",
-    ))?;
-    Ok((rendered, view))
+    if rendered.overridden.is_empty() {
+        let view = node_view(&rendered, namespace).context(Failure::input(
+            "cannot read back the rendered configuration",
+        ))?;
+        return Ok((rendered, view));
+    }
+    // A file another MachineConfig wrote is read as the pool's CRI-O reads it.
+    let runtime = inputs
+        .cluster_version
+        .as_ref()
+        .map(|cv| mirrorpolicy::crio::of_cluster(cv, &inputs.pools))
+        .unwrap_or_default();
+    match node_view_on(&rendered, namespace, &runtime) {
+        Ok(view) => Ok((rendered, view)),
+        Err(NodeViewError::Registries(e)) => {
+            let failure = match e.undetermined {
+                Some(_) => Failure::cluster(format!(
+                    "undetermined: whether pool {pool}'s nodes load their registries configuration: {e}"
+                )),
+                None => Failure::input(format!(
+                    "every pull on pool {pool}'s nodes fails: their CRI-O cannot load the registries configuration: {e}"
+                )),
+            };
+            Err(failure.into())
+        }
+        Err(e) => Err(anyhow::Error::new(e)
+            .context(Failure::input("cannot read back the pool's configuration"))),
+    }
 }
 
 /// The files `mcp`'s own MachineConfigs write over the generated ones, put

@@ -293,9 +293,10 @@ impl MachineConfigPool {
     /// none of its own, and its nodes get the generated config of each role
     /// its `machineConfigSelector` selects (usually `worker`). Should it
     /// select several, the one that sorts last in the MCO's merge (worker
-    /// configs first, then the others by name) writes the files. A pool
-    /// object without a selector (written by hand) gets the worker's.
-    pub fn generating_pool(&self) -> Option<&str> {
+    /// configs first, then the others by name) writes the files; `arbiter`
+    /// only where `pools` has that pool. A pool object without a selector
+    /// (written by hand) gets the worker's.
+    pub fn generating_pool(&self, pools: &[MachineConfigPool]) -> Option<&str> {
         let name = self.metadata.name.as_str();
         let built_in = self.is_built_in()
             || BUILT_IN_POOLS.contains(&name)
@@ -310,10 +311,14 @@ impl MachineConfigPool {
             return Some("worker");
         };
         // In merge order: worker, then the others by name; the last wins.
-        ["worker", "arbiter", "master"].into_iter().rfind(|role| {
-            let labels = BTreeMap::from([(ROLE_LABEL.to_string(), role.to_string())]);
-            selector.matches(&labels)
-        })
+        let arbiter = pools.iter().any(|p| p.metadata.name == "arbiter");
+        ["worker", "arbiter", "master"]
+            .into_iter()
+            .filter(|role| *role != "arbiter" || arbiter)
+            .rfind(|role| {
+                let labels = BTreeMap::from([(ROLE_LABEL.to_string(), role.to_string())]);
+                selector.matches(&labels)
+            })
     }
 
     /// A status condition by type.

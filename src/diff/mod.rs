@@ -373,8 +373,8 @@ struct PoolContext<'a> {
 
 /// The pool whose generated registries MachineConfig reaches `pool`'s
 /// nodes ([`MachineConfigPool::generating_pool`]); `Err` says why none does.
-fn generating_pool(pool: &MachineConfigPool) -> Result<&str, String> {
-    pool.generating_pool()
+fn generating_pool<'a>(inputs: &'a Inputs, pool: &'a MachineConfigPool) -> Result<&'a str, String> {
+    pool.generating_pool(&inputs.pools)
         .ok_or_else(|| crate::render::cluster::no_generated_config(pool))
 }
 
@@ -393,10 +393,10 @@ fn pool_diff(
         // The pool's other MachineConfigs, in the MCO's merge order: they
         // write what the generated MachineConfig does not carry.
         configs: layers::pool_configs(&inputs.machine_configs, pool),
-        generated: generated_registries_name(generating_pool(pool)?),
+        generated: generated_registries_name(generating_pool(inputs, pool)?),
         state: pool_state(pool),
     };
-    let mut stages = vec![crs_stage(inputs, generating_pool(pool)?, crs_name)];
+    let mut stages = vec![crs_stage(inputs, generating_pool(inputs, pool)?, crs_name)];
     stages.push(mc_stage(
         inputs,
         "generated",
@@ -564,7 +564,7 @@ fn generated_drift(
     fb: &Files,
 ) -> Result<Vec<Drift>, String> {
     let (a, b) = (&stages[1], &stages[to]);
-    let role = generating_pool(cx.pool)?;
+    let role = generating_pool(cx.inputs, cx.pool)?;
     let base = layers::layered(&cx.configs, role, &cx.generated, fa, false)?;
     let mut drift = Vec::new();
     for file in changed_files(&base.files, fb, &cx.selection.files) {
@@ -580,6 +580,7 @@ fn generated_drift(
             ("target", _) => target_cause(
                 &cx.configs,
                 cx.pool,
+                role,
                 &cx.generated,
                 &file,
                 source,
@@ -607,7 +608,7 @@ fn impact(cx: &PoolContext, stages: &[Stage]) -> Result<Vec<Impact>, String> {
     let Some(crs) = &stages[0].files else {
         return Ok(impact);
     };
-    let role = generating_pool(cx.pool)?;
+    let role = generating_pool(cx.inputs, cx.pool)?;
     let next = layers::layered(&cx.configs, role, &cx.generated, crs, true)?;
     for n in node_indexes(stages) {
         let stage = &stages[n];
@@ -1012,6 +1013,7 @@ fn cause(
 fn target_cause(
     configs: &[&MachineConfig],
     pool: &MachineConfigPool,
+    role: &str,
     generated: &str,
     file: &str,
     source: &layers::Source,
@@ -1023,9 +1025,7 @@ fn target_cause(
     );
     match source {
         layers::Source::Generated => {
-            let overriding: Vec<String> = generating_pool(pool)
-                .map(|role| layers::overriding(configs, role, generated, file))
-                .unwrap_or_default()
+            let overriding: Vec<String> = layers::overriding(configs, role, generated, file)
                 .iter()
                 .map(|m| format!("MachineConfig/{}", m.metadata.name))
                 .collect();

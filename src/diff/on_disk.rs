@@ -343,8 +343,12 @@ fn group_nodes<'a>(
                 if let Some(note) = current_config_note(files, config) {
                     notes.push(note);
                 }
-                let runtime =
-                    crate::crio::of_node(node, &inputs.nodes, inputs.cluster_version.as_ref());
+                let runtime = crate::crio::of_node(
+                    node,
+                    &inputs.nodes,
+                    inputs.cluster_version.as_ref(),
+                    &inputs.pools,
+                );
                 let disk = disk_of(files, &runtime);
                 match groups.iter_mut().find(|(d, _)| *d == disk) {
                     Some((_, nodes)) => nodes.push(node.clone()),

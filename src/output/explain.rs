@@ -60,10 +60,10 @@ fn write_one(out: &mut dyn Write, e: &Explanation, layout: &Layout) -> io::Resul
         if !e.candidates.is_empty() {
             writeln!(out)?;
         }
-        // An error that is itself an answer of "undetermined" says so first.
-        let result = match err.strip_prefix("undetermined: ") {
-            Some(why) => format!("undetermined: {why}").yellow().bold(),
-            None => format!("the pull fails: {err}").red().bold(),
+        let result = if e.undetermined {
+            format!("undetermined: {err}").yellow().bold()
+        } else {
+            format!("the pull fails: {err}").red().bold()
         };
         writeln!(out, "{}{result}", label("Result"))?;
     }

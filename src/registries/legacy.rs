@@ -328,41 +328,9 @@ impl<'a> Scan<'a> {
                     self.at += 1;
                 }
                 b'[' if self.open.is_empty() && self.expect_key => self.header(),
-                b'[' | b'{' => {
-                    let kind = if c == b'{' { Kind::Table } else { Kind::Array };
-                    self.item(kind);
-                    if c == b'{' {
-                        self.open.push(Open::Table {
-                            keys: Vec::new(),
-                            after_comma: false,
-                        });
-                        self.expect_key = true;
-                    } else {
-                        self.open.push(Open::Array(None));
-                    }
-                    self.at += 1;
-                }
-                b'}' | b']' => {
-                    if let Some(Open::Table {
-                        after_comma: true, ..
-                    }) = self.open.last()
-                    {
-                        self.note(self.at, Construct::InlineTrailingComma);
-                    }
-                    self.open.pop();
-                    self.at += 1;
-                }
-                b',' => {
-                    let in_table = match self.open.last_mut() {
-                        Some(Open::Table { after_comma, .. }) => {
-                            *after_comma = true;
-                            true
-                        }
-                        _ => false,
-                    };
-                    self.expect_key = in_table;
-                    self.at += 1;
-                }
+                b'[' | b'{' => self.open_bracket(c),
+                b'}' | b']' => self.close_bracket(),
+                b',' => self.comma(),
                 b'"' | b'\'' if self.expect_key => {
                     let start = self.at;
                     let rest = &self.bytes[start..];
@@ -387,6 +355,47 @@ impl<'a> Scan<'a> {
             }
         }
         std::mem::take(&mut self.found)
+    }
+
+    /// `[` opening an array, or `{` an inline table, as a value.
+    fn open_bracket(&mut self, c: u8) {
+        if c == b'{' {
+            self.item(Kind::Table);
+            self.open.push(Open::Table {
+                keys: Vec::new(),
+                after_comma: false,
+            });
+            self.expect_key = true;
+        } else {
+            self.item(Kind::Array);
+            self.open.push(Open::Array(None));
+        }
+        self.at += 1;
+    }
+
+    /// `}` or `]`: right after a comma in an inline table, a trailing comma.
+    fn close_bracket(&mut self) {
+        if let Some(Open::Table {
+            after_comma: true, ..
+        }) = self.open.last()
+        {
+            self.note(self.at, Construct::InlineTrailingComma);
+        }
+        self.open.pop();
+        self.at += 1;
+    }
+
+    /// `,`: in an inline table a key comes next.
+    fn comma(&mut self) {
+        let in_table = match self.open.last_mut() {
+            Some(Open::Table { after_comma, .. }) => {
+                *after_comma = true;
+                true
+            }
+            _ => false,
+        };
+        self.expect_key = in_table;
+        self.at += 1;
     }
 
     /// A table header `[a.b]` or `[[a.b]]`: dots belong there; skipped to
@@ -450,7 +459,7 @@ impl<'a> Scan<'a> {
                 *first = Some(kind);
                 false
             }
-            // Noted once per array: the first item of another type.
+            // An item of another type than the last one noted: noted.
             Some(Open::Array(Some(k))) if *k != kind => {
                 *k = kind;
                 true

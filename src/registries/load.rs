@@ -570,14 +570,14 @@ fn parse_on_any(
     lines: &Lines,
     rep: &Reporter<'_>,
 ) -> Result<RawConfig, RegistriesError> {
-    type Read = Result<RawConfig, RegistriesError>;
-    let mut outcomes: Vec<(ParserFamily, Read)> = parser_families()
+    let mut outcomes: Vec<(ParserFamily, Read)> = possible_families(&rep.runtime.possible)
         .into_iter()
         .map(|family| {
             // Said once for the group, not in each message.
             let runtime = NodeRuntime {
                 crio_minor: Some(family.minor()),
                 basis: String::new(),
+                possible: Vec::new(),
             };
             (
                 family,
@@ -585,15 +585,56 @@ fn parse_on_any(
             )
         })
         .collect();
-    let same = |a: &Read, b: &Read| match (a, b) {
-        (Ok(a), Ok(b)) => a == b,
-        (Err(a), Err(b)) => a.undetermined.is_none() && b.undetermined.is_none(),
-        _ => false,
-    };
     let newest = outcomes.len() - 1;
     if outcomes.iter().all(|(_, r)| same(r, &outcomes[newest].1)) {
         return outcomes.swap_remove(newest).1;
     }
+    let mut e = rep.error(
+        None,
+        String::new(),
+        format!(
+            "whether the node loads this file depends on its CRI-O release, which is not known: {}{}",
+            disagreement(&outcomes),
+            rep.basis()
+        ),
+    );
+    e.line = outcomes
+        .iter()
+        .rev()
+        .find_map(|(_, r)| r.as_ref().err())
+        .and_then(|e| e.line);
+    e.undetermined = Some(Undetermined::ReleaseUnknown);
+    Err(e)
+}
+
+/// One reading by a parser family.
+type Read = Result<RawConfig, RegistriesError>;
+
+/// Whether two families read a text alike: the same configuration, or
+/// both refuse it.
+fn same(a: &Read, b: &Read) -> bool {
+    match (a, b) {
+        (Ok(a), Ok(b)) => a == b,
+        (Err(a), Err(b)) => a.undetermined.is_none() && b.undetermined.is_none(),
+        _ => false,
+    }
+}
+
+/// The parser families a node may run (`possible` CRI-O minors; every
+/// family when empty or when none of them is modelled).
+fn possible_families(possible: &[u32]) -> Vec<ParserFamily> {
+    let mut families = parser_families();
+    let may_run = |f: &ParserFamily| possible.iter().any(|m| (f.first..=f.last).contains(m));
+    if families.iter().any(may_run) {
+        families.retain(may_run);
+    }
+    families
+}
+
+/// What the families do with a text they disagree on, newest first,
+/// consecutive families alike merged: `CRI-O 1.35 and later (…) load it;
+/// CRI-O 1.22 to 1.34 (…) refuse it (line 3, column 42: …)`.
+fn disagreement(outcomes: &[(ParserFamily, Read)]) -> String {
     // Consecutive families with the same outcome, newest first; the
     // families whose reading is unknown together.
     let alike = |a: &Read, b: &Read| {
@@ -607,8 +648,17 @@ fn parse_on_any(
             _ => groups.push((*family, *family, i)),
         }
     }
-    let loads = groups.iter().filter(|g| outcomes[g.2].1.is_ok()).count();
-    let parts: Vec<String> = groups
+    // Whether the families that load it read different configurations.
+    let read: Vec<&RawConfig> = outcomes
+        .iter()
+        .filter_map(|(_, r)| r.as_ref().ok())
+        .collect();
+    let loads = read
+        .iter()
+        .filter(|a| !read.iter().all(|b| b == *a))
+        .count()
+        + 1;
+    groups
         .iter()
         .map(|(oldest, newest, i)| {
             let who = ParserFamily::describe(*oldest, *newest);
@@ -621,23 +671,8 @@ fn parse_on_any(
                 Err(e) => format!("{who} refuse it ({}: {})", e.context, e.message),
             }
         })
-        .collect();
-    let line = outcomes
-        .iter()
-        .rev()
-        .find_map(|(_, r)| r.as_ref().err())
-        .and_then(|e| e.line);
-    let why = rep.basis();
-    let mut e = rep.error(
-        line,
-        String::new(),
-        format!(
-            "whether the node loads this file depends on its CRI-O release, which is not known: {}{why}",
-            parts.join("; "),
-        ),
-    );
-    e.undetermined = Some(Undetermined::ReleaseUnknown);
-    Err(e)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A text the `toml` crate refuses, read as the node's BurntSushi/toml
@@ -1343,6 +1378,7 @@ pub fn node_reads_toml(text: &str, crio_minor: u32) -> NodeToml {
     let runtime = NodeRuntime {
         crio_minor: Some(crio_minor),
         basis: format!("CRI-O 1.{crio_minor}"),
+        possible: Vec::new(),
     };
     let file = ConfigFile { name: "", text };
     let rep = Reporter {

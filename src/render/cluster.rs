@@ -260,7 +260,7 @@ pub fn generating_pool<'a>(inputs: &'a Inputs, pool: &'a str) -> Result<&'a str,
     let Some(mcp) = inputs.pools.iter().find(|p| p.metadata.name == pool) else {
         return Ok(pool);
     };
-    mcp.generating_pool()
+    mcp.generating_pool(&inputs.pools)
         .ok_or_else(|| no_generated_config(mcp))
 }
 

@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use crate::crd::Image;
+use crate::crio::NodeRuntime;
 use crate::origin::Origin;
 use crate::policy::{self, PolicyError, PolicyFile};
 use crate::registries::{self, ConfigFile, RegistriesConf, RegistriesError};
@@ -47,6 +48,17 @@ fn image_origin() -> Origin {
 /// (`MachineConfig/99-infra-registries:/etc/containers/registries.conf`),
 /// so that its facts are traced to that config's lines.
 pub fn node_view(rendered: &Rendered, namespace: Option<&str>) -> Result<NodeView, NodeViewError> {
+    node_view_on(rendered, namespace, &NodeRuntime::unknown())
+}
+
+/// [`node_view`] for nodes that run `runtime`: how their CRI-O reads a
+/// registries file another MachineConfig wrote (the MCO's own output reads
+/// alike on every release).
+pub fn node_view_on(
+    rendered: &Rendered,
+    namespace: Option<&str>,
+    runtime: &NodeRuntime,
+) -> Result<NodeView, NodeViewError> {
     let name = |path: &str| match rendered.overridden.get(path) {
         Some(config) => format!("MachineConfig/{config}:{path}"),
         None => path.to_string(),
@@ -67,7 +79,7 @@ pub fn node_view(rendered: &Rendered, namespace: Option<&str>) -> Result<NodeVie
         })
         .into_iter()
         .collect();
-    let mut conf = registries::load(Some(&main), &drop_ins)?;
+    let mut conf = registries::load_on(Some(&main), &drop_ins, runtime)?;
     attach_origins(&mut conf, rendered);
 
     let ns_path = namespace.map(namespaced_policy_path);

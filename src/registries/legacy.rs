@@ -475,23 +475,7 @@ impl<'a> Scan<'a> {
     fn token_end(&self, from: usize) -> usize {
         self.bytes[from..]
             .iter()
-            .position(|&b| {
-                matches!(
-                    b,
-                    b' ' | b'\t'
-                        | b'\r'
-                        | b'\n'
-                        | b','
-                        | b'='
-                        | b'#'
-                        | b'['
-                        | b']'
-                        | b'{'
-                        | b'}'
-                        | b'"'
-                        | b'\''
-                )
-            })
+            .position(|&b| super::toml10::ends_token(b))
             .map_or(self.bytes.len(), |n| from + n)
     }
 

@@ -19,6 +19,26 @@ pub(super) struct Toml11Use {
     pub what: &'static str,
 }
 
+/// Whether `b` ends a bare token (a bare key, number, boolean or
+/// date-time): white space, or punctuation of the grammar.
+pub(super) fn ends_token(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t'
+            | b'\r'
+            | b'\n'
+            | b','
+            | b'='
+            | b'#'
+            | b'['
+            | b']'
+            | b'{'
+            | b'}'
+            | b'"'
+            | b'\''
+    )
+}
+
 /// What the innermost open bracket is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Open {
@@ -148,23 +168,7 @@ impl Scan<'_> {
         let start = self.at;
         let len = self.bytes[start..]
             .iter()
-            .position(|&b| {
-                matches!(
-                    b,
-                    b' ' | b'\t'
-                        | b'\r'
-                        | b'\n'
-                        | b','
-                        | b'='
-                        | b'#'
-                        | b'['
-                        | b']'
-                        | b'{'
-                        | b'}'
-                        | b'"'
-                        | b'\''
-                )
-            })
+            .position(|&b| ends_token(b))
             .unwrap_or(self.bytes.len() - start);
         self.at = start + len.max(1);
         let token = &self.bytes[start..start + len];

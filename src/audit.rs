@@ -319,6 +319,39 @@ pub fn audit(workloads: &[Workload], configs: &dyn Configs, mode: ShortNameMode)
     Report { images, summary }
 }
 
+/// While nodes run either of two short-name modes (an update in progress
+/// between releases whose CRI-O resolves short names differently): each
+/// image whose class differs between `report` (the target's mode) and
+/// `older` (the mode of nodes not yet updated) is undetermined, `why`
+/// saying so with both outcomes.
+pub fn undetermined_between(report: &mut Report, older: &Report, why: &str) {
+    let before: BTreeMap<&str, &AuditedImage> = older
+        .images
+        .iter()
+        .map(|i| (i.reference.as_str(), i))
+        .collect();
+    for image in &mut report.images {
+        let Some(was) = before.get(image.reference.as_str()) else {
+            continue;
+        };
+        if was.class == image.class {
+            continue;
+        }
+        image.detail = format!(
+            "{why}: a node not yet updated finds it {} ({}); an updated one, {} ({})",
+            was.class.as_str(),
+            was.detail,
+            image.class.as_str(),
+            image.detail
+        );
+        image.class = Class::Undetermined;
+    }
+    report
+        .images
+        .sort_by(|a, b| a.class.cmp(&b.class).then(a.reference.cmp(&b.reference)));
+    report.summary = class_counts(&report.images);
+}
+
 /// With `--probe`: each distinct reference once, explained with the policy
 /// of a namespace that uses it (one that requires sigstore signatures, when
 /// there is one, so that the signature is checked). References that cannot

@@ -724,3 +724,80 @@ fn issue_28_probe_does_not_apply_a_copys_namespace_policy() {
     let (class, _) = class_with(false);
     assert_eq!(class, "unsignedOnMirror");
 }
+
+/// Issue 25: while the cluster updates from 4.20 (short names disabled) to
+/// 4.21 (enforcing), a short name the two modes class differently is
+/// undetermined (exit 3) with both outcomes; a qualified reference is
+/// audited as usual; once the update has completed, the target's mode.
+#[test]
+fn issue_25_short_names_during_an_update_are_undetermined() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("cluster");
+    let status = std::process::Command::new("cp")
+        .args(["-a", "examples/disconnected-cluster"])
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let cv = copy.join("cluster-scoped-resources/config.openshift.io/clusterversions/version.yaml");
+    let mut text = std::fs::read_to_string(&cv).unwrap();
+    text.push_str("  history:\n  - state: Partial\n    version: 4.21.2\n  - state: Completed\n    version: 4.20.9\n");
+    std::fs::write(&cv, text).unwrap();
+    let pods = copy.join("namespaces/apps/core");
+    std::fs::create_dir_all(&pods).unwrap();
+    std::fs::write(
+        pods.join("pods.yaml"),
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: tools\n  namespace: apps\nspec:\n  containers:\n  - name: t\n    image: support-tools:latest\n  - name: u\n    image: registry.redhat.io/rhel9/support-tools@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args(["audit", "-A", "-o", "json", "-f"])
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let class = |image: &str| {
+        report["items"]
+            .as_array()
+            .or(report["images"].as_array())
+            .unwrap_or_else(|| panic!("{report}"))
+            .iter()
+            .find(|i| i["reference"] == image)
+            .map(|i| {
+                (
+                    i["class"].clone(),
+                    i["detail"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .unwrap_or_else(|| panic!("{image} in {report}"))
+    };
+    let (short, detail) = class("support-tools:latest");
+    assert_eq!(short, "undetermined");
+    assert!(
+        detail.starts_with("ClusterVersion/version is updating from 4.20.9 (short-name-mode disabled) to 4.21.2 (enforcing)")
+            && detail.contains("a node not yet updated finds it shortName")
+            && detail.contains("an updated one, shortNameRefused"),
+        "{detail}"
+    );
+    let (qualified, _) = class("registry.redhat.io/rhel9/support-tools@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    assert_eq!(qualified, "mirrored");
+    let text = std::fs::read_to_string(&cv)
+        .unwrap()
+        .replace("state: Partial", "state: Completed");
+    std::fs::write(&cv, text).unwrap();
+    bin()
+        .args(["audit", "-A", "-f"])
+        .arg(&copy)
+        .assert()
+        .code(0)
+        .stdout(
+            predicate::str::contains("shortNameRefused")
+                .or(predicate::str::contains("short-name-refused")),
+        );
+}

@@ -266,6 +266,19 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
         add_service_account_pull_secrets(settings, &mut inputs.workloads)?;
     }
     let mut report = audit::audit(&inputs.workloads, &views, mode);
+    let split = inputs
+        .cluster_version
+        .as_ref()
+        .and_then(mirrorpolicy::crio::short_name_modes_during_update);
+    if let Some((older, from, newer, to)) = split {
+        let before = audit::audit(&inputs.workloads, &views, older);
+        let why = format!(
+            "ClusterVersion/version is updating from {from} (short-name-mode {}) to {to} ({}), and each node resolves short names the older way until its pool is updated",
+            older.as_str(),
+            newer.as_str()
+        );
+        audit::undetermined_between(&mut report, &before, &why);
+    }
     if args.probe.probe {
         let ctx = probe::context_for_objects(settings, &args.probe, &args.filenames, &rendered)?;
         let targets = audit::probe_targets(&inputs.workloads, &views, mode);

@@ -27,11 +27,15 @@ use settings::Settings;
 fn main() {
     let argv0 = std::env::args().next().unwrap_or_default();
     let name = cli::display_name(&argv0);
-    let matches = cli::command_named(name).get_matches();
+    let mut command = cli::command_named(name);
+    let matches = command.get_matches_mut();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
+    if let Err(e) = cli::check_cluster_flags(&cli, &mut command) {
+        e.exit();
+    }
     let settings = Settings::new(&cli, name);
     term::apply_colour(settings.colour);
     let result = if settings.many_clusters() || many::wants_summary(&cli.command) {

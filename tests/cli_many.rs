@@ -585,6 +585,69 @@ fn issue_17_hub_selector_filters_managed_clusters() {
         .map(|i| i["context"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["east", "west"]);
+    // The selector goes with the hub's list: no request reaches another
+    // cluster, and the list asked for the selected ones only.
+    let log = fake.hub.log();
+    for other in ["/edge/", "/lab/", "/new/"] {
+        assert!(!log.iter().any(|l| l.path.starts_with(other)), "{log:?}");
+    }
+    assert!(
+        log.iter().any(|l| l.path.ends_with("/managedclusters")
+            && l.query.get("labelSelector").map(String::as_str) == Some("env=prod")),
+        "{log:?}"
+    );
+    // The same with --hub before the command and --hub-selector after it.
+    fake.hub.clear_log();
+    let (split_code, split, stderr) = run(
+        &config,
+        &[
+            "--hub",
+            "hub",
+            "list",
+            "--hub-selector",
+            "env=prod",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(split_code, Some(3), "{stderr}");
+    assert_eq!(split, stdout);
+}
+
+/// The many-cluster flags' rules hold whichever side of the command name
+/// each flag is given on (clap checks one side only).
+#[test]
+fn issue_26_cluster_flag_rules_across_the_command_name() {
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("a", Target::Down(down_url()))]);
+    for (args, want) in [
+        (
+            &["--hub-selector", "env=prod", "list"][..],
+            "--hub-selector <SELECTOR> is used with --hub",
+        ),
+        (
+            &["--hub-ca", "ca.pem", "list"][..],
+            "--hub-ca <FILE> is used with --hub",
+        ),
+        (&["list", "--skip-unavailable"][..], "--hub <CONTEXT>"),
+        (
+            &["--hub", "a", "list", "--context", "a"][..],
+            "the argument '--hub <CONTEXT>' cannot be used with '--context <NAME>'",
+        ),
+        (
+            &["--all-contexts", "list", "--server", "https://x"][..],
+            "the argument '--all-contexts' cannot be used with '--server <URL>'",
+        ),
+        (
+            &["--all-contexts", "list", "--hub", "a"][..],
+            "cannot be used with",
+        ),
+    ] {
+        let (code, stdout, stderr) = run(&config, args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+    }
 }
 
 /// A cluster the hub reports unavailable, or has not accepted, is reported

@@ -1540,3 +1540,65 @@ fn issue_26_audit_wide_over_two_parts() {
     }
     assert_eq!(all, want);
 }
+
+/// issue 26: several clusters are read without transparent huge pages
+/// (with them, a fleet read 32 clusters at a time held 1.9 times the
+/// memory); a single run keeps them (a large render is faster with them).
+/// The kernel's status of the running process says which.
+#[cfg(target_os = "linux")]
+#[test]
+fn issue_26_no_transparent_huge_pages_for_a_fleet() {
+    let thp = |pid: u32| {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("THP_enabled:"))
+            .map(|v| v.trim().to_string())
+    };
+    if thp(std::process::id()).is_none() {
+        eprintln!("this kernel does not report THP_enabled: nothing to check");
+        return;
+    }
+    // Both clusters take the connection and never answer, until closed.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("https://{}", silent.local_addr().unwrap());
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[("a", Target::Down(url.clone())), ("b", Target::Down(url))],
+    );
+    // A fleet, waiting for its clusters; one run, waiting for its stdin.
+    for (args, want, polls) in [
+        (
+            &["list", "--all-contexts", "--request-timeout", "30m"][..],
+            "0",
+            300,
+        ),
+        (&["list", "-f", "-"][..], "1", 10),
+    ] {
+        let mut child =
+            std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-mirrorpolicy"))
+                .arg("--kubeconfig")
+                .arg(&config)
+                .args(args)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+        let mut seen = None;
+        // Not a speed limit: the fleet's setting comes before any
+        // request and is kept; the single run's is never changed.
+        for _ in 0..polls {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            seen = thp(child.id());
+            if seen.as_deref() == Some("0") {
+                break;
+            }
+        }
+        drop(child.stdin.take());
+        let _ = child.kill();
+        child.wait().unwrap();
+        assert_eq!(seen.as_deref(), Some(want), "{args:?}");
+    }
+}

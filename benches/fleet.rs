@@ -4,16 +4,22 @@
 //! reached through the hub's cluster-proxy route), every request held back
 //! by a latency. Each run starts the binary once and reports its wall
 //! time, its CPU time (user + system, per cluster) and its peak resident
-//! memory, read from the kernel for that process alone (`wait4`).
+//! memory, read from the kernel for that process alone (`wait4`, in a
+//! fresh process of the harness that starts it: see [`measure`]).
 //!
 //! ```sh
-//! cargo bench --bench fleet -- [--hub] [--clusters N] [--latency-ms MS]
-//!     [--runs R] [--bin PATH] [-- ARGS...]
+//! cargo bench --bench fleet -- [--hub] [--down-every K] [--clusters N]
+//!     [--latency-ms MS] [--runs R] [--bin PATH] [-- ARGS...]
 //! ```
 //!
 //! ARGS are the command and its flags (default `list -o json`); the
 //! harness adds `--kubeconfig` and `--all-contexts` (or `--hub hub
-//! --hub-ca FILE`). `--bin` runs another build of the tool (a debug one,
+//! --hub-ca FILE`). With `--hub`, `--down-every K` makes every K-th
+//! ManagedCluster one the cluster-proxy has no tunnel to (each request a
+//! 503, as the proxy answers for a cluster whose agent is gone); the run
+//! then says how many items of a JSON `List` are errors, and how many
+//! clusters the hub proxied a request to (with `--hub-selector` in ARGS,
+//! only the selected ones may be). `--bin` runs another build of the tool (a debug one,
 //! under `valgrind`, ...: its words are split on spaces). BENCHMARKS.md
 //! records the figures.
 
@@ -21,15 +27,15 @@
 mod apiserver;
 
 use std::fmt::Write as _;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
 
 struct Options {
     hub: bool,
+    down_every: Option<usize>,
     clusters: usize,
     latency: Duration,
     runs: usize,
@@ -40,6 +46,7 @@ struct Options {
 fn options() -> Options {
     let mut o = Options {
         hub: false,
+        down_every: None,
         clusters: 3000,
         latency: Duration::from_millis(100),
         runs: 3,
@@ -51,6 +58,9 @@ fn options() -> Options {
         let mut value = || given.next().expect("a value after the flag");
         match arg.as_str() {
             "--hub" => o.hub = true,
+            "--down-every" => {
+                o.down_every = Some(value().parse().expect("--down-every K"));
+            }
             "--clusters" => o.clusters = value().parse().expect("--clusters N"),
             "--latency-ms" => {
                 o.latency = Duration::from_millis(value().parse().expect("--latency-ms MS"))
@@ -59,7 +69,8 @@ fn options() -> Options {
             "--bin" => o.bin = value().split(' ').map(str::to_string).collect(),
             // `cargo bench` passes `--bench` to a harness-less bench.
             "--bench" => {}
-            "--" => o.args = given.by_ref().collect(),
+            // `cargo bench` puts its `--bench` after them too.
+            "--" => o.args = given.by_ref().filter(|a| a != "--bench").collect(),
             other => panic!("unknown argument {other:?}"),
         }
     }
@@ -79,26 +90,61 @@ struct Cost {
     stderr: Vec<u8>,
 }
 
-/// Runs `command` and waits for it with `wait4`, so that the CPU time and
-/// the peak memory are its own.
+/// The argument that makes this harness the measuring helper: `HELPER FILE
+/// -- PROGRAM ARGS...` runs PROGRAM and writes its cost to FILE.
+const HELPER: &str = "--measure-into";
+
+/// Runs `command` (a program, its arguments and environment) and reads its
+/// cost. It is started by a fresh process of this harness (see
+/// [`helper`]), not by this one: the kernel counts in a process's peak
+/// memory that of the process it was forked from, until its exec, and this
+/// one holds the fake servers and their logs, which grow run after run.
+fn measure(program: &[String], args: &[std::ffi::OsString], env: &[(&str, &str)]) -> Cost {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("cost");
+    let mut command = Command::new(std::env::current_exe().expect("this harness"));
+    command
+        .arg(HELPER)
+        .arg(&file)
+        .arg("--")
+        .args(program)
+        .args(args)
+        .env_remove("KUBECONFIG");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let out = command.output().expect("start the measuring helper");
+    assert!(out.status.success(), "the measuring helper failed");
+    let text = std::fs::read_to_string(&file).expect("the helper's figures");
+    let figures: Vec<i64> = text
+        .split_whitespace()
+        .map(|f| f.parse().expect("a figure"))
+        .collect();
+    let micros = |us: i64| Duration::from_micros(us.unsigned_abs());
+    Cost {
+        wall: micros(figures[0]),
+        cpu: micros(figures[1]),
+        peak_kib: figures[2],
+        status: i32::try_from(figures[3]).expect("exit status"),
+        stdout: out.stdout,
+        stderr: out.stderr,
+    }
+}
+
+/// The measuring helper: runs PROGRAM with this process's stdin, stdout
+/// and stderr, waits for it with `wait4` (its CPU time and peak memory,
+/// its own), and writes `wall_us cpu_us peak_kib status` to FILE.
 // wait4 reaps the child, which clippy cannot see.
 #[allow(clippy::zombie_processes)]
-fn measure(mut command: Command) -> Cost {
-    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+fn helper(mut given: impl Iterator<Item = std::ffi::OsString>) {
+    let file = PathBuf::from(given.next().expect("FILE"));
+    assert_eq!(given.next().as_deref(), Some(std::ffi::OsStr::new("--")));
+    let program = given.next().expect("PROGRAM");
     let start = Instant::now();
-    let mut child = command.spawn().expect("start the binary");
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        out.read_to_end(&mut bytes).expect("read stdout");
-        bytes
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        err.read_to_end(&mut bytes).expect("read stderr");
-        bytes
-    });
+    let child = Command::new(program)
+        .args(given)
+        .spawn()
+        .expect("start the binary");
     let pid = i32::try_from(child.id()).expect("pid");
     let mut status = 0;
     // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
@@ -107,18 +153,18 @@ fn measure(mut command: Command) -> Cost {
     let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(waited, pid, "wait4");
     let wall = start.elapsed();
-    let time = |t: libc::timeval| {
-        Duration::from_secs(t.tv_sec.unsigned_abs())
-            + Duration::from_micros(t.tv_usec.unsigned_abs())
-    };
-    Cost {
-        wall,
-        cpu: time(usage.ru_utime) + time(usage.ru_stime),
-        peak_kib: usage.ru_maxrss,
-        status: libc::WEXITSTATUS(status),
-        stdout: reader.join().expect("stdout reader"),
-        stderr: err_reader.join().expect("stderr reader"),
-    }
+    let micros = |t: libc::timeval| t.tv_sec * 1_000_000 + t.tv_usec;
+    std::fs::write(
+        file,
+        format!(
+            "{} {} {} {}\n",
+            wall.as_micros(),
+            micros(usage.ru_utime) + micros(usage.ru_stime),
+            usage.ru_maxrss,
+            libc::WEXITSTATUS(status)
+        ),
+    )
+    .expect("write the figures");
 }
 
 /// A kubeconfig with one context (and cluster and user) per cluster, all
@@ -151,12 +197,18 @@ fn fleet_kubeconfig(dir: &Path, server: &apiserver::FakeApiServer, n: usize) -> 
     path
 }
 
+/// Whether ManagedCluster `i` has no tunnel (`--down-every K`: every K-th).
+fn is_down(i: usize, down_every: Option<usize>) -> bool {
+    down_every.is_some_and(|k| k > 0 && i % k == k - 1)
+}
+
 /// A hub with `n` available ManagedClusters `m0000`, ... each served
-/// through its cluster-proxy route by `backend`.
+/// through its cluster-proxy route by `backend`, but those [`is_down`].
 fn hub(
     backend: &apiserver::FakeApiServer,
     n: usize,
     latency: Duration,
+    down_every: Option<usize>,
 ) -> apiserver::FakeApiServer {
     let mut objects = String::new();
     for i in 0..n {
@@ -170,7 +222,11 @@ fn hub(
         .objects_from_yaml(&objects)
         .latency(latency);
     for i in 0..n {
-        builder = builder.proxy_to(&format!("m{i:04}"), backend);
+        builder = if is_down(i, down_every) {
+            builder.proxy_down(&format!("m{i:04}"))
+        } else {
+            builder.proxy_to(&format!("m{i:04}"), backend)
+        };
     }
     let hub = builder.start();
     hub.add_objects_from_yaml(&format!(
@@ -181,13 +237,19 @@ fn hub(
 }
 
 fn main() {
+    let mut given = std::env::args_os().skip(1);
+    if given.next().as_deref() == Some(std::ffi::OsStr::new(HELPER)) {
+        return helper(given);
+    }
     let o = options();
     let dir = tempfile::tempdir().expect("temp dir");
     let backend = apiserver::Builder::openshift()
         .objects_from("examples/disconnected-cluster")
         .latency(o.latency)
         .start();
-    let hub = o.hub.then(|| hub(&backend, o.clusters, o.latency));
+    let hub = o
+        .hub
+        .then(|| hub(&backend, o.clusters, o.latency, o.down_every));
     let (kubeconfig, reach): (PathBuf, Vec<String>) = match &hub {
         Some(hub) => {
             let ca = dir.path().join("hub-ca.pem");
@@ -214,16 +276,10 @@ fn main() {
         o.args.join(" ")
     );
     for run in 1..=o.runs {
-        let mut command = Command::new(&o.bin[0]);
-        command
-            .args(&o.bin[1..])
-            .arg("--kubeconfig")
-            .arg(&kubeconfig)
-            .args(&reach)
-            .args(&o.args)
-            .env("NO_COLOR", "1")
-            .env_remove("KUBECONFIG");
-        let cost = measure(command);
+        let mut args: Vec<std::ffi::OsString> =
+            vec!["--kubeconfig".into(), kubeconfig.clone().into()];
+        args.extend(reach.iter().chain(&o.args).map(Into::into));
+        let cost = measure(&o.bin, &args, &[("NO_COLOR", "1")]);
         let stderr = String::from_utf8_lossy(&cost.stderr);
         let errors = stderr.lines().filter(|l| l.contains("error")).count();
         println!(
@@ -238,7 +294,22 @@ fn main() {
         if cost.status != 0 {
             println!("{}", stderr.lines().take(5).collect::<Vec<_>>().join("\n"));
         }
+        if let Ok(list) = serde_json::from_slice::<serde_json::Value>(&cost.stdout) {
+            let items = list["items"].as_array().map_or(&[][..], Vec::as_slice);
+            let failed = items.iter().filter(|i| i.get("error").is_some()).count();
+            println!("  {} items, {failed} of them errors", items.len());
+        }
+        if let Some(hub) = &hub {
+            let reached: std::collections::BTreeSet<String> = hub
+                .log()
+                .iter()
+                .filter_map(|l| l.path.strip_prefix("/m"))
+                .filter_map(|p| p.split('/').next())
+                .map(str::to_string)
+                .collect();
+            println!("  the hub proxied requests to {} clusters", reached.len());
+            hub.clear_log();
+        }
     }
-    let requests = backend.log().len() + hub.as_ref().map_or(0, |h| h.log().len());
-    println!("{requests} requests answered in all");
+    println!("{} requests answered by the clusters", backend.log().len());
 }

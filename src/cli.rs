@@ -174,6 +174,49 @@ fn one_cluster_only(cmd: clap::Command) -> clap::Command {
     cmd
 }
 
+/// The rules between the cluster flags, whichever side of the command name
+/// each flag is given on (`--hub HUB list --hub-selector env=prod`): clap
+/// checks `requires` and `conflicts_with` of a global flag on one side
+/// only (and would refuse this one), so `--hub-selector`,
+/// `--skip-unavailable` and `--hub-ca` need `--hub` here, and the
+/// conflicts clap finds on one side are found across too.
+pub fn check_cluster_flags(cli: &Cli, cmd: &mut clap::Command) -> Result<(), clap::Error> {
+    use clap::error::ErrorKind;
+    let c = &cli.cluster;
+    let with_hub = [
+        ("--hub-selector <SELECTOR>", c.hub_selector.is_some()),
+        ("--skip-unavailable", c.skip_unavailable),
+        ("--hub-ca <FILE>", c.hub_ca.is_some()),
+    ];
+    if c.hub.is_none() {
+        if let Some((flag, _)) = with_hub.iter().find(|(_, given)| *given) {
+            return Err(cmd.error(
+                ErrorKind::MissingRequiredArgument,
+                format!("the following required arguments were not provided:\n  --hub <CONTEXT>\n\n{flag} is used with --hub"),
+            ));
+        }
+    }
+    let many = [
+        ("--hub <CONTEXT>", c.hub.is_some()),
+        ("--all-contexts", c.all_contexts),
+    ];
+    let one = [
+        ("--context <NAME>", !c.context.is_empty()),
+        ("--server <URL>", c.server.is_some()),
+        ("--all-contexts", c.all_contexts),
+    ];
+    for (flag, given) in many {
+        let other = one.iter().find(|(o, g)| *g && *o != flag);
+        if let (true, Some((other, _))) = (given, other) {
+            return Err(cmd.error(
+                ErrorKind::ArgumentConflict,
+                format!("the argument '{flag}' cannot be used with '{other}'"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// How to reach the cluster, as kubectl takes it. Ignored with -f (files) and
 /// node files: then the cluster is never contacted.
 #[derive(Debug, Clone, Default, Args)]
@@ -217,31 +260,19 @@ pub struct ClusterArgs {
 
     /// With --hub: only the ManagedClusters this label selector selects (key=value, key!=value,
     /// key in (a,b), ...); when it selects none, nothing is read (exit 0, an empty List).
-    #[arg(
-        long,
-        value_name = "SELECTOR",
-        global = true,
-        help_heading = "Cluster",
-        requires = "hub"
-    )]
+    #[arg(long, value_name = "SELECTOR", global = true, help_heading = "Cluster")]
     pub hub_selector: Option<String>,
 
     /// With --hub: a ManagedCluster the hub reports unavailable (ManagedClusterConditionAvailable
     /// not True) or has not accepted (spec.hubAcceptsClient false) is still reported, but does
     /// not make the exit code 3; the exit code is that of the clusters read.
-    #[arg(long, global = true, help_heading = "Cluster", requires = "hub")]
+    #[arg(long, global = true, help_heading = "Cluster")]
     pub skip_unavailable: bool,
 
     /// With --hub: the CA bundle (PEM) that signed the certificate of the hub's cluster-proxy
     /// Route, in place of the hub's ingress CA (ConfigMap default-ingress-cert in
     /// openshift-config-managed).
-    #[arg(
-        long,
-        value_name = "FILE",
-        global = true,
-        help_heading = "Cluster",
-        requires = "hub"
-    )]
+    #[arg(long, value_name = "FILE", global = true, help_heading = "Cluster")]
     pub hub_ca: Option<std::path::PathBuf>,
 
     /// Roots trusted besides the cluster's: a hub's route CA, for one of its

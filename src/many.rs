@@ -27,8 +27,7 @@ use serde::Serialize;
 use mirrorpolicy::audit::Report;
 use mirrorpolicy::list::Rule;
 use mirrorpolicy::output;
-use mirrorpolicy::output::many::Section;
-use mirrorpolicy::output::table::Layout;
+use mirrorpolicy::output::many::{ByContext, Section};
 use mirrorpolicy::source::cluster as live;
 use mirrorpolicy::source::hub::{self, read_hub, read_ingress_ca, HubError, IngressCa};
 use mirrorpolicy::tls::Trust;
@@ -101,33 +100,15 @@ pub fn run(
     }
     match &cli.command {
         Command::List(a) if a.output == ListFormat::Wide => {
-            let no_headers = a.no_headers;
-            return merged(
-                settings,
-                &contexts,
-                cli,
-                list_rules,
-                no_headers,
-                |out, c, l| {
-                    let clusters: Vec<(&str, &[Rule])> =
-                        c.iter().map(|(n, r)| (*n, r.as_slice())).collect();
-                    output::list::write_table_by_context(out, &clusters, l)
-                },
-            );
+            let table = output::list::TableByContext::new(&settings.layout(a.no_headers));
+            return merged(settings, &contexts, cli, list_rules, table);
         }
         // The pull log's wide output is its text, one section per cluster.
         Command::Audit(a)
             if a.output == AuditFormat::Wide && a.journal_file.is_none() && !a.journal =>
         {
-            let no_headers = a.no_headers;
-            return merged(
-                settings,
-                &contexts,
-                cli,
-                audit_report,
-                no_headers,
-                |out, c, l| output::audit::write_table_by_context(out, c, l),
-            );
+            let table = output::audit::TableByContext::new(&settings.layout(a.no_headers));
+            return merged(settings, &contexts, cli, audit_report, table);
         }
         _ => {}
     }
@@ -236,49 +217,44 @@ pub fn wants_summary(command: &Command) -> bool {
 }
 
 /// One table for every cluster (`-o wide` of list and audit): `collect`
-/// gives a cluster's data and exit code, `write` lays the clusters' data
-/// out with a CONTEXT column. A cluster not read is said on stderr.
+/// gives a cluster's data and exit code, `table` writes its rows behind a
+/// CONTEXT column as the clusters are done, in their order, and lets the
+/// data go. A cluster not read is said on stderr.
 fn merged<T: Send + 'static>(
     settings: &Settings,
     contexts: &[Target],
     cli: Arc<Cli>,
     collect: fn(&Settings, &Command) -> Result<(T, ExitCode)>,
-    no_headers: bool,
-    write: impl Fn(&mut dyn Write, &[(&str, &T)], &Layout) -> io::Result<()>,
+    mut table: impl ByContext<T>,
 ) -> Result<ExitCode> {
-    let mut outcomes = Vec::with_capacity(contexts.len());
+    let mut worst = ExitCode::Success;
     run_each(
         settings,
         contexts,
         move |s| collect(s, &cli.command),
         |o| {
-            outcomes.push(o);
+            match &o.result {
+                Ok(((data, code), _)) => {
+                    worst = worse(worst, *code);
+                    settings
+                        .print_to(term::Sink::Text, |out| table.cluster(out, &o.context, data))?;
+                }
+                Err(failed) => {
+                    worst = worse(worst, failed.code);
+                    eprintln!(
+                        "error: context {}: {}",
+                        term::escape_controls(
+                            &output::many::header_name(&o.context, o.server.as_deref()),
+                            false
+                        ),
+                        failed.one_line()
+                    );
+                }
+            }
             Ok(())
         },
     )?;
-    let mut worst = ExitCode::Success;
-    let mut clusters: Vec<(&str, &T)> = Vec::new();
-    for o in &outcomes {
-        match &o.result {
-            Ok(((data, code), _)) => {
-                worst = worse(worst, *code);
-                clusters.push((&o.context, data));
-            }
-            Err(failed) => {
-                worst = worse(worst, failed.code);
-                eprintln!(
-                    "error: context {}: {}",
-                    term::escape_controls(
-                        &output::many::header_name(&o.context, o.server.as_deref()),
-                        false
-                    ),
-                    failed.one_line()
-                );
-            }
-        }
-    }
-    let layout = settings.layout(no_headers);
-    settings.print_to(term::Sink::Text, |out| write(out, &clusters, &layout))?;
+    settings.print_to(term::Sink::Text, |out| table.finish(out))?;
     Ok(worst)
 }
 

@@ -585,6 +585,69 @@ fn issue_17_hub_selector_filters_managed_clusters() {
         .map(|i| i["context"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["east", "west"]);
+    // The selector goes with the hub's list: no request reaches another
+    // cluster, and the list asked for the selected ones only.
+    let log = fake.hub.log();
+    for other in ["/edge/", "/lab/", "/new/"] {
+        assert!(!log.iter().any(|l| l.path.starts_with(other)), "{log:?}");
+    }
+    assert!(
+        log.iter().any(|l| l.path.ends_with("/managedclusters")
+            && l.query.get("labelSelector").map(String::as_str) == Some("env=prod")),
+        "{log:?}"
+    );
+    // The same with --hub before the command and --hub-selector after it.
+    fake.hub.clear_log();
+    let (split_code, split, stderr) = run(
+        &config,
+        &[
+            "--hub",
+            "hub",
+            "list",
+            "--hub-selector",
+            "env=prod",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(split_code, Some(3), "{stderr}");
+    assert_eq!(split, stdout);
+}
+
+/// The many-cluster flags' rules hold whichever side of the command name
+/// each flag is given on (clap checks one side only).
+#[test]
+fn issue_26_cluster_flag_rules_across_the_command_name() {
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(dir.path(), &[("a", Target::Down(down_url()))]);
+    for (args, want) in [
+        (
+            &["--hub-selector", "env=prod", "list"][..],
+            "--hub-selector <SELECTOR> is used with --hub",
+        ),
+        (
+            &["--hub-ca", "ca.pem", "list"][..],
+            "--hub-ca <FILE> is used with --hub",
+        ),
+        (&["list", "--skip-unavailable"][..], "--hub <CONTEXT>"),
+        (
+            &["--hub", "a", "list", "--context", "a"][..],
+            "the argument '--hub <CONTEXT>' cannot be used with '--context <NAME>'",
+        ),
+        (
+            &["--all-contexts", "list", "--server", "https://x"][..],
+            "the argument '--all-contexts' cannot be used with '--server <URL>'",
+        ),
+        (
+            &["--all-contexts", "list", "--hub", "a"][..],
+            "cannot be used with",
+        ),
+    ] {
+        let (code, stdout, stderr) = run(&config, args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+    }
 }
 
 /// A cluster the hub reports unavailable, or has not accepted, is reported
@@ -1315,4 +1378,227 @@ fn issue_24_audit_journal_over_several_clusters() {
     let (code, wide, stderr) = run(&config, &[&base[..], &["-o", "wide"]].concat());
     assert_eq!(code, Some(1), "{stderr}");
     assert_eq!(wide, stdout, "-o wide of the pull log is its text");
+}
+
+/// The contexts `c000` ... of a fleet of `n` on `server`, but for `silent`
+/// (by index), which points at `silent_url`.
+fn fleet_with(
+    dir: &Path,
+    server: &FakeApiServer,
+    n: usize,
+    silent: Option<(usize, &str)>,
+) -> PathBuf {
+    let named: Vec<String> = (0..n).map(|i| format!("c{i:03}")).collect();
+    let targets: Vec<(&str, Target<'_>)> = named
+        .iter()
+        .enumerate()
+        .map(|(i, name)| match silent {
+            Some((at, url)) if at == i => (name.as_str(), Target::Down(url.to_string())),
+            _ => (name.as_str(), Target::Fake(server)),
+        })
+        .collect();
+    kubeconfig(dir, &targets)
+}
+
+/// The rows of the table of clusters `names` whose rows are those of
+/// `c000` in `reference` (a table of clusters as wide as these names, all
+/// with the same objects): `c000`'s lines with its name changed, under the
+/// header.
+fn same_rows(reference: &str, names: &[String]) -> String {
+    let mut lines = reference.lines();
+    let mut want = format!("{}\n", lines.next().unwrap());
+    let mut of_c000 = Vec::new();
+    let mut current = "";
+    for line in lines {
+        if !line.starts_with(' ') {
+            current = line.split(' ').next().unwrap();
+        }
+        if current == "c000" {
+            of_c000.push(line);
+        }
+    }
+    assert!(!of_c000.is_empty(), "{reference}");
+    for name in names {
+        for line in &of_c000 {
+            want.push_str(&line.replacen("c000", name, 1));
+            want.push('\n');
+        }
+    }
+    want
+}
+
+/// issue 26: `list -o wide` over a fleet is written as its clusters are
+/// done, in parts of 64 clusters: the first 64 clusters' rows are on
+/// stdout while the 65th has not answered. Each cluster's rows, their
+/// order, the one header and the alignment are those of the one table of
+/// a few clusters; the cluster not read is said on stderr.
+#[test]
+fn issue_26_list_wide_streams_over_a_fleet() {
+    use std::io::{BufRead, BufReader};
+    let server = Builder::openshift().objects_from(EXAMPLE).start();
+    // Takes connections (the kernel's backlog) and never answers, until
+    // it is closed.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_url = format!("https://{}", silent.local_addr().unwrap());
+    let dir = TempDir::new().unwrap();
+    let config = fleet_with(dir.path(), &server, 70, Some((64, &silent_url)));
+    let (code, reference, stderr) = run(&config, &["list", "--context", "c000,c001", "-o", "wide"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let stderr_file = dir.path().join("stderr");
+    // c064 gets no answer and cannot time out while the test runs.
+    let mut child =
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-mirrorpolicy"))
+            .arg("--kubeconfig")
+            .arg(&config)
+            .args([
+                "list",
+                "--all-contexts",
+                "-o",
+                "wide",
+                "--context-concurrency",
+                "8",
+            ])
+            .args(["--request-timeout", "30m", "--context-timeout", "30m"])
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "200")
+            .env_remove("KUBECONFIG")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(&stderr_file).unwrap())
+            .spawn()
+            .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let _ = tx.send(line.unwrap());
+        }
+    });
+    let names: Vec<String> = (0..70).map(|i| format!("c{i:03}")).collect();
+    let first = same_rows(&reference, &names[..64]);
+    let mut seen = String::new();
+    while seen.len() < first.len() {
+        // Not a speed limit: without the first part written as c064
+        // waits, nothing would come until c064's 30 minutes are over.
+        match lines.recv_timeout(std::time::Duration::from_secs(300)) {
+            Ok(line) => seen.push_str(&format!("{line}\n")),
+            Err(e) => {
+                let _ = child.kill();
+                panic!("no first part while c064 is unanswered ({e}); so far:\n{seen}");
+            }
+        }
+    }
+    assert_eq!(seen, first);
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the first part came before c064 was read"
+    );
+    drop(silent);
+    let rest: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let status = child.wait().unwrap();
+    let stderr = std::fs::read_to_string(&stderr_file).unwrap();
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    let after: Vec<String> = names[65..].to_vec();
+    let want_rest = same_rows(&reference, &after);
+    let want_rest = want_rest.split_once('\n').unwrap().1;
+    assert_eq!(rest, want_rest, "the rows of c065 to c069, no header");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("error: context c064 ({silent_url}): ")),
+        "{stderr}"
+    );
+}
+
+/// issue 26: `audit -o wide` over more clusters than a part holds: each
+/// cluster's rows in the clusters' order under one header, the blank line,
+/// then each cluster's counts, as in the table of a few clusters.
+#[test]
+fn issue_26_audit_wide_over_two_parts() {
+    let server = Builder::openshift()
+        .objects_from("tests/fixtures/audit-cluster")
+        .start();
+    let dir = TempDir::new().unwrap();
+    let config = fleet_with(dir.path(), &server, 66, None);
+    let (code, reference, stderr) = run(
+        &config,
+        &["audit", "-A", "--context", "c000,c001", "-o", "wide"],
+    );
+    let (table, counts) = reference.split_once("\n\n").unwrap();
+    let (all_code, all, all_stderr) =
+        run(&config, &["audit", "-A", "--all-contexts", "-o", "wide"]);
+    assert_eq!(all_code, code, "{stderr}{all_stderr}");
+    let names: Vec<String> = (0..66).map(|i| format!("c{i:03}")).collect();
+    let count_line = counts
+        .lines()
+        .next()
+        .unwrap()
+        .strip_prefix("c000: ")
+        .unwrap();
+    let mut want = same_rows(&format!("{table}\n"), &names);
+    want.push('\n');
+    for name in &names {
+        want.push_str(&format!("{name}: {count_line}\n"));
+    }
+    assert_eq!(all, want);
+}
+
+/// issue 26: several clusters are read without transparent huge pages
+/// (with them, a fleet read 32 clusters at a time held 1.9 times the
+/// memory); a single run keeps them (a large render is faster with them).
+/// The kernel's status of the running process says which.
+#[cfg(target_os = "linux")]
+#[test]
+fn issue_26_no_transparent_huge_pages_for_a_fleet() {
+    let thp = |pid: u32| {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("THP_enabled:"))
+            .map(|v| v.trim().to_string())
+    };
+    if thp(std::process::id()).is_none() {
+        eprintln!("this kernel does not report THP_enabled: nothing to check");
+        return;
+    }
+    // Both clusters take the connection and never answer, until closed.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("https://{}", silent.local_addr().unwrap());
+    let dir = TempDir::new().unwrap();
+    let config = kubeconfig(
+        dir.path(),
+        &[("a", Target::Down(url.clone())), ("b", Target::Down(url))],
+    );
+    // A fleet, waiting for its clusters; one run, waiting for its stdin.
+    for (args, want, polls) in [
+        (
+            &["list", "--all-contexts", "--request-timeout", "30m"][..],
+            "0",
+            300,
+        ),
+        (&["list", "-f", "-"][..], "1", 10),
+    ] {
+        let mut child =
+            std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-mirrorpolicy"))
+                .arg("--kubeconfig")
+                .arg(&config)
+                .args(args)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+        let mut seen = None;
+        // Not a speed limit: the fleet's setting comes before any
+        // request and is kept; the single run's is never changed.
+        for _ in 0..polls {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            seen = thp(child.id());
+            if seen.as_deref() == Some("0") {
+                break;
+            }
+        }
+        drop(child.stdin.take());
+        let _ = child.kill();
+        child.wait().unwrap();
+        assert_eq!(seen.as_deref(), Some(want), "{args:?}");
+    }
 }

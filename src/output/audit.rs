@@ -4,7 +4,8 @@ use std::io::{self, Write};
 
 use comfy_table::{Attribute, Cell, Color};
 
-use super::table::{Layout, TextTable};
+use super::many::ByContext;
+use super::table::{Layout, TableParts, TextTable};
 use crate::audit::{AuditedImage, Class, Level, Report};
 
 /// Writes the images worst first, then a line of counts per class; `wide`
@@ -58,7 +59,23 @@ pub fn write_table_by_context(
     clusters: &[(&str, &Report)],
     layout: &Layout,
 ) -> io::Result<()> {
-    if clusters.iter().any(|(_, r)| !r.images.is_empty()) {
+    let mut table = TableByContext::new(layout);
+    for (context, report) in clusters {
+        table.cluster(out, context, report)?;
+    }
+    table.finish(out)
+}
+
+/// [`write_table_by_context`] written as each cluster is done: the rows
+/// in parts, each cluster's line of counts (all that is kept of it) at the
+/// end.
+pub struct TableByContext {
+    parts: TableParts,
+    counts: Vec<String>,
+}
+
+impl TableByContext {
+    pub fn new(layout: &Layout) -> Self {
         let head = [
             "CONTEXT",
             "CLASS",
@@ -67,21 +84,37 @@ pub fn write_table_by_context(
             "SIGNATURE",
             "DETAIL",
         ];
-        let mut t = TextTable::new(layout, &head, &[0, 1, 2, 4]);
-        for (context, report) in clusters {
-            for i in &report.images {
+        Self {
+            parts: TableParts::new(layout, &head, &[0, 1, 2, 4]),
+            counts: Vec::new(),
+        }
+    }
+}
+
+impl ByContext<Report> for TableByContext {
+    fn cluster(&mut self, out: &mut dyn Write, context: &str, report: &Report) -> io::Result<()> {
+        let rows = report
+            .images
+            .iter()
+            .map(|i| {
                 let mut cells = vec![Cell::new(context)];
                 cells.extend(row(i, true));
-                t.row(cells);
-            }
+                cells
+            })
+            .collect();
+        self.counts.push(format!("{context}: {}", counts(report)));
+        self.parts.group(out, rows)
+    }
+
+    fn finish(self, out: &mut dyn Write) -> io::Result<()> {
+        if self.parts.finish(out)? {
+            writeln!(out)?;
         }
-        t.write(out)?;
-        writeln!(out)?;
+        for line in &self.counts {
+            writeln!(out, "{line}")?;
+        }
+        Ok(())
     }
-    for (context, report) in clusters {
-        writeln!(out, "{context}: {}", counts(report))?;
-    }
-    Ok(())
 }
 
 /// `N images: n class, ...`.

@@ -4,7 +4,8 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, Color};
 
-use super::table::{Layout, TextTable};
+use super::many::ByContext;
+use super::table::{Layout, TableParts, TextTable};
 
 use crate::list::Rule;
 
@@ -114,32 +115,64 @@ pub fn write_table_by_context(
     clusters: &[(&str, &[Rule])],
     layout: &Layout,
 ) -> io::Result<()> {
-    if clusters.iter().all(|(_, rules)| rules.is_empty()) {
-        writeln!(
-            out,
-            "No mirror rules: no cluster's objects touch registries.conf."
-        )?;
-        return Ok(());
-    }
-    let head = [
-        "CONTEXT",
-        "SOURCE",
-        "MIRRORS",
-        "PULL",
-        "SOURCE POLICY",
-        "OBJECTS",
-        "FLAGS",
-        "CONFLICTS",
-    ];
-    let mut t = TextTable::new(layout, &head, &[0, 1, 3, 4, 6]);
+    let mut table = TableByContext::new(layout);
     for (context, rules) in clusters {
-        for r in *rules {
-            let mut cells = vec![Cell::new(context)];
-            cells.extend(row(r, true));
-            t.row(cells);
+        table.rules(out, context, rules)?;
+    }
+    table.finish(out)
+}
+
+/// [`write_table_by_context`] written as each cluster is done.
+pub struct TableByContext {
+    parts: TableParts,
+}
+
+impl TableByContext {
+    pub fn new(layout: &Layout) -> Self {
+        let head = [
+            "CONTEXT",
+            "SOURCE",
+            "MIRRORS",
+            "PULL",
+            "SOURCE POLICY",
+            "OBJECTS",
+            "FLAGS",
+            "CONFLICTS",
+        ];
+        Self {
+            parts: TableParts::new(layout, &head, &[0, 1, 3, 4, 6]),
         }
     }
-    t.write(out)
+
+    /// Adds one cluster's rules.
+    pub fn rules(&mut self, out: &mut dyn Write, context: &str, rules: &[Rule]) -> io::Result<()> {
+        let rows = rules
+            .iter()
+            .map(|r| {
+                let mut cells = vec![Cell::new(context)];
+                cells.extend(row(r, true));
+                cells
+            })
+            .collect();
+        self.parts.group(out, rows)
+    }
+}
+
+impl ByContext<Vec<Rule>> for TableByContext {
+    fn cluster(&mut self, out: &mut dyn Write, context: &str, rules: &Vec<Rule>) -> io::Result<()> {
+        self.rules(out, context, rules)
+    }
+
+    /// Says so when no cluster had a rule.
+    fn finish(self, out: &mut dyn Write) -> io::Result<()> {
+        if !self.parts.finish(out)? {
+            writeln!(
+                out,
+                "No mirror rules: no cluster's objects touch registries.conf."
+            )?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,18 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+/// A table of several clusters (the `-o wide` tables of `list` and
+/// `audit`), written as each cluster is done, in the clusters' order: its
+/// rows are held only until a part of the table is full (see
+/// [`super::table::TableParts`]).
+pub trait ByContext<T: ?Sized> {
+    /// Adds one cluster's rows, named `context`.
+    fn cluster(&mut self, out: &mut dyn Write, context: &str, data: &T) -> io::Result<()>;
+
+    /// Writes what is left, after the last cluster.
+    fn finish(self, out: &mut dyn Write) -> io::Result<()>;
+}
+
 /// One cluster's section: its captured output, or the lines of its error
 /// (the message, then each cause).
 #[derive(Debug, Clone, Copy)]

@@ -6,7 +6,9 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets, Attribute, Cell, ColumnConstraint, ContentArrangement, Table, Width};
+use comfy_table::{
+    presets, Attribute, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width,
+};
 
 /// How a table is laid out for the reader.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -67,6 +69,16 @@ impl TextTable {
     /// (a mirror, an object) is never split; when even that cannot fit the
     /// width, nothing is wrapped (a narrower column would not help).
     pub fn write(mut self, out: &mut dyn Write) -> io::Result<()> {
+        self.arrange();
+        for line in self.table.lines() {
+            writeln!(out, "{}", line.trim_end())?;
+        }
+        Ok(())
+    }
+
+    /// The widest content of each column (header included), and its
+    /// longest word.
+    fn content_widths(&mut self) -> (Vec<u16>, Vec<u16>) {
         let longest_words: Vec<u16> = (0..self.table.column_count())
             .map(|i| {
                 self.table
@@ -84,7 +96,12 @@ impl TextTable {
                     .unwrap_or(u16::MAX)
             })
             .collect();
-        let content = self.table.column_max_content_widths();
+        (self.table.column_max_content_widths(), longest_words)
+    }
+
+    /// Lays the columns out as [`TextTable::write`] says.
+    fn arrange(&mut self) {
+        let (content, longest_words) = self.content_widths();
         let narrowest: u32 = content
             .iter()
             .enumerate()
@@ -110,7 +127,131 @@ impl TextTable {
             };
             column.set_constraint(constraint);
         }
-        for line in self.table.lines() {
+    }
+
+    /// Gives each column the width it had in `before` (its content width,
+    /// without the padding), wider only where a cell needs it: an
+    /// identifier longer than that, a word of a wrapping column, or with no
+    /// width to fit, any cell.
+    fn keep_widths(&mut self, before: &[u16]) {
+        let (content, longest_words) = self.content_widths();
+        let fixed = self.fixed.clone();
+        let wraps = self.width.is_some();
+        for (i, column) in self.table.column_iter_mut().enumerate() {
+            let needed = if fixed.contains(&i) || !wraps {
+                content[i]
+            } else {
+                longest_words[i]
+            };
+            let width = needed.max(before.get(i).copied().unwrap_or(0)).max(1);
+            column.set_padding((0, 2));
+            column.set_constraint(ColumnConstraint::Absolute(Width::Fixed(
+                width.saturating_add(2),
+            )));
+        }
+    }
+
+    /// The lines of the table, and the content width each column was given.
+    ///
+    /// A last row holding an `x` at the right of each column shows where
+    /// each column ends; it is taken away. It cannot change the layout: it
+    /// is one line (one character never wraps), and no column is narrower
+    /// than one character.
+    fn lines_and_widths(mut self) -> (Vec<String>, Vec<u16>) {
+        let columns = self.table.column_count();
+        self.table.add_row(
+            (0..columns)
+                .map(|_| Cell::new("x").set_alignment(CellAlignment::Right))
+                .collect::<Vec<_>>(),
+        );
+        let mut lines: Vec<String> = self.table.lines().collect();
+        let marker = lines.pop().unwrap_or_default();
+        let mut widths = Vec::with_capacity(columns);
+        let mut start = 0;
+        for (end, _) in marker.chars().enumerate().filter(|(_, c)| *c == 'x') {
+            widths.push(u16::try_from(end + 1 - start).unwrap_or(u16::MAX));
+            // The two blanks of padding, then the next column.
+            start = end + 3;
+        }
+        (lines, widths)
+    }
+}
+
+/// How many groups of rows (clusters) a part of a [`TableParts`] holds.
+pub const PART_GROUPS: usize = 64;
+
+/// How many rows make a part of a [`TableParts`] be written at the end of
+/// the group that reaches them, before [`PART_GROUPS`] groups.
+pub const PART_ROWS: usize = 1_000;
+
+/// A table whose rows come in groups (the rows of one cluster of a fleet)
+/// and are written in parts, so that they are never all held: a part is
+/// written once it holds [`PART_GROUPS`] groups or [`PART_ROWS`] rows. The
+/// first part is written as [`TextTable::write`] writes a table, with the
+/// header; each later one without it, every column as wide as in the parts
+/// before, wider only where a cell needs it (see
+/// [`TextTable::keep_widths`]), so the parts line up. A table of one part
+/// is the table written at once.
+pub struct TableParts {
+    layout: Layout,
+    header: Vec<String>,
+    fixed: Vec<usize>,
+    rows: Vec<Vec<Cell>>,
+    groups: usize,
+    /// The content width of each column, once a part is written.
+    widths: Option<Vec<u16>>,
+}
+
+impl TableParts {
+    /// A table with `header`, its `fixed` columns as [`TextTable::new`].
+    pub fn new(layout: &Layout, header: &[&str], fixed: &[usize]) -> Self {
+        Self {
+            layout: *layout,
+            header: header.iter().map(|h| h.to_string()).collect(),
+            fixed: fixed.to_vec(),
+            rows: Vec::new(),
+            groups: 0,
+            widths: None,
+        }
+    }
+
+    /// Adds one group's rows, and writes a part when it is full.
+    pub fn group(&mut self, out: &mut dyn Write, rows: Vec<Vec<Cell>>) -> io::Result<()> {
+        self.groups += 1;
+        self.rows.extend(rows);
+        if self.groups >= PART_GROUPS || self.rows.len() >= PART_ROWS {
+            self.write_part(out)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the rows left; whether the table had any row.
+    pub fn finish(mut self, out: &mut dyn Write) -> io::Result<bool> {
+        self.write_part(out)?;
+        Ok(self.widths.is_some())
+    }
+
+    fn write_part(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        self.groups = 0;
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let layout = Layout {
+            no_headers: self.layout.no_headers || self.widths.is_some(),
+            ..self.layout
+        };
+        let header: Vec<&str> = self.header.iter().map(String::as_str).collect();
+        let mut t = TextTable::new(&layout, &header, &self.fixed);
+        for row in std::mem::take(&mut self.rows) {
+            t.row(row);
+        }
+        match &self.widths {
+            None => t.arrange(),
+            Some(before) => t.keep_widths(before),
+        }
+        let (lines, widths) = t.lines_and_widths();
+        self.widths = Some(widths);
+        for line in lines {
             writeln!(out, "{}", line.trim_end())?;
         }
         Ok(())
@@ -189,5 +330,151 @@ mod tests {
             ..Layout::default()
         });
         assert!(text.starts_with("registry.example.com/apps  one"), "{text}");
+    }
+
+    fn group(context: &str, words: &str) -> Vec<Vec<Cell>> {
+        vec![
+            vec![
+                Cell::new(context),
+                Cell::new("registry.example.com/apps"),
+                Cell::new(words),
+            ],
+            vec![
+                Cell::new(context),
+                Cell::new("quay.io/x"),
+                Cell::new("short"),
+            ],
+        ]
+    }
+
+    const WORDS: &str = "one two three four five six seven eight nine ten";
+
+    fn whole(layout: &Layout, groups: &[Vec<Vec<Cell>>]) -> String {
+        let mut t = TextTable::new(layout, &["CONTEXT", "NAME", "WHAT"], &[0, 1]);
+        for g in groups {
+            for r in g {
+                t.row(r.clone());
+            }
+        }
+        let mut out = Vec::new();
+        t.write(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn parted(layout: &Layout, groups: &[Vec<Vec<Cell>>]) -> String {
+        let mut parts = TableParts::new(layout, &["CONTEXT", "NAME", "WHAT"], &[0, 1]);
+        let mut out = Vec::new();
+        for g in groups {
+            parts.group(&mut out, g.clone()).unwrap();
+        }
+        parts.finish(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn layouts() -> Vec<Layout> {
+        let mut all = Vec::new();
+        for width in [None, Some(200), Some(60), Some(40), Some(20)] {
+            for (colour, no_headers) in [(false, false), (true, false), (false, true)] {
+                all.push(Layout {
+                    width,
+                    colour,
+                    no_headers,
+                });
+            }
+        }
+        all
+    }
+
+    /// issue 26: a table of one part is the table written at once.
+    #[test]
+    fn issue_26_one_part_is_the_whole_table() {
+        let groups = vec![group("east", WORDS), group("a-longer-name", "x")];
+        for layout in layouts() {
+            assert_eq!(
+                parted(&layout, &groups),
+                whole(&layout, &groups),
+                "{layout:?}"
+            );
+        }
+        let mut out = Vec::new();
+        let parts = TableParts::new(&Layout::default(), &["A"], &[0]);
+        assert!(!parts.finish(&mut out).unwrap(), "no row");
+        assert!(out.is_empty());
+    }
+
+    /// issue 26: parts whose cells are no wider than the first part's line
+    /// up with it: the same bytes as one table, the header once.
+    #[test]
+    fn issue_26_parts_line_up() {
+        let groups: Vec<_> = (0..PART_GROUPS * 2 + 5)
+            .map(|i| group(&format!("c{i:03}"), WORDS))
+            .collect();
+        for layout in layouts() {
+            let text = parted(&layout, &groups);
+            assert_eq!(text, whole(&layout, &groups), "{layout:?}");
+        }
+    }
+
+    /// issue 26: a part is written as soon as it is full, not at the end.
+    #[test]
+    fn issue_26_a_full_part_is_written_at_once() {
+        let mut parts = TableParts::new(&Layout::default(), &["CONTEXT", "NAME", "WHAT"], &[0, 1]);
+        let mut out = Vec::new();
+        for i in 0..PART_GROUPS - 1 {
+            parts.group(&mut out, group(&format!("c{i}"), "a")).unwrap();
+        }
+        assert!(out.is_empty());
+        parts.group(&mut out, group("last", "a")).unwrap();
+        let first = String::from_utf8(out.clone()).unwrap();
+        assert_eq!(first.lines().count(), 1 + 2 * PART_GROUPS, "{first}");
+        // Many rows of one group fill a part too.
+        let many: Vec<Vec<Cell>> = (0..PART_ROWS).flat_map(|_| group("big", "b")).collect();
+        parts.group(&mut out, many).unwrap();
+        assert!(out.len() > first.len(), "the big group was written");
+        let before = out.len();
+        assert!(parts.finish(&mut out).unwrap());
+        assert_eq!(out.len(), before, "nothing was left");
+    }
+
+    /// issue 26: a later part with a longer cell widens that column (an
+    /// identifier is never cut); the columns before it keep their place.
+    #[test]
+    fn issue_26_a_longer_cell_widens_its_column() {
+        let mut groups: Vec<_> = (0..PART_GROUPS)
+            .map(|i| group(&format!("c{i:03}"), "a b"))
+            .collect();
+        groups.push(group("c-much-longer-context", WORDS));
+        for layout in [
+            Layout::default(),
+            Layout {
+                width: Some(60),
+                ..Layout::default()
+            },
+        ] {
+            let text = parted(&layout, &groups);
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(lines.iter().filter(|l| l.starts_with("CONTEXT")).count(), 1);
+            assert_eq!(
+                lines[1], "c000     registry.example.com/apps  a b",
+                "{text}"
+            );
+            let last_part: Vec<&str> = lines
+                .iter()
+                .copied()
+                .filter(|l| l.starts_with("c-much-longer-context"))
+                .collect();
+            assert_eq!(
+                last_part,
+                [
+                    match layout.width {
+                        None => "c-much-longer-context  registry.example.com/apps  one two three four five six seven eight nine ten",
+                        // The prose wraps at its column's width before.
+                        Some(_) => "c-much-longer-context  registry.example.com/apps  one",
+                    },
+                    "c-much-longer-context  quay.io/x                  short",
+                ][..],
+                "{text}"
+            );
+        }
     }
 }

@@ -55,6 +55,17 @@ fn release_with(
     version: &str,
     extra: &[(&str, &str)],
 ) -> (Release, String) {
+    release_layered(b, names, version, extra, |layer| layer)
+}
+
+/// [`release_with`] whose last layer is `last` made of the gzip tar.
+fn release_layered(
+    b: &mut Builder,
+    names: &[&str],
+    version: &str,
+    extra: &[(&str, &str)],
+    last: impl Fn(Vec<u8>) -> Vec<u8>,
+) -> (Release, String) {
     let components: Vec<(String, String)> = names
         .iter()
         .map(|n| (n.to_string(), digest_of(&manifest_body(n))))
@@ -77,7 +88,7 @@ fn release_with(
         ("release-manifests/release-metadata", metadata.as_str()),
     ];
     files.extend_from_slice(extra);
-    let last = tar_gz(&files);
+    let last = last(tar_gz(&files));
     let config = format!(r#"{{"config":{{"Labels":{{"io.openshift.release":"{version}"}}}}}}"#);
     let config_digest = b.blob(RELEASE_REPO, config.as_bytes());
     let first_digest = b.blob(RELEASE_REPO, &first);
@@ -1103,4 +1114,33 @@ fn to_image_by_tag_is_resolved_and_reported() {
         json["target"]["servedBy"],
         format!("{}/{RELEASE_REPO}:4.21.0-x86_64", reg.host())
     );
+}
+
+/// A last layer served as it was pushed but that the tool cannot read
+/// (zstd): its digest checks, and the error says why it cannot be read,
+/// not that it was served with other content.
+#[test]
+fn an_unreadable_payload_layer_is_named_not_a_digest_mismatch() {
+    let mut b = Builder::new();
+    // zstd's magic number, then enough bytes for several chunks.
+    let (rel, manifest) = release_layered(&mut b, NAMES, "4.21.0", &[], |_| {
+        let mut layer = vec![0x28, 0xb5, 0x2f, 0xfd];
+        layer.extend((0..4_000_000u32).map(|i| (i % 251) as u8));
+        layer
+    });
+    let mut b = b.manifest(RELEASE_REPO, Some("4.21.0-x86_64"), &manifest);
+    for (n, _) in &rel.components {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b.start();
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) = run(s
+        .cmd()
+        .arg("-f")
+        .arg(&files)
+        .args(["--to-image", &payload_spec(&rel)]));
+    assert_ne!(code, 0, "{out}\n{err}");
+    assert!(err.contains("zstd-compressed"), "{out}\n{err}");
+    assert!(!err.contains("was served with content"), "{err}");
 }

@@ -411,7 +411,10 @@ async fn read_release(
 }
 
 /// Streams the blob `digest` into the tar reader on a blocking thread,
-/// checking the digest of what was received.
+/// checking the digest of what was received. The whole blob is hashed even
+/// when the reader stops early, as containers/image verifies it: a blob
+/// served with other content is that, and a blob served right that the
+/// tool cannot read (zstd, a file too large) says so.
 async fn stream_layer(ctx: &ProbeContext, served: &Served, digest: &str) -> Result<ReleaseFiles> {
     let name = served.physical.name();
     let mut blob = ctx
@@ -425,12 +428,14 @@ async fn stream_layer(ctx: &ProbeContext, served: &Served, digest: &str) -> Resu
     });
     let mut hash = ring::digest::Context::new(&ring::digest::SHA256);
     let mut receive_error = None;
+    // Whether the reader still takes chunks (it stops at its first error).
+    let mut reading = true;
     loop {
         match blob.chunk().await {
             Ok(Some(chunk)) => {
                 hash.update(&chunk);
-                if tx.send(chunk).is_err() {
-                    break;
+                if reading && tx.send(chunk).is_err() {
+                    reading = false;
                 }
             }
             Ok(None) => break,

@@ -1144,3 +1144,49 @@ fn an_unreadable_payload_layer_is_named_not_a_digest_mismatch() {
     assert!(err.contains("zstd-compressed"), "{out}\n{err}");
     assert!(!err.contains("was served with content"), "{err}");
 }
+
+/// Two ClusterImagePolicies on the same scope are both required: a keyless
+/// one (presence only here) no longer hides the keyed one, which is
+/// verified and rejects a signature by another key; when the keyed one
+/// verifies, the verdict is presence only for the keyless one.
+#[test]
+fn a_keyless_policy_does_not_hide_a_keyed_one() {
+    let (good, other) = (Signer::new(), Signer::new());
+    let mut b = Builder::new();
+    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in NAMES {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let d = |i: usize| rel.components[i].1.clone();
+    let signed = |i: usize| format!("{SOURCE_COMPONENTS}@{}", d(i));
+    let b = b.signed(&good, COMPONENT_REPO, &d(0), &signed(0));
+    let b = b.signed(&other, COMPONENT_REPO, &d(1), &signed(1));
+    let reg = b.signed(&good, COMPONENT_REPO, &d(2), &signed(2)).start();
+    let s = Setup::new(&reg);
+    let ca = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUIKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
+    let keyless = format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata:\n  name: keyless\nspec:\n  scopes:\n  - {SOURCE_COMPONENTS}\n  policy:\n    rootOfTrust:\n      policyType: FulcioCAWithRekor\n      fulcioCAWithRekor:\n        fulcioCAData: {ca}\n        rekorKeyData: {}\n        fulcioSubject:\n          oidcIssuer: https://oidc.example.com\n          signedEmail: release@example.com\n",
+        good.key_data
+    );
+    let keyed = cip("art-signed", &[SOURCE_COMPONENTS], &good.key_data, "");
+    let files = s.objects(&(idms(&reg.host()) + &keyless + &keyed));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    let cli = image(&json, "cli");
+    assert_eq!(cli["signature"]["verification"], "presenceOnly", "{cli}");
+    let detail = cli["signature"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("verifies with the policy's key") && detail.contains("Fulcio"),
+        "{detail}"
+    );
+    let etcd = image(&json, "etcd");
+    assert_eq!(etcd["signature"]["verification"], "rejected", "{etcd}");
+    assert_eq!(etcd["outcome"], "badSignature", "{etcd}");
+}

@@ -64,8 +64,16 @@ fn requirements(c: &Candidate) -> Vec<&SigstoreSigned> {
         .collect()
 }
 
-/// The keys of a requirement, or why they are not checked here.
-fn keys_of(req: &SigstoreSigned) -> Result<Vec<PublicKey>, String> {
+/// Why a requirement's keys are not used here.
+enum NoKeys {
+    /// Its trust is not an inline key: only presence is checked.
+    PresenceOnly(String),
+    /// An inline key that does not parse: the requirement rejects.
+    Invalid(String),
+}
+
+/// The keys of a requirement, or why they are not used here.
+fn keys_of(req: &SigstoreSigned) -> Result<Vec<PublicKey>, NoKeys> {
     let datas: Vec<&Vec<u8>> = match (&req.key_data, &req.key_datas) {
         (Some(one), _) => vec![one],
         (None, Some(many)) => many.iter().collect(),
@@ -77,16 +85,17 @@ fn keys_of(req: &SigstoreSigned) -> Result<Vec<PublicKey>, String> {
             } else {
                 "its key is a file on the node (keyPath)"
             };
-            return Err(format!(
+            return Err(NoKeys::PresenceOnly(format!(
                 "presence only: the policy is not verified here, {why}"
-            ));
+            )));
         }
     };
     datas
         .into_iter()
         .enumerate()
         .map(|(i, d)| {
-            sigstore::parse_public_key(d).map_err(|e| format!("parsing public key {}: {e}", i + 1))
+            sigstore::parse_public_key(d)
+                .map_err(|e| NoKeys::Invalid(format!("parsing public key {}: {e}", i + 1)))
         })
         .collect()
 }
@@ -121,7 +130,10 @@ pub async fn check(ctx: &ProbeContext, item: &Explanation) -> Option<ImageSignat
     Some(out)
 }
 
-/// Verifies every `sigstoreSigned` requirement (they are ANDed).
+/// Verifies every `sigstoreSigned` requirement (they are ANDed): each one
+/// with inline keys is verified, whatever the others are; the result is
+/// presence only when every keyed one verifies and some other cannot be
+/// checked here.
 async fn verify(
     ctx: &ProbeContext,
     item: &Explanation,
@@ -130,17 +142,39 @@ async fn verify(
 ) -> (Verification, String) {
     let reqs = requirements(c);
     let mut keyed = Vec::new();
+    let mut presence_only = Vec::new();
     for r in &reqs {
         match keys_of(r) {
             Ok(keys) => keyed.push((keys, &r.signed_identity)),
-            Err(why) if why.starts_with("presence only") => {
-                return (
-                    Verification::PresenceOnly,
-                    format!("{attachment} is there; {why}"),
-                )
-            }
-            Err(why) => return (Verification::Rejected, why),
+            Err(NoKeys::PresenceOnly(why)) => presence_only.push(why),
+            Err(NoKeys::Invalid(why)) => return (Verification::Rejected, why),
         }
+    }
+    let (verification, detail) = verify_keyed(ctx, item, c, attachment, &keyed).await;
+    match presence_only.first() {
+        Some(why) if verification == Verification::Verified && keyed.is_empty() => (
+            Verification::PresenceOnly,
+            format!("{attachment} is there; {why}"),
+        ),
+        Some(why) if verification == Verification::Verified => (
+            Verification::PresenceOnly,
+            format!("{detail}; another requirement: {why}"),
+        ),
+        _ => (verification, detail),
+    }
+}
+
+/// Verifies the requirements with inline keys (`Verified` when there is
+/// none).
+async fn verify_keyed(
+    ctx: &ProbeContext,
+    item: &Explanation,
+    c: &Candidate,
+    attachment: &str,
+    keyed: &[(Vec<PublicKey>, &crate::policy::SignedIdentity)],
+) -> (Verification, String) {
+    if keyed.is_empty() {
+        return (Verification::Verified, String::new());
     }
     let layers = match read_layers(ctx, c, attachment).await {
         Ok(l) => l,
@@ -159,7 +193,7 @@ async fn verify(
         .map(|(_, t)| t)
         .unwrap_or_default();
     let digest = tag.trim_end_matches(".sig").replacen('-', ":", 1);
-    for (keys, identity) in &keyed {
+    for (keys, identity) in keyed {
         let expected = Expected {
             image: &image,
             digest: &digest,

@@ -281,7 +281,7 @@ pub struct ClusterArgs {
     pub route_trust: mirrorpolicy::tls::Trust,
 
     /// With several contexts: how many clusters to read at the same time
-    /// (32: 3,000 clusters at 100 ms per request in about 10 s and 150 MiB;
+    /// (32: 3,000 clusters at 100 ms per request in about 10 s and 75 MiB;
     /// see BENCHMARKS.md).
     #[arg(
         long,

@@ -64,7 +64,10 @@ fn no_huge_pages() {
     // SAFETY: prctl with PR_SET_THP_DISABLE takes integers and touches no
     // memory of ours; a kernel without it fails with EINVAL, ignored.
     unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+        // prctl is variadic and reads its arguments as unsigned longs.
+        let one: libc::c_ulong = 1;
+        let zero: libc::c_ulong = 0;
+        libc::prctl(libc::PR_SET_THP_DISABLE, one, zero, zero, zero);
     }
 }
 

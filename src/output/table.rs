@@ -189,9 +189,10 @@ pub const PART_ROWS: usize = 1_000;
 /// written once it holds [`PART_GROUPS`] groups or [`PART_ROWS`] rows. The
 /// first part is written as [`TextTable::write`] writes a table, with the
 /// header; each later one without it, every column as wide as in the parts
-/// before, wider only where a cell needs it (see
-/// [`TextTable::keep_widths`]), so the parts line up. A table of one part
-/// is the table written at once.
+/// before, so the parts line up. A part with a cell wider than its column
+/// starts a new section instead (a blank line, the header, its own
+/// widths), since the rows already written cannot move. A table of one
+/// part is the table written at once.
 pub struct TableParts {
     layout: Layout,
     header: Vec<String>,
@@ -240,21 +241,46 @@ impl TableParts {
             no_headers: self.layout.no_headers || self.widths.is_some(),
             ..self.layout
         };
-        let header: Vec<&str> = self.header.iter().map(String::as_str).collect();
-        let mut t = TextTable::new(&layout, &header, &self.fixed);
-        for row in std::mem::take(&mut self.rows) {
-            t.row(row);
+        let rows = std::mem::take(&mut self.rows);
+        let mut lines = None;
+        if let Some(before) = &self.widths {
+            // The part in the columns of the parts before, when it fits them.
+            let mut t = self.table(&layout, rows.clone());
+            t.keep_widths(before);
+            let (kept, widths) = t.lines_and_widths();
+            if widths == *before {
+                lines = Some(kept);
+            }
         }
-        match &self.widths {
-            None => t.arrange(),
-            Some(before) => t.keep_widths(before),
-        }
-        let (lines, widths) = t.lines_and_widths();
-        self.widths = Some(widths);
+        let lines = match lines {
+            Some(lines) => lines,
+            None => {
+                // A cell wider than its column: the rows already written
+                // cannot move, so a new section starts, with its header.
+                if self.widths.is_some() && !self.layout.no_headers {
+                    writeln!(out)?;
+                }
+                let mut t = self.table(&self.layout, rows);
+                t.arrange();
+                let (lines, widths) = t.lines_and_widths();
+                self.widths = Some(widths);
+                lines
+            }
+        };
         for line in lines {
             writeln!(out, "{}", line.trim_end())?;
         }
         Ok(())
+    }
+
+    /// A table of this header and `rows`.
+    fn table(&self, layout: &Layout, rows: Vec<Vec<Cell>>) -> TextTable {
+        let header: Vec<&str> = self.header.iter().map(String::as_str).collect();
+        let mut t = TextTable::new(layout, &header, &self.fixed);
+        for row in rows {
+            t.row(row);
+        }
+        t
     }
 }
 
@@ -436,10 +462,11 @@ mod tests {
         assert_eq!(out.len(), before, "nothing was left");
     }
 
-    /// issue 26: a later part with a longer cell widens that column (an
-    /// identifier is never cut); the columns before it keep their place.
+    /// issue 26: a later part with a cell wider than its column starts a
+    /// new section (a blank line, the header again, its own widths): the
+    /// rows already written are not misaligned by it.
     #[test]
-    fn issue_26_a_longer_cell_widens_its_column() {
+    fn issue_26_a_longer_cell_starts_a_new_section() {
         let mut groups: Vec<_> = (0..PART_GROUPS)
             .map(|i| group(&format!("c{i:03}"), "a b"))
             .collect();
@@ -453,28 +480,46 @@ mod tests {
         ] {
             let text = parted(&layout, &groups);
             let lines: Vec<&str> = text.lines().collect();
-            assert_eq!(lines.iter().filter(|l| l.starts_with("CONTEXT")).count(), 1);
+            let headers: Vec<usize> = lines
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.starts_with("CONTEXT"))
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(headers.len(), 2, "{text}");
+            assert_eq!(lines[headers[1] - 1], "", "a blank line before the section");
             assert_eq!(
                 lines[1], "c000     registry.example.com/apps  a b",
                 "{text}"
             );
-            let last_part: Vec<&str> = lines
-                .iter()
-                .copied()
-                .filter(|l| l.starts_with("c-much-longer-context"))
-                .collect();
-            assert_eq!(
-                last_part,
-                [
-                    match layout.width {
-                        None => "c-much-longer-context  registry.example.com/apps  one two three four five six seven eight nine ten",
-                        // The prose wraps at its column's width before.
-                        Some(_) => "c-much-longer-context  registry.example.com/apps  one",
-                    },
-                    "c-much-longer-context  quay.io/x                  short",
-                ][..],
-                "{text}"
-            );
+            // The new section is laid out on its own, as a whole table.
+            let section = lines[headers[1]..].join("\n") + "\n";
+            let last = vec![group("c-much-longer-context", WORDS)];
+            assert_eq!(section, whole(&layout, &last), "{layout:?}");
         }
+    }
+
+    /// issue 26: with no header, a new section starts without one (and
+    /// without the blank line).
+    #[test]
+    fn issue_26_new_sections_without_headers() {
+        let mut groups: Vec<_> = (0..PART_GROUPS)
+            .map(|i| group(&format!("c{i:03}"), "a"))
+            .collect();
+        groups.push(group("c-much-longer-context", "a"));
+        let layout = Layout {
+            no_headers: true,
+            ..Layout::default()
+        };
+        let text = parted(&layout, &groups);
+        assert!(
+            !text.contains("CONTEXT") && !text.contains("\n\n"),
+            "{text}"
+        );
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("c-much-longer-context  ")),
+            "{text}"
+        );
     }
 }

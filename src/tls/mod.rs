@@ -44,7 +44,8 @@ pub struct Trust {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Source {
     origin: String,
-    certs: Vec<CertificateDer<'static>>,
+    /// Shared by every clone: a fleet's clusters hold the same roots.
+    certs: std::sync::Arc<[CertificateDer<'static>]>,
     /// Described by count only (the system pool is long).
     summarized: bool,
 }
@@ -60,9 +61,9 @@ impl Trust {
 
     /// Adds the machine's roots (read once per process).
     pub fn add_system(&mut self) {
-        static SYSTEM: std::sync::OnceLock<Vec<CertificateDer<'static>>> =
+        static SYSTEM: std::sync::OnceLock<std::sync::Arc<[CertificateDer<'static>]>> =
             std::sync::OnceLock::new();
-        let certs = SYSTEM.get_or_init(|| rustls_native_certs::load_native_certs().certs);
+        let certs = SYSTEM.get_or_init(|| rustls_native_certs::load_native_certs().certs.into());
         self.sources.push(Source {
             origin: "the system roots".to_string(),
             certs: certs.clone(),
@@ -74,7 +75,7 @@ impl Trust {
     pub fn add(&mut self, origin: impl Into<String>, certs: Vec<CertificateDer<'static>>) {
         self.sources.push(Source {
             origin: origin.into(),
-            certs,
+            certs: certs.into(),
             summarized: false,
         });
     }

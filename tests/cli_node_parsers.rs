@@ -247,8 +247,8 @@ fn explain_node(folder: &Path, objects: Option<&Path>) -> assert_cmd::assert::As
 /// CRI-O 1.35 (OpenShift 4.22) reads registries.conf as TOML 1.1: a node
 /// that runs it loads the file, one that runs CRI-O 1.34 does not; the
 /// Node's containerRuntimeVersion wins over the ClusterVersion, which
-/// decides when the Node names no CRI-O; with neither, TOML 1.0 is assumed
-/// and the message says so.
+/// decides when the Node names no CRI-O; with neither, the file is read as
+/// every release reads it, and the answer is undetermined (exit 3).
 #[test]
 fn issue_25_toml_1_1_node_file_by_the_nodes_crio_version() {
     let (dir, folder) = toml_1_1_node_files();

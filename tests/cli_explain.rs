@@ -1,5 +1,7 @@
 //! `explain` through the built binary, on the node files shipped in `examples/node`.
 
+mod support;
+
 use assert_cmd::Command;
 use serde_json::Value;
 
@@ -708,17 +710,7 @@ fn issue_28_scope_conflict_warning_only_where_the_scope_covers_the_image() {
 #[test]
 fn issue_25_short_names_during_an_update_are_undetermined() {
     let dir = tempfile::tempdir().unwrap();
-    let copy = dir.path().join("cluster");
-    let status = std::process::Command::new("cp")
-        .args(["-a", "examples/disconnected-cluster"])
-        .arg(&copy)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let cv = copy.join("cluster-scoped-resources/config.openshift.io/clusterversions/version.yaml");
-    let mut text = std::fs::read_to_string(&cv).unwrap();
-    text.push_str("  history:\n  - state: Partial\n    version: 4.21.2\n  - state: Completed\n    version: 4.20.9\n");
-    std::fs::write(&cv, text).unwrap();
+    let (copy, cv) = support::example_updating_from(dir.path(), "4.20.9");
     let out = plugin()
         .args(["explain", "support-tools:latest", "-o", "json", "-f"])
         .arg(&copy)

@@ -21,6 +21,30 @@ pub fn bin() -> assert_cmd::Command {
     cmd
 }
 
+/// A copy of `examples/disconnected-cluster` in `dir`, its ClusterVersion
+/// (4.21.2) updating from `from`: the newest history entry `Partial`, the
+/// one before `Completed`. The copy's folder and its ClusterVersion file.
+#[allow(dead_code)]
+pub fn example_updating_from(
+    dir: &std::path::Path,
+    from: &str,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let copy = dir.join("cluster");
+    let status = std::process::Command::new("cp")
+        .args(["-a", "examples/disconnected-cluster"])
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    let cv = copy.join("cluster-scoped-resources/config.openshift.io/clusterversions/version.yaml");
+    let mut text = std::fs::read_to_string(&cv).expect("ClusterVersion");
+    text.push_str(&format!(
+        "  history:\n  - state: Partial\n    version: 4.21.2\n  - state: Completed\n    version: {from}\n"
+    ));
+    std::fs::write(&cv, text).expect("ClusterVersion");
+    (copy, cv)
+}
+
 /// The example a page of the documentation (`README.md`, `docs/*.md`)
 /// shows in a ```` ```console ```` block whose first line is `$ FIRST`: the
 /// command (its `\` continuation lines joined) and the rest of the block,

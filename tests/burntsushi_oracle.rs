@@ -307,20 +307,24 @@ fn document() -> impl Strategy<Value = String> {
     proptest::collection::vec(statement(), 1..7).prop_map(|lines| lines.join("\n") + "\n")
 }
 
-/// 5,000 generated documents: the tool's node parser for CRI-O 1.27
-/// accepts, refuses and decodes each exactly as BurntSushi/toml does.
-#[test]
-fn issue_25_node_toml_as_burntsushi_reads_it() {
+/// `n` documents of `strategy`, the same in every run.
+fn generated(strategy: impl Strategy<Value = String>, n: usize) -> Vec<String> {
     let mut runner = TestRunner::deterministic();
-    let strategy = document();
-    let texts: Vec<String> = (0..5000)
+    (0..n)
         .map(|_| {
             strategy
                 .new_tree(&mut runner)
                 .expect("a document")
                 .current()
         })
-        .collect();
+        .collect()
+}
+
+/// 5,000 generated documents: the tool's node parser for CRI-O 1.27
+/// accepts, refuses and decodes each exactly as BurntSushi/toml does.
+#[test]
+fn issue_25_node_toml_as_burntsushi_reads_it() {
+    let texts = generated(document(), 5000);
     let Some(c) = disagreements(&texts) else {
         return;
     };
@@ -400,16 +404,9 @@ fn legacy_line() -> impl Strategy<Value = String> {
 /// the oracle's CRI-O matches BurntSushi/toml's wherever the tool answers.
 #[test]
 fn issue_25_legacy_constructs_as_burntsushi_reads_them() {
-    let mut runner = TestRunner::deterministic();
-    let strategy = proptest::collection::vec(legacy_line(), 1..5).prop_map(|l| l.join("\n") + "\n");
-    let texts: Vec<String> = (0..3000)
-        .map(|_| {
-            strategy
-                .new_tree(&mut runner)
-                .expect("a document")
-                .current()
-        })
-        .collect();
+    let documents =
+        proptest::collection::vec(legacy_line(), 1..5).prop_map(|l| l.join("\n") + "\n");
+    let texts = generated(documents, 3000);
     let Some(c) = disagreements(&texts) else {
         return;
     };

@@ -69,6 +69,20 @@ spec:
     mirrors: [mirror.example.com/apps]
 "#;
 
+/// MachineConfig `50-infra-registries` of pool infra in `dir`: its own
+/// registries.conf, blocking the ICSP's source.
+fn write_infra_registries(dir: &std::path::Path) {
+    let own = support::mco::config(
+        "50-infra-registries",
+        "infra",
+        &[(
+            "/etc/containers/registries.conf",
+            "[[registry]]\nlocation = \"registry.example.com/apps\"\nblocked = true\n",
+        )],
+    );
+    std::fs::write(dir.join("mc.json"), serde_json::to_string(&own).unwrap()).unwrap();
+}
+
 fn render_in(dir: &std::path::Path, extra: &[&str]) -> (i32, String, String) {
     let out = bin()
         .args(["render", "-f", dir.to_str().unwrap()])
@@ -126,19 +140,7 @@ fn issue_25_custom_pool_own_machine_config_is_named() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("pool.yaml"), INFRA_POOL).unwrap();
     std::fs::write(dir.path().join("icsp.yaml"), ICSP).unwrap();
-    let own = support::mco::config(
-        "50-infra-registries",
-        "infra",
-        &[(
-            "/etc/containers/registries.conf",
-            "[[registry]]\nlocation = \"registry.example.com/apps\"\nblocked = true\n",
-        )],
-    );
-    std::fs::write(
-        dir.path().join("mc.json"),
-        serde_json::to_string(&own).unwrap(),
-    )
-    .unwrap();
+    write_infra_registries(dir.path());
     let (code, out, stderr) = render_in(
         dir.path(),
         &[
@@ -217,19 +219,7 @@ fn issue_25_explain_custom_pool_uses_its_nodes_files() {
     );
     assert_eq!(sources[0]["origins"][0], "ImageContentSourcePolicy/apps");
 
-    let own = support::mco::config(
-        "50-infra-registries",
-        "infra",
-        &[(
-            "/etc/containers/registries.conf",
-            "[[registry]]\nlocation = \"registry.example.com/apps\"\nblocked = true\n",
-        )],
-    );
-    std::fs::write(
-        dir.path().join("mc.json"),
-        serde_json::to_string(&own).unwrap(),
-    )
-    .unwrap();
+    write_infra_registries(dir.path());
     let (code, infra, stderr) = explain("infra");
     assert_eq!(
         code,

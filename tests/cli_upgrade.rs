@@ -500,6 +500,36 @@ fn bad_input_is_exit_2() {
     assert_eq!(out.status.code(), Some(2), "--to or --to-image is required");
 }
 
+/// The ClusterImagePolicy `keyless`: the components' signatures trusted
+/// through a Fulcio CA with Rekor (`rekor_key`), which the tool checks for
+/// presence only.
+fn keyless_cip(rekor_key: &str) -> String {
+    let ca = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUIKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
+    format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata:\n  name: keyless\nspec:\n  scopes:\n  - {SOURCE_COMPONENTS}\n  policy:\n    rootOfTrust:\n      policyType: FulcioCAWithRekor\n      fulcioCAWithRekor:\n        fulcioCAData: {ca}\n        rekorKeyData: {}\n        fulcioSubject:\n          oidcIssuer: https://oidc.example.com\n          signedEmail: release@example.com\n",
+        rekor_key
+    )
+}
+
+/// A mirror holding the payload and every component, component `i`
+/// signed by `signers[i]` when there is one.
+fn signed_mirror(signers: &[Option<&Signer>]) -> (FakeRegistry, Release) {
+    let mut b = Builder::new();
+    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in NAMES {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    for (i, signer) in signers.iter().enumerate() {
+        if let Some(signer) = signer {
+            let digest = &rel.components[i].1;
+            let identity = format!("{SOURCE_COMPONENTS}@{digest}");
+            b = b.signed(signer, COMPONENT_REPO, digest, &identity);
+        }
+    }
+    (b.start(), rel)
+}
+
 /// A ClusterImagePolicy `name` requiring signatures by `key_data` for `scopes`.
 fn cip(name: &str, scopes: &[&str], key_data: &str, annotations: &str) -> String {
     let scopes: String = scopes.iter().map(|s| format!("  - {s}\n")).collect();
@@ -574,16 +604,8 @@ fn signature_lookup_errors_are_undetermined_not_unsigned() {
 #[test]
 fn components_are_checked_against_the_policy_key() {
     let (good, other) = (Signer::new(), Signer::new());
-    let mut b = Builder::new();
-    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
-    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
-    for n in NAMES {
-        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
-    }
+    let (reg, rel) = signed_mirror(&[Some(&good), None, Some(&other)]);
     let d = |i: usize| rel.components[i].1.clone();
-    let signed = |i: usize| format!("{SOURCE_COMPONENTS}@{}", d(i));
-    let b = b.signed(&good, COMPONENT_REPO, &d(0), &signed(0));
-    let reg = b.signed(&other, COMPONENT_REPO, &d(2), &signed(2)).start();
     let s = Setup::new(&reg);
     let policy = cip("art-signed", &[SOURCE_COMPONENTS], &good.key_data, "");
     let files = s.objects(&(idms(&reg.host()) + &policy));
@@ -725,11 +747,7 @@ fn keyless_policies_are_checked_for_presence_only() {
     }
     let reg = b.start();
     let s = Setup::new(&reg);
-    let ca = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUIKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
-    let policy = format!(
-        "---\napiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata:\n  name: keyless\nspec:\n  scopes:\n  - {SOURCE_COMPONENTS}\n  policy:\n    rootOfTrust:\n      policyType: FulcioCAWithRekor\n      fulcioCAWithRekor:\n        fulcioCAData: {ca}\n        rekorKeyData: {}\n        fulcioSubject:\n          oidcIssuer: https://oidc.example.com\n          signedEmail: release@example.com\n",
-        Signer::new().key_data
-    );
+    let policy = keyless_cip(&Signer::new().key_data);
     let files = s.objects(&(idms(&reg.host()) + &policy));
     let (code, out, err) =
         run(s
@@ -1152,23 +1170,9 @@ fn an_unreadable_payload_layer_is_named_not_a_digest_mismatch() {
 #[test]
 fn a_keyless_policy_does_not_hide_a_keyed_one() {
     let (good, other) = (Signer::new(), Signer::new());
-    let mut b = Builder::new();
-    let (rel, manifest) = release(&mut b, NAMES, "4.21.0");
-    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
-    for n in NAMES {
-        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
-    }
-    let d = |i: usize| rel.components[i].1.clone();
-    let signed = |i: usize| format!("{SOURCE_COMPONENTS}@{}", d(i));
-    let b = b.signed(&good, COMPONENT_REPO, &d(0), &signed(0));
-    let b = b.signed(&other, COMPONENT_REPO, &d(1), &signed(1));
-    let reg = b.signed(&good, COMPONENT_REPO, &d(2), &signed(2)).start();
+    let (reg, rel) = signed_mirror(&[Some(&good), Some(&other), Some(&good)]);
     let s = Setup::new(&reg);
-    let ca = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUIKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
-    let keyless = format!(
-        "---\napiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata:\n  name: keyless\nspec:\n  scopes:\n  - {SOURCE_COMPONENTS}\n  policy:\n    rootOfTrust:\n      policyType: FulcioCAWithRekor\n      fulcioCAWithRekor:\n        fulcioCAData: {ca}\n        rekorKeyData: {}\n        fulcioSubject:\n          oidcIssuer: https://oidc.example.com\n          signedEmail: release@example.com\n",
-        good.key_data
-    );
+    let keyless = keyless_cip(&good.key_data);
     let keyed = cip("art-signed", &[SOURCE_COMPONENTS], &good.key_data, "");
     let files = s.objects(&(idms(&reg.host()) + &keyless + &keyed));
     let (code, out, err) =

@@ -32,19 +32,13 @@ pub fn write_table(
         )?;
         return Ok(());
     }
-    let mut head = vec![
-        "SOURCE",
-        "MIRRORS",
-        "PULL",
-        "SOURCE POLICY",
-        "OBJECTS",
-        "FLAGS",
-    ];
-    if wide {
-        head.push("CONFLICTS");
-    }
+    let head = if wide {
+        &HEAD[..]
+    } else {
+        &HEAD[..HEAD.len() - 1]
+    };
     // The source, pull and policy are identifiers: never wrapped.
-    let mut t = TextTable::new(layout, &head, &[0, 2, 3, 5]);
+    let mut t = TextTable::new(layout, head, &[0, 2, 3, 5]);
     for r in rules {
         t.row(row(r, wide));
     }
@@ -122,6 +116,17 @@ pub fn write_table_by_context(
     table.finish(out)
 }
 
+/// The columns of the table; the last (CONFLICTS) only with `-o wide`.
+const HEAD: [&str; 7] = [
+    "SOURCE",
+    "MIRRORS",
+    "PULL",
+    "SOURCE POLICY",
+    "OBJECTS",
+    "FLAGS",
+    "CONFLICTS",
+];
+
 /// [`write_table_by_context`] written as each cluster is done.
 pub struct TableByContext {
     parts: TableParts,
@@ -129,16 +134,7 @@ pub struct TableByContext {
 
 impl TableByContext {
     pub fn new(layout: &Layout) -> Self {
-        let head = [
-            "CONTEXT",
-            "SOURCE",
-            "MIRRORS",
-            "PULL",
-            "SOURCE POLICY",
-            "OBJECTS",
-            "FLAGS",
-            "CONFLICTS",
-        ];
+        let head: Vec<&str> = std::iter::once("CONTEXT").chain(HEAD).collect();
         Self {
             parts: TableParts::new(layout, &head, &[0, 1, 3, 4, 6]),
         }

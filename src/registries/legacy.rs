@@ -583,7 +583,8 @@ impl<'a> Scan<'a> {
                 if multi {
                     self.line_ending_backslash();
                 }
-                self.at += 2;
+                // The escaped byte, when the text does not end here.
+                self.at = (self.at + 2).min(self.bytes.len());
                 continue;
             }
             if c == b'\n' && !multi {
@@ -721,6 +722,21 @@ mod tests {
                 }
                 (got, want) => panic!("{text:?} {release:?}: got {got:?}, want {want:?}"),
             }
+        }
+    }
+
+    /// A text that ends inside an escape, a string or a table, at every
+    /// byte: the scanners answer, they never read past the end (a text
+    /// ending in `"\\` once did, found by `tests/properties.rs`).
+    #[test]
+    fn texts_cut_anywhere_are_scanned_without_panic() {
+        let text = "t = { \"k\\\"ey\" = \"v\\u00e9\", 'l' = \"\"\"a\\\n b\"\"\" }\ns = \"\\\\\"\n";
+        for end in 0..=text.len() {
+            let cut = &text[..end];
+            let _ = refusal(cut, Legacy::V0_3);
+            let _ = unmodelled(cut, Legacy::V0_3);
+            let _ = long_fraction(cut);
+            let _ = bare_carriage_return(cut);
         }
     }
 

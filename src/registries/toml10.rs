@@ -137,7 +137,8 @@ impl Scan<'_> {
                 match self.bytes.get(self.at + 1) {
                     Some(b'e') => return self.found(self.at, "the \\e escape"),
                     Some(b'x') => return self.found(self.at, "a \\xHH escape"),
-                    _ => self.at += 2,
+                    // The escaped byte, when the text does not end here.
+                    _ => self.at = (self.at + 2).min(self.bytes.len()),
                 }
                 continue;
             }
@@ -186,6 +187,16 @@ impl Scan<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A text cut at every byte, inside escapes, strings and inline
+    /// tables: the scanner answers without reading past the end.
+    #[test]
+    fn texts_cut_anywhere_are_scanned_without_panic() {
+        let text = "t = { \"k\\\"ey\" = \"v\\u00e9\", 'l' = \"\"\"a\\\n b\"\"\" }\ns = \"\\\\\"\n";
+        for end in 0..=text.len() {
+            let _ = first_toml_1_1_use(&text[..end]);
+        }
+    }
 
     /// toml-test's TOML 1.1 cases (valid/inline-table/newline,
     /// valid/string/escape-esc, valid/string/hex-escape,

@@ -42,6 +42,7 @@ fn main() {
         no_huge_pages();
         many::run(&settings, std::sync::Arc::new(cli), run)
     } else {
+        common::at_exit::exit_follows_command();
         run(&settings, &cli.command)
     };
     match result {

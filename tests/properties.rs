@@ -889,3 +889,186 @@ fn migrate_round_trip_keeps_every_field() {
     }];
     checks::migrate_round_trip(&o).expect("round trip");
 }
+
+// ---------------------------------------------------------------------------
+// The rendered registries.conf, taken from its writer
+
+/// Scopes and values for the generated configurations: valid ones most of
+/// the time (often the same few, so that entries collide), else strings
+/// TOML must escape, that the loader refuses, or that only some readers take.
+fn conf_string() -> BoxedStrategy<String> {
+    prop_oneof![
+        8 => prop::sample::select(vec![
+            "quay.io", "quay.io/a", "docker.io/library/busybox", "registry.example.com:5000/ns",
+            "*.example.com", "*.quay.io", "localhost", "localhost:5000/x", "mirror.local/x",
+            "enforcing", "permissive", "disabled", "digest-only", "tag-only", "containers-auth.json",
+        ])
+        .prop_map(str::to_string),
+        4 => "[a-z0-9]{1,6}(\\.[a-z0-9]{1,4}){0,2}(:[0-9]{2,5})?(/[a-z0-9._-]{1,6}){0,2}(@sha256:[0-9a-f]{2}|:[a-z]{1,3})?",
+        1 => prop::sample::select(vec![
+            "", " ", "*", "*.", "a*b", "http://x.io", "x.io/", "UPPER.io/A", "a\"b", "a\\b",
+            "tab\there", "nl\nx", "cr\rx", "\u{1}", "\u{7f}", "\u{8}", "\u{c}", "é.io", "😀",
+            "\u{feff}x", "'single'", "# not a comment", "= x", "[[registry]]",
+        ])
+        .prop_map(str::to_string),
+        1 => any::<String>(),
+    ]
+    .boxed()
+}
+
+/// One of `valid` most of the time, else any [`conf_string`].
+fn mostly(valid: &'static [&'static str]) -> BoxedStrategy<String> {
+    prop_oneof![
+        6 => prop::sample::select(valid).prop_map(str::to_string),
+        1 => conf_string(),
+    ]
+    .boxed()
+}
+
+fn endpoint() -> impl Strategy<Value = mirrorpolicy::render::registries::Endpoint> {
+    let pull = mostly(&["all", "digest-only", "tag-only"]);
+    (conf_string(), any::<bool>(), pull, any::<u8>()).prop_map(
+        |(location, insecure, pull, choice)| mirrorpolicy::render::registries::Endpoint {
+            location: if choice % 5 == 0 {
+                String::new()
+            } else {
+                location
+            },
+            insecure,
+            pull_from_mirror: if choice % 3 == 0 { String::new() } else { pull },
+            origins: vec![],
+        },
+    )
+}
+
+fn registry_entry() -> impl Strategy<Value = mirrorpolicy::render::registries::RegistryEntry> {
+    (
+        conf_string(),
+        conf_string(),
+        any::<[bool; 3]>(),
+        prop::collection::vec(endpoint(), 0..3),
+        any::<u8>(),
+    )
+        .prop_map(
+            |(prefix, location, [insecure, blocked, digest_only], mirrors, choice)| {
+                mirrorpolicy::render::registries::RegistryEntry {
+                    prefix: if choice % 4 == 0 {
+                        prefix
+                    } else {
+                        String::new()
+                    },
+                    location: if choice % 7 == 0 {
+                        String::new()
+                    } else {
+                        location
+                    },
+                    insecure,
+                    blocked,
+                    mirror_by_digest_only: digest_only,
+                    mirrors,
+                    origins: vec![],
+                }
+            },
+        )
+}
+
+fn v2_conf() -> impl Strategy<Value = mirrorpolicy::render::registries::V2RegistriesConf> {
+    (
+        prop::collection::vec(registry_entry(), 0..4),
+        prop::option::of(prop::collection::vec(conf_string(), 0..3)),
+        prop::option::of(prop::collection::vec(conf_string(), 0..2)),
+        mostly(&["enforcing", "permissive", "disabled"]),
+        conf_string(),
+        any::<u8>(),
+    )
+        .prop_map(|(registries, search, helpers, mode, helper, choice)| {
+            mirrorpolicy::render::registries::V2RegistriesConf {
+                registries,
+                unqualified_search_registries: search,
+                credential_helpers: helpers,
+                short_name_mode: if choice % 2 == 0 { String::new() } else { mode },
+                additional_layer_store_auth_helper: if choice % 3 == 0 {
+                    helper
+                } else {
+                    String::new()
+                },
+            }
+        })
+}
+
+fn encode_profile() -> impl Strategy<Value = mirrorpolicy::render::encode::EncodeProfile> {
+    use mirrorpolicy::render::encode::{EncodeProfile, TomlQuoting};
+    (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(mode, helper, old)| EncodeProfile {
+        short_name_mode: mode,
+        additional_layer_store_auth_helper: helper,
+        quoting: if old {
+            TomlQuoting::V0_3
+        } else {
+            TomlQuoting::V0_4
+        },
+    })
+}
+
+/// Thousands of generated configurations, encoded as the MCO writes them:
+/// loading the file with the tables its writer recorded
+/// (`registries::load_written`, what `explain -f` does with a render)
+/// gives exactly what loading its text gives: the same entries, lines,
+/// origins, search list and mode, or the same error. Taken from the writer
+/// or read from the text (a string that is not written as it is), a good
+/// share of each, and of loads and refusals.
+#[test]
+fn rendered_registries_conf_taken_from_its_writer_reads_as_its_text() {
+    use mirrorpolicy::crio::NodeRuntime;
+    use mirrorpolicy::registries::{load_on, load_written, ConfigFile};
+    use mirrorpolicy::render::encode::{encode_registries_conf, written_registries_conf};
+    const CASES: u32 = 5_000;
+    let mut runner = TestRunner::new(Config {
+        cases: CASES,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let taken = std::cell::Cell::new(0u32);
+    let loaded = std::cell::Cell::new(0u32);
+    let both = std::cell::Cell::new(0u32);
+    let result = runner.run(&(v2_conf(), encode_profile()), |(conf, profile)| {
+        let text = encode_registries_conf(&conf, profile);
+        let (written, length) = written_registries_conf(&conf, profile);
+        prop_assert_eq!(length, text.len(), "length of {:?}", text);
+        let file = ConfigFile {
+            name: "/etc/containers/registries.conf",
+            text: &text,
+        };
+        let runtime = NodeRuntime::unknown();
+        let plain = written.is_plain();
+        taken.set(taken.get() + u32::from(plain));
+        let from_writer = load_written(&file, written, &[], &runtime);
+        let from_text = load_on(Some(&file), &[], &runtime);
+        loaded.set(loaded.get() + u32::from(from_text.is_ok()));
+        both.set(both.get() + u32::from(plain && from_text.is_ok()));
+        prop_assert_eq!(from_writer, from_text, "text:\n{}", text);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    let (taken, loaded, both) = (taken.get(), loaded.get(), both.get());
+    eprintln!(
+        "{CASES} configurations: {taken} taken from the writer, {loaded} loaded, {both} both"
+    );
+    assert!(
+        both >= CASES / 10,
+        "only {both} taken from the writer and loaded"
+    );
+    assert!(taken >= CASES / 4, "only {taken} taken from the writer");
+    assert!(
+        CASES - taken >= CASES / 10,
+        "only {} read from the text",
+        CASES - taken
+    );
+    assert!(loaded >= CASES / 4, "only {loaded} loaded");
+    assert!(
+        CASES - loaded >= CASES / 10,
+        "only {} refused",
+        CASES - loaded
+    );
+}

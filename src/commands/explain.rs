@@ -28,6 +28,7 @@ use mirrorpolicy::source::cluster::{
 use mirrorpolicy::source::{node_dir, node_live};
 
 use crate::cli::{ExplainArgs, NodeReadArgs, OutputFormat};
+use crate::common::at_exit::release;
 use crate::common::{inputs, journal, probe};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::{node_read_options, Settings};
@@ -268,7 +269,8 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         &args.pool,
     )?;
     inputs::overlay(settings, &mut inputs, &args.with, true)?;
-    let (rendered, view) = inputs::render_view(settings, &inputs, &args.pool, namespace)?;
+    let (rendered, view) =
+        inputs::render_view_releasing_sets(settings, &mut inputs, &args.pool, namespace)?;
     let mode = args
         .short_name_mode
         .map(ShortNameMode::from)
@@ -322,6 +324,7 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
     }
     let code = journal::attach(settings, args, &mut items, code)?;
     print(settings, args, &mut items)?;
+    release((inputs, rendered, view));
     Ok(code)
 }
 

@@ -5,12 +5,15 @@ use anyhow::Result;
 use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::diff::layers;
 use mirrorpolicy::output;
-use mirrorpolicy::render::cluster::{generating_pool, REGISTRIES_CONF, REGISTRIES_TEMPLATE};
+use mirrorpolicy::render::cluster::{
+    generating_pool, Rendered, REGISTRIES_CONF, REGISTRIES_TEMPLATE,
+};
 use mirrorpolicy::render::machineconfig::generated_registries_name;
 use mirrorpolicy::render::policy::{POLICY_JSON, POLICY_JSON_TEMPLATE};
 use mirrorpolicy::source::cluster::MIRROR_CONFIG;
 
 use crate::cli::{RenderArgs, RenderFormat};
+use crate::common::at_exit::release;
 use crate::common::inputs;
 use crate::exit::Failure;
 use crate::settings::Settings;
@@ -29,6 +32,18 @@ pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {
     if generating != args.pool {
         note_custom_pool(&inputs, &args.pool, generating, args.file.as_deref());
     }
+    let printed = print(settings, args, generating, &rendered);
+    release((inputs, rendered));
+    printed
+}
+
+/// Prints what `args` asks for of `rendered` (generated for `generating`).
+fn print(
+    settings: &Settings,
+    args: &RenderArgs,
+    generating: &str,
+    rendered: &Rendered,
+) -> Result<()> {
     if let Some(path) = &args.file {
         if let (None, Some(template)) = (rendered.file(path), template(path)) {
             eprintln!(
@@ -55,8 +70,8 @@ pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {
     }
     settings.print(|out| match args.output {
         RenderFormat::Files => output::render::write_files(out, &rendered.files),
-        RenderFormat::Machineconfig => output::render::write_machine_config(out, &rendered),
-        RenderFormat::Json => output::render::write_json(out, &rendered, &args.pool),
+        RenderFormat::Machineconfig => output::render::write_machine_config(out, rendered),
+        RenderFormat::Json => output::render::write_json(out, rendered, &args.pool),
     })?;
     Ok(())
 }

@@ -417,17 +417,54 @@ pub fn render_view(
     pool: &str,
     namespace: Option<&str>,
 ) -> Result<(Rendered, NodeView)> {
+    let rendered = render_pool_files(settings, inputs, pool)?;
+    let view = view_of(inputs, &rendered, pool, namespace)?;
+    Ok((rendered, view))
+}
+
+/// [`render_view`] for a command that does not read the mirror sets of
+/// `inputs` again: they are released once rendered, before the nodes' view
+/// is built, so that the objects, the render and the view of an
+/// oc-mirror-scale input are never all held at once.
+pub fn render_view_releasing_sets(
+    settings: &Settings,
+    inputs: &mut Inputs,
+    pool: &str,
+    namespace: Option<&str>,
+) -> Result<(Rendered, NodeView)> {
+    let rendered = render_pool_files(settings, inputs, pool)?;
+    // Freed, not left to the exit: the view reuses their memory.
+    drop(std::mem::take(&mut inputs.idmss));
+    drop(std::mem::take(&mut inputs.icsps));
+    drop(std::mem::take(&mut inputs.itmss));
+    let view = view_of(inputs, &rendered, pool, namespace)?;
+    Ok((rendered, view))
+}
+
+/// The files a node of `pool` gets: the generated MachineConfig's, then
+/// the pool's own MachineConfigs' over them.
+fn render_pool_files(settings: &Settings, inputs: &Inputs, pool: &str) -> Result<Rendered> {
     let generating = generating_pool(inputs, pool).map_err(Failure::input)?;
     let mut rendered = render(inputs, generating)?;
     print_warnings(settings, &rendered);
     if let Some(mcp) = inputs.pools.iter().find(|p| p.metadata.name == pool) {
         apply_pool_overrides(settings, inputs, mcp, generating, &mut rendered)?;
     }
+    Ok(rendered)
+}
+
+/// The rendered files as `pool`'s nodes read them.
+fn view_of(
+    inputs: &Inputs,
+    rendered: &Rendered,
+    pool: &str,
+    namespace: Option<&str>,
+) -> Result<NodeView> {
     if rendered.overridden.is_empty() {
-        let view = node_view(&rendered, namespace).context(Failure::input(
+        let view = node_view(rendered, namespace).context(Failure::input(
             "cannot read back the rendered configuration",
         ))?;
-        return Ok((rendered, view));
+        return Ok(view);
     }
     // A file another MachineConfig wrote is read as the pool's CRI-O reads it.
     let runtime = inputs
@@ -435,8 +472,8 @@ pub fn render_view(
         .as_ref()
         .map(|cv| mirrorpolicy::crio::of_cluster(cv, &inputs.pools))
         .unwrap_or_default();
-    match node_view_on(&rendered, namespace, &runtime) {
-        Ok(view) => Ok((rendered, view)),
+    match node_view_on(rendered, namespace, &runtime) {
+        Ok(view) => Ok(view),
         Err(NodeViewError::Registries(e)) => {
             let failure = match e.undetermined {
                 Some(_) => Failure::cluster(format!(

@@ -3,6 +3,7 @@
 //! client set-up (`probe`) and the live reading of a node's CRI-O pull log
 //! (`journal`). Nothing here imports a command.
 
+pub mod at_exit;
 pub mod inputs;
 pub mod journal;
 pub mod probe;

@@ -9,13 +9,15 @@
 //! Upstream: containers/image `pkg/sysregistriesv2/system_registries_v2.go`,
 //! `shortnames.go`; containers-registries.conf(5).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 
+use foldhash::{HashMap, HashMapExt};
 use serde::de::DeserializeOwned;
 use toml::Spanned;
 
 use super::raw::{RawConfig, RawMirror, RawRegistry, RawV1};
+use super::written::Written;
 use super::{Alias, Mirror, PullFromMirror, RegistriesConf, Registry, ShortNameMode};
 use crate::crio::NodeRuntime;
 use crate::origin::Origin;
@@ -760,6 +762,7 @@ fn load_file(
     drop_in: bool,
     reader: Reader,
     runtime: &NodeRuntime,
+    written: Option<RawConfig>,
 ) -> Result<FileConfig, RegistriesError> {
     let lines = Lines::new(file.text);
     let rep = Reporter {
@@ -767,7 +770,10 @@ fn load_file(
         drop_in,
         runtime,
     };
-    let mut raw = parse_raw(file, &lines, &rep, reader)?;
+    let mut raw = match written {
+        Some(raw) => raw,
+        None => parse_raw(file, &lines, &rep, reader)?,
+    };
 
     // Entries are streamed into post-processing, not collected first.
     let (pending, search) = entries(&mut raw, file, &lines, &rep)?;
@@ -1326,7 +1332,26 @@ pub fn load(
     main: Option<&ConfigFile<'_>>,
     drop_ins: &[ConfigFile<'_>],
 ) -> Result<RegistriesConf, RegistriesError> {
-    load_with(main, drop_ins, Reader::Fast, &NodeRuntime::unknown())
+    load_with(main, drop_ins, Reader::Fast, &NodeRuntime::unknown(), None)
+}
+
+/// [`load_on`] for a main file whose writer also gave what it wrote
+/// ([`Written`]): its tables are taken from there instead of being read
+/// back from the text, which still gives the line numbers. A file with a
+/// string the writer did not write as it is is read from its text.
+pub fn load_written(
+    main: &ConfigFile<'_>,
+    written: Written,
+    drop_ins: &[ConfigFile<'_>],
+    runtime: &NodeRuntime,
+) -> Result<RegistriesConf, RegistriesError> {
+    load_with(
+        Some(main),
+        drop_ins,
+        Reader::Fast,
+        runtime,
+        written.into_raw(),
+    )
 }
 
 /// [`load`] as the CRI-O `runtime` reads the files (TOML 1.1 from CRI-O
@@ -1337,7 +1362,7 @@ pub fn load_on(
     drop_ins: &[ConfigFile<'_>],
     runtime: &NodeRuntime,
 ) -> Result<RegistriesConf, RegistriesError> {
-    load_with(main, drop_ins, Reader::Fast, runtime)
+    load_with(main, drop_ins, Reader::Fast, runtime, None)
 }
 
 /// [`load`] with the `toml` crate reading every file, never the fast
@@ -1348,7 +1373,7 @@ pub fn load_full_parser(
     main: Option<&ConfigFile<'_>>,
     drop_ins: &[ConfigFile<'_>],
 ) -> Result<RegistriesConf, RegistriesError> {
-    load_with(main, drop_ins, Reader::Full, &NodeRuntime::unknown())
+    load_with(main, drop_ins, Reader::Full, &NodeRuntime::unknown(), None)
 }
 
 /// Whether `text` is a TOML 1.0 document, as a node's containers/image
@@ -1403,11 +1428,13 @@ pub fn fast_reader_accepts(text: &str) -> bool {
     super::fast::parse(text).is_some()
 }
 
+/// Loads `main` (its tables from `written` when given) and `drop_ins`.
 fn load_with(
     main: Option<&ConfigFile<'_>>,
     drop_ins: &[ConfigFile<'_>],
     reader: Reader,
     runtime: &NodeRuntime,
+    mut written: Option<RawConfig>,
 ) -> Result<RegistriesConf, RegistriesError> {
     let mut conf = RegistriesConf::default();
     let mut merged: Option<Vec<Registry>> = None;
@@ -1416,7 +1443,8 @@ fn load_with(
         .into_iter()
         .chain(drop_ins.iter().map(|d| (d, true)));
     for (file, drop_in) in files {
-        let parsed = load_file(file, drop_in, reader, runtime)?;
+        let pre = if drop_in { None } else { written.take() };
+        let parsed = load_file(file, drop_in, reader, runtime, pre)?;
         conf.files.push(file.name.to_string());
         merged = Some(match merged {
             None => parsed.registries,

@@ -136,9 +136,11 @@ pub mod shortnames;
 #[cfg(test)]
 mod testdata;
 mod toml10;
+mod written;
 
 pub use load::{
-    fast_reader_accepts, load, load_full_parser, load_on, node_reads_toml, parse_short_name_mode,
-    reads_as_toml_1_0, ConfigFile, NodeToml, RegistriesError, Undetermined,
+    fast_reader_accepts, load, load_full_parser, load_on, load_written, node_reads_toml,
+    parse_short_name_mode, reads_as_toml_1_0, ConfigFile, NodeToml, RegistriesError, Undetermined,
     AUTHENTICATION_FILE_HELPER,
 };
+pub use written::Written;

@@ -138,33 +138,42 @@ pub fn registries_input(inputs: &Inputs) -> RegistriesInput {
         idms: idms
             .iter()
             .flat_map(|o| {
-                o.spec.image_digest_mirrors.iter().map(|m| MirrorSet {
+                // One label per object, shared by its sources.
+                let origin = o.origin();
+                o.spec.image_digest_mirrors.iter().map(move |m| MirrorSet {
                     source: m.source.clone(),
                     mirrors: m.mirrors.clone(),
                     policy: policy_of(&m.mirror_source_policy),
-                    origin: o.origin(),
+                    origin: origin.clone(),
                 })
             })
             .collect(),
         icsp: icsp
             .iter()
             .flat_map(|o| {
-                o.spec.repository_digest_mirrors.iter().map(|m| MirrorSet {
-                    source: m.source.clone(),
-                    mirrors: m.mirrors.clone(),
-                    policy: SourcePolicy::AllowContactingSource,
-                    origin: o.origin(),
-                })
+                // One label per object, shared by its sources.
+                let origin = o.origin();
+                o.spec
+                    .repository_digest_mirrors
+                    .iter()
+                    .map(move |m| MirrorSet {
+                        source: m.source.clone(),
+                        mirrors: m.mirrors.clone(),
+                        policy: SourcePolicy::AllowContactingSource,
+                        origin: origin.clone(),
+                    })
             })
             .collect(),
         itms: itms
             .iter()
             .flat_map(|o| {
-                o.spec.image_tag_mirrors.iter().map(|m| MirrorSet {
+                // One label per object, shared by its sources.
+                let origin = o.origin();
+                o.spec.image_tag_mirrors.iter().map(move |m| MirrorSet {
                     source: m.source.clone(),
                     mirrors: m.mirrors.clone(),
                     policy: policy_of(&m.mirror_source_policy),
-                    origin: o.origin(),
+                    origin: origin.clone(),
                 })
             })
             .collect(),

@@ -10,15 +10,19 @@ use std::fmt::Write;
 
 use super::registries::V2RegistriesConf;
 pub use super::release::{EncodeProfile, TomlQuoting};
+use crate::registries::Written;
 
 fn needs_escape(s: &str, quoting: TomlQuoting) -> bool {
+    // Without an early exit each check compiles to a few vector
+    // instructions per 32 bytes: every string of the file goes through it.
+    let quote_or_backslash = |b: u8| (b == b'"') | (b == b'\\');
     match quoting {
-        TomlQuoting::V0_3 => s
-            .bytes()
-            .any(|b| matches!(b, b'\t' | b'\n' | b'\r' | b'"' | b'\\')),
-        TomlQuoting::V0_4 => s
-            .bytes()
-            .any(|b| b < 0x20 || b == 0x7f || b == b'"' || b == b'\\'),
+        TomlQuoting::V0_3 => s.bytes().fold(false, |bad, b| {
+            bad | quote_or_backslash(b) | (b == b'\t') | (b == b'\n') | (b == b'\r')
+        }),
+        TomlQuoting::V0_4 => s.bytes().fold(false, |bad, b| {
+            bad | quote_or_backslash(b) | (b < 0x20) | (b == 0x7f)
+        }),
     }
 }
 
@@ -61,26 +65,64 @@ fn array(items: &[String], quoting: TomlQuoting) -> String {
     format!("[{}]", quoted.join(", "))
 }
 
-fn key_string(out: &mut String, indent: &str, key: &str, value: &str, quoting: TomlQuoting) {
-    out.push_str(indent);
-    out.push_str(key);
-    out.push_str(" = ");
-    if needs_escape(value, quoting) {
-        out.push_str(&quote_as(value, quoting));
-    } else {
-        out.push('"');
-        out.push_str(value);
-        out.push('"');
-    }
-    out.push('\n');
+/// Where the encoder writes: the text, or only its length, for recording
+/// what a text would hold without building it.
+trait Out {
+    fn put(&mut self, s: &str);
+    /// How many bytes were written.
+    fn at(&self) -> usize;
 }
 
-fn key_true(out: &mut String, indent: &str, key: &str, value: bool) {
-    if value {
-        out.push_str(indent);
-        out.push_str(key);
-        out.push_str(" = true\n");
+impl Out for String {
+    fn put(&mut self, s: &str) {
+        self.push_str(s);
     }
+
+    fn at(&self) -> usize {
+        self.len()
+    }
+}
+
+/// The length of a text that is not built.
+struct Length(usize);
+
+impl Out for Length {
+    fn put(&mut self, s: &str) {
+        self.0 += s.len();
+    }
+
+    fn at(&self) -> usize {
+        self.0
+    }
+}
+
+fn key_string(out: &mut impl Out, indent: &str, key: &str, value: &str, quoting: TomlQuoting) {
+    out.put(indent);
+    out.put(key);
+    out.put(" = ");
+    if needs_escape(value, quoting) {
+        out.put(&quote_as(value, quoting));
+    } else {
+        out.put("\"");
+        out.put(value);
+        out.put("\"");
+    }
+    out.put("\n");
+}
+
+fn key_true(out: &mut impl Out, indent: &str, key: &str, value: bool) {
+    if value {
+        out.put(indent);
+        out.put(key);
+        out.put(" = true\n");
+    }
+}
+
+fn key_array(out: &mut impl Out, key: &str, items: &[String], quoting: TomlQuoting) {
+    out.put(key);
+    out.put(" = ");
+    out.put(&array(items, quoting));
+    out.put("\n");
 }
 
 /// An upper bound of the encoded size, so that the output is written into
@@ -108,20 +150,55 @@ fn encoded_size_bound(conf: &V2RegistriesConf) -> usize {
 
 /// Encodes `conf` byte for byte as the MCO's registries.conf.
 pub fn encode_registries_conf(conf: &V2RegistriesConf, profile: EncodeProfile) -> String {
-    let q = profile.quoting;
     let mut out = String::with_capacity(encoded_size_bound(conf));
+    encode_into(&mut out, conf, profile, None);
+    out
+}
+
+/// What [`encode_registries_conf`] writes for `conf`, as the loader takes
+/// it from the writer ([`crate::registries::load_written`]), and the length of
+/// that text (to check it is the text at hand).
+pub fn written_registries_conf(
+    conf: &V2RegistriesConf,
+    profile: EncodeProfile,
+) -> (Written, usize) {
+    let mut written = Written::new();
+    let mut length = Length(0);
+    encode_into(&mut length, conf, profile, Some(&mut written));
+    (written, length.0)
+}
+
+fn encode_into(
+    out: &mut impl Out,
+    conf: &V2RegistriesConf,
+    profile: EncodeProfile,
+    mut record: Option<&mut Written>,
+) {
+    let q = profile.quoting;
     if let Some(usr) = &conf.unqualified_search_registries {
-        let _ = writeln!(out, "unqualified-search-registries = {}", array(usr, q));
+        if let Some(w) = record.as_deref_mut() {
+            w.search_registries(out.at(), usr);
+        }
+        key_array(out, "unqualified-search-registries", usr, q);
     }
     if profile.short_name_mode {
         if let Some(helpers) = &conf.credential_helpers {
-            let _ = writeln!(out, "credential-helpers = {}", array(helpers, q));
+            if let Some(w) = record.as_deref_mut() {
+                w.credential_helpers(helpers);
+            }
+            key_array(out, "credential-helpers", helpers, q);
         }
-        key_string(&mut out, "", "short-name-mode", &conf.short_name_mode, q);
+        if let Some(w) = record.as_deref_mut() {
+            w.short_name_mode(out.at(), &conf.short_name_mode);
+        }
+        key_string(out, "", "short-name-mode", &conf.short_name_mode, q);
     }
     if profile.additional_layer_store_auth_helper {
+        if let Some(w) = record.as_deref_mut() {
+            w.additional_layer_store_auth_helper(&conf.additional_layer_store_auth_helper);
+        }
         key_string(
-            &mut out,
+            out,
             "",
             "additional-layer-store-auth-helper",
             &conf.additional_layer_store_auth_helper,
@@ -129,31 +206,37 @@ pub fn encode_registries_conf(conf: &V2RegistriesConf, profile: EncodeProfile) -
         );
     }
     for r in &conf.registries {
-        out.push_str("\n[[registry]]\n");
-        key_string(&mut out, "  ", "prefix", &r.prefix, q);
-        if !r.location.is_empty() {
-            key_string(&mut out, "  ", "location", &r.location, q);
+        out.put("\n");
+        if let Some(w) = record.as_deref_mut() {
+            let location = Some(r.location.as_str()).filter(|l| !l.is_empty());
+            w.registry(out.at(), Some(&r.prefix), location);
+            w.registry_flags(r.insecure, r.blocked, r.mirror_by_digest_only);
         }
-        key_true(&mut out, "  ", "insecure", r.insecure);
-        key_true(&mut out, "  ", "blocked", r.blocked);
-        key_true(
-            &mut out,
-            "  ",
-            "mirror-by-digest-only",
-            r.mirror_by_digest_only,
-        );
+        out.put("[[registry]]\n");
+        key_string(out, "  ", "prefix", &r.prefix, q);
+        if !r.location.is_empty() {
+            key_string(out, "  ", "location", &r.location, q);
+        }
+        key_true(out, "  ", "insecure", r.insecure);
+        key_true(out, "  ", "blocked", r.blocked);
+        key_true(out, "  ", "mirror-by-digest-only", r.mirror_by_digest_only);
         for m in &r.mirrors {
-            out.push_str("\n  [[registry.mirror]]\n");
-            if !m.location.is_empty() {
-                key_string(&mut out, "    ", "location", &m.location, q);
+            out.put("\n  ");
+            if let Some(w) = record.as_deref_mut() {
+                let location = Some(m.location.as_str()).filter(|l| !l.is_empty());
+                let pull = Some(m.pull_from_mirror.as_str()).filter(|p| !p.is_empty());
+                w.mirror(out.at(), location, m.insecure, pull);
             }
-            key_true(&mut out, "    ", "insecure", m.insecure);
+            out.put("[[registry.mirror]]\n");
+            if !m.location.is_empty() {
+                key_string(out, "    ", "location", &m.location, q);
+            }
+            key_true(out, "    ", "insecure", m.insecure);
             if !m.pull_from_mirror.is_empty() {
-                key_string(&mut out, "    ", "pull-from-mirror", &m.pull_from_mirror, q);
+                key_string(out, "    ", "pull-from-mirror", &m.pull_from_mirror, q);
             }
         }
     }
-    out
 }
 
 #[cfg(test)]

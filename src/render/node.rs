@@ -9,6 +9,8 @@
 
 use std::collections::BTreeMap;
 
+use foldhash::{HashMap, HashMapExt};
+
 use crate::crd::Image;
 use crate::crio::NodeRuntime;
 use crate::origin::Origin;
@@ -16,6 +18,7 @@ use crate::policy::{self, PolicyError, PolicyFile};
 use crate::registries::{self, ConfigFile, RegistriesConf, RegistriesError};
 
 use super::cluster::{Rendered, REGISTRIES_CONF, REGISTRIES_TEMPLATE, SEARCH_REGISTRIES_CONF};
+use super::encode::written_registries_conf;
 use super::policy::{namespaced_policy_path, POLICY_JSON, POLICY_JSON_TEMPLATE};
 
 /// The configuration CRI-O on a node of the pool uses.
@@ -79,7 +82,17 @@ pub fn node_view_on(
         })
         .into_iter()
         .collect();
-    let mut conf = registries::load_on(Some(&main), &drop_ins, runtime)?;
+    let written = rendered
+        .registries
+        .as_ref()
+        .filter(|_| !rendered.overridden.contains_key(REGISTRIES_CONF))
+        .map(|v2| written_registries_conf(v2, rendered.profile.encode))
+        .filter(|(_, length)| *length == main_text.len());
+    let mut conf = match written {
+        // The MCO's own output: the loader takes what the encoder wrote.
+        Some((written, _)) => registries::load_written(&main, written, &drop_ins, runtime)?,
+        None => registries::load_on(Some(&main), &drop_ins, runtime)?,
+    };
     attach_origins(&mut conf, rendered);
 
     let ns_path = namespace.map(namespaced_policy_path);
@@ -114,7 +127,11 @@ fn attach_origins(conf: &mut RegistriesConf, rendered: &Rendered) {
         .as_ref()
         .filter(|_| !rendered.overridden.contains_key(REGISTRIES_CONF));
     if let Some(v2) = registries {
-        let by_scope: BTreeMap<&str, _> = v2.registries.iter().map(|r| (r.scope(), r)).collect();
+        // The last entry of a scope, as collecting into a map keeps it.
+        let mut by_scope: HashMap<&str, _> = HashMap::with_capacity(v2.registries.len());
+        for r in &v2.registries {
+            by_scope.insert(r.scope(), r);
+        }
         for r in &mut conf.registries {
             let Some(entry) = by_scope.get(r.prefix.as_str()) else {
                 continue;

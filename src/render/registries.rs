@@ -10,7 +10,10 @@
 //! propagating mirrors, so it stays linear. Every entry and mirror keeps the
 //! origins (CR objects) that caused it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::hash_map::Entry;
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashMapExt};
 
 use super::findings::{McoFinding, RenderError};
 use super::release::{EditFamily, ValidationFamily};
@@ -348,55 +351,48 @@ pub struct MergedSet {
     pub origins: Vec<Origin>,
 }
 
-#[derive(Default)]
-struct Accumulated<'a> {
-    lists: Vec<&'a [String]>,
-    list_origins: Vec<&'a Origin>,
-    never_contact_source: bool,
-    origins: Vec<Origin>,
-}
-
 /// runtime-utils `mergedDigestMirrorSets` / `mergedTagMirrorSets`: sets with no
 /// real mirror are ignored (their policy too); sources come out byte-wise sorted.
 pub fn merge_sets<'a>(sets: impl IntoIterator<Item = &'a MirrorSet>) -> Vec<MergedSet> {
-    let mut by_source: BTreeMap<&str, Accumulated<'a>> = BTreeMap::new();
-    for set in sets {
-        if !set.mirrors.iter().any(|m| *m != set.source) {
-            continue;
-        }
-        let acc = by_source.entry(set.source.as_str()).or_default();
-        if set.policy == SourcePolicy::NeverContactSource {
-            acc.never_contact_source = true;
-        }
-        acc.lists.push(&set.mirrors);
-        acc.list_origins.push(&set.origin);
-        Origin::push_unique(&mut acc.origins, &set.origin);
-    }
-    by_source
+    let mut sets: Vec<&MirrorSet> = sets
         .into_iter()
-        .map(|(source, acc)| {
-            let mirrors = merged_mirrors(source, &acc.lists);
-            let mirror_origins = mirrors
-                .iter()
-                .map(|m| {
-                    let mut origins = Vec::new();
-                    for (list, o) in acc.lists.iter().zip(&acc.list_origins) {
-                        if list.contains(m) {
-                            Origin::push_unique(&mut origins, o);
-                        }
-                    }
-                    origins
-                })
-                .collect();
-            MergedSet {
-                source: source.to_string(),
-                mirrors,
-                never_contact_source: acc.never_contact_source,
-                mirror_origins,
-                origins: acc.origins,
-            }
-        })
+        .filter(|set| set.mirrors.iter().any(|m| *m != set.source))
+        .collect();
+    // Stable: the sets of one source stay in input order.
+    sets.sort_by(|a, b| a.source.cmp(&b.source));
+    sets.chunk_by(|a, b| a.source == b.source)
+        .map(merge_source)
         .collect()
+}
+
+/// The sets of one source (at least one), merged.
+fn merge_source(group: &[&MirrorSet]) -> MergedSet {
+    let source = &group[0].source;
+    let lists: Vec<&[String]> = group.iter().map(|s| s.mirrors.as_slice()).collect();
+    let mut origins = Vec::with_capacity(1);
+    for set in group {
+        Origin::push_unique(&mut origins, &set.origin);
+    }
+    let mirrors = merged_mirrors(source, &lists);
+    let mirror_origins = mirrors
+        .iter()
+        .map(|m| {
+            let mut origins = Vec::with_capacity(1);
+            for set in group.iter().filter(|set| set.mirrors.contains(m)) {
+                Origin::push_unique(&mut origins, &set.origin);
+            }
+            origins
+        })
+        .collect();
+    MergedSet {
+        source: source.clone(),
+        mirrors,
+        never_contact_source: group
+            .iter()
+            .any(|s| s.policy == SourcePolicy::NeverContactSource),
+        mirror_origins,
+        origins,
+    }
 }
 
 struct Editor<'c> {
@@ -646,11 +642,7 @@ pub fn order_conflicts(input: &RegistriesInput) -> BTreeMap<String, Vec<String>>
         input.itms.iter().collect(),
     ];
     for sets in kinds {
-        let mut by_source: BTreeMap<&str, Vec<_>> = BTreeMap::new();
-        for s in sets {
-            by_source.entry(s.source.as_str()).or_default().push(s);
-        }
-        for (source, sets) in by_source {
+        for (source, sets) in shared_sources(&sets) {
             for (i, a) in sets.iter().enumerate() {
                 for b in &sets[i + 1..] {
                     for (x, m1) in a.mirrors.iter().enumerate() {
@@ -672,6 +664,26 @@ pub fn order_conflicts(input: &RegistriesInput) -> BTreeMap<String, Vec<String>>
         }
     }
     out
+}
+
+/// The sources that two or more of `sets` list, each with its sets in
+/// order; a source listed once (nearly all of them at oc-mirror scale) is
+/// only hashed.
+fn shared_sources<'s>(sets: &[&'s MirrorSet]) -> BTreeMap<&'s str, Vec<&'s MirrorSet>> {
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(sets.len());
+    let mut shared: BTreeMap<&str, Vec<&MirrorSet>> = BTreeMap::new();
+    for (i, s) in sets.iter().enumerate() {
+        match first.entry(s.source.as_str()) {
+            Entry::Vacant(v) => {
+                v.insert(i);
+            }
+            Entry::Occupied(o) => shared
+                .entry(s.source.as_str())
+                .or_insert_with(|| vec![sets[*o.get()]])
+                .push(s),
+        }
+    }
+    shared
 }
 
 #[cfg(test)]

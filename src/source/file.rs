@@ -940,7 +940,12 @@ fn document_start_lines(text: &str) -> Vec<usize> {
     };
     let mut starts = Vec::new();
     let mut in_document = false;
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in lines(text).enumerate() {
+        // Inside a document only a marker line matters; nearly every line
+        // of a large file is one of its indented lines.
+        if in_document && !line.starts_with(['-', '.']) {
+            continue;
+        }
         let n = i + 1;
         if is_marker(line, "---") {
             starts.push(n);
@@ -956,6 +961,27 @@ fn document_start_lines(text: &str) -> Vec<usize> {
         }
     }
     starts
+}
+
+/// The lines of `text` exactly as `str::lines` gives them, found with
+/// memchr: this walks every line of inputs of hundreds of megabytes.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', text.as_bytes())
+        .map(|end| (end, true))
+        .chain(std::iter::once((text.len(), false)))
+        .filter_map(move |(end, newline)| {
+            if !newline && start >= text.len() {
+                return None;
+            }
+            // `end` is at a `\n` or the end: both are character boundaries.
+            let line = &text[start..end];
+            start = end + 1;
+            Some(match newline {
+                true => line.strip_suffix('\r').unwrap_or(line),
+                false => line,
+            })
+        })
 }
 
 #[derive(Default)]
@@ -2021,6 +2047,29 @@ mod tests {
             inputs.warnings,
             ["policy.json: document 1: read no cluster object: this looks like a containers policy.json; pass it with --policy-json"]
         );
+    }
+
+    #[test]
+    fn lines_are_those_of_str_lines() {
+        for text in [
+            "",
+            "a",
+            "a\n",
+            "a\r\n",
+            "a\r",
+            "\n",
+            "\n\n",
+            "\r\n\r\n",
+            "a\r\rb\r\n",
+            "x\ny\r\nz",
+            "é\n😀\r\n",
+            "---\n...\r",
+            "\r",
+        ] {
+            let ours: Vec<&str> = lines(text).collect();
+            let std: Vec<&str> = text.lines().collect();
+            assert_eq!(ours, std, "{text:?}");
+        }
     }
 
     #[test]

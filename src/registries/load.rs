@@ -838,25 +838,25 @@ fn entries<'a>(
         return Ok((Box::new(pending.into_iter()), search));
     }
     let name = file.name;
-    let pending =
-        raw.registries
-            .take()
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .map(move |(i, spanned)| {
-                let line = lines.line(spanned.span().start);
-                let raw = spanned.into_inner();
-                Pending {
-                    meta: Meta {
-                        place: Place::Table { index: i + 1 },
-                        line,
-                        prefix_set: raw.prefix.as_ref().is_some_and(|p| !p.is_empty()),
-                    },
-                    raw,
-                    origins: vec![Origin::file_line(name, line)],
-                }
-            });
+    let pending = raw
+        .registries
+        .take()
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(move |(i, spanned)| {
+            let line = lines.line(spanned.span().start);
+            let raw = spanned.into_inner();
+            Pending {
+                meta: Meta {
+                    place: Place::Table { index: i + 1 },
+                    line,
+                    prefix_set: raw.prefix.as_ref().is_some_and(|p| !p.is_empty()),
+                },
+                raw,
+                origins: vec![Origin::file_line(name, line)],
+            }
+        });
     let search = raw.unqualified_search_registries.take().map(|s| {
         (
             lines.line(s.span().start),

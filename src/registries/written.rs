@@ -34,9 +34,10 @@ fn is_plain(s: &str) -> bool {
 }
 
 impl Written {
-    /// Nothing written yet.
-    pub fn new() -> Self {
+    /// Nothing written yet, with room for `registries` `[[registry]]` tables.
+    pub fn new(registries: usize) -> Self {
         Self {
+            registries: Vec::with_capacity(registries),
             plain: true,
             ..Self::default()
         }

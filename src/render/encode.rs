@@ -162,7 +162,7 @@ pub fn written_registries_conf(
     conf: &V2RegistriesConf,
     profile: EncodeProfile,
 ) -> (Written, usize) {
-    let mut written = Written::new();
+    let mut written = Written::new(conf.registries.len());
     let mut length = Length(0);
     encode_into(&mut length, conf, profile, Some(&mut written));
     (written, length.0)

@@ -504,6 +504,9 @@ pub fn edit_registries_config_as(
     let tag_sets = merge_sets(&input.itms);
     let insecure = input.insecure.as_deref().unwrap_or_default();
     let blocked = input.blocked.as_deref().unwrap_or_default();
+    // One entry per source at most, and for each blocked scope.
+    conf.registries
+        .reserve(digest_sets.len() + tag_sets.len() + input.blocked.as_ref().map_or(0, Vec::len));
     let mut ed = Editor::new(conf, family);
 
     ed.add_sets(&digest_sets, DIGEST_ONLY);

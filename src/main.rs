@@ -25,6 +25,7 @@ use exit::ExitCode;
 use settings::Settings;
 
 fn main() {
+    no_huge_pages();
     let argv0 = std::env::args().next().unwrap_or_default();
     let name = cli::display_name(&argv0);
     let mut command = cli::command_named(name);
@@ -39,7 +40,6 @@ fn main() {
     let settings = Settings::new(&cli, name);
     term::apply_colour(settings.colour);
     let result = if settings.many_clusters() || many::wants_summary(&cli.command) {
-        no_huge_pages();
         many::run(&settings, std::sync::Arc::new(cli), run)
     } else {
         common::at_exit::exit_follows_command();
@@ -52,14 +52,13 @@ fn main() {
 }
 
 /// Turns transparent huge pages off for this process, as mimalloc's own
-/// `allow_thp` option does, before the clusters of a fleet are read: each
-/// cluster's thread takes fresh mimalloc pages, and a kernel in THP mode
-/// `madvise` or `always` makes 2 MiB resident where such a thread uses a
-/// few KiB. A fleet read 32 clusters at a time held 1.9 times the memory
-/// with them, for no measurable speed (BENCHMARKS.md). A single run keeps
-/// them: a render of 20,000 sources takes about 15% longer without (page
-/// faults and TLB misses) for 20% less memory. Child processes (exec
-/// credential plugins) inherit the setting.
+/// `allow_thp` option does, before anything is read. With them, a kernel
+/// in THP mode `madvise` or `always` makes 2 MiB resident where mimalloc
+/// touches a few KiB: a fleet read 32 clusters at a time held 1.9 times
+/// the memory, a render of 20,000 sources 17 MiB more (71 instead of 54
+/// MiB), for no measurable speed in a fleet and about 15 ms in that render
+/// (BENCHMARKS.md). Child processes (exec credential plugins) inherit the
+/// setting.
 fn no_huge_pages() {
     #[cfg(target_os = "linux")]
     // SAFETY: prctl with PR_SET_THP_DISABLE takes integers and touches no

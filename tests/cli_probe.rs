@@ -286,12 +286,16 @@ fn issue_16_unknown_ca_is_a_tls_error() {
     assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", b.host()));
 }
 
+/// A password no temporary path or host name holds by chance (`pw` was
+/// found in a random folder name once).
+const SECRET: &str = "Secret-Passw0rd";
+
 #[test]
 fn issue_16_most_specific_credentials_win() {
     let setup = Setup::new();
     let body = manifest_body("app v1");
     let a = Builder::new()
-        .bearer("right", "pw")
+        .bearer("right", SECRET)
         .manifest(REPO, Some("v1"), &body)
         .start();
     let s = Builder::new().manifest(REPO, Some("v1"), &body).start();
@@ -304,7 +308,7 @@ fn issue_16_most_specific_credentials_win() {
     let ns_key = format!("{host}/ns");
     let auth = setup.write(
         "auth.json",
-        &auth_json(&[(&host, "wrong", "pw"), (&ns_key, "right", "pw")]),
+        &auth_json(&[(&host, "wrong", SECRET), (&ns_key, "right", SECRET)]),
     );
     let (code, json) = probe(
         &setup,
@@ -322,7 +326,10 @@ fn issue_16_most_specific_credentials_win() {
         detail.contains(&format!("credentials for \"{ns_key}\"")),
         "{detail}"
     );
-    assert!(!detail.contains("pw"), "no secret in the output: {detail}");
+    assert!(
+        !detail.contains(SECRET),
+        "no secret in the output: {detail}"
+    );
     // The token was asked for with the account and the pull scope.
     let token = a
         .log()
@@ -337,7 +344,7 @@ fn issue_16_most_specific_credentials_win() {
     );
 
     // Only the host-wide (wrong) entry: the mirror refuses, the source serves.
-    let auth = setup.write("auth2.json", &auth_json(&[(&host, "wrong", "pw")]));
+    let auth = setup.write("auth2.json", &auth_json(&[(&host, "wrong", SECRET)]));
     let (code, json) = probe(
         &setup,
         &conf,

@@ -5,7 +5,10 @@
 //! touches it) and the search-registries drop-in go through the same
 //! containers/image loader as node files do, so explain over CRs and
 //! explain over node files cannot disagree; then the file-and-line origins
-//! are replaced by the CR objects that produced each entry and mirror.
+//! are replaced by the CR objects that produced each entry and mirror. The
+//! MCO's own registries.conf reaches the loader as the tables its encoder
+//! wrote rather than as text to parse again (`registries::load_written`;
+//! `tests/properties.rs` holds the two readings equal).
 
 use std::collections::BTreeMap;
 

@@ -745,13 +745,7 @@ fn issue_25_short_names_during_an_update_are_undetermined() {
         .arg(&copy)
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = support::json_with_code(&out, 3);
     let class = |image: &str| {
         report["items"]
             .as_array()

@@ -716,13 +716,7 @@ fn issue_25_short_names_during_an_update_are_undetermined() {
         .arg(&copy)
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = support::json_with_code(&out, 3);
     assert_eq!(json["undetermined"], true);
     let error = json["error"].as_str().unwrap();
     assert!(

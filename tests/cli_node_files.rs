@@ -951,13 +951,7 @@ fn issue_22_diff_on_disk_with_a_node_not_read_is_undetermined() {
         .args(["diff", "--on-disk", "--pool", "master", "-o", "json"])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = support::json_with_code(&out, 3);
     assert_eq!(v["drift"], false);
     assert_eq!(v["notRead"][0]["node"], "master-0.corp.example.com");
     let reason = v["notRead"][0]["reason"].as_str().unwrap();

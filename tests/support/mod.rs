@@ -21,6 +21,19 @@ pub fn bin() -> assert_cmd::Command {
     cmd
 }
 
+/// The JSON a run printed, once its exit code is `code` (its stderr in the
+/// failure message otherwise).
+#[allow(dead_code)]
+pub fn json_with_code(out: &std::process::Output, code: i32) -> serde_json::Value {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
 /// A copy of `examples/disconnected-cluster` in `dir`, its ClusterVersion
 /// (4.21.2) updating from `from`: the newest history entry `Partial`, the
 /// one before `Completed`. The copy's folder and its ClusterVersion file.

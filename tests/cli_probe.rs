@@ -1490,3 +1490,128 @@ fn issue_16_audit_pull_secret_findings_offline() {
     );
     assert!(findings(&report, &image).is_empty(), "{report:#}");
 }
+
+// A credential helper named by the cluster's pull secret is never run: a
+// Secret must not choose a program on the admin's machine, nor where its
+// answer goes. The secret's auths entries still count; the detail says the
+// helper was ignored. Local auth files keep their helpers (tested above).
+#[test]
+fn issue_39_cluster_named_credential_helper_never_runs() {
+    let body = manifest_body("live");
+    let digest = digest_of(&body);
+    let m = Builder::new()
+        .bearer("cluster", "s3cret-value")
+        .manifest(REPO, None, &body)
+        .start();
+    let bin = tempfile::tempdir().expect("bin");
+    // It would answer for every registry, and log that it ran.
+    let log = credential_helper(
+        bin.path(),
+        "evil",
+        &m.host(),
+        r#"{"ServerURL":"x","Username":"stolen","Secret":"from-admin-keychain"}"#,
+    );
+    let b64 =
+        base64::engine::general_purpose::STANDARD.encode(format!("cluster:{}", "s3cret-value"));
+    let pull_secret = format!(
+        r#"{{"credHelpers": {{"{m}": "evil", "quay.io": "evil"}}, "credsStore": "evil", "auths": {{"{m}": {{"auth": "{b64}"}}}}}}"#,
+        m = m.host()
+    );
+    let ca_key = m.host().replace(':', "..");
+    let objects = format!(
+        "{}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: shop\nspec:\n  containers:\n  - name: c\n    image: quay.io/{REPO}@{digest}\n",
+        live_objects("quay.io", &m, &pull_secret, &ca_key)
+    );
+    let server = support::apiserver::Builder::openshift()
+        .objects_from_yaml(&objects)
+        .start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let image = format!("quay.io/{REPO}@{digest}");
+    let run = |args: &[&str]| {
+        let out = support::bin()
+            .env("KUBECONFIG", &kubeconfig)
+            .env("PATH", path_with(bin.path()))
+            .args(args)
+            .args(["--probe", "--probe-timeout", "3", "-o", "json"])
+            .output()
+            .expect("run");
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(
+            !stdout.contains("from-admin-keychain") && !stdout.contains("s3cret-value"),
+            "{stdout}"
+        );
+        let json: Value =
+            serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+        json
+    };
+    let json = run(&["explain", &image]);
+    assert_eq!(
+        served_by(&json),
+        format!("{}/{REPO}@{digest}", m.host()),
+        "the secret's own auths entry is used: {json:#}"
+    );
+    let mirror = detail(&json, 0);
+    assert!(
+        mirror.contains("credentials for")
+            && mirror.contains("from Secret/openshift-config/pull-secret")
+            && mirror.contains("credential helper \"evil\"")
+            && mirror.contains("ignored: a program named by the cluster is never run"),
+        "{mirror}"
+    );
+    let report = run(&["audit", "-A"]);
+    assert!(
+        report
+            .to_string()
+            .contains("ignored: a program named by the cluster is never run"),
+        "{report:#}"
+    );
+    assert!(
+        !log.exists(),
+        "the helper ran: {}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+    // The secret's credentials went only to the mirror they are for.
+    assert!(!m.log().is_empty());
+}
+
+// containers/image decodeDockerAuth: an `auth` that is not base64 fails the
+// lookup, and the pull source fails without being contacted; the next
+// source is tried.
+#[test]
+fn issue_39_invalid_base64_auth_fails_its_source() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let m = Builder::new().manifest(REPO, None, &body).start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&m, "m");
+    setup.trust(&s, "s");
+    let auth = setup.write(
+        "auth.json",
+        &format!(
+            r#"{{"auths": {{"{}": {{"auth": "dXNlcjpw*XNz"}}}}}}"#,
+            m.host()
+        ),
+    );
+    let conf = registries_conf(&s.host(), &[&m.host()], "", "");
+    let (code, json) = probe(
+        &setup,
+        &conf,
+        &format!("{}/{REPO}@{digest}", s.host()),
+        &["--authfile", auth.to_str().expect("utf-8")],
+    );
+    assert_eq!(code, 0, "{json:#}");
+    let d = detail(&json, 0);
+    assert!(
+        d.contains(&format!(
+            "the \"auth\" value of \"{}\": illegal base64 data at input byte 8",
+            m.host()
+        )) && d.contains("auth.json")
+            && d.contains("without contacting it"),
+        "{d}"
+    );
+    assert_eq!(m.log().len(), 0, "the mirror is not contacted");
+    assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", s.host()));
+}

@@ -265,7 +265,7 @@ fn decode_pull_secret(origin: &str, s: &serde_json::Value) -> Result<AuthFile> {
     let text = String::from_utf8(bytes).map_err(|_| {
         Failure::cluster(format!("{origin}: data.\".dockerconfigjson\" is not UTF-8"))
     })?;
-    Ok(AuthFile::parse(origin, &text, false).map_err(|e| Failure::cluster(e.to_string()))?)
+    Ok(AuthFile::parse_from_cluster(origin, &text).map_err(|e| Failure::cluster(e.to_string()))?)
 }
 
 /// The CAs of the additionalTrustedCA ConfigMap `name`, one per string

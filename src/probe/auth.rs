@@ -14,6 +14,13 @@
 //! source without contacting it. Docker's `credsStore` is not read by
 //! containers/image (`pkg/docker/config` has no such field): the probe
 //! only says so.
+//!
+//! A file that comes from the cluster (the global pull secret) never runs a
+//! program: whoever can edit a Secret must not choose what runs on the
+//! administrator's machine, nor where its answer is sent. The kubelet reads
+//! only the `auths` entries of a pull secret and hands CRI-O the
+//! credentials, and a node has no credential helpers, so a cluster file's
+//! `credHelpers` are kept only to say that they were ignored.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -46,6 +53,8 @@ pub struct AuthFile {
     pub legacy: bool,
     auths: BTreeMap<String, Entry>,
     cred_helpers: BTreeMap<String, String>,
+    /// `credHelpers` of a file that came from the cluster: never run.
+    ignored_helpers: BTreeMap<String, String>,
     /// Docker's `credsStore`, which containers/image ignores.
     pub creds_store: Option<String>,
 }
@@ -103,8 +112,18 @@ impl AuthFile {
             legacy,
             auths,
             cred_helpers,
+            ignored_helpers: BTreeMap::new(),
             creds_store: creds_store.filter(|s| !s.is_empty()),
         })
+    }
+
+    /// Parses an auth file that a cluster object holds (a pull secret's
+    /// `.dockerconfigjson`): its `credHelpers` are kept aside and never run,
+    /// so only its `auths` entries give credentials.
+    pub fn parse_from_cluster(name: &str, text: &str) -> Result<Self, AuthError> {
+        let mut file = Self::parse(name, text, false)?;
+        file.ignored_helpers = std::mem::take(&mut file.cred_helpers);
+        Ok(file)
     }
 }
 
@@ -122,6 +141,13 @@ pub enum Found {
     HelperFailed {
         file: String,
         helper: String,
+        message: String,
+    },
+    /// The entry under `key` has an `auth` value that is not base64:
+    /// containers/image fails the lookup, and with it the pull source.
+    Invalid {
+        file: String,
+        key: String,
         message: String,
     },
     /// No file has credentials: the pull is anonymous.
@@ -189,16 +215,36 @@ impl AuthSources {
                     .map(|(k, e)| (k.as_str(), e));
             }
             if let Some((key, entry)) = found {
-                if let Some(credentials) = decode(entry) {
-                    return Found::Credentials {
-                        credentials,
-                        file: file.name.clone(),
-                        key: key.to_string(),
-                    };
+                match decode(entry) {
+                    Ok(Some(credentials)) => {
+                        return Found::Credentials {
+                            credentials,
+                            file: file.name.clone(),
+                            key: key.to_string(),
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(message) => {
+                        return Found::Invalid {
+                            file: file.name.clone(),
+                            key: key.to_string(),
+                            message,
+                        }
+                    }
                 }
             }
         }
         Found::None
+    }
+
+    /// The cluster files whose `credHelpers` name a helper for the registry
+    /// of `name`, as `(file, helper)`: helpers that were not run.
+    pub fn ignored_helpers(&self, name: &str) -> Vec<(String, String)> {
+        let registry = name.split('/').next().unwrap_or(name);
+        self.files
+            .iter()
+            .filter_map(|f| Some((f.name.clone(), f.ignored_helpers.get(registry)?.clone())))
+            .collect()
     }
 }
 
@@ -337,19 +383,92 @@ fn normalize_key(key: &str, legacy: bool) -> &str {
     normalize_registry(out)
 }
 
-/// `decodeDockerAuth`: `None` for an entry without `user:password` (what a
-/// credential helper leaves behind), which does not stop the lookup.
-fn decode(entry: &Entry) -> Option<Credentials> {
-    let decoded = base64::engine::general_purpose::STANDARD
-        .decode(entry.auth.trim())
-        .ok()?;
-    let text = String::from_utf8(decoded).ok()?;
-    let (user, password) = text.split_once(':')?;
-    Some(Credentials {
+/// Go's `base64.StdEncoding` as the crate's engine: padded, and (not being
+/// `Strict`) accepting non-zero bits after the last symbol.
+const GO_STD_ENCODING: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    base64::engine::GeneralPurposeConfig::new()
+        .with_decode_allow_trailing_bits(true)
+        .with_decode_padding_mode(base64::engine::DecodePaddingMode::RequireCanonical),
+);
+
+/// `decodeDockerAuth`: `Ok(None)` for an entry without `user:password`
+/// (what a credential helper leaves behind), which does not stop the
+/// lookup; `Err` (Go's `CorruptInputError` text) for an `auth` value that
+/// is not base64, which does.
+fn decode(entry: &Entry) -> Result<Option<Credentials>, String> {
+    if let Some(at) = go_corrupt_offset(entry.auth.as_bytes()) {
+        return Err(format!("illegal base64 data at input byte {at}"));
+    }
+    // Go's decoder skips line breaks anywhere in the text, and nothing else.
+    let auth: Vec<u8> = entry
+        .auth
+        .bytes()
+        .filter(|b| *b != b'\r' && *b != b'\n')
+        .collect();
+    let decoded = GO_STD_ENCODING
+        .decode(&auth)
+        .map_err(|e| format!("illegal base64 data: {e}"))?;
+    let text = String::from_utf8_lossy(&decoded);
+    let Some((user, password)) = text.split_once(':') else {
+        return Ok(None);
+    };
+    Ok(Some(Credentials {
         username: user.to_string(),
         password: password.trim_matches('\0').to_string(),
         identity_token: entry.identity_token.clone(),
-    })
+    }))
+}
+
+/// Where Go's `StdEncoding.DecodeString` refuses `src` (the offset its
+/// `CorruptInputError` names), or `None` when it decodes: quantum by
+/// quantum as `decodeQuantum` reads them. Only the error's position comes
+/// from here; the bytes come from the `base64` crate, and a property test
+/// holds the two to the same verdict.
+fn go_corrupt_offset(src: &[u8]) -> Option<usize> {
+    let symbol = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+    let newline = |b: u8| b == b'\n' || b == b'\r';
+    let mut si = 0;
+    loop {
+        let mut j = 0;
+        while j < 4 {
+            if si == src.len() {
+                return match j {
+                    0 => None,
+                    _ => Some(si - j),
+                };
+            }
+            let b = src[si];
+            si += 1;
+            if symbol(b) {
+                j += 1;
+                continue;
+            }
+            if newline(b) {
+                continue;
+            }
+            if b != b'=' || j < 2 {
+                return Some(si - 1);
+            }
+            if j == 2 {
+                while si < src.len() && newline(src[si]) {
+                    si += 1;
+                }
+                if si == src.len() {
+                    return Some(src.len());
+                }
+                if src[si] != b'=' {
+                    return Some(si - 1);
+                }
+                si += 1;
+            }
+            while si < src.len() && newline(src[si]) {
+                si += 1;
+            }
+            // Padding ends the text: anything after it is trailing garbage.
+            return (si < src.len()).then_some(si);
+        }
+    }
 }
 
 /// The auth files containers/image reads when no `--authfile` is given, in
@@ -627,5 +746,152 @@ mod tests {
             default_paths(Some(Path::new("/a.json")), &env, Some(home), 7),
             vec![(PathBuf::from("/a.json"), false)]
         );
+    }
+
+    // Go encoding/base64 TestDecodeCorrupt (StdEncoding): the offset each
+    // corrupt text is refused at, -1 where it decodes.
+    #[test]
+    fn go_base64_corrupt_offsets() {
+        for (text, want) in [
+            ("", -1),
+            ("\n", -1),
+            ("AAA=\n", -1),
+            ("AAAA\n", -1),
+            ("!!!!", 0),
+            ("====", 0),
+            ("x===", 1),
+            ("=AAA", 0),
+            ("A=AA", 1),
+            ("AA=A", 2),
+            ("AA==A", 4),
+            ("AAA=AAAA", 4),
+            ("AAAAA", 4),
+            ("AAAAAA", 4),
+            ("A=", 1),
+            ("A==", 1),
+            ("AA=", 3),
+            ("AA==", -1),
+            ("AAA=", -1),
+            ("AAAA", -1),
+            ("AAAAAA=", 7),
+            ("YWJjZA=====", 8),
+            ("A!\n", 1),
+            ("A=\n", 1),
+        ] {
+            let entry = Entry {
+                auth: text.to_string(),
+                identity_token: String::new(),
+            };
+            let got = match decode(&entry) {
+                Ok(_) => -1,
+                Err(m) => m
+                    .strip_prefix("illegal base64 data at input byte ")
+                    .and_then(|n| n.parse::<i64>().ok())
+                    .unwrap_or_else(|| panic!("{text:?}: {m}")),
+            };
+            assert_eq!(got, want, "{text:?}");
+        }
+    }
+
+    // An `auth` that is not base64 fails the lookup (containers/image
+    // `decodeDockerAuth` returns the decoder's error), naming file and key;
+    // one without a colon is skipped, as docker does.
+    #[test]
+    fn issue_39_invalid_base64_fails_the_lookup() {
+        let f = file("a.json", r#"{"auths": {"r.io": {"auth": "not base64!"}}}"#);
+        let second = file(
+            "b.json",
+            &format!(
+                r#"{{"auths": {{"r.io": {{"auth": "{}"}}}}}}"#,
+                auth("u", "p")
+            ),
+        );
+        let sources = AuthSources {
+            files: vec![f, second.clone()],
+        };
+        match sources.lookup("r.io/x", &mut no_helper) {
+            Found::Invalid { file, key, message } => {
+                assert_eq!((file.as_str(), key.as_str()), ("a.json", "r.io"));
+                assert_eq!(message, "illegal base64 data at input byte 3");
+            }
+            other => panic!("{other:?}"),
+        }
+        let no_colon = base64::engine::general_purpose::STANDARD.encode("nocolon");
+        let f = file(
+            "a.json",
+            &format!(r#"{{"auths": {{"r.io": {{"auth": "{no_colon}"}}}}}}"#),
+        );
+        let sources = AuthSources {
+            files: vec![f, second],
+        };
+        assert_eq!(
+            user(sources.lookup("r.io/x", &mut no_helper)),
+            Some(("u".to_string(), "r.io".to_string()))
+        );
+    }
+
+    // A pull secret's credHelpers are never run: only its auths entries count.
+    #[test]
+    fn issue_39_cluster_file_never_runs_a_helper() {
+        let json = format!(
+            r#"{{"credHelpers": {{"r.io": "evil", "other.io": "evil"}}, "auths": {{"r.io": {{"auth": "{}"}}}}}}"#,
+            auth("u", "p")
+        );
+        let sources = AuthSources {
+            files: vec![
+                AuthFile::parse_from_cluster("Secret/openshift-config/pull-secret", &json)
+                    .expect("parse"),
+            ],
+        };
+        assert!(!sources.has_helpers());
+        assert_eq!(
+            user(sources.lookup("r.io/x", &mut no_helper)),
+            Some(("u".to_string(), "r.io".to_string()))
+        );
+        assert_eq!(sources.lookup("other.io/x", &mut no_helper), Found::None);
+        assert_eq!(
+            sources.ignored_helpers("other.io/x"),
+            [(
+                "Secret/openshift-config/pull-secret".to_string(),
+                "evil".to_string()
+            )]
+        );
+        assert!(sources.ignored_helpers("third.io/x").is_empty());
+        // The same text from a local file does run it.
+        let local = AuthSources {
+            files: vec![file("auth.json", &json)],
+        };
+        let mut asked = Vec::new();
+        local.lookup("other.io/x", &mut |h, r| {
+            asked.push((h.to_string(), r.to_string()));
+            HelperAnswer::NotFound
+        });
+        assert_eq!(asked, [("evil".to_string(), "other.io".to_string())]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        // The Go-position scanner and the crate agree on which texts decode,
+        // over texts made of symbols, padding, line breaks and a stray byte.
+        #[test]
+        fn go_corrupt_offset_agrees_with_the_crate(text in "[A-Za-z0-9+/=\r\n!]{0,16}") {
+            let stripped: Vec<u8> = text.bytes().filter(|b| *b != b'\r' && *b != b'\n').collect();
+            let crate_ok = GO_STD_ENCODING.decode(&stripped).is_ok();
+            proptest::prop_assert_eq!(go_corrupt_offset(text.as_bytes()).is_none(), crate_ok, "{:?}", text);
+        }
+
+        // Valid encodings with one byte inserted, where most corner cases live.
+        #[test]
+        fn go_corrupt_offset_agrees_on_mutated_encodings(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
+            at in proptest::prelude::any::<usize>(),
+            insert in "[=\r\nA!]",
+        ) {
+            let mut text = GO_STD_ENCODING.encode(&bytes);
+            text.insert_str(at % (text.len() + 1), &insert);
+            let stripped: Vec<u8> = text.bytes().filter(|b| *b != b'\r' && *b != b'\n').collect();
+            let crate_ok = GO_STD_ENCODING.decode(&stripped).is_ok();
+            proptest::prop_assert_eq!(go_corrupt_offset(text.as_bytes()).is_none(), crate_ok, "{:?}", text);
+        }
     }
 }

@@ -203,12 +203,24 @@ impl Prober {
         } else {
             lookup()
         };
+        let mut ignored = String::new();
+        for (file, helper) in self.auth.ignored_helpers(name) {
+            ignored.push_str(&format!(
+                "; credential helper \"{helper}\" (credHelpers in {file}) ignored: a program named by the cluster is never run (the kubelet passes only the auths entries)"
+            ));
+        }
         match found {
             Found::Credentials {
                 credentials,
                 file,
                 key,
-            } => Ok((credentials, format!("credentials for \"{key}\" from {file}"))),
+            } => Ok((
+                credentials,
+                format!("credentials for \"{key}\" from {file}{ignored}"),
+            )),
+            Found::Invalid { file, key, message } => Err(format!(
+                "looking up credentials: {file}: the \"auth\" value of \"{key}\": {message}; containers/image fails this source without contacting it"
+            )),
             Found::HelperFailed {
                 file,
                 helper,
@@ -217,7 +229,7 @@ impl Prober {
                 "looking up credentials: credential helper \"{helper}\" (credHelpers in {file}): {message}; containers/image fails this source without contacting it"
             )),
             Found::None => {
-                let mut note = "no credentials: anonymous".to_string();
+                let mut note = format!("no credentials: anonymous{ignored}");
                 for (file, store) in self.auth.ignored_creds_stores() {
                     note.push_str(&format!(
                         "; {file} sets credsStore \"{store}\", which containers/image does not read"

@@ -272,7 +272,8 @@ fn toml_test_cases_burntsushi_skips() {
 
 /// A registries.conf-shaped statement, biased to what BurntSushi and
 /// TOML 1.0 disagree on: dotted keys, headers reopening tables, inline
-/// tables, arrays of tables, keys set twice, TOML 1.1-only syntax.
+/// tables, arrays of tables, keys set twice, TOML 1.1-only syntax, control
+/// characters in comments and strings.
 fn statement() -> impl Strategy<Value = String> {
     let name = proptest::sample::select(vec!["registry", "mirror", "a", "\"a\"", "b"]);
     let value = proptest::sample::select(vec![
@@ -292,15 +293,22 @@ fn statement() -> impl Strategy<Value = String> {
         "{\n b = 1 }",
         "[[1], [{ c = 1 }]]",
     ]);
-    (0u8..7, name.clone(), name.clone(), name, value).prop_map(|(form, n1, n2, n3, v)| match form {
-        0 => format!("[{n1}]"),
-        1 => format!("[{n1}.{n2}]"),
-        2 => format!("[[{n1}]]"),
-        3 => format!("[[{n1}.{n2}]]"),
-        4 => format!("{n1} = {v}"),
-        5 => format!("{n1}.{n2} = {v}"),
-        _ => format!("{n1}.{n2}.{n3} = {v}"),
-    })
+    // Control characters in comments and strings: TOML 1.1 lets the first
+    // through, BurntSushi refuses both (v0.3.1 keeps both).
+    let control = proptest::sample::select(vec!["", "\t", "\u{1}", "\u{7f}", "\u{1b}"]);
+    (0u8..9, name.clone(), name.clone(), name, value, control).prop_map(
+        |(form, n1, n2, n3, v, c)| match form {
+            0 => format!("[{n1}]"),
+            1 => format!("[{n1}.{n2}]"),
+            2 => format!("[[{n1}]]"),
+            3 => format!("[[{n1}.{n2}]]"),
+            4 => format!("{n1} = {v}"),
+            5 => format!("{n1}.{n2} = {v}"),
+            6 => format!("{n1}.{n2}.{n3} = {v}"),
+            7 => format!("{n1} = {v} # by{c}admin"),
+            _ => format!("{n1} = \"a{c}b\""),
+        },
+    )
 }
 
 fn document() -> impl Strategy<Value = String> {

@@ -338,7 +338,7 @@ fn issue_25_older_crio_parsers() {
     let dir = TempDir::new().unwrap();
     // (--crio-version, exit code, what stderr says)
     type Run<'a> = (&'a str, i32, &'a str);
-    let cases: [(&str, &[u8], &[Run]); 3] = [
+    let cases: [(&str, &[u8], &[Run]); 5] = [
         (
             "bom.conf",
             b"\xef\xbb\xbf[[registry]]\nlocation = \"quay.io\"\n",
@@ -367,6 +367,31 @@ fn issue_25_older_crio_parsers() {
                 ("1.19", 2, "line 4, column 11: a hexadecimal, octal or binary integer, which BurntSushi/toml v0.3.1 (CRI-O 1.21 and earlier) refuses"),
                 ("1.23", 0, ""),
                 ("", 3, "CRI-O 1.21 and earlier (BurntSushi/toml v0.3.1) refuse it"),
+            ],
+        ),
+        // BurntSushi/toml v0.3.1 lexBareKey refuses a control character where
+        // a key starts, as every later release does: refused, not undetermined.
+        (
+            "controls.conf",
+            b"\x01\x02\x03",
+            &[
+                ("1.21", 2, "line 1, column"),
+                ("1.27", 2, "line 1, column"),
+                ("", 2, "line 1, column"),
+            ],
+        ),
+        // A control character in a comment: v0.4.1 refuses it there and
+        // v1.0.0 on refuse one anywhere (the `toml` crate lets it through, as
+        // TOML 1.1 does); only v0.3.1 keeps it, with a reading of its own.
+        (
+            "comment.conf",
+            b"# by admin\x01\n[[registry]]\nlocation = \"quay.io\"\n",
+            &[
+                ("1.22", 2, "line 1, column 11: a control character in a comment, which BurntSushi/toml v0.4.1 refuses (control characters are not allowed inside comments: '0x01'); --crio-version 1.22"),
+                ("1.27", 2, "BurntSushi/toml v1.2.1 refuses (TOML files cannot contain control characters: '0x01')"),
+                ("1.35", 2, "BurntSushi/toml v1.6.0 refuses"),
+                ("1.21", 3, "reads in its own way"),
+                ("", 3, "CRI-O 1.22 and later (BurntSushi/toml v0.4.1 to v1.6.0) refuse it"),
             ],
         ),
     ];

@@ -136,15 +136,16 @@ pub(super) fn unmodelled(text: &str, release: Legacy) -> Option<Finding> {
     let construct = Scan::new(text)
         .run()
         .into_iter()
-        .find(|(_, c)| c.read_differently(release));
+        .filter(|(_, c)| c.read_differently(release))
+        .min_by_key(|(offset, _)| *offset);
+    // A control character outside a string or comment is refused by v0.3.1
+    // as by TOML 1.0 (`bare keys cannot contain`, `expected value`): only
+    // those in strings and comments (found by the scan) and a bare carriage
+    // return, which it takes as a line break anywhere, are its own reading.
     let control = bytes
         .iter()
         .enumerate()
-        .position(|(i, &b)| {
-            (b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r')
-                || b == 0x7f
-                || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
-        })
+        .position(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
         .map(|offset| (offset, Construct::ControlCharacter));
     let (offset, construct) = match (construct, control) {
         (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
@@ -320,8 +321,10 @@ impl<'a> Scan<'a> {
                     }
                 }
                 b'#' => {
+                    let start = self.at;
                     self.at = memchr::memchr(b'\n', &self.bytes[self.at..])
                         .map_or(self.bytes.len(), |n| self.at + n);
+                    self.note_controls(start);
                 }
                 b'=' => {
                     self.expect_key = false;
@@ -569,7 +572,26 @@ impl<'a> Scan<'a> {
 
     /// A string of any of the four kinds, from its opening quote to past
     /// its closing one.
+    /// A control character (other than tab and line breaks) from `start`
+    /// to where the scan is, inside a string or comment: v0.3.1 keeps it,
+    /// TOML 1.0 refuses it.
+    fn note_controls(&mut self, start: usize) {
+        let span = &self.bytes[start..self.at];
+        if let Some(i) = span
+            .iter()
+            .position(|&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f)
+        {
+            self.note(start + i, Construct::ControlCharacter);
+        }
+    }
+
     fn string(&mut self) {
+        let start = self.at;
+        self.string_body();
+        self.note_controls(start);
+    }
+
+    fn string_body(&mut self) {
         let start = self.at;
         let quote = self.bytes[start];
         let rest = &self.bytes[start..];
@@ -760,6 +782,25 @@ mod tests {
                 "a = 1\rb = 2\n",
                 Some((5, "a control character or a bare carriage return")),
             ),
+            // BurntSushi/toml v0.3.1 lex.go: lexComment and lexString keep a
+            // control character; lexBareKey, lexValue and lexTopEnd refuse one
+            // (as TOML 1.0 does), so only those in strings and comments count.
+            (
+                "# a\u{1}b\nx = 1\n",
+                Some((3, "a control character or a bare carriage return")),
+            ),
+            (
+                "x = \"a\u{7f}\"\n",
+                Some((6, "a control character or a bare carriage return")),
+            ),
+            (
+                "x = '''\n\u{2}'''\n",
+                Some((8, "a control character or a bare carriage return")),
+            ),
+            ("\u{1}\u{2}\u{3}", None),
+            ("x = 1 \u{1}\n", None),
+            ("x = \u{1}\n", None),
+            ("[a\u{1}]\n", None),
             ("[a]\nb.c = 1\n[a.b]\n", None),
             ("[a]\n[a]\n", None),
             (

@@ -316,9 +316,10 @@ fn parse_raw(
     rep: &Reporter<'_>,
     reader: Reader,
 ) -> Result<RawConfig, RegistriesError> {
-    if reader == Reader::Fast {
-        // Its subset (plain strings, booleans, string arrays, the three
-        // tables) is read alike by every BurntSushi/toml release.
+    // Its subset (plain strings, booleans, string arrays, the three
+    // tables) is read alike by every BurntSushi/toml release; a control
+    // character, which it would skip in a comment, goes to the full reader.
+    if reader == Reader::Fast && control_character(file.text).is_none() {
         if let Some(raw) = super::fast::parse(file.text) {
             return Ok(raw);
         }
@@ -327,6 +328,49 @@ fn parse_raw(
         Some(minor) => parse_on(file.text, lines, rep, minor),
         None => parse_on_any(file.text, lines, rep),
     }
+}
+
+/// The offset of the first control character other than tab and the line
+/// breaks (U+0000 to U+001F, U+007F), which TOML 1.0 allows nowhere.
+fn control_character(text: &str) -> Option<usize> {
+    text.bytes()
+        .position(|b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f)
+}
+
+/// A control character, which the tool's BurntSushi model would skip in a
+/// comment: BurntSushi/toml v0.4.1 refuses it there, and from v1.0.0 its
+/// lexer refuses one anywhere, TOML 1.1 (v1.6.0) included. `None` when the
+/// text has none, or when the `toml` crate stops before it (then its error
+/// is the first).
+fn control_in_comment(
+    text: &str,
+    lines: &Lines,
+    rep: &Reporter<'_>,
+    minor: u32,
+) -> Option<RegistriesError> {
+    let offset = control_character(text)?;
+    let earlier = toml::from_str::<toml::Table>(text)
+        .err()
+        .and_then(|e| e.span())
+        .is_some_and(|s| s.start < offset);
+    if earlier {
+        return None;
+    }
+    let byte = text.as_bytes()[offset];
+    let release = crate::crio::burntsushi_toml(minor);
+    let said = if release == "v0.4.1" {
+        format!("control characters are not allowed inside comments: '0x{byte:02x}'")
+    } else {
+        format!("TOML files cannot contain control characters: '0x{byte:02x}'")
+    };
+    Some(rep.at_offset(
+        lines,
+        offset,
+        format!(
+            "a control character in a comment, which BurntSushi/toml {release} refuses ({said}){}",
+            rep.basis()
+        ),
+    ))
 }
 
 /// The first CRI-O minor whose BurntSushi/toml (v1.3.0 and later) skips a
@@ -369,6 +413,9 @@ fn parse_on<T: DeserializeOwned>(
                 rep.basis()
             ),
         ));
+    }
+    if let Some(e) = control_in_comment(text, lines, rep, minor) {
+        return Err(e);
     }
     let long_fraction = super::legacy::long_fraction(text).filter(|(f, _)| {
         // BurntSushi stops at the first error in the text: one the `toml`
@@ -1320,6 +1367,28 @@ fn validate_aliases(
         ),
         format!("validating short-name aliases: {}", problems.join("; ")),
     ))
+}
+
+/// Loads the machine-written `short-name-aliases.conf` (rootful:
+/// `/var/cache/containers/short-name-aliases.conf`, which CRI-O reads too)
+/// as containers/image `loadShortNameAliasConf` does: only `[aliases]`
+/// counts, each alias validated as in registries.conf, `""` a tombstone.
+/// Merge the result with [`RegistriesConf::add_short_name_aliases`].
+pub fn load_short_name_aliases(
+    file: &ConfigFile<'_>,
+    runtime: &NodeRuntime,
+) -> Result<BTreeMap<String, Alias>, RegistriesError> {
+    let lines = Lines::new(file.text);
+    let rep = Reporter {
+        file,
+        drop_in: false,
+        runtime,
+    };
+    let raw = parse_raw(file, &lines, &rep, Reader::Fast)?;
+    match &raw.aliases {
+        Some(table) => validate_aliases(table, file, &lines, &rep),
+        None => Ok(BTreeMap::new()),
+    }
 }
 
 /// Loads the main file (if any) and the drop-ins, in the given order, as

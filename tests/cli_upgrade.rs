@@ -1194,3 +1194,59 @@ fn a_keyless_policy_does_not_hide_a_keyed_one() {
     assert_eq!(etcd["signature"]["verification"], "rejected", "{etcd}");
     assert_eq!(etcd["outcome"], "badSignature", "{etcd}");
 }
+
+/// [`mirror`] whose blobs are sent as `pacing` says.
+fn paced_mirror(pacing: support::registry::Pacing) -> (FakeRegistry, Release) {
+    let mut b = Builder::new().blob_pacing(pacing);
+    let (release, manifest) = release(&mut b, NAMES, "4.21.0");
+    let mut b = b.manifest(RELEASE_REPO, Some("4.21.0-x86_64"), &manifest);
+    for (n, _) in &release.components {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    (b.start(), release)
+}
+
+// A registry, proxy or TLS terminator that hands the layer's first byte
+// alone: the gzip magic is read whole before choosing gzip or tar.
+#[test]
+fn issue_39_layer_whose_first_read_is_one_byte_is_read() {
+    let (reg, rel) = paced_mirror(support::registry::Pacing::Split {
+        first: 1,
+        pause: std::time::Duration::from_millis(200),
+    });
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err)["target"]["version"], "4.21.0");
+}
+
+// A layer sent a byte every 0.3 s (hundreds of bytes: minutes, and a real
+// layer never) ends at --probe-timeout, as a manifest does: undetermined, exit 3.
+#[test]
+fn issue_39_trickling_layer_ends_at_the_probe_timeout() {
+    let (reg, rel) = paced_mirror(support::registry::Pacing::Trickle {
+        every: std::time::Duration::from_millis(300),
+    });
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) = run(s.cmd().arg("-f").arg(&files).args([
+        "--to-image",
+        &payload_spec(&rel),
+        "--probe-timeout",
+        "2",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(code, 3, "{out}\n{err}");
+    assert!(
+        err.contains("slower than 64 KiB/s once --probe-timeout (2s) had passed")
+            && err.contains("undetermined"),
+        "{err}"
+    );
+}

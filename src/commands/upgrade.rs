@@ -450,7 +450,10 @@ async fn stream_layer(ctx: &ProbeContext, served: &Served, digest: &str) -> Resu
         .await
         .map_err(|e| Failure::cluster(format!("reading the layer: {e}")))?;
     if let Some(e) = receive_error {
-        return Err(Failure::cluster(format!("{name}: receiving blob {digest}: {e}")).into());
+        return Err(Failure::cluster(format!(
+            "{name}: receiving blob {digest}: {e}: whether the payload can be read from here is undetermined"
+        ))
+        .into());
     }
     let got = format!("sha256:{}", hex(hash.finish().as_ref()));
     if digest.starts_with("sha256:") && got != digest {

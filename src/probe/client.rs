@@ -351,6 +351,8 @@ impl Prober {
         Ok(Blob {
             res,
             limit: http.limit.clone(),
+            started: tokio::time::Instant::now(),
+            received: 0,
         })
     }
 
@@ -558,17 +560,49 @@ impl Prober {
 pub struct Blob {
     res: reqwest::Response,
     limit: AnswerLimit,
+    /// When the answer's headers came.
+    started: tokio::time::Instant,
+    received: u64,
 }
+
+/// The slowest a blob may keep coming once the probe's limit has passed:
+/// the whole body must arrive within the limit plus one second per this
+/// many bytes received (a layer sent a byte at a time never ends otherwise).
+pub const BLOB_MIN_RATE: u64 = 64 << 10;
+/// The most of a blob that is read (a release payload's last layer is tens
+/// of megabytes).
+pub const BLOB_MAX_BYTES: u64 = 1 << 30;
 
 impl Blob {
     /// The next piece of the body, `None` at its end; each piece must come
-    /// within the probe's limit.
+    /// within the probe's limit, and the whole body at [`BLOB_MIN_RATE`]
+    /// past it, up to [`BLOB_MAX_BYTES`].
     pub async fn chunk(&mut self) -> Result<Option<Vec<u8>>, String> {
         let limit = self.limit.limit;
-        match self.limit.wait(self.res.chunk()).await {
-            Some(Ok(c)) => Ok(c.map(|c| c.to_vec())),
-            Some(Err(e)) => Err(chain(&e)),
-            None => Err(no_answer(limit)),
+        let allowed = limit + Duration::from_secs_f64(self.received as f64 / BLOB_MIN_RATE as f64);
+        let piece = tokio::time::timeout_at(self.started + allowed, self.limit.wait(self.res.chunk()));
+        match piece.await {
+            Err(_) => Err(format!(
+                "{} bytes in {}s: slower than {} KiB/s once --probe-timeout ({}s) had passed, \
+                 so the read was given up",
+                self.received,
+                allowed.as_secs(),
+                BLOB_MIN_RATE >> 10,
+                limit.as_secs()
+            )),
+            Ok(Some(Ok(Some(c)))) => {
+                self.received += c.len() as u64;
+                if self.received > BLOB_MAX_BYTES {
+                    return Err(format!(
+                        "larger than {} MiB, which this tool does not read",
+                        BLOB_MAX_BYTES >> 20
+                    ));
+                }
+                Ok(Some(c.to_vec()))
+            }
+            Ok(Some(Ok(None))) => Ok(None),
+            Ok(Some(Err(e))) => Err(chain(&e)),
+            Ok(None) => Err(no_answer(limit)),
         }
     }
 }

@@ -5,7 +5,7 @@
 //! are the components, by digest) and `release-manifests/release-metadata`.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 
 use serde::{Deserialize, Serialize};
 
@@ -170,11 +170,22 @@ pub fn read_layer(
     reader: impl Read,
     keep: &dyn Fn(&str) -> bool,
 ) -> Result<ReleaseFiles, PayloadError> {
-    let mut buffered = BufReader::new(reader);
-    let head = buffered
-        .fill_buf()
-        .map_err(|e| PayloadError::Layer(e.to_string()))?;
+    let mut reader = reader;
+    // The magic numbers are read whole before choosing: a registry, proxy or
+    // TLS terminator may hand the first byte alone.
+    let mut head = Vec::with_capacity(4);
+    while head.len() < 4 {
+        let mut byte = [0u8; 4];
+        let want = 4 - head.len();
+        match reader.read(&mut byte[..want]) {
+            Ok(0) => break,
+            Ok(n) => head.extend_from_slice(&byte[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(PayloadError::Layer(e.to_string())),
+        }
+    }
     let gzip = head.starts_with(&[0x1f, 0x8b]);
+    let buffered = BufReader::new(std::io::Cursor::new(head.clone()).chain(reader));
     if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
         return Err(PayloadError::Layer(
             "the layer is zstd-compressed, which this tool does not read".to_string(),
@@ -343,6 +354,35 @@ mod tests {
     }
 
     const REFS: &str = r#"{"kind":"ImageStream","apiVersion":"image.openshift.io/v1","metadata":{"name":"4.21.0"},"spec":{"tags":[{"name":"cli","from":{"kind":"DockerImage","name":"quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:aa"}}]}}"#;
+
+    /// A reader that hands out one byte per read, as a registry or proxy
+    /// that splits its records may.
+    struct OneByte(std::io::Cursor<Vec<u8>>);
+
+    impl Read for OneByte {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(1);
+            self.0.read(&mut buf[..n])
+        }
+    }
+
+    #[test]
+    fn issue_39_gzip_known_when_bytes_come_one_at_a_time() {
+        for gzip in [true, false] {
+            let layer = tar_of(&[(IMAGE_REFERENCES, REFS.as_bytes())], gzip);
+            let files = read_layer(OneByte(std::io::Cursor::new(layer)), &wanted)
+                .unwrap_or_else(|e| panic!("gzip {gzip}: {e}"));
+            assert_eq!(
+                files.files[IMAGE_REFERENCES],
+                REFS.as_bytes(),
+                "gzip {gzip}"
+            );
+        }
+        // Shorter than a magic number: read as it is (an empty tar).
+        assert!(read_layer(OneByte(std::io::Cursor::new(vec![0x1f])), &wanted).is_err());
+        let empty = read_layer(OneByte(std::io::Cursor::new(Vec::new())), &wanted).expect("empty");
+        assert!(empty.files.is_empty());
+    }
 
     #[test]
     fn keeps_only_the_release_files_gzip_or_not() {

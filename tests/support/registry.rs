@@ -4,7 +4,8 @@
 //! token endpoint, TLS from its own CA (or plain HTTP), a fixed error
 //! status, throttling (429 with `Retry-After`), tokens issued in the past
 //! and slow answers on demand (every answer, or the manifests of one
-//! repository). Every request is logged.
+//! repository), blobs sent in paced pieces (a first piece, then the rest
+//! after a pause, or byte by byte). Every request is logged.
 
 #![allow(dead_code)]
 
@@ -14,7 +15,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine;
-use http_body_util::Full;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -69,7 +71,19 @@ struct State {
     slow_repos: BTreeMap<String, Duration>,
     /// Requests of `sha256-<hex>.sig` tags answer this status.
     signature_status: Option<u16>,
+    /// How blobs are sent: all at once when `None`.
+    blob_pacing: Option<Pacing>,
     log: Vec<Logged>,
+}
+
+/// How a blob's bytes are sent.
+#[derive(Debug, Clone, Copy)]
+pub enum Pacing {
+    /// The first `first` bytes, then after `pause` the rest in one piece:
+    /// what a proxy or TLS terminator that splits records does.
+    Split { first: usize, pause: Duration },
+    /// One byte, then one more every `every`: a layer that never ends in time.
+    Trickle { every: Duration },
 }
 
 /// Builds a [`FakeRegistry`].
@@ -116,6 +130,7 @@ impl Builder {
                 token_issued_at: None,
                 delay: None,
                 slow_repos: BTreeMap::new(),
+                blob_pacing: None,
                 log: Vec::new(),
             },
         }
@@ -224,6 +239,12 @@ impl Builder {
     /// Every answer waits this long.
     pub fn delay(mut self, d: Duration) -> Self {
         self.state.delay = Some(d);
+        self
+    }
+
+    /// Blobs are sent as `pacing` says.
+    pub fn blob_pacing(mut self, pacing: Pacing) -> Self {
+        self.state.blob_pacing = Some(pacing);
         self
     }
 
@@ -378,14 +399,46 @@ fn certificates() -> (String, rustls::ServerConfig) {
     (ca.pem(), config)
 }
 
-type Reply = Result<Response<Full<Bytes>>, std::io::Error>;
+type Body = BoxBody<Bytes, std::io::Error>;
+type Reply = Result<Response<Body>, std::io::Error>;
 
-fn respond(code: u16, headers: &[(&str, String)], body: String) -> Response<Full<Bytes>> {
+fn full(bytes: impl Into<Bytes>) -> Body {
+    Full::new(bytes.into()).map_err(|e| match e {}).boxed()
+}
+
+/// `body` sent in pieces, each after its pause.
+fn paced(body: Vec<u8>, pacing: Pacing) -> Body {
+    let pieces: Vec<(Duration, Bytes)> = match pacing {
+        Pacing::Split { first, pause } => {
+            let first = first.min(body.len());
+            vec![
+                (Duration::ZERO, Bytes::copy_from_slice(&body[..first])),
+                (pause, Bytes::copy_from_slice(&body[first..])),
+            ]
+        }
+        Pacing::Trickle { every } => body
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let wait = if i == 0 { Duration::ZERO } else { every };
+                (wait, Bytes::copy_from_slice(&[*b]))
+            })
+            .collect(),
+    };
+    let stream = futures_util::stream::unfold(pieces.into_iter(), |mut rest| async move {
+        let (wait, piece) = rest.next()?;
+        tokio::time::sleep(wait).await;
+        Some((Ok(hyper::body::Frame::data(piece)), rest))
+    });
+    BodyExt::boxed(StreamBody::new(stream))
+}
+
+fn respond(code: u16, headers: &[(&str, String)], body: String) -> Response<Body> {
     let mut b = Response::builder().status(code);
     for (k, v) in headers {
         b = b.header(*k, v.as_str());
     }
-    b.body(Full::new(Bytes::from(body))).expect("response")
+    b.body(full(body)).expect("response")
 }
 
 fn error_body(code: &str) -> String {
@@ -547,7 +600,7 @@ fn blob_answer(
     digest: &str,
     authorization: &Option<String>,
     auth: &Auth,
-) -> Response<Full<Bytes>> {
+) -> Response<Body> {
     let allowed = match auth {
         Auth::None => true,
         Auth::Basic { user, password } => {
@@ -569,7 +622,11 @@ fn blob_answer(
         Some(body) => Response::builder()
             .status(200)
             .header("Content-Type", "application/octet-stream")
-            .body(Full::new(Bytes::from(body.clone())))
+            .header("Content-Length", body.len().to_string())
+            .body(match s.blob_pacing {
+                Some(pacing) => paced(body.clone(), pacing),
+                None => full(body.clone()),
+            })
             .expect("response"),
         None => respond(404, &[], error_body("BLOB_UNKNOWN")),
     }

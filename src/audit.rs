@@ -493,6 +493,16 @@ fn probe_verdict(e: &Explanation, c: &crate::explain::Candidate) -> (Option<Clas
                     .unwrap_or("")
             ),
         ),
+        Verdict::BadSignature(by) => (
+            Some(Class::UnsignedOnMirror),
+            format!(
+                "probe: served by {by}, whose sigstore signatures the policy does not accept ({}), the pull fails",
+                c.signature_probe
+                    .as_ref()
+                    .and_then(|s| s.detail.as_deref())
+                    .unwrap_or("")
+            ),
+        ),
         Verdict::NoAttachments(by) => (
             Some(Class::UnsignedOnMirror),
             format!(

@@ -64,6 +64,23 @@ impl SourceProbe {
     }
 }
 
+/// What the check of the signature found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Verification {
+    /// A signature verifies with the policy's key, for this digest and identity.
+    Verified,
+    /// Signatures are there, and none is accepted.
+    Rejected,
+    /// The attachment is there; the policy's trust is not an inline key,
+    /// so only its presence is checked.
+    PresenceOnly,
+    /// No attachment on the serving repository.
+    Missing,
+    /// The attachment could not be read: no verdict.
+    Undetermined,
+}
+
 /// The sigstore attachment looked up on the serving endpoint.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -71,4 +88,10 @@ pub struct SignatureProbe {
     /// `<serving repository>:sha256-<hex>.sig`.
     pub reference: String,
     pub found: bool,
+    /// The check of a found attachment against the policy's requirements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verification: Option<Verification>,
+    /// What the check found, as containers/image would say it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }

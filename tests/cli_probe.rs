@@ -9,7 +9,7 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::Value;
 
-use support::registry::{digest_of, manifest_body, Builder, FakeRegistry};
+use support::registry::{digest_of, manifest_body, Builder, FakeRegistry, Signer};
 
 const REPO: &str = "ns/app";
 
@@ -455,11 +455,24 @@ fn issue_22_digest_mismatch_text_keeps_the_table() {
 }
 
 fn sigstore_files(setup: &Setup, source: &str, mirror: &str) -> (PathBuf, PathBuf) {
+    let trust = format!(r#""keyData": "{}""#, Signer::new().key_data);
+    sigstore_policy(setup, source, mirror, &trust, "matchRepository")
+}
+
+/// A policy.json requiring sigstore signatures (`trust`: the key fields)
+/// for `source/REPO`, and a registries.d using attachments on both hosts.
+fn sigstore_policy(
+    setup: &Setup,
+    source: &str,
+    mirror: &str,
+    trust: &str,
+    identity: &str,
+) -> (PathBuf, PathBuf) {
     let policy = setup.write(
         "policy.json",
         &format!(
             r#"{{"default": [{{"type": "insecureAcceptAnything"}}],
-                "transports": {{"docker": {{"{source}/{REPO}": [{{"type": "sigstoreSigned", "keyData": "LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFCi0tLS0tRU5EIFBVQkxJQyBLRVktLS0tLQo=", "signedIdentity": {{"type": "matchRepository"}}}}]}}}}}}"#
+                "transports": {{"docker": {{"{source}/{REPO}": [{{"type": "sigstoreSigned", {trust}, "signedIdentity": {{"type": "{identity}"}}}}]}}}}}}"#
         ),
     );
     let d = setup.path("registries.d");
@@ -507,12 +520,14 @@ fn issue_16_signature_missing_on_the_serving_mirror() {
     );
 
     // With the signature on the mirror, the pull goes on.
+    let signer = Signer::new();
     let a2 = Builder::new()
         .manifest(REPO, None, &body)
-        .signature(REPO, &digest)
+        .signed(&signer, REPO, &digest, &image)
         .start();
     setup.trust(&a2, "a2");
-    let (policy, regd) = sigstore_files(&setup, &s.host(), &a2.host());
+    let trust = format!(r#""keyData": "{}""#, signer.key_data);
+    let (policy, regd) = sigstore_policy(&setup, &s.host(), &a2.host(), &trust, "matchRepository");
     let conf = registries_conf(&s.host(), &[&a2.host()], "", "");
     let args = [
         "--policy-json",
@@ -523,6 +538,96 @@ fn issue_16_signature_missing_on_the_serving_mirror() {
     let (code, json) = probe(&setup, &conf, &image, &args);
     assert_eq!(code, 0, "{json:#}");
     assert_eq!(candidate(&json)["signatureProbe"]["found"], true);
+    assert_eq!(
+        candidate(&json)["signatureProbe"]["verification"],
+        "verified"
+    );
+}
+
+/// A signature that is there is not enough: containers/image (skopeo 1.18)
+/// refuses one whose signed identity the policy does not accept, here a
+/// bare repository name under `matchRepoDigestOrExact` ("Signature for
+/// identity ... is not accepted"), and one by another key. A key file on
+/// the node (keyPath) is not read: presence only, never "verified".
+#[test]
+fn issue_34_probe_verifies_the_signature_it_finds() {
+    let setup = Setup::new();
+    let body = manifest_body("signed");
+    let digest = digest_of(&body);
+    let signer = Signer::new();
+    let s = Builder::new().start();
+    let name = format!("{}/{REPO}", s.host());
+    let image = format!("{name}@{digest}");
+    let a = Builder::new()
+        .manifest(REPO, None, &body)
+        .signed(&signer, REPO, &digest, &name)
+        .start();
+    setup.trust(&a, "a");
+    setup.trust(&s, "s");
+    let conf = registries_conf(&s.host(), &[&a.host()], "", "");
+    let key_data = format!(r#""keyData": "{}""#, signer.key_data);
+    let other = format!(r#""keyData": "{}""#, Signer::new().key_data);
+    for (trust, identity, want_code, want) in [
+        (&key_data, "matchRepoDigestOrExact", 1, "rejected"),
+        (&key_data, "matchRepository", 0, "verified"),
+        (&other, "matchRepository", 1, "rejected"),
+        (
+            &r#""keyPath": "/etc/pki/sig.pub""#.to_string(),
+            "matchRepoDigestOrExact",
+            0,
+            "presenceOnly",
+        ),
+    ] {
+        let (policy, regd) = sigstore_policy(&setup, &s.host(), &a.host(), trust, identity);
+        let args = [
+            "--policy-json",
+            policy.to_str().expect("utf-8"),
+            "--registries-d",
+            regd.to_str().expect("utf-8"),
+        ];
+        let (code, json) = probe(&setup, &conf, &image, &args);
+        let sig = &candidate(&json)["signatureProbe"];
+        assert_eq!(
+            (code, sig["verification"].as_str()),
+            (want_code, Some(want)),
+            "{trust} {identity}: {json:#}"
+        );
+        assert_eq!(
+            served_by(&json),
+            format!("{}/{REPO}@{digest}", a.host()),
+            "{trust} {identity}"
+        );
+    }
+    let (policy, regd) = sigstore_policy(
+        &setup,
+        &s.host(),
+        &a.host(),
+        &key_data,
+        "matchRepoDigestOrExact",
+    );
+    let out = support::bin()
+        .env_remove("REGISTRY_AUTH_FILE")
+        .args(["explain", &image, "--probe", "--registries-conf"])
+        .arg(setup.write("registries.conf", &conf))
+        .arg("--cert-dir")
+        .arg(&setup.certs)
+        .arg("--policy-json")
+        .arg(&policy)
+        .arg("--registries-d")
+        .arg(&regd)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("but the policy accepts none of its sigstore signatures: the pull fails"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "Signature for identity \"{name}\" is not accepted"
+        )),
+        "{text}"
+    );
 }
 
 /// A port on 127.0.0.1 nothing listens on (bound, then closed).

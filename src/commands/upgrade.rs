@@ -24,8 +24,7 @@ use mirrorpolicy::source::file;
 use mirrorpolicy::upgrade::checks::{self, ConfigMap, ConfigMaps};
 use mirrorpolicy::upgrade::payload::{self, Manifest, ReleaseFiles};
 use mirrorpolicy::upgrade::{
-    self, attachments, release_policy, ImageCheck, ImageOutcome, ImageSignature, Offered, Report,
-    Target,
+    self, release_policy, ImageCheck, ImageOutcome, ImageSignature, Offered, Report, Target,
 };
 
 use crate::cli::{ProbeArgs, UpgradeCheckArgs, UpgradeFormat};
@@ -134,7 +133,7 @@ async fn check_after(
 ) -> ImageCheck {
     let mut item = explain_one(config, image, mode);
     probe::probe_explanation(ctx, &mut item).await;
-    let sig = attachments::check(ctx, &item).await;
+    let sig = probe::signature::check(ctx, &item).await;
     upgrade::with_signature(upgrade::check_image("payload", &item), sig)
 }
 
@@ -533,7 +532,7 @@ async fn probe_components(
         let done = &done;
         async move {
             probe::probe_explanation(ctx, &mut item).await;
-            let sig = attachments::check(ctx, &item).await;
+            let sig = probe::signature::check(ctx, &item).await;
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if progress {
                 eprint!("\rprobing component images: {n}/{total}");

@@ -422,6 +422,12 @@ fn write_probe_verdict(
         .red()
         .bold()
         .to_string(),
+        Verdict::BadSignature(by) => format!(
+            "served by {by}, but the policy accepts none of its sigstore signatures: the pull fails"
+        )
+        .red()
+        .bold()
+        .to_string(),
         Verdict::Missing => "no source serves the image: the pull fails"
             .red()
             .bold()
@@ -436,6 +442,9 @@ fn write_probe_verdict(
     if let Some(sig) = &c.signature_probe {
         if sig.found {
             writeln!(out, "{:11}signature {} found", "", sig.reference)?;
+        }
+        if let Some(detail) = &sig.detail {
+            writeln!(out, "{:11}{detail}", "")?;
         }
     }
     for (i, s) in c.sources.iter().enumerate() {

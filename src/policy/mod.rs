@@ -11,9 +11,9 @@
 //! reference (`requirementsForImageRef` with the docker transport's scope
 //! identity and namespaces).
 //!
-//! Evaluating signatures is left to CRI-O; this module says which
-//! requirements apply and whether they reject the image or verify
-//! signatures. Reading the file from disk is left to the command layer;
+//! This module says which requirements apply and whether they reject the
+//! image or verify signatures; `sigstore` checks one sigstore signature
+//! with a requirement's inline keys and signed identity. Reading the file from disk is left to the command layer;
 //! the MCO's edits of the document are left to `render::policy`.
 //!
 //! Upstream: containers/image `signature/policy_types.go`,
@@ -23,6 +23,7 @@ mod decode;
 mod encode;
 mod json;
 mod model;
+pub mod sigstore;
 
 use crate::origin::Origin;
 use crate::reference::Reference;

@@ -22,6 +22,7 @@ pub mod challenge;
 pub mod client;
 pub mod deadline;
 pub mod registries_d;
+pub mod signature;
 pub mod tls;
 
 use crate::digest::sha256_hex;
@@ -30,7 +31,7 @@ use std::sync::Arc;
 use crate::explain::{Candidate, Explanation};
 use crate::reference::Reference;
 
-pub use crate::probe_result::{Outcome, SignatureProbe, SourceProbe};
+pub use crate::probe_result::{Outcome, SignatureProbe, SourceProbe, Verification};
 pub use client::Prober;
 pub use registries_d::RegistriesD;
 
@@ -57,6 +58,9 @@ pub enum Verdict {
     /// Served by this source, but the policy requires sigstore signatures and
     /// `use-sigstore-attachments` does not apply to it: none is looked up.
     NoAttachments(String),
+    /// Served by this source with sigstore signatures of which the policy
+    /// accepts none (key, digest or signed identity): the pull fails.
+    BadSignature(String),
     /// A source did not answer in time and CRI-O would keep waiting on it:
     /// what the pull gives cannot be told (the candidate's `undetermined`).
     Undetermined(String),
@@ -117,6 +121,9 @@ pub fn candidate_verdict(c: &Candidate) -> Option<Verdict> {
     if c.signature_probe.as_ref().is_some_and(|s| !s.found) {
         return Some(Verdict::Unsigned(by.clone()));
     }
+    if c.signature_probe.as_ref().and_then(|s| s.verification) == Some(Verification::Rejected) {
+        return Some(Verdict::BadSignature(by.clone()));
+    }
     Some(Verdict::Served(by.clone()))
 }
 
@@ -150,6 +157,23 @@ pub async fn probe_explanation(ctx: &ProbeContext, item: &mut Explanation) {
             stop = Some("an earlier candidate serves the image");
         } else if c.undetermined.is_some() {
             stop = Some("not contacted: CRI-O would still be waiting on an earlier candidate");
+        }
+    }
+    // A found signature is checked as containers/image checks it: with the
+    // policy's inline keys and signed identity.
+    if let Some(sig) = signature::check(ctx, item).await {
+        if let Some(c) = item
+            .candidates
+            .iter_mut()
+            .find(|c| matches!(c.served_by, Some(Some(_))))
+        {
+            if let Some(p) = c.signature_probe.as_mut().filter(|p| p.found) {
+                if sig.verification == Verification::Undetermined {
+                    c.undetermined = Some(sig.detail.clone());
+                }
+                p.verification = Some(sig.verification);
+                p.detail = Some(sig.detail);
+            }
         }
     }
     // A pull the probe saw fail (a by-digest source serving another
@@ -340,7 +364,13 @@ async fn signature_lookup(
             return (None, Some(why));
         }
     };
-    (Some(SignatureProbe { reference, found }), None)
+    let probe = SignatureProbe {
+        reference,
+        found,
+        verification: None,
+        detail: None,
+    };
+    (Some(probe), None)
 }
 
 /// Probes explanations with at most `concurrency` in flight, on a runtime

@@ -4,11 +4,9 @@
 //! (the probe of `explain --probe`); each image gets one outcome, and the
 //! report a verdict: ready, not ready, or undetermined.
 
-pub mod attachments;
 pub mod checks;
 pub mod payload;
 pub mod release_policy;
-pub mod sigstore;
 pub mod target;
 
 use serde::Serialize;
@@ -16,8 +14,8 @@ use serde::Serialize;
 use crate::explain::Explanation;
 use crate::probe::{self, Outcome, Verdict};
 
+pub use crate::probe::signature::{ImageSignature, Verification};
 use crate::registries::lookup::Role;
-pub use attachments::{ImageSignature, Verification};
 
 pub use target::{find_update, NotOffered, Offered, Risk};
 
@@ -127,11 +125,11 @@ pub fn check_image(name: &str, item: &Explanation) -> ImageCheck {
         .map(|p| ImageSignature {
             reference: p.reference.clone(),
             found: p.found,
-            verification: if p.found {
+            verification: p.verification.unwrap_or(if p.found {
                 Verification::PresenceOnly
             } else {
                 Verification::Missing
-            },
+            }),
             required_by: Vec::new(),
             detail: String::new(),
         });
@@ -181,7 +179,9 @@ fn classify(item: &Explanation, sources: &[PullSource]) -> (ImageOutcome, Option
             .unwrap_or_default()
     };
     match probe::verdict(item) {
-        Verdict::Served(by) => {
+        // A signature the policy does not accept is the image signature's
+        // verdict (`badSignature`), given with it.
+        Verdict::Served(by) | Verdict::BadSignature(by) => {
             let d = served_detail(&by);
             return (ImageOutcome::Served, Some(by), d);
         }

@@ -4,32 +4,18 @@
 //! from there, and verified with the keys of the policy's `sigstoreSigned`
 //! requirement ([`super::sigstore`]). A requirement whose trust is not an
 //! inline key (a key file on the node, Fulcio, PKI) is reported as
-//! presence only.
+//! presence only. The probe checks it once the serving source is found
+//! (`explain --probe`, `audit --probe`, `upgrade-check`), and keeps the
+//! verdict on the candidate's [`SignatureProbe`](crate::probe::SignatureProbe).
 
 use serde::Serialize;
 
-use super::sigstore::{self, Expected, PublicKey, MAX_SIGNATURE_BYTES, SIGNATURE_MIME};
+use super::ProbeContext;
 use crate::explain::{Candidate, Explanation};
+use crate::policy::sigstore::{self, Expected, PublicKey, MAX_SIGNATURE_BYTES, SIGNATURE_MIME};
 use crate::policy::{Requirement, SigstoreSigned};
-use crate::probe::ProbeContext;
+pub use crate::probe_result::Verification;
 use crate::reference::Reference;
-
-/// What the check of the signature found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Verification {
-    /// A signature verifies with the policy's key, for this digest and identity.
-    Verified,
-    /// Signatures are there, and none is accepted.
-    Rejected,
-    /// The attachment is there; the policy's trust is not an inline key,
-    /// so only its presence is checked.
-    PresenceOnly,
-    /// No attachment on the serving repository.
-    Missing,
-    /// The attachment could not be read: no verdict.
-    Undetermined,
-}
 
 /// The signature of one image, as the report gives it.
 #[derive(Debug, Clone, Serialize)]
@@ -122,6 +108,11 @@ pub async fn check(ctx: &ProbeContext, item: &Explanation) -> Option<ImageSignat
         ),
     };
     if !probe.found {
+        return Some(out);
+    }
+    if let (Some(verification), Some(detail)) = (probe.verification, &probe.detail) {
+        out.verification = verification;
+        out.detail = detail.clone();
         return Some(out);
     }
     let (verification, detail) = verify(ctx, item, c, &probe.reference).await;

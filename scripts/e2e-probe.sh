@@ -23,23 +23,75 @@
 #
 # And `upgrade-check --to-image`: a release built and pushed here, its
 # mirror lacking a component and some signatures; skopeo is the oracle for
-# every servedBy and (where it is built with sigstore) every signature; the
-# tool's own fix lines are run until the update is ready.
+# every servedBy and every signature; the tool's own fix lines are run until
+# the update is ready.
 #
-# Usage: scripts/e2e-probe.sh [BINARY]   (default target/debug/kubectl-mirrorpolicy)
+# And sigstore signatures for `explain --probe`: each signedIdentity kind
+# against identities by digest, by tag and a bare name, RSA, ECDSA P-256 and
+# P-384 and Ed25519 keys by keyData and keyPath, a Fulcio CA and a PKI.
+# Every signature verdict is skopeo 1.18's own (`skopeo copy` under the
+# policy): the skopeo judged when it is 1.18 or later, else the one of the
+# Debian 13 root (scripts/debian13-root.sh), which must then be built.
+#
+# Usage: scripts/e2e-probe.sh [--skopeo host|root|COMMAND] [BINARY]
+#   BINARY   default target/debug/kubectl-mirrorpolicy
+#   --skopeo the skopeo to judge by (or E2E_SKOPEO): host (default, `skopeo`
+#            on PATH: Debian 12's 1.9.3), root (skopeo 1.18 in the Debian 13
+#            root) or a command. Each verdict line names its skopeo version.
 # Needs: docker-registry, skopeo, openssl, htpasswd (apache2-utils), python3 with
-# its cryptography module (Debian python3-cryptography). No network.
+# its cryptography module (Debian python3-cryptography), and the Debian 13
+# root unless the skopeo judged is 1.18 or later. No network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+SKOPEO_SPEC=${E2E_SKOPEO:-host}
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --skopeo) SKOPEO_SPEC=${2:?--skopeo needs host, root or a command}; shift 2 ;;
+    --skopeo=*) SKOPEO_SPEC=${1#--skopeo=}; shift ;;
+    -*) echo "e2e-probe: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
 BIN=${1:-target/debug/kubectl-mirrorpolicy}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
-for tool in docker-registry skopeo openssl htpasswd python3; do
+ROOT_SCRIPT=scripts/debian13-root.sh
+case "$SKOPEO_SPEC" in
+host) SKOPEO=(skopeo) ;;
+root) SKOPEO=("$ROOT_SCRIPT" run skopeo) ;;
+*) read -r -a SKOPEO <<<"$SKOPEO_SPEC" ;;
+esac
+root_built() { [ -f "$("$ROOT_SCRIPT" path)/.mirrorpolicy-complete" ]; }
+for tool in docker-registry openssl htpasswd python3; do
     command -v "$tool" >/dev/null || { echo "e2e-probe: $tool is not installed" >&2; exit 2; }
 done
+if [[ ${SKOPEO[0]} == *debian13-root.sh ]] && ! root_built; then
+    echo "e2e-probe: the Debian 13 root is not built: run $ROOT_SCRIPT build" >&2; exit 2
+fi
+command -v "${SKOPEO[0]}" >/dev/null || { echo "e2e-probe: ${SKOPEO[0]} is not installed" >&2; exit 2; }
 python3 -c "import cryptography" 2>/dev/null ||
     { echo "e2e-probe: the python3 cryptography module is not installed (python3-cryptography)" >&2; exit 2; }
 [ -x "$BIN" ] || { echo "e2e-probe: $BIN is not built" >&2; exit 2; }
+SKOPEO_VERSION=$("${SKOPEO[@]}" --version) || { echo "e2e-probe: ${SKOPEO[*]} --version failed" >&2; exit 2; }
+SKOPEO_VERSION=${SKOPEO_VERSION#skopeo version }
+# Sigstore signatures are judged by skopeo 1.18 or later (containers/image
+# 5.34, sigstore built in): this skopeo when it is one, else the root's.
+at_least_1_18() { # VERSION
+    local major=${1%%.*} rest=${1#*.}
+    [ "$major" -gt 1 ] || { [ "$major" -eq 1 ] && [ "${rest%%.*}" -ge 18 ]; }
+}
+if at_least_1_18 "$SKOPEO_VERSION"; then
+    SIG_SKOPEO=("${SKOPEO[@]}")
+    SIG_VERSION=$SKOPEO_VERSION
+elif root_built; then
+    SIG_SKOPEO=("$ROOT_SCRIPT" run skopeo)
+    SIG_VERSION=$("${SIG_SKOPEO[@]}" --version)
+    SIG_VERSION=${SIG_VERSION#skopeo version }
+else
+    echo "e2e-probe: skopeo $SKOPEO_VERSION has no sigstore: the signature scenarios are judged by skopeo 1.18 in the Debian 13 root, which is not built (run $ROOT_SCRIPT build)" >&2
+    exit 2
+fi
+echo "e2e-probe: judged by skopeo $SKOPEO_VERSION (${SKOPEO[*]}); sigstore signatures by skopeo $SIG_VERSION (${SIG_SKOPEO[*]})"
 
 WORK=$(mktemp -d)
 # Registries are started from command substitutions (subshells): their
@@ -171,7 +223,7 @@ LONE=$(layout "$WORK/oci-lone" lone)
 push() { # LAYOUT REGISTRY REPO CERTS [CREDS]
     local creds=()
     [ -n "${5:-}" ] && creds=(--dest-creds "$5")
-    $T skopeo copy --quiet --preserve-digests --dest-cert-dir "$4" "${creds[@]}" \
+    $T "${SKOPEO[@]}" copy --quiet --preserve-digests --dest-cert-dir "$4" "${creds[@]}" \
         "oci:$1:v1" "docker://$2/$3:v1"
 }
 mkdir -p "$WORK/rogue-certs"; cp "$WORK/unknown-ca.crt" "$WORK/rogue-certs/ca.crt"
@@ -214,6 +266,15 @@ fi
 HELPER
 chmod +x "$WORK/bin/docker-credential-e2e"
 export PATH="$WORK/bin:$PATH"
+# The root resets PATH: the helper is put on it there too.
+in_root() { # ARRAY-NAME
+    local -n cmd=$1
+    if [[ ${cmd[0]} == *debian13-root.sh ]] && [ "${cmd[1]:-}" = run ]; then
+        cmd=("${cmd[0]}" run env "PATH=$WORK/bin:/usr/local/bin:/usr/bin:/bin" "${cmd[@]:2}")
+    fi
+}
+in_root SKOPEO
+in_root SIG_SKOPEO
 printf '{"credHelpers": {"%s": "e2e"}}\n' "$AUTHED" >"$WORK/helper-auth.json"
 printf '{"credHelpers": {"%s": "absent"}}\n' "$AUTHED" >"$WORK/absent-helper-auth.json"
 
@@ -228,13 +289,16 @@ conf() { # FILE REPO MIRROR-OPTS EXTRA MIRROR...
 
 PASS=0
 FAIL=0
+# Every verdict line names the skopeo it was judged by.
+ok() { echo "ok   [skopeo $SKOPEO_VERSION] $*"; PASS=$((PASS + 1)); }
+fail() { echo "FAIL [skopeo $SKOPEO_VERSION] $*"; FAIL=$((FAIL + 1)); }
 # scenario NAME CONF IMAGE AUTHFILE EXPECTED-HOST [CERT-DIR]
 scenario() {
     local name=$1 conf=$2 image=$3 auth=$4 want=$5 certs=${6:-$WORK/certs}
     local log="$WORK/$name.skopeo.log"
-    if ! $T skopeo --registries-conf "$conf" --debug inspect --raw --cert-dir "$certs" \
+    if ! $T "${SKOPEO[@]}" --registries-conf "$conf" --debug inspect --raw --cert-dir "$certs" \
         --authfile "$auth" "docker://$image" >"$WORK/$name.raw" 2>"$log"; then
-        echo "FAIL $name: skopeo could not pull $image"; tail -5 "$log"; FAIL=$((FAIL + 1)); return
+        fail "$name: skopeo could not pull $image"; tail -5 "$log"; return
     fi
     # The last endpoint skopeo tried is the one that served the pull.
     local pulled
@@ -245,11 +309,9 @@ scenario() {
     printf '%s' "$json" >"$WORK/$name.json"
     served=$(printf '%s' "$json" | sed -n 's/^ *"servedBy": "\(.*\)",\{0,1\}$/\1/p' | head -1)
     if [ -n "$pulled" ] && [ "$pulled" = "$served" ] && [ "${served%%/*}" = "$want" ]; then
-        echo "ok   $name: served by $served"
-        PASS=$((PASS + 1))
+        ok "$name: served by $served"
     else
-        echo "FAIL $name: skopeo pulled from '$pulled', explain --probe says '$served', expected host $want"
-        FAIL=$((FAIL + 1))
+        fail "$name: skopeo pulled from '$pulled', explain --probe says '$served', expected host $want"
     fi
 }
 
@@ -296,9 +358,9 @@ scenario ca-true-leaf-signed-by-ca-in-cert-dir "$WORK/c10.conf" "$SOURCE/ns/app@
 scenario wrong-cert-in-cert-dir "$WORK/c8.conf" "$SOURCE/ns/app@$APP" "$WORK/no-auth.json" "$PLAIN" "$WORK/certs-wrong"
 if grep -q '"tlsError"' "$WORK/wrong-cert-in-cert-dir.json" &&
     grep -q 'signed by unknown authority.*(roots tried: ' "$WORK/wrong-cert-in-cert-dir.json"; then
-    echo "ok   wrong-cert-in-cert-dir: the refusal names the roots tried"; PASS=$((PASS + 1))
+    ok "wrong-cert-in-cert-dir: the refusal names the roots tried"
 else
-    echo "FAIL wrong-cert-in-cert-dir: no tlsError naming the roots"; FAIL=$((FAIL + 1))
+    fail "wrong-cert-in-cert-dir: no tlsError naming the roots"
 fi
 
 # audit --probe: a workload's image mirrored (NeverContactSource) to the
@@ -330,10 +392,10 @@ audit_json=$($T "$BIN" audit -f "$WORK/audit" --probe --cert-dir "$WORK/certs-se
     --authfile "$WORK/no-auth.json" -o json) || true
 if printf '%s' "$audit_json" | grep -q "\"servedBy\": \"$SELF/ns/app@$APP\"" &&
     ! printf '%s' "$audit_json" | grep -q '"class": "missingOnMirror"'; then
-    echo "ok   audit-self-signed-mirror: served by $SELF/ns/app@$APP"; PASS=$((PASS + 1))
+    ok "audit-self-signed-mirror: served by $SELF/ns/app@$APP"
 else
-    echo "FAIL audit-self-signed-mirror: expected servedBy $SELF/ns/app@$APP, got:"
-    printf '%s\n' "$audit_json" | grep -E '"(servedBy|class|detail)"'; FAIL=$((FAIL + 1))
+    fail "audit-self-signed-mirror: expected servedBy $SELF/ns/app@$APP, got:"
+    printf '%s\n' "$audit_json" | grep -E '"(servedBy|class|detail)"'
 fi
 
 # --- a slow mirror and a tampering mirror (TLS proxies on 127.0.0.1) -------
@@ -428,7 +490,7 @@ last_tried() { # SKOPEO-LOG
 SLOW=$(start_proxy slow "$PLAIN" --delay 3)
 # The tampering mirror asks the registry for the lone image's manifest
 # whenever the app's digest is requested.
-$T skopeo copy --quiet --preserve-digests --dest-cert-dir "$WORK/certs" \
+$T "${SKOPEO[@]}" copy --quiet --preserve-digests --dest-cert-dir "$WORK/certs" \
     "oci:$WORK/oci-lone:v1" "docker://$PLAIN/ns/app:lone"
 TAMPER=$(start_proxy tamper "$PLAIN" --rewrite "${APP#sha256:}" "${LONE#sha256:}")
 
@@ -438,9 +500,9 @@ TAMPER=$(start_proxy tamper "$PLAIN" --rewrite "${APP#sha256:}" "${LONE#sha256:}
 conf "$WORK/c8.conf" ns/app "" "" "$SLOW" "$PLAIN"
 slow_mirror() {
     local image="$SOURCE/ns/app@$APP" log="$WORK/slow-mirror.skopeo.log" pulled json code
-    if ! $T skopeo --registries-conf "$WORK/c8.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
+    if ! $T "${SKOPEO[@]}" --registries-conf "$WORK/c8.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
         --authfile "$WORK/no-auth.json" "docker://$image" >/dev/null 2>"$log"; then
-        echo "FAIL slow-mirror: skopeo could not pull $image"; tail -5 "$log"; FAIL=$((FAIL + 1)); return
+        fail "slow-mirror: skopeo could not pull $image"; tail -5 "$log"; return
     fi
     pulled=$(last_tried "$log")
     json=$($T "$BIN" explain "$image" --registries-conf "$WORK/c8.conf" --probe --cert-dir "$WORK/certs" \
@@ -451,21 +513,17 @@ slow_mirror() {
     undetermined=$(field "$json" "c.get('undetermined', '')")
     if [ "${pulled%%/*}" = "$SLOW" ] && [ "$code" = 3 ] && [ "$outcome" = timedOut ] && [ "$served" = None ] \
         && [ "$undetermined" = "$SLOW/ns/app@$APP did not answer within 1s; CRI-O would keep waiting" ]; then
-        echo "ok   slow-mirror: skopeo waited for $pulled; explain --probe says undetermined (exit 3)"
-        PASS=$((PASS + 1))
+        ok "slow-mirror: skopeo waited for $pulled; explain --probe says undetermined (exit 3)"
     else
-        echo "FAIL slow-mirror: skopeo pulled from '$pulled'; explain --probe exit $code, $outcome, servedBy '$served', undetermined '$undetermined'"
-        FAIL=$((FAIL + 1))
+        fail "slow-mirror: skopeo pulled from '$pulled'; explain --probe exit $code, $outcome, servedBy '$served', undetermined '$undetermined'"
     fi
     json=$($T "$BIN" explain "$image" --registries-conf "$WORK/c8.conf" --probe --cert-dir "$WORK/certs" \
         --authfile "$WORK/no-auth.json" --probe-timeout 10 -o json) && code=0 || code=$?
     served=$(field "$json" "c['servedBy']")
     if [ "$code" = 0 ] && [ "$served" = "$pulled" ]; then
-        echo "ok   slow-mirror-within-timeout: served by $served"
-        PASS=$((PASS + 1))
+        ok "slow-mirror-within-timeout: served by $served"
     else
-        echo "FAIL slow-mirror-within-timeout: skopeo pulled from '$pulled', explain --probe (exit $code) says '$served'"
-        FAIL=$((FAIL + 1))
+        fail "slow-mirror-within-timeout: skopeo pulled from '$pulled', explain --probe (exit $code) says '$served'"
     fi
 }
 slow_mirror
@@ -476,9 +534,9 @@ slow_mirror
 conf "$WORK/c9.conf" ns/app "" "" "$TAMPER" "$PLAIN"
 digest_mismatch() {
     local image="$SOURCE/ns/app@$APP" log="$WORK/digest-mismatch.skopeo.log" tried json code
-    if $T skopeo --registries-conf "$WORK/c9.conf" --debug copy --quiet --src-cert-dir "$WORK/certs" \
+    if $T "${SKOPEO[@]}" --registries-conf "$WORK/c9.conf" --debug copy --quiet --src-cert-dir "$WORK/certs" \
         --src-authfile "$WORK/no-auth.json" "docker://$image" "dir:$WORK/mismatch-copy" 2>"$log"; then
-        echo "FAIL digest-mismatch: skopeo pulled $image from the tampering mirror"; FAIL=$((FAIL + 1)); return
+        fail "digest-mismatch: skopeo pulled $image from the tampering mirror"; return
     fi
     tried=$(last_tried "$log")
     json=$($T "$BIN" explain "$image" --registries-conf "$WORK/c9.conf" --probe --cert-dir "$WORK/certs" \
@@ -491,11 +549,9 @@ digest_mismatch() {
         && [ "$code" = 1 ] \
         && [ "$outcomes" = "digestMismatch notTried notTried" ] && [ "$served" = None ] \
         && [[ "$error" == "$TAMPER/ns/app@$APP answers with manifest $LONE, which does not match the digest"* ]]; then
-        echo "ok   digest-mismatch: skopeo fails at $tried; explain --probe says digestMismatch (exit 1)"
-        PASS=$((PASS + 1))
+        ok "digest-mismatch: skopeo fails at $tried; explain --probe says digestMismatch (exit 1)"
     else
-        echo "FAIL digest-mismatch: skopeo last tried '$tried' ($(tail -1 "$log")); explain --probe exit $code, [$outcomes], servedBy '$served', error '$error'"
-        FAIL=$((FAIL + 1))
+        fail "digest-mismatch: skopeo last tried '$tried' ($(tail -1 "$log")); explain --probe exit $code, [$outcomes], servedBy '$served', error '$error'"
     fi
 }
 digest_mismatch
@@ -525,13 +581,13 @@ silent_connect() {
     local image="$SOURCE/ns/app@$APP" log="$WORK/silent-connect.skopeo.log" pulled json code skopeo_pid
     # Older containers/image (skopeo 1.9) also pings /v1/_ping after the
     # /v2/ ping fails: another 30s, the same verdict. Hence its own limit.
-    timeout 150 skopeo --registries-conf "$WORK/c10.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
+    timeout 150 "${SKOPEO[@]}" --registries-conf "$WORK/c10.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
         --authfile "$WORK/no-auth.json" "docker://$image" >/dev/null 2>"$log" &
     skopeo_pid=$!
     json=$($T "$BIN" explain "$image" --registries-conf "$WORK/c10.conf" --probe --cert-dir "$WORK/certs" \
         --authfile "$WORK/no-auth.json" --probe-timeout 1 -o json) && code=0 || code=$?
     if ! wait "$skopeo_pid"; then
-        echo "FAIL silent-connect: skopeo could not pull $image"; tail -5 "$log"; FAIL=$((FAIL + 1)); return
+        fail "silent-connect: skopeo could not pull $image"; tail -5 "$log"; return
     fi
     pulled=$(last_tried "$log")
     local outcome served
@@ -539,11 +595,9 @@ silent_connect() {
     served=$(field "$json" "c['servedBy']")
     if [ "${pulled%%/*}" = "$PLAIN" ] && [ "$served" = "$pulled" ] && [ "$code" = 0 ] \
         && [[ "$outcome" == "unreachable: "*"no connection within 30s"* ]]; then
-        echo "ok   silent-connect: both give up $BLACKHOLE after 30s; served by $served"
-        PASS=$((PASS + 1))
+        ok "silent-connect: both give up $BLACKHOLE after 30s; served by $served"
     else
-        echo "FAIL silent-connect: skopeo pulled from '$pulled'; explain --probe exit $code, servedBy '$served', first source '$outcome'"
-        FAIL=$((FAIL + 1))
+        fail "silent-connect: skopeo pulled from '$pulled'; explain --probe exit $code, servedBy '$served', first source '$outcome'"
     fi
 }
 silent_connect
@@ -579,9 +633,9 @@ PY
 }
 journal_replay() {
     local image="$SOURCE/ns/lone@$LONE" log="$WORK/journal.skopeo.log" verdicts code
-    if ! $T skopeo --registries-conf "$WORK/c2.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
+    if ! $T "${SKOPEO[@]}" --registries-conf "$WORK/c2.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
         --authfile "$WORK/good-auth.json" "docker://$image" >/dev/null 2>"$log"; then
-        echo "FAIL journal-replay: skopeo could not pull $image"; tail -5 "$log"; FAIL=$((FAIL + 1)); return
+        fail "journal-replay: skopeo could not pull $image"; tail -5 "$log"; return
     fi
     local pulled tried
     pulled=$(last_tried "$log")
@@ -597,11 +651,9 @@ d = json.load(sys.stdin)
 print(r['node'], r['outcome'], a['servedBy'], a['verdict'], ' '.join(a['tried']))") || verdicts="(no single pull: $json)"
     if [ "$code" = 0 ] && [ "${pulled%%/*}" = "$AUTHED" ] \
         && [ "$verdicts" = "e2e-node pulled $pulled asExpected $tried" ]; then
-        echo "ok   journal-replay: skopeo's tries ($tried) replayed, served by $pulled, asExpected"
-        PASS=$((PASS + 1))
+        ok "journal-replay: skopeo's tries ($tried) replayed, served by $pulled, asExpected"
     else
-        echo "FAIL journal-replay: skopeo tried '$tried', pulled from '$pulled'; explain --journal-file exit $code: $verdicts"
-        FAIL=$((FAIL + 1))
+        fail "journal-replay: skopeo tried '$tried', pulled from '$pulled'; explain --journal-file exit $code: $verdicts"
     fi
     printf 'apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: lone\nspec:\n  imageDigestMirrors:\n  - source: %s/ns/lone\n    mirrors:\n    - %s/ns/lone\n    - %s/ns/lone\n' \
         "$SOURCE" "$PLAIN" "$AUTHED" >"$WORK/idms.yaml"
@@ -611,11 +663,9 @@ print(r['node'], r['outcome'], a['servedBy'], a['verdict'], ' '.join(a['tried'])
 (s,) = v['servedBy']
 print(v['pulls'], v['verdicts']['asExpected'], s['reference'], s['role'], ' '.join(v['neverServed']))") || verdicts="(not one image: $json)"
     if [ "$code" = 0 ] && [ "$verdicts" = "1 1 $pulled mirror $PLAIN/ns/lone@$LONE" ]; then
-        echo "ok   journal-audit: 1 pull served by the mirror $pulled; $PLAIN never served"
-        PASS=$((PASS + 1))
+        ok "journal-audit: 1 pull served by the mirror $pulled; $PLAIN never served"
     else
-        echo "FAIL journal-audit: skopeo pulled from '$pulled'; audit --journal-file exit $code: $verdicts"
-        FAIL=$((FAIL + 1))
+        fail "journal-audit: skopeo pulled from '$pulled'; audit --journal-file exit $code: $verdicts"
     fi
 }
 journal_replay
@@ -640,16 +690,18 @@ journal_replay
 # the tool's own fix lines are run and the update becomes ready.
 RELMIRROR=$(start_registry release-mirror server no)
 RELSRC=$SOURCE
-cat >"$WORK/release.py" <<'PY'
+cat >"$WORK/oci.py" <<'PY'
+"""Images and sigstore attachments pushed with the registry's HTTP API."""
 import base64, gzip, hashlib, http.client, io, json, ssl, sys, tarfile, urllib.parse
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 
-source, mirror, cafile, keyfile, otherkeyfile = sys.argv[1:6]
-ctx = ssl.create_default_context(cafile=cafile)
-RELEASE, ART = "openshift-release-dev/ocp-release", "openshift-release-dev/ocp-v4.0-art-dev"
-M_RELEASE, M_ART = "openshift/release-images", "openshift/release"
-VERSION = "4.21.0"
+ctx = None
+
+
+def trust(cafile):
+    global ctx
+    ctx = ssl.create_default_context(cafile=cafile)
 
 
 def sha(b):
@@ -700,30 +752,52 @@ def rootfs(config, layers):
     return json.dumps(config).encode()
 
 
-def key(path):
-    k = ec.generate_private_key(ec.SECP256R1())
+def key(path, kind="p256"):
+    """A new private key of `kind`; its public key (PEM) written to `path`."""
+    k = {"rsa": lambda: rsa.generate_private_key(public_exponent=65537, key_size=2048),
+         "p256": lambda: ec.generate_private_key(ec.SECP256R1()),
+         "p384": lambda: ec.generate_private_key(ec.SECP384R1()),
+         "ed25519": ed25519.Ed25519PrivateKey.generate}[kind]()
     pem = k.public_key().public_bytes(serialization.Encoding.PEM,
                                       serialization.PublicFormat.SubjectPublicKeyInfo)
     open(path, "wb").write(pem)
     return k, pem
 
 
+def sign(k, payload):
+    """As cosign signs: RSA PKCS#1 v1.5 and ECDSA over SHA-256, Ed25519 itself."""
+    if isinstance(k, rsa.RSAPrivateKey):
+        return k.sign(payload, padding.PKCS1v15(), hashes.SHA256())
+    if isinstance(k, ec.EllipticCurvePrivateKey):
+        return k.sign(payload, ec.ECDSA(hashes.SHA256()))
+    return k.sign(payload)
+
+
 def signature(k, digest, identity):
     """The sigstore attachment of `digest`: an OCI manifest whose layer is
-    the simple-signing payload, signed (ECDSA P-256, SHA-256) in the
+    the simple-signing payload, its signature in the
     dev.cosignproject.cosign/signature annotation, as cosign writes it."""
     payload = json.dumps({"critical": {"identity": {"docker-reference": identity},
                                        "image": {"docker-manifest-digest": digest},
                                        "type": "cosign container image signature"},
                           "optional": None}).encode()
-    sig = base64.b64encode(k.sign(payload, ec.ECDSA(hashes.SHA256()))).decode()
+    sig = base64.b64encode(sign(k, payload)).decode()
     config = b"{}"
     m = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
          "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": sha(config), "size": 2},
          "layers": [{"mediaType": "application/vnd.dev.cosign.simplesigning.v1+json", "digest": sha(payload),
                      "size": len(payload), "annotations": {"dev.cosignproject.cosign/signature": sig}}]}
     return json.dumps(m).encode(), [config, payload], digest.replace(":", "-", 1) + ".sig"
+PY
+cat >"$WORK/release.py" <<'PY'
+import base64, json, sys
+from oci import image, key, push, rootfs, sha, signature, tgz, trust
 
+source, mirror, cafile, keyfile, otherkeyfile = sys.argv[1:6]
+trust(cafile)
+RELEASE, ART = "openshift-release-dev/ocp-release", "openshift-release-dev/ocp-v4.0-art-dev"
+M_RELEASE, M_ART = "openshift/release-images", "openshift/release"
+VERSION = "4.21.0"
 
 good, good_pem = key(keyfile)
 other, _ = key(otherkeyfile)
@@ -787,57 +861,12 @@ for n in names:
     # etcd: no signature on the mirror
 print(json.dumps({"payload": pd, "components": digests}))
 PY
-cat >"$WORK/sigcheck.py" <<'PY'
-import base64, hashlib, http.client, json, ssl, sys
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-
-# The sigstore attachment of IMAGE (host/repo@digest) on that repository,
-# verified with the public key: verified, missing or rejected.
-image, keyfile, cafile = sys.argv[1:4]
-name, digest = image.split("@")
-host, repo = name.split("/", 1)
-key = serialization.load_pem_public_key(open(keyfile, "rb").read())
-ctx = ssl.create_default_context(cafile=cafile)
-
-
-def get(path, accept="application/vnd.oci.image.manifest.v1+json"):
-    c = http.client.HTTPSConnection(host, context=ctx, timeout=30)
-    c.request("GET", path, headers={"Accept": accept})
-    r = c.getresponse()
-    return r.status, r.read()
-
-
-status, body = get(f"/v2/{repo}/manifests/{digest.replace(':', '-', 1)}.sig")
-if status == 404:
-    print("missing")
-    sys.exit()
-if status != 200:
-    sys.exit(f"{status} for the attachment of {image}")
-for layer in json.loads(body).get("layers", []):
-    if layer.get("mediaType") != "application/vnd.dev.cosign.simplesigning.v1+json":
-        continue
-    status, payload = get(f"/v2/{repo}/blobs/{layer['digest']}", "*/*")
-    if status != 200 or "sha256:" + hashlib.sha256(payload).hexdigest() != layer["digest"]:
-        continue
-    sig = base64.b64decode(layer.get("annotations", {}).get("dev.cosignproject.cosign/signature", ""))
-    try:
-        key.verify(sig, payload, ec.ECDSA(hashes.SHA256()))
-    except InvalidSignature:
-        continue
-    if json.loads(payload)["critical"]["image"]["docker-manifest-digest"] == digest:
-        print("verified")
-        sys.exit()
-print("rejected")
-PY
-SIGSTORE_ORACLE="skopeo copy (policy.json sigstoreSigned)"
 upgrade_check() {
     local up="$WORK/upgrade" release code
     mkdir -p "$up/registries.d" "$up/objects"
     if ! release=$($T python3 "$WORK/release.py" "$RELSRC" "$RELMIRROR" "$WORK/trusted-ca.crt" \
         "$up/release.pub" "$up/other.pub"); then
-        echo "FAIL upgrade-check: could not build and push the release"; FAIL=$((FAIL + 1)); return
+        fail "upgrade-check: could not build and push the release"; return
     fi
     local payload; payload=$(printf '%s' "$release" | python3 -c 'import json, sys; print(json.load(sys.stdin)["payload"])')
     cat >"$up/objects/idms.yaml" <<IDMS
@@ -858,7 +887,7 @@ spec:
 IDMS
     if ! $T "$BIN" render -f "$up/objects" --pool master --file /etc/containers/registries.conf \
         >"$up/registries.conf" 2>"$up/render.err"; then
-        echo "FAIL upgrade-check: render: $(cat "$up/render.err")"; FAIL=$((FAIL + 1)); return
+        fail "upgrade-check: render: $(cat "$up/render.err")"; return
     fi
     printf '{"default":[{"type":"insecureAcceptAnything"}],"transports":{"docker":{"%s/openshift-release-dev":[{"type":"sigstoreSigned","keyPath":"%s","signedIdentity":{"type":"matchRepoDigestOrExact"}}]}}}\n' \
         "$RELSRC" "$up/release.pub" >"$up/policy.json"
@@ -897,10 +926,10 @@ PY
     local head; head=$(sed -n 2p "$up/$name.verdicts")
     if [ "$code" = "$want_code" ] && [ "$(sed -n 1p "$up/$name.verdicts")" = "served verified $([ "$want_code" = 0 ] && echo True || echo False)" ] \
         && [ "$head" = "$want " ]; then
-        echo "ok   upgrade-check-$name: exit $code, $want"; PASS=$((PASS + 1))
+        ok "upgrade-check-$name: exit $code, $want"
     else
-        echo "FAIL upgrade-check-$name: exit $code (expected $want_code): $(head -2 "$up/$name.verdicts" | paste -sd' ')"
-        echo "     expected: served verified, $want"; tail -3 "$up/$name.err"; FAIL=$((FAIL + 1)); return 1
+        fail "upgrade-check-$name: exit $code (expected $want_code): $(head -2 "$up/$name.verdicts" | paste -sd' ')"
+        echo "     expected: served verified, $want"; tail -3 "$up/$name.err"; return 1
     fi
     upgrade_oracle "$name"
 }
@@ -913,7 +942,7 @@ upgrade_oracle() {
     local i=0
     while read -r ref served; do
         i=$((i + 1)); log="$up/$name.$i.log"
-        if $T skopeo --registries-conf "$up/registries.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
+        if $T "${SKOPEO[@]}" --registries-conf "$up/registries.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
             --authfile "$WORK/no-auth.json" "docker://$ref" >/dev/null 2>"$log"; then
             pulled=$(last_tried "$log")
         else
@@ -927,17 +956,10 @@ d = json.load(open(sys.argv[1]))
 (i,) = [i for i in [d['target']] + d['images'] if i.get('reference', i.get('image')) == sys.argv[2]]
 print((i.get('signature') or {}).get('verification', '-'))" "$up/$name.json" "$ref")
         rm -rf "$up/copy"
-        if $T skopeo --registries-conf "$up/registries.conf" --registries.d "$up/registries.d" \
+        if $T "${SIG_SKOPEO[@]}" --registries-conf "$up/registries.conf" --registries.d "$up/registries.d" \
             --policy "$up/policy.json" copy --quiet --src-cert-dir "$WORK/certs" \
             --src-authfile "$WORK/no-auth.json" "docker://$ref" "dir:$up/copy" 2>"$log.sig"; then
             signed=verified
-        elif grep -q 'sigstore disabled' "$log.sig"; then
-            # Debian's skopeo is built without sigstore: the attachment on
-            # the serving repository is verified by python3 (cryptography).
-            SIGSTORE_ORACLE="python3 cryptography (this skopeo is built without sigstore)"
-            signed=$($T python3 "$WORK/sigcheck.py" "$served" "$up/release.pub" "$WORK/trusted-ca.crt" 2>"$log.sig") ||
-                signed="error: $(tail -1 "$log.sig")"
-            [ "$signed" = verified ] || signed=refused
         else
             signed=refused
         fi
@@ -947,11 +969,10 @@ print((i.get('signature') or {}).get('verification', '-'))" "$up/$name.json" "$r
         esac
     done < <(sed -n '3,$p' "$up/$name.verdicts")
     if [ "${#disagree[@]}" -eq 0 ] && [ "$agree" -eq 5 ]; then
-        echo "ok   upgrade-check-$name-skopeo: skopeo agrees on the 5 images' sources; signatures judged by $SIGSTORE_ORACLE"
-        PASS=$((PASS + 1))
+        ok "upgrade-check-$name-skopeo: skopeo agrees on the 5 images' sources; skopeo $SIG_VERSION on their signatures"
     else
-        echo "FAIL upgrade-check-$name-skopeo: $agree of 5 agree"; printf '     %s\n' "${disagree[@]}"
-        FAIL=$((FAIL + 1)); return 1
+        fail "upgrade-check-$name-skopeo: $agree of 5 agree"; printf '     %s\n' "${disagree[@]}"
+        return 1
     fi
 }
 # Runs every `skopeo copy` line of the tool's next steps, adding the cert
@@ -962,20 +983,162 @@ run_fix_lines() { # JSON
         [ -n "$line" ] || continue
         n=$((n + 1))
         # shellcheck disable=SC2086
-        if ! $T skopeo copy --quiet --src-cert-dir "$WORK/certs" --dest-cert-dir "$WORK/certs" \
+        if ! $T "${SKOPEO[@]}" copy --quiet --src-cert-dir "$WORK/certs" --dest-cert-dir "$WORK/certs" \
             ${line#skopeo copy } >"$WORK/upgrade/fix.log" 2>&1; then
-            echo "FAIL upgrade-check-fix: $line: $(tail -1 "$WORK/upgrade/fix.log")"; FAIL=$((FAIL + 1)); return 1
+            fail "upgrade-check-fix: $line: $(tail -1 "$WORK/upgrade/fix.log")"; return 1
         fi
     done < <(python3 -c "import json, sys
 for s in json.load(open(sys.argv[1]))['nextSteps']:
     for c in s.get('commands', []):
         print(c if c.startswith('skopeo copy ') else '')" "$1")
     if [ "$n" -eq 0 ]; then
-        echo "FAIL upgrade-check-fix: the tool printed no skopeo copy line"; FAIL=$((FAIL + 1)); return 1
+        fail "upgrade-check-fix: the tool printed no skopeo copy line"; return 1
     fi
-    echo "ok   upgrade-check-fix: ran the $n skopeo copy line(s) the tool printed"; PASS=$((PASS + 1))
+    ok "upgrade-check-fix: ran the $n skopeo copy line(s) the tool printed"
 }
 upgrade_check
+
+# --- sigstore signatures, judged by skopeo 1.18 ----------------------------
+# One image on a mirror (the source holds nothing), under a name per case,
+# each with its sigstore attachment made by python3 (cryptography): signed
+# identities by digest, by tag and a bare repository name (and the same
+# three under a remapped prefix); ECDSA P-256 and P-384, RSA and Ed25519
+# keys; another key; no attachment at all. For each policy.json (one per
+# signedIdentity kind, the keys by keyPath and by keyData, a Fulcio CA and
+# a PKI), every image is pulled by digest and by tag: skopeo copy under
+# that policy (use-sigstore-attachments) decides whether the pull is
+# allowed, and `explain --probe --policy-json --registries-d` must say the
+# same: served (exit 0), or a refused signature (exit 1). A trust the tool
+# does not verify (Fulcio, PKI) must be reported so, never as verified.
+SIGMIRROR=$(start_registry sig-mirror server no)
+cat >"$WORK/sigs.py" <<'PY'
+import json, sys
+from oci import image, key, push, rootfs, sha, signature, tgz, trust
+
+mirror, source, cafile, keydir = sys.argv[1:5]
+trust(cafile)
+layer = tgz([("etc/signed", b"signed")])
+manifest, blobs = image(rootfs({"config": {}}, [layer]), [layer])
+digest = sha(manifest)
+keys = {kind: key(f"{keydir}/{kind}.pub", kind)[0] for kind in ["p256", "p384", "rsa", "ed25519"]}
+other, _ = key(f"{keydir}/other.pub")
+name = lambda case: f"{source}/sig/{case}"
+remapped = lambda case: f"remapped.example.com/sig/{case}"
+cases = {  # repository: (key, signed identity)
+    "digest": (keys["p256"], f"{name('digest')}@{digest}"),
+    "tag": (keys["p256"], f"{name('tag')}:v1"),
+    "bare": (keys["p256"], name("bare")),
+    "remap-digest": (keys["p256"], f"{remapped('remap-digest')}@{digest}"),
+    "remap-tag": (keys["p256"], f"{remapped('remap-tag')}:v1"),
+    "remap-bare": (keys["p256"], remapped("remap-bare")),
+    "p384": (keys["p384"], f"{name('p384')}@{digest}"),
+    "rsa": (keys["rsa"], f"{name('rsa')}@{digest}"),
+    "ed25519": (keys["ed25519"], f"{name('ed25519')}@{digest}"),
+    "other-key": (other, f"{name('other-key')}@{digest}"),
+    "unsigned": (None, None),
+}
+for case, (k, identity) in cases.items():
+    push(mirror, f"sig/{case}", "v1", manifest, blobs)
+    if k is not None:
+        m, b, tag = signature(k, digest, identity)
+        push(mirror, f"sig/{case}", tag, m, b)
+print(digest)
+PY
+signature_matrix() {
+    local sd="$WORK/sigs" digest
+    mkdir -p "$sd/keys" "$sd/registries.d"
+    if ! digest=$($T python3 "$WORK/sigs.py" "$SIGMIRROR" "$SOURCE" "$WORK/trusted-ca.crt" "$sd/keys"); then
+        fail "signatures: could not build and push the signed images"; return
+    fi
+    printf '[[registry]]\nprefix = "%s/sig"\nlocation = "%s/sig"\n[[registry.mirror]]\nlocation = "%s/sig"\n' \
+        "$SOURCE" "$SOURCE" "$SIGMIRROR" >"$sd/registries.conf"
+    printf 'default-docker:\n  use-sigstore-attachments: true\n' >"$sd/registries.d/default.yaml"
+    local identity="digest tag bare" remap="remap-digest remap-tag remap-bare digest"
+    local keys="digest p384 rsa ed25519 other-key unsigned"
+    local s="$SOURCE/sig/tag:v1"
+    # Each signedIdentity kind with the key inline (keyData, which the tool
+    # verifies); exactReference names sig/tag:v1, exactRepository sig/tag.
+    sig_policy matchExact "$identity" '"signedIdentity":{"type":"matchExact"}' data
+    sig_policy matchRepoDigestOrExact "$identity" '"signedIdentity":{"type":"matchRepoDigestOrExact"}' data
+    sig_policy matchRepository "$identity" '"signedIdentity":{"type":"matchRepository"}' data
+    sig_policy exactReference "$identity" '"signedIdentity":{"type":"exactReference","dockerReference":"'"$s"'"}' data
+    sig_policy exactRepository "$identity" '"signedIdentity":{"type":"exactRepository","dockerRepository":"'"${s%:v1}"'"}' data
+    sig_policy remapIdentity "$remap" '"signedIdentity":{"type":"remapIdentity","prefix":"'"$SOURCE/sig"'","signedPrefix":"remapped.example.com/sig"}' data
+    # Each key type by keyData (verified by the tool) and by keyPath (a file
+    # on the node: the tool checks presence only).
+    sig_policy keyPath "$keys" '"signedIdentity":{"type":"matchRepoDigestOrExact"}' path
+    sig_policy keyData "$keys" '"signedIdentity":{"type":"matchRepoDigestOrExact"}' data
+    # A Fulcio CA (with Rekor) and a PKI: skopeo verifies them (and refuses
+    # these key-signed attachments); the tool checks presence only.
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=sigstore-e2e \
+        -keyout "$sd/keys/fulcio.key" -out "$sd/keys/fulcio.crt" 2>/dev/null
+    sig_policy fulcio "digest" '"fulcio":{"caPath":"'"$sd/keys/fulcio.crt"'","oidcIssuer":"https://issuer.example.com","subjectEmail":"e2e@example.com"},"rekorPublicKeyPath":"'"$sd/keys/p256.pub"'","signedIdentity":{"type":"matchRepoDigestOrExact"}' none
+    sig_policy pki "digest" '"pki":{"caRootsPath":"'"$sd/keys/fulcio.crt"'","subjectEmail":"e2e@example.com"},"signedIdentity":{"type":"matchRepoDigestOrExact"}' none
+}
+# sig_policy NAME CASES REQUIREMENT path|data|none: a policy.json whose
+# scope per case requires sigstoreSigned (the case's key by keyPath or
+# keyData; `none`: the requirement as given), then every case pulled by
+# digest and by tag under it.
+sig_policy() {
+    local pname=$1 cases=$2 req=$3 keymode=$4 sd="$WORK/sigs"
+    python3 - "$sd/$pname.policy.json" "$SOURCE" "$sd/keys" "$keymode" "$req" $cases <<'PY'
+import base64, json, sys
+out, source, keydir, mode, req = sys.argv[1:6]
+scopes = {}
+for case in sys.argv[6:]:
+    # other-key is signed by another key than the P-256 one required.
+    kind = case if case in ("p384", "rsa", "ed25519") else "p256"
+    r = json.loads("{" + req + "}")
+    r["type"] = "sigstoreSigned"
+    if mode == "path":
+        r["keyPath"] = f"{keydir}/{kind}.pub"
+    elif mode == "data":
+        r["keyData"] = base64.b64encode(open(f"{keydir}/{kind}.pub", "rb").read()).decode()
+    scopes[f"{source}/sig/{case}"] = [r]
+json.dump({"default": [{"type": "insecureAcceptAnything"}], "transports": {"docker": scopes}}, open(out, "w"))
+PY
+    local case ref how
+    for case in $cases; do
+        for how in digest tag; do
+            ref="$SOURCE/sig/$case:v1"
+            [ "$how" = digest ] && ref="$SOURCE/sig/$case@$digest"
+            sig_case "$pname" "$case-by-$how" "$ref" "$keymode"
+        done
+    done
+}
+# sig_case POLICY NAME REF KEYMODE: skopeo 1.18's verdict against the
+# tool's. With an inline key they must agree: allowed and verified (exit
+# 0), or refused and rejected or missing (exit 1). Otherwise the tool must
+# say presence only (exit 0) for a signature that is there, whatever skopeo
+# decides, and both refuse an image without one.
+sig_case() {
+    local pname=$1 name="$1/$2" ref=$3 keymode=$4 sd="$WORK/sigs" log json code skopeo tool why verification
+    log="$sd/${pname}.$2.skopeo.log"
+    rm -rf "$sd/copy"
+    if $T "${SIG_SKOPEO[@]}" --registries-conf "$sd/registries.conf" --registries.d "$sd/registries.d" \
+        --policy "$sd/$pname.policy.json" copy --quiet --src-cert-dir "$WORK/certs" \
+        --src-authfile "$WORK/no-auth.json" "docker://$ref" "dir:$sd/copy" 2>"$log"; then
+        skopeo=allowed
+    else
+        skopeo=refused
+    fi
+    why=$(tail -1 "$log" | sed 's/^time="[^"]*" level=[a-z]* msg="\(.*\)"$/\1/; s/\\"/"/g')
+    json=$($T "$BIN" explain "$ref" --registries-conf "$sd/registries.conf" --policy-json "$sd/$pname.policy.json" \
+        --probe --registries-d "$sd/registries.d" --cert-dir "$WORK/certs" --authfile "$WORK/no-auth.json" \
+        -o json 2>"$sd/$pname.$2.err") && code=0 || code=$?
+    printf '%s' "$json" >"$sd/$pname.$2.json"
+    tool=$(field "$json" "(c['servedBy'] or '-') + ' ' + json.dumps(c.get('signatureProbe'))" 2>&1) || tool="(no JSON: $(tail -1 "$sd/$pname.$2.err"))"
+    verification=$(field "$json" "(c.get('signatureProbe') or {}).get('verification', '-')" 2>/dev/null) || verification=?
+    [ "$skopeo" = allowed ] && why="the pull is allowed"
+    case "$keymode/$skopeo/$code/$verification" in
+    data/allowed/0/verified | data/refused/1/rejected | */refused/1/-)
+        ok "signature $name: skopeo $SIG_VERSION: $why; explain --probe: exit $code, ${verification/-/missing}" ;;
+    path/*/0/presenceOnly | none/*/0/presenceOnly)
+        ok "signature $name: skopeo $SIG_VERSION: $why; explain --probe: exit 0, presence only (not verified by the tool)" ;;
+    *) fail "signature $name: skopeo $SIG_VERSION: $skopeo ($why); explain --probe exit $code: $tool" ;;
+    esac
+}
+signature_matrix
 
 if [ -n "${E2E_PROBE_SHOW:-}" ]; then
     # The text output of the first scenario, as docs/probe.md shows it.
@@ -983,5 +1146,5 @@ if [ -n "${E2E_PROBE_SHOW:-}" ]; then
     (cd "$WORK" && COLUMNS=100 NO_COLOR=1 $T "$BIN" explain "$SOURCE/ns/app@$APP" \
         --registries-conf registries.conf --probe --cert-dir certs --authfile no-auth.json) || true
 fi
-echo "e2e-probe: $PASS passed, $FAIL failed"
+echo "e2e-probe: skopeo $SKOPEO_VERSION: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -1104,3 +1104,49 @@ fn docs_example_is_real() {
     names.sort();
     assert_eq!(names.concat(), files);
 }
+
+/// A file of `len` bytes (sparse: no disk is used) in a node's tree.
+fn sparse(root: &Path, host: &str, len: u64) {
+    let path = root.join(host.trim_start_matches('/'));
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::File::create(&path).unwrap().set_len(len).unwrap();
+}
+
+// What a node returns is never held whole: past 64 MiB the answer is given
+// up (a hostile or broken daemon pod can send without end), and one file
+// over 16 MiB is refused; either way that node is not read, exit 3, and the
+// others are.
+#[test]
+fn issue_39_node_answers_and_files_are_capped() {
+    let cluster = Cluster::new(
+        WORKERS,
+        |b, _| b,
+        |name, root| match name {
+            "worker-1" => sparse(
+                root,
+                "/etc/containers/registries.conf.d/endless.conf",
+                1 << 30,
+            ),
+            "worker-2" => sparse(root, "/etc/containers/registries.conf.d/big.conf", 20 << 20),
+            _ => {}
+        },
+    );
+    cluster
+        .collect(&[])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "node worker-1 not read: exec in pod machine-config-daemon-worker-1: answer larger than 64 MiB",
+        ))
+        .stderr(predicate::str::contains(
+            "node worker-2 not read: exec in pod machine-config-daemon-worker-2: /etc/containers/registries.conf.d/big.conf is larger than 16 MiB",
+        ));
+    let collected = cluster.collected();
+    assert_eq!(
+        collected
+            .iter()
+            .map(|n| n.node.as_str())
+            .collect::<Vec<_>>(),
+        ["worker-0"]
+    );
+}

@@ -580,7 +580,8 @@ impl Blob {
     pub async fn chunk(&mut self) -> Result<Option<Vec<u8>>, String> {
         let limit = self.limit.limit;
         let allowed = limit + Duration::from_secs_f64(self.received as f64 / BLOB_MIN_RATE as f64);
-        let piece = tokio::time::timeout_at(self.started + allowed, self.limit.wait(self.res.chunk()));
+        let piece =
+            tokio::time::timeout_at(self.started + allowed, self.limit.wait(self.res.chunk()));
         match piece.await {
             Err(_) => Err(format!(
                 "{} bytes in {}s: slower than {} KiB/s once --probe-timeout ({}s) had passed, \

@@ -394,6 +394,12 @@ struct Output {
 /// stderr kept for a message.
 const STDERR_MAX: usize = 4096;
 
+/// The most of a node's answer (its encoded stdout) that is read: mirror
+/// configuration is kilobytes; past this the node is not read.
+pub const ANSWER_MAX: usize = 64 << 20;
+/// The most one file of a node may hold.
+pub const FILE_MAX: usize = 16 << 20;
+
 /// Reads the stream to its end: channel 1 stdout, 2 stderr, 3 the exit
 /// `Status`; 255 (a stream-close signal, `v5.channel.k8s.io`) is only a
 /// signal.
@@ -411,7 +417,12 @@ async fn collect(connection: kube::client::Connection) -> Result<Output, String>
             continue;
         };
         match channel {
-            1 => output.stdout.extend_from_slice(payload),
+            1 => {
+                if output.stdout.len() + payload.len() > ANSWER_MAX {
+                    return Err(format!("answer larger than {} MiB", ANSWER_MAX >> 20));
+                }
+                output.stdout.extend_from_slice(payload)
+            }
             2 => {
                 let room = STDERR_MAX.saturating_sub(output.stderr.len());
                 output
@@ -568,6 +579,12 @@ fn parse_line<'a>(
                 Some(b".") => break,
                 Some(chunk) => encoded.extend_from_slice(chunk),
                 None => return Err(format!("the output ends inside {path}")),
+            }
+            if encoded.len() / 4 * 3 > FILE_MAX {
+                return Err(format!(
+                    "{path} is larger than {} MiB (mirror configuration is kilobytes)",
+                    FILE_MAX >> 20
+                ));
             }
         }
         let bytes = base64::engine::general_purpose::STANDARD

@@ -139,8 +139,8 @@ mod toml10;
 mod written;
 
 pub use load::{
-    fast_reader_accepts, load, load_full_parser, load_on, load_written, node_reads_toml,
-    parse_short_name_mode, reads_as_toml_1_0, ConfigFile, NodeToml, RegistriesError, Undetermined,
-    AUTHENTICATION_FILE_HELPER,
+    fast_reader_accepts, load, load_full_parser, load_on, load_short_name_aliases, load_written,
+    node_reads_toml, parse_short_name_mode, reads_as_toml_1_0, ConfigFile, NodeToml,
+    RegistriesError, Undetermined, AUTHENTICATION_FILE_HELPER,
 };
 pub use written::Written;

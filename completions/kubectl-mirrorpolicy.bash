@@ -915,7 +915,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__explain)
-            opts="-f -o -v -s -n -h -V --filename --pool --with --registries-conf --registries-conf-d --policy-json --node --node-files --node-timeout --crio-version --short-name-mode --output --journal-file --journal --since --until --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --pool --with --registries-conf --registries-conf-d --policy-json --short-name-aliases --node --node-files --node-timeout --crio-version --short-name-mode --output --journal-file --journal --since --until --probe --authfile --cert-dir --registries-d --probe-timeout --probe-concurrency --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -946,6 +946,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --policy-json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --short-name-aliases)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -72,6 +72,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --registries-conf 'A registries.conf file, as /etc/containers/registries.conf on a node'
             cand --registries-conf-d 'A registries.conf.d folder of drop-ins (`*.conf`, read in lexical order, merged over the main file)'
             cand --policy-json 'A policy.json file, as /etc/containers/policy.json on a node; without it no signature policy is shown'
+            cand --short-name-aliases 'The machine-written short-name-aliases.conf, as /var/cache/containers/short-name-aliases.conf on a node (CRI-O and root podman read it; rootless podman reads ~/.cache/containers/short-name-aliases.conf): its aliases win over the registries.conf ones, `""` erasing one. With --registries-conf or --registries-conf-d'
             cand --node 'Explain against this node''s own files (registries.conf, its drop-ins and policy.json): read through the node''s machine-config-daemon pod, or from --node-files. With --node-files, -f reads the node''s Node (and the ClusterVersion) for its CRI-O version'
             cand --node-files 'The nodes'' files from a folder written by `collect-node-files` (DIR/<node>/etc/...); with --node'
             cand --node-timeout 'With --node, read live: the limit on reading the node''s files (a duration such as 30s or 2m; default 60s). Refused with --node-files, which reads no node'

@@ -1051,6 +1051,13 @@ pub struct ExplainArgs {
     #[arg(long, value_name = "FILE")]
     pub policy_json: Option<PathBuf>,
 
+    /// The machine-written short-name-aliases.conf, as /var/cache/containers/short-name-aliases.conf
+    /// on a node (CRI-O and root podman read it; rootless podman reads
+    /// ~/.cache/containers/short-name-aliases.conf): its aliases win over the registries.conf ones,
+    /// `""` erasing one. With --registries-conf or --registries-conf-d.
+    #[arg(long = "short-name-aliases", value_name = "FILE")]
+    pub short_name_aliases: Option<PathBuf>,
+
     /// Explain against this node's own files (registries.conf, its drop-ins and policy.json):
     /// read through the node's machine-config-daemon pod, or from --node-files.
     /// With --node-files, -f reads the node's Node (and the ClusterVersion) for its CRI-O version.

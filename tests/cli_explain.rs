@@ -755,3 +755,84 @@ fn issue_25_short_names_during_an_update_are_undetermined() {
         .code(1)
         .stdout(predicates::str::contains("short-name resolution enforced"));
 }
+
+/// The machine-written short-name-aliases.conf (CRI-O and root podman read
+/// /var/cache/containers/short-name-aliases.conf) is looked up before the
+/// registries.conf aliases: its alias wins, and its `""` sends the name back
+/// to the search registries, as podman 5.4 does.
+#[test]
+fn issue_34_short_name_aliases_file_wins_over_registries_conf() {
+    let dir = tempfile::tempdir().unwrap();
+    let drop_ins = dir.path().join("registries.conf.d");
+    std::fs::create_dir(&drop_ins).unwrap();
+    std::fs::write(
+        drop_ins.join("50-aliases.conf"),
+        "[aliases]\n\"busybox\" = \"quay.io/files/busybox\"\n\"tools\" = \"quay.io/files/tools\"\n",
+    )
+    .unwrap();
+    let cache = dir.path().join("short-name-aliases.conf");
+    std::fs::write(
+        &cache,
+        "[aliases]\n\"busybox\" = \"quay.io/cached/busybox\"\n\"tools\" = \"\"\n",
+    )
+    .unwrap();
+    let v = explain_json(
+        &["busybox:1.36", "tools"],
+        &[
+            "--registries-conf-d",
+            drop_ins.to_str().unwrap(),
+            "--short-name-aliases",
+            cache.to_str().unwrap(),
+        ],
+    );
+    let busybox = &v["items"][0]["candidates"];
+    assert_eq!(refs(busybox), ["quay.io/cached/busybox:1.36"]);
+    assert_eq!(busybox[0]["resolvedBy"]["kind"], "alias");
+    assert_eq!(
+        busybox[0]["resolvedBy"]["origins"][0],
+        format!("{}:2", cache.display())
+    );
+    assert_eq!(
+        refs(&v["items"][1]["candidates"]),
+        [
+            "registry.access.redhat.com/tools:latest",
+            "docker.io/library/tools:latest"
+        ]
+    );
+}
+
+/// A short-name-aliases.conf podman cannot load fails every short name with
+/// its message, and only them: qualified names never read it.
+#[test]
+fn issue_34_invalid_short_name_aliases_file_fails_short_names_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("short-name-aliases.conf");
+    std::fs::write(&cache, "[aliases]\n\"x\" = \"quay.io/ns/x:1\"\n").unwrap();
+    let (code, stdout, stderr) = explain_exit(
+        &["busybox", "quay.io/ns/app:1"],
+        &[
+            "--short-name-aliases",
+            cache.to_str().unwrap(),
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).expect("stdout is JSON");
+    let error = v["items"][0]["error"].as_str().expect("busybox fails");
+    let want = format!(
+        "loading short-name aliases config file \"{}\": invalid alias \"quay.io/ns/x:1\": must not contain tag",
+        cache.display()
+    );
+    assert!(error.ends_with(&want), "{error}");
+    assert_eq!(refs(&v["items"][1]["candidates"]), ["quay.io/ns/app:1"]);
+
+    plugin()
+        .args(["explain", "busybox", "--short-name-aliases"])
+        .arg(&cache)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--short-name-aliases is for node files",
+        ));
+}

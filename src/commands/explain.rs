@@ -2,6 +2,7 @@
 //! cluster's objects (live or `-f`), or against a node's registries.conf,
 //! drop-ins and policy.json.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -10,6 +11,7 @@ use anyhow::{Context, Result};
 use mirrorpolicy::explain::{self, Config, Explanation};
 use mirrorpolicy::output;
 use mirrorpolicy::policy::{self, PolicyFile};
+use mirrorpolicy::quote::go_quote;
 use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode, Undetermined};
 
 use mirrorpolicy::render::cluster::Rendered;
@@ -78,11 +80,18 @@ pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         }
         return run_on_objects(settings, args);
     }
-    let conf = load_registries(
+    let runtime = flag_runtime(args)?.unwrap_or_default();
+    let mut conf = load_registries(
         args.registries_conf.as_deref(),
         args.registries_conf_d.as_deref(),
-        &flag_runtime(args)?.unwrap_or_default(),
+        &runtime,
     )?;
+    if let Some(path) = &args.short_name_aliases {
+        match load_short_name_aliases(path, &runtime)? {
+            Ok(aliases) => conf.add_short_name_aliases(aliases),
+            Err(message) => conf.refuse_short_names(message),
+        }
+    }
     let policy = args.policy_json.as_deref().map(load_policy).transpose()?;
     explain_files(settings, args, conf, policy, None, &[])
 }
@@ -100,6 +109,15 @@ fn check_node_args(args: &ExplainArgs) -> Result<()> {
     }
     let node_files =
         args.node.is_some() || args.registries_conf.is_some() || args.registries_conf_d.is_some();
+    if args.short_name_aliases.is_some()
+        && args.registries_conf.is_none()
+        && args.registries_conf_d.is_none()
+    {
+        return Err(Failure::input(
+            "--short-name-aliases is for node files: give --registries-conf or --registries-conf-d",
+        )
+        .into());
+    }
     if args.crio_version.is_some() && !node_files {
         return Err(Failure::input(
             "--crio-version is for node files: give --node, --registries-conf or --registries-conf-d",
@@ -557,6 +575,40 @@ fn load_registries(
             None => Failure::input(e.to_string()).into(),
         }
     })
+}
+
+/// Reads the machine-written short-name-aliases.conf: its aliases, or
+/// upstream's message when it cannot be loaded (every short name fails
+/// with it; qualified names do not read the file). Undetermined when that
+/// depends on the CRI-O release.
+fn load_short_name_aliases(
+    path: &Path,
+    runtime: &NodeRuntime,
+) -> Result<Result<BTreeMap<String, registries::Alias>, String>> {
+    let name = path.display().to_string();
+    let text = read(path, "short-name-aliases.conf")?;
+    let file = ConfigFile {
+        name: &name,
+        text: &text,
+    };
+    match registries::load_short_name_aliases(&file, runtime) {
+        Ok(aliases) => Ok(Ok(aliases)),
+        Err(e) => {
+            // Upstream names this file, without registries.conf's
+            // "validating short-name aliases" or the place in it.
+            let message = format!(
+                "loading short-name aliases config file {}: {}",
+                go_quote(&name),
+                e.message
+                    .strip_prefix("validating short-name aliases: ")
+                    .unwrap_or(&e.message)
+            );
+            match e.undetermined {
+                Some(_) => Err(Failure::cluster(format!("undetermined: {message}")).into()),
+                None => Ok(Err(message)),
+            }
+        }
+    }
 }
 
 /// `--crio-version`, when given.

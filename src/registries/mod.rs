@@ -39,10 +39,31 @@ pub struct RegistriesConf {
     pub short_name_mode_origin: Option<Origin>,
     /// `[aliases]`, merged; a tombstone (`""`) is kept with `value: None`.
     pub aliases: BTreeMap<String, Alias>,
+    /// Why the machine-written short-name-aliases.conf cannot be read:
+    /// upstream reads it for short names only, so each of them fails with
+    /// this message and qualified names are not concerned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub short_name_aliases_error: Option<String>,
     /// `credential-helpers` (default `["containers-auth.json"]`).
     pub credential_helpers: Vec<String>,
     /// The files read, in merge order.
     pub files: Vec<String>,
+}
+
+impl RegistriesConf {
+    /// Lays the machine-written short-name aliases over the files' own: as
+    /// containers/image `ResolveShortNameAlias` looks there first, an entry
+    /// there replaces the files' alias of the same name, and its tombstone
+    /// (`""`) leaves the name to the search registries.
+    pub fn add_short_name_aliases(&mut self, aliases: BTreeMap<String, Alias>) {
+        self.aliases.extend(aliases);
+    }
+
+    /// Records why the machine-written short-name aliases cannot be read
+    /// (upstream's message): every short name then fails with it.
+    pub fn refuse_short_names(&mut self, message: String) {
+        self.short_name_aliases_error = Some(message);
+    }
 }
 
 /// One `[[registry]]` entry.

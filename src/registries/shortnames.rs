@@ -4,9 +4,11 @@
 //! entry gives one, and the mode (and whether a user could be prompted)
 //! decides whether several are acceptable.
 //!
-//! The machine-written `short-name-aliases.conf` and Podman's "force Docker
-//! Hub" switch are not modelled: CRI-O never writes the former and never
-//! sets the latter.
+//! The machine-written `short-name-aliases.conf`, which upstream reads
+//! before registries.conf, comes in merged into the aliases
+//! ([`RegistriesConf::add_short_name_aliases`]); CRI-O never writes it, but
+//! reads the one a root podman wrote on the node. Podman's "force Docker
+//! Hub" switch is not modelled: CRI-O never sets it.
 //!
 //! Upstream: containers/image `pkg/shortnames/shortnames.go`,
 //! `pkg/sysregistriesv2/shortnames.go`.
@@ -104,6 +106,9 @@ pub enum ShortNameError {
         go_quote(input)
     )]
     NoConfiguration { input: String },
+    /// The machine-written short-name-aliases.conf cannot be read (upstream's message).
+    #[error("{0}")]
+    AliasesFile(String),
     /// Enforcing mode, several candidates, and nobody to ask.
     #[error("short-name resolution enforced but cannot prompt without a TTY: {} has {} candidates ({})", go_quote(input), candidates.len(), candidates.join(", "))]
     Ambiguous {
@@ -130,6 +135,9 @@ pub fn resolve(
     })?;
     if is_qualified_domain(named.domain()) {
         return Ok(vec![qualified(input)?]);
+    }
+    if let Some(message) = &conf.short_name_aliases_error {
+        return Err(ShortNameError::AliasesFile(message.clone()));
     }
     if let Some(candidate) = alias_candidate(conf, &named)? {
         return Ok(vec![candidate]);

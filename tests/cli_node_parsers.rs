@@ -694,3 +694,51 @@ fn issue_25_a_pool_not_updated_may_run_an_earlier_crio() {
     fs::write(&pool, text).unwrap();
     explain_node(&folder, Some(&objects)).code(0);
 }
+
+/// A mirror location ending in `/` is kept as written by containers/image
+/// (only a copy is trimmed): the rewrite `m.example.com/m//b:1` is not a
+/// reference and the pull fails before any endpoint (exit 1); two keys of
+/// one table that differ only in case, with different values, are read in
+/// Go map order: undetermined (exit 3), naming both values.
+#[test]
+fn issue_34_node_files_as_containers_image_reads_them() {
+    let dir = TempDir::new().unwrap();
+    let slash = write(
+        dir.path(),
+        "slash.conf",
+        b"[[registry]]\nlocation = \"quay.io/a\"\n[[registry.mirror]]\nlocation = \"m.example.com/m/\"\n",
+    );
+    let out = bin()
+        .args([
+            "explain",
+            "quay.io/a/b:1",
+            "-o",
+            "json",
+            "--registries-conf",
+        ])
+        .arg(&slash)
+        .assert()
+        .code(1);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let candidate = &v["candidates"][0];
+    assert_eq!(candidate["sources"], serde_json::json!([]), "{v}");
+    let error = candidate["error"].as_str().unwrap();
+    assert!(
+        error.contains("rewriting reference: ") && error.contains("m.example.com/m//b:1"),
+        "{error}"
+    );
+    let case = write(
+        dir.path(),
+        "case.conf",
+        b"[[registry]]\nprefix = \"quay.io/a\"\nlocation = \"m.example.com\"\nLocation = \"n.example.com\"\n",
+    );
+    bin()
+        .args(["explain", "quay.io/a/b:1", "--crio-version", "1.33", "--registries-conf"])
+        .arg(&case)
+        .assert()
+        .code(3)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains(
+            "keys \"Location\" and \"location\" of one table both set location (\"n.example.com\" and \"m.example.com\")",
+        ));
+}

@@ -146,7 +146,7 @@ fn explain_broken(
              (give the node's version with --crio-version, as its Node's \
              status.nodeInfo.containerRuntimeVersion says)"
         ),
-        Some(Undetermined::NotModelled) => {
+        Some(Undetermined::NotModelled | Undetermined::MapOrder) => {
             format!("every pull on node {node} fails unless its CRI-O loads these files: {whys}")
         }
         None => format!("every pull on node {node} fails: {whys}"),
@@ -571,7 +571,9 @@ fn load_registries(
             Some(Undetermined::ReleaseUnknown) => Failure::cluster(format!("undetermined: {e}"))
                 .with_hint("give the CRI-O version of the host the files come from with --crio-version (crio --version, or the Node's status.nodeInfo.containerRuntimeVersion)")
                 .into(),
-            Some(Undetermined::NotModelled) => Failure::cluster(format!("undetermined: {e}")).into(),
+            Some(Undetermined::NotModelled | Undetermined::MapOrder) => {
+                Failure::cluster(format!("undetermined: {e}")).into()
+            }
             None => Failure::input(e.to_string()).into(),
         }
     })

@@ -600,6 +600,9 @@ impl Group<'_> {
             Some(Some(Undetermined::NotModelled)) => {
                 "whether containers/image reads it is undetermined: the tool does not model how the nodes' CRI-O release reads it"
             }
+            Some(Some(Undetermined::MapOrder)) => {
+                "whether containers/image reads it is undetermined: two keys of one table set the same field differently, and the node reads either one"
+            }
             Some(None) => "containers/image fails to read it: every pull on these nodes fails",
             None => "containers/image takes it as absent",
         };

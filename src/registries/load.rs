@@ -62,6 +62,10 @@ pub enum Undetermined {
     ReleaseUnknown,
     /// The release is known, but how it reads this file is not modelled.
     NotModelled,
+    /// Two keys of one table set the same field differently (`location`
+    /// and `Location`): the node reads either, in Go map order, from load
+    /// to load.
+    MapOrder,
 }
 
 impl fmt::Display for RegistriesError {
@@ -822,6 +826,7 @@ fn load_file(
         None => parse_raw(file, &lines, &rep, reader)?,
     };
 
+    folded_keys(&raw, &lines, &rep)?;
     // Entries are streamed into post-processing, not collected first.
     let (pending, search) = entries(&mut raw, file, &lines, &rep)?;
     let search_origin = search
@@ -846,6 +851,68 @@ fn load_file(
         short_name_mode,
         aliases,
     })
+}
+
+/// The first pair of keys of one table that set the same field
+/// differently, as an undetermined error naming both: BurntSushi/toml
+/// decodes a table's keys in Go map order, each over the field it selects
+/// (upstream `MetaData.unifyStruct`), so which value the node reads
+/// changes from load to load.
+fn folded_keys(raw: &RawConfig, lines: &Lines, rep: &Reporter<'_>) -> Result<(), RegistriesError> {
+    use super::raw::FoldedKeys;
+    let in_v1 = raw.v1.iter().flat_map(|v1| {
+        let lists = [&v1.search, &v1.insecure, &v1.block];
+        v1.folded
+            .iter()
+            .chain(lists.into_iter().flatten().flat_map(|l| l.folded.iter()))
+            .map(|f| (None, f))
+    });
+    let in_registries = raw.registries.iter().flatten().flat_map(|r| {
+        let line = lines.line(r.span().start);
+        let mirrors = r.get_ref().mirrors.iter().flatten().flat_map(|m| {
+            let line = lines.line(m.span().start);
+            m.get_ref().folded.iter().map(move |f| (Some(line), f))
+        });
+        r.get_ref()
+            .folded
+            .iter()
+            .map(move |f| (Some(line), f))
+            .chain(mirrors)
+    });
+    let first = raw
+        .folded
+        .iter()
+        .map(|f| (None, f))
+        .chain(in_v1)
+        .chain(in_registries)
+        .next();
+    let Some((
+        line,
+        FoldedKeys {
+            field,
+            keys,
+            values,
+        },
+    )) = first
+    else {
+        return Ok(());
+    };
+    let q = crate::quote::go_quote;
+    let mut e = rep.error(
+        line,
+        line.map_or_else(String::new, |l| format!("line {l}")),
+        format!(
+            "keys {} and {} of one table both set {field} ({} and {}): containers/image's \
+             BurntSushi/toml decodes them in Go map order, so the node reads either one, from \
+             load to load",
+            q(&keys[0]),
+            q(&keys[1]),
+            values[0],
+            values[1]
+        ),
+    );
+    e.undetermined = Some(Undetermined::MapOrder);
+    Err(e)
 }
 
 /// The file's entries and search list, from the v1 tables (converted) or
@@ -1162,8 +1229,12 @@ impl MirrorEntry<'_> {
 
     /// The mirror, checked as upstream `postProcessRegistries` does.
     fn mirror(&self, m: RawMirror, rep: &Reporter<'_>) -> Result<Mirror, RegistriesError> {
-        let location =
-            take_location(m.location.unwrap_or_default()).map_err(|e| self.error(rep, e))?;
+        // Upstream trims a copy (the loop variable of
+        // `postProcessRegistries`): the checks see the trimmed location, the
+        // entry keeps it as written, and a trailing slash makes every
+        // rewrite through this mirror fail (`host/m//app:1`).
+        let written = m.location.unwrap_or_default();
+        let location = parse_location(&written).map_err(|e| self.error(rep, e))?;
         if location.is_empty() {
             return Err(self.error(
                 rep,
@@ -1195,7 +1266,7 @@ impl MirrorEntry<'_> {
             }
         };
         Ok(Mirror {
-            location,
+            location: written,
             insecure: m.insecure.unwrap_or(false),
             pull_from_mirror,
             origins: vec![Origin::file_line(rep.file.name, self.line)],

@@ -5,8 +5,11 @@
 //! to a struct field exactly or, failing that, case-insensitively (Go
 //! `strings.EqualFold`), and ignores keys it does not know. The
 //! `Deserialize` impls here do the same, so `Location = "…"` counts as
-//! `location`, as it does on a node. Everything else (TOML syntax, types)
-//! is left to the `toml` crate.
+//! `location`, as it does on a node. Two keys of one table that select the
+//! same field (`location` and `Location`) are both decoded into it, in Go
+//! map order, which changes from load to load: each table records them
+//! ([`FoldedKeys`]) for the loader to call the file undetermined. Everything
+//! else (TOML syntax, types) is left to the `toml` crate.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -40,15 +43,131 @@ pub(super) fn key_selects(key: &str, field: &str) -> bool {
     chars.next().is_none()
 }
 
+/// Two keys of one table that select the same field with different
+/// values. BurntSushi/toml ranges over the table's keys (a Go map, in
+/// random order) and decodes each into the field it selects: the last one
+/// wins, and arrays of tables are decoded over each other, so the node
+/// reads one or the other from load to load (upstream
+/// `MetaData.unifyStruct`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct FoldedKeys {
+    /// The field's own key (`location`).
+    pub(super) field: &'static str,
+    /// The two keys as written.
+    pub(super) keys: [String; 2],
+    /// Their values, as the error shows them.
+    pub(super) values: [String; 2],
+}
+
+/// How a table shows in a [`FoldedKeys`] message.
+const TABLE: &str = "a table";
+
+/// A decoded value that two keys of one table may both set.
+pub(super) trait FoldValue {
+    /// Whether decoding `other` over `self`, or `self` over `other`, can
+    /// give different results.
+    fn conflicts(&self, other: &Self) -> bool;
+    /// The value, shortly, for a message.
+    fn shown(&self) -> String;
+    /// Decodes `other` into `self` where Go would add to it (a map),
+    /// giving it back where Go replaces the value.
+    fn absorb(&mut self, other: Self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        Some(other)
+    }
+}
+
+impl FoldValue for String {
+    fn conflicts(&self, other: &Self) -> bool {
+        self != other
+    }
+    fn shown(&self) -> String {
+        crate::quote::go_quote(self)
+    }
+}
+
+impl FoldValue for bool {
+    fn conflicts(&self, other: &Self) -> bool {
+        self != other
+    }
+    fn shown(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl<T: FoldValue> FoldValue for Spanned<T> {
+    fn conflicts(&self, other: &Self) -> bool {
+        self.get_ref().conflicts(other.get_ref())
+    }
+    fn shown(&self) -> String {
+        self.get_ref().shown()
+    }
+}
+
+impl<T: FoldValue> FoldValue for Vec<T> {
+    fn conflicts(&self, other: &Self) -> bool {
+        self.len() != other.len() || self.iter().zip(other).any(|(a, b)| a.conflicts(b))
+    }
+    fn shown(&self) -> String {
+        let items: Vec<String> = self.iter().map(FoldValue::shown).collect();
+        match items.first() {
+            Some(first) if first == TABLE && items.iter().all(|i| i == first) => {
+                let n = items.len();
+                format!("{n} table{}", if n == 1 { "" } else { "s" })
+            }
+            _ => format!("[{}]", items.join(", ")),
+        }
+    }
+}
+
+/// A Go map field: both tables' entries are added to one map, so only an
+/// alias both set, differently, depends on the order.
+impl FoldValue for BTreeMap<String, Spanned<String>> {
+    fn conflicts(&self, other: &Self) -> bool {
+        self.iter()
+            .any(|(k, v)| other.get(k).is_some_and(|o| o.get_ref() != v.get_ref()))
+    }
+    fn shown(&self) -> String {
+        let items: Vec<String> = self
+            .iter()
+            .map(|(k, v)| format!("{} = {}", crate::quote::go_quote(k), v.shown()))
+            .collect();
+        format!("{{{}}}", items.join(", "))
+    }
+    fn absorb(&mut self, other: Self) -> Option<Self> {
+        // A conflicting entry makes the file undetermined: which value
+        // stays does not matter.
+        self.extend(other);
+        None
+    }
+}
+
 /// Declares a raw table type whose fields are all optional and whose keys
 /// are matched as BurntSushi/toml matches them. An exactly spelled key wins
-/// over a case variant of it; upstream picks between the two at random.
+/// over a case variant of it; upstream picks between the two at random, so
+/// two that differ are recorded in `folded`.
 macro_rules! raw_table {
     ($(#[$meta:meta])* $name:ident { $($(#[$fmeta:meta])* $field:ident : $ty:ty = $key:literal),* $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Default, PartialEq)]
         pub(super) struct $name {
             $($(#[$fmeta])* pub(super) $field: Option<$ty>,)*
+            /// Keys that select one field with different values.
+            pub(super) folded: Vec<FoldedKeys>,
+        }
+
+        impl FoldValue for $name {
+            fn conflicts(&self, other: &Self) -> bool {
+                false $(|| match (&self.$field, &other.$field) {
+                    (Some(a), Some(b)) => a.conflicts(b),
+                    (a, b) => a.is_some() != b.is_some(),
+                })*
+            }
+            fn shown(&self) -> String {
+                TABLE.to_string()
+            }
         }
 
         impl $name {
@@ -70,10 +189,31 @@ macro_rules! raw_table {
                     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
                         let mut out = $name::default();
                         let mut exact: Vec<&'static str> = Vec::new();
+                        let mut spelled: Vec<(&'static str, String)> = Vec::new();
                         while let Some(key) = map.next_key::<String>()? {
                             $(
                                 if key_selects(&key, $key) {
                                     let value: $ty = map.next_value()?;
+                                    if let (Some(prev), Some((_, first))) =
+                                        (&out.$field, spelled.iter().find(|(f, _)| *f == $key))
+                                    {
+                                        if prev.conflicts(&value) {
+                                            out.folded.push(FoldedKeys {
+                                                field: $key,
+                                                keys: [first.clone(), key.clone()],
+                                                values: [prev.shown(), value.shown()],
+                                            });
+                                        }
+                                    } else {
+                                        spelled.push(($key, key.clone()));
+                                    }
+                                    let value = match out.$field.as_mut() {
+                                        Some(prev) => match prev.absorb(value) {
+                                            Some(value) => value,
+                                            None => continue,
+                                        },
+                                        None => value,
+                                    };
                                     if key == $key {
                                         exact.push($key);
                                         out.$field = Some(value);

@@ -106,6 +106,7 @@ impl Written {
             location: location.map(|l| self.text(l)),
             insecure: insecure.then_some(true),
             pull_from_mirror: pull_from_mirror.map(|p| self.text(p)),
+            ..RawMirror::default()
         };
         if let Some(r) = self.registries.last_mut() {
             r.get_mut()

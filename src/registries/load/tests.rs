@@ -1059,3 +1059,95 @@ fn go_quote_escapes_like_strconv_quote() {
         assert_eq!(crate::quote::go_quote(input), want, "{input:?}");
     }
 }
+
+/// Upstream `postProcessRegistries` trims a mirror's location on a copy
+/// (its loop variable): the checks see `m.io/m`, the entry keeps
+/// `m.io/m/`, and every rewrite through the mirror gives `m.io/m//app:1`,
+/// which `PullSourcesFromReference` refuses before any endpoint is tried.
+#[test]
+fn issue_34_mirror_location_keeps_its_trailing_slash() {
+    let conf = load_one(
+        "[[registry]]\nprefix = \"quay.io/ns\"\nlocation = \"quay.io/ns/\"\n\
+         [[registry.mirror]]\nlocation = \"m.io/m/\"\n",
+    )
+    .unwrap();
+    let r = &conf.registries[0];
+    assert_eq!(
+        r.location, "quay.io/ns",
+        "the entry's own location is trimmed"
+    );
+    assert_eq!(r.mirrors[0].location, "m.io/m/", "the mirror's is not");
+    let reference = crate::reference::Reference::parse_named("quay.io/ns/app:1").unwrap();
+    let e = crate::registries::lookup::pull_sources(r, &reference).unwrap_err();
+    assert!(e.to_string().starts_with("rewriting reference: "), "{e}");
+    assert!(e.to_string().contains("m.io/m//app:1"), "{e}");
+    // The checks still see the trimmed location, and say so.
+    for (mirror, want) in [
+        ("/", "invalid condition: mirror location is unset"),
+        (
+            "https://m.io/",
+            "invalid location 'https://m.io/': URI schemes are not supported",
+        ),
+        (
+            "m.io/m/\"\npull-from-mirror = \"bogus",
+            "unsupported pull-from-mirror value \"bogus\" for mirror \"m.io/m\"",
+        ),
+    ] {
+        let text = format!(
+            "[[registry]]\nlocation = \"quay.io\"\n[[registry.mirror]]\nlocation = \"{mirror}\"\n"
+        );
+        assert!(
+            err_of(&text).ends_with(want),
+            "{mirror:?}: {}",
+            err_of(&text)
+        );
+    }
+}
+
+/// BurntSushi/toml decodes every key of a table into the field it selects
+/// (exactly or case-insensitively), in Go map order (`unifyStruct`): two
+/// spellings with different values leave the node reading either one, so
+/// the file is undetermined, naming both; with equal values, or aliases
+/// tables that set different names, the order does not matter.
+#[test]
+fn issue_34_keys_differing_only_in_case() {
+    for (text, both) in [
+        (
+            "[[registry]]\nlocation = \"b.io\"\nLocation = \"c.io\"\n",
+            Some("both set location (\"c.io\" and \"b.io\")"),
+        ),
+        (
+            "[[registry]]\nlocation = \"b.io\"\nINSECURE = true\ninsecure = false\n",
+            Some("both set insecure"),
+        ),
+        (
+            "[[registry]]\nlocation = \"b.io\"\n[[registry.mirror]]\nlocation = \"m.io\"\n\
+             [[registry.Mirror]]\nlocation = \"n.io\"\n",
+            Some("both set mirror (1 table and 1 table)"),
+        ),
+        (
+            "[[registry]]\nlocation = \"b.io\"\n[[registry.mirror]]\nlocation = \"m.io\"\nLocation = \"n.io\"\n",
+            Some("both set location"),
+        ),
+        (
+            "[aliases]\n\"a\" = \"q.io/a\"\n[Aliases]\n\"a\" = \"q.io/b\"\n",
+            Some("both set aliases"),
+        ),
+        ("[[registry]]\nlocation = \"b.io\"\nLocation = \"b.io\"\n", None),
+        ("[aliases]\n\"a\" = \"q.io/a\"\n[Aliases]\n\"b\" = \"q.io/b\"\n", None),
+    ] {
+        if text.contains("\"b\" = ") {
+            // Both tables' aliases, as Go adds both to one map.
+            let conf = load_one(text).unwrap();
+            assert_eq!(conf.aliases.keys().collect::<Vec<_>>(), ["a", "b"], "{text:?}");
+        }
+        match (load_one(text), both) {
+            (Err(e), Some(want)) => {
+                assert_eq!(e.undetermined, Some(Undetermined::MapOrder), "{text:?}");
+                assert!(e.message.contains(want), "{text:?}: {e}");
+            }
+            (Ok(_), None) => {}
+            (got, _) => panic!("{text:?}: {got:?}"),
+        }
+    }
+}

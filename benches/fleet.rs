@@ -23,7 +23,7 @@
 //! under `valgrind`, ...: its words are split on spaces). BENCHMARKS.md
 //! records the figures.
 
-#[path = "../tests/support/apiserver.rs"]
+#[path = "../tests/it/support/apiserver.rs"]
 mod apiserver;
 
 use std::fmt::Write as _;

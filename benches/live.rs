@@ -6,7 +6,7 @@
 //! Prints the mean, min and max wall time per command and the requests
 //! each run made; BENCHMARKS.md records the figures.
 
-#[path = "../tests/support/apiserver.rs"]
+#[path = "../tests/it/support/apiserver.rs"]
 mod apiserver;
 
 use std::process::Command;

@@ -6,7 +6,7 @@
 //! `cargo bench --bench many` (criterion, 10 samples of the whole process).
 //! BENCHMARKS.md records the figures.
 
-#[path = "../tests/support/apiserver.rs"]
+#[path = "../tests/it/support/apiserver.rs"]
 mod apiserver;
 
 use std::fmt::Write as _;

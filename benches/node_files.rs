@@ -8,7 +8,7 @@
 //! BENCHMARKS.md records the figures. The target is 100 nodes in 3 s at
 //! 50 ms per request.
 
-#[path = "../tests/support/apiserver.rs"]
+#[path = "../tests/it/support/apiserver.rs"]
 mod apiserver;
 
 use std::fmt::Write as _;

@@ -6,7 +6,7 @@
 //! runs). Prints the wall time per concurrency and the requests each run
 //! made; BENCHMARKS.md records the figures.
 
-#[path = "../tests/support/registry.rs"]
+#[path = "../tests/it/support/registry.rs"]
 mod registry;
 
 use std::fmt::Write as _;

@@ -14,7 +14,7 @@
 //! Prints the wall time per `--probe-concurrency` and the requests each run
 //! made; BENCHMARKS.md records the figures.
 
-#[path = "../tests/support/registry.rs"]
+#[path = "../tests/it/support/registry.rs"]
 mod registry;
 
 use std::process::Command;

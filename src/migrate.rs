@@ -957,7 +957,7 @@ spec:
         }
     }
 
-    /// Found by the round-trip property (tests/properties.rs): a merge key
+    /// Found by the round-trip property (tests/it/properties.rs): a merge key
     /// and characters yaml.v3 never writes plain came out plain, and the
     /// YAML did not read back (or read back as other text).
     #[test]

@@ -16,7 +16,7 @@
 //! (config.openshift.io), `imagecontentsourcepolicies`
 //! (operator.openshift.io), `machineconfigs`, `machineconfigpools` and
 //! `containerruntimeconfigs` (machineconfiguration.openshift.io). The trees
-//! are checked against those manifests by `tests/crd_upstream.rs`; `lint`
+//! are checked against those manifests by `tests/it/crd_upstream.rs`; `lint`
 //! checks against a cluster's own CRD when it has one
 //! ([`check_fields`]).
 

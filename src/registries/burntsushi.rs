@@ -42,7 +42,7 @@ pub(crate) enum Release {
 impl Release {
     /// The release a CRI-O 1.x minor vendors; `None` before v0.4.1 (CRI-O
     /// 1.21 and earlier, `legacy`). v0.4.1 keeps its tables as v1.1.0 does
-    /// (checked against both by tests/burntsushi_oracle.rs).
+    /// (checked against both by tests/it/burntsushi_oracle.rs).
     pub(crate) fn of_crio(minor: u32) -> Option<Self> {
         match crate::crio::burntsushi_toml(minor) {
             "v0.3.1" => None,

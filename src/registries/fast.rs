@@ -440,7 +440,7 @@ mod tests {
     use super::*;
 
     /// The loader gives the same result with this reader as with the
-    /// `toml` crate alone (the property test in tests/properties.rs checks
+    /// `toml` crate alone (the property test in tests/it/properties.rs checks
     /// this over generated files).
     fn assert_same_load(text: &str) {
         use crate::registries::{load, load_full_parser, ConfigFile};

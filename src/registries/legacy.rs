@@ -18,7 +18,7 @@
 //! or of one TOML 1.0 refuses, unknown. Sources: the lexers and parsers of
 //! BurntSushi/toml v0.3.1 and v0.4.1 (`lex.go`, `parse.go`,
 //! `type_check.go`); checked against `toml.DecodeFile` of each tag by
-//! tests/burntsushi_oracle.rs.
+//! tests/it/burntsushi_oracle.rs.
 
 /// The release that reads the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -749,7 +749,7 @@ mod tests {
 
     /// A text that ends inside an escape, a string or a table, at every
     /// byte: the scanners answer, they never read past the end (a text
-    /// ending in `"\\` once did, found by `tests/properties.rs`).
+    /// ending in `"\\` once did, found by `tests/it/properties.rs`).
     #[test]
     fn texts_cut_anywhere_are_scanned_without_panic() {
         let text = "t = { \"k\\\"ey\" = \"v\\u00e9\", 'l' = \"\"\"a\\\n b\"\"\" }\ns = \"\\\\\"\n";

@@ -6,7 +6,7 @@
 //! writes its key. Only strings that go into the text as they are (no
 //! escapes, no control characters) are recorded: a file with any other
 //! string is read back from its text, where TOML decides what it holds.
-//! `tests/properties.rs` checks over generated configurations that loading
+//! `tests/it/properties.rs` checks over generated configurations that loading
 //! a file this way gives what loading its text gives (values, lines,
 //! origins and errors alike).
 

@@ -8,7 +8,7 @@
 //! are replaced by the CR objects that produced each entry and mirror. The
 //! MCO's own registries.conf reaches the loader as the tables its encoder
 //! wrote rather than as text to parse again (`registries::load_written`;
-//! `tests/properties.rs` holds the two readings equal).
+//! `tests/it/properties.rs` holds the two readings equal).
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,6 @@
 //! The verifier over generated certificate shapes, each with Go's verdict
 //! (`crypto/x509` `Certificate.Verify` as crypto/tls calls it). The same
-//! shapes are checked against the real kubectl in tests/cli_cluster.rs.
+//! shapes are checked against the real kubectl in tests/it/cli_cluster.rs.
 
 use super::*;
 

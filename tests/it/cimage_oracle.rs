@@ -12,7 +12,7 @@
 //! undetermined (two keys of one table that differ only in case, which
 //! BurntSushi/toml assigns in map order) is counted, not compared, and must
 //! be called so. Run it with
-//! `cargo test --test cimage_oracle -- --ignored --nocapture`.
+//! `cargo test --test it cimage_oracle:: -- --ignored --nocapture`.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;

@@ -2,7 +2,7 @@
 //! contract, `--fail-on` exit codes and namespace scoping, offline and
 //! against the fake API server.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 

@@ -6,7 +6,7 @@
 //! `oc-mirrorpolicy`, name `oc` commands. Through the built binary against
 //! the fake API server.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -7,7 +7,7 @@
 //! MachineConfig overriding registries.conf, `--with` impacts, and the
 //! cluster with mirror sets only (issue 18), offline and live.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

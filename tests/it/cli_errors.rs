@@ -1,6 +1,6 @@
 //! Errors are one line a person can act on.
 
-mod support;
+use crate::support;
 
 use support::bin;
 

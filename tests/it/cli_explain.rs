@@ -1,6 +1,6 @@
 //! `explain` through the built binary, on the node files shipped in `examples/node`.
 
-mod support;
+use crate::support;
 
 use assert_cmd::Command;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! explanation, through the binary: every verdict class, both `time=`
 //! formats, several nodes' merged output, and the exit codes.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! exist, exec credential plugins (small shell scripts written here),
 //! `insecure-skip-tls-verify` with a CA, and 429s with `Retry-After`.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

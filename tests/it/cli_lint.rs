@@ -3,7 +3,7 @@
 //! name) is a counted error naming file, object and field; the reading
 //! commands stay lenient; `--with` and `migrate-icsp` stay strict.
 
-mod support;
+use crate::support;
 
 use predicates::prelude::*;
 use predicates::str::contains;

@@ -4,7 +4,7 @@
 //! or neither knows, an error. MachineConfig, MachineConfigPool and
 //! ContainerRuntimeConfig fields are checked too.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! the client (`kubectl taint` for qualified names, `kubectl label` for
 //! label values).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

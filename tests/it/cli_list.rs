@@ -1,6 +1,6 @@
 //! `list` output options, as kubectl users expect them.
 
-mod support;
+use crate::support;
 
 use support::bin;
 

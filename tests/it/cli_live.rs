@@ -1,11 +1,11 @@
 //! The live path: the built binary against the fake API server
-//! (tests/support/apiserver.rs) over TLS with a generated kubeconfig.
+//! (tests/it/support/apiserver.rs) over TLS with a generated kubeconfig.
 //!
 //! Parity: every command gives the same output live as with `-f` on the
 //! same objects. Then the cluster errors (absent CRDs, 403, 401, timeouts,
 //! unreachable, server failures), paging and kubeconfig resolution.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! built binary, against several fake API servers: one section per
 //! context, one JSON/YAML `List`, and the worst exit code.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

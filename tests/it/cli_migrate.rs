@@ -2,7 +2,7 @@
 //! the checks that refuse), and live against the fake API server (dry run
 //! first, confirmation, conflicts, failures half-way, --delete-icsp).
 
-mod support;
+use crate::support;
 
 use assert_cmd::Command;
 use predicates::prelude::*;

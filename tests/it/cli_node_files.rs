@@ -3,7 +3,7 @@
 //! runs the command on this machine with each node's fixture folder as the
 //! pod's `/rootfs`; and the real `kubectl exec` against the same server.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::path::{Path, PathBuf};

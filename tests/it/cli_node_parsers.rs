@@ -4,7 +4,7 @@
 //! strict decoder. Each case through the binary, on files and on a node's
 //! files.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::path::{Path, PathBuf};

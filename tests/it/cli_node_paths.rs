@@ -20,7 +20,7 @@
 //!
 //! Both need root (chroot); without it they print why and pass.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::os::unix::fs::symlink;

@@ -2,7 +2,7 @@
 //! the cluster's MachineConfigPools (read only for a pool other than
 //! master and worker).
 
-mod support;
+use crate::support;
 
 use predicates::str::contains;
 use support::bin;

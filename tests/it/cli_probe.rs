@@ -1,7 +1,7 @@
 //! `explain --probe` through the built binary, against loopback registries:
 //! which pull source serves the image, walked as containers/image does.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

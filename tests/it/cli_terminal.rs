@@ -1,7 +1,7 @@
 //! Text output for a person never passes the input's control characters to
 //! the terminal raw; JSON output stays exact.
 
-mod support;
+use crate::support;
 
 use support::bin;
 

@@ -4,7 +4,7 @@
 //! component images on a loopback mirror, with the cluster's objects from
 //! files (`-f`) or from the fake API server.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! `--with FILE`: proposed objects laid over the cluster's (live or `-f`),
 //! for explain, render, list and lint.
 
-mod support;
+use crate::support;
 
 use predicates::prelude::*;
 use support::bin;

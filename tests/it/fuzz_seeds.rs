@@ -1,8 +1,7 @@
 //! Runs the fuzz targets' checks over their seed corpora, so `cargo test`
 //! proves the seeds pass without a fuzzer installed.
 
-#[path = "../fuzz/fuzz_targets/checks.rs"]
-mod checks;
+use crate::checks;
 
 use std::fs;
 

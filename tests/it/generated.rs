@@ -2,7 +2,7 @@
 //! completion scripts in `completions/`, the man page in `man/`, and the
 //! rendered MachineConfigs of the example cluster and the must-gather
 //! fixture (the MCO's merge of each pool's
-//! MachineConfigs, `tests/support/mco.rs`). Run with `UPDATE_GENERATED=1`
+//! MachineConfigs, `tests/it/support/mco.rs`). Run with `UPDATE_GENERATED=1`
 //! to rewrite them after changing the CLI or the example's MachineConfigs.
 //!
 //! Also: the scripts load in bash, and the real `kubectl` completes
@@ -10,9 +10,9 @@
 //! with pool names read from a (fake) cluster.
 
 #[allow(dead_code)]
-#[path = "../src/cli.rs"]
+#[path = "../../src/cli.rs"]
 mod cli;
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,7 +29,7 @@ fn check(path: &str, generated: &[u8]) {
     let committed = std::fs::read(path).unwrap_or_default();
     assert!(
         committed == generated,
-        "{path} is out of date: run `UPDATE_GENERATED=1 cargo test --test generated` and commit it"
+        "{path} is out of date: run `UPDATE_GENERATED=1 cargo test --test it generated::` and commit it"
     );
 }
 

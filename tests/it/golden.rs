@@ -1,5 +1,5 @@
 //! Golden files: everything `render` produces for the example cluster, byte
-//! for byte. Regenerate with `UPDATE_GOLDEN=1 cargo test --test golden`
+//! for byte. Regenerate with `UPDATE_GOLDEN=1 cargo test --test it golden::`
 //! after an intended change, and review the diff.
 
 use std::path::Path;

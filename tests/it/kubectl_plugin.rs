@@ -2,7 +2,7 @@
 //! `kubectl mirrorpolicy`: offline on node files, and against the fake API
 //! server through KUBECONFIG and kubectl's own global flags.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! the failures a write can meet. The fake's request log proves what was
 //! written.
 
-mod support;
+use crate::support;
 
 use mirrorpolicy::source::cluster::{
     self as live, ClusterError, ClusterOptions, Connection, Preconditions, Reply,

@@ -8,9 +8,7 @@
 //!
 //! The fuzz targets in `fuzz/` check the same properties (`checks.rs`).
 
-#[allow(dead_code)]
-#[path = "../fuzz/fuzz_targets/checks.rs"]
-mod checks;
+use crate::checks;
 
 use std::collections::BTreeMap;
 

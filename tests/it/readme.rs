@@ -29,25 +29,25 @@ const RUN_ELSEWHERE: &[(&str, &str, &str, &str)] = &[
     (
         "docs/many-clusters.md",
         "kubectl mirrorpolicy list --context prod-east,prod-west,lab",
-        "tests/cli_many.rs",
+        "tests/it/cli_many.rs",
         "fn issue_17_docs_example_of_several_clusters_is_real",
     ),
     (
         "docs/many-clusters.md",
         "kubectl mirrorpolicy audit -A --context prod-east,prod-west,lab -o summary",
-        "tests/cli_many.rs",
+        "tests/it/cli_many.rs",
         "fn issue_26_docs_summary_example_is_real",
     ),
     (
         "docs/upgrade-check.md",
         "kubectl mirrorpolicy upgrade-check -f cluster.yaml --cert-dir certs/ \\",
-        "tests/cli_upgrade.rs",
+        "tests/it/cli_upgrade.rs",
         "fn docs_example_is_real",
     ),
     (
         "docs/collect-node-files.md",
         "kubectl mirrorpolicy collect-node-files --pool worker --dest-dir node-files/",
-        "tests/cli_node_files.rs",
+        "tests/it/cli_node_files.rs",
         "fn docs_example_is_real",
     ),
 ];

@@ -61,7 +61,7 @@ pub fn example_updating_from(
 /// The example a page of the documentation (`README.md`, `docs/*.md`)
 /// shows in a ```` ```console ```` block whose first line is `$ FIRST`: the
 /// command (its `\` continuation lines joined) and the rest of the block,
-/// as the page shows it. The doc test (tests/readme.rs) lists the examples
+/// as the page shows it. The doc test (tests/it/readme.rs) lists the examples
 /// that the named tests run this way.
 #[allow(dead_code)]
 pub fn docs_example(page: &str, first: &str) -> (String, String) {

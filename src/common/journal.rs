@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use mirrorpolicy::explain::Explanation;
 use mirrorpolicy::journal::{self, Line, PullRecord, Verdict};
@@ -16,6 +16,7 @@ use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use mirrorpolicy::source::cluster as live;
 use mirrorpolicy::source::journal_files;
+use mirrorpolicy::source::journal_text::{self, Budget, TextError};
 use mirrorpolicy::source::node_logs::{self, NodeLogError, Window};
 
 /// Reads `--journal-file`, the `-f` must-gather's journal files with
@@ -29,9 +30,9 @@ pub fn attach(
     items: &mut [Explanation],
     code: ExitCode,
 ) -> Result<ExitCode> {
-    let (name, lines) = match (&args.journal.journal_file, args.journal.journal) {
-        (Some(path), _) => read_file(path)?,
-        (None, true) if !args.filenames.is_empty() => read_must_gather(&args.filenames)?,
+    let (name, lines, skipped) = match (&args.journal.journal_file, args.journal.journal) {
+        (Some(path), _) => read_file(settings, path)?,
+        (None, true) if !args.filenames.is_empty() => read_must_gather(settings, &args.filenames)?,
         (None, true) => {
             let Some(node) = args.node.as_deref() else {
                 return Err(Failure::input(
@@ -45,25 +46,60 @@ pub fn attach(
     };
     let lines = for_node(lines, args.node.as_deref(), &name)?;
     let bounds = file_window(args.journal.since.as_deref(), args.journal.until.as_deref())?;
-    Ok(judge(items, &lines, code, bounds))
+    let code = judge(items, &lines, code, bounds);
+    for item in items.iter_mut() {
+        item.warnings.extend(skipped.iter().cloned());
+    }
+    Ok(code)
 }
+
+/// The pull lines read from journal files: what they are called, the
+/// lines, and the warnings about lines too long to keep (each said on
+/// stderr as it is read).
+pub type FileLines = (String, Vec<Line>, Vec<String>);
+
+/// One journal file's text through the bounded reader: a long line is
+/// skipped with a warning, a file over the cap is an input error.
+fn file_text(
+    settings: &Settings,
+    path: &Path,
+    budget: &Budget,
+) -> Result<(String, Option<String>)> {
+    let name = format!("journal file \"{}\"", path.display());
+    let text = journal_files::read_text(path, &name, budget).map_err(|e| {
+        let failure = Failure::input(e.to_string());
+        match e {
+            TextError::TooLarge { .. } => failure.with_hint(FILE_TOO_LARGE_HINT),
+            _ => failure,
+        }
+    })?;
+    let warning = text
+        .long_lines
+        .map(|long| long.warning(&name, journal_text::LINE_CAP));
+    if let Some(w) = &warning {
+        settings.warn(w);
+    }
+    Ok((text.text, warning))
+}
+
+/// The hint of a journal file over the cap.
+const FILE_TOO_LARGE_HINT: &str = "save a narrower window of the log and pass that: `oc adm node-logs NODE -u crio --since \"YYYY-MM-DD HH:MM:SS\" --until \"YYYY-MM-DD HH:MM:SS\"` (one node, and --since/--until, read less)";
 
 /// The pull lines of a `--journal-file`: a file (plain or gzip), or a
 /// must-gather folder's journal files; and the name it is called by.
-pub fn read_file(path: &Path) -> Result<(String, Vec<Line>)> {
+pub fn read_file(settings: &Settings, path: &Path) -> Result<FileLines> {
     let name = path.display().to_string();
     if path.is_dir() {
-        return read_must_gather(std::slice::from_ref(&path.to_path_buf()));
+        return read_must_gather(settings, std::slice::from_ref(&path.to_path_buf()));
     }
-    let text = journal_files::read_text(path)
-        .with_context(|| Failure::input(format!("cannot read journal file \"{name}\"")))?;
+    let (text, warning) = file_text(settings, path, &Budget::default())?;
     let lines = journal::read(&name, &text).map_err(|e| Failure::input(e.to_string()))?;
-    Ok((name, lines))
+    Ok((name, lines, warning.into_iter().collect()))
 }
 
 /// The pull lines of every CRI-O journal file of the must-gather folders
 /// among `paths`; an input error when there is none.
-pub fn read_must_gather(paths: &[PathBuf]) -> Result<(String, Vec<Line>)> {
+pub fn read_must_gather(settings: &Settings, paths: &[PathBuf]) -> Result<FileLines> {
     let found: Vec<(&PathBuf, Vec<PathBuf>)> = paths
         .iter()
         .map(|p| (p, journal_files::must_gather_journals(p)))
@@ -80,10 +116,14 @@ pub fn read_must_gather(paths: &[PathBuf]) -> Result<(String, Vec<Line>)> {
         .into());
     }
     let mut lines = Vec::new();
+    let mut warnings = Vec::new();
+    // One budget for the files together: each is parsed and dropped before
+    // the next is read, but their lines stay.
+    let budget = Budget::default();
     for file in &files {
         let name = file.display().to_string();
-        let text = journal_files::read_text(file)
-            .with_context(|| Failure::input(format!("cannot read journal file \"{name}\"")))?;
+        let (text, warning) = file_text(settings, file, &budget)?;
+        warnings.extend(warning);
         lines.extend(journal::read(&name, &text).map_err(|e| Failure::input(e.to_string()))?);
     }
     let name = found
@@ -97,7 +137,7 @@ pub fn read_must_gather(paths: &[PathBuf]) -> Result<(String, Vec<Line>)> {
         })
         .collect::<Vec<_>>()
         .join(", ");
-    Ok((name, lines))
+    Ok((name, lines, warnings))
 }
 
 /// The start of a live read's window when `--since` is not given.
@@ -233,7 +273,7 @@ fn attach_live(
     let runtime = inputs::runtime()?;
     let read = runtime.block_on(async {
         let connection = live::connect(&options).await?;
-        node_logs::read_crio(&connection, node, &window, now).await
+        node_logs::read_crio(&connection, node, &window, now, &Budget::default()).await
     });
     let log = match read {
         Ok(log) => log,
@@ -253,6 +293,13 @@ fn attach_live(
         .until_unapplied
         .map(|u| (journal::Timestamp(i128::MIN), Some(u)));
     let code = judge(items, &lines, code, bounds);
+    if let Some(long) = log.long_lines {
+        let message = long.warning(&format!("node {node}'s CRI-O log"), journal_text::LINE_CAP);
+        settings.warn(&message);
+        for item in items.iter_mut() {
+            item.warnings.push(message.clone());
+        }
+    }
     if node_logs::was_cut(log.elapsed) {
         let message = cut_message(node, log.elapsed, &lines);
         for item in items.iter_mut() {

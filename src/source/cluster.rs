@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -986,6 +987,11 @@ fn dry_note(dry_run: bool) -> &'static str {
     }
 }
 
+/// What [`Connection::send_streamed`] hands each chunk of a body to, with
+/// the answer's status and headers; `Break` ends the read.
+pub type BodySink<'a> =
+    dyn FnMut(http::StatusCode, &http::HeaderMap, &[u8]) -> ControlFlow<()> + Send + 'a;
+
 impl Connection {
     /// Sends one request under the request timeout, with the credential,
     /// retrying as client-go does (429 and 5xx with `Retry-After`, up to
@@ -1050,12 +1056,82 @@ impl Connection {
         }
     }
 
+    /// Sends one request as [`Connection::send_raw`] does (the same
+    /// retries, and the request timeout over the whole read), but hands the
+    /// body to `sink` as it comes, chunk by chunk with the status and
+    /// headers, instead of collecting it: what is kept is the sink's to
+    /// bound. `sink` returning `Break` ends the read there.
+    pub async fn send_streamed(
+        &self,
+        request: http::Request<Vec<u8>>,
+        sink: &mut BodySink<'_>,
+    ) -> Result<(http::StatusCode, http::HeaderMap), ClusterError> {
+        let path = request
+            .uri()
+            .path_and_query()
+            .map_or_else(String::new, |p| p.as_str().to_string());
+        let method = request.method().to_string();
+        let call = async {
+            let response = self.respond_with_retries(request, &method, &path).await?;
+            let status = response.status();
+            let headers = response.headers().clone();
+            let mut body = response.into_body();
+            loop {
+                let frame = std::future::poll_fn(|cx| {
+                    hyper::body::Body::poll_frame(std::pin::Pin::new(&mut body), cx)
+                })
+                .await;
+                let Some(frame) = frame else { break };
+                let frame =
+                    frame.map_err(|e| self.transport_error(&e, method.clone(), path.clone()))?;
+                if let Some(data) = frame.data_ref() {
+                    if sink(status, &headers, data).is_break() {
+                        break;
+                    }
+                }
+            }
+            Ok((status, headers))
+        };
+        match self.timeout {
+            Some(after) => {
+                tokio::time::timeout(after, call)
+                    .await
+                    .unwrap_or(Err(ClusterError::Timeout {
+                        server: self.server.clone(),
+                        method: method.clone(),
+                        path: path.clone(),
+                        after,
+                    }))
+            }
+            None => call.await,
+        }
+    }
+
     async fn send_raw_with_retries(
         &self,
         request: http::Request<Vec<u8>>,
         method: &str,
         path: &str,
     ) -> Result<(http::StatusCode, http::HeaderMap, Vec<u8>), ClusterError> {
+        let response = self.respond_with_retries(request, method, path).await?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response
+            .into_body()
+            .collect_bytes()
+            .await
+            .map_err(|e| self.transport_error(&e, method.to_string(), path.to_string()))?;
+        Ok((status, headers, bytes.to_vec()))
+    }
+
+    /// Sends one request with the credential and client-go's retries, and
+    /// returns the answer whose body is still to be read.
+    async fn respond_with_retries(
+        &self,
+        request: http::Request<Vec<u8>>,
+        method: &str,
+        path: &str,
+    ) -> Result<http::Response<kube::client::Body>, ClusterError> {
         let (parts, body) = request.into_parts();
         let mut retries = 0;
         loop {
@@ -1088,13 +1164,7 @@ impl Connection {
             if status == http::StatusCode::UNAUTHORIZED {
                 self.transport.credential.unauthorized(&auth);
             }
-            let headers = response.headers().clone();
-            let bytes = response
-                .into_body()
-                .collect_bytes()
-                .await
-                .map_err(|e| self.transport_error(&e, method.to_string(), path.to_string()))?;
-            return Ok((status, headers, bytes.to_vec()));
+            return Ok(response);
         }
     }
 

@@ -9,8 +9,9 @@
 //! folder down (`must-gather.local.N/<image>/`).
 
 use std::fs;
-use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+
+use super::journal_text::{self, Budget, Text, TextError};
 
 /// The service log's name in each `host_service_logs/<role or node>/` folder.
 const NAMES: [&str; 2] = ["crio_service.log", "crio_service.log.gz"];
@@ -52,15 +53,16 @@ fn find(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// A journal file's text, gunzipped when it starts with gzip's magic bytes.
-pub fn read_text(path: &Path) -> io::Result<String> {
-    let bytes = fs::read(path)?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(bytes.as_slice()).read_to_end(&mut out)?;
-        return Ok(String::from_utf8_lossy(&out).into_owned());
-    }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+/// A journal file's text, gunzipped when it starts with gzip's magic
+/// bytes, streamed through the bounded reader ([`journal_text`]): its long
+/// lines left out, its text charged to `budget`. `name` is what messages
+/// call the file.
+pub fn read_text(path: &Path, name: &str, budget: &Budget) -> Result<Text, TextError> {
+    let file = fs::File::open(path).map_err(|e| TextError::Read {
+        name: name.to_string(),
+        detail: e.to_string(),
+    })?;
+    journal_text::read_from(name, budget, file)
 }
 
 #[cfg(test)]
@@ -80,7 +82,7 @@ mod tests {
         fs::write(masters.join("crio_service.log"), "a\n").unwrap();
         fs::write(masters.join("kubelet_service.log"), "k\n").unwrap();
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        io::Write::write_all(&mut gz, b"b\n").unwrap();
+        std::io::Write::write_all(&mut gz, b"b\n").unwrap();
         fs::write(workers.join("crio_service.log.gz"), gz.finish().unwrap()).unwrap();
         let found = must_gather_journals(dir.path());
         assert_eq!(
@@ -90,8 +92,9 @@ mod tests {
                 workers.join("crio_service.log.gz")
             ]
         );
-        assert_eq!(read_text(&found[1]).unwrap(), "b\n");
-        assert_eq!(read_text(&found[0]).unwrap(), "a\n");
+        let budget = Budget::default();
+        assert_eq!(read_text(&found[1], "w", &budget).unwrap().text, "b\n");
+        assert_eq!(read_text(&found[0], "m", &budget).unwrap().text, "a\n");
         assert!(must_gather_journals(&masters).is_empty());
     }
 }

@@ -14,6 +14,7 @@ mod exec;
 pub mod file;
 pub mod hub;
 pub mod journal_files;
+pub mod journal_text;
 mod kind;
 mod kubeconfig;
 pub mod node_dir;

@@ -5,12 +5,13 @@
 //! when the kubelet answers 406. Needs `get nodes/proxy`, which is
 //! effectively exec on the node.
 
-use std::io::Read;
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use super::cluster::{ClusterError, Connection, EVENTS};
+use super::journal_text::{Budget, Decoder, LongLines, TextError};
 use crate::journal::Timestamp;
 
 /// The messages a pull logs: the query's `pattern`/`grep` (journalctl
@@ -90,6 +91,8 @@ fn relative_secs(when: &str) -> Option<i64> {
 #[derive(Debug)]
 pub struct NodeLog {
     pub text: String,
+    /// The lines longer than the line cap, left out of `text`.
+    pub long_lines: Option<LongLines>,
     /// The time the answer took (the kubelet stops journalctl at 30s).
     pub elapsed: Duration,
     /// The path that answered.
@@ -108,6 +111,8 @@ pub enum NodeLogError {
     NoLogQuery { node: String, detail: String },
     #[error("node {node}: the CRI-O log answer is not gzip ({detail})")]
     Gzip { node: String, detail: String },
+    #[error("{0}; narrow --since/--until")]
+    TooLarge(TextError),
     #[error("node {node}: the CRI-O log answer is HTTP {status}: {detail}")]
     Status {
         node: String,
@@ -153,34 +158,120 @@ pub fn fallback_path(node: &str, window: &Window, now: Timestamp) -> String {
     )
 }
 
-/// Reads the node's CRI-O log in the window.
+/// The most of an answer other than the log (an error's body) that is read.
+const ERROR_BODY_CAP: usize = 64 << 10;
+
+/// What one request answered: the log's text through the bounded reader
+/// on a 2xx, else the start of the error's body.
+enum Answer {
+    Log(Result<super::journal_text::Text, TextError>),
+    Error(Vec<u8>),
+}
+
+/// Sends the query at `path` and reads its answer as it comes: a 2xx's body
+/// (gunzipped as `Content-Encoding` says) into the bounded reader charged
+/// to `budget`, which ends the read at its caps.
+async fn fetch(
+    connection: &Connection,
+    path: &str,
+    name: &str,
+    budget: &Budget,
+) -> Result<(http::StatusCode, Answer), ClusterError> {
+    let mut decoder: Option<Decoder> = None;
+    let mut failed: Option<TextError> = None;
+    let mut error_body = Vec::new();
+    let mut sink = |status: http::StatusCode, headers: &http::HeaderMap, data: &[u8]| {
+        if !status.is_success() {
+            let room = ERROR_BODY_CAP - error_body.len();
+            error_body.extend_from_slice(&data[..data.len().min(room)]);
+            return match error_body.len() < ERROR_BODY_CAP {
+                true => ControlFlow::Continue(()),
+                false => ControlFlow::Break(()),
+            };
+        }
+        let d = decoder.get_or_insert_with(|| Decoder::new(name, budget, is_gzip(headers)));
+        match d.push(data) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                failed = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    };
+    let (status, headers) = connection.send_streamed(get(path), &mut sink).await?;
+    if !status.is_success() {
+        return Ok((status, Answer::Error(error_body)));
+    }
+    let text = match failed {
+        Some(e) => Err(e),
+        None => decoder
+            .unwrap_or_else(|| Decoder::new(name, budget, is_gzip(&headers)))
+            .finish(),
+    };
+    Ok((status, Answer::Log(text)))
+}
+
+fn is_gzip(headers: &http::HeaderMap) -> bool {
+    headers
+        .get(http::header::CONTENT_ENCODING)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"gzip"))
+}
+
+/// The server's message in an error's body: its `Status` message, else the
+/// body itself.
+fn message_of(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("message")?.as_str().map(str::to_string))
+        .unwrap_or_else(|| text.trim().to_string())
+}
+
+/// Reads the node's CRI-O log in the window, its text charged to `budget`
+/// (see [`super::journal_text`]): an answer over the caps is an error
+/// naming the node, a line over the line cap is left out and counted.
 pub async fn read_crio(
     connection: &Connection,
     node: &str,
     window: &Window,
     now: Timestamp,
+    budget: &Budget,
 ) -> Result<NodeLog, NodeLogError> {
     let started = Instant::now();
+    let name = format!("node {node}'s CRI-O log answer");
     let path = journal_path(node, window);
-    let (status, headers, body) = connection.send_raw(get(&path)).await?;
-    let (status, headers, body, path, until_unapplied) =
-        if status == http::StatusCode::NOT_ACCEPTABLE {
-            let path = fallback_path(node, window, now);
-            let (s, h, b) = connection.send_raw(get(&path)).await?;
-            (s, h, b, path, window.bounds(now).1)
-        } else {
-            (status, headers, body, path, None)
-        };
+    let (status, answer) = fetch(connection, &path, &name, budget).await?;
+    let (status, answer, path, until_unapplied) = if status == http::StatusCode::NOT_ACCEPTABLE {
+        let path = fallback_path(node, window, now);
+        let (status, answer) = fetch(connection, &path, &name, budget).await?;
+        (status, answer, path, window.bounds(now).1)
+    } else {
+        (status, answer, path, None)
+    };
     let elapsed = started.elapsed();
+    let body = match answer {
+        Answer::Log(Ok(text)) => {
+            return Ok(NodeLog {
+                text: text.text,
+                long_lines: text.long_lines,
+                elapsed,
+                path,
+                until_unapplied,
+            })
+        }
+        Answer::Log(Err(TextError::Gzip { detail, .. })) => {
+            return Err(NodeLogError::Gzip {
+                node: node.to_string(),
+                detail,
+            })
+        }
+        Answer::Log(Err(e)) => return Err(NodeLogError::TooLarge(e)),
+        Answer::Error(body) => body,
+    };
     if status == http::StatusCode::FORBIDDEN {
-        let message = String::from_utf8_lossy(&body);
-        let message = serde_json::from_str::<serde_json::Value>(&message)
-            .ok()
-            .and_then(|v| v.get("message")?.as_str().map(str::to_string))
-            .unwrap_or_else(|| message.trim().to_string());
         return Err(NodeLogError::Forbidden {
             node: node.to_string(),
-            message,
+            message: message_of(&body),
         });
     }
     if status == http::StatusCode::NOT_ACCEPTABLE {
@@ -189,39 +280,11 @@ pub async fn read_crio(
             detail: String::from_utf8_lossy(&body).trim().to_string(),
         });
     }
-    if !status.is_success() {
-        connection.reply(status, &body, &path)?;
-        let text = String::from_utf8_lossy(&body);
-        let detail = serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| v.get("message")?.as_str().map(str::to_string))
-            .unwrap_or_else(|| text.trim().to_string());
-        return Err(NodeLogError::Status {
-            node: node.to_string(),
-            status: status.as_u16(),
-            detail,
-        });
-    }
-    let gzip = headers
-        .get(http::header::CONTENT_ENCODING)
-        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"gzip"));
-    let text = if gzip {
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(body.as_slice())
-            .read_to_end(&mut out)
-            .map_err(|e| NodeLogError::Gzip {
-                node: node.to_string(),
-                detail: e.to_string(),
-            })?;
-        String::from_utf8_lossy(&out).into_owned()
-    } else {
-        String::from_utf8_lossy(&body).into_owned()
-    };
-    Ok(NodeLog {
-        text,
-        elapsed,
-        path,
-        until_unapplied,
+    connection.reply(status, &body, &path)?;
+    Err(NodeLogError::Status {
+        node: node.to_string(),
+        status: status.as_u16(),
+        detail: message_of(&body),
     })
 }
 
@@ -235,10 +298,17 @@ pub async fn read_many(
     concurrency: usize,
 ) -> Vec<Result<NodeLog, NodeLogError>> {
     use futures_util::stream::{self, StreamExt};
-    stream::iter(nodes.iter().map(|n| read_crio(connection, n, window, now)))
-        .buffered(concurrency.max(1))
-        .collect()
-        .await
+    // One budget for every node: their answers are all held until judged.
+    let budget = Budget::default();
+    let budget = &budget;
+    stream::iter(
+        nodes
+            .iter()
+            .map(|n| read_crio(connection, n, window, now, budget)),
+    )
+    .buffered(concurrency.max(1))
+    .collect()
+    .await
 }
 
 fn get(path: &str) -> http::Request<Vec<u8>> {

@@ -16,6 +16,7 @@ use mirrorpolicy::output;
 use mirrorpolicy::source::cluster::{
     self as live, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES,
 };
+use mirrorpolicy::source::journal_text::LINE_CAP;
 use mirrorpolicy::source::node_live;
 use mirrorpolicy::source::node_logs::{self, NodeLogError};
 
@@ -68,7 +69,7 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
             .map(|u| (jr::Timestamp(i128::MIN), Some(u)));
         (read, bounds)
     } else {
-        let (name, logs) = read_files(args)?;
+        let (name, logs) = read_files(settings, args)?;
         let (since, until) = (args.since.as_deref(), args.until.as_deref());
         let read = Reading {
             name: name + &journal::window_words(since, until),
@@ -104,10 +105,11 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
 /// `--journal-file FILE|MUST_GATHER`, or `-f MUST_GATHER --journal`: the
 /// lines grouped by the node (host column) that logged them, only those of
 /// `--node` when given.
-fn read_files(args: &AuditArgs) -> Result<(String, Vec<NodeLines>)> {
-    let (name, lines) = match &args.journal_file {
-        Some(path) => journal::read_file(path)?,
-        None => journal::read_must_gather(&args.filenames)?,
+fn read_files(settings: &Settings, args: &AuditArgs) -> Result<(String, Vec<NodeLines>)> {
+    // The warnings about long lines are said on stderr as the files are read.
+    let (name, lines, _) = match &args.journal_file {
+        Some(path) => journal::read_file(settings, path)?,
+        None => journal::read_must_gather(settings, &args.filenames)?,
     };
     let mut logs: Vec<NodeLines> = Vec::new();
     for line in lines {
@@ -403,6 +405,9 @@ fn node_lines(
         }
     };
     settings.verbose(|| format!("read {} in {:.1}s", log.path, log.elapsed.as_secs_f64()));
+    if let Some(long) = log.long_lines {
+        settings.warn(long.warning(&format!("node {node}'s CRI-O log"), LINE_CAP));
+    }
     let mut lines = match jr::read(&format!("node {node}'s CRI-O log"), &log.text) {
         Ok(lines) => lines,
         Err(e) => {

@@ -9,10 +9,16 @@
 //! - policy.json, registries.d/, /etc/crio/policies/: reload CRI-O.
 //! - Any other path (the search-registries drop-in among them): drain and
 //!   reboot.
+//!
+//! The daemon decodes both registries.conf texts into containers/image's
+//! `V2RegistriesConf` with BurntSushi/toml (keys matched exactly or
+//! case-insensitively, unknown keys ignored): they are read here through the
+//! registries module's one model of that reader,
+//! [`RegistriesFile`](crate::registries::RegistriesFile).
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use crate::registries::{MirrorTable, RegistriesFile, RegistryTable};
 
 /// What the daemon does, least disruptive first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -40,6 +46,18 @@ impl Action {
     }
 }
 
+/// Why the daemon's registries.conf decision cannot be told from the texts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unreadable {
+    /// The daemon's `toml.Decode` refuses one of the files: it returns the
+    /// error and the update fails.
+    Refused(String),
+    /// What the daemon reads from one of the files is not known (the TOML
+    /// its BurntSushi/toml reads, or two keys of one table that select one
+    /// field, decoded in Go map order).
+    Undetermined(String),
+}
+
 /// The daemon's action for a set of changed files, with the reasons.
 /// `registries` holds the old and new registries.conf when it changed.
 pub fn action_for(changed: &[String], registries: Option<(&str, &str)>) -> (Action, Vec<String>) {
@@ -58,8 +76,14 @@ pub fn action_for(changed: &[String], registries: Option<(&str, &str)>) -> (Acti
                     reasons.push(format!("{path}: {why}: drain first"));
                     Action::DrainReloadCrio
                 }
-                Some(Err(e)) => {
-                    reasons.push(format!("{path}: {e}: the daemon fails on it"));
+                Some(Err(Unreadable::Refused(why))) => {
+                    reasons.push(format!("{path}: {why}: the daemon fails on it"));
+                    Action::DrainReloadCrio
+                }
+                Some(Err(Unreadable::Undetermined(why))) => {
+                    reasons.push(format!(
+                        "{path}: {why}: whether the daemon drains first is undetermined"
+                    ));
                     Action::DrainReloadCrio
                 }
             }
@@ -80,73 +104,57 @@ pub fn action_for(changed: &[String], registries: Option<(&str, &str)>) -> (Acti
     (action, reasons)
 }
 
-#[derive(Debug, Default, Deserialize, PartialEq)]
-#[serde(default)]
-struct Conf {
-    #[serde(rename = "unqualified-search-registries")]
-    search: Vec<String>,
-    #[serde(rename = "registry")]
-    registries: Vec<Registry>,
-}
-
-#[derive(Debug, Default, Deserialize, PartialEq, Clone)]
-#[serde(default)]
-struct Registry {
-    prefix: String,
-    location: String,
-    insecure: bool,
-    blocked: bool,
-    #[serde(rename = "mirror-by-digest-only")]
-    mirror_by_digest_only: bool,
-    #[serde(rename = "mirror")]
-    mirrors: Vec<Mirror>,
-}
-
-#[derive(Debug, Default, Deserialize, PartialEq, Clone)]
-#[serde(default)]
-struct Mirror {
-    location: String,
-    insecure: bool,
-    #[serde(rename = "pull-from-mirror")]
-    pull_from_mirror: String,
-}
-
 const DIGEST_ONLY: &str = "digest-only";
 
-fn by_scope(conf: &Conf) -> BTreeMap<&str, &Registry> {
-    conf.registries
-        .iter()
-        .map(|r| {
-            let scope = if r.prefix.is_empty() {
-                r.location.as_str()
-            } else {
-                r.prefix.as_str()
-            };
-            (scope, r)
-        })
-        .collect()
+/// The `[[registry]]` tables by scope; a later table of one scope replaces
+/// an earlier one, as in the daemon's Go map.
+fn by_scope(conf: &RegistriesFile) -> BTreeMap<&str, RegistryTable<'_>> {
+    conf.registries().map(|r| (r.scope(), r)).collect()
 }
 
-fn all_digest_only(r: &Registry) -> bool {
-    if r.mirrors.is_empty() {
-        return r.mirror_by_digest_only;
+fn all_digest_only(r: &RegistryTable<'_>) -> bool {
+    if r.mirrors().next().is_none() {
+        return r.mirror_by_digest_only();
     }
-    r.mirrors.iter().all(|m| m.pull_from_mirror == DIGEST_ONLY)
+    r.mirrors().all(|m| m.pull_from_mirror() == DIGEST_ONLY)
+}
+
+/// The first mirror of `r` at `location` (upstream `searchRegistryMirror`).
+fn mirror<'a>(r: &RegistryTable<'a>, location: &str) -> Option<MirrorTable<'a>> {
+    r.mirrors().find(|m| m.location() == location)
+}
+
+/// Reads one side as the daemon does: containers/image's
+/// `V2RegistriesConf` through BurntSushi/toml, the node's own reading.
+fn read(side: &str, text: &str) -> Result<RegistriesFile, Unreadable> {
+    RegistriesFile::read("/etc/containers/registries.conf", text).map_err(|e| {
+        let at = match e.context.as_str() {
+            "" => e.message.clone(),
+            context => format!("{context}: {}", e.message),
+        };
+        match e.undetermined {
+            Some(_) => Unreadable::Undetermined(format!(
+                "what the daemon reads from the {side} file is undetermined ({at})"
+            )),
+            None => Unreadable::Refused(format!("the {side} file does not load ({at})")),
+        }
+    })
 }
 
 /// Why a registries.conf change needs a drain, or `None` when it is safe:
 /// `isSafeContainerRegistryConfChanges`, rule for rule.
-pub fn unsafe_registries_change(old: &str, new: &str) -> Result<Option<String>, String> {
-    let parse = |text: &str| {
-        toml::from_str::<Conf>(text).map_err(|e| format!("registries.conf does not parse: {e}"))
-    };
-    let (old, new) = (parse(old)?, parse(new)?);
-    if old.search.len() > new.search.len() {
+pub fn unsafe_registries_change(old: &str, new: &str) -> Result<Option<String>, Unreadable> {
+    let (old, new) = (read("current", old)?, read("next", new)?);
+    let (old_search, new_search) = (
+        old.unqualified_search_registries(),
+        new.unqualified_search_registries(),
+    );
+    if old_search.len() > new_search.len() {
         return Ok(Some(
             "an unqualified-search-registries entry was removed".into(),
         ));
     }
-    if old.search.iter().zip(&new.search).any(|(a, b)| a != b) {
+    if old_search.iter().zip(new_search).any(|(a, b)| a != b) {
         return Ok(Some("unqualified-search-registries were reordered".into()));
     }
     let (olds, news) = (by_scope(&old), by_scope(&new));
@@ -165,44 +173,38 @@ pub fn unsafe_registries_change(old: &str, new: &str) -> Result<Option<String>, 
         if o == n {
             continue;
         }
-        if o.prefix != n.prefix {
+        if o.prefix() != n.prefix() {
             return Ok(Some(format!("the prefix of registry {scope} changed")));
         }
-        if o.location != n.location {
+        if o.location() != n.location() {
             return Ok(Some(format!("the location of registry {scope} changed")));
         }
-        if o.blocked != n.blocked {
+        if o.blocked() != n.blocked() {
             return Ok(Some(format!("blocked of registry {scope} changed")));
         }
-        if o.insecure != n.insecure {
+        if o.insecure() != n.insecure() {
             return Ok(Some(format!("insecure of registry {scope} changed")));
         }
-        let find = |list: &[Mirror], loc: &str| list.iter().find(|m| m.location == loc).cloned();
-        if let Some(m) = o
-            .mirrors
-            .iter()
-            .find(|m| find(&n.mirrors, &m.location).is_none())
-        {
+        if let Some(m) = o.mirrors().find(|m| mirror(n, m.location()).is_none()) {
             return Ok(Some(format!(
                 "mirror {} of registry {scope} was removed",
-                m.location
+                m.location()
             )));
         }
-        for m in &n.mirrors {
-            match find(&o.mirrors, &m.location) {
-                Some(before)
-                    if m.pull_from_mirror != before.pull_from_mirror
-                        && m.pull_from_mirror != DIGEST_ONLY =>
-                {
+        for m in n.mirrors() {
+            let pull = m.pull_from_mirror();
+            match mirror(o, m.location()) {
+                Some(before) if pull != before.pull_from_mirror() && pull != DIGEST_ONLY => {
                     return Ok(Some(format!(
-                        "pull-from-mirror of mirror {} in registry {scope} changed from \"{}\" to \"{}\"",
-                        m.location, before.pull_from_mirror, m.pull_from_mirror
+                        "pull-from-mirror of mirror {} in registry {scope} changed from \"{}\" to \"{pull}\"",
+                        m.location(),
+                        before.pull_from_mirror()
                     )))
                 }
-                None if m.pull_from_mirror != DIGEST_ONLY && !n.mirror_by_digest_only => {
+                None if pull != DIGEST_ONLY && !n.mirror_by_digest_only() => {
                     return Ok(Some(format!(
                         "mirror {} was added to registry {scope} for pulls by tag",
-                        m.location
+                        m.location()
                     )))
                 }
                 _ => {}
@@ -269,6 +271,81 @@ mod tests {
             r[0].contains("mirror m2/x of registry quay.io/x was removed"),
             "{r:?}"
         );
+    }
+
+    /// Issue 35: both texts are read as the daemon's BurntSushi/toml reads
+    /// them, so a key's case or an unknown key decides nothing.
+    #[test]
+    fn issue_35_the_daemon_reads_keys_as_burntsushi_does() {
+        let base = "[[registry]]\nlocation = \"quay.io/x\"\n[[registry.mirror]]\nlocation = \"m1/x\"\npull-from-mirror = \"digest-only\"\n";
+        for (old, new, want) in [
+            // The key's case: the same registry for the daemon.
+            (base, base.replace("location", "Location"), None),
+            (base, base.replace("registry", "Registry"), None),
+            (base, base.replace("pull-from-mirror", "Pull-From-Mirror"), None),
+            (base, base.replace("location", "LOCATION").replace("pull-from-mirror", "PULL-FROM-MIRROR"), None),
+            // A digest-only mirror added under a case variant.
+            (
+                base,
+                format!("{}[[registry.mirror]]\nLocation = \"m2/x\"\nPull-From-Mirror = \"digest-only\"\n", base.replace("location", "Location")),
+                None,
+            ),
+            // An unknown key is ignored.
+            (base, format!("{base}mirror_by_digest_only = false\n"), None),
+            // A real change under a case variant still drains.
+            (
+                base,
+                base.replace("\"quay.io/x\"\n", "\"quay.io/x\"\nBlocked = true\n"),
+                Some("blocked of registry quay.io/x changed"),
+            ),
+        ] {
+            let got = unsafe_registries_change(old, &new).unwrap();
+            assert_eq!(got.as_deref(), want, "{old:?} -> {new:?}");
+        }
+    }
+
+    /// Issue 35: a text the node's reader refuses, or reads undeterminably,
+    /// is said so, for either side.
+    #[test]
+    fn issue_35_unreadable_texts_are_named() {
+        let base = "[[registry]]\nlocation = \"quay.io/x\"\n";
+        for (old, new, want) in [
+            (
+                base,
+                "[[registry]]\nlocation = \"quay.io/x\"\nLocation = \"quay.io/y\"\n",
+                "U:what the daemon reads from the next file is undetermined (line 1: keys ",
+            ),
+            // Two arrays of tables for one field are decoded over each other.
+            (
+                base,
+                "[[registry]]\nlocation = \"quay.io/x\"\n[[registry.mirror]]\nlocation = \"m1/x\"\n[[registry.Mirror]]\nlocation = \"m2/x\"\n",
+                "U:what the daemon reads from the next file is undetermined (line 1: keys ",
+            ),
+            (
+                "[[registry]]\nlocation = \"quay.io/x\"\ninsecure = \"yes\"\n",
+                base,
+                "R:the current file does not load (",
+            ),
+            (
+                base,
+                "[[registry]]\nlocation = \"quay.io/\\x78\"\n",
+                "U:what the daemon reads from the next file is undetermined (",
+            ),
+            (base, "[[registry]\n", "R:the next file does not load ("),
+        ] {
+            let got = match unsafe_registries_change(old, new) {
+                Err(Unreadable::Refused(why)) => format!("R:{why}"),
+                Err(Unreadable::Undetermined(why)) => format!("U:{why}"),
+                Ok(other) => format!("{other:?}"),
+            };
+            assert!(got.starts_with(want), "{old:?} -> {new:?}: {got}");
+        }
+        let (a, r) = action_for(
+            &["/etc/containers/registries.conf".into()],
+            Some((base, "[[registry]]\nlocation = 1\n")),
+        );
+        assert_eq!(a, Action::DrainReloadCrio);
+        assert!(r[0].ends_with(": the daemon fails on it"), "{r:?}");
     }
 
     /// The registries.conf files of openshift/machine-config-operator

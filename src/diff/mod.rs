@@ -23,6 +23,7 @@ use serde_json::Value;
 use crate::crd::machine_config::{CURRENT_CONFIG_ANNOTATION, STATE_ANNOTATION};
 use crate::crd::Inputs;
 use crate::crd::{MachineConfig, MachineConfigPool};
+use crate::registries::{RegistriesError, RegistriesFile, RegistryTable};
 use crate::render::cluster::{render_pool, REGISTRIES_CONF, REGISTRIES_TEMPLATE};
 use crate::render::machineconfig::generated_registries_name;
 
@@ -83,12 +84,14 @@ pub fn file_bytes(mc: &MachineConfig, f: &crate::crd::IgnitionFile) -> Result<Ve
 
 /// A canonical text of a managed file: TOML, JSON and YAML parsed and
 /// written back with sorted keys, so formatting and key order never count.
-/// Text that does not parse is compared as is.
+/// registries.conf files are read as the node reads them (keys matched
+/// case-insensitively, unknown keys left out). Text that does not parse, or
+/// that the node's reader refuses or reads undeterminably, is compared as is.
 pub fn normalize(path: &str, text: &str) -> String {
     let canonical = if path.ends_with(".conf") {
-        toml::from_str::<toml::Value>(text)
-            .ok()
-            .and_then(|v| toml::to_string_pretty(&v).ok())
+        // Every managed `.conf` is registries.conf or a drop-in of it: read
+        // as the node reads it, so `Location` is `location`.
+        RegistriesFile::read(path, text).ok().map(|f| f.to_toml())
     } else if path.ends_with(".json") {
         serde_json::from_str::<Value>(text)
             .ok()
@@ -761,9 +764,13 @@ pub fn summarize(
     let a = a.unwrap_or(&template);
     let b = b.unwrap_or(&template);
     if path.ends_with("registries.conf") || path.starts_with("/etc/containers/registries.conf.d/") {
-        if let (Ok(x), Ok(y)) = (toml::from_str::<Value>(a), toml::from_str::<Value>(b)) {
-            return registries_summary(&x, &y, a_name, b_name);
-        }
+        return match (RegistriesFile::read(path, a), RegistriesFile::read(path, b)) {
+            (Ok(x), Ok(y)) => registries_summary(&x, &y, a_name, b_name),
+            (x, y) => [(x.err(), a_name), (y.err(), b_name)]
+                .into_iter()
+                .filter_map(|(e, name)| Some(unreadable(path, &e?, name)))
+                .collect(),
+        };
     }
     let parse = |t: &str| -> Option<Value> {
         if path.ends_with(".json") {
@@ -817,19 +824,29 @@ fn json_paths(a: &Value, b: &Value, at: &str, depth: usize, out: &mut Vec<(Strin
     }
 }
 
-fn registries_summary(a: &Value, b: &Value, a_name: &str, b_name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let list = |v: &Value, k: &str| -> Vec<String> {
-        v.get(k)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|s| s.as_str().map(str::to_string))
-            .collect()
+/// A registries.conf text the node's reader refuses, or reads
+/// undeterminably, in the diff's words.
+fn unreadable(path: &str, e: &RegistriesError, name: &str) -> String {
+    let at = match e.context.as_str() {
+        "" => e.message.clone(),
+        context => format!("{context}: {}", e.message),
     };
+    match e.undetermined {
+        Some(_) => format!("{path} in {name}: what the node reads from it is undetermined ({at})"),
+        None => format!("{path} in {name}: the node's containers/image refuses it ({at})"),
+    }
+}
+
+fn registries_summary(
+    a: &RegistriesFile,
+    b: &RegistriesFile,
+    a_name: &str,
+    b_name: &str,
+) -> Vec<String> {
+    let mut out = Vec::new();
     let (sa, sb) = (
-        list(a, "unqualified-search-registries"),
-        list(b, "unqualified-search-registries"),
+        a.unqualified_search_registries(),
+        b.unqualified_search_registries(),
     );
     if sa != sb {
         out.push(format!(
@@ -839,7 +856,7 @@ fn registries_summary(a: &Value, b: &Value, a_name: &str, b_name: &str) -> Vec<S
         ));
     }
     let (ea, eb) = (registry_entries(a), registry_entries(b));
-    let scopes: BTreeSet<&String> = ea.keys().chain(eb.keys()).collect();
+    let scopes: BTreeSet<&str> = ea.keys().chain(eb.keys()).copied().collect();
     for scope in scopes {
         match (ea.get(scope), eb.get(scope)) {
             (Some(_), None) => out.push(format!(
@@ -864,43 +881,14 @@ fn registries_summary(a: &Value, b: &Value, a_name: &str, b_name: &str) -> Vec<S
 
 /// The `[[registry]]` tables of a registries.conf, by scope (`prefix`, or
 /// `location` when it has none).
-fn registry_entries(v: &Value) -> BTreeMap<String, Value> {
-    v.get("registry")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|r| {
-            let s = |k: &str| {
-                r.get(k)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            let scope = if s("prefix").is_empty() {
-                s("location")
-            } else {
-                s("prefix")
-            };
-            (scope, r.clone())
-        })
-        .collect()
+fn registry_entries(f: &RegistriesFile) -> BTreeMap<&str, RegistryTable<'_>> {
+    f.registries().map(|r| (r.scope(), r)).collect()
 }
 
 /// The mirrors of a `[[registry]]` table: `(location, pull-from-mirror)`.
-fn mirror_entries(r: &Value) -> Vec<(String, String)> {
-    r.get("mirror")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|m| {
-            let s = |k: &str| {
-                m.get(k)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            (s("location"), s("pull-from-mirror"))
-        })
+fn mirror_entries<'a>(r: &RegistryTable<'a>) -> Vec<(&'a str, &'a str)> {
+    r.mirrors()
+        .map(|m| (m.location(), m.pull_from_mirror()))
         .collect()
 }
 
@@ -908,24 +896,32 @@ fn mirror_entries(r: &Value) -> Vec<(String, String)> {
 /// only one side has, and the order of the mirrors both have.
 fn registry_entry_summary(
     scope: &str,
-    x: &Value,
-    y: &Value,
+    x: &RegistryTable<'_>,
+    y: &RegistryTable<'_>,
     a_name: &str,
     b_name: &str,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    for flag in ["blocked", "insecure", "mirror-by-digest-only"] {
-        let f = |r: &Value| r.get(flag).and_then(Value::as_bool).unwrap_or(false);
-        if f(x) != f(y) {
+    let flags = [
+        ("blocked", x.blocked(), y.blocked()),
+        ("insecure", x.insecure(), y.insecure()),
+        (
+            "mirror-by-digest-only",
+            x.mirror_by_digest_only(),
+            y.mirror_by_digest_only(),
+        ),
+    ];
+    for (flag, fx, fy) in flags {
+        if fx != fy {
             out.push(format!(
                 "`{scope}` is {}{flag} in {a_name} and {}{flag} in {b_name}",
-                if f(x) { "" } else { "not " },
-                if f(y) { "" } else { "not " }
+                if fx { "" } else { "not " },
+                if fy { "" } else { "not " }
             ));
         }
     }
     let (mx, my) = (mirror_entries(x), mirror_entries(y));
-    let label = |(loc, pull): &(String, String)| {
+    let label = |(loc, pull): &(&str, &str)| {
         if pull.is_empty() {
             format!("`{loc}`")
         } else {
@@ -948,8 +944,11 @@ fn registry_entry_summary(
             ));
         }
     }
-    let common = |m: &[(String, String)], other: &[(String, String)]| -> Vec<(String, String)> {
-        m.iter().filter(|e| other.contains(e)).cloned().collect()
+    let common = |m: &[(&str, &str)], other: &[(&str, &str)]| -> Vec<(String, String)> {
+        m.iter()
+            .filter(|e| other.contains(e))
+            .map(|(l, p)| (l.to_string(), p.to_string()))
+            .collect()
     };
     if common(&mx, &my) != common(&my, &mx) {
         out.push(format!(
@@ -1111,6 +1110,68 @@ mod tests {
                 "mirror `m2/x` for `quay.io/x` is in the CRs but not in nodes w1 (running rendered-worker-1)",
             ]
         );
+    }
+
+    /// Issue 35: registries.conf is normalized as the node reads it, not
+    /// as a TOML 1.1 parser does.
+    #[test]
+    fn issue_35_registries_conf_is_normalized_as_the_node_reads_it() {
+        let conf = "/etc/containers/registries.conf";
+        let base = "[[registry]]\nprefix = \"\"\nlocation = \"quay.io/x\"\n[[registry.mirror]]\nlocation = \"m1/x\"\n";
+        for (text, same) in [
+            (base.replace("location", "Location"), true),
+            (base.replace("registry", "REGISTRY"), true),
+            (format!("{base}mirror_by_digest_only = true\n"), true),
+            (base.replace("m1/x", "m2/x"), false),
+            // TOML 1.1 (`\x78` is `x`): the node may refuse it.
+            (base.replace("quay.io/x", "quay.io/\\x78"), false),
+        ] {
+            assert_eq!(
+                normalize(conf, base) == normalize(conf, &text),
+                same,
+                "{text}"
+            );
+        }
+        // What the node cannot read is compared as is.
+        let bad = "[[registry]]\nlocation = 1\n";
+        assert_eq!(normalize(conf, bad), bad);
+        let drop_in = "/etc/containers/registries.conf.d/99-x.conf";
+        assert_eq!(
+            normalize(drop_in, "Unqualified-Search-Registries = [\"a.io\"]\n"),
+            "unqualified-search-registries = [\"a.io\"]\n"
+        );
+    }
+
+    #[test]
+    fn issue_35_registries_summary_reads_as_the_node() {
+        let conf = "/etc/containers/registries.conf";
+        let base =
+            "[[registry]]\nlocation = \"quay.io/x\"\n[[registry.mirror]]\nlocation = \"m1/x\"\n";
+        let summary = |a: &str, b: &str| {
+            summarize(conf, Some(&a.to_string()), Some(&b.to_string()), "A", "B")
+        };
+        for (b, want) in [
+            (
+                base.replace("[[registry.mirror]]", "Blocked = true\n[[registry.mirror]]").replace("location", "Location"),
+                "`quay.io/x` is not blocked in A and blocked in B",
+            ),
+            (
+                "[[registry]]\nlocation = \"quay.io/x\"\nblocked = \"yes\"\n".to_string(),
+                "/etc/containers/registries.conf in B: the node's containers/image refuses it (",
+            ),
+            (
+                base.replace("quay.io/x", "quay.io/\\x78"),
+                "/etc/containers/registries.conf in B: what the node reads from it is undetermined (",
+            ),
+            (
+                base.replace("\"quay.io/x\"\n", "\"quay.io/x\"\nLocation = \"quay.io/y\"\n"),
+                "/etc/containers/registries.conf in B: what the node reads from it is undetermined (line 1: keys ",
+            ),
+        ] {
+            let got = summary(base, &b);
+            assert_eq!(got.len(), 1, "{b}: {got:?}");
+            assert!(got[0].starts_with(want), "{b}: {got:?}");
+        }
     }
 
     #[test]

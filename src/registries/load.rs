@@ -1516,6 +1516,24 @@ pub fn load_full_parser(
     load_with(main, drop_ins, Reader::Full, &NodeRuntime::unknown(), None)
 }
 
+/// One file's text as a node whose CRI-O is unknown decodes it, before
+/// any validation: refused where the loader refuses the text, and
+/// undetermined where it is (the parser families disagree, or two keys of
+/// one table select one field with different values).
+pub(super) fn read_raw(name: &str, text: &str) -> Result<RawConfig, RegistriesError> {
+    let file = ConfigFile { name, text };
+    let lines = Lines::new(text);
+    let runtime = NodeRuntime::unknown();
+    let rep = Reporter {
+        file: &file,
+        drop_in: false,
+        runtime: &runtime,
+    };
+    let raw = parse_raw(&file, &lines, &rep, Reader::Fast)?;
+    folded_keys(&raw, &lines, &rep)?;
+    Ok(raw)
+}
+
 /// Whether `text` is a TOML 1.0 document, as a node's containers/image
 /// reads it (syntax only, not the registries.conf schema): what the loader
 /// refuses as TOML. For the oracle tests against a TOML 1.0 parser.

@@ -4,8 +4,10 @@
 //!
 //! This module owns the data; `load` reads and validates TOML text (with a
 //! fast reader, `fast`, for the plain subset MCO-written files use, and the
-//! raw serde shapes in `raw`). Matching a reference to an entry and
-//! ordering pull sources live in `lookup`; short names in `shortnames`.
+//! raw serde shapes in `raw`, whose read-only view [`RegistriesFile`] is
+//! how other modules read one file as the node does). Matching a reference
+//! to an entry and ordering pull sources live in `lookup`; short names in
+//! `shortnames`.
 //! Reading files from disk is left to the command layer: the functions here
 //! take the text and the name to report. Nothing here touches the
 //! filesystem, the terminal or the network.
@@ -164,4 +166,5 @@ pub use load::{
     node_reads_toml, parse_short_name_mode, reads_as_toml_1_0, ConfigFile, NodeToml,
     RegistriesError, Undetermined, AUTHENTICATION_FILE_HELPER,
 };
+pub use raw::{MirrorTable, RegistriesFile, RegistryTable};
 pub use written::Written;

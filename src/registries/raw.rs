@@ -10,6 +10,10 @@
 //! map order, which changes from load to load: each table records them
 //! ([`FoldedKeys`]) for the loader to call the file undetermined. Everything
 //! else (TOML syntax, types) is left to the `toml` crate.
+//!
+//! [`RegistriesFile`] is the public, read-only view of one file read this
+//! way, for code that compares two files as a node or the Machine Config
+//! Daemon reads them.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -144,6 +148,46 @@ impl FoldValue for BTreeMap<String, Spanned<String>> {
     }
 }
 
+/// A decoded value written back as TOML, each key spelled as its field.
+pub(super) trait ToValue {
+    /// The value as a `toml::Value`.
+    fn to_value(&self) -> toml::Value;
+}
+
+impl ToValue for String {
+    fn to_value(&self) -> toml::Value {
+        toml::Value::String(self.clone())
+    }
+}
+
+impl ToValue for bool {
+    fn to_value(&self) -> toml::Value {
+        toml::Value::Boolean(*self)
+    }
+}
+
+impl<T: ToValue> ToValue for Spanned<T> {
+    fn to_value(&self) -> toml::Value {
+        self.get_ref().to_value()
+    }
+}
+
+impl<T: ToValue> ToValue for Vec<T> {
+    fn to_value(&self) -> toml::Value {
+        toml::Value::Array(self.iter().map(ToValue::to_value).collect())
+    }
+}
+
+impl ToValue for BTreeMap<String, Spanned<String>> {
+    fn to_value(&self) -> toml::Value {
+        toml::Value::Table(
+            self.iter()
+                .map(|(k, v)| (k.clone(), v.to_value()))
+                .collect(),
+        )
+    }
+}
+
 /// Declares a raw table type whose fields are all optional and whose keys
 /// are matched as BurntSushi/toml matches them. An exactly spelled key wins
 /// over a case variant of it; upstream picks between the two at random, so
@@ -167,6 +211,16 @@ macro_rules! raw_table {
             }
             fn shown(&self) -> String {
                 TABLE.to_string()
+            }
+        }
+
+        impl ToValue for $name {
+            fn to_value(&self) -> toml::Value {
+                let mut table = toml::Table::new();
+                $(if let Some(value) = &self.$field {
+                    table.insert($key.to_string(), value.to_value());
+                })*
+                toml::Value::Table(table)
             }
         }
 
@@ -315,6 +369,139 @@ impl RawConfig {
     }
 }
 
+/// One registries.conf file (or drop-in) as a node's containers/image
+/// decodes it into `V2RegistriesConf`, before any validation: keys matched
+/// as BurntSushi/toml matches them, unknown keys ignored. The one reading
+/// of a single file for code outside the loader, such as the Machine
+/// Config Daemon's drain rule, which decodes the file the same way
+/// (openshift/machine-config-operator `isSafeContainerRegistryConfChanges`).
+#[derive(Debug, PartialEq)]
+pub struct RegistriesFile(RawConfig);
+
+impl RegistriesFile {
+    /// Reads `text` as a node whose CRI-O release is not known does; `name`
+    /// is the file to report. The error says why the node refuses the text,
+    /// or, with [`RegistriesError::undetermined`] set, why the tool cannot
+    /// tell what the node reads (its release, or two keys of one table
+    /// setting one field differently, which Go map order decides).
+    ///
+    /// [`RegistriesError::undetermined`]: super::RegistriesError::undetermined
+    pub fn read(name: &str, text: &str) -> Result<Self, super::RegistriesError> {
+        super::load::read_raw(name, text).map(Self)
+    }
+
+    /// `unqualified-search-registries`, in order (empty when unset).
+    pub fn unqualified_search_registries(&self) -> &[String] {
+        self.0
+            .unqualified_search_registries
+            .as_ref()
+            .map_or(&[], |l| l.get_ref().as_slice())
+    }
+
+    /// The `[[registry]]` tables, in file order.
+    pub fn registries(&self) -> impl Iterator<Item = RegistryTable<'_>> {
+        self.0
+            .registries
+            .iter()
+            .flatten()
+            .map(|r| RegistryTable(r.get_ref()))
+    }
+
+    /// The file as TOML text with what the node reads only: each key
+    /// spelled as its field, unknown keys left out, tables in key order.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(&self.0.to_value()).unwrap_or_default()
+    }
+}
+
+/// One `[[registry]]` table of a [`RegistriesFile`]; an absent key reads
+/// as Go's zero value. Two tables are equal when Go's `reflect.DeepEqual`
+/// finds their decoded `Registry` values equal.
+#[derive(Debug, Clone, Copy)]
+pub struct RegistryTable<'a>(&'a RawRegistry);
+
+impl<'a> RegistryTable<'a> {
+    /// `prefix`.
+    pub fn prefix(&self) -> &'a str {
+        self.0.prefix.as_deref().unwrap_or_default()
+    }
+    /// `location`.
+    pub fn location(&self) -> &'a str {
+        self.0.location.as_deref().unwrap_or_default()
+    }
+    /// What the entry is keyed by: its `prefix`, or its `location` when it
+    /// has none.
+    pub fn scope(&self) -> &'a str {
+        match self.prefix() {
+            "" => self.location(),
+            prefix => prefix,
+        }
+    }
+    /// `insecure`.
+    pub fn insecure(&self) -> bool {
+        self.0.insecure.unwrap_or_default()
+    }
+    /// `blocked`.
+    pub fn blocked(&self) -> bool {
+        self.0.blocked.unwrap_or_default()
+    }
+    /// `mirror-by-digest-only`.
+    pub fn mirror_by_digest_only(&self) -> bool {
+        self.0.mirror_by_digest_only.unwrap_or_default()
+    }
+    /// The entry's own `pull-from-mirror`.
+    pub fn pull_from_mirror(&self) -> &'a str {
+        self.0.pull_from_mirror.as_deref().unwrap_or_default()
+    }
+    /// The `[[registry.mirror]]` tables, in order.
+    pub fn mirrors(&self) -> impl Iterator<Item = MirrorTable<'a>> {
+        self.0
+            .mirrors
+            .iter()
+            .flatten()
+            .map(|m| MirrorTable(m.get_ref()))
+    }
+}
+
+impl PartialEq for RegistryTable<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.prefix() == other.prefix()
+            && self.location() == other.location()
+            && self.insecure() == other.insecure()
+            && self.pull_from_mirror() == other.pull_from_mirror()
+            && self.blocked() == other.blocked()
+            && self.mirror_by_digest_only() == other.mirror_by_digest_only()
+            && self.mirrors().eq(other.mirrors())
+    }
+}
+
+/// One `[[registry.mirror]]` table; an absent key reads as Go's zero value.
+#[derive(Debug, Clone, Copy)]
+pub struct MirrorTable<'a>(&'a RawMirror);
+
+impl<'a> MirrorTable<'a> {
+    /// `location`.
+    pub fn location(&self) -> &'a str {
+        self.0.location.as_deref().unwrap_or_default()
+    }
+    /// `insecure`.
+    pub fn insecure(&self) -> bool {
+        self.0.insecure.unwrap_or_default()
+    }
+    /// `pull-from-mirror`.
+    pub fn pull_from_mirror(&self) -> &'a str {
+        self.0.pull_from_mirror.as_deref().unwrap_or_default()
+    }
+}
+
+impl PartialEq for MirrorTable<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.location() == other.location()
+            && self.insecure() == other.insecure()
+            && self.pull_from_mirror() == other.pull_from_mirror()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,6 +539,52 @@ mod tests {
         assert_eq!(regs.len(), 1);
         let r = regs[0].get_ref();
         assert_eq!(r.location.as_deref(), Some("b.io"), "exact key wins");
+    }
+
+    #[test]
+    fn registries_file_is_what_the_node_reads() {
+        let f = RegistriesFile::read(
+            "r.conf",
+            "Unqualified-Search-Registries = [\"a.io\"]\nfoo = 1\n[[REGISTRY]]\nPrefix = \"p.io\"\n\
+             Location = \"l.io\"\nBlocked = true\n[[REGISTRY.Mirror]]\nLocation = \"m.io\"\n\
+             Pull-From-Mirror = \"digest-only\"\n",
+        )
+        .unwrap();
+        assert_eq!(f.unqualified_search_registries(), ["a.io"]);
+        let r: Vec<RegistryTable<'_>> = f.registries().collect();
+        assert_eq!(r.len(), 1);
+        let r = r[0];
+        assert_eq!(
+            (r.prefix(), r.location(), r.scope()),
+            ("p.io", "l.io", "p.io")
+        );
+        assert!(r.blocked() && !r.insecure() && !r.mirror_by_digest_only());
+        let m: Vec<(&str, &str)> = r
+            .mirrors()
+            .map(|m| (m.location(), m.pull_from_mirror()))
+            .collect();
+        assert_eq!(m, [("m.io", "digest-only")]);
+        assert_eq!(
+            f.to_toml(),
+            "unqualified-search-registries = [\"a.io\"]\n\n[[registry]]\nblocked = true\n\
+             location = \"l.io\"\nprefix = \"p.io\"\n\n[[registry.mirror]]\nlocation = \"m.io\"\n\
+             pull-from-mirror = \"digest-only\"\n"
+        );
+        // An absent key and its zero value are one Go value.
+        let a = RegistriesFile::read("a", "[[registry]]\nlocation = \"x\"\n").unwrap();
+        let b = RegistriesFile::read(
+            "b",
+            "[[registry]]\nprefix = \"\"\nlocation = \"x\"\ninsecure = false\n",
+        )
+        .unwrap();
+        assert!(a.registries().eq(b.registries()));
+        for (text, undetermined) in [
+            ("[[registry]]\nlocation = \"x\"\nLocation = \"y\"\n", true),
+            ("[[registry]]\nlocation = true\n", false),
+        ] {
+            let e = RegistriesFile::read("r.conf", text).unwrap_err();
+            assert_eq!(e.undetermined.is_some(), undetermined, "{text}: {e}");
+        }
     }
 
     #[test]

@@ -781,12 +781,21 @@ async fn ping_once(
     host: &str,
 ) -> Result<(String, Vec<Challenge>), Attempt> {
     let url = format!("{scheme}://{host}/v2/");
-    let (res, attempts) = send_retrying(http, || http.client.get(&url))
-        .await
-        .map_err(|e| {
-            let (outcome, detail) = failure(&e, http.limit.limit);
-            Attempt::failed(outcome, None, format!("pinging {url}: {detail}"))
-        })?;
+    let (res, attempts) = match send_retrying(http, || http.client.get(&url)).await {
+        Ok(sent) => sent,
+        Err(e) => {
+            let (outcome, mut detail) = failure(&e, http.limit.limit);
+            let not_tls = matches!(&e, Failed::Transport(t) if answer_is_not_tls(t));
+            if scheme == "https" && not_tls && answers_plain_http(http, host).await {
+                detail = plain_http_detail(host);
+            }
+            return Err(Attempt::failed(
+                outcome,
+                None,
+                format!("pinging {url}: {detail}"),
+            ));
+        }
+    };
     let status = res.status();
     if status != StatusCode::OK && status != StatusCode::UNAUTHORIZED {
         let body = match read_limited(http, res, 64 << 10).await {
@@ -922,6 +931,49 @@ fn classify(e: &reqwest::Error) -> (Outcome, String) {
         );
     }
     (Outcome::Unreachable, chain(e))
+}
+
+/// Whether a TLS connection failed because the answer was not TLS at all
+/// (rustls: a record of unknown content type), as a plain-HTTP server's is.
+fn answer_is_not_tls(e: &reqwest::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType)) =
+            s.downcast_ref::<rustls::Error>()
+        {
+            return true;
+        }
+        source = match s
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+        {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => s.source(),
+        };
+    }
+    false
+}
+
+/// Whether `host` answers a plain-HTTP `GET /v2/` (without credentials):
+/// Go's HTTP client tells this case apart by the answer's first bytes
+/// (`HTTP/`); rustls only says the record was not TLS, so it is asked.
+async fn answers_plain_http(http: &Http, host: &str) -> bool {
+    let url = format!("http://{host}/v2/");
+    matches!(
+        http.limit.wait(http.client.get(&url).send()).await,
+        Some(Ok(_))
+    )
+}
+
+/// What containers/image (Go's `net/http`) says of a plain-HTTP answer to an
+/// HTTPS request, then the cause and the fix.
+fn plain_http_detail(host: &str) -> String {
+    format!(
+        "http: server gave HTTP response to HTTPS client: {host} serves plain HTTP, and CRI-O \
+         uses HTTP only for a registry marked insecure; fix: on a cluster, add {host} to the Image \
+         config's spec.registrySources.insecureRegistries (the MCO writes `insecure = true` for it \
+         in registries.conf), or serve TLS there"
+    )
 }
 
 /// An error and its causes on one line, without the URL's query.

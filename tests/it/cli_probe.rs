@@ -773,6 +773,35 @@ fn issue_16_insecure_mirror_is_reached_over_http() {
     assert_eq!(outcomes(&json), ["served", "notTried"]);
 }
 
+// A plain-HTTP mirror not marked insecure: containers/image fails its
+// ping with Go's words ("http: server gave HTTP response to HTTPS client",
+// as skopeo and CRI-O log it), not rustls's; the detail names the fix.
+#[test]
+fn issue_36_plain_http_mirror_not_insecure_says_what_crio_says() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let a = Builder::new()
+        .plain_http()
+        .manifest(REPO, None, &body)
+        .start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&s, "s");
+    let conf = registries_conf(&s.host(), &[&a.host()], "", "");
+    let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}@{digest}", s.host()), &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(outcomes(&json), ["tlsError", "served"]);
+    let d = detail(&json, 0);
+    assert!(
+        d.contains("http: server gave HTTP response to HTTPS client")
+            && d.contains("spec.registrySources.insecureRegistries")
+            && !d.contains("InvalidContentType"),
+        "{d}"
+    );
+    // The question over HTTP carries no credentials.
+    assert!(a.log().iter().all(|l| l.auth_scheme.is_none()), "no credentials over HTTP");
+}
+
 #[test]
 fn issue_16_text_output_has_a_probe_column_and_a_verdict() {
     let setup = Setup::new();

@@ -2471,8 +2471,17 @@ async fn exec_session(
         state.exec_running += 1;
         state.exec_max_running = state.exec_max_running.max(state.exec_running);
     }
-    run_session(upgraded, protocol, command, stdin, delay).await;
-    state.lock().expect("state").exec_running -= 1;
+    // The session counts as ended once its output is complete, before the
+    // status is sent: the client cannot start another on its strength
+    // while this one is still counted.
+    let mut ended = false;
+    let mut end = || {
+        if !std::mem::replace(&mut ended, true) {
+            state.lock().expect("state").exec_running -= 1;
+        }
+    };
+    run_session(upgraded, protocol, command, stdin, delay, &mut end).await;
+    end();
 }
 
 async fn run_session(
@@ -2481,6 +2490,7 @@ async fn run_session(
     command: Vec<String>,
     stdin: bool,
     delay: Duration,
+    end: &mut (dyn FnMut() + Send),
 ) {
     use futures_util::{SinkExt, StreamExt};
     use tokio_tungstenite::tungstenite::protocol::Role;
@@ -2550,6 +2560,7 @@ async fn run_session(
     };
     let mut frame = vec![3u8];
     frame.extend_from_slice(status.to_string().as_bytes());
+    end();
     let _ = ws.send(Message::Binary(frame.into())).await;
     // A normal closure (1000), as the API server closes: client-go's
     // reader takes a close frame without a code (1005) as an error.

@@ -1306,3 +1306,110 @@ fn issue_25_release_4_12_nodes_in_their_own_format_show_no_drift() {
         "{out}"
     );
 }
+
+/// The registries.conf a MachineConfig writes.
+fn registries_conf_of(mc: &Value) -> String {
+    let file = mc["spec"]["config"]["storage"]["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|f| f["path"] == REGISTRIES_CONF)
+        .expect("registries.conf");
+    let source = file["contents"]["source"].as_str().unwrap();
+    String::from_utf8(support::node_files::decode_data_url(source)).unwrap()
+}
+
+/// A cluster in sync with the CRs, except that the rendered config its two
+/// nodes run took registries.conf from a user MachineConfig, since deleted,
+/// that wrote the generated text changed by `edit`.
+fn nodes_on_edited_registries_conf(edit: impl Fn(&str) -> String) -> TempDir {
+    let dir = TempDir::new().unwrap();
+    let crs = crs(&[M1], "2026-05-01T10:00:00Z", &["registry.example.com"]);
+    let gen = generated(&crs, "2026-05-01T10:00:05Z");
+    let text = edit(&registries_conf_of(&gen));
+    let own = mco::config(
+        "99-worker-zz-registries",
+        "worker",
+        &[(REGISTRIES_CONF, &text)],
+    );
+    let mut all = crs;
+    all.push(gen.clone());
+    all.extend(others("worker"));
+    all.push(rendered("rendered-worker-aaaa", &gen, &[own]));
+    all.push(pool("rendered-worker-aaaa", 2, 2, false));
+    all.push(node("worker-0", "rendered-worker-aaaa"));
+    all.push(node("worker-1", "rendered-worker-aaaa"));
+    write(dir.path(), "cluster.json", &all);
+    dir
+}
+
+/// Issue 35: `Location = ` is `location` for the node's BurntSushi/toml,
+/// so it is no drift, and adding a digest-only mirror over it is no drain.
+#[test]
+fn issue_35_a_key_in_another_case_is_no_change_for_the_node_or_the_daemon() {
+    let dir = nodes_on_edited_registries_conf(|t| {
+        assert!(t.contains("location = "), "{t}");
+        t.replace("location", "Location")
+            .replace("[[registry]]", "[[Registry]]")
+            .replace("[[registry.mirror]]", "[[Registry.Mirror]]")
+    });
+    let (code, out) = run(dir.path(), &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("no drift: the CRs, the MachineConfigs and the nodes agree"),
+        "{out}"
+    );
+    let (code, out) = with(dir.path(), &[idms("apps", &[M1, M2], None)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("to reach the CRs, nodes worker-0, worker-1 (running rendered-worker-aaaa) will: reload CRI-O without draining\n  - /etc/containers/registries.conf: only digest-only mirrors or registries added: reload CRI-O\n"), "{out}");
+}
+
+/// Issue 35: a registries.conf the node's reader refuses, or reads
+/// undeterminably, is said so, not read by a TOML 1.1 parser; the drain
+/// decision says the same.
+#[test]
+fn issue_35_what_the_node_cannot_read_is_said_so() {
+    let target =
+        "MachineConfig/99-worker-generated-registries → the pool's target rendered-worker-aaaa";
+    let in_target = "/etc/containers/registries.conf in the pool's target rendered-worker-aaaa:";
+    for (case, edit, summary, reason) in [
+        (
+            // `\x61` is `a` in TOML 1.1; TOML 1.0 (CRI-O 1.34 and earlier) refuses it.
+            "a TOML 1.1 escape",
+            "\"registry.ex\\x61mple.com/apps\"",
+            "what the node reads from it is undetermined (whether the node loads this file depends on its CRI-O release",
+            "what the daemon reads from the current file is undetermined (",
+        ),
+        (
+            "two cases of one key with different values",
+            "\"registry.example.com/apps\"\n  Location = \"registry.example.com/other\"",
+            "what the node reads from it is undetermined (line ",
+            "what the daemon reads from the current file is undetermined (line ",
+        ),
+        (
+            "a value of the wrong type",
+            "\"registry.example.com/apps\"\n  blocked = \"yes\"",
+            "the node's containers/image refuses it (line ",
+            "the current file does not load (line ",
+        ),
+    ] {
+        let dir = nodes_on_edited_registries_conf(|t| {
+            let at = "location = \"registry.example.com/apps\"";
+            assert!(t.contains(at), "{t}");
+            t.replacen(at, &format!("location = {edit}"), 1)
+        });
+        let (code, out) = run(dir.path(), &[]);
+        assert_eq!(code, 1, "{case}: {out}");
+        assert!(out.contains(&format!("/etc/containers/registries.conf: {target}")), "{case}: {out}");
+        assert!(out.contains(&format!("  - {in_target} {summary}")), "{case}: {out}");
+        let (_, out) = with(dir.path(), &[idms("apps", &[M1, M2], None)]);
+        assert!(
+            out.contains("(running rendered-worker-aaaa) will: drain the node, then reload CRI-O"),
+            "{case}: {out}"
+        );
+        assert!(
+            out.contains(&format!("  - /etc/containers/registries.conf: {reason}")),
+            "{case}: {out}"
+        );
+    }
+}

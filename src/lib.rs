@@ -19,6 +19,7 @@ pub mod lint;
 pub mod list;
 pub mod migrate;
 pub mod node_files;
+pub mod node_paths;
 pub mod origin;
 pub mod output;
 pub mod policy;

@@ -8,132 +8,16 @@
 //! (type, mode, owner: what the machine-config daemon checks) and where its
 //! links lead; a path whose links cannot be resolved keeps why.
 //!
-//! [`runtime_use`] is the one list of what containers/image and CRI-O read
-//! in those folders (`explain --node` and `diff --on-disk` both use it).
+//! Which of those files the runtime reads is [`crate::node_paths`]'s rule
+//! (`explain --node` and `diff --on-disk` both use it).
 
 use std::collections::BTreeMap;
 
 use crate::crio::NodeRuntime;
-
-/// The main registries configuration.
-pub const REGISTRIES_CONF: &str = "/etc/containers/registries.conf";
-/// The registries.conf drop-in folder.
-pub const REGISTRIES_CONF_D: &str = "/etc/containers/registries.conf.d";
-/// The signature-storage configuration folder.
-pub const REGISTRIES_D: &str = "/etc/containers/registries.d";
-/// The cluster-wide signature policy.
-pub const POLICY_JSON: &str = "/etc/containers/policy.json";
-/// CRI-O's per-namespace signature policies (`<namespace>.json`).
-pub const CRIO_POLICIES: &str = "/etc/crio/policies";
-/// The daemon's record of the config it applied.
-pub const CURRENT_CONFIG: &str = "/etc/machine-config-daemon/currentconfig";
-
-/// Single files a node's runtime reads.
-pub const FILES: &[&str] = &[REGISTRIES_CONF, POLICY_JSON, CURRENT_CONFIG];
-
-/// Folders whose direct children (regular files) the runtime reads.
-pub const FOLDERS: &[&str] = &[REGISTRIES_CONF_D, REGISTRIES_D, CRIO_POLICIES];
-
-/// Folders of per-registry certificate folders (`<dir>/<host[:port]>/<file>`):
-/// only names and SHA-256 digests are read.
-pub const CERT_FOLDERS: &[&str] = &["/etc/docker/certs.d", "/etc/containers/certs.d"];
-
-/// Whether `path` (an absolute host path) is a file whose content is read:
-/// one of [`FILES`] or a direct child of one of [`FOLDERS`].
-pub fn is_content_path(path: &str) -> bool {
-    FILES.contains(&path) || folder_of(path).is_some()
-}
-
-/// The folder of [`FOLDERS`] `path` is a direct child of.
-pub fn folder_of(path: &str) -> Option<&'static str> {
-    FOLDERS.iter().copied().find(|dir| {
-        path.strip_prefix(dir)
-            .and_then(|rest| rest.strip_prefix('/'))
-            .is_some_and(is_plain_name)
-    })
-}
-
-/// Whether `path` is a file in a per-registry certificate folder
-/// (`/etc/docker/certs.d/<host>/<file>`).
-pub fn is_cert_path(path: &str) -> bool {
-    CERT_FOLDERS.iter().any(|dir| {
-        path.strip_prefix(dir)
-            .and_then(|rest| rest.strip_prefix('/'))
-            .and_then(|rest| rest.split_once('/'))
-            .is_some_and(|(host, file)| is_plain_name(host) && is_plain_name(file))
-    })
-}
-
-/// Whether a node's record may name `path`: a content path, one of
-/// [`FOLDERS`] or a certificate path.
-pub fn is_recorded_path(path: &str) -> bool {
-    is_content_path(path) || FOLDERS.contains(&path) || is_cert_path(path)
-}
-
-/// One path component: not empty, not `.`/`..`, no separator or NUL.
-fn is_plain_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\0'])
-}
-
-/// How the runtime treats a host path of a node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuntimeUse {
-    /// CRI-O (through containers/image) reads it.
-    Read,
-    /// It sits in a folder the runtime reads, but the runtime never opens
-    /// it: why.
-    Ignored(&'static str),
-    /// Not a runtime file (the daemon's own record).
-    Daemon,
-}
-
-/// The one list of what containers/image and CRI-O read, as upstream reads
-/// it: registries.conf; `*.conf` in registries.conf.d (pkg/sysregistriesv2
-/// `dropInConfigs`); `*.yaml` in registries.d (docker `loadAndMergeConfig`);
-/// policy.json; `<namespace>.json` in /etc/crio/policies; `*.crt`, `*.cert`
-/// and `*.key` in a certs.d host folder (pkg/tlsclientconfig
-/// `SetupCertificates`).
-pub fn runtime_use(path: &str) -> RuntimeUse {
-    if path == REGISTRIES_CONF || path == POLICY_JSON {
-        return RuntimeUse::Read;
-    }
-    if path == CURRENT_CONFIG {
-        return RuntimeUse::Daemon;
-    }
-    let (suffixes, why): (&[&str], &'static str) = match folder_of(path) {
-        Some(REGISTRIES_CONF_D) => (
-            &[".conf"],
-            "containers/image reads only *.conf files in /etc/containers/registries.conf.d",
-        ),
-        Some(REGISTRIES_D) => (
-            &[".yaml"],
-            "containers/image reads only *.yaml files in /etc/containers/registries.d",
-        ),
-        Some(_) => (
-            &[".json"],
-            "CRI-O reads only <namespace>.json files in /etc/crio/policies",
-        ),
-        None if is_cert_path(path) => (
-            &[".crt", ".cert", ".key"],
-            "containers/image reads only *.crt, *.cert and *.key files in a certs.d folder",
-        ),
-        None => return RuntimeUse::Ignored("not a file CRI-O reads"),
-    };
-    if suffixes.iter().any(|s| path.ends_with(s)) {
-        RuntimeUse::Read
-    } else {
-        RuntimeUse::Ignored(why)
-    }
-}
-
-/// Whether the runtime lists `folder` through a symbolic link. containers/image
-/// walks registries.conf.d with Go's `filepath.WalkDir`, which `lstat`s the
-/// folder itself: a link there is a file, not a folder, and no drop-in behind
-/// it is read. registries.d (`os.Open`), the CRI-O policies and the certs.d
-/// folders are opened through links.
-pub fn follows_folder_link(folder: &str) -> bool {
-    folder != REGISTRIES_CONF_D
-}
+use crate::node_paths::{
+    folder_of, follows_folder_link, is_cert_path, is_plain_name, runtime_use, RuntimeUse,
+    CRIO_POLICIES, POLICY_JSON, REGISTRIES_CONF, REGISTRIES_CONF_D, REGISTRIES_D,
+};
 
 /// What a path is on the host, as `lstat` reports it once its parent
 /// folders are resolved (what the machine-config daemon's
@@ -250,9 +134,9 @@ pub fn go_mode_words(mode: u32) -> String {
 pub struct NodeFiles {
     /// The Node's name.
     pub node: String,
-    /// Host path → content, for every [`is_content_path`] file present.
+    /// Host path → content, for every [`crate::node_paths::is_content_path`] file present.
     pub files: BTreeMap<String, Vec<u8>>,
-    /// Host path → lowercase hex SHA-256, for every [`is_cert_path`] file present.
+    /// Host path → lowercase hex SHA-256, for every [`crate::node_paths::is_cert_path`] file present.
     pub certs: BTreeMap<String, String>,
     /// Host path → what `lstat` says of it, for every path recorded (files,
     /// drop-ins, the folders, certificates); empty when not recorded (a
@@ -284,7 +168,7 @@ impl NodeFiles {
         follows_folder_link(folder) || self.linked_folder(folder).is_none()
     }
 
-    /// The files of a folder of [`FOLDERS`] the runtime reads
+    /// The files of a folder of [`crate::node_paths::FOLDERS`] the runtime reads
     /// ([`runtime_use`]), in name order: none when it does not list the
     /// folder.
     pub fn runtime_children<'a>(
@@ -322,7 +206,7 @@ impl NodeFiles {
         out
     }
 
-    /// The drop-ins present in a folder of [`FOLDERS`], in name order.
+    /// The drop-ins present in a folder of [`crate::node_paths::FOLDERS`], in name order.
     pub fn children<'a>(&'a self, folder: &'a str) -> impl Iterator<Item = (&'a str, &'a [u8])> {
         self.files.iter().filter_map(move |(path, bytes)| {
             let name = path.strip_prefix(folder)?.strip_prefix('/')?;
@@ -547,42 +431,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn content_paths() {
-        for (path, want) in [
-            ("/etc/containers/registries.conf", true),
-            ("/etc/containers/policy.json", true),
-            ("/etc/machine-config-daemon/currentconfig", true),
-            ("/etc/containers/registries.conf.d/01-x.conf", true),
-            (
-                "/etc/containers/registries.d/sigstore-registries.yaml",
-                true,
-            ),
-            ("/etc/crio/policies/team-a.json", true),
-            ("/etc/containers/registries.conf.d/sub/x.conf", false),
-            ("/etc/containers/registries.conf.d/", false),
-            ("/etc/containers/registries.conf.d/..", false),
-            ("/etc/containers/registries.confx", false),
-            ("/etc/docker/certs.d/host/ca.crt", false),
-            ("/etc/passwd", false),
-        ] {
-            assert_eq!(is_content_path(path), want, "{path}");
-        }
-    }
-
-    #[test]
-    fn cert_paths() {
-        for (path, want) in [
-            ("/etc/docker/certs.d/mirror.example.com:5000/ca.crt", true),
-            ("/etc/containers/certs.d/mirror/client.cert", true),
-            ("/etc/docker/certs.d/ca.crt", false),
-            ("/etc/docker/certs.d/host/sub/ca.crt", false),
-            ("/etc/docker/certs.d/../ca.crt", false),
-        ] {
-            assert_eq!(is_cert_path(path), want, "{path}");
-        }
-    }
-
-    #[test]
     fn cert_digests_round_trip() {
         let mut certs = BTreeMap::new();
         certs.insert(
@@ -633,30 +481,6 @@ mod tests {
         }
         // The MachineConfig's mode is taken as is (os.FileMode(*f.Mode)).
         assert_eq!(go_mode_words(420), "-rw-r--r--/420/0644");
-    }
-
-    #[test]
-    fn what_the_runtime_reads() {
-        for (path, want) in [
-            ("/etc/containers/registries.conf", true),
-            ("/etc/containers/policy.json", true),
-            ("/etc/containers/registries.conf.d/99-x.conf", true),
-            ("/etc/containers/registries.conf.d/.conf", true),
-            ("/etc/containers/registries.conf.d/99-x.conf.bak", false),
-            ("/etc/containers/registries.conf.d/99-x.toml", false),
-            ("/etc/containers/registries.d/sigstore.yaml", true),
-            ("/etc/containers/registries.d/sigstore.yml", false),
-            ("/etc/containers/registries.d/notes.txt", false),
-            ("/etc/crio/policies/team-a.json", true),
-            ("/etc/crio/policies/team-a.json.orig", false),
-            ("/etc/docker/certs.d/m:5000/ca.crt", true),
-            ("/etc/docker/certs.d/m:5000/client.cert", true),
-            ("/etc/docker/certs.d/m:5000/client.key", true),
-            ("/etc/docker/certs.d/m:5000/ca.pem", false),
-        ] {
-            assert_eq!(runtime_use(path) == RuntimeUse::Read, want, "{path}");
-        }
-        assert_eq!(runtime_use(CURRENT_CONFIG), RuntimeUse::Daemon);
     }
 
     #[test]

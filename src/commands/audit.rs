@@ -10,10 +10,10 @@ use anyhow::{Context, Result};
 use mirrorpolicy::audit::{self, Configs, Level};
 use mirrorpolicy::explain::Config;
 use mirrorpolicy::labels::Selector;
+use mirrorpolicy::node_paths::crio_policy_namespace;
 use mirrorpolicy::output;
 use mirrorpolicy::render::cluster::Rendered;
 use mirrorpolicy::render::node::{node_view, NodeView};
-use mirrorpolicy::render::policy::CRIO_POLICIES_DIR;
 use mirrorpolicy::source::cluster::{Read, MIRROR_CONFIG, WORKLOADS};
 use mirrorpolicy::source::Inputs;
 
@@ -158,13 +158,8 @@ fn read_views(rendered: &Rendered, inputs: &Inputs) -> Result<Views> {
         cluster: read_back(None)?,
         namespaced: BTreeMap::new(),
     };
-    let prefix = format!("{CRIO_POLICIES_DIR}/");
     for file in &rendered.files {
-        if let Some(ns) = file
-            .path
-            .strip_prefix(&prefix)
-            .and_then(|f| f.strip_suffix(".json"))
-        {
+        if let Some(ns) = crio_policy_namespace(&file.path) {
             if inputs.workloads.iter().any(|w| w.namespace == ns) {
                 views
                     .namespaced

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 
@@ -18,15 +18,17 @@ use mirrorpolicy::render::cluster::Rendered;
 
 use mirrorpolicy::crd::ClusterVersion;
 use mirrorpolicy::crio::NodeRuntime;
-use mirrorpolicy::node_files::{
-    folder_of, is_absent, pull_breakers, runtime_use, NodeFiles, NodeRead, RuntimeUse, POLICY_JSON,
-    REGISTRIES_CONF, REGISTRIES_CONF_D,
+use mirrorpolicy::node_files::{is_absent, pull_breakers, NodeFiles, NodeRead};
+use mirrorpolicy::node_paths::{
+    crio_policy_namespace, crio_policy_path, folder_of, runtime_use, DropInFolder, RuntimeUse,
+    POLICY_JSON, REGISTRIES_CONF, REGISTRIES_CONF_D,
 };
 use mirrorpolicy::render::findings::RenderWarning;
 use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::{
     Read, CLUSTER_VERSIONS, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES,
 };
+use mirrorpolicy::source::drop_in_dir::{self, Listing};
 use mirrorpolicy::source::{node_dir, node_live};
 
 use crate::cli::{ExplainArgs, NodeReadArgs, OutputFormat};
@@ -81,10 +83,12 @@ pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         return run_on_objects(settings, args);
     }
     let runtime = flag_runtime(args)?.unwrap_or_default();
+    let mut warnings = Vec::new();
     let mut conf = load_registries(
         args.registries_conf.as_deref(),
         args.registries_conf_d.as_deref(),
         &runtime,
+        &mut warnings,
     )?;
     if let Some(path) = &args.short_name_aliases {
         match load_short_name_aliases(path, &runtime)? {
@@ -93,7 +97,7 @@ pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         }
     }
     let policy = args.policy_json.as_deref().map(load_policy).transpose()?;
-    explain_files(settings, args, conf, policy, None, &[])
+    explain_files(settings, args, conf, policy, None, &warnings)
 }
 
 /// The combinations clap cannot say: `-f` with `--node` only reads the
@@ -387,11 +391,7 @@ fn add_namespace_policies(
     let namespaces: Vec<&str> = rendered
         .files
         .iter()
-        .filter_map(|f| {
-            f.path
-                .strip_prefix(CRIO_POLICIES_PREFIX)?
-                .strip_suffix(".json")
-        })
+        .filter_map(|f| crio_policy_namespace(&f.path))
         .collect();
     for ns in namespaces {
         let view = node_view(rendered, Some(ns)).with_context(|| {
@@ -441,9 +441,6 @@ fn probe_items(
     };
     Ok((items, code))
 }
-
-/// Where the MCO writes each namespace's CRI-O policy.
-const CRIO_POLICIES_PREFIX: &str = "/etc/crio/policies/";
 
 /// Explains every image, each on its own: one that cannot be resolved
 /// carries its error and the others are still explained. Returns the exit
@@ -526,38 +523,55 @@ fn read(path: &Path, what: &str) -> Result<String> {
         .with_context(|| Failure::input(format!("cannot read {what} \"{}\"", path.display())))
 }
 
-/// Reads the main file and the `*.conf` drop-ins of a folder (regular
-/// files only, no recursion, lexical order), as containers/image does.
+/// The drop-ins of a registries.conf.d folder, as containers/image lists
+/// and reads them ([`drop_in_dir`]), with what it skips: a linked folder.
+fn read_drop_ins(dir: &Path, warnings: &mut Vec<String>) -> Result<Vec<(String, String)>> {
+    let listing = drop_in_dir::list(dir, DropInFolder::RegistriesConfD).with_context(|| {
+        Failure::input(format!(
+            "cannot read registries.conf.d folder \"{}\"",
+            dir.display()
+        ))
+    })?;
+    let paths = match listing {
+        Listing::Files(paths) => paths,
+        Listing::LinkNotFollowed { target } => {
+            warnings.push(format!(
+                "{} is a link to {}: containers/image lists the folder without following a link, so CRI-O reads none of the drop-ins behind it",
+                dir.display(),
+                target.display()
+            ));
+            Vec::new()
+        }
+    };
+    let mut drop_ins = Vec::new();
+    for p in paths {
+        let text = drop_in_dir::read(&p).with_context(|| {
+            Failure::input(format!(
+                "cannot read registries.conf drop-in \"{}\"",
+                p.display()
+            ))
+        })?;
+        if let Some(text) = text {
+            drop_ins.push((p.display().to_string(), text));
+        }
+    }
+    Ok(drop_ins)
+}
+
+/// Reads the main file and the drop-ins of a folder as containers/image
+/// does ([`read_drop_ins`]); `warnings` gets what it skips.
 fn load_registries(
     main: Option<&Path>,
     dir: Option<&Path>,
     runtime: &NodeRuntime,
+    warnings: &mut Vec<String>,
 ) -> Result<RegistriesConf> {
     let main_text = main.map(|p| read(p, "registries.conf")).transpose()?;
     let main_name = main.map(|p| p.display().to_string());
-    let mut drop_ins: Vec<(String, String)> = Vec::new();
-    if let Some(dir) = dir {
-        let entries = fs::read_dir(dir).with_context(|| {
-            Failure::input(format!(
-                "cannot read registries.conf.d folder \"{}\"",
-                dir.display()
-            ))
-        })?;
-        let mut paths: Vec<PathBuf> = Vec::new();
-        for entry in entries {
-            let entry = entry.with_context(|| format!("listing \"{}\"", dir.display()))?;
-            let path = entry.path();
-            let is_conf = path.extension().is_some_and(|x| x == "conf");
-            if is_conf && entry.file_type().is_ok_and(|t| t.is_file()) {
-                paths.push(path);
-            }
-        }
-        paths.sort();
-        for p in paths {
-            let text = read(&p, "registries.conf drop-in")?;
-            drop_ins.push((p.display().to_string(), text));
-        }
-    }
+    let drop_ins = match dir {
+        Some(dir) => read_drop_ins(dir, warnings)?,
+        None => Vec::new(),
+    };
     let main_file = match (&main_name, &main_text) {
         (Some(name), Some(text)) => Some(ConfigFile { name, text }),
         _ => None,
@@ -775,14 +789,10 @@ fn node_config(
         })?;
     let namespace = settings
         .namespace()
-        .filter(|ns| {
-            files
-                .files
-                .contains_key(&format!("{CRIO_POLICIES_PREFIX}{ns}.json"))
-        })
+        .filter(|ns| files.files.contains_key(&crio_policy_path(ns)))
         .map(str::to_string);
     let policy_path = match &namespace {
-        Some(ns) => format!("{CRIO_POLICIES_PREFIX}{ns}.json"),
+        Some(ns) => crio_policy_path(ns),
         None => POLICY_JSON.to_string(),
     };
     let policy = match files.files.get(&policy_path) {

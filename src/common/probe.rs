@@ -11,9 +11,11 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use mirrorpolicy::node_paths::DropInFolder;
 use mirrorpolicy::probe::auth::{self, AuthFile, AuthSources};
 use mirrorpolicy::probe::tls::TlsSettings;
 use mirrorpolicy::probe::{ProbeContext, Prober, RegistriesD};
+use mirrorpolicy::source::drop_in_dir::{self, Listing};
 
 use crate::cli::ProbeArgs;
 use crate::exit::Failure;
@@ -83,29 +85,31 @@ pub fn tls_settings(args: &ProbeArgs) -> Result<TlsSettings> {
     Ok(tls)
 }
 
-/// registries.d from `--registries-d` (`*.yaml`, as containers/image reads it).
+/// registries.d from `--registries-d`, listed and read as containers/image
+/// reads it ([`drop_in_dir`]: `*.yaml`, hidden names and links included).
 pub fn registries_d_from_dir(dir: Option<&Path>) -> Result<RegistriesD> {
     let Some(dir) = dir else {
         return Ok(RegistriesD::default());
     };
-    let entries = std::fs::read_dir(dir).with_context(|| {
+    let cannot_list = || {
         Failure::input(format!(
             "cannot read registries.d folder \"{}\"",
             dir.display()
         ))
-    })?;
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    paths.sort();
+    };
+    // registries.d is opened through a link: every listing is of files.
+    let paths = match drop_in_dir::list(dir, DropInFolder::RegistriesD).with_context(cannot_list)? {
+        Listing::Files(paths) => paths,
+        Listing::LinkNotFollowed { .. } => Vec::new(),
+    };
     let mut files = Vec::new();
     for p in paths {
-        let text = std::fs::read_to_string(&p).with_context(|| {
+        let text = drop_in_dir::read(&p).with_context(|| {
             Failure::input(format!("cannot read registries.d file \"{}\"", p.display()))
         })?;
-        files.push((p.display().to_string(), text));
+        if let Some(text) = text {
+            files.push((p.display().to_string(), text));
+        }
     }
     RegistriesD::load(&files).map_err(|e| Failure::input(e.to_string()).into())
 }

@@ -17,9 +17,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::crd::machine_config::{CURRENT_CONFIG_ANNOTATION, REASON_ANNOTATION, STATE_ANNOTATION};
 use crate::crd::{Inputs, MachineConfig};
 use crate::node_files::{
-    folder_of, go_mode_words, is_absent, is_cert_path, pull_breakers, Breaker, FileKind, FileMeta,
-    NodeFiles, NodeRead, REGISTRIES_CONF_D,
+    go_mode_words, is_absent, pull_breakers, Breaker, FileKind, FileMeta, NodeFiles, NodeRead,
 };
+use crate::node_paths::{folder_of, is_cert_path, REGISTRIES_CONF_D};
 use crate::registries::Undetermined;
 
 use super::{

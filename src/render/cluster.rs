@@ -25,11 +25,7 @@ use super::registries::{
 };
 use super::sigstore::{generate_sigstore_registries_d, SIGSTORE_REGISTRIES_D};
 
-/// Path of the main registries configuration on a node.
-pub const REGISTRIES_CONF: &str = "/etc/containers/registries.conf";
-/// Path of the search-registries drop-in.
-pub const SEARCH_REGISTRIES_CONF: &str =
-    "/etc/containers/registries.conf.d/01-image-searchRegistries.conf";
+pub use crate::node_paths::{REGISTRIES_CONF, SEARCH_REGISTRIES_CONF};
 /// The registries.conf a node keeps when nothing touches it (the MCO template).
 pub const REGISTRIES_TEMPLATE: &str =
     "unqualified-search-registries = ['registry.access.redhat.com', 'docker.io']\n";

@@ -30,10 +30,7 @@ use crate::policy::{
 use crate::quote::go_quote;
 use crate::reference::Reference;
 
-/// Path of the cluster-wide signature policy on a node.
-pub const POLICY_JSON: &str = "/etc/containers/policy.json";
-/// Directory of the per-namespace policies CRI-O reads (`constants.CrioPoliciesDir`).
-pub const CRIO_POLICIES_DIR: &str = "/etc/crio/policies";
+pub use crate::node_paths::{CRIO_POLICIES as CRIO_POLICIES_DIR, POLICY_JSON};
 
 /// The policy.json a node keeps when nothing touches it: the MCO template
 /// `templates/<role>/01-<role>-container-runtime/_base/files/policy.yaml`,
@@ -60,7 +57,7 @@ pub const CONFLICT_CONDITION_REASON: &str = "ConflictScopes";
 
 /// The path of a namespace's policy file.
 pub fn namespaced_policy_path(namespace: &str) -> String {
-    format!("{CRIO_POLICIES_DIR}/{namespace}.json")
+    crate::node_paths::crio_policy_path(namespace)
 }
 
 // ---------------------------------------------------------------------------

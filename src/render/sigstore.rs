@@ -27,8 +27,7 @@ use crate::reference::Reference;
 use crate::registries::lookup::{find_registry, pull_sources};
 use crate::registries::{Mirror, PullFromMirror, RegistriesConf, Registry};
 
-/// Path of the sigstore attachments configuration on a node.
-pub const SIGSTORE_REGISTRIES_D: &str = "/etc/containers/registries.d/sigstore-registries.yaml";
+pub use crate::node_paths::SIGSTORE_REGISTRIES_D;
 
 const DUMMY_DIGEST: &str =
     "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";

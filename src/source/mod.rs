@@ -10,6 +10,7 @@
 
 mod chunks;
 pub mod cluster;
+pub mod drop_in_dir;
 mod exec;
 pub mod file;
 pub mod hub;

@@ -38,10 +38,8 @@ use thiserror::Error;
 use serde_json::{json, Map, Value};
 
 use crate::digest::sha256_hex;
-use crate::node_files::{
-    is_cert_path, is_recorded_path, parse_cert_digests, FileMeta, NodeFiles, CERT_FOLDERS, FILES,
-    FOLDERS,
-};
+use crate::node_files::{parse_cert_digests, FileMeta, NodeFiles};
+use crate::node_paths::{is_cert_path, is_recorded_path, CERT_FOLDERS, FILES, FOLDERS};
 
 /// The name of the certificate digest list in a node folder.
 pub const CERT_DIGESTS: &str = "certs.sha256";

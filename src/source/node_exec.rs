@@ -12,7 +12,7 @@
 //!
 //! ```text
 //! mirrorpolicy-node-files 2
-//! P /etc/containers/registries.conf       a path of node_files::FILES, FOLDERS or a certificate,
+//! P /etc/containers/registries.conf       a path of node_paths::FILES, FOLDERS or a certificate,
 //! S 81a4 0 0                              lstat of it (hex st_mode, uid, gid), parents resolved,
 //! L /usr/share/containers/registries.conf where it resolves, when elsewhere (links),
 //! F                                       its content in base64,
@@ -40,9 +40,8 @@ use tokio::task::JoinSet;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::cluster::{encode_query, ClusterError, Connection, Forbidden, Upgrade, PODS, PODS_EXEC};
-use crate::node_files::{
-    is_cert_path, is_content_path, is_recorded_path, FileMeta, NodeFiles, NodeRead,
-};
+use crate::node_files::{FileMeta, NodeFiles, NodeRead};
+use crate::node_paths::{is_cert_path, is_content_path, is_recorded_path};
 
 /// The machine-config daemon's namespace.
 pub const NAMESPACE: &str = "openshift-machine-config-operator";
@@ -68,7 +67,7 @@ const HEADER: &str = "mirrorpolicy-node-files 2";
 /// dangle, loop or cross a non-folder is reported with why (`U`), never
 /// taken for absent. The folders are listed through their links; whether
 /// the runtime does too is the reader's rule
-/// ([`crate::node_files::follows_folder_link`]).
+/// ([`crate::node_paths::follows_folder_link`]).
 pub const SCRIPT: &str = r#"r=$1
 nl='
 '
@@ -621,6 +620,17 @@ mod tests {
             out.stdout,
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
+    }
+
+    /// The script reads the paths of [`crate::node_paths`], no other.
+    #[test]
+    fn the_script_reads_the_node_paths() {
+        use crate::node_paths::{CERT_FOLDERS, FILES, FOLDERS};
+        for (list, var) in [(FILES, "f"), (FOLDERS, "d"), (CERT_FOLDERS, "d")] {
+            let line = format!("for {var} in {}; do", list.join(" "));
+            assert!(SCRIPT.contains(&line), "{line}");
+        }
+        assert_eq!(SCRIPT.matches("\nfor ").count(), 3);
     }
 
     /// The script on a host tree, parsed back: contents byte for byte,

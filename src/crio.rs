@@ -9,18 +9,86 @@
 use crate::crd::ClusterVersion;
 use crate::registries::ShortNameMode;
 
-/// CRI-O's short-name mode on a cluster of this release: enforcing from
-/// CRI-O 1.34 (OpenShift 4.21) and when the release is unknown, disabled
-/// before.
-pub fn short_name_mode(cluster_version: Option<&ClusterVersion>) -> ShortNameMode {
-    mode_of_release(cluster_version.and_then(ClusterVersion::openshift_minor))
+/// Who resolves short names over a set of files: what decides their
+/// short-name mode ([`effective_short_name_mode`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShortNameResolver {
+    /// containers/image on its own, as podman and skopeo run it (files
+    /// given without a CRI-O release): the files' `short-name-mode`.
+    ContainersImage,
+    /// CRI-O of this 1.x minor.
+    Crio(u32),
+    /// A CRI-O whose release is not known: taken as the newest.
+    CrioUnknown,
 }
 
-fn mode_of_release(openshift_minor: Option<u32>) -> ShortNameMode {
-    match openshift_minor {
-        Some(m) if m < 21 => ShortNameMode::Disabled,
-        _ => ShortNameMode::Enforcing,
+impl ShortNameResolver {
+    /// The CRI-O of a node: its minor when known, else the newest it may
+    /// run (as a cluster is taken at its desired release), else unknown.
+    pub fn of_node(runtime: &NodeRuntime) -> Self {
+        match (runtime.crio_minor, runtime.possible.iter().max()) {
+            (Some(minor), _) | (None, Some(&minor)) => Self::Crio(minor),
+            (None, None) => Self::CrioUnknown,
+        }
     }
+
+    /// Files given on their own: the node's CRI-O when one was named
+    /// (`--crio-version`), else containers/image alone.
+    pub fn of_files(runtime: Option<&NodeRuntime>) -> Self {
+        runtime.map_or(Self::ContainersImage, Self::of_node)
+    }
+
+    /// The nodes of a cluster: the CRI-O of its ClusterVersion's release,
+    /// unknown without one.
+    pub fn of_cluster(cluster_version: Option<&ClusterVersion>) -> Self {
+        Self::of_openshift(cluster_version.and_then(ClusterVersion::openshift_minor))
+    }
+
+    fn of_openshift(openshift_minor: Option<u32>) -> Self {
+        openshift_minor.map_or(Self::CrioUnknown, |m| Self::Crio(m + OPENSHIFT_TO_CRIO))
+    }
+}
+
+/// The first CRI-O minor that resolves short names in crio.conf's
+/// `short_name_mode` (default `enforcing`) instead of always `disabled`.
+pub const SHORT_NAMES_ENFORCED_FROM: u32 = 34;
+
+/// The short-name mode a pull resolves with: the one rule for every path
+/// (node files, `--registries-conf`, `-f`, the live cluster, audit,
+/// upgrade-check). `--short-name-mode` (`flag`) wins. A CRI-O sets
+/// containers/image's `SystemContext.ShortNameMode`, which wins over the
+/// files' `short-name-mode` (sysregistriesv2 `GetShortNameMode`), so the
+/// files' own setting never counts on a node: CRI-O 1.21 to 1.33 set
+/// `disabled` in `CandidatesForPotentiallyShortImageName`, and CRI-O 1.20
+/// tried every search registry in order on its own, as `disabled` does;
+/// from 1.34 crio.conf's `short_name_mode` decides, `enforcing` unless
+/// `disabled` (pkg/config `SetSystemContext`); the crio.conf a node runs is
+/// not read (the MCO's sets `disabled` from OpenShift 4.22), so CRI-O's
+/// default is taken. An unknown CRI-O is taken
+/// as the newest. containers/image alone reads `files`, else its
+/// `defaultShortNameMode`, permissive (which, with no terminal to ask at,
+/// tries every candidate as disabled does).
+pub fn effective_short_name_mode(
+    flag: Option<ShortNameMode>,
+    files: Option<ShortNameMode>,
+    resolver: ShortNameResolver,
+) -> ShortNameMode {
+    if let Some(mode) = flag {
+        return mode;
+    }
+    match resolver {
+        ShortNameResolver::ContainersImage => files.unwrap_or(ShortNameMode::Permissive),
+        ShortNameResolver::Crio(minor) if minor < SHORT_NAMES_ENFORCED_FROM => {
+            ShortNameMode::Disabled
+        }
+        ShortNameResolver::Crio(_) | ShortNameResolver::CrioUnknown => ShortNameMode::Enforcing,
+    }
+}
+
+/// CRI-O's short-name mode on a cluster's nodes, without a flag:
+/// [`effective_short_name_mode`] of [`ShortNameResolver::of_cluster`].
+pub fn short_name_mode(cluster_version: Option<&ClusterVersion>) -> ShortNameMode {
+    effective_short_name_mode(None, None, ShortNameResolver::of_cluster(cluster_version))
 }
 
 /// While the cluster updates from a release whose CRI-O resolves short
@@ -33,7 +101,8 @@ pub fn short_name_modes_during_update(
 ) -> Option<(ShortNameMode, String, ShortNameMode, String)> {
     let (from, to) = update_in_progress(cv)?;
     let from_minor = crate::crd::cluster::openshift_minor_of(from);
-    let (older, newer) = (mode_of_release(from_minor), short_name_mode(Some(cv)));
+    let older = effective_short_name_mode(None, None, ShortNameResolver::of_openshift(from_minor));
+    let newer = short_name_mode(Some(cv));
     (from_minor.is_some() && older != newer)
         .then(|| (older, from.to_string(), newer, to.to_string()))
 }
@@ -290,6 +359,70 @@ fn crio_minor(version: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one rule, over every resolver: the flag wins; a CRI-O ignores
+    /// the files' mode (cri-o `CandidatesForPotentiallyShortImageName` to
+    /// 1.33, pkg/config `SetSystemContext` from 1.34); containers/image
+    /// alone reads it (sysregistriesv2 `GetShortNameMode`,
+    /// `defaultShortNameMode`).
+    #[test]
+    fn effective_short_name_mode_table() {
+        use ShortNameMode::{Disabled, Enforcing, Permissive};
+        use ShortNameResolver::{ContainersImage, Crio, CrioUnknown};
+        for (flag, files, resolver, want) in [
+            (Some(Disabled), Some(Enforcing), Crio(34), Disabled),
+            (Some(Enforcing), None, ContainersImage, Enforcing),
+            (None, Some(Permissive), Crio(34), Enforcing),
+            (None, None, Crio(35), Enforcing),
+            (None, Some(Enforcing), Crio(33), Disabled),
+            (None, Some(Permissive), Crio(21), Disabled),
+            (None, None, Crio(20), Disabled),
+            (None, Some(Disabled), CrioUnknown, Enforcing),
+            (None, Some(Disabled), ContainersImage, Disabled),
+            (None, Some(Enforcing), ContainersImage, Enforcing),
+            (None, None, ContainersImage, Permissive),
+        ] {
+            assert_eq!(
+                effective_short_name_mode(flag, files, resolver),
+                want,
+                "{flag:?} {files:?} {resolver:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn resolvers_of_nodes_files_and_clusters() {
+        let known = NodeRuntime::from_flag("1.34.2").unwrap();
+        assert_eq!(
+            ShortNameResolver::of_node(&known),
+            ShortNameResolver::Crio(34)
+        );
+        assert_eq!(
+            ShortNameResolver::of_files(Some(&known)),
+            ShortNameResolver::Crio(34)
+        );
+        assert_eq!(
+            ShortNameResolver::of_files(None),
+            ShortNameResolver::ContainersImage
+        );
+        let unknown = NodeRuntime::unknown();
+        assert_eq!(
+            ShortNameResolver::of_node(&unknown),
+            ShortNameResolver::CrioUnknown
+        );
+        let either = NodeRuntime {
+            possible: vec![33, 34],
+            ..NodeRuntime::unknown()
+        };
+        assert_eq!(
+            ShortNameResolver::of_node(&either),
+            ShortNameResolver::Crio(34)
+        );
+        assert_eq!(
+            ShortNameResolver::of_cluster(None),
+            ShortNameResolver::CrioUnknown
+        );
+    }
 
     // CRI-O 1.34 (OpenShift 4.21) enforces short names; an unknown release
     // is taken as the newest.

@@ -17,7 +17,7 @@ use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode, 
 use mirrorpolicy::render::cluster::Rendered;
 
 use mirrorpolicy::crd::ClusterVersion;
-use mirrorpolicy::crio::NodeRuntime;
+use mirrorpolicy::crio::{effective_short_name_mode, NodeRuntime, ShortNameResolver};
 use mirrorpolicy::node_files::{is_absent, pull_breakers, NodeFiles, NodeRead};
 use mirrorpolicy::node_paths::{
     crio_policy_namespace, crio_policy_path, folder_of, runtime_use, DropInFolder, RuntimeUse,
@@ -57,6 +57,7 @@ pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
                 args.node_timeout.as_deref().unwrap_or("60s"),
             )?,
         };
+        let resolver = ShortNameResolver::of_node(&runtime);
         return match node_config(settings, &files, &runtime) {
             Ok(setup) => {
                 let warnings = setup.warnings;
@@ -66,10 +67,11 @@ pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
                     setup.registries,
                     setup.policy,
                     setup.namespace.as_deref(),
+                    resolver,
                     &warnings,
                 )
             }
-            Err(broken) => explain_broken(settings, args, &files.node, &broken),
+            Err(broken) => explain_broken(settings, args, &files.node, &broken, resolver),
         };
     }
     if args.registries_conf.is_none() && args.registries_conf_d.is_none() {
@@ -82,7 +84,9 @@ pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         }
         return run_on_objects(settings, args);
     }
-    let runtime = flag_runtime(args)?.unwrap_or_default();
+    let flag_runtime = flag_runtime(args)?;
+    let resolver = ShortNameResolver::of_files(flag_runtime.as_ref());
+    let runtime = flag_runtime.unwrap_or_default();
     let mut warnings = Vec::new();
     let mut conf = load_registries(
         args.registries_conf.as_deref(),
@@ -97,7 +101,7 @@ pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         }
     }
     let policy = args.policy_json.as_deref().map(load_policy).transpose()?;
-    explain_files(settings, args, conf, policy, None, &warnings)
+    explain_files(settings, args, conf, policy, None, resolver, &warnings)
 }
 
 /// The combinations clap cannot say: `-f` with `--node` only reads the
@@ -138,11 +142,9 @@ fn explain_broken(
     args: &ExplainArgs,
     node: &str,
     broken: &Broken,
+    resolver: ShortNameResolver,
 ) -> Result<ExitCode> {
-    let mode = args
-        .short_name_mode
-        .map(ShortNameMode::from)
-        .unwrap_or(ShortNameMode::Permissive);
+    let mode = effective_short_name_mode(flag_mode(args), None, resolver);
     let whys = broken.whys.join("; ");
     let why = match broken.undetermined {
         Some(Undetermined::ReleaseUnknown) => format!(
@@ -177,20 +179,23 @@ fn explain_broken(
     })
 }
 
-/// Explains against a node's registries configuration and policy.
+/// `--short-name-mode`, when given.
+fn flag_mode(args: &ExplainArgs) -> Option<ShortNameMode> {
+    args.short_name_mode.map(ShortNameMode::from)
+}
+
+/// Explains against a node's registries configuration and policy, in the
+/// namespace given, with the short-name mode of who reads them.
 fn explain_files(
     settings: &Settings,
     args: &ExplainArgs,
     conf: RegistriesConf,
     policy: Option<PolicyFile>,
     namespace: Option<&str>,
+    resolver: ShortNameResolver,
     warnings: &[String],
 ) -> Result<ExitCode> {
-    let mode = args
-        .short_name_mode
-        .map(ShortNameMode::from)
-        .or(conf.short_name_mode)
-        .unwrap_or(ShortNameMode::Permissive);
+    let mode = effective_short_name_mode(flag_mode(args), conf.short_name_mode, resolver);
     let config = Config {
         registries: &conf,
         policy: policy.as_ref(),
@@ -293,10 +298,11 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
     inputs::overlay(settings, &mut inputs, &args.with, true)?;
     let (rendered, view) =
         inputs::render_view_releasing_sets(settings, &mut inputs, &args.pool, namespace)?;
-    let mode = args
-        .short_name_mode
-        .map(ShortNameMode::from)
-        .unwrap_or_else(|| mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref()));
+    let mode = effective_short_name_mode(
+        flag_mode(args),
+        view.registries.short_name_mode,
+        ShortNameResolver::of_cluster(inputs.cluster_version.as_ref()),
+    );
     let config = Config::from(&view);
     let (mut items, mut code) = explain_all(&config, &args.images, mode, namespace);
     if args.short_name_mode.is_none() {

@@ -836,3 +836,146 @@ fn issue_34_invalid_short_name_aliases_file_fails_short_names_only() {
             "--short-name-aliases is for node files",
         ));
 }
+
+/// Issue 35: `--registries-conf-d` is listed as containers/image lists a
+/// node's registries.conf.d (sysregistriesv2 `dropInConfigs`): a drop-in
+/// named `.conf` and one that is a link are read; a sub-folder, a dangling
+/// link and `*.conf.bak` are not. `--node-files` reads the same drop-in the
+/// same way.
+#[test]
+fn issue_35_drop_ins_are_listed_as_containers_image_lists_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let block = |prefix: &str| {
+        format!("[[registry]]\nprefix = \"{prefix}\"\nlocation = \"{prefix}\"\nblocked = true\n")
+    };
+    let d = dir.path().join("registries.conf.d");
+    std::fs::create_dir_all(d.join("sub.conf")).unwrap();
+    std::fs::create_dir_all(dir.path().join("elsewhere")).unwrap();
+    std::fs::write(d.join(".conf"), block("quay.io/dot")).unwrap();
+    std::fs::write(
+        dir.path().join("elsewhere/real.conf"),
+        block("quay.io/linked"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../elsewhere/real.conf", d.join("link.conf")).unwrap();
+    std::os::unix::fs::symlink("../elsewhere/gone.conf", d.join("dangling.conf")).unwrap();
+    std::fs::write(d.join("sub.conf/x.conf"), block("quay.io/sub")).unwrap();
+    std::fs::write(d.join("x.conf.bak"), block("quay.io/bak")).unwrap();
+    let images = [
+        "quay.io/dot/a:1",
+        "quay.io/linked/a:1",
+        "quay.io/sub/a:1",
+        "quay.io/bak/a:1",
+    ];
+    let out = plugin()
+        .arg("explain")
+        .args(images)
+        .arg("--registries-conf-d")
+        .arg(&d)
+        .args(["-o", "json"])
+        .output()
+        .unwrap();
+    let v = support::json_with_code(&out, 1);
+    let blocked: Vec<bool> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["candidates"][0]["registry"]["blocked"] == true)
+        .collect();
+    assert_eq!(blocked, [true, true, false, false], "{v:#}");
+
+    // The node reads the drop-in named .conf too.
+    let node = dir
+        .path()
+        .join("node-files/worker-0/etc/containers/registries.conf.d");
+    std::fs::create_dir_all(&node).unwrap();
+    std::fs::write(node.join(".conf"), block("quay.io/dot")).unwrap();
+    let out = plugin()
+        .args([
+            "explain",
+            "quay.io/dot/a:1",
+            "--node",
+            "worker-0",
+            "--node-files",
+        ])
+        .arg(dir.path().join("node-files"))
+        .args(["--crio-version", "1.34", "-o", "json"])
+        .output()
+        .unwrap();
+    let v = support::json_with_code(&out, 1);
+    assert_eq!(v["candidates"][0]["registry"]["blocked"], true, "{v:#}");
+}
+
+/// Issue 35: a `--registries-conf-d` that is itself a link is not listed
+/// (`filepath.WalkDir` does not follow it): nothing behind it is read, and
+/// the explanation says so, as `--node` does for a node's linked folder.
+#[test]
+fn issue_35_a_linked_registries_conf_d_is_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real");
+    std::fs::create_dir_all(&real).unwrap();
+    std::fs::write(
+        real.join("50-block.conf"),
+        "[[registry]]\nprefix = \"quay.io/x\"\nlocation = \"quay.io/x\"\nblocked = true\n",
+    )
+    .unwrap();
+    let link = dir.path().join("registries.conf.d");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let out = plugin()
+        .args(["explain", "quay.io/x/a:1", "--registries-conf-d"])
+        .arg(&link)
+        .args(["-o", "json"])
+        .output()
+        .unwrap();
+    let v = support::json_with_code(&out, 0);
+    assert_eq!(v["candidates"][0]["registry"], Value::Null, "{v:#}");
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("registries.conf.d is a link to")
+            && warnings.contains("CRI-O reads none of the drop-ins behind it"),
+        "{warnings}"
+    );
+}
+
+/// Issue 35: `--registries-d` is read as docker `loadAndMergeConfig` reads
+/// registries.d: every name ending in `.yaml`, `.yaml` itself included, so
+/// two files giving `default-docker` conflict (exit 2); `x.yml` is not
+/// read, so beside `x.yaml` nothing conflicts.
+#[test]
+fn issue_35_registries_d_reads_yaml_names_as_containers_image() {
+    let image = format!("127.0.0.1:1/ns/app@{DIGEST}");
+    let sigstore = "default-docker:\n  use-sigstore-attachments: true\n";
+    for (names, conflict) in [([".yaml", "x.yaml"], true), (["x.yml", "x.yaml"], false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("registries.d");
+        std::fs::create_dir_all(&d).unwrap();
+        for name in names {
+            std::fs::write(d.join(name), sigstore).unwrap();
+        }
+        let out = plugin()
+            .env("HOME", dir.path())
+            .env_remove("REGISTRY_AUTH_FILE")
+            .env_remove("XDG_RUNTIME_DIR")
+            .args([
+                "explain",
+                &image,
+                "--registries-conf",
+                "examples/node/registries.conf",
+            ])
+            .args(["--probe", "--probe-timeout", "1", "--registries-d"])
+            .arg(&d)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code() == Some(2),
+            conflict,
+            "{names:?}: {stderr}"
+        );
+        assert_eq!(
+            stderr.contains("\"default-docker\" is also defined in"),
+            conflict,
+            "{names:?}: {stderr}"
+        );
+    }
+}

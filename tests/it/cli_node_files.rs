@@ -1150,3 +1150,87 @@ fn issue_39_node_answers_and_files_are_capped() {
         ["worker-0"]
     );
 }
+
+/// Issue 35: one short-name mode for a node, whichever path reads its
+/// files: its CRI-O's (1.33: `disabled`; 1.34: `enforcing`, two search
+/// registries refusing a short name), never the file's own
+/// `short-name-mode`, read live (the Node's containerRuntimeVersion), from
+/// a node-files folder with `--crio-version` or with the Node among `-f`,
+/// and with `--registries-conf --crio-version`. The file alone, no CRI-O
+/// named, is read as containers/image alone (podman) reads it.
+#[test]
+fn issue_35_one_short_name_mode_for_a_node_on_every_path() {
+    let conf_text = "unqualified-search-registries = [\"registry.access.redhat.com\", \"docker.io\"]\nshort-name-mode = \"permissive\"\n";
+    for (crio, minor, mode, code) in [
+        ("1.34.2", "1.34", "enforcing", 1),
+        ("1.33.5", "1.33", "disabled", 0),
+    ] {
+        let dir = TempDir::new().unwrap();
+        let roots = dir.path().join("roots");
+        let root = roots.join("worker-0");
+        node_tree(&root, "worker-0");
+        write(
+            &root,
+            "/etc/containers/registries.conf",
+            conf_text.as_bytes(),
+        );
+        let node = format!(
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: worker-0\nstatus:\n  nodeInfo:\n    containerRuntimeVersion: cri-o://{crio}-3.rhaos4.21.el9\n"
+        );
+        let node_file = dir.path().join("node.yaml");
+        fs::write(&node_file, &node).unwrap();
+        let server = Builder::openshift()
+            .objects_from_yaml(&node)
+            .daemon_pods(&["worker-0"])
+            .node_root("worker-0", &root)
+            .start();
+        let kubeconfig = server.write_kubeconfig(dir.path());
+        let explain = || {
+            let mut cmd = bin();
+            cmd.args(["explain", "busybox", "-o", "json"]);
+            cmd
+        };
+        let mut live = explain();
+        live.env("KUBECONFIG", &kubeconfig)
+            .args(["--node", "worker-0"]);
+        let mut folder = explain();
+        folder
+            .args([
+                "--node",
+                "worker-0",
+                "--crio-version",
+                minor,
+                "--node-files",
+            ])
+            .arg(&roots);
+        let mut objects = explain();
+        objects
+            .args(["--node", "worker-0", "--node-files"])
+            .arg(&roots)
+            .arg("-f")
+            .arg(&node_file);
+        let conf = root.join("etc/containers/registries.conf");
+        let mut file = explain();
+        file.args(["--crio-version", minor, "--registries-conf"])
+            .arg(&conf);
+        for (path, mut cmd) in [
+            ("live", live),
+            ("--node-files --crio-version", folder),
+            ("--node-files -f", objects),
+            ("--registries-conf --crio-version", file),
+        ] {
+            let out = cmd.output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(code), "{crio} {path}: {stderr}");
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["shortNameMode"], mode, "{crio} {path}: {v:#}");
+        }
+        let out = explain()
+            .arg("--registries-conf")
+            .arg(&conf)
+            .output()
+            .unwrap();
+        let v = support::json_with_code(&out, 0);
+        assert_eq!(v["shortNameMode"], "permissive", "{v:#}");
+    }
+}

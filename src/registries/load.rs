@@ -1520,7 +1520,7 @@ pub fn load_full_parser(
 /// any validation: refused where the loader refuses the text, and
 /// undetermined where it is (the parser families disagree, or two keys of
 /// one table select one field with different values).
-pub(super) fn read_raw(name: &str, text: &str) -> Result<RawConfig, RegistriesError> {
+fn read_raw(name: &str, text: &str) -> Result<RawConfig, RegistriesError> {
     let file = ConfigFile { name, text };
     let lines = Lines::new(text);
     let runtime = NodeRuntime::unknown();
@@ -1532,6 +1532,17 @@ pub(super) fn read_raw(name: &str, text: &str) -> Result<RawConfig, RegistriesEr
     let raw = parse_raw(&file, &lines, &rep, Reader::Fast)?;
     folded_keys(&raw, &lines, &rep)?;
     Ok(raw)
+}
+
+impl super::raw::RegistriesFile {
+    /// Reads `text` as a node whose CRI-O release is not known does; `name`
+    /// is the file to report. The error says why the node refuses the text,
+    /// or, with [`RegistriesError::undetermined`] set, why the tool cannot
+    /// tell what the node reads (its release, or two keys of one table
+    /// setting one field differently, which Go map order decides).
+    pub fn read(name: &str, text: &str) -> Result<Self, RegistriesError> {
+        read_raw(name, text).map(Self)
+    }
 }
 
 /// Whether `text` is a TOML 1.0 document, as a node's containers/image

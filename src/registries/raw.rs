@@ -375,21 +375,11 @@ impl RawConfig {
 /// of a single file for code outside the loader, such as the Machine
 /// Config Daemon's drain rule, which decodes the file the same way
 /// (openshift/machine-config-operator `isSafeContainerRegistryConfChanges`).
+/// It is made by [`RegistriesFile::read`], beside the loader.
 #[derive(Debug, PartialEq)]
-pub struct RegistriesFile(RawConfig);
+pub struct RegistriesFile(pub(super) RawConfig);
 
 impl RegistriesFile {
-    /// Reads `text` as a node whose CRI-O release is not known does; `name`
-    /// is the file to report. The error says why the node refuses the text,
-    /// or, with [`RegistriesError::undetermined`] set, why the tool cannot
-    /// tell what the node reads (its release, or two keys of one table
-    /// setting one field differently, which Go map order decides).
-    ///
-    /// [`RegistriesError::undetermined`]: super::RegistriesError::undetermined
-    pub fn read(name: &str, text: &str) -> Result<Self, super::RegistriesError> {
-        super::load::read_raw(name, text).map(Self)
-    }
-
     /// `unqualified-search-registries`, in order (empty when unset).
     pub fn unqualified_search_registries(&self) -> &[String] {
         self.0

@@ -69,7 +69,9 @@ fn file_text(
     let text = journal_files::read_text(path, &name, budget).map_err(|e| {
         let failure = Failure::input(e.to_string());
         match e {
-            TextError::TooLarge { .. } => failure.with_hint(FILE_TOO_LARGE_HINT),
+            TextError::TooLarge { .. } | TextError::OverBudget { .. } => {
+                failure.with_hint(FILE_TOO_LARGE_HINT)
+            }
             _ => failure,
         }
     })?;

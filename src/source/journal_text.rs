@@ -2,10 +2,16 @@
 //! one: a `--journal-file`, a must-gather's journal files and a node's log
 //! answer. Bytes are pushed in as they come (gzip decoded on the way, so a
 //! gzip bomb meets the same caps); a line longer than [`LINE_CAP`] is
-//! dropped up to its newline and counted, and the text read (decoded, kept
-//! or dropped) by one command is capped at [`TEXT_CAP`] in all, so an
-//! endless line or answer ends there. Parsing the lines is the journal
+//! dropped up to its newline and counted. Parsing the lines is the journal
 //! module's; where the bytes come from is the caller's.
+//!
+//! Two more caps: [`READ_CAP`] on what one source sends (decoded, long
+//! lines included, and as received), so that an endless line or answer
+//! ends; and [`TEXT_CAP`] on the text kept by all the sources of one
+//! command together (a [`Budget`]), so that memory stays bounded when
+//! several nodes are read at once and their lines are parsed (the parsed
+//! lines take about twice the text). A source that fails gives its share of
+//! the budget back.
 
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,10 +20,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// KiB, a pull error with a long chain of causes tens of KiB.
 pub const LINE_CAP: usize = 1 << 20;
 
-/// The most journal text one command reads, all its files or node answers
-/// together (decoded, long lines included), and the most bytes one source
-/// sends (compressed or not).
-pub const TEXT_CAP: usize = 128 << 20;
+/// The most journal text one source is read for (decoded, long lines
+/// included), and the most bytes it may send (compressed or not).
+pub const READ_CAP: usize = 128 << 20;
+
+/// The most journal text one command keeps, all its files or node answers
+/// together.
+pub const TEXT_CAP: usize = 64 << 20;
 
 /// The size of a cap as said to the user (`1 MiB`, `128 MiB`).
 pub fn size_words(bytes: usize) -> String {
@@ -28,19 +37,21 @@ pub fn size_words(bytes: usize) -> String {
     }
 }
 
-/// What one command may still read of journal text, shared by every
-/// source it reads (several nodes are read at once).
+/// What one command may still keep of journal text, shared by every source
+/// it reads (several nodes are read at once), and what each source may send.
 #[derive(Debug)]
 pub struct Budget {
     cap: usize,
+    read_cap: usize,
     left: AtomicUsize,
 }
 
 impl Budget {
-    /// A budget of `cap` bytes.
-    pub fn new(cap: usize) -> Self {
+    /// A budget of `cap` bytes kept in all, `read_cap` read from each source.
+    pub fn new(cap: usize, read_cap: usize) -> Self {
         Self {
             cap,
+            read_cap,
             left: AtomicUsize::new(cap),
         }
     }
@@ -53,11 +64,16 @@ impl Budget {
             })
             .is_ok()
     }
+
+    /// Gives back `n` bytes taken.
+    fn give(&self, n: usize) {
+        self.left.fetch_add(n, Ordering::Relaxed);
+    }
 }
 
 impl Default for Budget {
     fn default() -> Self {
-        Self::new(TEXT_CAP)
+        Self::new(TEXT_CAP, READ_CAP)
     }
 }
 
@@ -98,20 +114,27 @@ pub struct Text {
 /// Why a source's text was not read.
 #[derive(Debug, thiserror::Error)]
 pub enum TextError {
-    #[error("{name} is larger than the {} of journal text read in all (a line longer than {} counts too)", size_words(*.cap), size_words(LINE_CAP))]
+    #[error("{name} is larger than {} of journal text (lines longer than {} count too)", size_words(*.cap), size_words(LINE_CAP))]
     TooLarge { name: String, cap: usize },
+    #[error("{name}: the journal text read goes over {}, the most one command keeps (its files, or all the nodes read, together)", size_words(*.cap))]
+    OverBudget { name: String, cap: usize },
     #[error("{name} is not valid gzip: {detail}")]
     Gzip { name: String, detail: String },
     #[error("cannot read {name}: {detail}")]
     Read { name: String, detail: String },
 }
 
-/// Keeps the lines written to it up to the line cap, charging every byte to
-/// the budget; past the budget every write fails.
+/// Keeps the lines written to it up to the line cap, charging what it keeps
+/// to the budget (given back when dropped unfinished); past the budget or
+/// the budget's cap of bytes written, every write fails.
 #[derive(Debug)]
 pub struct LineWriter<'a> {
     budget: &'a Budget,
     line_cap: usize,
+    /// Bytes written so far, kept or not.
+    written: usize,
+    /// Bytes of `buf` taken from the budget.
+    charged: usize,
     buf: Vec<u8>,
     /// Where the current (unfinished) line starts in `buf`.
     line_start: usize,
@@ -120,7 +143,14 @@ pub struct LineWriter<'a> {
     /// Dropping the current line up to its newline.
     skipping: bool,
     long: Option<LongLines>,
-    over: bool,
+    over: Option<Over>,
+}
+
+/// Which cap a writer went over.
+#[derive(Debug, Clone, Copy)]
+enum Over {
+    Read,
+    Keep,
 }
 
 impl<'a> LineWriter<'a> {
@@ -134,16 +164,33 @@ impl<'a> LineWriter<'a> {
         Self {
             budget,
             line_cap,
+            written: 0,
+            charged: 0,
             buf: Vec::new(),
             line_start: 0,
             line: 1,
             skipping: false,
             long: None,
-            over: false,
+            over: None,
         }
     }
 
+    /// Appends `data` to the current line, charged to the budget; false
+    /// (nothing appended) when the budget is out.
+    fn keep(&mut self, data: &[u8]) -> bool {
+        if !self.budget.take(data.len()) {
+            self.over = Some(Over::Keep);
+            return false;
+        }
+        self.charged += data.len();
+        self.buf.extend_from_slice(data);
+        true
+    }
+
     fn long_line(&mut self) {
+        let dropped = self.buf.len() - self.line_start;
+        self.budget.give(dropped);
+        self.charged -= dropped;
         self.buf.truncate(self.line_start);
         let long = self.long.get_or_insert(LongLines {
             count: 0,
@@ -154,21 +201,30 @@ impl<'a> LineWriter<'a> {
 
     /// Ends the current line (kept): invalid UTF-8 becomes U+FFFD here, so
     /// the text never needs a second, lossy copy.
-    fn end_line(&mut self) {
+    fn end_line(&mut self) -> bool {
         if let Err(e) = std::str::from_utf8(&self.buf[self.line_start..]) {
             let valid = self.line_start + e.valid_up_to();
             let fixed = String::from_utf8_lossy(&self.buf[valid..]).into_owned();
+            let before = self.buf.len() - valid;
             self.buf.truncate(valid);
-            self.buf.extend_from_slice(fixed.as_bytes());
+            self.budget.give(before);
+            self.charged -= before;
+            if !self.keep(fixed.as_bytes()) {
+                return false;
+            }
         }
         self.line_start = self.buf.len();
         self.line += 1;
+        true
     }
 
     /// Takes in `data`; false once past the budget.
     fn push(&mut self, mut data: &[u8]) -> bool {
-        if self.over || !self.budget.take(data.len()) {
-            self.over = true;
+        self.written = self.written.saturating_add(data.len());
+        if self.written > self.budget.read_cap {
+            self.over = self.over.or(Some(Over::Read));
+        }
+        if self.over.is_some() {
             return false;
         }
         while !data.is_empty() {
@@ -190,10 +246,9 @@ impl<'a> LineWriter<'a> {
                 if pending + data.len() > self.line_cap + 1 {
                     self.long_line();
                     self.skipping = true;
-                } else {
-                    self.buf.extend_from_slice(data);
+                    return true;
                 }
-                return true;
+                return self.keep(data);
             };
             let cr = match i {
                 0 => self.buf.len() > self.line_start && self.buf.last() == Some(&b'\r'),
@@ -202,38 +257,57 @@ impl<'a> LineWriter<'a> {
             if pending + i - usize::from(cr) > self.line_cap {
                 self.long_line();
                 self.line += 1;
-            } else {
-                self.buf.extend_from_slice(&data[..=i]);
-                self.end_line();
+            } else if !self.keep(&data[..=i]) || !self.end_line() {
+                return false;
             }
             data = &data[i + 1..];
         }
         true
     }
 
-    /// The text kept; an error naming `name` when the budget ran out.
-    pub fn finish(mut self, name: &str) -> Result<Text, TextError> {
-        if self.over {
-            return Err(TextError::TooLarge {
-                name: name.to_string(),
+    /// The error of a writer over a cap.
+    fn over_error(&self, name: &str) -> Option<TextError> {
+        let name = name.to_string();
+        self.over.map(|over| match over {
+            Over::Read => TextError::TooLarge {
+                name,
+                cap: self.budget.read_cap,
+            },
+            Over::Keep => TextError::OverBudget {
+                name,
                 cap: self.budget.cap,
-            });
+            },
+        })
+    }
+
+    /// The text kept; an error naming `name` when over a cap.
+    pub fn finish(mut self, name: &str) -> Result<Text, TextError> {
+        if let Some(e) = self.over_error(name) {
+            return Err(e);
         }
         let pending = &self.buf[self.line_start..];
         if !self.skipping && !pending.is_empty() {
             let cr = usize::from(pending.last() == Some(&b'\r'));
             if pending.len() - cr > self.line_cap {
                 self.long_line();
-            } else {
-                self.end_line();
+            } else if !self.end_line() {
+                return Err(self.over_error(name).expect("over a cap"));
             }
         }
-        let text = String::from_utf8(self.buf)
+        // The text is the caller's now: its bytes stay taken.
+        self.charged = 0;
+        let text = String::from_utf8(std::mem::take(&mut self.buf))
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         Ok(Text {
             text,
-            long_lines: self.long,
+            long_lines: self.long.take(),
         })
+    }
+}
+
+impl Drop for LineWriter<'_> {
+    fn drop(&mut self) {
+        self.budget.give(self.charged);
     }
 }
 
@@ -287,16 +361,9 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    fn too_large(&self) -> TextError {
-        TextError::TooLarge {
-            name: self.name.clone(),
-            cap: self.writer().budget.cap,
-        }
-    }
-
     fn gzip_error(&self, e: &io::Error) -> TextError {
-        if self.writer().over {
-            return self.too_large();
+        if let Some(over) = self.writer().over_error(&self.name) {
+            return over;
         }
         TextError::Gzip {
             name: self.name.clone(),
@@ -307,8 +374,12 @@ impl<'a> Decoder<'a> {
     /// Takes in the next bytes of the source.
     pub fn push(&mut self, data: &[u8]) -> Result<(), TextError> {
         self.received = self.received.saturating_add(data.len());
-        if self.received > self.writer().budget.cap {
-            return Err(self.too_large());
+        let read_cap = self.writer().budget.read_cap;
+        if self.received > read_cap {
+            return Err(TextError::TooLarge {
+                name: self.name.clone(),
+                cap: read_cap,
+            });
         }
         let result = match &mut self.sink {
             Sink::Plain(w) => w.write_all(data),
@@ -323,16 +394,12 @@ impl<'a> Decoder<'a> {
         let writer = match self.sink {
             Sink::Plain(w) => w,
             Sink::Gzip(d) => {
-                let (over, cap) = (d.get_ref().over, d.get_ref().budget.cap);
-                d.finish().map_err(|e| match over {
-                    true => TextError::TooLarge {
-                        name: name.clone(),
-                        cap,
-                    },
-                    false => TextError::Gzip {
+                let over = d.get_ref().over_error(&name);
+                d.finish().map_err(|e| {
+                    over.unwrap_or_else(|| TextError::Gzip {
                         name: name.clone(),
                         detail: e.to_string(),
-                    },
+                    })
                 })?
             }
         };
@@ -376,7 +443,7 @@ mod tests {
     use super::*;
 
     fn keep(cap: usize, chunks: &[&[u8]]) -> (String, Option<LongLines>) {
-        let budget = Budget::new(1 << 20);
+        let budget = Budget::new(1 << 20, 1 << 20);
         let mut w = LineWriter::with_line_cap(&budget, cap);
         for c in chunks {
             w.write_all(c).unwrap();
@@ -422,23 +489,38 @@ mod tests {
     }
 
     #[test]
-    fn the_budget_counts_skipped_bytes_and_is_shared() {
-        let budget = Budget::new(10);
+    fn a_source_reads_up_to_the_cap_skipped_bytes_included() {
+        let budget = Budget::new(100, 10);
         let mut w = LineWriter::with_line_cap(&budget, 2);
         w.write_all(b"aaaaaa\n").unwrap();
         assert!(w.write_all(b"bbbb\n").is_err());
         let err = w.finish("node n's CRI-O log").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "node n's CRI-O log is larger than the 10 bytes of journal text read in all (a line longer than 1 MiB counts too)"
+            "node n's CRI-O log is larger than 10 bytes of journal text (lines longer than 1 MiB count too)"
         );
-        // What is left is shared: a second source gets the rest.
-        let budget = Budget::new(10);
+    }
+
+    #[test]
+    fn the_text_kept_is_shared_and_a_failed_source_gives_it_back() {
+        let budget = Budget::new(10, 100);
         let mut a = LineWriter::new(&budget);
         a.write_all(b"123456\n").unwrap();
         let mut b = LineWriter::new(&budget);
-        assert!(b.write_all(b"1234\n").is_err());
-        assert!(a.finish("a").is_ok());
+        b.write_all(b"12\n").unwrap();
+        assert!(b.write_all(b"34\n").is_err());
+        assert_eq!(
+            b.finish("b").unwrap_err().to_string(),
+            "b: the journal text read goes over 10 bytes, the most one command keeps (its files, or all the nodes read, together)"
+        );
+        let mut c = LineWriter::new(&budget);
+        c.write_all(b"12\n").unwrap();
+        // Skipped bytes are read, not kept.
+        let mut d = LineWriter::with_line_cap(&budget, 1);
+        d.write_all(b"12345678\n").unwrap();
+        assert_eq!(d.finish("d").unwrap().long_lines.map(|l| l.count), Some(1));
+        assert_eq!(a.finish("a").unwrap().text, "123456\n");
+        assert_eq!(c.finish("c").unwrap().text, "12\n");
     }
 
     #[test]
@@ -458,7 +540,7 @@ mod tests {
             e.write_all(&block).unwrap();
         }
         let bomb = e.finish().unwrap();
-        let budget = Budget::new(4 << 20);
+        let budget = Budget::new(64 << 20, 4 << 20);
         let err = read_from("bomb.gz", &budget, bomb.as_slice()).unwrap_err();
         assert!(matches!(err, TextError::TooLarge { .. }), "{err}");
         // Two bytes of magic split over two reads.

@@ -1264,3 +1264,201 @@ fn issue_24_explain_journal_in_time_order_across_nodes() {
         [("worker-0", "a"), ("worker-1", "b"), ("worker-0", "c")]
     );
 }
+
+/// A journal line of `worker-0` whose message is `len` bytes of `x` after
+/// `Pulling image: ` (the live query's pattern keeps it).
+fn long_line(n: u32, len: usize) -> String {
+    jline(
+        Format::Rfc3339Nano,
+        "worker-0",
+        n,
+        Some("z"),
+        &format!("Pulling image: {}", "x".repeat(len)),
+    )
+}
+
+/// Two pulls around a 2 MiB line (line 5): the replay goes on without it,
+/// and the warning names the file and the line, on stderr and in the JSON.
+#[test]
+fn issue_39_journal_file_long_line_is_skipped_and_named() {
+    let journal = pull(Format::Rfc3339Nano, "worker-0", 0, "a", &[M1, M2], true)
+        + &long_line(5, 2 << 20)
+        + &pull(Format::Rfc3339Nano, "worker-0", 10, "b", &[M1], true);
+    let (_dir, conf, j) = setup(&journal);
+    let out = bin()
+        .args(["explain", IMAGE, "-o", "json", "--registries-conf"])
+        .arg(&conf)
+        .arg("--journal-file")
+        .arg(&j)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(format!(
+            "warning: journal file \"{}\": line 5 is longer than 1 MiB and skipped",
+            j.display()
+        )))
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let served: Vec<&str> = v["journal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["pulls"][0]["servedBy"].as_str().unwrap())
+        .collect();
+    assert_eq!(served, [M2, M1]);
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("line 5 is longer than 1 MiB")),
+        "{v}"
+    );
+}
+
+/// A file over the total cap (sparse: 200 MiB of NUL, one endless line)
+/// and a must-gather's gzip bomb (200 MiB of one byte in a few hundred
+/// KiB) stop at 128 MiB read, naming the file, exit 2.
+#[test]
+fn issue_39_journal_file_over_the_cap() {
+    let (dir, conf, _) = setup("");
+    let sparse = dir.path().join("sparse.log");
+    fs::File::create(&sparse)
+        .unwrap()
+        .set_len(200 << 20)
+        .unwrap();
+    let workers = dir.path().join("mg/host_service_logs/workers");
+    fs::create_dir_all(&workers).unwrap();
+    let bomb = workers.join("crio_service.log.gz");
+    let member = {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(&vec![b'a'; 1 << 20]).unwrap();
+        e.finish().unwrap()
+    };
+    fs::write(&bomb, member.repeat(200)).unwrap();
+    for (input, name) in [(&sparse, &sparse), (&dir.path().join("mg"), &bomb)] {
+        bin()
+            .args(["explain", IMAGE, "--registries-conf"])
+            .arg(&conf)
+            .arg("--journal-file")
+            .arg(input)
+            .timeout(std::time::Duration::from_secs(120))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "journal file \"{}\" is larger than 128 MiB of journal text",
+                name.display()
+            )))
+            .stderr(predicate::str::contains("hint: save a narrower window"));
+    }
+}
+
+/// A live answer with a 2 MiB line: skipped, named with the node and the
+/// line, the pulls around it judged.
+#[test]
+fn issue_39_live_long_line_is_skipped_and_named() {
+    let journal = pull(Format::Rfc3339Nano, "worker-0", 0, "a", &[M1, M2], true)
+        + &long_line(5, 2 << 20)
+        + &pull(Format::Rfc3339Nano, "worker-0", 10, "b", &[M1], true);
+    let server = support::apiserver::Builder::openshift()
+        .node_journal("worker-0", &journal)
+        .start();
+    let dir = TempDir::new().unwrap();
+    let out = live(&server, dir.path(), &[])
+        .code(0)
+        .stderr(predicate::str::contains(
+            "warning: node worker-0's CRI-O log: line 5 is longer than 1 MiB and skipped",
+        ))
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["journal"].as_array().unwrap().len(), 2, "{v}");
+}
+
+/// An answer that never ends ends at a cap, with the default
+/// `--request-timeout 0` (`explain`, exit 3): an endless line at the 128
+/// MiB read from one node, endless lines gzip-encoded at the 64 MiB of text
+/// one command keeps.
+#[test]
+fn issue_39_live_endless_answer_ends_at_the_cap() {
+    let start = pull(Format::Rfc3339Nano, "worker-0", 0, "a", &[M1, M2], true);
+    let line = jline(
+        Format::Rfc3339Nano,
+        "worker-0",
+        9,
+        None,
+        "Trying to access \"x\"",
+    );
+    for (tail, gzip, want) in [
+        (b"x".as_slice(), false, "node worker-0's CRI-O log answer is larger than 128 MiB of journal text (lines longer than 1 MiB count too); narrow --since/--until"),
+        (line.as_bytes(), true, "node worker-0's CRI-O log answer: the journal text read goes over 64 MiB, the most one command keeps (its files, or all the nodes read, together); narrow --since/--until"),
+    ] {
+        let server = support::apiserver::Builder::openshift()
+            .node_journal_endless("worker-0", &start, tail, gzip)
+            .start();
+        let dir = TempDir::new().unwrap();
+        let kubeconfig = server.write_kubeconfig(dir.path());
+        bin()
+            .args(["explain", IMAGE, "--node", "worker-0", "--node-files"])
+            .arg(node_files(dir.path()))
+            .arg("--kubeconfig")
+            .arg(kubeconfig)
+            .arg("--journal")
+            .timeout(std::time::Duration::from_secs(120))
+            .assert()
+            .code(3)
+            .stderr(predicate::str::contains(want));
+    }
+}
+
+/// `audit --journal`: the node whose answer never ends is named as not
+/// read; the other nodes are judged.
+#[test]
+fn issue_39_live_audit_endless_node_is_named_the_others_judged() {
+    let server = support::apiserver::Builder::openshift()
+        .objects_from_yaml(ITMS)
+        .objects_from_yaml(FLEET)
+        .node_journal_endless(
+            "worker-0",
+            &pull(Format::Old, "worker-0", 0, "a", &[M1, M2], true),
+            b"x",
+            false,
+        )
+        .node_journal(
+            "worker-1",
+            &pull(Format::Rfc3339Nano, "worker-1", 0, "b", &[M1, M2], true),
+        )
+        .node_journal(
+            "infra-0",
+            &pull(Format::Rfc3339Nano, "infra-0", 20, "d", &[M2], true),
+        )
+        .start();
+    let dir = TempDir::new().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let out = bin()
+        .args(["audit", "--journal", "-o", "json", "--kubeconfig"])
+        .arg(kubeconfig)
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        // A pull of the others diverges from the fleet's configuration: 1
+        // wins over the unread node's 3.
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let unread = &v["undeterminedNodes"][0];
+    assert_eq!(unread["node"], "worker-0", "{v}");
+    assert_eq!(unread["reason"], "unread", "{v}");
+    assert!(
+        unread["message"]
+            .as_str()
+            .unwrap()
+            .contains("larger than 128 MiB of journal text"),
+        "{v}"
+    );
+    assert_eq!(v["pulls"], 2, "{v}");
+}

@@ -461,6 +461,9 @@ struct State {
     /// `nodes/NODE/proxy/logs`: the nodes whose journalctl the kubelet
     /// kills at its limit: the answer comes this late, cut in the middle.
     node_log_cuts: BTreeMap<String, Duration>,
+    /// `nodes/NODE/proxy/logs`: the nodes whose answer never ends: after
+    /// the journal, these bytes again and again (gzip-encoded when true).
+    node_log_tails: BTreeMap<String, (Vec<u8>, bool)>,
     /// `pods/exec`: node name → the folder served as its daemon pod's `/rootfs`.
     node_roots: BTreeMap<String, PathBuf>,
     /// `pods/exec`: extra time a node's exec takes before its command runs.
@@ -606,6 +609,29 @@ impl Builder {
     /// lines, as the kubelet's answer when it kills journalctl at 30 s.
     pub fn node_journal_cut(mut self, node: &str, after: Duration) -> Self {
         self.state.node_log_cuts.insert(node.to_string(), after);
+        self
+    }
+
+    /// `node`'s log answer never ends, as from a hostile node or API
+    /// server: `journal` (not grepped), then `tail` again and again without
+    /// end (an endless line when `tail` has no newline), the whole answer
+    /// gzip-encoded with `Content-Encoding: gzip` when `gzip`. Served
+    /// before any check, and not logged.
+    pub fn node_journal_endless(
+        mut self,
+        node: &str,
+        journal: &str,
+        tail: &[u8],
+        gzip: bool,
+    ) -> Self {
+        assert!(!tail.is_empty(), "an endless answer needs a tail");
+        self.state
+            .node_journals
+            .insert(node.to_string(), journal.to_string());
+        self.state
+            .node_log_tails
+            .insert(node.to_string(), (tail.to_vec(), gzip));
+        self.state.log_query_mode = true;
         self
     }
 
@@ -864,7 +890,15 @@ impl FakeApiServer {
                                 let state = Arc::clone(&state);
                                 let token = token.clone();
                                 let peer = peer.clone();
-                                async move { handle(req, state, token, peer).await }
+                                async move {
+                                    if let Some(endless) = endless_node_log(&req, &state) {
+                                        return Ok(endless);
+                                    }
+                                    let response = handle(req, state, token, peer).await?;
+                                    Ok::<_, std::io::Error>(response.map(|body| {
+                                        body.map_err(|never| match never {}).boxed_unsync()
+                                    }))
+                                }
                             })
                         };
                         let builder =
@@ -1152,6 +1186,52 @@ fn certificates(client_auth: bool, serving: Option<(Vec<Vec<u8>>, Vec<u8>)>) -> 
 }
 
 type Reply = Result<Response<Full<Bytes>>, std::io::Error>;
+
+/// A body that may never end.
+type Streamed = http_body_util::combinators::UnsyncBoxBody<Bytes, std::io::Error>;
+
+/// The answer of a node whose log never ends ([`FakeApiServer::node_journal_endless`]):
+/// its journal, then its tail forever, in frames of at least 64 KiB (gzip:
+/// one gzip member per frame, each of 1 MiB of text, as a multi-member
+/// stream decodes); `None` for any other request.
+fn endless_node_log(
+    req: &Request<Incoming>,
+    state: &Arc<Mutex<State>>,
+) -> Option<Response<Streamed>> {
+    use futures_util::StreamExt;
+    let (node, _) = node_log_target(req.uri().path())?;
+    let state = state.lock().expect("state");
+    let (tail, gzip) = state.node_log_tails.get(node)?.clone();
+    let journal = state.node_journals.get(node).cloned().unwrap_or_default();
+    let mut chunk = Vec::new();
+    while chunk.len() < if gzip { 1 << 20 } else { 64 << 10 } {
+        chunk.extend_from_slice(&tail);
+    }
+    let member = |data: &[u8]| {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(data).expect("gzip");
+        e.finish().expect("gzip")
+    };
+    let (head, chunk) = match gzip {
+        true => (member(journal.as_bytes()), member(&chunk)),
+        false => (journal.into_bytes(), chunk),
+    };
+    let frames = std::iter::once(Bytes::from(head)).chain(std::iter::repeat(Bytes::from(chunk)));
+    let stream = futures_util::stream::iter(frames)
+        .map(|b| Ok::<_, std::io::Error>(hyper::body::Frame::data(b)));
+    let mut response = Response::builder()
+        .status(200)
+        .header("Content-Type", "text/plain");
+    if gzip {
+        response = response.header("Content-Encoding", "gzip");
+    }
+    Some(
+        response
+            .body(http_body_util::StreamBody::new(stream).boxed_unsync())
+            .expect("response"),
+    )
+}
 
 async fn handle(
     mut req: Request<Incoming>,

@@ -53,6 +53,15 @@ impl ShortNameResolver {
 /// `short_name_mode` (default `enforcing`) instead of always `disabled`.
 pub const SHORT_NAMES_ENFORCED_FROM: u32 = 34;
 
+/// The first CRI-O minor whose OpenShift release has the MCO write
+/// `short_name_mode = "disabled"` into crio.conf (machine-config-operator
+/// `templates/*/01-*-container-runtime/_base/files/crio.yaml`, on
+/// release-4.22 and later; "crio: disable short_name_mode until we
+/// introduce ctrcfg api for it"): OpenShift 4.22, CRI-O 1.35. The same
+/// change reached release-4.21 in February 2026, in a 4.21 z-stream the
+/// tool cannot name, so 4.21 is taken as released (CRI-O's `enforcing`).
+pub const MCO_DISABLES_SHORT_NAMES_FROM: u32 = 35;
+
 /// The short-name mode a pull resolves with: the one rule for every path
 /// (node files, `--registries-conf`, `-f`, the live cluster, audit,
 /// upgrade-check). `--short-name-mode` (`flag`) wins. A CRI-O sets
@@ -63,9 +72,10 @@ pub const SHORT_NAMES_ENFORCED_FROM: u32 = 34;
 /// tried every search registry in order on its own, as `disabled` does;
 /// from 1.34 crio.conf's `short_name_mode` decides, `enforcing` unless
 /// `disabled` (pkg/config `SetSystemContext`); the crio.conf a node runs is
-/// not read (the MCO's sets `disabled` from OpenShift 4.22), so CRI-O's
-/// default is taken. An unknown CRI-O is taken
-/// as the newest. containers/image alone reads `files`, else its
+/// not read: the MCO's sets `disabled` from OpenShift 4.22 (CRI-O 1.35,
+/// [`MCO_DISABLES_SHORT_NAMES_FROM`]), and CRI-O 1.34 is taken with its
+/// default. An unknown CRI-O is taken as one that enforces (CRI-O's own
+/// default: whether an MCO wrote its crio.conf is not known). containers/image alone reads `files`, else its
 /// `defaultShortNameMode`, permissive (which, with no terminal to ask at,
 /// tries every candidate as disabled does).
 pub fn effective_short_name_mode(
@@ -78,7 +88,9 @@ pub fn effective_short_name_mode(
     }
     match resolver {
         ShortNameResolver::ContainersImage => files.unwrap_or(ShortNameMode::Permissive),
-        ShortNameResolver::Crio(minor) if minor < SHORT_NAMES_ENFORCED_FROM => {
+        ShortNameResolver::Crio(minor)
+            if !(SHORT_NAMES_ENFORCED_FROM..MCO_DISABLES_SHORT_NAMES_FROM).contains(&minor) =>
+        {
             ShortNameMode::Disabled
         }
         ShortNameResolver::Crio(_) | ShortNameResolver::CrioUnknown => ShortNameMode::Enforcing,
@@ -373,7 +385,9 @@ mod tests {
             (Some(Disabled), Some(Enforcing), Crio(34), Disabled),
             (Some(Enforcing), None, ContainersImage, Enforcing),
             (None, Some(Permissive), Crio(34), Enforcing),
-            (None, None, Crio(35), Enforcing),
+            (None, Some(Enforcing), Crio(34), Enforcing),
+            // OpenShift 4.22's MCO writes crio.conf with short_name_mode = "disabled".
+            (None, None, Crio(35), Disabled),
             (None, Some(Enforcing), Crio(33), Disabled),
             (None, Some(Permissive), Crio(21), Disabled),
             (None, None, Crio(20), Disabled),
@@ -432,7 +446,9 @@ mod tests {
             (Some("4.20.3"), ShortNameMode::Disabled),
             (Some("4.13.0"), ShortNameMode::Disabled),
             (Some("4.21.0"), ShortNameMode::Enforcing),
-            (Some("4.22.1"), ShortNameMode::Enforcing),
+            // The MCO's crio.conf sets short_name_mode = "disabled" from 4.22.
+            (Some("4.22.1"), ShortNameMode::Disabled),
+            (Some("4.23.0"), ShortNameMode::Disabled),
             (None, ShortNameMode::Enforcing),
         ] {
             let cv: Option<ClusterVersion> = version.map(|v| {
@@ -565,14 +581,21 @@ mod tests {
                 "4.21.1".to_string()
             ))
         );
+        // 4.21 to 4.22: CRI-O's enforcing, then the MCO's crio.conf's disabled.
+        let cv = cluster_version("4.22.0", &[("Partial", "4.22.0"), ("Completed", "4.21.3")]);
+        assert_eq!(
+            short_name_modes_during_update(&cv),
+            Some((
+                ShortNameMode::Enforcing,
+                "4.21.3".to_string(),
+                ShortNameMode::Disabled,
+                "4.22.0".to_string()
+            ))
+        );
         for (desired, history) in [
             (
                 "4.21.1",
                 vec![("Completed", "4.21.1"), ("Completed", "4.20.9")],
-            ),
-            (
-                "4.22.0",
-                vec![("Partial", "4.22.0"), ("Completed", "4.21.3")],
             ),
             ("4.21.1", vec![("Partial", "4.21.1")]),
             ("4.21.1", vec![]),

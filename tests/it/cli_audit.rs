@@ -430,6 +430,39 @@ fn issue_14_a_short_name_crio_refuses_is_an_error() {
     assert_eq!(classes(&report)["busybox"], "shortNameRefused");
 }
 
+// OpenShift 4.22: the MCO's crio.conf sets short_name_mode = "disabled"
+// (machine-config-operator templates, release-4.22), so the same short name
+// is tried on every search registry in order, not refused; explain says so.
+#[test]
+fn issue_35_openshift_4_22_nodes_do_not_enforce_short_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cluster.yaml");
+    std::fs::write(
+        &path,
+        ENFORCING_CLUSTER.replace("version: 4.21.2", "version: 4.22.1"),
+    )
+    .unwrap();
+    let file = path.display().to_string();
+    let out = bin()
+        .args(["audit", "-f", &file, "-o", "json"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(classes(&report)["busybox"], "shortName");
+    let out = bin()
+        .args(["explain", "busybox", "-f", &file, "-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["shortNameMode"], "disabled", "{json:#}");
+}
+
 #[test]
 fn issue_14_require_mirror_makes_direct_pulls_errors() {
     let dir = tempfile::tempdir().unwrap();

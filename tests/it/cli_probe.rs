@@ -799,7 +799,10 @@ fn issue_36_plain_http_mirror_not_insecure_says_what_crio_says() {
         "{d}"
     );
     // The question over HTTP carries no credentials.
-    assert!(a.log().iter().all(|l| l.auth_scheme.is_none()), "no credentials over HTTP");
+    assert!(
+        a.log().iter().all(|l| l.auth_scheme.is_none()),
+        "no credentials over HTTP"
+    );
 }
 
 #[test]

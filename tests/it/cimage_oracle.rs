@@ -29,8 +29,8 @@ const CONFIGS: usize = 560;
 const IMAGES_PER_CONFIG: usize = 24;
 /// The least number of image answers compared for the run to count.
 const MIN_COMPARED: usize = 20_000;
-/// The CRI-O release the files are read for: TOML 1.0, as containers/image
-/// 5.34 reads them.
+/// The CRI-O release the files are read for when the short-name mode is
+/// given: TOML 1.0, as containers/image 5.34 reads them.
 const CRIO: &str = "1.33";
 
 /// A small deterministic generator (splitmix64): the cases of a seed are
@@ -682,13 +682,17 @@ fn tool_answer(run: &Run<'_>) -> ToolAnswer {
         .arg(&run.files.conf)
         .arg("--registries-conf-d")
         .arg(&run.files.drop_in_dir)
-        .args(["--crio-version", CRIO, "-o", "json"])
+        .args(["-o", "json"])
         .env("NO_COLOR", "1");
     if let Some(p) = &run.files.policy {
         cmd.arg("--policy-json").arg(p);
     }
+    // A CRI-O sets the short-name mode itself (its files' `short-name-mode`
+    // never counts on a node), so the runs that take the mode from the files
+    // are containers/image alone, as the library is called here: without a
+    // CRI-O release, read as every release reads the files.
     if let Some(m) = run.mode {
-        cmd.args(["--short-name-mode", m]);
+        cmd.args(["--crio-version", CRIO, "--short-name-mode", m]);
     }
     if let Some(a) = &run.files.user_aliases {
         cmd.arg("--short-name-aliases").arg(a);

@@ -58,7 +58,7 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
         term::warn(format_args!("node {} not read: {}", n.node, n.reason));
     }
     // Drift found is an answer; no drift while a node was not read is not.
-    Ok(if report.drift {
+    Ok(if report.drift == Some(true) {
         ExitCode::Findings
     } else if !report.not_read.is_empty() {
         ExitCode::Cluster

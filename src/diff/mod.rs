@@ -196,8 +196,10 @@ pub struct PoolDiff {
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub pools: Vec<PoolDiff>,
-    /// Whether anything differs.
-    pub drift: bool,
+    /// Whether anything differs: `None` (null) when nothing was found to
+    /// differ but a node asked for could not be read, so what its files
+    /// hold is not known (the run exits 3).
+    pub drift: Option<bool>,
     /// With the files on disk: the nodes asked for whose files could not be
     /// read, and why (what is known of them is undetermined).
     #[serde(rename = "notRead", skip_serializing_if = "Vec::is_empty")]
@@ -280,7 +282,7 @@ pub fn diff(
     let drift = out.iter().any(|p| !p.drift.is_empty());
     Ok(Report {
         pools: out,
-        drift,
+        drift: Some(drift),
         not_read: Vec::new(),
     })
 }

@@ -137,7 +137,7 @@ pub fn add_daemon_reports(report: &mut Report, inputs: &Inputs, selection: &Sele
             }
         }
     }
-    report.drift = report.pools.iter().any(|p| !p.drift.is_empty());
+    report.drift = Some(report.pools.iter().any(|p| !p.drift.is_empty()));
 }
 
 /// The file a degraded node's daemon reports drifted, if any.
@@ -317,9 +317,11 @@ pub fn add_on_disk(
         pool.drift
             .extend(between_nodes(&pool_nodes, &mc_certs, selection));
     }
-    report.drift = report.pools.iter().any(|p| !p.drift.is_empty());
     not_read.sort_by(|a, b| a.node.cmp(&b.node));
     not_read.dedup();
+    let found = report.pools.iter().any(|p| !p.drift.is_empty());
+    // Nothing found while a node was not read is no answer for that node.
+    report.drift = (found || not_read.is_empty()).then_some(found);
     report.not_read = not_read;
     Ok(())
 }

@@ -266,7 +266,7 @@ mod tests {
     fn in_sync_pool_names_its_target_and_node_groups() {
         let report = Report {
             pools: vec![pool(Vec::new(), Vec::new(), &[])],
-            drift: false,
+            drift: Some(false),
             not_read: Vec::new(),
         };
         assert_eq!(
@@ -287,7 +287,7 @@ mod tests {
         p.stages.retain(|s| s.kind != "target" && s.kind != "nodes");
         let report = Report {
             pools: vec![p],
-            drift: false,
+            drift: Some(false),
             not_read: Vec::new(),
         };
         assert_eq!(
@@ -302,7 +302,7 @@ mod tests {
     fn drift_and_impact_with_the_drain_prediction() {
         let report = Report {
             pools: vec![pool(vec![drift("the CRs")], vec![impact()], &[])],
-            drift: true,
+            drift: Some(true),
             not_read: Vec::new(),
         };
         assert_eq!(
@@ -340,7 +340,7 @@ mod tests {
             i.reasons.clear();
             let report = Report {
                 pools: vec![pool(Vec::new(), vec![i], &[])],
-                drift: false,
+                drift: Some(false),
                 not_read: Vec::new(),
             };
             let out = text(&report);
@@ -357,7 +357,7 @@ mod tests {
         whole.cause = "the proposed objects are not applied yet".to_string();
         let report = Report {
             pools: vec![pool(vec![whole], Vec::new(), &[])],
-            drift: true,
+            drift: Some(true),
             not_read: Vec::new(),
         };
         let out = text(&report);
@@ -400,7 +400,7 @@ mod tests {
             }
             let out = text(&Report {
                 pools: vec![p],
-                drift: !split,
+                drift: Some(!split),
                 not_read: Vec::new(),
             });
             assert!(out.contains(want), "{out}");
@@ -414,7 +414,7 @@ mod tests {
         master.stages.truncate(1);
         let report = Report {
             pools: vec![master, pool(Vec::new(), Vec::new(), &[])],
-            drift: false,
+            drift: Some(false),
             not_read: Vec::new(),
         };
         let out = text(&report);
@@ -433,7 +433,7 @@ mod tests {
     fn json_is_the_report_object() {
         let report = Report {
             pools: vec![pool(vec![drift("the CRs")], vec![impact()], &[])],
-            drift: true,
+            drift: Some(true),
             not_read: Vec::new(),
         };
         let mut out = Vec::new();

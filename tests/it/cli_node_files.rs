@@ -952,11 +952,20 @@ fn issue_22_diff_on_disk_with_a_node_not_read_is_undetermined() {
         .output()
         .unwrap();
     let v = support::json_with_code(&out, 3);
-    assert_eq!(v["drift"], false);
+    // Issue 36: nothing found while a node was not read is no answer: a
+    // script reading `.drift` must not conclude "in sync".
+    assert_eq!(v["drift"], serde_json::Value::Null, "{v}");
     assert_eq!(v["notRead"][0]["node"], "master-0.corp.example.com");
     let reason = v["notRead"][0]["reason"].as_str().unwrap();
     assert!(reason.contains("no host file system"), "{reason}");
     // With drift found on another node, drift wins: exit 1, notRead still said.
+    let out = bin()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["diff", "--on-disk", "-o", "json"])
+        .output()
+        .unwrap();
+    let v = support::json_with_code(&out, 1);
+    assert_eq!(v["drift"], true, "{v}");
     let out = bin()
         .env("KUBECONFIG", &kubeconfig)
         .args(["diff", "--on-disk"])

@@ -904,22 +904,11 @@ fn failure(f: &Failed, limit: Duration) -> (Outcome, String) {
 /// A transport error: every one falls through to the next source, as
 /// `newImageSource` goes on after any error; TLS failures are told apart.
 fn classify(e: &reqwest::Error) -> (Outcome, String) {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(s) = source {
-        if let Some(t) = s.downcast_ref::<rustls::Error>() {
-            return (
-                Outcome::TlsError,
-                format!("TLS: {}", crate::tls::describe(t)),
-            );
-        }
-        // An io::Error hides the error it wraps from source(): go through get_ref().
-        source = match s
-            .downcast_ref::<std::io::Error>()
-            .and_then(|io| io.get_ref())
-        {
-            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
-            None => s.source(),
-        };
+    if let Some(t) = rustls_error(e) {
+        return (
+            Outcome::TlsError,
+            format!("TLS: {}", crate::tls::describe(t)),
+        );
     }
     if e.is_connect() && e.is_timeout() {
         return (
@@ -933,16 +922,14 @@ fn classify(e: &reqwest::Error) -> (Outcome, String) {
     (Outcome::Unreachable, chain(e))
 }
 
-/// Whether a TLS connection failed because the answer was not TLS at all
-/// (rustls: a record of unknown content type), as a plain-HTTP server's is.
-fn answer_is_not_tls(e: &reqwest::Error) -> bool {
+/// The TLS error in `e`'s causes, if any.
+fn rustls_error(e: &reqwest::Error) -> Option<&rustls::Error> {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = source {
-        if let Some(rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType)) =
-            s.downcast_ref::<rustls::Error>()
-        {
-            return true;
+        if let Some(t) = s.downcast_ref::<rustls::Error>() {
+            return Some(t);
         }
+        // An io::Error hides the error it wraps from source(): go through get_ref().
         source = match s
             .downcast_ref::<std::io::Error>()
             .and_then(|io| io.get_ref())
@@ -951,7 +938,18 @@ fn answer_is_not_tls(e: &reqwest::Error) -> bool {
             None => s.source(),
         };
     }
-    false
+    None
+}
+
+/// Whether a TLS connection failed because the answer was not TLS at all
+/// (rustls: a record of unknown content type), as a plain-HTTP server's is.
+fn answer_is_not_tls(e: &reqwest::Error) -> bool {
+    matches!(
+        rustls_error(e),
+        Some(rustls::Error::InvalidMessage(
+            rustls::InvalidMessage::InvalidContentType
+        ))
+    )
 }
 
 /// Whether `host` answers a plain-HTTP `GET /v2/` (without credentials):

@@ -3,7 +3,11 @@
 //! module imports run one way (no import circle), and a command module does
 //! not import another command module.
 //!
-//! Every `src/**/*.rs` file is parsed with `syn`; a function's length runs
+//! The crates depend one way (the binary on the live crate on the core),
+//! and the core's dependency tree holds no async runtime, Kubernetes
+//! client, HTTP or TLS stack, nor the command line.
+//!
+//! Every `src/**/*.rs` file of the three crates is parsed with `syn`; a function's length runs
 //! from the line of its `fn` to the line of its closing brace (its doc
 //! comment and attributes not counted). Test code is skipped: `#[test]`
 //! functions and anything under `#[cfg(test)]`.
@@ -156,10 +160,22 @@ fn functions(dir: &Path) -> Vec<Function> {
     all
 }
 
+/// The source roots of the workspace's crates: the binary's, the live
+/// crate's and the core's.
+fn source_roots() -> Vec<PathBuf> {
+    let top = Path::new(env!("CARGO_MANIFEST_DIR"));
+    ["src", "crates/live/src", "crates/core/src"]
+        .iter()
+        .map(|dir| top.join(dir))
+        .collect()
+}
+
 #[test]
 fn no_function_outside_tests_is_longer_than_80_lines() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let all = functions(&src);
+    let all: Vec<Function> = source_roots()
+        .iter()
+        .flat_map(|src| functions(src))
+        .collect();
     assert!(all.len() > 100, "found only {} functions", all.len());
     let listed = |f: &Function| {
         NOT_YET_SPLIT
@@ -240,9 +256,11 @@ fn the_measure_counts_from_fn_to_the_closing_brace_and_skips_tests() {
 // ---------------------------------------------------------------------------
 // Imports: no module import circle, and no command module importing another.
 //
-// Both crates (the library, `src/lib.rs`, and the binary, `src/main.rs`) share
-// one module namespace here: their top-level module names do not clash, and the
-// binary reaches the library as `mirrorpolicy::`. A module is one file
+// Every crate (the binary, `src/main.rs`, its library, `src/lib.rs`, the live
+// and the core crates under `crates/`) shares one module namespace here: their
+// top-level module names do not clash, and each reaches the ones below it as
+// `mirrorpolicy::`, `mirrorpolicy_live::` or `mirrorpolicy_core::` (or as
+// `crate::` through the re-exports). A module is one file
 // (`src/a/b.rs` or `src/a/b/mod.rs` is `a::b`); an inline module belongs to its
 // file. An edge runs from a module to the module that a `use` or a path in its
 // code (outside tests) names: `crate::`, `mirrorpolicy::`, `super::`, `self::`
@@ -351,7 +369,7 @@ fn resolve(modules: &BTreeSet<Vec<String>>, at: &[String], path: &[String]) -> O
     let mut base: Vec<String> = at.to_vec();
     let mut rest = path;
     match rest.first().map(String::as_str) {
-        Some("crate" | "mirrorpolicy") => {
+        Some("crate" | "mirrorpolicy" | "mirrorpolicy_live" | "mirrorpolicy_core") => {
             base.clear();
             rest = &rest[1..];
         }
@@ -381,14 +399,22 @@ fn resolve(modules: &BTreeSet<Vec<String>>, at: &[String], path: &[String]) -> O
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
-/// The import edges between the modules of the Rust files under `dir`.
-fn import_graph(dir: &Path) -> Graph {
+/// The import edges between the modules of the Rust files under `dirs`
+/// (source roots sharing one module namespace).
+fn import_graph(dirs: &[PathBuf]) -> Graph {
     let mut files = Vec::new();
-    rust_files(dir, &mut files);
-    files.retain(|f| f.file_name().is_none_or(|n| n != "tests.rs"));
-    let modules: BTreeSet<Vec<String>> = files.iter().filter_map(|f| module_of(dir, f)).collect();
+    for dir in dirs {
+        let mut found = Vec::new();
+        rust_files(dir, &mut found);
+        found.retain(|f| f.file_name().is_none_or(|n| n != "tests.rs"));
+        files.extend(found.into_iter().map(|f| (dir.as_path(), f)));
+    }
+    let modules: BTreeSet<Vec<String>> = files
+        .iter()
+        .filter_map(|(dir, f)| module_of(dir, f))
+        .collect();
     let mut graph = Graph::new();
-    for file in &files {
+    for (dir, file) in &files {
         let Some(module) = module_of(dir, file) else {
             continue;
         };
@@ -472,8 +498,7 @@ fn commands_calling_commands(graph: &Graph) -> Vec<String> {
 
 #[test]
 fn no_module_import_circle_and_no_command_importing_a_command() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let graph = import_graph(&src);
+    let graph = import_graph(&source_roots());
     assert!(graph.len() > 50, "found only {} modules", graph.len());
     let edges: usize = graph.values().map(BTreeSet::len).sum();
     assert!(edges > 100, "found only {edges} import edges");
@@ -541,7 +566,7 @@ fn the_import_check_finds_circles_and_commands_importing_commands() {
         "use crate::commands::y;\nuse mirrorpolicy::c::inner::C;\n",
     );
     write("commands/y.rs", "use std::io;\nuse serde::Serialize;\n");
-    let graph = import_graph(dir.path());
+    let graph = import_graph(&[dir.path().to_path_buf()]);
     let edges = |m: &str| graph[m].iter().cloned().collect::<Vec<_>>();
     assert_eq!(edges("a"), ["b"]);
     assert_eq!(edges("b"), ["a"]);
@@ -554,5 +579,92 @@ fn the_import_check_finds_circles_and_commands_importing_commands() {
     assert_eq!(
         commands_calling_commands(&graph),
         ["commands::x -> commands::y"]
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Crates: the dependency direction, from Cargo.lock.
+
+/// What the core must never depend on, however indirectly: the async
+/// runtime, the Kubernetes client, HTTP and TLS, the command line, and the
+/// two crates above it.
+const NOT_BELOW_CORE: &[&str] = &[
+    "tokio",
+    "kube",
+    "kube-client",
+    "hyper",
+    "hyper-util",
+    "reqwest",
+    "rustls",
+    "clap",
+    "mirrorpolicy-live",
+    "kubectl-mirrorpolicy",
+];
+
+/// Each package of a Cargo.lock with the names of the packages it depends
+/// on (every feature and target, dev-dependencies included: a superset).
+fn lock_graph(lock: &str) -> BTreeMap<String, Vec<String>> {
+    let doc: toml::Table = toml::from_str(lock).unwrap();
+    let mut graph = BTreeMap::new();
+    for package in doc["package"].as_array().unwrap() {
+        let name = package["name"].as_str().unwrap().to_string();
+        let deps: Vec<String> = package
+            .get("dependencies")
+            .and_then(|d| d.as_array())
+            .map(|d| {
+                d.iter()
+                    .filter_map(|v| v.as_str())
+                    .map(|v| v.split(' ').next().unwrap_or(v).to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        graph.entry(name).or_insert_with(Vec::new).extend(deps);
+    }
+    graph
+}
+
+/// Every package reachable from `from`.
+fn reachable(graph: &BTreeMap<String, Vec<String>>, from: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![from.to_string()];
+    while let Some(name) = todo.pop() {
+        for dep in graph.get(&name).into_iter().flatten() {
+            if seen.insert(dep.clone()) {
+                todo.push(dep.clone());
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn the_core_depends_on_nothing_of_the_network_or_the_command_line() {
+    let lock =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).unwrap();
+    let graph = lock_graph(&lock);
+    let core = reachable(&graph, "mirrorpolicy-core");
+    assert!(core.contains("serde"), "{core:?}");
+    let found: Vec<&&str> = NOT_BELOW_CORE
+        .iter()
+        .filter(|c| core.contains(**c))
+        .collect();
+    assert!(found.is_empty(), "mirrorpolicy-core depends on {found:?}");
+    let live = reachable(&graph, "mirrorpolicy-live");
+    assert!(live.contains("mirrorpolicy-core") && live.contains("kube"));
+    assert!(!live.contains("kubectl-mirrorpolicy") && !live.contains("clap"));
+    assert!(reachable(&graph, "kubectl-mirrorpolicy").contains("mirrorpolicy-live"));
+}
+
+#[test]
+fn the_crate_check_finds_a_dependency_however_indirect() {
+    let lock = "version = 4\n\
+        [[package]]\nname = \"mirrorpolicy-core\"\ndependencies = [\"serde\", \"a\"]\n\
+        [[package]]\nname = \"a\"\ndependencies = [\"b 1.0.0\"]\n\
+        [[package]]\nname = \"b\"\ndependencies = [\"tokio\"]\n\
+        [[package]]\nname = \"serde\"\n[[package]]\nname = \"tokio\"\n";
+    let core = reachable(&lock_graph(lock), "mirrorpolicy-core");
+    assert_eq!(
+        core.into_iter().collect::<Vec<_>>(),
+        ["a", "b", "serde", "tokio"]
     );
 }

@@ -742,7 +742,7 @@ impl Builder {
         // A fleet's worth of objects is more documents than the default
         // budget allows: the tool's own budget, bound by the text's length.
         let mut options = serde_saphyr::Options::default();
-        options.budget = Some(mirrorpolicy::source::file::yaml_budget(text));
+        options.budget = Some(mirrorpolicy::decode::yaml_budget(text));
         let documents: Vec<Value> = serde_saphyr::from_multiple_with_options(text, options)
             .unwrap_or_else(|e| panic!("fixture YAML does not parse: {e}"));
         for document in documents {
@@ -979,7 +979,7 @@ impl FakeApiServer {
         // A fleet's worth of objects is more documents than the default
         // budget allows: the tool's own budget, bound by the text's length.
         let mut options = serde_saphyr::Options::default();
-        options.budget = Some(mirrorpolicy::source::file::yaml_budget(text));
+        options.budget = Some(mirrorpolicy::decode::yaml_budget(text));
         let documents: Vec<Value> = serde_saphyr::from_multiple_with_options(text, options)
             .unwrap_or_else(|e| panic!("fixture YAML does not parse: {e}"));
         let mut state = self.state.lock().expect("state");

@@ -21,10 +21,10 @@ use rustls::pki_types::CertificateDer;
 use serde_json::Value;
 use tokio::task::JoinSet;
 
-use super::file::parse_listed;
 pub use super::kubeconfig::FlagOverrides;
 use super::kubeconfig::{self, Authorization, Credential, Overrides, Target, Unusable};
 use super::{Inputs, SourceError};
+use crate::decode::parse_listed;
 use crate::tls::Trust;
 
 /// One API resource the tool lists.

@@ -64,7 +64,7 @@ pub fn read(
     for (path, body) in files.files.iter().filter(|(p, _)| wanted(p)) {
         let text = String::from_utf8_lossy(body);
         let mut inputs = Inputs::default();
-        crate::source::file::parse_documents(path, &text, &mut inputs).map_err(|e| {
+        crate::decode::parse_documents(path, &text, &mut inputs).map_err(|e| {
             PayloadError::Manifest {
                 file: path.clone(),
                 message: e.to_string(),

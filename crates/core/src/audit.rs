@@ -184,7 +184,7 @@ pub struct ImageProbe {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub signature_probe: Option<crate::probe::SignatureProbe>,
+    pub signature_probe: Option<crate::probe_result::SignatureProbe>,
     /// Every source in pull order with what it answered.
     pub sources: Vec<ProbedSource>,
     /// Sources the pods' own pull secrets do not (or may) reach, when the
@@ -225,7 +225,7 @@ pub struct PullSecretFinding {
 #[serde(rename_all = "camelCase")]
 pub struct ProbedSource {
     pub reference: String,
-    pub probe: crate::probe::SourceProbe,
+    pub probe: crate::probe_result::SourceProbe,
 }
 
 /// The audit: images worst first, and a count per class.
@@ -472,7 +472,7 @@ fn image_probe(c: &crate::explain::Candidate, secrets: &[String]) -> ImageProbe 
 /// nothing) and the note that says why (empty when not probed); `c` is the
 /// candidate whose signature probe the note names.
 fn probe_verdict(e: &Explanation, c: &crate::explain::Candidate) -> (Option<Class>, String) {
-    use crate::probe::{verdict, Verdict};
+    use crate::verdict::{verdict, Verdict};
     match verdict(e) {
         Verdict::Served(by) => (None, format!("probe: served by {by}")),
         Verdict::Missing => (
@@ -561,7 +561,7 @@ fn pull_secret_findings(
     c: &crate::explain::Candidate,
     secrets: &[String],
 ) -> Vec<PullSecretFinding> {
-    use crate::probe::Outcome;
+    use crate::probe_result::Outcome;
     if secrets.is_empty() {
         return Vec::new();
     }

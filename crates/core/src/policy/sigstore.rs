@@ -91,7 +91,7 @@ pub fn parse_public_key(pem: &[u8]) -> Result<PublicKey, String> {
         Some((kind, _)) => return Err(format!("the PEM block is a {kind:?}, not a PUBLIC KEY")),
         None => return Err("no PEM PUBLIC KEY block".to_string()),
     };
-    let (algorithm, bits) = crate::tls::x509::public_key_info(&der)?;
+    let (algorithm, bits) = crate::x509::public_key_info(&der)?;
     let (algorithm, kind): (&'static dyn VerificationAlgorithm, _) = if algorithm
         .starts_with(OID_RSA)
     {

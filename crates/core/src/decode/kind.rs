@@ -1,5 +1,5 @@
 //! The kinds of object the file reader reads, and one decoded object: what
-//! the file reader ([`super::file`]) and the one-pass YAML reader
+//! the file reader ([`super`]) and the one-pass YAML reader
 //! ([`super::stream`]) share, below both so that the file reader uses the
 //! stream reader and not the other way round.
 

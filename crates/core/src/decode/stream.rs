@@ -9,7 +9,7 @@
 //! mapping. `items` of a list are read the same way, item by item. Whatever
 //! does not fit this shape (a wrong `apiVersion`, a missing `kind`, a
 //! workload for `audit`, a list item without its own `kind`) is kept as a
-//! `Value` and staged as the file reader ([`super::file`]) stages any document, and a
+//! `Value` and staged as the file reader ([`super`]) stages any document, and a
 //! document that needs the whole `Value` after all (an `items` sequence in
 //! an object that turns out not to be a list) makes the caller read the
 //! file that way. Values are read through [`Strict`], so a typed object is
@@ -117,7 +117,7 @@ fn decide(kind: &str, api: Option<Option<&str>>, workloads: bool, item: bool) ->
     }
 }
 
-/// `Some` non-empty string, as [`super::file`] reads `apiVersion` and `kind`.
+/// `Some` non-empty string, as [`super`] reads `apiVersion` and `kind`.
 fn str_of(value: &Value) -> Option<String> {
     value.as_str().filter(|s| !s.is_empty()).map(str::to_string)
 }

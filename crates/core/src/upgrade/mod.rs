@@ -12,9 +12,10 @@ pub mod target;
 use serde::Serialize;
 
 use crate::explain::Explanation;
-use crate::probe::{self, Outcome, Verdict};
+use crate::probe_result::Outcome;
+use crate::verdict::{self, Verdict};
 
-pub use crate::probe::signature::{ImageSignature, Verification};
+pub use crate::probe_result::{ImageSignature, Verification};
 use crate::registries::lookup::Role;
 
 pub use target::{find_update, NotOffered, Offered, Risk};
@@ -178,7 +179,7 @@ fn classify(item: &Explanation, sources: &[PullSource]) -> (ImageOutcome, Option
             .map(|s| s.detail.clone())
             .unwrap_or_default()
     };
-    match probe::verdict(item) {
+    match verdict::verdict(item) {
         // A signature the policy does not accept is the image signature's
         // verdict (`badSignature`), given with it.
         Verdict::Served(by) | Verdict::BadSignature(by) => {

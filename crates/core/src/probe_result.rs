@@ -1,6 +1,6 @@
 //! What a `--probe` found, as the explanation and the audit carry it: the
 //! outcome of each pull source and the sigstore attachment looked up. The
-//! probe ([`crate::probe`]) fills these in; the explanation only holds them,
+//! probe (the live crate's) fills these in; the explanation only holds them,
 //! so the explanation's types sit below the probe and these below both.
 
 use serde::Serialize;
@@ -54,7 +54,7 @@ pub struct SourceProbe {
 
 impl SourceProbe {
     /// A source the probe did not contact.
-    pub(crate) fn not_contacted(outcome: Outcome, detail: &str) -> Self {
+    pub fn not_contacted(outcome: Outcome, detail: &str) -> Self {
         SourceProbe {
             outcome,
             status: None,
@@ -94,4 +94,18 @@ pub struct SignatureProbe {
     /// What the check found, as containers/image would say it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+}
+
+/// The signature of one image, as the report gives it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageSignature {
+    /// `<serving repository>:sha256-<hex>.sig`.
+    pub reference: String,
+    pub found: bool,
+    pub verification: Verification,
+    /// The objects whose policy requires the signature.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub required_by: Vec<String>,
+    pub detail: String,
 }

@@ -456,7 +456,7 @@ mod tests {
     }
 
     const SAMPLES: &[&str] = &[
-        include_str!("../../examples/node/registries.conf"),
+        include_str!("../../../../examples/node/registries.conf"),
         "unqualified-search-registries = ['registry.access.redhat.com', 'docker.io']\n",
         "unqualified-search-registries = [\"a.io\", \"b.io\",]  # trailing comma\nshort-name-mode = \"enforcing\"\ncredential-helpers = []\n\n[aliases]\n\"fedora\" = \"registry.fedoraproject.org/fedora\"\nubi = 'registry.access.redhat.com/ubi9'\n",
         "[[registry]]\r\nprefix = \"*.example.com\"\r\n\tinsecure = true # x\r\n[[registry.mirror]]\r\nlocation = \"m.io/x\"\r\nunknown-key = \"ignored\"\r\n",

@@ -8,28 +8,12 @@
 //! (`explain --probe`, `audit --probe`, `upgrade-check`), and keeps the
 //! verdict on the candidate's [`SignatureProbe`](crate::probe::SignatureProbe).
 
-use serde::Serialize;
-
 use super::ProbeContext;
 use crate::explain::{Candidate, Explanation};
 use crate::policy::sigstore::{self, Expected, PublicKey, MAX_SIGNATURE_BYTES, SIGNATURE_MIME};
 use crate::policy::{Requirement, SigstoreSigned};
-pub use crate::probe_result::Verification;
+pub use crate::probe_result::{ImageSignature, Verification};
 use crate::reference::Reference;
-
-/// The signature of one image, as the report gives it.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ImageSignature {
-    /// `<serving repository>:sha256-<hex>.sig`.
-    pub reference: String,
-    pub found: bool,
-    pub verification: Verification,
-    /// The objects whose policy requires the signature.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub required_by: Vec<String>,
-    pub detail: String,
-}
 
 /// The candidate that was served.
 fn served(item: &Explanation) -> Option<&Candidate> {

@@ -13,7 +13,7 @@
 //! CA as an end entity while Go does not look at a leaf's basic
 //! constraints, so such a leaf is chained as Go chains it, in [`chain`].
 
-pub mod x509;
+pub use crate::x509;
 
 mod chain;
 mod hostname;

@@ -137,21 +137,97 @@ fn update_in_progress(cv: &ClusterVersion) -> Option<(&str, &str)> {
     Some((from, cv.version()?))
 }
 
-/// The BurntSushi/toml release a CRI-O 1.x minor vendors (its release
-/// branch's `go.mod`), which containers/image decodes registries.conf
-/// with: v0.3.1 (TOML 0.4) to CRI-O 1.21, v0.4.1 in 1.22–1.23, v1.1.0 in
-/// 1.24, v1.2.1 in 1.25–1.27, v1.3.2 in 1.28–1.30, v1.4.0 in 1.31–1.32,
-/// v1.5.0 in 1.33–1.34, v1.6.0 (TOML 1.1 by default) from 1.35.
-pub fn burntsushi_toml(crio_minor: u32) -> &'static str {
-    match crio_minor {
-        ..=21 => "v0.3.1",
-        22..=23 => "v0.4.1",
-        24 => "v1.1.0",
-        25..=27 => "v1.2.1",
-        28..=30 => "v1.3.2",
-        31..=32 => "v1.4.0",
-        33..=34 => "v1.5.0",
-        _ => "v1.6.0",
+/// The registries.conf reader of a CRI-O release: the BurntSushi/toml
+/// release its 1.x minor vendors (the release branch's `go.mod`), which
+/// containers/image decodes registries.conf with. Every difference in how
+/// a node reads the file follows from it, through its methods: the TOML
+/// 0.4 model (v0.3.1), v0.4.1's bare carriage return, the byte order mark
+/// (skipped from v1.3.0), TOML 1.1 (v1.6.0), and the table bookkeeping of
+/// each release family (`registries::burntsushi`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TomlReader {
+    /// TOML 0.4, CRI-O 1.21 and earlier.
+    V0_3_1,
+    /// CRI-O 1.22 and 1.23.
+    V0_4_1,
+    /// CRI-O 1.24.
+    V1_1_0,
+    /// CRI-O 1.25 to 1.27.
+    V1_2_1,
+    /// CRI-O 1.28 to 1.30.
+    V1_3_2,
+    /// CRI-O 1.31 and 1.32.
+    V1_4_0,
+    /// CRI-O 1.33 and 1.34.
+    V1_5_0,
+    /// TOML 1.1 by default, CRI-O 1.35 and later.
+    V1_6_0,
+}
+
+impl TomlReader {
+    /// Every reader, oldest first.
+    pub const ALL: [Self; 8] = [
+        Self::V0_3_1,
+        Self::V0_4_1,
+        Self::V1_1_0,
+        Self::V1_2_1,
+        Self::V1_3_2,
+        Self::V1_4_0,
+        Self::V1_5_0,
+        Self::V1_6_0,
+    ];
+
+    /// The reader a CRI-O 1.x minor vendors.
+    pub const fn of_crio(minor: u32) -> Self {
+        match minor {
+            ..=21 => Self::V0_3_1,
+            22..=23 => Self::V0_4_1,
+            24 => Self::V1_1_0,
+            25..=27 => Self::V1_2_1,
+            28..=30 => Self::V1_3_2,
+            31..=32 => Self::V1_4_0,
+            33..=34 => Self::V1_5_0,
+            _ => Self::V1_6_0,
+        }
+    }
+
+    /// The first CRI-O 1.x minor that vendors it (0: every earlier one).
+    pub const fn first_crio(self) -> u32 {
+        match self {
+            Self::V0_3_1 => 0,
+            Self::V0_4_1 => 22,
+            Self::V1_1_0 => 24,
+            Self::V1_2_1 => 25,
+            Self::V1_3_2 => 28,
+            Self::V1_4_0 => 31,
+            Self::V1_5_0 => 33,
+            Self::V1_6_0 => 35,
+        }
+    }
+
+    /// The release's tag, `v1.2.1`.
+    pub fn release(self) -> &'static str {
+        match self {
+            Self::V0_3_1 => "v0.3.1",
+            Self::V0_4_1 => "v0.4.1",
+            Self::V1_1_0 => "v1.1.0",
+            Self::V1_2_1 => "v1.2.1",
+            Self::V1_3_2 => "v1.3.2",
+            Self::V1_4_0 => "v1.4.0",
+            Self::V1_5_0 => "v1.5.0",
+            Self::V1_6_0 => "v1.6.0",
+        }
+    }
+
+    /// Whether it reads TOML 1.1 (else TOML 1.0, or 0.4 for v0.3.1).
+    pub fn reads_toml_1_1(self) -> bool {
+        self >= Self::V1_6_0
+    }
+
+    /// Whether it skips a leading UTF-8 byte order mark (v1.3.0 and later);
+    /// v0.4.1 to v1.2.1 stop at it.
+    pub fn skips_byte_order_mark(self) -> bool {
+        self >= Self::V1_3_2
     }
 }
 
@@ -220,9 +296,14 @@ impl NodeRuntime {
         })
     }
 
+    /// The node's registries.conf reader, when its CRI-O is known.
+    pub fn toml_reader(&self) -> Option<TomlReader> {
+        self.crio_minor.map(TomlReader::of_crio)
+    }
+
     /// Whether the node's registries.conf parser reads TOML 1.1.
     pub fn reads_toml_1_1(&self) -> bool {
-        self.crio_minor.is_some_and(|m| m >= TOML_1_1_FROM)
+        self.toml_reader().is_some_and(TomlReader::reads_toml_1_1)
     }
 
     /// Why TOML 1.0 is the grammar the node reads, for an error about a
@@ -234,7 +315,7 @@ impl NodeRuntime {
             Some(minor) => format!(
                 "{}, whose registries.conf parser is BurntSushi/toml {}",
                 self.basis,
-                burntsushi_toml(minor)
+                TomlReader::of_crio(minor).release()
             ),
             None => self.basis.clone(),
         }
@@ -627,7 +708,7 @@ mod tests {
     /// The `github.com/BurntSushi/toml` line of each cri-o/cri-o
     /// release-1.x branch's `go.mod`, 1.14 to 1.37.
     #[test]
-    fn burntsushi_toml_by_crio_release() {
+    fn toml_reader_by_crio_release() {
         for (crio, want) in [
             (14, "v0.3.1"),
             (21, "v0.3.1"),
@@ -645,7 +726,17 @@ mod tests {
             (35, "v1.6.0"),
             (37, "v1.6.0"),
         ] {
-            assert_eq!(burntsushi_toml(crio), want, "CRI-O 1.{crio}");
+            let reader = TomlReader::of_crio(crio);
+            assert_eq!(reader.release(), want, "CRI-O 1.{crio}");
+            assert!(reader.first_crio() <= crio, "CRI-O 1.{crio}");
         }
+        for pair in TomlReader::ALL.windows(2) {
+            assert!(pair[0] < pair[1]);
+            assert_eq!(TomlReader::of_crio(pair[1].first_crio()), pair[1]);
+            assert_eq!(TomlReader::of_crio(pair[1].first_crio() - 1), pair[0]);
+        }
+        assert_eq!(TomlReader::V1_6_0.first_crio(), TOML_1_1_FROM);
+        assert!(!TomlReader::V1_2_1.skips_byte_order_mark());
+        assert!(TomlReader::V1_3_2.skips_byte_order_mark());
     }
 }

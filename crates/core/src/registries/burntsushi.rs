@@ -27,6 +27,8 @@ use toml_parser::decoder::Encoding;
 use toml_parser::parser::EventReceiver;
 use toml_parser::{ErrorSink, ParseError, Raw, Source, Span};
 
+use crate::crio::TomlReader;
+
 /// Which BurntSushi/toml release family reads the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Release {
@@ -40,15 +42,17 @@ pub(crate) enum Release {
 }
 
 impl Release {
-    /// The release a CRI-O 1.x minor vendors; `None` before v0.4.1 (CRI-O
+    /// The family of a CRI-O's reader; `None` before v0.4.1 (CRI-O
     /// 1.21 and earlier, `legacy`). v0.4.1 keeps its tables as v1.1.0 does
     /// (checked against both by tests/it/burntsushi_oracle.rs).
-    pub(crate) fn of_crio(minor: u32) -> Option<Self> {
-        match crate::crio::burntsushi_toml(minor) {
-            "v0.3.1" => None,
-            "v0.4.1" | "v1.1.0" | "v1.2.1" | "v1.3.2" => Some(Self::V1_1),
-            "v1.4.0" | "v1.5.0" => Some(Self::V1_4),
-            _ => Some(Self::V1_6),
+    pub(crate) fn of_reader(reader: TomlReader) -> Option<Self> {
+        match reader {
+            TomlReader::V0_3_1 => None,
+            TomlReader::V0_4_1 | TomlReader::V1_1_0 | TomlReader::V1_2_1 | TomlReader::V1_3_2 => {
+                Some(Self::V1_1)
+            }
+            TomlReader::V1_4_0 | TomlReader::V1_5_0 => Some(Self::V1_4),
+            TomlReader::V1_6_0 => Some(Self::V1_6),
         }
     }
 }

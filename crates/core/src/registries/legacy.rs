@@ -20,6 +20,8 @@
 //! `type_check.go`); checked against `toml.DecodeFile` of each tag by
 //! tests/it/burntsushi_oracle.rs.
 
+use crate::crio::TomlReader;
+
 /// The release that reads the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Legacy {
@@ -28,9 +30,9 @@ pub(super) enum Legacy {
 }
 
 impl Legacy {
-    /// The release a CRI-O 1.x minor vendors, when it is v0.3.1.
-    pub(super) fn of_crio(minor: u32) -> Option<Self> {
-        (crate::crio::burntsushi_toml(minor) == "v0.3.1").then_some(Self::V0_3)
+    /// The legacy model of a CRI-O's reader, when it is v0.3.1.
+    pub(super) fn of_reader(reader: TomlReader) -> Option<Self> {
+        (reader == TomlReader::V0_3_1).then_some(Self::V0_3)
     }
 
     fn name(self) -> &'static str {
@@ -865,9 +867,10 @@ mod tests {
 
     #[test]
     fn releases_by_crio() {
-        assert_eq!(Legacy::of_crio(17), Some(Legacy::V0_3));
-        assert_eq!(Legacy::of_crio(21), Some(Legacy::V0_3));
-        assert_eq!(Legacy::of_crio(22), None);
-        assert_eq!(Legacy::of_crio(24), None);
+        let of = |minor| Legacy::of_reader(TomlReader::of_crio(minor));
+        assert_eq!(of(17), Some(Legacy::V0_3));
+        assert_eq!(of(21), Some(Legacy::V0_3));
+        assert_eq!(of(22), None);
+        assert_eq!(of(24), None);
     }
 }

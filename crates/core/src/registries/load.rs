@@ -19,7 +19,7 @@ use toml::Spanned;
 use super::raw::{RawConfig, RawMirror, RawRegistry, RawV1};
 use super::written::Written;
 use super::{Alias, Mirror, PullFromMirror, RegistriesConf, Registry, ShortNameMode};
-use crate::crio::NodeRuntime;
+use crate::crio::{NodeRuntime, TomlReader};
 use crate::origin::Origin;
 use crate::reference::{is_qualified_domain, is_valid_domain, Reference};
 
@@ -361,8 +361,9 @@ fn control_in_comment(
         return None;
     }
     let byte = text.as_bytes()[offset];
-    let release = crate::crio::burntsushi_toml(minor);
-    let said = if release == "v0.4.1" {
+    let reader = TomlReader::of_crio(minor);
+    let release = reader.release();
+    let said = if reader == TomlReader::V0_4_1 {
         format!("control characters are not allowed inside comments: '0x{byte:02x}'")
     } else {
         format!("TOML files cannot contain control characters: '0x{byte:02x}'")
@@ -377,10 +378,6 @@ fn control_in_comment(
     ))
 }
 
-/// The first CRI-O minor whose BurntSushi/toml (v1.3.0 and later) skips a
-/// leading UTF-8 byte order mark; v0.4.1 to v1.2.1 stop at it.
-const BOM_SKIPPED_FROM: u32 = 28;
-
 /// Reads the text as CRI-O 1.`minor` (the reporter's runtime) does.
 fn parse_on<T: DeserializeOwned>(
     text: &str,
@@ -388,10 +385,11 @@ fn parse_on<T: DeserializeOwned>(
     rep: &Reporter<'_>,
     minor: u32,
 ) -> Result<T, RegistriesError> {
-    if let Some(legacy) = super::legacy::Legacy::of_crio(minor) {
+    let reader = TomlReader::of_crio(minor);
+    if let Some(legacy) = super::legacy::Legacy::of_reader(reader) {
         return parse_legacy(text, lines, rep, legacy);
     }
-    if crate::crio::burntsushi_toml(minor) == "v0.4.1" {
+    if reader == TomlReader::V0_4_1 {
         if let Some(f) = super::legacy::bare_carriage_return(text) {
             let mut e = rep.at_offset(
                 lines,
@@ -406,14 +404,14 @@ fn parse_on<T: DeserializeOwned>(
             return Err(e);
         }
     }
-    if minor < BOM_SKIPPED_FROM && text.starts_with('\u{feff}') {
+    if !reader.skips_byte_order_mark() && text.starts_with('\u{feff}') {
         return Err(rep.at_offset(
             lines,
             0,
             format!(
                 "a byte order mark, which BurntSushi/toml {} refuses (expected '.' or '=', but got \
                  '\\ufeff' instead; v1.3.0 and later skip it){}",
-                crate::crio::burntsushi_toml(minor),
+                reader.release(),
                 rep.basis()
             ),
         ));
@@ -428,7 +426,7 @@ fn parse_on<T: DeserializeOwned>(
             .err()
             .and_then(|e| e.span())
             .is_some_and(|s| s.start < f.offset);
-        let model_reads = super::burntsushi::Release::of_crio(minor)
+        let model_reads = super::burntsushi::Release::of_reader(reader)
             .is_some_and(|r| super::burntsushi::parse(text, r).is_ok());
         !earlier || model_reads
     });
@@ -441,7 +439,7 @@ fn parse_on<T: DeserializeOwned>(
     }
     // BurntSushi v1.1.0 to v1.3.2 decode dotted keys of inline tables in
     // arrays their own way: every text is read as they read it.
-    if super::burntsushi::Release::of_crio(minor) == Some(super::burntsushi::Release::V1_1) {
+    if super::burntsushi::Release::of_reader(reader) == Some(super::burntsushi::Release::V1_1) {
         if let Some(read) = as_burntsushi_reads(text, lines, rep) {
             return read;
         }
@@ -543,6 +541,9 @@ struct ParserFamily {
 /// The oldest CRI-O whose parser is modelled: 1.17, in OpenShift 4.4.
 const OLDEST_CRIO: u32 = 17;
 
+/// The first CRI-O minor with the newest reader: no family starts later.
+const NEWEST_READER_FROM: u32 = TomlReader::ALL[TomlReader::ALL.len() - 1].first_crio();
+
 impl ParserFamily {
     /// A minor of the family, to read as.
     fn minor(self) -> u32 {
@@ -557,8 +558,8 @@ impl ParserFamily {
     /// releases from `oldest` to `newest` and the parsers they vendor.
     fn describe(oldest: Self, newest: Self) -> String {
         let (a, b) = (
-            crate::crio::burntsushi_toml(oldest.first.max(OLDEST_CRIO)),
-            crate::crio::burntsushi_toml(newest.last.min(crate::crio::TOML_1_1_FROM)),
+            TomlReader::of_crio(oldest.first.max(OLDEST_CRIO)).release(),
+            TomlReader::of_crio(newest.last.min(NEWEST_READER_FROM)).release(),
         );
         let toml = if a == b {
             format!("BurntSushi/toml {a}")
@@ -585,17 +586,18 @@ impl ParserFamily {
 /// mark, TOML 1.1).
 fn parser_families() -> Vec<ParserFamily> {
     let model = |minor: u32| {
+        let reader = TomlReader::of_crio(minor);
         (
-            super::legacy::Legacy::of_crio(minor),
-            super::burntsushi::Release::of_crio(minor),
+            super::legacy::Legacy::of_reader(reader),
+            super::burntsushi::Release::of_reader(reader),
             // v0.4.1's bare carriage return.
-            crate::crio::burntsushi_toml(minor) == "v0.4.1",
-            minor >= BOM_SKIPPED_FROM,
-            minor >= crate::crio::TOML_1_1_FROM,
+            reader == TomlReader::V0_4_1,
+            reader.skips_byte_order_mark(),
+            reader.reads_toml_1_1(),
         )
     };
     let mut out: Vec<ParserFamily> = Vec::new();
-    for minor in OLDEST_CRIO..=crate::crio::TOML_1_1_FROM {
+    for minor in OLDEST_CRIO..=NEWEST_READER_FROM {
         match out.last_mut() {
             Some(f) if model(f.first.max(OLDEST_CRIO)) == model(minor) => f.last = minor,
             _ => out.push(ParserFamily {
@@ -738,7 +740,7 @@ fn as_burntsushi_reads<T: DeserializeOwned>(
     lines: &Lines,
     rep: &Reporter<'_>,
 ) -> Option<Result<T, RegistriesError>> {
-    let release = super::burntsushi::Release::of_crio(rep.runtime.crio_minor?)?;
+    let release = super::burntsushi::Release::of_reader(rep.runtime.toml_reader()?)?;
     let doc = super::burntsushi::parse(text, release).ok()?;
     if !rep.runtime.reads_toml_1_1() {
         if let Some(found) = super::toml10::first_toml_1_1_use(text) {

@@ -710,18 +710,10 @@ fn timed_out(after: Duration) -> Described {
     Described {
         lines: vec![format!(
             "no answer within {} (--context-timeout)",
-            humantime_secs(after)
+            mirrorpolicy::duration::text(after)
         )],
         hint: None,
         code: ExitCode::Cluster,
-    }
-}
-
-fn humantime_secs(d: Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}ms", d.as_millis())
     }
 }
 

@@ -900,7 +900,7 @@ async fn await_deletes<'a>(
                 kept.held.push(format!(
                     "ImageContentSourcePolicy/{name} marked for deletion, held by finalizers [{}]: still there after {}",
                     finalizers.join(", "),
-                    out::humantime_secs(wait)
+                    mirrorpolicy::duration::text(wait)
                 ));
             }
         }
@@ -914,7 +914,7 @@ fn held_failure(args: &MigrateArgs, held: &[String], wait: Duration) -> Failure 
     Failure::cluster(held.join("; ")).with_hint(format!(
         "an ICSP goes once whoever set its finalizers removes them (`kubectl get imagecontentsourcepolicy NAME -o yaml` shows them); until then the MCO keeps rendering it, and its replacement gives the nodes the same files. Run `{}` again later, or with a --timeout longer than {}",
         rerun(args),
-        out::humantime_secs(wait)
+        mirrorpolicy::duration::text(wait)
     ))
 }
 

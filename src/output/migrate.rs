@@ -132,7 +132,7 @@ pub fn write_note(out: &mut dyn Write, note: &Note) -> io::Result<()> {
             out,
             "ImageContentSourcePolicy/{name} marked for deletion, held by finalizers [{}]; waiting up to {} for them to be removed (--timeout)",
             finalizers.join(", "),
-            humantime_secs(*wait)
+            crate::duration::text(*wait)
         ),
         Note::Recreated { name, uid } => writeln!(
             out,
@@ -144,15 +144,6 @@ pub fn write_note(out: &mut dyn Write, note: &Note) -> io::Result<()> {
 /// `label app.kubernetes.io/instance=platform (Argo CD)`.
 pub fn describe_marker(m: &GitOpsMarker) -> String {
     format!("{} {}={} ({})", m.place, m.key, m.value, m.tool)
-}
-
-/// A duration as `60s`, or `1.5s` below a second's precision.
-pub fn humantime_secs(d: Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}s", d.as_secs_f64())
-    }
 }
 
 /// Writes, under the plan, what may hold or bring back each ICSP: its
@@ -207,7 +198,7 @@ pub fn write_holders(
                 "warning: ImageContentSourcePolicy/{}: finalizers [{}] hold it: its delete only marks it until they are removed; this run waits up to {} for that (--timeout)",
                 h.name,
                 h.finalizers.join(", "),
-                humantime_secs(wait)
+                crate::duration::text(wait)
             )?;
         }
     }

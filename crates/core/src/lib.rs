@@ -18,6 +18,7 @@ pub mod crio;
 pub mod decode;
 pub mod diff;
 pub mod digest;
+pub mod duration;
 pub mod explain;
 pub mod journal;
 pub mod labels;

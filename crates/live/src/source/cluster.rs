@@ -415,7 +415,7 @@ impl fmt::Display for ClusterError {
             } => write!(
                 f,
                 "the cluster at {server} did not answer {method} {path} within {}",
-                format_duration(*after)
+                crate::duration::text(*after)
             ),
             Self::Request {
                 server,
@@ -434,14 +434,6 @@ impl fmt::Display for ClusterError {
 }
 
 impl std::error::Error for ClusterError {}
-
-fn format_duration(d: Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}ms", d.as_millis())
-    }
-}
 
 /// Parses kubectl's `--request-timeout`: `0` (no limit), a bare number of
 /// seconds, or a number with `ms`, `s`, `m` or `h` (also combined: `1m30s`).

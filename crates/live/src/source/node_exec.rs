@@ -267,7 +267,7 @@ pub async fn read_nodes(
                 Ok(outcome) => outcome,
                 Err(_) => Ok(Err(format!(
                     "no complete answer from pod {pod} within {}",
-                    seconds(timeout)
+                    crate::duration::text(timeout)
                 ))),
             };
             (index, node, outcome)
@@ -295,14 +295,6 @@ pub async fn read_nodes(
             })
         })
         .collect())
-}
-
-fn seconds(d: Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}ms", d.as_millis())
-    }
 }
 
 /// The daemon pod of each node: node name → pod name. A running pod wins
@@ -367,7 +359,7 @@ async fn read_node(
         Err(ClusterError::Timeout { after, .. }) => {
             return Ok(Err(format!(
                 "no answer to the exec request into pod {pod} within {}",
-                seconds(after)
+                crate::duration::text(after)
             )))
         }
         Err(e) => return Ok(Err(e.to_string())),

@@ -20,6 +20,7 @@ pub mod diff;
 pub mod digest;
 pub mod duration;
 pub mod explain;
+pub mod go_yaml;
 pub mod journal;
 pub mod labels;
 pub mod lint;

@@ -329,7 +329,7 @@ fn emit_map(
         if i > 0 || key_col == base {
             out.push_str(&" ".repeat(key_col));
         }
-        out.push_str(&scalar(key));
+        out.push_str(&crate::go_yaml::portable_scalar(key));
         out.push(':');
         match v {
             Value::Object(m) if !m.is_empty() => {
@@ -369,96 +369,12 @@ fn emit_seq(items: &[serde_json::Value], dash: usize, out: &mut String) {
 fn inline(value: &serde_json::Value) -> String {
     use serde_json::Value;
     match value {
-        Value::String(s) => scalar(s),
+        Value::String(s) => crate::go_yaml::portable_scalar(s),
         Value::Object(_) => "{}".to_string(),
         Value::Array(_) => "[]".to_string(),
         Value::Null => "null".to_string(),
         other => other.to_string(),
     }
-}
-
-/// A string as a YAML scalar: plain when it reads back as the same string
-/// (YAML 1.1 and 1.2 alike), double-quoted otherwise (Go's quoting uses
-/// only escapes YAML's double-quoted style also reads).
-fn scalar(s: &str) -> String {
-    if plain_is_safe(s) {
-        s.to_string()
-    } else {
-        crate::quote::go_quote(s)
-    }
-}
-
-/// Whether yaml.v3 writes `c` only inside double quotes: outside its
-/// printable set (`is_printable`: LF, U+0020–U+007E, U+00A0–U+D7FF,
-/// U+E000–U+FFFD except the BOM; so no tab, C1 control or character
-/// beyond the BMP), or a line break (`is_break`: NEL, LS, PS).
-fn needs_quotes(c: char) -> bool {
-    let printable = c == '\n'
-        || (' '..='~').contains(&c)
-        || ('\u{a0}'..='\u{d7ff}').contains(&c)
-        || (('\u{e000}'..='\u{fffd}').contains(&c) && c != '\u{feff}');
-    !printable || matches!(c, '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
-}
-
-fn plain_is_safe(s: &str) -> bool {
-    if s.is_empty() || s != s.trim() || s.chars().any(needs_quotes) {
-        return false;
-    }
-    let lower = s.to_ascii_lowercase();
-    let reserved = [
-        "~", "null", "true", "false", "yes", "no", "on", "off", "y", "n", ".nan", ".inf", "-.inf",
-        "+.inf", "<<",
-    ];
-    if reserved.contains(&lower.as_str()) {
-        return false;
-    }
-    // Anything that starts like a number (ints, floats, octal, hex, 1e3,
-    // 1_000, sexagesimal) is quoted.
-    let first = s.as_bytes()[0];
-    if first.is_ascii_digit()
-        || ((first == b'-' || first == b'+' || first == b'.')
-            && s.as_bytes().get(1).is_some_and(|b| b.is_ascii_digit()))
-    {
-        return false;
-    }
-    plain_indicators_ok(s)
-}
-
-/// No indicator first, no `: ` or ` #` inside and no `:` last: the
-/// characters YAML 1.2 lets a plain scalar hold without quoting (the
-/// reserved words and number-like spellings are checked by the caller).
-fn plain_indicators_ok(s: &str) -> bool {
-    let Some(first) = s.bytes().next() else {
-        return false;
-    };
-    if matches!(
-        first,
-        b'-' | b'?'
-            | b':'
-            | b','
-            | b'['
-            | b']'
-            | b'{'
-            | b'}'
-            | b'#'
-            | b'&'
-            | b'*'
-            | b'!'
-            | b'|'
-            | b'>'
-            | b'\''
-            | b'"'
-            | b'%'
-            | b'@'
-            | b'`'
-    ) {
-        return false;
-    }
-    let pair = s
-        .as_bytes()
-        .windows(2)
-        .any(|w| (w[0] == b':' && w[1] == b' ') || (w[0] == b' ' && w[1] == b'#'));
-    !pair && !s.ends_with(':')
 }
 
 /// What the checks found, before anything is written.
@@ -953,7 +869,7 @@ spec:
             ("line\nbreak", "\"line\\nbreak\""),
             ("app.kubernetes.io/name", "app.kubernetes.io/name"),
         ] {
-            assert_eq!(scalar(s), want, "{s:?}");
+            assert_eq!(crate::go_yaml::portable_scalar(s), want, "{s:?}");
         }
     }
 
@@ -974,14 +890,17 @@ spec:
             "\u{fffe}",
             "a\tb",
         ] {
-            let quoted = scalar(s);
+            let quoted = crate::go_yaml::portable_scalar(s);
             assert!(quoted.starts_with('"'), "{s:?} written plain: {quoted}");
             let back: String = serde_saphyr::from_str(&quoted).unwrap();
             assert_eq!(back, s);
         }
         // Printable non-ASCII text stays plain, as yaml.v3 writes it.
-        assert_eq!(scalar("é.example.com"), "é.example.com");
-        assert_eq!(scalar("a\u{a0}b"), "a\u{a0}b");
+        assert_eq!(
+            crate::go_yaml::portable_scalar("é.example.com"),
+            "é.example.com"
+        );
+        assert_eq!(crate::go_yaml::portable_scalar("a\u{a0}b"), "a\u{a0}b");
     }
 
     #[test]

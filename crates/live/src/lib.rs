@@ -8,8 +8,8 @@
 //! here under its own module names, which depends on nothing of this crate.
 
 pub use mirrorpolicy_core::{
-    audit, calendar, crd, crio, decode, diff, digest, duration, explain, journal, labels, lint,
-    list, migrate, node_files, node_paths, origin, policy, probe_result, quote, reference,
+    audit, calendar, crd, crio, decode, diff, digest, duration, explain, go_yaml, journal, labels,
+    lint, list, migrate, node_files, node_paths, origin, policy, probe_result, quote, reference,
     registries, render, upgrade, verdict, x509,
 };
 

@@ -105,21 +105,8 @@ pub(super) fn parse_in_runs<T: Send>(
     let Some(runs) = runs(text, parts, min_bytes) else {
         return parse(text);
     };
-    let parsed: Vec<Option<Vec<(usize, T)>>> = std::thread::scope(|scope| {
-        let parse = &parse;
-        let others: Vec<_> = runs[1..]
-            .iter()
-            .map(|run| scope.spawn(move || parse(run.text)))
-            .collect();
-        let first = parse(runs[0].text);
-        std::iter::once(first)
-            .chain(
-                others
-                    .into_iter()
-                    .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
-            )
-            .collect()
-    });
+    let parsed =
+        crate::parallel::map_until(runs.len(), runs.len(), |i| parse(runs[i].text), |_| false);
     if parsed.iter().any(Option::is_none) {
         // A run that does not parse: the whole stream says what it is.
         return parse(text);

@@ -180,7 +180,7 @@ fn run_jobs<'a>(
     use std::sync::Mutex;
 
     let count = jobs.len();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = crate::parallel::cores();
     let threads = cores.min(count);
     // One input: its documents are parsed on every core instead.
     let reading = if threads <= 1 {
@@ -197,12 +197,7 @@ fn run_jobs<'a>(
         let job = jobs[i].lock().map_or(None, |mut j| j.take());
         run_job(job, names[i].as_str(), reading)
     };
-    if threads <= 1 {
-        return up_to_first_error((0..count).map(run));
-    }
-    let mut results = run_parallel(count, threads, &run);
-    results.sort_by_key(|(i, _)| *i);
-    up_to_first_error(results.into_iter().map(|(_, done)| done))
+    crate::parallel::map_until(count, threads, run, Result::is_err)
 }
 
 /// Runs one job on the input called `name`: reads and stages it (a file
@@ -233,61 +228,6 @@ fn run_job(job: Option<Job>, name: &str, reading: Reading) -> Result<Done<'_>, S
         Some(Job::Warn(w)) => Ok(Done::Warn(w)),
         None => Ok(Done::NotHinted),
     }
-}
-
-/// The results in the order given, through the first error (later ones
-/// are dropped, and need not have been computed).
-fn up_to_first_error<T>(
-    results: impl Iterator<Item = Result<T, SourceError>>,
-) -> Vec<Result<T, SourceError>> {
-    let mut out = Vec::with_capacity(results.size_hint().0);
-    for done in results {
-        let failed = done.is_err();
-        out.push(done);
-        if failed {
-            break;
-        }
-    }
-    out
-}
-
-/// Runs jobs `0..count` on `threads` scoped threads, each claiming the next
-/// index; returns the results with their indexes, in no particular order.
-/// Jobs after the first failed one are not started.
-fn run_parallel<T: Send>(
-    count: usize,
-    threads: usize,
-    run: &(impl Fn(usize) -> Result<T, SourceError> + Sync),
-) -> Vec<(usize, Result<T, SourceError>)> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    let next = AtomicUsize::new(0);
-    let first_error = AtomicUsize::new(usize::MAX);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= count || i > first_error.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        let done = run(i);
-                        if done.is_err() {
-                            first_error.fetch_min(i, Ordering::Relaxed);
-                        }
-                        mine.push((i, done));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
 }
 
 /// Reads a file named or found, refusing more than [`MAX_INPUT_BYTES`].

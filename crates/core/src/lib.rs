@@ -22,6 +22,7 @@ pub mod duration;
 pub mod explain;
 pub mod go_yaml;
 pub mod journal;
+pub mod kinds;
 pub mod labels;
 pub mod lint;
 pub mod list;

@@ -174,7 +174,7 @@ pub struct UpdateHistory {
 
 impl ClusterVersion {
     /// The kind's name.
-    pub const KIND: &'static str = "ClusterVersion";
+    pub const KIND: &'static str = crate::kinds::CLUSTER_VERSION.kind;
     /// The only ClusterVersion object.
     pub const VERSION: &'static str = "version";
 
@@ -323,7 +323,7 @@ impl From<k8s_openapi::api::core::v1::Node> for Node {
 
 impl Node {
     /// The kind's name.
-    pub const KIND: &'static str = "Node";
+    pub const KIND: &'static str = crate::kinds::NODE.kind;
 
     /// `Node/<name>`.
     pub fn origin(&self) -> Origin {

@@ -65,7 +65,7 @@ const REGISTRY_ITEM_RULE: &str = "each registry must be a valid hostname[:port][
 
 impl Image {
     /// The kind's name.
-    pub const KIND: &'static str = "Image";
+    pub const KIND: &'static str = crate::kinds::IMAGE.kind;
     /// The only Image object the MCO reads.
     pub const CLUSTER: &'static str = "cluster";
 

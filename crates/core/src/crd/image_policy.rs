@@ -297,7 +297,7 @@ pub struct PolicyMatchRemapIdentity {
 
 impl ClusterImagePolicy {
     /// The kind's name.
-    pub const KIND: &'static str = "ClusterImagePolicy";
+    pub const KIND: &'static str = crate::kinds::CLUSTER_IMAGE_POLICY.kind;
 
     /// A policy with `apiVersion`, `kind`, name and spec set.
     pub fn new(name: &str, spec: ImagePolicySpec) -> Self {
@@ -323,7 +323,7 @@ impl ClusterImagePolicy {
 
 impl ImagePolicy {
     /// The kind's name.
-    pub const KIND: &'static str = "ImagePolicy";
+    pub const KIND: &'static str = crate::kinds::IMAGE_POLICY.kind;
 
     /// A policy with `apiVersion`, `kind`, namespace, name and spec set.
     pub fn new(namespace: &str, name: &str, spec: ImagePolicySpec) -> Self {

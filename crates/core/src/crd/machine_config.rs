@@ -142,7 +142,7 @@ pub struct IgnitionFileContents {
 
 impl MachineConfig {
     /// The kind's name.
-    pub const KIND: &'static str = "MachineConfig";
+    pub const KIND: &'static str = crate::kinds::MACHINE_CONFIG.kind;
 
     /// An empty MachineConfig with `apiVersion`, `kind` and name set.
     pub fn new(name: &str) -> Self {
@@ -272,7 +272,7 @@ pub struct MachineConfigPoolStatusConfiguration {
 
 impl MachineConfigPool {
     /// The kind's name.
-    pub const KIND: &'static str = "MachineConfigPool";
+    pub const KIND: &'static str = crate::kinds::MACHINE_CONFIG_POOL.kind;
 
     /// `MachineConfigPool/<name>`.
     pub fn origin(&self) -> Origin {

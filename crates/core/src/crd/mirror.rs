@@ -106,7 +106,7 @@ pub struct RepositoryDigestMirrors {
 
 impl ImageContentSourcePolicy {
     /// The kind's name.
-    pub const KIND: &'static str = "ImageContentSourcePolicy";
+    pub const KIND: &'static str = crate::kinds::ICSP.kind;
 
     /// An empty object with `apiVersion`, `kind` and name set.
     pub fn new(name: &str) -> Self {
@@ -215,7 +215,7 @@ pub struct ImageTagMirrorSetSpec {
 
 impl ImageDigestMirrorSet {
     /// The kind's name.
-    pub const KIND: &'static str = "ImageDigestMirrorSet";
+    pub const KIND: &'static str = crate::kinds::IDMS.kind;
 
     /// An empty object with `apiVersion`, `kind` and name set.
     pub fn new(name: &str) -> Self {
@@ -245,7 +245,7 @@ impl ImageDigestMirrorSet {
 
 impl ImageTagMirrorSet {
     /// The kind's name.
-    pub const KIND: &'static str = "ImageTagMirrorSet";
+    pub const KIND: &'static str = crate::kinds::ITMS.kind;
 
     /// An empty object with `apiVersion`, `kind` and name set.
     pub fn new(name: &str) -> Self {

@@ -28,6 +28,7 @@ use serde_json::Value;
 use super::crd_schema::{CrdSchema, Tree};
 use super::validate::FieldError;
 use super::ObjectMeta;
+use crate::kinds;
 use crate::labels::{label_value_problems, qualified_name_problems};
 use crate::origin::Origin;
 
@@ -384,34 +385,26 @@ const CONTAINER_RUNTIME_CONFIG: Field = Object(&[
     ),
 ]);
 
-/// The kinds whose CRDs this module holds, as `kind` spells them.
+/// The kinds whose CRDs this module holds, as `kind` spells them (the
+/// kinds table's `crd_checked`).
 pub const CHECKED_KINDS: [&str; 9] = [
-    "ImageContentSourcePolicy",
-    "ImageDigestMirrorSet",
-    "ImageTagMirrorSet",
-    "Image",
-    "ClusterImagePolicy",
-    "ImagePolicy",
-    "MachineConfig",
-    "MachineConfigPool",
-    "ContainerRuntimeConfig",
+    kinds::ICSP.kind,
+    kinds::IDMS.kind,
+    kinds::ITMS.kind,
+    kinds::IMAGE.kind,
+    kinds::CLUSTER_IMAGE_POLICY.kind,
+    kinds::IMAGE_POLICY.kind,
+    kinds::MACHINE_CONFIG.kind,
+    kinds::MACHINE_CONFIG_POOL.kind,
+    kinds::CONTAINER_RUNTIME_CONFIG.kind,
 ];
 
 /// The name of each checked kind's CustomResourceDefinition, as the
 /// cluster serves it (`<plural>.<group>`).
-pub fn crd_name(kind: &str) -> Option<&'static str> {
-    Some(match kind {
-        "ImageContentSourcePolicy" => "imagecontentsourcepolicies.operator.openshift.io",
-        "ImageDigestMirrorSet" => "imagedigestmirrorsets.config.openshift.io",
-        "ImageTagMirrorSet" => "imagetagmirrorsets.config.openshift.io",
-        "Image" => "images.config.openshift.io",
-        "ClusterImagePolicy" => "clusterimagepolicies.config.openshift.io",
-        "ImagePolicy" => "imagepolicies.config.openshift.io",
-        "MachineConfig" => "machineconfigs.machineconfiguration.openshift.io",
-        "MachineConfigPool" => "machineconfigpools.machineconfiguration.openshift.io",
-        "ContainerRuntimeConfig" => "containerruntimeconfigs.machineconfiguration.openshift.io",
-        _ => return None,
-    })
+pub fn crd_name(kind: &str) -> Option<String> {
+    kinds::named(kind)
+        .filter(|k| k.crd_checked)
+        .map(kinds::KindSpec::crd_name)
 }
 
 fn schema_of(kind: &str) -> Option<&'static Field> {

@@ -6,9 +6,9 @@
 use crate::crd::workload::Workload;
 use crate::crd::{
     ClusterImagePolicy, ClusterVersion, Image, ImageContentSourcePolicy, ImageDigestMirrorSet,
-    ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node, CONFIG_V1,
-    CONFIG_V1ALPHA1, CORE_V1, MACHINECONFIGURATION_V1, OPERATOR_V1ALPHA1,
+    ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node,
 };
+use crate::kinds::{self, KindSpec};
 
 /// Key of [`Inputs::skipped`] parts that are missing.
 pub(super) const NONE: &str = "<none>";
@@ -29,31 +29,38 @@ pub(super) enum Kind {
 }
 
 impl Kind {
-    pub(super) fn from_name(kind: &str) -> Option<Self> {
-        Some(match kind {
-            "ImageContentSourcePolicy" => Self::Icsp,
-            "ImageDigestMirrorSet" => Self::Idms,
-            "ImageTagMirrorSet" => Self::Itms,
-            "Image" => Self::Image,
-            "ClusterVersion" => Self::ClusterVersion,
-            "ClusterImagePolicy" => Self::ClusterImagePolicy,
-            "ImagePolicy" => Self::ImagePolicy,
-            "MachineConfig" => Self::MachineConfig,
-            "MachineConfigPool" => Self::MachineConfigPool,
-            "Node" => Self::Node,
-            _ => return None,
-        })
+    /// Every kind the decoder reads.
+    const ALL: [Self; 10] = [
+        Self::Icsp,
+        Self::Idms,
+        Self::Itms,
+        Self::Image,
+        Self::ClusterVersion,
+        Self::ClusterImagePolicy,
+        Self::ImagePolicy,
+        Self::MachineConfig,
+        Self::MachineConfigPool,
+        Self::Node,
+    ];
+
+    /// The kind's row of the kinds table.
+    pub(super) fn spec(self) -> &'static KindSpec {
+        match self {
+            Self::Icsp => &kinds::ICSP,
+            Self::Idms => &kinds::IDMS,
+            Self::Itms => &kinds::ITMS,
+            Self::Image => &kinds::IMAGE,
+            Self::ClusterVersion => &kinds::CLUSTER_VERSION,
+            Self::ClusterImagePolicy => &kinds::CLUSTER_IMAGE_POLICY,
+            Self::ImagePolicy => &kinds::IMAGE_POLICY,
+            Self::MachineConfig => &kinds::MACHINE_CONFIG,
+            Self::MachineConfigPool => &kinds::MACHINE_CONFIG_POOL,
+            Self::Node => &kinds::NODE,
+        }
     }
 
-    /// The API versions the kind is served under.
-    pub(super) fn api_versions(self) -> &'static [&'static str] {
-        match self {
-            Self::Icsp => &[OPERATOR_V1ALPHA1],
-            Self::Idms | Self::Itms | Self::Image | Self::ClusterVersion => &[CONFIG_V1],
-            Self::ClusterImagePolicy | Self::ImagePolicy => &[CONFIG_V1, CONFIG_V1ALPHA1],
-            Self::MachineConfig | Self::MachineConfigPool => &[MACHINECONFIGURATION_V1],
-            Self::Node => &[CORE_V1],
-        }
+    pub(super) fn from_name(kind: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.spec().kind == kind)
     }
 
     /// Whether a document of this kind under `api`, which is not one the
@@ -67,7 +74,7 @@ impl Kind {
         match self {
             Self::Icsp | Self::Idms | Self::Itms => group.ends_with("openshift.io"),
             Self::Image | Self::ClusterImagePolicy | Self::ImagePolicy => {
-                self.api_versions().iter().any(|v| api_group(v) == group)
+                self.spec().group == group
             }
             _ => false,
         }

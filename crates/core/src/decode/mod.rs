@@ -875,23 +875,23 @@ enum ApiVersionCheck {
 
 /// Checks `api_version` against the versions `known` is served under.
 fn check_api_version(known: Kind, kind_name: &str, api_version: Option<&str>) -> ApiVersionCheck {
-    let expected = known.api_versions();
+    let spec = known.spec();
+    let preferred = || spec.api_versions().next().unwrap_or_default();
     match api_version {
-        Some(api) if expected.contains(&api) => ApiVersionCheck::Served,
+        Some(api) if spec.serves(api) => ApiVersionCheck::Served,
         None => ApiVersionCheck::Refused {
             api: String::new(),
-            message: format!("is required; read as \"{}\"", expected[0]),
+            message: format!("is required; read as \"{}\"", preferred()),
         },
         Some(api) if known.read_under_wrong_version(api) => ApiVersionCheck::Refused {
             api: api.to_string(),
             message: format!(
                 "is not served for {kind_name}, which is served as {}; read as \"{}\"",
-                expected
-                    .iter()
+                spec.api_versions()
                     .map(|v| format!("\"{v}\""))
                     .collect::<Vec<_>>()
                     .join(" or "),
-                expected[0]
+                preferred()
             ),
         },
         Some(_) => ApiVersionCheck::OtherKind,

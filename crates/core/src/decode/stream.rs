@@ -110,7 +110,7 @@ fn decide(kind: &str, api: Option<Option<&str>>, workloads: bool, item: bool) ->
         return Decision::Keep;
     }
     match known {
-        Some(k) if api.is_some_and(|a| k.api_versions().contains(&a)) => Decision::Decode(k),
+        Some(k) if api.is_some_and(|a| k.spec().serves(a)) => Decision::Decode(k),
         // A missing or wrong apiVersion: warnings or a skip, as staged.
         Some(_) => Decision::Keep,
         None => Decision::Skip,

@@ -25,6 +25,7 @@ pub use super::kubeconfig::FlagOverrides;
 use super::kubeconfig::{self, Authorization, Credential, Overrides, Target, Unusable};
 use super::{Inputs, SourceError};
 use crate::decode::parse_listed;
+use crate::kinds;
 use crate::tls::Trust;
 
 /// One API resource the tool lists.
@@ -40,6 +41,17 @@ pub struct Resource {
 }
 
 impl Resource {
+    /// The `version`-th version (0: preferred) of a kind of the kinds table.
+    const fn of(kind: &'static kinds::KindSpec, version: usize) -> Self {
+        Self {
+            group: kind.group,
+            version: kind.versions[version],
+            plural: kind.plural,
+            kind: kind.kind,
+            namespaced: kind.namespaced,
+        }
+    }
+
     const fn cluster(
         group: &'static str,
         version: &'static str,
@@ -109,64 +121,18 @@ pub const CUSTOM_RESOURCE_DEFINITIONS: Resource = Resource::cluster(
     "customresourcedefinitions",
     "CustomResourceDefinition",
 );
-pub const IMAGE_CONTENT_SOURCE_POLICIES: Resource = Resource::cluster(
-    "operator.openshift.io",
-    "v1alpha1",
-    "imagecontentsourcepolicies",
-    "ImageContentSourcePolicy",
-);
-pub const IMAGE_DIGEST_MIRROR_SETS: Resource = Resource::cluster(
-    "config.openshift.io",
-    "v1",
-    "imagedigestmirrorsets",
-    "ImageDigestMirrorSet",
-);
-pub const IMAGE_TAG_MIRROR_SETS: Resource = Resource::cluster(
-    "config.openshift.io",
-    "v1",
-    "imagetagmirrorsets",
-    "ImageTagMirrorSet",
-);
-pub const IMAGES: Resource = Resource::cluster("config.openshift.io", "v1", "images", "Image");
-pub const CLUSTER_VERSIONS: Resource = Resource::cluster(
-    "config.openshift.io",
-    "v1",
-    "clusterversions",
-    "ClusterVersion",
-);
-pub const CLUSTER_IMAGE_POLICIES: Resource = Resource::cluster(
-    "config.openshift.io",
-    "v1",
-    "clusterimagepolicies",
-    "ClusterImagePolicy",
-);
-pub const CLUSTER_IMAGE_POLICIES_V1ALPHA1: Resource = Resource::cluster(
-    "config.openshift.io",
-    "v1alpha1",
-    "clusterimagepolicies",
-    "ClusterImagePolicy",
-);
-pub const IMAGE_POLICIES: Resource =
-    Resource::namespaced("config.openshift.io", "v1", "imagepolicies", "ImagePolicy");
-pub const IMAGE_POLICIES_V1ALPHA1: Resource = Resource::namespaced(
-    "config.openshift.io",
-    "v1alpha1",
-    "imagepolicies",
-    "ImagePolicy",
-);
-pub const MACHINE_CONFIGS: Resource = Resource::cluster(
-    "machineconfiguration.openshift.io",
-    "v1",
-    "machineconfigs",
-    "MachineConfig",
-);
-pub const MACHINE_CONFIG_POOLS: Resource = Resource::cluster(
-    "machineconfiguration.openshift.io",
-    "v1",
-    "machineconfigpools",
-    "MachineConfigPool",
-);
-pub const NODES: Resource = Resource::cluster("", "v1", "nodes", "Node");
+pub const IMAGE_CONTENT_SOURCE_POLICIES: Resource = Resource::of(&kinds::ICSP, 0);
+pub const IMAGE_DIGEST_MIRROR_SETS: Resource = Resource::of(&kinds::IDMS, 0);
+pub const IMAGE_TAG_MIRROR_SETS: Resource = Resource::of(&kinds::ITMS, 0);
+pub const IMAGES: Resource = Resource::of(&kinds::IMAGE, 0);
+pub const CLUSTER_VERSIONS: Resource = Resource::of(&kinds::CLUSTER_VERSION, 0);
+pub const CLUSTER_IMAGE_POLICIES: Resource = Resource::of(&kinds::CLUSTER_IMAGE_POLICY, 0);
+pub const CLUSTER_IMAGE_POLICIES_V1ALPHA1: Resource = Resource::of(&kinds::CLUSTER_IMAGE_POLICY, 1);
+pub const IMAGE_POLICIES: Resource = Resource::of(&kinds::IMAGE_POLICY, 0);
+pub const IMAGE_POLICIES_V1ALPHA1: Resource = Resource::of(&kinds::IMAGE_POLICY, 1);
+pub const MACHINE_CONFIGS: Resource = Resource::of(&kinds::MACHINE_CONFIG, 0);
+pub const MACHINE_CONFIG_POOLS: Resource = Resource::of(&kinds::MACHINE_CONFIG_POOL, 0);
+pub const NODES: Resource = Resource::of(&kinds::NODE, 0);
 
 /// One thing a command reads: the first of `versions` the server serves.
 ///
@@ -1970,7 +1936,7 @@ pub async fn read_crds(
         let Some(name) = crate::crd::schema::crd_name(kind) else {
             continue;
         };
-        match connection.get(&CUSTOM_RESOURCE_DEFINITIONS, name).await {
+        match connection.get(&CUSTOM_RESOURCE_DEFINITIONS, &name).await {
             Ok(Some(value)) => {
                 let from = format!("{}/{name}", connection.server);
                 match crate::crd::crd_schema::parse_crd(&value, &from) {

@@ -551,6 +551,29 @@ pub enum UpgradeFormat {
     Summary,
 }
 
+/// How upgrade-check prints its report: `-o` but `summary`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpgradeOutput {
+    Table,
+    Wide,
+    Json,
+    Yaml,
+}
+
+impl UpgradeFormat {
+    /// The format the report is printed in; `None` for `-o summary`, which
+    /// the fleet path counts from the report instead.
+    pub fn printed(self) -> Option<UpgradeOutput> {
+        match self {
+            UpgradeFormat::Table => Some(UpgradeOutput::Table),
+            UpgradeFormat::Wide => Some(UpgradeOutput::Wide),
+            UpgradeFormat::Json => Some(UpgradeOutput::Json),
+            UpgradeFormat::Yaml => Some(UpgradeOutput::Yaml),
+            UpgradeFormat::Summary => None,
+        }
+    }
+}
+
 const COLLECT_EXAMPLES: &str = "\
 Examples:
   # Every node's files, for a support case or offline work
@@ -898,6 +921,29 @@ pub enum AuditFormat {
     Summary,
 }
 
+/// How audit prints its report (or its pull log's): `-o` but `summary`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuditOutput {
+    Table,
+    Wide,
+    Json,
+    Yaml,
+}
+
+impl AuditFormat {
+    /// The format the report is printed in; `None` for `-o summary`, which
+    /// the fleet path counts from the report instead.
+    pub fn printed(self) -> Option<AuditOutput> {
+        match self {
+            AuditFormat::Table => Some(AuditOutput::Table),
+            AuditFormat::Wide => Some(AuditOutput::Wide),
+            AuditFormat::Json => Some(AuditOutput::Json),
+            AuditFormat::Yaml => Some(AuditOutput::Yaml),
+            AuditFormat::Summary => None,
+        }
+    }
+}
+
 const DIFF_EXAMPLES: &str = "\
 Examples:
   # Is every node on what the CRs say?
@@ -969,6 +1015,25 @@ pub enum DiffFormat {
     Json,
     /// With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total.
     Summary,
+}
+
+/// How diff prints its report: `-o` but `summary`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffOutput {
+    Text,
+    Json,
+}
+
+impl DiffFormat {
+    /// The format the report is printed in; `None` for `-o summary`, which
+    /// the fleet path counts from the report instead.
+    pub fn printed(self) -> Option<DiffOutput> {
+        match self {
+            DiffFormat::Text => Some(DiffOutput::Text),
+            DiffFormat::Json => Some(DiffOutput::Json),
+            DiffFormat::Summary => None,
+        }
+    }
 }
 
 /// Arguments of `completion`.
@@ -1290,6 +1355,27 @@ pub enum OutputFormat {
     Yaml,
     /// With several clusters (or for the current context): one line per cluster, its verdict and counts, and a total.
     Summary,
+}
+
+/// How explain prints its explanations: `-o` but `summary`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExplainOutput {
+    Table,
+    Json,
+    Yaml,
+}
+
+impl OutputFormat {
+    /// The format the explanations are printed in; `None` for `-o
+    /// summary`, which the fleet path counts from them instead.
+    pub fn printed(self) -> Option<ExplainOutput> {
+        match self {
+            OutputFormat::Table => Some(ExplainOutput::Table),
+            OutputFormat::Json => Some(ExplainOutput::Json),
+            OutputFormat::Yaml => Some(ExplainOutput::Yaml),
+            OutputFormat::Summary => None,
+        }
+    }
 }
 
 /// `--short-name-mode`.

@@ -101,14 +101,16 @@ fn return_freed_memory_soon() {
 /// Runs one command with `s`.
 fn run(s: &Settings, command: &Command) -> anyhow::Result<ExitCode> {
     match command {
-        Command::Explain(args) => commands::explain::run(s, args),
+        Command::Explain(args) => commands::explain::run(s, args, printed(args.output.printed())?),
         Command::Render(args) => commands::render::run(s, args).map(|()| ExitCode::Success),
         Command::List(args) => commands::list::run(s, args).map(|()| ExitCode::Success),
         Command::Lint(args) => commands::lint::run(s, args),
         Command::MigrateIcsp(args) => commands::migrate::run(s, args),
-        Command::Audit(args) => commands::audit::run(s, args),
-        Command::Diff(args) => commands::diff::run(s, args),
-        Command::UpgradeCheck(args) => commands::upgrade::run(s, args),
+        Command::Audit(args) => commands::audit::run(s, args, printed(args.output.printed())?),
+        Command::Diff(args) => commands::diff::run(s, args, printed(args.output.printed())?),
+        Command::UpgradeCheck(args) => {
+            commands::upgrade::run(s, args, printed(args.output.printed())?)
+        }
         Command::CollectNodeFiles(args) => commands::collect::run(s, args),
         Command::Completion(args) => {
             commands::complete::run_completion(args.shell).map(|()| ExitCode::Success)
@@ -117,6 +119,16 @@ fn run(s: &Settings, command: &Command) -> anyhow::Result<ExitCode> {
             commands::complete::run_protocol(&args.args).map(|()| ExitCode::Success)
         }
     }
+}
+
+/// The format a command prints its report in. `-o summary` is not one: it
+/// goes through [`many::run`] (see [`many::wants_summary`]), which counts
+/// the commands' reports and never gets here.
+fn printed<F>(format: Option<F>) -> anyhow::Result<F> {
+    format.ok_or_else(|| {
+        exit::Failure::input("internal error: -o summary counts reports, it does not print one")
+            .into()
+    })
 }
 
 /// Prints the error chain and any hint to stderr, naming commands as the

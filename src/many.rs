@@ -44,7 +44,7 @@ use crate::term;
 
 mod summary;
 
-use summary::{summary_line, summary_of, Summary};
+use summary::summary_of;
 
 /// How the outputs of the clusters are put together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,30 +72,30 @@ pub struct Outcome<T> {
 pub type Ran<T> = Outcome<(T, Vec<u8>)>;
 
 /// Runs `command` against the cluster of each context the flags name and
-/// prints the outputs together; `run` runs it for one cluster.
+/// prints the outputs together; `run` runs it for one cluster. With `-o
+/// summary`, each cluster's typed report is counted instead (see
+/// [`summary::run`]): nothing a command prints is read back.
 pub fn run(
     settings: &Settings,
-    mut cli: Arc<Cli>,
+    cli: Arc<Cli>,
     run: fn(&Settings, &Command) -> Result<ExitCode>,
 ) -> Result<ExitCode> {
-    let summary = summary_of(&cli.command);
-    if summary.is_some() {
+    if let Some(summary) = summary_of(&cli.command) {
         summary::refuse_files(&cli.command)?;
+        shape_of(&cli.command)?;
+        let contexts = if settings.many_clusters() {
+            targets(settings)?
+        } else {
+            vec![current_target(settings)?]
+        };
+        // Each cluster's report, counted as the cluster is done.
+        return summary::run(settings, &contexts, cli, summary);
     }
     let shape = shape_of(&cli.command)?;
-    if summary.is_some() {
-        // Each cluster's JSON, summed up here.
-        if let Some(cli) = Arc::get_mut(&mut cli) {
-            summary::as_json(&mut cli.command);
-        }
-    }
-    let contexts = match (summary, settings.many_clusters()) {
-        (Some(_), false) => vec![current_target(settings)?],
-        _ => targets(settings)?,
-    };
+    let contexts = targets(settings)?;
     if contexts.is_empty() {
         // A hub selector that selects nothing: an empty List, no text.
-        Streamed::new(settings, shape, summary).finish(ExitCode::Success)?;
+        Streamed::new(settings, shape).finish()?;
         return Ok(ExitCode::Success);
     }
     match &cli.command {
@@ -112,7 +112,7 @@ pub fn run(
         }
         _ => {}
     }
-    let mut out = Streamed::new(settings, shape, summary);
+    let mut out = Streamed::new(settings, shape);
     let mut worst = ExitCode::Success;
     run_each(
         settings,
@@ -124,10 +124,10 @@ pub fn run(
                 Err(failed) => failed.code,
             };
             worst = worse(worst, code);
-            out.write(o, code)
+            out.write(o)
         },
     )?;
-    out.finish(worst)?;
+    out.finish()?;
     Ok(worst)
 }
 
@@ -136,39 +136,30 @@ struct Streamed<'a> {
     settings: &'a Settings,
     shape: Shape,
     list: Option<output::many::ListStream>,
-    /// `-o summary`: the command summed up, and the verdicts so far.
-    summary: Option<(Summary, output::many::Tally)>,
     sections: usize,
 }
 
 impl<'a> Streamed<'a> {
-    fn new(settings: &'a Settings, shape: Shape, summary: Option<Summary>) -> Self {
-        let list = match (shape, summary) {
-            (_, Some(_)) | (Shape::Text, _) => None,
-            (shape, None) => Some(output::many::ListStream::new(shape == Shape::Yaml)),
+    fn new(settings: &'a Settings, shape: Shape) -> Self {
+        let list = match shape {
+            Shape::Text => None,
+            shape => Some(output::many::ListStream::new(shape == Shape::Yaml)),
         };
         Self {
             settings,
             shape,
             list,
-            summary: summary.map(|s| (s, output::many::Tally::default())),
             sections: 0,
         }
     }
 
-    /// Writes one cluster's section, item or summary line.
-    fn write(&mut self, o: Ran<ExitCode>, code: ExitCode) -> Result<()> {
+    /// Writes one cluster's section or item.
+    fn write(&mut self, o: Ran<ExitCode>) -> Result<()> {
         let outcome = Outcome {
             context: o.context,
             server: o.server,
             result: o.result.map(|(_, bytes)| bytes),
         };
-        if let Some((kind, tally)) = &mut self.summary {
-            let line = summary_line(*kind, &outcome, code, tally);
-            return Ok(self
-                .settings
-                .print_to(term::Sink::Text, |out| writeln!(out, "{line}"))?);
-        }
         if let Some(list) = &mut self.list {
             let item = list_item(&outcome, self.shape);
             return Ok(self.settings.print(|out| list.item(out, &item))?);
@@ -183,13 +174,8 @@ impl<'a> Streamed<'a> {
         })?)
     }
 
-    /// Ends the `List`, or writes the summary's total.
-    fn finish(self, worst: ExitCode) -> Result<()> {
-        if let Some((_, tally)) = &self.summary {
-            let line = tally.line(worst as i32);
-            self.settings
-                .print_to(term::Sink::Text, |out| writeln!(out, "{line}"))?;
-        }
+    /// Ends the `List`.
+    fn finish(self) -> Result<()> {
         if let Some(list) = self.list {
             self.settings.print(|out| list.finish(out))?;
         }

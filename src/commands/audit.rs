@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 
 use mirrorpolicy::audit::{self, Configs, Level};
 use mirrorpolicy::explain::Config;
+use mirrorpolicy::journal::fleet::Fleet;
 use mirrorpolicy::labels::Selector;
 use mirrorpolicy::node_paths::crio_policy_namespace;
 use mirrorpolicy::output;
@@ -17,7 +18,7 @@ use mirrorpolicy::render::node::{node_view, NodeView};
 use mirrorpolicy::source::cluster::{Read, MIRROR_CONFIG, WORKLOADS};
 use mirrorpolicy::source::Inputs;
 
-use crate::cli::{AuditArgs, AuditFormat, FailOn};
+use crate::cli::{AuditArgs, AuditOutput, FailOn};
 use crate::common::{inputs, probe};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
@@ -112,26 +113,56 @@ fn add_service_account_pull_secrets(
     Ok(())
 }
 
-/// Runs `audit`.
-pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
+/// What `audit` found on one cluster (or in `-f` files).
+pub enum Audited {
+    /// The images the workloads reference, classified.
+    Images(audit::Report),
+    /// With `--journal` or `--journal-file`: the pulls of the pull logs,
+    /// and the logs' name.
+    PullLog { fleet: Fleet, name: String },
+}
+
+/// Runs `audit`, printing its report in `format`.
+pub fn run(settings: &Settings, args: &AuditArgs, format: AuditOutput) -> Result<ExitCode> {
+    let (audited, code) = report(settings, args)?;
+    match &audited {
+        Audited::Images(report) => print(settings, args, format, report)?,
+        Audited::PullLog { fleet, name } => pull_log::print(settings, format, fleet, name)?,
+    }
+    Ok(code)
+}
+
+/// The audit (or, with `--journal` or `--journal-file`, the pull log) and
+/// the exit code it calls for, without printing it: what [`run`] prints
+/// and `-o summary` counts.
+pub fn report(settings: &Settings, args: &AuditArgs) -> Result<(Audited, ExitCode)> {
     if args.journal_file.is_some() || args.journal {
-        return pull_log::run(settings, args);
+        let (fleet, name, code) = pull_log::report(settings, args)?;
+        return Ok((Audited::PullLog { fleet, name }, code));
     }
     let (report, code) = collect(settings, args)?;
-    let sink = match args.output {
-        AuditFormat::Table | AuditFormat::Wide => term::Sink::Text,
-        AuditFormat::Json | AuditFormat::Yaml | AuditFormat::Summary => term::Sink::Exact,
+    Ok((Audited::Images(report), code))
+}
+
+/// Prints the audit `report` in `format`.
+fn print(
+    settings: &Settings,
+    args: &AuditArgs,
+    format: AuditOutput,
+    report: &audit::Report,
+) -> Result<()> {
+    let sink = match format {
+        AuditOutput::Table | AuditOutput::Wide => term::Sink::Text,
+        AuditOutput::Json | AuditOutput::Yaml => term::Sink::Exact,
     };
     let layout = settings.layout(args.no_headers);
-    settings.print_to(sink, |out| match args.output {
-        AuditFormat::Table => output::audit::write_table(out, &report, false, &layout),
-        AuditFormat::Wide => output::audit::write_table(out, &report, true, &layout),
-        AuditFormat::Json | AuditFormat::Summary => {
-            output::write_json(out, std::slice::from_ref(&report))
-        }
-        AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
+    settings.print_to(sink, |out| match format {
+        AuditOutput::Table => output::audit::write_table(out, report, false, &layout),
+        AuditOutput::Wide => output::audit::write_table(out, report, true, &layout),
+        AuditOutput::Json => output::write_json(out, std::slice::from_ref(report)),
+        AuditOutput::Yaml => output::write_yaml(out, std::slice::from_ref(report)),
     })?;
-    Ok(code)
+    Ok(())
 }
 
 /// `-l/--selector`, parsed.

@@ -12,14 +12,32 @@ use mirrorpolicy::output;
 use mirrorpolicy::source::cluster::{Read, MACHINE_CONFIG_STATE, MIRROR_CONFIG};
 use mirrorpolicy::source::{node_dir, node_live};
 
-use crate::cli::{DiffArgs, DiffFormat};
+use crate::cli::{DiffArgs, DiffOutput};
 use crate::common::inputs;
 use crate::exit::{ExitCode, Failure};
 use crate::settings::{node_read_options, Settings};
 use crate::term;
 
-/// Runs `diff`.
-pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
+/// Runs `diff`, printing the comparison in `format`, then the nodes not
+/// read.
+pub fn run(settings: &Settings, args: &DiffArgs, format: DiffOutput) -> Result<ExitCode> {
+    let (report, code) = report(settings, args)?;
+    let sink = match format {
+        DiffOutput::Text => term::Sink::Text,
+        DiffOutput::Json => term::Sink::Exact,
+    };
+    settings.print_to(sink, |out| match format {
+        DiffOutput::Text => output::diff::write_text(out, &report),
+        DiffOutput::Json => output::diff::write_json(out, &report),
+    })?;
+    warn_not_read(&report);
+    Ok(code)
+}
+
+/// The comparison and the exit code it calls for, without printing it nor
+/// warning of the nodes not read: what [`run`] prints and `-o summary`
+/// counts.
+pub fn report(settings: &Settings, args: &DiffArgs) -> Result<(diff::Report, ExitCode)> {
     // A bad --node-timeout is a usage error before anything is read.
     node_read_options(&args.read)?;
     let reads: Vec<Read> = MIRROR_CONFIG
@@ -46,25 +64,22 @@ pub fn run(settings: &Settings, args: &DiffArgs) -> Result<ExitCode> {
     } else {
         on_disk::add_daemon_reports(&mut report, &inputs, &selection);
     }
-    let sink = match args.output {
-        DiffFormat::Text => term::Sink::Text,
-        DiffFormat::Json | DiffFormat::Summary => term::Sink::Exact,
-    };
-    settings.print_to(sink, |out| match args.output {
-        DiffFormat::Text => output::diff::write_text(out, &report),
-        DiffFormat::Json | DiffFormat::Summary => output::diff::write_json(out, &report),
-    })?;
-    for n in &report.not_read {
-        term::warn(format_args!("node {} not read: {}", n.node, n.reason));
-    }
     // Drift found is an answer; no drift while a node was not read is not.
-    Ok(if report.drift == Some(true) {
+    let code = if report.drift == Some(true) {
         ExitCode::Findings
     } else if !report.not_read.is_empty() {
         ExitCode::Cluster
     } else {
         ExitCode::Success
-    })
+    };
+    Ok((report, code))
+}
+
+/// Says on stderr which nodes' files could not be read, and why.
+pub fn warn_not_read(report: &diff::Report) {
+    for n in &report.not_read {
+        term::warn(format_args!("node {} not read: {}", n.node, n.reason));
+    }
 }
 
 /// The nodes' files: from `--node-files DIR`, else read live from the

@@ -31,7 +31,7 @@ use mirrorpolicy::source::cluster::{
 use mirrorpolicy::source::drop_in_dir::{self, Listing};
 use mirrorpolicy::source::{node_dir, node_live};
 
-use crate::cli::{ExplainArgs, NodeReadArgs, OutputFormat};
+use crate::cli::{ExplainArgs, ExplainOutput, NodeReadArgs};
 use crate::common::at_exit::release;
 use crate::common::{inputs, journal, probe};
 use crate::exit::{ExitCode, Failure};
@@ -39,10 +39,20 @@ use crate::settings::{node_read_options, Settings};
 use crate::term;
 use mirrorpolicy::probe::Verdict;
 
-/// Runs `explain`: 0 when every image pulls as configured, 1 when at least
-/// one pull would be refused or fail, 2 when an image reference is invalid.
-/// Warnings name its commands as the user ran the plugin.
-pub fn run(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
+/// Runs `explain`, printing the explanations in `format`: 0 when every
+/// image pulls as configured, 1 when at least one pull would be refused or
+/// fail, 2 when an image reference is invalid. Warnings name its commands
+/// as the user ran the plugin.
+pub fn run(settings: &Settings, args: &ExplainArgs, format: ExplainOutput) -> Result<ExitCode> {
+    let (mut items, code) = report(settings, args)?;
+    print(settings, format, &mut items)?;
+    Ok(code)
+}
+
+/// The explanation of each image, and the exit code they call for (as
+/// [`run`] says), without printing them: what `run` prints and `-o
+/// summary` counts.
+pub fn report(settings: &Settings, args: &ExplainArgs) -> Result<(Vec<Explanation>, ExitCode)> {
     check_node_args(args)?;
     if let Some(node) = &args.node {
         let (files, runtime) = match &args.node_files {
@@ -143,7 +153,7 @@ fn explain_broken(
     node: &str,
     broken: &Broken,
     resolver: ShortNameResolver,
-) -> Result<ExitCode> {
+) -> Result<(Vec<Explanation>, ExitCode)> {
     let mode = effective_short_name_mode(flag_mode(args), None, resolver);
     let whys = broken.whys.join("; ");
     let why = match broken.undetermined {
@@ -157,7 +167,7 @@ fn explain_broken(
         }
         None => format!("every pull on node {node} fails: {whys}"),
     };
-    let mut items: Vec<Explanation> = args
+    let items: Vec<Explanation> = args
         .images
         .iter()
         .map(|image| Explanation {
@@ -171,12 +181,12 @@ fn explain_broken(
             journal: None,
         })
         .collect();
-    print(settings, args, &mut items)?;
-    Ok(if broken.undetermined.is_some() {
+    let code = if broken.undetermined.is_some() {
         ExitCode::Cluster
     } else {
         ExitCode::Findings
-    })
+    };
+    Ok((items, code))
 }
 
 /// `--short-name-mode`, when given.
@@ -194,7 +204,7 @@ fn explain_files(
     namespace: Option<&str>,
     resolver: ShortNameResolver,
     warnings: &[String],
-) -> Result<ExitCode> {
+) -> Result<(Vec<Explanation>, ExitCode)> {
     let mode = effective_short_name_mode(flag_mode(args), conf.short_name_mode, resolver);
     let config = Config {
         registries: &conf,
@@ -217,11 +227,11 @@ fn explain_files(
         (items, code)
     };
     let code = journal::attach(settings, args, &mut items, code)?;
-    print(settings, args, &mut items)?;
-    // The process exits next: freeing a configuration of 100,000s of
-    // entries one allocation at a time would only delay that.
+    // The process exits once the items are printed: freeing a
+    // configuration of 100,000s of entries one allocation at a time would
+    // only delay that.
     std::mem::forget(conf);
-    Ok(code)
+    Ok((items, code))
 }
 
 /// While the cluster updates between releases whose CRI-O resolves short
@@ -286,7 +296,7 @@ fn short_names_during_update(
 }
 
 /// Explains against what the MCO renders from cluster objects for a pool.
-fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
+fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<(Vec<Explanation>, ExitCode)> {
     let namespace = settings.namespace();
     let mut inputs = inputs::load_for_pool(
         settings,
@@ -351,9 +361,8 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<ExitCode> {
         }
     }
     let code = journal::attach(settings, args, &mut items, code)?;
-    print(settings, args, &mut items)?;
     release((inputs, rendered, view));
-    Ok(code)
+    Ok((items, code))
 }
 
 /// Adds to `item` the warnings of ImagePolicies of namespace `ns` whose
@@ -494,22 +503,22 @@ fn explain_all(
     (items, code)
 }
 
-fn print(settings: &Settings, args: &ExplainArgs, items: &mut [Explanation]) -> Result<()> {
+fn print(settings: &Settings, format: ExplainOutput, items: &mut [Explanation]) -> Result<()> {
     for item in items.iter_mut() {
         for w in &mut item.warnings {
             *w = crate::cli::as_said_by(settings.name, w).into_owned();
         }
     }
     let items = &*items;
-    let sink = if args.output == OutputFormat::Table {
+    let sink = if format == ExplainOutput::Table {
         term::Sink::Text
     } else {
         term::Sink::Exact
     };
-    settings.print_to(sink, |out| match args.output {
-        OutputFormat::Table => output::explain::write_table(out, items, &settings.layout(false)),
-        OutputFormat::Json | OutputFormat::Summary => output::write_json(out, items),
-        OutputFormat::Yaml => output::write_yaml(out, items),
+    settings.print_to(sink, |out| match format {
+        ExplainOutput::Table => output::explain::write_table(out, items, &settings.layout(false)),
+        ExplainOutput::Json => output::write_json(out, items),
+        ExplainOutput::Yaml => output::write_yaml(out, items),
     })?;
     Ok(())
 }

@@ -27,7 +27,7 @@ use mirrorpolicy::upgrade::{
     self, release_policy, ImageCheck, ImageOutcome, ImageSignature, Offered, Report, Target,
 };
 
-use crate::cli::{ProbeArgs, UpgradeCheckArgs, UpgradeFormat};
+use crate::cli::{ProbeArgs, UpgradeCheckArgs, UpgradeOutput};
 use crate::common::{inputs, probe as probe_cmd};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
@@ -37,26 +37,29 @@ use crate::term;
 /// registries.conf and policy decide the pulls of the update.
 const CONTROL_PLANE_POOL: &str = "master";
 
-/// Runs `upgrade-check`.
-pub fn run(settings: &Settings, args: &UpgradeCheckArgs) -> Result<ExitCode> {
+/// Runs `upgrade-check`, printing its report in `format`.
+pub fn run(
+    settings: &Settings,
+    args: &UpgradeCheckArgs,
+    format: UpgradeOutput,
+) -> Result<ExitCode> {
     let (report, code) = collect(settings, args)?;
-    let sink = match args.output {
-        UpgradeFormat::Table | UpgradeFormat::Wide => term::Sink::Text,
-        UpgradeFormat::Json | UpgradeFormat::Yaml | UpgradeFormat::Summary => term::Sink::Exact,
+    let sink = match format {
+        UpgradeOutput::Table | UpgradeOutput::Wide => term::Sink::Text,
+        UpgradeOutput::Json | UpgradeOutput::Yaml => term::Sink::Exact,
     };
     let layout = settings.layout(args.no_headers);
-    settings.print_to(sink, |out| match args.output {
-        UpgradeFormat::Table => output::upgrade::write_text(out, &report, false, &layout),
-        UpgradeFormat::Wide => output::upgrade::write_text(out, &report, true, &layout),
-        UpgradeFormat::Json | UpgradeFormat::Summary => {
-            output::write_json(out, std::slice::from_ref(&report))
-        }
-        UpgradeFormat::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
+    settings.print_to(sink, |out| match format {
+        UpgradeOutput::Table => output::upgrade::write_text(out, &report, false, &layout),
+        UpgradeOutput::Wide => output::upgrade::write_text(out, &report, true, &layout),
+        UpgradeOutput::Json => output::write_json(out, std::slice::from_ref(&report)),
+        UpgradeOutput::Yaml => output::write_yaml(out, std::slice::from_ref(&report)),
     })?;
     Ok(code)
 }
 
-/// The report for the cluster of `settings` (or `-f` files), and its exit code.
+/// The report for the cluster of `settings` (or `-f` files), and its exit
+/// code, without printing it: what [`run`] prints and `-o summary` counts.
 pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, ExitCode)> {
     let inputs = inputs::load_objects(settings, &args.filenames, MIRROR_CONFIG, None)?;
     let (image, offered) = target_image(args, &inputs)?;

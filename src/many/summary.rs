@@ -1,16 +1,22 @@
 //! `-o summary`: one line per cluster (its name, its verdict, its counts)
 //! and a total, for `explain`, `audit`, `diff` and `upgrade-check` over a
-//! fleet. Each cluster's command runs with `-o json`; its JSON is summed
-//! up here as the cluster is done, and let go.
+//! fleet. Each cluster's command builds its typed report, as for `-o json`,
+//! but prints nothing: the report is counted by its own type
+//! (`summary_counts`, beside it in the core) as the cluster is done, and
+//! let go. Writing the line is left to `output::many`.
+
+use std::sync::Arc;
 
 use anyhow::Result;
-use serde_json::Value;
 
 use mirrorpolicy::output::many::{summary_error_line, Tally};
 
-use super::Outcome;
-use crate::cli::{AuditFormat, Command, DiffFormat, OutputFormat, UpgradeFormat};
-use crate::exit::ExitCode;
+use super::{run_each, worse, Ran, Target};
+use crate::cli::{AuditFormat, Cli, Command, DiffFormat, OutputFormat, UpgradeFormat};
+use crate::commands::{audit, diff, explain, upgrade};
+use crate::exit::{ExitCode, Failure};
+use crate::settings::Settings;
+use crate::term;
 
 /// The command a summary sums up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,17 +37,6 @@ pub fn summary_of(command: &Command) -> Option<Summary> {
             Some(Summary::UpgradeCheck)
         }
         _ => None,
-    }
-}
-
-/// Makes `command` write JSON, which the summary reads.
-pub fn as_json(command: &mut Command) {
-    match command {
-        Command::Explain(a) => a.output = OutputFormat::Json,
-        Command::Audit(a) => a.output = AuditFormat::Json,
-        Command::Diff(a) => a.output = DiffFormat::Json,
-        Command::UpgradeCheck(a) => a.output = UpgradeFormat::Json,
-        _ => {}
     }
 }
 
@@ -67,22 +62,70 @@ pub fn refuse_files(command: &Command) -> Result<()> {
     Ok(())
 }
 
-/// One cluster's line; counts it in `tally`.
-pub fn summary_line(
+/// One cluster's counts, in their order, and its exit code.
+pub type Counted = (Vec<(&'static str, usize)>, ExitCode);
+
+/// Runs `cli`'s command against each of `contexts` (see [`run_each`]) and
+/// writes each cluster's line as it is done, in the clusters' order, then
+/// the total; returns the worst exit code.
+pub fn run(
+    settings: &Settings,
+    contexts: &[Target],
+    cli: Arc<Cli>,
     kind: Summary,
-    outcome: &Outcome<Vec<u8>>,
-    code: ExitCode,
-    tally: &mut Tally,
-) -> String {
-    tally.clusters += 1;
-    let bytes = match &outcome.result {
-        Ok(bytes) => bytes,
-        Err(failed) => {
-            tally.errors += 1;
-            return summary_error_line(&outcome.context, &failed.one_line());
+) -> Result<ExitCode> {
+    let mut tally = Tally::default();
+    let mut worst = ExitCode::Success;
+    if !contexts.is_empty() {
+        run_each(
+            settings,
+            contexts,
+            move |s| count(s, &cli.command),
+            |o: Ran<Counted>| {
+                let code = match &o.result {
+                    Ok(((_, code), _)) => *code,
+                    Err(failed) => failed.code,
+                };
+                worst = worse(worst, code);
+                let line = summary_line(kind, &o, &mut tally);
+                Ok(settings.print_to(term::Sink::Text, |out| writeln!(out, "{line}"))?)
+            },
+        )?;
+    }
+    let line = tally.line(worst as i32);
+    settings.print_to(term::Sink::Text, |out| writeln!(out, "{line}"))?;
+    Ok(worst)
+}
+
+/// The report of `command` for the cluster of `settings`, counted, with
+/// the exit code it calls for. Says on stderr what the command says beside
+/// its report (for `diff`, the nodes not read).
+fn count(settings: &Settings, command: &Command) -> Result<Counted> {
+    Ok(match command {
+        Command::Explain(a) => {
+            let (items, code) = explain::report(settings, a)?;
+            (mirrorpolicy::explain::summary_counts(&items), code)
         }
-    };
-    let verdict = match code {
+        Command::Audit(a) => match audit::report(settings, a)? {
+            (audit::Audited::Images(report), code) => (report.summary_counts(), code),
+            (audit::Audited::PullLog { fleet, .. }, code) => (fleet.summary_counts(), code),
+        },
+        Command::Diff(a) => {
+            let (report, code) = diff::report(settings, a)?;
+            diff::warn_not_read(&report);
+            (report.summary_counts(), code)
+        }
+        Command::UpgradeCheck(a) => {
+            let (report, code) = upgrade::collect(settings, a)?;
+            (report.summary_counts(), code)
+        }
+        _ => return Err(Failure::input("internal error: no summary of this command").into()),
+    })
+}
+
+/// The verdict of a cluster whose command exited with `code`.
+fn verdict(kind: Summary, code: ExitCode) -> &'static str {
+    match code {
         ExitCode::Success => "ok",
         ExitCode::Findings => match kind {
             Summary::Explain | Summary::Audit => "findings",
@@ -92,17 +135,17 @@ pub fn summary_line(
         ExitCode::Input => "input-error",
         ExitCode::Cluster => "undetermined",
         ExitCode::Refused => "refused",
-    };
-    let value: Value = if bytes.iter().all(u8::is_ascii_whitespace) {
-        Value::Null
-    } else {
-        match serde_json::from_slice(bytes) {
-            Ok(v) => v,
-            Err(e) => {
-                tally.errors += 1;
-                let why = format!("the output is not JSON: {e}");
-                return summary_error_line(&outcome.context, &why);
-            }
+    }
+}
+
+/// One cluster's line; counts it in `tally`.
+fn summary_line(kind: Summary, outcome: &Ran<Counted>, tally: &mut Tally) -> String {
+    tally.clusters += 1;
+    let ((counts, code), _) = match &outcome.result {
+        Ok(counted) => counted,
+        Err(failed) => {
+            tally.errors += 1;
+            return summary_error_line(&outcome.context, &failed.one_line());
         }
     };
     match code {
@@ -110,149 +153,159 @@ pub fn summary_line(
         ExitCode::Findings => tally.findings += 1,
         _ => tally.errors += 1,
     }
-    mirrorpolicy::output::many::summary_line(&outcome.context, verdict, &counts(kind, &value))
-}
-
-/// The counts of a command's JSON report.
-fn counts(kind: Summary, report: &Value) -> Vec<(String, u64)> {
-    let len = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, |a| a.len() as u64);
-    match kind {
-        Summary::Explain => explain_counts(report),
-        Summary::Audit if report.get("pulls").is_some() => journal_counts(report),
-        Summary::Audit => {
-            let mut counts = vec![("images".to_string(), len(report.get("images")))];
-            counts.extend(numbers(report.get("summary")));
-            counts
-        }
-        Summary::Diff => {
-            let pools = report.get("pools").and_then(Value::as_array);
-            let drifting = pools
-                .into_iter()
-                .flatten()
-                .filter(|p| len(p.get("drift")) > 0);
-            vec![
-                ("pools".to_string(), len(report.get("pools"))),
-                ("drifting".to_string(), drifting.count() as u64),
-                ("notRead".to_string(), len(report.get("notRead"))),
-            ]
-        }
-        Summary::UpgradeCheck => numbers(report.get("summary")),
-    }
-}
-
-/// `explain`: the images, and how many are pulled first from a mirror or
-/// from their source (the first place CRI-O tries).
-fn explain_counts(report: &Value) -> Vec<(String, u64)> {
-    let images: Vec<&Value> = match report.get("items").and_then(Value::as_array) {
-        Some(items) if report.get("kind").and_then(Value::as_str) == Some("List") => {
-            items.iter().collect()
-        }
-        _ if report.is_object() => vec![report],
-        _ => Vec::new(),
-    };
-    let first_role = |image: &&Value| {
-        image
-            .pointer("/candidates/0/sources/0/role")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
-    let roles: Vec<Option<String>> = images.iter().map(first_role).collect();
-    let count = |role: &str| roles.iter().filter(|r| r.as_deref() == Some(role)).count() as u64;
-    vec![
-        ("images".to_string(), images.len() as u64),
-        ("fromMirror".to_string(), count("mirror")),
-        ("fromSource".to_string(), count("source")),
-    ]
-}
-
-/// `audit --journal`: the images and pulls of the pull log, the pulls that
-/// diverge, and the nodes not all judged.
-fn journal_counts(fleet: &Value) -> Vec<(String, u64)> {
-    let len = |k: &str| {
-        fleet
-            .get(k)
-            .and_then(Value::as_array)
-            .map_or(0, |a| a.len() as u64)
-    };
-    let diverging = fleet
-        .get("images")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|i| i.pointer("/verdicts/diverges").and_then(Value::as_u64))
-        .sum();
-    vec![
-        ("images".to_string(), len("images")),
-        (
-            "pulls".to_string(),
-            fleet.get("pulls").and_then(Value::as_u64).unwrap_or(0),
-        ),
-        ("diverging".to_string(), diverging),
-        ("undeterminedNodes".to_string(), len("undeterminedNodes")),
-    ]
-}
-
-/// The numbers of a `summary` object, in its order.
-fn numbers(object: Option<&Value>) -> Vec<(String, u64)> {
-    object
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .filter_map(|(k, v)| v.as_u64().map(|n| (k.clone(), n)))
-        .collect()
+    let verdict = verdict(kind, *code);
+    mirrorpolicy::output::many::summary_line(&outcome.context, verdict, counts)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use serde_json::json;
+    use std::collections::BTreeMap;
 
+    use mirrorpolicy::audit::{AuditedImage, Class};
+    use mirrorpolicy::explain::Explanation;
+    use mirrorpolicy::journal::fleet::{NodeNote, NodeReason};
+    use mirrorpolicy::registries::ShortNameMode;
+
+    use super::*;
+    use crate::exit::Described;
+    use crate::many::Outcome;
+
+    fn read(context: &str, counts: Vec<(&'static str, usize)>, code: ExitCode) -> Ran<Counted> {
+        Outcome {
+            context: context.to_string(),
+            server: None,
+            result: Ok(((counts, code), Vec::new())),
+        }
+    }
+
+    fn audited(reference: &str, class: Class) -> AuditedImage {
+        AuditedImage {
+            reference: reference.to_string(),
+            class,
+            objects: Vec::new(),
+            signature_required: false,
+            detail: String::new(),
+            probe: None,
+            pull_secrets: Vec::new(),
+        }
+    }
+
+    /// Each report's line: the verdict its exit code gives for its
+    /// command, then the counts its type gives, in their order.
     #[test]
     fn issue_26_counts_of_each_report() {
-        let explain = json!({"image": "a", "candidates": [{"sources": [{"role": "mirror"}]}]});
-        assert_eq!(
-            counts(Summary::Explain, &explain),
-            [
-                ("images".to_string(), 1),
-                ("fromMirror".to_string(), 1),
-                ("fromSource".to_string(), 0)
-            ]
-        );
-        let list = json!({"kind": "List", "items": [explain, {"candidates": [{"sources": [{"role": "source"}]}]}]});
-        assert_eq!(
-            counts(Summary::Explain, &list)[2],
-            ("fromSource".to_string(), 1)
-        );
-        let audit = json!({"images": [1, 2], "summary": {"direct": 1, "mirrored": 0}});
-        assert_eq!(
-            counts(Summary::Audit, &audit),
-            [
-                ("images".to_string(), 2),
-                ("direct".to_string(), 1),
-                ("mirrored".to_string(), 0)
-            ]
-        );
-        let diff = json!({"pools": [{"drift": [1]}, {"drift": []}], "drift": true});
-        assert_eq!(
-            counts(Summary::Diff, &diff),
-            [
-                ("pools".to_string(), 2),
-                ("drifting".to_string(), 1),
-                ("notRead".to_string(), 0)
-            ]
-        );
+        let audit = mirrorpolicy::audit::Report {
+            images: vec![
+                audited("quay.io/a/x:1", Class::Direct),
+                audited("quay.io/a/y:1", Class::Mirrored),
+            ],
+            summary: BTreeMap::from([("direct", 1), ("mirrored", 1)]),
+        };
+        let unresolved = Explanation {
+            image: "app".to_string(),
+            namespace: None,
+            short_name_mode: ShortNameMode::Enforcing,
+            candidates: Vec::new(),
+            warnings: Vec::new(),
+            error: Some("cannot resolve".to_string()),
+            undetermined: false,
+            journal: None,
+        };
+        let diff = mirrorpolicy::diff::Report {
+            pools: Vec::new(),
+            drift: None,
+            not_read: vec![mirrorpolicy::diff::NotRead {
+                node: "w1".to_string(),
+                reason: "forbidden".to_string(),
+            }],
+        };
+        let note = NodeNote {
+            node: "w2".to_string(),
+            pool: None,
+            reason: NodeReason::Cut,
+            message: "cut".to_string(),
+        };
+        let pull_log = mirrorpolicy::journal::fleet::fleet(&[], vec![note], None);
+        let mut tally = Tally::default();
+        for (kind, counts, code, want) in [
+            (
+                Summary::Audit,
+                audit.summary_counts(),
+                ExitCode::Findings,
+                "east findings images=2 direct=1 mirrored=1",
+            ),
+            (
+                Summary::Explain,
+                mirrorpolicy::explain::summary_counts(&[unresolved]),
+                ExitCode::Findings,
+                "east findings images=1 fromMirror=0 fromSource=0",
+            ),
+            (
+                Summary::Diff,
+                diff.summary_counts(),
+                ExitCode::Cluster,
+                "east undetermined pools=0 drifting=0 notRead=1",
+            ),
+            (
+                Summary::Audit,
+                pull_log.summary_counts(),
+                ExitCode::Success,
+                "east ok images=0 pulls=0 diverging=0 undeterminedNodes=1",
+            ),
+        ] {
+            let line = summary_line(kind, &read("east", counts, code), &mut tally);
+            assert_eq!(line, want, "{kind:?}");
+        }
+        let want = Tally {
+            clusters: 4,
+            ok: 1,
+            findings: 2,
+            errors: 1,
+        };
+        assert_eq!(tally, want);
     }
 
     #[test]
-    fn issue_26_output_that_is_not_json_counts_as_an_error_only() {
+    fn issue_26_verdict_of_each_exit_code() {
+        use ExitCode::*;
+        for (kind, code, want) in [
+            (Summary::Explain, Success, "ok"),
+            (Summary::Explain, Findings, "findings"),
+            (Summary::Audit, Findings, "findings"),
+            (Summary::Diff, Findings, "drift"),
+            (Summary::UpgradeCheck, Findings, "not-ready"),
+            (Summary::UpgradeCheck, Input, "input-error"),
+            (Summary::Diff, Cluster, "undetermined"),
+            (Summary::Audit, Refused, "refused"),
+        ] {
+            assert_eq!(verdict(kind, code), want, "{kind:?} {code:?}");
+        }
+    }
+
+    /// A cluster not read is an error only: no verdict, no counts; one
+    /// read with an input error shows its counts and is counted an error.
+    #[test]
+    fn issue_26_a_cluster_not_read_counts_as_an_error_only() {
         let outcome = Outcome {
             context: "a".to_string(),
             server: None,
-            result: Ok(b"not json".to_vec()),
+            result: Err(Described {
+                lines: vec!["cannot reach the cluster".to_string()],
+                hint: None,
+                code: ExitCode::Cluster,
+            }),
         };
         let mut tally = Tally::default();
-        let line = summary_line(Summary::Audit, &outcome, ExitCode::Success, &mut tally);
-        assert!(line.contains("not JSON"), "{line}");
+        let line = summary_line(Summary::Audit, &outcome, &mut tally);
+        assert_eq!(line, "a error: cannot reach the cluster");
         assert_eq!((tally.clusters, tally.ok, tally.errors), (1, 0, 1));
+        let counts = vec![("images", 0), ("direct", 0)];
+        let line = summary_line(
+            Summary::Audit,
+            &read("b", counts, ExitCode::Input),
+            &mut tally,
+        );
+        assert_eq!(line, "b input-error images=0 direct=0");
+        assert_eq!((tally.clusters, tally.ok, tally.errors), (2, 0, 2));
     }
 }

@@ -1,5 +1,6 @@
 //! Several clusters at once: one section per context in text.
 
+use std::fmt;
 use std::io::{self, Write};
 
 use serde::Serialize;
@@ -160,7 +161,11 @@ fn json_list<T: Serialize>(items: &[T]) -> io::Result<String> {
 /// One cluster's line of `-o summary`: its name, its verdict, then its
 /// counts as `key=value` (or, for a cluster not read, `error: ` and why).
 /// A name holding a space or a quote is written as a JSON string.
-pub fn summary_line(name: &str, verdict: &str, counts: &[(String, u64)]) -> String {
+pub fn summary_line<K: fmt::Display, N: fmt::Display>(
+    name: &str,
+    verdict: &str,
+    counts: &[(K, N)],
+) -> String {
     let mut line = format!("{} {verdict}", summary_name(name));
     for (key, n) in counts {
         line.push_str(&format!(" {key}={n}"));

@@ -235,6 +235,16 @@ pub struct Report {
     pub summary: BTreeMap<&'static str, usize>,
 }
 
+impl Report {
+    /// The counts `-o summary` gives of one cluster's audit, in order: the
+    /// images, then every class of [`Report::summary`] (named as there).
+    pub fn summary_counts(&self) -> Vec<(&'static str, usize)> {
+        let mut counts = vec![("images", self.images.len())];
+        counts.extend(self.summary.iter().map(|(class, n)| (*class, *n)));
+        counts
+    }
+}
+
 /// The configurations to explain against: the cluster's, and the one of
 /// each namespace that has its own policy.
 pub trait Configs {
@@ -948,5 +958,56 @@ mod tests {
         );
         assert_eq!(Class::parse("SHORT-NAME"), Some(Class::ShortName));
         assert_eq!(Class::parse("missing"), None);
+    }
+
+    fn audited(reference: &str, class: Class) -> AuditedImage {
+        AuditedImage {
+            reference: reference.to_string(),
+            class,
+            objects: Vec::new(),
+            signature_required: false,
+            detail: String::new(),
+            probe: None,
+            pull_secrets: Vec::new(),
+        }
+    }
+
+    /// Issue 26: `-o summary` counts the typed report: the images, then each
+    /// class as the JSON's `summary` names and orders it.
+    #[test]
+    fn issue_26_summary_counts_are_the_images_then_each_class() {
+        let images = vec![
+            audited("quay.io/a/x:1", Class::Mirrored),
+            audited("quay.io/a/y:1", Class::Mirrored),
+            audited("docker.io/b/z:1", Class::Direct),
+            audited("q/x:1", Class::MissingOnMirror),
+        ];
+        let report = Report {
+            summary: class_counts(&images),
+            images,
+        };
+        let counts = report.summary_counts();
+        assert_eq!(counts[0], ("images", 4));
+        for (class, want) in [
+            ("mirrored", 2),
+            ("direct", 1),
+            ("missingOnMirror", 1),
+            ("invalid", 0),
+        ] {
+            assert!(counts.contains(&(class, want)), "{class}: {counts:?}");
+        }
+        let json = serde_json::to_value(&report).unwrap();
+        let summary: Vec<(&str, usize)> = json["summary"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_u64().unwrap() as usize))
+            .collect();
+        assert_eq!(counts[1..], summary[..], "the JSON's summary, in its order");
+        let empty = Report {
+            images: Vec::new(),
+            summary: BTreeMap::new(),
+        };
+        assert_eq!(empty.summary_counts(), [("images", 0)]);
     }
 }

@@ -112,6 +112,13 @@ impl Explanation {
         }
     }
 
+    /// Whether CRI-O first tries a mirror or the source itself for this
+    /// image: the role of its first candidate's first source, if any.
+    pub fn first_role(&self) -> Option<Role> {
+        let candidate = self.candidates.first()?;
+        candidate.sources.first().map(|s| s.role)
+    }
+
     /// The result for an image that cannot be explained at all.
     pub fn unresolved(
         image: &str,
@@ -149,6 +156,23 @@ impl Candidate {
         }
         None
     }
+}
+
+/// The counts `-o summary` gives of one cluster's explanations: the
+/// images, and how many are pulled first from a mirror or from their
+/// source (see [`Explanation::first_role`]).
+pub fn summary_counts(items: &[Explanation]) -> Vec<(&'static str, usize)> {
+    let first = |role: Role| {
+        items
+            .iter()
+            .filter(|i| i.first_role() == Some(role))
+            .count()
+    };
+    vec![
+        ("images", items.len()),
+        ("fromMirror", first(Role::Mirror)),
+        ("fromSource", first(Role::Source)),
+    ]
 }
 
 /// Why the pull fails when every candidate fails (CRI-O tries them in
@@ -554,4 +578,56 @@ fn signature_origins(
         .unwrap_or_default();
     origins.push(file_origin.clone());
     origins
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registries::{load, ConfigFile};
+
+    /// Issue 26: `-o summary` counts the typed explanations by the role of
+    /// the first source CRI-O tries; an image without a candidate counts
+    /// as neither.
+    #[test]
+    fn issue_26_summary_counts_the_first_source_tried() {
+        let text = "[[registry]]\nlocation = \"quay.io/ns\"\n[[registry.mirror]]\nlocation = \"mirror.example.com/ns\"\n";
+        let conf = load(
+            Some(&ConfigFile {
+                name: "registries.conf",
+                text,
+            }),
+            &[],
+        )
+        .unwrap();
+        let config = Config {
+            registries: &conf,
+            policy: None,
+            scope_origins: None,
+        };
+        let mode = ShortNameMode::Enforcing;
+        let explained = |image: &str| explain(&config, image, mode, None).unwrap();
+        let mirrored = explained("quay.io/ns/app:v1");
+        let direct = explained("docker.io/library/busybox:latest");
+        assert_eq!(mirrored.first_role(), Some(Role::Mirror));
+        assert_eq!(direct.first_role(), Some(Role::Source));
+        let invalid = explain(&config, "Not/Valid", mode, None).unwrap_err();
+        let unresolved = Explanation::unresolved("Not/Valid", mode, None, &invalid);
+        assert_eq!(unresolved.first_role(), None);
+        let counts = |items: &[&Explanation]| {
+            let items: Vec<Explanation> = items.iter().map(|&e| e.clone()).collect();
+            summary_counts(&items)
+        };
+        for (items, want) in [
+            (vec![], [0, 0, 0]),
+            (vec![&mirrored], [1, 1, 0]),
+            (vec![&direct], [1, 0, 1]),
+            (vec![&mirrored, &direct, &mirrored, &unresolved], [4, 2, 1]),
+        ] {
+            let want: Vec<(&str, usize)> = ["images", "fromMirror", "fromSource"]
+                .into_iter()
+                .zip(want)
+                .collect();
+            assert_eq!(counts(&items), want, "{} items", items.len());
+        }
+    }
 }

@@ -20,7 +20,7 @@ use mirrorpolicy::source::journal_text::LINE_CAP;
 use mirrorpolicy::source::node_live;
 use mirrorpolicy::source::node_logs::{self, NodeLogError};
 
-use crate::cli::{AuditArgs, AuditFormat};
+use crate::cli::{AuditArgs, AuditOutput};
 use crate::common::{inputs, journal};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
@@ -50,8 +50,9 @@ struct Reading {
     until_unapplied: Option<jr::Timestamp>,
 }
 
-/// Runs `audit --journal` or `audit --journal-file`.
-pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
+/// The pull log of `audit --journal` or `audit --journal-file`, the logs'
+/// name, and the exit code they call for; nothing printed.
+pub fn report(settings: &Settings, args: &AuditArgs) -> Result<(Fleet, String, ExitCode)> {
     let live_logs = args.journal && args.filenames.is_empty();
     let mut reads: Vec<Read> = MIRROR_CONFIG.to_vec();
     if live_logs || args.pool.is_none() {
@@ -98,8 +99,8 @@ pub fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode> {
     if fleet.pulls == 0 {
         eprintln!("no pull in {name}: no `Pulling image` line of CRI-O");
     }
-    print(settings, args, &fleet, &name)?;
-    Ok(code(&fleet))
+    let code = code(&fleet);
+    Ok((fleet, name, code))
 }
 
 /// `--journal-file FILE|MUST_GATHER`, or `-f MUST_GATHER --journal`: the
@@ -436,17 +437,17 @@ fn code(fleet: &Fleet) -> ExitCode {
     }
 }
 
-fn print(settings: &Settings, args: &AuditArgs, fleet: &Fleet, name: &str) -> Result<()> {
-    let sink = match args.output {
-        AuditFormat::Table | AuditFormat::Wide => term::Sink::Text,
-        AuditFormat::Json | AuditFormat::Yaml | AuditFormat::Summary => term::Sink::Exact,
+/// Prints the pull log `fleet` of the logs named `name` in `format`
+/// (`-o wide` is the text).
+pub fn print(settings: &Settings, format: AuditOutput, fleet: &Fleet, name: &str) -> Result<()> {
+    let sink = match format {
+        AuditOutput::Table | AuditOutput::Wide => term::Sink::Text,
+        AuditOutput::Json | AuditOutput::Yaml => term::Sink::Exact,
     };
-    settings.print_to(sink, |out| match args.output {
-        AuditFormat::Table | AuditFormat::Wide => output::pull_log::write_text(out, fleet, name),
-        AuditFormat::Json | AuditFormat::Summary => {
-            output::write_json(out, std::slice::from_ref(fleet))
-        }
-        AuditFormat::Yaml => output::write_yaml(out, std::slice::from_ref(fleet)),
+    settings.print_to(sink, |out| match format {
+        AuditOutput::Table | AuditOutput::Wide => output::pull_log::write_text(out, fleet, name),
+        AuditOutput::Json => output::write_json(out, std::slice::from_ref(fleet)),
+        AuditOutput::Yaml => output::write_yaml(out, std::slice::from_ref(fleet)),
     })?;
     Ok(())
 }

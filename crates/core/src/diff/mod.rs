@@ -206,6 +206,20 @@ pub struct Report {
     pub not_read: Vec<NotRead>,
 }
 
+impl Report {
+    /// The counts `-o summary` gives of one cluster's comparison: the
+    /// pools compared, those with drift, and the nodes whose files could
+    /// not be read.
+    pub fn summary_counts(&self) -> Vec<(&'static str, usize)> {
+        let drifting = self.pools.iter().filter(|p| !p.drift.is_empty());
+        vec![
+            ("pools", self.pools.len()),
+            ("drifting", drifting.count()),
+            ("notRead", self.not_read.len()),
+        ]
+    }
+}
+
 /// A node whose files could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct NotRead {
@@ -1199,5 +1213,64 @@ mod tests {
         let files = machine_config_files(&m).unwrap();
         assert_eq!(files.len(), 1);
         assert_eq!(files["/etc/containers/policy.json"], "{\"default\":[]}");
+    }
+
+    fn pool(name: &str, drift: usize) -> PoolDiff {
+        let one = Drift {
+            nodes: Vec::new(),
+            file: "/etc/containers/registries.conf".to_string(),
+            from: "the CRs".to_string(),
+            to: "nodes w1".to_string(),
+            summary: Vec::new(),
+            cause: String::new(),
+            diff: String::new(),
+        };
+        PoolDiff {
+            pool: name.to_string(),
+            state: "updated".to_string(),
+            stages: Vec::new(),
+            drift: vec![one; drift],
+            impact: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Issue 26: `-o summary` counts the typed report: a pool with two
+    /// drifts is one drifting pool.
+    #[test]
+    fn issue_26_summary_counts_pools_drifting_and_not_read() {
+        let not_read = |node: &str| NotRead {
+            node: node.to_string(),
+            reason: "forbidden".to_string(),
+        };
+        for (pools, not_read, want) in [
+            (vec![], vec![], [0, 0, 0]),
+            (
+                vec![pool("master", 0), pool("worker", 0)],
+                vec![],
+                [2, 0, 0],
+            ),
+            (
+                vec![pool("master", 2), pool("worker", 0), pool("infra", 1)],
+                vec![not_read("w1")],
+                [3, 2, 1],
+            ),
+            (
+                vec![pool("worker", 0)],
+                vec![not_read("w1"), not_read("w2")],
+                [1, 0, 2],
+            ),
+        ] {
+            let report = Report {
+                drift: None,
+                pools,
+                not_read,
+            };
+            let want: Vec<(&str, usize)> = ["pools", "drifting", "notRead"]
+                .into_iter()
+                .zip(want)
+                .collect();
+            assert_eq!(report.summary_counts(), want, "{report:?}");
+        }
     }
 }

@@ -32,6 +32,21 @@ pub struct Fleet {
     pub images: Vec<ImageView>,
 }
 
+impl Fleet {
+    /// The counts `-o summary` gives of one cluster's pull log: its images
+    /// and pulls, the pulls that diverge (summed over the images), and the
+    /// nodes whose pulls cannot all be judged.
+    pub fn summary_counts(&self) -> Vec<(&'static str, usize)> {
+        let diverging = self.images.iter().map(|i| i.verdicts.diverges).sum();
+        vec![
+            ("images", self.images.len()),
+            ("pulls", self.pulls),
+            ("diverging", diverging),
+            ("undeterminedNodes", self.undetermined_nodes.len()),
+        ]
+    }
+}
+
 /// A pool and the nodes judged against its configuration.
 #[derive(Debug, Clone, Serialize)]
 pub struct PoolNodes {
@@ -330,5 +345,66 @@ fn role(e: &Expected, reference: &str) -> &'static str {
         Some(s) if s.mirror => "mirror",
         Some(_) => "source",
         None => "unexpected",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(name: &str, pulls: usize, diverges: usize) -> ImageView {
+        ImageView {
+            image: name.to_string(),
+            pulls,
+            nodes: vec!["worker-0".to_string()],
+            outcomes: OutcomeCounts::default(),
+            verdicts: VerdictCounts {
+                as_expected: pulls - diverges,
+                diverges,
+                undetermined: 0,
+            },
+            served_by: Vec::new(),
+            never_served: Vec::new(),
+            error: None,
+            journal: Vec::new(),
+        }
+    }
+
+    /// Issue 26: `-o summary` counts the typed pull log: `diverging` sums
+    /// the images' diverging pulls, `pulls` is the log's own count.
+    #[test]
+    fn issue_26_summary_counts_of_a_pull_log() {
+        let note = NodeNote {
+            node: "worker-1".to_string(),
+            pool: None,
+            reason: NodeReason::Unread,
+            message: "its log could not be read".to_string(),
+        };
+        let fleet = Fleet {
+            pulls: 7,
+            nodes: vec!["worker-0".to_string()],
+            pools: Vec::new(),
+            undetermined_nodes: vec![note],
+            images: vec![image("a", 3, 2), image("b", 3, 1), image("c", 1, 0)],
+        };
+        assert_eq!(
+            fleet.summary_counts(),
+            [
+                ("images", 3),
+                ("pulls", 7),
+                ("diverging", 3),
+                ("undeterminedNodes", 1)
+            ]
+        );
+        let empty = super::fleet(&[], Vec::new(), None);
+        assert_eq!(
+            empty.summary_counts(),
+            [
+                ("images", 0),
+                ("pulls", 0),
+                ("diverging", 0),
+                ("undeterminedNodes", 0)
+            ]
+        );
     }
 }

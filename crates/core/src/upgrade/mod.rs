@@ -355,6 +355,31 @@ pub struct Report {
     pub ready: bool,
 }
 
+impl Report {
+    /// The counts `-o summary` gives of one cluster's check: every count of
+    /// [`Report::summary`], in its order and named as its JSON names them.
+    pub fn summary_counts(&self) -> Vec<(&'static str, usize)> {
+        // Taken apart whole, so that a count added to `Counts` is a
+        // compile error here until the summary shows it too.
+        let Counts {
+            images,
+            served,
+            missing,
+            unsigned,
+            failing,
+            undetermined,
+        } = self.summary;
+        vec![
+            ("images", images),
+            ("served", served),
+            ("missing", missing),
+            ("unsigned", unsigned),
+            ("failing", failing),
+            ("undetermined", undetermined),
+        ]
+    }
+}
+
 /// The signatures the update needs.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -541,5 +566,78 @@ fn step_for(outcome: ImageOutcome, images: &[&ImageCheck]) -> NextStep {
         outcome: outcome.as_str().to_string(),
         step,
         commands,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(name: &str, outcome: ImageOutcome) -> ImageCheck {
+        ImageCheck {
+            name: name.to_string(),
+            reference: format!("quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:{name}"),
+            pull_sources: Vec::new(),
+            served_by: None,
+            outcome,
+            signature: None,
+            detail: String::new(),
+        }
+    }
+
+    /// Issue 26: `-o summary` counts the typed report: each count of its
+    /// `summary`, named and ordered as the JSON has them.
+    #[test]
+    fn issue_26_summary_counts_are_the_reports_summary() {
+        use ImageOutcome::*;
+        let target = Target {
+            version: Some("4.99.0".to_string()),
+            image: "quay.io/openshift-release-dev/ocp-release:4.99.0".to_string(),
+            digest: None,
+            architecture: None,
+            served_by: None,
+            outcome: Served,
+            signature: None,
+            listed_in: None,
+            risks: Vec::new(),
+            recommended: None,
+            detail: String::new(),
+        };
+        let images = [
+            Served,
+            Served,
+            Served,
+            Missing,
+            Unsigned,
+            BadSignature,
+            Blocked,
+            TlsError,
+            Undetermined,
+        ];
+        let images = images
+            .iter()
+            .enumerate()
+            .map(|(i, o)| check(&format!("c{i}"), *o))
+            .collect();
+        let report = report(target, images);
+        assert_eq!(
+            report.summary_counts(),
+            [
+                ("images", 9),
+                ("served", 3),
+                ("missing", 1),
+                ("unsigned", 2),
+                ("failing", 2),
+                ("undetermined", 1),
+            ]
+        );
+        let json = serde_json::to_value(&report).unwrap();
+        let summary: Vec<(&str, usize)> = json["summary"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_u64().unwrap() as usize))
+            .collect();
+        assert_eq!(report.summary_counts(), summary, "the JSON's summary");
     }
 }

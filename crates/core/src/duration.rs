@@ -1,15 +1,20 @@
 //! Durations as every message of the tool prints them: `30s` for whole
-//! seconds, `1500ms` otherwise (the forms `--request-timeout`,
-//! `--node-timeout` and `--wait` accept back).
+//! seconds, `1.5s` with a fraction, `200ms` under a second, to the
+//! millisecond (forms `--request-timeout`, `--node-timeout` and `--timeout`
+//! accept back).
 
 use std::time::Duration;
 
-/// `d` as `30s`, or in milliseconds when it is not whole seconds (`1500ms`).
+/// `d` as `30s`, `1.5s` or `200ms` (to the millisecond).
 pub fn text(d: Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}ms", d.as_millis())
+    let millis = d.subsec_millis();
+    match (d.as_secs(), millis) {
+        (secs, 0) => format!("{secs}s"),
+        (0, ms) => format!("{ms}ms"),
+        (secs, ms) => {
+            let fraction = format!("{ms:03}");
+            format!("{secs}.{}s", fraction.trim_end_matches('0'))
+        }
     }
 }
 
@@ -18,15 +23,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn whole_seconds_and_milliseconds() {
+    fn seconds_fractions_and_milliseconds() {
         for (d, want) in [
             (Duration::from_secs(0), "0s"),
             (Duration::from_secs(90), "90s"),
-            (Duration::from_millis(1500), "1500ms"),
+            (Duration::from_millis(1500), "1.5s"),
+            (Duration::from_millis(2050), "2.05s"),
             (Duration::from_millis(200), "200ms"),
             // A fraction below a millisecond is not printed.
             (Duration::from_micros(2_000_300), "2s"),
-            (Duration::from_micros(2_001_300), "2001ms"),
+            (Duration::from_micros(2_001_300), "2.001s"),
+            (Duration::from_micros(300), "0s"),
         ] {
             assert_eq!(text(d), want, "{d:?}");
         }

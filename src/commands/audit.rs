@@ -11,12 +11,9 @@ use mirrorpolicy::audit::{self, Configs, Level};
 use mirrorpolicy::explain::Config;
 use mirrorpolicy::journal::fleet::Fleet;
 use mirrorpolicy::labels::Selector;
-use mirrorpolicy::node_paths::crio_policy_namespace;
 use mirrorpolicy::output;
-use mirrorpolicy::render::cluster::Rendered;
-use mirrorpolicy::render::node::{node_view, NodeView};
+use mirrorpolicy::render::node::NodeView;
 use mirrorpolicy::source::cluster::{Read, MIRROR_CONFIG, WORKLOADS};
-use mirrorpolicy::source::Inputs;
 
 use crate::cli::{AuditArgs, AuditOutput, FailOn};
 use crate::common::{inputs, probe};
@@ -177,29 +174,8 @@ fn selector_of(args: &AuditArgs) -> Result<Option<Selector>> {
     })
 }
 
-/// The node's view of the rendered configuration: the cluster-wide one and
-/// one per namespace with a CRI-O policy and workloads.
-fn read_views(rendered: &Rendered, inputs: &Inputs) -> Result<Views> {
-    let read_back = |ns: Option<&str>| {
-        node_view(rendered, ns).context(Failure::input(
-            "cannot read back the rendered configuration",
-        ))
-    };
-    let mut views = Views {
-        cluster: read_back(None)?,
-        namespaced: BTreeMap::new(),
-    };
-    for file in &rendered.files {
-        if let Some(ns) = crio_policy_namespace(&file.path) {
-            if inputs.workloads.iter().any(|w| w.namespace == ns) {
-                views
-                    .namespaced
-                    .insert(ns.to_string(), read_back(Some(ns))?);
-            }
-        }
-    }
-    Ok(views)
-}
+/// The pool whose nodes run the workloads audited: the worker's.
+const POOL: &str = "worker";
 
 /// Leaves out the ClusterServiceVersions OLM copied into the target
 /// namespaces of their OperatorGroups (no pod of theirs runs there), saying
@@ -284,9 +260,14 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
         inputs.workloads.retain(|w| &w.namespace == ns);
     }
     let copies = skip_olm_copies(settings, &mut inputs.workloads);
-    let rendered = inputs::render(&inputs, "worker")?;
-    inputs::print_warnings(settings, &rendered);
-    let views = read_views(&rendered, &inputs)?;
+    let (rendered, cluster) = inputs::render_view(settings, &inputs, POOL, None)?;
+    let namespaced = inputs::namespace_views(&inputs, &rendered, POOL, |ns| {
+        inputs.workloads.iter().any(|w| w.namespace == ns)
+    })?;
+    let views = Views {
+        cluster,
+        namespaced,
+    };
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
     if args.probe.probe && live {
         add_service_account_pull_secrets(settings, &mut inputs.workloads)?;

@@ -14,17 +14,15 @@ use mirrorpolicy::policy::{self, PolicyFile};
 use mirrorpolicy::quote::go_quote;
 use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode, Undetermined};
 
-use mirrorpolicy::render::cluster::Rendered;
-
 use mirrorpolicy::crd::ClusterVersion;
 use mirrorpolicy::crio::{effective_short_name_mode, NodeRuntime, ShortNameResolver};
 use mirrorpolicy::node_files::{is_absent, pull_breakers, NodeFiles, NodeRead};
 use mirrorpolicy::node_paths::{
-    crio_policy_namespace, crio_policy_path, folder_of, runtime_use, DropInFolder, RuntimeUse,
-    POLICY_JSON, REGISTRIES_CONF, REGISTRIES_CONF_D,
+    crio_policy_path, folder_of, runtime_use, DropInFolder, RuntimeUse, POLICY_JSON,
+    REGISTRIES_CONF, REGISTRIES_CONF_D,
 };
 use mirrorpolicy::render::findings::RenderWarning;
-use mirrorpolicy::render::node::node_view;
+use mirrorpolicy::render::node::NodeView;
 use mirrorpolicy::source::cluster::{
     Read, CLUSTER_VERSIONS, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES,
 };
@@ -325,7 +323,10 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<(Vec<Explan
         (items, code) = probe_items(ctx, items, code, args.probe.probe_concurrency)?;
     }
     match namespace {
-        None => add_namespace_policies(&mut items, &rendered, &view.registries, mode)?,
+        None => {
+            let views = inputs::namespace_views(&inputs, &rendered, &args.pool, |_| true)?;
+            add_namespace_policies(&mut items, &views, &view.registries, mode);
+        }
         Some(ns) => {
             if !inputs
                 .image_policies
@@ -399,21 +400,11 @@ fn add_scope_conflicts(item: &mut Explanation, warnings: &[RenderWarning], ns: &
 /// records where it differs from the cluster-wide policy.
 fn add_namespace_policies(
     items: &mut [Explanation],
-    rendered: &Rendered,
+    views: &BTreeMap<String, NodeView>,
     registries: &RegistriesConf,
     mode: ShortNameMode,
-) -> Result<()> {
-    let namespaces: Vec<&str> = rendered
-        .files
-        .iter()
-        .filter_map(|f| crio_policy_namespace(&f.path))
-        .collect();
-    for ns in namespaces {
-        let view = node_view(rendered, Some(ns)).with_context(|| {
-            Failure::input(format!(
-                "cannot read back the rendered policy of namespace {ns}"
-            ))
-        })?;
+) {
+    for (ns, view) in views {
         let config = Config {
             registries,
             policy: Some(&view.policy),
@@ -425,7 +416,6 @@ fn add_namespace_policies(
             }
         }
     }
-    Ok(())
 }
 
 /// Probes every explained image; exit 1 when one is not served (or served

@@ -18,7 +18,6 @@ use mirrorpolicy::output;
 use mirrorpolicy::probe::{self, ProbeContext};
 use mirrorpolicy::reference::Reference;
 use mirrorpolicy::registries::ShortNameMode;
-use mirrorpolicy::render::node::node_view;
 use mirrorpolicy::source::cluster::{Read as ClusterRead, MIRROR_CONFIG, NODES};
 use mirrorpolicy::source::file;
 use mirrorpolicy::upgrade::checks::{self, ConfigMap, ConfigMaps};
@@ -93,10 +92,12 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
     }
     let (policies, applied) = release_policy::read(&files).map_err(payload_failure(&image))?;
     let after = release_policy::after_update(&inputs, &applied, target.version.as_deref(), &image);
-    let rendered_after = inputs::render(&after, CONTROL_PLANE_POOL)?;
-    let view_after = node_view(&rendered_after, None).context(Failure::input(
-        "cannot read back the configuration rendered with the release's policies",
-    ))?;
+    let (rendered_after, view_after) =
+        inputs::render_view_quietly(settings, &after, CONTROL_PLANE_POOL).context(
+            Failure::input(
+                "cannot read back the configuration rendered with the release's policies",
+            ),
+        )?;
     let config_after = Config::from(&view_after);
     let mode_after = mirrorpolicy::crio::short_name_mode(after.cluster_version.as_ref());
     let sigstore_d = mirrorpolicy::render::sigstore::SIGSTORE_REGISTRIES_D;

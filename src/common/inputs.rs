@@ -2,6 +2,7 @@
 //! files or the live cluster, check them as the API server would, and
 //! render a pool as the MCO does.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -417,9 +418,51 @@ pub fn render_view(
     pool: &str,
     namespace: Option<&str>,
 ) -> Result<(Rendered, NodeView)> {
-    let rendered = render_pool_files(settings, inputs, pool)?;
+    let rendered = render_pool_files(settings, inputs, pool, Say::Warnings)?;
     let view = view_of(inputs, &rendered, pool, namespace)?;
     Ok((rendered, view))
+}
+
+/// [`render_view`] of a configuration the user did not write as such (the
+/// cluster's objects after an update): nothing is said on stderr, the
+/// render of the objects as they are having said it already.
+pub fn render_view_quietly(
+    settings: &Settings,
+    inputs: &Inputs,
+    pool: &str,
+) -> Result<(Rendered, NodeView)> {
+    let rendered = render_pool_files(settings, inputs, pool, Say::Nothing)?;
+    let view = view_of(inputs, &rendered, pool, None)?;
+    Ok((rendered, view))
+}
+
+/// The view of each namespace with a CRI-O policy of its own in
+/// `rendered` (pool `pool`) for which `wanted` holds, read back as
+/// [`render_view`] reads the cluster-wide one.
+pub fn namespace_views(
+    inputs: &Inputs,
+    rendered: &Rendered,
+    pool: &str,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<BTreeMap<String, NodeView>> {
+    let mut views = BTreeMap::new();
+    for ns in rendered.policy_namespaces.iter().filter(|ns| wanted(ns)) {
+        let view = view_of(inputs, rendered, pool, Some(ns)).with_context(|| {
+            Failure::input(format!(
+                "cannot read back the rendered policy of namespace {ns}"
+            ))
+        })?;
+        views.insert(ns.clone(), view);
+    }
+    Ok(views)
+}
+
+/// Whether a render says its warnings and the pool's overriding
+/// MachineConfigs on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Say {
+    Warnings,
+    Nothing,
 }
 
 /// [`render_view`] for a command that does not read the mirror sets of
@@ -432,7 +475,7 @@ pub fn render_view_releasing_sets(
     pool: &str,
     namespace: Option<&str>,
 ) -> Result<(Rendered, NodeView)> {
-    let rendered = render_pool_files(settings, inputs, pool)?;
+    let rendered = render_pool_files(settings, inputs, pool, Say::Warnings)?;
     // Freed, not left to the exit: the view reuses their memory.
     drop(std::mem::take(&mut inputs.idmss));
     drop(std::mem::take(&mut inputs.icsps));
@@ -443,12 +486,19 @@ pub fn render_view_releasing_sets(
 
 /// The files a node of `pool` gets: the generated MachineConfig's, then
 /// the pool's own MachineConfigs' over them.
-fn render_pool_files(settings: &Settings, inputs: &Inputs, pool: &str) -> Result<Rendered> {
+fn render_pool_files(
+    settings: &Settings,
+    inputs: &Inputs,
+    pool: &str,
+    say: Say,
+) -> Result<Rendered> {
     let generating = generating_pool(inputs, pool).map_err(Failure::input)?;
     let mut rendered = render(inputs, generating)?;
-    print_warnings(settings, &rendered);
+    if say == Say::Warnings {
+        print_warnings(settings, &rendered);
+    }
     if let Some(mcp) = inputs.pools.iter().find(|p| p.metadata.name == pool) {
-        apply_pool_overrides(settings, inputs, mcp, generating, &mut rendered)?;
+        apply_pool_overrides(settings, inputs, mcp, generating, &mut rendered, say)?;
     }
     Ok(rendered)
 }
@@ -498,6 +548,7 @@ fn apply_pool_overrides(
     mcp: &MachineConfigPool,
     generating: &str,
     rendered: &mut Rendered,
+    say: Say,
 ) -> Result<()> {
     let configs = layers::pool_configs(&inputs.machine_configs, mcp);
     let generated_name = generated_registries_name(generating);
@@ -519,13 +570,16 @@ fn apply_pool_overrides(
         if !read {
             continue;
         }
-        if let Some(contents) = on_node.files.get(path) {
+        let Some(contents) = on_node.files.get(path) else {
+            continue;
+        };
+        if say == Say::Warnings {
             settings.warn(format!(
                 "MachineConfig/{config} of pool {} writes {path} after {generated_name}: the pool's nodes use its file, explained here",
                 mcp.metadata.name
             ));
-            rendered.override_file(path, config, contents.clone());
         }
+        rendered.override_file(path, config, contents.clone());
     }
     Ok(())
 }

@@ -294,3 +294,52 @@ fn issue_25_custom_pool_generated_config_by_selector() {
             "MachineConfigPool/gpu selects no generated registries MachineConfig",
         ));
 }
+
+/// Issue 35: `audit` reads the worker pool's files as `explain` does (one
+/// render-and-read-back step): a worker MachineConfig that sorts after the
+/// generated one and writes its own registries.conf is what the workloads'
+/// nodes pull through. `audit` used to read the generated file alone and
+/// call the image mirrored where `explain` said blocked.
+#[test]
+fn issue_35_audit_and_explain_read_the_same_worker_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let worker_pool = INFRA_POOL
+        .replace("name: infra", "name: worker")
+        .replace("[worker, infra]", "[worker]");
+    std::fs::write(dir.path().join("pool.yaml"), worker_pool).unwrap();
+    std::fs::write(dir.path().join("icsp.yaml"), ICSP).unwrap();
+    let own = support::mco::config(
+        "99-worker-zz-registries",
+        "worker",
+        &[(
+            "/etc/containers/registries.conf",
+            "[[registry]]\nlocation = \"registry.example.com/apps\"\nblocked = true\n",
+        )],
+    );
+    std::fs::write(dir.path().join("mc.json"), own.to_string()).unwrap();
+    let image = "registry.example.com/apps/x@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    std::fs::write(
+        dir.path().join("pod.yaml"),
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: shop}}\nspec:\n  containers: [{{name: c, image: '{image}'}}]\n"),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = bin().args(args).arg("-f").arg(dir.path()).output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+        (out.status.code(), json, stderr)
+    };
+    let (_, explained, stderr) = run(&["explain", image, "-o", "json"]);
+    let sources = &explained["candidates"][0]["sources"];
+    assert_eq!(sources.as_array().unwrap().len(), 1, "{sources}");
+    assert_eq!(sources[0]["blocked"], true);
+    assert!(stderr.contains("MachineConfig/99-worker-zz-registries of pool worker writes /etc/containers/registries.conf"), "{stderr}");
+    let (_, audited, stderr) = run(&["audit", "-A", "-o", "json"]);
+    let images = audited["images"].as_array().unwrap();
+    assert_eq!(images.len(), 1, "{audited}");
+    assert_eq!(images[0]["reference"], image);
+    assert_eq!(images[0]["class"], "sourceBlocked", "{audited}");
+    assert_eq!(audited["summary"]["mirrored"], 0, "{audited}");
+    assert!(stderr.contains("MachineConfig/99-worker-zz-registries of pool worker writes /etc/containers/registries.conf"), "{stderr}");
+}

@@ -57,6 +57,9 @@ pub struct Rendered {
     /// sorts after the generated one in the pool's merge: path →
     /// MachineConfig name ([`Rendered::override_file`]).
     pub overridden: BTreeMap<String, String>,
+    /// The namespaces the MCO wrote a CRI-O policy of their own for
+    /// (`/etc/crio/policies/<namespace>.json`), in order.
+    pub policy_namespaces: Vec<String>,
 }
 
 impl Rendered {
@@ -324,6 +327,7 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
     }
     let policies = pool_policies(inputs, &lists, release_image, &profile)?;
     warnings.extend(policies.warnings.iter().cloned());
+    let policy_namespaces = policies.namespaced.keys().cloned().collect();
     let sigstore_registries = registries.as_ref().filter(|_| profile.sigstore_mirrors);
     files.extend(policy_files(&policies, sigstore_registries)?);
     let search = sources
@@ -350,6 +354,7 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
         allowed: lists.allowed,
         warnings,
         overridden: BTreeMap::new(),
+        policy_namespaces,
     })
 }
 

@@ -1,11 +1,26 @@
 //! The fields of an X.509 certificate that Go's `crypto/x509` looks at
 //! when it verifies a server: names, validity, basic constraints, extended
-//! key usages, critical extensions, and the signed parts. A small DER
-//! reader; the signature itself is checked with the crypto provider.
+//! key usages, critical extensions, and the signed parts. The DER is read
+//! by `x509-parser`; what is kept of it is decided here, as Go decides it
+//! (which critical extensions count as handled, the last common name, DNS
+//! names that are not UTF-8). The signature itself is checked with the
+//! crypto provider.
 
+use std::borrow::Cow;
 use std::net::IpAddr;
 
-use crate::calendar::{civil_from_days, days_from_civil};
+use x509_parser::asn1_rs::{self, Any, BitString, Class, ParseResult, Tag};
+use x509_parser::certificate::X509CertificateParser;
+use x509_parser::error::X509Error;
+use x509_parser::extensions::{
+    BasicConstraints, GeneralName, SubjectAlternativeName, X509Extension,
+};
+use x509_parser::nom::error::ErrorKind;
+use x509_parser::nom::Parser;
+use x509_parser::prelude::FromDer;
+use x509_parser::x509::SubjectPublicKeyInfo;
+
+use crate::calendar::civil_from_days;
 
 /// A certificate, borrowed from its DER.
 #[derive(Debug, Clone)]
@@ -48,103 +63,40 @@ pub struct Certificate<'a> {
 pub const EKU_SERVER_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01];
 pub const EKU_ANY: &[u8] = &[0x55, 0x1d, 0x25, 0x00];
 
-const OID_COMMON_NAME: &[u8] = &[0x55, 0x04, 0x03];
 /// `id-ce` (2.5.29): the extensions Go parses are `id-ce` 14, 15, 17, 19,
 /// 30, 31, 32, 35 and 37, and `id-pe-authorityInfoAccess`.
 const ID_CE: &[u8] = &[0x55, 0x1d];
 const HANDLED_ID_CE: &[u8] = &[14, 15, 17, 19, 30, 31, 32, 35, 37];
 const OID_AUTHORITY_INFO: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x01, 0x01];
 
-/// A DER element reader over a byte slice.
-struct Der<'a> {
-    rest: &'a [u8],
-}
-
-/// One element: its tag, contents, and the whole encoding.
-struct Element<'a> {
-    tag: u8,
-    contents: &'a [u8],
-    whole: &'a [u8],
-}
-
-impl<'a> Der<'a> {
-    fn new(data: &'a [u8]) -> Self {
-        Der { rest: data }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.rest.first().copied()
-    }
-
-    fn next(&mut self) -> Result<Element<'a>, String> {
-        let data = self.rest;
-        let (&tag, after) = data.split_first().ok_or("truncated DER")?;
-        if tag & 0x1f == 0x1f {
-            return Err("unsupported DER tag".to_string());
-        }
-        let (&first, after) = after.split_first().ok_or("truncated DER length")?;
-        let (len, after) = if first < 0x80 {
-            (usize::from(first), after)
-        } else {
-            let n = usize::from(first & 0x7f);
-            if n == 0 || n > 4 || after.len() < n {
-                return Err("bad DER length".to_string());
-            }
-            let len = after[..n]
-                .iter()
-                .fold(0usize, |acc, b| (acc << 8) | usize::from(*b));
-            (len, &after[n..])
-        };
-        if after.len() < len {
-            return Err("truncated DER contents".to_string());
-        }
-        let header = data.len() - after.len();
-        self.rest = &after[len..];
-        Ok(Element {
-            tag,
-            contents: &after[..len],
-            whole: &data[..header + len],
-        })
-    }
-
-    fn expect(&mut self, tag: u8, what: &str) -> Result<Element<'a>, String> {
-        let e = self.next()?;
-        if e.tag != tag {
-            return Err(format!("malformed {what}"));
-        }
-        Ok(e)
-    }
-}
-
-/// The bits of a BIT STRING (whole bytes only, as keys and signatures are).
-fn bit_string(contents: &[u8]) -> Result<&[u8], String> {
-    match contents.split_first() {
-        Some((0, bits)) => Ok(bits),
-        _ => Err("malformed bit string".to_string()),
-    }
-}
-
 impl<'a> Certificate<'a> {
-    /// Parses a DER certificate.
+    /// Parses a DER certificate (bytes after it are ignored).
     pub fn parse(der: &'a [u8]) -> Result<Self, String> {
-        let mut outer = Der::new(der);
-        let cert = outer.expect(0x30, "certificate")?;
-        let mut parts = Der::new(cert.contents);
-        let tbs = parts.expect(0x30, "tbsCertificate")?;
-        let algorithm = parts.expect(0x30, "signatureAlgorithm")?;
-        let signature = parts.expect(0x03, "signature")?;
+        // The extensions Go's rules read are read below, each on its own;
+        // the others are not looked into, as Go leaves them.
+        let (_, x509) = X509CertificateParser::new()
+            .with_deep_parse_extensions(false)
+            .parse(der)
+            .map_err(|e| unreadable("certificate", e))?;
+        let tbs = &x509.tbs_certificate;
+        let raw = RawParts::read(der)?;
+        // The crate passes over what it cannot read inside a name: the
+        // common name is only taken from a subject read to its end.
+        if tbs.subject.as_raw() != raw.subject {
+            return Err("malformed subject".to_string());
+        }
         let mut c = Certificate {
             der,
-            tbs: tbs.whole,
-            signature_algorithm: algorithm.contents,
-            signature: bit_string(signature.contents)?,
-            issuer: &[],
-            subject: &[],
-            key_algorithm: &[],
-            key: &[],
-            version: 0,
-            not_before: 0,
-            not_after: 0,
+            tbs: raw.tbs,
+            signature_algorithm: raw.signature_algorithm,
+            signature: whole_bytes(&x509.signature_value)?,
+            issuer: raw.issuer,
+            subject: raw.subject,
+            key_algorithm: raw.key_algorithm,
+            key: whole_bytes(&tbs.subject_pki.subject_public_key)?,
+            version: u8::try_from(tbs.version.0).map_err(|_| "malformed version")?,
+            not_before: tbs.validity.not_before.timestamp(),
+            not_after: tbs.validity.not_after.timestamp(),
             basic_constraints: None,
             ext_key_usage: None,
             has_san: false,
@@ -152,98 +104,59 @@ impl<'a> Certificate<'a> {
             ip_addresses: Vec::new(),
             has_name_constraints: false,
             unhandled_critical: false,
-            common_name: None,
+            common_name: tbs
+                .subject
+                .iter_common_name()
+                .last()
+                .map(|cn| String::from_utf8_lossy(cn.as_slice()).into_owned()),
         };
-        c.parse_tbs(tbs.contents)?;
+        for extension in tbs.extensions() {
+            c.add_extension(extension)?;
+        }
         Ok(c)
     }
 
-    fn parse_tbs(&mut self, tbs: &'a [u8]) -> Result<(), String> {
-        let mut d = Der::new(tbs);
-        if d.peek() == Some(0xa0) {
-            let explicit = d.next()?;
-            let n = Der::new(explicit.contents)
-                .expect(0x02, "version")?
-                .contents;
-            self.version = match n {
-                [v] => *v,
-                _ => return Err("malformed version".to_string()),
-            };
+    /// Takes in one extension: whether Go handles it when it is critical,
+    /// and the values of those Go's rules read.
+    fn add_extension(&mut self, extension: &X509Extension<'a>) -> Result<(), String> {
+        let oid = extension.oid.as_bytes();
+        let handled = match oid {
+            [0x55, 0x1d, n] => HANDLED_ID_CE.contains(n),
+            o => o == OID_AUTHORITY_INFO,
+        };
+        if extension.critical && !handled {
+            self.unhandled_critical = true;
         }
-        d.expect(0x02, "serial number")?;
-        d.expect(0x30, "signature algorithm")?;
-        self.issuer = d.expect(0x30, "issuer")?.whole;
-        let validity = d.expect(0x30, "validity")?;
-        let mut v = Der::new(validity.contents);
-        self.not_before = time(&v.next()?)?;
-        self.not_after = time(&v.next()?)?;
-        let subject = d.expect(0x30, "subject")?;
-        self.subject = subject.whole;
-        self.common_name = common_name(subject.contents)?;
-        let spki = d.expect(0x30, "subjectPublicKeyInfo")?;
-        let mut k = Der::new(spki.contents);
-        self.key_algorithm = k.expect(0x30, "key algorithm")?.contents;
-        self.key = bit_string(k.expect(0x03, "public key")?.contents)?;
-        while let Some(tag) = d.peek() {
-            let e = d.next()?;
-            if tag == 0xa3 {
-                let list = Der::new(e.contents).expect(0x30, "extensions")?;
-                self.parse_extensions(list.contents)?;
+        let value = extension.value;
+        match oid.strip_prefix(ID_CE) {
+            Some([19]) => {
+                let (_, constraints) =
+                    BasicConstraints::from_der(value).map_err(|_| "malformed basicConstraints")?;
+                let path_len = constraints.path_len_constraint.map(u64::from);
+                self.basic_constraints = Some((constraints.ca, path_len));
             }
+            Some([17]) => self.add_names(value)?,
+            Some([37]) => self.ext_key_usage = Some(key_purposes(value)?),
+            Some([30]) => self.has_name_constraints = true,
+            _ => {}
         }
         Ok(())
     }
 
-    fn parse_extensions(&mut self, list: &'a [u8]) -> Result<(), String> {
-        let mut exts = Der::new(list);
-        while exts.peek().is_some() {
-            let ext = exts.expect(0x30, "extension")?;
-            let mut e = Der::new(ext.contents);
-            let oid = e.expect(0x06, "extension id")?.contents;
-            let mut critical = false;
-            if e.peek() == Some(0x01) {
-                critical = e.next()?.contents.first().is_some_and(|b| *b != 0);
-            }
-            let value = e.expect(0x04, "extension value")?.contents;
-            let handled = match oid {
-                [0x55, 0x1d, n] => HANDLED_ID_CE.contains(n),
-                o => o == OID_AUTHORITY_INFO,
-            };
-            if critical && !handled {
-                self.unhandled_critical = true;
-            }
-            match oid.strip_prefix(ID_CE) {
-                Some([19]) => self.basic_constraints = Some(basic_constraints(value)?),
-                Some([17]) => self.parse_san(value)?,
-                Some([37]) => self.ext_key_usage = Some(oids(value)?),
-                Some([30]) => self.has_name_constraints = true,
-                _ => {}
-            }
-        }
-        Ok(())
-    }
-
-    fn parse_san(&mut self, value: &'a [u8]) -> Result<(), String> {
+    /// The DNS names and IP addresses of a subjectAltName extension.
+    fn add_names(&mut self, value: &[u8]) -> Result<(), String> {
         self.has_san = true;
-        let seq = Der::new(value).expect(0x30, "subjectAltName")?;
-        let mut names = Der::new(seq.contents);
-        while names.peek().is_some() {
-            let name = names.next()?;
-            match name.tag {
-                0x82 => self
+        let (_, names) =
+            SubjectAlternativeName::from_der(value).map_err(|_| "malformed subjectAltName")?;
+        for name in &names.general_names {
+            match name {
+                GeneralName::DNSName(dns) => self.dns_names.push((*dns).to_string()),
+                // A dNSName that is not UTF-8 is still a name (one that
+                // matches no host).
+                GeneralName::Invalid(Tag(2), bytes) => self
                     .dns_names
-                    .push(String::from_utf8_lossy(name.contents).into_owned()),
-                0x87 => match name.contents.len() {
-                    4 => {
-                        let b: [u8; 4] = name.contents.try_into().map_err(|_| "bad IP")?;
-                        self.ip_addresses.push(IpAddr::from(b));
-                    }
-                    16 => {
-                        let b: [u8; 16] = name.contents.try_into().map_err(|_| "bad IP")?;
-                        self.ip_addresses.push(IpAddr::from(b));
-                    }
-                    _ => return Err("malformed IP address in subjectAltName".to_string()),
-                },
+                    .push(String::from_utf8_lossy(bytes).into_owned()),
+                GeneralName::IPAddress(bytes) => self.ip_addresses.push(ip_address(bytes)?),
                 _ => {}
             }
         }
@@ -264,85 +177,114 @@ impl<'a> Certificate<'a> {
     }
 }
 
-fn basic_constraints(value: &[u8]) -> Result<(bool, Option<u64>), String> {
-    let seq = Der::new(value).expect(0x30, "basicConstraints")?;
-    let mut d = Der::new(seq.contents);
-    let mut ca = false;
-    let mut path_len = None;
-    if d.peek() == Some(0x01) {
-        ca = d.next()?.contents.first().is_some_and(|b| *b != 0);
+/// An iPAddress of a subjectAltName: 4 or 16 bytes.
+fn ip_address(bytes: &[u8]) -> Result<IpAddr, String> {
+    if let Ok(v4) = <[u8; 4]>::try_from(bytes) {
+        return Ok(IpAddr::from(v4));
     }
-    if d.peek() == Some(0x02) {
-        let n = d.next()?.contents;
-        if n.len() > 8 || n.first().is_some_and(|b| *b & 0x80 != 0) {
-            return Err("malformed pathLenConstraint".to_string());
-        }
-        path_len = Some(n.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b)));
+    if let Ok(v6) = <[u8; 16]>::try_from(bytes) {
+        return Ok(IpAddr::from(v6));
     }
-    Ok((ca, path_len))
+    Err("malformed IP address in subjectAltName".to_string())
 }
 
-fn oids(value: &[u8]) -> Result<Vec<&[u8]>, String> {
-    let seq = Der::new(value).expect(0x30, "extKeyUsage")?;
-    let mut d = Der::new(seq.contents);
-    let mut out = Vec::new();
-    while d.peek().is_some() {
-        out.push(d.expect(0x06, "key purpose")?.contents);
+/// Why `x509-parser` could not read `what`: input cut short and bad DER
+/// in the words this module has always used (the crate's own for these
+/// are debug output), a bad field in the crate's (`invalid date`).
+fn unreadable(what: &str, e: x509_parser::nom::Err<X509Error>) -> String {
+    match X509Error::from(e) {
+        X509Error::Der(asn1_rs::Error::Incomplete(_)) | X509Error::NomError(ErrorKind::Eof) => {
+            "truncated DER contents".to_string()
+        }
+        X509Error::Der(_) | X509Error::NomError(_) => format!("malformed {what}"),
+        e => format!("malformed {what}: {e}"),
     }
-    Ok(out)
 }
 
-/// The last common name of a Name's RDN sequence.
-fn common_name(name: &[u8]) -> Result<Option<String>, String> {
-    let mut rdns = Der::new(name);
-    let mut found = None;
-    while rdns.peek().is_some() {
-        let set = rdns.expect(0x31, "name")?;
-        let mut atvs = Der::new(set.contents);
-        while atvs.peek().is_some() {
-            let atv = atvs.expect(0x30, "name attribute")?;
-            let mut a = Der::new(atv.contents);
-            let oid = a.expect(0x06, "attribute type")?.contents;
-            let value = a.next()?;
-            if oid == OID_COMMON_NAME {
-                found = Some(String::from_utf8_lossy(value.contents).into_owned());
-            }
-        }
-    }
-    Ok(found)
+/// The key purposes of an extKeyUsage extension, as OID contents. Each
+/// must be an OBJECT IDENTIFIER: asn1-rs reads an OID without looking at
+/// its tag, and a purpose is what Go's rules decide by.
+fn key_purposes(value: &[u8]) -> Result<Vec<&[u8]>, String> {
+    let parsed: ParseResult<'_, Vec<Any<'_>>> = Vec::from_der(value);
+    let (_, purposes) = parsed.map_err(|_| "malformed extKeyUsage")?;
+    purposes
+        .into_iter()
+        .map(|p| {
+            let oid = p.header.is_universal() && p.header.is_primitive() && p.tag() == Tag::Oid;
+            oid.then_some(p.data)
+                .ok_or_else(|| "malformed key purpose".to_string())
+        })
+        .collect()
 }
 
-/// UTCTime or GeneralizedTime (`...Z`), in seconds since the epoch.
-fn time(e: &Element<'_>) -> Result<i64, String> {
-    let text = std::str::from_utf8(e.contents).map_err(|_| "malformed time")?;
-    let digits = text.strip_suffix('Z').ok_or("time not in UTC")?;
-    let (year, rest) = match (e.tag, digits.len()) {
-        (0x17, 12) => {
-            let yy: i64 = digits[..2].parse().map_err(|_| "malformed time")?;
-            (if yy < 50 { 2000 + yy } else { 1900 + yy }, &digits[2..])
-        }
-        (0x18, 14) => (
-            digits[..4].parse().map_err(|_| "malformed time")?,
-            &digits[4..],
-        ),
-        _ => return Err("malformed time".to_string()),
-    };
-    let field = |i: usize| -> Result<i64, String> {
-        rest[i..i + 2]
-            .parse::<i64>()
-            .map_err(|_| "malformed time".to_string())
-    };
-    let (month, day, hour, minute, second) =
-        (field(0)?, field(2)?, field(4)?, field(6)?, field(8)?);
-    if !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-        || hour > 23
-        || minute > 59
-        || second > 59
-    {
-        return Err("malformed time".to_string());
+/// The bits of a BIT STRING, borrowed from the DER: whole bytes only, as
+/// keys and signatures are.
+fn whole_bytes<'a>(bits: &BitString<'a>) -> Result<&'a [u8], String> {
+    match (bits.unused_bits, &bits.data) {
+        (0, Cow::Borrowed(bytes)) => Ok(*bytes),
+        _ => Err("malformed bit string".to_string()),
     }
-    Ok(days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second)
+}
+
+/// The element at the start of `input` (read by asn1-rs): its whole
+/// encoding, itself, and the bytes after it.
+fn element(input: &[u8]) -> Result<(&[u8], Any<'_>, &[u8]), String> {
+    let (rest, any) = Any::from_der(input).map_err(|_| "malformed DER")?;
+    Ok((&input[..input.len() - rest.len()], any, rest))
+}
+
+/// The parts of a certificate used as bytes, taken as they are in the DER
+/// once `x509-parser` has read the certificate: the signature covers
+/// `tbsCertificate`, Go compares names by their encoding (`RawIssuer`,
+/// `RawSubject`), and rustls names algorithms by the bytes of their
+/// identifiers. Not the crate's own `raw` slices: those end where its
+/// reading ended, before any bytes it passed over inside a SEQUENCE.
+struct RawParts<'a> {
+    /// Tag and length included.
+    tbs: &'a [u8],
+    /// The contents of `signatureAlgorithm`.
+    signature_algorithm: &'a [u8],
+    /// Tag and length included.
+    issuer: &'a [u8],
+    subject: &'a [u8],
+    /// The contents of the key's AlgorithmIdentifier.
+    key_algorithm: &'a [u8],
+}
+
+impl<'a> RawParts<'a> {
+    fn read(der: &'a [u8]) -> Result<Self, String> {
+        let (_, certificate, _) = element(der)?;
+        let (tbs, fields, rest) = element(certificate.data)?;
+        let (_, signature_algorithm, _) = element(rest)?;
+        let mut rest = fields.data;
+        let (_, first, after) = element(rest)?;
+        if first.class() == Class::ContextSpecific && first.tag() == Tag(0) {
+            rest = after; // the version, when it is written
+        }
+        // serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo
+        let mut fields: [&'a [u8]; 6] = [&[]; 6];
+        for field in &mut fields {
+            let (whole, _, after) = element(rest)?;
+            *field = whole;
+            rest = after;
+        }
+        let [_, _, issuer, _, subject, key_info] = fields;
+        Ok(RawParts {
+            tbs,
+            signature_algorithm: signature_algorithm.data,
+            issuer,
+            subject,
+            key_algorithm: key_algorithm(key_info)?,
+        })
+    }
+}
+
+/// The contents of the AlgorithmIdentifier of a `SubjectPublicKeyInfo`,
+/// as they are in the DER.
+fn key_algorithm(spki: &[u8]) -> Result<&[u8], String> {
+    let (_, info, _) = element(spki)?;
+    let (_, algorithm, _) = element(info.data)?;
+    Ok(algorithm.data)
 }
 
 /// RFC 3339 text of seconds since the epoch, as Go prints times in its
@@ -363,38 +305,13 @@ pub fn rfc3339(secs: i64) -> String {
 /// the contents of its AlgorithmIdentifier and the key bits, in the form
 /// [`Certificate::key_algorithm`] and [`Certificate::key`] take.
 pub fn public_key_info(der: &[u8]) -> Result<(&[u8], &[u8]), String> {
-    let mut outer = Der::new(der);
-    let spki = outer.expect(0x30, "subjectPublicKeyInfo")?;
-    if outer.peek().is_some() {
+    let (rest, info) =
+        SubjectPublicKeyInfo::from_der(der).map_err(|e| unreadable("subjectPublicKeyInfo", e))?;
+    if !rest.is_empty() {
         return Err("trailing data after the public key".to_string());
     }
-    let mut k = Der::new(spki.contents);
-    let algorithm = k.expect(0x30, "key algorithm")?.contents;
-    let key = bit_string(k.expect(0x03, "public key")?.contents)?;
-    Ok((algorithm, key))
+    Ok((key_algorithm(der)?, whole_bytes(&info.subject_public_key)?))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_round_trip() {
-        for (secs, text) in [
-            (0, "1970-01-01T00:00:00Z"),
-            (951_782_400, "2000-02-29T00:00:00Z"),
-            (4_102_444_799, "2099-12-31T23:59:59Z"),
-        ] {
-            assert_eq!(rfc3339(secs), text, "{secs}");
-            let (y, m, d) = (&text[..4], &text[5..7], &text[8..10]);
-            let days = days_from_civil(y.parse().unwrap(), m.parse().unwrap(), d.parse().unwrap());
-            assert_eq!(days * 86_400, secs - secs.rem_euclid(86_400), "{text}");
-        }
-    }
-
-    #[test]
-    fn truncated_input_is_an_error() {
-        assert!(Certificate::parse(&[0x30, 0x05, 0x30]).is_err());
-        assert!(Certificate::parse(&[]).is_err());
-    }
-}
+mod tests;

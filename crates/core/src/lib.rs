@@ -12,7 +12,6 @@
 //! binary's.
 
 pub mod audit;
-pub mod calendar;
 pub mod crd;
 pub mod crio;
 pub mod decode;

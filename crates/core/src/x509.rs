@@ -20,8 +20,6 @@ use x509_parser::nom::Parser;
 use x509_parser::prelude::FromDer;
 use x509_parser::x509::SubjectPublicKeyInfo;
 
-use crate::calendar::civil_from_days;
-
 /// A certificate, borrowed from its DER.
 #[derive(Debug, Clone)]
 pub struct Certificate<'a> {
@@ -290,15 +288,11 @@ fn key_algorithm(spki: &[u8]) -> Result<&[u8], String> {
 /// RFC 3339 text of seconds since the epoch, as Go prints times in its
 /// verification errors.
 pub fn rfc3339(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    match jiff::Timestamp::from_second(secs) {
+        Ok(t) => t.to_string(),
+        // Beyond the years 9999, which no certificate time can hold.
+        Err(_) => format!("@{secs}"),
+    }
 }
 
 /// A `SubjectPublicKeyInfo` (a PEM `PUBLIC KEY`), borrowed from its DER:

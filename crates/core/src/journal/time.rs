@@ -5,8 +5,6 @@
 
 use std::fmt;
 
-use crate::calendar::{civil_from_days, days_from_civil};
-
 use serde::{Serialize, Serializer};
 
 /// An instant, in nanoseconds since 1970-01-01T00:00:00Z.
@@ -70,8 +68,17 @@ impl Timestamp {
                 }
             }
         };
-        let days = days_from_civil(year, month, day);
-        let secs = days * 86_400 + hour * 3600 + min * 60 + sec - offset_secs;
+        let date = jiff::civil::Date::new(
+            i16::try_from(year).ok()?,
+            i8::try_from(month).ok()?,
+            i8::try_from(day).ok()?,
+        )
+        .ok()?;
+        let midnight = jiff::tz::Offset::UTC
+            .to_timestamp(date.to_datetime(jiff::civil::Time::midnight()))
+            .ok()?
+            .as_second();
+        let secs = midnight + hour * 3600 + min * 60 + sec - offset_secs;
         Some(Timestamp(i128::from(secs) * NANOS_PER_SEC + nanos))
     }
 
@@ -95,10 +102,16 @@ impl Timestamp {
     fn parts(self) -> (String, String, i128) {
         let secs = self.0.div_euclid(NANOS_PER_SEC) as i64;
         let nanos = self.0.rem_euclid(NANOS_PER_SEC);
-        let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
         let tod = secs.rem_euclid(86_400);
+        let date = jiff::Timestamp::from_second(secs - tod)
+            .map(|t| jiff::tz::Offset::UTC.to_datetime(t).date())
+            .map_or_else(
+                // Beyond the years 9999: the day as seconds since the epoch.
+                |_| format!("@{}", secs - tod),
+                |d| format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day()),
+            );
         (
-            format!("{y:04}-{m:02}-{d:02}"),
+            date,
             format!("{:02}:{:02}:{:02}", tod / 3600, tod % 3600 / 60, tod % 60),
             nanos,
         )

@@ -3,7 +3,17 @@
 //! one by one.
 
 use super::*;
-use crate::calendar::days_from_civil;
+
+/// Days since 1970-01-01 of a date.
+fn days_from_civil(year: i16, month: i8, day: i8) -> i64 {
+    jiff::tz::Offset::UTC
+        .to_timestamp(
+            jiff::civil::date(year, month, day).to_datetime(jiff::civil::Time::midnight()),
+        )
+        .unwrap()
+        .as_second()
+        / 86_400
+}
 
 /// One DER element (lengths up to 65535).
 fn tlv(tag: u8, parts: &[&[u8]]) -> Vec<u8> {

@@ -23,6 +23,7 @@ use tokio::task::JoinSet;
 
 pub use super::kubeconfig::FlagOverrides;
 use super::kubeconfig::{self, Authorization, Credential, Overrides, Target, Unusable};
+use super::transport::{self, Failure};
 use super::{Inputs, SourceError};
 use crate::decode::parse_listed;
 use crate::kinds;
@@ -1178,53 +1179,9 @@ impl Connection {
         }
     }
 
+    /// A request that got no answer, as [`transport_error`] tells it.
     fn transport_error(&self, e: &kube::Error, method: String, path: String) -> ClusterError {
-        if let Some(tls) = crate::tls::find_error(e) {
-            return ClusterError::Unreachable {
-                server: self.server.clone(),
-                detail: crate::tls::describe(tls),
-            };
-        }
-        let detail = error_chain(e);
-        let lower = detail.to_ascii_lowercase();
-        if lower.contains("timed out") || lower.contains("deadline has elapsed") {
-            if let Some(after) = self.timeout {
-                return ClusterError::Timeout {
-                    server: self.server.clone(),
-                    method,
-                    path,
-                    after,
-                };
-            }
-        }
-        let dropped = ["reset", "close_notify", "closed", "eof", "broken pipe"]
-            .iter()
-            .any(|w| lower.contains(w));
-        if dropped {
-            return ClusterError::Request {
-                server: self.server.clone(),
-                path,
-                detail: format!(
-                    "the connection was dropped before an answer ({}); the request may or may not have been carried out",
-                    root_cause(e)
-                ),
-            };
-        }
-        let before_response = ["connect", "dns", "certificate", "tls", "refused"]
-            .iter()
-            .any(|w| lower.contains(w));
-        if before_response {
-            ClusterError::Unreachable {
-                server: self.server.clone(),
-                detail: root_cause(e),
-            }
-        } else {
-            ClusterError::Request {
-                server: self.server.clone(),
-                path,
-                detail,
-            }
-        }
+        transport_error(&self.server, self.timeout, e, method, path)
     }
 
     /// Reads one cluster-scoped object: `Ok(None)` when it does not exist.
@@ -1663,6 +1620,57 @@ impl Connection {
     }
 }
 
+/// A request to `server` that got no answer, by what the types of the
+/// error's causes say ([`Failure`]): a TLS refusal or no connection made
+/// is [`ClusterError::Unreachable`]; a timeout of the connector is
+/// [`ClusterError::Timeout`] when `--request-timeout` set it (`timeout`);
+/// a connection dropped under the request says the request may have been
+/// carried out; anything else is [`ClusterError::Request`] with the chain.
+fn transport_error(
+    server: &str,
+    timeout: Option<Duration>,
+    e: &kube::Error,
+    method: String,
+    path: String,
+) -> ClusterError {
+    let server = server.to_string();
+    if let Some(tls) = crate::tls::find_error(e) {
+        return ClusterError::Unreachable {
+            server,
+            detail: crate::tls::describe(tls),
+        };
+    }
+    match (transport::failure(e), timeout) {
+        (Failure::TimedOut { .. }, Some(after)) => ClusterError::Timeout {
+            server,
+            method,
+            path,
+            after,
+        },
+        (Failure::TimedOut { connecting: true } | Failure::NotReached, _) => {
+            ClusterError::Unreachable {
+                server,
+                detail: root_cause(e),
+            }
+        }
+        (Failure::Dropped, _) => ClusterError::Request {
+            server,
+            path,
+            detail: format!(
+                "the connection was dropped before an answer ({}); the request may or may not have been carried out",
+                root_cause(e)
+            ),
+        },
+        (Failure::TimedOut { connecting: false }, None) | (Failure::Other, _) => {
+            ClusterError::Request {
+                server,
+                path,
+                detail: error_chain(e),
+            }
+        }
+    }
+}
+
 fn non_empty(message: &str, fallback: &str) -> String {
     if message.is_empty() {
         fallback.to_string()
@@ -1965,6 +1973,9 @@ pub async fn read_crds(
 
 #[cfg(test)]
 mod tests {
+    use std::io::ErrorKind;
+
+    use super::transport::scripted::{self, Script};
     use super::*;
 
     #[test]
@@ -2030,6 +2041,117 @@ mod tests {
         assert!(f
             .to_string()
             .contains("in namespace payments; a Role there"));
+    }
+
+    /// What `transport_error` makes of the error of a request on a
+    /// connection playing `script`, with `--request-timeout` as `timeout`.
+    fn unanswered(script: Script, timeout: Option<Duration>) -> ClusterError {
+        let mut config = Config::new("http://server.example:6443".parse().expect("a URL"));
+        config.connect_timeout = Some(Duration::from_millis(200));
+        config.read_timeout = Some(Duration::from_millis(200));
+        let e = scripted::error(script, &config);
+        transport_error(
+            "https://api.example:6443",
+            timeout,
+            &e,
+            "GET".to_string(),
+            "/api/v1/nodes".to_string(),
+        )
+    }
+
+    // The old text match filed this one as "cannot reach": "connect" is in
+    // "disconnected" and in hyper's "connection error".
+    #[test]
+    fn transport_errors_dropped_connection() {
+        let e = unanswered(
+            Script::ReadFails(ErrorKind::ConnectionReset, "peer disconnected"),
+            None,
+        );
+        assert!(matches!(e, ClusterError::Request { .. }), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "reading /api/v1/nodes from https://api.example:6443 failed: the connection was dropped before an answer (peer disconnected); the request may or may not have been carried out"
+        );
+        let e = unanswered(Script::Answers(b"HTTP/1.1 200 OK\r\ncontent-le"), None);
+        assert!(
+            e.to_string().contains("the connection was dropped before an answer (connection closed before message completed)"),
+            "{e}"
+        );
+    }
+
+    // The old text match filed this one as a dropped request ("reset"),
+    // though no request was sent.
+    #[test]
+    fn transport_errors_before_a_connection() {
+        for (script, want) in [
+            (
+                Script::ConnectFails(ErrorKind::ConnectionReset, "connection reset by peer"),
+                "cannot reach the cluster at https://api.example:6443: connection reset by peer",
+            ),
+            (
+                Script::ConnectFails(ErrorKind::ConnectionRefused, "connection refused"),
+                "cannot reach the cluster at https://api.example:6443: connection refused",
+            ),
+            (
+                Script::ConnectHangs,
+                "cannot reach the cluster at https://api.example:6443: deadline has elapsed",
+            ),
+        ] {
+            let e = unanswered(script, None);
+            assert!(
+                matches!(e, ClusterError::Unreachable { .. }),
+                "{script:?}: {e:?}"
+            );
+            assert_eq!(e.to_string(), want, "{script:?}");
+        }
+    }
+
+    #[test]
+    fn transport_errors_timeouts() {
+        let after = Duration::from_secs(5);
+        for script in [Script::ConnectHangs, Script::Silent] {
+            let e = unanswered(script, Some(after));
+            assert_eq!(
+                e.to_string(),
+                "the cluster at https://api.example:6443 did not answer GET /api/v1/nodes within 5s",
+                "{script:?}"
+            );
+        }
+        // kube's own timeouts, without --request-timeout: once connected,
+        // the request failed.
+        let e = unanswered(Script::Silent, None);
+        assert!(matches!(e, ClusterError::Request { .. }), "{e:?}");
+    }
+
+    // The old text match filed a malformed body as "cannot reach" (hyper's
+    // "error reading a body from connection").
+    #[test]
+    fn transport_errors_other() {
+        let e = unanswered(
+            Script::Answers(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n"),
+            None,
+        );
+        match &e {
+            ClusterError::Request { detail, .. } => {
+                assert!(
+                    detail.contains("error reading a body from connection"),
+                    "{detail}"
+                );
+                assert!(!detail.contains("dropped"), "{detail}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = transport_error(
+            "https://api.example:6443",
+            Some(Duration::from_secs(5)),
+            &kube::Error::Service("disconnected: connection timed out".into()),
+            "GET".to_string(),
+            "/api/v1/nodes".to_string(),
+        );
+        assert_eq!(
+            e.to_string(),
+            "reading /api/v1/nodes from https://api.example:6443 failed: ServiceError: disconnected: connection timed out"
+        );
     }
 
     #[test]

@@ -14,9 +14,14 @@
 //! managed cluster at one host) build one TLS configuration and reuse
 //! their connections; credentials and impersonation are headers of each
 //! request, never part of a connection.
+//!
+//! [`failure`] tells what a failed exchange on such a client says of its
+//! request, from the types of the errors this stack raises.
 
 use std::collections::HashMap;
+use std::error::Error as StdError;
 use std::future::Future;
+use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::task::{Context, Poll};
@@ -272,6 +277,118 @@ where
     }))
 }
 
+/// What a failed exchange with the API server says of its request, told
+/// from the types of the error's causes, never from their text ("connect"
+/// is in "disconnected"). A TLS error is the caller's to find first
+/// ([`crate::tls::find_error`]): it says why the server was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// A timeout of the connector ran out (hyper-timeout's connect, read or
+    /// write timeout: `--request-timeout` when given, else kube's default
+    /// connect and write timeouts); `connecting` when no connection was
+    /// made yet.
+    TimedOut { connecting: bool },
+    /// No connection was made (TCP, DNS, the TLS handshake, a proxy): the
+    /// request was never sent.
+    NotReached,
+    /// The connection was reset or closed once the request was handed to
+    /// it, before the whole answer came: the server may have carried it out.
+    Dropped,
+    /// Anything else: a malformed answer, a failure of a layer of the client
+    /// (an error known only by its text is one).
+    Other,
+}
+
+/// What `error`, raised by a client [`build`] made (through
+/// [`kube::Client::send`] or the read of an answer's body), says of the
+/// request.
+///
+/// The types it may hold, from the top: kube's `Error::Service` (a boxed
+/// error of this stack) or `Error::HyperError`; hyper-util's legacy client
+/// error, whose `is_connect` marks every failure of the connector (TCP,
+/// DNS, TLS handshake, proxy tunnel or SOCKS handshake) and which wraps
+/// hyper's error for the rest; hyper's error of a connection or a body,
+/// with the `io::Error` of the socket beneath; hyper-timeout's timeouts,
+/// an `io::Error` of kind `TimedOut` (holding tokio's `Elapsed` for the
+/// connect timeout). Tower's own timeout layer is not in the stack.
+///
+/// hyper-util's SOCKS errors keep their cause to themselves (no `source`,
+/// a type it does not export): behind a SOCKS proxy a failed connection
+/// is known only as a connector failure, which is all that is needed.
+pub fn failure(error: &(dyn StdError + 'static)) -> Failure {
+    let mut signs = Signs::default();
+    let mut next = Some(error);
+    while let Some(cause) = next {
+        signs.note(cause);
+        next = cause_of(cause);
+    }
+    if signs.timed_out {
+        Failure::TimedOut {
+            connecting: signs.connecting,
+        }
+    } else if signs.connecting {
+        Failure::NotReached
+    } else if signs.dropped {
+        Failure::Dropped
+    } else {
+        Failure::Other
+    }
+}
+
+/// What the causes of an error showed, one cause at a time.
+#[derive(Debug, Default)]
+struct Signs {
+    timed_out: bool,
+    /// The failure came before a connection was made.
+    connecting: bool,
+    /// The connection went away under the request.
+    dropped: bool,
+}
+
+impl Signs {
+    fn note(&mut self, cause: &(dyn StdError + 'static)) {
+        if let Some(e) = cause.downcast_ref::<io::Error>() {
+            match e.kind() {
+                io::ErrorKind::TimedOut => self.timed_out = true,
+                io::ErrorKind::ConnectionRefused
+                | io::ErrorKind::HostUnreachable
+                | io::ErrorKind::NetworkUnreachable
+                | io::ErrorKind::NetworkDown
+                | io::ErrorKind::AddrNotAvailable => self.connecting = true,
+                io::ErrorKind::ConnectionReset
+                | io::ErrorKind::ConnectionAborted
+                | io::ErrorKind::BrokenPipe
+                | io::ErrorKind::UnexpectedEof
+                | io::ErrorKind::NotConnected => self.dropped = true,
+                _ => {}
+            }
+        } else if let Some(e) = cause.downcast_ref::<hyper::Error>() {
+            self.timed_out |= e.is_timeout();
+            // Canceled: the connection closed with the request queued on
+            // it; hyper-util sends it again when it can, and gives up when
+            // it cannot tell whether it went out.
+            self.dropped |= e.is_incomplete_message() || e.is_closed() || e.is_canceled();
+        } else if let Some(e) = cause.downcast_ref::<hyper_util::client::legacy::Error>() {
+            self.connecting |= e.is_connect();
+        } else if cause.is::<tokio::time::error::Elapsed>() {
+            self.timed_out = true;
+        }
+    }
+}
+
+/// The next cause of `error`: an `io::Error` hides the error it wraps from
+/// `source()` (it answers that error's own source), so it is opened with
+/// `get_ref()`.
+fn cause_of<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a (dyn StdError + 'static)> {
+    match error
+        .downcast_ref::<io::Error>()
+        .and_then(io::Error::get_ref)
+    {
+        Some(inner) => Some(inner),
+        None => error.source(),
+    }
+}
+
 /// The client certificate and key of the kubeconfig user, PEM (data
 /// before files, as kube and client-go read them).
 fn identity_pem(config: &Config) -> Result<Option<PemIdentity>, String> {
@@ -319,5 +436,255 @@ fn read_pem(data: Option<&str>, file: Option<&str>, what: &str) -> Result<Option
             .map(Some)
             .map_err(|e| format!("cannot read the {what} {path}: {e}")),
         None => Ok(None),
+    }
+}
+
+/// A client over the stack [`build`] makes whose connections play a
+/// script instead of reaching a server, for the errors this stack raises.
+#[cfg(test)]
+pub(super) mod scripted {
+    use std::io;
+    use std::pin::Pin;
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Waker};
+
+    use hyper_util::client::legacy::connect::{Connected, Connection};
+    use kube::client::{Body, ConfigExt};
+    use kube::Config;
+    use tower::{BoxError, ServiceBuilder};
+
+    /// What a connection does.
+    #[derive(Debug, Clone, Copy)]
+    pub enum Script {
+        /// Connecting fails with an error of this kind and message.
+        ConnectFails(io::ErrorKind, &'static str),
+        /// Connecting never ends.
+        ConnectHangs,
+        /// Writing the request fails so.
+        WriteFails(io::ErrorKind, &'static str),
+        /// Once the request is written, reading fails so.
+        ReadFails(io::ErrorKind, &'static str),
+        /// Once the request is written, these bytes come, then the end.
+        Answers(&'static [u8]),
+        /// Once the request is written, nothing ever comes.
+        Silent,
+    }
+
+    /// The error of a `GET /` (and of the read of its answer) sent by a
+    /// kube client over the stack [`super::build`] makes, with `config`'s
+    /// timeouts, on connections that play `script`.
+    pub fn error(script: Script, config: &Config) -> kube::Error {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a test runtime");
+        runtime.block_on(async {
+            let connector = tower::service_fn(move |_: http::Uri| async move {
+                match script {
+                    Script::ConnectFails(kind, message) => Err(io::Error::new(kind, message)),
+                    Script::ConnectHangs => std::future::pending().await,
+                    _ => Ok(Scripted {
+                        script,
+                        written: false,
+                        read: 0,
+                        reader: None,
+                    }),
+                }
+            });
+            let tls = crate::tls::client_config(None, None).expect("a TLS configuration");
+            let send = super::finish(config, tls, connector).expect("a client");
+            let service = ServiceBuilder::new()
+                .layer(config.base_uri_layer())
+                .map_err(BoxError::from)
+                .service(super::Detached(Arc::new(super::Pooled { send })));
+            let client = kube::Client::new(service, "default");
+            let request = http::Request::get("/")
+                .body(Body::empty())
+                .expect("a request");
+            match client.send(request).await {
+                Err(e) => e,
+                Ok(answer) => match answer.into_body().collect_bytes().await {
+                    Err(e) => e,
+                    Ok(body) => panic!("{script:?} was answered: {body:?}"),
+                },
+            }
+        })
+    }
+
+    /// A connection playing a [`Script`].
+    struct Scripted {
+        script: Script,
+        written: bool,
+        /// How much of an answer was read.
+        read: usize,
+        /// Who waits for the request to be written.
+        reader: Option<Waker>,
+    }
+
+    impl Connection for Scripted {
+        fn connected(&self) -> Connected {
+            Connected::new()
+        }
+    }
+
+    impl hyper::rt::Read for Scripted {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            mut buf: hyper::rt::ReadBufCursor<'_>,
+        ) -> Poll<io::Result<()>> {
+            if !self.written {
+                self.reader = Some(cx.waker().clone());
+                return Poll::Pending;
+            }
+            match self.script {
+                Script::ReadFails(kind, message) => Poll::Ready(Err(io::Error::new(kind, message))),
+                Script::Answers(bytes) => {
+                    let rest = &bytes[self.read..];
+                    let n = rest.len().min(buf.remaining());
+                    buf.put_slice(&rest[..n]);
+                    self.read += n;
+                    Poll::Ready(Ok(()))
+                }
+                _ => Poll::Pending,
+            }
+        }
+    }
+
+    impl hyper::rt::Write for Scripted {
+        fn poll_write(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<io::Result<usize>> {
+            if let Script::WriteFails(kind, message) = self.script {
+                return Poll::Ready(Err(io::Error::new(kind, message)));
+            }
+            self.written = true;
+            if let Some(reader) = self.reader.take() {
+                reader.wake();
+            }
+            Poll::Ready(Ok(buf.len()))
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::ErrorKind;
+    use std::time::Duration;
+
+    use super::scripted::{error, Script};
+    use super::*;
+
+    /// A config for a plain-HTTP server, with kube's default timeouts
+    /// except the read timeout.
+    fn config(read_timeout: Option<Duration>) -> Config {
+        let mut config = Config::new("http://server.example:6443".parse().expect("a URL"));
+        config.connect_timeout = Some(Duration::from_millis(200));
+        config.read_timeout = read_timeout;
+        config
+    }
+
+    // Every row but the last two is a failure the transport raises; the
+    // texts say nothing of the kind on purpose (the old text match filed
+    // "peer disconnected" as "cannot reach", "connection reset by peer"
+    // while connecting as a dropped request, a malformed body as "cannot
+    // reach").
+    #[test]
+    fn failures_are_told_by_type() {
+        let timeout = Some(Duration::from_millis(100));
+        let chunked = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n";
+        let cut_body = b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nabc";
+        for (script, read_timeout, want) in [
+            (
+                Script::ConnectFails(ErrorKind::ConnectionRefused, "no"),
+                None,
+                Failure::NotReached,
+            ),
+            (
+                Script::ConnectFails(ErrorKind::ConnectionReset, "connection reset by peer"),
+                None,
+                Failure::NotReached,
+            ),
+            (
+                Script::ConnectHangs,
+                None,
+                Failure::TimedOut { connecting: true },
+            ),
+            (
+                Script::ReadFails(ErrorKind::ConnectionReset, "peer disconnected"),
+                None,
+                Failure::Dropped,
+            ),
+            (
+                Script::ReadFails(ErrorKind::ConnectionAborted, "connect"),
+                None,
+                Failure::Dropped,
+            ),
+            (
+                Script::WriteFails(ErrorKind::BrokenPipe, "disconnected"),
+                None,
+                Failure::Dropped,
+            ),
+            (
+                Script::Answers(b"HTTP/1.1 200 OK\r\ncontent-le"),
+                None,
+                Failure::Dropped,
+            ),
+            (Script::Answers(cut_body), None, Failure::Dropped),
+            (
+                Script::Silent,
+                timeout,
+                Failure::TimedOut { connecting: false },
+            ),
+            (Script::Answers(chunked), None, Failure::Other),
+            (
+                Script::ReadFails(ErrorKind::Other, "tls: disconnected, connection refused"),
+                None,
+                Failure::Other,
+            ),
+        ] {
+            let e = error(script, &config(read_timeout));
+            assert_eq!(failure(&e), want, "{script:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn errors_known_only_by_text_are_other() {
+        for text in ["connection timed out", "disconnected", "connection reset"] {
+            let e = kube::Error::Service(text.into());
+            assert_eq!(failure(&e), Failure::Other, "{text}");
+        }
+    }
+
+    #[test]
+    fn elapsed_and_io_timeouts_are_timeouts() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a test runtime");
+        let elapsed = || {
+            runtime
+                .block_on(async {
+                    tokio::time::timeout(Duration::ZERO, std::future::pending::<()>()).await
+                })
+                .expect_err("pending never ends")
+        };
+        for e in [
+            kube::Error::Service(Box::new(elapsed())),
+            kube::Error::Service(Box::new(io::Error::from(ErrorKind::TimedOut))),
+            kube::Error::ReadEvents(io::Error::new(ErrorKind::TimedOut, elapsed())),
+        ] {
+            assert_eq!(failure(&e), Failure::TimedOut { connecting: false }, "{e}");
+        }
     }
 }

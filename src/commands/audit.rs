@@ -269,7 +269,8 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
         namespaced,
     };
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
-    if args.probe.probe && live {
+    let setup = super::probe_setup(&args.probe);
+    if setup.enabled && live {
         add_service_account_pull_secrets(settings, &mut inputs.workloads)?;
     }
     let mut report = audit::audit(&inputs.workloads, &views, mode);
@@ -286,12 +287,11 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
         );
         audit::undetermined_between(&mut report, &before, &why);
     }
-    if args.probe.probe {
-        let ctx = probe::context_for_objects(settings, &args.probe, &args.filenames, &rendered)?;
+    if setup.enabled {
+        let ctx = probe::context_for_objects(settings, &setup, &args.filenames, &rendered)?;
         let targets = audit::probe_targets(&inputs.workloads, &views, mode);
-        let probed =
-            mirrorpolicy::probe::probe_all(ctx, targets, usize::from(args.probe.probe_concurrency))
-                .context(Failure::cluster("cannot start the network runtime"))?;
+        let probed = mirrorpolicy::probe::probe_all(ctx, targets, setup.concurrency)
+            .context(Failure::cluster("cannot start the network runtime"))?;
         audit::apply_probes(&mut report, &probed);
     }
     if report.images.is_empty() {

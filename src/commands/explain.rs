@@ -213,18 +213,19 @@ fn explain_files(
     for item in &mut items {
         item.warnings.extend(warnings.iter().cloned());
     }
-    let (mut items, code) = if args.probe.probe {
+    let setup = super::probe_setup(&args.probe);
+    let (mut items, code) = if setup.enabled {
         let ctx = probe::context(
-            &args.probe,
-            probe::offline_auth(&args.probe)?,
-            probe::tls_settings(&args.probe)?,
-            probe::registries_d_from_dir(args.probe.registries_d.as_deref())?,
+            &setup,
+            probe::offline_auth(&setup)?,
+            probe::tls_settings(&setup)?,
+            probe::registries_d_from_dir(setup.registries_d.as_deref())?,
         );
-        probe_items(ctx, items, code, args.probe.probe_concurrency)?
+        probe_items(ctx, items, code, setup.concurrency)?
     } else {
         (items, code)
     };
-    let code = journal::attach(settings, args, &mut items, code)?;
+    let code = journal::attach(settings, &journal_plan(args), &mut items, code)?;
     // The process exits once the items are printed: freeing a
     // configuration of 100,000s of entries one allocation at a time would
     // only delay that.
@@ -318,9 +319,10 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<(Vec<Explan
             code = short_names_during_update(&config, cv, &mut items, code, namespace);
         }
     }
-    if args.probe.probe {
-        let ctx = probe::context_for_objects(settings, &args.probe, &args.filenames, &rendered)?;
-        (items, code) = probe_items(ctx, items, code, args.probe.probe_concurrency)?;
+    let setup = super::probe_setup(&args.probe);
+    if setup.enabled {
+        let ctx = probe::context_for_objects(settings, &setup, &args.filenames, &rendered)?;
+        (items, code) = probe_items(ctx, items, code, setup.concurrency)?;
     }
     match namespace {
         None => {
@@ -361,7 +363,7 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<(Vec<Explan
             add_scope_conflicts(item, &rendered.warnings, ns);
         }
     }
-    let code = journal::attach(settings, args, &mut items, code)?;
+    let code = journal::attach(settings, &journal_plan(args), &mut items, code)?;
     release((inputs, rendered, view));
     Ok((items, code))
 }
@@ -425,9 +427,9 @@ fn probe_items(
     ctx: mirrorpolicy::probe::ProbeContext,
     items: Vec<Explanation>,
     code: ExitCode,
-    concurrency: u16,
+    concurrency: usize,
 ) -> Result<(Vec<Explanation>, ExitCode)> {
-    let items = mirrorpolicy::probe::probe_all(ctx, items, usize::from(concurrency))
+    let items = mirrorpolicy::probe::probe_all(ctx, items, concurrency)
         .context(Failure::cluster("cannot start the network runtime"))?;
     let verdicts: Vec<Verdict> = items.iter().map(mirrorpolicy::probe::verdict).collect();
     let fails = verdicts.iter().any(|v| {
@@ -852,4 +854,16 @@ fn load_policy(path: &Path) -> Result<PolicyFile> {
     })?;
     policy::parse_policy_bytes(&path.display().to_string(), &bytes)
         .map_err(|e| Failure::input(e.to_string()).into())
+}
+
+/// The pull log `explain` replays, from its flags.
+fn journal_plan(args: &ExplainArgs) -> journal::JournalPlan<'_> {
+    journal::JournalPlan {
+        file: args.journal.journal_file.as_deref(),
+        journal: args.journal.journal,
+        must_gather: &args.filenames,
+        node: args.node.as_deref(),
+        since: args.journal.since.as_deref(),
+        until: args.journal.until.as_deref(),
+    }
 }

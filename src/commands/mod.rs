@@ -10,3 +10,19 @@ pub mod list;
 pub mod migrate;
 pub mod render;
 pub mod upgrade;
+
+use crate::cli::ProbeArgs;
+use crate::common::probe::ProbeSetup;
+
+/// The probe set-up the `--probe` flags of `explain` and `audit` ask for,
+/// resolved once at the top of the command.
+pub fn probe_setup(args: &ProbeArgs) -> ProbeSetup {
+    ProbeSetup {
+        enabled: args.probe,
+        authfile: args.authfile.clone(),
+        cert_dir: args.cert_dir.clone(),
+        registries_d: args.registries_d.clone(),
+        timeout: std::time::Duration::from_secs(args.probe_timeout.max(1)),
+        concurrency: usize::from(args.probe_concurrency),
+    }
+}

@@ -26,8 +26,9 @@ use mirrorpolicy::upgrade::{
     self, release_policy, ImageCheck, ImageOutcome, ImageSignature, Offered, Report, Target,
 };
 
-use crate::cli::{ProbeArgs, UpgradeCheckArgs, UpgradeOutput};
-use crate::common::{inputs, probe as probe_cmd};
+use crate::cli::{UpgradeCheckArgs, UpgradeOutput};
+use crate::common::inputs;
+use crate::common::probe::{self as probe_cmd, ProbeSetup};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
 use crate::term;
@@ -65,9 +66,8 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
     let (rendered, view) = inputs::render_view(settings, &inputs, CONTROL_PLANE_POOL, None)?;
     let config = Config::from(&view);
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
-    let probe_args = probe_args(args);
-    let mut ctx =
-        probe_cmd::context_for_objects(settings, &probe_args, &args.filenames, &rendered)?;
+    let setup = probe_setup(args);
+    let mut ctx = probe_cmd::context_for_objects(settings, &setup, &args.filenames, &rendered)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -213,15 +213,15 @@ fn live_config_maps(settings: &Settings) -> Result<ConfigMaps> {
     })
 }
 
-/// The probe flags, as `explain --probe` takes them.
-fn probe_args(args: &UpgradeCheckArgs) -> ProbeArgs {
-    ProbeArgs {
-        probe: true,
+/// How `upgrade-check` probes: always, with the rendered registries.d.
+fn probe_setup(args: &UpgradeCheckArgs) -> ProbeSetup {
+    ProbeSetup {
+        enabled: true,
         authfile: args.authfile.clone(),
         cert_dir: args.cert_dir.clone(),
         registries_d: None,
-        probe_timeout: args.probe_timeout,
-        probe_concurrency: args.probe_concurrency,
+        timeout: std::time::Duration::from_secs(args.probe_timeout.max(1)),
+        concurrency: usize::from(args.probe_concurrency),
     }
 }
 

@@ -10,7 +10,6 @@ use anyhow::Result;
 use mirrorpolicy::explain::Explanation;
 use mirrorpolicy::journal::{self, Line, PullRecord, Verdict};
 
-use crate::cli::ExplainArgs;
 use crate::common::inputs;
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
@@ -19,6 +18,22 @@ use mirrorpolicy::source::journal_files;
 use mirrorpolicy::source::journal_text::{self, Budget, TextError};
 use mirrorpolicy::source::node_logs::{self, NodeLogError, Window};
 
+/// Which pull log `explain` replays, resolved from its flags.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JournalPlan<'a> {
+    /// `--journal-file`.
+    pub file: Option<&'a Path>,
+    /// `--journal`: the must-gather's journal files, or the node's live.
+    pub journal: bool,
+    /// The `-f` paths (a must-gather with `--journal`).
+    pub must_gather: &'a [PathBuf],
+    /// `--node`.
+    pub node: Option<&'a str>,
+    /// `--since`, `--until`.
+    pub since: Option<&'a str>,
+    pub until: Option<&'a str>,
+}
+
 /// Reads `--journal-file`, the `-f` must-gather's journal files with
 /// `--journal`, or with `--journal --node` the node's log live, and adds
 /// each image's pulls to its explanation. Exit 1 when a pull diverges, else
@@ -26,26 +41,28 @@ use mirrorpolicy::source::node_logs::{self, NodeLogError, Window};
 /// was cut, else the explanation's code.
 pub fn attach(
     settings: &Settings,
-    args: &ExplainArgs,
+    plan: &JournalPlan<'_>,
     items: &mut [Explanation],
     code: ExitCode,
 ) -> Result<ExitCode> {
-    let (name, lines, skipped) = match (&args.journal.journal_file, args.journal.journal) {
+    let (name, lines, skipped) = match (plan.file, plan.journal) {
         (Some(path), _) => read_file(settings, path)?,
-        (None, true) if !args.filenames.is_empty() => read_must_gather(settings, &args.filenames)?,
+        (None, true) if !plan.must_gather.is_empty() => {
+            read_must_gather(settings, plan.must_gather)?
+        }
         (None, true) => {
-            let Some(node) = args.node.as_deref() else {
+            let Some(node) = plan.node else {
                 return Err(Failure::input(
                     "--journal needs --node NODE (the node whose log is read live) or -f MUST_GATHER (its journal files)",
                 )
                 .into());
             };
-            return attach_live(settings, args, node, items, code);
+            return attach_live(settings, plan, node, items, code);
         }
         (None, false) => return Ok(code),
     };
-    let lines = for_node(lines, args.node.as_deref(), &name)?;
-    let bounds = file_window(args.journal.since.as_deref(), args.journal.until.as_deref())?;
+    let lines = for_node(lines, plan.node, &name)?;
+    let bounds = file_window(plan.since, plan.until)?;
     let code = judge(items, &lines, code, bounds);
     for item in items.iter_mut() {
         item.warnings.extend(skipped.iter().cloned());
@@ -264,12 +281,12 @@ pub const FORBIDDEN_HINT: &str = "ask a cluster admin for `get nodes/proxy`, or 
 /// when that is forbidden, the image's pull events.
 fn attach_live(
     settings: &Settings,
-    args: &ExplainArgs,
+    plan: &JournalPlan<'_>,
     node: &str,
     items: &mut [Explanation],
     code: ExitCode,
 ) -> Result<ExitCode> {
-    let window = window(args.journal.since.as_deref(), args.journal.until.as_deref())?;
+    let window = window(plan.since, plan.until)?;
     let options = settings.cluster_options()?;
     let now = now();
     let runtime = inputs::runtime()?;

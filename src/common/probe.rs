@@ -17,8 +17,24 @@ use mirrorpolicy::probe::tls::TlsSettings;
 use mirrorpolicy::probe::{ProbeContext, Prober, RegistriesD};
 use mirrorpolicy::source::drop_in_dir::{self, Listing};
 
-use crate::cli::ProbeArgs;
 use crate::exit::Failure;
+
+/// How the registries are probed, resolved from the command's flags
+/// (`--probe`, `--authfile`, `--cert-dir`, `--registries-d`,
+/// `--probe-timeout`, `--probe-concurrency`) before anything is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeSetup {
+    /// Whether the pull sources are probed at all.
+    pub enabled: bool,
+    pub authfile: Option<PathBuf>,
+    pub cert_dir: Option<PathBuf>,
+    /// registries.d to read instead of the rendered one.
+    pub registries_d: Option<PathBuf>,
+    /// How long one registry may take to answer (at least a second).
+    pub timeout: Duration,
+    /// How many images are probed at once.
+    pub concurrency: usize,
+}
 
 /// Reads an auth file; a missing one is skipped, as containers/image does.
 fn read_auth_file(path: &Path, legacy: bool) -> Result<Option<AuthFile>> {
@@ -37,7 +53,7 @@ fn read_auth_file(path: &Path, legacy: bool) -> Result<Option<AuthFile>> {
 }
 
 /// The auth files read offline, in containers/image's order.
-pub fn offline_auth(args: &ProbeArgs) -> Result<AuthSources> {
+pub fn offline_auth(args: &ProbeSetup) -> Result<AuthSources> {
     if let Some(p) = &args.authfile {
         if !p.is_file() {
             return Err(Failure::input(format!(
@@ -68,7 +84,7 @@ fn uid() -> u32 {
 }
 
 /// The system roots plus `--cert-dir`.
-pub fn tls_settings(args: &ProbeArgs) -> Result<TlsSettings> {
+pub fn tls_settings(args: &ProbeSetup) -> Result<TlsSettings> {
     let mut tls = TlsSettings::with_system_roots();
     if let Some(dir) = &args.cert_dir {
         if !dir.is_dir() {
@@ -125,13 +141,13 @@ pub fn registries_d_from_text(name: &str, text: Option<&str>) -> Result<Registri
 
 /// Everything a probe needs.
 pub fn context(
-    args: &ProbeArgs,
+    args: &ProbeSetup,
     auth: AuthSources,
     tls: TlsSettings,
     registries_d: RegistriesD,
 ) -> ProbeContext {
     ProbeContext {
-        prober: Prober::new(tls, auth, Duration::from_secs(args.probe_timeout.max(1))),
+        prober: Prober::new(tls, auth, args.timeout),
         registries_d,
     }
 }
@@ -146,7 +162,7 @@ const PULL_SECRET: &str = "pull-secret";
 /// it) and the CAs of `Image.spec.additionalTrustedCA`.
 pub fn context_for_objects(
     settings: &crate::settings::Settings,
-    args: &ProbeArgs,
+    args: &ProbeSetup,
     filenames: &[PathBuf],
     rendered: &mirrorpolicy::render::cluster::Rendered,
 ) -> Result<ProbeContext> {

@@ -496,6 +496,45 @@ fn commands_calling_commands(graph: &Graph) -> Vec<String> {
     out
 }
 
+/// The edges from a module below the command layer (`common`, `many`,
+/// `output`, the live and core crates) to the command line's types
+/// (`cli`): the flags are resolved into typed settings by the commands.
+fn below_commands_naming_the_cli(graph: &Graph) -> Vec<String> {
+    /// The command layer: what parses, resolves and dispatches the flags.
+    const COMMAND_LAYER: &[&str] = &["cli", "commands", "exit", "main", "many", "settings"];
+    graph
+        .iter()
+        .filter(|(from, _)| {
+            let top = from.split("::").next().unwrap_or_default();
+            !COMMAND_LAYER.contains(&top)
+        })
+        .flat_map(|(from, targets)| {
+            targets
+                .iter()
+                .filter(|to| to.as_str() == "cli")
+                .map(move |to| format!("{from} -> {to}"))
+        })
+        .collect()
+}
+
+#[test]
+fn no_clap_type_below_the_command_layer() {
+    let graph = import_graph(&source_roots());
+    let found = below_commands_naming_the_cli(&graph);
+    assert!(
+        found.is_empty(),
+        "modules below the commands name the command line; resolve the flags into settings at the top of the command:\n{}",
+        found.join("\n")
+    );
+    let mut example = Graph::new();
+    example.insert("common::probe".into(), ["cli".to_string()].into());
+    example.insert("commands::explain".into(), ["cli".to_string()].into());
+    assert_eq!(
+        below_commands_naming_the_cli(&example),
+        ["common::probe -> cli"]
+    );
+}
+
 #[test]
 fn no_module_import_circle_and_no_command_importing_a_command() {
     let graph = import_graph(&source_roots());

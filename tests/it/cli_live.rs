@@ -338,6 +338,23 @@ fn slow_server_times_out() {
         .stderr(predicate::str::contains("--request-timeout"));
 }
 
+/// Issue 35: one duration formatter. A timeout with a fraction of a
+/// second is said as `migrate-icsp` says its `--timeout` (`1.5s`), where
+/// the API client's copy printed `1500ms`.
+#[test]
+fn issue_35_a_fractional_timeout_is_said_as_everywhere_else() {
+    let live = Live::new(
+        Builder::openshift()
+            .objects_from(EXAMPLE)
+            .latency(Duration::from_secs(4)),
+    );
+    live.cmd()
+        .args(["list", "--request-timeout", "1500ms"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("within 1.5s"));
+}
+
 #[test]
 fn bad_request_timeout_is_a_usage_error() {
     let live = Live::of(EXAMPLE);

@@ -12,6 +12,7 @@ mod commands;
 mod common;
 mod exit;
 mod many;
+mod output;
 mod settings;
 mod term;
 

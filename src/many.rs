@@ -24,10 +24,10 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::output;
+use crate::output::many::{ByContext, Section};
 use mirrorpolicy::audit::Report;
 use mirrorpolicy::list::Rule;
-use mirrorpolicy::output;
-use mirrorpolicy::output::many::{ByContext, Section};
 use mirrorpolicy::source::cluster as live;
 use mirrorpolicy::source::hub::{self, read_hub, read_ingress_ca, HubError, IngressCa};
 use mirrorpolicy::tls::Trust;

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 
-use mirrorpolicy::output::table::Layout;
+use crate::output::table::Layout;
 use mirrorpolicy::source::cluster::{self as live, ClusterOptions, FlagOverrides};
 use mirrorpolicy::source::node_exec::ReadOptions;
 

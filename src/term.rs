@@ -2,7 +2,7 @@
 
 use std::io::{self, IsTerminal, Write};
 
-use mirrorpolicy::output::table::Layout;
+use crate::output::table::Layout;
 
 /// Sets the colour decision of the settings (`Settings::colour`) in the two
 /// crates that style text: `colored` and crossterm read only a process-wide

@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
 
+use crate::output;
 use mirrorpolicy::audit::{self, Configs, Level};
 use mirrorpolicy::explain::Config;
 use mirrorpolicy::journal::fleet::Fleet;
 use mirrorpolicy::labels::Selector;
-use mirrorpolicy::output;
 use mirrorpolicy::render::node::NodeView;
 use mirrorpolicy::source::cluster::{Read, MIRROR_CONFIG, WORKLOADS};
 

@@ -115,7 +115,7 @@ pub fn run(settings: &Settings, args: &CollectNodeFilesArgs) -> Result<ExitCode>
         write_nodes(dir, &read)?;
     }
     settings.print_to(term::Sink::Text, |out| {
-        mirrorpolicy::output::collect::write_collected(out, dir, &read)
+        crate::output::collect::write_collected(out, dir, &read)
     })?;
     let mut not_read = 0;
     for r in &reads {

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use crate::output;
 use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::diff::{self, on_disk, Selection};
 use mirrorpolicy::node_files::NodeRead;
-use mirrorpolicy::output;
 use mirrorpolicy::source::cluster::{Read, MACHINE_CONFIG_STATE, MIRROR_CONFIG};
 use mirrorpolicy::source::{node_dir, node_live};
 

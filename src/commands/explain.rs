@@ -8,8 +8,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use crate::output;
 use mirrorpolicy::explain::{self, Config, Explanation};
-use mirrorpolicy::output;
 use mirrorpolicy::policy::{self, PolicyFile};
 use mirrorpolicy::quote::go_quote;
 use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode, Undetermined};

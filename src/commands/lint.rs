@@ -8,8 +8,8 @@ use mirrorpolicy::crd::crd_schema::CrdSchema;
 use mirrorpolicy::crd::schema::CHECKED_KINDS;
 use mirrorpolicy::source::load_paths_with;
 
+use crate::output;
 use mirrorpolicy::lint::{lint, Level};
-use mirrorpolicy::output;
 
 use crate::cli::{LintArgs, LintFormat};
 use crate::common::inputs;

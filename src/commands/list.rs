@@ -2,8 +2,8 @@
 
 use anyhow::Result;
 
+use crate::output;
 use mirrorpolicy::list::{rules, Rule};
-use mirrorpolicy::output;
 
 use crate::cli::{ListArgs, ListFormat};
 use crate::common::inputs;

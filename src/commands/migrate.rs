@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use crate::output::migrate::{self as out, Done, Note};
 use mirrorpolicy::migrate::{
     self, Action, Equivalence, Holders, PlanRow, Problem, Proof, Replacement, Step,
 };
-use mirrorpolicy::output::migrate::{self as out, Done, Note};
 use mirrorpolicy::source::cluster::{
     self as live, Connection, Deletion, Preconditions, Reply, IMAGE_CONTENT_SOURCE_POLICIES,
     IMAGE_DIGEST_MIRROR_SETS, IMAGE_TAG_MIRROR_SETS, MIRROR_CONFIG,

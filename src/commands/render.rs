@@ -2,9 +2,9 @@
 
 use anyhow::Result;
 
+use crate::output;
 use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::diff::layers;
-use mirrorpolicy::output;
 use mirrorpolicy::render::cluster::{
     generating_pool, Rendered, REGISTRIES_CONF, REGISTRIES_TEMPLATE,
 };

@@ -11,10 +11,10 @@ use std::sync::mpsc;
 use anyhow::{Context, Result};
 use futures_util::StreamExt;
 
+use crate::output;
 use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::digest::sha256_hex;
 use mirrorpolicy::explain::{self as core, Config, Explanation};
-use mirrorpolicy::output;
 use mirrorpolicy::probe::{self, ProbeContext};
 use mirrorpolicy::reference::Reference;
 use mirrorpolicy::registries::ShortNameMode;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
-use mirrorpolicy::output::many::{summary_error_line, Tally};
+use crate::output::many::{summary_error_line, Tally};
 
 use super::{run_each, worse, Ran, Target};
 use crate::cli::{AuditFormat, Cli, Command, DiffFormat, OutputFormat, UpgradeFormat};
@@ -154,7 +154,7 @@ fn summary_line(kind: Summary, outcome: &Ran<Counted>, tally: &mut Tally) -> Str
         _ => tally.errors += 1,
     }
     let verdict = verdict(kind, *code);
-    mirrorpolicy::output::many::summary_line(&outcome.context, verdict, counts)
+    crate::output::many::summary_line(&outcome.context, verdict, counts)
 }
 
 #[cfg(test)]

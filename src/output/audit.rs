@@ -6,7 +6,7 @@ use comfy_table::{Attribute, Cell, Color};
 
 use super::many::ByContext;
 use super::table::{Layout, TableParts, TextTable};
-use crate::audit::{AuditedImage, Class, Level, Report};
+use mirrorpolicy::audit::{AuditedImage, Class, Level, Report};
 
 /// Writes the images worst first, then a line of counts per class; `wide`
 /// lists every object behind an image.
@@ -54,7 +54,8 @@ fn row(i: &AuditedImage, wide: bool) -> Vec<Cell> {
 
 /// The wide table of several clusters at once: a CONTEXT column first,
 /// each cluster's images worst first, then each cluster's counts.
-pub fn write_table_by_context(
+#[cfg(test)]
+fn write_table_by_context(
     out: &mut dyn Write,
     clusters: &[(&str, &Report)],
     layout: &Layout,
@@ -66,7 +67,7 @@ pub fn write_table_by_context(
     table.finish(out)
 }
 
-/// [`write_table_by_context`] written as each cluster is done: the rows
+/// The wide table of several clusters at once, written as each cluster is done: the rows
 /// in parts, each cluster's line of counts (all that is kept of it) at the
 /// end.
 pub struct TableByContext {

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::node_files::NodeFiles;
+use mirrorpolicy::node_files::NodeFiles;
 
 /// `collected NODE into DIR/NODE (N file(s), M certificate digest(s))`.
 pub fn write_collected(out: &mut dyn Write, dir: &Path, nodes: &[&NodeFiles]) -> io::Result<()> {

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 
 use colored::Colorize;
 
-use crate::diff::{on_disk, Drift, Impact, PoolDiff, Report};
+use mirrorpolicy::diff::{on_disk, Drift, Impact, PoolDiff, Report};
 
 /// Writes every pool, separated by a blank line.
 pub fn write_text(out: &mut dyn Write, report: &Report) -> io::Result<()> {
@@ -177,8 +177,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::diff::impact::Action;
-    use crate::diff::Stage;
+    use mirrorpolicy::diff::impact::Action;
+    use mirrorpolicy::diff::Stage;
 
     const REGISTRIES: &str = "/etc/containers/registries.conf";
 

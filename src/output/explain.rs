@@ -12,10 +12,12 @@ use comfy_table::{Cell, Color};
 
 use super::table::{Layout, TextTable};
 
-use crate::explain::{Candidate, Explanation, RegistryMatch, ResolvedBy, Signature, Skipped};
-use crate::journal::record::{Attempt, Outcome};
-use crate::journal::{PullRecord, Verdict};
-use crate::registries::lookup::Role;
+use mirrorpolicy::explain::{
+    Candidate, Explanation, RegistryMatch, ResolvedBy, Signature, Skipped,
+};
+use mirrorpolicy::journal::record::{Attempt, Outcome};
+use mirrorpolicy::journal::{PullRecord, Verdict};
+use mirrorpolicy::registries::lookup::Role;
 
 /// Writes the explanations as text blocks separated by a blank line.
 pub fn write_table(out: &mut dyn Write, items: &[Explanation], layout: &Layout) -> io::Result<()> {
@@ -142,7 +144,7 @@ fn mode(e: &Explanation) -> &'static str {
     e.short_name_mode.as_str()
 }
 
-fn origins(list: &[crate::origin::Origin]) -> String {
+fn origins(list: &[mirrorpolicy::origin::Origin]) -> String {
     list.iter()
         .map(|o| o.as_str())
         .collect::<Vec<_>>()
@@ -164,7 +166,7 @@ fn write_candidate(out: &mut dyn Write, c: &Candidate, layout: &Layout) -> io::R
         writeln!(out)?;
         sources_table(c, layout).write(out)?;
     }
-    if let Some(v) = crate::probe::candidate_verdict(c) {
+    if let Some(v) = mirrorpolicy::probe::candidate_verdict(c) {
         write_probe_verdict(out, c, &v)?;
     }
     write_skipped(out, &c.skipped)?;
@@ -371,7 +373,7 @@ fn sources_table(c: &Candidate, layout: &Layout) -> TextTable {
 }
 
 /// The PROBE cell: the outcome and the HTTP status.
-fn probe_cell(p: Option<&crate::probe::SourceProbe>) -> Cell {
+fn probe_cell(p: Option<&mirrorpolicy::probe::SourceProbe>) -> Cell {
     let Some(p) = p else {
         return Cell::new("-");
     };
@@ -381,9 +383,9 @@ fn probe_cell(p: Option<&crate::probe::SourceProbe>) -> Cell {
     };
     let cell = Cell::new(text);
     match p.outcome {
-        crate::probe::Outcome::Served => cell.fg(Color::Green),
-        crate::probe::Outcome::NotTried => cell,
-        crate::probe::Outcome::TimedOut => cell.fg(Color::Yellow),
+        mirrorpolicy::probe::Outcome::Served => cell.fg(Color::Green),
+        mirrorpolicy::probe::Outcome::NotTried => cell,
+        mirrorpolicy::probe::Outcome::TimedOut => cell.fg(Color::Yellow),
         _ => cell.fg(Color::Red),
     }
 }
@@ -393,9 +395,9 @@ fn probe_cell(p: Option<&crate::probe::SourceProbe>) -> Cell {
 fn write_probe_verdict(
     out: &mut dyn Write,
     c: &Candidate,
-    v: &crate::probe::Verdict,
+    v: &mirrorpolicy::probe::Verdict,
 ) -> io::Result<()> {
-    use crate::probe::Verdict;
+    use mirrorpolicy::probe::Verdict;
     writeln!(out)?;
     let line = match v {
         Verdict::Served(by) => format!("served by {by}").green().to_string(),
@@ -449,13 +451,13 @@ fn write_probe_verdict(
     }
     for (i, s) in c.sources.iter().enumerate() {
         if let Some(p) = &s.probe {
-            if p.outcome != crate::probe::Outcome::NotTried {
-                let suffix = format!(", {}", crate::probe::SEEN_FROM);
+            if p.outcome != mirrorpolicy::probe::Outcome::NotTried {
+                let suffix = format!(", {}", mirrorpolicy::probe::SEEN_FROM);
                 let detail = p.detail.strip_suffix(&suffix).unwrap_or(&p.detail);
                 writeln!(out, "{:11}#{}: {detail}", "", i + 1)?;
             }
         }
     }
-    writeln!(out, "{:11}results {}", "", crate::probe::SEEN_FROM)?;
+    writeln!(out, "{:11}results {}", "", mirrorpolicy::probe::SEEN_FROM)?;
     Ok(())
 }

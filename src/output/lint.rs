@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use colored::Colorize;
 
-use crate::lint::{Finding, Level};
+use mirrorpolicy::lint::{Finding, Level};
 
 /// One line per finding, then a summary line.
 pub fn write_table(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {

@@ -7,7 +7,7 @@ use comfy_table::{Cell, Color};
 use super::many::ByContext;
 use super::table::{Layout, TableParts, TextTable};
 
-use crate::list::Rule;
+use mirrorpolicy::list::Rule;
 
 /// One source scope a line (`-o name`), for scripts.
 pub fn write_names(out: &mut dyn Write, rules: &[Rule]) -> io::Result<()> {
@@ -104,7 +104,8 @@ fn row(r: &Rule, wide: bool) -> Vec<Cell> {
 
 /// The wide table of several clusters at once: a CONTEXT column first,
 /// then each cluster's rules as [`write_table`] shows them wide.
-pub fn write_table_by_context(
+#[cfg(test)]
+fn write_table_by_context(
     out: &mut dyn Write,
     clusters: &[(&str, &[Rule])],
     layout: &Layout,
@@ -127,7 +128,7 @@ const HEAD: [&str; 7] = [
     "CONFLICTS",
 ];
 
-/// [`write_table_by_context`] written as each cluster is done.
+/// The wide table of several clusters at once, written as each cluster is done.
 pub struct TableByContext {
     parts: TableParts,
 }
@@ -174,8 +175,8 @@ impl ByContext<Vec<Rule>> for TableByContext {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::list::RuleMirror;
-    use crate::origin::Origin;
+    use mirrorpolicy::list::RuleMirror;
+    use mirrorpolicy::origin::Origin;
 
     fn rules() -> Vec<Rule> {
         vec![Rule {

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use comfy_table::{presets, Attribute, Cell, ContentArrangement, Table};
 
-use crate::migrate::{Equivalence, GitOpsMarker, Holders, PlanRow, Replacement, Step};
-use crate::render::cluster::REGISTRIES_CONF;
+use mirrorpolicy::migrate::{Equivalence, GitOpsMarker, Holders, PlanRow, Replacement, Step};
+use mirrorpolicy::render::cluster::REGISTRIES_CONF;
 
 /// Writes the replacements as YAML documents separated by `---`.
 pub fn write_yaml(out: &mut dyn Write, replacements: &[Replacement]) -> io::Result<()> {
@@ -132,7 +132,7 @@ pub fn write_note(out: &mut dyn Write, note: &Note) -> io::Result<()> {
             out,
             "ImageContentSourcePolicy/{name} marked for deletion, held by finalizers [{}]; waiting up to {} for them to be removed (--timeout)",
             finalizers.join(", "),
-            crate::duration::text(*wait)
+            mirrorpolicy::duration::text(*wait)
         ),
         Note::Recreated { name, uid } => writeln!(
             out,
@@ -198,7 +198,7 @@ pub fn write_holders(
                 "warning: ImageContentSourcePolicy/{}: finalizers [{}] hold it: its delete only marks it until they are removed; this run waits up to {} for that (--timeout)",
                 h.name,
                 h.finalizers.join(", "),
-                crate::duration::text(wait)
+                mirrorpolicy::duration::text(wait)
             )?;
         }
     }
@@ -316,8 +316,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::crd::{ImageDigestMirrorSet, ImageTagMirrorSet};
-    use crate::migrate::Problem;
+    use mirrorpolicy::crd::{ImageDigestMirrorSet, ImageTagMirrorSet};
+    use mirrorpolicy::migrate::Problem;
 
     fn render(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
         let mut out = Vec::new();

@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use colored::Colorize;
 
-use crate::journal::fleet::{Fleet, ImageView, NodeReason};
-use crate::journal::Verdict;
+use mirrorpolicy::journal::fleet::{Fleet, ImageView, NodeReason};
+use mirrorpolicy::journal::Verdict;
 
 fn plural(n: usize, word: &str) -> String {
     if n == 1 {

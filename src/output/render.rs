@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use serde_json::json;
 
-use crate::render::cluster::Rendered;
-use crate::render::machineconfig::NodeFile;
+use mirrorpolicy::render::cluster::Rendered;
+use mirrorpolicy::render::machineconfig::NodeFile;
 
 /// Each file under a `==> PATH <==` header (as `head` prints several
 /// files), separated by a blank line; a file is ended by a newline.
@@ -53,12 +53,12 @@ pub fn write_json(out: &mut dyn Write, rendered: &Rendered, pool: &str) -> io::R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crd::Inputs;
-    use crate::render::cluster::render_pool;
+    use mirrorpolicy::crd::Inputs;
+    use mirrorpolicy::render::cluster::render_pool;
 
     fn rendered() -> Rendered {
         let mut inputs = Inputs::default();
-        crate::source::parse_documents(
+        mirrorpolicy::source::parse_documents(
             "idms.yaml",
             "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {name: apps}\nspec:\n  imageDigestMirrors:\n  - source: registry.example.com/apps\n    mirrors: [mirror.example.com/apps]\n",
             &mut inputs,

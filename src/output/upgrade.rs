@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use comfy_table::{Attribute, Cell, Color};
 
 use super::table::{Layout, TextTable};
-use crate::upgrade::{ImageCheck, ImageOutcome, Readiness, Report};
+use mirrorpolicy::upgrade::{ImageCheck, ImageOutcome, Readiness, Report};
 
 /// Writes the report as text.
 pub fn write_text(
@@ -116,7 +116,7 @@ fn write_checks(out: &mut dyn Write, report: &Report) -> io::Result<()> {
 }
 
 /// The release's signature policies and the sigstore signature counts.
-fn write_sigstore(out: &mut dyn Write, s: &crate::upgrade::Sigstore) -> io::Result<()> {
+fn write_sigstore(out: &mut dyn Write, s: &mirrorpolicy::upgrade::Sigstore) -> io::Result<()> {
     for p in &s.release_policies {
         let state = if p.applied { "applied" } else { "not applied" };
         writeln!(
@@ -161,7 +161,7 @@ fn row(i: &ImageCheck) -> Vec<Cell> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::upgrade::{report, Target};
+    use mirrorpolicy::upgrade::{report, Target};
 
     fn image(name: &str, outcome: ImageOutcome) -> ImageCheck {
         ImageCheck {

@@ -7,12 +7,12 @@
 
 use anyhow::Result;
 
+use crate::output;
 use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::explain::{self as core, Config, Explanation};
 use mirrorpolicy::journal::fleet::{self, EventLog, Fleet, NodeNote, NodeReason, PoolLog};
 use mirrorpolicy::journal::pool::{host_is, node_of, node_pool};
 use mirrorpolicy::journal::{self as jr, Expected, Line, PullRecord};
-use mirrorpolicy::output;
 use mirrorpolicy::source::cluster::{
     self as live, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES,
 };

@@ -1752,3 +1752,106 @@ fn issue_39_invalid_base64_auth_fails_its_source() {
     assert_eq!(m.log().len(), 0, "the mirror is not contacted");
     assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", s.host()));
 }
+
+/// Issue 39 item 7: a manifest over containers/image's 4 MiB
+/// (`iolimits.MaxManifestBodySize`) fails its source in containers/image's
+/// words, and the pull goes on to the next one; the answer is read no
+/// further than the cap.
+#[test]
+fn issue_39_a_manifest_over_4_mib_fails_its_source() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let huge = format!("{body}{}", " ".repeat(5 << 20));
+    let m = Builder::new().manifest_at(REPO, &digest, &huge).start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&m, "m");
+    setup.trust(&s, "s");
+    let conf = registries_conf(&s.host(), &[&m.host()], "", "");
+    let image = format!("{}/{REPO}@{digest}", s.host());
+    let (code, json) = probe(&setup, &conf, &image, &[]);
+    assert_eq!(code, 0, "{json:#}");
+    let d = detail(&json, 0);
+    assert!(
+        d.contains("exceeded maximum allowed size of 4194304 bytes"),
+        "{d}"
+    );
+    assert_eq!(served_by(&json), image);
+}
+
+/// Issue 39 item 7: a token answer over containers/image's 1 MiB
+/// (`iolimits.MaxAuthTokenBodySize`) fails that source; the next serves.
+#[test]
+fn issue_39_a_token_answer_over_1_mib_fails_its_source() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let m = Builder::new()
+        .bearer("user", SECRET)
+        .token_padding(2 << 20)
+        .manifest(REPO, None, &body)
+        .start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&m, "m");
+    setup.trust(&s, "s");
+    let auth = setup.write("auth.json", &auth_json(&[(&m.host(), "user", SECRET)]));
+    let conf = registries_conf(&s.host(), &[&m.host()], "", "");
+    let image = format!("{}/{REPO}@{digest}", s.host());
+    let (code, json) = probe(
+        &setup,
+        &conf,
+        &image,
+        &["--authfile", auth.to_str().expect("utf-8")],
+    );
+    assert_eq!(code, 0, "{json:#}");
+    let d = detail(&json, 0);
+    assert!(
+        d.contains("exceeded maximum allowed size of 1048576 bytes"),
+        "{d}"
+    );
+    assert_eq!(served_by(&json), image);
+}
+
+/// Issue 39 item 7: a sigstore signature layer over containers/image's 4
+/// MiB (`iolimits.MaxSignatureBodySize`) fails the signature check, and
+/// the pull with it (containers/image returns the error from
+/// `GetSignatures`), however valid the signature inside.
+#[test]
+fn issue_39_a_signature_layer_over_4_mib_is_not_accepted() {
+    let setup = Setup::new();
+    let body = manifest_body("signed");
+    let digest = digest_of(&body);
+    let signer = Signer::new();
+    let s = Builder::new().start();
+    let name = format!("{}/{REPO}", s.host());
+    let image = format!("{name}@{digest}");
+    let a = Builder::new()
+        .manifest(REPO, None, &body)
+        .signed_padded(&signer, REPO, &digest, &name, 5 << 20)
+        .start();
+    setup.trust(&a, "a");
+    setup.trust(&s, "s");
+    let conf = registries_conf(&s.host(), &[&a.host()], "", "");
+    let key_data = format!(r#""keyData": "{}""#, signer.key_data);
+    let (policy, regd) =
+        sigstore_policy(&setup, &s.host(), &a.host(), &key_data, "matchRepository");
+    let args = [
+        "--policy-json",
+        policy.to_str().expect("utf-8"),
+        "--registries-d",
+        regd.to_str().expect("utf-8"),
+    ];
+    let (code, json) = probe(&setup, &conf, &image, &args);
+    let sig = &candidate(&json)["signatureProbe"];
+    assert_eq!(
+        (code, sig["verification"].as_str()),
+        (1, Some("rejected")),
+        "{json:#}"
+    );
+    assert!(
+        sig["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("exceeded maximum allowed size of 4194304 bytes")),
+        "{sig:#}"
+    );
+}

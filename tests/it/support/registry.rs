@@ -66,6 +66,8 @@ struct State {
     throttle: usize,
     /// The token answer's `issued_at`, when set.
     token_issued_at: Option<String>,
+    /// Bytes of padding in every token answer (an oversized answer).
+    token_padding: usize,
     delay: Option<Duration>,
     /// Manifest requests of these repositories wait this long first.
     slow_repos: BTreeMap<String, Duration>,
@@ -128,6 +130,7 @@ impl Builder {
                 retry_after: None,
                 throttle: 0,
                 token_issued_at: None,
+                token_padding: 0,
                 delay: None,
                 slow_repos: BTreeMap::new(),
                 blob_pacing: None,
@@ -231,6 +234,12 @@ impl Builder {
     }
 
     /// Tokens say they were issued at this time (RFC 3339).
+    /// Pads every token answer with `bytes` of JSON whitespace.
+    pub fn token_padding(mut self, bytes: usize) -> Self {
+        self.state.token_padding = bytes;
+        self
+    }
+
     pub fn token_issued_at(mut self, at: &str) -> Self {
         self.state.token_issued_at = Some(at.into());
         self
@@ -464,7 +473,7 @@ async fn handle(
         .iter()
         .filter_map(|v| v.to_str().ok().map(str::to_string))
         .collect();
-    let (auth, delay, status, retry_after, issued_at) = {
+    let (auth, delay, status, retry_after, issued_at, token_padding) = {
         let mut s = state.lock().expect("state");
         s.log.push(Logged {
             method: req.method().to_string(),
@@ -482,6 +491,7 @@ async fn handle(
             s.status,
             s.retry_after.clone(),
             s.token_issued_at.clone(),
+            s.token_padding,
         )
     };
     let retry_headers: Vec<(&str, String)> = retry_after
@@ -532,7 +542,7 @@ async fn handle(
                     "{{\"token\":\"tok/{scope}\",\"expires_in\":300,\"issued_at\":\"{at}\"}}"
                 ),
                 None => format!("{{\"token\":\"tok/{scope}\",\"expires_in\":300}}"),
-            },
+            } + &" ".repeat(token_padding),
         ));
     }
     if path == "/v2/" {
@@ -669,9 +679,23 @@ impl Builder {
     /// Stores in `repo` the sigstore attachment `sha256-<hex>.sig` of the
     /// image `digest`, signed by `s` for the identity `identity`, as cosign
     /// and `skopeo copy --sign-by-sigstore` write it.
-    pub fn signed(mut self, s: &Signer, repo: &str, digest: &str, identity: &str) -> Self {
+    pub fn signed(self, s: &Signer, repo: &str, digest: &str, identity: &str) -> Self {
+        self.signed_padded(s, repo, digest, identity, 0)
+    }
+
+    /// [`Builder::signed`], its simple-signing payload padded with
+    /// `padding` bytes of JSON whitespace (still a valid signature).
+    pub fn signed_padded(
+        mut self,
+        s: &Signer,
+        repo: &str,
+        digest: &str,
+        identity: &str,
+        padding: usize,
+    ) -> Self {
         let payload = format!(
-            r#"{{"critical":{{"identity":{{"docker-reference":"{identity}"}},"image":{{"docker-manifest-digest":"{digest}"}},"type":"cosign container image signature"}},"optional":null}}"#
+            r#"{{"critical":{{"identity":{{"docker-reference":"{identity}"}},"image":{{"docker-manifest-digest":"{digest}"}},"type":"cosign container image signature"}},"optional":null}}{}"#,
+            " ".repeat(padding)
         );
         let rng = ring::rand::SystemRandom::new();
         let sig = s.key.sign(&rng, payload.as_bytes()).expect("sign");

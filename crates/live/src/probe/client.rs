@@ -872,7 +872,10 @@ async fn read_limited(
             .map_err(|e| BodyError::Failed(chain(&e)))?
         {
             if out.len() + chunk.len() > limit {
-                return Err(BodyError::Failed(format!("the body exceeds {limit} bytes")));
+                // containers/image's words (`iolimits.ReadAtMost`).
+                return Err(BodyError::Failed(format!(
+                    "exceeded maximum allowed size of {limit} bytes"
+                )));
             }
             out.extend_from_slice(&chunk);
         }

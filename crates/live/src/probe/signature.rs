@@ -239,36 +239,47 @@ async fn read_layers(
     {
         let payload = read_blob(ctx, &physical, insecure, &layer.digest)
             .await
-            .map_err(|e| undetermined(format!("{attachment}: {e}")))?;
+            .map_err(|(verification, e)| (verification, format!("{attachment}: {e}")))?;
         out.push((layer, payload));
     }
     Ok(out)
 }
 
-/// A small blob, its digest checked (`getOCIDescriptorContents`).
+/// A small blob, its digest checked (`getOCIDescriptorContents`). What
+/// this machine could not read leaves the verification undetermined; a
+/// blob over containers/image's 4 MiB (`iolimits.MaxSignatureBodySize`)
+/// or with other contents than its digest fails the signature check, and
+/// the pull with it, wherever it is read.
 async fn read_blob(
     ctx: &ProbeContext,
     physical: &Reference,
     insecure: bool,
     digest: &str,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, (Verification, String)> {
+    let undetermined = |why: String| (Verification::Undetermined, why);
     let mut blob = ctx
         .prober
         .open_blob(physical, insecure, digest)
         .await
-        .map_err(|a| a.detail)?;
+        .map_err(|a| undetermined(a.detail))?;
     let mut body = Vec::new();
-    while let Some(chunk) = blob.chunk().await? {
+    while let Some(chunk) = blob.chunk().await.map_err(undetermined)? {
         body.extend_from_slice(&chunk);
         if body.len() > MAX_SIGNATURE_BYTES {
-            return Err(format!(
-                "blob {digest} is larger than {MAX_SIGNATURE_BYTES} bytes"
+            return Err((
+                Verification::Rejected,
+                format!(
+                    "blob {digest}: exceeded maximum allowed size of {MAX_SIGNATURE_BYTES} bytes"
+                ),
             ));
         }
     }
     let got = format!("sha256:{}", crate::digest::sha256_hex(&body));
     if digest.starts_with("sha256:") && got != digest {
-        return Err(format!("blob {digest} was served with content {got}"));
+        return Err((
+            Verification::Rejected,
+            format!("blob {digest} was served with content {got}"),
+        ));
     }
     Ok(body)
 }

@@ -239,6 +239,7 @@ mod tests {
             to: "MachineConfig/99-worker-generated-registries".to_string(),
             summary: vec!["mirror `backup.example.com/apps` (digest-only) for `registry.example.com/apps` is in the CRs but not in MachineConfig/99-worker-generated-registries".to_string()],
             cause: "ImageDigestMirrorSet/apps changed at 2026-05-03T09:00:00Z, after the generated MachineConfig was written at 2026-05-01T10:00:05Z".to_string(),
+            hand_edits: Vec::new(),
             diff: "--- the CRs\n+++ MachineConfig/99-worker-generated-registries\n@@ -1,2 +1,1 @@\n location = \"mirror.example.com/apps\"\n-location = \"backup.example.com/apps\"\n".to_string(),
         }
     }
@@ -451,6 +452,8 @@ mod tests {
         );
         assert_eq!(pool["stages"][0], json!({"kind": "crs", "name": "the CRs"}));
         assert_eq!(pool["drift"][0]["from"], json!("the CRs"));
+        // No hand edit: no `handEdits`.
+        assert_eq!(pool["drift"][0].get("handEdits"), None);
         assert_eq!(pool["impact"][0]["action"], json!("reload-crio"));
         assert_eq!(pool["impact"][0]["files"], json!([REGISTRIES]));
         assert_eq!(pool["notes"], json!([]));

@@ -4,8 +4,9 @@
 //! `00-<pool>`, `01-<pool>-container-runtime`, `01-<pool>-kubelet`, the
 //! generated and a user MachineConfig. Cases: in sync, CRs ahead of the MCO,
 //! a pool mid-update, a paused pool, CRs the MCO refuses, a user
-//! MachineConfig overriding registries.conf, `--with` impacts, and the
-//! cluster with mirror sets only (issue 18), offline and live.
+//! MachineConfig overriding registries.conf, `--with` impacts, the
+//! cluster with mirror sets only (issue 18) and a generated MachineConfig
+//! edited by hand (issue 36), offline and live.
 
 use crate::support;
 
@@ -1411,5 +1412,227 @@ fn issue_35_what_the_node_cannot_read_is_said_so() {
             out.contains(&format!("  - /etc/containers/registries.conf: {reason}")),
             "{case}: {out}"
         );
+    }
+}
+
+/// A `metadata.managedFields` entry: `manager` wrote `fields` by
+/// `operation` at `time`.
+fn managed(manager: &str, operation: &str, time: &str, fields: Value) -> Value {
+    json!({"manager": manager, "operation": operation, "time": time,
+        "apiVersion": "machineconfiguration.openshift.io/v1",
+        "fieldsType": "FieldsV1", "fieldsV1": fields})
+}
+
+/// What the MCO owns of a generated MachineConfig it created and updates
+/// (`machine-config-controller`, with no fieldManager): all of
+/// `spec.config` but `storage.files` when `files` is false (a later writer
+/// took them).
+fn by_the_mco(files: bool) -> Value {
+    let mut storage = json!({".": {}});
+    if files {
+        storage["f:files"] = json!({});
+    }
+    managed(
+        "machine-config-controller",
+        "Update",
+        "2026-05-01T10:00:05Z",
+        json!({
+            "f:metadata": {
+                "f:annotations": {".": {}, "f:machineconfiguration.openshift.io/generated-by-controller-version": {}},
+                "f:labels": {".": {}, "f:machineconfiguration.openshift.io/role": {}},
+                "f:ownerReferences": {".": {}, "k:{\"uid\":\"7d5bd6a4-0c9e-4f7c-9d0e-3a8f3c1b2a11\"}": {}}},
+            "f:spec": {".": {}, "f:config": {".": {}, "f:ignition": {".": {}, "f:version": {}},
+                "f:storage": storage}, "f:extensions": {}, "f:fips": {}, "f:kernelArguments": {},
+                "f:kernelType": {}, "f:osImageURL": {}}}),
+    )
+}
+
+/// `kubectl edit` of the generated MachineConfig's files.
+fn by_kubectl_edit() -> Value {
+    managed(
+        "kubectl-edit",
+        "Update",
+        "2026-05-04T08:00:00Z",
+        json!({"f:spec": {"f:config": {"f:storage": {"f:files": {}}}}}),
+    )
+}
+
+/// `kubectl apply` (client-side) of a label only: the config is not touched.
+fn labels_by_kubectl_apply() -> Value {
+    managed(
+        "kubectl-client-side-apply",
+        "Update",
+        "2026-05-05T08:00:00Z",
+        json!({"f:metadata": {
+            "f:annotations": {"f:kubectl.kubernetes.io/last-applied-configuration": {}},
+            "f:labels": {"f:team": {}}}}),
+    )
+}
+
+/// Issue 36: CRs with one mirror, and a generated MachineConfig whose
+/// registries.conf has a second one added by hand, with `writers` as its
+/// managedFields (none when empty). The pool rendered the edit and both
+/// nodes run it.
+fn edited_generated(writers: &[Value]) -> TempDir {
+    let dir = TempDir::new().unwrap();
+    let edit = crs(&[M1, M2], "2026-05-01T10:00:00Z", &["registry.example.com"]);
+    let mut gen = generated(&edit, "2026-05-01T10:00:05Z");
+    if !writers.is_empty() {
+        gen["metadata"]["managedFields"] = json!(writers);
+    }
+    let mut all = crs(&[M1], "2026-05-01T10:00:00Z", &["registry.example.com"]);
+    all.push(gen.clone());
+    all.extend(others("worker"));
+    all.push(rendered("rendered-worker-bbbb", &gen, &[]));
+    all.push(pool("rendered-worker-bbbb", 2, 2, false));
+    all.push(node("worker-0", "rendered-worker-bbbb"));
+    all.push(node("worker-1", "rendered-worker-bbbb"));
+    write(dir.path(), "cluster.json", &all);
+    dir
+}
+
+const HAND_EDIT_CAUSE: &str = "  cause: MachineConfig/99-worker-generated-registries was edited by hand: its spec.config was last written by kubectl-edit at 2026-05-04T08:00:00Z, not by the MCO (machine-config-controller); the MCO rewrites it from the CRs at its next sync (on any change to them, and every 20 to 40 minutes) and reverts the edit: to change /etc/containers/registries.conf, change the ImageDigestMirrorSets, ImageTagMirrorSets, ImageContentSourcePolicies or the Image config (spec.registrySources) instead\n";
+
+/// Issue 36: a generated MachineConfig edited by hand (`kubectl edit`, as
+/// its managedFields say) is named as the cause, with who and when, and
+/// the fix is the CRs: not "the MCO has not synced".
+#[test]
+fn issue_36_a_hand_edit_of_the_generated_machine_config_is_the_cause() {
+    let dir = edited_generated(&[by_the_mco(false), by_kubectl_edit()]);
+    let (code, out) = run(dir.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!(
+            "/etc/containers/registries.conf: the CRs → MachineConfig/99-worker-generated-registries\n\
+             \x20 - mirror `{M2}` (digest-only) for `registry.example.com/apps` is in MachineConfig/99-worker-generated-registries but not in the CRs\n\
+             {HAND_EDIT_CAUSE}"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("has not synced"), "{out}");
+    assert!(!out.contains("has not caught up"), "{out}");
+    // The nodes run the edit: what reverting it does to them.
+    assert!(
+        out.contains(
+            "to reach the CRs, nodes worker-0, worker-1 (running rendered-worker-bbbb) will: "
+        ),
+        "{out}"
+    );
+
+    let v = json_of(dir.path(), &[]);
+    let drift = v["pools"][0]["drift"].as_array().unwrap();
+    assert_eq!(drift.len(), 1, "{v}");
+    assert_eq!(
+        drift[0]["handEdits"],
+        json!([{"manager": "kubectl-edit", "operation": "Update", "time": "2026-05-04T08:00:00Z"}])
+    );
+    assert_eq!(
+        drift[0]["cause"].as_str().unwrap(),
+        HAND_EDIT_CAUSE
+            .trim_start()
+            .trim_start_matches("cause: ")
+            .trim_end()
+    );
+}
+
+/// Issue 36: several writers of the config are named newest first; a
+/// server-side apply is said so; a CR changed after the edit that has not
+/// made the MCO rewrite it says the MCO is stuck.
+#[test]
+fn issue_36_several_writers_and_a_later_change_to_the_crs() {
+    let apply = managed(
+        "kubectl",
+        "Apply",
+        "2026-05-06T08:00:00Z",
+        json!({"f:spec": {"f:config": {"f:storage": {"f:files": {}}}}}),
+    );
+    let dir = edited_generated(&[by_the_mco(false), by_kubectl_edit(), apply]);
+    let v = json_of(dir.path(), &[]);
+    let d = &v["pools"][0]["drift"][0];
+    assert_eq!(
+        d["handEdits"],
+        json!([
+            {"manager": "kubectl", "operation": "Apply", "time": "2026-05-06T08:00:00Z"},
+            {"manager": "kubectl-edit", "operation": "Update", "time": "2026-05-04T08:00:00Z"},
+        ])
+    );
+    let cause = d["cause"].as_str().unwrap();
+    assert!(
+        cause.contains("last written by kubectl (server-side apply) at 2026-05-06T08:00:00Z and kubectl-edit at 2026-05-04T08:00:00Z, not by the MCO"),
+        "{cause}"
+    );
+    assert!(!cause.contains("after the edit"), "{cause}");
+
+    // The IDMS recreated after the edit: the MCO should have rewritten
+    // the MachineConfig at once.
+    let later = TempDir::new().unwrap();
+    let text = std::fs::read_to_string(dir.path().join("cluster.json")).unwrap();
+    std::fs::write(
+        later.path().join("cluster.json"),
+        text.replacen("\"2026-05-01T10:00:00Z\"", "\"2026-05-07T09:00:00Z\"", 1),
+    )
+    .unwrap();
+    let v = json_of(later.path(), &[]);
+    let cause = v["pools"][0]["drift"][0]["cause"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        cause.ends_with("; ImageDigestMirrorSet/apps changed at 2026-05-07T09:00:00Z, after the edit, yet the MCO has not rewritten it: it may refuse the CRs (see the machine-config-controller log)"),
+        "{cause}"
+    );
+}
+
+/// Issue 36: a generated MachineConfig only ever written by the MCO, or
+/// one whose labels only were applied by hand, reads as without
+/// managedFields: the MCO not synced, no hand edit.
+#[test]
+fn issue_36_no_foreign_writer_of_the_config_leaves_the_output_unchanged() {
+    let bare = edited_generated(&[]);
+    let (_, text) = run(bare.path(), &[]);
+    assert!(text.contains("cause: the generated MachineConfig does not carry what the CRs render: the MCO has not synced them"), "{text}");
+    let json = json_of(bare.path(), &[]);
+    for writers in [
+        vec![by_the_mco(true)],
+        vec![by_the_mco(true), labels_by_kubectl_apply()],
+    ] {
+        let dir = edited_generated(&writers);
+        let (code, out) = run(dir.path(), &[]);
+        assert_eq!(code, 1, "{writers:?}");
+        assert_eq!(out, text, "{writers:?}");
+        assert_eq!(json_of(dir.path(), &[]), json, "{writers:?}");
+    }
+    assert!(
+        json["pools"][0]["drift"][0].get("handEdits").is_none(),
+        "{json}"
+    );
+}
+
+/// Issue 36: read live, the managedFields come through as from a file.
+#[test]
+fn issue_36_live_names_the_hand_edit() {
+    let dir = edited_generated(&[by_the_mco(false), by_kubectl_edit()]);
+    let server = support::apiserver::Builder::openshift()
+        .objects_from(dir.path())
+        .start();
+    let home = TempDir::new().unwrap();
+    let kubeconfig = server.write_kubeconfig(home.path());
+    for args in [&[][..], &["-o", "json"]] {
+        let offline = bin()
+            .args(["diff", "-f"])
+            .arg(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let live = bin()
+            .env("KUBECONFIG", &kubeconfig)
+            .arg("diff")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(live.status.code(), Some(1), "{args:?}");
+        let live = String::from_utf8(live.stdout).unwrap();
+        assert!(live.contains("was edited by hand: its spec.config was last written by kubectl-edit at 2026-05-04T08:00:00Z"), "{args:?}: {live}");
+        assert_eq!(live, String::from_utf8(offline.stdout).unwrap(), "{args:?}");
     }
 }

@@ -304,6 +304,8 @@ impl From<k8s_openapi::api::core::v1::Node> for Node {
                 owner_references: Vec::new(),
                 finalizers: meta.finalizers.unwrap_or_default(),
                 deletion_timestamp: meta.deletion_timestamp.map(|t| t.0.to_string()),
+                // Nodes are read for their annotations only.
+                managed_fields: Vec::new(),
             },
             spec: NodeSpec {
                 unschedulable: node.spec.and_then(|s| s.unschedulable).unwrap_or(false),

@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{
-    find_condition, null_default, Condition, LabelSelector, ObjectMeta, ObjectReference,
-    MACHINECONFIGURATION_V1,
+    find_condition, null_default, Condition, LabelSelector, ManagedFieldsEntry, ObjectMeta,
+    ObjectReference, MACHINECONFIGURATION_V1,
 };
 use crate::origin::Origin;
 
@@ -28,6 +28,13 @@ pub const BUILT_IN_POOLS: [&str; 3] = ["master", "worker", "arbiter"];
 /// Annotation with the MCO version that generated a MachineConfig.
 pub const GENERATED_BY_CONTROLLER_VERSION_ANNOTATION: &str =
     "machineconfiguration.openshift.io/generated-by-controller-version";
+/// The field manager the MCO writes the generated MachineConfigs as. The
+/// container-runtime-config controller creates and updates them with no
+/// `fieldManager` (`MachineConfigs().Create/Update` in
+/// `pkg/controller/container-runtime-config`), so the API server takes its
+/// user agent up to the first `/`: the binary's name, as client-go's
+/// `rest.AddUserAgent` starts it (`/usr/bin/machine-config-controller`).
+pub const MCO_FIELD_MANAGER: &str = "machine-config-controller";
 /// Node annotation: the rendered MachineConfig the node runs.
 pub const CURRENT_CONFIG_ANNOTATION: &str = "machineconfiguration.openshift.io/currentConfig";
 /// Node annotation: the rendered MachineConfig the node is moving to.
@@ -162,6 +169,26 @@ impl MachineConfig {
     /// The `machineconfiguration.openshift.io/role` label.
     pub fn role(&self) -> Option<&str> {
         self.metadata.label(ROLE_LABEL)
+    }
+
+    /// The `metadata.managedFields` entries by which a manager other than
+    /// the MCO ([`MCO_FIELD_MANAGER`]) wrote `spec.config` and still owns
+    /// some of it, newest first (those without a time last). Each write
+    /// takes the fields it changes from their previous owner, so once the
+    /// MCO rewrites the config these entries lose it: what is left is an
+    /// edit the MCO has not reverted yet. Empty when the input carries no
+    /// managedFields (`kubectl get -o yaml` leaves them out).
+    pub fn foreign_config_writers(&self) -> Vec<&ManagedFieldsEntry> {
+        let mut writers: Vec<&ManagedFieldsEntry> = self
+            .metadata
+            .managed_fields
+            .iter()
+            .filter(|e| e.subresource.is_empty() && e.manager != MCO_FIELD_MANAGER)
+            .filter(|e| e.owns(&["spec", "config"]))
+            .collect();
+        // RFC 3339 times in UTC, as the API server writes them, sort as text.
+        writers.sort_by(|a, b| b.time.cmp(&a.time));
+        writers
     }
 
     /// The file the config writes at `path`, if any (the last one wins, as
@@ -368,6 +395,59 @@ mod tests {
         let round = serde_json::to_value(&mc).unwrap();
         assert_eq!(round["spec"]["config"]["storage"]["files"][0]["mode"], 420);
         assert_eq!(round["spec"]["osImageURL"], "");
+    }
+
+    /// Issue 36: a hand edit of a generated MachineConfig is a manager
+    /// other than the MCO's still owning part of `spec.config`.
+    #[test]
+    fn issue_36_foreign_config_writers() {
+        let mco = r#"{"manager":"machine-config-controller","operation":"Update","time":"2026-05-01T10:00:05Z",
+            "fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:annotations":{}},"f:spec":{"f:config":{"f:ignition":{}}}}}"#;
+        let edit = r#"{"manager":"kubectl-edit","operation":"Update","time":"2026-05-04T08:00:00Z",
+            "fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:config":{"f:storage":{"f:files":{}}}}}}"#;
+        let labels = r#"{"manager":"kubectl-client-side-apply","operation":"Update","time":"2026-05-05T08:00:00Z",
+            "fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/last-applied-configuration":{}},"f:labels":{"f:team":{}}}}}"#;
+        let patch = r#"{"manager":"kubectl-patch","operation":"Update","time":"2026-05-03T08:00:00Z",
+            "fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:config":{"f:storage":{"f:files":{}}}}}}"#;
+        let apply =
+            r#"{"manager":"kubectl","operation":"Apply","fieldsV1":{"f:spec":{"f:config":{}}}}"#;
+        let status = r#"{"manager":"oc","operation":"Update","subresource":"status","fieldsV1":{"f:spec":{"f:config":{}}}}"#;
+        let spec_only =
+            r#"{"manager":"oc","operation":"Update","fieldsV1":{"f:spec":{"f:fips":{}}}}"#;
+        for (entries, want) in [
+            (vec![], vec![]),
+            (vec![mco], vec![]),
+            (vec![mco, edit], vec!["kubectl-edit"]),
+            (vec![mco, labels], vec![]),
+            (vec![status, spec_only], vec![]),
+            (
+                vec![apply, edit, mco, patch, labels],
+                vec!["kubectl-edit", "kubectl-patch", "kubectl"],
+            ),
+        ] {
+            let text = format!(
+                r#"{{"metadata":{{"name":"99-worker-generated-registries","managedFields":[{}]}}}}"#,
+                entries.join(",")
+            );
+            let mc: MachineConfig = serde_json::from_str(&text).unwrap();
+            let got: Vec<&str> = mc
+                .foreign_config_writers()
+                .iter()
+                .map(|e| e.manager.as_str())
+                .collect();
+            assert_eq!(got, want, "{text}");
+        }
+        // Read only: never written back out.
+        let mc: MachineConfig = serde_json::from_str(&format!(
+            r#"{{"metadata":{{"name":"x","managedFields":[{edit}]}}}}"#
+        ))
+        .unwrap();
+        assert_eq!(
+            mc.metadata.managed_fields[0].time.as_deref(),
+            Some("2026-05-04T08:00:00Z")
+        );
+        let round = serde_json::to_value(&mc).unwrap();
+        assert_eq!(round["metadata"].get("managedFields"), None, "{round}");
     }
 
     #[test]

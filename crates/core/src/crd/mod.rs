@@ -127,6 +127,11 @@ pub struct ObjectMeta {
     /// finalizers hold it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<String>,
+    /// `metadata.managedFields`: which field manager last wrote which
+    /// fields. Read only: the API server owns them and refuses them in an
+    /// apply, so they are never written back out.
+    #[serde(default, deserialize_with = "null_default", skip_serializing)]
+    pub managed_fields: Vec<ManagedFieldsEntry>,
 }
 
 impl ObjectMeta {
@@ -146,6 +151,46 @@ impl ObjectMeta {
     /// The value of an annotation, if set.
     pub fn annotation(&self, key: &str) -> Option<&str> {
         self.annotations.get(key).map(String::as_str)
+    }
+}
+
+/// One `metav1.ManagedFieldsEntry`: the fields one manager (`kubectl-edit`,
+/// `machine-config-controller`, ...) set by one kind of operation.
+///
+/// Upstream: <https://kubernetes.io/docs/reference/using-api/server-side-apply/#field-management>.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ManagedFieldsEntry {
+    /// The field manager: `fieldManager` of the request, else the client's
+    /// user agent up to its first `/` (the binary's name).
+    #[serde(default, deserialize_with = "null_default")]
+    pub manager: String,
+    /// `Apply` (server-side apply) or `Update` (create, update, patch).
+    #[serde(default, deserialize_with = "null_default")]
+    pub operation: String,
+    /// When the manager last wrote (RFC 3339), as the server records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    /// The subresource written (`status`, `scale`), empty for the object.
+    #[serde(default, deserialize_with = "null_default")]
+    pub subresource: String,
+    /// The fields owned, as a trie of `f:<name>` (and `k:`/`v:`/`i:`) keys.
+    #[serde(rename = "fieldsV1", default)]
+    pub fields_v1: serde_json::Value,
+}
+
+impl ManagedFieldsEntry {
+    /// Whether the entry owns the field at `path` (`["spec", "config"]`
+    /// for `f:spec` → `f:config`) or anything under it.
+    pub fn owns(&self, path: &[&str]) -> bool {
+        let mut at = &self.fields_v1;
+        for name in path {
+            match at.get(format!("f:{name}")) {
+                Some(next) => at = next,
+                None => return false,
+            }
+        }
+        true
     }
 }
 

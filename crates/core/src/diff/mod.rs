@@ -20,7 +20,7 @@ use std::io::Read;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::crd::machine_config::{CURRENT_CONFIG_ANNOTATION, STATE_ANNOTATION};
+use crate::crd::machine_config::{CURRENT_CONFIG_ANNOTATION, MCO_FIELD_MANAGER, STATE_ANNOTATION};
 use crate::crd::Inputs;
 use crate::crd::{MachineConfig, MachineConfigPool};
 use crate::registries::{RegistriesError, RegistriesFile, RegistryTable};
@@ -163,8 +163,30 @@ pub struct Drift {
     /// Plain-language lines, one per semantic difference.
     pub summary: Vec<String>,
     pub cause: String,
+    /// Between the CRs and the generated MachineConfig: the hand edits of
+    /// its `spec.config` the MCO has not reverted yet, newest first, when
+    /// they are the cause (from `metadata.managedFields`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hand_edits: Vec<HandEdit>,
     /// Unified diff of the normalized contents.
     pub diff: String,
+}
+
+/// A write of a generated MachineConfig's `spec.config` by a field manager
+/// other than the MCO's ([`MCO_FIELD_MANAGER`]) that still owns part of it:
+/// `kubectl edit`, `kubectl apply`, `kubectl patch`, `oc`, a GitOps tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandEdit {
+    /// The field manager: `kubectl-edit`, `kubectl-client-side-apply`,
+    /// `kubectl-patch`, `kubectl` (server-side apply), ...
+    pub manager: String,
+    /// `Update` (create, edit, patch, replace, client-side apply) or
+    /// `Apply` (server-side apply).
+    pub operation: String,
+    /// When it wrote (the managedFields `time`), when recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
 }
 
 /// What the daemon will do on a group of nodes to reach what the CRs render.
@@ -557,14 +579,25 @@ fn stage_drift(cx: &PoolContext, stages: &[Stage], proposed: bool) -> Result<Vec
             drift.extend(generated_drift(cx, stages, to, fa, fb)?);
             continue;
         }
+        // What the CRs render is what the MCO writes into the generated
+        // MachineConfig: another writer of its config is a hand edit.
+        let edits = if from == 0 && !proposed {
+            hand_edits(cx.inputs, b)
+        } else {
+            Vec::new()
+        };
         for file in changed_files(fa, fb, &cx.selection.files) {
             let cause = if from == 0 && proposed {
                 "the proposed objects are not applied yet: this is what applying them changes"
                     .to_string()
+            } else if !edits.is_empty() {
+                hand_edit_cause(cx.inputs, b, &edits, &file)
             } else {
                 cause(cx.inputs, cx.pool, stages, to, &cx.state)
             };
-            drift.push(drift_entry(&file, &a.name, &b.name, fa, fb, cause));
+            let mut entry = drift_entry(&file, &a.name, &b.name, fa, fb, cause);
+            entry.hand_edits = edits.clone();
+            drift.push(entry);
         }
     }
     Ok(drift)
@@ -676,6 +709,7 @@ fn refusals_and_notes(stages: &[Stage], generated: &str, drift: &mut Vec<Drift>)
                     to: format!("MachineConfig/{generated}"),
                     summary: vec![format!("{} are not rendered: {why}", s.name)],
                     cause: "the MCO logs this and keeps the previous generated MachineConfig: the CRs never reach the nodes until fixed".to_string(),
+                    hand_edits: Vec::new(),
                     diff: String::new(),
                 });
             } else {
@@ -753,6 +787,7 @@ fn drift_entry(file: &str, a: &str, b: &str, fa: &Files, fb: &Files, cause: Stri
         to: b.to_string(),
         summary: summarize(file, fa.get(file), fb.get(file), a, b),
         cause,
+        hand_edits: Vec::new(),
         diff,
     }
 }
@@ -972,6 +1007,82 @@ fn registry_entry_summary(
         ));
     }
     out
+}
+
+/// The hand edits of the MachineConfig of `stage` the MCO has not reverted
+/// yet ([`MachineConfig::foreign_config_writers`]).
+fn hand_edits(inputs: &Inputs, stage: &Stage) -> Vec<HandEdit> {
+    let Some(m) = stage.machine_config.as_deref().and_then(|n| mc(inputs, n)) else {
+        return Vec::new();
+    };
+    m.foreign_config_writers()
+        .into_iter()
+        .map(|e| HandEdit {
+            manager: e.manager.clone(),
+            operation: e.operation.clone(),
+            time: e.time.clone(),
+        })
+        .collect()
+}
+
+/// The objects the MCO renders `file` of the generated MachineConfig from:
+/// where a change to it has to be made to stay.
+fn rendered_from(file: &str) -> &'static str {
+    use crate::node_paths::{CRIO_POLICIES, POLICY_JSON, REGISTRIES_D, SEARCH_REGISTRIES_CONF};
+    let under = |dir: &str| file.strip_prefix(dir).is_some_and(|r| r.starts_with('/'));
+    if file == REGISTRIES_CONF {
+        "the ImageDigestMirrorSets, ImageTagMirrorSets, ImageContentSourcePolicies or the Image config (spec.registrySources)"
+    } else if file == SEARCH_REGISTRIES_CONF {
+        "the Image config (spec.registrySources.containerRuntimeSearchRegistries)"
+    } else if file == POLICY_JSON {
+        "the Image config (spec.registrySources) or the ClusterImagePolicies"
+    } else if under(REGISTRIES_D) {
+        "the ClusterImagePolicies or ImagePolicies"
+    } else if under(CRIO_POLICIES) {
+        "the ImagePolicies or ClusterImagePolicies"
+    } else {
+        "the mirror CRs"
+    }
+}
+
+/// The cause of a difference between the CRs and a generated MachineConfig
+/// edited by hand: who wrote it and when, that the MCO reverts it, and
+/// where to make the change instead. The MCO rewrites the MachineConfig at
+/// each sync whose render differs from it: at once on a change to the CRs,
+/// and at its informers' resync, every 20 to 40 minutes
+/// (`syncImageConfig`, `syncIgnitionConfig`).
+fn hand_edit_cause(inputs: &Inputs, stage: &Stage, edits: &[HandEdit], file: &str) -> String {
+    let writers: Vec<String> = edits
+        .iter()
+        .map(|e| {
+            let how = if e.operation == "Apply" {
+                " (server-side apply)"
+            } else {
+                ""
+            };
+            match &e.time {
+                Some(t) => format!("{}{how} at {t}", e.manager),
+                None => format!("{}{how}", e.manager),
+            }
+        })
+        .collect();
+    let mut cause = format!(
+        "{} was edited by hand: its spec.config was last written by {}, not by the MCO ({MCO_FIELD_MANAGER}); the MCO rewrites it from the CRs at its next sync (on any change to them, and every 20 to 40 minutes) and reverts the edit: to change {file}, change {} instead",
+        stage.name,
+        writers.join(" and "),
+        rendered_from(file)
+    );
+    // A change to the CRs makes the MCO rewrite the MachineConfig at once:
+    // one after the edit that has not reverted it says the MCO is stuck.
+    let edited = edits.iter().filter_map(|e| e.time.clone()).max();
+    if let (Some(edited), Some((t, object))) = (edited, newest_cr(inputs)) {
+        if t > edited {
+            cause.push_str(&format!(
+                "; {object} changed at {t}, after the edit, yet the MCO has not rewritten it: it may refuse the CRs (see the machine-config-controller log)"
+            ));
+        }
+    }
+    cause
 }
 
 /// The likely cause of a difference with stage `to` (the generated
@@ -1215,6 +1326,23 @@ mod tests {
         assert_eq!(files["/etc/containers/policy.json"], "{\"default\":[]}");
     }
 
+    /// Issue 36: a hand edit's cause names the objects the MCO renders the
+    /// file from.
+    #[test]
+    fn issue_36_each_file_names_the_objects_it_is_rendered_from() {
+        for (file, want) in [
+            ("/etc/containers/registries.conf", "the ImageDigestMirrorSets, ImageTagMirrorSets, ImageContentSourcePolicies or the Image config (spec.registrySources)"),
+            ("/etc/containers/registries.conf.d/01-image-searchRegistries.conf", "the Image config (spec.registrySources.containerRuntimeSearchRegistries)"),
+            ("/etc/containers/policy.json", "the Image config (spec.registrySources) or the ClusterImagePolicies"),
+            ("/etc/containers/registries.d/sigstore-registries.yaml", "the ClusterImagePolicies or ImagePolicies"),
+            ("/etc/crio/policies/team-a.json", "the ImagePolicies or ClusterImagePolicies"),
+            ("/etc/containers/registries.conf.d/99-other.conf", "the mirror CRs"),
+            ("/etc/crio/policiesx/a.json", "the mirror CRs"),
+        ] {
+            assert_eq!(rendered_from(file), want, "{file}");
+        }
+    }
+
     fn pool(name: &str, drift: usize) -> PoolDiff {
         let one = Drift {
             nodes: Vec::new(),
@@ -1223,6 +1351,7 @@ mod tests {
             to: "nodes w1".to_string(),
             summary: Vec::new(),
             cause: String::new(),
+            hand_edits: Vec::new(),
             diff: String::new(),
         };
         PoolDiff {

@@ -182,6 +182,7 @@ fn reported_entry(
             "{} was changed on {node} after the daemon wrote it: {what}; the daemon keeps the node Degraded until the file is as {config} writes it again; {next}",
             mismatch.path()
         ),
+        hand_edits: Vec::new(),
         diff: String::new(),
     }
 }
@@ -648,6 +649,7 @@ impl Group<'_> {
             to: disk_name(self.nodes),
             summary,
             cause,
+            hand_edits: Vec::new(),
             diff: String::new(),
         }
     }
@@ -675,6 +677,7 @@ impl Group<'_> {
             to: disk_name(self.nodes),
             summary,
             cause,
+            hand_edits: Vec::new(),
             diff,
         }
     }
@@ -871,6 +874,7 @@ fn no_majority(path: &str, nodes: &[String], digests: &[String]) -> Drift {
         to: disk_name(nodes),
         summary,
         cause: "the daemon writes the registry CAs (the Image config's additionalTrustedCA and the cluster's own) to /etc/docker/certs.d/<host>/ca.crt on every node from the ControllerConfig: nodes that differ were changed by hand, or their daemons have not synced yet (see their machine-config-daemon logs)".to_string(),
+        hand_edits: Vec::new(),
         diff: String::new(),
     }
 }
@@ -944,6 +948,7 @@ fn drifts_between(
             to: disk_name(&nodes),
             summary: lines,
             cause: cause.clone(),
+            hand_edits: Vec::new(),
             diff: String::new(),
         });
     }

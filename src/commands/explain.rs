@@ -358,6 +358,9 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<(Vec<Explan
             }
         }
     }
+    for item in &mut items {
+        add_refused_by_api_server(item, &rendered.warnings);
+    }
     if let Some(ns) = namespace {
         for item in &mut items {
             add_scope_conflicts(item, &rendered.warnings, ns);
@@ -366,6 +369,30 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<(Vec<Explan
     let code = journal::attach(settings, &journal_plan(args), &mut items, code)?;
     release((inputs, rendered, view));
     Ok((items, code))
+}
+
+/// Adds to `item` the render's warning that the API server of the
+/// cluster's release refuses some of the objects beside the others, where
+/// one of them gives a candidate its mirrors: what is explained is then
+/// not what the cluster has or gets.
+fn add_refused_by_api_server(item: &mut Explanation, warnings: &[RenderWarning]) {
+    for w in warnings {
+        let RenderWarning::RefusedByApiServer { objects, .. } = w else {
+            continue;
+        };
+        let uses = item.candidates.iter().any(|c| {
+            c.registry
+                .iter()
+                .flat_map(|r| &r.origins)
+                .chain(c.sources.iter().flat_map(|s| &s.origins))
+                .chain(c.skipped.iter().flat_map(|s| &s.origins))
+                .any(|o| objects.contains(o))
+        });
+        let w = w.to_string();
+        if uses && !item.warnings.contains(&w) {
+            item.warnings.push(w);
+        }
+    }
 }
 
 /// Adds to `item` the warnings of ImagePolicies of namespace `ns` whose

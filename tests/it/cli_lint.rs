@@ -422,3 +422,111 @@ fn issue_25_lint_validates_as_the_clusters_release() {
     assert_eq!(code, Some(1));
     assert!(errors.iter().any(|e| e.contains(pattern)), "{errors:?}");
 }
+
+/// The mirror objects of issue 36's admission tests: an
+/// ImageContentSourcePolicy, an ImageDigestMirrorSet and an
+/// ImageTagMirrorSet for three sources, and `ClusterVersion/version` at
+/// `version`.
+pub(crate) mod admission {
+    pub const ICSP: &str = "apiVersion: operator.openshift.io/v1alpha1\nkind: ImageContentSourcePolicy\nmetadata:\n  name: legacy\nspec:\n  repositoryDigestMirrors:\n  - source: registry.example.com/legacy\n    mirrors:\n    - mirror.corp.example.com:5000/legacy\n";
+    pub const IDMS: &str = "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: apps\nspec:\n  imageDigestMirrors:\n  - source: registry.example.com/apps\n    mirrors:\n    - mirror.corp.example.com:5000/apps\n";
+    pub const ITMS: &str = "apiVersion: config.openshift.io/v1\nkind: ImageTagMirrorSet\nmetadata:\n  name: tags\nspec:\n  imageTagMirrors:\n  - source: registry.example.com/tags\n    mirrors:\n    - mirror.corp.example.com:5000/tags\n";
+
+    pub fn cluster_version(version: &str) -> String {
+        format!("apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\nstatus:\n  desired:\n    image: quay.io/openshift-release-dev/ocp-release@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n    version: {version}\n")
+    }
+}
+
+/// Issue 36: the API server of OpenShift 4.13.0–4.13.26 and 4.14.0–4.14.2
+/// refuses an ImageDigestMirrorSet or ImageTagMirrorSet while an
+/// ImageContentSourcePolicy exists (lifted in 4.13.27 and 4.14.3): `lint`
+/// says so in its words, naming the object and the way out; other
+/// releases, and inputs without a ClusterVersion, are not checked.
+#[test]
+fn issue_36_lint_refuses_mirror_sets_beside_icsps_on_the_releases_that_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let icsp = write(&dir, "icsp.yaml", admission::ICSP);
+    let idms = write(&dir, "idms.yaml", admission::IDMS);
+    let itms = write(&dir, "itms.yaml", admission::ITMS);
+    let idms_refused = "Kind.ImageDigestMirrorSet: Forbidden: can't create ImageDigestMirrorSet when ImageContentSourcePolicy resources exist";
+    let itms_refused = "Kind.ImageTagMirrorSet: Forbidden: can't create ImageTagMirrorSet when ImageContentSourcePolicy resources exist";
+    for (version, set, want) in [
+        (
+            Some("4.13.10"),
+            &idms,
+            Some(("ImageDigestMirrorSet/apps", idms_refused)),
+        ),
+        (
+            Some("4.13.0"),
+            &itms,
+            Some(("ImageTagMirrorSet/tags", itms_refused)),
+        ),
+        (
+            Some("4.14.2"),
+            &itms,
+            Some(("ImageTagMirrorSet/tags", itms_refused)),
+        ),
+        (
+            Some("4.14.0-rc.3"),
+            &idms,
+            Some(("ImageDigestMirrorSet/apps", idms_refused)),
+        ),
+        (Some("4.13.27"), &idms, None),
+        (Some("4.14.3"), &itms, None),
+        (Some("4.15.0"), &idms, None),
+        (Some("4.12.40"), &idms, None),
+        (None, &idms, None),
+    ] {
+        let mut cmd = bin();
+        cmd.args(["lint", "-o", "json", "-f", &icsp, "-f", set]);
+        if let Some(v) = version {
+            let cv = write(
+                &dir,
+                &format!("cv-{v}.yaml"),
+                &admission::cluster_version(v),
+            );
+            cmd.args(["-f", &cv]);
+        }
+        let out = cmd.output().unwrap();
+        let findings: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+        let refused: Vec<&serde_json::Value> = findings["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["message"].as_str().unwrap().contains("Forbidden"))
+            .collect();
+        let Some((object, message)) = want else {
+            assert!(refused.is_empty(), "{version:?}: {refused:?}");
+            assert_eq!(out.status.code(), Some(0), "{version:?}: {findings}");
+            continue;
+        };
+        assert_eq!(out.status.code(), Some(1), "{version:?}: {findings}");
+        assert_eq!(refused.len(), 1, "{version:?}: {refused:?}");
+        let f = refused[0];
+        assert_eq!(f["level"], "error", "{f}");
+        assert_eq!(f["object"], object, "{f}");
+        assert_eq!(f["file"], format!("{set}:1"), "{f}");
+        let text = f["message"].as_str().unwrap();
+        let v = version.unwrap();
+        assert!(
+            text.starts_with(&format!("{message} (the API server of OpenShift {v} refuses this object while ImageContentSourcePolicy/legacy exists;")),
+            "{text}"
+        );
+    }
+    // The table, with the way out: the ImageContentSourcePolicies must go
+    // first on such a release (migrate-icsp --apply creates the
+    // replacements before deleting them).
+    let cv = write(&dir, "cv.yaml", &admission::cluster_version("4.13.10"));
+    let out = bin()
+        .args(["lint", "-f", &icsp, "-f", &idms, "-f", &cv])
+        .output()
+        .unwrap();
+    let (code, stdout) = (out.status.code(), String::from_utf8(out.stdout).unwrap());
+    assert_eq!(code, Some(1), "{stdout}");
+    let want = format!(
+        "error: {idms}:1: ImageDigestMirrorSet/apps: {idms_refused} (the API server of OpenShift 4.13.10 refuses this object while ImageContentSourcePolicy/legacy exists; from 4.13.27 on it does not): update to 4.13.27 or later first, then replace the ImageContentSourcePolicies (kubectl mirrorpolicy migrate-icsp --apply --delete-icsp); or delete them before creating it (kubectl mirrorpolicy migrate-icsp --dest-dir DIR writes their replacements; the nodes go without their mirrors in between)\n"
+    );
+    assert!(stdout.contains(&want), "{want}\nnot in:\n{stdout}");
+    assert!(stdout.ends_with("1 error(s), 1 warning(s)\n"), "{stdout}");
+}

@@ -11,6 +11,7 @@
 //! server, nodes, registries) is the live crate's; printing is the
 //! binary's.
 
+pub mod admission;
 pub mod audit;
 pub mod crd;
 pub mod crio;

@@ -1,7 +1,8 @@
 //! `lint`: what the API server and the MCO would refuse or silently change,
 //! found before anything is applied.
 //!
-//! Errors are the CRD rules (the API server refuses the object) and the
+//! Errors are the CRD rules and the API server's checks that depend on
+//! other objects (the API server refuses the object), and the
 //! MCO's own validation (`validateRegistriesConfScopes` and the policy.json
 //! checks: the MCO only logs these and keeps the previous configuration),
 //! reported with the MCO's messages and all at once rather than the first
@@ -11,7 +12,8 @@
 
 use serde::Serialize;
 
-use crate::crd::Inputs;
+use crate::admission::{mirror_set_refusals, release_answering_with_check, Refusal};
+use crate::crd::{ImageContentSourcePolicy, Inputs};
 use crate::origin::Origin;
 use crate::render::cluster::{profile_of, registries_input, render_pool};
 use crate::render::findings::{McoFinding, RenderWarning};
@@ -72,6 +74,7 @@ fn warning(object: Option<&Origin>, message: String) -> Finding {
 pub fn lint(inputs: &Inputs) -> Vec<Finding> {
     let input = registries_input(inputs);
     let mut out = crd_findings(inputs);
+    out.extend(admission_findings(inputs));
     out.extend(mco_findings(inputs, &input));
     out.extend(set_warnings(&input));
     for icsp in &inputs.icsps {
@@ -116,6 +119,59 @@ fn crd_findings(inputs: &Inputs) -> Vec<Finding> {
             ..warning(Some(&w.object), w.detail())
         }))
         .collect()
+}
+
+/// What the API server of the release answering writes (ClusterVersion:
+/// the desired release, or the one an update in progress leaves) refuses
+/// because of other objects, in its words, with the way out: an
+/// ImageDigestMirrorSet or ImageTagMirrorSet beside an
+/// ImageContentSourcePolicy on OpenShift 4.13.0–4.13.26 and 4.14.0–4.14.2
+/// ([`crate::admission`]).
+fn admission_findings(inputs: &Inputs) -> Vec<Finding> {
+    let Some(release) = inputs
+        .cluster_version
+        .as_ref()
+        .and_then(release_answering_with_check)
+    else {
+        return Vec::new();
+    };
+    mirror_set_refusals(inputs, release)
+        .iter()
+        .map(|r| error(Some(&r.object), admission_message(r)))
+        .collect()
+}
+
+/// A refusal of [`admission_findings`], and what to do about it.
+fn admission_message(r: &Refusal) -> String {
+    let existing: Vec<String> = r.existing.iter().map(ToString::to_string).collect();
+    let verb = if existing.len() == 1 {
+        "exists"
+    } else {
+        "exist"
+    };
+    let first = r.first_without_check();
+    let way_out = if r.kind == ImageContentSourcePolicy::KIND {
+        format!(
+            "write it as an ImageDigestMirrorSet instead (kubectl mirrorpolicy migrate-icsp FILE), \
+             or update to {first} or later"
+        )
+    } else {
+        // `migrate-icsp --apply` creates the replacements before deleting
+        // the ImageContentSourcePolicies, which this API server refuses.
+        format!(
+            "update to {first} or later first, then replace the ImageContentSourcePolicies \
+             (kubectl mirrorpolicy migrate-icsp --apply --delete-icsp); or delete them before \
+             creating it (kubectl mirrorpolicy migrate-icsp --dest-dir DIR writes their \
+             replacements; the nodes go without their mirrors in between)"
+        )
+    };
+    format!(
+        "{} (the API server of OpenShift {} refuses this object while {} {verb}; from {first} \
+         on it does not): {way_out}",
+        r.api_server_message(),
+        r.release,
+        existing.join(", "),
+    )
 }
 
 /// Every finding of the MCO's own validation, on the Image config as
@@ -218,7 +274,10 @@ fn render_findings(inputs: &Inputs, found_errors: bool) -> Vec<Finding> {
                 .filter(|w| {
                     !matches!(
                         w,
-                        RenderWarning::NoImageConfig | RenderWarning::ReleaseAssumed { .. }
+                        RenderWarning::NoImageConfig
+                            | RenderWarning::ReleaseAssumed { .. }
+                            // Reported as the API server's refusal.
+                            | RenderWarning::RefusedByApiServer { .. }
                     )
                 })
             {

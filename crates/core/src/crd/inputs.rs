@@ -80,9 +80,23 @@ pub struct Inputs {
     /// (the line its document starts on, then `(items[N])` for an item of a
     /// list), or the resource and server it was listed from. A later copy of an object moves it to where that copy was read.
     pub read_from: HashMap<Origin, Origin>,
+    /// The objects [`Inputs::overlay`] laid over the others (`--with`), in
+    /// the order given: what is about to be applied rather than what is
+    /// there, for the API server's checks that depend on other objects.
+    pub proposed: Vec<Proposed>,
     /// Where each object sits in its list, so that adding one is not a
     /// search of the list.
     pub(crate) index: Indexes,
+}
+
+/// An object laid over the others by [`Inputs::overlay`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proposed {
+    /// `Kind/name` (`ImagePolicy/<namespace>/<name>`).
+    pub object: Origin,
+    /// Whether it replaces an object of the same kind and name (the API
+    /// server's update), rather than adding one (its create).
+    pub replaces: bool,
 }
 
 /// An object read strictly, its fields not checked yet.
@@ -169,22 +183,37 @@ impl Inputs {
         const KEYING: &str = "namespace/name";
         let name = |m: &crate::crd::ObjectMeta| format!("{:?}\0{}", m.namespace, m.name);
         let index = &mut self.index;
+        let laid = &mut self.proposed;
+        // Whether `upsert` added an object (a create) or replaced one (an update).
+        let mut record = |object: Origin, before: usize, after: usize| {
+            laid.push(Proposed {
+                object,
+                replaces: before == after,
+            });
+        };
         for o in proposed.icsps {
+            let (origin, before) = (o.origin(), self.icsps.len());
             upsert(&mut self.icsps, &mut index.icsps, o, KEYING, |o| {
                 name(&o.metadata)
             });
+            record(origin, before, self.icsps.len());
         }
         for o in proposed.idmss {
+            let (origin, before) = (o.origin(), self.idmss.len());
             upsert(&mut self.idmss, &mut index.idmss, o, KEYING, |o| {
                 name(&o.metadata)
             });
+            record(origin, before, self.idmss.len());
         }
         for o in proposed.itmss {
+            let (origin, before) = (o.origin(), self.itmss.len());
             upsert(&mut self.itmss, &mut index.itmss, o, KEYING, |o| {
                 name(&o.metadata)
             });
+            record(origin, before, self.itmss.len());
         }
         for o in proposed.cluster_image_policies {
+            let (origin, before) = (o.origin(), self.cluster_image_policies.len());
             upsert(
                 &mut self.cluster_image_policies,
                 &mut index.cluster_image_policies,
@@ -192,8 +221,10 @@ impl Inputs {
                 KEYING,
                 |o| name(&o.metadata),
             );
+            record(origin, before, self.cluster_image_policies.len());
         }
         for o in proposed.image_policies {
+            let (origin, before) = (o.origin(), self.image_policies.len());
             upsert(
                 &mut self.image_policies,
                 &mut index.image_policies,
@@ -201,6 +232,7 @@ impl Inputs {
                 KEYING,
                 |o| name(&o.metadata),
             );
+            record(origin, before, self.image_policies.len());
         }
         if proposed.image.is_some() {
             self.image = proposed.image;

@@ -6,6 +6,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::admission::{
+    involved, mirror_set_refusals, release_with_check, render_warning as admission_warning,
+};
 use crate::crd::{Image, MirrorSourcePolicy, ObjectMeta};
 use crate::crd::{Inputs, MachineConfigPool};
 use crate::origin::Origin;
@@ -249,6 +252,20 @@ fn not_read_by_release(inputs: &Inputs, profile: &McoProfile) -> Vec<RenderWarni
     out
 }
 
+/// What the API server of the inputs' release (ClusterVersion) refuses
+/// among these objects because of the others ([`crate::admission`]).
+fn refused_by_api_server(inputs: &Inputs) -> Option<RenderWarning> {
+    let release = inputs
+        .cluster_version
+        .as_ref()
+        .and_then(release_with_check)?;
+    let refusals = mirror_set_refusals(inputs, release);
+    Some(RenderWarning::RefusedByApiServer {
+        message: admission_warning(&refusals)?,
+        objects: involved(&refusals),
+    })
+}
+
 /// The release `inputs` name (ClusterVersion), as the profile rendered for.
 pub fn profile_of(inputs: &Inputs) -> McoProfile {
     McoProfile::for_minor(
@@ -290,6 +307,7 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
     let profile = profile_of(inputs);
     let mut warnings: Vec<RenderWarning> = release_assumed(inputs).into_iter().collect();
     warnings.extend(not_read_by_release(inputs, &profile));
+    warnings.extend(refused_by_api_server(inputs));
     if inputs.image.is_none() {
         warnings.push(RenderWarning::NoImageConfig);
     }

@@ -245,6 +245,17 @@ pub enum RenderWarning {
         scopes: Vec<String>,
         message: String,
     },
+    /// Objects the API server of the inputs' release refuses beside others
+    /// (an ImageDigestMirrorSet or ImageTagMirrorSet beside an
+    /// ImageContentSourcePolicy, OpenShift 4.13.0–4.13.26 and
+    /// 4.14.0–4.14.2: [`crate::admission`]): a proposed one never takes
+    /// effect, and those read cannot all have been created.
+    RefusedByApiServer {
+        /// The objects concerned ([`crate::admission::involved`]).
+        objects: Vec<Origin>,
+        /// What it means, as [`crate::admission::render_warning`] says it.
+        message: String,
+    },
     /// ImagePolicy scopes dropped for a ClusterImagePolicy's (a status condition).
     ScopeConflict {
         origin: Origin,
@@ -337,6 +348,7 @@ impl fmt::Display for RenderWarning {
                 "the MCO drops every blocked and allowed registry from the render: \
                  checking whether the release payload {payload_repo} stays reachable failed: {reason}"
             ),
+            Self::RefusedByApiServer { message, .. } => f.write_str(message),
             Self::ScopeConflict {
                 origin, message, ..
             }

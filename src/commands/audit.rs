@@ -311,6 +311,21 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
             }
         );
     }
+    say_fix_commands(settings, &mut report);
     let code = exit_code(args, &report);
     Ok((report, code))
+}
+
+/// The commands the fixes name (in their JSON and in each detail), said
+/// as the user ran the plugin (`oc mirrorpolicy migrate-icsp ...`).
+fn say_fix_commands(settings: &Settings, report: &mut audit::Report) {
+    for image in &mut report.images {
+        let Some(fix) = image.fix.as_mut() else {
+            continue;
+        };
+        for command in fix.commands_mut() {
+            *command = crate::cli::as_said_by(settings.name, command).into_owned();
+        }
+        image.detail = crate::cli::as_said_by(settings.name, &image.detail).into_owned();
+    }
 }

@@ -527,6 +527,11 @@ fn print(settings: &Settings, format: ExplainOutput, items: &mut [Explanation]) 
         for w in &mut item.warnings {
             *w = crate::cli::as_said_by(settings.name, w).into_owned();
         }
+        for fix in item.candidates.iter_mut().filter_map(|c| c.fix.as_mut()) {
+            for command in fix.commands_mut() {
+                *command = crate::cli::as_said_by(settings.name, command).into_owned();
+            }
+        }
     }
     let items = &*items;
     let sink = if format == ExplainOutput::Table {

@@ -185,6 +185,7 @@ mod tests {
             objects: Vec::new(),
             signature_required: false,
             detail: String::new(),
+            fix: None,
             probe: None,
             pull_secrets: Vec::new(),
         }

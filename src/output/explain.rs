@@ -18,6 +18,7 @@ use mirrorpolicy::explain::{
 use mirrorpolicy::journal::record::{Attempt, Outcome};
 use mirrorpolicy::journal::{PullRecord, Verdict};
 use mirrorpolicy::registries::lookup::Role;
+use mirrorpolicy::tag_mirror_fix::TagMirrorFix;
 
 /// Writes the explanations as text blocks separated by a blank line.
 pub fn write_table(out: &mut dyn Write, items: &[Explanation], layout: &Layout) -> io::Result<()> {
@@ -170,6 +171,9 @@ fn write_candidate(out: &mut dyn Write, c: &Candidate, layout: &Layout) -> io::R
         write_probe_verdict(out, c, &v)?;
     }
     write_skipped(out, &c.skipped)?;
+    if let Some(fix) = &c.fix {
+        write_fix(out, fix)?;
+    }
     writeln!(out)?;
     write_policies(out, c)
 }
@@ -267,6 +271,55 @@ fn write_skipped(out: &mut dyn Write, skipped: &[Skipped]) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The "Fix:" section of a pull by tag that skips every mirror as
+/// digest-only: the ImageTagMirrorSet, the ICSP migration, what the probe
+/// found on each mirror, the caveat and the other way out.
+fn write_fix(out: &mut dyn Write, fix: &TagMirrorFix) -> io::Result<()> {
+    let pad = format!("{:11}", "");
+    writeln!(out)?;
+    let locations: Vec<&str> = fix.mirrors.iter().map(|m| m.location.as_str()).collect();
+    writeln!(
+        out,
+        "{}tag pulls use these mirrors ({}) once an ImageTagMirrorSet lists them for {}",
+        label("Fix"),
+        locations.join(", "),
+        fix.source
+    )?;
+    if let Some(yaml) = &fix.image_tag_mirror_set {
+        match &fix.check {
+            Some(check) => writeln!(
+                out,
+                "{pad}mirror the tags, then apply (check it first: {check}):"
+            )?,
+            None => writeln!(out, "{pad}mirror the tags, then apply:")?,
+        }
+        for line in yaml.lines() {
+            writeln!(out, "{pad}  {line}")?;
+        }
+    }
+    if let Some(m) = &fix.migrate_icsp {
+        writeln!(
+            out,
+            "{pad}or, for {}: {} (an ImageDigestMirrorSet and an ImageTagMirrorSet of the same mirrors in its place)",
+            origins(&m.objects),
+            m.command
+        )?;
+    }
+    if let Some(edit) = &fix.registries_conf {
+        writeln!(out, "{pad}{edit}")?;
+    }
+    for m in &fix.mirrors {
+        if let Some(found) = m.probe_summary() {
+            writeln!(out, "{pad}probe: {}: {found}", m.reference)?;
+        }
+    }
+    for note in &fix.notes {
+        writeln!(out, "{pad}{} {note}", "!".yellow().bold())?;
+    }
+    writeln!(out, "{pad}{}", fix.caveat)?;
+    writeln!(out, "{pad}or {}", fix.alternative)
 }
 
 /// The "Policy:" verdict and one line per namespace's own policy, or that

@@ -90,6 +90,8 @@ fn every_class_with_its_objects() {
         operator["objects"],
         serde_json::json!(["ClusterServiceVersion/operators/tools-operator.v1.2.0"])
     );
+    // A pull by tag past digest-only mirrors (the blocked release too)
+    // carries its fix.
     for image in images {
         let keys: Vec<&str> = image
             .as_object()
@@ -97,16 +99,21 @@ fn every_class_with_its_objects() {
             .keys()
             .map(String::as_str)
             .collect();
-        assert_eq!(
-            keys,
-            [
-                "reference",
-                "class",
-                "objects",
-                "signatureRequired",
-                "detail"
-            ]
-        );
+        let mut want = vec![
+            "reference",
+            "class",
+            "objects",
+            "signatureRequired",
+            "detail",
+        ];
+        let by_tag = [
+            "registry.example.com/apps/web:2.1",
+            "quay.io/openshift-release-dev/ocp-release:4.16.8-x86_64",
+        ];
+        if by_tag.contains(&image["reference"].as_str().unwrap()) {
+            want.push("fix");
+        }
+        assert_eq!(keys, want, "{image}");
     }
 }
 
@@ -817,4 +824,76 @@ fn issue_25_short_names_during_an_update_are_undetermined() {
             predicate::str::contains("shortNameRefused")
                 .or(predicate::str::contains("short-name-refused")),
         );
+}
+
+/// Issue 36: images pulled by tag past digest-only mirrors carry the fix
+/// `explain` gives (JSON `fix`), and their detail names it: the
+/// ImageTagMirrorSet with the same mirrors in the same order, `migrate-icsp
+/// --with-tag-mirrors` for an ICSP's, `NeverContactSource` where the IDMS
+/// never contacts the source.
+#[test]
+fn issue_36_tag_pulls_past_digest_only_mirrors_carry_their_fix() {
+    const TAG_FIX: &str = "tests/fixtures/tag-mirror-fix";
+    let report = json(bin().args(["audit", "-f", TAG_FIX, "-o", "json"]));
+    let image = |r: &str| {
+        report["images"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["reference"] == r)
+            .unwrap_or_else(|| panic!("{r} in {report:#}"))
+            .clone()
+    };
+    let legacy = image("quay.io/legacy/app:1.0");
+    assert_eq!(legacy["class"], "tagSkipsDigestMirrors");
+    assert_eq!(legacy["fix"]["source"], "quay.io/legacy");
+    assert_eq!(
+        legacy["fix"]["migrateIcsp"]["command"],
+        "kubectl mirrorpolicy migrate-icsp --with-tag-mirrors"
+    );
+    let detail = legacy["detail"].as_str().unwrap();
+    assert!(
+        detail.ends_with("mirror the tags, then add an ImageTagMirrorSet for quay.io/legacy with the same mirrors (mirror.corp.example.com:5000/legacy) (for ImageContentSourcePolicy/legacy: kubectl mirrorpolicy migrate-icsp --with-tag-mirrors), or pin a digest"),
+        "{detail}"
+    );
+    let web = image("registry.example.com/apps/web:2.1");
+    assert_eq!(web["class"], "tagSkipsDigestMirrors");
+    let locations: Vec<&str> = web["fix"]["mirrors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["location"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        locations,
+        [
+            "mirror-b.corp.example.com/apps",
+            "mirror-a.corp.example.com/apps"
+        ]
+    );
+    assert!(web["fix"]["imageTagMirrorSet"]
+        .as_str()
+        .unwrap()
+        .contains("kind: ImageTagMirrorSet\n"));
+    assert_eq!(web["fix"].get("migrateIcsp"), None);
+    let locked = image("registry.example.com/locked/db:3");
+    assert_eq!(locked["class"], "sourceBlocked");
+    assert_eq!(locked["fix"]["mirrorSourcePolicy"], "NeverContactSource");
+    assert!(locked["detail"]
+        .as_str()
+        .unwrap()
+        .contains("and mirrorSourcePolicy: NeverContactSource, or pin a digest"));
+    let pinned = report["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["class"] == "mirrored")
+        .unwrap();
+    assert_eq!(pinned.get("fix"), None, "a digest needs no fix");
+
+    bin()
+        .args(["audit", "-f", TAG_FIX])
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match(r"(?m)^tagSkipsDigestMirrors\s+registry\.example\.com/apps/web:2\.1\s+Deployment/shop/web\s+-\s+pulled by tag: .*; mirror the tags, then add an ImageTagMirrorSet for registry\.example\.com/apps with the same mirrors \(mirror-b\.corp\.example\.com/apps, mirror-a\.corp\.example\.com/apps\), or pin a digest$").unwrap());
 }

@@ -979,3 +979,236 @@ fn issue_35_registries_d_reads_yaml_names_as_containers_image() {
         );
     }
 }
+
+/// Issue 36: sources whose only mirrors are digest-only (an ICSP, an IDMS,
+/// an IDMS that never contacts its source), pulled by tag.
+const TAG_FIX: &str = "tests/fixtures/tag-mirror-fix";
+
+/// `explain IMAGE -f TAG_FIX -o json` and `extra`, with `cmd` (the binary,
+/// under one name or another).
+fn explain_tag_fix(cmd: &mut Command, image: &str, extra: &[&str]) -> Value {
+    let out = cmd
+        .args(["explain", image, "-f", TAG_FIX, "-o", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    support::json_with_code(&out, 0)
+}
+
+/// The fix's ImageTagMirrorSet for `image`, saved in `dir`.
+fn saved_itms(dir: &std::path::Path, image: &str) -> std::path::PathBuf {
+    let v = explain_tag_fix(&mut plugin(), image, &[]);
+    let fix = &v["candidates"][0]["fix"];
+    let path = dir.join("itms.yaml");
+    std::fs::write(&path, fix["imageTagMirrorSet"].as_str().expect("yaml")).unwrap();
+    path
+}
+
+/// Issue 36: a tag pull past an ICSP's digest-only mirror names both ways
+/// to let tag pulls use it: the ImageTagMirrorSet, and `migrate-icsp
+/// --with-tag-mirrors` for the ICSP; with the tag-drift caveat and the
+/// digest as the other way out.
+#[test]
+fn issue_36_tag_pull_past_icsp_mirrors_names_migrate_icsp_and_an_itms() {
+    let image = "quay.io/legacy/app:1.0";
+    let v = explain_tag_fix(&mut plugin(), image, &[]);
+    let c = &v["candidates"][0];
+    assert_eq!(refs(&c["sources"]), [image]);
+    let fix = &c["fix"];
+    assert_eq!(fix["kind"], "imageTagMirrorSet");
+    assert_eq!(fix["source"], "quay.io/legacy");
+    assert_eq!(
+        fix["mirrors"],
+        serde_json::json!([{
+            "location": "mirror.corp.example.com:5000/legacy",
+            "reference": "mirror.corp.example.com:5000/legacy/app:1.0",
+            "insecure": false,
+            "origins": ["ImageContentSourcePolicy/legacy"],
+        }])
+    );
+    assert_eq!(
+        fix["imageTagMirrorSet"],
+        "apiVersion: config.openshift.io/v1\nkind: ImageTagMirrorSet\nmetadata:\n  name: quay-io-legacy-tag-mirrors\nspec:\n  imageTagMirrors:\n  - source: quay.io/legacy\n    mirrors:\n    - mirror.corp.example.com:5000/legacy\n"
+    );
+    assert_eq!(
+        fix["migrateIcsp"],
+        serde_json::json!({
+            "command": "kubectl mirrorpolicy migrate-icsp --with-tag-mirrors",
+            "objects": ["ImageContentSourcePolicy/legacy"],
+        })
+    );
+    assert_eq!(
+        fix["check"],
+        "kubectl mirrorpolicy explain quay.io/legacy/app:1.0 --with quay-io-legacy-tag-mirrors.yaml"
+    );
+    let caveat = fix["caveat"].as_str().unwrap();
+    assert!(
+        caveat.starts_with("tags are mutable")
+            && caveat.contains("oc-mirror")
+            && caveat.contains("skopeo copy"),
+        "{caveat}"
+    );
+    assert!(fix["alternative"]
+        .as_str()
+        .unwrap()
+        .contains("pin a digest"));
+    assert_eq!(fix.get("mirrorSourcePolicy"), None, "{fix:#}");
+    assert_eq!(fix.get("registriesConf"), None, "{fix:#}");
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("add an ImageTagMirrorSet for quay.io/legacy with the same mirrors"),
+        "{warnings}"
+    );
+
+    // The table says the same.
+    let out = plugin()
+        .args(["explain", image, "-f", TAG_FIX])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "Fix:       tag pulls use these mirrors (mirror.corp.example.com:5000/legacy) once an ImageTagMirrorSet lists them for quay.io/legacy\n",
+        "             kind: ImageTagMirrorSet\n",
+        "               - source: quay.io/legacy\n",
+        "           or, for ImageContentSourcePolicy/legacy: kubectl mirrorpolicy migrate-icsp --with-tag-mirrors",
+        "           tags are mutable: ",
+        "           or pin a digest (quay.io/legacy/app@sha256:...)",
+    ] {
+        assert!(text.contains(line), "{line:?} in:\n{text}");
+    }
+
+    // Run as `oc mirrorpolicy`, the commands are oc's.
+    let dir = tempfile::tempdir().unwrap();
+    let oc = dir.path().join("oc-mirrorpolicy");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("kubectl-mirrorpolicy"), &oc).unwrap();
+    let v = explain_tag_fix(&mut Command::new(&oc), image, &[]);
+    let fix = &v["candidates"][0]["fix"];
+    assert_eq!(
+        fix["migrateIcsp"]["command"],
+        "oc mirrorpolicy migrate-icsp --with-tag-mirrors"
+    );
+    assert!(fix["check"]
+        .as_str()
+        .unwrap()
+        .starts_with("oc mirrorpolicy explain "));
+
+    // What the migration writes makes tag pulls use the mirror.
+    let out = plugin()
+        .args(["migrate-icsp", "--with-tag-mirrors", "-f", TAG_FIX])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let migrated = dir.path().join("migrated.yaml");
+    std::fs::write(&migrated, &out.stdout).unwrap();
+    let with = explain_tag_fix(
+        &mut plugin(),
+        image,
+        &["--with", migrated.to_str().unwrap()],
+    );
+    assert_eq!(
+        refs(&with["candidates"][0]["sources"]),
+        ["mirror.corp.example.com:5000/legacy/app:1.0", image]
+    );
+}
+
+/// Issue 36: the ImageTagMirrorSet of an IDMS's two mirrors keeps their
+/// order, and applied (`--with`) it makes the tag pull use them in that
+/// order: the fix is gone, and so is the warning.
+#[test]
+fn issue_36_itms_of_an_idms_keeps_the_mirror_order_and_works() {
+    let image = "registry.example.com/apps/web:2.1";
+    let v = explain_tag_fix(&mut plugin(), image, &[]);
+    let fix = &v["candidates"][0]["fix"];
+    assert_eq!(
+        fix["imageTagMirrorSet"],
+        "apiVersion: config.openshift.io/v1\nkind: ImageTagMirrorSet\nmetadata:\n  name: registry-example-com-apps-tag-mirrors\nspec:\n  imageTagMirrors:\n  - source: registry.example.com/apps\n    mirrors:\n    - mirror-b.corp.example.com/apps\n    - mirror-a.corp.example.com/apps\n"
+    );
+    assert_eq!(fix.get("migrateIcsp"), None, "{fix:#}");
+    let dir = tempfile::tempdir().unwrap();
+    let itms = saved_itms(dir.path(), image);
+    let with = explain_tag_fix(&mut plugin(), image, &["--with", itms.to_str().unwrap()]);
+    let c = &with["candidates"][0];
+    assert_eq!(
+        refs(&c["sources"]),
+        [
+            "mirror-b.corp.example.com/apps/web:2.1",
+            "mirror-a.corp.example.com/apps/web:2.1",
+            image
+        ]
+    );
+    assert_eq!(c.get("fix"), None, "{c:#}");
+    assert!(
+        !with["warnings"].to_string().contains("digest-only"),
+        "{with:#}"
+    );
+    // A pull by digest has no fix: it uses the mirrors as they are.
+    let pinned = format!("registry.example.com/apps/web@{DIGEST}");
+    let v = explain_tag_fix(&mut plugin(), &pinned, &[]);
+    assert_eq!(v["candidates"][0].get("fix"), None, "{v:#}");
+}
+
+/// Issue 36: a source an IDMS never contacts: its tag pull has no endpoint
+/// left, and the ImageTagMirrorSet says `NeverContactSource` too (the MCO
+/// refuses a source whose mirror sets disagree), which lint accepts.
+#[test]
+fn issue_36_never_contact_source_is_carried_into_the_itms() {
+    let image = "registry.example.com/locked/db:3";
+    let out = plugin()
+        .args(["explain", image, "-f", TAG_FIX, "-o", "json"])
+        .output()
+        .unwrap();
+    let v = support::json_with_code(&out, 1);
+    let fix = &v["candidates"][0]["fix"];
+    assert_eq!(fix["mirrorSourcePolicy"], "NeverContactSource");
+    assert!(fix["imageTagMirrorSet"].as_str().unwrap().ends_with(
+        "    - mirror-a.corp.example.com/locked\n    mirrorSourcePolicy: NeverContactSource\n"
+    ));
+    assert!(fix["caveat"]
+        .as_str()
+        .unwrap()
+        .contains("with mirrorSourcePolicy: NeverContactSource the source is never checked"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("itms.yaml"),
+        fix["imageTagMirrorSet"].as_str().unwrap(),
+    )
+    .unwrap();
+    let itms = dir.path().join("itms.yaml");
+    plugin()
+        .args(["lint", "-f", TAG_FIX, "-f"])
+        .arg(&itms)
+        .assert()
+        .success();
+    let with = explain_tag_fix(&mut plugin(), image, &["--with", itms.to_str().unwrap()]);
+    let sources = &with["candidates"][0]["sources"];
+    assert_eq!(
+        refs(sources),
+        ["mirror-a.corp.example.com/locked/db:3", image]
+    );
+    assert_eq!(sources[1]["blocked"], true);
+}
+
+/// Issue 36: from a registries.conf (no cluster objects), the fix also
+/// says how to edit the file where the MCO does not write it, and has no
+/// `--with` check.
+#[test]
+fn issue_36_registries_conf_gets_its_own_edit() {
+    let v = explain_json(
+        &["quay.io/openshift-release-dev/ocp-release:4.16.0-x86_64"],
+        &[],
+    );
+    let fix = &v["candidates"][0]["fix"];
+    assert_eq!(fix["source"], "quay.io/openshift-release-dev/ocp-release");
+    let edit = fix["registriesConf"].as_str().expect("registriesConf");
+    assert!(
+        edit.contains("where registries.conf is not written by the MCO")
+            && edit.contains("remove mirror-by-digest-only = true"),
+        "{edit}"
+    );
+    assert_eq!(fix.get("check"), None, "{fix:#}");
+    assert!(fix["imageTagMirrorSet"].is_string(), "{fix:#}");
+}

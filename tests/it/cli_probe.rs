@@ -242,8 +242,17 @@ fn issue_16_tag_pull_skips_digest_only_mirrors() {
     assert_eq!(code, 0, "{json:#}");
     assert_eq!(outcomes(&json), ["served"]);
     assert_eq!(served_by(&json), format!("{}/{REPO}:v1", s.host()));
-    assert_eq!(a.requests_to("/v2"), 0);
-    assert_eq!(b.requests_to("/v2"), 0);
+    // The pull never tries the mirrors; only the fix asks them for the tag.
+    for (r, i) in [(&a, 0), (&b, 1)] {
+        let manifests: Vec<String> = r
+            .log()
+            .into_iter()
+            .filter(|l| l.path.contains("/manifests/"))
+            .map(|l| l.path)
+            .collect();
+        assert_eq!(manifests, [format!("/v2/{REPO}/manifests/v1")]);
+        assert_eq!(candidate(&json)["fix"]["mirrors"][i]["holdsTag"], true);
+    }
 }
 
 #[test]
@@ -894,6 +903,148 @@ fn issue_16_bad_authfile_and_cert_dir_are_input_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("client.key"));
     let _ = Path::new("");
+}
+
+/// Issue 36: with `--probe`, the fix asks each digest-only mirror the tag
+/// pull skips for the tag (as a pull through the ImageTagMirrorSet would):
+/// one holds it, the other does not yet.
+#[test]
+fn issue_36_probe_says_whether_each_skipped_mirror_holds_the_tag() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let a = Builder::new().manifest(REPO, Some("v1"), &body).start();
+    let b = Builder::new().start();
+    let s = Builder::new().manifest(REPO, Some("v1"), &body).start();
+    for (r, n) in [(&a, "a"), (&b, "b"), (&s, "s")] {
+        setup.trust(r, n);
+    }
+    let conf = registries_conf(
+        &s.host(),
+        &[&a.host(), &b.host()],
+        "pull-from-mirror = \"digest-only\"\n",
+        "",
+    );
+    let image = format!("{}/{REPO}:v1", s.host());
+    let (code, json) = probe(&setup, &conf, &image, &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(served_by(&json), image.as_str());
+    let mirrors = &candidate(&json)["fix"]["mirrors"];
+    assert_eq!(mirrors[0]["reference"], format!("{}/{REPO}:v1", a.host()));
+    assert_eq!(mirrors[0]["holdsTag"], true);
+    assert_eq!(mirrors[0]["probe"]["outcome"], "served");
+    assert_eq!(mirrors[1]["holdsTag"], false);
+    assert_eq!(mirrors[1]["probe"]["outcome"], "notFound");
+    assert_eq!(mirrors[1]["probe"]["status"], 404);
+
+    let out = support::bin()
+        .env_remove("REGISTRY_AUTH_FILE")
+        .args(["explain", &image, "--registries-conf"])
+        .arg(setup.path("registries.conf"))
+        .arg("--probe")
+        .arg("--cert-dir")
+        .arg(&setup.certs)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        format!("probe: {}/{REPO}:v1: the mirror holds this tag\n", a.host()),
+        format!(
+            "probe: {}/{REPO}:v1: the mirror does not hold this tag: mirror it first\n",
+            b.host()
+        ),
+    ] {
+        assert!(text.contains(&line), "{line:?} in:\n{text}");
+    }
+    // Without --probe the mirrors are not asked.
+    let before = a.log().len() + b.log().len();
+    let out = support::bin()
+        .args(["explain", &image, "--registries-conf"])
+        .arg(setup.path("registries.conf"))
+        .args(["-o", "json"])
+        .output()
+        .expect("run");
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(candidate(&json)["fix"]["mirrors"][0].get("holdsTag"), None);
+    assert_eq!(a.log().len() + b.log().len(), before);
+}
+
+/// Issue 36: `audit --probe` says the same in the detail of each image
+/// pulled by tag past digest-only mirrors, and records it in its `fix`.
+#[test]
+fn issue_36_audit_probe_says_whether_the_mirror_holds_the_tag() {
+    let setup = Setup::new();
+    let app = manifest_body("app");
+    let m = Builder::new().manifest("ns/app", Some("v1"), &app).start();
+    let s = Builder::new()
+        .manifest("ns/app", Some("v1"), &app)
+        .manifest("ns/other", Some("v2"), &manifest_body("other"))
+        .start();
+    setup.trust(&m, "m");
+    setup.trust(&s, "s");
+    let (src, mir) = (s.host(), m.host());
+    let held = format!("{src}/ns/app:v1");
+    let missing = format!("{src}/ns/other:v2");
+    let objects = audit_objects(&src, &mir, &[&held, &missing]);
+    let file = setup.write("cluster.yaml", &objects);
+    let run = |extra: &[&str]| {
+        support::bin()
+            .args(["audit", "-f"])
+            .arg(&file)
+            .args(["--probe", "--cert-dir"])
+            .arg(&setup.certs)
+            .args(extra)
+            .output()
+            .expect("run")
+    };
+    let out = run(&["-o", "json"]);
+    let report = support::json_with_code(&out, 0);
+    let image = |r: &str| {
+        report["images"]
+            .as_array()
+            .expect("images")
+            .iter()
+            .find(|i| i["reference"] == r)
+            .unwrap_or_else(|| panic!("{r} in {report:#}"))
+            .clone()
+    };
+    for (reference, holds, note) in [
+        (&held, true, "the mirror holds this tag"),
+        (
+            &missing,
+            false,
+            "the mirror does not hold this tag: mirror it first",
+        ),
+    ] {
+        let i = image(reference);
+        assert_eq!(i["class"], "tagSkipsDigestMirrors", "{i:#}");
+        assert_eq!(i["probe"]["servedBy"], reference.as_str(), "{i:#}");
+        assert_eq!(i["fix"]["mirrors"][0]["holdsTag"], holds, "{i:#}");
+        let on_mirror = reference.replace(&src, &mir);
+        let detail = i["detail"].as_str().unwrap();
+        assert!(
+            detail.starts_with(&format!(
+                "probe: served by {reference}; probe: {on_mirror}: {note}; pulled by tag: "
+            )),
+            "{detail}"
+        );
+    }
+    // The table, unwrapped.
+    let out = support::bin()
+        .env_remove("COLUMNS")
+        .args(["audit", "-f"])
+        .arg(&file)
+        .args(["--probe", "--cert-dir"])
+        .arg(&setup.certs)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "probe: {mir}/ns/other:v2: the mirror does not hold this tag: mirror it first"
+        )),
+        "{text}"
+    );
 }
 
 fn audit_objects(source: &str, mirror: &str, images: &[&str]) -> String {

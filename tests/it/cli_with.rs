@@ -26,7 +26,7 @@ fn explain_shows_the_pull_as_it_would_be() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "add a digest (@sha256:...) to use the mirrors configured by ImageDigestMirrorSet/apps",
+            "to use the mirrors configured by ImageDigestMirrorSet/apps for tags, mirror the tags and add an ImageTagMirrorSet for registry.example.com/apps",
         ));
     bin()
         .args(["explain", image, "-f", CLUSTER, "--with", &itms])

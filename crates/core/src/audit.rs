@@ -21,6 +21,7 @@ pub use crate::crd::workload::{
 use crate::explain::{self, Config, ExplainError, Explanation};
 use crate::registries::lookup::Role;
 use crate::registries::ShortNameMode;
+use crate::tag_mirror_fix::TagMirrorFix;
 
 /// How an image will be pulled, worst first.
 ///
@@ -159,6 +160,10 @@ pub struct AuditedImage {
     pub objects: Vec<String>,
     pub signature_required: bool,
     pub detail: String,
+    /// Pulled by tag past digest-only mirrors: the ImageTagMirrorSet that
+    /// lets the pull use them (as `explain` gives it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<TagMirrorFix>,
     /// With `--probe`: what the registries answered for this image.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probe: Option<ImageProbe>,
@@ -288,22 +293,22 @@ pub fn audit(workloads: &[Workload], configs: &dyn Configs, mode: ShortNameMode)
     }
     let mut images = Vec::new();
     for (reference, by_namespace) in uses {
-        let mut worst: Option<(Class, String)> = None;
+        let mut worst: Option<(Class, String, Option<TagMirrorFix>)> = None;
         let mut signature: Option<String> = None;
         let mut objects = BTreeSet::new();
         for (namespace, objs) in &by_namespace {
             objects.extend(objs.iter().cloned());
             let config = configs.for_namespace(namespace);
             let ns = (!namespace.is_empty()).then_some(*namespace);
-            let (class, detail, sig) = classify(&config, reference, mode, ns);
+            let (class, detail, sig, fix) = classify(&config, reference, mode, ns);
             if signature.is_none() {
                 signature = sig;
             }
-            if worst.as_ref().is_none_or(|(c, _)| class < *c) {
-                worst = Some((class, detail));
+            if worst.as_ref().is_none_or(|(c, _, _)| class < *c) {
+                worst = Some((class, detail, fix));
             }
         }
-        let (class, mut detail) = worst.unwrap_or((Class::Direct, String::new()));
+        let (class, mut detail, fix) = worst.unwrap_or((Class::Direct, String::new(), None));
         if let Some(policy) = &signature {
             detail.push_str(&format!("; signature required by {policy}"));
         }
@@ -313,6 +318,7 @@ pub fn audit(workloads: &[Workload], configs: &dyn Configs, mode: ShortNameMode)
             objects: objects.into_iter().collect(),
             signature_required: signature.is_some(),
             detail,
+            fix,
             probe: None,
             pull_secrets: secrets
                 .get(reference)
@@ -430,7 +436,8 @@ pub fn apply_probes(report: &mut Report, probed: &[Explanation]) {
                 image.class = class;
             }
         }
-        prepend_probe_notes(image, note);
+        let fix_notes = record_fix_probes(image, c);
+        prepend_probe_notes(image, note, fix_notes);
     }
     report
         .images
@@ -527,13 +534,14 @@ fn probe_verdict(e: &Explanation, c: &crate::explain::Candidate) -> (Option<Clas
     }
 }
 
-/// Puts the probe's `note` (when not empty) and one note per pull-secret
-/// finding in front of the image's detail.
-fn prepend_probe_notes(image: &mut AuditedImage, note: String) {
+/// Puts the probe's `note` (when not empty), the `fix_notes` and one note
+/// per pull-secret finding in front of the image's detail.
+fn prepend_probe_notes(image: &mut AuditedImage, note: String, fix_notes: Vec<String>) {
     let mut notes: Vec<String> = Vec::new();
     if !note.is_empty() {
         notes.push(note);
     }
+    notes.extend(fix_notes);
     for f in image
         .probe
         .iter()
@@ -544,6 +552,24 @@ fn prepend_probe_notes(image: &mut AuditedImage, note: String) {
     if !notes.is_empty() {
         image.detail = format!("{}; {}", notes.join("; "), image.detail);
     }
+}
+
+/// Puts the probed candidate's fix (what each mirror answered for the tag)
+/// in place of the image's, and returns a note per mirror probed ("the
+/// mirror does not hold this tag: mirror it first").
+fn record_fix_probes(image: &mut AuditedImage, c: &crate::explain::Candidate) -> Vec<String> {
+    let (Some(_), Some(probed)) = (&image.fix, &c.fix) else {
+        return Vec::new();
+    };
+    image.fix = Some(probed.clone());
+    probed
+        .mirrors
+        .iter()
+        .filter_map(|m| {
+            m.probe_summary()
+                .map(|s| format!("probe: {}: {s}", m.reference))
+        })
+        .collect()
 }
 
 /// How many images fall in each class, every class (the probe ones too)
@@ -628,23 +654,25 @@ fn pull_secret_findings(
     out
 }
 
-/// `(class, detail, signature policy that requires a signature)`.
+/// `(class, detail, signature policy that requires a signature, the fix
+/// for a pull by tag past digest-only mirrors)`.
 fn classify(
     config: &Config<'_>,
     reference: &str,
     mode: ShortNameMode,
     namespace: Option<&str>,
-) -> (Class, String, Option<String>) {
+) -> (Class, String, Option<String>, Option<TagMirrorFix>) {
     let short = crate::reference::is_short_name(reference).unwrap_or(false);
     let explanation = match explain::explain(config, reference, mode, namespace) {
         Ok(e) => e,
         Err(ExplainError::InvalidReference { source, .. }) => {
-            return (Class::Invalid, source.to_string(), None)
+            return (Class::Invalid, source.to_string(), None, None)
         }
         Err(ExplainError::ShortName { source, .. }) => {
             return (
                 Class::ShortNameRefused,
                 format!("a short name CRI-O cannot resolve: {source}"),
+                None,
                 None,
             )
         }
@@ -685,9 +713,40 @@ fn classify(
             how
         };
         let class = class.min(Class::ShortName);
-        return (class, detail, signature);
+        return (class, detail, signature, fix_of(&explanation, class));
     }
-    (class, detail, signature)
+    let fix = fix_of(&explanation, class);
+    (class, detail, signature, fix)
+}
+
+/// The fix of the explanation's first candidate, for the classes whose
+/// detail names it.
+fn fix_of(e: &Explanation, class: Class) -> Option<TagMirrorFix> {
+    if !matches!(class, Class::TagSkipsDigestMirrors | Class::SourceBlocked) {
+        return None;
+    }
+    e.candidates.first().and_then(|c| c.fix.clone())
+}
+
+/// What lets a pull whose every endpoint is blocked use the mirrors it
+/// skipped: the candidate's fix, or a digest.
+fn blocked_fix(c: &crate::explain::Candidate) -> String {
+    match &c.fix {
+        Some(f) => format!("; to use the mirrors, {}, or pin a digest", f.summary()),
+        None if !c.by_digest && !c.skipped.is_empty() => {
+            "; pin a digest to use the mirrors".to_string()
+        }
+        None => String::new(),
+    }
+}
+
+/// What lets a pull by tag use the digest-only mirrors it skips: the
+/// candidate's fix, or a digest.
+fn tag_fix(c: &crate::explain::Candidate) -> String {
+    match &c.fix {
+        Some(f) => format!("{}, or pin a digest", f.summary()),
+        None => "pin a digest (or add an ImageTagMirrorSet)".to_string(),
+    }
 }
 
 /// The class of a qualified reference from its explanation.
@@ -732,14 +791,12 @@ fn judge(e: &Explanation) -> (Class, String) {
                 c.skipped[0].reason
             )
         };
-        let fix = if !c.by_digest && !c.skipped.is_empty() {
-            "; pin a digest to use the mirrors"
-        } else {
-            ""
-        };
         return (
             Class::SourceBlocked,
-            format!("every endpoint is blocked (by {by}){skipped}: the pull fails{fix}"),
+            format!(
+                "every endpoint is blocked (by {by}){skipped}: the pull fails{}",
+                blocked_fix(c)
+            ),
         );
     }
     if !c.by_digest && !c.skipped.is_empty() && !mirrors_used {
@@ -747,8 +804,9 @@ fn judge(e: &Explanation) -> (Class, String) {
         return (
             Class::TagSkipsDigestMirrors,
             format!(
-                "pulled by tag: the mirrors of {by} serve digests only, so the pull goes to {}; pin a digest (or add an ImageTagMirrorSet)",
-                usable[0].reference
+                "pulled by tag: the mirrors of {by} serve digests only, so the pull goes to {}; {}",
+                usable[0].reference,
+                tag_fix(c)
             ),
         );
     }
@@ -967,6 +1025,7 @@ mod tests {
             objects: Vec::new(),
             signature_required: false,
             detail: String::new(),
+            fix: None,
             probe: None,
             pull_secrets: Vec::new(),
         }

@@ -19,6 +19,7 @@ use crate::registries::lookup::{self, PullPlan, Role};
 use crate::registries::shortnames::{self, CandidateVia, ShortNameError};
 use crate::registries::{RegistriesConf, Registry, ShortNameMode};
 use crate::render::node::NodeView;
+use crate::tag_mirror_fix::{tag_mirror_fix, TagMirrorFix};
 
 /// The transport CRI-O pulls with; policy scopes are looked up under it.
 const DOCKER_TRANSPORT: &str = "docker";
@@ -204,6 +205,10 @@ pub struct Candidate {
     pub sources: Vec<Source>,
     /// Mirrors never tried, and why.
     pub skipped: Vec<Skipped>,
+    /// For a pull by tag that skips every mirror as digest-only: the
+    /// ImageTagMirrorSet that lets it use them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<TagMirrorFix>,
     /// Whether policy.json lets the image run (no requirement rejects it).
     pub allowed: bool,
     /// The signature policy that applies, or null when no policy.json was given.
@@ -403,6 +408,10 @@ fn explain_candidate(
         }
     };
     let sources: Vec<Source> = sources.into_iter().map(|s| source_of(conf, s)).collect();
+    let fix = registry.and_then(|r| {
+        let mirrors_used = sources.iter().any(|s| s.role == Role::Mirror && !s.blocked);
+        tag_mirror_fix(r, &reference, &skipped, mirrors_used)
+    });
     let skipped: Vec<Skipped> = skipped
         .into_iter()
         .map(|s| Skipped {
@@ -413,7 +422,14 @@ fn explain_candidate(
         .collect();
 
     if error.is_none() {
-        warn_about_sources(&reference, registry.is_some(), &sources, &skipped, warnings);
+        warn_about_sources(
+            &reference,
+            registry.is_some(),
+            &sources,
+            &skipped,
+            fix.as_ref(),
+            warnings,
+        );
     }
     if let Some(r) = registry {
         warn_about_icsps(r, warnings);
@@ -429,6 +445,7 @@ fn explain_candidate(
         registry: registry.map(|r| registry_match(conf, r, &name)),
         sources,
         skipped,
+        fix,
         allowed,
         signature,
         error,
@@ -537,6 +554,7 @@ fn warn_about_sources(
     matched: bool,
     sources: &[Source],
     skipped: &[Skipped],
+    fix: Option<&TagMirrorFix>,
     warnings: &mut Vec<String>,
 ) {
     let mirrors_used = sources.iter().any(|s| s.role == Role::Mirror);
@@ -552,10 +570,20 @@ fn warn_about_sources(
                 by.push(o.to_string());
             }
         }
+        let way = match fix {
+            Some(f) => format!(
+                "to use the mirrors configured by {} for tags, mirror the tags and add an \
+                 ImageTagMirrorSet for {} with the same mirrors (see the fix), or pin a digest (@sha256:...)",
+                by.join(", "),
+                f.source
+            ),
+            None => format!(
+                "add a digest (@sha256:...) to use the mirrors configured by {}",
+                by.join(", ")
+            ),
+        };
         warnings.push(format!(
-            "{reference} is pulled by tag and every mirror for it is digest-only, so the pull {to}; \
-             add a digest (@sha256:...) to use the mirrors configured by {}",
-            by.join(", ")
+            "{reference} is pulled by tag and every mirror for it is digest-only, so the pull {to}; {way}"
         ));
     }
     if !sources.is_empty() && sources.iter().all(|s| s.blocked) {

@@ -37,6 +37,7 @@ pub mod quote;
 pub mod reference;
 pub mod registries;
 pub mod render;
+pub mod tag_mirror_fix;
 pub mod upgrade;
 pub mod verdict;
 pub mod x509;

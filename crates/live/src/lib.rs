@@ -10,7 +10,7 @@
 pub use mirrorpolicy_core::{
     audit, crd, crio, decode, diff, digest, duration, explain, go_yaml, journal, kinds, labels,
     lint, list, migrate, node_files, node_paths, origin, parallel, policy, probe_result, quote,
-    reference, registries, render, upgrade, verdict, x509,
+    reference, registries, render, tag_mirror_fix, upgrade, verdict, x509,
 };
 
 pub mod probe;

@@ -290,8 +290,43 @@ async fn signature_lookup(
     (Some(probe), None)
 }
 
+/// Asks each mirror of a candidate's tag-mirror fix for the tag, as a
+/// pull through the ImageTagMirrorSet would (the same request as for a
+/// pull source): whether the mirror holds the tag before tag pulls are
+/// sent to it. Only the candidates CRI-O gets to are asked about: those up
+/// to the first that is served or undetermined.
+pub async fn probe_tag_fixes(ctx: &ProbeContext, item: &mut Explanation) {
+    for c in &mut item.candidates {
+        let last = matches!(c.served_by, Some(Some(_))) || c.undetermined.is_some();
+        if let Some(fix) = c.fix.as_mut() {
+            for m in &mut fix.mirrors {
+                let probe = match Reference::parse(&m.reference) {
+                    Ok(physical) => {
+                        let a = ctx.prober.attempt(&physical, m.insecure).await;
+                        SourceProbe {
+                            outcome: a.outcome,
+                            status: a.status,
+                            detail: format!("{}, {SEEN_FROM}", a.detail),
+                            anonymous: a.anonymous,
+                        }
+                    }
+                    Err(e) => SourceProbe::not_contacted(
+                        Outcome::Unreachable,
+                        &format!("invalid pull spec: {e}"),
+                    ),
+                };
+                m.record_probe(probe);
+            }
+        }
+        if last {
+            break;
+        }
+    }
+}
+
 /// Probes explanations with at most `concurrency` in flight, on a runtime
-/// of its own; returns them in the same order.
+/// of its own; returns them in the same order (with the mirrors of each
+/// tag-mirror fix asked for the tag: [`probe_tag_fixes`]).
 pub fn probe_all(
     ctx: ProbeContext,
     items: Vec<Explanation>,
@@ -311,6 +346,7 @@ pub fn probe_all(
             set.spawn(async move {
                 let _permit = limit.acquire_owned().await;
                 probe_explanation(&ctx, &mut item).await;
+                probe_tag_fixes(&ctx, &mut item).await;
                 (i, item)
             });
         }

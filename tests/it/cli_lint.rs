@@ -422,3 +422,52 @@ fn issue_25_lint_validates_as_the_clusters_release() {
     assert_eq!(code, Some(1));
     assert!(errors.iter().any(|e| e.contains(pattern)), "{errors:?}");
 }
+
+const ISSUE_36: &str = "tests/fixtures/issue-36";
+
+/// Runs `lint` over several files: (exit code, warnings, summary line).
+fn lint_warnings(files: &[&str]) -> (Option<i32>, Vec<String>, String) {
+    let mut cmd = bin();
+    cmd.arg("lint");
+    for f in files {
+        cmd.args(["-f", f]);
+    }
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let warnings = stdout
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .map(str::to_string)
+        .collect();
+    let summary = stdout.lines().last().unwrap_or_default().to_string();
+    (out.status.code(), warnings, summary)
+}
+
+/// Issue 36: a mirror-set source whose first component is no registry host
+/// (no "." or ":", not "localhost") is a warning naming the object and
+/// field, the Docker Hub reading and the source meant; sources with a host
+/// (a dot, localhost, a port, a wildcard) are not.
+#[test]
+fn issue_36_a_source_without_a_registry_host_is_a_warning() {
+    let file = format!("{ISSUE_36}/mirror-sets.yaml");
+    let (code, warnings, summary) = lint_warnings(&[&file]);
+    assert_eq!(code, Some(0), "{warnings:?}");
+    assert_eq!(summary, "0 error(s), 3 warning(s)", "{warnings:?}");
+    let want = [
+        format!("warning: {file}:3: ImageDigestMirrorSet/operators: spec.imageDigestMirrors[0].source: the mirrors of \"operator-framework\" are not used for the images meant, though the MCO renders the entry: \"operator-framework\" is no registry host (no \".\" or \":\", not \"localhost\"): an image written operator-framework/... is the Docker Hub name docker.io/operator-framework/..., so the rule matches no image but those of a registry operator-framework:PORT (containers/image's port rule); write the source with its registry host: quay.io/operator-framework, as the mirrors' paths suggest"),
+        format!("warning: {file}:3: ImageDigestMirrorSet/operators: spec.imageDigestMirrors[1].source: the mirrors of \"openshift4/ose-cli\" are not used for the images meant, though the MCO renders the entry: \"openshift4\" is no registry host (no \".\" or \":\", not \"localhost\"): an image written openshift4/ose-cli/... is the Docker Hub name docker.io/openshift4/ose-cli/..., so the rule matches no image; write the source with its registry host (for example quay.io/openshift4/ose-cli, or docker.io/openshift4/ose-cli for Docker Hub)"),
+        format!("warning: {file}:28: ImageTagMirrorSet/tags: spec.imageTagMirrors[0].source: the mirrors of \"ubi9\" are not used"),
+    ];
+    for (got, want) in warnings.iter().zip(&want) {
+        assert!(got.starts_with(want.as_str()), "{want}\nnot in:\n{got}");
+    }
+    // An ImageContentSourcePolicy's entry too, next to its deprecation.
+    let icsp = format!("{ISSUE_36}/icsp.yaml");
+    let (code, warnings, _) = lint_warnings(&[&icsp]);
+    assert_eq!(code, Some(0));
+    assert!(
+        warnings.iter().any(|w| w.starts_with(&format!("warning: {icsp}:3: ImageContentSourcePolicy/operators: spec.repositoryDigestMirrors[0].source: the mirrors of \"operator-framework\""))
+            && w.ends_with("(for example quay.io/operator-framework, or docker.io/operator-framework for Docker Hub)")),
+        "{warnings:?}"
+    );
+}

@@ -7,12 +7,14 @@
 //! reported with the MCO's messages and all at once rather than the first
 //! one. Warnings are what is legal but probably not meant: mirror orders
 //! that contradict each other, `NeverContactSource` the MCO ignores, a
-//! source shadowed by a more specific one, deprecated objects.
+//! source shadowed by a more specific one, deprecated objects, a source
+//! without a registry host (it never matches).
 
 use serde::Serialize;
 
 use crate::crd::Inputs;
 use crate::origin::Origin;
+use crate::registries::lookup::hostless_prefix;
 use crate::render::cluster::{profile_of, registries_input, render_pool};
 use crate::render::findings::{McoFinding, RenderWarning};
 use crate::render::registries::{
@@ -81,6 +83,7 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
         ));
     }
     out.extend(shadowing_warnings(&input));
+    out.extend(hostless_source_warnings(inputs));
     for (source, conflicts) in order_conflicts(&input) {
         for c in conflicts {
             out.push(warning(None, format!("{source}: {c}")));
@@ -243,4 +246,44 @@ fn render_findings(inputs: &Inputs, found_errors: bool) -> Vec<Finding> {
         Err(_) => {}
     }
     out
+}
+
+/// Mirror-set sources without a registry host (`source: operator-framework`
+/// for `quay.io/operator-framework`, as oc-mirror once wrote): the MCO
+/// renders them, but they never match the images meant (see
+/// [`crate::registries::lookup::HostlessPrefix`]).
+fn hostless_source_warnings(inputs: &Inputs) -> Vec<Finding> {
+    let mut sets: Vec<(Origin, String, &str, &[String])> = Vec::new();
+    for o in &inputs.idmss {
+        for (i, e) in o.spec.image_digest_mirrors.iter().enumerate() {
+            let field = format!("spec.imageDigestMirrors[{i}].source");
+            sets.push((o.origin(), field, e.source.as_str(), &e.mirrors));
+        }
+    }
+    for o in &inputs.itmss {
+        for (i, e) in o.spec.image_tag_mirrors.iter().enumerate() {
+            let field = format!("spec.imageTagMirrors[{i}].source");
+            sets.push((o.origin(), field, e.source.as_str(), &e.mirrors));
+        }
+    }
+    for o in &inputs.icsps {
+        for (i, e) in o.spec.repository_digest_mirrors.iter().enumerate() {
+            let field = format!("spec.repositoryDigestMirrors[{i}].source");
+            sets.push((o.origin(), field, e.source.as_str(), &e.mirrors));
+        }
+    }
+    sets.into_iter()
+        .filter_map(|(origin, field, source, mirrors)| {
+            let mirrors: Vec<&str> = mirrors.iter().map(String::as_str).collect();
+            let h = hostless_prefix(source, &mirrors)?;
+            Some(warning(
+                Some(&origin),
+                format!(
+                    "{field}: the mirrors of \"{source}\" are not used for the images meant, though the MCO renders the entry: {}; {}",
+                    h.reason(),
+                    h.fix()
+                ),
+            ))
+        })
+        .collect()
 }

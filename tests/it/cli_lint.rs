@@ -471,3 +471,127 @@ fn issue_36_a_source_without_a_registry_host_is_a_warning() {
         "{warnings:?}"
     );
 }
+
+/// An Image whose `allowedRegistries` is `allowed`, in `dir`.
+fn allowed_image(dir: &tempfile::TempDir, allowed: &[&str]) -> String {
+    let items: String = allowed.iter().map(|a| format!("    - \"{a}\"\n")).collect();
+    write(
+        dir,
+        "image.yaml",
+        &format!("apiVersion: config.openshift.io/v1\nkind: Image\nmetadata:\n  name: cluster\nspec:\n  registrySources:\n    allowedRegistries:\n{items}"),
+    )
+}
+
+/// Issue 36: `allowedRegistries` without the release payload's registry is
+/// a warning naming the ClusterVersion's payload, what its mirrors change
+/// (nothing: policy.json judges the reference as written), and the other
+/// registries the platform pulls from that the list leaves out.
+#[test]
+fn issue_36_allowed_registries_without_the_payload_registry() {
+    let dir = tempfile::tempdir().unwrap();
+    let cv = format!("{ISSUE_36}/clusterversion.yaml");
+    let mirrors = format!("{ISSUE_36}/release-mirrors.yaml");
+    // Only the mirror registry: the payload is pulled from it by digest,
+    // but judged as quay.io's.
+    let image = allowed_image(&dir, &["mirror.example.com:5000"]);
+    let (code, warnings, summary) = lint_warnings(&[&image, &cv, &mirrors]);
+    assert_eq!(
+        (code, summary.as_str()),
+        (Some(0), "0 error(s), 2 warning(s)"),
+        "{warnings:?}"
+    );
+    assert_eq!(warnings[0], format!("warning: {image}:1: Image/cluster: spec.registrySources.allowedRegistries does not admit the release payload quay.io/openshift-release-dev/ocp-release (ClusterVersion status.desired.image): policy.json rejects every registry the list leaves out and the MCO adds nothing for the payload, so every later pull of a payload image (a new node, an update, an image pruned from a node) is rejected; allow quay.io/openshift-release-dev. Its pulls by digest go to its mirrors first (mirror.example.com:5000/ocp4/release, from ImageDigestMirrorSet/release), but policy.json judges the reference as written, quay.io/openshift-release-dev/ocp-release, not the mirror that serves it: allowing the mirror does not admit the payload"));
+    assert_eq!(warnings[1], format!("warning: {image}:1: Image/cluster: spec.registrySources.allowedRegistries leaves out image-registry.openshift-image-registry.svc:5000 (the internal registry, port included: image streams and builds) and registry.redhat.io (Red Hat's operators and their catalogs), which the platform pulls from and the MCO does not add: policy.json rejects every image there, even one a mirror serves (policy.json judges the reference as written, not the mirror that serves it)"));
+    // Without mirrors of the payload, nothing is said about them.
+    let (_, warnings, _) = lint_warnings(&[&image, &cv]);
+    assert!(
+        warnings[0].ends_with("; allow quay.io/openshift-release-dev"),
+        "{warnings:?}"
+    );
+    // The release image's repository alone leaves out its component images.
+    let image = allowed_image(
+        &dir,
+        &[
+            "quay.io/openshift-release-dev/ocp-release",
+            "registry.redhat.io",
+            "*.svc",
+        ],
+    );
+    let (_, warnings, _) = lint_warnings(&[&image, &cv]);
+    assert_eq!(warnings, [format!("warning: {image}:1: Image/cluster: spec.registrySources.allowedRegistries admits the release image's repository quay.io/openshift-release-dev/ocp-release (ClusterVersion status.desired.image) but not its component images, quay.io/openshift-release-dev/ocp-v4.0-art-dev and the rest of quay.io/openshift-release-dev: policy.json rejects them, so every later pull of one (a new node, an update, an image pruned from a node) is rejected; allow quay.io/openshift-release-dev")]);
+}
+
+/// Issue 36, what `allowedRegistries` warnings do not fire on: a list with
+/// the payload's registry and the platform's; a namespace of a registry
+/// (a choice the list makes); without a ClusterVersion, the release
+/// repository as published is checked, and said to be assumed.
+#[test]
+fn issue_36_allowed_registries_that_admit_the_platform() {
+    let dir = tempfile::tempdir().unwrap();
+    let cv = format!("{ISSUE_36}/clusterversion.yaml");
+    for allowed in [
+        &[
+            "quay.io",
+            "registry.redhat.io",
+            "image-registry.openshift-image-registry.svc:5000",
+        ][..],
+        &[
+            "quay.io/openshift-release-dev",
+            "registry.redhat.io/redhat",
+            "*.openshift-image-registry.svc",
+        ],
+        &[
+            "*.io",
+            "image-registry.openshift-image-registry.svc:5000/team",
+        ],
+    ] {
+        let image = allowed_image(&dir, allowed);
+        let (code, warnings, summary) = lint_warnings(&[&image, &cv]);
+        assert_eq!(
+            (code, summary.as_str()),
+            (Some(0), "0 error(s), 0 warning(s)"),
+            "{allowed:?}: {warnings:?}"
+        );
+        let (_, warnings, _) = lint_warnings(&[&image]);
+        assert!(warnings.is_empty(), "{allowed:?}: {warnings:?}");
+    }
+    // The internal registry without its port is not the registry pods pull from.
+    let image = allowed_image(
+        &dir,
+        &[
+            "quay.io",
+            "registry.redhat.io",
+            "image-registry.openshift-image-registry.svc",
+        ],
+    );
+    let (_, warnings, _) = lint_warnings(&[&image, &cv]);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("leaves out image-registry.openshift-image-registry.svc:5000 (the internal registry, port included: image streams and builds), which"), "{warnings:?}");
+    assert!(!warnings[0].contains("mirror serves"), "{warnings:?}");
+    // No ClusterVersion: the release repository as published.
+    let image = allowed_image(
+        &dir,
+        &[
+            "mirror.example.com:5000",
+            "registry.redhat.io",
+            "image-registry.openshift-image-registry.svc:5000",
+        ],
+    );
+    let (_, warnings, _) = lint_warnings(&[&image]);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("does not admit the release payload quay.io/openshift-release-dev/ocp-release (as published; no ClusterVersion in the input to read the cluster's own)"), "{warnings:?}");
+    // Set with blockedRegistries, the MCO refuses the list: errors only.
+    let text =
+        std::fs::read_to_string(&image).unwrap() + "    blockedRegistries:\n    - docker.io\n";
+    let image = write(&dir, "image.yaml", &text);
+    let (code, warnings, summary) = lint_warnings(&[&image, &cv]);
+    assert_eq!(
+        (code, summary.as_str()),
+        (Some(1), "2 error(s), 0 warning(s)"),
+        "{warnings:?}"
+    );
+    // An empty list is no list: policy.json keeps accepting everything.
+    let image = write(&dir, "image.yaml", "apiVersion: config.openshift.io/v1\nkind: Image\nmetadata:\n  name: cluster\nspec:\n  registrySources:\n    allowedRegistries: []\n");
+    let (_, warnings, _) = lint_warnings(&[&image, &cv]);
+    assert!(warnings.is_empty(), "{warnings:?}");
+}

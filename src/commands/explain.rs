@@ -511,7 +511,11 @@ fn explain_all(
                             hints.push(h);
                         }
                     }
-                    Explanation::unresolved(image, mode, namespace, &e)
+                    let mut item = Explanation::unresolved(image, mode, namespace, &e);
+                    // A rule that can never match still says why it does
+                    // not apply, even when the name does not resolve.
+                    item.warnings = explain::hostless_prefix_warnings(config.registries, image);
+                    item
                 }
             },
         )

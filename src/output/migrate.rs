@@ -218,9 +218,16 @@ fn write_equivalent(out: &mut dyn Write, e: &Equivalence) -> io::Result<()> {
         1 => "1 file rendered".to_string(),
         n => format!("{n} files rendered"),
     };
+    let hostless = match e.hostless {
+        0 => String::new(),
+        n => format!(
+            ", {n} of which {} no registry host: see the warning above",
+            if n == 1 { "has" } else { "have" }
+        ),
+    };
     writeln!(
         out,
-        "equivalent: nodes get byte-identical files from the {} and from the {} replacing them ({}; {files})",
+        "equivalent: nodes get byte-identical files from the {} and from the {} replacing them ({}{hostless}; {files})",
         plural(e.icsps, "ImageContentSourcePolicy object"),
         plural(e.idms, "ImageDigestMirrorSet object"),
         plural(e.sources, "source"),
@@ -473,14 +480,20 @@ mod tests {
             idms: 1,
             sources: 1,
             files: 1,
+            hostless: 0,
         };
         let many = Equivalence {
             icsps: 2,
             idms: 2,
             sources: 3,
             files: 2,
+            hostless: 0,
         };
         let none = Equivalence { files: 0, ..one };
+        let dead = Equivalence {
+            hostless: 1,
+            ..many
+        };
         let folder = PathBuf::from("out/imagedigestmirrorset_apps.yaml");
         for (note, want) in [
             (Note::NothingToMigrate { source: "cluster.yaml" }, "nothing to migrate: no ImageContentSourcePolicy in cluster.yaml"),
@@ -490,6 +503,7 @@ mod tests {
             (Note::Equivalent(&one), "equivalent: nodes get byte-identical files from the 1 ImageContentSourcePolicy object and from the 1 ImageDigestMirrorSet object replacing them (1 source; 1 file rendered)"),
             (Note::Equivalent(&many), "equivalent: nodes get byte-identical files from the 2 ImageContentSourcePolicy objects and from the 2 ImageDigestMirrorSet objects replacing them (3 sources; 2 files rendered)"),
             (Note::Equivalent(&none), "equivalent: nodes get byte-identical files from the 1 ImageContentSourcePolicy object and from the 1 ImageDigestMirrorSet object replacing them (1 source; no file rendered; /etc/containers/registries.conf keeps its template)"),
+            (Note::Equivalent(&dead), "equivalent: nodes get byte-identical files from the 2 ImageContentSourcePolicy objects and from the 2 ImageDigestMirrorSet objects replacing them (3 sources, 1 of which has no registry host: see the warning above; 2 files rendered)"),
             (Note::TagMirrorsUsed { path: REGISTRIES_CONF }, "with tag mirrors: pulls by digest are unchanged; pulls by tag now use the mirrors above (/etc/containers/registries.conf)"),
             (Note::UnchangedFile { path: &folder }, "unchanged out/imagedigestmirrorset_apps.yaml (same content)"),
             (Note::NothingToApply, "nothing to apply: every replacement is already on the cluster"),

@@ -1212,3 +1212,86 @@ fn issue_36_registries_conf_gets_its_own_edit() {
     assert_eq!(fix.get("check"), None, "{fix:#}");
     assert!(fix["imageTagMirrorSet"].is_string(), "{fix:#}");
 }
+
+/// `explain -f FILE IMAGE... -o json`, every exit code taken: the
+/// explanations (one image gives one object, several a List).
+fn explain_objects(file: &str, images: &[&str], extra: &[&str]) -> Vec<Value> {
+    let out = plugin()
+        .args(["explain", "-f", file, "-o", "json"])
+        .args(images)
+        .args(extra)
+        .output()
+        .expect("runs");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    match v.get("items") {
+        Some(Value::Array(items)) => items.clone(),
+        _ => vec![v],
+    }
+}
+
+fn hostless_warnings(item: &Value) -> Vec<String> {
+    item["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap().to_string())
+        .filter(|w| w.contains("is no registry host"))
+        .collect()
+}
+
+/// Issue 36: an image whose path holds a source without a registry host
+/// (`operator-framework`, meant as quay.io's) is told why that source's
+/// mirrors do not apply to it, and which source would; images of the
+/// sources with a host, and one the entry does match (its name with a
+/// port), are not.
+#[test]
+fn issue_36_a_rule_without_a_registry_host_says_why_it_does_not_apply() {
+    let file = "tests/fixtures/issue-36/mirror-sets.yaml";
+    let olm = format!("quay.io/operator-framework/olm@{DIGEST}");
+    let items = explain_objects(file, &[&olm], &[]);
+    assert_eq!(items[0]["candidates"][0]["registry"], Value::Null);
+    assert_eq!(
+        hostless_warnings(&items[0]),
+        [format!("the mirrors of \"operator-framework\" (ImageDigestMirrorSet/operators) do not apply to {olm}: \"operator-framework\" is no registry host (no \".\" or \":\", not \"localhost\"): an image written operator-framework/... is the Docker Hub name docker.io/operator-framework/..., so the rule matches no image but those of a registry operator-framework:PORT (containers/image's port rule); for this image the source must be quay.io/operator-framework")]
+    );
+    // A repository source, matched deeper in the path.
+    let cli = "registry.example.com/ocp/openshift4/ose-cli:v4.18";
+    let items = explain_objects(file, &[cli], &[]);
+    let w = hostless_warnings(&items[0]);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with(
+            "the mirrors of \"openshift4/ose-cli\" (ImageDigestMirrorSet/operators) do not apply"
+        ),
+        "{w:?}"
+    );
+    assert!(w[0].ends_with("so the rule matches no image; for this image the source must be registry.example.com/ocp/openshift4/ose-cli"), "{w:?}");
+    // A short name: no candidate resolves (enforcing), the warning stays.
+    let short = format!("operator-framework/olm@{DIGEST}");
+    let items = explain_objects(file, &[&short], &[]);
+    assert!(items[0]["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("cannot resolve"));
+    let w = hostless_warnings(&items[0]);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].ends_with("for this image the source must name the registry the short name resolves to, such as docker.io/operator-framework"), "{w:?}");
+    // Sources with a host, and the entry's own name with a port.
+    let others = [
+        format!("registry.redhat.io/rhel9/support-tools@{DIGEST}"),
+        format!("localhost/team/app@{DIGEST}"),
+        format!("registry:5000/tools/app@{DIGEST}"),
+        format!("console.apps.example.com/ns/app@{DIGEST}"),
+        format!("quay.io/openshift-release-dev/ocp-release@{DIGEST}"),
+        format!("operator-framework:5000/olm@{DIGEST}"),
+    ];
+    let images: Vec<&str> = others.iter().map(String::as_str).collect();
+    for item in explain_objects(file, &images, &[]) {
+        assert_eq!(
+            hostless_warnings(&item),
+            Vec::<String>::new(),
+            "{}",
+            item["image"]
+        );
+    }
+}

@@ -530,3 +530,176 @@ fn issue_36_lint_refuses_mirror_sets_beside_icsps_on_the_releases_that_do() {
     assert!(stdout.contains(&want), "{want}\nnot in:\n{stdout}");
     assert!(stdout.ends_with("1 error(s), 1 warning(s)\n"), "{stdout}");
 }
+
+const ISSUE_36: &str = "tests/fixtures/issue-36";
+
+/// Runs `lint` over several files: (exit code, warnings, summary line).
+fn lint_warnings(files: &[&str]) -> (Option<i32>, Vec<String>, String) {
+    let mut cmd = bin();
+    cmd.arg("lint");
+    for f in files {
+        cmd.args(["-f", f]);
+    }
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let warnings = stdout
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .map(str::to_string)
+        .collect();
+    let summary = stdout.lines().last().unwrap_or_default().to_string();
+    (out.status.code(), warnings, summary)
+}
+
+/// Issue 36: a mirror-set source whose first component is no registry host
+/// (no "." or ":", not "localhost") is a warning naming the object and
+/// field, the Docker Hub reading and the source meant; sources with a host
+/// (a dot, localhost, a port, a wildcard) are not.
+#[test]
+fn issue_36_a_source_without_a_registry_host_is_a_warning() {
+    let file = format!("{ISSUE_36}/mirror-sets.yaml");
+    let (code, warnings, summary) = lint_warnings(&[&file]);
+    assert_eq!(code, Some(0), "{warnings:?}");
+    assert_eq!(summary, "0 error(s), 3 warning(s)", "{warnings:?}");
+    let want = [
+        format!("warning: {file}:3: ImageDigestMirrorSet/operators: spec.imageDigestMirrors[0].source: the mirrors of \"operator-framework\" are not used for the images meant, though the MCO renders the entry: \"operator-framework\" is no registry host (no \".\" or \":\", not \"localhost\"): an image written operator-framework/... is the Docker Hub name docker.io/operator-framework/..., so the rule matches no image but those of a registry operator-framework:PORT (containers/image's port rule); write the source with its registry host: quay.io/operator-framework, as the mirrors' paths suggest"),
+        format!("warning: {file}:3: ImageDigestMirrorSet/operators: spec.imageDigestMirrors[1].source: the mirrors of \"openshift4/ose-cli\" are not used for the images meant, though the MCO renders the entry: \"openshift4\" is no registry host (no \".\" or \":\", not \"localhost\"): an image written openshift4/ose-cli/... is the Docker Hub name docker.io/openshift4/ose-cli/..., so the rule matches no image; write the source with its registry host (for example quay.io/openshift4/ose-cli, or docker.io/openshift4/ose-cli for Docker Hub)"),
+        format!("warning: {file}:28: ImageTagMirrorSet/tags: spec.imageTagMirrors[0].source: the mirrors of \"ubi9\" are not used"),
+    ];
+    for (got, want) in warnings.iter().zip(&want) {
+        assert!(got.starts_with(want.as_str()), "{want}\nnot in:\n{got}");
+    }
+    // An ImageContentSourcePolicy's entry too, next to its deprecation.
+    let icsp = format!("{ISSUE_36}/icsp.yaml");
+    let (code, warnings, _) = lint_warnings(&[&icsp]);
+    assert_eq!(code, Some(0));
+    assert!(
+        warnings.iter().any(|w| w.starts_with(&format!("warning: {icsp}:3: ImageContentSourcePolicy/operators: spec.repositoryDigestMirrors[0].source: the mirrors of \"operator-framework\""))
+            && w.ends_with("(for example quay.io/operator-framework, or docker.io/operator-framework for Docker Hub)")),
+        "{warnings:?}"
+    );
+}
+
+/// An Image whose `allowedRegistries` is `allowed`, in `dir`.
+fn allowed_image(dir: &tempfile::TempDir, allowed: &[&str]) -> String {
+    let items: String = allowed.iter().map(|a| format!("    - \"{a}\"\n")).collect();
+    write(
+        dir,
+        "image.yaml",
+        &format!("apiVersion: config.openshift.io/v1\nkind: Image\nmetadata:\n  name: cluster\nspec:\n  registrySources:\n    allowedRegistries:\n{items}"),
+    )
+}
+
+/// Issue 36: `allowedRegistries` without the release payload's registry is
+/// a warning naming the ClusterVersion's payload, what its mirrors change
+/// (nothing: policy.json judges the reference as written), and the other
+/// registries the platform pulls from that the list leaves out.
+#[test]
+fn issue_36_allowed_registries_without_the_payload_registry() {
+    let dir = tempfile::tempdir().unwrap();
+    let cv = format!("{ISSUE_36}/clusterversion.yaml");
+    let mirrors = format!("{ISSUE_36}/release-mirrors.yaml");
+    // Only the mirror registry: the payload is pulled from it by digest,
+    // but judged as quay.io's.
+    let image = allowed_image(&dir, &["mirror.example.com:5000"]);
+    let (code, warnings, summary) = lint_warnings(&[&image, &cv, &mirrors]);
+    assert_eq!(
+        (code, summary.as_str()),
+        (Some(0), "0 error(s), 2 warning(s)"),
+        "{warnings:?}"
+    );
+    assert_eq!(warnings[0], format!("warning: {image}:1: Image/cluster: spec.registrySources.allowedRegistries does not admit the release payload quay.io/openshift-release-dev/ocp-release (ClusterVersion status.desired.image): policy.json rejects every registry the list leaves out and the MCO adds nothing for the payload, so every later pull of a payload image (a new node, an update, an image pruned from a node) is rejected; allow quay.io/openshift-release-dev. Its pulls by digest go to its mirrors first (mirror.example.com:5000/ocp4/release, from ImageDigestMirrorSet/release), but policy.json judges the reference as written, quay.io/openshift-release-dev/ocp-release, not the mirror that serves it: allowing the mirror does not admit the payload"));
+    assert_eq!(warnings[1], format!("warning: {image}:1: Image/cluster: spec.registrySources.allowedRegistries leaves out image-registry.openshift-image-registry.svc:5000 (the internal registry, port included: image streams and builds) and registry.redhat.io (Red Hat's operators and their catalogs), which the platform pulls from and the MCO does not add: policy.json rejects every image there, even one a mirror serves (policy.json judges the reference as written, not the mirror that serves it)"));
+    // Without mirrors of the payload, nothing is said about them.
+    let (_, warnings, _) = lint_warnings(&[&image, &cv]);
+    assert!(
+        warnings[0].ends_with("; allow quay.io/openshift-release-dev"),
+        "{warnings:?}"
+    );
+    // The release image's repository alone leaves out its component images.
+    let image = allowed_image(
+        &dir,
+        &[
+            "quay.io/openshift-release-dev/ocp-release",
+            "registry.redhat.io",
+            "*.svc",
+        ],
+    );
+    let (_, warnings, _) = lint_warnings(&[&image, &cv]);
+    assert_eq!(warnings, [format!("warning: {image}:1: Image/cluster: spec.registrySources.allowedRegistries admits the release image's repository quay.io/openshift-release-dev/ocp-release (ClusterVersion status.desired.image) but not its component images, quay.io/openshift-release-dev/ocp-v4.0-art-dev and the rest of quay.io/openshift-release-dev: policy.json rejects them, so every later pull of one (a new node, an update, an image pruned from a node) is rejected; allow quay.io/openshift-release-dev")]);
+}
+
+/// Issue 36, what `allowedRegistries` warnings do not fire on: a list with
+/// the payload's registry and the platform's; a namespace of a registry
+/// (a choice the list makes); without a ClusterVersion, the release
+/// repository as published is checked, and said to be assumed.
+#[test]
+fn issue_36_allowed_registries_that_admit_the_platform() {
+    let dir = tempfile::tempdir().unwrap();
+    let cv = format!("{ISSUE_36}/clusterversion.yaml");
+    for allowed in [
+        &[
+            "quay.io",
+            "registry.redhat.io",
+            "image-registry.openshift-image-registry.svc:5000",
+        ][..],
+        &[
+            "quay.io/openshift-release-dev",
+            "registry.redhat.io/redhat",
+            "*.openshift-image-registry.svc",
+        ],
+        &[
+            "*.io",
+            "image-registry.openshift-image-registry.svc:5000/team",
+        ],
+    ] {
+        let image = allowed_image(&dir, allowed);
+        let (code, warnings, summary) = lint_warnings(&[&image, &cv]);
+        assert_eq!(
+            (code, summary.as_str()),
+            (Some(0), "0 error(s), 0 warning(s)"),
+            "{allowed:?}: {warnings:?}"
+        );
+        let (_, warnings, _) = lint_warnings(&[&image]);
+        assert!(warnings.is_empty(), "{allowed:?}: {warnings:?}");
+    }
+    // The internal registry without its port is not the registry pods pull from.
+    let image = allowed_image(
+        &dir,
+        &[
+            "quay.io",
+            "registry.redhat.io",
+            "image-registry.openshift-image-registry.svc",
+        ],
+    );
+    let (_, warnings, _) = lint_warnings(&[&image, &cv]);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("leaves out image-registry.openshift-image-registry.svc:5000 (the internal registry, port included: image streams and builds), which"), "{warnings:?}");
+    assert!(!warnings[0].contains("mirror serves"), "{warnings:?}");
+    // No ClusterVersion: the release repository as published.
+    let image = allowed_image(
+        &dir,
+        &[
+            "mirror.example.com:5000",
+            "registry.redhat.io",
+            "image-registry.openshift-image-registry.svc:5000",
+        ],
+    );
+    let (_, warnings, _) = lint_warnings(&[&image]);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("does not admit the release payload quay.io/openshift-release-dev/ocp-release (as published; no ClusterVersion in the input to read the cluster's own)"), "{warnings:?}");
+    // Set with blockedRegistries, the MCO refuses the list: errors only.
+    let text =
+        std::fs::read_to_string(&image).unwrap() + "    blockedRegistries:\n    - docker.io\n";
+    let image = write(&dir, "image.yaml", &text);
+    let (code, warnings, summary) = lint_warnings(&[&image, &cv]);
+    assert_eq!(
+        (code, summary.as_str()),
+        (Some(1), "2 error(s), 0 warning(s)"),
+        "{warnings:?}"
+    );
+    // An empty list is no list: policy.json keeps accepting everything.
+    let image = write(&dir, "image.yaml", "apiVersion: config.openshift.io/v1\nkind: Image\nmetadata:\n  name: cluster\nspec:\n  registrySources:\n    allowedRegistries: []\n");
+    let (_, warnings, _) = lint_warnings(&[&image, &cv]);
+    assert!(warnings.is_empty(), "{warnings:?}");
+}

@@ -244,6 +244,39 @@ fn empty_and_covered_entries_are_warned_about() {
         ));
 }
 
+/// Issue 36: an ICSP entry whose source has no registry host is carried
+/// over as is, with a warning saying it applies to none of the images
+/// meant, before or after, and the proof counts it rather than calling it
+/// plainly equivalent. Sources with a host say nothing.
+#[test]
+fn issue_36_a_source_without_a_registry_host_is_not_carried_over_silently() {
+    let out = bin()
+        .args(["migrate-icsp", "-f", "tests/fixtures/issue-36/icsp.yaml"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let warning = "warning: ImageContentSourcePolicy/operators entry 0 (operator-framework) does not apply to the images meant: \"operator-framework\" is no registry host (no \".\" or \":\", not \"localhost\"): an image written operator-framework/... is the Docker Hub name docker.io/operator-framework/..., so the rule matches no image but those of a registry operator-framework:PORT (containers/image's port rule); its replacement is carried over as is and does not either (the nodes' files stay the same, and those images use these mirrors neither before nor after); in the replacement, write the source with its registry host (for example quay.io/operator-framework, or docker.io/operator-framework for Docker Hub)\n";
+    let proof = "equivalent: nodes get byte-identical files from the 1 ImageContentSourcePolicy object and from the 1 ImageDigestMirrorSet object replacing them (2 sources, 1 of which has no registry host: see the warning above; 1 file rendered)\n";
+    assert!(stderr.contains(warning), "{stderr}");
+    assert!(stderr.ends_with(proof), "{stderr}");
+    assert_eq!(stderr.matches("no registry host").count(), 2, "{stderr}");
+    // The replacement keeps the source as written: the tool does not guess.
+    let docs: Vec<serde_json::Value> =
+        serde_saphyr::from_multiple(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    assert_eq!(
+        docs[0]["spec"]["imageDigestMirrors"][0]["source"],
+        "operator-framework"
+    );
+    // Sources with a host: no such warning, the plain proof.
+    bin()
+        .args(["migrate-icsp", "-f", CLUSTER])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("registry host").not());
+}
+
 #[test]
 fn nothing_to_migrate() {
     bin()

@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::origin::Origin;
 use crate::policy::{PolicyFile, Requirement};
 use crate::reference::{Reference, ReferenceError};
-use crate::registries::lookup::{self, PullPlan, Role};
+use crate::registries::lookup::{self, ref_matching_prefix, PullPlan, Role};
 use crate::registries::shortnames::{self, CandidateVia, ShortNameError};
 use crate::registries::{RegistriesConf, Registry, ShortNameMode};
 use crate::render::node::NodeView;
@@ -357,7 +357,7 @@ pub fn explain(
                 source: Box::new(source),
             }
         })?;
-    let mut warnings = Vec::new();
+    let mut warnings = hostless_prefix_warnings(config.registries, image);
     if resolved.len() > 1 {
         warnings.push(format!(
             "short name \"{image}\" has {} candidates from unqualified-search-registries; \
@@ -380,6 +380,56 @@ pub fn explain(
         warnings,
         journal: None,
     })
+}
+
+/// Why a `[[registry]]` entry whose prefix has no registry host (a
+/// mirror-set `source: operator-framework` meant for
+/// `quay.io/operator-framework`) does not apply to `image`, whose path holds
+/// the prefix's components: one warning per such entry. Empty for an image
+/// that does not parse.
+pub fn hostless_prefix_warnings(conf: &RegistriesConf, image: &str) -> Vec<String> {
+    let Ok(reference) = Reference::parse_normalized_named(image) else {
+        return Vec::new();
+    };
+    let path: Vec<&str> = reference.path().split('/').collect();
+    let mut out = Vec::new();
+    for r in &conf.registries {
+        let mirrors: Vec<&str> = r.mirrors.iter().map(|m| m.location.as_str()).collect();
+        let Some(hostless) = lookup::hostless_prefix(&r.prefix, &mirrors) else {
+            continue;
+        };
+        if ref_matching_prefix(&reference.name(), &r.prefix).is_some() {
+            // A registry of that name with a port: the entry does apply.
+            continue;
+        }
+        let wanted: Vec<&str> = r.prefix.split('/').collect();
+        let Some(at) = path
+            .windows(wanted.len())
+            .position(|w| w == wanted.as_slice())
+        else {
+            continue;
+        };
+        let meant = format!(
+            "{}/{}",
+            reference.domain(),
+            path[..at + wanted.len()].join("/")
+        );
+        let meant = match crate::reference::is_short_name(image).unwrap_or(false) {
+            true => format!("name the registry the short name resolves to, such as {meant}"),
+            false => format!("be {meant}"),
+        };
+        let by: Vec<String> = r.origins.iter().map(ToString::to_string).collect();
+        let by = match by.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", by.join(", ")),
+        };
+        out.push(format!(
+            "the mirrors of \"{}\"{by} do not apply to {image}: {}; for this image the source must {meant}",
+            r.prefix,
+            hostless.reason()
+        ));
+    }
+    out
 }
 
 fn explain_candidate(

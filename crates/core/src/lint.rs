@@ -8,15 +8,21 @@
 //! reported with the MCO's messages and all at once rather than the first
 //! one. Warnings are what is legal but probably not meant: mirror orders
 //! that contradict each other, `NeverContactSource` the MCO ignores, a
-//! source shadowed by a more specific one, deprecated objects.
+//! source shadowed by a more specific one, deprecated objects, a source
+//! without a registry host (it never matches), an `allowedRegistries` that
+//! leaves out the registries the platform itself pulls from.
 
 use serde::Serialize;
 
 use crate::admission::{mirror_set_refusals, release_answering_with_check, Refusal};
 use crate::crd::{ImageContentSourcePolicy, Inputs};
 use crate::origin::Origin;
+use crate::policy::{policy_namespaces, scope_covers};
+use crate::reference::Reference;
+use crate::registries::lookup::{self, hostless_prefix, Role};
 use crate::render::cluster::{profile_of, registries_input, render_pool};
 use crate::render::findings::{McoFinding, RenderWarning};
+use crate::render::node::node_view;
 use crate::render::registries::{
     list_findings_as, order_conflicts, set_findings_as, RegistriesInput, SourcePolicy,
 };
@@ -84,6 +90,8 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
         ));
     }
     out.extend(shadowing_warnings(&input));
+    out.extend(hostless_source_warnings(inputs));
+    out.extend(allowed_registries_warnings(inputs));
     for (source, conflicts) in order_conflicts(&input) {
         for c in conflicts {
             out.push(warning(None, format!("{source}: {c}")));
@@ -303,3 +311,213 @@ fn render_findings(inputs: &Inputs, found_errors: bool) -> Vec<Finding> {
     }
     out
 }
+
+/// Mirror-set sources without a registry host (`source: operator-framework`
+/// for `quay.io/operator-framework`, as oc-mirror once wrote): the MCO
+/// renders them, but they never match the images meant (see
+/// [`lookup::HostlessPrefix`]).
+fn hostless_source_warnings(inputs: &Inputs) -> Vec<Finding> {
+    let mut sets: Vec<(Origin, String, &str, &[String])> = Vec::new();
+    for o in &inputs.idmss {
+        for (i, e) in o.spec.image_digest_mirrors.iter().enumerate() {
+            let field = format!("spec.imageDigestMirrors[{i}].source");
+            sets.push((o.origin(), field, e.source.as_str(), &e.mirrors));
+        }
+    }
+    for o in &inputs.itmss {
+        for (i, e) in o.spec.image_tag_mirrors.iter().enumerate() {
+            let field = format!("spec.imageTagMirrors[{i}].source");
+            sets.push((o.origin(), field, e.source.as_str(), &e.mirrors));
+        }
+    }
+    for o in &inputs.icsps {
+        for (i, e) in o.spec.repository_digest_mirrors.iter().enumerate() {
+            let field = format!("spec.repositoryDigestMirrors[{i}].source");
+            sets.push((o.origin(), field, e.source.as_str(), &e.mirrors));
+        }
+    }
+    sets.into_iter()
+        .filter_map(|(origin, field, source, mirrors)| {
+            let mirrors: Vec<&str> = mirrors.iter().map(String::as_str).collect();
+            let h = hostless_prefix(source, &mirrors)?;
+            Some(warning(
+                Some(&origin),
+                format!(
+                    "{field}: the mirrors of \"{source}\" are not used for the images meant, though the MCO renders the entry: {}; {}",
+                    h.reason(),
+                    h.fix()
+                ),
+            ))
+        })
+        .collect()
+}
+
+/// The internal registry's host as pods pull from it (the Image status's
+/// `internalRegistryHostname`), port included.
+const INTERNAL_REGISTRY: &str = "image-registry.openshift-image-registry.svc:5000";
+/// Where Red Hat's operators and their catalogs are pulled from.
+const RED_HAT_REGISTRY: &str = "registry.redhat.io";
+/// The release repository as published, assumed without a ClusterVersion.
+const PUBLISHED_RELEASE: &str = "quay.io/openshift-release-dev/ocp-release";
+/// The namespace of the published release and its component images
+/// (`ocp-v4.0-art-dev`).
+const PUBLISHED_NAMESPACE: &str = "quay.io/openshift-release-dev";
+
+/// `allowedRegistries` without the registries the platform pulls from.
+/// With the list set, the MCO writes a policy.json whose default rejects,
+/// and adds nothing to the list (it adds the payload repository only when
+/// it keeps a blocked payload reachable through a mirror). Checked as
+/// policy.json is: against the reference as written, never the mirror it
+/// is served from. Set together with `blockedRegistries`, the MCO refuses
+/// the list (an error above), so nothing is said here.
+fn allowed_registries_warnings(inputs: &Inputs) -> Vec<Finding> {
+    let Some(image) = &inputs.image else {
+        return Vec::new();
+    };
+    let sources = &image.spec.registry_sources;
+    let allowed = sources.allowed_registries.clone().unwrap_or_default();
+    if allowed.is_empty()
+        || sources
+            .blocked_registries
+            .as_ref()
+            .is_some_and(|b| !b.is_empty())
+    {
+        return Vec::new();
+    }
+    let origin = Some(image.origin());
+    let mut out: Vec<Finding> = payload_warning(inputs, &allowed)
+        .into_iter()
+        .map(|m| warning(origin.as_ref(), m))
+        .collect();
+    let left_out: Vec<String> = [
+        (
+            INTERNAL_REGISTRY,
+            "the internal registry, port included: image streams and builds",
+        ),
+        (RED_HAT_REGISTRY, "Red Hat's operators and their catalogs"),
+    ]
+    .into_iter()
+    .filter(|(host, _)| !host_allowed(&allowed, host))
+    .map(|(host, what)| format!("{host} ({what})"))
+    .collect();
+    if !left_out.is_empty() {
+        let mirrored = match host_allowed(&allowed, RED_HAT_REGISTRY) {
+            true => "",
+            false => ", even one a mirror serves (policy.json judges the reference as written, not the mirror that serves it)",
+        };
+        out.push(warning(origin.as_ref(), format!(
+            "spec.registrySources.allowedRegistries leaves out {}, which the platform pulls from and the MCO does not add: policy.json rejects every image there{mirrored}",
+            left_out.join(" and ")
+        )));
+    }
+    out
+}
+
+/// Whether some allowed scope admits images of `host`: the host itself, a
+/// wildcard over it, or a namespace under it (a list that allows part of a
+/// registry says what it means).
+fn host_allowed(allowed: &[String], host: &str) -> bool {
+    let Ok(probe) = Reference::parse_normalized_named(&format!("{host}/namespace/image")) else {
+        return false;
+    };
+    let whole: Vec<String> = policy_namespaces(&probe)
+        .into_iter()
+        .filter(|n| !n.contains('/'))
+        .collect();
+    allowed
+        .iter()
+        .any(|s| whole.contains(s) || scope_is_nested_inside_scope(s, host))
+}
+
+/// The warning about the release payload, if its images are rejected: the
+/// release image of the ClusterVersion (`status.desired.image`; without
+/// one, the release repository as published), then, for a Red Hat release,
+/// its component images beside it.
+fn payload_warning(inputs: &Inputs, allowed: &[String]) -> Option<String> {
+    let given = inputs
+        .cluster_version
+        .as_ref()
+        .and_then(|cv| cv.release_image());
+    let (image, whence) = match given {
+        Some(i) => (i, "ClusterVersion status.desired.image"),
+        None => (
+            PUBLISHED_RELEASE,
+            "as published; no ClusterVersion in the input to read the cluster's own",
+        ),
+    };
+    let release = Reference::parse_normalized_named(image).ok()?;
+    let repo = release.name();
+    let namespaces = policy_namespaces(&release);
+    let admitted = |r: &Reference| allowed.iter().any(|s| scope_covers(s, r));
+    let parent = namespaces
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| release.domain().to_string());
+    if !admitted(&release) {
+        return Some(format!(
+            "spec.registrySources.allowedRegistries does not admit the release payload {repo} ({whence}): policy.json rejects every registry the list leaves out and the MCO adds nothing for the payload, so every later pull of a payload image (a new node, an update, an image pruned from a node) is rejected; allow {parent}{}",
+            payload_mirrors(inputs, &release, allowed)
+        ));
+    }
+    let component =
+        Reference::parse_normalized_named(&format!("{PUBLISHED_NAMESPACE}/ocp-v4.0-art-dev"))
+            .ok()?;
+    (parent == PUBLISHED_NAMESPACE && !admitted(&component)).then(|| format!(
+        "spec.registrySources.allowedRegistries admits the release image's repository {repo} ({whence}) but not its component images, {} and the rest of {PUBLISHED_NAMESPACE}: policy.json rejects them, so every later pull of one (a new node, an update, an image pruned from a node) is rejected; allow {PUBLISHED_NAMESPACE}",
+        component.name()
+    ))
+}
+
+/// What the release image's mirrors change: nothing for the policy. Its
+/// pulls go to the mirrors first, but policy.json judges the reference as
+/// written. Empty when it has no mirror (or the inputs do not render).
+fn payload_mirrors(inputs: &Inputs, release: &Reference, allowed: &[String]) -> String {
+    let Ok(rendered) = render_pool(inputs, "worker") else {
+        return String::new();
+    };
+    let Ok(view) = node_view(&rendered, None) else {
+        return String::new();
+    };
+    // Payload images are pulled by digest (digest-only mirrors serve them).
+    let pulled = match release.is_digested() {
+        true => release.clone(),
+        false => release
+            .with_digest(ANY_DIGEST)
+            .unwrap_or_else(|_| release.clone()),
+    };
+    let Some(plan) = lookup::find_registry(&view.registries, &pulled.name())
+        .and_then(|r| lookup::pull_sources(r, &pulled).ok())
+    else {
+        return String::new();
+    };
+    let mirrors: Vec<&lookup::PullSource> = plan
+        .sources
+        .iter()
+        .filter(|s| s.role == Role::Mirror)
+        .collect();
+    let mut by: Vec<Origin> = Vec::new();
+    for o in mirrors.iter().flat_map(|m| &m.origins) {
+        Origin::push_unique(&mut by, o);
+    }
+    let names: Vec<String> = mirrors.iter().map(|m| m.reference.name()).collect();
+    let by: Vec<String> = by.iter().map(ToString::to_string).collect();
+    let which = match mirrors
+        .iter()
+        .any(|m| allowed.iter().any(|s| scope_covers(s, &m.reference)))
+    {
+        true => "allowing the mirror does not admit the payload",
+        false => "allowing the mirror would not admit it either",
+    };
+    if names.is_empty() {
+        return String::new();
+    }
+    format!(
+        ". Its pulls by digest go to its mirrors first ({}, from {}), but policy.json judges the reference as written, {}, not the mirror that serves it: {which}",
+        names.join(", "),
+        by.join(", "),
+        release.name()
+    )
+}
+
+/// A digest for a release reference given without one.
+const ANY_DIGEST: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";

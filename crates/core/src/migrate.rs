@@ -20,6 +20,7 @@ use crate::crd::{
     FieldError, ImageContentSourcePolicy, ImageDigestMirrorSet, ImageDigestMirrors,
     ImageTagMirrorSet, ObjectMeta,
 };
+use crate::registries::lookup::hostless_prefix;
 use crate::render::cluster::{render_pool, RenderError, Rendered};
 
 /// The annotation kubectl keeps the last applied object in: stale on a new
@@ -447,8 +448,9 @@ fn check_replacement(inputs: &Inputs, r: &Replacement, checks: &mut Checks) {
     }
 }
 
-/// ICSP entries without mirrors, and ICSPs whose every mirror an existing
-/// IDMS already gives.
+/// ICSP entries without mirrors or whose source has no registry host (it
+/// does not apply to the images meant, before or after), and ICSPs whose
+/// every mirror an existing IDMS already gives.
 fn warn_about_entries(inputs: &Inputs, checks: &mut Checks) {
     // Mirrors the existing IDMSs already give each source.
     let mut covered: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
@@ -474,6 +476,15 @@ fn warn_about_entries(inputs: &Inputs, checks: &mut Checks) {
                 checks.warnings.push(format!(
                     "ImageContentSourcePolicy/{name} entry {i} ({}) has no mirrors: it changes nothing on the nodes, and neither does its replacement",
                     entry.source
+                ));
+            }
+            let mirrors: Vec<&str> = entry.mirrors.iter().map(String::as_str).collect();
+            if let Some(h) = hostless_prefix(&entry.source, &mirrors) {
+                checks.warnings.push(format!(
+                    "ImageContentSourcePolicy/{name} entry {i} ({}) does not apply to the images meant: {}; its replacement is carried over as is and does not either (the nodes' files stay the same, and those images use these mirrors neither before nor after); in the replacement, {}",
+                    entry.source,
+                    h.reason(),
+                    h.fix()
                 ));
             }
             let has = covered.get(entry.source.as_str());
@@ -663,6 +674,9 @@ pub struct Equivalence {
     pub sources: usize,
     /// The files rendered after the migration.
     pub files: usize,
+    /// The distinct sources without a registry host: equivalent only in
+    /// that they do not apply to the images meant, before or after.
+    pub hostless: usize,
 }
 
 impl Equivalence {
@@ -679,6 +693,10 @@ impl Equivalence {
             idms: replacements
                 .iter()
                 .filter(|r| matches!(r, Replacement::Idms(_)))
+                .count(),
+            hostless: sources
+                .iter()
+                .filter(|s| hostless_prefix(s, &[]).is_some())
                 .count(),
             sources: sources.len(),
             files: after.files.len(),

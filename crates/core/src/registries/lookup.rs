@@ -291,6 +291,99 @@ pub fn unmatched_pull_plan(reference: &Reference) -> PullPlan {
     }
 }
 
+/// A prefix (or a mirror-set source, which becomes one) whose first
+/// component is no registry host, so that it never matches the images it
+/// was meant for.
+///
+/// docker/reference `splitDockerDomain` takes the first component of a name
+/// as its registry only when it contains `.` or `:` or is `localhost`;
+/// otherwise the name is Docker Hub's (`operator-framework/olm` is
+/// `docker.io/operator-framework/olm`). Every reference [`find_registry`]
+/// sees is normalized that way, so its registry is never
+/// `operator-framework`: the prefix `operator-framework` matches only a
+/// registry of that name written with a port (`operator-framework:5000/x`,
+/// by [`ref_matching_prefix`]'s port rule), and `openshift4/ose-cli`
+/// matches nothing. `localhost/x`, `foo:5000/x` and `*.example.com` have
+/// hosts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostlessPrefix {
+    /// The prefix as written (`operator-framework`).
+    pub prefix: String,
+    /// What an image written `<prefix>/…` is read as, without the `/…`
+    /// (`docker.io/operator-framework`), or why such a name is invalid
+    /// (`TEMPLATESOURCE/…` is not lowercase).
+    pub reading: Result<String, String>,
+    /// The source the mirrors suggest: a mirror whose path ends in a
+    /// host-like component then the prefix (`mirror.example.com/quay.io/operator-framework`
+    /// suggests `quay.io/operator-framework`).
+    pub suggested: Option<String>,
+}
+
+impl HostlessPrefix {
+    /// Why the prefix does not match the images it was meant for.
+    pub fn reason(&self) -> String {
+        let prefix = &self.prefix;
+        let first = prefix.split('/').next().unwrap_or_default();
+        let read = match &self.reading {
+            Ok(name) => format!("is the Docker Hub name {name}/..."),
+            Err(e) => format!("is no valid image name ({e})"),
+        };
+        let but = match prefix.contains('/') {
+            true => String::new(),
+            false => {
+                format!(" but those of a registry {first}:PORT (containers/image's port rule)")
+            }
+        };
+        format!("\"{first}\" is no registry host (no \".\" or \":\", not \"localhost\"): an image written {prefix}/... {read}, so the rule matches no image{but}")
+    }
+
+    /// What to write instead.
+    pub fn fix(&self) -> String {
+        match (&self.suggested, &self.reading) {
+            (Some(s), _) => format!("write the source with its registry host: {s}, as the mirrors' paths suggest"),
+            (None, Ok(name)) => format!(
+                "write the source with its registry host (for example quay.io/{}, or {name} for Docker Hub)",
+                self.prefix
+            ),
+            (None, Err(_)) => "write the source with its registry host".to_string(),
+        }
+    }
+}
+
+/// Whether `prefix` has no registry host (see [`HostlessPrefix`]); `mirrors`
+/// are its mirrors' locations, which may suggest the host meant. `None` for
+/// a prefix with a host, and for one the reference grammar does not take
+/// (`*`, `a/b:v1`), which other checks report.
+pub fn hostless_prefix(prefix: &str, mirrors: &[&str]) -> Option<HostlessPrefix> {
+    let first = prefix.split('/').next().unwrap_or_default();
+    let under = format!("{prefix}/image");
+    if crate::reference::is_qualified_domain(first) || Reference::parse(&under).is_err() {
+        return None;
+    }
+    // The reading is the parser's, not re-derived.
+    let reading = match Reference::parse_normalized_named(&under) {
+        Ok(read) => Ok(read
+            .name()
+            .strip_suffix("/image")
+            .unwrap_or_default()
+            .to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    let suggested = mirrors.iter().find_map(|m| {
+        let (_, path) = m.split_once('/')?;
+        let before = path.strip_suffix(prefix)?.strip_suffix('/')?;
+        let host = before.rsplit('/').next()?;
+        let meant = format!("{host}/{prefix}");
+        let parsed = Reference::parse(&meant).ok()?;
+        (host.contains('.') && parsed.domain() == host && parsed.name() == meant).then_some(meant)
+    });
+    Some(HostlessPrefix {
+        prefix: prefix.to_string(),
+        reading,
+        suggested,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1204,5 +1297,79 @@ mod tests {
         assert_eq!(v["sources"][0]["origins"][0], "test.conf:12");
         assert_eq!(v["skipped"][0]["reason"], "digestOnlyRegistry");
         assert_eq!(v["skipped"][1]["location"], "mirror-2.registry-b.com");
+    }
+
+    /// Issue 36: a prefix has no host when its first component has no `.`
+    /// or `:` and is not `localhost`; the parser reads an image under it as
+    /// Docker Hub's, which the prefix never matches (a single component
+    /// matches only that name with a port).
+    #[test]
+    fn issue_36_hostless_prefixes() {
+        for (prefix, want) in [
+            ("operator-framework", Some("docker.io/operator-framework")),
+            ("openshift4/ose-cli", Some("docker.io/openshift4/ose-cli")),
+            ("library", Some("docker.io/library")),
+            ("notlocalhost", Some("docker.io/notlocalhost")),
+            ("quay.io/operator-framework", None),
+            ("quay.io", None),
+            ("localhost", None),
+            ("localhost/x", None),
+            ("foo:5000", None),
+            ("foo:5000/x", None),
+            ("*.example.com", None),
+            ("docker.io/library", None),
+            // No name at all: other checks report these.
+            ("*", None),
+            ("a/b:v1", None),
+            ("Foo/Bar", None),
+        ] {
+            let got = hostless_prefix(prefix, &[]);
+            let reading = got.as_ref().map(|h| h.reading.clone().unwrap());
+            assert_eq!(reading.as_deref(), want, "{prefix}");
+            if let Some(read) = reading {
+                let image =
+                    Reference::parse_normalized_named(&format!("{prefix}/olm@{SHA_A}")).unwrap();
+                assert_eq!(image.name(), format!("{read}/olm"), "{prefix}");
+                assert_eq!(ref_matching_prefix(&image.name(), prefix), None, "{prefix}");
+            }
+        }
+        // The port rule: a single component matches that name with a port.
+        let ported = Reference::parse_normalized_named("operator-framework:5000/olm").unwrap();
+        assert!(ref_matching_prefix(&ported.name(), "operator-framework").is_some());
+        assert!(ref_matching_prefix("openshift4:5000/ose-cli/x", "openshift4/ose-cli").is_none());
+        // A host-like but uppercase component has no Docker Hub reading.
+        let upper = hostless_prefix("TEMPLATESOURCE", &[]).unwrap();
+        assert!(upper.reading.unwrap_err().contains("lowercase"));
+    }
+
+    #[test]
+    fn issue_36_hostless_prefix_suggested_by_the_mirrors() {
+        for (mirrors, want) in [
+            (
+                vec!["mirror.example.com/quay.io/operator-framework"],
+                Some("quay.io/operator-framework"),
+            ),
+            (
+                vec!["m.example.com:5000/a/registry.redhat.io/operator-framework"],
+                Some("registry.redhat.io/operator-framework"),
+            ),
+            (vec!["mirror.example.com/operator-framework"], None),
+            (vec!["mirror.example.com/quay/operator-framework"], None),
+            (
+                vec!["mirror.example.com/quay.io/operator-framework-x"],
+                None,
+            ),
+            (vec!["mirror.example.com"], None),
+            (
+                vec![
+                    "mirror.example.com/x",
+                    "b.example.com/docker.io/operator-framework",
+                ],
+                Some("docker.io/operator-framework"),
+            ),
+        ] {
+            let got = hostless_prefix("operator-framework", &mirrors).unwrap();
+            assert_eq!(got.suggested.as_deref(), want, "{mirrors:?}");
+        }
     }
 }

@@ -288,7 +288,8 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
         audit::undetermined_between(&mut report, &before, &why);
     }
     if setup.enabled {
-        let ctx = probe::context_for_objects(settings, &setup, &args.filenames, &rendered)?;
+        let ctx =
+            probe::context_for_objects(settings, &setup, &args.filenames, &rendered, &inputs)?;
         let targets = audit::probe_targets(&inputs.workloads, &views, mode);
         let probed = mirrorpolicy::probe::probe_all(ctx, targets, setup.concurrency)
             .context(Failure::cluster("cannot start the network runtime"))?;

@@ -321,7 +321,8 @@ fn run_on_objects(settings: &Settings, args: &ExplainArgs) -> Result<(Vec<Explan
     }
     let setup = super::probe_setup(&args.probe);
     if setup.enabled {
-        let ctx = probe::context_for_objects(settings, &setup, &args.filenames, &rendered)?;
+        let ctx =
+            probe::context_for_objects(settings, &setup, &args.filenames, &rendered, &inputs)?;
         (items, code) = probe_items(ctx, items, code, setup.concurrency)?;
     }
     match namespace {

@@ -67,7 +67,8 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
     let config = Config::from(&view);
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
     let setup = probe_setup(args);
-    let mut ctx = probe_cmd::context_for_objects(settings, &setup, &args.filenames, &rendered)?;
+    let mut ctx =
+        probe_cmd::context_for_objects(settings, &setup, &args.filenames, &rendered, &inputs)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

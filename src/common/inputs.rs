@@ -101,10 +101,11 @@ fn read_selected(
             .first()
             .map_or(String::new(), |e| format!(" ({e})"));
         return Err(Failure::input(format!(
-            "no ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Image or other known object in {}{refused}",
+            "no {} in {}{refused}",
+            kinds_read(" or "),
             named.join(", ")
         ))
-        .with_hint("pass YAML or JSON exported with `oc get ... -o yaml`, or a must-gather folder (-v lists what was skipped)")
+        .with_hint("pass YAML or JSON exported with `oc get ... -o yaml`, a must-gather folder or an install-config.yaml (-v lists what was skipped)")
         .into());
     }
     if let Some(selector) = selector {
@@ -349,6 +350,22 @@ pub fn cluster_failure(e: ClusterError) -> anyhow::Error {
     Failure::cluster(message).with_hint(hint).into()
 }
 
+/// The kinds the files are read as, `InstallConfig` named as the file it
+/// is, the last joined by `last` (`" or "`, `" and "`).
+fn kinds_read(last: &str) -> String {
+    let mut kinds: Vec<String> = mirrorpolicy::decode::kinds_read()
+        .into_iter()
+        .map(|k| match k {
+            mirrorpolicy::crd::install_config::KIND => {
+                format!("{k} (install-config.yaml: apiVersion v1, no kind)")
+            }
+            k => k.to_string(),
+        })
+        .collect();
+    let tail = kinds.pop().unwrap_or_default();
+    format!("{}{last}{tail}", kinds.join(", "))
+}
+
 /// `-v`: what was read and what was skipped.
 pub fn report_read(settings: &Settings, inputs: &Inputs) {
     settings.verbose(|| {
@@ -369,8 +386,19 @@ pub fn report_read(settings: &Settings, inputs: &Inputs) {
             inputs.workloads.len(),
         )
     });
+    for g in &inputs.generated {
+        settings.verbose(|| {
+            format!(
+                "{}: {} read as {}, as the installer writes it",
+                g.file, g.field, g.object
+            )
+        });
+    }
     for (kind, count) in &inputs.skipped {
         settings.verbose(|| format!("skipped {count} object(s) of kind {kind}"));
+    }
+    if !inputs.skipped.is_empty() {
+        settings.verbose(|| format!("the kinds read: {}", kinds_read(" and ")));
     }
     if inputs.skipped_files > 0 {
         settings.verbose(|| {

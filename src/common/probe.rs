@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use mirrorpolicy::crd::install_config::PullSecret;
+use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::node_paths::DropInFolder;
 use mirrorpolicy::probe::auth::{self, AuthFile, AuthSources};
 use mirrorpolicy::probe::tls::TlsSettings;
@@ -159,12 +161,16 @@ const PULL_SECRET: &str = "pull-secret";
 /// Explain over cluster objects: offline (`-f`) with the local auth files,
 /// live with the cluster's global pull secret (what the kubelet writes to
 /// `/var/lib/kubelet/config.json` and CRI-O reads; `--authfile` overrides
-/// it) and the CAs of `Image.spec.additionalTrustedCA`.
+/// it) and the CAs of `Image.spec.additionalTrustedCA`. An install-config.yaml
+/// among the files gives what its cluster's nodes will have: its
+/// `additionalTrustBundle`, trusted for every registry, and its
+/// `pullSecret` as the credentials (`--authfile` overrides it).
 pub fn context_for_objects(
     settings: &crate::settings::Settings,
     args: &ProbeSetup,
     filenames: &[PathBuf],
     rendered: &mirrorpolicy::render::cluster::Rendered,
+    inputs: &Inputs,
 ) -> Result<ProbeContext> {
     use mirrorpolicy::render::sigstore::SIGSTORE_REGISTRIES_D;
     let registries_d = match &args.registries_d {
@@ -185,9 +191,35 @@ pub fn context_for_objects(
             None => offline_auth(args)?,
         }
     } else {
-        offline_auth(args)?
+        for ca in &inputs.node_trust {
+            tls.add_trusted_pem(ca.origin.as_str(), &ca.pem)
+                .map_err(|e| Failure::input(e.to_string()))?;
+        }
+        match (&inputs.pull_secret, &args.authfile) {
+            (Some(secret), None) => install_config_auth(settings, secret)?,
+            _ => offline_auth(args)?,
+        }
     };
     Ok(context(args, auth, tls, registries_d))
+}
+
+/// The credentials of install-config.yaml's `pullSecret`, the global pull
+/// secret the installer gives the cluster. A secret that is not an auth
+/// file is refused without quoting it (the installer refuses it too).
+fn install_config_auth(
+    settings: &crate::settings::Settings,
+    secret: &PullSecret,
+) -> Result<AuthSources> {
+    let origin = secret.origin.as_str();
+    let file = AuthFile::parse_from_cluster(origin, secret.expose()).map_err(|_| {
+        Failure::input(format!(
+            "{origin}: not a JSON auth file ({{\"auths\": {{...}}}}), which the installer requires"
+        ))
+    })?;
+    settings.verbose(|| {
+        format!("registries are probed with the credentials of {origin}, the global pull secret of the cluster to be installed (--authfile overrides it)")
+    });
+    Ok(AuthSources { files: vec![file] })
 }
 
 /// What the live cluster gives the probe.

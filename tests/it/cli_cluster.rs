@@ -406,7 +406,9 @@ fn no_known_object_names_the_input() {
             .assert()
             .code(2)
             .stderr(contains("no ImageContentSourcePolicy"))
-            .stderr(contains("known object in -"));
+            .stderr(contains(
+                "or InstallConfig (install-config.yaml: apiVersion v1, no kind) in -",
+            ));
     }
 }
 

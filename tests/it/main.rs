@@ -20,6 +20,7 @@ mod cli_diff;
 mod cli_errors;
 mod cli_explain;
 mod cli_help;
+mod cli_install_config;
 mod cli_journal;
 mod cli_kubeconfig;
 mod cli_lint;

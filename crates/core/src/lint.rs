@@ -84,10 +84,12 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
     out.extend(mco_findings(inputs, &input));
     out.extend(set_warnings(&input));
     for icsp in &inputs.icsps {
-        out.push(warning(
-            Some(&icsp.origin()),
-            "ImageContentSourcePolicy is deprecated: migrate it to an ImageDigestMirrorSet (kubectl mirrorpolicy migrate-icsp)".to_string(),
-        ));
+        let origin = icsp.origin();
+        let message = match inputs.generated(&origin) {
+            Some(_) => "imageContentSources is deprecated: the installer writes it as this ImageContentSourcePolicy; write its entries as imageDigestSources to get an ImageDigestMirrorSet".to_string(),
+            None => "ImageContentSourcePolicy is deprecated: migrate it to an ImageDigestMirrorSet (kubectl mirrorpolicy migrate-icsp)".to_string(),
+        };
+        out.push(warning(Some(&origin), message));
     }
     out.extend(shadowing_warnings(&input));
     out.extend(hostless_source_warnings(inputs));
@@ -100,12 +102,29 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
     let found_errors = out.iter().any(|f| f.level == Level::Error);
     out.extend(render_findings(inputs, found_errors));
     for f in &mut out {
+        entry_of_install_config(inputs, f);
         if f.file.is_none() {
             f.file = f.object.as_ref().and_then(|o| inputs.read_from(o)).cloned();
         }
     }
     out.sort_by_key(|f| f.level);
     out
+}
+
+/// A finding about one entry of an object the installer writes from
+/// install-config.yaml is said of that entry: its line, the object, the
+/// field (`imageDigestSources[1]: ...`).
+fn entry_of_install_config(inputs: &Inputs, f: &mut Finding) {
+    let Some(label) = &f.object else { return };
+    let found = inputs.generated.iter().find_map(|g| {
+        let i = g.entries.iter().position(|e| e.origin == *label)?;
+        Some((g, i))
+    });
+    if let Some((g, i)) = found {
+        f.file = Some(Origin::file_line(&g.file, g.entries[i].line));
+        f.message = format!("{}[{i}]: {}", g.field, f.message);
+        f.object = Some(g.object.clone());
+    }
 }
 
 /// What the API server refuses: the CRD rules, and what reading found

@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::crd::crd_schema::CrdSchema;
+use crate::crd::install_config::{Generated, PullSecret, TrustedBundle};
 use crate::crd::schema::{check_fields, metadata_errors, name_error};
 use crate::crd::workload::Workload;
 use crate::crd::{
@@ -47,6 +48,18 @@ pub struct Inputs {
     /// Objects that reference images (Pods, workload controllers,
     /// ClusterServiceVersions): read only when asked for (`audit`).
     pub workloads: Vec<Workload>,
+    /// The install-config.yaml documents read (`InstallConfig/<name>`),
+    /// whose mirror objects are among the lists above.
+    pub install_configs: Vec<Origin>,
+    /// The objects among the lists above that the installer writes from an
+    /// install-config.yaml, with where each of their entries was written.
+    pub generated: Vec<Generated>,
+    /// CAs every node trusts, for every registry: install-config.yaml's
+    /// `additionalTrustBundle`.
+    pub node_trust: Vec<TrustedBundle>,
+    /// install-config.yaml's `pullSecret`, the global pull secret its
+    /// cluster gets (the last one read).
+    pub pull_secret: Option<PullSecret>,
     /// Documents of other kinds, counted by `apiVersion/kind` (`<none>` for
     /// a missing part).
     pub skipped: BTreeMap<String, usize>,
@@ -171,9 +184,17 @@ impl Inputs {
             + self.workloads.len()
     }
 
-    /// Whether no object of the tool's kinds was read.
+    /// Whether nothing the tool reads was read: no object of its kinds and
+    /// no install-config.yaml (which may hold no mirrors).
     pub fn is_empty(&self) -> bool {
-        self.object_count() == 0
+        self.object_count() == 0 && self.install_configs.is_empty()
+    }
+
+    /// The record of the object `label` when the installer writes it from
+    /// an install-config.yaml.
+    pub fn generated(&self, label: &Origin) -> Option<&Generated> {
+        // A handful at most: one or two per install-config.yaml.
+        self.generated.iter().find(|g| g.object == *label)
     }
 
     /// Lays `proposed` over these objects, as `kubectl apply -f` would: an
@@ -237,9 +258,27 @@ impl Inputs {
         if proposed.image.is_some() {
             self.image = proposed.image;
         }
+        self.take_install_configs(proposed.install_configs, proposed.generated);
+        self.node_trust.extend(proposed.node_trust);
+        if proposed.pull_secret.is_some() {
+            self.pull_secret = proposed.pull_secret;
+        }
         self.refused.extend(proposed.refused);
         self.field_warnings.extend(proposed.field_warnings);
         self.read_from.extend(proposed.read_from);
+    }
+
+    /// Adds install-config.yaml documents read and the objects they give;
+    /// a later record of an object replaces the earlier one, as the later
+    /// object replaced it.
+    pub(crate) fn take_install_configs(&mut self, read: Vec<Origin>, generated: Vec<Generated>) {
+        for o in read {
+            Origin::push_unique(&mut self.install_configs, &o);
+        }
+        for g in generated {
+            self.generated.retain(|old| old.object != g.object);
+            self.generated.push(g);
+        }
     }
 
     /// Checks the fields of every object read strictly and not checked
@@ -323,6 +362,13 @@ impl Inputs {
                 .map(|o| (o.origin(), &o.metadata, o.validate())),
         );
         for e in &mut errors {
+            if let Some(g) = self.generated(&e.object) {
+                // Said of the install-config.yaml field it was written as.
+                if let Some((field, line)) = g.locate(&e.field) {
+                    e.field = field;
+                    e.file = Some(Origin::file_line(&g.file, line));
+                }
+            }
             if e.file.is_none() {
                 e.file = self.read_from.get(&e.object).cloned();
             }

@@ -25,6 +25,7 @@ pub mod crd_schema;
 pub mod image;
 pub mod image_policy;
 pub mod inputs;
+pub mod install_config;
 pub mod machine_config;
 pub mod mirror;
 pub mod schema;

@@ -30,7 +30,7 @@ pub(super) enum Kind {
 
 impl Kind {
     /// Every kind the decoder reads.
-    const ALL: [Self; 10] = [
+    pub(super) const ALL: [Self; 10] = [
         Self::Icsp,
         Self::Idms,
         Self::Itms,

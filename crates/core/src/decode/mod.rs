@@ -5,7 +5,9 @@
 //! A file holds one or more documents (YAML `---` streams, or JSON values
 //! one after another). A document is an object, or a `List` / `*List` whose
 //! `items` are objects; items without `kind` take it from the list kind.
-//! Documents of other kinds are counted, not read. A document of one of the
+//! An install-config.yaml (`apiVersion: v1`, no `kind`) is read as the
+//! objects the installer writes from it ([`install_config`]). Documents of
+//! other kinds are counted, not read. A document of one of the
 //! tool's kinds that does not fit its type is an error naming the file, the
 //! 1-based document, its first line, the object and the field.
 //!
@@ -18,6 +20,7 @@
 //! [`stage_file`] and [`apply`].
 
 mod chunks;
+mod install_config;
 mod kind;
 mod stream;
 mod strict;
@@ -202,6 +205,18 @@ impl DocumentAt<'_> {
         }
     }
 
+    /// A document (not a list item) that does not decode: `object` at `field`.
+    fn decode_error(&self, object: &str, field: String, message: String) -> SourceError {
+        SourceError::Decode {
+            file: self.file.to_string(),
+            document: self.document,
+            line: self.line,
+            object: object.to_string(),
+            field,
+            message,
+        }
+    }
+
     fn warning(&self, item: &str, message: &str) -> String {
         let item = if item.is_empty() {
             String::new()
@@ -210,6 +225,17 @@ impl DocumentAt<'_> {
         };
         format!("{}: document {}{item}: {message}", self.file, self.document)
     }
+}
+
+/// The kinds documents are read as, as messages name them: the cluster
+/// objects', then `InstallConfig` (install-config.yaml, which has no
+/// `kind`: recognised by its shape).
+pub fn kinds_read() -> Vec<&'static str> {
+    Kind::ALL
+        .iter()
+        .map(|k| k.spec().kind)
+        .chain([crate::crd::install_config::KIND])
+        .collect()
 }
 
 /// Reads every document of one file (`name` is used in messages only).
@@ -291,6 +317,9 @@ pub fn stage_file<'a>(
         Some(staged) => staged,
         None => stage_values(name, text, reading)?,
     };
+    if !staged.install_configs.is_empty() {
+        install_config::trace_lines(&mut staged, text, is_json(name, text));
+    }
     if staged.objects.is_empty()
         && staged.skipped.iter().any(|(k, _)| k == NO_KIND)
         && looks_like_registries_conf(text)
@@ -314,6 +343,9 @@ pub fn apply(staged: Staged<'_>, inputs: &mut Inputs) {
     inputs.unchecked.extend(staged.unchecked);
     for (object, at, item) in staged.objects {
         add_object(object, &at, &item, inputs);
+    }
+    for pending in staged.install_configs {
+        install_config::apply(pending, inputs);
     }
 }
 
@@ -578,6 +610,7 @@ pub struct Staged<'a> {
     crds: Vec<CrdSchema>,
     crd_problems: Vec<String>,
     unchecked: Vec<Unchecked>,
+    install_configs: Vec<install_config::Pending<'a>>,
 }
 
 fn str_member<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
@@ -607,8 +640,12 @@ fn stage_value<'a>(
         );
         staged.skipped.push((key, 1));
     };
+    let (api, kind_of) = (api_version.as_deref(), kind.as_deref());
+    let Some(value) = install_config::stage(value, api, kind_of, at, item, staged)? else {
+        return Ok(());
+    };
     let Some(kind_name) = kind.as_deref() else {
-        if item.is_empty() && api_version.is_none() {
+        if item.is_empty() && api.is_none() {
             warn_headerless(&value, at, staged);
         }
         skip(staged);
@@ -617,31 +654,22 @@ fn stage_value<'a>(
     let is_list = kind_name == "List"
         || (kind_name.ends_with("List") && value.get("items").is_some_and(Value::is_array));
     if is_list {
-        return stage_list(value, kind_name, api_version.as_deref(), at, item, staged);
+        return stage_list(value, kind_name, api, at, item, staged);
     }
     if staged.reading.workloads {
-        if let Some(workload) = api_version
-            .as_deref()
-            .and_then(|api| crate::crd::workload::workload_kind(api, kind_name))
+        if let Some(workload) =
+            api.and_then(|api| crate::crd::workload::workload_kind(api, kind_name))
         {
             return stage_workload(workload, &value, kind_name, at, item, staged);
         }
     }
     let label = object_label(&value, kind_name);
     let Some(known) = Kind::from_name(kind_name) else {
-        stage_unread(
-            &value,
-            kind_name,
-            api_version.as_deref(),
-            &label,
-            at,
-            item,
-            staged,
-        );
+        stage_unread(&value, kind_name, api, &label, at, item, staged);
         skip(staged);
         return Ok(());
     };
-    let api_refusal = match check_api_version(known, kind_name, api_version.as_deref()) {
+    let api_refusal = match check_api_version(known, kind_name, api) {
         ApiVersionCheck::Served => None,
         ApiVersionCheck::Refused { api, message } => Some((api, message)),
         ApiVersionCheck::OtherKind => {
@@ -662,7 +690,7 @@ fn stage_value<'a>(
         staged.refused.push(refusal);
     }
     if staged.reading.strict {
-        let group = api_group(api_version.as_deref().unwrap_or_default());
+        let group = api_group(api.unwrap_or_default());
         let origin = object.origin();
         let pending = unchecked(kind_name, group, origin, at, item, value);
         staged.unchecked.push(pending);
@@ -1030,6 +1058,10 @@ fn add_object(object: Object, at: &DocumentAt<'_>, item: &str, inputs: &mut Inpu
             ),
         ));
     }
+    if !inputs.generated.is_empty() {
+        // Read as itself now, not as the installer writes it.
+        inputs.generated.retain(|g| g.object != label);
+    }
     inputs.read_from.insert(label, at.location(item));
 }
 
@@ -1296,6 +1328,7 @@ mod tests {
             ("mc", inputs.machine_configs.len()),
             ("mcp", inputs.pools.len()),
             ("node", inputs.nodes.len()),
+            ("installconfig", inputs.install_configs.len()),
         ] {
             if n > 0 {
                 parts.push(format!("{label}={n}"));
@@ -1472,11 +1505,94 @@ mod tests {
                 "apiVersion: config.openshift.io/v1\nkind: ImagePolicy\nmetadata: {name: p}\nspec:\n  scopes: [example.com]\n  policy: {rootOfTrust: {policyType: PublicKey, publicKey: {keyData: QQ==}}}\n".to_string(),
                 "ip=1 warnings=1",
             ),
+            (
+                "install-config.yaml",
+                "apiVersion: v1\nbaseDomain: example.com\nmetadata: {name: c}\nimageDigestSources:\n- source: q.io/a\n  mirrors: [m.io/a]\n".to_string(),
+                "idms=1 installconfig=1",
+            ),
+            (
+                "install-config-icsp.yaml",
+                "apiVersion: v1\nbaseDomain: example.com\nimageContentSources:\n- source: q.io/a\n  mirrors: [m.io/a]\n".to_string(),
+                "icsp=1 installconfig=1 warnings=1",
+            ),
+            (
+                "install-config-kind.json",
+                r#"{"apiVersion": "v1", "kind": "InstallConfig", "metadata": {"name": "c"}}"#.to_string(),
+                "installconfig=1",
+            ),
+            (
+                "install-config-old.yaml",
+                "apiVersion: v1beta4\nbaseDomain: example.com\n".to_string(),
+                "skip v1beta4/<none>=1 warnings=1",
+            ),
+            (
+                "headerless-v1.yaml",
+                "apiVersion: v1\nmetadata: {name: x}\n".to_string(),
+                "skip v1/<none>=1",
+            ),
         ];
         for (name, text, want) in cases {
             let inputs = parse(name, &text).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(summary(&inputs), want, "{name}: {:?}", inputs.warnings);
         }
+    }
+
+    /// openshift/installer `imagedigestmirrorset.go`: the entries as
+    /// written, named as the installer names the object; every fact traced
+    /// to its line of install-config.yaml; the bundle and the pull secret
+    /// kept aside, the secret never in a label or a message.
+    #[test]
+    fn install_config_reads_as_the_installer_writes_it() {
+        let text = "apiVersion: v1\nbaseDomain: example.com\nmetadata:\n  name: demo\npullSecret: '{\"auths\":{\"m.io\":{\"auth\":\"c2VjcmV0\"}}}'\nimageDigestSources:\n- source: q.io/a\n  mirrors:\n  - m.io/a\n  sourcePolicy: NeverContactSource\nadditionalTrustBundle: |\n  -----BEGIN CERTIFICATE-----\n";
+        let inputs = parse("ic.yaml", text).unwrap();
+        let idms = &inputs.idmss[0];
+        assert_eq!(
+            idms.origin().as_str(),
+            "ImageDigestMirrorSet/image-digest-mirror"
+        );
+        assert_eq!(
+            idms.spec.image_digest_mirrors[0].mirror_source_policy,
+            Some(crate::crd::MirrorSourcePolicy::NeverContactSource)
+        );
+        let g = inputs.generated(&idms.origin()).unwrap();
+        assert_eq!(
+            g.entries[0].origin.as_str(),
+            "ic.yaml:7: imageDigestSources[0] (ImageDigestMirrorSet/image-digest-mirror)"
+        );
+        assert_eq!(g.entries[0].mirror_lines, [9]);
+        assert_eq!(
+            inputs.read_from(&idms.origin()).map(Origin::as_str),
+            Some("ic.yaml:1")
+        );
+        assert_eq!(inputs.install_configs[0].as_str(), "InstallConfig/demo");
+        assert_eq!(
+            inputs.node_trust[0].origin.as_str(),
+            "ic.yaml:11: additionalTrustBundle"
+        );
+        let secret = inputs.pull_secret.as_ref().unwrap();
+        assert_eq!(secret.origin.as_str(), "ic.yaml:5: pullSecret");
+        assert!(secret.expose().contains("c2VjcmV0"));
+        assert!(!format!("{inputs:?}").contains("c2VjcmV0"));
+
+        // A CRD error of the object is said of the install-config field.
+        let bad = text.replace("  - m.io/a\n", "  - m.io/a\n  - m.io/a\n");
+        let errors = parse("ic.yaml", &bad).unwrap().validate();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(
+            errors[0].file.as_ref().map(Origin::as_str),
+            Some("ic.yaml:10")
+        );
+        assert_eq!(errors[0].field, "imageDigestSources[0].mirrors[1]");
+
+        // A real object of that name, read later, is itself again.
+        let mut inputs = parse("ic.yaml", text).unwrap();
+        parse_documents(
+            "idms.yaml",
+            "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {name: image-digest-mirror}\nspec: {}\n",
+            &mut inputs,
+        )
+        .unwrap();
+        assert!(inputs.generated.is_empty());
     }
 
     #[test]
@@ -1590,6 +1706,16 @@ mod tests {
                 "dup-key.yaml",
                 "kind: Node\nkind: Node\n".to_string(),
                 "dup-key.yaml: document 1: invalid YAML at line 2, column 1: duplicate mapping key `kind` is not allowed here",
+            ),
+            (
+                "both.yaml",
+                "apiVersion: v1\nmetadata: {name: c}\nimageContentSources: [{source: a.io/x}]\nimageDigestSources: [{source: b.io/x}]\n".to_string(),
+                "both.yaml: document 1 (line 1): InstallConfig/c: imageContentSources: cannot set imageContentSources and imageDigestSources at the same time",
+            ),
+            (
+                "sources-string.yaml",
+                "apiVersion: v1\npullSecret: '{\"auths\": {\"r\": {\"auth\": \"c2VjcmV0\"}}}'\nimageDigestSources: q.io/a\n".to_string(),
+                "sources-string.yaml: document 1 (line 1): InstallConfig (no name): imageDigestSources: invalid type: string \"q.io/a\", expected a sequence",
             ),
         ];
         for (name, text, want) in cases {

@@ -83,6 +83,10 @@ fn is_list_kind(kind: &str) -> bool {
 }
 
 fn decide(kind: &str, api: Option<Option<&str>>, workloads: bool, item: bool) -> Decision {
+    if kind == crate::crd::install_config::KIND && !item {
+        // Staged from its `Value`, as install-config.yaml.
+        return Decision::Keep;
+    }
     if is_list_kind(kind) {
         // A list in a list is left to the `Value` staging.
         return if item { Decision::Keep } else { Decision::Wait };

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use crate::admission::{
     involved, mirror_set_refusals, release_with_check, render_warning as admission_warning,
 };
+use crate::crd::install_config::Generated;
 use crate::crd::{Image, MirrorSourcePolicy, ObjectMeta};
 use crate::crd::{Inputs, MachineConfigPool};
 use crate::origin::Origin;
@@ -126,6 +127,29 @@ fn by_name<T>(objects: &[T], meta: impl Fn(&T) -> &ObjectMeta) -> Vec<&T> {
     sorted
 }
 
+/// The labels of one object's entries: the object's own, shared by all
+/// (one reference-counted label, not one per entry: oc-mirror-scale
+/// objects have 100,000s), or for an object the installer writes from
+/// install-config.yaml, each entry's line there.
+struct EntryOrigins<'a> {
+    object: Origin,
+    generated: Option<&'a Generated>,
+}
+
+impl<'a> EntryOrigins<'a> {
+    fn of(inputs: &'a Inputs, object: Origin) -> Self {
+        let generated = inputs.generated(&object);
+        Self { object, generated }
+    }
+
+    fn get(&self, i: usize) -> Origin {
+        match self.generated {
+            Some(g) => g.entry_origin(i).clone(),
+            None => self.object.clone(),
+        }
+    }
+}
+
 /// The mirror sets of the inputs, in name order per kind.
 pub fn registries_input(inputs: &Inputs) -> RegistriesInput {
     let idms = by_name(&inputs.idmss, |o| &o.metadata);
@@ -140,29 +164,32 @@ pub fn registries_input(inputs: &Inputs) -> RegistriesInput {
         idms: idms
             .iter()
             .flat_map(|o| {
-                // One label per object, shared by its sources.
-                let origin = o.origin();
-                o.spec.image_digest_mirrors.iter().map(move |m| MirrorSet {
-                    source: m.source.clone(),
-                    mirrors: m.mirrors.clone(),
-                    policy: policy_of(&m.mirror_source_policy),
-                    origin: origin.clone(),
-                })
+                let origins = EntryOrigins::of(inputs, o.origin());
+                o.spec
+                    .image_digest_mirrors
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, m)| MirrorSet {
+                        source: m.source.clone(),
+                        mirrors: m.mirrors.clone(),
+                        policy: policy_of(&m.mirror_source_policy),
+                        origin: origins.get(i),
+                    })
             })
             .collect(),
         icsp: icsp
             .iter()
             .flat_map(|o| {
-                // One label per object, shared by its sources.
-                let origin = o.origin();
+                let origins = EntryOrigins::of(inputs, o.origin());
                 o.spec
                     .repository_digest_mirrors
                     .iter()
-                    .map(move |m| MirrorSet {
+                    .enumerate()
+                    .map(move |(i, m)| MirrorSet {
                         source: m.source.clone(),
                         mirrors: m.mirrors.clone(),
                         policy: SourcePolicy::AllowContactingSource,
-                        origin: origin.clone(),
+                        origin: origins.get(i),
                     })
             })
             .collect(),

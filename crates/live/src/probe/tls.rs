@@ -112,6 +112,18 @@ impl TlsSettings {
         Ok(())
     }
 
+    /// Trusts the CAs of `pem` for every endpoint, as a node trusts the
+    /// CAs of its system trust store (install-config.yaml's
+    /// `additionalTrustBundle`).
+    pub fn add_trusted_pem(&mut self, origin: &str, pem: &str) -> Result<(), TlsError> {
+        self.trust
+            .add_pem(origin, pem.as_bytes())
+            .map_err(|message| TlsError {
+                path: origin.to_string(),
+                message,
+            })
+    }
+
     /// Trusts the CAs of `pem` for the endpoint `host_port` only.
     pub fn add_host_cas(
         &mut self,

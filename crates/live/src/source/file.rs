@@ -17,7 +17,8 @@
 //! `namespaces/<ns>/<group>/<resource>/<name>.yaml` and aggregated
 //! `<resource>.yaml` lists), so an object can be found twice; it is kept
 //! once. Files inside folders whose text names none of the tool's kinds
-//! are not parsed (must-gathers hold thousands of them).
+//! (nor starts a line with a key install-config.yaml is read for) are not
+//! parsed (must-gathers hold thousands of them).
 
 use std::fs;
 use std::io::Read;
@@ -216,6 +217,7 @@ fn run_job(job: Option<Job>, name: &str, reading: Reading) -> Result<Done<'_>, S
         Some(Job::InFolder(path)) => {
             let bytes = read_input(&path, name)?;
             let hinted = KIND_HINT.is_match(&bytes)
+                || INSTALL_CONFIG_HINT.is_match(&bytes)
                 || (reading.workloads && WORKLOAD_HINT.is_match(&bytes))
                 || (reading.strict && STRICT_HINT.is_match(&bytes));
             if !hinted {
@@ -365,6 +367,16 @@ static KIND_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
     BytesRegex::new(&format!(r"(?-u:\b)(?:{kinds})(?:List)?(?-u:\b)|{ESCAPES}"))
         // A constant pattern; every test that loads a folder compiles it.
         .expect("kind hint regex compiles")
+});
+
+/// Starts a line with a key install-config.yaml is read for (it has no
+/// `kind`): the installer's input folder holds it beside other files.
+static INSTALL_CONFIG_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
+    BytesRegex::new(
+        r"(?m)^(?:imageContentSources|imageDigestSources|additionalTrustBundle|pullSecret)[ \t]*:",
+    )
+    // A constant pattern.
+    .expect("install-config hint regex compiles")
 });
 
 /// Names a kind checked only when reading strictly (`lint`), or its CRD.

@@ -9,11 +9,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod cli;
 mod commands;
-mod common;
 mod exit;
 mod many;
 mod output;
 mod settings;
+mod steps;
 mod term;
 
 use std::io;
@@ -43,7 +43,7 @@ fn main() {
     let result = if settings.many_clusters() || many::wants_summary(&cli.command) {
         many::run(&settings, std::sync::Arc::new(cli), run)
     } else {
-        common::at_exit::exit_follows_command();
+        steps::at_exit::exit_follows_command();
         return_freed_memory_soon();
         run(&settings, &cli.command)
     };

@@ -28,7 +28,7 @@ use crate::output;
 use crate::output::many::{ByContext, Section};
 use mirrorpolicy::audit::Report;
 use mirrorpolicy::list::Rule;
-use mirrorpolicy::source::cluster as live;
+use mirrorpolicy::source::api as live;
 use mirrorpolicy::source::hub::{self, read_hub, read_ingress_ca, HubError, IngressCa};
 use mirrorpolicy::tls::Trust;
 
@@ -37,9 +37,9 @@ use crate::cli::{
     UpgradeFormat,
 };
 use crate::commands::{audit, list};
-use crate::common::inputs;
 use crate::exit::{Described, ExitCode, Failure};
 use crate::settings::Settings;
+use crate::steps::inputs;
 use crate::term;
 
 mod summary;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::Result;
 
 use crate::output::table::Layout;
-use mirrorpolicy::source::cluster::{self as live, ClusterOptions, FlagOverrides};
+use mirrorpolicy::source::api::{self as live, ClusterOptions, FlagOverrides};
 use mirrorpolicy::source::node_exec::ReadOptions;
 
 use crate::cli::{Cli, ClusterArgs, ColorChoice, NodeReadArgs};

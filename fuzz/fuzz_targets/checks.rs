@@ -1,8 +1,8 @@
 //! The properties the fuzz targets check, shared with the seed-corpus test
 //! and the property tests that run in `cargo test`.
 
-use mirrorpolicy::crd::ImageContentSourcePolicy;
 use mirrorpolicy::migrate::{self, Replacement};
+use mirrorpolicy::objects::ImageContentSourcePolicy;
 use mirrorpolicy::reference::{is_short_name, Reference};
 use mirrorpolicy::registries::{self, lookup, ConfigFile};
 use mirrorpolicy::source::{self, Inputs};

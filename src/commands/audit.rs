@@ -13,12 +13,12 @@ use mirrorpolicy::explain::Config;
 use mirrorpolicy::journal::fleet::Fleet;
 use mirrorpolicy::labels::Selector;
 use mirrorpolicy::render::node::NodeView;
-use mirrorpolicy::source::cluster::{Read, MIRROR_CONFIG, WORKLOADS};
+use mirrorpolicy::source::api::{Read, MIRROR_CONFIG, WORKLOADS};
 
 use crate::cli::{AuditArgs, AuditOutput, FailOn};
-use crate::common::{inputs, probe};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
+use crate::steps::{inputs, probe};
 use crate::term;
 
 /// The cluster's view, and one per namespace that has its own policy file.
@@ -42,7 +42,7 @@ fn add_service_account_pull_secrets(
     settings: &Settings,
     workloads: &mut [audit::Workload],
 ) -> Result<()> {
-    use mirrorpolicy::source::cluster::{self as live, ClusterError, SERVICE_ACCOUNTS};
+    use mirrorpolicy::source::api::{self as live, ClusterError, SERVICE_ACCOUNTS};
     let wanted: std::collections::BTreeSet<(String, String)> = workloads
         .iter()
         .flat_map(|w| {

@@ -8,16 +8,16 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use mirrorpolicy::crd::machine_config::CURRENT_CONFIG_ANNOTATION;
 use mirrorpolicy::node_files::{format_cert_digests, NodeFiles, NodeRead};
+use mirrorpolicy::objects::machine_config::CURRENT_CONFIG_ANNOTATION;
 use mirrorpolicy::source::node_dir::{format_manifest, host_path, CERT_DIGESTS, MANIFEST};
 use mirrorpolicy::source::node_exec::ReadOptions;
 use mirrorpolicy::source::node_live;
 
 use crate::cli::CollectNodeFilesArgs;
-use crate::common::inputs::{cluster_failure, runtime};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::{node_read_options, Settings};
+use crate::steps::inputs::{cluster_failure, runtime};
 use crate::term;
 
 /// Reads the files of `nodes` live, in that order, through each node's
@@ -73,7 +73,7 @@ fn select_nodes(settings: &Settings, args: &CollectNodeFilesArgs) -> Result<Vec<
 }
 
 /// The cluster's Nodes.
-fn read_nodes(settings: &Settings) -> Result<Vec<mirrorpolicy::crd::Node>> {
+fn read_nodes(settings: &Settings) -> Result<Vec<mirrorpolicy::objects::Node>> {
     let cluster = settings.cluster_options()?;
     node_live::list_nodes(&runtime()?, &cluster).map_err(cluster_failure)
 }

@@ -16,10 +16,10 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::{Arg, ArgAction, Command, CommandFactory};
 
-use mirrorpolicy::render::cluster::{REGISTRIES_CONF, SEARCH_REGISTRIES_CONF};
 use mirrorpolicy::render::policy::{CRIO_POLICIES_DIR, POLICY_JSON};
+use mirrorpolicy::render::pool::{REGISTRIES_CONF, SEARCH_REGISTRIES_CONF};
 use mirrorpolicy::render::sigstore::SIGSTORE_REGISTRIES_D;
-use mirrorpolicy::source::cluster::{self as live, ClusterOptions, FlagOverrides, Resource};
+use mirrorpolicy::source::api::{self as live, ClusterOptions, FlagOverrides, Resource};
 
 use crate::cli::{Cli, Shell};
 use crate::term;
@@ -395,7 +395,7 @@ impl Fetch {
 impl Names for Fetch {
     fn names(&self, resource: &Resource, words: &[String]) -> Vec<String> {
         let options = Self::options(words);
-        let Ok(runtime) = crate::common::inputs::runtime() else {
+        let Ok(runtime) = crate::steps::inputs::runtime() else {
             return Vec::new();
         };
         runtime

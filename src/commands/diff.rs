@@ -6,16 +6,16 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::output;
-use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::diff::{self, on_disk, Selection};
 use mirrorpolicy::node_files::NodeRead;
-use mirrorpolicy::source::cluster::{Read, MACHINE_CONFIG_STATE, MIRROR_CONFIG};
+use mirrorpolicy::objects::Inputs;
+use mirrorpolicy::source::api::{Read, MACHINE_CONFIG_STATE, MIRROR_CONFIG};
 use mirrorpolicy::source::{node_dir, node_live};
 
 use crate::cli::{DiffArgs, DiffOutput};
-use crate::common::inputs;
 use crate::exit::{ExitCode, Failure};
 use crate::settings::{node_read_options, Settings};
+use crate::steps::inputs;
 use crate::term;
 
 /// Runs `diff`, printing the comparison in `format`, then the nodes not

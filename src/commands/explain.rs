@@ -14,26 +14,26 @@ use mirrorpolicy::policy::{self, PolicyFile};
 use mirrorpolicy::quote::go_quote;
 use mirrorpolicy::registries::{self, ConfigFile, RegistriesConf, ShortNameMode, Undetermined};
 
-use mirrorpolicy::crd::ClusterVersion;
 use mirrorpolicy::crio::{effective_short_name_mode, NodeRuntime, ShortNameResolver};
 use mirrorpolicy::node_files::{is_absent, pull_breakers, NodeFiles, NodeRead};
 use mirrorpolicy::node_paths::{
     crio_policy_path, folder_of, runtime_use, DropInFolder, RuntimeUse, POLICY_JSON,
     REGISTRIES_CONF, REGISTRIES_CONF_D,
 };
+use mirrorpolicy::objects::ClusterVersion;
 use mirrorpolicy::render::findings::RenderWarning;
 use mirrorpolicy::render::node::NodeView;
-use mirrorpolicy::source::cluster::{
+use mirrorpolicy::source::api::{
     Read, CLUSTER_VERSIONS, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES,
 };
 use mirrorpolicy::source::drop_in_dir::{self, Listing};
 use mirrorpolicy::source::{node_dir, node_live};
 
 use crate::cli::{ExplainArgs, ExplainOutput, NodeReadArgs};
-use crate::common::at_exit::release;
-use crate::common::{inputs, journal, probe};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::{node_read_options, Settings};
+use crate::steps::at_exit::release;
+use crate::steps::{inputs, journal, probe};
 use crate::term;
 use mirrorpolicy::probe::Verdict;
 

@@ -4,17 +4,17 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use mirrorpolicy::crd::crd_schema::CrdSchema;
-use mirrorpolicy::crd::schema::CHECKED_KINDS;
+use mirrorpolicy::objects::crd_schema::CrdSchema;
+use mirrorpolicy::objects::schema::CHECKED_KINDS;
 use mirrorpolicy::source::load_paths_with;
 
 use crate::output;
 use mirrorpolicy::lint::{lint, Level};
 
 use crate::cli::{LintArgs, LintFormat};
-use crate::common::inputs;
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
+use crate::steps::inputs;
 use crate::term;
 
 /// The CustomResourceDefinitions of `--crd` (files or folders); one that

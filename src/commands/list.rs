@@ -6,8 +6,8 @@ use crate::output;
 use mirrorpolicy::list::{rules, Rule};
 
 use crate::cli::{ListArgs, ListFormat};
-use crate::common::inputs;
 use crate::settings::Settings;
+use crate::steps::inputs;
 use crate::term;
 
 /// Runs `list`.

@@ -14,16 +14,16 @@ use crate::output::migrate::{self as out, Done, Note};
 use mirrorpolicy::migrate::{
     self, Action, Equivalence, Holders, PlanRow, Problem, Proof, Replacement, Step,
 };
-use mirrorpolicy::source::cluster::{
+use mirrorpolicy::source::api::{
     self as live, Connection, Deletion, Preconditions, Reply, IMAGE_CONTENT_SOURCE_POLICIES,
     IMAGE_DIGEST_MIRROR_SETS, IMAGE_TAG_MIRROR_SETS, MIRROR_CONFIG,
 };
 use mirrorpolicy::source::Inputs;
 
 use crate::cli::{MigrateArgs, MigrateFormat};
-use crate::common::inputs;
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
+use crate::steps::inputs;
 use crate::term;
 
 /// The field manager of server-side apply.
@@ -1062,7 +1062,7 @@ fn prove_deletion(now: &Inputs, deletable: &[(&str, Preconditions)]) -> Result<(
         .collect::<Vec<_>>()
         .join(", ");
     let render = |inputs: &Inputs| {
-        mirrorpolicy::render::cluster::render_pool(inputs, "worker").map_err(|e| {
+        mirrorpolicy::render::pool::render_pool(inputs, "worker").map_err(|e| {
             Failure::refused(format!(
                 "not deleted ({names}): the MCO refuses to render the objects now on the server: {e}"
             ))

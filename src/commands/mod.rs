@@ -12,7 +12,7 @@ pub mod render;
 pub mod upgrade;
 
 use crate::cli::ProbeArgs;
-use crate::common::probe::ProbeSetup;
+use crate::steps::probe::ProbeSetup;
 
 /// The probe set-up the `--probe` flags of `explain` and `audit` ask for,
 /// resolved once at the top of the command.

@@ -3,20 +3,18 @@
 use anyhow::Result;
 
 use crate::output;
-use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::diff::layers;
-use mirrorpolicy::render::cluster::{
-    generating_pool, Rendered, REGISTRIES_CONF, REGISTRIES_TEMPLATE,
-};
+use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::render::machineconfig::generated_registries_name;
 use mirrorpolicy::render::policy::{POLICY_JSON, POLICY_JSON_TEMPLATE};
-use mirrorpolicy::source::cluster::MIRROR_CONFIG;
+use mirrorpolicy::render::pool::{generating_pool, Rendered, REGISTRIES_CONF, REGISTRIES_TEMPLATE};
+use mirrorpolicy::source::api::MIRROR_CONFIG;
 
 use crate::cli::{RenderArgs, RenderFormat};
-use crate::common::at_exit::release;
-use crate::common::inputs;
 use crate::exit::Failure;
 use crate::settings::Settings;
+use crate::steps::at_exit::release;
+use crate::steps::inputs;
 
 /// Runs `render`.
 pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {

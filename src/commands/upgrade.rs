@@ -12,13 +12,13 @@ use anyhow::{Context, Result};
 use futures_util::StreamExt;
 
 use crate::output;
-use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::digest::sha256_hex;
 use mirrorpolicy::explain::{self as core, Config, Explanation};
+use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::probe::{self, ProbeContext};
 use mirrorpolicy::reference::Reference;
 use mirrorpolicy::registries::ShortNameMode;
-use mirrorpolicy::source::cluster::{Read as ClusterRead, MIRROR_CONFIG, NODES};
+use mirrorpolicy::source::api::{Read as ClusterRead, MIRROR_CONFIG, NODES};
 use mirrorpolicy::source::file;
 use mirrorpolicy::upgrade::checks::{self, ConfigMap, ConfigMaps};
 use mirrorpolicy::upgrade::payload::{self, Manifest, ReleaseFiles};
@@ -27,10 +27,10 @@ use mirrorpolicy::upgrade::{
 };
 
 use crate::cli::{UpgradeCheckArgs, UpgradeOutput};
-use crate::common::inputs;
-use crate::common::probe::{self as probe_cmd, ProbeSetup};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
+use crate::steps::inputs;
+use crate::steps::probe::{self as probe_cmd, ProbeSetup};
 use crate::term;
 
 /// The pool whose nodes run the release's operators first: its
@@ -189,7 +189,7 @@ fn file_config_maps(paths: &[std::path::PathBuf]) -> Result<ConfigMaps> {
 /// ConfigMaps (listed as the CVO lists them), `release-verification`,
 /// `admin-gates` and `admin-acks`.
 fn live_config_maps(settings: &Settings) -> Result<ConfigMaps> {
-    use mirrorpolicy::source::cluster::{self as live, CONFIG_MAPS};
+    use mirrorpolicy::source::api::{self as live, CONFIG_MAPS};
     let options = settings.cluster_options()?;
     let runtime = inputs::runtime()?;
     let values = runtime
@@ -358,7 +358,7 @@ fn architecture(settings: &Settings, args: &UpgradeCheckArgs, inputs: &Inputs) -
     } else {
         &inputs.nodes
     };
-    let control_plane = |n: &&mirrorpolicy::crd::Node| {
+    let control_plane = |n: &&mirrorpolicy::objects::Node| {
         let labels = &n.metadata.labels;
         labels.contains_key("node-role.kubernetes.io/master")
             || labels.contains_key("node-role.kubernetes.io/control-plane")

@@ -13,7 +13,7 @@ use std::time::Duration;
 use comfy_table::{presets, Attribute, Cell, ContentArrangement, Table};
 
 use mirrorpolicy::migrate::{Equivalence, GitOpsMarker, Holders, PlanRow, Replacement, Step};
-use mirrorpolicy::render::cluster::REGISTRIES_CONF;
+use mirrorpolicy::render::pool::REGISTRIES_CONF;
 
 /// Writes the replacements as YAML documents separated by `---`.
 pub fn write_yaml(out: &mut dyn Write, replacements: &[Replacement]) -> io::Result<()> {
@@ -323,8 +323,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use mirrorpolicy::crd::{ImageDigestMirrorSet, ImageTagMirrorSet};
     use mirrorpolicy::migrate::Problem;
+    use mirrorpolicy::objects::{ImageDigestMirrorSet, ImageTagMirrorSet};
 
     fn render(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
         let mut out = Vec::new();

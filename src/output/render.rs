@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use serde_json::json;
 
-use mirrorpolicy::render::cluster::Rendered;
 use mirrorpolicy::render::machineconfig::NodeFile;
+use mirrorpolicy::render::pool::Rendered;
 
 /// Each file under a `==> PATH <==` header (as `head` prints several
 /// files), separated by a blank line; a file is ended by a newline.
@@ -53,8 +53,8 @@ pub fn write_json(out: &mut dyn Write, rendered: &Rendered, pool: &str) -> io::R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mirrorpolicy::crd::Inputs;
-    use mirrorpolicy::render::cluster::render_pool;
+    use mirrorpolicy::objects::Inputs;
+    use mirrorpolicy::render::pool::render_pool;
 
     fn rendered() -> Rendered {
         let mut inputs = Inputs::default();

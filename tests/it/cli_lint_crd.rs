@@ -9,8 +9,8 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use mirrorpolicy::crd::crd_schema::Tree;
-use mirrorpolicy::crd::schema::{builtin_tree, crd_name};
+use mirrorpolicy::objects::crd_schema::Tree;
+use mirrorpolicy::objects::schema::{builtin_tree, crd_name};
 use predicates::prelude::*;
 use predicates::str::contains;
 use serde_json::{json, Value};

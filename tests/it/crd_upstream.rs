@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mirrorpolicy::crd::crd_schema::{compare, Tree};
-use mirrorpolicy::crd::schema::{builtin_tree, CHECKED_KINDS};
+use mirrorpolicy::objects::crd_schema::{compare, Tree};
+use mirrorpolicy::objects::schema::{builtin_tree, CHECKED_KINDS};
 use mirrorpolicy::source::load_paths_with;
 
 /// Every `.yaml`/`.yml`/`.json` file below `dir` that holds a

@@ -65,7 +65,7 @@ fn yaml_load_seeds() {
 #[test]
 fn migrate_round_trip_seeds() {
     for (name, s) in seeds("migrate_round_trip") {
-        serde_json::from_str::<mirrorpolicy::crd::ImageContentSourcePolicy>(&s)
+        serde_json::from_str::<mirrorpolicy::objects::ImageContentSourcePolicy>(&s)
             .unwrap_or_else(|e| panic!("{name} is not an ICSP in JSON: {e}"));
         checks::migrate_round_trip_json(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
     }

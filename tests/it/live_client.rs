@@ -1,11 +1,11 @@
-//! The library's cluster client (`source::cluster`) against the fake API
+//! The library's cluster client (`source::api`) against the fake API
 //! server: reads, server-side apply with and without dry run, delete, and
 //! the failures a write can meet. The fake's request log proves what was
 //! written.
 
 use crate::support;
 
-use mirrorpolicy::source::cluster::{
+use mirrorpolicy::source::api::{
     self as live, ClusterError, ClusterOptions, Connection, Preconditions, Reply,
     IMAGE_CONTENT_SOURCE_POLICIES, IMAGE_DIGEST_MIRROR_SETS, MIRROR_CONFIG,
 };

@@ -12,7 +12,7 @@ use crate::checks;
 
 use std::collections::BTreeMap;
 
-use mirrorpolicy::crd::{ImageContentSourcePolicy, RepositoryDigestMirrors};
+use mirrorpolicy::objects::{ImageContentSourcePolicy, RepositoryDigestMirrors};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};

@@ -496,7 +496,7 @@ fn commands_calling_commands(graph: &Graph) -> Vec<String> {
     out
 }
 
-/// The edges from a module below the command layer (`common`, `many`,
+/// The edges from a module below the command layer (`steps`, `many`,
 /// `output`, the live and core crates) to the command line's types
 /// (`cli`): the flags are resolved into typed settings by the commands.
 fn below_commands_naming_the_cli(graph: &Graph) -> Vec<String> {
@@ -527,11 +527,11 @@ fn no_clap_type_below_the_command_layer() {
         found.join("\n")
     );
     let mut example = Graph::new();
-    example.insert("common::probe".into(), ["cli".to_string()].into());
+    example.insert("steps::probe".into(), ["cli".to_string()].into());
     example.insert("commands::explain".into(), ["cli".to_string()].into());
     assert_eq!(
         below_commands_naming_the_cli(&example),
-        ["common::probe -> cli"]
+        ["steps::probe -> cli"]
     );
 }
 

@@ -1,7 +1,7 @@
 //! What the OpenShift API server refuses because of other objects, by
 //! release: its own admission plugins, which look at what the cluster
 //! already holds. The rules of one object alone (the CRDs) are
-//! [`crate::crd`]'s; `lint` reports these refusals as errors, the render
+//! [`crate::objects`]'s; `lint` reports these refusals as errors, the render
 //! as a warning that the objects read cannot all have been created.
 //!
 //! One such check exists: from OpenShift 4.13.0 the kube-apiserver's
@@ -26,8 +26,8 @@
 //! taken as having the check: which build first carried the fix is not
 //! known.
 
-use crate::crd::inputs::Proposed;
-use crate::crd::{
+use crate::objects::inputs::Proposed;
+use crate::objects::{
     ClusterVersion, ImageContentSourcePolicy, ImageDigestMirrorSet, ImageTagMirrorSet, Inputs,
 };
 use crate::origin::Origin;

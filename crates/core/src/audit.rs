@@ -1,7 +1,7 @@
 //! `audit`: every image workloads reference, classified by how CRI-O will
 //! pull it on this cluster.
 //!
-//! The images come from [`crate::crd::workload`]: containers, init and
+//! The images come from [`crate::objects::workload`]: containers, init and
 //! ephemeral containers, `RELATED_IMAGE_*` environment variables (the
 //! operator-bundle convention for pinned operand images), a
 //! ClusterServiceVersion's `spec.relatedImages` and install deployments,
@@ -15,10 +15,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-pub use crate::crd::workload::{
+use crate::explain::{self, Config, ExplainError, Explanation};
+pub use crate::objects::workload::{
     workload_from, workload_kind, ImagesAt, Workload, WorkloadKind, WORKLOAD_KINDS,
 };
-use crate::explain::{self, Config, ExplainError, Explanation};
 use crate::registries::lookup::Role;
 use crate::registries::ShortNameMode;
 use crate::tag_mirror_fix::TagMirrorFix;

@@ -6,7 +6,7 @@
 //! by default"), vendored from CRI-O 1.35 (OpenShift 4.22). OpenShift 4.x
 //! ships CRI-O 1.(x+13): 4.21 runs CRI-O 1.34, 4.22 runs CRI-O 1.35.
 
-use crate::crd::ClusterVersion;
+use crate::objects::ClusterVersion;
 use crate::registries::ShortNameMode;
 
 /// Who resolves short names over a set of files: what decides their
@@ -112,7 +112,7 @@ pub fn short_name_modes_during_update(
     cv: &ClusterVersion,
 ) -> Option<(ShortNameMode, String, ShortNameMode, String)> {
     let (from, to) = update_in_progress(cv)?;
-    let from_minor = crate::crd::cluster::openshift_minor_of(from);
+    let from_minor = crate::objects::cluster::openshift_minor_of(from);
     let older = effective_short_name_mode(None, None, ShortNameResolver::of_openshift(from_minor));
     let newer = short_name_mode(Some(cv));
     (from_minor.is_some() && older != newer)
@@ -327,9 +327,9 @@ impl NodeRuntime {
 /// the ClusterVersion and the pools ([`of_cluster`]), else unknown.
 pub fn of_node(
     name: &str,
-    nodes: &[crate::crd::Node],
-    cluster_version: Option<&crate::crd::ClusterVersion>,
-    pools: &[crate::crd::MachineConfigPool],
+    nodes: &[crate::objects::Node],
+    cluster_version: Option<&crate::objects::ClusterVersion>,
+    pools: &[crate::objects::MachineConfigPool],
 ) -> NodeRuntime {
     let own = nodes
         .iter()
@@ -349,8 +349,8 @@ pub fn of_node(
 /// release. Known only when those releases ship the same CRI-O minor; else
 /// unknown, with the minors it may be.
 pub fn of_cluster(
-    cv: &crate::crd::ClusterVersion,
-    pools: &[crate::crd::MachineConfigPool],
+    cv: &crate::objects::ClusterVersion,
+    pools: &[crate::objects::MachineConfigPool],
 ) -> NodeRuntime {
     let Some((minor, version)) = cv.openshift_minor().zip(cv.version()) else {
         return NodeRuntime::unknown();
@@ -376,7 +376,7 @@ pub fn of_cluster(
     earlier.retain(|v| *v != version);
     let mut minors: Vec<Option<u32>> = earlier
         .iter()
-        .map(|v| crate::crd::cluster::openshift_minor_of(v).map(|m| m + OPENSHIFT_TO_CRIO))
+        .map(|v| crate::objects::cluster::openshift_minor_of(v).map(|m| m + OPENSHIFT_TO_CRIO))
         .collect();
     minors.push(Some(minor + OPENSHIFT_TO_CRIO));
     minors.sort_unstable();
@@ -397,7 +397,7 @@ pub fn of_cluster(
     };
     let from = match &updating {
         Some((from, _)) if !from.is_empty() => {
-            let crio = crate::crd::cluster::openshift_minor_of(from)
+            let crio = crate::objects::cluster::openshift_minor_of(from)
                 .map_or(String::new(), |m| format!(" ({})", crio_of_release(m)));
             format!("updating from {from}{crio} to")
         }
@@ -423,7 +423,7 @@ pub fn of_cluster(
 /// Whether every machine of the pool runs its current configuration: no
 /// machine left to update, and the `Updated` condition true where the pool
 /// has one.
-fn pool_updated(pool: &crate::crd::MachineConfigPool) -> bool {
+fn pool_updated(pool: &crate::objects::MachineConfigPool) -> bool {
     let updated = pool.condition("Updated").is_none_or(|c| c.status == "True");
     updated && pool.status.updated_machine_count >= pool.status.machine_count
 }
@@ -641,7 +641,7 @@ mod tests {
             updating.basis
         );
         // The Node's own version wins over the cluster's.
-        let node: crate::crd::Node = serde_json::from_value(serde_json::json!({
+        let node: crate::objects::Node = serde_json::from_value(serde_json::json!({
             "apiVersion": "v1", "kind": "Node", "metadata": {"name": "w1"},
             "status": {"nodeInfo": {"containerRuntimeVersion": "cri-o://1.34.2-3.rhaos4.21.el9"}}
         }))

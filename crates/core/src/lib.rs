@@ -13,7 +13,6 @@
 
 pub mod admission;
 pub mod audit;
-pub mod crd;
 pub mod crio;
 pub mod decode;
 pub mod diff;
@@ -29,6 +28,7 @@ pub mod list;
 pub mod migrate;
 pub mod node_files;
 pub mod node_paths;
+pub mod objects;
 pub mod origin;
 pub mod parallel;
 pub mod policy;

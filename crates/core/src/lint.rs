@@ -15,14 +15,14 @@
 use serde::Serialize;
 
 use crate::admission::{mirror_set_refusals, release_answering_with_check, Refusal};
-use crate::crd::{ImageContentSourcePolicy, Inputs};
+use crate::objects::{ImageContentSourcePolicy, Inputs};
 use crate::origin::Origin;
 use crate::policy::{policy_namespaces, scope_covers};
 use crate::reference::Reference;
 use crate::registries::lookup::{self, hostless_prefix, Role};
-use crate::render::cluster::{profile_of, registries_input, render_pool};
 use crate::render::findings::{McoFinding, RenderWarning};
 use crate::render::node::node_view;
+use crate::render::pool::{profile_of, registries_input, render_pool};
 use crate::render::registries::{
     list_findings_as, order_conflicts, set_findings_as, RegistriesInput, SourcePolicy,
 };

@@ -15,13 +15,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::crd::Inputs;
-use crate::crd::{
+use crate::objects::Inputs;
+use crate::objects::{
     FieldError, ImageContentSourcePolicy, ImageDigestMirrorSet, ImageDigestMirrors,
     ImageTagMirrorSet, ObjectMeta,
 };
 use crate::registries::lookup::hostless_prefix;
-use crate::render::cluster::{render_pool, RenderError, Rendered};
+use crate::render::pool::{render_pool, RenderError, Rendered};
 
 /// The annotation kubectl keeps the last applied object in: stale on a new
 /// object, so it is not carried over.
@@ -130,7 +130,7 @@ impl Replacement {
 /// The longest file name most file systems take, in bytes (`NAME_MAX`).
 pub const FILE_NAME_MAX: usize = 255;
 
-pub use crate::crd::schema::{name_problem, NAME_MAX};
+pub use crate::objects::schema::{name_problem, NAME_MAX};
 
 /// The labels GitOps tools track the objects they manage with, and the
 /// tool: Argo CD's label tracking (its default, `app.kubernetes.io/instance`),
@@ -776,7 +776,7 @@ pub struct PlanRow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crd::RepositoryDigestMirrors;
+    use crate::objects::RepositoryDigestMirrors;
 
     fn icsp(name: &str, entries: &[(&str, &[&str])]) -> ImageContentSourcePolicy {
         let mut o = ImageContentSourcePolicy::new(name);
@@ -1132,7 +1132,7 @@ spec:
         );
         meta.annotations.insert("owner".into(), "team-a".into());
         meta.finalizers.push("example.com/hold".into());
-        meta.owner_references.push(crate::crd::OwnerReference {
+        meta.owner_references.push(crate::objects::OwnerReference {
             kind: "Application".into(),
             name: "platform".into(),
             controller: Some(true),

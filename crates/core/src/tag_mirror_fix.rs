@@ -429,7 +429,7 @@ mod tests {
             yaml,
             "apiVersion: config.openshift.io/v1\nkind: ImageTagMirrorSet\nmetadata:\n  name: quay-io-ns-tag-mirrors\nspec:\n  imageTagMirrors:\n  - source: quay.io/ns\n    mirrors:\n    - m2.example.com/ns\n    - m1.example.com/ns\n"
         );
-        let mut inputs = crate::crd::Inputs::default();
+        let mut inputs = crate::objects::Inputs::default();
         crate::decode::parse_documents("itms.yaml", yaml, &mut inputs).unwrap();
         let itms = &inputs.itmss[0];
         assert!(itms.validate().is_empty(), "{:?}", itms.validate());

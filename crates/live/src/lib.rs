@@ -8,9 +8,9 @@
 //! here under its own module names, which depends on nothing of this crate.
 
 pub use mirrorpolicy_core::{
-    admission, audit, crd, crio, decode, diff, digest, duration, explain, go_yaml, journal, kinds,
-    labels, lint, list, migrate, node_files, node_paths, origin, parallel, policy, probe_result,
-    quote, reference, registries, render, tag_mirror_fix, upgrade, verdict, x509,
+    admission, audit, crio, decode, diff, digest, duration, explain, go_yaml, journal, kinds,
+    labels, lint, list, migrate, node_files, node_paths, objects, origin, parallel, policy,
+    probe_result, quote, reference, registries, render, tag_mirror_fix, upgrade, verdict, x509,
 };
 
 pub mod probe;

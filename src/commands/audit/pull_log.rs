@@ -8,22 +8,20 @@
 use anyhow::Result;
 
 use crate::output;
-use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::explain::{self as core, Config, Explanation};
 use mirrorpolicy::journal::fleet::{self, EventLog, Fleet, NodeNote, NodeReason, PoolLog};
 use mirrorpolicy::journal::pool::{host_is, node_of, node_pool};
 use mirrorpolicy::journal::{self as jr, Expected, Line, PullRecord};
-use mirrorpolicy::source::cluster::{
-    self as live, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES,
-};
+use mirrorpolicy::objects::Inputs;
+use mirrorpolicy::source::api::{self as live, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES};
 use mirrorpolicy::source::journal_text::LINE_CAP;
 use mirrorpolicy::source::node_live;
 use mirrorpolicy::source::node_logs::{self, NodeLogError};
 
 use crate::cli::{AuditArgs, AuditOutput};
-use crate::common::{inputs, journal};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
+use crate::steps::{inputs, journal};
 use crate::term;
 
 /// The pool a node is judged against when the input has no Node objects.

@@ -15,10 +15,10 @@ use serde_json::Value;
 use serde_saphyr::Spanned;
 
 use super::{decode, document_start_lines, yaml_options, DocumentAt, Object, SourceError, Staged};
-use crate::crd::install_config::{
+use crate::objects::install_config::{
     Generated, GeneratedEntry, InstallConfig, PullSecret, TrustedBundle, API_VERSION,
 };
-use crate::crd::Inputs;
+use crate::objects::Inputs;
 use crate::origin::Origin;
 
 /// An install-config.yaml staged from one document, its objects already
@@ -77,7 +77,7 @@ pub(super) fn stage<'a>(
         .pointer("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let label = Origin::object(crate::crd::install_config::KIND, name).to_string();
+    let label = Origin::object(crate::objects::install_config::KIND, name).to_string();
     let config: InstallConfig =
         decode(&value).map_err(|(field, message)| at.decode_error(&label, field, message))?;
     let objects = config.mirror_objects().map_err(|message| {

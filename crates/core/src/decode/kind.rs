@@ -3,12 +3,12 @@
 //! ([`super::stream`]) share, below both so that the file reader uses the
 //! stream reader and not the other way round.
 
-use crate::crd::workload::Workload;
-use crate::crd::{
+use crate::kinds::{self, KindSpec};
+use crate::objects::workload::Workload;
+use crate::objects::{
     ClusterImagePolicy, ClusterVersion, Image, ImageContentSourcePolicy, ImageDigestMirrorSet,
     ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node,
 };
-use crate::kinds::{self, KindSpec};
 
 /// Key of [`Inputs::skipped`] parts that are missing.
 pub(super) const NONE: &str = "<none>";

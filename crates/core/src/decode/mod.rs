@@ -1,6 +1,6 @@
 //! Cluster objects decoded from text: the documents of one YAML or JSON
 //! file (or of a page listed from a cluster) staged into
-//! [`crate::crd::Inputs`].
+//! [`crate::objects::Inputs`].
 //!
 //! A file holds one or more documents (YAML `---` streams, or JSON values
 //! one after another). A document is an object, or a `List` / `*List` whose
@@ -25,17 +25,17 @@ mod kind;
 mod stream;
 mod strict;
 
-use crate::crd::workload::Workload;
+use crate::objects::workload::Workload;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 
-use crate::crd::crd_schema::{is_crd, parse_crd, CrdSchema};
-use crate::crd::inputs::{upsert, Unchecked};
-use crate::crd::schema::{misspelt_kind, CHECKED_KINDS};
-use crate::crd::{ClusterVersion, Image, ImagePolicy, Node, CONFIG_V1};
-use crate::crd::{FieldError, Inputs};
+use crate::objects::crd_schema::{is_crd, parse_crd, CrdSchema};
+use crate::objects::inputs::{upsert, Unchecked};
+use crate::objects::schema::{misspelt_kind, CHECKED_KINDS};
+use crate::objects::{ClusterVersion, Image, ImagePolicy, Node, CONFIG_V1};
+use crate::objects::{FieldError, Inputs};
 use crate::origin::Origin;
 use kind::{api_group, Kind, Object, NONE};
 use stream::{Document, Part};
@@ -234,7 +234,7 @@ pub fn kinds_read() -> Vec<&'static str> {
     Kind::ALL
         .iter()
         .map(|k| k.spec().kind)
-        .chain([crate::crd::install_config::KIND])
+        .chain([crate::objects::install_config::KIND])
         .collect()
 }
 
@@ -658,7 +658,7 @@ fn stage_value<'a>(
     }
     if staged.reading.workloads {
         if let Some(workload) =
-            api.and_then(|api| crate::crd::workload::workload_kind(api, kind_name))
+            api.and_then(|api| crate::objects::workload::workload_kind(api, kind_name))
         {
             return stage_workload(workload, &value, kind_name, at, item, staged);
         }
@@ -754,7 +754,8 @@ fn stage_unread(
         return;
     }
     let group = api_group(api_version.unwrap_or_default());
-    if CHECKED_KINDS.contains(&kind_name) && group == api_group(crate::crd::MACHINECONFIGURATION_V1)
+    if CHECKED_KINDS.contains(&kind_name)
+        && group == api_group(crate::objects::MACHINECONFIGURATION_V1)
     {
         let object = Origin::from(label);
         staged
@@ -836,7 +837,7 @@ fn stage_list<'a>(
 /// Stages a workload (read with `--workloads`) for the images it runs;
 /// one it holds none of is dropped.
 fn stage_workload<'a>(
-    workload: &'static crate::crd::workload::WorkloadKind,
+    workload: &'static crate::objects::workload::WorkloadKind,
     value: &Value,
     kind_name: &str,
     at: &DocumentAt<'a>,
@@ -848,7 +849,7 @@ fn stage_workload<'a>(
         .and_then(Value::as_str)
         .unwrap_or_default();
     let read =
-        crate::crd::workload::workload_from(workload, value).map_err(|(field, message)| {
+        crate::objects::workload::workload_from(workload, value).map_err(|(field, message)| {
             SourceError::Decode {
                 file: at.file.to_string(),
                 document: at.document,
@@ -1552,7 +1553,7 @@ mod tests {
         );
         assert_eq!(
             idms.spec.image_digest_mirrors[0].mirror_source_policy,
-            Some(crate::crd::MirrorSourcePolicy::NeverContactSource)
+            Some(crate::objects::MirrorSourcePolicy::NeverContactSource)
         );
         let g = inputs.generated(&idms.origin()).unwrap();
         assert_eq!(

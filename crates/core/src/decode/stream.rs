@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use super::kind::{Kind, Object, NONE};
 use super::strict::Strict;
-use crate::crd::Node;
+use crate::objects::Node;
 
 /// What one document (or list item) turned into.
 pub(super) enum Part {
@@ -83,7 +83,7 @@ fn is_list_kind(kind: &str) -> bool {
 }
 
 fn decide(kind: &str, api: Option<Option<&str>>, workloads: bool, item: bool) -> Decision {
-    if kind == crate::crd::install_config::KIND && !item {
+    if kind == crate::objects::install_config::KIND && !item {
         // Staged from its `Value`, as install-config.yaml.
         return Decision::Keep;
     }
@@ -92,11 +92,11 @@ fn decide(kind: &str, api: Option<Option<&str>>, workloads: bool, item: bool) ->
         return if item { Decision::Keep } else { Decision::Wait };
     }
     let workload_name = workloads
-        && crate::crd::workload::WORKLOAD_KINDS
+        && crate::objects::workload::WORKLOAD_KINDS
             .iter()
             .any(|w| w.kind == kind);
     let known = Kind::from_name(kind);
-    if known.is_none() && crate::crd::schema::misspelt_kind(kind).is_some() {
+    if known.is_none() && crate::objects::schema::misspelt_kind(kind).is_some() {
         // Staged from its `Value`, which says what it was meant to be.
         return Decision::Keep;
     }
@@ -109,7 +109,8 @@ fn decide(kind: &str, api: Option<Option<&str>>, workloads: bool, item: bool) ->
             Decision::Wait
         };
     };
-    if workload_name && api.is_some_and(|a| crate::crd::workload::workload_kind(a, kind).is_some())
+    if workload_name
+        && api.is_some_and(|a| crate::objects::workload::workload_kind(a, kind).is_some())
     {
         return Decision::Keep;
     }

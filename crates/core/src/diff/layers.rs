@@ -18,9 +18,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::crd::{MachineConfig, MachineConfigPool};
-use crate::render::cluster::{REGISTRIES_CONF, REGISTRIES_TEMPLATE};
+use crate::objects::{MachineConfig, MachineConfigPool};
 use crate::render::policy::{POLICY_JSON, POLICY_JSON_TEMPLATE};
+use crate::render::pool::{REGISTRIES_CONF, REGISTRIES_TEMPLATE};
 
 use super::{machine_config_files, Files};
 
@@ -173,8 +173,8 @@ pub fn overriding<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crd::machine_config::ROLE_LABEL;
-    use crate::crd::{IgnitionFile, IgnitionFileContents, LabelSelector};
+    use crate::objects::machine_config::ROLE_LABEL;
+    use crate::objects::{IgnitionFile, IgnitionFileContents, LabelSelector};
 
     fn config(name: &str, role: &str, files: &[(&str, &str)]) -> MachineConfig {
         let mut m = MachineConfig::new(name);

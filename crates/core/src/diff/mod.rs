@@ -20,12 +20,14 @@ use std::io::Read;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::crd::machine_config::{CURRENT_CONFIG_ANNOTATION, MCO_FIELD_MANAGER, STATE_ANNOTATION};
-use crate::crd::Inputs;
-use crate::crd::{MachineConfig, MachineConfigPool};
+use crate::objects::machine_config::{
+    CURRENT_CONFIG_ANNOTATION, MCO_FIELD_MANAGER, STATE_ANNOTATION,
+};
+use crate::objects::Inputs;
+use crate::objects::{MachineConfig, MachineConfigPool};
 use crate::registries::{RegistriesError, RegistriesFile, RegistryTable};
-use crate::render::cluster::{render_pool, REGISTRIES_CONF, REGISTRIES_TEMPLATE};
 use crate::render::machineconfig::generated_registries_name;
+use crate::render::pool::{render_pool, REGISTRIES_CONF, REGISTRIES_TEMPLATE};
 
 use impact::Action;
 
@@ -66,7 +68,7 @@ pub fn machine_config_files(mc: &MachineConfig) -> Result<Files, String> {
 /// The bytes a MachineConfig's file entry writes, decoded from its data URL
 /// (percent-escaped or base64, gzip when `compression: gzip` or the data
 /// starts with the gzip magic).
-pub fn file_bytes(mc: &MachineConfig, f: &crate::crd::IgnitionFile) -> Result<Vec<u8>, String> {
+pub fn file_bytes(mc: &MachineConfig, f: &crate::objects::IgnitionFile) -> Result<Vec<u8>, String> {
     let source = f.contents.source.as_deref().unwrap_or("data:,");
     let bytes = crate::render::machineconfig::decode_data_url_bytes(source)
         .map_err(|e| format!("MachineConfig/{} {}: {e}", mc.metadata.name, f.path))?;
@@ -282,7 +284,7 @@ pub fn diff(
             .map(|pool| MachineConfigPool {
                 api_version: String::new(),
                 kind: MachineConfigPool::KIND.to_string(),
-                metadata: crate::crd::ObjectMeta::named(pool),
+                metadata: crate::objects::ObjectMeta::named(pool),
                 spec: Default::default(),
                 status: Default::default(),
             })
@@ -416,7 +418,7 @@ struct PoolContext<'a> {
 /// nodes ([`MachineConfigPool::generating_pool`]); `Err` says why none does.
 fn generating_pool<'a>(inputs: &'a Inputs, pool: &'a MachineConfigPool) -> Result<&'a str, String> {
     pool.generating_pool(&inputs.pools)
-        .ok_or_else(|| crate::render::cluster::no_generated_config(pool))
+        .ok_or_else(|| crate::render::pool::no_generated_config(pool))
 }
 
 fn pool_diff(
@@ -1308,19 +1310,27 @@ mod tests {
         gz.write_all(b"{\"default\":[]}").unwrap();
         let data = crate::render::machineconfig::data_url_base64(&gz.finish().unwrap());
         let mut m = MachineConfig::new("x");
-        m.spec.config.storage.files.push(crate::crd::IgnitionFile {
-            path: "/etc/containers/policy.json".into(),
-            contents: crate::crd::IgnitionFileContents {
-                source: Some(data),
-                compression: Some("gzip".into()),
+        m.spec
+            .config
+            .storage
+            .files
+            .push(crate::objects::IgnitionFile {
+                path: "/etc/containers/policy.json".into(),
+                contents: crate::objects::IgnitionFileContents {
+                    source: Some(data),
+                    compression: Some("gzip".into()),
+                    ..Default::default()
+                },
                 ..Default::default()
-            },
-            ..Default::default()
-        });
-        m.spec.config.storage.files.push(crate::crd::IgnitionFile {
-            path: "/etc/kubernetes/kubelet.conf".into(),
-            ..Default::default()
-        });
+            });
+        m.spec
+            .config
+            .storage
+            .files
+            .push(crate::objects::IgnitionFile {
+                path: "/etc/kubernetes/kubelet.conf".into(),
+                ..Default::default()
+            });
         let files = machine_config_files(&m).unwrap();
         assert_eq!(files.len(), 1);
         assert_eq!(files["/etc/containers/policy.json"], "{\"default\":[]}");

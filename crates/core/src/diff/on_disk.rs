@@ -14,12 +14,14 @@
 use crate::digest::sha256_hex;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::crd::machine_config::{CURRENT_CONFIG_ANNOTATION, REASON_ANNOTATION, STATE_ANNOTATION};
-use crate::crd::{Inputs, MachineConfig};
 use crate::node_files::{
     go_mode_words, is_absent, pull_breakers, Breaker, FileKind, FileMeta, NodeFiles, NodeRead,
 };
 use crate::node_paths::{folder_of, is_cert_path, REGISTRIES_CONF_D};
+use crate::objects::machine_config::{
+    CURRENT_CONFIG_ANNOTATION, REASON_ANNOTATION, STATE_ANNOTATION,
+};
+use crate::objects::{Inputs, MachineConfig};
 use crate::registries::Undetermined;
 
 use super::{

@@ -5,7 +5,7 @@
 //! pool before `worker`, as the MCO gives a node in both to the custom
 //! pool), else its role label.
 
-use crate::crd::{MachineConfigPool, Node};
+use crate::objects::{MachineConfigPool, Node};
 
 /// Whether the journald host column `host` is node `name` (the host name
 /// is the node's name, or its first DNS label).

@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::crd::Image;
+use crate::objects::Image;
 use crate::origin::Origin;
 use crate::policy::DecodeError;
 

@@ -16,13 +16,13 @@
 //! Arrows point one way: `cluster` → `policy`, `sigstore`, `payload`,
 //! `registries` → `scope`, `findings`; `node` → `cluster`.
 
-pub mod cluster;
 pub mod encode;
 pub mod findings;
 pub mod machineconfig;
 pub mod node;
 pub mod payload;
 pub mod policy;
+pub mod pool;
 pub mod registries;
 pub mod release;
 pub mod scope;

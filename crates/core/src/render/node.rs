@@ -14,15 +14,15 @@ use std::collections::BTreeMap;
 
 use foldhash::{HashMap, HashMapExt};
 
-use crate::crd::Image;
 use crate::crio::NodeRuntime;
+use crate::objects::Image;
 use crate::origin::Origin;
 use crate::policy::{self, PolicyError, PolicyFile};
 use crate::registries::{self, ConfigFile, RegistriesConf, RegistriesError};
 
-use super::cluster::{Rendered, REGISTRIES_CONF, REGISTRIES_TEMPLATE, SEARCH_REGISTRIES_CONF};
 use super::encode::written_registries_conf;
 use super::policy::{namespaced_policy_path, POLICY_JSON, POLICY_JSON_TEMPLATE};
+use super::pool::{Rendered, REGISTRIES_CONF, REGISTRIES_TEMPLATE, SEARCH_REGISTRIES_CONF};
 
 /// The configuration CRI-O on a node of the pool uses.
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@
 //! `policyItemFromSpec`, `getValidScopePolicies`, `updatePolicyJSON`
 //! and `updateNamespacedPolicyJSONs`, and [`render_policies`], which ties
 //! them together as `registriesConfigIgnition` does. The `registries.d`
-//! sigstore file lives in [`super::sigstore`]; [`super::cluster`] composes
+//! sigstore file lives in [`super::sigstore`]; [`super::pool`] composes
 //! the two.
 //!
 //! Upstream: openshift/machine-config-operator
@@ -19,7 +19,7 @@ use super::findings::{McoFinding, PolicyKind, RenderError, RenderWarning};
 use super::registries::list_findings_as;
 use super::release::McoProfile;
 use super::scope::scope_is_nested_inside_scope;
-use crate::crd::{
+use crate::objects::{
     ClusterImagePolicy, IdentityMatchPolicy, ImagePolicy, ImageSigstoreVerificationPolicy,
     PolicyIdentity, PolicyType,
 };
@@ -568,7 +568,7 @@ pub struct PolicyRender {
 /// `policy_blocked` and `allowed` are the lists after payload protection;
 /// `cips`/`ips` are empty when the sigstore feature gate is off. The
 /// sigstore `registries.d` file written alongside is composed by
-/// [`super::cluster`].
+/// [`super::pool`].
 pub fn render_policies(
     template: &str,
     policy_blocked: Option<&[String]>,

@@ -3,17 +3,17 @@
 //! one scope lies inside another. Every other render module builds on it;
 //! it imports none of them.
 
-use crate::crd;
+use crate::objects;
 
 /// Whether `s` matches the mirror-set `source` pattern (the CRD's, which
 /// the MCO applies to ICSP sources too).
 pub fn is_valid_source(s: &str) -> bool {
-    crd::is_valid_source(s)
+    objects::is_valid_source(s)
 }
 
 /// Whether `s` matches the mirror-set `mirrors[]` pattern (the CRD's).
 pub fn is_valid_mirror(s: &str) -> bool {
-    crd::is_valid_mirror(s)
+    objects::is_valid_mirror(s)
 }
 
 /// The MCO's `IsValidRegistriesConfScope`.

@@ -170,7 +170,7 @@ pub fn signature_key_prefix(digest: &str) -> Option<String> {
 pub fn openpgp(
     digest: Option<&str>,
     maps: &ConfigMaps,
-    custom: Option<&[crate::crd::SignatureStore]>,
+    custom: Option<&[crate::objects::SignatureStore]>,
 ) -> OpenPgp {
     let none = |outcome, detail: String| OpenPgp {
         outcome,
@@ -222,7 +222,7 @@ pub fn openpgp(
 /// `store-*` URLs of `release-verification`.
 fn fallback(
     maps: &ConfigMaps,
-    custom: Option<&[crate::crd::SignatureStore]>,
+    custom: Option<&[crate::objects::SignatureStore]>,
 ) -> (Vec<String>, &'static str, String) {
     const SPEC: &str = "ClusterVersion.spec.signatureStores";
     match custom {
@@ -263,7 +263,7 @@ fn stores(maps: &ConfigMaps) -> Vec<String> {
 /// The version the cluster runs, as the CVO takes it: the newest
 /// `Completed` entry of `status.history`, else its oldest entry, else
 /// `status.desired`.
-pub fn current_version(cv: &crate::crd::ClusterVersion) -> Option<&str> {
+pub fn current_version(cv: &crate::objects::ClusterVersion) -> Option<&str> {
     let history = &cv.status.history;
     history
         .iter()
@@ -565,7 +565,7 @@ mod tests {
             CheckOutcome::NotRead
         );
         // ClusterVersion spec.signatureStores replaces the default stores.
-        let custom = [crate::crd::SignatureStore {
+        let custom = [crate::objects::SignatureStore {
             url: "https://sigs.example/store".to_string(),
             ca: None,
         }];

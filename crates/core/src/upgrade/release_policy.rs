@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::payload::{policy_manifest as wanted, PayloadError, ReleaseFiles};
-use crate::crd::{ClusterImagePolicy, Inputs};
+use crate::objects::{ClusterImagePolicy, Inputs};
 
 /// The profile of a self-managed cluster (`include.release.openshift.io/…`).
 const PROFILE: &str = "include.release.openshift.io/self-managed-high-availability";

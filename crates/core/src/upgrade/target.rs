@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::crd::ClusterVersion;
+use crate::objects::ClusterVersion;
 
 /// A risk of a conditional update.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

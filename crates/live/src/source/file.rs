@@ -27,9 +27,9 @@ use std::sync::LazyLock;
 
 use regex::bytes::Regex as BytesRegex;
 
-use crate::crd::crd_schema::CrdSchema;
-use crate::crd::Inputs;
 use crate::decode::{apply, config_maps_in, stage_file, Reading, SourceError, Staged};
+use crate::objects::crd_schema::CrdSchema;
+use crate::objects::Inputs;
 use serde_json::Value;
 
 /// Name used for stdin in messages.
@@ -390,7 +390,7 @@ static STRICT_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
 
 /// Names a workload kind: files without one are not parsed for `audit`.
 static WORKLOAD_HINT: LazyLock<BytesRegex> = LazyLock::new(|| {
-    let kinds = crate::crd::workload::WORKLOAD_KINDS
+    let kinds = crate::objects::workload::WORKLOAD_KINDS
         .iter()
         .map(|k| k.kind)
         .collect::<Vec<_>>()

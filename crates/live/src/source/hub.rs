@@ -16,7 +16,7 @@
 
 use serde_json::Value;
 
-use super::cluster::{ClusterError, Connection, CONFIG_MAPS, MANAGED_CLUSTERS, ROUTES};
+use super::api::{ClusterError, Connection, CONFIG_MAPS, MANAGED_CLUSTERS, ROUTES};
 
 /// The Route of the cluster-proxy add-on's user server.
 pub const USER_ROUTE: &str = "cluster-proxy-addon-user";

@@ -1,14 +1,14 @@
 //! Where the cluster objects come from, gathered into one
-//! [`crate::crd::Inputs`].
+//! [`crate::objects::Inputs`].
 //!
 //! `file` reads exported YAML/JSON (`-f`): single objects, multi-document
 //! streams, `List`s, folders and must-gather / `oc adm inspect` trees.
 //! `cluster` lists the same kinds from a live cluster and stages them
 //! through `file`'s code. The core only ever sees `Inputs`, so it cannot
 //! tell files from a live cluster. Validation of what was read is left to
-//! [`crate::crd`] and the rendering modules.
+//! [`crate::objects`] and the rendering modules.
 
-pub mod cluster;
+pub mod api;
 pub mod drop_in_dir;
 mod exec;
 pub mod file;
@@ -25,4 +25,4 @@ mod transport;
 pub use crate::decode::{parse_documents, parse_documents_with, SourceError};
 pub use file::{load_paths, load_paths_checked, load_paths_with};
 
-pub use crate::crd::Inputs;
+pub use crate::objects::Inputs;

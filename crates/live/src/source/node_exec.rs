@@ -39,7 +39,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_tungstenite::tungstenite::Message;
 
-use super::cluster::{encode_query, ClusterError, Connection, Forbidden, Upgrade, PODS, PODS_EXEC};
+use super::api::{encode_query, ClusterError, Connection, Forbidden, Upgrade, PODS, PODS_EXEC};
 use crate::node_files::{FileMeta, NodeFiles, NodeRead};
 use crate::node_paths::{is_cert_path, is_content_path, is_recorded_path};
 

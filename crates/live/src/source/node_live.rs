@@ -5,10 +5,10 @@
 
 use tokio::runtime::Runtime;
 
-use super::cluster::{self as live, ClusterError, ClusterOptions, Read, NODES};
+use super::api::{self as live, ClusterError, ClusterOptions, Read, NODES};
 use super::node_exec::{self, ReadOptions};
-use crate::crd::Node;
 use crate::node_files::NodeRead;
+use crate::objects::Node;
 
 /// Reads the files of `nodes` live, in that order, through each node's
 /// machine-config-daemon pod. A node that cannot be read is

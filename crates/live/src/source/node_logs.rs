@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
-use super::cluster::{ClusterError, Connection, EVENTS};
+use super::api::{ClusterError, Connection, EVENTS};
 use super::journal_text::{Budget, Decoder, LongLines, TextError};
 use crate::journal::Timestamp;
 

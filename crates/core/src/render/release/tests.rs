@@ -6,9 +6,9 @@
 
 use super::*;
 use crate::origin::Origin;
-use crate::render::cluster::template_conf;
 use crate::render::encode::encode_registries_conf;
 use crate::render::policy::{update_policy_json_as, POLICY_JSON_TEMPLATE};
+use crate::render::pool::template_conf;
 use crate::render::registries::{
     edit_registries_config_as, MirrorSet, RegistriesInput, SourcePolicy,
 };
@@ -487,8 +487,8 @@ fn release_4_10_update_policy_json() {
 /// of each branch).
 #[test]
 fn image_policies_by_release() {
-    use crate::crd::Inputs;
-    use crate::render::cluster::render_pool;
+    use crate::objects::Inputs;
+    use crate::render::pool::render_pool;
     use crate::render::sigstore::SIGSTORE_REGISTRIES_D;
     let key = serde_json::json!({"rootOfTrust": {"policyType": "PublicKey",
         "publicKey": {"keyData": "dGVzdC1rZXktZGF0YQ=="}}});

@@ -7,11 +7,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::crd::crd_schema::CrdSchema;
-use crate::crd::install_config::{Generated, PullSecret, TrustedBundle};
-use crate::crd::schema::{check_fields, metadata_errors, name_error};
-use crate::crd::workload::Workload;
-use crate::crd::{
+use crate::objects::crd_schema::CrdSchema;
+use crate::objects::install_config::{Generated, PullSecret, TrustedBundle};
+use crate::objects::schema::{check_fields, metadata_errors, name_error};
+use crate::objects::workload::Workload;
+use crate::objects::{
     ClusterImagePolicy, ClusterVersion, FieldError, Image, ImageContentSourcePolicy,
     ImageDigestMirrorSet, ImagePolicy, ImageTagMirrorSet, MachineConfig, MachineConfigPool, Node,
     ObjectMeta,
@@ -202,7 +202,7 @@ impl Inputs {
     /// Only the kinds that render node files are taken from `proposed`.
     pub fn overlay(&mut self, proposed: Inputs) {
         const KEYING: &str = "namespace/name";
-        let name = |m: &crate::crd::ObjectMeta| format!("{:?}\0{}", m.namespace, m.name);
+        let name = |m: &crate::objects::ObjectMeta| format!("{:?}\0{}", m.namespace, m.name);
         let index = &mut self.index;
         let laid = &mut self.proposed;
         // Whether `upsert` added an object (a create) or replaced one (an update).
@@ -417,7 +417,7 @@ pub(crate) fn upsert<T: PartialEq>(
 #[cfg(test)]
 mod tests {
     use super::{upsert, Index};
-    use crate::crd::{ImageDigestMirrorSet, Inputs};
+    use crate::objects::{ImageDigestMirrorSet, Inputs};
 
     fn idms(name: &str, source: &str) -> ImageDigestMirrorSet {
         let mut inputs = Inputs::default();

@@ -10,10 +10,10 @@ use anyhow::Result;
 use mirrorpolicy::explain::Explanation;
 use mirrorpolicy::journal::{self, Line, PullRecord, Verdict};
 
-use crate::common::inputs;
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
-use mirrorpolicy::source::cluster as live;
+use crate::steps::inputs;
+use mirrorpolicy::source::api as live;
 use mirrorpolicy::source::journal_files;
 use mirrorpolicy::source::journal_text::{self, Budget, TextError};
 use mirrorpolicy::source::node_logs::{self, NodeLogError, Window};

@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use mirrorpolicy::crd::install_config::PullSecret;
-use mirrorpolicy::crd::Inputs;
 use mirrorpolicy::node_paths::DropInFolder;
+use mirrorpolicy::objects::install_config::PullSecret;
+use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::probe::auth::{self, AuthFile, AuthSources};
 use mirrorpolicy::probe::tls::TlsSettings;
 use mirrorpolicy::probe::{ProbeContext, Prober, RegistriesD};
@@ -169,7 +169,7 @@ pub fn context_for_objects(
     settings: &crate::settings::Settings,
     args: &ProbeSetup,
     filenames: &[PathBuf],
-    rendered: &mirrorpolicy::render::cluster::Rendered,
+    rendered: &mirrorpolicy::render::pool::Rendered,
     inputs: &Inputs,
 ) -> Result<ProbeContext> {
     use mirrorpolicy::render::sigstore::SIGSTORE_REGISTRIES_D;
@@ -266,9 +266,9 @@ fn fetch_live_trust(
     settings: &crate::settings::Settings,
     want_secret: bool,
 ) -> Result<TrustObjects> {
-    use mirrorpolicy::source::cluster::{self as live, CONFIG_MAPS, IMAGES, SECRETS};
+    use mirrorpolicy::source::api::{self as live, CONFIG_MAPS, IMAGES, SECRETS};
     let options = settings.cluster_options()?;
-    let runtime = crate::common::inputs::runtime()?;
+    let runtime = crate::steps::inputs::runtime()?;
     let fetched = runtime
         .block_on(async {
             let connection = live::connect(&options).await?;
@@ -295,7 +295,7 @@ fn fetch_live_trust(
             };
             Ok::<_, live::ClusterError>(TrustObjects { secret, config_map })
         })
-        .map_err(crate::common::inputs::cluster_failure)?;
+        .map_err(crate::steps::inputs::cluster_failure)?;
     Ok(fetched)
 }
 

@@ -222,7 +222,7 @@ pub const CATALOG_SOURCES: Resource = Resource::namespaced(
 );
 
 /// What `audit` reads on top of [`MIRROR_CONFIG`]: every object that
-/// references images (the kinds of [`crate::crd::workload::WORKLOAD_KINDS`]).
+/// references images (the kinds of [`crate::objects::workload::WORKLOAD_KINDS`]).
 pub const WORKLOADS: &[Read] = &[
     Read::one(&[PODS]),
     Read::one(&[DEPLOYMENTS]),
@@ -930,7 +930,7 @@ impl Preconditions {
     /// The preconditions of an object as read (`metadata.uid` and
     /// `metadata.resourceVersion`); `None` when either is missing, as on an
     /// object that never came from a server.
-    pub fn of(meta: &crate::crd::ObjectMeta) -> Option<Self> {
+    pub fn of(meta: &crate::objects::ObjectMeta) -> Option<Self> {
         Some(Self {
             uid: meta.uid.clone()?,
             resource_version: meta.resource_version.clone()?,
@@ -1929,25 +1929,25 @@ pub fn describe(reads: &[Read]) -> String {
 }
 
 /// The cluster's own CustomResourceDefinitions of the checked `kinds`
-/// (see [`crate::crd::schema::crd_name`]), read by name, and a warning for
+/// (see [`crate::objects::schema::crd_name`]), read by name, and a warning for
 /// each kind whose CRD could not be read or used (404, 403, a schema the
 /// tool cannot read): that kind is checked against the tool's own tree.
 /// After a 403 no other CRD is asked for.
 pub async fn read_crds(
     connection: &Connection,
     kinds: &[&str],
-) -> (Vec<crate::crd::crd_schema::CrdSchema>, Vec<String>) {
+) -> (Vec<crate::objects::crd_schema::CrdSchema>, Vec<String>) {
     let mut crds = Vec::new();
     let mut warnings = Vec::new();
     let builtin = "its kind is checked against the tool's built-in field tree";
     for kind in kinds {
-        let Some(name) = crate::crd::schema::crd_name(kind) else {
+        let Some(name) = crate::objects::schema::crd_name(kind) else {
             continue;
         };
         match connection.get(&CUSTOM_RESOURCE_DEFINITIONS, &name).await {
             Ok(Some(value)) => {
                 let from = format!("{}/{name}", connection.server);
-                match crate::crd::crd_schema::parse_crd(&value, &from) {
+                match crate::objects::crd_schema::parse_crd(&value, &from) {
                     Ok(crd) => crds.push(crd),
                     Err(e) => warnings.push(format!("{e}; {builtin}")),
                 }

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use crate::admission::{
     involved, mirror_set_refusals, release_with_check, render_warning as admission_warning,
 };
-use crate::crd::install_config::Generated;
-use crate::crd::{Image, MirrorSourcePolicy, ObjectMeta};
-use crate::crd::{Inputs, MachineConfigPool};
+use crate::objects::install_config::Generated;
+use crate::objects::{Image, MirrorSourcePolicy, ObjectMeta};
+use crate::objects::{Inputs, MachineConfigPool};
 use crate::origin::Origin;
 
 use super::encode::encode_registries_conf;

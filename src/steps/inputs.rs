@@ -7,17 +7,17 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use mirrorpolicy::crd::crd_schema::CrdSchema;
-use mirrorpolicy::crd::MachineConfigPool;
 use mirrorpolicy::diff::{layers, Files};
 use mirrorpolicy::labels::Selector;
-use mirrorpolicy::render::cluster::{
-    generating_pool, render_pool, Rendered, REGISTRIES_CONF, SEARCH_REGISTRIES_CONF,
-};
+use mirrorpolicy::objects::crd_schema::CrdSchema;
+use mirrorpolicy::objects::MachineConfigPool;
 use mirrorpolicy::render::machineconfig::generated_registries_name;
 use mirrorpolicy::render::node::{node_view, node_view_on, NodeView, NodeViewError};
 use mirrorpolicy::render::policy::POLICY_JSON;
-use mirrorpolicy::source::cluster::{
+use mirrorpolicy::render::pool::{
+    generating_pool, render_pool, Rendered, REGISTRIES_CONF, SEARCH_REGISTRIES_CONF,
+};
+use mirrorpolicy::source::api::{
     self as live, ClusterError, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG,
 };
 use mirrorpolicy::source::{load_paths_checked, load_paths_with, Inputs};
@@ -239,7 +239,7 @@ pub fn cluster_crds(settings: &Settings) -> Result<Vec<CrdSchema>> {
     let (crds, warnings) = runtime
         .block_on(async {
             let connection = live::connect(&options).await?;
-            let kinds = mirrorpolicy::crd::schema::CHECKED_KINDS;
+            let kinds = mirrorpolicy::objects::schema::CHECKED_KINDS;
             Ok::<_, ClusterError>(live::read_crds(&connection, &kinds).await)
         })
         .map_err(cluster_failure)?;
@@ -356,7 +356,7 @@ fn kinds_read(last: &str) -> String {
     let mut kinds: Vec<String> = mirrorpolicy::decode::kinds_read()
         .into_iter()
         .map(|k| match k {
-            mirrorpolicy::crd::install_config::KIND => {
+            mirrorpolicy::objects::install_config::KIND => {
                 format!("{k} (install-config.yaml: apiVersion v1, no kind)")
             }
             k => k.to_string(),

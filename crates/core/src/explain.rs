@@ -54,12 +54,39 @@ pub enum ExplainError {
         #[source]
         source: ReferenceError,
     },
-    #[error("cannot resolve \"{image}\": {source}")]
+    /// The short name does not resolve. An ambiguous name under enforcing
+    /// mode opens with the sentence CRI-O returns, so a pasted event finds it.
+    #[error("{}", short_name_message(image, source))]
     ShortName {
         image: String,
         #[source]
         source: Box<ShortNameError>,
     },
+}
+
+/// The text of [`ExplainError::ShortName`]: CRI-O's own words, then the
+/// cause, then the fix.
+///
+/// CRI-O's `CandidatesForPotentiallyShortImageName` (cri-o
+/// `internal/storage/image.go`) replaces containers/image's "cannot prompt
+/// without a TTY" error with `short name mode is enforcing, but image name
+/// NAME returns ambiguous list`, NAME being the image as the pod spec gives
+/// it; that sentence is what the kubelet's event and CRI-O's log show.
+fn short_name_message(image: &str, source: &ShortNameError) -> String {
+    match source {
+        ShortNameError::Ambiguous { candidates, .. } => format!(
+            "short name mode is enforcing, but image name {image} returns ambiguous list: \
+             {} candidates from unqualified-search-registries ({}) and CRI-O cannot prompt \
+             to choose one; use a fully-qualified reference, add an alias for \"{}\" to \
+             [aliases] in registries.conf, or keep a single unqualified-search registry \
+             (on OpenShift: Image cluster spec.registrySources.containerRuntimeSearchRegistries)",
+            candidates.len(),
+            candidates.join(", "),
+            // Aliases name the repository, without tag or digest.
+            Reference::parse(image).map_or_else(|_| image.to_string(), |r| r.name())
+        ),
+        _ => format!("cannot resolve \"{image}\": {source}"),
+    }
 }
 
 /// The explanation of one image, as given by the user.
@@ -707,5 +734,54 @@ mod tests {
                 .collect();
             assert_eq!(counts(&items), want, "{} items", items.len());
         }
+    }
+
+    /// Issue 36: an ambiguous short name under enforcing mode opens with the
+    /// sentence CRI-O returns (cri-o internal/storage/image.go), then says
+    /// why and what to change; other short-name errors keep their words.
+    #[test]
+    fn issue_36_ambiguous_short_name_opens_with_crio_words() {
+        let text = "unqualified-search-registries = [\"quay.io\", \"docker.io\"]\n";
+        let conf = load(
+            Some(&ConfigFile {
+                name: "registries.conf",
+                text,
+            }),
+            &[],
+        )
+        .unwrap();
+        let config = Config {
+            registries: &conf,
+            policy: None,
+            scope_origins: None,
+        };
+        let e = explain(&config, "busybox", ShortNameMode::Enforcing, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "short name mode is enforcing, but image name busybox returns ambiguous list: \
+             2 candidates from unqualified-search-registries (quay.io/busybox:latest, \
+             docker.io/library/busybox:latest) and CRI-O cannot prompt to choose one; \
+             use a fully-qualified reference, add an alias for \"busybox\" to [aliases] in \
+             registries.conf, or keep a single unqualified-search registry (on OpenShift: \
+             Image cluster spec.registrySources.containerRuntimeSearchRegistries)"
+        );
+        // An alias names the repository, without tag or digest.
+        let e = explain(&config, "busybox:1.36", ShortNameMode::Enforcing, None).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("add an alias for \"busybox\" to [aliases]"),
+            "{e}"
+        );
+        let empty = RegistriesConf::default();
+        let config = Config {
+            registries: &empty,
+            ..config
+        };
+        let e = explain(&config, "busybox", ShortNameMode::Enforcing, None).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("cannot resolve \"busybox\": short-name \"busybox\""),
+            "{e}"
+        );
     }
 }

@@ -494,9 +494,12 @@ fn issue_14_exit_codes_say_whether_every_image_pulls() {
     );
     assert_eq!(code, Some(1));
     let v: Value = serde_json::from_str(&stdout).unwrap();
+    // containers/image's words first (docker/docker_client.go), then the cause.
     assert_eq!(
         v["items"][1]["error"],
-        "every endpoint for untrusted.example.com/x:1 is blocked and no mirror can serve it"
+        "registry untrusted.example.com is blocked in /etc/containers/registries.conf or \
+         /etc/containers/registries.conf.d: every endpoint for untrusted.example.com/x:1 is \
+         blocked and no mirror can serve it"
     );
     // An invalid reference is invalid input (exit 2), the others still explained.
     let (code, stdout, _) = explain_exit(&["quay.io/ns/app:1", "Bad//Ref"], &["-o", "json"]);
@@ -1355,4 +1358,34 @@ fn issue_36_a_rule_without_a_registry_host_says_why_it_does_not_apply() {
             item["image"]
         );
     }
+}
+
+/// Issue 36: a pull policy.json refuses with `reject` opens with the words
+/// CRI-O returns (containers/image copy/single.go and
+/// signature/policy_eval_simple.go), the image in its familiar form.
+#[test]
+fn issue_36_policy_rejection_says_what_crio_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.json");
+    std::fs::write(&policy, r#"{"default":[{"type":"reject"}]}"#).unwrap();
+    let out = plugin()
+        .args(["explain", "quay.io/ns/app:1", "docker.io/library/busybox:1"])
+        .args(["--registries-conf", "examples/node/registries.conf"])
+        .arg("--policy-json")
+        .arg(&policy)
+        .args(["-o", "json"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["items"][0]["error"],
+        "Source image rejected: Running image docker://quay.io/ns/app:1 is rejected by policy. \
+         policy.json rejects quay.io/ns/app:1"
+    );
+    assert_eq!(
+        v["items"][1]["error"],
+        "Source image rejected: Running image docker://busybox:1 is rejected by policy. \
+         policy.json rejects docker.io/library/busybox:1"
+    );
 }

@@ -174,15 +174,56 @@ impl Candidate {
             return Some(e.clone());
         }
         if !self.sources.is_empty() && self.sources.iter().all(|s| s.blocked) {
+            // containers/image (docker/docker_client.go) refuses a blocked
+            // endpoint with "registry PREFIX is blocked in CONF or CONF.d";
+            // the source is tried last, so its error ends the pull's message.
+            let words = self
+                .sources
+                .last()
+                .and_then(|s| s.blocked_by.as_deref())
+                .map(|prefix| {
+                    format!(
+                        "registry {prefix} is blocked in /etc/containers/registries.conf \
+                         or /etc/containers/registries.conf.d: "
+                    )
+                })
+                .unwrap_or_default();
             return Some(format!(
-                "every endpoint for {} is blocked and no mirror can serve it",
+                "{words}every endpoint for {} is blocked and no mirror can serve it",
                 self.reference
             ));
         }
         if !self.allowed {
-            return Some(format!("policy.json rejects {}", self.reference));
+            return Some(format!(
+                "{}policy.json rejects {}",
+                self.policy_rejection_words(),
+                self.reference
+            ));
         }
         None
+    }
+
+    /// What CRI-O says when a `reject` requirement refuses the image:
+    /// copy/single.go's "Source image rejected: " before
+    /// signature/policy_eval_simple.go's "Running image docker://NAME is
+    /// rejected by policy." (NAME in its familiar form). Empty when the
+    /// first refusing requirement is another kind, whose words differ.
+    fn policy_rejection_words(&self) -> String {
+        let first_refusal = self
+            .signature
+            .as_ref()
+            .and_then(|s| s.requirements.iter().find(|r| r.rejects()));
+        if !matches!(first_refusal, Some(Requirement::Reject)) {
+            return String::new();
+        }
+        Reference::parse_normalized_named(&self.reference)
+            .map(|r| {
+                format!(
+                    "Source image rejected: Running image docker://{} is rejected by policy. ",
+                    r.familiar_string()
+                )
+            })
+            .unwrap_or_default()
     }
 }
 
@@ -337,6 +378,9 @@ pub struct Source {
     pub insecure: bool,
     /// CRI-O refuses to contact this endpoint: its physical name matches a blocked entry.
     pub blocked: bool,
+    /// The prefix of the blocked entry, as containers/image names it in its error.
+    #[serde(skip)]
+    pub blocked_by: Option<String>,
     /// Where the endpoint came from, then (when blocked) the entry that blocks it.
     pub origins: Vec<Origin>,
     /// With `--probe`: what the endpoint answered.
@@ -548,6 +592,7 @@ fn source_of(conf: &RegistriesConf, s: lookup::PullSource) -> Source {
         role: s.role,
         insecure: s.insecure,
         blocked: blocker.is_some(),
+        blocked_by: blocker.map(|b| b.prefix.clone()),
         origins,
         probe: None,
     }

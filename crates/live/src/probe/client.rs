@@ -789,10 +789,17 @@ async fn ping_once(
             if scheme == "https" && not_tls && answers_plain_http(http, host).await {
                 detail = plain_http_detail(host);
             }
+            // containers/image's words (docker/docker_client.go
+            // detectPropertiesHelper) around Go's `Get "URL": ...` for a
+            // request that got no answer.
+            let step = match &e {
+                Failed::Transport(_) => format!("Get \"{url}\""),
+                Failed::NoAnswer => url.clone(),
+            };
             return Err(Attempt::failed(
                 outcome,
                 None,
-                format!("pinging {url}: {detail}"),
+                format!("pinging container registry {host}: {step}: {detail}"),
             ));
         }
     };
@@ -800,7 +807,11 @@ async fn ping_once(
     if status != StatusCode::OK && status != StatusCode::UNAUTHORIZED {
         let body = match read_limited(http, res, 64 << 10).await {
             Err(BodyError::NoAnswer) => {
-                return Err(body_timed_out(http, status, &format!("pinging {url}")))
+                return Err(body_timed_out(
+                    http,
+                    status,
+                    &format!("pinging container registry {host}: {url}"),
+                ))
             }
             r => r.unwrap_or_default(),
         };
@@ -809,7 +820,7 @@ async fn ping_once(
         return Err(Attempt::failed(
             outcome,
             Some(status.as_u16()),
-            format!("pinging {url}: {what}"),
+            format!("pinging container registry {host}: {url}: {what}"),
         ));
     }
     let challenges = res

@@ -199,10 +199,18 @@ fn issue_16_image_missing_on_first_mirror() {
     let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}@{digest}", s.host()), &[]);
     assert_eq!(code, 0);
     assert_eq!(outcomes(&json), ["notFound", "served", "notTried"]);
-    assert!(candidate(&json)["sources"][0]["probe"]["detail"]
+    let detail = candidate(&json)["sources"][0]["probe"]["detail"]
         .as_str()
-        .expect("detail")
-        .contains("MANIFEST_UNKNOWN"));
+        .expect("detail");
+    assert!(detail.contains("MANIFEST_UNKNOWN"), "{detail}");
+    // Issue 36: the words CRI-O logs (containers/image fetchManifest) first.
+    assert!(
+        detail.starts_with(&format!(
+            "reading manifest {digest} in {}/{REPO}: ",
+            a.host()
+        )),
+        "{detail}"
+    );
     assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", b.host()));
 }
 

@@ -397,7 +397,8 @@ impl Prober {
                 return Attempt::failed(outcome, None, format!("GET manifest: {detail}"));
             }
         };
-        manifest_answer(http, res, attempts, tag_or_digest, creds_note).await
+        let repo = physical.name();
+        manifest_answer(http, res, attempts, tag_or_digest, &repo, creds_note).await
     }
 
     /// `setupRequestAuth`: the first challenge the client handles.
@@ -614,6 +615,7 @@ async fn manifest_answer(
     res: reqwest::Response,
     attempts: u32,
     tag_or_digest: &str,
+    repo: &str,
     creds_note: &str,
 ) -> Attempt {
     let status = res.status();
@@ -625,11 +627,13 @@ async fn manifest_answer(
             r => r.unwrap_or_default(),
         };
         let (outcome, what) = status_outcome(status, &body);
+        // containers/image's words (docker/docker_client.go fetchManifest),
+        // then the answer as the probe saw it.
         return Attempt::failed(
             outcome,
             Some(status.as_u16()),
             format!(
-                "manifest {tag_or_digest}: {what}{} ({creds_note})",
+                "reading manifest {tag_or_digest} in {repo}: {what}{} ({creds_note})",
                 throttled(status, attempts)
             ),
         );

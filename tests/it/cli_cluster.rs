@@ -67,7 +67,9 @@ fn explain_over_objects_blocked_registry_from_image_config() {
     );
     assert_eq!(
         v["error"],
-        "every endpoint for docker.io/library/busybox:1 is blocked and no mirror can serve it"
+        "registry docker.io is blocked in /etc/containers/registries.conf or \
+         /etc/containers/registries.conf.d: every endpoint for docker.io/library/busybox:1 is \
+         blocked and no mirror can serve it"
     );
     let c = &v["candidates"][0];
     assert_eq!(c["sources"][0]["blocked"], true);

@@ -191,7 +191,66 @@ fn short_name_enforcing_fails_the_pull_exit_1() {
         .args(["--short-name-mode", "enforcing"])
         .assert()
         .code(1)
-        .stdout(predicates::str::contains("short-name resolution enforced"));
+        .stdout(predicates::str::contains(
+            "short name mode is enforcing, but image name busybox returns ambiguous list",
+        ));
+}
+
+/// Issue 36: the pull error of an ambiguous short name opens with the
+/// sentence CRI-O returns (cri-o internal/storage/image.go), as a kubelet
+/// event shows it, then names the candidates and the fixes.
+#[test]
+fn issue_36_ambiguous_short_name_says_what_crio_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("registries.conf");
+    std::fs::write(
+        &conf,
+        "short-name-mode = \"enforcing\"\nunqualified-search-registries = [\"quay.io\", \"docker.io\"]\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let out = plugin()
+            .args(["explain", "busybox", "--registries-conf"])
+            .arg(&conf)
+            .args(extra)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (stdout, _) = run(&["-o", "json"]);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["shortNameMode"], "enforcing", "{v}");
+    let error = v["error"].as_str().unwrap();
+    for part in [
+        "short name mode is enforcing, but image name busybox returns ambiguous list: ",
+        "2 candidates from unqualified-search-registries (quay.io/busybox:latest, docker.io/library/busybox:latest)",
+        "use a fully-qualified reference",
+        "add an alias for \"busybox\" to [aliases] in registries.conf",
+        "keep a single unqualified-search registry",
+    ] {
+        assert!(error.contains(part), "{part}: {error}");
+    }
+    assert!(error.starts_with("short name mode is enforcing"), "{error}");
+    let (stdout, stderr) = run(&[]);
+    assert!(
+        stdout.contains(
+            "the pull fails: short name mode is enforcing, but image name busybox returns ambiguous list"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("hint: use a fully-qualified reference"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -395,10 +454,9 @@ fn issue_14_each_image_has_its_own_result() {
     assert_eq!(items[0]["image"], "busybox");
     assert!(items[0]["candidates"].as_array().unwrap().is_empty());
     assert!(
-        items[0]["error"]
-            .as_str()
-            .unwrap()
-            .starts_with("cannot resolve \"busybox\""),
+        items[0]["error"].as_str().unwrap().starts_with(
+            "short name mode is enforcing, but image name busybox returns ambiguous list"
+        ),
         "{}",
         items[0]
     );
@@ -416,7 +474,9 @@ fn issue_14_each_image_has_its_own_result() {
     );
     assert_eq!(code, Some(1));
     assert!(
-        stdout.contains("Result:    the pull fails: cannot resolve \"busybox\""),
+        stdout.contains(
+            "Result:    the pull fails: short name mode is enforcing, but image name busybox"
+        ),
         "{stdout}"
     );
     assert!(stdout.contains("Image:     quay.io/ns/app:1"), "{stdout}");
@@ -434,9 +494,12 @@ fn issue_14_exit_codes_say_whether_every_image_pulls() {
     );
     assert_eq!(code, Some(1));
     let v: Value = serde_json::from_str(&stdout).unwrap();
+    // containers/image's words first (docker/docker_client.go), then the cause.
     assert_eq!(
         v["items"][1]["error"],
-        "every endpoint for untrusted.example.com/x:1 is blocked and no mirror can serve it"
+        "registry untrusted.example.com is blocked in /etc/containers/registries.conf or \
+         /etc/containers/registries.conf.d: every endpoint for untrusted.example.com/x:1 is \
+         blocked and no mirror can serve it"
     );
     // An invalid reference is invalid input (exit 2), the others still explained.
     let (code, stdout, _) = explain_exit(&["quay.io/ns/app:1", "Bad//Ref"], &["-o", "json"]);
@@ -720,7 +783,7 @@ fn issue_25_short_names_during_an_update_are_undetermined() {
     assert_eq!(json["undetermined"], true);
     let error = json["error"].as_str().unwrap();
     assert!(
-        error.starts_with("ClusterVersion/version is updating from 4.20.9 to 4.21.2: a node not yet updated resolves short names with short-name-mode disabled and tries mirror.corp.example.com:5000/support-tools:latest, registry.access.redhat.com/support-tools:latest; an updated one, with enforcing, fails (cannot resolve"),
+        error.starts_with("ClusterVersion/version is updating from 4.20.9 to 4.21.2: a node not yet updated resolves short names with short-name-mode disabled and tries mirror.corp.example.com:5000/support-tools:latest, registry.access.redhat.com/support-tools:latest; an updated one, with enforcing, fails (short name mode is enforcing, but image name support-tools:latest returns ambiguous list: "),
         "{error}"
     );
     plugin()
@@ -753,7 +816,9 @@ fn issue_25_short_names_during_an_update_are_undetermined() {
         .arg(&copy)
         .assert()
         .code(1)
-        .stdout(predicates::str::contains("short-name resolution enforced"));
+        .stdout(predicates::str::contains(
+            "short name mode is enforcing, but image name support-tools:latest returns ambiguous list",
+        ));
 }
 
 /// The machine-written short-name-aliases.conf (CRI-O and root podman read
@@ -1269,10 +1334,9 @@ fn issue_36_a_rule_without_a_registry_host_says_why_it_does_not_apply() {
     // A short name: no candidate resolves (enforcing), the warning stays.
     let short = format!("operator-framework/olm@{DIGEST}");
     let items = explain_objects(file, &[&short], &[]);
-    assert!(items[0]["error"]
-        .as_str()
-        .unwrap()
-        .starts_with("cannot resolve"));
+    assert!(items[0]["error"].as_str().unwrap().starts_with(&format!(
+        "short name mode is enforcing, but image name {short} returns ambiguous list: "
+    )));
     let w = hostless_warnings(&items[0]);
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(w[0].ends_with("for this image the source must name the registry the short name resolves to, such as docker.io/operator-framework"), "{w:?}");
@@ -1294,4 +1358,34 @@ fn issue_36_a_rule_without_a_registry_host_says_why_it_does_not_apply() {
             item["image"]
         );
     }
+}
+
+/// Issue 36: a pull policy.json refuses with `reject` opens with the words
+/// CRI-O returns (containers/image copy/single.go and
+/// signature/policy_eval_simple.go), the image in its familiar form.
+#[test]
+fn issue_36_policy_rejection_says_what_crio_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.json");
+    std::fs::write(&policy, r#"{"default":[{"type":"reject"}]}"#).unwrap();
+    let out = plugin()
+        .args(["explain", "quay.io/ns/app:1", "docker.io/library/busybox:1"])
+        .args(["--registries-conf", "examples/node/registries.conf"])
+        .arg("--policy-json")
+        .arg(&policy)
+        .args(["-o", "json"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["items"][0]["error"],
+        "Source image rejected: Running image docker://quay.io/ns/app:1 is rejected by policy. \
+         policy.json rejects quay.io/ns/app:1"
+    );
+    assert_eq!(
+        v["items"][1]["error"],
+        "Source image rejected: Running image docker://busybox:1 is rejected by policy. \
+         policy.json rejects docker.io/library/busybox:1"
+    );
 }

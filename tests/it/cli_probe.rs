@@ -199,10 +199,18 @@ fn issue_16_image_missing_on_first_mirror() {
     let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}@{digest}", s.host()), &[]);
     assert_eq!(code, 0);
     assert_eq!(outcomes(&json), ["notFound", "served", "notTried"]);
-    assert!(candidate(&json)["sources"][0]["probe"]["detail"]
+    let detail = candidate(&json)["sources"][0]["probe"]["detail"]
         .as_str()
-        .expect("detail")
-        .contains("MANIFEST_UNKNOWN"));
+        .expect("detail");
+    assert!(detail.contains("MANIFEST_UNKNOWN"), "{detail}");
+    // Issue 36: the words CRI-O logs (containers/image fetchManifest) first.
+    assert!(
+        detail.starts_with(&format!(
+            "reading manifest {digest} in {}/{REPO}: ",
+            a.host()
+        )),
+        "{detail}"
+    );
     assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", b.host()));
 }
 
@@ -671,6 +679,15 @@ fn issue_16_server_errors_and_refused_connections_fall_through() {
     let sources = &candidate(&json)["sources"];
     assert_eq!(sources[0]["probe"]["status"], 500);
     assert_eq!(sources[1]["probe"]["status"], Value::Null);
+    // Issue 36: the words CRI-O logs (containers/image docker_client.go
+    // around Go's net/http error), then what the probe saw.
+    let detail = sources[1]["probe"]["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(&format!(
+            "pinging container registry {refused}: Get \"https://{refused}/v2/\": "
+        )),
+        "{detail}"
+    );
     assert!(candidate(&json).get("undetermined").is_none(), "{json:#}");
 }
 
@@ -756,8 +773,14 @@ fn issue_22_silent_registry_text_says_undetermined() {
         )),
         "{text}"
     );
-    assert!(text.contains("pinging https://"), "{text}");
-    assert!(!text.contains("pinging http://"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "pinging container registry {host}: https://{host}/v2/: ",
+            host = slow.host()
+        )),
+        "{text}"
+    );
+    assert!(!text.contains(&format!("http://{}", slow.host())), "{text}");
     assert_eq!(s.log().len(), 0);
 }
 

@@ -20,6 +20,7 @@ pub use crate::objects::workload::{
     workload_from, workload_kind, ImagesAt, Workload, WorkloadKind, WORKLOAD_KINDS,
 };
 use crate::registries::lookup::Role;
+use crate::registries::shortnames::ShortNameError;
 use crate::registries::ShortNameMode;
 use crate::tag_mirror_fix::TagMirrorFix;
 
@@ -668,13 +669,17 @@ fn classify(
         Err(ExplainError::InvalidReference { source, .. }) => {
             return (Class::Invalid, source.to_string(), None, None)
         }
-        Err(ExplainError::ShortName { source, .. }) => {
-            return (
-                Class::ShortNameRefused,
-                format!("a short name CRI-O cannot resolve: {source}"),
-                None,
-                None,
-            )
+        Err(e @ ExplainError::ShortName { .. }) => {
+            // An ambiguous name already opens with CRI-O's own sentence.
+            let detail = match &e {
+                ExplainError::ShortName { source, .. }
+                    if !matches!(**source, ShortNameError::Ambiguous { .. }) =>
+                {
+                    format!("a short name CRI-O cannot resolve: {source}")
+                }
+                _ => e.to_string(),
+            };
+            return (Class::ShortNameRefused, detail, None, None);
         }
     };
     let (class, detail) = judge(&explanation);

@@ -54,12 +54,39 @@ pub enum ExplainError {
         #[source]
         source: ReferenceError,
     },
-    #[error("cannot resolve \"{image}\": {source}")]
+    /// The short name does not resolve. An ambiguous name under enforcing
+    /// mode opens with the sentence CRI-O returns, so a pasted event finds it.
+    #[error("{}", short_name_message(image, source))]
     ShortName {
         image: String,
         #[source]
         source: Box<ShortNameError>,
     },
+}
+
+/// The text of [`ExplainError::ShortName`]: CRI-O's own words, then the
+/// cause, then the fix.
+///
+/// CRI-O's `CandidatesForPotentiallyShortImageName` (cri-o
+/// `internal/storage/image.go`) replaces containers/image's "cannot prompt
+/// without a TTY" error with `short name mode is enforcing, but image name
+/// NAME returns ambiguous list`, NAME being the image as the pod spec gives
+/// it; that sentence is what the kubelet's event and CRI-O's log show.
+fn short_name_message(image: &str, source: &ShortNameError) -> String {
+    match source {
+        ShortNameError::Ambiguous { candidates, .. } => format!(
+            "short name mode is enforcing, but image name {image} returns ambiguous list: \
+             {} candidates from unqualified-search-registries ({}) and CRI-O cannot prompt \
+             to choose one; use a fully-qualified reference, add an alias for \"{}\" to \
+             [aliases] in registries.conf, or keep a single unqualified-search registry \
+             (on OpenShift: Image cluster spec.registrySources.containerRuntimeSearchRegistries)",
+            candidates.len(),
+            candidates.join(", "),
+            // Aliases name the repository, without tag or digest.
+            Reference::parse(image).map_or_else(|_| image.to_string(), |r| r.name())
+        ),
+        _ => format!("cannot resolve \"{image}\": {source}"),
+    }
 }
 
 /// The explanation of one image, as given by the user.
@@ -147,15 +174,56 @@ impl Candidate {
             return Some(e.clone());
         }
         if !self.sources.is_empty() && self.sources.iter().all(|s| s.blocked) {
+            // containers/image (docker/docker_client.go) refuses a blocked
+            // endpoint with "registry PREFIX is blocked in CONF or CONF.d";
+            // the source is tried last, so its error ends the pull's message.
+            let words = self
+                .sources
+                .last()
+                .and_then(|s| s.blocked_by.as_deref())
+                .map(|prefix| {
+                    format!(
+                        "registry {prefix} is blocked in /etc/containers/registries.conf \
+                         or /etc/containers/registries.conf.d: "
+                    )
+                })
+                .unwrap_or_default();
             return Some(format!(
-                "every endpoint for {} is blocked and no mirror can serve it",
+                "{words}every endpoint for {} is blocked and no mirror can serve it",
                 self.reference
             ));
         }
         if !self.allowed {
-            return Some(format!("policy.json rejects {}", self.reference));
+            return Some(format!(
+                "{}policy.json rejects {}",
+                self.policy_rejection_words(),
+                self.reference
+            ));
         }
         None
+    }
+
+    /// What CRI-O says when a `reject` requirement refuses the image:
+    /// copy/single.go's "Source image rejected: " before
+    /// signature/policy_eval_simple.go's "Running image docker://NAME is
+    /// rejected by policy." (NAME in its familiar form). Empty when the
+    /// first refusing requirement is another kind, whose words differ.
+    fn policy_rejection_words(&self) -> String {
+        let first_refusal = self
+            .signature
+            .as_ref()
+            .and_then(|s| s.requirements.iter().find(|r| r.rejects()));
+        if !matches!(first_refusal, Some(Requirement::Reject)) {
+            return String::new();
+        }
+        Reference::parse_normalized_named(&self.reference)
+            .map(|r| {
+                format!(
+                    "Source image rejected: Running image docker://{} is rejected by policy. ",
+                    r.familiar_string()
+                )
+            })
+            .unwrap_or_default()
     }
 }
 
@@ -310,6 +378,9 @@ pub struct Source {
     pub insecure: bool,
     /// CRI-O refuses to contact this endpoint: its physical name matches a blocked entry.
     pub blocked: bool,
+    /// The prefix of the blocked entry, as containers/image names it in its error.
+    #[serde(skip)]
+    pub blocked_by: Option<String>,
     /// Where the endpoint came from, then (when blocked) the entry that blocks it.
     pub origins: Vec<Origin>,
     /// With `--probe`: what the endpoint answered.
@@ -521,6 +592,7 @@ fn source_of(conf: &RegistriesConf, s: lookup::PullSource) -> Source {
         role: s.role,
         insecure: s.insecure,
         blocked: blocker.is_some(),
+        blocked_by: blocker.map(|b| b.prefix.clone()),
         origins,
         probe: None,
     }
@@ -707,5 +779,54 @@ mod tests {
                 .collect();
             assert_eq!(counts(&items), want, "{} items", items.len());
         }
+    }
+
+    /// Issue 36: an ambiguous short name under enforcing mode opens with the
+    /// sentence CRI-O returns (cri-o internal/storage/image.go), then says
+    /// why and what to change; other short-name errors keep their words.
+    #[test]
+    fn issue_36_ambiguous_short_name_opens_with_crio_words() {
+        let text = "unqualified-search-registries = [\"quay.io\", \"docker.io\"]\n";
+        let conf = load(
+            Some(&ConfigFile {
+                name: "registries.conf",
+                text,
+            }),
+            &[],
+        )
+        .unwrap();
+        let config = Config {
+            registries: &conf,
+            policy: None,
+            scope_origins: None,
+        };
+        let e = explain(&config, "busybox", ShortNameMode::Enforcing, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "short name mode is enforcing, but image name busybox returns ambiguous list: \
+             2 candidates from unqualified-search-registries (quay.io/busybox:latest, \
+             docker.io/library/busybox:latest) and CRI-O cannot prompt to choose one; \
+             use a fully-qualified reference, add an alias for \"busybox\" to [aliases] in \
+             registries.conf, or keep a single unqualified-search registry (on OpenShift: \
+             Image cluster spec.registrySources.containerRuntimeSearchRegistries)"
+        );
+        // An alias names the repository, without tag or digest.
+        let e = explain(&config, "busybox:1.36", ShortNameMode::Enforcing, None).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("add an alias for \"busybox\" to [aliases]"),
+            "{e}"
+        );
+        let empty = RegistriesConf::default();
+        let config = Config {
+            registries: &empty,
+            ..config
+        };
+        let e = explain(&config, "busybox", ShortNameMode::Enforcing, None).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("cannot resolve \"busybox\": short-name \"busybox\""),
+            "{e}"
+        );
     }
 }

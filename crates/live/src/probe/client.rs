@@ -397,7 +397,8 @@ impl Prober {
                 return Attempt::failed(outcome, None, format!("GET manifest: {detail}"));
             }
         };
-        manifest_answer(http, res, attempts, tag_or_digest, creds_note).await
+        let repo = physical.name();
+        manifest_answer(http, res, attempts, tag_or_digest, &repo, creds_note).await
     }
 
     /// `setupRequestAuth`: the first challenge the client handles.
@@ -614,6 +615,7 @@ async fn manifest_answer(
     res: reqwest::Response,
     attempts: u32,
     tag_or_digest: &str,
+    repo: &str,
     creds_note: &str,
 ) -> Attempt {
     let status = res.status();
@@ -625,11 +627,13 @@ async fn manifest_answer(
             r => r.unwrap_or_default(),
         };
         let (outcome, what) = status_outcome(status, &body);
+        // containers/image's words (docker/docker_client.go fetchManifest),
+        // then the answer as the probe saw it.
         return Attempt::failed(
             outcome,
             Some(status.as_u16()),
             format!(
-                "manifest {tag_or_digest}: {what}{} ({creds_note})",
+                "reading manifest {tag_or_digest} in {repo}: {what}{} ({creds_note})",
                 throttled(status, attempts)
             ),
         );
@@ -789,10 +793,17 @@ async fn ping_once(
             if scheme == "https" && not_tls && answers_plain_http(http, host).await {
                 detail = plain_http_detail(host);
             }
+            // containers/image's words (docker/docker_client.go
+            // detectPropertiesHelper) around Go's `Get "URL": ...` for a
+            // request that got no answer.
+            let step = match &e {
+                Failed::Transport(_) => format!("Get \"{url}\""),
+                Failed::NoAnswer => url.clone(),
+            };
             return Err(Attempt::failed(
                 outcome,
                 None,
-                format!("pinging {url}: {detail}"),
+                format!("pinging container registry {host}: {step}: {detail}"),
             ));
         }
     };
@@ -800,7 +811,11 @@ async fn ping_once(
     if status != StatusCode::OK && status != StatusCode::UNAUTHORIZED {
         let body = match read_limited(http, res, 64 << 10).await {
             Err(BodyError::NoAnswer) => {
-                return Err(body_timed_out(http, status, &format!("pinging {url}")))
+                return Err(body_timed_out(
+                    http,
+                    status,
+                    &format!("pinging container registry {host}: {url}"),
+                ))
             }
             r => r.unwrap_or_default(),
         };
@@ -809,7 +824,7 @@ async fn ping_once(
         return Err(Attempt::failed(
             outcome,
             Some(status.as_u16()),
-            format!("pinging {url}: {what}"),
+            format!("pinging container registry {host}: {url}: {what}"),
         ));
     }
     let challenges = res

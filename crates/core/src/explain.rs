@@ -75,13 +75,13 @@ pub enum ExplainError {
 fn short_name_message(image: &str, source: &ShortNameError) -> String {
     match source {
         ShortNameError::Ambiguous { candidates, .. } => format!(
-            "short name mode is enforcing, but image name {image} returns ambiguous list: \
-             {} candidates from unqualified-search-registries ({}) and CRI-O cannot prompt \
-             to choose one; use a fully-qualified reference, add an alias for \"{}\" to \
-             [aliases] in registries.conf, or keep a single unqualified-search registry \
-             (on OpenShift: Image cluster spec.registrySources.containerRuntimeSearchRegistries)",
+            "short name mode is enforcing, but image name {image} returns ambiguous list \
+             (containers/image, as podman says it: {source}): {} candidates from \
+             unqualified-search-registries and CRI-O cannot prompt to choose one; use a \
+             fully-qualified reference, add an alias for \"{}\" to [aliases] in \
+             registries.conf, or keep a single unqualified-search registry (on OpenShift: \
+             Image cluster spec.registrySources.containerRuntimeSearchRegistries)",
             candidates.len(),
-            candidates.join(", "),
             // Aliases name the repository, without tag or digest.
             Reference::parse(image).map_or_else(|_| image.to_string(), |r| r.name())
         ),
@@ -803,10 +803,12 @@ mod tests {
         let e = explain(&config, "busybox", ShortNameMode::Enforcing, None).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "short name mode is enforcing, but image name busybox returns ambiguous list: \
-             2 candidates from unqualified-search-registries (quay.io/busybox:latest, \
-             docker.io/library/busybox:latest) and CRI-O cannot prompt to choose one; \
-             use a fully-qualified reference, add an alias for \"busybox\" to [aliases] in \
+            "short name mode is enforcing, but image name busybox returns ambiguous list \
+             (containers/image, as podman says it: short-name resolution enforced but cannot \
+             prompt without a TTY: \"busybox\" has 2 candidates (quay.io/busybox:latest, \
+             docker.io/library/busybox:latest)): 2 candidates from \
+             unqualified-search-registries and CRI-O cannot prompt to choose one; use a \
+             fully-qualified reference, add an alias for \"busybox\" to [aliases] in \
              registries.conf, or keep a single unqualified-search registry (on OpenShift: \
              Image cluster spec.registrySources.containerRuntimeSearchRegistries)"
         );

@@ -231,9 +231,6 @@ impl TomlReader {
     }
 }
 
-/// The first CRI-O minor whose registries.conf parser reads TOML 1.1.
-pub const TOML_1_1_FROM: u32 = 35;
-
 /// CRI-O's minor version is OpenShift's plus this (OpenShift 4.22, CRI-O 1.35).
 const OPENSHIFT_TO_CRIO: u32 = 13;
 
@@ -735,7 +732,7 @@ mod tests {
             assert_eq!(TomlReader::of_crio(pair[1].first_crio()), pair[1]);
             assert_eq!(TomlReader::of_crio(pair[1].first_crio() - 1), pair[0]);
         }
-        assert_eq!(TomlReader::V1_6_0.first_crio(), TOML_1_1_FROM);
+        assert_eq!(TomlReader::V1_6_0.first_crio(), 35);
         assert!(!TomlReader::V1_2_1.skips_byte_order_mark());
         assert!(TomlReader::V1_3_2.skips_byte_order_mark());
     }

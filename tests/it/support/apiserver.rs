@@ -440,6 +440,8 @@ struct State {
     faults: Vec<FaultRule>,
     hooks: Vec<Hook>,
     log: Vec<Logged>,
+    /// Bumped by [`FakeApiServer::clear_log`]; see [`Peer::generation`].
+    generation: u64,
     resource_version: u64,
     in_flight: usize,
     max_in_flight: usize,
@@ -884,6 +886,7 @@ impl FakeApiServer {
                     let state = Arc::clone(&served_state);
                     let token = served_token.clone();
                     let client_der = client_der.clone();
+                    let generation = state.lock().expect("state").generation;
                     tokio::spawn(async move {
                         let service = move |peer: Peer| {
                             hyper::service::service_fn(move |req| {
@@ -907,7 +910,10 @@ impl FakeApiServer {
                             let _ = builder
                                 .serve_connection_with_upgrades(
                                     TokioIo::new(stream),
-                                    service(Peer::default()),
+                                    service(Peer {
+                                        generation,
+                                        ..Peer::default()
+                                    }),
                                 )
                                 .await;
                             return;
@@ -922,6 +928,7 @@ impl FakeApiServer {
                                 .peer_certificates()
                                 .and_then(|c| c.first())
                                 .is_some_and(|c| c.as_ref() == client_der.as_slice()),
+                            generation,
                         };
                         let _ = builder
                             .serve_connection_with_upgrades(TokioIo::new(tls), service(peer))
@@ -1010,7 +1017,9 @@ impl FakeApiServer {
 
     /// Forgets the requests logged so far.
     pub fn clear_log(&self) {
-        self.state.lock().expect("state").log.clear();
+        let mut state = self.state.lock().expect("state");
+        state.generation += 1;
+        state.log.clear();
     }
 
     /// A stored object, as the server would return it.
@@ -1101,6 +1110,10 @@ impl Drop for FakeApiServer {
 struct Peer {
     sni: Option<String>,
     client_certificate: bool,
+    /// The [`State::generation`] when the connection was accepted: a
+    /// request still in flight from a client that has exited is not logged
+    /// after [`FakeApiServer::clear_log`].
+    generation: u64,
 }
 
 /// The server's TLS configuration, its CA and a client certificate.
@@ -1309,7 +1322,11 @@ async fn handle(
     }
     state.lock().expect("state").in_flight -= 1;
     let log = |status: u16| {
-        state.lock().expect("state").log.push(Logged {
+        let mut state = state.lock().expect("state");
+        if state.generation != peer.generation {
+            return;
+        }
+        state.log.push(Logged {
             method: method.to_string(),
             path: path.clone(),
             query: query.clone(),

@@ -20,9 +20,10 @@ use crate::origin::Origin;
 use crate::policy::{policy_namespaces, scope_covers};
 use crate::reference::Reference;
 use crate::registries::lookup::{self, hostless_prefix, Role};
+use crate::render::findings::RenderError;
 use crate::render::findings::{McoFinding, RenderWarning};
 use crate::render::node::node_view;
-use crate::render::pool::{profile_of, registries_input, render_pool};
+use crate::render::pool::{profile_of, registries_input, render_pool, Rendered};
 use crate::render::registries::{
     list_findings_as, order_conflicts, set_findings_as, RegistriesInput, SourcePolicy,
 };
@@ -79,6 +80,7 @@ fn warning(object: Option<&Origin>, message: String) -> Finding {
 /// Lints the inputs: errors first, then warnings, each group in input order.
 pub fn lint(inputs: &Inputs) -> Vec<Finding> {
     let input = registries_input(inputs);
+    let rendered = render_pool(inputs, "worker");
     let mut out = crd_findings(inputs);
     out.extend(admission_findings(inputs));
     out.extend(mco_findings(inputs, &input));
@@ -93,14 +95,14 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
     }
     out.extend(shadowing_warnings(&input));
     out.extend(hostless_source_warnings(inputs));
-    out.extend(allowed_registries_warnings(inputs));
+    out.extend(allowed_registries_warnings(inputs, rendered.as_ref().ok()));
     for (source, conflicts) in order_conflicts(&input) {
         for c in conflicts {
             out.push(warning(None, format!("{source}: {c}")));
         }
     }
     let found_errors = out.iter().any(|f| f.level == Level::Error);
-    out.extend(render_findings(inputs, found_errors));
+    out.extend(render_findings(&rendered, found_errors));
     for f in &mut out {
         entry_of_install_config(inputs, f);
         if f.file.is_none() {
@@ -290,9 +292,9 @@ fn shadowing_warnings(input: &RegistriesInput) -> Vec<Finding> {
 /// (errors) and what it only logs. When the checks before found no error,
 /// the MCO's refusal to render (an edit error such as a wildcard nesting);
 /// the MCO stops at its first error.
-fn render_findings(inputs: &Inputs, found_errors: bool) -> Vec<Finding> {
+fn render_findings(rendered: &Result<Rendered, RenderError>, found_errors: bool) -> Vec<Finding> {
     let mut out = Vec::new();
-    match render_pool(inputs, "worker") {
+    match rendered {
         Ok(r) => {
             for w in r
                 .warnings
@@ -389,7 +391,7 @@ const PUBLISHED_NAMESPACE: &str = "quay.io/openshift-release-dev";
 /// policy.json is: against the reference as written, never the mirror it
 /// is served from. Set together with `blockedRegistries`, the MCO refuses
 /// the list (an error above), so nothing is said here.
-fn allowed_registries_warnings(inputs: &Inputs) -> Vec<Finding> {
+fn allowed_registries_warnings(inputs: &Inputs, rendered: Option<&Rendered>) -> Vec<Finding> {
     let Some(image) = &inputs.image else {
         return Vec::new();
     };
@@ -404,7 +406,7 @@ fn allowed_registries_warnings(inputs: &Inputs) -> Vec<Finding> {
         return Vec::new();
     }
     let origin = Some(image.origin());
-    let mut out: Vec<Finding> = payload_warning(inputs, &allowed)
+    let mut out: Vec<Finding> = payload_warning(inputs, rendered, &allowed)
         .into_iter()
         .map(|m| warning(origin.as_ref(), m))
         .collect();
@@ -452,7 +454,11 @@ fn host_allowed(allowed: &[String], host: &str) -> bool {
 /// release image of the ClusterVersion (`status.desired.image`; without
 /// one, the release repository as published), then, for a Red Hat release,
 /// its component images beside it.
-fn payload_warning(inputs: &Inputs, allowed: &[String]) -> Option<String> {
+fn payload_warning(
+    inputs: &Inputs,
+    rendered: Option<&Rendered>,
+    allowed: &[String],
+) -> Option<String> {
     let given = inputs
         .cluster_version
         .as_ref()
@@ -475,7 +481,7 @@ fn payload_warning(inputs: &Inputs, allowed: &[String]) -> Option<String> {
     if !admitted(&release) {
         return Some(format!(
             "spec.registrySources.allowedRegistries does not admit the release payload {repo} ({whence}): policy.json rejects every registry the list leaves out and the MCO adds nothing for the payload, so every later pull of a payload image (a new node, an update, an image pruned from a node) is rejected; allow {parent}{}",
-            payload_mirrors(inputs, &release, allowed)
+            payload_mirrors(rendered, &release, allowed)
         ));
     }
     let component =
@@ -490,11 +496,11 @@ fn payload_warning(inputs: &Inputs, allowed: &[String]) -> Option<String> {
 /// What the release image's mirrors change: nothing for the policy. Its
 /// pulls go to the mirrors first, but policy.json judges the reference as
 /// written. Empty when it has no mirror (or the inputs do not render).
-fn payload_mirrors(inputs: &Inputs, release: &Reference, allowed: &[String]) -> String {
-    let Ok(rendered) = render_pool(inputs, "worker") else {
+fn payload_mirrors(rendered: Option<&Rendered>, release: &Reference, allowed: &[String]) -> String {
+    let Some(rendered) = rendered else {
         return String::new();
     };
-    let Ok(view) = node_view(&rendered, None) else {
+    let Ok(view) = node_view(rendered, None) else {
         return String::new();
     };
     // Payload images are pulled by digest (digest-only mirrors serve them).

@@ -33,6 +33,13 @@ impl KindSpec {
         group == self.group && self.versions.contains(&version)
     }
 
+    /// The `apiVersion` the tool writes: the first of [`Self::versions`].
+    pub fn api_version(&self) -> String {
+        self.api_versions()
+            .next()
+            .expect("every kind has a version")
+    }
+
     /// Every `apiVersion` it is served under, `group/version` (or `v1`).
     pub fn api_versions(&self) -> impl Iterator<Item = String> + '_ {
         self.versions.iter().map(|v| {

@@ -34,7 +34,7 @@ use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 use crate::objects::crd_schema::{is_crd, parse_crd, CrdSchema};
 use crate::objects::inputs::{upsert, Unchecked};
 use crate::objects::schema::{misspelt_kind, CHECKED_KINDS};
-use crate::objects::{ClusterVersion, Image, ImagePolicy, Node, CONFIG_V1};
+use crate::objects::{ClusterVersion, Image, ImagePolicy, Node};
 use crate::objects::{FieldError, Inputs};
 use crate::origin::Origin;
 use kind::{api_group, Kind, Object, NONE};
@@ -754,9 +754,7 @@ fn stage_unread(
         return;
     }
     let group = api_group(api_version.unwrap_or_default());
-    if CHECKED_KINDS.contains(&kind_name)
-        && group == api_group(crate::objects::MACHINECONFIGURATION_V1)
-    {
+    if CHECKED_KINDS.contains(&kind_name) && group == crate::kinds::MACHINE_CONFIG.group {
         let object = Origin::from(label);
         staged
             .unchecked
@@ -796,7 +794,8 @@ fn warn_headerless(value: &Value, at: &DocumentAt<'_>, staged: &mut Staged<'_>) 
             &format!(
                 "read no cluster object: this is a headerless patch of Image/cluster ({field}), \
                  as applied with `patch image.config.openshift.io/cluster --type=merge`; \
-                 to read it, add `apiVersion: {CONFIG_V1}`, `kind: Image` and `metadata: {{name: cluster}}`"
+                 to read it, add `apiVersion: {}`, `kind: Image` and `metadata: {{name: cluster}}`",
+                crate::kinds::IMAGE.api_version()
             ),
         ));
     }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::machine_config::{
     CURRENT_CONFIG_ANNOTATION, DESIRED_CONFIG_ANNOTATION, REASON_ANNOTATION, STATE_ANNOTATION,
 };
-use super::{null_default, ObjectMeta, CONFIG_V1, CORE_V1};
+use super::{null_default, ObjectMeta};
 use crate::origin::Origin;
 
 /// `ClusterVersion` (config.openshift.io/v1). Only `version` matters.
@@ -181,7 +181,7 @@ impl ClusterVersion {
     /// `ClusterVersion/version` with a desired release.
     pub fn new(image: &str, version: &str) -> Self {
         Self {
-            api_version: CONFIG_V1.to_string(),
+            api_version: crate::kinds::CLUSTER_VERSION.api_version(),
             kind: Self::KIND.to_string(),
             metadata: ObjectMeta::named(Self::VERSION),
             spec: ClusterVersionSpec::default(),
@@ -290,7 +290,7 @@ impl From<k8s_openapi::api::core::v1::Node> for Node {
     fn from(node: k8s_openapi::api::core::v1::Node) -> Self {
         let meta = node.metadata;
         Self {
-            api_version: CORE_V1.to_string(),
+            api_version: crate::kinds::NODE.api_version(),
             kind: Self::KIND.to_string(),
             metadata: ObjectMeta {
                 name: meta.name.unwrap_or_default(),

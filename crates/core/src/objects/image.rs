@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::validate::{explain_scope_mismatch, is_valid_source, Errors};
-use super::{null_default, FieldError, ObjectMeta, CONFIG_V1};
+use super::{null_default, FieldError, ObjectMeta};
 use crate::origin::Origin;
 
 /// `Image` (config.openshift.io/v1). Only the object named `cluster` is read
@@ -72,7 +72,7 @@ impl Image {
     /// An empty `Image/cluster`.
     pub fn cluster() -> Self {
         Self {
-            api_version: CONFIG_V1.to_string(),
+            api_version: crate::kinds::IMAGE.api_version(),
             kind: Self::KIND.to_string(),
             metadata: ObjectMeta::named(Self::CLUSTER),
             spec: ImageSpec::default(),

@@ -14,7 +14,7 @@ use super::validate::{
     decode_base64, identity_prefix_failures, is_dns1123_subdomain, is_email, is_url,
     scope_rule_failures, Errors,
 };
-use super::{null_default, Condition, FieldError, ObjectMeta, CONFIG_V1};
+use super::{null_default, Condition, FieldError, ObjectMeta};
 use crate::origin::Origin;
 
 /// `ClusterImagePolicy`: signature requirements for scopes, cluster-wide.
@@ -302,7 +302,7 @@ impl ClusterImagePolicy {
     /// A policy with `apiVersion`, `kind`, name and spec set.
     pub fn new(name: &str, spec: ImagePolicySpec) -> Self {
         Self {
-            api_version: CONFIG_V1.to_string(),
+            api_version: crate::kinds::CLUSTER_IMAGE_POLICY.api_version(),
             kind: Self::KIND.to_string(),
             metadata: ObjectMeta::named(name),
             spec,
@@ -330,7 +330,7 @@ impl ImagePolicy {
         let mut metadata = ObjectMeta::named(name);
         metadata.namespace = Some(namespace.to_string());
         Self {
-            api_version: CONFIG_V1.to_string(),
+            api_version: crate::kinds::IMAGE_POLICY.api_version(),
             kind: Self::KIND.to_string(),
             metadata,
             spec,

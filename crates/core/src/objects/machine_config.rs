@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::{
     find_condition, null_default, Condition, LabelSelector, ManagedFieldsEntry, ObjectMeta,
-    ObjectReference, MACHINECONFIGURATION_V1,
+    ObjectReference,
 };
 use crate::origin::Origin;
 
@@ -154,7 +154,7 @@ impl MachineConfig {
     /// An empty MachineConfig with `apiVersion`, `kind` and name set.
     pub fn new(name: &str) -> Self {
         Self {
-            api_version: MACHINECONFIGURATION_V1.to_string(),
+            api_version: crate::kinds::MACHINE_CONFIG.api_version(),
             kind: Self::KIND.to_string(),
             metadata: ObjectMeta::named(name),
             spec: MachineConfigSpec::default(),

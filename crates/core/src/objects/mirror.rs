@@ -9,7 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::validate::{explain_scope_mismatch, is_valid_mirror, is_valid_source, Errors};
-use super::{null_default, FieldError, ObjectMeta, CONFIG_V1, OPERATOR_V1ALPHA1};
+use super::{null_default, FieldError, ObjectMeta};
 use crate::origin::Origin;
 
 /// What happens when every mirror fails (`mirrorSourcePolicy`).
@@ -111,7 +111,7 @@ impl ImageContentSourcePolicy {
     /// An empty object with `apiVersion`, `kind` and name set.
     pub fn new(name: &str) -> Self {
         Self {
-            api_version: OPERATOR_V1ALPHA1.to_string(),
+            api_version: crate::kinds::ICSP.api_version(),
             kind: Self::KIND.to_string(),
             metadata: ObjectMeta::named(name),
             spec: ImageContentSourcePolicySpec::default(),
@@ -220,7 +220,7 @@ impl ImageDigestMirrorSet {
     /// An empty object with `apiVersion`, `kind` and name set.
     pub fn new(name: &str) -> Self {
         Self {
-            api_version: CONFIG_V1.to_string(),
+            api_version: crate::kinds::IDMS.api_version(),
             kind: Self::KIND.to_string(),
             metadata: ObjectMeta::named(name),
             spec: ImageDigestMirrorSetSpec::default(),
@@ -250,7 +250,7 @@ impl ImageTagMirrorSet {
     /// An empty object with `apiVersion`, `kind` and name set.
     pub fn new(name: &str) -> Self {
         Self {
-            api_version: CONFIG_V1.to_string(),
+            api_version: crate::kinds::ITMS.api_version(),
             kind: Self::KIND.to_string(),
             metadata: ObjectMeta::named(name),
             spec: ImageTagMirrorSetSpec::default(),

@@ -57,18 +57,6 @@ pub use mirror::{
 };
 pub use validate::{is_valid_mirror, is_valid_source, FieldError};
 
-/// `apiVersion` of the config.openshift.io kinds.
-pub const CONFIG_V1: &str = "config.openshift.io/v1";
-/// `apiVersion` of the (Cluster)ImagePolicy kinds on OpenShift 4.16 – 4.19,
-/// before they moved to [`CONFIG_V1`].
-pub const CONFIG_V1ALPHA1: &str = "config.openshift.io/v1alpha1";
-/// `apiVersion` of ImageContentSourcePolicy.
-pub const OPERATOR_V1ALPHA1: &str = "operator.openshift.io/v1alpha1";
-/// `apiVersion` of MachineConfig and MachineConfigPool.
-pub const MACHINECONFIGURATION_V1: &str = "machineconfiguration.openshift.io/v1";
-/// `apiVersion` of Node.
-pub const CORE_V1: &str = "v1";
-
 /// Standard object metadata: the subset of `metav1.ObjectMeta` the tool uses.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

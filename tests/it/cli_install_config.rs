@@ -127,7 +127,9 @@ fn issue_36_render_writes_the_generated_machine_config() {
         "/etc/containers/registries.conf",
     ]);
     assert!(out.status.success(), "{}", text(&out).1);
-    let (conf, _) = text(&out);
+    let (conf, stderr) = text(&out);
+    // Day 0: the release creates Image/cluster empty at install, as rendered.
+    assert!(!stderr.contains("Image/cluster"), "{stderr}");
     assert!(
         conf.contains("location = \"quay.io/openshift-release-dev/ocp-release\"\n  blocked = true\n\n  [[registry.mirror]]\n    location = \"mirror.example.com:5000/ocp4/openshift4\"\n    pull-from-mirror = \"digest-only\""),
         "{conf}"

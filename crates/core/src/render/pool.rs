@@ -335,7 +335,10 @@ pub fn render_pool(inputs: &Inputs, pool: &str) -> Result<Rendered, RenderError>
     let mut warnings: Vec<RenderWarning> = release_assumed(inputs).into_iter().collect();
     warnings.extend(not_read_by_release(inputs, &profile));
     warnings.extend(refused_by_api_server(inputs));
-    if inputs.image.is_none() {
+    // At install the release creates Image/cluster with an empty spec
+    // (create-only), which is what is rendered: nothing to warn about
+    // before the cluster exists.
+    if inputs.image.is_none() && inputs.install_configs.is_empty() {
         warnings.push(RenderWarning::NoImageConfig);
     }
     let release_image = inputs

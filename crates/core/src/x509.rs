@@ -13,7 +13,8 @@ use x509_parser::asn1_rs::{self, Any, BitString, Class, ParseResult, Tag};
 use x509_parser::certificate::X509CertificateParser;
 use x509_parser::error::X509Error;
 use x509_parser::extensions::{
-    BasicConstraints, GeneralName, SubjectAlternativeName, X509Extension,
+    AuthorityKeyIdentifier, BasicConstraints, GeneralName, KeyIdentifier, SubjectAlternativeName,
+    X509Extension,
 };
 use x509_parser::nom::error::ErrorKind;
 use x509_parser::nom::Parser;
@@ -55,6 +56,14 @@ pub struct Certificate<'a> {
     pub unhandled_critical: bool,
     /// The last common name of the subject (Go's `Subject.CommonName`).
     pub common_name: Option<String>,
+    /// Go's `SubjectKeyId` and `AuthorityKeyId` (the keyIdentifier of the
+    /// extension), empty without them: Go tries the issuers whose key
+    /// identifier matches first.
+    pub subject_key_id: &'a [u8],
+    pub authority_key_id: &'a [u8],
+    /// The subjectAltName extension's value, as Go compares it to tell a
+    /// certificate already in the chain.
+    pub san: Option<&'a [u8]>,
 }
 
 /// OID contents of the extended key usages Go knows as server auth and any.
@@ -102,6 +111,9 @@ impl<'a> Certificate<'a> {
             ip_addresses: Vec::new(),
             has_name_constraints: false,
             unhandled_critical: false,
+            subject_key_id: &[],
+            authority_key_id: &[],
+            san: None,
             common_name: tbs
                 .subject
                 .iter_common_name()
@@ -133,7 +145,20 @@ impl<'a> Certificate<'a> {
                 let path_len = constraints.path_len_constraint.map(u64::from);
                 self.basic_constraints = Some((constraints.ca, path_len));
             }
-            Some([17]) => self.add_names(value)?,
+            Some([17]) => {
+                self.san = Some(value);
+                self.add_names(value)?;
+            }
+            Some([14]) => {
+                let (_, KeyIdentifier(id)) =
+                    KeyIdentifier::from_der(value).map_err(|_| "invalid subject key identifier")?;
+                self.subject_key_id = id;
+            }
+            Some([35]) => {
+                let (_, akid) = AuthorityKeyIdentifier::from_der(value)
+                    .map_err(|_| "invalid authority key identifier")?;
+                self.authority_key_id = akid.key_identifier.map_or(&[], |KeyIdentifier(id)| id);
+            }
             Some([37]) => self.ext_key_usage = Some(key_purposes(value)?),
             Some([30]) => self.has_name_constraints = true,
             _ => {}

@@ -19,6 +19,7 @@ pub enum Verdict {
     WrongName,
     Expired,
     KeyUsage,
+    SignatureLimit,
 }
 
 /// The class of a TLS error text (Go's words), or `None` for another error.
@@ -30,6 +31,10 @@ pub fn verdict_of(text: &str) -> Option<Verdict> {
         ("legacy Common Name field", Verdict::WrongName),
         ("has expired or is not yet valid", Verdict::Expired),
         ("incompatible key usage", Verdict::KeyUsage),
+        (
+            "signature check attempts limit reached",
+            Verdict::SignatureLimit,
+        ),
     ]
     .into_iter()
     .find(|(phrase, _)| text.contains(phrase))
@@ -243,5 +248,68 @@ pub fn shapes() -> Vec<Shape> {
         Some(root_pem),
         Accepted,
     );
+    out.extend(same_named_issuers());
     out
+}
+
+/// Chains where many sent certificates share the issuer's name: Go tries
+/// them in the order of `CertPool.findPotentialParents` and gives up after
+/// 100 signature checks.
+fn same_named_issuers() -> Vec<Shape> {
+    let with_akid = |p: &mut CertificateParams| p.use_authority_key_identifier_extension = true;
+    // Go's TestPathologicalChain (crypto/x509 verify_test.go): 99
+    // intermediates of one name, each signed by the one before; their
+    // names match their issuers', so none has an authority key identifier.
+    let root = ca("Root CA", None);
+    let mut sent = Vec::new();
+    let mut parent = ca("Intermediate CA", Some(&root));
+    sent.push(parent.der().to_vec());
+    for _ in 2..100 {
+        parent = ca("Intermediate CA", Some(&parent));
+        sent.push(parent.der().to_vec());
+    }
+    let (leaf, key) = server(Some(&parent), with_akid);
+    let pathological = Shape {
+        name: "99 same-named intermediates (Go's TestPathologicalChain)",
+        chain: std::iter::once(leaf).chain(sent).collect(),
+        key_pkcs8: key,
+        roots_pem: pem(root.der()),
+        go: Verdict::SignatureLimit,
+    };
+    // The issuer sent after 100 decoys of its name: its key identifier
+    // matches the leaf's authority key identifier, so Go tries it first.
+    let root = ca("decoys' root", None);
+    let issuer = ca("decoyed intermediate", Some(&root));
+    let mut sent: Vec<Vec<u8>> = (0..100)
+        .map(|_| ca("decoyed intermediate", Some(&root)).der().to_vec())
+        .collect();
+    sent.push(issuer.der().to_vec());
+    let (leaf, key) = server(Some(&issuer), with_akid);
+    let decoyed = Shape {
+        name: "the issuer after 100 decoys of its name, matched by key identifier",
+        chain: std::iter::once(leaf).chain(sent).collect(),
+        key_pkcs8: key,
+        roots_pem: pem(root.der()),
+        go: Verdict::Accepted,
+    };
+    // Go's TestLongChain: 14 intermediates of distinct names (webpki
+    // alone stops at six).
+    let root = ca("long chain root", None);
+    let mut sent = Vec::new();
+    let mut parent = ca("Intermediate CA #1", Some(&root));
+    sent.push(parent.der().to_vec());
+    for i in 2..15 {
+        parent = ca(&format!("Intermediate CA #{i}"), Some(&parent));
+        sent.push(parent.der().to_vec());
+    }
+    let (leaf, key) = server(Some(&parent), |_| {});
+    sent.reverse();
+    let long = Shape {
+        name: "14 intermediates (Go's TestLongChain)",
+        chain: std::iter::once(leaf).chain(sent).collect(),
+        key_pkcs8: key,
+        roots_pem: pem(root.der()),
+        go: Verdict::Accepted,
+    };
+    vec![pathological, decoyed, long]
 }

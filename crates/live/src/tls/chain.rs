@@ -55,34 +55,71 @@ pub fn verify<'a>(
     builder.build(&mut chain)
 }
 
-/// The certificates Go would have in a pool: those that parse.
+/// The certificates Go would have in a pool: those that parse, each once,
+/// in the order added (`CertPool.AddCert` skips a certificate it holds).
 fn parse_all<'b>(certs: &'b [CertificateDer<'_>]) -> Vec<Certificate<'b>> {
-    certs
+    let mut pool: Vec<Certificate<'b>> = Vec::new();
+    for c in certs {
+        if pool.iter().any(|held| held.der == c.as_ref()) {
+            continue;
+        }
+        if let Ok(parsed) = Certificate::parse(c.as_ref()) {
+            pool.push(parsed);
+        }
+    }
+    pool
+}
+
+/// The certificates of `pool` that may have issued `child`, in the order
+/// Go's `CertPool.findPotentialParents` tries them: the subject names the
+/// child's issuer; those whose key identifier matches the child's
+/// authority key identifier first (two absent ones match), then those
+/// where only one of the two is present, then the rest.
+fn potential_parents<'a>(
+    pool: &[Certificate<'a>],
+    child: &Certificate<'_>,
+) -> Vec<Certificate<'a>> {
+    let rank = |c: &Certificate<'_>| {
+        let (skid, akid) = (c.subject_key_id, child.authority_key_id);
+        match (skid == akid, skid.is_empty(), akid.is_empty()) {
+            (true, _, _) => 0,
+            (false, true, false) | (false, false, true) => 1,
+            _ => 2,
+        }
+    };
+    let mut found: Vec<Certificate<'a>> = pool
         .iter()
-        .filter_map(|c| Certificate::parse(c.as_ref()).ok())
-        .collect()
+        .filter(|c| c.subject == child.issuer)
+        .cloned()
+        .collect();
+    // Stable: the pool's order within each rank.
+    found.sort_by_key(|c| rank(c));
+    found
+}
+
+/// Go's `alreadyInChain`: the same subject, key and subjectAltName as a
+/// certificate of the chain.
+fn already_in_chain(candidate: &Certificate<'_>, chain: &[Certificate<'_>]) -> bool {
+    chain
+        .iter()
+        .any(|c| c.subject == candidate.subject && c.key == candidate.key && c.san == candidate.san)
 }
 
 impl<'a> Builder<'a> {
     fn build(&mut self, chain: &mut Vec<Certificate<'a>>) -> Result<(), String> {
         let mut last_error: Option<String> = None;
         let child = chain.last().cloned().ok_or("x509: empty chain")?;
-        let candidates: Vec<(Role, Certificate<'a>)> = self
-            .roots
-            .iter()
-            .map(|c| (Role::Root, c.clone()))
+        let candidates: Vec<(Role, Certificate<'a>)> = potential_parents(&self.roots, &child)
+            .into_iter()
+            .map(|c| (Role::Root, c))
             .chain(
-                self.intermediates
-                    .iter()
-                    .map(|c| (Role::Intermediate, c.clone())),
+                potential_parents(&self.intermediates, &child)
+                    .into_iter()
+                    .map(|c| (Role::Intermediate, c)),
             )
-            .filter(|(_, c)| c.subject == child.issuer)
             .collect();
         for (role, candidate) in candidates {
-            if chain
-                .iter()
-                .any(|c| c.subject == candidate.subject && c.key == candidate.key)
-            {
+            if already_in_chain(&candidate, chain) {
                 continue;
             }
             self.signature_checks += 1;

@@ -353,15 +353,24 @@ impl ServerCertVerifier for GoVerifier {
         }
         let parsed = ParsedCertificate::try_from(end_entity)
             .map_err(|e| self.untrusted(&format!("x509: {e}")))?;
-        verify_server_cert_signed_by_trust_anchor(
+        match verify_server_cert_signed_by_trust_anchor(
             &parsed,
             &self.store,
             intermediates,
             now,
             algorithms,
-        )
-        .map(|()| ServerCertVerified::assertion())
-        .map_err(|e| self.chain_error(&e))
+        ) {
+            Ok(()) => Ok(ServerCertVerified::assertion()),
+            // webpki's own limits (six intermediates, its path-building
+            // budgets) are not Go's: Go's chain builder decides, with its
+            // order of candidates and its 100 signature checks.
+            Err(rustls::Error::InvalidCertificate(CertificateError::Other(_))) => {
+                chain::verify(&leaf, intermediates, &self.roots, seconds, algorithms)
+                    .map(|()| ServerCertVerified::assertion())
+                    .map_err(|what| self.untrusted(&what))
+            }
+            Err(e) => Err(self.chain_error(&e)),
+        }
     }
 
     fn verify_tls12_signature(

@@ -1115,36 +1115,13 @@ fn issue_26_summary_is_one_line_per_cluster_and_a_total() {
     );
 }
 
-/// Runs the binary and waits for it with `wait4`: its peak resident memory
-/// in KiB, from the kernel, and its stdout.
-// wait4 reaps the child, which clippy cannot see.
-#[allow(clippy::zombie_processes)]
+/// The peak resident memory (KiB) and stdout of a run that succeeds.
 fn peak_rss(kubeconfig: &Path, args: &[&str]) -> (i64, Vec<u8>) {
-    use std::io::Read;
-    let mut child =
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-mirrorpolicy"))
-            .arg("--kubeconfig")
-            .arg(kubeconfig)
-            .args(args)
-            .env_remove("KUBECONFIG")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        out.read_to_end(&mut bytes).unwrap();
-        bytes
-    });
-    let pid = i32::try_from(child.id()).unwrap();
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is valid; pid is our child, not yet waited for.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid);
-    assert_eq!(libc::WEXITSTATUS(status), 0);
-    (usage.ru_maxrss, reader.join().unwrap())
+    let mut cmd = support::std_bin();
+    cmd.arg("--kubeconfig").arg(kubeconfig).args(args);
+    let run = support::peak_rss(cmd);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    (run.peak_kib, run.stdout.into_bytes())
 }
 
 /// A kubeconfig of `n` contexts, all on `server`.

@@ -2029,3 +2029,61 @@ fn issue_39_a_signature_layer_over_4_mib_is_not_accepted() {
         "{sig:#}"
     );
 }
+
+/// issue 39: a registry's redirect carries the credentials as Go's client
+/// (containers/image's) carries them: kept to another port of the same
+/// host, dropped for another host name (here `localhost` for
+/// `127.0.0.1`: the same server, which then refuses), and at most 10
+/// requests, in Go's words.
+#[test]
+fn issue_39_redirects_carry_credentials_as_go_does() {
+    use support::registry::Redirect;
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let run = |to: Redirect| {
+        let a = Builder::new()
+            .basic("u", "p")
+            .manifest(REPO, Some("v1"), &body)
+            .redirect_manifests(to)
+            .start();
+        setup.trust(&a, "a");
+        let conf = registries_conf(&a.host(), &[], "", "");
+        let auth = setup.write("auth.json", &auth_json(&[(&a.host(), "u", "p")]));
+        let image = format!("{}/{REPO}:v1", a.host());
+        let (code, json) = probe(
+            &setup,
+            &conf,
+            &image,
+            &["--authfile", auth.to_str().expect("utf-8")],
+        );
+        let manifests: Vec<Option<String>> = a
+            .log()
+            .into_iter()
+            .filter(|l| l.path.contains("/manifests/"))
+            .map(|l| l.auth_scheme)
+            .collect();
+        (code, json, manifests)
+    };
+    let (code, json, sent) = run(Redirect::OtherPort);
+    assert_eq!(outcomes(&json), ["served"], "{json:#}");
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(sent, [Some("Basic".to_string()), Some("Basic".to_string())]);
+
+    let (code, json, sent) = run(Redirect::OtherName);
+    assert_eq!(outcomes(&json), ["unauthorized"], "{json:#}");
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(sent, [Some("Basic".to_string()), None]);
+
+    let (_, json, sent) = run(Redirect::Itself);
+    assert_eq!(sent.len(), 10, "{sent:?}");
+    let detail = candidate(&json)["sources"][0]["probe"]["detail"]
+        .as_str()
+        .expect("detail")
+        .to_string();
+    assert!(
+        detail.contains(&format!(
+            "Get \"/v2/{REPO}/manifests/v1\": stopped after 10 redirects"
+        )),
+        "{detail}"
+    );
+}

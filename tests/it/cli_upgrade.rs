@@ -158,7 +158,11 @@ impl Setup {
     }
 
     fn cmd(&self) -> assert_cmd::Command {
-        let mut c = support::bin();
+        assert_cmd::Command::from_std(self.std_cmd())
+    }
+
+    fn std_cmd(&self) -> std::process::Command {
+        let mut c = support::std_bin();
         c.env("HOME", self.dir.path())
             .env_remove("REGISTRY_AUTH_FILE")
             .env_remove("XDG_RUNTIME_DIR")
@@ -1228,6 +1232,34 @@ fn issue_39_layer_whose_first_read_is_one_byte_is_read() {
 
 // A layer sent a byte every 0.3 s (hundreds of bytes: minutes, and a real
 // layer never) ends at --probe-timeout, as a manifest does: undetermined, exit 3.
+// A layer past the 1 GiB cap (a tar entry declaring 8 GiB, zeros that never
+// end) is given up at the cap, undetermined, exit 3, and never held: the
+// process stays under 256 MiB.
+#[test]
+fn issue_39_endless_layer_stops_at_the_cap_in_bounded_memory() {
+    const ENDLESS: &[u8] = b"served as an endless tar";
+    let mut b = Builder::new().endless_blob(ENDLESS);
+    let (release, manifest) = release_layered(&mut b, NAMES, "4.21.0", &[], |_| ENDLESS.to_vec());
+    let reg = b
+        .manifest(RELEASE_REPO, Some("4.21.0-x86_64"), &manifest)
+        .start();
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let mut cmd = s.std_cmd();
+    cmd.arg("-f")
+        .arg(&files)
+        .args(["--to-image", &payload_spec(&release), "-o", "json"]);
+    let run = support::peak_rss(cmd);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("larger than 1024 MiB, which this tool does not read"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.peak_kib < 256 << 10, "peak {} KiB", run.peak_kib);
+}
+
 #[test]
 fn issue_39_trickling_layer_ends_at_the_probe_timeout() {
     let (reg, rel) = paced_mirror(support::registry::Pacing::Trickle {

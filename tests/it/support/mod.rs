@@ -12,13 +12,64 @@ pub mod registry;
 /// no colour, a fixed width, no KUBECONFIG, a HOME without `.kube`.
 #[allow(dead_code)]
 pub fn bin() -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("kubectl-mirrorpolicy").expect("binary");
+    assert_cmd::Command::from_std(std_bin())
+}
+
+/// [`bin`] as a `std::process::Command`.
+pub fn std_bin() -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-mirrorpolicy"));
     cmd.env("NO_COLOR", "1")
         .env("COLUMNS", "200")
         .env_remove("KUBECONFIG")
         .env_remove("KUBERNETES_SERVICE_HOST")
         .env("HOME", "/nonexistent-home-for-tests");
     cmd
+}
+
+/// What [`peak_rss`] saw of one run.
+#[allow(dead_code)]
+pub struct Measured {
+    /// The process's peak resident memory, in KiB, from the kernel.
+    pub peak_kib: i64,
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `cmd` to its end and waits for it with `wait4`, for its peak
+/// resident memory.
+// wait4 reaps the child, which clippy cannot see.
+#[allow(dead_code, clippy::zombie_processes)]
+pub fn peak_rss(mut cmd: std::process::Command) -> Measured {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            pipe.read_to_end(&mut bytes).expect("read");
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
+    let pid = i32::try_from(child.id()).expect("pid");
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is valid; pid is our child, not yet waited for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid);
+    Measured {
+        peak_kib: usage.ru_maxrss,
+        code: libc::WEXITSTATUS(status),
+        stdout: stdout.join().expect("stdout"),
+        stderr: stderr.join().expect("stderr"),
+    }
 }
 
 /// The JSON a run printed, once its exit code is `code` (its stderr in the

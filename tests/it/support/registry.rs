@@ -75,7 +75,23 @@ struct State {
     signature_status: Option<u16>,
     /// How blobs are sent: all at once when `None`.
     blob_pacing: Option<Pacing>,
+    /// A blob stored with this body is sent as a tar that never ends.
+    endless_body: Option<Vec<u8>>,
+    redirect: Option<Redirect>,
+    /// The second port ([`Redirect::OtherPort`]).
+    second_port: Option<u16>,
     log: Vec<Logged>,
+}
+
+/// Where manifest requests sent to `127.0.0.1:PORT` are redirected (307).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redirect {
+    /// To `localhost:PORT`: the same registry under another host name.
+    OtherName,
+    /// To `127.0.0.1:` a second port of the same registry.
+    OtherPort,
+    /// To the same URL, every time.
+    Itself,
 }
 
 /// How a blob's bytes are sent.
@@ -134,6 +150,9 @@ impl Builder {
                 delay: None,
                 slow_repos: BTreeMap::new(),
                 blob_pacing: None,
+                endless_body: None,
+                redirect: None,
+                second_port: None,
                 log: Vec::new(),
             },
         }
@@ -257,6 +276,20 @@ impl Builder {
         self
     }
 
+    /// A blob stored with `body` is sent, without a Content-Length, as a
+    /// plain tar whose first entry declares 8 GiB and whose bytes never
+    /// end: a layer past any cap.
+    pub fn endless_blob(mut self, body: &[u8]) -> Self {
+        self.state.endless_body = Some(body.to_vec());
+        self
+    }
+
+    /// Manifest requests sent to `127.0.0.1:PORT` answer 307 to `to`.
+    pub fn redirect_manifests(mut self, to: Redirect) -> Self {
+        self.state.redirect = Some(to);
+        self
+    }
+
     /// Manifest requests of `repo` (only) wait this long: the ping and
     /// the token answer at once.
     pub fn slow_manifests(mut self, repo: &str, d: Duration) -> Self {
@@ -282,10 +315,20 @@ pub struct FakeRegistry {
 impl FakeRegistry {
     fn start(b: Builder) -> Self {
         let (ca_pem, tls) = certificates();
-        let state = Arc::new(Mutex::new(b.state));
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
-        listener.set_nonblocking(true).expect("nonblocking");
+        let bind = || {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+            l.set_nonblocking(true).expect("nonblocking");
+            l
+        };
+        let listener = bind();
         let addr = listener.local_addr().expect("local address");
+        // A second port of the same registry, for a redirect to it.
+        let second = matches!(b.state.redirect, Some(Redirect::OtherPort)).then(bind);
+        let mut state = b.state;
+        state.second_port = second
+            .as_ref()
+            .map(|l| l.local_addr().expect("local address").port());
+        let state = Arc::new(Mutex::new(state));
         let (tx, mut rx) = tokio::sync::oneshot::channel::<()>();
         let served = Arc::clone(&state);
         let use_tls = b.tls;
@@ -296,37 +339,24 @@ impl FakeRegistry {
                 .build()
                 .expect("runtime");
             runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
                 let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
-                loop {
-                    let (stream, _) = tokio::select! {
-                        accepted = listener.accept() => match accepted {
-                            Ok(a) => a,
-                            Err(_) => continue,
-                        },
-                        _ = &mut rx => break,
-                    };
-                    let acceptor = acceptor.clone();
-                    let state = Arc::clone(&served);
-                    tokio::spawn(async move {
-                        let scheme = if use_tls { "https" } else { "http" };
-                        let service = hyper::service::service_fn(move |req| {
-                            let state = Arc::clone(&state);
-                            async move { handle(req, state, addr, scheme).await }
-                        });
-                        let builder =
-                            hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-                        if !use_tls {
-                            let _ = builder
-                                .serve_connection(TokioIo::new(stream), service)
-                                .await;
-                            return;
-                        }
-                        let Ok(tls) = acceptor.accept(stream).await else {
-                            return;
-                        };
-                        let _ = builder.serve_connection(TokioIo::new(tls), service).await;
-                    });
+                let first = serve(
+                    listener,
+                    acceptor.clone(),
+                    Arc::clone(&served),
+                    addr,
+                    use_tls,
+                );
+                let second = async move {
+                    match second {
+                        Some(l) => serve(l, acceptor, served, addr, use_tls).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    _ = first => {}
+                    _ = second => {}
+                    _ = &mut rx => {}
                 }
             });
         });
@@ -373,6 +403,43 @@ impl Drop for FakeRegistry {
     }
 }
 
+/// Accepts connections on `listener` and answers them as the registry at
+/// `addr`.
+async fn serve(
+    listener: std::net::TcpListener,
+    acceptor: tokio_rustls::TlsAcceptor,
+    state: Arc<Mutex<State>>,
+    addr: SocketAddr,
+    use_tls: bool,
+) {
+    let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let acceptor = acceptor.clone();
+        let state = Arc::clone(&state);
+        tokio::spawn(async move {
+            let scheme = if use_tls { "https" } else { "http" };
+            let service = hyper::service::service_fn(move |req| {
+                let state = Arc::clone(&state);
+                async move { handle(req, state, addr, scheme).await }
+            });
+            let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+            if !use_tls {
+                let _ = builder
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+                return;
+            }
+            let Ok(tls) = acceptor.accept(stream).await else {
+                return;
+            };
+            let _ = builder.serve_connection(TokioIo::new(tls), service).await;
+        });
+    }
+}
+
 /// A fresh CA and a server certificate for 127.0.0.1 and localhost.
 fn certificates() -> (String, rustls::ServerConfig) {
     let ca_key = rcgen::KeyPair::generate().expect("CA key");
@@ -413,6 +480,45 @@ type Reply = Result<Response<Body>, std::io::Error>;
 
 fn full(bytes: impl Into<Bytes>) -> Body {
     Full::new(bytes.into()).map_err(|e| match e {}).boxed()
+}
+
+/// Where a manifest request to `authority` is redirected, if it is.
+fn redirect_of(
+    state: &Mutex<State>,
+    authority: &str,
+    addr: SocketAddr,
+    scheme: &str,
+    path: &str,
+) -> Option<String> {
+    let s = state.lock().expect("state");
+    let primary = authority == addr.to_string();
+    match s.redirect? {
+        Redirect::Itself => Some(path.to_string()),
+        Redirect::OtherName if primary => {
+            Some(format!("{scheme}://localhost:{}{path}", addr.port()))
+        }
+        Redirect::OtherPort if primary => Some(format!(
+            "{scheme}://127.0.0.1:{}{path}",
+            s.second_port.expect("second port")
+        )),
+        _ => None,
+    }
+}
+
+/// A tar entry header declaring a file of 8 GiB - 1, then zeros forever.
+fn endless_tar() -> Body {
+    let mut header = tar::Header::new_gnu();
+    header.set_path("filler").expect("path");
+    header.set_size((8 << 30) - 1);
+    header.set_mode(0o644);
+    header.set_cksum();
+    let zeros = Bytes::from(vec![0u8; 1 << 20]);
+    let first = Bytes::copy_from_slice(header.as_bytes());
+    let stream = futures_util::stream::unfold(Some(first), move |next| {
+        let piece = next.unwrap_or_else(|| zeros.clone());
+        async move { Some((Ok(hyper::body::Frame::data(piece)), None)) }
+    });
+    BodyExt::boxed(StreamBody::new(stream))
 }
 
 /// `body` sent in pieces, each after its pause.
@@ -462,6 +568,17 @@ async fn handle(
 ) -> Reply {
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or("").to_string();
+    let authority = req
+        .uri()
+        .authority()
+        .map(ToString::to_string)
+        .or_else(|| {
+            req.headers()
+                .get("host")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
     let authorization = req
         .headers()
         .get("authorization")
@@ -560,6 +677,9 @@ async fn handle(
     let Some((repo, reference)) = rest.rsplit_once("/manifests/") else {
         return Ok(respond(404, &[], error_body("NOT_FOUND")));
     };
+    if let Some(location) = redirect_of(&state, &authority, addr, scheme, &path) {
+        return Ok(respond(307, &[("Location", location)], String::new()));
+    }
     let allowed = match &auth {
         Auth::None => true,
         Auth::Basic { user, password } => basic_ok(user, password),
@@ -629,6 +749,11 @@ fn blob_answer(
     }
     let s = state.lock().expect("state");
     match s.repos.get(repo).and_then(|r| r.blobs.get(digest)) {
+        Some(body) if s.endless_body.as_ref() == Some(body) => Response::builder()
+            .status(200)
+            .header("Content-Type", "application/octet-stream")
+            .body(endless_tar())
+            .expect("response"),
         Some(body) => Response::builder()
             .status(200)
             .header("Content-Type", "application/octet-stream")

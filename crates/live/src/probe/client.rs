@@ -27,6 +27,7 @@ use reqwest::{Client, StatusCode};
 use super::auth::{self, AuthSources, Credentials, Found, HelperAnswer};
 use super::challenge::{self, Challenge};
 use super::deadline::{AnswerLimit, ConnectWatch, CONNECT_LIMIT};
+use super::redirect::Chain;
 use super::tls::TlsSettings;
 use super::Outcome;
 use crate::reference::Reference;
@@ -105,6 +106,8 @@ enum Failed {
     Transport(reqwest::Error),
     /// No answer within the limit, once connected.
     NoAnswer,
+    /// A redirect not followed, in Go's words ([`super::redirect`]).
+    Redirect(String),
 }
 
 /// Why a body could not be read.
@@ -165,6 +168,8 @@ impl Prober {
             .tls_backend_preconfigured(config)
             .connect_timeout(CONNECT_LIMIT)
             .connector_layer(watch.clone())
+            // Followed in send_once, as Go's client follows them.
+            .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("kubectl-mirrorpolicy/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| format!("cannot set up the HTTP client: {}", chain(&e)))?;
@@ -735,12 +740,37 @@ async fn send_retrying(
     }
 }
 
-/// Sends one request and waits for its answer within the endpoint's limit.
+/// Sends one request and waits for its answer within the endpoint's
+/// limit (each hop's), following redirects as Go's client does
+/// ([`super::redirect`]).
 async fn send_once(http: &Http, req: reqwest::RequestBuilder) -> Result<reqwest::Response, Failed> {
-    match http.limit.wait(req.send()).await {
-        Some(Ok(res)) => Ok(res),
-        Some(Err(e)) => Err(Failed::Transport(e)),
-        None => Err(Failed::NoAnswer),
+    let req = req.build().map_err(Failed::Transport)?;
+    let body = req.body().and_then(|b| b.as_bytes()).map(<[u8]>::to_vec);
+    let mut chain = Chain::new(
+        req.method().clone(),
+        req.url().clone(),
+        req.headers().clone(),
+        body,
+    );
+    let mut req = req;
+    loop {
+        let url = req.url().clone();
+        let res = match http.limit.wait(http.client.execute(req)).await {
+            Some(Ok(res)) => res,
+            Some(Err(e)) => return Err(Failed::Transport(e)),
+            None => return Err(Failed::NoAnswer),
+        };
+        let Some(hop) = chain
+            .next(&url, res.status(), res.headers())
+            .map_err(Failed::Redirect)?
+        else {
+            return Ok(res);
+        };
+        drop(res);
+        let mut next = reqwest::Request::new(hop.method, hop.url);
+        *next.headers_mut() = hop.headers;
+        *next.body_mut() = hop.body.map(reqwest::Body::from);
+        req = next;
     }
 }
 
@@ -797,13 +827,15 @@ async fn ping_once(
             // detectPropertiesHelper) around Go's `Get "URL": ...` for a
             // request that got no answer.
             let step = match &e {
-                Failed::Transport(_) => format!("Get \"{url}\""),
-                Failed::NoAnswer => url.clone(),
+                Failed::Transport(_) => format!("Get \"{url}\": "),
+                Failed::NoAnswer => format!("{url}: "),
+                // Go's words already name the request.
+                Failed::Redirect(_) => String::new(),
             };
             return Err(Attempt::failed(
                 outcome,
                 None,
-                format!("pinging container registry {host}: {step}: {detail}"),
+                format!("pinging container registry {host}: {step}{detail}"),
             ));
         }
     };
@@ -916,6 +948,7 @@ fn failure(f: &Failed, limit: Duration) -> (Outcome, String) {
     match f {
         Failed::NoAnswer => (Outcome::TimedOut, no_answer(limit)),
         Failed::Transport(e) => classify(e),
+        Failed::Redirect(e) => (Outcome::Unreachable, e.clone()),
     }
 }
 

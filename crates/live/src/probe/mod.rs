@@ -21,6 +21,7 @@ pub mod auth;
 pub mod challenge;
 pub mod client;
 pub mod deadline;
+pub mod redirect;
 pub mod registries_d;
 pub mod signature;
 pub mod tls;

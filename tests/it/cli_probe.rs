@@ -2087,3 +2087,56 @@ fn issue_39_redirects_carry_credentials_as_go_does() {
         "{detail}"
     );
 }
+
+/// issue 39: a credential helper (of a local auth file) that answers
+/// without end is read up to 1 MiB and no further: its source fails,
+/// the next one is tried.
+#[test]
+fn issue_39_an_endless_credential_helper_fails_its_source() {
+    use std::os::unix::fs::PermissionsExt;
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let m = Builder::new()
+        .basic("u", "p")
+        .manifest(REPO, None, &body)
+        .start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&m, "m");
+    setup.trust(&s, "s");
+    let bin = setup.path("bin");
+    std::fs::create_dir(&bin).expect("bin");
+    let helper = bin.join("docker-credential-endless");
+    std::fs::write(
+        &helper,
+        "#!/bin/sh\ncat >/dev/null\nexec yes '{\"Username\":\"u\"'\n",
+    )
+    .expect("helper");
+    std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let auth = setup.write(
+        "auth.json",
+        &format!(r#"{{"credHelpers": {{"{}": "endless"}}}}"#, m.host()),
+    );
+    let conf = registries_conf(&s.host(), &[&m.host()], "", "");
+    let (code, json) = probe_env(
+        &setup,
+        &conf,
+        &format!("{}/{REPO}@{digest}", s.host()),
+        &[
+            "--authfile",
+            auth.to_str().expect("utf-8"),
+            "--probe-timeout",
+            "2",
+        ],
+        &[("PATH", path_with(&bin))],
+    );
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(outcomes(&json), ["unauthorized", "served"], "{json:#}");
+    assert!(
+        detail(&json, 0).contains(
+            "docker-credential-endless get: an answer of 1 MiB or more, which this tool does not read"
+        ),
+        "{json:#}"
+    );
+    assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", s.host()));
+}

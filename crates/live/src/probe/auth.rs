@@ -317,6 +317,12 @@ pub fn run_helper(helper: &str, registry: &str, timeout: std::time::Duration) ->
         }
     };
     let out = reader.and_then(|r| r.join().ok()).unwrap_or_default();
+    if out.len() as u64 >= MAX_HELPER_OUTPUT {
+        return HelperAnswer::Failed(format!(
+            "{program} get: an answer of {} MiB or more, which this tool does not read",
+            MAX_HELPER_OUTPUT >> 20
+        ));
+    }
     let text = String::from_utf8_lossy(&out);
     if !status.success() {
         let t = text.trim();

@@ -313,6 +313,41 @@ scenario() {
     else
         fail "$name: skopeo pulled from '$pulled', explain --probe says '$served', expected host $want"
     fi
+    failed_words "$name" "$log" "$WORK/$name.json"
+}
+
+# failed_words NAME SKOPEO-LOG TOOL-JSON: each source skopeo gave up
+# (containers/image's debug line `Accessing "REF" failed: ERR`) has a probe
+# detail in the tool that holds ERR, the words CRI-O logs and events carry.
+failed_words() {
+    local name=$1 verdict
+    verdict=$(python3 - "$2" "$3" <<'PY'
+import json, re, sys
+said = {}
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    m = re.search(r'msg="((?:[^"\\]|\\.)*)"', line)
+    if not m:
+        continue
+    msg = json.loads('"' + m.group(1) + '"')
+    f = re.match(r'Accessing "([^"]*)" failed: (.*)', msg)
+    if f:
+        said[f.group(1)] = f.group(2)
+try:
+    data = json.load(open(sys.argv[2]))
+except ValueError:
+    print("no JSON from explain --probe"); sys.exit()
+sources = {s["reference"]: (s.get("probe") or {}).get("detail", "")
+           for c in data.get("candidates", []) for s in c.get("sources", [])}
+bad = [f"{ref}: skopeo said {err!r}, the tool {sources.get(ref)!r}"
+       for ref, err in said.items() if err not in (sources.get(ref) or "")]
+print("; ".join(bad) if bad else f"ok {len(said)}")
+PY
+)
+    case $verdict in
+    "ok 0") ;;
+    ok\ *) ok "$name: the tool's detail holds skopeo's words for each failed source (${verdict#ok })" ;;
+    *) fail "$name: $verdict" ;;
+    esac
 }
 
 conf "$WORK/c1.conf" ns/app "" "" "$AUTHED" "$PLAIN"

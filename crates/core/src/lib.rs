@@ -36,6 +36,7 @@ pub mod probe_result;
 pub mod quote;
 pub mod reference;
 pub mod registries;
+pub mod registry_error;
 pub mod render;
 pub mod tag_mirror_fix;
 pub mod upgrade;

@@ -556,8 +556,18 @@ fn respond(code: u16, headers: &[(&str, String)], body: String) -> Response<Body
     b.body(full(body)).expect("response")
 }
 
+/// An error body as docker/distribution writes it: the code with its
+/// default message (a code it does not define: the code as the message).
 fn error_body(code: &str) -> String {
-    format!("{{\"errors\":[{{\"code\":\"{code}\",\"message\":\"{code}\"}}]}}")
+    let message = match code {
+        "BLOB_UNKNOWN" => "blob unknown to registry",
+        "MANIFEST_UNKNOWN" => "manifest unknown",
+        "TOOMANYREQUESTS" => "too many requests",
+        "UNAUTHORIZED" => "authentication required",
+        "UNKNOWN" => "unknown error",
+        other => other,
+    };
+    format!("{{\"errors\":[{{\"code\":\"{code}\",\"message\":\"{message}\"}}]}}")
 }
 
 async fn handle(

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use reqwest::header::{HeaderMap, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use reqwest::{Client, StatusCode};
 
 use super::auth::{self, AuthSources, Credentials, Found, HelperAnswer};
@@ -31,6 +31,7 @@ use super::redirect::Chain;
 use super::tls::TlsSettings;
 use super::Outcome;
 use crate::reference::Reference;
+use crate::registry_error::{self, BearerError};
 
 /// `manifest.DefaultRequestedManifestMIMETypes`, in containers/image's order.
 pub const ACCEPTED_MANIFEST_TYPES: &[&str] = &[
@@ -342,13 +343,15 @@ impl Prober {
         })?;
         let status = res.status();
         if status != StatusCode::OK {
+            let headers = res.headers().clone();
             let body = read_limited(&http, res, 64 << 10).await.unwrap_or_default();
-            let (outcome, what) = status_outcome(status, &body);
+            let (outcome, what) = status_outcome(status, &body, &headers);
+            // containers/image's words (docker/docker_client.go getBlob).
             return Err(Attempt::failed(
                 outcome,
                 Some(status.as_u16()),
                 format!(
-                    "blob {digest}: {what}{} ({creds_note})",
+                    "fetching blob: {what}{} (blob {digest}, {creds_note})",
                     throttled(status, attempts)
                 ),
             ));
@@ -529,13 +532,15 @@ impl Prober {
             )
         })?;
         let status = res.status();
-        if !status.is_success() {
-            let (outcome, what) = endpoint_outcome(status, b"");
-            return Err(Attempt::failed(
-                outcome,
-                Some(status.as_u16()),
-                format!("requesting a bearer token: {what}"),
-            ));
+        if status != StatusCode::OK {
+            let context = match creds.identity_token.is_empty() {
+                true => "Requesting bearer token",
+                false => "Trying to obtain access token",
+            };
+            let headers = res.headers().clone();
+            let body = read_limited(http, res, 64 << 10).await.unwrap_or_default();
+            let (outcome, what) = token_outcome(status, &body, &headers, context);
+            return Err(Attempt::failed(outcome, Some(status.as_u16()), what));
         }
         let body = read_limited(http, res, MAX_TOKEN_BYTES)
             .await
@@ -625,13 +630,14 @@ async fn manifest_answer(
 ) -> Attempt {
     let status = res.status();
     if status != StatusCode::OK {
+        let headers = res.headers().clone();
         let body = match read_limited(http, res, 64 << 10).await {
             Err(BodyError::NoAnswer) => {
                 return body_timed_out(http, status, &format!("manifest {tag_or_digest}"))
             }
             r => r.unwrap_or_default(),
         };
-        let (outcome, what) = status_outcome(status, &body);
+        let (outcome, what) = status_outcome(status, &body, &headers);
         // containers/image's words (docker/docker_client.go fetchManifest),
         // then the answer as the probe saw it.
         return Attempt::failed(
@@ -841,6 +847,7 @@ async fn ping_once(
     };
     let status = res.status();
     if status != StatusCode::OK && status != StatusCode::UNAUTHORIZED {
+        let headers = res.headers().clone();
         let body = match read_limited(http, res, 64 << 10).await {
             Err(BodyError::NoAnswer) => {
                 return Err(body_timed_out(
@@ -851,12 +858,13 @@ async fn ping_once(
             }
             r => r.unwrap_or_default(),
         };
-        let (outcome, what) = endpoint_outcome(status, &body);
+        let (outcome, what) = endpoint_outcome(status, &body, &headers);
         let what = format!("{what}{}", throttled(status, attempts));
+        // containers/image's words (docker/docker_client.go detectPropertiesHelper).
         return Err(Attempt::failed(
             outcome,
             Some(status.as_u16()),
-            format!("pinging container registry {host}: {url}: {what}"),
+            format!("pinging container registry {host}: {what}"),
         ));
     }
     let challenges = res
@@ -869,13 +877,41 @@ async fn ping_once(
     Ok((scheme.to_string(), challenges))
 }
 
-/// The outcome of a non-200 answer, and what it says (the first
-/// `errors[].code` of a registry error body).
+/// The outcome of a non-200 answer to a manifest or blob request, and
+/// what containers/image says of it ([`registry_error::words`]).
+fn status_outcome(status: StatusCode, body: &[u8], headers: &HeaderMap) -> (Outcome, String) {
+    let challenges: Vec<Challenge> = headers
+        .get_all(WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .map(challenge::parse)
+        .collect();
+    let bearer: Vec<BearerError<'_>> = challenges
+        .iter()
+        .filter(|c| c.scheme == "bearer")
+        .map(|c| BearerError {
+            error: c.parameters.get("error").map_or("", String::as_str),
+            description: c
+                .parameters
+                .get("error_description")
+                .map_or("", String::as_str),
+        })
+        .collect();
+    let reason = status.canonical_reason().unwrap_or_default();
+    let what = registry_error::words(status.as_u16(), reason, body, &bearer);
+    let outcome = match status.as_u16() {
+        401 | 403 => Outcome::Unauthorized,
+        404 => Outcome::NotFound,
+        _ => Outcome::Unreachable,
+    };
+    (outcome, what)
+}
+
 /// [`status_outcome`] for the registry endpoint itself (`/v2/`, the token
 /// realm) rather than an image: a 404 there means no registry answers at
 /// that address, so the source is unreachable, not missing the image.
-fn endpoint_outcome(status: StatusCode, body: &[u8]) -> (Outcome, String) {
-    let (outcome, what) = status_outcome(status, body);
+fn endpoint_outcome(status: StatusCode, body: &[u8], headers: &HeaderMap) -> (Outcome, String) {
+    let (outcome, what) = status_outcome(status, body, headers);
     if status == StatusCode::NOT_FOUND {
         (Outcome::Unreachable, what)
     } else {
@@ -883,26 +919,24 @@ fn endpoint_outcome(status: StatusCode, body: &[u8]) -> (Outcome, String) {
     }
 }
 
-fn status_outcome(status: StatusCode, body: &[u8]) -> (Outcome, String) {
-    let code = serde_json::from_slice::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| {
-            v.get("errors")?
-                .get(0)?
-                .get("code")?
-                .as_str()
-                .map(str::to_string)
-        });
-    let what = match &code {
-        Some(c) => format!("HTTP {} {c}", status.as_u16()),
-        None => format!("HTTP {}", status.as_u16()),
+/// A token answer other than 200, in containers/image's words
+/// (`httpResponseToError` with `context`).
+fn token_outcome(
+    status: StatusCode,
+    body: &[u8],
+    headers: &HeaderMap,
+    context: &str,
+) -> (Outcome, String) {
+    let (outcome, what) = endpoint_outcome(status, body, headers);
+    let said = match status.as_u16() {
+        429 => "too many requests to registry".to_string(),
+        401 => format!("unable to retrieve auth token: invalid username/password: {what}"),
+        code => format!(
+            "{context}: received unexpected HTTP status: {code} {}",
+            status.canonical_reason().unwrap_or_default()
+        ),
     };
-    let outcome = match status.as_u16() {
-        401 | 403 => Outcome::Unauthorized,
-        404 => Outcome::NotFound,
-        _ => Outcome::Unreachable,
-    };
-    (outcome, what)
+    (outcome, said)
 }
 
 /// Reads a body of at most `limit` bytes, within the endpoint's wait.
@@ -1127,17 +1161,30 @@ mod tests {
 
     #[test]
     fn statuses_map_to_outcomes() {
+        let none = HeaderMap::new();
         let body = br#"{"errors":[{"code":"MANIFEST_UNKNOWN","message":"x"}]}"#;
-        let (o, d) = status_outcome(StatusCode::NOT_FOUND, body);
+        let (o, d) = status_outcome(StatusCode::NOT_FOUND, body, &none);
         assert_eq!(o, Outcome::NotFound);
-        assert_eq!(d, "HTTP 404 MANIFEST_UNKNOWN");
+        assert_eq!(d, "manifest unknown: x");
         assert_eq!(
-            status_outcome(StatusCode::FORBIDDEN, b"").0,
+            status_outcome(StatusCode::FORBIDDEN, b"", &none).0,
             Outcome::Unauthorized
         );
+        let (o, d) = status_outcome(StatusCode::INTERNAL_SERVER_ERROR, b"", &none);
+        assert_eq!(o, Outcome::Unreachable);
         assert_eq!(
-            status_outcome(StatusCode::INTERNAL_SERVER_ERROR, b"").0,
-            Outcome::Unreachable
+            d,
+            "received unexpected HTTP status: 500 Internal Server Error"
         );
+        let mut scope = HeaderMap::new();
+        scope.insert(
+            WWW_AUTHENTICATE,
+            "Bearer realm=\"r\",error=\"insufficient_scope\""
+                .parse()
+                .unwrap(),
+        );
+        let (o, d) = status_outcome(StatusCode::UNAUTHORIZED, b"", &scope);
+        assert_eq!(o, Outcome::Unauthorized);
+        assert_eq!(d, "requested access to the resource is denied");
     }
 }

@@ -714,17 +714,23 @@ journal_replay
 # `sha256-<hex>.sig` (ECDSA P-256 over the simple-signing payload), all on
 # the source registry. The mirror holds the payload and its signature, and
 # all components but network-operator: cli signed, etcd unsigned,
-# machine-config-operator signed by another key. The cluster's IDMS is the
-# one oc-mirror v2 writes (ocp-release to openshift/release-images,
-# ocp-v4.0-art-dev to openshift/release), with NeverContactSource as on a
-# disconnected cluster. The oracles: skopeo inspect through the registries.conf
+# machine-config-operator signed by another key. The cluster's IDMS maps
+# the repositories as oc-mirror v2 does (ocp-release to
+# openshift/release-images, ocp-v4.0-art-dev to openshift/release), with
+# NeverContactSource added as on a disconnected cluster. One more round
+# takes oc-mirror v2's IDMS as it writes it (source and mirrors only: CRI-O
+# falls back to the source) with the source registry stopped: the mirror's
+# "not found" decides, network-operator is missing (exit 1, not
+# undetermined), and its detail says the source is not reachable from this
+# machine. The oracles: skopeo inspect through the registries.conf
 # `render` writes from the same objects (the source it pulls from is every
 # servedBy; it fails where the tool says missing), and skopeo copy under a
 # policy.json requiring sigstoreSigned by the release key, reading the
 # attachments (use-sigstore-attachments), for every signature verdict. Then
 # the tool's own fix lines are run and the update becomes ready.
 RELMIRROR=$(start_registry release-mirror server no)
-RELSRC=$SOURCE
+# The release's own source registry, stopped for the oc-mirror round.
+RELSRC=$(start_registry release-source server no)
 cat >"$WORK/oci.py" <<'PY'
 """Images and sigstore attachments pushed with the registry's HTTP API."""
 import base64, gzip, hashlib, http.client, io, json, ssl, sys, tarfile, urllib.parse
@@ -930,6 +936,8 @@ IDMS
     PAYLOAD="$RELSRC/openshift-release-dev/ocp-release@$payload"
     upgrade_round first 1 "cli=served/verified etcd=unsigned/missing machine-config-operator=badSignature/rejected network-operator=missing/-" \
         || return
+    upgrade_oc_mirror || return
+    upgrade_blocked || return
     # The fix lines the tool printed, with this machine's trust.
     run_fix_lines "$up/first.json" || return
     upgrade_round fixed 1 "cli=served/verified etcd=served/verified machine-config-operator=served/verified network-operator=unsigned/missing" \
@@ -937,11 +945,93 @@ IDMS
     run_fix_lines "$up/fixed.json" || return
     upgrade_round ready 0 "cli=served/verified etcd=served/verified machine-config-operator=served/verified network-operator=served/verified"
 }
+# The IDMS as oc-mirror v2 writes it (no mirrorSourcePolicy), the release's
+# source registry stopped: the same verdicts as the first round, skopeo
+# agreeing (it fails network-operator after the mirror's 404 and the
+# refused source), and network-operator's detail naming both.
+upgrade_oc_mirror() {
+    local up="$WORK/upgrade" objects="$WORK/upgrade/objects-oc-mirror" port=${RELSRC##*:} detail
+    mkdir -p "$objects"
+    grep -v mirrorSourcePolicy "$up/objects/idms.yaml" >"$objects/idms.yaml"
+    if ! $T "$BIN" render -f "$objects" --pool master --file /etc/containers/registries.conf \
+        >"$up/registries-oc-mirror.conf" 2>"$up/render.err"; then
+        fail "upgrade-check-oc-mirror: render: $(cat "$up/render.err")"; return 1
+    fi
+    local pid; pid=$(cat "$WORK/release-source/pid")
+    kill "$pid"
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    OBJECTS=$objects REGCONF=$up/registries-oc-mirror.conf \
+        upgrade_round oc-mirror 1 "cli=served/verified etcd=unsigned/missing machine-config-operator=badSignature/rejected network-operator=missing/-"
+    local code=$?
+    detail=$(python3 -c "import json, sys
+(i,) = [i for i in json.load(open(sys.argv[1]))['images'] if i['name'] == 'network-operator']
+print(i['detail'])" "$up/oc-mirror.json")
+    case "$detail" in
+        "not found on any mirror: $RELMIRROR/openshift/release@"*"; $RELSRC/openshift-release-dev/ocp-v4.0-art-dev@"*": not reachable from this machine ("*)
+            ok "upgrade-check-oc-mirror-detail: the mirror's answer and the unreachable source" ;;
+        *) fail "upgrade-check-oc-mirror-detail: $detail"; code=1 ;;
+    esac
+    # The source again, for the fix lines of the next rounds.
+    docker-registry serve "$WORK/release-source/config.yml" >>"$WORK/release-source/log" 2>&1 </dev/null &
+    echo $! >"$WORK/release-source/pid"
+    for _ in $(seq 1 100); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return "$code"
+        sleep 0.1
+    done
+    fail "upgrade-check-oc-mirror: the source registry did not start again"; return 1
+}
+# A hardened Image config blocking the source registry: the target's MCO
+# refuses the release's `openshift` ClusterImagePolicy (its scopes are
+# nested inside the blocked registry), so the nodes keep today's
+# configuration: mcoRefusal names the policy and the entry (exit 1), and
+# the images are still probed, each servedBy the source skopeo pulls from
+# through the registries.conf rendered from these objects.
+upgrade_blocked() {
+    local up="$WORK/upgrade" objects="$WORK/upgrade/objects-blocked" json code got ref served pulled n=0 bad=()
+    mkdir -p "$objects"
+    cp "$up/objects/idms.yaml" "$objects/"
+    printf 'apiVersion: config.openshift.io/v1\nkind: Image\nmetadata:\n  name: cluster\nspec:\n  registrySources:\n    blockedRegistries: ["%s"]\n' \
+        "$RELSRC" >"$objects/image.yaml"
+    if ! $T "$BIN" render -f "$objects" --pool master --file /etc/containers/registries.conf \
+        >"$up/registries-blocked.conf" 2>"$up/render.err"; then
+        fail "upgrade-check-blocked: render: $(cat "$up/render.err")"; return 1
+    fi
+    json=$($T "$BIN" upgrade-check -f "$objects" --to-image "$PAYLOAD" --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" -o json 2>"$up/blocked.err") && code=0 || code=$?
+    printf '%s' "$json" >"$up/blocked.json"
+    got=$(python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+r = d.get('mcoRefusal') or {}
+print(r.get('objects'), r.get('entries'), d['target']['outcome'], d['target'].get('signature'))
+for i in [d['target']] + d['images']:
+    print(i.get('reference', i.get('image')), i['servedBy'] or '-')" "$up/blocked.json" 2>&1) ||
+        got="(not the JSON of upgrade-check: $got)"
+    if [ "$code" != 1 ] || [ "$(head -1 <<<"$got")" != "['ClusterImagePolicy/openshift'] ['$RELSRC'] served None" ]; then
+        fail "upgrade-check-blocked: exit $code: $(head -1 <<<"$got")"; tail -3 "$up/blocked.err"; return 1
+    fi
+    ok "upgrade-check-blocked: exit 1, the MCO refuses ClusterImagePolicy/openshift nested inside blocked $RELSRC"
+    while read -r ref served; do
+        n=$((n + 1))
+        if $T "${SKOPEO[@]}" --registries-conf "$up/registries-blocked.conf" --debug inspect --raw \
+            --cert-dir "$WORK/certs" --authfile "$WORK/no-auth.json" "docker://$ref" >/dev/null 2>"$up/blocked.$n.log"; then
+            pulled=$(last_tried "$up/blocked.$n.log")
+        else
+            pulled=-
+        fi
+        [ "$pulled" = "$served" ] || bad+=("$ref: skopeo '$pulled', servedBy '$served'")
+    done < <(sed -n '2,$p' <<<"$got")
+    if [ "${#bad[@]}" -eq 0 ] && [ "$n" -eq 5 ]; then
+        ok "upgrade-check-blocked-skopeo: skopeo agrees on the 5 images' sources"
+    else
+        fail "upgrade-check-blocked-skopeo: $n image(s)"; printf '     %s\n' "${bad[@]}"; return 1
+    fi
+}
 # upgrade_round NAME EXIT EXPECTED: upgrade-check, its verdicts (python3 reads
-# the JSON), and skopeo's for each image.
+# the JSON), and skopeo's for each image. OBJECTS and REGCONF: the objects and
+# their rendered registries.conf, when not the IDMS with NeverContactSource.
 upgrade_round() {
     local name=$1 want_code=$2 want=$3 up="$WORK/upgrade" json code got
-    json=$($T "$BIN" upgrade-check -f "$up/objects" --to-image "$PAYLOAD" --cert-dir "$WORK/certs" \
+    json=$($T "$BIN" upgrade-check -f "${OBJECTS:-$up/objects}" --to-image "$PAYLOAD" --cert-dir "$WORK/certs" \
         --authfile "$WORK/no-auth.json" -o json 2>"$up/$name.err") && code=0 || code=$?
     printf '%s' "$json" >"$up/$name.json"
     got=$(python3 - "$up/$name.json" <<'PY' 2>&1
@@ -977,7 +1067,7 @@ upgrade_oracle() {
     local i=0
     while read -r ref served; do
         i=$((i + 1)); log="$up/$name.$i.log"
-        if $T "${SKOPEO[@]}" --registries-conf "$up/registries.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
+        if $T "${SKOPEO[@]}" --registries-conf "${REGCONF:-$up/registries.conf}" --debug inspect --raw --cert-dir "$WORK/certs" \
             --authfile "$WORK/no-auth.json" "docker://$ref" >/dev/null 2>"$log"; then
             pulled=$(last_tried "$log")
         else
@@ -991,7 +1081,7 @@ d = json.load(open(sys.argv[1]))
 (i,) = [i for i in [d['target']] + d['images'] if i.get('reference', i.get('image')) == sys.argv[2]]
 print((i.get('signature') or {}).get('verification', '-'))" "$up/$name.json" "$ref")
         rm -rf "$up/copy"
-        if $T "${SIG_SKOPEO[@]}" --registries-conf "$up/registries.conf" --registries.d "$up/registries.d" \
+        if $T "${SIG_SKOPEO[@]}" --registries-conf "${REGCONF:-$up/registries.conf}" --registries.d "$up/registries.d" \
             --policy "$up/policy.json" copy --quiet --src-cert-dir "$WORK/certs" \
             --src-authfile "$WORK/no-auth.json" "docker://$ref" "dir:$up/copy" 2>"$log.sig"; then
             signed=verified

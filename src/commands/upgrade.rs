@@ -18,12 +18,14 @@ use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::probe::{self, ProbeContext};
 use mirrorpolicy::reference::Reference;
 use mirrorpolicy::registries::ShortNameMode;
+use mirrorpolicy::render::{self, node::NodeView, pool::Rendered};
 use mirrorpolicy::source::api::{Read as ClusterRead, MIRROR_CONFIG, NODES};
 use mirrorpolicy::source::file;
 use mirrorpolicy::upgrade::checks::{self, ConfigMap, ConfigMaps};
 use mirrorpolicy::upgrade::payload::{self, Manifest, ReleaseFiles};
 use mirrorpolicy::upgrade::{
-    self, release_policy, ImageCheck, ImageOutcome, ImageSignature, Offered, Report, Target,
+    self, release_policy, ImageCheck, ImageOutcome, ImageSignature, McoRefusal, Offered, Report,
+    Target,
 };
 
 use crate::cli::{UpgradeCheckArgs, UpgradeOutput};
@@ -93,17 +95,18 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
     }
     let (policies, applied) = release_policy::read(&files).map_err(payload_failure(&image))?;
     let after = release_policy::after_update(&inputs, &applied, target.version.as_deref(), &image);
-    let (rendered_after, view_after) =
-        inputs::render_view_quietly(settings, &after, CONTROL_PLANE_POOL).context(
-            Failure::input(
-                "cannot read back the configuration rendered with the release's policies",
-            ),
-        )?;
-    let config_after = Config::from(&view_after);
-    let mode_after = mirrorpolicy::crio::short_name_mode(after.cluster_version.as_ref());
-    let sigstore_d = mirrorpolicy::render::sigstore::SIGSTORE_REGISTRIES_D;
-    ctx.registries_d =
-        probe_cmd::registries_d_from_text(sigstore_d, rendered_after.file(sigstore_d))?;
+    let after_render = render_after(settings, &after)?;
+    // Refused, the nodes keep today's configuration (and registries.d).
+    let (config_after, mode_after, refusal) = match &after_render {
+        Ok((rendered_after, view_after)) => {
+            let sigstore_d = mirrorpolicy::render::sigstore::SIGSTORE_REGISTRIES_D;
+            ctx.registries_d =
+                probe_cmd::registries_d_from_text(sigstore_d, rendered_after.file(sigstore_d))?;
+            let mode = mirrorpolicy::crio::short_name_mode(after.cluster_version.as_ref());
+            (Config::from(view_after), mode, None)
+        }
+        Err(refusal) => (Config::from(&view), mode, Some(refusal.clone())),
+    };
     let payload_after = runtime.block_on(check_after(&ctx, &config_after, &image, mode_after));
     target.outcome = payload_after.outcome;
     target.served_by = payload_after.served_by.clone();
@@ -125,7 +128,31 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
     let sigstore = upgrade::sigstore_summary(policies, &target, &images);
     let mut report = upgrade::report(target, images);
     report.signatures.sigstore = Some(sigstore);
+    if let Some(refusal) = refusal {
+        report = upgrade::with_mco_refusal(report, refusal);
+    }
     finish(settings, args, &inputs, report)
+}
+
+/// The control plane's configuration once the update is done, as the
+/// target's MCO renders it with the release's policies; or, when the MCO
+/// refuses to render it (it then keeps the previous MachineConfig), why.
+fn render_after(
+    settings: &Settings,
+    after: &Inputs,
+) -> Result<Result<(Rendered, NodeView), McoRefusal>> {
+    let rendered = inputs::render_view_quietly(settings, after, CONTROL_PLANE_POOL);
+    let error = match rendered {
+        Ok(r) => return Ok(Ok(r)),
+        Err(e) => e,
+    };
+    let generating = render::pool::generating_pool(after, CONTROL_PLANE_POOL).ok();
+    match generating.and_then(|g| render::pool::render_pool(after, g).err()) {
+        Some(refused) => Ok(Err(upgrade::mco_refusal(&refused, after))),
+        None => Err(error.context(Failure::input(
+            "cannot read back the configuration rendered with the release's policies",
+        ))),
+    }
 }
 
 /// The payload checked again as CRI-O pulls it once the update is done
@@ -276,6 +303,7 @@ fn target_of(image: &str, offered: Option<&Offered>, check: &ImageCheck) -> Targ
         recommended: offered
             .and_then(|o| o.recommended.as_ref())
             .map(|(status, why)| format!("{status} ({why})")),
+        oc_refusal: offered.and_then(Offered::oc_refusal),
         detail: check.detail.clone(),
     }
 }
@@ -411,7 +439,7 @@ async fn read_release(
             }
         }
     };
-    stream_layer(ctx, served, &manifest.digest).await
+    stream_layer(ctx, served, &manifest).await
 }
 
 /// Streams the blob `digest` into the tar reader on a blocking thread,
@@ -419,16 +447,22 @@ async fn read_release(
 /// when the reader stops early, as containers/image verifies it: a blob
 /// served with other content is that, and a blob served right that the
 /// tool cannot read (zstd, a file too large) says so.
-async fn stream_layer(ctx: &ProbeContext, served: &Served, digest: &str) -> Result<ReleaseFiles> {
+async fn stream_layer(
+    ctx: &ProbeContext,
+    served: &Served,
+    layer: &payload::Descriptor,
+) -> Result<ReleaseFiles> {
     let name = served.physical.name();
+    let digest = layer.digest.as_str();
     let mut blob = ctx
         .prober
         .open_blob(&served.physical, served.insecure, digest)
         .await
         .map_err(|a| Failure::cluster(format!("{name}: {}", a.detail)))?;
     let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(16);
+    let described = layer.clone();
     let reader = tokio::task::spawn_blocking(move || {
-        payload::read_layer(ChannelReader::new(rx), &payload::wanted)
+        payload::read_layer(ChannelReader::new(rx), &described, &payload::wanted)
     });
     let mut hash = ring::digest::Context::new(&ring::digest::SHA256);
     let mut receive_error = None;

@@ -72,6 +72,9 @@ fn write_summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
         c.images, c.served, c.missing, c.unsigned, c.failing, c.undetermined
     )?;
     write_checks(out, report)?;
+    if let Some(m) = &report.mco_refusal {
+        writeln!(out, "MCO:       refuses: {} ({})", m.message, m.detail)?;
+    }
     let images_fail = std::iter::once(t.outcome)
         .chain(report.images.iter().map(|i| i.outcome))
         .any(ImageOutcome::fails);
@@ -80,6 +83,9 @@ fn write_summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
         Readiness::NotReady if images_fail => {
             "NOT READY: the update would stall on the images below"
         }
+        Readiness::NotReady if report.mco_refusal.is_some() => {
+            "NOT READY: the target's MCO would refuse the release's signature policy (see above)"
+        }
         Readiness::NotReady => {
             "NOT READY: the cluster-version operator would not start the update (see above)"
         }
@@ -87,7 +93,13 @@ fn write_summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
             "undetermined: a registry did not answer, nothing failed otherwise"
         }
     };
-    writeln!(out, "Verdict:   {verdict}")
+    match (&t.oc_refusal, &t.version) {
+        (Some(_), Some(v)) => writeln!(
+            out,
+            "Verdict:   {verdict}; and not recommended: `oc adm upgrade --to {v}` refuses it without --allow-not-recommended"
+        ),
+        _ => writeln!(out, "Verdict:   {verdict}"),
+    }
 }
 
 /// The OpenPGP signature and the gates, one line each.
@@ -188,6 +200,7 @@ mod tests {
             listed_in: None,
             risks: Vec::new(),
             recommended: None,
+            oc_refusal: None,
             detail: String::new(),
         };
         let r = report(

@@ -195,6 +195,10 @@ pub fn context_for_objects(
             tls.add_trusted_pem(ca.origin.as_str(), &ca.pem)
                 .map_err(|e| Failure::input(e.to_string()))?;
         }
+        for (host_port, origin, pem) in &file_trusted_cas(settings, filenames, inputs)? {
+            tls.add_host_cas(host_port, origin, pem)
+                .map_err(|e| Failure::input(e.to_string()))?;
+        }
         match (&inputs.pull_secret, &args.authfile) {
             (Some(secret), None) => install_config_auth(settings, secret)?,
             _ => offline_auth(args)?,
@@ -318,6 +322,40 @@ fn decode_pull_secret(origin: &str, s: &serde_json::Value) -> Result<AuthFile> {
         Failure::cluster(format!("{origin}: data.\".dockerconfigjson\" is not UTF-8"))
     })?;
     Ok(AuthFile::parse_from_cluster(origin, &text).map_err(|e| Failure::cluster(e.to_string()))?)
+}
+
+/// The CAs of the ConfigMap `Image.spec.additionalTrustedCA` names, from
+/// the files and folders of `-f` (a must-gather's
+/// `namespaces/openshift-config/core/configmaps.yaml`), read as the live
+/// cluster's. One the Image config names that the files lack is warned about.
+fn file_trusted_cas(
+    settings: &crate::settings::Settings,
+    filenames: &[PathBuf],
+    inputs: &Inputs,
+) -> Result<Vec<(String, String, String)>> {
+    let name = inputs
+        .image
+        .as_ref()
+        .and_then(|i| i.spec.additional_trusted_ca.as_ref())
+        .map(|c| c.name.as_str())
+        .filter(|n| !n.is_empty());
+    let Some(name) = name else {
+        return Ok(Vec::new());
+    };
+    let maps = mirrorpolicy::source::file::config_maps(filenames, &[OPENSHIFT_CONFIG])
+        .map_err(|e| Failure::input(e.to_string()))?;
+    let named = |cm: &serde_json::Value| {
+        cm.pointer("/metadata/name").and_then(|n| n.as_str()) == Some(name)
+    };
+    match maps.iter().find(|(_, cm)| named(cm)) {
+        Some((_, cm)) => Ok(trusted_cas(name, cm)),
+        None => {
+            settings.warn(format!(
+                "Image/cluster spec.additionalTrustedCA names ConfigMap/{OPENSHIFT_CONFIG}/{name}, which is not among the files: registries are probed without its CAs (add it to -f, or pass --cert-dir)"
+            ));
+            Ok(Vec::new())
+        }
+    }
 }
 
 /// The CAs of the additionalTrustedCA ConfigMap `name`, one per string

@@ -2140,3 +2140,49 @@ fn issue_39_an_endless_credential_helper_fails_its_source() {
     );
     assert_eq!(served_by(&json), format!("{}/{REPO}@{digest}", s.host()));
 }
+
+/// Issue 37: offline (`-f`), the ConfigMap `Image.spec.additionalTrustedCA`
+/// names is trusted as live: `explain --probe` and `audit --probe` verify a
+/// mirror whose CA is only there.
+#[test]
+fn issue_37_offline_additional_trusted_ca_from_the_files() {
+    let body = manifest_body("offline");
+    let digest = digest_of(&body);
+    let m = Builder::new().manifest(REPO, None, &body).start();
+    let ca_key = m.host().replace(':', "..");
+    let objects = live_objects("quay.io", &m, "{}", &ca_key);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let files = dir.path().join("cluster.yaml");
+    let pod = format!("---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: shop\nspec:\n  containers:\n  - name: c\n    image: quay.io/{REPO}@{digest}\n");
+    std::fs::write(&files, objects + &pod).expect("write");
+    let image = format!("quay.io/{REPO}@{digest}");
+    let run = |args: &[&str]| {
+        support::bin()
+            .env("HOME", dir.path())
+            .env_remove("REGISTRY_AUTH_FILE")
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("SSL_CERT_DIR")
+            .args(args)
+            .arg("-f")
+            .arg(&files)
+            .args(["--probe", "--probe-timeout", "3", "-o", "json"])
+            .output()
+            .expect("run")
+    };
+    let out = run(&["explain", &image]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(
+        served_by(&json),
+        format!("{}/{REPO}@{digest}", m.host()),
+        "{json:#}"
+    );
+    let out = run(&["audit"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("{}/{REPO}@{digest}", m.host())) && !stdout.contains("tlsError"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

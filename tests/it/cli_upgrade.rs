@@ -122,12 +122,42 @@ fn mirror(names: &[&str], missing: &[&str]) -> (FakeRegistry, Release) {
     (b.start(), release)
 }
 
-/// The IDMS oc-mirror v2 writes: both source repositories to the mirror,
-/// the sources never contacted.
+/// An IDMS sending both source repositories to the mirror, the sources
+/// never contacted (`mirrorSourcePolicy: NeverContactSource`, which an
+/// administrator adds: oc-mirror v2 writes none, see [`idms_oc_mirror`]).
 fn idms(host: &str) -> String {
     format!(
         "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-release-0}}\nspec:\n  imageDigestMirrors:\n  - source: {SOURCE_RELEASE}\n    mirrors: [{host}/{RELEASE_REPO}]\n    mirrorSourcePolicy: NeverContactSource\n  - source: {SOURCE_COMPONENTS}\n    mirrors: [{host}/{COMPONENT_REPO}]\n    mirrorSourcePolicy: NeverContactSource\n"
     )
+}
+
+/// The ImageDigestMirrorSet oc-mirror v2 writes to `cluster-resources/`:
+/// each source with its mirrors and nothing else (no `mirrorSourcePolicy`:
+/// oc-mirror's `internal/pkg/clusterresources` `generateIDMS`), so CRI-O
+/// falls back to the source.
+fn idms_oc_mirror(host: &str) -> String {
+    format!(
+        "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: idms-release-0\n  annotations: {{createdBy: oc-mirror v2}}\nspec:\n  imageDigestMirrors:\n  - source: {SOURCE_RELEASE}\n    mirrors: [{host}/{RELEASE_REPO}]\n  - source: {SOURCE_COMPONENTS}\n    mirrors: [{host}/{COMPONENT_REPO}]\n"
+    )
+}
+
+/// `cmd` run where no registry but the loopback ones is reachable (quay.io
+/// included): every other request goes through a proxy that is not there.
+fn disconnected(cmd: &mut assert_cmd::Command) -> &mut assert_cmd::Command {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let proxy = format!("http://{}", closed.local_addr().expect("addr"));
+    drop(closed);
+    for (k, v) in [
+        ("HTTPS_PROXY", proxy.as_str()),
+        ("https_proxy", proxy.as_str()),
+        ("HTTP_PROXY", proxy.as_str()),
+        ("http_proxy", proxy.as_str()),
+        ("NO_PROXY", "127.0.0.1"),
+        ("no_proxy", "127.0.0.1"),
+    ] {
+        cmd.env(k, v);
+    }
+    cmd.env_remove("ALL_PROXY").env_remove("all_proxy")
 }
 
 fn cluster_version(offers: &str) -> String {
@@ -315,6 +345,48 @@ fn to_version_resolves_through_cluster_version_and_names_risks() {
     assert_eq!(json["target"]["image"], payload_spec(&rel));
     assert_eq!(json["target"]["listedIn"], "conditionalUpdates");
     assert_eq!(json["target"]["risks"][0]["name"], "SigstoreMirrors");
+    // Issue 37: Recommended=False: oc adm upgrade --to refuses it without
+    // --allow-not-recommended, in its words, and the verdict says so.
+    assert_eq!(
+        json["target"]["ocRefusal"],
+        "the update 4.21.0 is not one of the recommended updates, but is available as a conditional update. To accept the Recommended=False risk and to proceed with update use --allow-not-recommended."
+    );
+    let step = json["nextSteps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["outcome"] == "notRecommended")
+        .unwrap_or_else(|| panic!("{}", json["nextSteps"]));
+    assert_eq!(
+        step["commands"][0],
+        "oc adm upgrade --to 4.21.0 --allow-not-recommended"
+    );
+    let (code, text, _) = run(s.cmd().arg("-f").arg(&files).args(["--to", "4.21.0"]));
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("Verdict:   ready: every image is served through the cluster's pull sources; and not recommended: `oc adm upgrade --to 4.21.0` refuses it without --allow-not-recommended\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  notRecommended: `oc adm upgrade --to 4.21.0` refuses it"),
+        "{text}"
+    );
+    // Recommended=True (a conditional update whose risks do not apply): no refusal.
+    let recommended = files.with_file_name("recommended.yaml");
+    std::fs::write(
+        &recommended,
+        std::fs::read_to_string(&files)
+            .unwrap()
+            .replace("status: 'False'", "status: 'True'"),
+    )
+    .unwrap();
+    let (code, out, err) = run(s
+        .cmd()
+        .arg("-f")
+        .arg(&recommended)
+        .args(["--to", "4.21.0", "-o", "json"]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(json_of(&out, &err)["target"].get("ocRefusal").is_none());
     let (code, _, err) = run(s.cmd().arg("-f").arg(&files).args(["--to", "4.22.0"]));
     assert_eq!(code, 2, "{err}");
     assert!(
@@ -931,14 +1003,15 @@ fn live_without_the_signature_the_cvo_falls_back_to_its_stores() {
     assert!(listed, "{:?}", server.log());
 }
 
-/// The example of docs/upgrade-check.md is this run: a mirror that lacks
-/// one component, the objects in `cluster.yaml`, the mirror's loopback
-/// address written as `mirror.example.com:5000`.
+/// The example of docs/upgrade-check.md is this run: the ImageDigestMirrorSet
+/// oc-mirror v2 writes (in `cluster.yaml`), a mirror that lacks one
+/// component, quay.io not reachable from this machine, the mirror's
+/// loopback address written as `mirror.example.com:5000`.
 #[test]
 fn docs_example_is_real() {
     let (reg, rel) = mirror(NAMES, &["etcd"]);
     let s = Setup::new(&reg);
-    s.objects(&idms(&reg.host()));
+    s.objects(&idms_oc_mirror(&reg.host()));
     let (command, shown) = support::docs_example(
         "docs/upgrade-check.md",
         "kubectl mirrorpolicy upgrade-check -f cluster.yaml",
@@ -955,7 +1028,8 @@ fn docs_example_is_real() {
         .skip(2)
         .map(|a| a.replace("PAYLOAD", &payload_spec(&rel)))
         .collect();
-    let out = support::bin()
+    let mut cmd = support::bin();
+    let out = disconnected(&mut cmd)
         .current_dir(s.dir.path())
         .env("HOME", s.dir.path())
         .env("COLUMNS", "100")
@@ -1281,4 +1355,202 @@ fn issue_39_trickling_layer_ends_at_the_probe_timeout() {
             && err.contains("undetermined"),
         "{err}"
     );
+}
+
+/// Issue 37: oc-mirror v2's ImageDigestMirrorSet has no `mirrorSourcePolicy`,
+/// so a component missing on the mirror falls back to quay.io, which this
+/// machine cannot reach. The mirror answered "not found": not ready (exit 1),
+/// the mirror's answer and the source's failure in the detail, the copy line.
+#[test]
+fn issue_37_oc_mirror_idms_missing_on_the_mirror_with_the_source_unreachable() {
+    let (reg, rel) = mirror(NAMES, &["etcd"]);
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms_oc_mirror(&reg.host()));
+    let (code, out, err) = run(disconnected(s.cmd().arg("-f").arg(&files).args([
+        "--to-image",
+        &payload_spec(&rel),
+        "-o",
+        "json",
+    ])));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["readiness"], "notReady");
+    assert_eq!(image(&json, "cli")["outcome"], "served");
+    let etcd = image(&json, "etcd");
+    assert_eq!(etcd["outcome"], "missing", "{etcd}");
+    let digest = &rel.components[1].1;
+    let on_mirror = format!("{}/{COMPONENT_REPO}@{digest}", reg.host());
+    let source = format!("{SOURCE_COMPONENTS}@{digest}");
+    assert_eq!(etcd["pullSources"][0]["outcome"], "notFound", "{etcd}");
+    assert_eq!(etcd["pullSources"][1]["outcome"], "unreachable", "{etcd}");
+    let detail = etcd["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(&format!(
+            "not found on any mirror: {on_mirror}: {}",
+            etcd["pullSources"][0]["detail"].as_str().unwrap()
+        )),
+        "{detail}"
+    );
+    assert!(
+        detail.contains(&format!("; {source}: not reachable from this machine (")),
+        "{detail}"
+    );
+    let step = &json["nextSteps"][0];
+    assert_eq!(step["outcome"], "missing");
+    assert_eq!(
+        step["commands"][0],
+        format!("skopeo copy --all docker://{source} docker://{on_mirror}")
+    );
+}
+
+/// Issue 37: `blockedRegistries: [quay.io]` with the `openshift`
+/// ClusterImagePolicy the release brings: the target's MCO refuses it (its
+/// scope is nested inside a blocked registry, `updatePolicyJSON`). Not ready
+/// (exit 1), naming the policy, the blocked entry and the fix; the images
+/// are still probed, against the configuration the nodes keep.
+#[test]
+fn issue_37_release_policy_nested_in_a_blocked_registry_is_a_finding() {
+    let key = Signer::new();
+    let policy = cip(
+        "openshift",
+        &[SOURCE_RELEASE],
+        &key.key_data,
+        "include.release.openshift.io/self-managed-high-availability: 'true'",
+    );
+    let mut b = Builder::new();
+    let (rel, manifest) = release_with(
+        &mut b,
+        NAMES,
+        "4.21.0",
+        &[(
+            "release-manifests/0000_90_openshift-cluster-image-policy.yaml",
+            &policy,
+        )],
+    );
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in NAMES {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b.start();
+    let s = Setup::new(&reg);
+    let hardened = "---\napiVersion: config.openshift.io/v1\nkind: Image\nmetadata: {name: cluster}\nspec:\n  registrySources:\n    blockedRegistries: [quay.io]\n";
+    let files = s.objects(&(idms_oc_mirror(&reg.host()) + &cluster_version("") + hardened));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    let refusal = &json["mcoRefusal"];
+    assert_eq!(
+        refusal["objects"][0], "ClusterImagePolicy/openshift",
+        "{refusal}"
+    );
+    assert_eq!(refusal["scope"], SOURCE_RELEASE);
+    assert_eq!(refusal["entries"][0], "quay.io");
+    assert!(
+        refusal["message"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("clusterimagePolicy configured for the scope {SOURCE_RELEASE} is nested inside blockedRegistries")),
+        "{refusal}"
+    );
+    assert_eq!(json["nextSteps"][0]["outcome"], "mcoRefusal");
+    assert!(
+        json["nextSteps"][0]["step"].as_str().unwrap().contains(
+            "remove \"quay.io\" from Image/cluster spec.registrySources.blockedRegistries"
+        ),
+        "{}",
+        json["nextSteps"][0]
+    );
+    // Probed all the same, as the nodes keep pulling: through the mirror.
+    assert_eq!(json["target"]["outcome"], "served");
+    assert_eq!(json["summary"]["served"], 3, "{}", json["summary"]);
+    let (code, text, _) = run(s
+        .cmd()
+        .arg("-f")
+        .arg(&files)
+        .args(["--to-image", &payload_spec(&rel)]));
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("\nMCO:       refuses: "), "{text}");
+    assert!(
+        text.contains("Verdict:   NOT READY: the target's MCO would refuse the release's signature policy (see above)"),
+        "{text}"
+    );
+}
+
+/// Issue 37: the ConfigMap `Image.spec.additionalTrustedCA` names, among the
+/// files of `-f`, is trusted as the live cluster's is (one key per registry,
+/// `..` for `:`): the mirror whose CA is only there verifies.
+#[test]
+fn issue_37_additional_trusted_ca_from_the_files() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let ca = std::fs::read_to_string(s.certs.join("mirror.crt")).expect("ca");
+    let ca: String = ca.lines().map(|l| format!("    {l}\n")).collect();
+    let image_config = "---\napiVersion: config.openshift.io/v1\nkind: Image\nmetadata: {name: cluster}\nspec:\n  additionalTrustedCA: {name: registry-cas}\n";
+    let config_map = format!(
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: registry-cas\n  namespace: openshift-config\ndata:\n  {}: |\n{ca}",
+        reg.host().replace(':', "..")
+    );
+    let run_with = |objects: &str| {
+        let files = s.objects(objects);
+        let mut cmd = support::bin();
+        cmd.env("HOME", s.dir.path())
+            .env_remove("REGISTRY_AUTH_FILE")
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("SSL_CERT_DIR")
+            .env("NO_COLOR", "1")
+            .arg("upgrade-check")
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]);
+        run(&mut cmd)
+    };
+    let (code, out, err) = run_with(&(idms(&reg.host()) + image_config + &config_map));
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err)["ready"], true);
+    // The ConfigMap not among the files: untrusted, and said on stderr.
+    let (code, out, err) = run_with(&(idms(&reg.host()) + image_config));
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err)["target"]["outcome"], "tlsError");
+    assert!(
+        err.contains("Image/cluster spec.additionalTrustedCA names ConfigMap/openshift-config/registry-cas, which is not among the files"),
+        "{err}"
+    );
+}
+
+/// Issue 37: a last layer that is no tar archive: the error names the
+/// layer's digest and what was expected, and shows its first bytes in hex,
+/// never the raw bytes.
+#[test]
+fn issue_37_a_garbled_payload_layer_names_its_digest() {
+    let garbage: Vec<u8> = (0..4096u32).map(|i| (i * 13 % 256) as u8).collect();
+    let layer_digest = {
+        let d = ring::digest::digest(&ring::digest::SHA256, &garbage);
+        let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+        format!("sha256:{hex}")
+    };
+    let mut b = Builder::new();
+    let (rel, manifest) = release_layered(&mut b, NAMES, "4.21.0", &[], |_| garbage.clone());
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for (n, _) in &rel.components {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b.start();
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) = run(s
+        .cmd()
+        .arg("-f")
+        .arg(&files)
+        .args(["--to-image", &payload_spec(&rel)]));
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(
+        err.contains(&format!("the last layer {layer_digest} (application/vnd.oci.image.layer.v1.tar+gzip) is not a tar archive: expected a gzip-compressed tar (bytes 1f 8b) or a plain tar (512-byte headers, \"ustar\" at byte 257), found the bytes 00 0d 1a 27")),
+        "{err}"
+    );
+    assert!(err.is_ascii(), "{err}");
 }

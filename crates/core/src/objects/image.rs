@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::validate::{explain_scope_mismatch, is_valid_source, Errors};
-use super::{null_default, FieldError, ObjectMeta};
+use super::{null_default, ConfigMapName, FieldError, ObjectMeta};
 use crate::origin::Origin;
 
 /// `Image` (config.openshift.io/v1). Only the object named `cluster` is read
@@ -28,14 +28,24 @@ pub struct Image {
     pub spec: ImageSpec,
 }
 
-/// `Image.spec`: only `registrySources` is modelled; the other fields do
-/// not reach the node configuration.
+/// `Image.spec`: `registrySources`, which the MCO renders into the node
+/// configuration, and `additionalTrustedCA`, the ConfigMap of registry CAs
+/// it writes to every node's `/etc/docker/certs.d`; the other fields do not
+/// reach the nodes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageSpec {
     /// `registrySources`.
     #[serde(default, deserialize_with = "null_default")]
     pub registry_sources: RegistrySources,
+    /// `additionalTrustedCA`: a ConfigMap of `openshift-config` whose keys
+    /// are registry hosts (`..` for `:`), each with the PEM CAs to trust.
+    #[serde(
+        default,
+        rename = "additionalTrustedCA",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub additional_trusted_ca: Option<ConfigMapName>,
 }
 
 /// `Image.spec.registrySources`.

@@ -12,6 +12,7 @@ pub mod target;
 use serde::Serialize;
 
 use crate::explain::Explanation;
+use crate::objects::Inputs;
 use crate::probe_result::Outcome;
 use crate::verdict::{self, Verdict};
 
@@ -210,9 +211,38 @@ fn classify(item: &Explanation, sources: &[PullSource]) -> (ImageOutcome, Option
     (unserved(sources), None, unserved_detail(item, sources))
 }
 
+/// The sources that decide an image no source serves, and the source set
+/// aside: the image's own registry (not a mirror) when this machine cannot
+/// reach it while every mirror that is not blocked answered. The question is
+/// whether the cluster's own mirrors serve the update: a mirror that answers
+/// "not found" decides, whatever the source would say (a disconnected
+/// cluster cannot reach it either). A source that does answer still decides.
+fn deciding(sources: &[PullSource]) -> (Vec<&PullSource>, Vec<&PullSource>) {
+    let unanswered =
+        |s: &&PullSource| matches!(s.outcome, Outcome::Unreachable | Outcome::TimedOut);
+    let mirrors: Vec<&PullSource> = sources
+        .iter()
+        .filter(|s| s.role == Role::Mirror && s.outcome != Outcome::Blocked)
+        .collect();
+    let set_aside = !mirrors.is_empty()
+        && !mirrors.iter().any(unanswered)
+        && sources
+            .iter()
+            .filter(unanswered)
+            .all(|s| s.role == Role::Source && s.outcome == Outcome::Unreachable);
+    if !set_aside {
+        return (sources.iter().collect(), Vec::new());
+    }
+    sources
+        .iter()
+        .partition(|s| s.role != Role::Source || s.outcome != Outcome::Unreachable)
+}
+
 /// No source serves the image: the worst answer decides. A source that did
-/// not answer leaves the image undetermined (it may be there).
+/// not answer leaves the image undetermined (it may be there), unless it is
+/// the image's own registry and every mirror answered ([`deciding`]).
 fn unserved(sources: &[PullSource]) -> ImageOutcome {
+    let (sources, _) = deciding(sources);
     let any = |o: Outcome| sources.iter().any(|s| s.outcome == o);
     if any(Outcome::Unreachable) || any(Outcome::TimedOut) {
         ImageOutcome::Undetermined
@@ -229,19 +259,21 @@ fn unserved(sources: &[PullSource]) -> ImageOutcome {
     }
 }
 
-fn unserved_detail(item: &Explanation, sources: &[PullSource]) -> String {
+fn unserved_detail(item: &Explanation, all: &[PullSource]) -> String {
+    let (sources, aside) = deciding(all);
     let decisive = sources.iter().find(|s| {
         matches!(
             s.outcome,
             Outcome::Unreachable | Outcome::TimedOut | Outcome::TlsError | Outcome::Unauthorized
         )
     });
-    match decisive {
+    let detail = match decisive {
         Some(s) => format!("{}: {}", s.reference, s.detail),
         None if sources.iter().all(|s| s.outcome == Outcome::Blocked) => item
             .error
             .clone()
             .unwrap_or_else(|| "every source is blocked".to_string()),
+        None if !aside.is_empty() => not_on_mirrors(&sources),
         None => {
             let blocked = sources
                 .iter()
@@ -253,7 +285,29 @@ fn unserved_detail(item: &Explanation, sources: &[PullSource]) -> String {
                 _ => format!("not found on {not_found} source(s); {blocked} blocked"),
             }
         }
-    }
+    };
+    aside.iter().fold(detail, |d, s| {
+        format!(
+            "{d}; {}: not reachable from this machine ({})",
+            s.reference, s.detail
+        )
+    })
+}
+
+/// The detail of an image every mirror answered for and none serves: each
+/// mirror's answer (its "not found" kept as the registry said it).
+fn not_on_mirrors(sources: &[&PullSource]) -> String {
+    let answers: Vec<String> = sources
+        .iter()
+        .filter(|s| s.outcome != Outcome::Blocked)
+        .map(|s| format!("{}: {}", s.reference, s.detail))
+        .collect();
+    let blocked = sources.len() - answers.len();
+    let blocked = match blocked {
+        0 => String::new(),
+        n => format!(" ({n} blocked)"),
+    };
+    format!("not found on any mirror{blocked}: {}", answers.join("; "))
 }
 
 /// The counts of the summary.
@@ -315,6 +369,10 @@ pub struct Target {
     /// The conditional update's `Recommended` status and reason.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recommended: Option<String>,
+    /// What `oc adm upgrade --to` answers when it refuses the update without
+    /// `--allow-not-recommended` (a conditional update not recommended).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oc_refusal: Option<String>,
     pub detail: String,
 }
 
@@ -351,6 +409,10 @@ pub struct Report {
     pub signatures: Signatures,
     /// The administrator gates of the update (`admin-gates`).
     pub gates: Vec<checks::Gate>,
+    /// The target's MCO refusing the configuration once the release's
+    /// policies are applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mco_refusal: Option<McoRefusal>,
     pub readiness: Readiness,
     pub ready: bool,
 }
@@ -469,6 +531,102 @@ pub fn with_checks(
     report
 }
 
+/// The MCO of the target release refusing to render the cluster's
+/// configuration once the release's signature policies are applied: its
+/// container-runtime-config controller fails the sync and keeps the previous
+/// MachineConfig, so the nodes keep today's registries.conf and policy.json
+/// and the release's policy never reaches them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McoRefusal {
+    /// The objects the refusal names (the release's policy).
+    pub objects: Vec<String>,
+    /// The policy scope refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// The Image config entries at fault: the `blockedRegistries` entries
+    /// the scope is nested inside, or the `allowedRegistries` it is outside.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub entries: Vec<String>,
+    /// The MCO's words.
+    pub message: String,
+    /// What it means for the update.
+    pub detail: String,
+    /// What to change before the update.
+    pub fix: String,
+}
+
+/// The [`McoRefusal`] of `error`, the target's render of `after` (the
+/// cluster's objects with the release's policies applied).
+pub fn mco_refusal(error: &crate::render::findings::RenderError, after: &Inputs) -> McoRefusal {
+    use crate::render::findings::RenderError;
+    use crate::render::scope::scope_is_nested_inside_scope;
+    let sources = after.image.as_ref().map(|i| &i.spec.registry_sources);
+    let list = |l: Option<&Vec<String>>| l.cloned().unwrap_or_default();
+    let objects: Vec<String> = error.objects().iter().map(|o| o.to_string()).collect();
+    let names = if objects.is_empty() {
+        "the release's policies".to_string()
+    } else {
+        objects.join(", ")
+    };
+    let (scope, entries, fix) = match error {
+        RenderError::NestedInBlocked { scope, .. } => {
+            let blocked = list(sources.and_then(|s| s.blocked_registries.as_ref()));
+            let entries: Vec<String> = blocked
+                .into_iter()
+                .filter(|b| scope_is_nested_inside_scope(scope, b))
+                .collect();
+            let fix = format!(
+                "before the update, remove {} from Image/cluster spec.registrySources.blockedRegistries (or block only narrower scopes that do not hold {scope}); to keep the nodes off the source registry, give the ImageDigestMirrorSet entries of the release's repositories `mirrorSourcePolicy: NeverContactSource` instead",
+                quoted(&entries)
+            );
+            (Some(scope.clone()), entries, fix)
+        }
+        RenderError::NotNestedInAllowed { scope, .. } => {
+            let allowed = list(sources.and_then(|s| s.allowed_registries.as_ref()));
+            let fix = format!(
+                "before the update, add {scope} (or a registry that holds it) to Image/cluster spec.registrySources.allowedRegistries"
+            );
+            (Some(scope.clone()), allowed, fix)
+        }
+        _ => (
+            None,
+            Vec::new(),
+            "before the update, change the objects the message names so that the target's MCO renders them".to_string(),
+        ),
+    };
+    McoRefusal {
+        objects,
+        scope,
+        entries,
+        message: error.to_string(),
+        detail: format!("the MCO of the target release refuses to render the configuration once {names} (applied by the cluster-version operator during the update) is in the cluster: it keeps the previous MachineConfig, so the nodes keep today's registries.conf and policy.json (the images are checked against them) and the release's signature policy never reaches them"),
+        fix,
+    }
+}
+
+fn quoted(entries: &[String]) -> String {
+    let q: Vec<String> = entries.iter().map(|e| format!("\"{e}\"")).collect();
+    q.join(", ")
+}
+
+/// `report` with the target's MCO refusing the configuration after the
+/// update: not ready, with the fix as a next step.
+pub fn with_mco_refusal(mut report: Report, refusal: McoRefusal) -> Report {
+    report.next_steps.insert(
+        0,
+        NextStep {
+            outcome: "mcoRefusal".to_string(),
+            step: refusal.fix.clone(),
+            commands: Vec::new(),
+        },
+    );
+    report.readiness = Readiness::NotReady;
+    report.ready = false;
+    report.mco_refusal = Some(refusal);
+    report
+}
+
 /// The report of `target` and its component `images`.
 pub fn report(target: Target, images: Vec<ImageCheck>) -> Report {
     let summary = counts(&images);
@@ -481,7 +639,14 @@ pub fn report(target: Target, images: Vec<ImageCheck>) -> Report {
     } else {
         Readiness::Ready
     };
-    let next_steps = next_steps(&target, &images);
+    let mut next_steps = next_steps(&target, &images);
+    if let (Some(refusal), Some(version)) = (&target.oc_refusal, &target.version) {
+        next_steps.push(NextStep {
+            outcome: "notRecommended".to_string(),
+            step: format!("`oc adm upgrade --to {version}` refuses it: \"{refusal}\" Read the risks above, and accept them only if they do not apply to this cluster:"),
+            commands: vec![format!("oc adm upgrade --to {version} --allow-not-recommended")],
+        });
+    }
     Report {
         target,
         summary,
@@ -492,6 +657,7 @@ pub fn report(target: Target, images: Vec<ImageCheck>) -> Report {
             sigstore: None,
         },
         gates: Vec::new(),
+        mco_refusal: None,
         ready: readiness == Readiness::Ready,
         readiness,
     }
@@ -556,7 +722,7 @@ fn step_for(outcome: ImageOutcome, images: &[&ImageCheck]) -> NextStep {
         ),
         ImageOutcome::Blocked => ("every source of these images is blocked: add a mirror for their repositories (ImageDigestMirrorSet) or unblock one (Image config registrySources.blockedRegistries)".to_string(), Vec::new()),
         ImageOutcome::Unauthorized => ("give the cluster's pull secret (openshift-config/pull-secret) credentials that the registry accepts for these repositories".to_string(), Vec::new()),
-        ImageOutcome::TlsError => ("trust the registry's CA: a ConfigMap in openshift-config with a key host..port, named by Image config spec.additionalTrustedCA (with -f, pass --cert-dir)".to_string(), Vec::new()),
+        ImageOutcome::TlsError => ("trust the registry's CA: a ConfigMap in openshift-config with a key host..port, named by Image config spec.additionalTrustedCA (with -f, give that ConfigMap among the files, or pass --cert-dir)".to_string(), Vec::new()),
         ImageOutcome::DigestMismatch => ("the registry serves another manifest under the digest the release names: copy the image again preserving digests (skopeo copy --all --preserve-digests)".to_string(), Vec::new()),
         ImageOutcome::Refused => ("the release names a reference the cluster cannot pull as written: see the detail".to_string(), Vec::new()),
         ImageOutcome::Undetermined => ("a registry did not answer from this machine: run again where the mirror registry is reachable, or with a longer --probe-timeout".to_string(), Vec::new()),
@@ -585,6 +751,82 @@ mod tests {
         }
     }
 
+    fn source(reference: &str, role: Role, outcome: Outcome, detail: &str) -> PullSource {
+        PullSource {
+            reference: reference.to_string(),
+            role,
+            outcome,
+            detail: detail.to_string(),
+        }
+    }
+
+    /// Issue 37: an image every mirror answered "not found" for is missing
+    /// even when its own registry is not reachable from here (oc-mirror v2's
+    /// ImageDigestMirrorSet leaves the source contacted); a mirror that did
+    /// not answer, or a source that timed out, leaves it undetermined.
+    #[test]
+    fn issue_37_missing_on_every_mirror_with_the_source_unreachable() {
+        use Outcome::*;
+        let item = Explanation {
+            image: "quay.io/r/etcd@sha256:aa".to_string(),
+            namespace: None,
+            short_name_mode: crate::registries::ShortNameMode::Enforcing,
+            candidates: Vec::new(),
+            warnings: Vec::new(),
+            error: None,
+            undetermined: false,
+            journal: None,
+        };
+        let m = |o, d| source("m.example/r/etcd@sha256:aa", Role::Mirror, o, d);
+        let m2 = |o| source("m2.example/r/etcd@sha256:aa", Role::Mirror, o, "");
+        let s = |o, d| source("quay.io/r/etcd@sha256:aa", Role::Source, o, d);
+        let unknown = "manifest unknown";
+        let dns = "no such host";
+        let cases = [
+            (
+                vec![m(NotFound, unknown), s(Unreachable, dns)],
+                ImageOutcome::Missing,
+            ),
+            (
+                vec![m(NotFound, unknown), m2(Blocked), s(Unreachable, dns)],
+                ImageOutcome::Missing,
+            ),
+            (
+                vec![m(TlsError, "x509"), s(Unreachable, dns)],
+                ImageOutcome::TlsError,
+            ),
+            (
+                vec![m(NotFound, unknown), m2(Unreachable), s(Unreachable, dns)],
+                ImageOutcome::Undetermined,
+            ),
+            (
+                vec![m(NotFound, unknown), s(TimedOut, "")],
+                ImageOutcome::Undetermined,
+            ),
+            (
+                vec![m(Blocked, ""), s(Unreachable, dns)],
+                ImageOutcome::Undetermined,
+            ),
+            (vec![s(Unreachable, dns)], ImageOutcome::Undetermined),
+            (
+                vec![m(NotFound, unknown), s(NotFound, unknown)],
+                ImageOutcome::Missing,
+            ),
+        ];
+        for (sources, want) in cases {
+            let outcomes: Vec<Outcome> = sources.iter().map(|s| s.outcome).collect();
+            assert_eq!(unserved(&sources), want, "{outcomes:?}");
+        }
+        assert_eq!(
+            unserved_detail(&item, &[m(NotFound, unknown), m2(Blocked), s(Unreachable, dns)]),
+            "not found on any mirror (1 blocked): m.example/r/etcd@sha256:aa: manifest unknown; quay.io/r/etcd@sha256:aa: not reachable from this machine (no such host)"
+        );
+        assert_eq!(
+            unserved_detail(&item, &[m(NotFound, unknown), s(NotFound, unknown)]),
+            "not found on any of the 2 source(s)"
+        );
+    }
+
     /// Issue 26: `-o summary` counts the typed report: each count of its
     /// `summary`, named and ordered as the JSON has them.
     #[test]
@@ -601,6 +843,7 @@ mod tests {
             listed_in: None,
             risks: Vec::new(),
             recommended: None,
+            oc_refusal: None,
             detail: String::new(),
         };
         let images = [

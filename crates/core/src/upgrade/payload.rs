@@ -29,8 +29,17 @@ pub enum PayloadError {
     NoArch { arch: String, have: Vec<String> },
     #[error("the payload is a multi-architecture index ({}): the architecture is not known, pass --arch", .have.join(", "))]
     ArchUnknown { have: Vec<String> },
-    #[error("reading the last layer: {0}")]
-    Layer(String),
+    #[error("reading the last layer {digest}: {message}")]
+    Layer { digest: String, message: String },
+    /// The layer (once gunzipped, when gzip) is not a tar archive.
+    #[error("the last layer {digest} ({media_type}) is not a tar archive{}: expected {}, found the bytes {found}", if *.gzip { " inside its gzip stream" } else { "" }, expected_layer(*.gzip))]
+    NotTar {
+        digest: String,
+        media_type: String,
+        gzip: bool,
+        /// The first bytes of the (gunzipped) stream, in hex.
+        found: String,
+    },
     #[error("the last layer has no {0}: this is not an OpenShift release payload")]
     MissingFile(&'static str),
     #[error("{file}: {message}")]
@@ -164,15 +173,38 @@ fn normal_path(path: &str) -> &str {
     path.trim_start_matches("./").trim_start_matches('/')
 }
 
-/// Streams a layer (gzip-compressed or plain tar) and keeps the entries
-/// `keep` selects.
-pub fn read_layer(
-    reader: impl Read,
-    keep: &dyn Fn(&str) -> bool,
-) -> Result<ReleaseFiles, PayloadError> {
-    let mut reader = reader;
-    // The magic numbers are read whole before choosing: a registry, proxy or
-    // TLS terminator may hand the first byte alone.
+/// What a payload's last layer is expected to hold.
+fn expected_layer(gzip: bool) -> &'static str {
+    if gzip {
+        "a tar archive (512-byte headers, \"ustar\" at byte 257)"
+    } else {
+        "a gzip-compressed tar (bytes 1f 8b) or a plain tar (512-byte headers, \"ustar\" at byte 257)"
+    }
+}
+
+/// How many leading bytes of a layer a [`PayloadError::NotTar`] shows.
+const SHOWN_BYTES: usize = 16;
+
+/// A reader that keeps the first [`SHOWN_BYTES`] bytes read through it.
+struct Head<R> {
+    inner: R,
+    seen: std::rc::Rc<std::cell::RefCell<Vec<u8>>>,
+}
+
+impl<R: Read> Read for Head<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut seen = self.seen.borrow_mut();
+        let room = SHOWN_BYTES.saturating_sub(seen.len()).min(n);
+        seen.extend_from_slice(&buf[..room]);
+        Ok(n)
+    }
+}
+
+/// The first four bytes of a layer (fewer when it is shorter): the magic
+/// numbers are read whole before choosing, as a registry, proxy or TLS
+/// terminator may hand the first byte alone.
+fn read_magic(reader: &mut impl Read) -> std::io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(4);
     while head.len() < 4 {
         let mut byte = [0u8; 4];
@@ -181,13 +213,31 @@ pub fn read_layer(
             Ok(0) => break,
             Ok(n) => head.extend_from_slice(&byte[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(PayloadError::Layer(e.to_string())),
+            Err(e) => return Err(e),
         }
     }
+    Ok(head)
+}
+
+/// Streams the layer `layer` (gzip-compressed or plain tar) and keeps the
+/// entries `keep` selects. A layer that is not a tar archive is said as
+/// such, with its digest and first bytes, never with what the tar reader
+/// made of them (raw bytes).
+pub fn read_layer(
+    reader: impl Read,
+    layer: &Descriptor,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<ReleaseFiles, PayloadError> {
+    let mut reader = reader;
+    let failed = |message: String| PayloadError::Layer {
+        digest: layer.digest.clone(),
+        message,
+    };
+    let head = read_magic(&mut reader).map_err(|e| failed(e.to_string()))?;
     let gzip = head.starts_with(&[0x1f, 0x8b]);
     let buffered = BufReader::new(std::io::Cursor::new(head.clone()).chain(reader));
     if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        return Err(PayloadError::Layer(
+        return Err(failed(
             "the layer is zstd-compressed, which this tool does not read".to_string(),
         ));
     }
@@ -196,16 +246,33 @@ pub fn read_layer(
     } else {
         Box::new(buffered)
     };
+    let seen = std::rc::Rc::default();
+    let stream = Head {
+        inner: stream,
+        seen: std::rc::Rc::clone(&seen),
+    };
+    let not_tar = |e: std::io::Error| {
+        // The tar reader's own complaints (kind `Other`) quote the bytes it
+        // read; anything else is the stream's (gzip, the network).
+        if e.kind() != std::io::ErrorKind::Other {
+            return failed(e.to_string());
+        }
+        let found: Vec<String> = seen.borrow().iter().map(|b| format!("{b:02x}")).collect();
+        PayloadError::NotTar {
+            digest: layer.digest.clone(),
+            media_type: layer.media_type.clone(),
+            gzip,
+            found: found.join(" "),
+        }
+    };
     let mut archive = tar::Archive::new(stream);
     let mut out = ReleaseFiles::default();
-    let entries = archive
-        .entries()
-        .map_err(|e| PayloadError::Layer(e.to_string()))?;
+    let entries = archive.entries().map_err(not_tar)?;
     for entry in entries {
-        let mut entry = entry.map_err(|e| PayloadError::Layer(e.to_string()))?;
+        let mut entry = entry.map_err(not_tar)?;
         let path = entry
             .path()
-            .map_err(|e| PayloadError::Layer(e.to_string()))?
+            .map_err(not_tar)?
             .to_string_lossy()
             .into_owned();
         let path = normal_path(&path).to_string();
@@ -213,14 +280,14 @@ pub fn read_layer(
             continue;
         }
         if entry.size() > MAX_FILE_BYTES {
-            return Err(PayloadError::Layer(format!(
+            return Err(failed(format!(
                 "{path} is larger than {MAX_FILE_BYTES} bytes"
             )));
         }
         let mut body = Vec::new();
         entry
             .read_to_end(&mut body)
-            .map_err(|e| PayloadError::Layer(format!("{path}: {e}")))?;
+            .map_err(|e| failed(format!("{path}: {e}")))?;
         out.files.insert(path, body);
     }
     Ok(out)
@@ -370,7 +437,7 @@ mod tests {
     fn issue_39_gzip_known_when_bytes_come_one_at_a_time() {
         for gzip in [true, false] {
             let layer = tar_of(&[(IMAGE_REFERENCES, REFS.as_bytes())], gzip);
-            let files = read_layer(OneByte(std::io::Cursor::new(layer)), &wanted)
+            let files = read_layer(OneByte(std::io::Cursor::new(layer)), &layer_of(), &wanted)
                 .unwrap_or_else(|e| panic!("gzip {gzip}: {e}"));
             assert_eq!(
                 files.files[IMAGE_REFERENCES],
@@ -379,8 +446,18 @@ mod tests {
             );
         }
         // Shorter than a magic number: read as it is (an empty tar).
-        assert!(read_layer(OneByte(std::io::Cursor::new(vec![0x1f])), &wanted).is_err());
-        let empty = read_layer(OneByte(std::io::Cursor::new(Vec::new())), &wanted).expect("empty");
+        assert!(read_layer(
+            OneByte(std::io::Cursor::new(vec![0x1f])),
+            &layer_of(),
+            &wanted
+        )
+        .is_err());
+        let empty = read_layer(
+            OneByte(std::io::Cursor::new(Vec::new())),
+            &layer_of(),
+            &wanted,
+        )
+        .expect("empty");
         assert!(empty.files.is_empty());
     }
 
@@ -398,7 +475,7 @@ mod tests {
                 ],
                 gzip,
             );
-            let files = read_layer(&layer[..], &wanted).expect("layer");
+            let files = read_layer(&layer[..], &layer_of(), &wanted).expect("layer");
             assert_eq!(files.files.len(), 2, "gzip {gzip}");
             let release = components(&files).expect("components");
             assert_eq!(release.version, "4.21.0");
@@ -410,12 +487,47 @@ mod tests {
     #[test]
     fn a_layer_without_image_references_is_not_a_payload() {
         let layer = tar_of(&[("etc/hosts", b"x")], true);
-        let files = read_layer(&layer[..], &wanted).expect("layer");
+        let files = read_layer(&layer[..], &layer_of(), &wanted).expect("layer");
         assert_eq!(
             components(&files).unwrap_err(),
             PayloadError::MissingFile(IMAGE_REFERENCES)
         );
-        assert!(read_layer(&b"\x1f\x8bnot gzip"[..], &wanted).is_err());
+        assert!(read_layer(&b"\x1f\x8bnot gzip"[..], &layer_of(), &wanted).is_err());
+    }
+
+    fn layer_of() -> Descriptor {
+        Descriptor {
+            media_type: "application/vnd.oci.image.layer.v1.tar+gzip".to_string(),
+            digest: "sha256:ab".to_string(),
+            size: 0,
+            platform: None,
+        }
+    }
+
+    /// Issue 37: bytes that are no tar archive, plain or gunzipped, are said
+    /// as such: what was expected, the layer's digest and its first bytes in
+    /// hex, not the tar reader's complaint quoting them.
+    #[test]
+    fn issue_37_a_garbled_layer_names_its_digest_and_what_was_expected() {
+        let garbage: Vec<u8> = (0..2048u32).map(|i| (i * 7 % 256) as u8).collect();
+        let e = read_layer(&garbage[..], &layer_of(), &wanted).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the last layer sha256:ab (application/vnd.oci.image.layer.v1.tar+gzip) is not a tar archive: expected a gzip-compressed tar (bytes 1f 8b) or a plain tar (512-byte headers, \"ustar\" at byte 257), found the bytes 00 07 0e 15 1c 23 2a 31 38 3f 46 4d 54 5b 62 69"
+        );
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut e, &garbage).expect("gzip");
+        let gzipped = e.finish().expect("gzip");
+        let e = read_layer(&gzipped[..], &layer_of(), &wanted).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.starts_with("the last layer sha256:ab (application/vnd.oci.image.layer.v1.tar+gzip) is not a tar archive inside its gzip stream: expected a tar archive"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("found the bytes 00 07 0e 15 1c 23 2a 31 38 3f 46 4d 54 5b 62 69"),
+            "{text}"
+        );
     }
 
     #[test]

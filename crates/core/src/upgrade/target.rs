@@ -31,6 +31,23 @@ pub struct Offered {
     pub recommended: Option<(String, String)>,
 }
 
+impl Offered {
+    /// What `oc adm upgrade --to` answers for this update when it refuses it
+    /// without `--allow-not-recommended`: a conditional update whose
+    /// `Recommended` condition is there and not `True` (oc's
+    /// `pkg/cli/admin/upgrade`, in its words).
+    pub fn oc_refusal(&self) -> Option<String> {
+        let (status, _) = self.recommended.as_ref()?;
+        if self.listed_in != "conditionalUpdates" || status == "True" {
+            return None;
+        }
+        Some(format!(
+            "the update {} is not one of the recommended updates, but is available as a conditional update. To accept the Recommended={status} risk and to proceed with update use --allow-not-recommended.",
+            self.version
+        ))
+    }
+}
+
 /// Why `--to VERSION` is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NotOffered {
@@ -169,6 +186,15 @@ mod tests {
             c.recommended,
             Some(("False".to_string(), "AROBrokenDNS: DNS breaks".to_string()))
         );
+        assert_eq!(a.oc_refusal(), None);
+        assert_eq!(
+            c.oc_refusal().as_deref(),
+            Some("the update 4.21.0 is not one of the recommended updates, but is available as a conditional update. To accept the Recommended=False risk and to proceed with update use --allow-not-recommended.")
+        );
+        let recommended = CV.replace("status: 'False'", "status: 'True'");
+        let recommended: ClusterVersion = serde_saphyr::from_str(&recommended).expect("cv");
+        let r = find_update(Some(&recommended), "4.21.0").expect("conditional");
+        assert_eq!(r.oc_refusal(), None, "Recommended=True");
     }
 
     #[test]

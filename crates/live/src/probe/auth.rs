@@ -323,7 +323,12 @@ pub fn run_helper(helper: &str, registry: &str, timeout: std::time::Duration) ->
             MAX_HELPER_OUTPUT >> 20
         ));
     }
-    let text = String::from_utf8_lossy(&out);
+    helper_answer(&program, status, &out)
+}
+
+/// What a helper that exited with `status` after writing `out` answered.
+fn helper_answer(program: &str, status: std::process::ExitStatus, out: &[u8]) -> HelperAnswer {
+    let text = String::from_utf8_lossy(out);
     if !status.success() {
         let t = text.trim();
         if t == CREDENTIALS_NOT_FOUND {
@@ -340,7 +345,7 @@ pub fn run_helper(helper: &str, registry: &str, timeout: std::time::Duration) ->
         #[serde(default, rename = "Secret")]
         secret: String,
     }
-    match serde_json::from_slice::<Answer>(&out) {
+    match serde_json::from_slice::<Answer>(out) {
         Ok(a) if a.username == "<token>" => HelperAnswer::Found(Credentials {
             identity_token: a.secret,
             ..Credentials::default()

@@ -319,8 +319,13 @@ scenario() {
 # failed_words NAME SKOPEO-LOG TOOL-JSON: each source skopeo gave up
 # (containers/image's debug line `Accessing "REF" failed: ERR`) has a probe
 # detail in the tool that holds ERR, the words CRI-O logs and events carry.
+# Judged by today's containers/image (skopeo 1.18 or later): older releases
+# word registry errors otherwise (`manifest unknown: manifest unknown`), and
+# Go before 1.20 TLS errors. The registries.conf paths in a blocked
+# endpoint's refusal are the node's in the tool, skopeo's own in skopeo.
 failed_words() {
     local name=$1 verdict
+    at_least_1_18 "$SKOPEO_VERSION" || return 0
     verdict=$(python3 - "$2" "$3" <<'PY'
 import json, re, sys
 said = {}
@@ -329,14 +334,16 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     if not m:
         continue
     msg = json.loads('"' + m.group(1) + '"')
-    f = re.match(r'Accessing "([^"]*)" failed: (.*)', msg)
+    f = re.match(r'Accessing "([^"]*)" failed: (.*)', msg, re.S)
     if f:
-        said[f.group(1)] = f.group(2)
+        said[f.group(1)] = f.group(2).strip()
+paths = re.compile(r"is blocked in \S+ or \S+")
+said = {k: paths.sub("is blocked in CONF", v) for k, v in said.items()}
 try:
     data = json.load(open(sys.argv[2]))
 except ValueError:
     print("no JSON from explain --probe"); sys.exit()
-sources = {s["reference"]: (s.get("probe") or {}).get("detail", "")
+sources = {s["reference"]: paths.sub("is blocked in CONF", (s.get("probe") or {}).get("detail", ""))
            for c in data.get("candidates", []) for s in c.get("sources", [])}
 bad = [f"{ref}: skopeo said {err!r}, the tool {sources.get(ref)!r}"
        for ref, err in said.items() if err not in (sources.get(ref) or "")]

@@ -167,6 +167,15 @@ impl Explanation {
     }
 }
 
+/// containers/image's refusal of a blocked endpoint (docker/docker_client.go
+/// `newDockerClientFromRef`), with the node's paths.
+pub fn blocked_words(prefix: &str) -> String {
+    format!(
+        "registry {prefix} is blocked in /etc/containers/registries.conf \
+         or /etc/containers/registries.conf.d"
+    )
+}
+
 impl Candidate {
     /// Why this candidate cannot be pulled, when CRI-O would refuse or fail it.
     pub fn pull_failure(&self) -> Option<String> {
@@ -181,12 +190,7 @@ impl Candidate {
                 .sources
                 .last()
                 .and_then(|s| s.blocked_by.as_deref())
-                .map(|prefix| {
-                    format!(
-                        "registry {prefix} is blocked in /etc/containers/registries.conf \
-                         or /etc/containers/registries.conf.d: "
-                    )
-                })
+                .map(|prefix| format!("{}: ", blocked_words(prefix)))
                 .unwrap_or_default();
             return Some(format!(
                 "{words}every endpoint for {} is blocked and no mirror can serve it",

@@ -285,9 +285,12 @@ pub fn run_helper(helper: &str, registry: &str, timeout: std::time::Duration) ->
     {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return HelperAnswer::Failed(format!("{program}: executable file not found in $PATH"))
+            return HelperAnswer::Failed(not_got(
+                &format!("exec: \"{program}\": executable file not found in $PATH"),
+                "",
+            ))
         }
-        Err(e) => return HelperAnswer::Failed(format!("{program}: {e}")),
+        Err(e) => return HelperAnswer::Failed(not_got(&format!("exec: \"{program}\": {e}"), "")),
     };
     if let Some(mut stdin) = child.stdin.take() {
         // A helper that exits without reading closes the pipe: its exit status tells.
@@ -326,6 +329,12 @@ pub fn run_helper(helper: &str, registry: &str, timeout: std::time::Duration) ->
     helper_answer(&program, status, &out)
 }
 
+/// docker-credential-helpers' `client.Get` failure, as containers/image
+/// passes it on: the program's error, then what it wrote.
+fn not_got(err: &str, out: &str) -> String {
+    format!("error getting credentials - err: {err}, out: `{out}`")
+}
+
 /// What a helper that exited with `status` after writing `out` answered.
 fn helper_answer(program: &str, status: std::process::ExitStatus, out: &[u8]) -> HelperAnswer {
     let text = String::from_utf8_lossy(out);
@@ -336,7 +345,11 @@ fn helper_answer(program: &str, status: std::process::ExitStatus, out: &[u8]) ->
         }
         // The helper's message names what failed; it is cut short, never a secret's worth.
         let t: String = t.chars().take(200).collect();
-        return HelperAnswer::Failed(format!("{program} get: {status}: {t}"));
+        let err = match status.code() {
+            Some(code) => format!("exit status {code}"),
+            None => status.to_string(),
+        };
+        return HelperAnswer::Failed(not_got(&err, &t));
     }
     #[derive(Deserialize)]
     struct Answer {

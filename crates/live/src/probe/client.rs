@@ -232,7 +232,7 @@ impl Prober {
                 helper,
                 message,
             } => Err(format!(
-                "looking up credentials: credential helper \"{helper}\" (credHelpers in {file}): {message}; containers/image fails this source without contacting it"
+                "getting username and password: {message} (credential helper \"{helper}\", credHelpers in {file}); containers/image fails this source without contacting it"
             )),
             Found::None => {
                 let mut note = format!("no credentials: anonymous{ignored}");
@@ -990,10 +990,7 @@ fn failure(f: &Failed, limit: Duration) -> (Outcome, String) {
 /// `newImageSource` goes on after any error; TLS failures are told apart.
 fn classify(e: &reqwest::Error) -> (Outcome, String) {
     if let Some(t) = rustls_error(e) {
-        return (
-            Outcome::TlsError,
-            format!("TLS: {}", crate::tls::describe(t)),
-        );
+        return (Outcome::TlsError, crate::tls::describe(t));
     }
     if e.is_connect() && e.is_timeout() {
         return (

@@ -132,9 +132,17 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
             continue;
         }
         if s.blocked {
+            // containers/image's words, then what it means.
+            let words = s
+                .blocked_by
+                .as_deref()
+                .map(|prefix| format!("{}: ", crate::explain::blocked_words(prefix)))
+                .unwrap_or_default();
             s.probe = Some(SourceProbe::not_contacted(
                 Outcome::Blocked,
-                "not contacted: CRI-O refuses a blocked endpoint and tries the next source",
+                &format!(
+                    "{words}not contacted: CRI-O refuses a blocked endpoint and tries the next source"
+                ),
             ));
             continue;
         }

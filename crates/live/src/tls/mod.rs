@@ -256,25 +256,6 @@ impl GoVerifier {
     fn untrusted(&self, what: &str) -> rustls::Error {
         refuse(format!("{what} (roots tried: {})", self.described))
     }
-
-    /// webpki's verdict on the chain, in Go's words.
-    fn chain_error(&self, error: &rustls::Error) -> rustls::Error {
-        let what = match error {
-            rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer) => {
-                "x509: certificate signed by unknown authority".to_string()
-            }
-            rustls::Error::InvalidCertificate(
-                CertificateError::Expired
-                | CertificateError::ExpiredContext { .. }
-                | CertificateError::NotValidYet
-                | CertificateError::NotValidYetContext { .. },
-            ) => format!(
-                "x509: a certificate of the chain has expired or is not yet valid ({error})"
-            ),
-            other => format!("x509: {other}"),
-        };
-        self.untrusted(&what)
-    }
 }
 
 /// Go's `isValid` for the leaf, then `VerifyHostname`.
@@ -361,15 +342,13 @@ impl ServerCertVerifier for GoVerifier {
             algorithms,
         ) {
             Ok(()) => Ok(ServerCertVerified::assertion()),
-            // webpki's own limits (six intermediates, its path-building
-            // budgets) are not Go's: Go's chain builder decides, with its
-            // order of candidates and its 100 signature checks.
-            Err(rustls::Error::InvalidCertificate(CertificateError::Other(_))) => {
-                chain::verify(&leaf, intermediates, &self.roots, seconds, algorithms)
-                    .map(|()| ServerCertVerified::assertion())
-                    .map_err(|what| self.untrusted(&what))
-            }
-            Err(e) => Err(self.chain_error(&e)),
+            // webpki's refusals are not Go's (its limits of six intermediates
+            // and path-building budgets; a candidate whose signature fails is
+            // its BadSignature, Go's unknown authority with a hint): Go's
+            // chain builder decides, and says why in Go's words.
+            Err(_) => chain::verify(&leaf, intermediates, &self.roots, seconds, algorithms)
+                .map(|()| ServerCertVerified::assertion())
+                .map_err(|what| self.untrusted(&what)),
         }
     }
 

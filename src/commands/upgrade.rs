@@ -159,7 +159,10 @@ fn finish(
         .cluster_version
         .as_ref()
         .and_then(|cv| cv.spec.signature_stores.as_deref());
-    let openpgp = checks::openpgp(report.target.digest.as_deref(), &maps, custom);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let openpgp = checks::openpgp(report.target.digest.as_deref(), &maps, custom, now);
     let current = inputs
         .cluster_version
         .as_ref()

@@ -5,6 +5,7 @@
 //! report a verdict: ready, not ready, or undetermined.
 
 pub mod checks;
+pub mod openpgp;
 pub mod payload;
 pub mod release_policy;
 pub mod target;
@@ -444,7 +445,7 @@ pub fn with_checks(
     if openpgp.outcome.fails() {
         report.next_steps.push(NextStep {
             outcome: "openpgp".to_string(),
-            step: "give the cluster the release's OpenPGP signature: apply the signature ConfigMap oc-mirror writes (cluster-resources/signature-configmap.json; oc-mirror v1: release-signatures/), or one from `oc adm release mirror --release-image-signature-to-dir`".to_string(),
+            step: openpgp_step(openpgp.outcome),
             commands: Vec::new(),
         });
     }
@@ -467,6 +468,16 @@ pub fn with_checks(
     report.signatures.openpgp = Some(openpgp);
     report.gates = gates;
     report
+}
+
+/// What to do about the OpenPGP signature, by what became of it.
+fn openpgp_step(outcome: checks::CheckOutcome) -> String {
+    const APPLY: &str = "apply the signature ConfigMap oc-mirror writes (cluster-resources/signature-configmap.json; oc-mirror v1: release-signatures/), or one from `oc adm release mirror --release-image-signature-to-dir`";
+    match outcome {
+        checks::CheckOutcome::Rejected => format!("the signatures in the cluster are not the release's signature by the cluster's keys (see signatures.openpgp.signatures): {APPLY}, for this release digest, from the release's own signature store"),
+        checks::CheckOutcome::Invalid => format!("the CVO cannot verify any release with ConfigMap {}/{}: restore its verifier-public-key-* keys as the running release ships them", checks::CONFIG_MANAGED, checks::VERIFICATION),
+        _ => format!("give the cluster the release's OpenPGP signature: {APPLY}"),
+    }
 }
 
 /// The report of `target` and its component `images`.

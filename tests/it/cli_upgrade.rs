@@ -67,6 +67,19 @@ fn release_layered(
     extra: &[(&str, &str)],
     last: impl Fn(Vec<u8>) -> Vec<u8>,
 ) -> (Release, String) {
+    let config = format!(r#"{{"config":{{"Labels":{{"io.openshift.release":"{version}"}}}}}}"#);
+    release_configured(b, names, version, extra, last, &config)
+}
+
+/// [`release_layered`] with the image configuration `config`.
+fn release_configured(
+    b: &mut Builder,
+    names: &[&str],
+    version: &str,
+    extra: &[(&str, &str)],
+    last: impl Fn(Vec<u8>) -> Vec<u8>,
+    config: &str,
+) -> (Release, String) {
     let components: Vec<(String, String)> = names
         .iter()
         .map(|n| (n.to_string(), digest_of(&manifest_body(n))))
@@ -90,7 +103,6 @@ fn release_layered(
     ];
     files.extend_from_slice(extra);
     let last = last(tar_gz(&files));
-    let config = format!(r#"{{"config":{{"Labels":{{"io.openshift.release":"{version}"}}}}}}"#);
     let config_digest = b.blob(RELEASE_REPO, config.as_bytes());
     let first_digest = b.blob(RELEASE_REPO, &first);
     let last_digest = b.blob(RELEASE_REPO, &last);
@@ -463,10 +475,16 @@ fn a_multi_arch_index_picks_the_control_plane_architecture() {
             .arg("-f")
             .arg(&files)
             .args(["--to-image", &spec, "--arch", "amd64"]));
-    assert_eq!(code, 2, "{out}\n{err}");
+    // Issue 37: the payload has no image for the architecture: CRI-O on
+    // the control plane would fail the pull, so the update is not ready.
+    assert_eq!(code, 1, "{out}\n{err}");
     assert!(
-        err.contains("no manifest for linux/amd64 (it has linux/arm64)"),
-        "{err}"
+        out.contains("Payload:   missingArchitecture (served by "),
+        "{out}"
+    );
+    assert!(
+        out.contains("multi-architecture index without linux/amd64 (it has linux/arm64)"),
+        "{out}"
     );
     let node = "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: master-0\n  labels: {node-role.kubernetes.io/master: '', kubernetes.io/arch: arm64}\n";
     let files = s.objects(&(idms(&reg.host()) + node));
@@ -480,6 +498,56 @@ fn a_multi_arch_index_picks_the_control_plane_architecture() {
     let json = json_of(&out, &err);
     assert_eq!(json["target"]["architecture"], "arm64");
     assert_eq!(json["target"]["digest"], digest_of(&index));
+}
+
+/// Issue 37: a single-architecture amd64 payload checked for arm64
+/// (`--arch`, or the control-plane Nodes' label) is not ready: CRI-O pulls
+/// it, and the control plane cannot run it.
+#[test]
+fn issue_37_a_single_arch_payload_of_another_architecture_is_not_ready() {
+    let mut b = Builder::new();
+    let config = r#"{"architecture":"amd64","os":"linux","config":{"Labels":{"io.openshift.release":"4.21.0"}}}"#;
+    let (rel, manifest) = release_configured(&mut b, NAMES, "4.21.0", &[], |l| l, config);
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in NAMES {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b.start();
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let spec = payload_spec(&rel);
+    let check = |arch: &str| {
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &spec, "--arch", arch, "-o", "json"]))
+    };
+    let (code, out, err) = check("amd64");
+    assert_eq!(code, 0, "{out}\n{err}");
+    let (code, out, err) = check("arm64");
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["outcome"], "missingArchitecture", "{json}");
+    let detail = json["target"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("single-architecture linux/amd64 image and has no image for linux/arm64"),
+        "{detail}"
+    );
+    assert_eq!(json["nextSteps"][0]["outcome"], "missingArchitecture");
+    assert_eq!(json["ready"], false);
+    // The control-plane Nodes' architecture decides without --arch.
+    let node = "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: master-0\n  labels: {node-role.kubernetes.io/master: '', kubernetes.io/arch: arm64}\n";
+    let files = s.objects(&(idms(&reg.host()) + node));
+    let (code, out, err) = run(s.cmd().arg("-f").arg(&files).args(["--to-image", &spec]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(
+        out.contains(
+            "Verdict:   NOT READY: the payload has no image for the control plane's architecture"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("--to-multi-arch"), "{out}");
 }
 
 #[test]

@@ -43,6 +43,8 @@ pub enum ImageOutcome {
     DigestMismatch,
     /// The reference cannot be pulled as written (invalid, or refused by policy.json).
     Refused,
+    /// The payload has no image for the control plane's architecture.
+    MissingArchitecture,
     /// A source did not answer (unreachable, or timed out: CRI-O would
     /// keep waiting on it): no verdict.
     Undetermined,
@@ -60,6 +62,7 @@ impl ImageOutcome {
             ImageOutcome::TlsError => "tlsError",
             ImageOutcome::DigestMismatch => "digestMismatch",
             ImageOutcome::Refused => "refused",
+            ImageOutcome::MissingArchitecture => "missingArchitecture",
             ImageOutcome::Undetermined => "undetermined",
         }
     }
@@ -570,6 +573,7 @@ fn step_for(outcome: ImageOutcome, images: &[&ImageCheck]) -> NextStep {
         ImageOutcome::TlsError => ("trust the registry's CA: a ConfigMap in openshift-config with a key host..port, named by Image config spec.additionalTrustedCA (with -f, pass --cert-dir)".to_string(), Vec::new()),
         ImageOutcome::DigestMismatch => ("the registry serves another manifest under the digest the release names: copy the image again preserving digests (skopeo copy --all --preserve-digests)".to_string(), Vec::new()),
         ImageOutcome::Refused => ("the release names a reference the cluster cannot pull as written: see the detail".to_string(), Vec::new()),
+        ImageOutcome::MissingArchitecture => ("use the payload built for the control plane's architecture: each release is published per architecture (ocp-release:<version>-x86_64, -aarch64, -ppc64le, -s390x) and as a multi-architecture payload (<version>-multi); `oc adm upgrade --to-multi-arch` moves a cluster to the multi payload of its version".to_string(), Vec::new()),
         ImageOutcome::Undetermined => ("a registry did not answer from this machine: run again where the mirror registry is reachable, or with a longer --probe-timeout".to_string(), Vec::new()),
         ImageOutcome::Served => (String::new(), Vec::new()),
     };

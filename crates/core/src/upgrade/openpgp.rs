@@ -8,7 +8,8 @@
 
 use std::io::Read;
 
-use pgp::composed::{Deserializable, Message, SignedPublicKey, VerificationResult};
+use pgp::composed::{Deserializable, Message, SignedPublicKey};
+use pgp::packet::Signature;
 use pgp::types::{KeyDetails, VerifyingKey};
 use serde::Deserialize;
 
@@ -156,44 +157,58 @@ pub struct SignedBy {
 
 /// Verifies the signature of `signed` with the keys of `keyring` (primary
 /// keys and subkeys), and its lifetime against `now` (unix seconds): the
-/// CVO's `verifySignatureWithKeyring`.
+/// CVO's `verifySignatureWithKeyring`. Each signature packet is checked
+/// over the literal data as Go's `openpgp.ReadMessage` checks it, v3
+/// signatures included: Red Hat's release signatures are a v3 one-pass
+/// signature with a v3 signature, which RFC 9580 no longer pairs and the
+/// `pgp` crate's message-level check refuses.
 pub fn verify(signed: &Signed<'_>, keyring: &Keyring, now: i64) -> Result<SignedBy, OpenPgpError> {
-    let mut candidates: Vec<&dyn VerifyingKey> = Vec::new();
-    for key in &keyring.keys {
-        candidates.push(&key.primary_key);
-        candidates.extend(
-            key.public_subkeys
-                .iter()
-                .map(|s| &s.key as &dyn VerifyingKey),
-        );
+    let Message::Signed { reader, .. } = &signed.message else {
+        return Err(OpenPgpError::NotSigned);
+    };
+    let packets = reader.signatures().unwrap_or_default();
+    for sig in packets.iter().map(|p| p.signature()) {
+        for key in &keyring.keys {
+            let by = made_by(sig, &key.primary_key, &signed.content).or_else(|| {
+                key.public_subkeys
+                    .iter()
+                    .find_map(|s| made_by(sig, &s.key, &signed.content))
+            });
+            if let Some((fingerprint, key_id)) = by {
+                check_lifetime(sig, now)?;
+                return Ok(SignedBy {
+                    keyring: keyring.name.clone(),
+                    fingerprint,
+                    key_id,
+                });
+            }
+        }
     }
-    let results = signed
-        .message
-        .verify_nested(&candidates)
-        .map_err(|e| OpenPgpError::Message(e.to_string()))?;
-    let (key, sig) = candidates
-        .iter()
-        .zip(results)
-        .find_map(|(key, r)| match r {
-            VerificationResult::Valid(sig) => Some((key, sig)),
-            VerificationResult::Invalid => None,
-        })
-        .ok_or_else(|| OpenPgpError::WrongKey {
-            keyring: keyring.name.clone(),
-        })?;
-    // Go's openpgp takes any lifetime, zero included, as creation + lifetime.
+    Err(OpenPgpError::WrongKey {
+        keyring: keyring.name.clone(),
+    })
+}
+
+/// The fingerprint and key id of `key` when it made `sig` over `content`.
+fn made_by<K: VerifyingKey>(sig: &Signature, key: &K, content: &[u8]) -> Option<(String, String)> {
+    sig.verify(key, content).ok()?;
+    let id = key.legacy_key_id();
+    Some((
+        format!("{:X}", key.fingerprint()),
+        id.as_ref().iter().map(|b| format!("{b:02X}")).collect(),
+    ))
+}
+
+/// A signature past its lifetime is refused. Go's openpgp takes any
+/// lifetime, zero included, as creation + lifetime.
+fn check_lifetime(sig: &Signature, now: i64) -> Result<(), OpenPgpError> {
     if let (Some(created), Some(life)) = (sig.created(), sig.signature_expiration_time()) {
         let expiry = i64::from(created.as_secs()) + i64::from(life.as_secs());
         if now > expiry {
             return Err(OpenPgpError::Expired { expiry });
         }
     }
-    let id = key.legacy_key_id();
-    Ok(SignedBy {
-        keyring: keyring.name.clone(),
-        fingerprint: format!("{:X}", key.fingerprint()),
-        key_id: id.as_ref().iter().map(|b| format!("{b:02X}")).collect(),
-    })
+    Ok(())
 }
 
 /// An atomic container signature, every field as library-go decodes it

@@ -155,3 +155,36 @@ fn keyrings_read_armored_or_binary() {
         );
     }
 }
+
+/// library-go's verify_test `TestVerifier` "valid signature for sha over
+/// file": a signature Red Hat made (a v3 one-pass signature and a v3
+/// signature, RSA 4096 with SHA-256, ZIP-compressed) verifies with Red
+/// Hat's release key 2 for its digest, and for no other.
+#[test]
+fn a_red_hat_signature_verifies_with_the_red_hat_key() {
+    let key = include_bytes!("testdata/redhat-release-key-2.asc");
+    let ring = parse_keyring("verifier-public-key-redhat", key).unwrap();
+    assert_eq!(
+        ring.fingerprints(),
+        ["567E347AD0044ADE55BA8A5F199E2F91FD431D51"]
+    );
+    let signed = read_message(include_bytes!("testdata/rhel7-7.6.sig")).unwrap();
+    let by = verify(&signed, &ring, 0).unwrap();
+    assert_eq!(by.fingerprint, "567E347AD0044ADE55BA8A5F199E2F91FD431D51");
+    assert_eq!(by.key_id, "199E2F91FD431D51");
+    let digest = "sha256:e3f12513a4b22a2d7c0e7c9207f52128113758d9d68c7d06b11a0ac7672966f7";
+    check_content(&signed.content, digest).unwrap();
+    assert!(matches!(
+        check_content(&signed.content, DIGEST),
+        Err(OpenPgpError::Digest(_))
+    ));
+    let other = keyring("verifier-public-key-other", &key_for_tests());
+    assert!(matches!(
+        verify(&signed, &other, 0),
+        Err(OpenPgpError::WrongKey { .. })
+    ));
+}
+
+fn key_for_tests() -> SignedSecretKey {
+    key(21, false)
+}

@@ -188,3 +188,55 @@ fn a_red_hat_signature_verifies_with_the_red_hat_key() {
 fn key_for_tests() -> SignedSecretKey {
     key(21, false)
 }
+
+/// A signature with a lifetime verifies until creation + lifetime, and is
+/// refused after it, as the CVO refuses it ("signature expired on").
+#[test]
+fn an_expired_signature_is_refused() {
+    use pgp::composed::SubpacketConfig;
+    use pgp::packet::{Subpacket, SubpacketData};
+    use pgp::types::{Duration, Timestamp};
+    let signer = key(31, false);
+    let created = 1_700_000_000;
+    let hashed = vec![
+        Subpacket::regular(SubpacketData::SignatureCreationTime(Timestamp::from_secs(
+            created,
+        )))
+        .unwrap(),
+        Subpacket::regular(SubpacketData::SignatureExpirationTime(Duration::from_secs(
+            3600,
+        )))
+        .unwrap(),
+        Subpacket::regular(SubpacketData::IssuerFingerprint(
+            signer.primary_key.fingerprint(),
+        ))
+        .unwrap(),
+    ];
+    let unhashed = vec![Subpacket::regular(SubpacketData::IssuerKeyId(
+        signer.primary_key.legacy_key_id(),
+    ))
+    .unwrap()];
+    let mut builder = MessageBuilder::from_bytes("", payload(DIGEST));
+    builder.sign_with_subpackets(
+        &signer.primary_key,
+        Password::empty(),
+        HashAlgorithm::Sha256,
+        SubpacketConfig::UserDefined { hashed, unhashed },
+    );
+    let bytes = builder.to_vec(rng(32)).unwrap();
+    let ring = keyring("verifier-public-key-redhat", &signer);
+    let signed = read_message(&bytes).unwrap();
+    let created = i64::from(created);
+    verify(&signed, &ring, created + 100).expect("within its lifetime");
+    let expired = verify(&signed, &ring, created + 7200).unwrap_err();
+    assert_eq!(
+        expired,
+        OpenPgpError::Expired {
+            expiry: created + 3600
+        }
+    );
+    assert_eq!(
+        expired.to_string(),
+        "signature expired on 2023-11-14T23:13:20Z"
+    );
+}

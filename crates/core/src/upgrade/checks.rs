@@ -223,6 +223,9 @@ pub struct FoundSignature {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key_id: Option<String>,
     pub detail: String,
+    /// Every keyring that verified it.
+    #[serde(skip)]
+    pub keyrings: Vec<String>,
 }
 
 /// One keyring every release must be signed by.
@@ -307,6 +310,7 @@ fn judge(
         fingerprint: None,
         key_id: None,
         detail: String::new(),
+        keyrings: Vec::new(),
     };
     let signed = bytes
         .as_deref()
@@ -328,21 +332,25 @@ fn judge(
         found.detail = "an OpenPGP signed message naming the release digest; not verified: the keys were not read".to_string();
         return found;
     };
+    // Like the CVO, one signature counts for every keyring that verifies it.
     let mut why = Vec::new();
     for ring in rings {
         match openpgp::verify(&signed, ring, now) {
-            Ok(by) => {
+            Ok(by) if found.verified_by.is_none() => {
                 found.detail = format!("verified by {} (key {})", by.keyring, by.fingerprint);
                 found.verification = SignatureState::Verified;
-                found.verified_by = Some(by.keyring);
+                found.verified_by = Some(by.keyring.clone());
                 found.fingerprint = Some(by.fingerprint);
                 found.key_id = Some(by.key_id);
-                return found;
+                found.keyrings.push(by.keyring);
             }
+            Ok(by) => found.keyrings.push(by.keyring),
             Err(e) => why.push(e.to_string()),
         }
     }
-    found.detail = why.join("; ");
+    if found.verified_by.is_none() {
+        found.detail = why.join("; ");
+    }
     found
 }
 
@@ -415,9 +423,7 @@ pub fn openpgp(
         .map(|r| Verifier {
             name: r.name.clone(),
             fingerprints: r.fingerprints(),
-            verified: signatures
-                .iter()
-                .any(|s| s.verified_by.as_deref() == Some(r.name.as_str())),
+            verified: signatures.iter().any(|s| s.keyrings.contains(&r.name)),
         })
         .collect();
     (out.outcome, out.detail) =
@@ -849,6 +855,41 @@ mod tests {
             rejected.detail
         );
         assert_eq!(rejected.stores, vec!["https://mirror.example/sigs"]);
+        // Every keyring must verify a signature; one signature counts for
+        // each keyring holding its key (library-go releaseVerifier.Verify).
+        let mut two = verification.clone();
+        two.data
+            .insert("verifier-public-key-also".to_string(), armored_key(&signer));
+        let both = openpgp(
+            Some(&digest),
+            &read(vec![sig.clone(), two.clone()]),
+            None,
+            0,
+        );
+        assert_eq!(both.outcome, CheckOutcome::Verified, "{}", both.detail);
+        assert!(
+            both.verifiers.iter().all(|v| v.verified),
+            "{:?}",
+            both.verifiers
+        );
+        two.data.insert(
+            "verifier-public-key-also".to_string(),
+            armored_key(&key(13, false)),
+        );
+        let one_short = openpgp(Some(&digest), &read(vec![sig.clone(), two]), None, 0);
+        assert_eq!(
+            one_short.outcome,
+            CheckOutcome::Rejected,
+            "{}",
+            one_short.detail
+        );
+        assert!(
+            one_short
+                .detail
+                .contains("against keyrings: verifier-public-key-also;"),
+            "{}",
+            one_short.detail
+        );
         let invalid = openpgp(Some(&digest), &read(vec![sig.clone(), keys("k")]), None, 0);
         assert_eq!(invalid.outcome, CheckOutcome::Invalid, "{}", invalid.detail);
         let mut garbage = sig.clone();

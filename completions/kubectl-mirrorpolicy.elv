@@ -446,7 +446,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --to-image 'The release payload to update to, as `oc adm upgrade --to-image`: a pull spec by digest (a tag is resolved on the source that serves it, and the digest reported)'
             cand -f 'Cluster objects (mirror sets, Image config, image policies, ClusterVersion, Nodes) from files or a must-gather, instead of the live cluster; the registries are still probed from this machine. Repeatable'
             cand --filename 'Cluster objects (mirror sets, Image config, image policies, ClusterVersion, Nodes) from files or a must-gather, instead of the live cluster; the registries are still probed from this machine. Repeatable'
-            cand --arch 'For a multi-architecture payload: the architecture to check (amd64, arm64, ppc64le, s390x); default the control-plane Nodes'' kubernetes.io/arch'
+            cand --arch 'The control plane''s architecture (amd64, arm64, ppc64le, s390x): picks the image of a multi-architecture payload, and a payload without one for it is not ready; default the control-plane Nodes'' kubernetes.io/arch'
             cand --authfile 'The registry credentials (containers-auth.json or a Docker config.json), instead of the cluster''s pull secret (live) or containers/image''s default auth files (-f)'
             cand --cert-dir 'A folder of certificates trusted for every registry, as skopeo''s --cert-dir (`*.crt` CAs, `*.cert`/`*.key` client certificate pairs), besides the cluster''s additionalTrustedCA'
             cand --probe-timeout 'Seconds to wait for each registry request'

@@ -24,7 +24,9 @@
 # And `upgrade-check --to-image`: a release built and pushed here, its
 # mirror lacking a component and some signatures; skopeo is the oracle for
 # every servedBy and every signature; the tool's own fix lines are run until
-# the update is ready.
+# the update is ready. Then the release's OpenPGP signature, made by gpg, is
+# verified (and refused when another key made it), and the amd64 payload
+# checked for arm64 is not ready.
 #
 # And sigstore signatures for `explain --probe`: each signedIdentity kind
 # against identities by digest, by tag and a bare name, RSA, ECDSA P-256 and
@@ -38,7 +40,7 @@
 #   --skopeo the skopeo to judge by (or E2E_SKOPEO): host (default, `skopeo`
 #            on PATH: Debian 12's 1.9.3), root (skopeo 1.18 in the Debian 13
 #            root) or a command. Each verdict line names its skopeo version.
-# Needs: docker-registry, skopeo, openssl, htpasswd (apache2-utils), python3 with
+# Needs: docker-registry, skopeo, gpg, openssl, htpasswd (apache2-utils), python3 with
 # its cryptography module (Debian python3-cryptography), and the Debian 13
 # root unless the skopeo judged is 1.18 or later. No network.
 set -euo pipefail
@@ -950,7 +952,69 @@ IDMS
     upgrade_round fixed 1 "cli=served/verified etcd=served/verified machine-config-operator=served/verified network-operator=unsigned/missing" \
         || return
     run_fix_lines "$up/fixed.json" || return
-    upgrade_round ready 0 "cli=served/verified etcd=served/verified machine-config-operator=served/verified network-operator=served/verified"
+    upgrade_round ready 0 "cli=served/verified etcd=served/verified machine-config-operator=served/verified network-operator=served/verified" \
+        || return
+    upgrade_openpgp
+    upgrade_arch
+}
+# upgrade_openpgp: the release's OpenPGP signature made by gpg (a binary,
+# compressed, one-pass signed message, as `gpg --sign` writes it), in the
+# signature ConfigMap, verified with the key of release-verification; the
+# same signature by another key is rejected.
+upgrade_openpgp() {
+    local up="$WORK/upgrade" digest=${PAYLOAD#*@} gh="$WORK/gnupg" fpr
+    mkdir -p -m 700 "$gh"
+    for who in release other; do
+        GNUPGHOME="$gh" gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
+            --quick-gen-key "$who <$who@example.com>" rsa3072 sign never 2>/dev/null
+    done
+    printf '{"critical":{"identity":{"docker-reference":"%s"},"image":{"docker-manifest-digest":"%s"},"type":"atomic container signature"},"optional":{"creator":"e2e"}}' \
+        "$PAYLOAD" "$digest" >"$up/openpgp.json"
+    for who in release other; do
+        GNUPGHOME="$gh" gpg --batch --yes --quiet -u "$who@example.com" --sign -o "$up/openpgp-$who.sig" "$up/openpgp.json"
+    done
+    fpr=$(GNUPGHOME="$gh" gpg --batch --quiet --with-colons --fingerprint release@example.com 2>/dev/null |
+        awk -F: '/^fpr/ {print $10; exit}')
+    openpgp_round release 0 "verified $fpr"
+    openpgp_round other 1 "rejected -"
+    rm -f "$up/objects/openpgp.yaml"
+}
+# openpgp_round SIGNER EXIT EXPECTED: the signature of SIGNER in the
+# ConfigMaps, release@'s key trusted; the outcome and the verifying key.
+openpgp_round() {
+    local who=$1 want_code=$2 want=$3 up="$WORK/upgrade" key=${PAYLOAD#*@} got code
+    key=${key/:/-}
+    {
+        printf 'apiVersion: v1\nkind: ConfigMapList\nitems:\n'
+        printf -- '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: %s\n    namespace: openshift-config-managed\n' "$key"
+        printf "    labels: {release.openshift.io/verification-signatures: ''}\n  binaryData:\n    %s-1: %s\n" "$key" "$(base64 -w0 "$up/openpgp-$who.sig")"
+        printf -- '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: release-verification\n    namespace: openshift-config-managed\n'
+        printf '  data:\n    verifier-public-key-redhat: |\n'
+        GNUPGHOME="$WORK/gnupg" gpg --batch --armor --export release@example.com | sed 's/^/      /'
+    } >"$up/objects/openpgp.yaml"
+    $T "$BIN" upgrade-check -f "$up/objects" --to-image "$PAYLOAD" --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" -o json >"$up/openpgp-$who.json" 2>"$up/openpgp-$who.err" && code=0 || code=$?
+    got=$(python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["signatures"]["openpgp"]
+print(p["outcome"], (p.get("signatures") or [{}])[0].get("fingerprint", "-"))' "$up/openpgp-$who.json" 2>&1) || got="(no JSON: $(tail -1 "$up/openpgp-$who.err"))"
+    if [ "$code" = "$want_code" ] && [ "$got" = "$want" ]; then
+        ok "upgrade-check-openpgp-$who: gpg's signature by $who: exit $code, $got"
+    else
+        fail "upgrade-check-openpgp-$who: exit $code (expected $want_code), $got (expected $want)"
+    fi
+}
+# upgrade_arch: the single-architecture amd64 payload checked for arm64
+# has no image for it: not ready, as the control plane could not run it.
+upgrade_arch() {
+    local up="$WORK/upgrade" code got
+    $T "$BIN" upgrade-check -f "$up/objects" --to-image "$PAYLOAD" --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" --arch arm64 -o json >"$up/arch.json" 2>"$up/arch.err" && code=0 || code=$?
+    got=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["target"]["outcome"])' "$up/arch.json" 2>&1) || got="(no JSON)"
+    if [ "$code" = 1 ] && [ "$got" = missingArchitecture ]; then
+        ok "upgrade-check-arch: the amd64 payload for --arch arm64: exit 1, $got"
+    else
+        fail "upgrade-check-arch: exit $code (expected 1), $got (expected missingArchitecture)"
+    fi
 }
 # The IDMS as oc-mirror v2 writes it (no mirrorSourcePolicy), the release's
 # source registry stopped: the same verdicts as the first round, skopeo

@@ -505,8 +505,9 @@ pub struct UpgradeCheckArgs {
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
 
-    /// For a multi-architecture payload: the architecture to check (amd64, arm64, ppc64le,
-    /// s390x); default the control-plane Nodes' kubernetes.io/arch.
+    /// The control plane's architecture (amd64, arm64, ppc64le, s390x): picks the image of a
+    /// multi-architecture payload, and a payload without one for it is not ready; default the
+    /// control-plane Nodes' kubernetes.io/arch.
     #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
 

@@ -82,12 +82,14 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
         return finish(settings, args, &inputs, report);
     };
     target.digest = Some(format!("sha256:{}", sha256_hex(&served.manifest)));
-    let arch = match payload::parse_manifest(&served.manifest) {
-        Ok(Manifest::Index(_)) => Some(architecture(settings, args, &inputs)?),
-        _ => None,
-    };
+    let (arch, missing) = payload_architecture(settings, args, &inputs, &runtime, &ctx, &served)?;
+    target.architecture = arch.clone();
+    if let Some(why) = missing {
+        target.outcome = ImageOutcome::MissingArchitecture;
+        target.detail = why;
+        return finish(settings, args, &inputs, upgrade::report(target, Vec::new()));
+    }
     let files = runtime.block_on(read_release(&ctx, &served, arch.as_deref()))?;
-    target.architecture = arch;
     let release = payload::components(&files).map_err(payload_failure(&image))?;
     let version = payload::metadata_version(&files).map_err(payload_failure(&image))?;
     if target.version.is_none() {
@@ -186,7 +188,10 @@ fn finish(
         .cluster_version
         .as_ref()
         .and_then(|cv| cv.spec.signature_stores.as_deref());
-    let openpgp = checks::openpgp(report.target.digest.as_deref(), &maps, custom);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let openpgp = checks::openpgp(report.target.digest.as_deref(), &maps, custom, now);
     let current = inputs
         .cluster_version
         .as_ref()
@@ -373,6 +378,63 @@ async fn pull_payload(
     })
 }
 
+/// The architecture to read from an index (`None` for an image), and why
+/// the payload has no image for the control plane's architecture, when it
+/// has none: an index without it, or a single-architecture image of
+/// another (checked when `--arch` or the control-plane Nodes name one).
+fn payload_architecture(
+    settings: &Settings,
+    args: &UpgradeCheckArgs,
+    inputs: &Inputs,
+    runtime: &tokio::runtime::Runtime,
+    ctx: &ProbeContext,
+    served: &Served,
+) -> Result<(Option<String>, Option<String>)> {
+    let Ok(manifest) = payload::parse_manifest(&served.manifest) else {
+        // read_release names what is wrong with it.
+        return Ok((None, None));
+    };
+    let (index_arch, wanted) = match &manifest {
+        Manifest::Index(_) => {
+            let a = architecture(settings, args, inputs)?;
+            (Some(a.clone()), Some(a))
+        }
+        Manifest::Image { .. } => (None, architecture(settings, args, inputs).ok()),
+    };
+    let Some(wanted) = wanted else {
+        return Ok((index_arch, None));
+    };
+    let config = match &manifest {
+        Manifest::Image {
+            config: Some(c), ..
+        } => runtime.block_on(read_config(ctx, served, &c.digest)),
+        _ => None,
+    };
+    let platform = config.as_deref().and_then(payload::config_platform);
+    let missing = payload::missing_architecture(&manifest, platform.as_ref(), &wanted);
+    Ok((index_arch, missing))
+}
+
+/// The payload image's configuration blob (at most 4 MiB, its digest
+/// checked); `None` when it cannot be read, which leaves its platform
+/// unknown rather than failing the check.
+async fn read_config(ctx: &ProbeContext, served: &Served, digest: &str) -> Option<Vec<u8>> {
+    const MAX_CONFIG: usize = 4 << 20;
+    let mut blob = ctx
+        .prober
+        .open_blob(&served.physical, served.insecure, digest)
+        .await
+        .ok()?;
+    let mut body = Vec::new();
+    while let Some(chunk) = blob.chunk().await.ok()? {
+        body.extend_from_slice(&chunk);
+        if body.len() > MAX_CONFIG {
+            return None;
+        }
+    }
+    (format!("sha256:{}", sha256_hex(&body)) == digest).then_some(body)
+}
+
 /// The architecture to read from an index: `--arch`, else the control-plane Nodes'.
 fn architecture(settings: &Settings, args: &UpgradeCheckArgs, inputs: &Inputs) -> Result<String> {
     if let Some(a) = &args.arch {
@@ -419,7 +481,7 @@ async fn read_release(
     let name = served.physical.name();
     let fail = payload_failure(&name);
     let manifest = match payload::parse_manifest(&served.manifest).map_err(&fail)? {
-        Manifest::Image { last_layer } => last_layer,
+        Manifest::Image { last_layer, .. } => last_layer,
         Manifest::Index(entries) => {
             let digest = payload::pick_arch(&entries, arch).map_err(&fail)?;
             let attempt = ctx
@@ -430,7 +492,7 @@ async fn read_release(
                 .manifest
                 .ok_or_else(|| Failure::cluster(format!("{name}@{digest}: {}", attempt.detail)))?;
             match payload::parse_manifest(&body).map_err(&fail)? {
-                Manifest::Image { last_layer } => last_layer,
+                Manifest::Image { last_layer, .. } => last_layer,
                 Manifest::Index(_) => {
                     return Err(fail(payload::PayloadError::MediaType(
                         "an index inside an index".to_string(),

@@ -62,6 +62,12 @@ fn write_summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
         writeln!(out, "Arch:      {a} (from the multi-architecture index)")?;
     }
     match &t.served_by {
+        Some(by) if t.outcome == ImageOutcome::MissingArchitecture => writeln!(
+            out,
+            "Payload:   {} (served by {by}): {}",
+            t.outcome.as_str(),
+            t.detail
+        )?,
         Some(by) => writeln!(out, "Payload:   {} by {by}", t.outcome.as_str())?,
         None => writeln!(out, "Payload:   {}: {}", t.outcome.as_str(), t.detail)?,
     }
@@ -80,6 +86,9 @@ fn write_summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
         .any(ImageOutcome::fails);
     let verdict = match report.readiness {
         Readiness::Ready => "ready: every image is served through the cluster's pull sources",
+        Readiness::NotReady if t.outcome == ImageOutcome::MissingArchitecture => {
+            "NOT READY: the payload has no image for the control plane's architecture"
+        }
         Readiness::NotReady if images_fail => {
             "NOT READY: the update would stall on the images below"
         }

@@ -12,6 +12,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 use support::apiserver::Builder as ApiBuilder;
+use support::openpgp::Key;
 use support::registry::{digest_of, manifest_body, Builder, FakeRegistry, Signer};
 
 const RELEASE_REPO: &str = "openshift/release-images";
@@ -66,6 +67,19 @@ fn release_layered(
     extra: &[(&str, &str)],
     last: impl Fn(Vec<u8>) -> Vec<u8>,
 ) -> (Release, String) {
+    let config = format!(r#"{{"config":{{"Labels":{{"io.openshift.release":"{version}"}}}}}}"#);
+    release_configured(b, names, version, extra, last, &config)
+}
+
+/// [`release_layered`] with the image configuration `config`.
+fn release_configured(
+    b: &mut Builder,
+    names: &[&str],
+    version: &str,
+    extra: &[(&str, &str)],
+    last: impl Fn(Vec<u8>) -> Vec<u8>,
+    config: &str,
+) -> (Release, String) {
     let components: Vec<(String, String)> = names
         .iter()
         .map(|n| (n.to_string(), digest_of(&manifest_body(n))))
@@ -89,7 +103,6 @@ fn release_layered(
     ];
     files.extend_from_slice(extra);
     let last = last(tar_gz(&files));
-    let config = format!(r#"{{"config":{{"Labels":{{"io.openshift.release":"{version}"}}}}}}"#);
     let config_digest = b.blob(RELEASE_REPO, config.as_bytes());
     let first_digest = b.blob(RELEASE_REPO, &first);
     let last_digest = b.blob(RELEASE_REPO, &last);
@@ -538,10 +551,16 @@ fn a_multi_arch_index_picks_the_control_plane_architecture() {
             .arg("-f")
             .arg(&files)
             .args(["--to-image", &spec, "--arch", "amd64"]));
-    assert_eq!(code, 2, "{out}\n{err}");
+    // Issue 37: the payload has no image for the architecture: CRI-O on
+    // the control plane would fail the pull, so the update is not ready.
+    assert_eq!(code, 1, "{out}\n{err}");
     assert!(
-        err.contains("no manifest for linux/amd64 (it has linux/arm64)"),
-        "{err}"
+        out.contains("Payload:   missingArchitecture (served by "),
+        "{out}"
+    );
+    assert!(
+        out.contains("multi-architecture index without linux/amd64 (it has linux/arm64)"),
+        "{out}"
     );
     let node = "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: master-0\n  labels: {node-role.kubernetes.io/master: '', kubernetes.io/arch: arm64}\n";
     let files = s.objects(&(idms(&reg.host()) + node));
@@ -555,6 +574,56 @@ fn a_multi_arch_index_picks_the_control_plane_architecture() {
     let json = json_of(&out, &err);
     assert_eq!(json["target"]["architecture"], "arm64");
     assert_eq!(json["target"]["digest"], digest_of(&index));
+}
+
+/// Issue 37: a single-architecture amd64 payload checked for arm64
+/// (`--arch`, or the control-plane Nodes' label) is not ready: CRI-O pulls
+/// it, and the control plane cannot run it.
+#[test]
+fn issue_37_a_single_arch_payload_of_another_architecture_is_not_ready() {
+    let mut b = Builder::new();
+    let config = r#"{"architecture":"amd64","os":"linux","config":{"Labels":{"io.openshift.release":"4.21.0"}}}"#;
+    let (rel, manifest) = release_configured(&mut b, NAMES, "4.21.0", &[], |l| l, config);
+    let mut b = b.manifest(RELEASE_REPO, None, &manifest);
+    for n in NAMES {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b.start();
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let spec = payload_spec(&rel);
+    let check = |arch: &str| {
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &spec, "--arch", arch, "-o", "json"]))
+    };
+    let (code, out, err) = check("amd64");
+    assert_eq!(code, 0, "{out}\n{err}");
+    let (code, out, err) = check("arm64");
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["outcome"], "missingArchitecture", "{json}");
+    let detail = json["target"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("single-architecture linux/amd64 image and has no image for linux/arm64"),
+        "{detail}"
+    );
+    assert_eq!(json["nextSteps"][0]["outcome"], "missingArchitecture");
+    assert_eq!(json["ready"], false);
+    // The control-plane Nodes' architecture decides without --arch.
+    let node = "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: master-0\n  labels: {node-role.kubernetes.io/master: '', kubernetes.io/arch: arm64}\n";
+    let files = s.objects(&(idms(&reg.host()) + node));
+    let (code, out, err) = run(s.cmd().arg("-f").arg(&files).args(["--to-image", &spec]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(
+        out.contains(
+            "Verdict:   NOT READY: the payload has no image for the control plane's architecture"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("--to-multi-arch"), "{out}");
 }
 
 #[test]
@@ -845,16 +914,36 @@ fn keyless_policies_are_checked_for_presence_only() {
     assert_eq!(json["signatures"]["sigstore"]["presenceOnly"], 3);
 }
 
+/// The key the tests' releases are signed with, and the cluster trusts.
+fn signer() -> Key {
+    Key::new(37)
+}
+
 /// The ConfigMaps of `openshift-config-managed` as a must-gather lists
-/// them: the signature ConfigMap of `digest` (when given), the
-/// verification ConfigMap with its stores and `admin-gates`.
+/// them: the signature ConfigMap of `digest` (when given, signed by
+/// [`signer`]), the verification ConfigMap with its stores and the
+/// signer's key, and `admin-gates`.
 fn managed_config_maps(signed: Option<&str>) -> String {
-    let signature = signed.map_or(String::new(), |digest| {
+    let signer = signer();
+    let signature = signed.map(|d| (d, signer.sign_release(d)));
+    signed_config_maps(signature.as_ref().map(|(d, b)| (*d, b.as_slice())), &signer)
+}
+
+/// [`managed_config_maps`] with the signature value `bytes` under the key
+/// of `digest`, and `verifier`'s public key as `verifier-public-key-redhat`.
+fn signed_config_maps(signature: Option<(&str, &[u8])>, verifier: &Key) -> String {
+    let signature = signature.map_or(String::new(), |(digest, bytes)| {
         let key = digest.replace(':', "-");
-        format!("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: {key}\n    namespace: openshift-config-managed\n    labels: {{release.openshift.io/verification-signatures: ''}}\n  binaryData:\n    {key}-1: b3BlbnBncA==\n")
+        let value = support::openpgp::base64(bytes);
+        format!("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: {key}\n    namespace: openshift-config-managed\n    labels: {{release.openshift.io/verification-signatures: ''}}\n  binaryData:\n    {key}-1: '{value}'\n")
     });
+    let public: String = verifier
+        .armored_public()
+        .lines()
+        .map(|l| format!("      {l}\n"))
+        .collect();
     format!(
-        "apiVersion: v1\nkind: ConfigMapList\nitems:\n{signature}- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: release-verification\n    namespace: openshift-config-managed\n    annotations: {{release.openshift.io/verification-config-map: ''}}\n  data:\n    store-openshift-official-release: https://mirror.openshift.com/pub/openshift-v4/signatures/openshift/release\n    verifier-public-key-redhat: key\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: admin-gates, namespace: openshift-config-managed}}\n  data:\n    ack-4.20-sigstore-in-4.21: Ensure that any registries configured as mirrors contain the Sigstore signature images.\n    ack-4.19-old-gate: an older gate\n"
+        "apiVersion: v1\nkind: ConfigMapList\nitems:\n{signature}- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: release-verification\n    namespace: openshift-config-managed\n    annotations: {{release.openshift.io/verification-config-map: ''}}\n  data:\n    store-openshift-official-release: https://mirror.openshift.com/pub/openshift-v4/signatures/openshift/release\n    verifier-public-key-redhat: |\n{public}- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: admin-gates, namespace: openshift-config-managed}}\n  data:\n    ack-4.20-sigstore-in-4.21: Ensure that any registries configured as mirrors contain the Sigstore signature images.\n    ack-4.19-old-gate: an older gate\n"
     )
 }
 
@@ -899,12 +988,174 @@ fn a_must_gather_with_the_signature_and_the_ack_is_ready() {
     assert_eq!(code, 0, "{out}\n{err}");
     let json = json_of(&out, &err);
     let pgp = &json["signatures"]["openpgp"];
-    assert_eq!(pgp["outcome"], "found", "{pgp}");
+    assert_eq!(pgp["outcome"], "verified", "{pgp}");
     let key = rel.payload.replace(':', "-");
     assert_eq!(pgp["configMap"], format!("openshift-config-managed/{key}"));
     assert_eq!(pgp["key"], format!("{key}-1"));
+    let sig = &pgp["signatures"][0];
+    assert_eq!(sig["verification"], "verified", "{pgp}");
+    assert_eq!(sig["verifiedBy"], "verifier-public-key-redhat");
+    assert_eq!(sig["fingerprint"], signer().fingerprint());
+    assert_eq!(
+        pgp["verifiers"][0]["fingerprints"][0],
+        signer().fingerprint()
+    );
+    assert_eq!(pgp["verifiers"][0]["verified"], true);
     assert_eq!(gate(&json, "ack-4.20-sigstore-in-4.21")["outcome"], "acked");
     assert_eq!(gate(&json, "ack-4.19-old-gate")["outcome"], "notApplicable");
+}
+
+/// Issue 37: the signature in the ConfigMap is verified as the CVO
+/// verifies it, with the keys of `release-verification`: a signature by
+/// another key, over another digest, an empty value or bytes that are not
+/// OpenPGP are rejected (not ready), each saying why.
+#[test]
+fn issue_37_openpgp_signatures_are_verified_not_just_found() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let mg = must_gather(&s, &reg.host(), None, "true");
+    let managed = mg.join("namespaces/openshift-config-managed/core/configmaps.yaml");
+    let (trusted, other) = (signer(), Key::new(38));
+    let other_digest = format!("sha256:{}", "2".repeat(64));
+    let names_other = format!("signature digest does not match: it names {other_digest}");
+    // Name, signature value, the key the cluster trusts, exit code,
+    // outcome, and what the signature's detail says.
+    type Case<'a> = (&'a str, Vec<u8>, &'a Key, i32, &'a str, &'a str);
+    let cases: Vec<Case> = vec![
+        (
+            "good",
+            trusted.sign_release(&rel.payload),
+            &trusted,
+            0,
+            "verified",
+            "verified by verifier-public-key-redhat",
+        ),
+        (
+            "another key",
+            other.sign_release(&rel.payload),
+            &trusted,
+            1,
+            "rejected",
+            "invalid signature: no key of verifier-public-key-redhat made it",
+        ),
+        (
+            "trusted another key",
+            trusted.sign_release(&rel.payload),
+            &other,
+            1,
+            "rejected",
+            "invalid signature",
+        ),
+        (
+            "another digest",
+            trusted.sign_release(&other_digest),
+            &trusted,
+            1,
+            "rejected",
+            &names_other,
+        ),
+        (
+            "empty",
+            Vec::new(),
+            &trusted,
+            1,
+            "rejected",
+            "the signature is empty",
+        ),
+        (
+            "garbage",
+            b"this is not an OpenPGP signature".to_vec(),
+            &trusted,
+            1,
+            "rejected",
+            "could not read the message",
+        ),
+    ];
+    for (name, bytes, verifier, want_code, want, why) in cases {
+        let maps = signed_config_maps(Some((&rel.payload, &bytes)), verifier);
+        std::fs::write(&managed, maps).expect("write");
+        let (code, out, err) =
+            run(s
+                .cmd()
+                .arg("-f")
+                .arg(&mg)
+                .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+        assert_eq!(code, want_code, "{name}: {out}\n{err}");
+        let json = json_of(&out, &err);
+        let pgp = &json["signatures"]["openpgp"];
+        assert_eq!(pgp["outcome"], want, "{name}: {pgp}");
+        let detail = pgp["signatures"][0]["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains(why), "{name}: {pgp}");
+        if want == "rejected" {
+            assert_eq!(json["ready"], false, "{name}");
+            assert_eq!(json["nextSteps"][0]["outcome"], "openpgp", "{name}");
+            assert_eq!(pgp["verifiers"][0]["verified"], false, "{name}");
+        }
+    }
+    // The text names the rejected signature and why.
+    let maps = signed_config_maps(Some((&rel.payload, b"garbage")), &trusted);
+    std::fs::write(&managed, maps).expect("write");
+    let (code, out, _) = run(s
+        .cmd()
+        .arg("-f")
+        .arg(&mg)
+        .args(["--to-image", &payload_spec(&rel)]));
+    assert_eq!(code, 1);
+    let key = rel.payload.replace(':', "-");
+    assert!(out.contains(&format!("OpenPGP:   rejected: unable to verify {} against keyrings: verifier-public-key-redhat (ConfigMap openshift-config-managed/{key} binaryData key {key}-1: could not read the message", rel.payload)), "{out}");
+    assert!(out.contains("NOT READY"), "{out}");
+}
+
+/// Issue 37, live: the signature ConfigMaps listed by label and the keys
+/// of `release-verification` read from the API server verify the release.
+#[test]
+fn issue_37_live_signature_is_verified_with_the_cluster_keys() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let offers = format!(
+        "  availableUpdates: [{{version: 4.21.0, image: '{}'}}]\n",
+        payload_spec(&rel)
+    );
+    let objects = |maps: String| {
+        idms(&reg.host())
+            + &cluster_version(&offers)
+            + "---\n"
+            + &maps
+            + "---\n"
+            + &admin_acks("true")
+    };
+    let good = managed_config_maps(Some(&rel.payload));
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&objects(good))
+        .start();
+    let kubeconfig = server.write_kubeconfig(s.dir.path());
+    let (code, out, err) = run(s
+        .cmd()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["--to", "4.21.0", "-o", "json"]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    let pgp = &json_of(&out, &err)["signatures"]["openpgp"];
+    assert_eq!(pgp["outcome"], "verified", "{pgp}");
+    assert_eq!(pgp["signatures"][0]["fingerprint"], signer().fingerprint());
+    let wrong = signed_config_maps(
+        Some((&rel.payload, &Key::new(39).sign_release(&rel.payload))),
+        &signer(),
+    );
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&objects(wrong))
+        .start();
+    let kubeconfig = server.write_kubeconfig(s.dir.path());
+    let (code, out, err) = run(s
+        .cmd()
+        .env("KUBECONFIG", &kubeconfig)
+        .args(["--to", "4.21.0", "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let pgp = &json_of(&out, &err)["signatures"]["openpgp"];
+    assert_eq!(pgp["outcome"], "rejected", "{pgp}");
+    assert_eq!(
+        pgp["stores"][0],
+        "https://mirror.openshift.com/pub/openshift-v4/signatures/openshift/release"
+    );
 }
 
 #[test]
@@ -925,7 +1176,7 @@ fn a_gate_not_acknowledged_is_not_ready_with_the_ack_command() {
     );
     assert!(out.contains(r#"oc -n openshift-config patch cm admin-acks --patch '{"data":{"ack-4.20-sigstore-in-4.21":"true"}}' --type=merge"#), "{out}");
     assert!(
-        out.contains("OpenPGP:   found: ConfigMap openshift-config-managed/sha256-"),
+        out.contains("OpenPGP:   verified: ConfigMap openshift-config-managed/sha256-"),
         "{out}"
     );
 }

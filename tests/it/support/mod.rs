@@ -5,6 +5,7 @@ pub mod certs;
 pub mod kubeconfig;
 pub mod mco;
 pub mod node_files;
+pub mod openpgp;
 pub mod proxy;
 pub mod registry;
 

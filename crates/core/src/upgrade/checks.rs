@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::openpgp::{self, Keyring};
+
 /// The namespace of the signature ConfigMaps, the verification ConfigMap
 /// and `admin-gates`.
 pub const CONFIG_MANAGED: &str = "openshift-config-managed";
@@ -30,8 +32,20 @@ pub struct ConfigMap {
     pub labels: BTreeMap<String, String>,
     /// `data`, string values only.
     pub data: BTreeMap<String, String>,
-    /// The keys of `binaryData`.
-    pub binary_keys: Vec<String>,
+    /// `binaryData`, decoded from base64; a value that does not decode
+    /// keeps the reason.
+    pub binary: BTreeMap<String, Result<Vec<u8>, String>>,
+}
+
+/// A `binaryData` value: base64, as the API server keeps it.
+fn decode_binary(value: &Value) -> Result<Vec<u8>, String> {
+    use base64::Engine;
+    let text = value
+        .as_str()
+        .ok_or_else(|| "binaryData value is not a string".to_string())?;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .map_err(|e| format!("binaryData value is not base64: {e}"))
 }
 
 impl ConfigMap {
@@ -56,11 +70,13 @@ impl ConfigMap {
             name: text("/metadata/name"),
             labels: strings(value.pointer("/metadata/labels")),
             data: strings(value.get("data")),
-            binary_keys: value
+            binary: value
                 .get("binaryData")
                 .and_then(Value::as_object)
-                .map(|m| m.keys().cloned().collect())
-                .unwrap_or_default(),
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), decode_binary(v)))
+                .collect(),
         }
     }
 
@@ -90,8 +106,13 @@ impl ConfigMaps {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum CheckOutcome {
-    /// The signature is there; the gate is acknowledged.
+    /// Signatures are there and look like the release's, but the keys they
+    /// should be verified with were not read; the gate is acknowledged.
     Found,
+    /// Every keyring of the verification ConfigMap verified a signature.
+    Verified,
+    /// Signatures are there, and some keyring verified none of them.
+    Rejected,
     /// No signature in the cluster.
     Missing,
     /// The gate applies and is not acknowledged.
@@ -99,7 +120,8 @@ pub enum CheckOutcome {
     /// The gate is acknowledged.
     Acked,
     /// The CVO refuses the gate (a malformed name, no description, a
-    /// ConfigMap it cannot read): the update is blocked until it is fixed.
+    /// ConfigMap it cannot read), or the verification ConfigMap: the update
+    /// is blocked until it is fixed.
     Invalid,
     /// The gate is for another version, or the update is a patch update.
     NotApplicable,
@@ -113,6 +135,8 @@ impl CheckOutcome {
     pub fn as_str(self) -> &'static str {
         match self {
             CheckOutcome::Found => "found",
+            CheckOutcome::Verified => "verified",
+            CheckOutcome::Rejected => "rejected",
             CheckOutcome::Missing => "missing",
             CheckOutcome::NotAcked => "notAcked",
             CheckOutcome::Acked => "acked",
@@ -127,7 +151,10 @@ impl CheckOutcome {
     pub fn fails(self) -> bool {
         matches!(
             self,
-            CheckOutcome::Missing | CheckOutcome::NotAcked | CheckOutcome::Invalid
+            CheckOutcome::Missing
+                | CheckOutcome::Rejected
+                | CheckOutcome::NotAcked
+                | CheckOutcome::Invalid
         )
     }
 }
@@ -137,14 +164,15 @@ impl CheckOutcome {
 #[serde(rename_all = "camelCase")]
 pub struct OpenPgp {
     pub outcome: CheckOutcome,
-    /// The ConfigMap holding the signature (`namespace/name`).
+    /// The ConfigMap holding the signature (`namespace/name`): the first
+    /// verified one, else the first found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config_map: Option<String>,
     /// Its `binaryData` key.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
-    /// The stores the CVO tries when no ConfigMap holds the signature
-    /// (`store-*` of `release-verification`, or
+    /// The stores the CVO tries when no ConfigMap holds a signature it
+    /// accepts (`store-*` of `release-verification`, or
     /// `ClusterVersion.spec.signatureStores` when set).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stores: Vec<String>,
@@ -152,7 +180,64 @@ pub struct OpenPgp {
     /// `ClusterVersion.spec.signatureStores`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stores_from: Option<String>,
+    /// Every signature of the digest in the labelled ConfigMaps, and what
+    /// the verification made of it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub signatures: Vec<FoundSignature>,
+    /// The keyrings each release must be signed by (`verifier-public-key-*`
+    /// of `release-verification`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub verifiers: Vec<Verifier>,
     pub detail: String,
+}
+
+/// What became of one signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SignatureState {
+    /// A keyring's key verified it, over a payload naming the digest.
+    Verified,
+    /// Not an OpenPGP signed message, no keyring's key made it, or its
+    /// payload is not the release's.
+    Rejected,
+    /// Well-formed and naming the digest; no keys were read to verify it.
+    NotVerified,
+}
+
+/// One signature found for the release digest.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FoundSignature {
+    /// `namespace/name` of the ConfigMap.
+    pub config_map: String,
+    /// The `binaryData` key.
+    pub key: String,
+    pub verification: SignatureState,
+    /// The keyring (`verifier-public-key-*`) that verified it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verified_by: Option<String>,
+    /// The fingerprint of the key that made it, upper-case hex.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+    /// That key's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<String>,
+    pub detail: String,
+    /// Every keyring that verified it.
+    #[serde(skip)]
+    pub keyrings: Vec<String>,
+}
+
+/// One keyring every release must be signed by.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verifier {
+    /// The `release-verification` key (`verifier-public-key-redhat`).
+    pub name: String,
+    /// Its primary keys' fingerprints.
+    pub fingerprints: Vec<String>,
+    /// Whether it verified a signature of the release.
+    pub verified: bool,
 }
 
 /// The key prefix of the signatures of `digest` (`sha256:<hex>` →
@@ -164,13 +249,121 @@ pub fn signature_key_prefix(digest: &str) -> Option<String> {
     }
 }
 
-/// Looks for the signature of the payload `digest` in the labelled
-/// ConfigMaps of [`CONFIG_MANAGED`]: any `binaryData` key starting with
-/// the digest's key prefix.
+/// The keyrings of `release-verification`: `None` when the ConfigMap was
+/// not read; an error (the CVO's words) when one does not parse or there
+/// is none.
+fn keyrings(maps: &ConfigMaps) -> Option<Result<Vec<Keyring>, String>> {
+    let cm = maps.get(CONFIG_MANAGED, VERIFICATION)?;
+    let src = format!("the config map {CONFIG_MANAGED}/{VERIFICATION}");
+    let rings: Result<Vec<Keyring>, String> = cm
+        .data
+        .iter()
+        .filter(|(k, _)| k.starts_with(openpgp::VERIFIER_KEY_PREFIX))
+        .map(|(k, v)| {
+            openpgp::parse_keyring(k, v.as_bytes()).map_err(|e| format!("{src} has an {e}"))
+        })
+        .collect();
+    Some(rings.and_then(|r| {
+        if r.is_empty() {
+            Err(format!("{src} did not provide any GPG public keys to verify signatures from and cannot be used"))
+        } else {
+            Ok(r)
+        }
+    }))
+}
+
+/// A signature value found: its ConfigMap, key and bytes.
+type Found<'a> = (&'a ConfigMap, &'a str, &'a Result<Vec<u8>, String>);
+
+/// The signatures of `prefix` in the labelled ConfigMaps of
+/// [`CONFIG_MANAGED`], in the order the CVO reads them: any `binaryData`
+/// key starting with the prefix.
+fn found_signatures<'a>(maps: &'a ConfigMaps, prefix: &str) -> Vec<Found<'a>> {
+    maps.maps
+        .iter()
+        .filter(|m| m.namespace == CONFIG_MANAGED && m.labels.contains_key(SIGNATURES_LABEL))
+        .flat_map(|m| {
+            m.binary
+                .iter()
+                .filter(|(k, _)| k.starts_with(prefix))
+                .map(move |(k, v)| (m, k.as_str(), v))
+        })
+        .collect()
+}
+
+/// One signature checked against the keyrings (when read), as the CVO
+/// checks it: the first keyring whose key made it, over a payload naming
+/// `digest`.
+fn judge(
+    cm: &ConfigMap,
+    key: &str,
+    bytes: &Result<Vec<u8>, String>,
+    digest: &str,
+    rings: Option<&[Keyring]>,
+    now: i64,
+) -> FoundSignature {
+    let mut found = FoundSignature {
+        config_map: format!("{}/{}", cm.namespace, cm.name),
+        key: key.to_string(),
+        verification: SignatureState::Rejected,
+        verified_by: None,
+        fingerprint: None,
+        key_id: None,
+        detail: String::new(),
+        keyrings: Vec::new(),
+    };
+    let signed = bytes
+        .as_deref()
+        .map_err(Clone::clone)
+        .and_then(|b| openpgp::read_message(b).map_err(|e| e.to_string()));
+    let signed = match signed {
+        Ok(s) => s,
+        Err(e) => {
+            found.detail = e;
+            return found;
+        }
+    };
+    if let Err(e) = openpgp::check_content(&signed.content, digest) {
+        found.detail = e.to_string();
+        return found;
+    }
+    let Some(rings) = rings else {
+        found.verification = SignatureState::NotVerified;
+        found.detail = "an OpenPGP signed message naming the release digest; not verified: the keys were not read".to_string();
+        return found;
+    };
+    // Like the CVO, one signature counts for every keyring that verifies it.
+    let mut why = Vec::new();
+    for ring in rings {
+        match openpgp::verify(&signed, ring, now) {
+            Ok(by) if found.verified_by.is_none() => {
+                found.detail = format!("verified by {} (key {})", by.keyring, by.fingerprint);
+                found.verification = SignatureState::Verified;
+                found.verified_by = Some(by.keyring.clone());
+                found.fingerprint = Some(by.fingerprint);
+                found.key_id = Some(by.key_id);
+                found.keyrings.push(by.keyring);
+            }
+            Ok(by) => found.keyrings.push(by.keyring),
+            Err(e) => why.push(e.to_string()),
+        }
+    }
+    if found.verified_by.is_none() {
+        found.detail = why.join("; ");
+    }
+    found
+}
+
+/// Looks for the signatures of the payload `digest` in the labelled
+/// ConfigMaps of [`CONFIG_MANAGED`] and verifies them with the keyrings of
+/// `release-verification` as the CVO does: each keyring must verify one
+/// of them (library-go `releaseVerifier.Verify`). `now` (unix seconds)
+/// decides whether a signature has expired.
 pub fn openpgp(
     digest: Option<&str>,
     maps: &ConfigMaps,
     custom: Option<&[crate::objects::SignatureStore]>,
+    now: i64,
 ) -> OpenPgp {
     let none = |outcome, detail: String| OpenPgp {
         outcome,
@@ -178,42 +371,125 @@ pub fn openpgp(
         key: None,
         stores: Vec::new(),
         stores_from: None,
+        signatures: Vec::new(),
+        verifiers: Vec::new(),
         detail,
     };
     if !maps.managed_read {
         return none(CheckOutcome::NotRead, format!("no ConfigMap of {CONFIG_MANAGED} was read (give the must-gather, or run against the cluster)"));
     }
-    let Some(prefix) = digest.and_then(signature_key_prefix) else {
+    let (Some(digest), Some(prefix)) = (digest, digest.and_then(signature_key_prefix)) else {
         return none(
             CheckOutcome::NotChecked,
             "the payload's digest is not known".to_string(),
         );
     };
-    let labelled = maps
-        .maps
-        .iter()
-        .filter(|m| m.namespace == CONFIG_MANAGED && m.labels.contains_key(SIGNATURES_LABEL));
-    for m in labelled {
-        if let Some(key) = m.binary_keys.iter().find(|k| k.starts_with(&prefix)) {
-            return OpenPgp {
-                outcome: CheckOutcome::Found,
-                config_map: Some(format!("{}/{}", m.namespace, m.name)),
-                key: Some(key.clone()),
-                stores: Vec::new(),
-                stores_from: None,
-                detail: format!("ConfigMap {}/{} binaryData key {key}", m.namespace, m.name),
-            };
-        }
-    }
+    let found = found_signatures(maps, &prefix);
     let (stores, from, tried) = fallback(maps, custom);
-    OpenPgp {
-        outcome: CheckOutcome::Missing,
-        config_map: None,
-        key: None,
-        detail: format!("no ConfigMap of {CONFIG_MANAGED} labelled {SIGNATURES_LABEL} has a binaryData key {prefix}-*: {tried}; a cluster that cannot reach them fails with \"The update cannot be verified\""),
-        stores,
-        stores_from: Some(from.to_string()),
+    if found.is_empty() {
+        let mut out = none(CheckOutcome::Missing, format!("no ConfigMap of {CONFIG_MANAGED} labelled {SIGNATURES_LABEL} has a binaryData key {prefix}-*: {tried}; a cluster that cannot reach them fails with \"The update cannot be verified\""));
+        out.stores = stores;
+        out.stores_from = Some(from.to_string());
+        return out;
     }
+    let rings = match keyrings(maps) {
+        Some(Err(why)) => {
+            return none(
+                CheckOutcome::Invalid,
+                format!("{why}: the CVO verifies no release"),
+            )
+        }
+        Some(Ok(r)) => Some(r),
+        None => None,
+    };
+    let signatures: Vec<FoundSignature> = found
+        .iter()
+        .map(|(cm, key, bytes)| judge(cm, key, bytes, digest, rings.as_deref(), now))
+        .collect();
+    let mut out = none(CheckOutcome::Found, String::new());
+    let chosen = signatures
+        .iter()
+        .find(|s| s.verification == SignatureState::Verified)
+        .or_else(|| {
+            signatures
+                .iter()
+                .find(|s| s.verification == SignatureState::NotVerified)
+        });
+    out.config_map = chosen.map(|s| s.config_map.clone());
+    out.key = chosen.map(|s| s.key.clone());
+    out.verifiers = rings
+        .iter()
+        .flatten()
+        .map(|r| Verifier {
+            name: r.name.clone(),
+            fingerprints: r.fingerprints(),
+            verified: signatures.iter().any(|s| s.keyrings.contains(&r.name)),
+        })
+        .collect();
+    (out.outcome, out.detail) =
+        verdict(digest, &signatures, &out.verifiers, rings.is_some(), &tried);
+    if out.outcome == CheckOutcome::Rejected {
+        out.stores = stores;
+        out.stores_from = Some(from.to_string());
+    }
+    out.signatures = signatures;
+    out
+}
+
+/// The outcome of the signatures found and why.
+fn verdict(
+    digest: &str,
+    signatures: &[FoundSignature],
+    verifiers: &[Verifier],
+    keys_read: bool,
+    tried: &str,
+) -> (CheckOutcome, String) {
+    let named = |s: &FoundSignature| format!("ConfigMap {} binaryData key {}", s.config_map, s.key);
+    let rejected: Vec<String> = signatures
+        .iter()
+        .filter(|s| s.verification == SignatureState::Rejected)
+        .map(|s| format!("{}: {}", named(s), s.detail))
+        .collect();
+    if !keys_read {
+        if let Some(s) = signatures
+            .iter()
+            .find(|s| s.verification == SignatureState::NotVerified)
+        {
+            return (CheckOutcome::Found, format!("{}, not verified: ConfigMap {CONFIG_MANAGED}/{VERIFICATION} (the CVO's verifier-public-key-* keys) was not read", named(s)));
+        }
+        return (
+            CheckOutcome::Rejected,
+            format!(
+                "no signature of {digest} is an OpenPGP signed release signature ({}); {tried}",
+                rejected.join("; ")
+            ),
+        );
+    }
+    let missing: Vec<&str> = verifiers
+        .iter()
+        .filter(|v| !v.verified)
+        .map(|v| v.name.as_str())
+        .collect();
+    if missing.is_empty() {
+        let by: Vec<String> = signatures
+            .iter()
+            .filter(|s| s.verification == SignatureState::Verified)
+            .map(|s| format!("{} {}", named(s), s.detail))
+            .collect();
+        return (CheckOutcome::Verified, by.join("; "));
+    }
+    let why = if rejected.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", rejected.join("; "))
+    };
+    (
+        CheckOutcome::Rejected,
+        format!(
+            "unable to verify {digest} against keyrings: {}{why}; {tried}",
+            missing.join(", "),
+        ),
+    )
 }
 
 /// The stores the CVO asks when no ConfigMap has the signature, where they
@@ -516,38 +792,119 @@ mod tests {
 
     #[test]
     fn openpgp_signature_is_a_binary_key_with_the_digest_prefix() {
+        use crate::upgrade::openpgp::tests::{armored_key, key, payload, sign};
         let digest = format!("sha256:{}", "ab".repeat(32));
+        let signer = key(11, false);
         let mut sig = cm(CONFIG_MANAGED, "mirrored", &[]);
-        sig.binary_keys = vec![format!("sha256-{}-1", "ab".repeat(32))];
+        let good = sign(&signer, &payload(&digest), true);
+        sig.binary = [(format!("sha256-{}-1", "ab".repeat(32)), Ok(good))].into();
         let unlabelled = read(vec![sig.clone()]);
         assert_eq!(
-            openpgp(Some(&digest), &unlabelled, None).outcome,
+            openpgp(Some(&digest), &unlabelled, None, 0).outcome,
             CheckOutcome::Missing
         );
         sig.labels
             .insert(SIGNATURES_LABEL.to_string(), String::new());
-        let found = openpgp(Some(&digest), &read(vec![sig.clone()]), None);
-        assert_eq!(found.outcome, CheckOutcome::Found);
+        let found = openpgp(Some(&digest), &read(vec![sig.clone()]), None, 0);
+        assert_eq!(found.outcome, CheckOutcome::Found, "{}", found.detail);
         assert_eq!(
             found.config_map.as_deref(),
             Some("openshift-config-managed/mirrored")
         );
         let other = format!("sha256:{}", "cd".repeat(32));
-        let verification = cm(
-            CONFIG_MANAGED,
-            VERIFICATION,
-            &[
-                (
-                    "store-openshift-official-release",
-                    " https://mirror.example/sigs ",
-                ),
-                ("verifier-public-key-redhat", "k"),
-            ],
+        let keys = |k: &str| {
+            cm(
+                CONFIG_MANAGED,
+                VERIFICATION,
+                &[
+                    (
+                        "store-openshift-official-release",
+                        " https://mirror.example/sigs ",
+                    ),
+                    ("verifier-public-key-redhat", k),
+                ],
+            )
+        };
+        let verification = keys(&armored_key(&signer));
+        let verified = openpgp(
+            Some(&digest),
+            &read(vec![sig.clone(), verification.clone()]),
+            None,
+            0,
         );
+        assert_eq!(
+            verified.outcome,
+            CheckOutcome::Verified,
+            "{}",
+            verified.detail
+        );
+        assert!(
+            verified
+                .detail
+                .contains("verified by verifier-public-key-redhat"),
+            "{}",
+            verified.detail
+        );
+        assert!(verified.verifiers[0].verified);
+        let wrong = keys(&armored_key(&key(12, false)));
+        let rejected = openpgp(Some(&digest), &read(vec![sig.clone(), wrong]), None, 0);
+        assert_eq!(
+            rejected.outcome,
+            CheckOutcome::Rejected,
+            "{}",
+            rejected.detail
+        );
+        assert_eq!(rejected.stores, vec!["https://mirror.example/sigs"]);
+        // Every keyring must verify a signature; one signature counts for
+        // each keyring holding its key (library-go releaseVerifier.Verify).
+        let mut two = verification.clone();
+        two.data
+            .insert("verifier-public-key-also".to_string(), armored_key(&signer));
+        let both = openpgp(
+            Some(&digest),
+            &read(vec![sig.clone(), two.clone()]),
+            None,
+            0,
+        );
+        assert_eq!(both.outcome, CheckOutcome::Verified, "{}", both.detail);
+        assert!(
+            both.verifiers.iter().all(|v| v.verified),
+            "{:?}",
+            both.verifiers
+        );
+        two.data.insert(
+            "verifier-public-key-also".to_string(),
+            armored_key(&key(13, false)),
+        );
+        let one_short = openpgp(Some(&digest), &read(vec![sig.clone(), two]), None, 0);
+        assert_eq!(
+            one_short.outcome,
+            CheckOutcome::Rejected,
+            "{}",
+            one_short.detail
+        );
+        assert!(
+            one_short
+                .detail
+                .contains("against keyrings: verifier-public-key-also;"),
+            "{}",
+            one_short.detail
+        );
+        let invalid = openpgp(Some(&digest), &read(vec![sig.clone(), keys("k")]), None, 0);
+        assert_eq!(invalid.outcome, CheckOutcome::Invalid, "{}", invalid.detail);
+        let mut garbage = sig.clone();
+        garbage.binary = [(
+            format!("sha256-{}-1", "ab".repeat(32)),
+            Ok(b"junk".to_vec()),
+        )]
+        .into();
+        let junk = openpgp(Some(&digest), &read(vec![garbage]), None, 0);
+        assert_eq!(junk.outcome, CheckOutcome::Rejected, "{}", junk.detail);
         let missing = openpgp(
             Some(&other),
             &read(vec![sig.clone(), verification.clone()]),
             None,
+            0,
         );
         assert_eq!(missing.outcome, CheckOutcome::Missing);
         assert_eq!(missing.stores, vec!["https://mirror.example/sigs"]);
@@ -557,11 +914,11 @@ mod tests {
             missing.detail
         );
         assert_eq!(
-            openpgp(None, &read(vec![]), None).outcome,
+            openpgp(None, &read(vec![]), None, 0).outcome,
             CheckOutcome::NotChecked
         );
         assert_eq!(
-            openpgp(Some(&digest), &ConfigMaps::default(), None).outcome,
+            openpgp(Some(&digest), &ConfigMaps::default(), None, 0).outcome,
             CheckOutcome::NotRead
         );
         // ClusterVersion spec.signatureStores replaces the default stores.
@@ -570,13 +927,13 @@ mod tests {
             ca: None,
         }];
         let maps = read(vec![sig, verification]);
-        let set = openpgp(Some(&other), &maps, Some(&custom));
+        let set = openpgp(Some(&other), &maps, Some(&custom), 0);
         assert_eq!(set.stores, vec!["https://sigs.example/store"]);
         assert_eq!(
             set.stores_from.as_deref(),
             Some("ClusterVersion.spec.signatureStores")
         );
-        let empty = openpgp(Some(&other), &maps, Some(&[]));
+        let empty = openpgp(Some(&other), &maps, Some(&[]), 0);
         assert!(
             empty.stores.is_empty() && empty.detail.contains("empty array"),
             "{}",

@@ -5,6 +5,7 @@
 //! report a verdict: ready, not ready, or undetermined.
 
 pub mod checks;
+pub mod openpgp;
 pub mod payload;
 pub mod release_policy;
 pub mod target;
@@ -43,6 +44,8 @@ pub enum ImageOutcome {
     DigestMismatch,
     /// The reference cannot be pulled as written (invalid, or refused by policy.json).
     Refused,
+    /// The payload has no image for the control plane's architecture.
+    MissingArchitecture,
     /// A source did not answer (unreachable, or timed out: CRI-O would
     /// keep waiting on it): no verdict.
     Undetermined,
@@ -60,6 +63,7 @@ impl ImageOutcome {
             ImageOutcome::TlsError => "tlsError",
             ImageOutcome::DigestMismatch => "digestMismatch",
             ImageOutcome::Refused => "refused",
+            ImageOutcome::MissingArchitecture => "missingArchitecture",
             ImageOutcome::Undetermined => "undetermined",
         }
     }
@@ -506,7 +510,7 @@ pub fn with_checks(
     if openpgp.outcome.fails() {
         report.next_steps.push(NextStep {
             outcome: "openpgp".to_string(),
-            step: "give the cluster the release's OpenPGP signature: apply the signature ConfigMap oc-mirror writes (cluster-resources/signature-configmap.json; oc-mirror v1: release-signatures/), or one from `oc adm release mirror --release-image-signature-to-dir`".to_string(),
+            step: openpgp_step(openpgp.outcome),
             commands: Vec::new(),
         });
     }
@@ -627,6 +631,16 @@ pub fn with_mco_refusal(mut report: Report, refusal: McoRefusal) -> Report {
     report
 }
 
+/// What to do about the OpenPGP signature, by what became of it.
+fn openpgp_step(outcome: checks::CheckOutcome) -> String {
+    const APPLY: &str = "apply the signature ConfigMap oc-mirror writes (cluster-resources/signature-configmap.json; oc-mirror v1: release-signatures/), or one from `oc adm release mirror --release-image-signature-to-dir`";
+    match outcome {
+        checks::CheckOutcome::Rejected => format!("the signatures in the cluster are not the release's signature by the cluster's keys (see signatures.openpgp.signatures): {APPLY}, for this release digest, from the release's own signature store"),
+        checks::CheckOutcome::Invalid => format!("the CVO cannot verify any release with ConfigMap {}/{}: restore its verifier-public-key-* keys as the running release ships them", checks::CONFIG_MANAGED, checks::VERIFICATION),
+        _ => format!("give the cluster the release's OpenPGP signature: {APPLY}"),
+    }
+}
+
 /// The report of `target` and its component `images`.
 pub fn report(target: Target, images: Vec<ImageCheck>) -> Report {
     let summary = counts(&images);
@@ -725,6 +739,7 @@ fn step_for(outcome: ImageOutcome, images: &[&ImageCheck]) -> NextStep {
         ImageOutcome::TlsError => ("trust the registry's CA: a ConfigMap in openshift-config with a key host..port, named by Image config spec.additionalTrustedCA (with -f, give that ConfigMap among the files, or pass --cert-dir)".to_string(), Vec::new()),
         ImageOutcome::DigestMismatch => ("the registry serves another manifest under the digest the release names: copy the image again preserving digests (skopeo copy --all --preserve-digests)".to_string(), Vec::new()),
         ImageOutcome::Refused => ("the release names a reference the cluster cannot pull as written: see the detail".to_string(), Vec::new()),
+        ImageOutcome::MissingArchitecture => ("use the payload built for the control plane's architecture: each release is published per architecture (ocp-release:<version>-x86_64, -aarch64, -ppc64le, -s390x) and as a multi-architecture payload (<version>-multi); `oc adm upgrade --to-multi-arch` moves a cluster to the multi payload of its version".to_string(), Vec::new()),
         ImageOutcome::Undetermined => ("a registry did not answer from this machine: run again where the mirror registry is reachable, or with a longer --probe-timeout".to_string(), Vec::new()),
         ImageOutcome::Served => (String::new(), Vec::new()),
     };

@@ -74,7 +74,11 @@ pub struct Platform {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Manifest {
     /// An image: its last layer holds the release manifests.
-    Image { last_layer: Descriptor },
+    Image {
+        last_layer: Descriptor,
+        /// The image configuration, which names its platform.
+        config: Option<Descriptor>,
+    },
     /// An index (manifest list): one image per platform.
     Index(Vec<Descriptor>),
 }
@@ -86,6 +90,8 @@ struct RawManifest {
     schema_version: i64,
     #[serde(default)]
     media_type: String,
+    #[serde(default)]
+    config: Option<Descriptor>,
     #[serde(default)]
     layers: Option<Vec<Descriptor>>,
     #[serde(default)]
@@ -116,7 +122,46 @@ pub fn parse_manifest(body: &[u8]) -> Result<Manifest, PayloadError> {
         .unwrap_or_default()
         .pop()
         .ok_or(PayloadError::NoLayers)?;
-    Ok(Manifest::Image { last_layer })
+    Ok(Manifest::Image {
+        last_layer,
+        config: raw.config,
+    })
+}
+
+/// The platform an image configuration names (`os`, `architecture`), as
+/// containers/image reads it; `None` when it is not JSON or names no
+/// architecture.
+pub fn config_platform(config: &[u8]) -> Option<Platform> {
+    let platform: Platform = serde_json::from_slice(config).ok()?;
+    (!platform.architecture.is_empty()).then_some(platform)
+}
+
+/// Why the payload has no image for the control plane's architecture
+/// `arch`: an index without a `linux/<arch>` entry (containers/image
+/// fails the pull), or a single-architecture image of another platform (which
+/// containers/image pulls all the same, and the node cannot run).
+pub fn missing_architecture(
+    manifest: &Manifest,
+    config: Option<&Platform>,
+    arch: &str,
+) -> Option<String> {
+    match manifest {
+        Manifest::Index(entries) => match pick_arch(entries, Some(arch)) {
+            Err(PayloadError::NoArch { have, .. }) => Some(format!(
+                "the payload is a multi-architecture index without linux/{arch} (it has {}): CRI-O on the control plane finds no image in it for architecture {arch:?}, OS \"linux\" and fails the pull",
+                have.join(", ")
+            )),
+            _ => None,
+        },
+        Manifest::Image { .. } => {
+            let p = config?;
+            let os = if p.os.is_empty() { "linux" } else { p.os.as_str() };
+            (p.architecture != arch || os != "linux").then(|| format!(
+                "the payload is a single-architecture {os}/{} image and has no image for linux/{arch}: CRI-O on the control plane pulls it, and the cluster-version operator's pod cannot run it there",
+                p.architecture
+            ))
+        }
+    }
 }
 
 /// The digest of the index entry for `linux/<arch>`; `arch` `None` when
@@ -530,11 +575,41 @@ mod tests {
         );
     }
 
+    /// Issue 37: a payload without an image for the control plane's
+    /// architecture, as an index or as a single-architecture image.
+    #[test]
+    fn issue_37_an_architecture_the_payload_does_not_have() {
+        let index = br#"{"schemaVersion":2,"manifests":[{"digest":"sha256:a","platform":{"architecture":"amd64","os":"linux"}}]}"#;
+        let index = parse_manifest(index).unwrap();
+        assert_eq!(missing_architecture(&index, None, "amd64"), None);
+        let why = missing_architecture(&index, None, "arm64").unwrap();
+        assert!(
+            why.contains("without linux/arm64 (it has linux/amd64)"),
+            "{why}"
+        );
+        let image = br#"{"schemaVersion":2,"config":{"digest":"sha256:c","size":1},"layers":[{"digest":"sha256:l","size":1}]}"#;
+        let image = parse_manifest(image).unwrap();
+        let amd64 = config_platform(br#"{"architecture":"amd64","os":"linux","config":{}}"#);
+        assert_eq!(missing_architecture(&image, amd64.as_ref(), "amd64"), None);
+        let why = missing_architecture(&image, amd64.as_ref(), "arm64").unwrap();
+        assert!(
+            why.contains("single-architecture linux/amd64 image and has no image for linux/arm64"),
+            "{why}"
+        );
+        // A configuration that names no platform decides nothing.
+        assert_eq!(config_platform(br#"{"config":{}}"#), None);
+        assert_eq!(config_platform(b"not json"), None);
+        assert_eq!(missing_architecture(&image, None, "arm64"), None);
+    }
+
     #[test]
     fn manifests_and_indexes() {
         let image = br#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"digest":"sha256:c","size":1},"layers":[{"digest":"sha256:l1","size":1},{"digest":"sha256:l2","size":2}]}"#;
         match parse_manifest(image).unwrap() {
-            Manifest::Image { last_layer } => assert_eq!(last_layer.digest, "sha256:l2"),
+            Manifest::Image { last_layer, config } => {
+                assert_eq!(last_layer.digest, "sha256:l2");
+                assert_eq!(config.map(|c| c.digest).as_deref(), Some("sha256:c"));
+            }
             other => panic!("{other:?}"),
         }
         let index = br#"{"schemaVersion":2,"manifests":[{"digest":"sha256:a","platform":{"architecture":"amd64","os":"linux"}},{"digest":"sha256:b","platform":{"architecture":"arm64","os":"linux"}}]}"#;

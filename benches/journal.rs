@@ -68,7 +68,7 @@ fn main() {
         out.display(),
         written.0 >> 20,
         written.1,
-        image(3, 7, 1)
+        image(BLOCKED, 7, 1)
     );
 }
 
@@ -162,7 +162,8 @@ impl Journal {
         let (mut written, mut begun) = (0u64, 0u64);
         let mut line = String::with_capacity(4096);
         while written < size {
-            self.now += 200 + self.rng.below(2000);
+            // About a day of three busy nodes' logs per GiB.
+            self.now += 2_000 + self.rng.below(38_000);
             let node = self.rng.below(3) as usize;
             line.clear();
             let roll = self.rng.below(100);
@@ -251,22 +252,22 @@ impl Journal {
         match roll % 10 {
             0..=3 => {
                 let id = self.rng.hex(8);
-                self.crio(
+                self.crio_call(
                     line,
                     node,
                     "info",
                     &format!("Checking image status: quay.io/team{team}/app{app}:v1"),
-                    Some(&id),
+                    Some((&id, "ImageStatus")),
                 );
             }
             4 => {
                 let id = self.rng.hex(8);
                 let msg = format!("Image status: &ImageStatusResponse{{Image:&Image{{Id:{c},RepoTags:[quay.io/team{team}/app{app}:v1],RepoDigests:[quay.io/team{team}/app{app}@sha256:{c}],Size_:{},Uid:nil,Username:,Spec:&ImageSpec{{Image:,Annotations:map[string]string{{}},UserSpecifiedImage:,RuntimeHandler:,}},Pinned:false,}},Info:map[string]string{{}},}}", 100_000_000 + self.rng.below(900_000_000));
-                self.crio(line, node, "info", &msg, Some(&id));
+                self.crio_call(line, node, "info", &msg, Some((&id, "ImageStatus")));
             }
             5 => {
                 let id = self.rng.hex(8);
-                self.crio(
+                self.crio_call(
                     line,
                     node,
                     "info",
@@ -274,12 +275,12 @@ impl Journal {
                         "Created container {}: team{team}/app{app}-7d9f8c-x2x9k/app",
                         &c[..12]
                     ),
-                    Some(&id),
+                    Some((&id, "CreateContainer")),
                 );
             }
             6 => {
                 let id = self.rng.hex(8);
-                self.crio(
+                self.crio_call(
                     line,
                     node,
                     "info",
@@ -287,7 +288,7 @@ impl Journal {
                         "Started container {}: team{team}/app{app}-7d9f8c-x2x9k/app",
                         &c[12..24]
                     ),
-                    Some(&id),
+                    Some((&id, "StartContainer")),
                 );
             }
             7 => {
@@ -304,7 +305,7 @@ impl Journal {
             }
             _ => {
                 let id = self.rng.hex(8);
-                self.crio(
+                self.crio_call(
                     line,
                     node,
                     "info",
@@ -312,7 +313,7 @@ impl Journal {
                         "Removed container {}: team{team}/app{app}-7d9f8c-x2x9k/app",
                         &c[..12]
                     ),
-                    Some(&id),
+                    Some((&id, "RemoveContainer")),
                 );
             }
         }
@@ -330,6 +331,18 @@ impl Journal {
 
     /// A CRI-O line in logrus' text format, `time=` as node's release writes it.
     fn crio(&self, line: &mut String, node: usize, level: &str, msg: &str, id: Option<&str>) {
+        self.crio_call(line, node, level, msg, id.map(|id| (id, "PullImage")));
+    }
+
+    /// A CRI-O line of the request `id` to the image service's `method`.
+    fn crio_call(
+        &self,
+        line: &mut String,
+        node: usize,
+        level: &str,
+        msg: &str,
+        call: Option<(&str, &str)>,
+    ) {
         self.prefix(line, node, "crio[2211]");
         let secs = self.now / 1_000_000;
         let (y, mo, d) = date(secs / 86_400);
@@ -351,8 +364,12 @@ impl Journal {
             .replace('"', "\\\"")
             .replace('\n', "\\n");
         let _ = write!(line, " level={level} msg=\"{quoted}\"");
-        if let Some(id) = id {
-            let _ = write!(line, " id={id} name=/runtime.v1.ImageService/PullImage");
+        if let Some((id, method)) = call {
+            let service = match method {
+                "PullImage" | "ImageStatus" => "ImageService",
+                _ => "RuntimeService",
+            };
+            let _ = write!(line, " id={id} name=/runtime.v1.{service}/{method}");
         }
         line.push('\n');
     }

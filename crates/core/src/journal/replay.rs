@@ -5,8 +5,8 @@
 //! `id=`, but containers/image logs `Trying to access "PHYSICAL-REF"` with no
 //! id, and pulls run in parallel: each attempt line is given to the open pull
 //! of the image whose expected order has that source next (then one that has
-//! it at all, then one whose reference it resembles, then the node's only
-//! open pull). A pull that CRI-O de-duplicated (an identical pull already
+//! it at all; only when no open pull's order has it, one whose reference it
+//! resembles, or the node's only open pull). A pull that CRI-O de-duplicated (an identical pull already
 //! under way) logs no attempt of its own: it shares the other's.
 //!
 //! Each expectation is matched on its own (as if the log were replayed once
@@ -68,6 +68,8 @@ struct Done {
 #[derive(Default)]
 pub struct Replay {
     expected: Vec<Expected>,
+    /// What [`resembles`] compares of each expectation's candidates.
+    shapes: Vec<Vec<Shape>>,
     /// Each expectation by its image as given, and by its candidates.
     exact: HashMap<String, Vec<usize>>,
     by_candidate: HashMap<String, Vec<usize>>,
@@ -97,6 +99,11 @@ impl Replay {
                 ks.push(k);
             }
         }
+        let shapes = expected
+            .candidates
+            .iter()
+            .filter_map(|c| shape(&c.reference));
+        self.shapes.push(shapes.collect());
         self.expected.push(expected);
         self.done.push(Vec::new());
         k
@@ -282,19 +289,41 @@ impl Replay {
         }
     }
 
+    /// A `Trying to access` line: given, in each expectation that has the
+    /// source in its order, to the pull that has it next (else its latest
+    /// open pull); only when none has it, to a pull whose reference it
+    /// resembles or the node's only open pull.
     fn trying(&mut self, n: usize, reference: &str) {
         let node = &mut self.nodes[n];
-        for k in node.active.iter().copied() {
-            let Some(mine) = node.mine.get_mut(&k) else {
+        let mut owners: Vec<(usize, usize)> = Vec::new();
+        for &k in &node.active {
+            let Some(mine) = node.mine.get(&k) else {
                 continue;
             };
-            // The pulls open in this expectation's view: its own, and every
-            // other image's not ended by `Pulled image`.
-            let open = node.unpulled - mine.unpulled + mine.open.len();
-            let expected = &self.expected[k];
-            if let Some(i) = owner(&mine.open, open, reference, expected) {
-                add_try(&mut mine.open[i], reference, expected);
-                mine.open[i].last_line = node.lines;
+            owners.extend(owner(&mine.open, reference, &self.expected[k]).map(|i| (k, i)));
+        }
+        if owners.is_empty() {
+            // Parsed once for every expectation (only when one needs it).
+            let physical = shape(reference);
+            for &k in &node.active {
+                let Some(mine) = node.mine.get(&k) else {
+                    continue;
+                };
+                // The pulls open in this expectation's view: its own, and
+                // every other image's not ended by `Pulled image`.
+                let open = node.unpulled - mine.unpulled + mine.open.len();
+                let resembles = physical
+                    .as_ref()
+                    .is_some_and(|p| self.shapes[k].iter().any(|c| resembles(c, p)));
+                let last = mine.open.len().checked_sub(1);
+                let only = open == 1 && mine.open.len() == 1;
+                owners.extend(last.filter(|_| resembles || only).map(|i| (k, i)));
+            }
+        }
+        for (k, i) in owners {
+            if let Some(p) = node.mine.get_mut(&k).and_then(|m| m.open.get_mut(i)) {
+                add_try(p, reference, &self.expected[k]);
+                p.last_line = node.lines;
             }
         }
     }
@@ -473,9 +502,10 @@ pub(super) fn matches_image(expected: &Expected, image: &str) -> bool {
     expected.candidates.iter().any(|c| c.reference == n)
 }
 
-/// Which of an expectation's open pulls a `Trying to access` line belongs
-/// to; `open` counts every pull open in its view (other images' too).
-fn owner(ours: &[Open], open: usize, reference: &str, expected: &Expected) -> Option<usize> {
+/// Which of an expectation's open pulls a `Trying to access` line of a
+/// source of its order belongs to: the one that has it next, else the
+/// latest.
+fn owner(ours: &[Open], reference: &str, expected: &Expected) -> Option<usize> {
     if let Some(i) = ours
         .iter()
         .position(|p| next_expected(p, expected) == Some(reference))
@@ -486,16 +516,7 @@ fn owner(ours: &[Open], open: usize, reference: &str, expected: &Expected) -> Op
         .candidates
         .iter()
         .any(|c| c.sources.iter().any(|s| s.reference == reference));
-    let resembles = || {
-        expected
-            .candidates
-            .iter()
-            .any(|c| resembles(&c.reference, reference))
-    };
-    if !ours.is_empty() && (has || resembles()) {
-        return Some(ours.len() - 1);
-    }
-    (open == 1 && ours.len() == 1).then_some(0)
+    has.then(|| ours.len().checked_sub(1)).flatten()
 }
 
 /// The source the pull should try next: the next of its candidate, else
@@ -522,18 +543,32 @@ fn first_source(expected: &Expected, from: usize) -> Option<&str> {
         .find_map(|c| c.sources.first().map(|s| s.reference.as_str()))
 }
 
-/// Whether `physical` looks like a pull spec of `candidate` (same digest;
-/// or same tag and same last path component): a source of another
-/// configuration for the same image.
-fn resembles(candidate: &str, physical: &str) -> bool {
-    let (Ok(c), Ok(p)) = (Reference::parse(candidate), Reference::parse(physical)) else {
-        return false;
-    };
-    if let Some(d) = c.digest() {
-        return p.digest() == Some(d);
+/// What [`resembles`] compares of a reference: its digest, else its tag
+/// and the last component of its path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Shape {
+    digest: Option<String>,
+    tag: Option<String>,
+    last: Option<String>,
+}
+
+fn shape(reference: &str) -> Option<Shape> {
+    let r = Reference::parse(reference).ok()?;
+    Some(Shape {
+        digest: r.digest().map(str::to_string),
+        tag: r.tag().map(str::to_string),
+        last: r.path().rsplit('/').next().map(str::to_string),
+    })
+}
+
+/// Whether the physical reference looks like a pull spec of the candidate
+/// (same digest; or same tag and same last path component): a source of
+/// another configuration for the same image.
+fn resembles(candidate: &Shape, physical: &Shape) -> bool {
+    if let Some(d) = &candidate.digest {
+        return physical.digest.as_ref() == Some(d);
     }
-    let last = |r: &Reference| r.path().rsplit('/').next().map(str::to_string);
-    c.tag().is_some() && c.tag() == p.tag() && last(&c) == last(&p)
+    candidate.tag.is_some() && candidate.tag == physical.tag && candidate.last == physical.last
 }
 
 /// Adds a `Trying to access` line to the pull: to its current attempt, or

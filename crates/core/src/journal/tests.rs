@@ -511,3 +511,51 @@ proptest! {
         }
     }
 }
+
+/// Issue 37: with every image of the log replayed at once (audit), a line of
+/// a source another image's open pull has in its order goes to that pull,
+/// not to a waiting pull of an image it merely resembles (same tag, same
+/// last path component).
+#[test]
+fn issue_37_a_line_goes_to_the_image_whose_order_has_it() {
+    let a = expected(
+        "quay.io/a/app:v1",
+        vec![
+            source("m1.example.com/a/app:v1", true, false),
+            source("quay.io/a/app:v1", false, true),
+        ],
+    );
+    let b = expected(
+        "quay.io/b/app:v1",
+        vec![
+            source("m1.example.com/b/app:v1", true, false),
+            source("quay.io/b/app:v1", false, false),
+        ],
+    );
+    let text = journal(&[
+        ("a", "Pulling image: quay.io/a/app:v1"),
+        ("", "Trying to access \"m1.example.com/a/app:v1\""),
+        ("", "Trying to access \"quay.io/a/app:v1\""),
+        ("b", "Pulling image: quay.io/b/app:v1"),
+        ("", "Trying to access \"m1.example.com/b/app:v1\""),
+        ("b", "Pulled image: quay.io/b/app@sha256:1"),
+    ]);
+    let mut r = super::Replay::new();
+    r.add(a);
+    r.add(b);
+    for l in read("j", &text).unwrap() {
+        r.push(&l);
+    }
+    let out = r.finish();
+    let (pa, pb) = (&out[0][0], &out[1][0]);
+    assert_eq!(
+        pa.pulls[0].tried,
+        ["m1.example.com/a/app:v1", "quay.io/a/app:v1"]
+    );
+    assert_eq!(pa.outcome, Outcome::Failed, "{pa:?}");
+    assert_eq!(pa.pulls[0].verdict, Verdict::AsExpected);
+    assert_eq!(
+        pb.pulls[0].served_by.as_deref(),
+        Some("m1.example.com/b/app:v1")
+    );
+}

@@ -39,7 +39,7 @@ pub enum Event {
     Pulled { result: String },
     /// CRI-O (debug), for one candidate: `Error pulling image %s: %v`.
     PullError { candidate: String, error: String },
-    /// CRI-O 1.35+, at info: `Falling back to pull %s as an OCI artifact: %v`,
+    /// CRI-O 1.35.1+, at info: `Falling back to pull %s as an OCI artifact: %v`,
     /// with the image pull's full error.
     ArtifactFallback { candidate: String, error: String },
     /// containers/image short names: `Resolved %q as an alias (%s)`,

@@ -576,8 +576,8 @@ fn resembles(candidate: &Shape, physical: &Shape) -> bool {
 /// attempt. The same source twice in a row is one access (CRI-O can
 /// initialise access to an image twice, and the log then names the source
 /// twice); a walk that comes back to a source it already tried is the
-/// OCI-artifact attempt (CRI-O 1.33 and 1.34 make it on any image pull
-/// error, repeating the walk with no line between; later releases log
+/// OCI-artifact attempt (CRI-O 1.33 to 1.35.0 make it on any image pull
+/// error, repeating the walk with no line between; from 1.35.1 CRI-O logs
 /// `Falling back to pull … as an OCI artifact` first).
 fn add_try(p: &mut Open, reference: &str, expected: &Expected) {
     let in_candidate = |c: usize| {

@@ -226,7 +226,7 @@ mod tests {
             reason: NodeReason::Cut,
             message: "cut".to_string(),
         };
-        let pull_log = mirrorpolicy::journal::fleet::fleet(&[], vec![note], None);
+        let pull_log = mirrorpolicy::journal::fleet::fleet(Vec::new(), vec![note], None);
         let mut tally = Tally::default();
         for (kind, counts, code, want) in [
             (

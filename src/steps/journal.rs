@@ -15,7 +15,7 @@ use crate::settings::Settings;
 use crate::steps::inputs;
 use mirrorpolicy::source::api as live;
 use mirrorpolicy::source::journal_files;
-use mirrorpolicy::source::journal_text::{self, Budget, TextError};
+use mirrorpolicy::source::journal_text::{self, Budget};
 use mirrorpolicy::source::node_logs::{self, NodeLogError, Window};
 
 /// Which pull log `explain` replays, resolved from its flags.
@@ -45,11 +45,9 @@ pub fn attach(
     items: &mut [Explanation],
     code: ExitCode,
 ) -> Result<ExitCode> {
-    let (name, lines, skipped) = match (plan.file, plan.journal) {
-        (Some(path), _) => read_file(settings, path)?,
-        (None, true) if !plan.must_gather.is_empty() => {
-            read_must_gather(settings, plan.must_gather)?
-        }
+    let files = match (plan.file, plan.journal) {
+        (Some(path), _) => Files::One(path),
+        (None, true) if !plan.must_gather.is_empty() => Files::MustGather(plan.must_gather),
         (None, true) => {
             let Some(node) = plan.node else {
                 return Err(Failure::input(
@@ -61,64 +59,106 @@ pub fn attach(
         }
         (None, false) => return Ok(code),
     };
-    let lines = for_node(lines, plan.node, &name)?;
     let bounds = file_window(plan.since, plan.until)?;
-    let code = judge(items, &lines, code, bounds);
-    for item in items.iter_mut() {
+    let mut replay = journal::Replay::new();
+    for item in items.iter() {
+        replay.add(item.expected());
+    }
+    let is_node = |h: &str| plan.node.is_none_or(|n| journal::pool::host_is(h, n));
+    let mut hosts: Vec<String> = Vec::new();
+    let (name, skipped) = stream_files(settings, files, &mut |read| match read {
+        journal::Read::Pull(line) => {
+            if !hosts.contains(&line.host) {
+                hosts.push(line.host.clone());
+            }
+            if is_node(&line.host) {
+                replay.push(&line);
+            }
+        }
+        journal::Read::Other(host) if is_node(host) => replay.other(host),
+        _ => {}
+    })?;
+    if let Some(node) = plan.node {
+        no_line_of(&name, node, hosts)?;
+    }
+    for (item, records) in items.iter_mut().zip(replay.finish()) {
+        item.journal = Some(journal::within(records, bounds));
         item.warnings.extend(skipped.iter().cloned());
     }
-    Ok(code)
+    let records: Vec<&PullRecord> = items
+        .iter()
+        .flat_map(|i| i.journal.iter().flatten())
+        .collect();
+    Ok(journal_code(&records, code))
 }
 
-/// The pull lines read from journal files: what they are called, the
-/// lines, and the warnings about lines too long to keep (each said on
-/// stderr as it is read).
-pub type FileLines = (String, Vec<Line>, Vec<String>);
+/// An input error when the log's pull lines are of other hosts than `node`.
+pub fn no_line_of(name: &str, node: &str, mut hosts: Vec<String>) -> Result<()> {
+    if hosts.is_empty() || hosts.iter().any(|h| journal::pool::host_is(h, node)) {
+        return Ok(());
+    }
+    hosts.sort();
+    Err(Failure::input(format!(
+        "journal file \"{name}\" has no line of node {node} (hosts: {})",
+        hosts.join(", ")
+    ))
+    .into())
+}
 
-/// One journal file's text through the bounded reader: a long line is
-/// skipped with a warning, a file over the cap is an input error.
-fn file_text(
+/// The journal files a command reads: `--journal-file` (a file, or a
+/// must-gather folder), or the must-gather folders of `-f` with `--journal`.
+#[derive(Debug, Clone, Copy)]
+pub enum Files<'a> {
+    One(&'a Path),
+    MustGather(&'a [PathBuf]),
+}
+
+/// Streams every line of the journal files through the journal reader
+/// into `each`, one file after the other, keeping no text: returns what
+/// the files are called together, and the warnings about lines too long to
+/// keep (each said on stderr as it is read). A file none of whose lines is
+/// a journal's is an input error naming it.
+pub fn stream_files(
+    settings: &Settings,
+    files: Files<'_>,
+    each: &mut (dyn FnMut(journal::Read<'_>) + Send),
+) -> Result<(String, Vec<String>)> {
+    let (name, paths) = match files {
+        Files::One(path) if path.is_dir() => {
+            must_gather_files(std::slice::from_ref(&path.to_path_buf()))?
+        }
+        Files::One(path) => (path.display().to_string(), vec![path.to_path_buf()]),
+        Files::MustGather(paths) => must_gather_files(paths)?,
+    };
+    let mut warnings = Vec::new();
+    for path in &paths {
+        warnings.extend(stream_file(settings, path, each)?);
+    }
+    Ok((name, warnings))
+}
+
+/// One journal file through the line-capped stream: a long line is skipped
+/// with a warning (returned and said on stderr).
+fn stream_file(
     settings: &Settings,
     path: &Path,
-    budget: &Budget,
-) -> Result<(String, Option<String>)> {
+    each: &mut (dyn FnMut(journal::Read<'_>) + Send),
+) -> Result<Option<String>> {
     let name = format!("journal file \"{}\"", path.display());
-    let text = journal_files::read_text(path, &name, budget).map_err(|e| {
-        let failure = Failure::input(e.to_string());
-        match e {
-            TextError::TooLarge { .. } | TextError::OverBudget { .. } => {
-                failure.with_hint(FILE_TOO_LARGE_HINT)
-            }
-            _ => failure,
-        }
-    })?;
-    let warning = text
-        .long_lines
-        .map(|long| long.warning(&name, journal_text::LINE_CAP));
+    let mut reader = journal::Reader::new(&path.display().to_string());
+    let long = journal_files::stream(path, &name, |l| each(reader.line(l)))
+        .map_err(|e| Failure::input(e.to_string()))?;
+    reader.finish().map_err(|e| Failure::input(e.to_string()))?;
+    let warning = long.map(|long| long.warning(&name, journal_text::LINE_CAP));
     if let Some(w) = &warning {
         settings.warn(w);
     }
-    Ok((text.text, warning))
+    Ok(warning)
 }
 
-/// The hint of a journal file over the cap.
-const FILE_TOO_LARGE_HINT: &str = "save a narrower window of the log and pass that: `oc adm node-logs NODE -u crio --since \"YYYY-MM-DD HH:MM:SS\" --until \"YYYY-MM-DD HH:MM:SS\"` (one node, and --since/--until, read less)";
-
-/// The pull lines of a `--journal-file`: a file (plain or gzip), or a
-/// must-gather folder's journal files; and the name it is called by.
-pub fn read_file(settings: &Settings, path: &Path) -> Result<FileLines> {
-    let name = path.display().to_string();
-    if path.is_dir() {
-        return read_must_gather(settings, std::slice::from_ref(&path.to_path_buf()));
-    }
-    let (text, warning) = file_text(settings, path, &Budget::default())?;
-    let lines = journal::read(&name, &text).map_err(|e| Failure::input(e.to_string()))?;
-    Ok((name, lines, warning.into_iter().collect()))
-}
-
-/// The pull lines of every CRI-O journal file of the must-gather folders
-/// among `paths`; an input error when there is none.
-pub fn read_must_gather(settings: &Settings, paths: &[PathBuf]) -> Result<FileLines> {
+/// Every CRI-O journal file of the must-gather folders among `paths`, and
+/// what they are called together; an input error when there is none.
+fn must_gather_files(paths: &[PathBuf]) -> Result<(String, Vec<PathBuf>)> {
     let found: Vec<(&PathBuf, Vec<PathBuf>)> = paths
         .iter()
         .map(|p| (p, journal_files::must_gather_journals(p)))
@@ -134,17 +174,6 @@ pub fn read_must_gather(settings: &Settings, paths: &[PathBuf]) -> Result<FileLi
         .with_hint("the default must-gather gathers the control plane's only; `oc adm must-gather -- /usr/bin/gather_service_logs master,worker` gathers the workers' too, or save `oc adm node-logs NODE -u crio` and pass it with --journal-file")
         .into());
     }
-    let mut lines = Vec::new();
-    let mut warnings = Vec::new();
-    // One budget for the files together: each is parsed and dropped before
-    // the next is read, but their lines stay.
-    let budget = Budget::default();
-    for file in &files {
-        let name = file.display().to_string();
-        let (text, warning) = file_text(settings, file, &budget)?;
-        warnings.extend(warning);
-        lines.extend(journal::read(&name, &text).map_err(|e| Failure::input(e.to_string()))?);
-    }
     let name = found
         .iter()
         .map(|(root, files)| {
@@ -156,7 +185,7 @@ pub fn read_must_gather(settings: &Settings, paths: &[PathBuf]) -> Result<FileLi
         })
         .collect::<Vec<_>>()
         .join(", ");
-    Ok((name, lines, warnings))
+    Ok((name, files))
 }
 
 /// The start of a live read's window when `--since` is not given.
@@ -218,8 +247,14 @@ pub fn judge(
     code: ExitCode,
     bounds: Option<journal::Bounds>,
 ) -> ExitCode {
-    for item in items.iter_mut() {
-        let records = journal::replay(lines, &item.expected());
+    let mut replay = journal::Replay::new();
+    for item in items.iter() {
+        replay.add(item.expected());
+    }
+    for l in lines {
+        replay.push(l);
+    }
+    for (item, records) in items.iter_mut().zip(replay.finish()) {
         item.journal = Some(journal::within(records, bounds));
     }
     let records: Vec<&PullRecord> = items
@@ -332,6 +367,14 @@ fn attach_live(
     Ok(code)
 }
 
+/// What is said when a node's pull events stand in for its forbidden log:
+/// where the answer comes from, and why it is coarser.
+pub fn events_message(forbidden: &dyn std::fmt::Display, node: &str) -> String {
+    format!(
+        "{forbidden}: the kubelet's pull events of node {node} are shown instead (each pull's readFrom is \"events\"); they carry a failed pull's full error, but never the source that served a successful pull (undetermined)"
+    )
+}
+
 /// The low-privilege stand-in: the pull events of each image on the node
 /// (`list events`), when its log is forbidden. A failure's error names the
 /// sources tried; a success's source is undetermined. Events forbidden too:
@@ -362,11 +405,11 @@ fn from_events(
         Err(e) => return Err(inputs::cluster_failure(e)),
     };
     let bounds = window.bounds(now);
+    let message = events_message(&forbidden, node);
+    settings.warn(&message);
     for item in items.iter_mut() {
         let records = journal::events::pulls_from_events(&events, node, &item.expected(), bounds);
-        item.warnings.push(format!(
-            "{forbidden}: the kubelet's pull events of node {node} are shown instead; they carry a failed pull's full error, but never the source that served a successful pull (undetermined)"
-        ));
+        item.warnings.push(message.clone());
         item.journal = Some(records);
     }
     let records: Vec<&PullRecord> = items

@@ -9,10 +9,15 @@ use anyhow::Result;
 
 use crate::output;
 use mirrorpolicy::explain::{self as core, Config, Explanation};
-use mirrorpolicy::journal::fleet::{self, EventLog, Fleet, NodeNote, NodeReason, PoolLog};
+use std::collections::HashMap;
+
+use mirrorpolicy::journal::fleet::{
+    self, EventLog, Fleet, NodeNote, NodeReason, PoolImage, PoolLog,
+};
 use mirrorpolicy::journal::pool::{host_is, node_of, node_pool};
 use mirrorpolicy::journal::{self as jr, Expected, Line, PullRecord};
 use mirrorpolicy::objects::Inputs;
+use mirrorpolicy::render::node::NodeView;
 use mirrorpolicy::source::api::{self as live, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES};
 use mirrorpolicy::source::journal_text::LINE_CAP;
 use mirrorpolicy::source::node_live;
@@ -49,7 +54,9 @@ struct Reading {
 }
 
 /// The pull log of `audit --journal` or `audit --journal-file`, the logs'
-/// name, and the exit code they call for; nothing printed.
+/// name, and the exit code they call for; nothing printed. Journal files
+/// are streamed through the replay, never held; a live read's answers are
+/// held (capped) and then replayed the same way.
 pub fn report(settings: &Settings, args: &AuditArgs) -> Result<(Fleet, String, ExitCode)> {
     let live_logs = args.journal && args.filenames.is_empty();
     let mut reads: Vec<Read> = MIRROR_CONFIG.to_vec();
@@ -60,40 +67,34 @@ pub fn report(settings: &Settings, args: &AuditArgs) -> Result<(Fleet, String, E
     if let Some(pool) = &args.pool {
         inputs::check_pool(&inputs, pool)?;
     }
-    let (read, window) = if live_logs {
+    let mut pools = Pools::new(settings, args, &inputs);
+    let (name, mut notes, events, window) = if live_logs {
         let window = journal::window(args.since.as_deref(), args.until.as_deref())?;
         let read = read_live(settings, args, &inputs, &window, journal::now())?;
         let bounds = read
             .until_unapplied
             .map(|u| (jr::Timestamp(i128::MIN), Some(u)));
-        (read, bounds)
+        for log in &read.logs {
+            pools.pool_of(&log.node);
+            for l in &log.lines {
+                pools.push(l);
+            }
+        }
+        (read.name, read.notes, read.events, bounds)
     } else {
-        let (name, logs) = read_files(settings, args)?;
+        let name = stream_files(settings, args, &mut pools)?;
         let (since, until) = (args.since.as_deref(), args.until.as_deref());
-        let read = Reading {
-            name: name + &journal::window_words(since, until),
-            logs,
-            notes: Vec::new(),
-            events: None,
-            until_unapplied: None,
-        };
-        (read, journal::file_window(since, until)?)
+        let name = name + &journal::window_words(since, until);
+        (name, Vec::new(), None, journal::file_window(since, until)?)
     };
     if args.pool.is_none() && inputs.nodes.is_empty() {
         settings.verbose(|| {
             format!("no Node objects: every node is judged against pool {DEFAULT_POOL} (--pool to choose)")
         });
     }
-    let Reading {
-        name,
-        logs,
-        mut notes,
-        events,
-        ..
-    } = read;
-    let (pool_logs, pool_notes) = by_pool(settings, args, &inputs, logs, events)?;
+    let (pool_logs, pool_notes) = pools.finish(events)?;
     notes.extend(pool_notes);
-    let fleet = fleet::fleet(&pool_logs, notes, window);
+    let fleet = fleet::fleet(pool_logs, notes, window);
     if fleet.pulls == 0 {
         eprintln!("no pull in {name}: no `Pulling image` line of CRI-O");
     }
@@ -101,42 +102,45 @@ pub fn report(settings: &Settings, args: &AuditArgs) -> Result<(Fleet, String, E
     Ok((fleet, name, code))
 }
 
-/// `--journal-file FILE|MUST_GATHER`, or `-f MUST_GATHER --journal`: the
-/// lines grouped by the node (host column) that logged them, only those of
-/// `--node` when given.
-fn read_files(settings: &Settings, args: &AuditArgs) -> Result<(String, Vec<NodeLines>)> {
-    // The warnings about long lines are said on stderr as the files are read.
-    let (name, lines, _) = match &args.journal_file {
-        Some(path) => journal::read_file(settings, path)?,
-        None => journal::read_must_gather(settings, &args.filenames)?,
+/// `--journal-file FILE|MUST_GATHER`, or `-f MUST_GATHER --journal`:
+/// every line streamed into the pools' replay, only those of `--node`
+/// when given (each must have a pull line); the logs' name.
+fn stream_files(settings: &Settings, args: &AuditArgs, pools: &mut Pools<'_>) -> Result<String> {
+    let files = match &args.journal_file {
+        Some(path) => journal::Files::One(path),
+        None => journal::Files::MustGather(&args.filenames),
     };
-    let mut logs: Vec<NodeLines> = Vec::new();
-    for line in lines {
-        match logs.iter_mut().find(|l| l.node == line.host) {
-            Some(l) => l.lines.push(line),
-            None => logs.push(NodeLines {
-                node: line.host.clone(),
-                lines: vec![line],
-            }),
+    let chosen = |h: &str| args.nodes.is_empty() || args.nodes.iter().any(|n| host_is(h, n));
+    let mut hosts: Vec<String> = Vec::new();
+    // The warnings about long lines are said on stderr as the files are read.
+    let (name, _) = journal::stream_files(settings, files, &mut |read| match read {
+        jr::Read::Pull(line) => {
+            if !hosts.contains(&line.host) {
+                hosts.push(line.host.clone());
+            }
+            if chosen(&line.host) {
+                pools.push(&line);
+            }
         }
-    }
-    if logs.is_empty() || args.nodes.is_empty() {
-        return Ok((name, logs));
+        jr::Read::Other(host) if chosen(host) => pools.other(host),
+        _ => {}
+    })?;
+    pools.check()?;
+    if hosts.is_empty() {
+        return Ok(name);
     }
     if let Some(missing) = args
         .nodes
         .iter()
-        .find(|n| !logs.iter().any(|l| host_is(&l.node, n)))
+        .find(|n| !hosts.iter().any(|h| host_is(h, n)))
     {
-        let hosts: Vec<&str> = logs.iter().map(|l| l.node.as_str()).collect();
         return Err(Failure::input(format!(
             "{name} has no line of node {missing} (hosts: {})",
             hosts.join(", ")
         ))
         .into());
     }
-    logs.retain(|l| args.nodes.iter().any(|n| host_is(&l.node, n)));
-    Ok((name, logs))
+    Ok(name)
 }
 
 /// The pool a node is judged against: `--pool`, else its own (see
@@ -168,88 +172,195 @@ fn pool_for(args: &AuditArgs, inputs: &Inputs, host: &str) -> Result<String, Nod
     })
 }
 
-/// Each pool's nodes and lines, with the expected order of every image they
-/// pulled on the pool's rendered configuration.
-fn by_pool(
-    settings: &Settings,
-    args: &AuditArgs,
-    inputs: &Inputs,
-    logs: Vec<NodeLines>,
-    events: Option<EventLog>,
-) -> Result<(Vec<PoolLog>, Vec<NodeNote>)> {
-    let mut notes = Vec::new();
-    let mut pools: Vec<PoolLog> = Vec::new();
-    let from_events = |node: &str| {
-        events
-            .as_ref()
-            .is_some_and(|e| e.nodes.iter().any(|n| n == node))
-    };
-    for log in logs {
-        let pool = match pool_for(args, inputs, &log.node) {
-            Ok(pool) => pool,
+/// The replay of every node's log against its own pool's configuration, as
+/// the lines come: each node's pool is found once, each image a pool's
+/// nodes pull is explained once on the pool's rendered configuration (the
+/// first time it is met), and the pulls are filed under it.
+struct Pools<'a> {
+    settings: &'a Settings,
+    args: &'a AuditArgs,
+    inputs: &'a Inputs,
+    replay: jr::Replay,
+    /// Each host met, and its pool (none: a note says why).
+    hosts: HashMap<String, Option<usize>>,
+    pools: Vec<PoolState>,
+    notes: Vec<NodeNote>,
+    /// The pool of each expectation of the replay.
+    of: Vec<usize>,
+    /// The first pool whose configuration could not be rendered.
+    failed: Option<anyhow::Error>,
+}
+
+/// One pool as its nodes' lines are read.
+struct PoolState {
+    name: String,
+    nodes: Vec<String>,
+    /// Its rendered configuration, once an image needs it.
+    view: Option<NodeView>,
+    /// Each image met: its expected order, its explanation's error, and its
+    /// expectation in the replay.
+    images: Vec<(Expected, Option<String>, usize)>,
+    index: HashMap<String, usize>,
+}
+
+impl<'a> Pools<'a> {
+    fn new(settings: &'a Settings, args: &'a AuditArgs, inputs: &'a Inputs) -> Self {
+        Self {
+            settings,
+            args,
+            inputs,
+            replay: jr::Replay::new(),
+            hosts: HashMap::new(),
+            pools: Vec::new(),
+            notes: Vec::new(),
+            of: Vec::new(),
+            failed: None,
+        }
+    }
+
+    /// The pool of `host`, found the first time it is met (a note when it
+    /// has none).
+    fn pool_of(&mut self, host: &str) -> Option<usize> {
+        if let Some(p) = self.hosts.get(host) {
+            return *p;
+        }
+        let p = match pool_for(self.args, self.inputs, host) {
+            Ok(pool) => Some(self.pool_index(pool)),
             Err(note) => {
-                notes.push(note);
-                continue;
+                self.notes.push(note);
+                None
             }
         };
-        let at = match pools.iter().position(|p| p.pool == pool) {
-            Some(at) => at,
-            None => {
-                pools.push(pool_log(pool));
-                pools.len() - 1
-            }
+        if let Some(p) = p {
+            self.pools[p].nodes.push(host.to_string());
+        }
+        self.hosts.insert(host.to_string(), p);
+        p
+    }
+
+    fn pool_index(&mut self, pool: String) -> usize {
+        if let Some(p) = self.pools.iter().position(|s| s.name == pool) {
+            return p;
+        }
+        self.pools.push(PoolState {
+            name: pool,
+            nodes: Vec::new(),
+            view: None,
+            images: Vec::new(),
+            index: HashMap::new(),
+        });
+        self.pools.len() - 1
+    }
+
+    /// A pull line of a node whose pool is known.
+    fn push(&mut self, line: &Line) {
+        let Some(p) = self.pool_of(&line.host) else {
+            return;
         };
-        let p = &mut pools[at];
-        if let (true, Some(e)) = (from_events(&log.node), &events) {
-            let ev = p.events.get_or_insert_with(|| EventLog {
-                nodes: Vec::new(),
+        if let jr::line::Event::Pulling { image } = &line.event {
+            if self.explained(p, image).is_none() {
+                return;
+            }
+        }
+        let of = &self.of;
+        self.replay.push_for(line, |k| of[k] == p);
+    }
+
+    /// Another line of a node met before.
+    fn other(&mut self, host: &str) {
+        if let Some(Some(_)) = self.hosts.get(host) {
+            self.replay.other(host);
+        }
+    }
+
+    /// `image` explained on pool `p`'s configuration (rendered the first
+    /// time); `None` when the configuration cannot be rendered.
+    fn explained(&mut self, p: usize, image: &str) -> Option<usize> {
+        if let Some(&i) = self.pools[p].index.get(image) {
+            return Some(i);
+        }
+        let (expected, error) = self.explain(p, image)?;
+        let k = self.replay.add(expected.clone());
+        self.of.push(p);
+        let pool = &mut self.pools[p];
+        pool.images.push((expected, error, k));
+        pool.index.insert(image.to_string(), pool.images.len() - 1);
+        Some(pool.images.len() - 1)
+    }
+
+    fn explain(&mut self, p: usize, image: &str) -> Option<(Expected, Option<String>)> {
+        if self.failed.is_some() {
+            return None;
+        }
+        let pool = &mut self.pools[p];
+        if pool.view.is_none() {
+            match inputs::render_view(self.settings, self.inputs, &pool.name, None) {
+                Ok((_, view)) => pool.view = Some(view),
+                Err(e) => {
+                    self.failed = Some(e);
+                    return None;
+                }
+            }
+        }
+        let config = Config::from(pool.view.as_ref()?);
+        let mode = mirrorpolicy::crio::short_name_mode(self.inputs.cluster_version.as_ref());
+        let item = core::explain(&config, image, mode, None)
+            .unwrap_or_else(|e| Explanation::unresolved(image, mode, None, &e));
+        Some((item.expected(), item.error.clone()))
+    }
+
+    /// The error of a pool whose configuration could not be rendered.
+    fn check(&mut self) -> Result<()> {
+        self.failed.take().map_or(Ok(()), Err)
+    }
+
+    /// Each pool's log, sorted by pool: its nodes, the pull events standing
+    /// in for those whose logs are forbidden, and every image they pulled
+    /// with its pulls; and the notes of the nodes whose pool is not known.
+    fn finish(mut self, events: Option<EventLog>) -> Result<(Vec<PoolLog>, Vec<NodeNote>)> {
+        self.check()?;
+        if self.pools.is_empty() && self.notes.is_empty() {
+            let pool = self.args.pool.clone();
+            self.pool_index(pool.unwrap_or(DEFAULT_POOL.to_string()));
+        }
+        let mut logs = Vec::new();
+        for p in 0..self.pools.len() {
+            let ev = events.as_ref().map(|e| EventLog {
+                nodes: (e.nodes.iter())
+                    .filter(|n| self.pools[p].nodes.contains(n))
+                    .cloned()
+                    .collect(),
                 ..e.clone()
             });
-            ev.nodes.push(log.node.clone());
+            let ev = ev.filter(|e| !e.nodes.is_empty());
+            for image in ev.iter().flat_map(EventLog::images) {
+                self.explained(p, &image);
+            }
+            self.check()?;
+            logs.push(ev);
         }
-        p.nodes.push(log.node);
-        p.lines.extend(log.lines);
+        let mut records = self.replay.finish();
+        let mut out: Vec<PoolLog> = (self.pools.into_iter().zip(logs))
+            .map(|(pool, events)| PoolLog {
+                pool: pool.name,
+                nodes: pool.nodes,
+                images: (pool.images.into_iter())
+                    .map(|(expected, error, k)| {
+                        let mut mine = std::mem::take(&mut records[k]);
+                        mine.retain(|r| r.image == expected.image);
+                        PoolImage {
+                            expected,
+                            error,
+                            records: mine,
+                        }
+                    })
+                    .collect(),
+                events,
+            })
+            .collect();
+        out.sort_by(|a, b| a.pool.cmp(&b.pool));
+        Ok((out, self.notes))
     }
-    if pools.is_empty() && notes.is_empty() {
-        pools.push(pool_log(
-            args.pool.clone().unwrap_or(DEFAULT_POOL.to_string()),
-        ));
-    }
-    pools.sort_by(|a, b| a.pool.cmp(&b.pool));
-    for p in &mut pools {
-        p.expected = expected_of(settings, inputs, &p.pool, &p.images())?;
-    }
-    Ok((pools, notes))
-}
-
-fn pool_log(pool: String) -> PoolLog {
-    PoolLog {
-        pool,
-        nodes: Vec::new(),
-        lines: Vec::new(),
-        expected: Vec::new(),
-        events: None,
-    }
-}
-
-/// Every image of `images` explained against `pool`'s rendered configuration.
-fn expected_of(
-    settings: &Settings,
-    inputs: &Inputs,
-    pool: &str,
-    images: &[String],
-) -> Result<Vec<(Expected, Option<String>)>> {
-    let (_, view) = inputs::render_view(settings, inputs, pool, None)?;
-    let config = Config::from(&view);
-    let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
-    Ok(images
-        .iter()
-        .map(|image| {
-            let item = core::explain(&config, image, mode, None)
-                .unwrap_or_else(|e| Explanation::unresolved(image, mode, None, &e));
-            (item.expected(), item.error.clone())
-        })
-        .collect())
 }
 
 /// The nodes `audit --journal` reads: `--node`'s (each must exist), else
@@ -387,9 +498,9 @@ fn node_lines(
             log
         }
         (Err(e @ NodeLogError::Forbidden { .. }), Some(events)) => {
-            read.notes.push(note(NodeReason::Events, format!(
-                "{e}: the kubelet's pull events of node {node} are shown instead; they carry a failed pull's full error, but never the source that served a successful pull (undetermined)"
-            )));
+            let message = journal::events_message(&e, &node);
+            settings.warn(&message);
+            read.notes.push(note(NodeReason::Events, message));
             events.nodes.push(node.clone());
             read.logs.push(NodeLines {
                 node,

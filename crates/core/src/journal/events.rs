@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 use super::line::{source_failures, SourceFailure};
-use super::record::{Attempt, Expected, Outcome, PullRecord, Verdict};
+use super::record::{Attempt, Expected, Outcome, PullRecord, ReadFrom, Verdict};
 use super::time::Timestamp;
 use super::verdict::judge;
 
@@ -162,6 +162,7 @@ fn record(e: &Value, expected: &Expected) -> Option<PullRecord> {
         pool: None,
         image: image.to_string(),
         id: None,
+        read_from: ReadFrom::Events,
         outcome,
         result: None,
         short_name: None,

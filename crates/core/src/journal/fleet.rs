@@ -8,9 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::line::{Event, Line};
 use super::record::{Expected, Outcome, PullRecord, Verdict};
-use super::replay::replay;
 use super::{events, within, Bounds};
 
 /// The whole log, image by image.
@@ -79,18 +77,26 @@ pub struct NodeNote {
     pub message: String,
 }
 
-/// One pool's share of the log: the lines of its nodes, and the expected
-/// order of each image they pulled (with the explanation's error when it
-/// has one).
+/// One pool's share of the log: its nodes, each image they pulled with its
+/// expected order on the pool (and the explanation's error when it has
+/// one) and its pulls as the log's replay read them.
 #[derive(Debug, Clone)]
 pub struct PoolLog {
     pub pool: String,
     /// The nodes judged against the pool (those that pulled nothing too).
     pub nodes: Vec<String>,
-    pub lines: Vec<Line>,
-    pub expected: Vec<(Expected, Option<String>)>,
+    pub images: Vec<PoolImage>,
     /// The nodes whose pulls are read from the pull events instead of a log.
     pub events: Option<EventLog>,
+}
+
+/// One image of a pool's log.
+#[derive(Debug, Clone)]
+pub struct PoolImage {
+    pub expected: Expected,
+    pub error: Option<String>,
+    /// Its pulls read from the log (those of this very image string).
+    pub records: Vec<PullRecord>,
 }
 
 /// The kubelet's pull events standing in for the logs of some nodes.
@@ -102,18 +108,10 @@ pub struct EventLog {
     pub bounds: Bounds,
 }
 
-impl PoolLog {
-    /// Every image the pool's nodes pulled: in the log, then in the events.
+impl EventLog {
+    /// Every image the events of its nodes name.
     pub fn images(&self) -> Vec<String> {
-        let mut out = images(&self.lines);
-        if let Some(ev) = &self.events {
-            for image in events::images(&ev.events, &ev.nodes) {
-                if !out.contains(&image) {
-                    out.push(image);
-                }
-            }
-        }
-        out
+        events::images(&self.events, &self.nodes)
     }
 }
 
@@ -164,35 +162,29 @@ pub struct Served {
     pub pulls: usize,
 }
 
-/// Every image the log shows a `Pulling image` of, in the order of its
-/// first pull.
-pub fn images(lines: &[Line]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for l in lines {
-        if let Event::Pulling { image } = &l.event {
-            if !out.contains(image) {
-                out.push(image.clone());
-            }
-        }
-    }
-    out
-}
-
-/// Replays every image of each pool's log against that pool's expected
-/// order and counts it, image by image across the pools.
+/// Counts the pulls of each pool's log (replayed against that pool's
+/// expected order), image by image across the pools, with the pull events
+/// standing in for the nodes whose logs are forbidden.
 /// With `window`, only the pulls whose `Pulling image` line is in it, and
 /// only the images of those.
-pub fn fleet(logs: &[PoolLog], undetermined_nodes: Vec<NodeNote>, window: Option<Bounds>) -> Fleet {
-    let mut parts: BTreeMap<&str, Vec<Part<'_>>> = BTreeMap::new();
+pub fn fleet(
+    logs: Vec<PoolLog>,
+    undetermined_nodes: Vec<NodeNote>,
+    window: Option<Bounds>,
+) -> Fleet {
+    let mut parts: BTreeMap<String, Vec<Part>> = BTreeMap::new();
+    let mut pools = Vec::new();
     for log in logs {
-        for (e, error) in &log.expected {
-            let all = replay(&log.lines, e)
-                .into_iter()
-                .filter(|r| r.image == e.image);
-            let mut records = within(all.collect(), window);
+        for PoolImage {
+            expected: e,
+            error,
+            records,
+        } in log.images
+        {
+            let mut records = within(records, window);
             if let Some(ev) = &log.events {
                 for node in &ev.nodes {
-                    let told = events::pulls_from_events(&ev.events, node, e, ev.bounds);
+                    let told = events::pulls_from_events(&ev.events, node, &e, ev.bounds);
                     records.extend(told.into_iter().filter(|r| r.image == e.image));
                 }
             }
@@ -202,33 +194,28 @@ pub fn fleet(logs: &[PoolLog], undetermined_nodes: Vec<NodeNote>, window: Option
             for r in &mut records {
                 r.pool = Some(log.pool.clone());
             }
-            parts.entry(&e.image).or_default().push(Part {
+            parts.entry(e.image.clone()).or_default().push(Part {
                 expected: e,
-                error: error.as_deref(),
+                error,
                 records,
             });
         }
+        let mut nodes = log.nodes;
+        nodes.sort();
+        nodes.dedup();
+        pools.push(PoolNodes {
+            pool: log.pool,
+            nodes,
+        });
     }
     let mut views: Vec<ImageView> = parts
         .into_iter()
-        .map(|(image, parts)| view(image, parts))
+        .map(|(image, parts)| view(&image, parts))
         .collect();
     views.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.image.cmp(&b.image)));
     let mut nodes: Vec<String> = views.iter().flat_map(|v| v.nodes.clone()).collect();
     nodes.sort();
     nodes.dedup();
-    let pools = logs
-        .iter()
-        .map(|l| {
-            let mut nodes = l.nodes.clone();
-            nodes.sort();
-            nodes.dedup();
-            PoolNodes {
-                pool: l.pool.clone(),
-                nodes,
-            }
-        })
-        .collect();
     Fleet {
         pulls: views.iter().map(|v| v.pulls).sum(),
         nodes,
@@ -239,9 +226,9 @@ pub fn fleet(logs: &[PoolLog], undetermined_nodes: Vec<NodeNote>, window: Option
 }
 
 /// One pool's pulls of an image.
-struct Part<'a> {
-    expected: &'a Expected,
-    error: Option<&'a str>,
+struct Part {
+    expected: Expected,
+    error: Option<String>,
     records: Vec<PullRecord>,
 }
 
@@ -253,7 +240,7 @@ fn rank(v: &ImageView) -> u8 {
     }
 }
 
-fn view(image: &str, parts: Vec<Part<'_>>) -> ImageView {
+fn view(image: &str, parts: Vec<Part>) -> ImageView {
     let mut outcomes = OutcomeCounts::default();
     let mut verdicts = VerdictCounts::default();
     let mut served_by: Vec<Served> = Vec::new();
@@ -264,7 +251,7 @@ fn view(image: &str, parts: Vec<Part<'_>>) -> ImageView {
         for r in &part.records {
             count(r, &mut outcomes, &mut verdicts);
             for s in r.pulls.iter().filter_map(|a| a.served_by.as_ref()) {
-                let role = role(part.expected, s);
+                let role = role(&part.expected, s);
                 match served_by
                     .iter_mut()
                     .find(|x| &x.reference == s && x.role == role)
@@ -293,8 +280,8 @@ fn view(image: &str, parts: Vec<Part<'_>>) -> ImageView {
                 never_served.push(s.reference.clone());
             }
         }
-        if let Some(e) = part.error.filter(|e| !errors.iter().any(|x| x == e)) {
-            errors.push(e.to_string());
+        if let Some(e) = part.error.filter(|e| !errors.contains(e)) {
+            errors.push(e);
         }
         records.extend(part.records);
     }
@@ -396,7 +383,7 @@ mod tests {
                 ("undeterminedNodes", 1)
             ]
         );
-        let empty = super::fleet(&[], Vec::new(), None);
+        let empty = super::fleet(Vec::new(), Vec::new(), None);
         assert_eq!(
             empty.summary_counts(),
             [

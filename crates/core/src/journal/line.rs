@@ -39,7 +39,7 @@ pub enum Event {
     Pulled { result: String },
     /// CRI-O (debug), for one candidate: `Error pulling image %s: %v`.
     PullError { candidate: String, error: String },
-    /// CRI-O 1.35+, at info: `Falling back to pull %s as an OCI artifact: %v`,
+    /// CRI-O 1.35.1+, at info: `Falling back to pull %s as an OCI artifact: %v`,
     /// with the image pull's full error.
     ArtifactFallback { candidate: String, error: String },
     /// containers/image short names: `Resolved %q as an alias (%s)`,
@@ -56,10 +56,49 @@ static JOURNALD: LazyLock<Regex> = LazyLock::new(|| {
     .expect("journald prefix pattern")
 });
 
+/// The messages [`parse_message`] reads, as they open logrus' quoted `msg=`.
+const MESSAGES: [&str; 8] = [
+    "Pulling image: ",
+    "Pulled image: ",
+    "Trying to access ",
+    "Accessing ",
+    "Error pulling image ",
+    "Falling back to pull ",
+    "Resolved ",
+    "Resolving ",
+];
+
+/// Whether the line may be a pull message: its `msg="` opens with one of
+/// them. A cheap test that leaves most of a journal's lines (other
+/// messages, other programs) before any pattern runs.
+pub fn may_be_pull(text: &str) -> bool {
+    let finder = MSG.get_or_init(|| memchr::memmem::Finder::new(b" msg=\"").into_owned());
+    let bytes = text.as_bytes();
+    finder.find_iter(bytes).any(|at| {
+        let rest = &bytes[at + 6..];
+        MESSAGES.iter().any(|m| rest.starts_with(m.as_bytes()))
+    })
+}
+
+static MSG: std::sync::OnceLock<memchr::memmem::Finder<'static>> = std::sync::OnceLock::new();
+
+/// The host column of a line with journald's `short-precise` prefix
+/// (`Mon DD HH:MM:SS.uuuuuu host …`), without running the full pattern.
+pub fn host_of(text: &str) -> Option<&str> {
+    // The day may be padded (`May  1`): skip the month, then fields.
+    let rest = text.get(4..)?.trim_start_matches(' ');
+    let mut fields = rest.splitn(3, ' ');
+    let (_day, _time) = (fields.next()?, fields.next()?);
+    fields.next()?.split(' ').next().filter(|h| !h.is_empty())
+}
+
 /// Parses one line of `oc adm node-logs` output. `None` for a line that is
 /// not a CRI-O pull message (other messages, journald's `-- Boot …` lines,
 /// lines of other programs).
 pub fn parse_line(text: &str) -> Option<Line> {
+    if !may_be_pull(text) {
+        return None;
+    }
     let caps = JOURNALD.captures(text.trim_end_matches('\r'))?;
     let host = caps.get(1)?.as_str().to_string();
     let fields = parse_logfmt(caps.get(2)?.as_str())?;

@@ -20,8 +20,8 @@ pub mod verdict;
 mod tests;
 
 pub use line::{parse_line, Line};
-pub use record::{Expected, ExpectedCandidate, ExpectedSource, PullRecord, Verdict};
-pub use replay::replay;
+pub use record::{Expected, ExpectedCandidate, ExpectedSource, PullRecord, ReadFrom, Verdict};
+pub use replay::{replay, Replay};
 pub use time::Timestamp;
 
 /// Why a journal cannot be read.
@@ -39,27 +39,86 @@ pub enum JournalError {
 /// programs are left out; a text none of whose lines has journald's prefix
 /// is not a journal (the first line is named).
 pub fn read(name: &str, text: &str) -> Result<Vec<Line>, JournalError> {
-    let mut any_journal = false;
-    let mut first_other: Option<(usize, &str)> = None;
+    let mut reader = Reader::new(name);
     let mut out = Vec::new();
-    for (i, l) in text.lines().enumerate() {
-        if l.trim().is_empty() || l.starts_with("-- ") {
-            continue;
-        }
-        if line::is_journal_line(l) {
-            any_journal = true;
-            out.extend(parse_line(l));
-        } else if first_other.is_none() {
-            first_other = Some((i + 1, l));
+    for l in text.lines() {
+        if let Read::Pull(line) = reader.line(l) {
+            out.push(line);
         }
     }
-    match first_other {
-        Some((line, text)) if !any_journal => Err(JournalError::NotJournal {
+    reader.finish()?;
+    Ok(out)
+}
+
+/// Reads a journal line by line as it streams, keeping nothing but whether
+/// it is a journal at all (see [`read`]).
+#[derive(Debug)]
+pub struct Reader {
+    name: String,
+    line: usize,
+    any_journal: bool,
+    first_other: Option<(usize, String)>,
+}
+
+/// What one line of a journal is.
+#[derive(Debug)]
+pub enum Read<'a> {
+    /// A CRI-O pull message.
+    Pull(Line),
+    /// Another line of a node's journal (its host column).
+    Other(&'a str),
+    /// Not a journal line (journald's `-- Boot …`, a blank line, or text
+    /// without journald's prefix).
+    Skip,
+}
+
+impl Reader {
+    /// A reader of the journal called `name` in messages.
+    pub fn new(name: &str) -> Self {
+        Self {
             name: name.to_string(),
-            line,
-            text: text.chars().take(120).collect(),
-        }),
-        _ => Ok(out),
+            line: 0,
+            any_journal: false,
+            first_other: None,
+        }
+    }
+
+    /// Reads the next line. Only until the first journal line is found is
+    /// every line matched against journald's prefix (to tell a text that is
+    /// no journal); after it, a line that is no pull message is only split
+    /// for its host column.
+    pub fn line<'a>(&mut self, l: &'a str) -> Read<'a> {
+        self.line += 1;
+        if l.trim().is_empty() || l.starts_with("-- ") {
+            return Read::Skip;
+        }
+        if let Some(pull) = parse_line(l) {
+            self.any_journal = true;
+            return Read::Pull(pull);
+        }
+        if self.any_journal {
+            return line::host_of(l).map_or(Read::Skip, Read::Other);
+        }
+        if line::is_journal_line(l) {
+            self.any_journal = true;
+            return line::host_of(l).map_or(Read::Skip, Read::Other);
+        }
+        if self.first_other.is_none() {
+            self.first_other = Some((self.line, l.chars().take(120).collect()));
+        }
+        Read::Skip
+    }
+
+    /// Ends the read: an error when lines were read and none was a journal's.
+    pub fn finish(self) -> Result<(), JournalError> {
+        match self.first_other {
+            Some((line, text)) if !self.any_journal => Err(JournalError::NotJournal {
+                name: self.name,
+                line,
+                text,
+            }),
+            _ => Ok(()),
+        }
     }
 }
 

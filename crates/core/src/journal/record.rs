@@ -45,6 +45,9 @@ pub struct PullRecord {
     pub image: String,
     /// CRI-O's request id.
     pub id: Option<String>,
+    /// Where the pull was read: the node's CRI-O log, or the kubelet's pull
+    /// events standing in for it (coarser: a success never names its source).
+    pub read_from: ReadFrom,
     /// The outcome of the whole request.
     pub outcome: Outcome,
     /// What `Pulled image:` named (`name@digest`, or an image ID from CRI-O 1.35).
@@ -59,6 +62,16 @@ pub struct PullRecord {
     /// Each candidate tried, in order (a short name can have several; an
     /// OCI-artifact fallback is an attempt of its own).
     pub pulls: Vec<Attempt>,
+}
+
+/// Where a pull was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ReadFrom {
+    /// The node's CRI-O log (a file, a must-gather's, or read live).
+    Journal,
+    /// The kubelet's pull events, when the node's log is forbidden.
+    Events,
 }
 
 /// How a pull request or one of its attempts ended.

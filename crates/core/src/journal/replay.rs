@@ -1,125 +1,451 @@
-//! Matches a node's pull log to the pulls of one image and judges each
-//! against the explanation's expected source order.
+//! Matches a node's pull log to the pulls of images and judges each against
+//! the explanation's expected source order, in one pass as the log streams.
 //!
 //! CRI-O logs `Pulling image: REF` and `Pulled image: …` with the request's
 //! `id=`, but containers/image logs `Trying to access "PHYSICAL-REF"` with no
 //! id, and pulls run in parallel: each attempt line is given to the open pull
 //! of the image whose expected order has that source next (then one that has
-//! it at all, then one whose reference it resembles, then the node's only
-//! open pull). A pull that CRI-O de-duplicated (an identical pull already
+//! it at all; only when no open pull's order has it, one whose reference it
+//! resembles, or the node's only open pull). A pull that CRI-O de-duplicated (an identical pull already
 //! under way) logs no attempt of its own: it shares the other's.
+//!
+//! Each expectation is matched on its own (as if the log were replayed once
+//! per image), but in the same pass: the open pulls are indexed by node,
+//! expectation and request id, and a pull leaves the working set when it
+//! ends, so time is linear in the log and memory follows the pulls in
+//! flight (and the records kept for the answer).
+
+use std::collections::{BTreeSet, HashMap};
 
 use super::line::{source_failures, Event, Line, SourceFailure};
-use super::record::{Attempt, Expected, Outcome, PullRecord, Verdict};
+use super::record::{Attempt, Expected, Outcome, PullRecord, ReadFrom, Verdict};
 use super::time::Timestamp;
 use crate::reference::Reference;
 
-/// A pull being read.
+/// A pull being read, of an image the expectation it is filed under matches.
 struct Open {
     rec: PullRecord,
-    ours: bool,
     /// The candidate index of each attempt, parallel to `rec.pulls`.
     cands: Vec<Option<usize>>,
-    closed: bool,
     /// The next attempt is the OCI-artifact fallback.
     artifact_next: bool,
+    /// Its place in the order the node's pulls began.
+    seq: u64,
+    /// The node's line count at the pull's last line.
+    last_line: u64,
 }
 
-/// Every pull of `expected.image` in `lines`, in time order across the
-/// nodes (each node's lines are read in the order journald gave them, and
-/// an admin on an incident reads what happened when, the node named on
-/// each pull).
-pub fn replay(lines: &[Line], expected: &Expected) -> Vec<PullRecord> {
-    let mut nodes: Vec<&str> = Vec::new();
-    for l in lines {
-        if !nodes.contains(&l.host.as_str()) {
-            nodes.push(&l.host);
+/// One expectation's pulls on one node.
+#[derive(Default)]
+struct Mine {
+    /// Its pulls not ended, in the order they began.
+    open: Vec<Open>,
+    /// Its pulls not ended by `Pulled image` (ended otherwise or not).
+    unpulled: usize,
+}
+
+/// One node's state.
+struct Node {
+    /// Lines of the node read so far, of any kind.
+    lines: u64,
+    /// Pulls begun and not ended by `Pulled image`, of any image.
+    unpulled: usize,
+    /// For each such pull with an id, the expectations it is filed under
+    /// (a stack: the latest request of an id first).
+    by_id: HashMap<String, Vec<Vec<usize>>>,
+    mine: HashMap<usize, Mine>,
+    /// The expectations with an open pull on the node.
+    active: BTreeSet<usize>,
+}
+
+/// A pull settled: where it was read, for the answer's order.
+struct Done {
+    node: usize,
+    open: Open,
+}
+
+/// The streaming replay of a pull log against expectations.
+#[derive(Default)]
+pub struct Replay {
+    expected: Vec<Expected>,
+    /// What [`resembles`] compares of each expectation's candidates.
+    shapes: Vec<Vec<Shape>>,
+    /// Each expectation by its image as given, and by its candidates.
+    exact: HashMap<String, Vec<usize>>,
+    by_candidate: HashMap<String, Vec<usize>>,
+    nodes: Vec<Node>,
+    node_at: HashMap<String, usize>,
+    done: Vec<Vec<Done>>,
+    seq: u64,
+}
+
+impl Replay {
+    /// A replay with no expectation yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds an expectation; its index in [`Replay::finish`]'s answer. Pulls
+    /// that began before it was added are not its.
+    pub fn add(&mut self, expected: Expected) -> usize {
+        let k = self.expected.len();
+        self.exact
+            .entry(expected.image.clone())
+            .or_default()
+            .push(k);
+        for c in &expected.candidates {
+            let ks = self.by_candidate.entry(c.reference.clone()).or_default();
+            if !ks.contains(&k) {
+                ks.push(k);
+            }
         }
+        let shapes = expected
+            .candidates
+            .iter()
+            .filter_map(|c| shape(&c.reference));
+        self.shapes.push(shapes.collect());
+        self.expected.push(expected);
+        self.done.push(Vec::new());
+        k
     }
-    let mut out = Vec::new();
-    for node in nodes {
-        let mine: Vec<&Line> = lines.iter().filter(|l| l.host == node).collect();
-        out.extend(replay_node(&mine, expected));
-    }
-    out.sort_by_key(|r| r.time);
-    out
-}
 
-fn replay_node(lines: &[&Line], expected: &Expected) -> Vec<PullRecord> {
-    let mut pulls: Vec<Open> = Vec::new();
-    for line in lines {
+    /// The expectations `image` (as the kubelet asked CRI-O for it) is a
+    /// pull of: see [`matches_image`].
+    pub fn matching(&self, image: &str) -> Vec<usize> {
+        let mut out = self.exact.get(image).cloned().unwrap_or_default();
+        if let Some(n) = normalized(image) {
+            for &k in self.by_candidate.get(&n).into_iter().flatten() {
+                if !out.contains(&k) {
+                    out.push(k);
+                }
+            }
+        }
+        out
+    }
+
+    fn node(&mut self, host: &str) -> usize {
+        if let Some(&i) = self.node_at.get(host) {
+            return i;
+        }
+        self.nodes.push(Node {
+            lines: 0,
+            unpulled: 0,
+            by_id: HashMap::new(),
+            mine: HashMap::new(),
+            active: BTreeSet::new(),
+        });
+        self.node_at.insert(host.to_string(), self.nodes.len() - 1);
+        self.nodes.len() - 1
+    }
+
+    /// Counts a line of `host` that is no pull message (a later line tells
+    /// that a pull's silence is an end, see [`Replay::finish`]).
+    pub fn other(&mut self, host: &str) {
+        let n = self.node(host);
+        self.nodes[n].lines += 1;
+    }
+
+    /// Reads the next pull line, its pull filed under every expectation
+    /// that matches its image.
+    pub fn push(&mut self, line: &Line) {
+        self.push_for(line, |_| true);
+    }
+
+    /// Reads the next pull line, its pull filed only under the matching
+    /// expectations `keep` keeps (a pool's, for a node of that pool).
+    pub fn push_for(&mut self, line: &Line, keep: impl Fn(usize) -> bool) {
+        let n = self.node(&line.host);
+        self.nodes[n].lines += 1;
         match &line.event {
-            Event::Pulling { image } => start(&mut pulls, line, image, expected),
-            Event::Pulled { result } => {
-                if let Some(p) = by_id(&mut pulls, line.id.as_deref()) {
-                    p.rec.outcome = Outcome::Pulled;
-                    p.rec.result = Some(result.clone());
-                    p.closed = true;
-                }
+            Event::Pulling { image } => {
+                let mut ours = self.matching(image);
+                ours.retain(|&k| keep(k));
+                self.start(n, line, image, ours);
             }
-            Event::Trying { reference } => {
-                if let Some(i) = owner(&pulls, reference, expected) {
-                    add_try(&mut pulls[i], reference, expected);
-                }
-            }
+            Event::Pulled { result } => self.pulled(n, line.id.as_deref(), result),
+            Event::Trying { reference } => self.trying(n, reference),
             Event::AccessFailed { reference, error } => {
-                let p = pulls.iter_mut().rev().find(|p| {
-                    p.ours
-                        && !p.closed
-                        && p.rec.pulls.last().and_then(|a| a.tried.last()) == Some(reference)
+                self.each_active(n, |p, _| {
+                    let last = p.rec.pulls.last().and_then(|a| a.tried.last());
+                    (last == Some(reference)).then(|| {
+                        if let Some(a) = p.rec.pulls.last_mut() {
+                            add_error(a, reference, error);
+                        }
+                    })
                 });
-                if let Some(a) = p.and_then(|p| p.rec.pulls.last_mut()) {
-                    add_error(a, reference, error);
-                }
             }
-            Event::PullError { error, .. } => fail_attempt(&mut pulls, line, error, false),
-            Event::ArtifactFallback { error, .. } => fail_attempt(&mut pulls, line, error, true),
+            Event::PullError { error, .. } => self.failed(n, line.id.as_deref(), error, false),
+            Event::ArtifactFallback { error, .. } => {
+                self.failed(n, line.id.as_deref(), error, true)
+            }
             Event::ShortName { input, how } => {
-                let p = pulls
-                    .iter_mut()
-                    .rev()
-                    .find(|p| !p.closed && &p.rec.image == input);
-                if let Some(p) = p {
-                    p.rec.short_name = Some(how.clone());
+                self.each_active(n, |p, _| {
+                    (&p.rec.image == input).then(|| p.rec.short_name = Some(how.clone()))
+                });
+            }
+        }
+    }
+
+    /// Gives the line to the latest open pull of each active expectation
+    /// for which `f` answers `Some` (and marks that pull's last line).
+    fn each_active(&mut self, n: usize, mut f: impl FnMut(&mut Open, &Expected) -> Option<()>) {
+        let node = &mut self.nodes[n];
+        let lines = node.lines;
+        for k in node.active.iter().copied() {
+            let Some(mine) = node.mine.get_mut(&k) else {
+                continue;
+            };
+            for p in mine.open.iter_mut().rev() {
+                if f(p, &self.expected[k]).is_some() {
+                    p.last_line = lines;
+                    break;
                 }
             }
         }
     }
-    finish(pulls, expected)
+
+    /// A new request: an earlier one of the same image that has tried every
+    /// source of its candidate and never ended has failed (at `info` CRI-O
+    /// logs nothing on failure; the kubelet's retry is the sign).
+    fn start(&mut self, n: usize, line: &Line, image: &str, ours: Vec<usize>) {
+        self.seq += 1;
+        let seq = self.seq;
+        let node = &mut self.nodes[n];
+        node.unpulled += 1;
+        if let Some(id) = &line.id {
+            node.by_id.entry(id.clone()).or_default().push(ours.clone());
+        }
+        for k in ours {
+            let expected = &self.expected[k];
+            let mine = node.mine.entry(k).or_default();
+            let mut i = 0;
+            while i < mine.open.len() {
+                let p = &mine.open[i];
+                if p.rec.image == image && tried_everything(p, expected) {
+                    let mut p = mine.open.remove(i);
+                    p.rec.outcome = Outcome::Failed;
+                    self.done[k].push(Done { node: n, open: p });
+                } else {
+                    i += 1;
+                }
+            }
+            mine.unpulled += 1;
+            mine.open.push(Open {
+                rec: PullRecord {
+                    time: line.time,
+                    node: line.host.clone(),
+                    pool: None,
+                    image: image.to_string(),
+                    id: line.id.clone(),
+                    read_from: ReadFrom::Journal,
+                    outcome: Outcome::Unfinished,
+                    result: None,
+                    short_name: None,
+                    shared_with: None,
+                    pulls: Vec::new(),
+                },
+                cands: Vec::new(),
+                artifact_next: false,
+                seq,
+                last_line: node.lines,
+            });
+            node.active.insert(k);
+        }
+    }
+
+    /// `Pulled image` ends the latest request of its id.
+    fn pulled(&mut self, n: usize, id: Option<&str>, result: &str) {
+        let Some(id) = id else {
+            return;
+        };
+        let node = &mut self.nodes[n];
+        let Some(stack) = node.by_id.get_mut(id) else {
+            return;
+        };
+        let ours = stack.pop().unwrap_or_default();
+        if stack.is_empty() {
+            node.by_id.remove(id);
+        }
+        node.unpulled -= 1;
+        for k in ours {
+            let Some(mine) = node.mine.get_mut(&k) else {
+                continue;
+            };
+            mine.unpulled -= 1;
+            if let Some(i) = mine
+                .open
+                .iter()
+                .rposition(|p| p.rec.id.as_deref() == Some(id))
+            {
+                let mut p = mine.open.remove(i);
+                p.rec.outcome = Outcome::Pulled;
+                p.rec.result = Some(result.to_string());
+                p.last_line = node.lines;
+                self.done[k].push(Done { node: n, open: p });
+            }
+            if mine.open.is_empty() {
+                node.active.remove(&k);
+            }
+        }
+    }
+
+    /// A `Trying to access` line: given, in each expectation that has the
+    /// source in its order, to the pull that has it next (else its latest
+    /// open pull); only when none has it, to a pull whose reference it
+    /// resembles or the node's only open pull.
+    fn trying(&mut self, n: usize, reference: &str) {
+        let node = &mut self.nodes[n];
+        let mut owners: Vec<(usize, usize)> = Vec::new();
+        for &k in &node.active {
+            let Some(mine) = node.mine.get(&k) else {
+                continue;
+            };
+            owners.extend(owner(&mine.open, reference, &self.expected[k]).map(|i| (k, i)));
+        }
+        if owners.is_empty() {
+            // Parsed once for every expectation (only when one needs it).
+            let physical = shape(reference);
+            for &k in &node.active {
+                let Some(mine) = node.mine.get(&k) else {
+                    continue;
+                };
+                // The pulls open in this expectation's view: its own, and
+                // every other image's not ended by `Pulled image`.
+                let open = node.unpulled - mine.unpulled + mine.open.len();
+                let resembles = physical
+                    .as_ref()
+                    .is_some_and(|p| self.shapes[k].iter().any(|c| resembles(c, p)));
+                let last = mine.open.len().checked_sub(1);
+                let only = open == 1 && mine.open.len() == 1;
+                owners.extend(last.filter(|_| resembles || only).map(|i| (k, i)));
+            }
+        }
+        for (k, i) in owners {
+            if let Some(p) = node.mine.get_mut(&k).and_then(|m| m.open.get_mut(i)) {
+                add_try(p, reference, &self.expected[k]);
+                p.last_line = node.lines;
+            }
+        }
+    }
+
+    /// A candidate's image pull failed (`Error pulling image`, debug; or the
+    /// OCI-artifact fallback, whose error is the image pull's).
+    fn failed(&mut self, n: usize, id: Option<&str>, error: &str, artifact: bool) {
+        let Some(id) = id else {
+            return;
+        };
+        let node = &mut self.nodes[n];
+        let Some(ours) = node.by_id.get(id).and_then(|s| s.last()) else {
+            return;
+        };
+        for k in ours {
+            let Some(mine) = node.mine.get_mut(k) else {
+                continue;
+            };
+            let Some(p) = mine
+                .open
+                .iter_mut()
+                .rev()
+                .find(|p| p.rec.id.as_deref() == Some(id))
+            else {
+                continue;
+            };
+            p.last_line = node.lines;
+            fail_attempt(p, error, artifact);
+        }
+    }
+
+    /// Settles outcomes and verdicts once the whole log is read: each
+    /// expectation's pulls, in the order [`Replay::add`] gave, by time
+    /// across the nodes (each node's in the order they began).
+    ///
+    /// A pull that never ended has failed, not stopped short, when its
+    /// node logged more after its last line and what it last did cannot go
+    /// on in silence: its walk ended at a blocked source (containers/image
+    /// logs `Trying to access` for it and refuses it, and at CRI-O's `info`
+    /// level nothing follows), or CRI-O logged the image pull's error with
+    /// the OCI-artifact fallback and no artifact walk followed.
+    pub fn finish(self) -> Vec<Vec<PullRecord>> {
+        let Self {
+            expected,
+            mut nodes,
+            mut done,
+            ..
+        } = self;
+        for (n, node) in nodes.iter_mut().enumerate() {
+            for (k, mine) in node.mine.drain() {
+                done[k].extend(mine.open.into_iter().map(|open| Done { node: n, open }));
+            }
+        }
+        done.into_iter()
+            .zip(&expected)
+            .map(|(pulls, e)| settle(pulls, e, &nodes))
+            .collect()
+    }
 }
 
-/// A new request: an earlier one of the same image that has tried every
-/// source of its candidate and never ended has failed (at `info` CRI-O logs
-/// nothing on failure; the kubelet's retry is the sign).
-fn start(pulls: &mut Vec<Open>, line: &Line, image: &str, expected: &Expected) {
-    let ours = matches_image(expected, image);
-    for p in pulls
-        .iter_mut()
-        .filter(|p| !p.closed && p.rec.image == image)
-    {
-        if tried_everything(p, expected) {
-            p.rec.outcome = Outcome::Failed;
-            p.closed = true;
+/// One expectation's pulls as the answer gives them.
+fn settle(mut pulls: Vec<Done>, expected: &Expected, nodes: &[Node]) -> Vec<PullRecord> {
+    pulls.sort_by_key(|d| (d.node, d.open.seq));
+    let mut last_walk: HashMap<(usize, String), Timestamp> = HashMap::new();
+    for d in &mut pulls {
+        let key = (d.node, d.open.rec.image.clone());
+        if d.open.rec.pulls.is_empty() {
+            d.open.rec.shared_with = last_walk.get(&key).copied();
+        } else {
+            last_walk.insert(key, d.open.rec.time);
         }
+        let later = nodes[d.node].lines > d.open.last_line;
+        judge_pull(&mut d.open, expected, later);
     }
-    pulls.push(Open {
-        rec: PullRecord {
-            time: line.time,
-            node: line.host.clone(),
-            pool: None,
-            image: image.to_string(),
-            id: line.id.clone(),
-            outcome: Outcome::Unfinished,
-            result: None,
-            short_name: None,
-            shared_with: None,
-            pulls: Vec::new(),
-        },
-        ours,
-        cands: Vec::new(),
-        closed: false,
-        artifact_next: false,
-    });
+    pulls.sort_by_key(|d| (d.open.rec.time, d.node, d.open.seq));
+    pulls.into_iter().map(|d| d.open.rec).collect()
+}
+
+fn judge_pull(p: &mut Open, expected: &Expected, later: bool) {
+    if p.rec.outcome == Outcome::Unfinished && later && ended_in_silence(p, expected) {
+        p.rec.outcome = Outcome::Failed;
+    }
+    let n = p.rec.pulls.len();
+    for (k, (a, c)) in p.rec.pulls.iter_mut().zip(&p.cands).enumerate() {
+        // The last attempt ends as the request does, unless an error line
+        // already said it failed.
+        if k + 1 == n && a.outcome != Outcome::Failed {
+            a.outcome = p.rec.outcome;
+        }
+        if a.outcome == Outcome::Pulled {
+            a.served_by = a.tried.last().cloned();
+        }
+        let sources = c.map(|c| expected.candidates[c].sources.as_slice());
+        super::verdict::judge(a, sources.unwrap_or(&[]));
+    }
+}
+
+/// Whether a pull that never ended cannot be going on: its last attempt
+/// ended at a blocked source of the last candidate (or of the OCI-artifact
+/// attempt), or its image pull failed with the fallback and no artifact
+/// walk followed.
+fn ended_in_silence(p: &Open, expected: &Expected) -> bool {
+    let (Some(a), Some(c)) = (p.rec.pulls.last(), p.cands.last()) else {
+        return false;
+    };
+    if p.artifact_next {
+        return a.outcome == Outcome::Failed;
+    }
+    let Some(c) = *c else {
+        return false;
+    };
+    let last_candidate = c + 1 == expected.candidates.len() || a.oci_artifact;
+    let sources = &expected.candidates[c].sources;
+    let walked = a.tried.len() <= sources.len()
+        && a.tried.iter().zip(sources).all(|(t, s)| *t == s.reference);
+    let at_blocked = a
+        .tried
+        .len()
+        .checked_sub(1)
+        .and_then(|i| sources.get(i))
+        .is_some_and(|s| s.blocked);
+    last_candidate && walked && at_blocked
 }
 
 fn tried_everything(p: &Open, expected: &Expected) -> bool {
@@ -131,20 +457,7 @@ fn tried_everything(p: &Open, expected: &Expected) -> bool {
     last_candidate && !sources.is_empty() && sources.iter().all(|s| a.tried.contains(&s.reference))
 }
 
-fn by_id<'a>(pulls: &'a mut [Open], id: Option<&str>) -> Option<&'a mut Open> {
-    let id = id?;
-    pulls
-        .iter_mut()
-        .rev()
-        .find(|p| !p.closed && p.rec.id.as_deref() == Some(id))
-}
-
-/// A candidate's image pull failed (`Error pulling image`, debug; or the
-/// OCI-artifact fallback, whose error is the image pull's).
-fn fail_attempt(pulls: &mut [Open], line: &Line, error: &str, artifact: bool) {
-    let Some(p) = by_id(pulls, line.id.as_deref()) else {
-        return;
-    };
+fn fail_attempt(p: &mut Open, error: &str, artifact: bool) {
     p.artifact_next = artifact;
     if let Some(a) = p.rec.pulls.last_mut() {
         a.outcome = Outcome::Failed;
@@ -171,55 +484,39 @@ fn add_error(a: &mut Attempt, reference: &str, error: &str) {
     }
 }
 
+/// `image` normalized as CRI-O normalizes what the kubelet asks for.
+fn normalized(image: &str) -> Option<String> {
+    let r = Reference::parse_normalized_named(image).ok()?;
+    Some(r.tag_name_only().strip_tag_if_digested().to_string())
+}
+
 /// Whether the image CRI-O was asked for is `expected`'s: the same string,
 /// or the same reference once normalized as CRI-O normalizes it.
 pub(super) fn matches_image(expected: &Expected, image: &str) -> bool {
     if image == expected.image {
         return true;
     }
-    let Ok(r) = Reference::parse_normalized_named(image) else {
+    let Some(n) = normalized(image) else {
         return false;
     };
-    let normalized = r.tag_name_only().strip_tag_if_digested().to_string();
-    expected
-        .candidates
-        .iter()
-        .any(|c| c.reference == normalized)
+    expected.candidates.iter().any(|c| c.reference == n)
 }
 
-/// Which open pull a `Trying to access` line belongs to.
-fn owner(pulls: &[Open], reference: &str, expected: &Expected) -> Option<usize> {
-    let open: Vec<usize> = (0..pulls.len()).filter(|&i| !pulls[i].closed).collect();
-    let ours: Vec<usize> = open.iter().copied().filter(|&i| pulls[i].ours).collect();
-    let has = |i: usize| {
-        expected
-            .candidates
-            .iter()
-            .any(|c| c.sources.iter().any(|s| s.reference == reference))
-            && !pulls[i].closed
-    };
-    if let Some(&i) = ours
+/// Which of an expectation's open pulls a `Trying to access` line of a
+/// source of its order belongs to: the one that has it next, else the
+/// latest.
+fn owner(ours: &[Open], reference: &str, expected: &Expected) -> Option<usize> {
+    if let Some(i) = ours
         .iter()
-        .find(|&&i| next_expected(&pulls[i], expected) == Some(reference))
+        .position(|p| next_expected(p, expected) == Some(reference))
     {
         return Some(i);
     }
-    if let Some(&i) = ours.iter().rev().find(|&&i| has(i)) {
-        return Some(i);
-    }
-    let resembles = expected
+    let has = expected
         .candidates
         .iter()
-        .any(|c| resembles(&c.reference, reference));
-    if resembles {
-        if let Some(&i) = ours.last() {
-            return Some(i);
-        }
-    }
-    match open.as_slice() {
-        [only] if pulls[*only].ours => Some(*only),
-        _ => None,
-    }
+        .any(|c| c.sources.iter().any(|s| s.reference == reference));
+    has.then(|| ours.len().checked_sub(1)).flatten()
 }
 
 /// The source the pull should try next: the next of its candidate, else
@@ -246,23 +543,42 @@ fn first_source(expected: &Expected, from: usize) -> Option<&str> {
         .find_map(|c| c.sources.first().map(|s| s.reference.as_str()))
 }
 
-/// Whether `physical` looks like a pull spec of `candidate` (same digest;
-/// or same tag and same last path component): a source of another
-/// configuration for the same image.
-fn resembles(candidate: &str, physical: &str) -> bool {
-    let (Ok(c), Ok(p)) = (Reference::parse(candidate), Reference::parse(physical)) else {
-        return false;
-    };
-    if let Some(d) = c.digest() {
-        return p.digest() == Some(d);
+/// What [`resembles`] compares of a reference: its digest, else its tag
+/// and the last component of its path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Shape {
+    digest: Option<String>,
+    tag: Option<String>,
+    last: Option<String>,
+}
+
+fn shape(reference: &str) -> Option<Shape> {
+    let r = Reference::parse(reference).ok()?;
+    Some(Shape {
+        digest: r.digest().map(str::to_string),
+        tag: r.tag().map(str::to_string),
+        last: r.path().rsplit('/').next().map(str::to_string),
+    })
+}
+
+/// Whether the physical reference looks like a pull spec of the candidate
+/// (same digest; or same tag and same last path component): a source of
+/// another configuration for the same image.
+fn resembles(candidate: &Shape, physical: &Shape) -> bool {
+    if let Some(d) = &candidate.digest {
+        return physical.digest.as_ref() == Some(d);
     }
-    let last = |r: &Reference| r.path().rsplit('/').next().map(str::to_string);
-    c.tag().is_some() && c.tag() == p.tag() && last(&c) == last(&p)
+    candidate.tag.is_some() && candidate.tag == physical.tag && candidate.last == physical.last
 }
 
 /// Adds a `Trying to access` line to the pull: to its current attempt, or
-/// to a new one when it starts another candidate, a retry or the
-/// OCI-artifact fallback.
+/// to a new one when it starts another candidate or the OCI-artifact
+/// attempt. The same source twice in a row is one access (CRI-O can
+/// initialise access to an image twice, and the log then names the source
+/// twice); a walk that comes back to a source it already tried is the
+/// OCI-artifact attempt (CRI-O 1.33 to 1.35.0 make it on any image pull
+/// error, repeating the walk with no line between; from 1.35.1 CRI-O logs
+/// `Falling back to pull … as an OCI artifact` first).
 fn add_try(p: &mut Open, reference: &str, expected: &Expected) {
     let in_candidate = |c: usize| {
         expected.candidates[c]
@@ -272,10 +588,16 @@ fn add_try(p: &mut Open, reference: &str, expected: &Expected) {
     };
     let current = p.cands.last().copied().flatten();
     let later = |from: usize| (from..expected.candidates.len()).find(|&c| in_candidate(c));
-    let new_attempt = match (p.rec.pulls.last(), current) {
+    let last = p.rec.pulls.last();
+    if !p.artifact_next && last.and_then(|a| a.tried.last()).map(String::as_str) == Some(reference)
+    {
+        return;
+    }
+    let repeat = last.is_some_and(|a| a.tried.iter().any(|t| t == reference));
+    let new_attempt = match (last, current) {
         _ if p.artifact_next => Some(current.or_else(|| later(0))),
         (None, _) => Some(later(0)),
-        (Some(a), _) if a.tried.iter().any(|t| t == reference) => Some(current),
+        _ if repeat => Some(current),
         (Some(_), Some(c)) if !in_candidate(c) => later(c + 1).map(Some),
         _ => None,
     };
@@ -295,7 +617,7 @@ fn add_try(p: &mut Open, reference: &str, expected: &Expected) {
             verdict: Verdict::Undetermined,
             divergence: None,
             errors: Vec::new(),
-            oci_artifact: p.artifact_next,
+            oci_artifact: p.artifact_next || repeat,
             note: None,
         });
         p.cands.push(cand);
@@ -306,39 +628,15 @@ fn add_try(p: &mut Open, reference: &str, expected: &Expected) {
     }
 }
 
-/// Settles outcomes and verdicts once the whole log is read.
-fn finish(pulls: Vec<Open>, expected: &Expected) -> Vec<PullRecord> {
-    let shared: Vec<Option<Timestamp>> = (0..pulls.len())
-        .map(|i| {
-            let p = &pulls[i];
-            if !p.rec.pulls.is_empty() {
-                return None;
-            }
-            pulls[..i]
-                .iter()
-                .rev()
-                .find(|q| q.rec.image == p.rec.image && !q.rec.pulls.is_empty())
-                .map(|q| q.rec.time)
-        })
-        .collect();
-    pulls
-        .into_iter()
-        .zip(shared)
-        .filter(|(p, _)| p.ours)
-        .map(|(mut p, shared)| {
-            p.rec.shared_with = shared;
-            let n = p.rec.pulls.len();
-            for (k, (a, c)) in p.rec.pulls.iter_mut().zip(&p.cands).enumerate() {
-                if k + 1 == n {
-                    a.outcome = p.rec.outcome;
-                }
-                if a.outcome == Outcome::Pulled {
-                    a.served_by = a.tried.last().cloned();
-                }
-                let sources = c.map(|c| expected.candidates[c].sources.as_slice());
-                super::verdict::judge(a, sources.unwrap_or(&[]));
-            }
-            p.rec
-        })
-        .collect()
+/// Every pull of `expected.image` in `lines`, in time order across the
+/// nodes (each node's lines are read in the order journald gave them, and
+/// an admin on an incident reads what happened when, the node named on
+/// each pull).
+pub fn replay(lines: &[Line], expected: &Expected) -> Vec<PullRecord> {
+    let mut r = Replay::new();
+    r.add(expected.clone());
+    for l in lines {
+        r.push(l);
+    }
+    r.finish().pop().unwrap_or_default()
 }

@@ -166,7 +166,7 @@ fn every_verdict_class() {
             source(IMG, false, true),
         ],
     );
-    let cases: [Case; 6] = [
+    let cases: [Case; 10] = [
         (
             "served by the second mirror",
             vec![
@@ -238,14 +238,113 @@ fn every_verdict_class() {
             None,
             Outcome::Unfinished,
         ),
+        // Issue 37: the source named twice in a row is one access.
+        (
+            "double access",
+            vec![
+                ("a", "Pulling image: quay.io/ns/app:v1"),
+                ("", "Trying to access \"m1.example.com/ns/app:v1\""),
+                ("", "Trying to access \"m1.example.com/ns/app:v1\""),
+                ("a", "Pulled image: quay.io/ns/app@sha256:1"),
+            ],
+            Verdict::AsExpected,
+            None,
+            Outcome::Pulled,
+        ),
+        // Issue 37: refused at the blocked source, the log going on.
+        (
+            "blocked source last, later lines",
+            vec![
+                ("a", "Pulling image: quay.io/ns/app:v1"),
+                ("", "Trying to access \"m1.example.com/ns/app:v1\""),
+                ("", "Trying to access \"m2.example.com/ns/app:v1\""),
+                ("", "Trying to access \"quay.io/ns/app:v1\""),
+                ("b", "Pulling image: quay.io/other/db:v2"),
+            ],
+            Verdict::AsExpected,
+            None,
+            Outcome::Failed,
+        ),
+        (
+            "blocked source last, the log ends",
+            vec![
+                ("a", "Pulling image: quay.io/ns/app:v1"),
+                ("", "Trying to access \"m1.example.com/ns/app:v1\""),
+                ("", "Trying to access \"m2.example.com/ns/app:v1\""),
+                ("", "Trying to access \"quay.io/ns/app:v1\""),
+            ],
+            Verdict::Undetermined,
+            None,
+            Outcome::Unfinished,
+        ),
+        // Issue 37: CRI-O 1.35.1+'s fallback line is the image pull's failure.
+        (
+            "artifact fallback, nothing after",
+            vec![
+                ("a", "Pulling image: quay.io/ns/app:v1"),
+                ("", "Trying to access \"m1.example.com/ns/app:v1\""),
+                ("", "Trying to access \"m2.example.com/ns/app:v1\""),
+                ("", "Trying to access \"quay.io/ns/app:v1\""),
+                ("a", "Falling back to pull quay.io/ns/app:v1 as an OCI artifact: (Mirrors also failed: [m1.example.com/ns/app:v1: manifest unknown]\\n[m2.example.com/ns/app:v1: unauthorized]): quay.io/ns/app:v1: blocked"),
+                ("b", "Pulling image: quay.io/other/db:v2"),
+            ],
+            Verdict::AsExpected,
+            None,
+            Outcome::Failed,
+        ),
     ];
     for (name, entries, verdict, kind, outcome) in cases {
         let lines = read("j", &journal(&entries)).unwrap();
         let pulls = replay(&lines, &exp);
+        assert_eq!(pulls[0].pulls.len(), 1, "{name}: {:?}", pulls[0]);
         let a = &pulls[0].pulls[0];
         assert_eq!(a.verdict, verdict, "{name}: {a:?}");
         assert_eq!(a.divergence.as_ref().map(|d| d.kind), kind, "{name}");
         assert_eq!(a.outcome, outcome, "{name}");
+        assert_eq!(pulls[0].outcome, outcome, "{name}");
+    }
+}
+
+/// Issue 37: a failed image pull's walk repeated with no line between
+/// (CRI-O 1.33/1.34's OCI-artifact attempt), or after the fallback line
+/// (1.35.1+), is one pull: the image attempt and the artifact attempt, each
+/// as expected, the pull failed once the log goes on.
+#[test]
+fn issue_37_artifact_attempt_repeats_the_walk() {
+    const IMG: &str = "quay.io/ns/app:v1";
+    let exp = expected(
+        IMG,
+        vec![
+            source("m1.example.com/ns/app:v1", true, false),
+            source(IMG, false, true),
+        ],
+    );
+    let walk = [
+        ("", "Trying to access \"m1.example.com/ns/app:v1\""),
+        ("", "Trying to access \"quay.io/ns/app:v1\""),
+    ];
+    let fallback = ("a", "Falling back to pull quay.io/ns/app:v1 as an OCI artifact: (Mirrors also failed: [m1.example.com/ns/app:v1: manifest unknown]): quay.io/ns/app:v1: blocked");
+    for (name, with_fallback) in [("1.33", false), ("1.35", true)] {
+        let mut entries = vec![("a", "Pulling image: quay.io/ns/app:v1")];
+        entries.extend(walk);
+        entries.extend(with_fallback.then_some(fallback));
+        entries.extend(walk);
+        entries.push(("b", "Pulling image: quay.io/other/db:v2"));
+        let pulls = replay(&read("j", &journal(&entries)).unwrap(), &exp);
+        assert_eq!(pulls.len(), 1, "{name}");
+        let p = &pulls[0];
+        assert_eq!(p.outcome, Outcome::Failed, "{name}: {p:?}");
+        let flags: Vec<bool> = p.pulls.iter().map(|a| a.oci_artifact).collect();
+        assert_eq!(flags, [false, true], "{name}");
+        for a in &p.pulls {
+            assert_eq!(a.verdict, Verdict::AsExpected, "{name}: {a:?}");
+            assert_eq!(a.tried.len(), 2, "{name}");
+            assert_eq!(a.served_by, None, "{name}");
+        }
+        if with_fallback {
+            let reasons: Vec<&str> = p.pulls[0].errors.iter().map(|e| e.error.as_str()).collect();
+            assert_eq!(reasons, ["manifest unknown", "blocked"], "{name}");
+        }
     }
 }
 
@@ -344,22 +443,24 @@ fn gen_expected(i: usize, g: &Gen) -> Expected {
     expected(&image, sources)
 }
 
-/// Each image's lines: its pulls one after the other, each one's lines in order.
-fn gen_lines(i: usize, g: &Gen, exp: &Expected) -> Vec<(String, String)> {
+/// Each image's lines: its pulls one after the other, each one's lines in
+/// order, each line with the pull it is of.
+fn gen_lines(i: usize, g: &Gen, exp: &Expected) -> Vec<(String, String, usize)> {
     let mut out = Vec::new();
     for (k, served) in g.pulls.iter().enumerate() {
         let id = format!("p{i}x{k}");
         let sources = &exp.candidates[0].sources;
-        out.push((id.clone(), format!("Pulling image: {}", exp.image)));
+        out.push((id.clone(), format!("Pulling image: {}", exp.image), k));
         let last = served.unwrap_or(sources.len() - 1);
         for s in &sources[..=last] {
             out.push((
                 String::new(),
                 format!("Trying to access \"{}\"", s.reference),
+                k,
             ));
         }
         if served.is_some() {
-            out.push((id, format!("Pulled image: {}@sha256:{k}", exp.image)));
+            out.push((id, format!("Pulled image: {}@sha256:{k}", exp.image), k));
         }
     }
     out
@@ -370,16 +471,19 @@ proptest! {
     #[test]
     fn interleaved_pulls_are_matched_back(images in prop::collection::vec(gen_image(), 1..4), order in prop::collection::vec(0usize..4, 0..80)) {
         let expectations: Vec<Expected> = images.iter().enumerate().map(|(i, g)| gen_expected(i, g)).collect();
-        let mut queues: Vec<std::collections::VecDeque<(String, String)>> = images.iter().enumerate().map(|(i, g)| gen_lines(i, g, &expectations[i]).into()).collect();
+        let mut queues: Vec<std::collections::VecDeque<(String, String, usize)>> = images.iter().enumerate().map(|(i, g)| gen_lines(i, g, &expectations[i]).into()).collect();
         // Interleave: take from the queue `order` names, then drain the rest.
-        let mut merged: Vec<(String, String)> = Vec::new();
+        let mut merged: Vec<(String, String, (usize, usize))> = Vec::new();
         for o in order.iter().chain(std::iter::repeat_n(&0, 1000)) {
             if queues.iter().all(|q| q.is_empty()) { break; }
             let n = queues.len();
             let q = (0..n).map(|d| (o + d) % n).find(|&q| !queues[q].is_empty()).unwrap();
-            merged.push(queues[q].pop_front().unwrap());
+            let (id, msg, k) = queues[q].pop_front().unwrap();
+            merged.push((id, msg, (q, k)));
         }
-        let entries: Vec<(&str, &str)> = merged.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        // Whether the log goes on after a pull's last line.
+        let later = |pull: (usize, usize)| merged.iter().rposition(|e| e.2 == pull).is_some_and(|at| at + 1 < merged.len());
+        let entries: Vec<(&str, &str)> = merged.iter().map(|(a, b, _)| (a.as_str(), b.as_str())).collect();
         let text: String = entries.chunks(60).enumerate().map(|(c, chunk)| journal(chunk).replace("10:00:", &format!("10:{c:02}:"))).collect();
         let lines = read("j", &text).unwrap();
         for (i, g) in images.iter().enumerate() {
@@ -392,9 +496,11 @@ proptest! {
                 prop_assert_eq!(p.id.clone(), Some(format!("p{i}x{k}")));
                 prop_assert_eq!(p.pulls.len(), 1);
                 prop_assert_eq!(&p.pulls[0].tried, &want);
+                // A walk that ended at a blocked source, the log going on: failed.
                 let outcome = match served {
                     Some(_) => Outcome::Pulled,
                     None if k + 1 < g.pulls.len() => Outcome::Failed,
+                    None if g.blocked_source && later((i, k)) => Outcome::Failed,
                     None => Outcome::Unfinished,
                 };
                 prop_assert_eq!(p.outcome, outcome);
@@ -404,4 +510,52 @@ proptest! {
             }
         }
     }
+}
+
+/// Issue 37: with every image of the log replayed at once (audit), a line of
+/// a source another image's open pull has in its order goes to that pull,
+/// not to a waiting pull of an image it merely resembles (same tag, same
+/// last path component).
+#[test]
+fn issue_37_a_line_goes_to_the_image_whose_order_has_it() {
+    let a = expected(
+        "quay.io/a/app:v1",
+        vec![
+            source("m1.example.com/a/app:v1", true, false),
+            source("quay.io/a/app:v1", false, true),
+        ],
+    );
+    let b = expected(
+        "quay.io/b/app:v1",
+        vec![
+            source("m1.example.com/b/app:v1", true, false),
+            source("quay.io/b/app:v1", false, false),
+        ],
+    );
+    let text = journal(&[
+        ("a", "Pulling image: quay.io/a/app:v1"),
+        ("", "Trying to access \"m1.example.com/a/app:v1\""),
+        ("", "Trying to access \"quay.io/a/app:v1\""),
+        ("b", "Pulling image: quay.io/b/app:v1"),
+        ("", "Trying to access \"m1.example.com/b/app:v1\""),
+        ("b", "Pulled image: quay.io/b/app@sha256:1"),
+    ]);
+    let mut r = super::Replay::new();
+    r.add(a);
+    r.add(b);
+    for l in read("j", &text).unwrap() {
+        r.push(&l);
+    }
+    let out = r.finish();
+    let (pa, pb) = (&out[0][0], &out[1][0]);
+    assert_eq!(
+        pa.pulls[0].tried,
+        ["m1.example.com/a/app:v1", "quay.io/a/app:v1"]
+    );
+    assert_eq!(pa.outcome, Outcome::Failed, "{pa:?}");
+    assert_eq!(pa.pulls[0].verdict, Verdict::AsExpected);
+    assert_eq!(
+        pb.pulls[0].served_by.as_deref(),
+        Some("m1.example.com/b/app:v1")
+    );
 }

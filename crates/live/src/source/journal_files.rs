@@ -11,7 +11,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::journal_text::{self, Budget, Text, TextError};
+use super::journal_text::{self, Budget, LongLines, Text, TextError};
 
 /// The service log's name in each `host_service_logs/<role or node>/` folder.
 const NAMES: [&str; 2] = ["crio_service.log", "crio_service.log.gz"];
@@ -65,6 +65,21 @@ pub fn read_text(path: &Path, name: &str, budget: &Budget) -> Result<Text, TextE
     journal_text::read_from(name, budget, file)
 }
 
+/// Streams a journal file (gunzipped when it starts with gzip's magic
+/// bytes), handing each line to `each` as it is read: memory stays at one
+/// line whatever the file's size (see [`journal_text::stream_from`]).
+pub fn stream(
+    path: &Path,
+    name: &str,
+    each: impl FnMut(&str) + Send,
+) -> Result<Option<LongLines>, TextError> {
+    let file = fs::File::open(path).map_err(|e| TextError::Read {
+        name: name.to_string(),
+        detail: e.to_string(),
+    })?;
+    journal_text::stream_from(name, file, each)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,5 +111,8 @@ mod tests {
         assert_eq!(read_text(&found[1], "w", &budget).unwrap().text, "b\n");
         assert_eq!(read_text(&found[0], "m", &budget).unwrap().text, "a\n");
         assert!(must_gather_journals(&masters).is_empty());
+        let mut lines = Vec::new();
+        stream(&found[1], "w", |l| lines.push(l.to_string())).unwrap();
+        assert_eq!(lines, ["b"]);
     }
 }

@@ -124,12 +124,16 @@ pub enum TextError {
     Read { name: String, detail: String },
 }
 
+/// A line handed on as it ends (without its line ending).
+pub type EachLine<'a> = Box<dyn FnMut(&str) + Send + 'a>;
+
 /// Keeps the lines written to it up to the line cap, charging what it keeps
 /// to the budget (given back when dropped unfinished); past the budget or
-/// the budget's cap of bytes written, every write fails.
-#[derive(Debug)]
+/// the budget's cap of bytes written, every write fails. With a line
+/// handler, each line is handed on as it ends and not kept.
 pub struct LineWriter<'a> {
     budget: &'a Budget,
+    each: Option<EachLine<'a>>,
     line_cap: usize,
     /// Bytes written so far, kept or not.
     written: usize,
@@ -163,6 +167,7 @@ impl<'a> LineWriter<'a> {
     pub fn with_line_cap(budget: &'a Budget, line_cap: usize) -> Self {
         Self {
             budget,
+            each: None,
             line_cap,
             written: 0,
             charged: 0,
@@ -173,6 +178,13 @@ impl<'a> LineWriter<'a> {
             long: None,
             over: None,
         }
+    }
+
+    /// A writer handing each line to `each` as it ends, keeping none.
+    pub fn each_line(budget: &'a Budget, each: EachLine<'a>) -> Self {
+        let mut w = Self::new(budget);
+        w.each = Some(each);
+        w
     }
 
     /// Appends `data` to the current line, charged to the budget; false
@@ -212,6 +224,16 @@ impl<'a> LineWriter<'a> {
             if !self.keep(fixed.as_bytes()) {
                 return false;
             }
+        }
+        if let Some(each) = &mut self.each {
+            let line = &self.buf[self.line_start..];
+            let line = line.strip_suffix(b"\n").unwrap_or(line);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            // Valid UTF-8 since the fix above.
+            each(std::str::from_utf8(line).unwrap_or_default());
+            self.budget.give(self.charged);
+            self.charged = 0;
+            self.buf.clear();
         }
         self.line_start = self.buf.len();
         self.line += 1;
@@ -305,6 +327,15 @@ impl<'a> LineWriter<'a> {
     }
 }
 
+impl std::fmt::Debug for LineWriter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LineWriter")
+            .field("line", &self.line)
+            .field("written", &self.written)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Drop for LineWriter<'_> {
     fn drop(&mut self) {
         self.budget.give(self.charged);
@@ -343,7 +374,16 @@ impl<'a> Decoder<'a> {
     /// A decoder for the source called `name` (in messages), gunzipping
     /// when `gzip`.
     pub fn new(name: &str, budget: &'a Budget, gzip: bool) -> Self {
-        let writer = LineWriter::new(budget);
+        Self::with_writer(name, LineWriter::new(budget), gzip)
+    }
+
+    /// A decoder handing each line to `each` as it ends (see
+    /// [`LineWriter::each_line`]).
+    pub fn each_line(name: &str, budget: &'a Budget, gzip: bool, each: EachLine<'a>) -> Self {
+        Self::with_writer(name, LineWriter::each_line(budget, each), gzip)
+    }
+
+    fn with_writer(name: &str, writer: LineWriter<'a>, gzip: bool) -> Self {
         Self {
             name: name.to_string(),
             received: 0,
@@ -410,7 +450,33 @@ impl<'a> Decoder<'a> {
 /// Reads `reader` to its end through a [`Decoder`], gunzipping when it
 /// starts with gzip's magic bytes (looked for until two bytes have come or
 /// the stream ended, however they are split).
-pub fn read_from(name: &str, budget: &Budget, mut reader: impl Read) -> Result<Text, TextError> {
+pub fn read_from(name: &str, budget: &Budget, reader: impl Read) -> Result<Text, TextError> {
+    decode_from(name, reader, |gzip| Decoder::new(name, budget, gzip))
+}
+
+/// Streams `reader` to its end, plain or gzip as [`read_from`], handing
+/// each line to `each` as it ends: only the line being read is kept (the
+/// line cap still applies), and no cap of bytes read. The long lines
+/// skipped are in the answer; its text is empty.
+pub fn stream_from(
+    name: &str,
+    reader: impl Read,
+    each: impl FnMut(&str) + Send,
+) -> Result<Option<LongLines>, TextError> {
+    let budget = Budget::new(LINE_CAP * 2, usize::MAX);
+    let mut each: Option<EachLine<'_>> = Some(Box::new(each));
+    let text = decode_from(name, reader, |gzip| {
+        let each = each.take().unwrap_or_else(|| Box::new(|_| {}));
+        Decoder::each_line(name, &budget, gzip, each)
+    })?;
+    Ok(text.long_lines)
+}
+
+fn decode_from<'a>(
+    name: &str,
+    mut reader: impl Read,
+    decoder: impl FnOnce(bool) -> Decoder<'a>,
+) -> Result<Text, TextError> {
     let failed = |e: io::Error| TextError::Read {
         name: name.to_string(),
         detail: e.to_string(),
@@ -425,7 +491,7 @@ pub fn read_from(name: &str, budget: &Budget, mut reader: impl Read) -> Result<T
             Err(e) => return Err(failed(e)),
         }
     }
-    let mut decoder = Decoder::new(name, budget, chunk[..head].starts_with(&[0x1f, 0x8b]));
+    let mut decoder = decoder(chunk[..head].starts_with(&[0x1f, 0x8b]));
     decoder.push(&chunk[..head])?;
     loop {
         match reader.read(&mut chunk) {
@@ -550,6 +616,17 @@ mod tests {
         assert_eq!(t.text, "x\n");
         let err = read_from("f", &Budget::default(), &split[..10]).unwrap_err();
         assert!(matches!(err, TextError::Gzip { .. }), "{err}");
+    }
+
+    #[test]
+    fn streamed_lines_are_handed_on_one_at_a_time() {
+        let long = "x".repeat(LINE_CAP + 10);
+        let mut text = format!("a\r\n{long}\nb").into_bytes();
+        text.extend_from_slice(b"\xff\nc");
+        let mut lines = Vec::new();
+        let skipped = stream_from("f", text.as_slice(), |l| lines.push(l.to_string())).unwrap();
+        assert_eq!(lines, ["a", "b\u{fffd}", "c"]);
+        assert_eq!(skipped, Some(LongLines { count: 1, first: 2 }));
     }
 
     #[test]

@@ -432,6 +432,21 @@ fn is_json(name: &str, text: &str) -> bool {
             .all(|d| d.is_ok())
 }
 
+/// The documents of a stream as Kubernetes' `YAMLOrJSONDecoder` reads
+/// them (what operator-registry reads a catalog file with): a JSON stream
+/// when the text opens with `{`, else a YAML multi-document stream; each
+/// `(1-based document index, first line, value)`.
+pub fn split_yaml_or_json_stream(
+    name: &str,
+    text: &str,
+) -> Result<Vec<(usize, usize, Value)>, SourceError> {
+    if text.trim_start().starts_with('{') {
+        split_json(name, text)
+    } else {
+        split_yaml_full(name, text)
+    }
+}
+
 /// `(1-based document index, first line, value)` for each non-empty document.
 fn split_documents(name: &str, text: &str) -> Result<Vec<(usize, usize, Value)>, SourceError> {
     let looks_like_json = matches!(text.trim_start().chars().next(), Some('{' | '['));

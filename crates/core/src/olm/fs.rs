@@ -1,0 +1,270 @@
+//! The configs folder of a catalog image, put together layer by layer as
+//! the container's root file system is: a later layer's file replaces an
+//! earlier one, `.wh.<name>` removes a path and `.wh..wh..opq` empties a
+//! folder of what earlier layers put there. Each file under the configs
+//! folder is read as it streams by ([`catalog::read_file`]), so only what
+//! the wanted packages need is held; a file's error counts only when the
+//! file survives. At the end, files matched by an `.indexignore` (gitignore
+//! rules, relative to the folder holding it, as operator-registry's
+//! `walkFiles` applies them) are left out, and so are `.indexignore` files
+//! themselves.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use super::catalog::{self, Catalog, CatalogError, FileContent};
+
+const INDEX_IGNORE: &str = ".indexignore";
+const WHITEOUT: &str = ".wh.";
+const OPAQUE: &str = ".wh..wh..opq";
+
+/// The configs folder as the layers have built it so far.
+pub struct ConfigsTree {
+    dir: String,
+    layer: usize,
+    files: BTreeMap<String, (usize, Result<FileContent, CatalogError>)>,
+    ignores: BTreeMap<String, (usize, String)>,
+}
+
+impl ConfigsTree {
+    /// A tree for the configs folder `dir` (the label's value, absolute or not).
+    pub fn new(dir: &str) -> ConfigsTree {
+        ConfigsTree {
+            dir: normalize(dir),
+            layer: 0,
+            files: BTreeMap::new(),
+            ignores: BTreeMap::new(),
+        }
+    }
+
+    /// Starts the next layer: an opaque folder hides only earlier layers.
+    pub fn next_layer(&mut self) {
+        self.layer += 1;
+    }
+
+    /// Whether a layer entry at `path` concerns the configs folder (a file
+    /// under it, or a whiteout that may remove one).
+    pub fn concerns(&self, path: &str) -> bool {
+        let p = normalize(path);
+        let under = self.relative(&p).is_some();
+        under || (p.contains(WHITEOUT) && self.dir.starts_with(parent(&p)))
+    }
+
+    /// A regular file of the current layer at `path`, with its text.
+    pub fn add_file(&mut self, path: &str, text: &str, wanted: &dyn Fn(&str) -> bool) {
+        let p = normalize(path);
+        let Some(rel) = self.relative(&p).map(str::to_string) else {
+            return;
+        };
+        let name = rel.rsplit('/').next().unwrap_or_default();
+        if name == INDEX_IGNORE {
+            self.ignores.insert(rel, (self.layer, text.to_string()));
+            return;
+        }
+        let shown = format!("/{p}");
+        let read = catalog::read_file(&shown, text, wanted);
+        self.files.insert(rel, (self.layer, read));
+    }
+
+    /// A whiteout entry at `path` (`…/.wh.name` or `…/.wh..wh..opq`).
+    pub fn whiteout(&mut self, path: &str) {
+        let p = normalize(path);
+        let (folder, name) = match p.rsplit_once('/') {
+            Some((f, n)) => (f.to_string(), n),
+            None => (String::new(), p.as_str()),
+        };
+        let layer = self.layer;
+        if name == OPAQUE {
+            let gone = |k: &String, l: usize| l < layer && self.inside(k, &folder);
+            let files: Vec<String> = self
+                .files
+                .iter()
+                .filter(|(k, v)| gone(k, v.0))
+                .map(|(k, _)| k.clone())
+                .collect();
+            let ignores: Vec<String> = self
+                .ignores
+                .iter()
+                .filter(|(k, v)| gone(k, v.0))
+                .map(|(k, _)| k.clone())
+                .collect();
+            files.iter().for_each(|k| drop(self.files.remove(k)));
+            ignores.iter().for_each(|k| drop(self.ignores.remove(k)));
+        } else if let Some(target) = name.strip_prefix(WHITEOUT) {
+            let removed = join(&folder, target);
+            let dir = self.dir.clone();
+            self.files.retain(|k, _| !inside_under(&dir, k, &removed));
+            self.ignores.retain(|k, _| !inside_under(&dir, k, &removed));
+        }
+    }
+
+    /// The catalog of the surviving files, or the first error among them (in path order).
+    pub fn finish(self) -> Result<Catalog, CatalogError> {
+        let matchers = self.matchers();
+        let mut contents = Vec::with_capacity(self.files.len());
+        for (rel, (_, read)) in self.files {
+            if ignored(&matchers, &rel) {
+                continue;
+            }
+            contents.push(read?);
+        }
+        Ok(Catalog::assemble(contents))
+    }
+
+    fn matchers(&self) -> Vec<(String, Gitignore)> {
+        let mut out: Vec<(String, Gitignore)> = self
+            .ignores
+            .iter()
+            .map(|(rel, (_, text))| {
+                let folder = parent(rel).to_string();
+                let mut b = GitignoreBuilder::new(Path::new("/").join(&folder));
+                for line in text.lines() {
+                    // A line the gitignore rules cannot read is left out, as go-gitignore leaves it.
+                    let _ = b.add_line(None, line);
+                }
+                let g = b.build().unwrap_or_else(|_| Gitignore::empty());
+                (folder, g)
+            })
+            .collect();
+        // The deepest folder's rules decide first, as in git.
+        out.sort_by_key(|(f, _)| {
+            std::cmp::Reverse(f.matches('/').count() + usize::from(!f.is_empty()))
+        });
+        out
+    }
+
+    fn relative<'a>(&self, p: &'a str) -> Option<&'a str> {
+        if self.dir.is_empty() {
+            return Some(p);
+        }
+        p.strip_prefix(self.dir.as_str())?.strip_prefix('/')
+    }
+
+    /// Whether `rel` (relative to the configs folder) is in `folder` (from the root).
+    fn inside(&self, rel: &str, folder: &str) -> bool {
+        let full = join(&self.dir, rel);
+        folder.is_empty() || full.starts_with(&format!("{folder}/"))
+    }
+}
+
+fn inside_under(dir: &str, rel: &str, removed: &str) -> bool {
+    let full = join(dir, rel);
+    full == removed || full.starts_with(&format!("{removed}/"))
+}
+
+fn ignored(matchers: &[(String, Gitignore)], rel: &str) -> bool {
+    for (folder, g) in matchers {
+        let inside = folder.is_empty() || rel.starts_with(&format!("{folder}/"));
+        if !inside {
+            continue;
+        }
+        let m = g.matched_path_or_any_parents(Path::new("/").join(rel), false);
+        if m.is_ignore() {
+            return true;
+        }
+        if m.is_whitelist() {
+            return false;
+        }
+    }
+    false
+}
+
+/// A path without `./`, leading or trailing `/`.
+fn normalize(p: &str) -> String {
+    let p = p.trim_start_matches("./").trim_matches('/');
+    p.split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn parent(p: &str) -> &str {
+    p.rsplit_once('/').map_or("", |(f, _)| f)
+}
+
+fn join(a: &str, b: &str) -> String {
+    match (a.is_empty(), b.is_empty()) {
+        (true, _) => b.to_string(),
+        (_, true) => a.to_string(),
+        _ => format!("{a}/{b}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pkg(name: &str) -> String {
+        format!("{{\"schema\":\"olm.package\",\"name\":\"{name}\"}}\n")
+    }
+
+    fn names(tree: ConfigsTree) -> Vec<String> {
+        tree.finish().unwrap().packages.into_keys().collect()
+    }
+
+    #[test]
+    fn later_layers_replace_and_whiteouts_remove() {
+        let all = |_: &str| true;
+        let mut t = ConfigsTree::new("/configs");
+        t.add_file("configs/a/catalog.json", &pkg("a"), &all);
+        t.add_file("configs/b/catalog.json", &pkg("b"), &all);
+        t.add_file("configs/c/catalog.json", &pkg("c"), &all);
+        t.add_file("etc/passwd", "root", &all);
+        t.next_layer();
+        t.whiteout("configs/b/.wh.catalog.json");
+        t.add_file("configs/c/catalog.json", &pkg("c2"), &all);
+        assert_eq!(names(t), ["a", "c2"]);
+    }
+
+    #[test]
+    fn an_opaque_folder_hides_only_earlier_layers() {
+        let all = |_: &str| true;
+        let mut t = ConfigsTree::new("configs");
+        t.add_file("configs/a/catalog.json", &pkg("a"), &all);
+        t.next_layer();
+        t.add_file("configs/b.json", &pkg("b"), &all);
+        t.whiteout("configs/.wh..wh..opq");
+        assert_eq!(names(t), ["b"]);
+        let mut t = ConfigsTree::new("configs");
+        t.add_file("configs/a.json", &pkg("a"), &all);
+        t.next_layer();
+        t.whiteout(".wh.configs");
+        assert!(names(t).is_empty(), "whiteout of the folder itself");
+    }
+
+    /// operator-registry `TestWalkFS`'s shape: `.indexignore` at the root
+    /// and in a sub-folder, patterns relative to their folder; a broken
+    /// file that is ignored is not an error.
+    #[test]
+    fn indexignore_files_are_honoured() {
+        let all = |_: &str| true;
+        let mut t = ConfigsTree::new("configs");
+        t.add_file("configs/.indexignore", "*.md\n/junk\n", &all);
+        t.add_file("configs/README.md", "# not a catalog {", &all);
+        t.add_file("configs/junk/x.json", "{broken", &all);
+        t.add_file("configs/a/.indexignore", "skip.yaml\n", &all);
+        t.add_file("configs/a/skip.yaml", "schema: [", &all);
+        t.add_file(
+            "configs/a/catalog.yaml",
+            "schema: olm.package\nname: a\n",
+            &all,
+        );
+        t.add_file("configs/sub/junk/y.json", &pkg("kept"), &all);
+        assert_eq!(names(t), ["a", "kept"]);
+    }
+
+    #[test]
+    fn a_surviving_broken_file_is_the_error() {
+        let all = |_: &str| true;
+        let mut t = ConfigsTree::new("configs");
+        t.add_file(
+            "configs/a.json",
+            "{\"schema\":\"olm.package\",\"name\":\"a\"}\n{oops",
+            &all,
+        );
+        let e = t.finish().unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("/configs/a.json", 2), "{e}");
+    }
+}

@@ -1268,6 +1268,45 @@ pub fn config_maps_in(
     Ok(maps)
 }
 
+/// Every object of one of `kinds` (`kind` as written) in the text of one
+/// file (`name`, for messages and origins), as `(where it was read,
+/// object)`; the items of a list count. A text that names none of the kinds
+/// is not parsed. For the kinds the tool reads only as JSON (OLM's
+/// Subscriptions, CatalogSources, ClusterServiceVersions).
+pub fn objects_in(
+    name: &str,
+    text: &str,
+    kinds: &[&str],
+) -> Result<Vec<(String, Value)>, SourceError> {
+    let mut found = Vec::new();
+    if !kinds.iter().any(|k| text.contains(k)) {
+        return Ok(found);
+    }
+    for (document, line, value) in split_documents(name, text)? {
+        let at = format!("{name} document {document} (line {line})");
+        collect_kinds(&value, &at, kinds, &mut found);
+    }
+    Ok(found)
+}
+
+fn collect_kinds(value: &Value, at: &str, kinds: &[&str], out: &mut Vec<(String, Value)>) {
+    match str_member(value, "kind") {
+        Some(kind) if kinds.contains(&kind) => out.push((at.to_string(), value.clone())),
+        Some(kind) if kind.ends_with("List") => {
+            let items = value.get("items").and_then(Value::as_array);
+            for (i, item) in items.into_iter().flatten().enumerate() {
+                let kind = kind.trim_end_matches("List");
+                let mut item = item.clone();
+                if str_member(&item, "kind").is_none() && !kind.is_empty() {
+                    item["kind"] = Value::String(kind.to_string());
+                }
+                collect_kinds(&item, &format!("{at} (items[{i}])"), kinds, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 fn collect_config_maps(
     value: &Value,
     at: &str,

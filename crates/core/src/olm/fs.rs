@@ -10,6 +10,7 @@
 //! themselves.
 
 use std::collections::BTreeMap;
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -171,6 +172,67 @@ fn ignored(matchers: &[(String, Gitignore)], rel: &str) -> bool {
     false
 }
 
+/// The largest catalog file read (a Red Hat catalog's biggest package file is a few MiB).
+const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// Streams one layer (a gzip-compressed or plain tar) into `tree`: the
+/// files under the configs folder are read as they pass, whiteouts applied.
+pub fn read_layer(
+    reader: impl Read,
+    tree: &mut ConfigsTree,
+    wanted: &dyn Fn(&str) -> bool,
+) -> Result<(), String> {
+    let mut reader = reader;
+    // The magic numbers are read whole before choosing: a registry may hand the first byte alone.
+    let mut head = Vec::with_capacity(4);
+    while head.len() < 4 {
+        let mut bytes = [0u8; 4];
+        match reader.read(&mut bytes[..4 - head.len()]) {
+            Ok(0) => break,
+            Ok(n) => head.extend_from_slice(&bytes[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        return Err("the layer is zstd-compressed, which this tool does not read yet".to_string());
+    }
+    let buffered = BufReader::new(std::io::Cursor::new(head.clone()).chain(reader));
+    let stream: Box<dyn Read> = if head.starts_with(&[0x1f, 0x8b]) {
+        Box::new(flate2::read::GzDecoder::new(buffered))
+    } else {
+        Box::new(buffered)
+    };
+    tree.next_layer();
+    let mut archive = tar::Archive::new(stream);
+    for entry in archive.entries().map_err(|e| e.to_string())? {
+        let mut entry = entry.map_err(|e| e.to_string())?;
+        let path = entry
+            .path()
+            .map_err(|e| e.to_string())?
+            .to_string_lossy()
+            .into_owned();
+        let name = path.rsplit('/').next().unwrap_or_default();
+        if name.starts_with(WHITEOUT) {
+            tree.whiteout(&path);
+            continue;
+        }
+        if !entry.header().entry_type().is_file() || !tree.concerns(&path) {
+            continue;
+        }
+        if entry.size() > MAX_FILE_BYTES {
+            return Err(format!("{path} is larger than {MAX_FILE_BYTES} bytes"));
+        }
+        let mut body = Vec::new();
+        entry
+            .read_to_end(&mut body)
+            .map_err(|e| format!("{path}: {e}"))?;
+        let text = String::from_utf8_lossy(&body);
+        tree.add_file(&path, &text, wanted);
+    }
+    Ok(())
+}
+
 /// A path without `./`, leading or trailing `/`.
 fn normalize(p: &str) -> String {
     let p = p.trim_start_matches("./").trim_matches('/');
@@ -253,6 +315,44 @@ mod tests {
         );
         t.add_file("configs/sub/junk/y.json", &pkg("kept"), &all);
         assert_eq!(names(t), ["a", "kept"]);
+    }
+
+    #[test]
+    fn layers_are_read_gzip_or_plain() {
+        let tar_of = |files: &[(&str, &str)]| {
+            let mut b = tar::Builder::new(Vec::new());
+            for (path, body) in files {
+                let mut h = tar::Header::new_gnu();
+                h.set_size(body.len() as u64);
+                h.set_mode(0o644);
+                h.set_cksum();
+                b.append_data(&mut h, path, body.as_bytes()).unwrap();
+            }
+            b.into_inner().unwrap()
+        };
+        let all = |_: &str| true;
+        let mut t = ConfigsTree::new("/configs");
+        let first = tar_of(&[
+            ("configs/a/catalog.json", &pkg("a")),
+            ("configs/b/catalog.json", &pkg("b")),
+            ("bin/x", "elf"),
+        ]);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &first).unwrap();
+        read_layer(&gz.finish().unwrap()[..], &mut t, &all).unwrap();
+        read_layer(
+            &tar_of(&[("configs/b/.wh.catalog.json", "")])[..],
+            &mut t,
+            &all,
+        )
+        .unwrap();
+        assert_eq!(names(t), ["a"]);
+        let zstd = [0x28, 0xb5, 0x2f, 0xfd, 0, 0];
+        assert!(
+            read_layer(&zstd[..], &mut ConfigsTree::new("configs"), &all)
+                .unwrap_err()
+                .contains("zstd")
+        );
     }
 
     #[test]

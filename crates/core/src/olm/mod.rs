@@ -5,6 +5,9 @@
 //! and the verdict over the images each hop pulls ([`check`]).
 
 pub mod catalog;
+pub mod check;
 pub mod fs;
+pub mod image;
+pub mod objects;
 pub mod range;
 pub mod resolve;

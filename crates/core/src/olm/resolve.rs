@@ -16,7 +16,7 @@
 
 use std::collections::BTreeSet;
 
-use semver::Version;
+pub use semver::Version;
 use serde::Serialize;
 
 use super::catalog::{Bundle, Catalog, ChannelEntry, Package};

@@ -106,12 +106,22 @@ fn catalog_files(backup: &str) -> Vec<(String, String)> {
 /// base layer, the configs as a plain tar, then a gzip layer with the
 /// operator's cache and a whiteout of `configs/old/catalog.json`.
 fn push_catalog(b: &mut Builder, files: &[(String, String)], label: Option<&str>) -> String {
+    push_catalog_with(b, files, label, |t| t)
+}
+
+/// [`push_catalog`] with the configs layer made by `compress` of its tar.
+fn push_catalog_with(
+    b: &mut Builder,
+    files: &[(String, String)],
+    label: Option<&str>,
+    compress: impl Fn(Vec<u8>) -> Vec<u8>,
+) -> String {
     let base = gzip(&tar(&[("bin/opm", "binary")]));
     let borrowed: Vec<(&str, &str)> = files
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
-    let configs = tar(&borrowed);
+    let configs = compress(tar(&borrowed));
     let cache = gzip(&tar(&[
         ("tmp/cache/cache.json", "{}"),
         ("configs/old/.wh.catalog.json", ""),
@@ -139,6 +149,7 @@ fn push_catalog(b: &mut Builder, files: &[(String, String)], label: Option<&str>
 }
 
 const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
+const DATABASE_LABEL: &str = "operators.operatorframework.io.index.database.v1";
 
 /// A mirror with the catalog (`v4.21`; `broken` with a malformed file;
 /// `plain` without the label) and every image but the bundles of `missing`.
@@ -152,10 +163,16 @@ fn mirror(missing: &[&str], backup: &str) -> FakeRegistry {
     ));
     let broken = push_catalog(&mut b, &broken_files, Some(CONFIGS_LABEL));
     let plain = push_catalog(&mut b, &catalog_files(backup), None);
+    let sqlite = push_catalog(&mut b, &catalog_files(backup), Some(DATABASE_LABEL));
+    let zstd = push_catalog_with(&mut b, &catalog_files(backup), Some(CONFIGS_LABEL), |t| {
+        ruzstd::encoding::compress_to_vec(&t[..], ruzstd::encoding::CompressionLevel::Fastest)
+    });
     let mut b = b
         .manifest(CATALOG_REPO, Some("v4.21"), &good)
         .manifest(CATALOG_REPO, Some("broken"), &broken)
-        .manifest(CATALOG_REPO, Some("plain"), &plain);
+        .manifest(CATALOG_REPO, Some("plain"), &plain)
+        .manifest(CATALOG_REPO, Some("sqlite"), &sqlite)
+        .manifest(CATALOG_REPO, Some("zstd"), &zstd);
     for (csv, version) in BUNDLES {
         if !missing.contains(csv) {
             b = b.manifest("etcd/etcd-bundle", None, &manifest_body(csv));
@@ -471,4 +488,61 @@ fn docs_example_is_real() {
     let stdout =
         String::from_utf8_lossy(&out.stdout).replace(&reg.host(), "mirror.example.com:5000");
     assert_eq!(stdout, output);
+}
+
+/// A zstd configs layer is read; a SQLite-only index and a CatalogSource
+/// serving an address are undetermined (exit 3), saying why.
+#[test]
+fn zstd_layers_are_read_and_sqlite_or_address_catalogs_are_undetermined() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let image = |tag: &str| format!("{}/{CATALOG_REPO}:{tag}", s.host);
+    let (code, out, err) = s.run(
+        "etcd.v0.9.0",
+        &["--catalog-image", &image("zstd"), "-o", "json"],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err)["reason"], "pathServed");
+    let (code, out, err) = s.run(
+        "etcd.v0.9.0",
+        &["--catalog-image", &image("sqlite"), "-o", "json"],
+    );
+    assert_eq!(code, 3, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["reason"], "catalogUndetermined");
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains("is a SQLite index"),
+        "{json}"
+    );
+    // The CatalogSource serving an address: its catalog is not an image.
+    let files = s.objects("etcd.v0.9.0");
+    let text = std::fs::read_to_string(&files).unwrap();
+    let text = text.replace(
+        &format!("  image: {}", image("v4.21")),
+        "  address: etcd-catalog.svc:50051",
+    );
+    let other = s.dir.path().join("address.yaml");
+    std::fs::write(&other, text).unwrap();
+    let out = support::bin()
+        .env("HOME", s.dir.path())
+        .args(["operator-check", "-o", "json", "-f"])
+        .arg(&other)
+        .output()
+        .expect("run");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    let json = json_of(&stdout, &stderr);
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains("serves the address etcd-catalog.svc:50051"),
+        "{json}"
+    );
 }

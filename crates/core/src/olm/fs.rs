@@ -10,7 +10,7 @@
 //! themselves.
 
 use std::collections::BTreeMap;
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -194,12 +194,11 @@ pub fn read_layer(
             Err(e) => return Err(e.to_string()),
         }
     }
-    if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        return Err("the layer is zstd-compressed, which this tool does not read yet".to_string());
-    }
     let buffered = BufReader::new(std::io::Cursor::new(head.clone()).chain(reader));
     let stream: Box<dyn Read> = if head.starts_with(&[0x1f, 0x8b]) {
         Box::new(flate2::read::GzDecoder::new(buffered))
+    } else if head.starts_with(&ZSTD_MAGIC) {
+        Box::new(ZstdFrames::new(buffered))
     } else {
         Box::new(buffered)
     };
@@ -231,6 +230,80 @@ pub fn read_layer(
         tree.add_file(&path, &text, wanted);
     }
     Ok(())
+}
+
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// A zstd stream of one frame or more (zstd:chunked layers are many),
+/// skippable frames passed over, as the zstd library's reader reads it.
+struct ZstdFrames<R: BufRead> {
+    source: R,
+    decoder: ruzstd::decoding::FrameDecoder,
+    in_frame: bool,
+}
+
+impl<R: BufRead> ZstdFrames<R> {
+    fn new(source: R) -> Self {
+        ZstdFrames {
+            source,
+            decoder: ruzstd::decoding::FrameDecoder::new(),
+            in_frame: false,
+        }
+    }
+
+    /// Starts the next frame; false at the end of the stream.
+    fn next_frame(&mut self) -> std::io::Result<bool> {
+        use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+        loop {
+            if self.source.fill_buf()?.is_empty() {
+                return Ok(false);
+            }
+            match self.decoder.init(&mut self.source) {
+                Ok(()) => return Ok(true),
+                Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
+                    length,
+                    ..
+                })) => {
+                    let skipped = std::io::copy(
+                        &mut (&mut self.source).take(u64::from(length)),
+                        &mut std::io::sink(),
+                    )?;
+                    if skipped < u64::from(length) {
+                        return Err(std::io::Error::other("a skippable zstd frame is cut short"));
+                    }
+                }
+                Err(e) => return Err(std::io::Error::other(e)),
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Read for ZstdFrames<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use ruzstd::decoding::BlockDecodingStrategy;
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if !self.in_frame {
+                if !self.next_frame()? {
+                    return Ok(0);
+                }
+                self.in_frame = true;
+            }
+            let d = &mut self.decoder;
+            while d.can_collect() < buf.len() && !d.is_finished() {
+                let wanted = BlockDecodingStrategy::UptoBytes(buf.len() - d.can_collect());
+                d.decode_blocks(&mut self.source, wanted)
+                    .map_err(std::io::Error::other)?;
+            }
+            let n = d.read(buf)?;
+            if n > 0 {
+                return Ok(n);
+            }
+            self.in_frame = false;
+        }
+    }
 }
 
 /// A path without `./`, leading or trailing `/`.
@@ -318,7 +391,7 @@ mod tests {
     }
 
     #[test]
-    fn layers_are_read_gzip_or_plain() {
+    fn layers_are_read_gzip_plain_or_zstd() {
         let tar_of = |files: &[(&str, &str)]| {
             let mut b = tar::Builder::new(Vec::new());
             for (path, body) in files {
@@ -347,12 +420,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(names(t), ["a"]);
-        let zstd = [0x28, 0xb5, 0x2f, 0xfd, 0, 0];
-        assert!(
-            read_layer(&zstd[..], &mut ConfigsTree::new("configs"), &all)
-                .unwrap_err()
-                .contains("zstd")
-        );
+        // zstd, in two frames with a skippable frame between (as zstd:chunked writes them).
+        let layer = tar_of(&[
+            ("configs/z/catalog.json", &pkg("z")),
+            ("configs/y/catalog.json", &pkg("y")),
+        ]);
+        let (one, two) = layer.split_at(700);
+        let level = ruzstd::encoding::CompressionLevel::Fastest;
+        let mut zstd = ruzstd::encoding::compress_to_vec(one, level);
+        zstd.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3]);
+        zstd.extend(ruzstd::encoding::compress_to_vec(two, level));
+        let mut t = ConfigsTree::new("configs");
+        read_layer(&zstd[..], &mut t, &all).unwrap();
+        assert_eq!(names(t), ["y", "z"]);
+        let broken = [0x28, 0xb5, 0x2f, 0xfd, 0, 0];
+        assert!(read_layer(&broken[..], &mut ConfigsTree::new("configs"), &all).is_err());
     }
 
     #[test]

@@ -63,6 +63,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare what the CRs render, the generated MachineConfig, the pool''s rendered config and what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift')
             [CompletionResult]::new('collect-node-files', 'collect-node-files', [CompletionResultType]::ParameterValue, 'Copy the mirror-configuration files each node really holds (registries.conf, drop-ins, policy.json, registries.d, CRI-O namespace policies, the daemon''s currentconfig, and the SHA-256 of the certs.d files) into DIR/<node>/<host path>, read through the node''s machine-config-daemon pod. Exit 3 when a node could not be read (the others are written)')
             [CompletionResult]::new('upgrade-check', 'upgrade-check', [CompletionResultType]::ParameterValue, 'Check that an update to a release will pull through the cluster''s own mirrors: the payload and every component image it names, probed on the sources CRI-O on a control-plane node walks. Exit 0 ready, 1 not ready (an image missing, unsigned where required, or refused), 2 bad input, 3 undetermined (a registry or the cluster did not answer)')
+            [CompletionResult]::new('operator-check', 'operator-check', [CompletionResultType]::ParameterValue, 'Check that an operator''s install or update will pull through the cluster''s own mirrors: the catalog image read as CRI-O pulls it, OLM''s update path from the installed CSV, and every bundle, operator and related image of each hop probed. Exit 0 ready, 1 not ready, 2 bad input, 3 undetermined')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'kubectl''s plugin-completion protocol: candidates for the last of ARGS')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -501,6 +502,60 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-mirrorpolicy;operator-check' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, mirror sets, Image config) from files, folders or a must-gather; the registries are probed from this machine. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, mirror sets, Image config) from files, folders or a must-gather; the registries are probed from this machine. Repeatable')
+            [CompletionResult]::new('--catalog-image', '--catalog-image', [CompletionResultType]::ParameterName, 'The catalog image to read, instead of the CatalogSource''s spec.image')
+            [CompletionResult]::new('--package', '--package', [CompletionResultType]::ParameterName, 'Check this package as a Subscription would (with --catalog-image), instead of the Subscriptions read')
+            [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'With --package: the channel (default: every channel, the default channel first, as OLM reads a Subscription without one)')
+            [CompletionResult]::new('--installed', '--installed', [CompletionResultType]::ParameterName, 'With --package: the installed CSV to update from')
+            [CompletionResult]::new('--starting-csv', '--starting-csv', [CompletionResultType]::ParameterName, 'With --package: install this CSV first (a Subscription''s spec.startingCSV)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Stop the update path at this CSV instead of the channel head')
+            [CompletionResult]::new('--max-hops', '--max-hops', [CompletionResultType]::ParameterName, 'Stop the update path after this many hops')
+            [CompletionResult]::new('--arch', '--arch', [CompletionResultType]::ParameterName, 'For a multi-architecture catalog: the architecture to read (amd64, arm64, ppc64le, s390x); default the worker Nodes'' kubernetes.io/arch')
+            [CompletionResult]::new('--authfile', '--authfile', [CompletionResultType]::ParameterName, 'The registry credentials (containers-auth.json or a Docker config.json), instead of containers/image''s default auth files')
+            [CompletionResult]::new('--cert-dir', '--cert-dir', [CompletionResultType]::ParameterName, 'A folder of certificates trusted for every registry, as skopeo''s --cert-dir')
+            [CompletionResult]::new('--probe-timeout', '--probe-timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for each registry request')
+            [CompletionResult]::new('--probe-concurrency', '--probe-concurrency', [CompletionResultType]::ParameterName, 'How many images are probed at once')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; several (repeated, or a comma list) read those clusters at once, one section each')
+            [CompletionResult]::new('--hub', '--hub', [CompletionResultType]::ParameterName, 'Read every ManagedCluster of the Open Cluster Management (ACM) hub of this kubeconfig context, each through the hub''s cluster-proxy add-on, one section each; one the hub reports unavailable or has not accepted is reported so, without a request (exit 3 unless --skip-unavailable)')
+            [CompletionResult]::new('--hub-selector', '--hub-selector', [CompletionResultType]::ParameterName, 'With --hub: only the ManagedClusters this label selector selects (key=value, key!=value, key in (a,b), ...); when it selects none, nothing is read (exit 0, an empty List)')
+            [CompletionResult]::new('--hub-ca', '--hub-ca', [CompletionResultType]::ParameterName, 'With --hub: the CA bundle (PEM) that signed the certificate of the hub''s cluster-proxy Route, in place of the hub''s ingress CA (ConfigMap default-ingress-cert in openshift-config-managed)')
+            [CompletionResult]::new('--context-concurrency', '--context-concurrency', [CompletionResultType]::ParameterName, 'With several contexts: how many clusters to read at the same time (32: 3,000 clusters at 100 ms per request in about 10 s and 75 MiB; see BENCHMARKS.md)')
+            [CompletionResult]::new('--context-timeout', '--context-timeout', [CompletionResultType]::ParameterName, 'With several contexts: how long one cluster may take before it is reported as not read (0 waits forever; a number of seconds or a duration such as 90s or 2m)')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The address and port of the API server, in place of the kubeconfig cluster''s (its CA stays; its tls-server-name does not)')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The address and port of the API server, in place of the kubeconfig cluster''s (its CA stays; its tls-server-name does not)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token for authentication to the API server, in place of the kubeconfig user''s credential')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate for the operation (a user or system:serviceaccount:NS:NAME)')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate for the operation; repeat it for several groups')
+            [CompletionResult]::new('--as-uid', '--as-uid', [CompletionResultType]::ParameterName, 'UID to impersonate for the operation')
+            [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not check the server''s certificate (insecure); drops the kubeconfig''s CA')
+            [CompletionResult]::new('--certificate-authority', '--certificate-authority', [CompletionResultType]::ParameterName, 'Path to a certificate file for the certificate authority, in place of the kubeconfig''s')
+            [CompletionResult]::new('--client-certificate', '--client-certificate', [CompletionResultType]::ParameterName, 'Path to a client certificate file for TLS')
+            [CompletionResult]::new('--client-key', '--client-key', [CompletionResultType]::ParameterName, 'Path to a client key file for TLS')
+            [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to use for server certificate validation (and SNI); without it, the host of the server URL')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace: explain applies its ImagePolicy (the pod''s namespace); audit reads only it (default there: the context''s namespace)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace: explain applies its ImagePolicy (the pod''s namespace); audit reads only it (default there: the context''s namespace)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size')
+            [CompletionResult]::new('--operands', '--operands', [CompletionResultType]::ParameterName, 'Count the relatedImages (operands) of every hop, not only of the last')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row of the tables')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr: which files and objects were read, and what was skipped')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr: which files and objects were read, and what was skipped')
+            [CompletionResult]::new('--all-contexts', '--all-contexts', [CompletionResultType]::ParameterName, 'Read the cluster of every context of the kubeconfig at once, one section each')
+            [CompletionResult]::new('--skip-unavailable', '--skip-unavailable', [CompletionResultType]::ParameterName, 'With --hub: a ManagedCluster the hub reports unavailable (ManagedClusterConditionAvailable not True) or has not accepted (spec.hubAcceptsClient false) is still reported, but does not make the exit code 3; the exit code is that of the clusters read')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-mirrorpolicy;completion' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file to use (instead of KUBECONFIG or ~/.kube/config)')
@@ -583,6 +638,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare what the CRs render, the generated MachineConfig, the pool''s rendered config and what each node runs; explain the drift and what the MCO will do on the nodes. Exit 1 on drift')
             [CompletionResult]::new('collect-node-files', 'collect-node-files', [CompletionResultType]::ParameterValue, 'Copy the mirror-configuration files each node really holds (registries.conf, drop-ins, policy.json, registries.d, CRI-O namespace policies, the daemon''s currentconfig, and the SHA-256 of the certs.d files) into DIR/<node>/<host path>, read through the node''s machine-config-daemon pod. Exit 3 when a node could not be read (the others are written)')
             [CompletionResult]::new('upgrade-check', 'upgrade-check', [CompletionResultType]::ParameterValue, 'Check that an update to a release will pull through the cluster''s own mirrors: the payload and every component image it names, probed on the sources CRI-O on a control-plane node walks. Exit 0 ready, 1 not ready (an image missing, unsigned where required, or refused), 2 bad input, 3 undetermined (a registry or the cluster did not answer)')
+            [CompletionResult]::new('operator-check', 'operator-check', [CompletionResultType]::ParameterValue, 'Check that an operator''s install or update will pull through the cluster''s own mirrors: the catalog image read as CRI-O pulls it, OLM''s update path from the installed CSV, and every bundle, operator and related image of each hop probed. Exit 0 ready, 1 not ready, 2 bad input, 3 undetermined')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell, elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'kubectl''s plugin-completion protocol: candidates for the last of ARGS')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -613,6 +669,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             break
         }
         'kubectl-mirrorpolicy;help;upgrade-check' {
+            break
+        }
+        'kubectl-mirrorpolicy;help;operator-check' {
             break
         }
         'kubectl-mirrorpolicy;help;completion' {

@@ -463,6 +463,12 @@ pub enum Command {
     /// 2 bad input, 3 undetermined (a registry or the cluster did not answer).
     #[command(name = "upgrade-check", after_long_help = UPGRADE_EXAMPLES, after_help = UPGRADE_EXAMPLES)]
     UpgradeCheck(UpgradeCheckArgs),
+    /// Check that an operator's install or update will pull through the cluster's own mirrors:
+    /// the catalog image read as CRI-O pulls it, OLM's update path from the installed CSV, and
+    /// every bundle, operator and related image of each hop probed. Exit 0 ready, 1 not ready,
+    /// 2 bad input, 3 undetermined.
+    #[command(name = "operator-check", after_long_help = OPERATOR_EXAMPLES, after_help = OPERATOR_EXAMPLES)]
+    OperatorCheck(OperatorCheckArgs),
     /// Print a shell completion script for kubectl-mirrorpolicy (bash, zsh, fish, powershell,
     /// elvish). For `kubectl mirrorpolicy <TAB>`, install completions/kubectl_complete-mirrorpolicy.
     #[command(after_long_help = COMPLETION_EXAMPLES, after_help = COMPLETION_EXAMPLES)]
@@ -573,6 +579,113 @@ impl UpgradeFormat {
             UpgradeFormat::Summary => None,
         }
     }
+}
+
+const OPERATOR_EXAMPLES: &str = "\
+Examples:
+  # Every Subscription of a must-gather, its catalog read through the mirrors it names
+  kubectl mirrorpolicy operator-check -f must-gather/
+
+  # One Subscription, with oc-mirror's cluster resources as the mirror configuration
+  kubectl mirrorpolicy operator-check etcd -n operators \\
+      -f subscriptions.yaml -f working-dir/cluster-resources/
+
+  # One package from a catalog image, updating from an installed CSV, as JSON
+  kubectl mirrorpolicy operator-check -f cluster-resources/ \\
+      --catalog-image registry.redhat.io/redhat/redhat-operator-index:v4.21 \\
+      --package etcd --channel stable --installed etcd.v0.9.2 -o json";
+
+/// Arguments of `operator-check`.
+#[derive(Debug, Args)]
+pub struct OperatorCheckArgs {
+    /// Subscriptions to check, by name (default: every Subscription read, or --package).
+    #[arg(value_name = "SUBSCRIPTION", conflicts_with = "package")]
+    pub subscriptions: Vec<String>,
+
+    /// Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, mirror sets,
+    /// Image config) from files, folders or a must-gather; the registries are probed from this
+    /// machine. Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
+    pub filenames: Vec<PathBuf>,
+
+    /// The catalog image to read, instead of the CatalogSource's spec.image.
+    #[arg(long, value_name = "PULLSPEC")]
+    pub catalog_image: Option<String>,
+
+    /// Check this package as a Subscription would (with --catalog-image), instead of the
+    /// Subscriptions read.
+    #[arg(long, value_name = "PACKAGE", requires = "catalog_image")]
+    pub package: Option<String>,
+
+    /// With --package: the channel (default: every channel, the default channel first, as OLM
+    /// reads a Subscription without one).
+    #[arg(long, value_name = "CHANNEL", requires = "package")]
+    pub channel: Option<String>,
+
+    /// With --package: the installed CSV to update from.
+    #[arg(
+        long,
+        value_name = "CSV",
+        requires = "package",
+        conflicts_with = "starting_csv"
+    )]
+    pub installed: Option<String>,
+
+    /// With --package: install this CSV first (a Subscription's spec.startingCSV).
+    #[arg(long, value_name = "CSV", requires = "package")]
+    pub starting_csv: Option<String>,
+
+    /// Stop the update path at this CSV instead of the channel head.
+    #[arg(long, value_name = "CSV")]
+    pub to: Option<String>,
+
+    /// Stop the update path after this many hops.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub max_hops: usize,
+
+    /// Count the relatedImages (operands) of every hop, not only of the last.
+    #[arg(long)]
+    pub operands: bool,
+
+    /// For a multi-architecture catalog: the architecture to read (amd64, arm64, ppc64le,
+    /// s390x); default the worker Nodes' kubernetes.io/arch.
+    #[arg(long, value_name = "ARCH")]
+    pub arch: Option<String>,
+
+    /// The registry credentials (containers-auth.json or a Docker config.json), instead of
+    /// containers/image's default auth files.
+    #[arg(long, value_name = "FILE")]
+    pub authfile: Option<PathBuf>,
+
+    /// A folder of certificates trusted for every registry, as skopeo's --cert-dir.
+    #[arg(long, value_name = "DIR")]
+    pub cert_dir: Option<PathBuf>,
+
+    /// Seconds to wait for each registry request.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub probe_timeout: u64,
+
+    /// How many images are probed at once.
+    #[arg(long, value_name = "N", default_value_t = 32,
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub probe_concurrency: u16,
+
+    /// Leave out the header row of the tables.
+    #[arg(long)]
+    pub no_headers: bool,
+
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = OperatorFormat::Table)]
+    pub output: OperatorFormat,
+}
+
+/// `-o/--output` for operator-check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OperatorFormat {
+    /// Each Subscription's verdict, its path, the images that fail, and the next steps.
+    Table,
+    Json,
+    Yaml,
 }
 
 const COLLECT_EXAMPLES: &str = "\

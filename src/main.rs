@@ -112,6 +112,7 @@ fn run(s: &Settings, command: &Command) -> anyhow::Result<ExitCode> {
         Command::UpgradeCheck(args) => {
             commands::upgrade::run(s, args, printed(args.output.printed())?)
         }
+        Command::OperatorCheck(args) => commands::operator_check::run(s, args),
         Command::CollectNodeFiles(args) => commands::collect::run(s, args),
         Command::Completion(args) => {
             commands::complete::run_completion(args.shell).map(|()| ExitCode::Success)

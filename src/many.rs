@@ -782,14 +782,14 @@ fn shape_of(command: &Command) -> Result<Shape> {
             (&a.filenames, shape)
         }
         Command::MigrateIcsp(_) => return Err(refuse("migrate-icsp")),
+        // It reads -f files only (for now): refused below for them.
+        Command::OperatorCheck(a) => (&a.filenames, Shape::Text),
         Command::CollectNodeFiles(_) => {
             return Err(refuse(
                 "collect-node-files (one cluster's nodes go to one --dest-dir)",
             ));
         }
-        Command::Completion(_) | Command::Complete(_) => {
-            return Err(refuse("completion"));
-        }
+        Command::Completion(_) | Command::Complete(_) => return Err(refuse("completion")),
     };
     if !filenames.is_empty() {
         return Err(refuse("-f (files are read, not clusters)"));

@@ -8,6 +8,7 @@ pub mod explain;
 pub mod lint;
 pub mod list;
 pub mod migrate;
+pub mod operator_check;
 pub mod render;
 pub mod upgrade;
 

@@ -4,9 +4,7 @@
 //! policy), its last layer read for the component images, and each of
 //! them probed as `explain --probe` probes, concurrently.
 
-use std::io::Read;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 
 use anyhow::{Context, Result};
 use futures_util::StreamExt;
@@ -31,8 +29,8 @@ use mirrorpolicy::upgrade::{
 use crate::cli::{UpgradeCheckArgs, UpgradeOutput};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
-use crate::steps::inputs;
 use crate::steps::probe::{self as probe_cmd, ProbeSetup};
+use crate::steps::{blob, inputs};
 use crate::term;
 
 /// The pool whose nodes run the release's operators first: its
@@ -504,69 +502,26 @@ async fn read_release(
     stream_layer(ctx, served, &manifest).await
 }
 
-/// Streams the blob `digest` into the tar reader on a blocking thread,
-/// checking the digest of what was received. The whole blob is hashed even
-/// when the reader stops early, as containers/image verifies it: a blob
-/// served with other content is that, and a blob served right that the
-/// tool cannot read (zstd, a file too large) says so.
+/// Streams the `layer` into the tar reader (see [`blob::stream`]): a blob
+/// served right that the tool cannot read (zstd, a file too large) says
+/// so, with the layer's digest and media type.
 async fn stream_layer(
     ctx: &ProbeContext,
     served: &Served,
     layer: &payload::Descriptor,
 ) -> Result<ReleaseFiles> {
     let name = served.physical.name();
-    let digest = layer.digest.as_str();
-    let mut blob = ctx
-        .prober
-        .open_blob(&served.physical, served.insecure, digest)
-        .await
-        .map_err(|a| Failure::cluster(format!("{name}: {}", a.detail)))?;
-    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(16);
     let described = layer.clone();
-    let reader = tokio::task::spawn_blocking(move || {
-        payload::read_layer(ChannelReader::new(rx), &described, &payload::wanted)
-    });
-    let mut hash = ring::digest::Context::new(&ring::digest::SHA256);
-    let mut receive_error = None;
-    // Whether the reader still takes chunks (it stops at its first error).
-    let mut reading = true;
-    loop {
-        match blob.chunk().await {
-            Ok(Some(chunk)) => {
-                hash.update(&chunk);
-                if reading && tx.send(chunk).is_err() {
-                    reading = false;
-                }
-            }
-            Ok(None) => break,
-            Err(e) => {
-                receive_error = Some(e);
-                break;
-            }
-        }
-    }
-    drop(tx);
-    let read = reader
-        .await
-        .map_err(|e| Failure::cluster(format!("reading the layer: {e}")))?;
-    if let Some(e) = receive_error {
-        return Err(Failure::cluster(format!(
-            "{name}: receiving blob {digest}: {e}: whether the payload can be read from here is undetermined"
-        ))
-        .into());
-    }
-    let got = format!("sha256:{}", hex(hash.finish().as_ref()));
-    if digest.starts_with("sha256:") && got != digest {
-        return Err(Failure::cluster(format!(
-            "{name}: blob {digest} was served with content {got}: containers/image refuses it"
-        ))
-        .into());
-    }
+    let read = blob::stream(
+        ctx,
+        &served.physical,
+        served.insecure,
+        &layer.digest,
+        "the payload",
+        move |r| payload::read_layer(r, &described, &payload::wanted),
+    )
+    .await?;
     read.map_err(payload_failure(&name))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A payload that is not a release, named after its pull spec.
@@ -580,41 +535,6 @@ fn payload_failure(image: &str) -> impl Fn(payload::PayloadError) -> anyhow::Err
         } else {
             f.into()
         }
-    }
-}
-
-/// A [`Read`] over the chunks of a channel.
-struct ChannelReader {
-    rx: mpsc::Receiver<Vec<u8>>,
-    chunk: Vec<u8>,
-    at: usize,
-}
-
-impl ChannelReader {
-    fn new(rx: mpsc::Receiver<Vec<u8>>) -> Self {
-        ChannelReader {
-            rx,
-            chunk: Vec::new(),
-            at: 0,
-        }
-    }
-}
-
-impl Read for ChannelReader {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.at >= self.chunk.len() {
-            match self.rx.recv() {
-                Ok(c) => {
-                    self.chunk = c;
-                    self.at = 0;
-                }
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.chunk.len() - self.at);
-        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
     }
 }
 

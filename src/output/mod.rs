@@ -11,6 +11,7 @@ pub mod lint;
 pub mod list;
 pub mod many;
 pub mod migrate;
+pub mod operator;
 pub mod pull_log;
 pub mod render;
 pub mod table;

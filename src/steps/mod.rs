@@ -4,6 +4,7 @@
 //! (`journal`). Nothing here imports a command.
 
 pub mod at_exit;
+pub mod blob;
 pub mod inputs;
 pub mod journal;
 pub mod probe;

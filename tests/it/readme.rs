@@ -45,6 +45,12 @@ const RUN_ELSEWHERE: &[(&str, &str, &str, &str)] = &[
         "fn docs_example_is_real",
     ),
     (
+        "docs/operator-check.md",
+        "kubectl mirrorpolicy operator-check -f cluster.yaml --cert-dir certs/",
+        "tests/it/cli_operator.rs",
+        "fn docs_example_is_real",
+    ),
+    (
         "docs/collect-node-files.md",
         "kubectl mirrorpolicy collect-node-files --pool worker --dest-dir node-files/",
         "tests/it/cli_node_files.rs",

@@ -432,6 +432,21 @@ fn is_json(name: &str, text: &str) -> bool {
             .all(|d| d.is_ok())
 }
 
+/// The documents of a stream as Kubernetes' `YAMLOrJSONDecoder` reads
+/// them (what operator-registry reads a catalog file with): a JSON stream
+/// when the text opens with `{`, else a YAML multi-document stream; each
+/// `(1-based document index, first line, value)`.
+pub fn split_yaml_or_json_stream(
+    name: &str,
+    text: &str,
+) -> Result<Vec<(usize, usize, Value)>, SourceError> {
+    if text.trim_start().starts_with('{') {
+        split_json(name, text)
+    } else {
+        split_yaml_full(name, text)
+    }
+}
+
 /// `(1-based document index, first line, value)` for each non-empty document.
 fn split_documents(name: &str, text: &str) -> Result<Vec<(usize, usize, Value)>, SourceError> {
     let looks_like_json = matches!(text.trim_start().chars().next(), Some('{' | '['));
@@ -1250,6 +1265,45 @@ pub fn config_maps_in(
         collect_config_maps(&value, &at, namespaces, &mut maps);
     }
     Ok(maps)
+}
+
+/// Every object of one of `kinds` (`kind` as written) in the text of one
+/// file (`name`, for messages and origins), as `(where it was read,
+/// object)`; the items of a list count. A text that names none of the kinds
+/// is not parsed. For the kinds the tool reads only as JSON (OLM's
+/// Subscriptions, CatalogSources, ClusterServiceVersions).
+pub fn objects_in(
+    name: &str,
+    text: &str,
+    kinds: &[&str],
+) -> Result<Vec<(String, Value)>, SourceError> {
+    let mut found = Vec::new();
+    if !kinds.iter().any(|k| text.contains(k)) {
+        return Ok(found);
+    }
+    for (document, line, value) in split_documents(name, text)? {
+        let at = format!("{name} document {document} (line {line})");
+        collect_kinds(&value, &at, kinds, &mut found);
+    }
+    Ok(found)
+}
+
+fn collect_kinds(value: &Value, at: &str, kinds: &[&str], out: &mut Vec<(String, Value)>) {
+    match str_member(value, "kind") {
+        Some(kind) if kinds.contains(&kind) => out.push((at.to_string(), value.clone())),
+        Some(kind) if kind.ends_with("List") => {
+            let items = value.get("items").and_then(Value::as_array);
+            for (i, item) in items.into_iter().flatten().enumerate() {
+                let kind = kind.trim_end_matches("List");
+                let mut item = item.clone();
+                if str_member(&item, "kind").is_none() && !kind.is_empty() {
+                    item["kind"] = Value::String(kind.to_string());
+                }
+                collect_kinds(&item, &format!("{at} (items[{i}])"), kinds, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn collect_config_maps(

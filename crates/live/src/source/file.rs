@@ -409,6 +409,34 @@ pub fn config_maps(
     paths: &[PathBuf],
     namespaces: &[&str],
 ) -> Result<Vec<(String, Value)>, SourceError> {
+    let mut maps = Vec::new();
+    for file in listed_files(paths)? {
+        let name = file.display().to_string();
+        let Ok(text) = into_text(read_input(&file, &name)?, &name) else {
+            continue;
+        };
+        maps.extend(config_maps_in(&name, &text, namespaces)?);
+    }
+    Ok(maps)
+}
+
+/// Every object of one of `kinds` in the files and folders of `paths`
+/// (stdin, `-`, is not read again), as `(where it was read, object)`;
+/// folders are walked as [`load_paths`] walks them.
+pub fn objects(paths: &[PathBuf], kinds: &[&str]) -> Result<Vec<(String, Value)>, SourceError> {
+    let mut found = Vec::new();
+    for file in listed_files(paths)? {
+        let name = file.display().to_string();
+        let Ok(text) = into_text(read_input(&file, &name)?, &name) else {
+            continue;
+        };
+        found.extend(crate::decode::objects_in(&name, &text, kinds)?);
+    }
+    Ok(found)
+}
+
+/// The regular files of `paths` (folders walked), stdin left out.
+fn listed_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, SourceError> {
     let mut files = Vec::new();
     for path in paths.iter().filter(|p| p.as_os_str() != "-") {
         let meta = fs::metadata(path).map_err(|source| SourceError::Read {
@@ -426,15 +454,7 @@ pub fn config_maps(
             files.push(path.clone());
         }
     }
-    let mut maps = Vec::new();
-    for file in files {
-        let name = file.display().to_string();
-        let Ok(text) = into_text(read_input(&file, &name)?, &name) else {
-            continue;
-        };
-        maps.extend(config_maps_in(&name, &text, namespaces)?);
-    }
-    Ok(maps)
+    Ok(files)
 }
 
 #[cfg(test)]

@@ -1,0 +1,505 @@
+//! The verdict of `operator-check` for one Subscription: the catalog as
+//! pulled, the update path, and what each hop pulls, with the probe's
+//! outcome for every image ([`crate::upgrade::ImageCheck`], as
+//! `upgrade-check` gives it). Ready (`atHead`, `pathServed`), not ready
+//! (the resolver's reasons, `catalogNotServed`, `imagesNotServed`), or
+//! undetermined; and the next steps that fix what is not ready.
+//!
+//! The probing is the caller's; the classes decided before probing
+//! ([`image_class`]) and the verdict are here.
+
+use serde::Serialize;
+
+use super::catalog::CsvSource;
+use super::resolve::{Edge, End, Stop};
+use crate::explain::Explanation;
+use crate::registries::lookup::Role;
+use crate::upgrade::{ImageCheck, ImageOutcome, NextStep, Readiness};
+
+/// What an image of a hop is to the operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ImageRole {
+    /// The bundle image, pulled by the unpack Job.
+    Bundle,
+    /// An image of the CSV's deployments.
+    Operator,
+    /// A `relatedImages` entry.
+    Related,
+}
+
+/// How an image is referenced, decided before probing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ImageClass {
+    Digest,
+    /// By tag, with mirrors that serve tags (or none at all).
+    TagReference,
+    /// By tag where every mirror for it is digest-only: CRI-O goes to the
+    /// source, which a disconnected cluster cannot reach.
+    TagSkipsDigestMirrors,
+    /// A relatedImage with an empty `image`.
+    EmptyReference,
+}
+
+/// The class of a probed or unprobed explanation of a non-empty reference.
+pub fn image_class(item: &Explanation) -> ImageClass {
+    let Some(c) = item.candidates.first() else {
+        return ImageClass::TagReference;
+    };
+    if c.by_digest {
+        return ImageClass::Digest;
+    }
+    let mirrors_used = c.sources.iter().any(|s| s.role == Role::Mirror);
+    if c.registry.is_some() && !c.skipped.is_empty() && !mirrors_used {
+        ImageClass::TagSkipsDigestMirrors
+    } else {
+        ImageClass::TagReference
+    }
+}
+
+/// One image of a hop.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HopImage {
+    pub role: ImageRole,
+    /// The relatedImage's or container's name (empty for the bundle).
+    pub name: String,
+    pub reference: String,
+    pub class: ImageClass,
+    /// Whether the image decides the verdict: the bundle and operator
+    /// images of every hop, the relatedImages of the last hop (of every
+    /// hop with `--operands`).
+    pub counted: bool,
+    /// The probe's answer (absent for an empty reference).
+    pub check: Option<ImageCheck>,
+}
+
+impl HopImage {
+    /// Whether the image stops the update (counted, and failing or a tag
+    /// that skips every digest-only mirror).
+    pub fn fails(&self) -> bool {
+        self.counted
+            && (self.class == ImageClass::TagSkipsDigestMirrors
+                || self.check.as_ref().is_some_and(|c| c.outcome.fails()))
+    }
+
+    fn undetermined(&self) -> bool {
+        self.counted
+            && self
+                .check
+                .as_ref()
+                .is_some_and(|c| c.outcome == ImageOutcome::Undetermined)
+    }
+}
+
+/// One hop of the update and what it pulls.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HopCheck {
+    pub from: Option<String>,
+    pub to: String,
+    pub edge: Edge,
+    /// `Manual` when the Subscription's installPlanApproval waits for an approval at each hop.
+    pub approval: String,
+    /// Where the CSV's deployments were read: `bundleObject`, or
+    /// `csvMetadata` (only in the bundle image's manifests, not read).
+    pub csv_source: CsvSource,
+    pub images: Vec<HopImage>,
+}
+
+/// The catalog image as CRI-O on a worker pulls it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogCheck {
+    /// `namespace/name` of the CatalogSource, when one was read.
+    pub source: Option<String>,
+    pub image: String,
+    /// The manifest digest of what was read.
+    pub digest: Option<String>,
+    pub check: Option<ImageCheck>,
+    /// Why the catalog could not be read, when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undetermined: Option<String>,
+}
+
+/// The verdict of one Subscription.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionCheck {
+    pub namespace: String,
+    pub name: String,
+    pub package: String,
+    pub channel: Option<String>,
+    #[serde(rename = "installedCSV")]
+    pub installed_csv: Option<String>,
+    #[serde(rename = "startingCSV")]
+    pub starting_csv: Option<String>,
+    pub catalog: CatalogCheck,
+    pub head: Option<String>,
+    pub end: Option<End>,
+    pub hops: Vec<HopCheck>,
+    pub readiness: Readiness,
+    pub reason: String,
+    pub message: String,
+    pub next_steps: Vec<NextStep>,
+    pub ready: bool,
+}
+
+/// The resolver's answer: the head, how the walk ended and the hops; or why OLM stops.
+pub type Resolved = Result<(String, End, Vec<HopCheck>), Stop>;
+
+/// What the resolver and the probes gave, before the verdict (no path
+/// when the catalog was not read).
+pub struct Found {
+    pub catalog: CatalogCheck,
+    pub path: Option<Resolved>,
+}
+
+/// The verdict of `sub` from what was found: `notReady` > `undetermined` > `ready`.
+pub fn verdict(mut sub: SubscriptionCheck, found: Found) -> SubscriptionCheck {
+    sub.catalog = found.catalog;
+    let (readiness, reason, message) = decide(&mut sub, found.path);
+    sub.next_steps = next_steps(&sub, &reason);
+    sub.ready = readiness == Readiness::Ready;
+    sub.readiness = readiness;
+    sub.reason = reason;
+    sub.message = message;
+    sub
+}
+
+fn decide(sub: &mut SubscriptionCheck, path: Option<Resolved>) -> (Readiness, String, String) {
+    let catalog = &sub.catalog;
+    if let Some(c) = catalog.check.as_ref().filter(|c| c.outcome.fails()) {
+        let why = format!(
+            "the catalog image {} is not served: {}",
+            catalog.image, c.detail
+        );
+        return (Readiness::NotReady, "catalogNotServed".into(), why);
+    }
+    let path = match path {
+        None => {
+            let why = catalog.undetermined.clone().unwrap_or_default();
+            return (Readiness::Undetermined, "catalogUndetermined".into(), why);
+        }
+        Some(Err(stop)) => {
+            return (
+                Readiness::NotReady,
+                stop.reason().into(),
+                stop.message().into(),
+            )
+        }
+        Some(Ok(p)) => p,
+    };
+    let (head, end, hops) = path;
+    sub.head = Some(head);
+    sub.end = Some(end);
+    sub.hops = hops;
+    for (i, hop) in sub.hops.iter().enumerate() {
+        let failing: Vec<&HopImage> = hop.images.iter().filter(|m| m.fails()).collect();
+        if !failing.is_empty() {
+            let named: Vec<String> = failing.iter().map(|m| describe(m)).collect();
+            let why = format!(
+                "hop {} ({} -> {}) cannot be pulled: {}",
+                i + 1,
+                hop.from.as_deref().unwrap_or("install"),
+                hop.to,
+                named.join("; ")
+            );
+            return (Readiness::NotReady, "imagesNotServed".into(), why);
+        }
+    }
+    let unknown: Vec<String> = sub
+        .hops
+        .iter()
+        .flat_map(|h| &h.images)
+        .filter(|m| m.undetermined())
+        .map(|m| m.reference.clone())
+        .collect();
+    if !unknown.is_empty() {
+        let why = format!("no registry answered for {}", unknown.join(", "));
+        return (Readiness::Undetermined, "imagesUndetermined".into(), why);
+    }
+    if sub.hops.is_empty() {
+        let at = sub.installed_csv.clone().unwrap_or_default();
+        return (
+            Readiness::Ready,
+            "atHead".into(),
+            format!("{at} is the channel head"),
+        );
+    }
+    let last = &sub.hops[sub.hops.len() - 1].to;
+    let why = format!("{} hops to {last}, every image served", sub.hops.len());
+    (Readiness::Ready, "pathServed".into(), why)
+}
+
+fn describe(m: &HopImage) -> String {
+    let role = match m.role {
+        ImageRole::Bundle => "bundle",
+        ImageRole::Operator => "operator image",
+        ImageRole::Related => "related image",
+    };
+    let what = match (&m.check, m.class) {
+        (_, ImageClass::TagSkipsDigestMirrors) => "tagSkipsDigestMirrors".to_string(),
+        (Some(c), _) => c.outcome.as_str().to_string(),
+        (None, _) => "unprobed".to_string(),
+    };
+    format!("{role} {} {what}", m.reference)
+}
+
+fn first_mirror(c: &ImageCheck) -> Option<&str> {
+    c.pull_sources
+        .iter()
+        .find(|s| s.role == Role::Mirror && s.outcome != crate::probe_result::Outcome::Blocked)
+        .map(|s| s.reference.as_str())
+}
+
+fn next_steps(sub: &SubscriptionCheck, reason: &str) -> Vec<NextStep> {
+    let mut steps = Vec::new();
+    if reason == "noUpdatePath" {
+        let installed = sub.installed_csv.as_deref().unwrap_or_default();
+        steps.push(NextStep {
+            outcome: "noUpdatePath".into(),
+            step: format!("mirror the package with the bundles from {installed} on: in the ImageSetConfiguration, under mirror.operators[].packages, give {} a minVersion at or below {installed}'s version (or full: true for the channel), run oc-mirror again and apply the catalog it writes", sub.package),
+            commands: Vec::new(),
+        });
+    }
+    let failing: Vec<&HopImage> = sub
+        .hops
+        .iter()
+        .flat_map(|h| &h.images)
+        .filter(|m| m.fails())
+        .collect();
+    let copies: Vec<String> = failing
+        .iter()
+        .filter(|m| m.class != ImageClass::TagSkipsDigestMirrors)
+        .filter_map(|m| m.check.as_ref())
+        .filter(|c| c.outcome == ImageOutcome::Missing)
+        .filter_map(|c| {
+            Some(format!(
+                "skopeo copy --all docker://{} docker://{}",
+                c.reference,
+                first_mirror(c)?
+            ))
+        })
+        .collect();
+    if !copies.is_empty() {
+        steps.push(NextStep {
+            outcome: "missing".into(),
+            step: "mirror the operator again with oc-mirror (the package's bundles between the installed CSV and the head: minVersion in the ImageSetConfiguration), or copy each missing image to the first mirror CRI-O tries:".into(),
+            commands: copies,
+        });
+    }
+    let tags: Vec<&str> = failing
+        .iter()
+        .filter(|m| m.class == ImageClass::TagSkipsDigestMirrors)
+        .map(|m| m.reference.as_str())
+        .collect();
+    if !tags.is_empty() {
+        steps.push(NextStep {
+            outcome: "tagSkipsDigestMirrors".into(),
+            step: format!("{} pulled by tag, and every mirror for them is digest-only: apply the ImageTagMirrorSet oc-mirror writes (itms-oc-mirror.yaml) after mirroring the tags, or have the bundle pin its images by digest (operator-sdk generate bundle --use-image-digests)", tags.join(", ")),
+            commands: Vec::new(),
+        });
+    }
+    let other: Vec<String> = failing
+        .iter()
+        .filter(|m| m.class != ImageClass::TagSkipsDigestMirrors)
+        .filter_map(|m| m.check.as_ref())
+        .filter(|c| !matches!(c.outcome, ImageOutcome::Missing | ImageOutcome::Served))
+        .map(|c| format!("{} {}: {}", c.outcome.as_str(), c.reference, c.detail))
+        .collect();
+    if !other.is_empty() {
+        steps.push(NextStep {
+            outcome: "failing".into(),
+            step: other.join("; "),
+            commands: Vec::new(),
+        });
+    }
+    steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sub() -> SubscriptionCheck {
+        SubscriptionCheck {
+            namespace: "ops".into(),
+            name: "etcd".into(),
+            package: "etcd".into(),
+            channel: Some("stable".into()),
+            installed_csv: Some("etcd.v1".into()),
+            starting_csv: None,
+            catalog: catalog(None),
+            head: None,
+            end: None,
+            hops: Vec::new(),
+            readiness: Readiness::Undetermined,
+            reason: String::new(),
+            message: String::new(),
+            next_steps: Vec::new(),
+            ready: false,
+        }
+    }
+
+    fn catalog(check: Option<ImageCheck>) -> CatalogCheck {
+        CatalogCheck {
+            source: None,
+            image: "m.io/cat:v1".into(),
+            digest: None,
+            check,
+            undetermined: None,
+        }
+    }
+
+    fn probed(reference: &str, outcome: ImageOutcome) -> ImageCheck {
+        ImageCheck {
+            name: String::new(),
+            reference: reference.into(),
+            pull_sources: Vec::new(),
+            served_by: None,
+            outcome,
+            signature: None,
+            detail: String::new(),
+        }
+    }
+
+    fn hop(to: &str, images: Vec<HopImage>) -> HopCheck {
+        HopCheck {
+            from: Some("etcd.v1".into()),
+            to: to.into(),
+            edge: Edge::Replaces,
+            approval: "Automatic".into(),
+            csv_source: CsvSource::None,
+            images,
+        }
+    }
+
+    fn image(class: ImageClass, outcome: ImageOutcome, counted: bool) -> HopImage {
+        HopImage {
+            role: ImageRole::Related,
+            name: "x".into(),
+            reference: "q.io/x:1".into(),
+            class,
+            counted,
+            check: Some(probed("q.io/x:1", outcome)),
+        }
+    }
+
+    fn run(catalog_check: Option<ImageCheck>, path: Option<Resolved>) -> (Readiness, String) {
+        let s = verdict(
+            sub(),
+            Found {
+                catalog: catalog(catalog_check),
+                path,
+            },
+        );
+        (s.readiness, s.reason)
+    }
+
+    /// A row: name, the catalog's probe, the resolver's answer, the verdict.
+    type Row = (
+        &'static str,
+        Option<ImageCheck>,
+        Option<Resolved>,
+        Readiness,
+        &'static str,
+    );
+
+    #[test]
+    fn verdicts_in_order_of_precedence() {
+        use ImageOutcome::*;
+        let ok = |hops| Some(Ok(("etcd.v2".to_string(), End::Head, hops)));
+        let rows: Vec<Row> = vec![
+            (
+                "catalog missing",
+                Some(probed("m.io/cat:v1", Missing)),
+                None,
+                Readiness::NotReady,
+                "catalogNotServed",
+            ),
+            (
+                "catalog unread",
+                None,
+                None,
+                Readiness::Undetermined,
+                "catalogUndetermined",
+            ),
+            (
+                "resolver",
+                None,
+                Some(Err(Stop::NoUpdatePath("x".into()))),
+                Readiness::NotReady,
+                "noUpdatePath",
+            ),
+            ("at head", None, ok(vec![]), Readiness::Ready, "atHead"),
+            (
+                "served",
+                None,
+                ok(vec![hop(
+                    "etcd.v2",
+                    vec![image(ImageClass::Digest, Served, true)],
+                )]),
+                Readiness::Ready,
+                "pathServed",
+            ),
+            (
+                "missing",
+                None,
+                ok(vec![hop(
+                    "etcd.v2",
+                    vec![image(ImageClass::Digest, Missing, true)],
+                )]),
+                Readiness::NotReady,
+                "imagesNotServed",
+            ),
+            (
+                "not counted",
+                None,
+                ok(vec![hop(
+                    "etcd.v2",
+                    vec![image(ImageClass::Digest, Missing, false)],
+                )]),
+                Readiness::Ready,
+                "pathServed",
+            ),
+            (
+                "tag past digest mirrors, served by the source",
+                None,
+                ok(vec![hop(
+                    "etcd.v2",
+                    vec![image(ImageClass::TagSkipsDigestMirrors, Served, true)],
+                )]),
+                Readiness::NotReady,
+                "imagesNotServed",
+            ),
+            (
+                "no answer",
+                None,
+                ok(vec![hop(
+                    "etcd.v2",
+                    vec![image(ImageClass::Digest, Undetermined, true)],
+                )]),
+                Readiness::Undetermined,
+                "imagesUndetermined",
+            ),
+            (
+                "not ready wins",
+                None,
+                ok(vec![hop(
+                    "etcd.v2",
+                    vec![
+                        image(ImageClass::Digest, Undetermined, true),
+                        image(ImageClass::Digest, Missing, true),
+                    ],
+                )]),
+                Readiness::NotReady,
+                "imagesNotServed",
+            ),
+        ];
+        for (name, c, path, readiness, reason) in rows {
+            assert_eq!(run(c, path), (readiness, reason.to_string()), "{name}");
+        }
+    }
+}

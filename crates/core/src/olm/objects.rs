@@ -1,0 +1,207 @@
+//! The OLM objects `operator-check` reads (operators.coreos.com/v1alpha1):
+//! Subscriptions, CatalogSources and ClusterServiceVersions, the fields it
+//! needs and nothing else.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+pub const SUBSCRIPTION: &str = "Subscription";
+pub const CATALOG_SOURCE: &str = "CatalogSource";
+pub const CSV: &str = "ClusterServiceVersion";
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct Meta {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    namespace: String,
+}
+
+/// A Subscription.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subscription {
+    pub namespace: String,
+    pub name: String,
+    pub package: String,
+    pub channel: Option<String>,
+    pub source: String,
+    pub source_namespace: String,
+    pub starting_csv: Option<String>,
+    pub approval: String,
+    pub installed_csv: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawSubscription {
+    #[serde(default)]
+    metadata: Meta,
+    #[serde(default)]
+    spec: Option<SubscriptionSpec>,
+    #[serde(default)]
+    status: Option<SubscriptionStatus>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SubscriptionSpec {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    channel: Option<String>,
+    #[serde(default)]
+    source: String,
+    #[serde(default)]
+    source_namespace: String,
+    #[serde(default, rename = "startingCSV")]
+    starting_csv: Option<String>,
+    #[serde(default)]
+    install_plan_approval: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct SubscriptionStatus {
+    #[serde(default, rename = "installedCSV")]
+    installed_csv: Option<String>,
+}
+
+impl Subscription {
+    /// The Subscription of `value`, read at `at` (for messages).
+    pub fn from_value(at: &str, value: &Value) -> Result<Subscription, String> {
+        let raw: RawSubscription = serde_json::from_value(value.clone())
+            .map_err(|e| format!("{at}: Subscription: {e}"))?;
+        let name = raw.metadata.name;
+        let spec = raw
+            .spec
+            .ok_or_else(|| format!("{at}: Subscription {name} has no spec"))?;
+        for (field, v) in [("spec.name", &spec.name), ("spec.source", &spec.source)] {
+            if v.is_empty() {
+                return Err(format!("{at}: Subscription {name} has no {field}"));
+            }
+        }
+        let nonempty = |s: Option<String>| s.filter(|s| !s.is_empty());
+        Ok(Subscription {
+            source_namespace: if spec.source_namespace.is_empty() {
+                raw.metadata.namespace.clone()
+            } else {
+                spec.source_namespace
+            },
+            namespace: raw.metadata.namespace,
+            name,
+            package: spec.name,
+            channel: nonempty(spec.channel),
+            source: spec.source,
+            starting_csv: nonempty(spec.starting_csv),
+            approval: nonempty(spec.install_plan_approval)
+                .unwrap_or_else(|| "Automatic".to_string()),
+            installed_csv: nonempty(raw.status.and_then(|s| s.installed_csv)),
+        })
+    }
+}
+
+/// Where a CatalogSource's catalog comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CatalogOrigin {
+    /// A grpc source with an image (the registry pod runs it).
+    Image(String),
+    /// Anything else (an address, a ConfigMap, no image): why it is not read.
+    Other(String),
+}
+
+/// A CatalogSource: its namespace, name and origin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogSource {
+    pub namespace: String,
+    pub name: String,
+    pub origin: CatalogOrigin,
+}
+
+impl CatalogSource {
+    pub fn from_value(value: &Value) -> CatalogSource {
+        let s = |p: &str| {
+            value
+                .pointer(p)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let (image, address, config_map, kind) = (
+            s("/spec/image"),
+            s("/spec/address"),
+            s("/spec/configMap"),
+            s("/spec/sourceType"),
+        );
+        let origin = if !address.is_empty() {
+            CatalogOrigin::Other(format!(
+                "it serves the address {address}, not an image: its catalog is not read"
+            ))
+        } else if !config_map.is_empty() || kind == "configmap" || kind == "internal" {
+            CatalogOrigin::Other(
+                "its catalog is a ConfigMap, not an image: it is not read".to_string(),
+            )
+        } else if image.is_empty() {
+            CatalogOrigin::Other("it has no spec.image".to_string())
+        } else {
+            CatalogOrigin::Image(image)
+        };
+        CatalogSource {
+            namespace: s("/metadata/namespace"),
+            name: s("/metadata/name"),
+            origin,
+        }
+    }
+}
+
+/// A ClusterServiceVersion's namespace, name and `spec.version`.
+pub fn csv_version(value: &Value) -> (String, String, Option<String>) {
+    let s = |p: &str| value.pointer(p).and_then(Value::as_str).map(str::to_string);
+    (
+        s("/metadata/namespace").unwrap_or_default(),
+        s("/metadata/name").unwrap_or_default(),
+        s("/spec/version"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_subscription_and_refuses_one_without_a_package() {
+        let v = serde_json::json!({"kind":"Subscription","metadata":{"name":"etcd","namespace":"ops"},
+            "spec":{"name":"etcd","channel":"stable","source":"cat","sourceNamespace":"openshift-marketplace","installPlanApproval":"Manual"},
+            "status":{"installedCSV":"etcd.v1"}});
+        let s = Subscription::from_value("a.yaml", &v).unwrap();
+        assert_eq!(
+            (
+                s.package.as_str(),
+                s.approval.as_str(),
+                s.installed_csv.as_deref()
+            ),
+            ("etcd", "Manual", Some("etcd.v1"))
+        );
+        let v = serde_json::json!({"kind":"Subscription","metadata":{"name":"etcd"},"spec":{"source":"cat"}});
+        assert_eq!(
+            Subscription::from_value("a.yaml", &v).unwrap_err(),
+            "a.yaml: Subscription etcd has no spec.name"
+        );
+    }
+
+    #[test]
+    fn catalog_sources_that_are_not_images() {
+        let origin =
+            |spec: Value| CatalogSource::from_value(&serde_json::json!({"spec": spec})).origin;
+        assert_eq!(
+            origin(serde_json::json!({"sourceType":"grpc","image":"q.io/c:1"})),
+            CatalogOrigin::Image("q.io/c:1".into())
+        );
+        assert!(matches!(
+            origin(serde_json::json!({"sourceType":"grpc","address":"c.svc:50051"})),
+            CatalogOrigin::Other(_)
+        ));
+        assert!(matches!(
+            origin(serde_json::json!({"sourceType":"configmap","configMap":"c"})),
+            CatalogOrigin::Other(_)
+        ));
+    }
+}

@@ -1,0 +1,437 @@
+//! OLM's update path for one Subscription, as the v0 resolver computes it
+//! (operator-lifecycle-manager `pkg/controller/registry/resolver`:
+//! `getSubscriptionVariables`, `sortChannel`, and the predicates of
+//! `cache/predicates.go`), walked one hop at a time.
+//!
+//! The Subscription's channel (every channel when it names none: the
+//! default channel first, then the others by name) is ordered from its
+//! head down the replaces chain, skipped entries left out; a channel with
+//! several heads or a cycle fails resolution. The candidates for the
+//! installed CSV are the ordered entries that replace it, skip it, or whose
+//! `skipRange` contains its version; the first whose required packages and
+//! GVKs some bundle of the catalog provides wins. With nothing installed,
+//! the first hop installs the `startingCSV`, or the head.
+//!
+//! Left to the caller: which catalog, and the images each hop pulls.
+
+use std::collections::BTreeSet;
+
+pub use semver::Version;
+use serde::Serialize;
+
+use super::catalog::{Bundle, Catalog, ChannelEntry, Package};
+use super::range::Range;
+
+/// What the resolver is asked.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    /// The Subscription's name, for the resolver's messages.
+    pub subscription: &'a str,
+    /// `namespace/name` of the CatalogSource, for the resolver's messages.
+    pub catalog: &'a str,
+    pub package: &'a str,
+    pub channel: Option<&'a str>,
+    /// The installed CSV and its version (`spec.version` of the CSV, else the catalog's).
+    pub installed: Option<(&'a str, Option<Version>)>,
+    pub starting_csv: Option<&'a str>,
+    /// Stop once this CSV is reached.
+    pub to: Option<&'a str>,
+    pub max_hops: usize,
+}
+
+/// Why OLM cannot resolve the Subscription.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "reason", content = "message")]
+pub enum Stop {
+    PackageNotFound(String),
+    ChannelNotFound(String),
+    #[serde(rename = "startingCSVNotFound")]
+    StartingCsvNotFound(String),
+    InvalidChannel(String),
+    NoUpdatePath(String),
+    UnsatisfiedDependency(String),
+}
+
+impl Stop {
+    /// The reason code of the verdict.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Stop::PackageNotFound(_) => "packageNotFound",
+            Stop::ChannelNotFound(_) => "channelNotFound",
+            Stop::StartingCsvNotFound(_) => "startingCSVNotFound",
+            Stop::InvalidChannel(_) => "invalidChannel",
+            Stop::NoUpdatePath(_) => "noUpdatePath",
+            Stop::UnsatisfiedDependency(_) => "unsatisfiedDependency",
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            Stop::PackageNotFound(m)
+            | Stop::ChannelNotFound(m)
+            | Stop::StartingCsvNotFound(m)
+            | Stop::InvalidChannel(m)
+            | Stop::NoUpdatePath(m)
+            | Stop::UnsatisfiedDependency(m) => m,
+        }
+    }
+}
+
+/// Why a hop goes to its CSV.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Edge {
+    /// Nothing installed: the channel head, or the startingCSV.
+    Install,
+    Replaces,
+    Skips,
+    SkipRange,
+}
+
+/// One step of the update.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hop {
+    pub from: Option<String>,
+    pub to: String,
+    pub edge: Edge,
+}
+
+/// How the walk ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum End {
+    /// At the channel head.
+    Head,
+    /// At `--to`.
+    Target,
+    /// After `--max-hops` hops.
+    MaxHops,
+}
+
+/// The update path from the installed CSV.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdatePath {
+    pub head: String,
+    pub hops: Vec<Hop>,
+    pub end: End,
+}
+
+/// The update path for `req` over `catalog`.
+pub fn update_path(catalog: &Catalog, req: &Request<'_>) -> Result<UpdatePath, Stop> {
+    let package = find_package(catalog, req)?;
+    let ordered = ordered_entries(package, req)?;
+    let head = ordered.first().map(|e| e.name.clone()).ok_or_else(|| {
+        Stop::InvalidChannel(format!(
+            "found no replacement chains in channel {:?} of package {:?}",
+            req.channel.unwrap_or_default(),
+            req.package
+        ))
+    })?;
+    let mut hops = Vec::new();
+    let mut current = match req.installed.clone() {
+        Some((name, version)) => (name.to_string(), version),
+        None => {
+            let first = first_install(package, &ordered, req)?;
+            hops.push(Hop {
+                from: None,
+                to: first.clone(),
+                edge: Edge::Install,
+            });
+            let version = version_of(package, &first);
+            (first, version)
+        }
+    };
+    let mut seen = BTreeSet::from([current.0.clone()]);
+    loop {
+        if req.to == Some(current.0.as_str()) {
+            return Ok(UpdatePath {
+                head,
+                hops,
+                end: End::Target,
+            });
+        }
+        if hops.len() >= req.max_hops {
+            return Ok(UpdatePath {
+                head,
+                hops,
+                end: End::MaxHops,
+            });
+        }
+        let Some((next, edge)) = next_hop(catalog, package, &ordered, &current, req)? else {
+            if current.0 == head {
+                return Ok(UpdatePath {
+                    head,
+                    hops,
+                    end: End::Head,
+                });
+            }
+            return Err(no_update_path(req, &current.0, &head));
+        };
+        if !seen.insert(next.clone()) {
+            return Err(Stop::InvalidChannel(format!(
+                "the update path from {:?} comes back to {next:?} in package {:?}",
+                current.0, req.package
+            )));
+        }
+        hops.push(Hop {
+            from: Some(current.0.clone()),
+            to: next.clone(),
+            edge,
+        });
+        let version = version_of(package, &next);
+        current = (next, version);
+    }
+}
+
+fn no_update_path(req: &Request<'_>, installed: &str, head: &str) -> Stop {
+    Stop::NoUpdatePath(format!(
+        "the catalog {} has no update path from {installed} in package {} (head {head}): no entry replaces or skips it, nor has a skipRange containing its version; mirror the package with minVersion at or below {installed}'s version",
+        req.catalog, req.package
+    ))
+}
+
+fn find_package<'c>(catalog: &'c Catalog, req: &Request<'_>) -> Result<&'c Package, Stop> {
+    if catalog.packages.values().all(|p| p.bundles.is_empty()) && catalog.providers.is_empty() {
+        return Err(Stop::PackageNotFound(format!(
+            "no operators found from catalog {} referenced by subscription {}",
+            req.catalog, req.subscription
+        )));
+    }
+    match catalog.packages.get(req.package) {
+        Some(p) if !p.bundles.is_empty() => Ok(p),
+        _ => Err(Stop::PackageNotFound(format!(
+            "no operators found in package {} in the catalog referenced by subscription {}",
+            req.package, req.subscription
+        ))),
+    }
+}
+
+/// The channel's entries (every channel's, default first) ordered by [`sort_channel`].
+fn ordered_entries<'p>(
+    package: &'p Package,
+    req: &Request<'_>,
+) -> Result<Vec<&'p ChannelEntry>, Stop> {
+    let channels: Vec<&String> = match req.channel {
+        Some(c) => {
+            let found = package.channels.get_key_value(c).map(|(k, _)| k);
+            vec![found.ok_or_else(|| Stop::ChannelNotFound(format!(
+                "no operators found in channel {c} of package {} in the catalog referenced by subscription {}",
+                req.package, req.subscription
+            )))?]
+        }
+        None => {
+            let default = package.default_channel.as_deref();
+            let mut all: Vec<&String> = package.channels.keys().collect();
+            all.sort_by_key(|c| (Some(c.as_str()) != default, c.as_str()));
+            all
+        }
+    };
+    let mut ordered = Vec::new();
+    for c in channels {
+        let sorted =
+            sort_channel(&package.channels[c], &package.name, c).map_err(Stop::InvalidChannel)?;
+        ordered.extend(sorted);
+    }
+    Ok(ordered)
+}
+
+/// A channel's entries from the head down the replaces chain, skipped
+/// entries left out; OLM's `sortChannel`, with its messages.
+pub fn sort_channel<'e>(
+    entries: &'e [ChannelEntry],
+    package: &str,
+    channel: &str,
+) -> Result<Vec<&'e ChannelEntry>, String> {
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let index = |name: &str| entries.iter().rposition(|e| e.name == name);
+    let mut replaced_by = vec![false; entries.len()];
+    let mut replaces: Vec<Option<usize>> = vec![None; entries.len()];
+    let mut skipped = BTreeSet::new();
+    for (i, e) in entries.iter().enumerate() {
+        if let Some(r) = e.replaces.as_deref().and_then(index) {
+            replaced_by[r] = true;
+            replaces[i] = Some(r);
+        }
+        for s in &e.skips {
+            if let Some(r) = index(s) {
+                replaced_by[r] = true;
+                skipped.insert(s.as_str());
+            }
+        }
+    }
+    let heads: Vec<usize> = (0..entries.len()).filter(|&i| !replaced_by[i]).collect();
+    if heads.is_empty() {
+        return Err(format!("no channel heads (entries not replaced by another entry) found in channel {channel:?} of package {package:?}"));
+    }
+    let mut chains = Vec::new();
+    for &head in &heads {
+        let mut chain = Vec::new();
+        let mut visited = BTreeSet::new();
+        let mut current = head;
+        loop {
+            visited.insert(current);
+            if !skipped.contains(entries[current].name.as_str()) {
+                chain.push(&entries[current]);
+            }
+            let Some(next) = replaces[current] else { break };
+            if visited.contains(&next) {
+                return Err(format!("a cycle exists in the chain of replacement beginning with {:?} in channel {channel:?} of package {package:?}", entries[head].name));
+            }
+            current = next;
+        }
+        chains.push(chain);
+    }
+    if chains.len() > 1 {
+        let named: Vec<String> = chains
+            .iter()
+            .map(|c| match c.as_slice() {
+                [] => "[]".to_string(),
+                [one] => one.name.clone(),
+                [first, .., last] => format!("{}...{}", first.name, last.name),
+            })
+            .collect();
+        return Err(format!("a unique replacement chain within a channel is required to determine the relative order between channel entries, but {} replacement chains were found in channel {channel:?} of package {package:?}: {}", named.len(), named.join(", ")));
+    }
+    Ok(chains.pop().unwrap_or_default())
+}
+
+fn first_install(
+    package: &Package,
+    ordered: &[&ChannelEntry],
+    req: &Request<'_>,
+) -> Result<String, Stop> {
+    match req.starting_csv {
+        Some(csv) if ordered.iter().any(|e| e.name == csv) => Ok(csv.to_string()),
+        // An entry left out of the order (skipped) is still a bundle of the channel.
+        Some(csv) if in_channels(package, req.channel, csv) => Ok(csv.to_string()),
+        Some(csv) => Err(Stop::StartingCsvNotFound(format!(
+            "no operators found with name {csv} in channel {} of package {} in the catalog referenced by subscription {}",
+            req.channel.unwrap_or_default(), req.package, req.subscription
+        ))),
+        None => Ok(ordered[0].name.clone()),
+    }
+}
+
+fn in_channels(package: &Package, channel: Option<&str>, csv: &str) -> bool {
+    package
+        .channels
+        .iter()
+        .filter(|(c, _)| channel.is_none_or(|want| want == c.as_str()))
+        .any(|(_, entries)| entries.iter().any(|e| e.name == csv))
+}
+
+/// The bundle's version, as OLM reads it (`olm.package`), when it is semver.
+pub fn version_of(package: &Package, csv: &str) -> Option<Version> {
+    let v = package.bundles.get(csv)?.version.as_deref()?;
+    Version::parse(v).ok()
+}
+
+/// The next CSV from `current`, and the edge that leads there.
+fn next_hop(
+    catalog: &Catalog,
+    package: &Package,
+    ordered: &[&ChannelEntry],
+    current: &(String, Option<Version>),
+    req: &Request<'_>,
+) -> Result<Option<(String, Edge)>, Stop> {
+    let (name, version) = current;
+    let candidates: Vec<(&ChannelEntry, Edge)> = ordered
+        .iter()
+        .filter(|e| e.name != *name)
+        .filter_map(|e| edge(e, name, version.as_ref()).map(|k| (*e, k)))
+        .collect();
+    let mut unsatisfied = Vec::new();
+    for (entry, kind) in &candidates {
+        match package.bundles.get(&entry.name) {
+            Some(b) => match unsatisfied_requirement(catalog, b) {
+                None => return Ok(Some((entry.name.clone(), *kind))),
+                Some(why) => unsatisfied.push(format!("{}: {why}", entry.name)),
+            },
+            None => unsatisfied.push(format!(
+                "{}: no olm.bundle of that name in package {}",
+                entry.name, req.package
+            )),
+        }
+    }
+    if unsatisfied.is_empty() {
+        return Ok(None);
+    }
+    Err(Stop::UnsatisfiedDependency(format!(
+        "no candidate to replace {name} has its dependencies in the catalogs: {}",
+        unsatisfied.join("; ")
+    )))
+}
+
+/// Why `entry` is a candidate for `installed`: `ReplacesPredicate` (replaces or skips) or `SkipRangeIncludesPredicate`.
+fn edge(entry: &ChannelEntry, installed: &str, version: Option<&Version>) -> Option<Edge> {
+    if entry.replaces.as_deref() == Some(installed) {
+        return Some(Edge::Replaces);
+    }
+    if entry.skips.iter().any(|s| s == installed) {
+        return Some(Edge::Skips);
+    }
+    // A skipRange OLM cannot parse is no skipRange (source_registry.go).
+    let range = entry
+        .skip_range
+        .as_deref()
+        .and_then(|r| Range::parse(r).ok())?;
+    version
+        .filter(|v| range.contains(v))
+        .map(|_| Edge::SkipRange)
+}
+
+/// The first requirement of `bundle` no bundle of another package provides.
+fn unsatisfied_requirement(catalog: &Catalog, bundle: &Bundle) -> Option<String> {
+    let others = || {
+        catalog
+            .providers
+            .iter()
+            .filter(|p| p.package != bundle.package)
+    };
+    for req in &bundle.required_packages {
+        let range = if req.version_range.is_empty() {
+            None
+        } else {
+            match Range::parse(&req.version_range) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    return Some(format!(
+                        "olm.package.required {} versionRange {:?}: {e}",
+                        req.package_name, req.version_range
+                    ))
+                }
+            }
+        };
+        let fits = |p: &&super::catalog::Provider| {
+            p.package == req.package_name
+                && range.as_ref().is_none_or(|r| {
+                    p.version
+                        .as_deref()
+                        .and_then(|v| Version::parse(v).ok())
+                        .is_some_and(|v| r.contains(&v))
+                })
+        };
+        if !others().any(|p| fits(&p)) {
+            return Some(format!(
+                "requires package {} {}",
+                req.package_name, req.version_range
+            ));
+        }
+    }
+    for gvk in &bundle.required_gvks {
+        if !others().any(|p| p.gvks.contains(gvk)) {
+            return Some(format!(
+                "requires {}/{} {}",
+                gvk.group, gvk.version, gvk.kind
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

@@ -653,7 +653,7 @@ silent_connect
 # replay must name the source skopeo used as servedBy, with the same tries
 # in the same order, and say asExpected; audit --journal-file, the same
 # pull judged against the equivalent ImageDigestMirrorSet.
-to_journal() { # SKOPEO-LOG IMAGE RESULT
+to_journal() { # SKOPEO-LOG IMAGE RESULT (RESULT "-": the pull failed, a later line follows)
     python3 - "$@" <<'PY'
 import datetime, re, sys
 log, image, result = sys.argv[1:4]
@@ -672,7 +672,11 @@ first, last = out[0][0], out[-1][0]
 print(prefix(first) + f'time="{first}" level=info msg="Pulling image: {image}" {ident}')
 for t, msg in out:
     print(prefix(t) + f'time="{t}" level=info {msg}')
-print(prefix(last) + f'time="{last}" level=info msg="Pulled image: {result}" {ident}')
+if result == "-":
+    # CRI-O at info logs nothing after the refused source; the node goes on.
+    print(prefix(last) + f'time="{last}" level=info msg="Checking image status: quay.io/other/x:1" id=0b0b0b0b-e2e0-4b6a-9d3c-7a1b2c3d4e5f name=/runtime.v1.ImageService/ImageStatus')
+else:
+    print(prefix(last) + f'time="{last}" level=info msg="Pulled image: {result}" {ident}')
 PY
 }
 journal_replay() {
@@ -713,6 +717,62 @@ print(v['pulls'], v['verdicts']['asExpected'], s['reference'], s['role'], ' '.jo
     fi
 }
 journal_replay
+
+# A walk that ends at a blocked source (NeverContactSource): skopeo logs
+# `Trying to access` for the blocked source too, then refuses it; the pull
+# failed as configured: asExpected, no servedBy.
+journal_blocked_last() {
+    local image="$SOURCE/ns/lone@$LONE" log="$WORK/journal-blocked.skopeo.log" verdicts code tried
+    printf '[[registry]]\nprefix = "%s/ns/lone"\nlocation = "%s/ns/lone"\nblocked = true\n[[registry.mirror]]\nlocation = "%s/ns/lone"\n' \
+        "$SOURCE" "$SOURCE" "$PLAIN" >"$WORK/c-blocked.conf"
+    if $T "${SKOPEO[@]}" --registries-conf "$WORK/c-blocked.conf" --debug inspect --raw --cert-dir "$WORK/certs" \
+        --authfile "$WORK/good-auth.json" "docker://$image" >/dev/null 2>"$log"; then
+        fail "journal-blocked-last: skopeo pulled $image, which only a blocked source holds"; return
+    fi
+    tried=$(sed -n 's/.*Trying to access \\"\([^\\]*\)\\".*/\1/p' "$log" | paste -sd' ')
+    to_journal "$log" "$image" - >"$WORK/crio-blocked.journal"
+    local json
+    json=$($T "$BIN" explain "$image" --registries-conf "$WORK/c-blocked.conf" \
+        --journal-file "$WORK/crio-blocked.journal" -o json) && code=0 || code=$?
+    verdicts=$(printf '%s' "$json" | python3 -c "import json, sys
+d = json.load(sys.stdin)
+(r,) = d['journal']
+(a,) = r['pulls']
+print(r['outcome'], a['verdict'], a['servedBy'], ' '.join(a['tried']))") || verdicts="(no single pull: $json)"
+    if [ "$verdicts" = "failed asExpected None $tried" ] && [ "${tried##* }" = "$image" ]; then
+        ok "journal-blocked-last: skopeo's tries ($tried) end at the blocked source: failed, asExpected (exit $code)"
+    else
+        fail "journal-blocked-last: skopeo tried '$tried'; explain --journal-file exit $code: $verdicts"
+    fi
+}
+journal_blocked_last
+
+# The cluster's additionalTrustedCA read from the files (-f): the mirrors'
+# CA only in the ConfigMap Image.spec.additionalTrustedCA names (one key
+# per registry host, `..` for `:`), no --cert-dir: explain --probe verifies
+# them and is served by the mirror skopeo (given the CA) pulls from.
+trusted_ca_from_files() {
+    local image="$SOURCE/ns/lone@$LONE" files="$WORK/trusted-ca-objects.yaml" served pulled
+    pulled=$(last_tried "$WORK/journal.skopeo.log")
+    {
+        printf 'apiVersion: config.openshift.io/v1\nkind: Image\nmetadata: {name: cluster}\nspec:\n  additionalTrustedCA: {name: registry-cas}\n---\n'
+        printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: registry-cas, namespace: openshift-config}\ndata:\n'
+        for host in "$PLAIN" "$AUTHED"; do
+            printf '  %s: |\n' "${host/:/..}"
+            sed 's/^/    /' "$WORK/certs/ca.crt"
+        done
+        printf -- '---\n'
+        cat "$WORK/idms.yaml"
+    } >"$files"
+    served=$($T "$BIN" explain "$image" -f "$files" --probe --authfile "$WORK/good-auth.json" -o json |
+        sed -n 's/^ *"servedBy": "\(.*\)",\{0,1\}$/\1/p' | head -1) || true
+    if [ -n "$pulled" ] && [ "$served" = "$pulled" ]; then
+        ok "trusted-ca-from-files: the mirrors' CA only in additionalTrustedCA's ConfigMap: served by $served, as skopeo"
+    else
+        fail "trusted-ca-from-files: skopeo pulled from '$pulled', explain --probe -f says '$served'"
+    fi
+}
+trusted_ca_from_files
 
 # --- upgrade-check: a release payload through its mirror -------------------
 # A small release built by python3 (cryptography) and pushed with the

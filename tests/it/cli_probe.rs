@@ -2193,3 +2193,25 @@ fn issue_37_offline_additional_trusted_ca_from_the_files() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Issue 39 item 7: an error answer's body is read up to 64 KiB, no more: a
+/// "manifest unknown" padded to 8 MiB is still that, and the next source
+/// is tried.
+#[test]
+fn issue_39_an_error_body_over_64_kib_is_cut() {
+    let setup = Setup::new();
+    let body = manifest_body("app v1");
+    let digest = digest_of(&body);
+    let a = Builder::new().token_padding(8 << 20).start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&a, "a");
+    setup.trust(&s, "s");
+    let conf = registries_conf(&s.host(), &[&a.host()], "", "");
+    let (code, json) = probe(&setup, &conf, &format!("{}/{REPO}@{digest}", s.host()), &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(outcomes(&json), ["notFound", "served"], "{json:#}");
+    assert!(
+        detail(&json, 0).contains(": manifest unknown ("),
+        "{json:#}"
+    );
+}

@@ -66,7 +66,8 @@ struct State {
     throttle: usize,
     /// The token answer's `issued_at`, when set.
     token_issued_at: Option<String>,
-    /// Bytes of padding in every token answer (an oversized answer).
+    /// Bytes of padding in every token answer and every "manifest unknown"
+    /// answer (an oversized answer).
     token_padding: usize,
     delay: Option<Duration>,
     /// Manifest requests of these repositories wait this long first.
@@ -729,7 +730,11 @@ async fn handle(
             &[("Content-Type", mt), ("Docker-Content-Digest", digest)],
             body,
         )),
-        None => Ok(respond(404, &[], error_body("MANIFEST_UNKNOWN"))),
+        None => Ok(respond(
+            404,
+            &[],
+            error_body("MANIFEST_UNKNOWN") + &" ".repeat(token_padding),
+        )),
     }
 }
 

@@ -344,7 +344,7 @@ impl Prober {
         let status = res.status();
         if status != StatusCode::OK {
             let headers = res.headers().clone();
-            let body = read_limited(&http, res, 64 << 10).await.unwrap_or_default();
+            let body = read_error_body(&http, res).await.unwrap_or_default();
             let (outcome, what) = status_outcome(status, &body, &headers);
             // containers/image's words (docker/docker_client.go getBlob).
             return Err(Attempt::failed(
@@ -538,7 +538,7 @@ impl Prober {
                 false => "Trying to obtain access token",
             };
             let headers = res.headers().clone();
-            let body = read_limited(http, res, 64 << 10).await.unwrap_or_default();
+            let body = read_error_body(http, res).await.unwrap_or_default();
             let (outcome, what) = token_outcome(status, &body, &headers, context);
             return Err(Attempt::failed(outcome, Some(status.as_u16()), what));
         }
@@ -631,7 +631,7 @@ async fn manifest_answer(
     let status = res.status();
     if status != StatusCode::OK {
         let headers = res.headers().clone();
-        let body = match read_limited(http, res, 64 << 10).await {
+        let body = match read_error_body(http, res).await {
             Err(BodyError::NoAnswer) => {
                 return body_timed_out(http, status, &format!("manifest {tag_or_digest}"))
             }
@@ -848,7 +848,7 @@ async fn ping_once(
     let status = res.status();
     if status != StatusCode::OK && status != StatusCode::UNAUTHORIZED {
         let headers = res.headers().clone();
-        let body = match read_limited(http, res, 64 << 10).await {
+        let body = match read_error_body(http, res).await {
             Err(BodyError::NoAnswer) => {
                 return Err(body_timed_out(
                     http,
@@ -959,6 +959,33 @@ async fn read_limited(
                 )));
             }
             out.extend_from_slice(&chunk);
+        }
+        Ok(out)
+    };
+    http.limit
+        .wait(read)
+        .await
+        .unwrap_or(Err(BodyError::NoAnswer))
+}
+
+/// The most of an error answer's body that is read.
+const ERROR_BODY_LIMIT: usize = 64 << 10;
+
+/// The first [`ERROR_BODY_LIMIT`] bytes of an error answer's body, the
+/// rest left unread, within the endpoint's wait.
+async fn read_error_body(http: &Http, mut res: reqwest::Response) -> Result<Vec<u8>, BodyError> {
+    let read = async {
+        let mut out = Vec::new();
+        while let Some(chunk) = res
+            .chunk()
+            .await
+            .map_err(|e| BodyError::Failed(chain(&e)))?
+        {
+            let room = ERROR_BODY_LIMIT - out.len();
+            out.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if out.len() == ERROR_BODY_LIMIT {
+                break;
+            }
         }
         Ok(out)
     };

@@ -273,7 +273,10 @@ fn target_image(args: &UpgradeCheckArgs, inputs: &Inputs) -> Result<(String, Opt
                 "--to-image {image:?} is not a valid pull spec: {e}"
             ))
         })?;
-        return Ok((image.clone(), None));
+        // An update the cluster offers under that image carries its
+        // version, risks and oc's refusal, as `oc adm upgrade --to-image`.
+        let offered = upgrade::find_update_by_image(inputs.cluster_version.as_ref(), image);
+        return Ok((image.clone(), offered));
     }
     let version = args.to.as_deref().unwrap_or_default();
     let offered = upgrade::find_update(inputs.cluster_version.as_ref(), version).map_err(|e| {
@@ -307,6 +310,7 @@ fn target_of(image: &str, offered: Option<&Offered>, check: &ImageCheck) -> Targ
             .and_then(|o| o.recommended.as_ref())
             .map(|(status, why)| format!("{status} ({why})")),
         oc_refusal: offered.and_then(Offered::oc_refusal),
+        oc_target: offered.map(|o| o.oc_target.clone()),
         detail: check.detail.clone(),
     }
 }

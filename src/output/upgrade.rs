@@ -102,10 +102,10 @@ fn write_summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
             "undetermined: a registry did not answer, nothing failed otherwise"
         }
     };
-    match (&t.oc_refusal, &t.version) {
-        (Some(_), Some(v)) => writeln!(
+    match (&t.oc_refusal, &t.oc_target) {
+        (Some(_), Some(to)) => writeln!(
             out,
-            "Verdict:   {verdict}; and not recommended: `oc adm upgrade --to {v}` refuses it without --allow-not-recommended"
+            "Verdict:   {verdict}; and not recommended: `oc adm upgrade {to}` refuses it without --allow-not-recommended"
         ),
         _ => writeln!(out, "Verdict:   {verdict}"),
     }
@@ -210,6 +210,7 @@ mod tests {
             risks: Vec::new(),
             recommended: None,
             oc_refusal: None,
+            oc_target: None,
             detail: String::new(),
         };
         let r = report(

@@ -1805,3 +1805,42 @@ fn issue_37_a_garbled_payload_layer_names_its_digest() {
     );
     assert!(err.is_ascii(), "{err}");
 }
+
+/// Issue 37 item 6 with `--to-image`: the payload the cluster offers as a
+/// conditional update (matched as oc's `targetMatch` does: the same image
+/// or its digest, here by the mirror's pull spec) gets the same refusal,
+/// worded for `oc adm upgrade --to-image`.
+#[test]
+fn issue_37_to_image_of_a_not_recommended_update_says_oc_refuses_it() {
+    let (reg, rel) = mirror(NAMES, &[]);
+    let s = Setup::new(&reg);
+    let offers = format!(
+        "  conditionalUpdates:\n  - release: {{version: 4.21.0, image: '{}'}}\n    conditions: [{{type: Recommended, status: 'False', reason: SigstoreMirrors, message: mirrors need the signatures}}]\n",
+        payload_spec(&rel)
+    );
+    let files = s.objects(&(idms(&reg.host()) + &cluster_version(&offers)));
+    let digest = payload_spec(&rel)
+        .rsplit_once('@')
+        .expect("by digest")
+        .1
+        .to_string();
+    let image = format!("{}/{RELEASE_REPO}@{digest}", reg.host());
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &image, "-o", "json"]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["target"]["version"], "4.21.0", "{json:#}");
+    assert_eq!(json["target"]["listedIn"], "conditionalUpdates");
+    assert!(json["target"]["ocRefusal"].is_string(), "{json:#}");
+    let steps = json["nextSteps"].to_string();
+    assert!(
+        steps.contains(&format!(
+            "oc adm upgrade --to-image {image} --allow-not-recommended"
+        )),
+        "{steps}"
+    );
+}

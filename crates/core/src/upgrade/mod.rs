@@ -20,7 +20,7 @@ use crate::verdict::{self, Verdict};
 pub use crate::probe_result::{ImageSignature, Verification};
 use crate::registries::lookup::Role;
 
-pub use target::{find_update, NotOffered, Offered, Risk};
+pub use target::{find_update, find_update_by_image, NotOffered, Offered, Risk};
 
 /// What became of one image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -377,6 +377,9 @@ pub struct Target {
     /// `--allow-not-recommended` (a conditional update not recommended).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub oc_refusal: Option<String>,
+    /// How `oc adm upgrade` names it: `--to VERSION` or `--to-image IMAGE`.
+    #[serde(skip)]
+    pub oc_target: Option<String>,
     pub detail: String,
 }
 
@@ -654,11 +657,11 @@ pub fn report(target: Target, images: Vec<ImageCheck>) -> Report {
         Readiness::Ready
     };
     let mut next_steps = next_steps(&target, &images);
-    if let (Some(refusal), Some(version)) = (&target.oc_refusal, &target.version) {
+    if let (Some(refusal), Some(to)) = (&target.oc_refusal, &target.oc_target) {
         next_steps.push(NextStep {
             outcome: "notRecommended".to_string(),
-            step: format!("`oc adm upgrade --to {version}` refuses it: \"{refusal}\" Read the risks above, and accept them only if they do not apply to this cluster:"),
-            commands: vec![format!("oc adm upgrade --to {version} --allow-not-recommended")],
+            step: format!("`oc adm upgrade {to}` refuses it: \"{refusal}\" Read the risks above, and accept them only if they do not apply to this cluster:"),
+            commands: vec![format!("oc adm upgrade {to} --allow-not-recommended")],
         });
     }
     Report {
@@ -859,6 +862,7 @@ mod tests {
             risks: Vec::new(),
             recommended: None,
             oc_refusal: None,
+            oc_target: None,
             detail: String::new(),
         };
         let images = [

@@ -29,6 +29,9 @@ pub struct Offered {
     /// The `Recommended` condition of a conditional update: `True`,
     /// `False` or `Unknown`, with its reason and message.
     pub recommended: Option<(String, String)>,
+    /// How `oc adm upgrade` is asked for it: `--to VERSION`, or
+    /// `--to-image IMAGE` when it was found by its image.
+    pub oc_target: String,
 }
 
 impl Offered {
@@ -92,27 +95,7 @@ pub fn find_update(cv: Option<&ClusterVersion>, version: &str) -> Result<Offered
         .iter()
         .find(|c| c.release.version == wanted)
     {
-        let risks = c
-            .risks
-            .iter()
-            .map(|r| Risk {
-                name: r.name.clone(),
-                message: r.message.clone(),
-                url: r.url.clone(),
-            })
-            .collect();
-        let recommended = c
-            .conditions
-            .iter()
-            .find(|c| c.type_ == "Recommended")
-            .map(|c| (c.status.clone(), join_reason(&c.reason, &c.message)));
-        return offered(
-            wanted,
-            &c.release.image,
-            "conditionalUpdates",
-            risks,
-            recommended,
-        );
+        return conditional(c, &c.release.image);
     }
     let mut listed: Vec<String> = status
         .available_updates
@@ -130,6 +113,63 @@ pub fn find_update(cv: Option<&ClusterVersion>, version: &str) -> Result<Offered
         version: wanted.to_string(),
         offered: listed,
     })
+}
+
+/// The update `--to-image IMAGE` is, if the cluster offers it: the same
+/// image, or one with the same digest (oc's `targetMatch`), available
+/// first, then conditional; its image is the one given, as oc keeps it.
+pub fn find_update_by_image(cv: Option<&ClusterVersion>, image: &str) -> Option<Offered> {
+    let status = &cv?.status;
+    let digest = |i: &str| {
+        crate::reference::Reference::parse_normalized_named(i)
+            .ok()
+            .and_then(|r| r.digest().map(str::to_string))
+    };
+    let wanted = digest(image);
+    let matches =
+        |offered: &str| offered == image || (wanted.is_some() && digest(offered) == wanted);
+    let by_image = |o: Offered| Offered {
+        oc_target: format!("--to-image {image}"),
+        ..o
+    };
+    if let Some(r) = status.available_updates.iter().find(|r| matches(&r.image)) {
+        return offered(&r.version, image, "availableUpdates", Vec::new(), None)
+            .ok()
+            .map(by_image);
+    }
+    let c = status
+        .conditional_updates
+        .iter()
+        .find(|c| matches(&c.release.image))?;
+    conditional(c, image).ok().map(by_image)
+}
+
+/// A conditional update, with its risks and `Recommended` condition.
+fn conditional(
+    c: &crate::objects::cluster::ConditionalUpdate,
+    image: &str,
+) -> Result<Offered, NotOffered> {
+    let risks = c
+        .risks
+        .iter()
+        .map(|r| Risk {
+            name: r.name.clone(),
+            message: r.message.clone(),
+            url: r.url.clone(),
+        })
+        .collect();
+    let recommended = c
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Recommended")
+        .map(|c| (c.status.clone(), join_reason(&c.reason, &c.message)));
+    offered(
+        c.release.version.trim_start_matches('v'),
+        image,
+        "conditionalUpdates",
+        risks,
+        recommended,
+    )
 }
 
 fn offered(
@@ -151,6 +191,7 @@ fn offered(
         listed_in,
         risks,
         recommended,
+        oc_target: format!("--to {version}"),
     })
 }
 
@@ -195,6 +236,29 @@ mod tests {
         let recommended: ClusterVersion = serde_saphyr::from_str(&recommended).expect("cv");
         let r = find_update(Some(&recommended), "4.21.0").expect("conditional");
         assert_eq!(r.oc_refusal(), None, "Recommended=True");
+    }
+
+    /// oc's `targetMatch` for `--to-image`: the same image or its digest.
+    #[test]
+    fn to_image_finds_the_offered_update_by_digest() {
+        let (bb, cc, dd) = ("b".repeat(64), "c".repeat(64), "d".repeat(64));
+        let cv = cv(&CV
+            .replace("sha256:bb", &format!("sha256:{bb}"))
+            .replace("sha256:cc", &format!("sha256:{cc}")));
+        let mirrored = format!("mirror.example.com/r@sha256:{cc}");
+        let c = find_update_by_image(Some(&cv), &mirrored).expect("offered");
+        assert_eq!(
+            (c.version.as_str(), c.listed_in, c.image.as_str()),
+            ("4.21.0", "conditionalUpdates", mirrored.as_str())
+        );
+        assert!(c.oc_refusal().is_some());
+        let a = find_update_by_image(Some(&cv), &format!("q/r@sha256:{bb}")).expect("offered");
+        assert_eq!(
+            (a.version.as_str(), a.listed_in),
+            ("4.20.5", "availableUpdates")
+        );
+        assert!(find_update_by_image(Some(&cv), &format!("q/r@sha256:{dd}")).is_none());
+        assert!(find_update_by_image(Some(&cv), "q/r:4.21.0").is_none());
     }
 
     #[test]

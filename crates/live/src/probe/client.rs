@@ -942,38 +942,34 @@ fn token_outcome(
 /// Reads a body of at most `limit` bytes, within the endpoint's wait.
 async fn read_limited(
     http: &Http,
-    mut res: reqwest::Response,
+    res: reqwest::Response,
     limit: usize,
 ) -> Result<Vec<u8>, BodyError> {
-    let read = async {
-        let mut out = Vec::new();
-        while let Some(chunk) = res
-            .chunk()
-            .await
-            .map_err(|e| BodyError::Failed(chain(&e)))?
-        {
-            if out.len() + chunk.len() > limit {
-                // containers/image's words (`iolimits.ReadAtMost`).
-                return Err(BodyError::Failed(format!(
-                    "exceeded maximum allowed size of {limit} bytes"
-                )));
-            }
-            out.extend_from_slice(&chunk);
-        }
-        Ok(out)
-    };
-    http.limit
-        .wait(read)
-        .await
-        .unwrap_or(Err(BodyError::NoAnswer))
+    match read_up_to(http, res, limit).await? {
+        (body, false) => Ok(body),
+        // containers/image's words (`iolimits.ReadAtMost`).
+        (_, true) => Err(BodyError::Failed(format!(
+            "exceeded maximum allowed size of {limit} bytes"
+        ))),
+    }
 }
 
 /// The most of an error answer's body that is read.
 const ERROR_BODY_LIMIT: usize = 64 << 10;
 
 /// The first [`ERROR_BODY_LIMIT`] bytes of an error answer's body, the
-/// rest left unread, within the endpoint's wait.
-async fn read_error_body(http: &Http, mut res: reqwest::Response) -> Result<Vec<u8>, BodyError> {
+/// rest left unread.
+async fn read_error_body(http: &Http, res: reqwest::Response) -> Result<Vec<u8>, BodyError> {
+    Ok(read_up_to(http, res, ERROR_BODY_LIMIT).await?.0)
+}
+
+/// The first `limit` bytes of a body, and whether there was more (not
+/// read), within the endpoint's wait.
+async fn read_up_to(
+    http: &Http,
+    mut res: reqwest::Response,
+    limit: usize,
+) -> Result<(Vec<u8>, bool), BodyError> {
     let read = async {
         let mut out = Vec::new();
         while let Some(chunk) = res
@@ -981,13 +977,13 @@ async fn read_error_body(http: &Http, mut res: reqwest::Response) -> Result<Vec<
             .await
             .map_err(|e| BodyError::Failed(chain(&e)))?
         {
-            let room = ERROR_BODY_LIMIT - out.len();
+            let room = limit - out.len();
             out.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            if out.len() == ERROR_BODY_LIMIT {
-                break;
+            if chunk.len() > room {
+                return Ok((out, true));
             }
         }
-        Ok(out)
+        Ok((out, false))
     };
     http.limit
         .wait(read)

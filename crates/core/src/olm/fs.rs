@@ -183,17 +183,7 @@ pub fn read_layer(
     wanted: &dyn Fn(&str) -> bool,
 ) -> Result<(), String> {
     let mut reader = reader;
-    // The magic numbers are read whole before choosing: a registry may hand the first byte alone.
-    let mut head = Vec::with_capacity(4);
-    while head.len() < 4 {
-        let mut bytes = [0u8; 4];
-        match reader.read(&mut bytes[..4 - head.len()]) {
-            Ok(0) => break,
-            Ok(n) => head.extend_from_slice(&bytes[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e.to_string()),
-        }
-    }
+    let head = crate::upgrade::payload::read_magic(&mut reader).map_err(|e| e.to_string())?;
     let buffered = BufReader::new(std::io::Cursor::new(head.clone()).chain(reader));
     let stream: Box<dyn Read> = if head.starts_with(&[0x1f, 0x8b]) {
         Box::new(flate2::read::GzDecoder::new(buffered))

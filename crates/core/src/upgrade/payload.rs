@@ -249,7 +249,7 @@ impl<R: Read> Read for Head<R> {
 /// The first four bytes of a layer (fewer when it is shorter): the magic
 /// numbers are read whole before choosing, as a registry, proxy or TLS
 /// terminator may hand the first byte alone.
-fn read_magic(reader: &mut impl Read) -> std::io::Result<Vec<u8>> {
+pub fn read_magic(reader: &mut impl Read) -> std::io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(4);
     while head.len() < 4 {
         let mut byte = [0u8; 4];

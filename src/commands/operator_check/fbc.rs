@@ -1,0 +1,175 @@
+//! The catalog image probed through the mirrors and its file-based configs read.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+
+use anyhow::Result;
+
+use mirrorpolicy::digest::sha256_hex;
+use mirrorpolicy::explain::Config;
+use mirrorpolicy::olm::catalog::{self, Catalog};
+use mirrorpolicy::olm::check::CatalogCheck;
+use mirrorpolicy::olm::fs::{self as layers, ConfigsTree};
+use mirrorpolicy::olm::image::{self, CatalogManifest};
+use mirrorpolicy::probe::{self, ProbeContext};
+use mirrorpolicy::reference::Reference;
+use mirrorpolicy::registries::ShortNameMode;
+use mirrorpolicy::upgrade::{self, ImageOutcome};
+
+use super::explain_one;
+use crate::exit::Failure;
+use crate::steps::blob;
+
+/// The catalog image probed, then read from the source that serves it.
+pub(super) async fn read_catalog(
+    ctx: &ProbeContext,
+    config: &Config<'_>,
+    image: &str,
+    mode: ShortNameMode,
+    packages: BTreeSet<String>,
+    arch: Option<&str>,
+) -> Result<(CatalogCheck, Option<Catalog>)> {
+    let mut item = explain_one(config, image, mode);
+    probe::probe_explanation(ctx, &mut item).await;
+    let probed = upgrade::check_image("catalog", &item);
+    let mut check = CatalogCheck {
+        source: None,
+        image: image.to_string(),
+        digest: None,
+        check: Some(probed.clone()),
+        undetermined: None,
+    };
+    let Some(by) = probed
+        .served_by
+        .clone()
+        .filter(|_| probed.outcome == ImageOutcome::Served)
+    else {
+        check.undetermined = (probed.outcome == ImageOutcome::Undetermined)
+            .then(|| format!("the catalog image {image}: {}", probed.detail));
+        return Ok((check, None));
+    };
+    let insecure = item
+        .candidates
+        .iter()
+        .flat_map(|c| &c.sources)
+        .find(|s| s.reference == by)
+        .is_some_and(|s| s.insecure);
+    let physical = Reference::parse(&by)
+        .map_err(|e| Failure::input(format!("the serving pull spec {by:?} is invalid: {e}")))?;
+    let attempt = ctx.prober.attempt(&physical, insecure).await;
+    let manifest = attempt.manifest.ok_or_else(|| {
+        Failure::cluster(format!(
+            "{by} served the catalog manifest once, then: {}",
+            attempt.detail
+        ))
+    })?;
+    check.digest = Some(format!("sha256:{}", sha256_hex(&manifest)));
+    let source = Source { physical, insecure };
+    match read_configs(ctx, &source, image, &manifest, packages, arch).await? {
+        Ok(catalog) => Ok((check, Some(catalog))),
+        Err(why) => {
+            check.undetermined = Some(why);
+            Ok((check, None))
+        }
+    }
+}
+
+/// The source that serves the catalog image.
+struct Source {
+    physical: Reference,
+    insecure: bool,
+}
+
+/// The wanted packages of the catalog's configs, read from its layers on
+/// `source`; `Ok(Err(why))` when the catalog cannot be read by this tool
+/// (a SQLite index, a zstd layer).
+async fn read_configs(
+    ctx: &ProbeContext,
+    source: &Source,
+    image: &str,
+    manifest: &[u8],
+    packages: BTreeSet<String>,
+    arch: Option<&str>,
+) -> Result<Result<Catalog, String>> {
+    let (physical, insecure) = (&source.physical, source.insecure);
+    let (config_digest, layer_digests) =
+        image_parts(ctx, physical, insecure, image, manifest, arch).await?;
+    let config_blob = blob::stream(
+        ctx,
+        physical,
+        insecure,
+        &config_digest,
+        "the catalog",
+        |mut r| {
+            let mut body = Vec::new();
+            r.read_to_end(&mut body).map(|_| body)
+        },
+    )
+    .await?
+    .map_err(|e| Failure::cluster(format!("{}: reading the config: {e}", physical.name())))?;
+    let labels = image::config_labels(&config_blob)
+        .map_err(|e| Failure::input(format!("catalog image {image}: {e}")))?;
+    let Some(dir) = labels.get(catalog::CONFIGS_LABEL) else {
+        if labels.contains_key(catalog::DATABASE_LABEL) {
+            return Ok(Err(format!("the catalog image {image} is a SQLite index (label {}), which operator-check does not read: only file-based catalogs are", catalog::DATABASE_LABEL)));
+        }
+        return Err(Failure::input(format!(
+            "{image} is not a catalog image: its config has no label {}",
+            catalog::CONFIGS_LABEL
+        ))
+        .into());
+    };
+    let mut tree = ConfigsTree::new(dir);
+    for digest in layer_digests {
+        let wanted = packages.clone();
+        let (back, read) =
+            blob::stream(ctx, physical, insecure, &digest, "the catalog", move |r| {
+                let read = layers::read_layer(r, &mut tree, &|p: &str| wanted.contains(p));
+                (tree, read)
+            })
+            .await?;
+        tree = back;
+        if let Err(e) = read {
+            return Ok(Err(format!(
+                "the catalog image {image}: layer {digest}: {e}"
+            )));
+        }
+    }
+    let catalog = tree
+        .finish()
+        .map_err(|e| Failure::input(format!("catalog image {image}: {e}")))?;
+    Ok(Ok(catalog))
+}
+
+/// The config and layer digests of the catalog image (the platform of `arch` in an index).
+async fn image_parts(
+    ctx: &ProbeContext,
+    physical: &Reference,
+    insecure: bool,
+    image: &str,
+    manifest: &[u8],
+    arch: Option<&str>,
+) -> Result<(String, Vec<String>)> {
+    let fail = |e: String| Failure::input(format!("catalog image {image}: {e}"));
+    let parsed = match image::parse_manifest(manifest).map_err(fail)? {
+        CatalogManifest::Index(entries) => {
+            let digest = upgrade::payload::pick_arch(&entries, arch).map_err(|e| {
+                Failure::input(format!("catalog image {image}: {e}"))
+                    .with_hint("pass --arch amd64 (or arm64, ppc64le, s390x)")
+            })?;
+            let attempt = ctx.prober.fetch_manifest(physical, insecure, &digest).await;
+            let body = attempt.manifest.ok_or_else(|| {
+                Failure::cluster(format!("{}@{digest}: {}", physical.name(), attempt.detail))
+            })?;
+            image::parse_manifest(&body).map_err(fail)?
+        }
+        m => m,
+    };
+    match parsed {
+        CatalogManifest::Image { config, layers } => Ok((
+            config.digest,
+            layers.into_iter().map(|l| l.digest).collect(),
+        )),
+        CatalogManifest::Index(_) => Err(fail("an index inside an index".to_string()).into()),
+    }
+}

@@ -1,0 +1,216 @@
+//! OLM's update path for each Subscription and the images of every hop, probed.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use futures_util::StreamExt;
+
+use mirrorpolicy::explain::{Config, Explanation};
+use mirrorpolicy::olm::catalog::{self, Catalog};
+use mirrorpolicy::olm::check::{
+    self, CatalogCheck, Found, HopCheck, HopImage, ImageClass, ImageRole, SubscriptionCheck,
+};
+use mirrorpolicy::olm::resolve::{self, Request};
+use mirrorpolicy::probe::{self, ProbeContext};
+use mirrorpolicy::registries::ShortNameMode;
+use mirrorpolicy::upgrade::{self, ImageCheck, Readiness};
+
+use super::explain_one;
+use super::subscriptions::Wanted;
+use crate::cli::OperatorCheckArgs;
+
+/// The resolver's answer for one Subscription, and its hops (images unprobed).
+pub(super) fn resolve_one(
+    w: &Wanted,
+    catalogs: &BTreeMap<String, (CatalogCheck, Option<Catalog>)>,
+    args: &OperatorCheckArgs,
+) -> (Found, Option<Vec<HopCheck>>) {
+    let (source, image, catalog) = match &w.catalog {
+        Err((source, why)) => {
+            let check = CatalogCheck {
+                source: source.clone(),
+                image: String::new(),
+                digest: None,
+                check: None,
+                undetermined: Some(why.clone()),
+            };
+            return (
+                Found {
+                    catalog: check,
+                    path: None,
+                },
+                None,
+            );
+        }
+        Ok((source, image)) => (source, image, &catalogs[image]),
+    };
+    let mut check = catalog.0.clone();
+    check.source = source.clone();
+    let Some(cat) = &catalog.1 else {
+        return (
+            Found {
+                catalog: check,
+                path: None,
+            },
+            None,
+        );
+    };
+    let s = &w.sub;
+    let name = source.clone().unwrap_or_else(|| image.clone());
+    let installed_version = w
+        .installed_version
+        .as_deref()
+        .and_then(|v| resolve::Version::parse(v).ok());
+    let installed = s.installed_csv.as_deref().map(|csv| {
+        let version = installed_version.clone().or_else(|| {
+            cat.packages
+                .get(&s.package)
+                .and_then(|p| resolve::version_of(p, csv))
+        });
+        (csv, version)
+    });
+    let req = Request {
+        subscription: &s.name,
+        catalog: &name,
+        package: &s.package,
+        channel: s.channel.as_deref(),
+        installed,
+        starting_csv: s.starting_csv.as_deref(),
+        to: args.to.as_deref(),
+        max_hops: args.max_hops,
+    };
+    match resolve::update_path(cat, &req) {
+        Err(stop) => (
+            Found {
+                catalog: check,
+                path: Some(Err(stop)),
+            },
+            None,
+        ),
+        Ok(path) => {
+            let hops = hop_checks(&cat.packages[&s.package], &path, &s.approval, args.operands);
+            let found = Found {
+                catalog: check,
+                path: Some(Ok((path.head, path.end, Vec::new()))),
+            };
+            (found, Some(hops))
+        }
+    }
+}
+
+/// The hops with the images each pulls (bundle, deployments, relatedImages), unprobed.
+fn hop_checks(
+    package: &catalog::Package,
+    path: &resolve::UpdatePath,
+    approval: &str,
+    operands: bool,
+) -> Vec<HopCheck> {
+    let last = path.hops.len().saturating_sub(1);
+    path.hops
+        .iter()
+        .enumerate()
+        .map(|(i, hop)| {
+            let bundle = package.bundles.get(&hop.to);
+            let mut images: Vec<HopImage> = Vec::new();
+            let mut add = |role, name: &str, reference: &str, counted| {
+                if !reference.is_empty()
+                    && images.iter().any(|m: &HopImage| m.reference == reference)
+                {
+                    return;
+                }
+                let class = if reference.is_empty() {
+                    ImageClass::EmptyReference
+                } else {
+                    ImageClass::Digest
+                };
+                images.push(HopImage {
+                    role,
+                    name: name.to_string(),
+                    reference: reference.to_string(),
+                    class,
+                    counted: counted && !reference.is_empty(),
+                    check: None,
+                });
+            };
+            if let Some(b) = bundle {
+                add(ImageRole::Bundle, "", &b.image, true);
+                b.deployment_images
+                    .iter()
+                    .for_each(|d| add(ImageRole::Operator, "", d, true));
+                b.related_images.iter().for_each(|r| {
+                    add(ImageRole::Related, &r.name, &r.image, operands || i == last)
+                });
+            }
+            HopCheck {
+                from: hop.from.clone(),
+                to: hop.to.clone(),
+                edge: hop.edge,
+                approval: approval.to_string(),
+                csv_source: bundle.map_or(catalog::CsvSource::None, |b| b.csv_source),
+                images,
+            }
+        })
+        .collect()
+}
+
+/// Each image explained (its class decided there, before probing) and probed, once.
+pub(super) async fn probe_images(
+    ctx: &ProbeContext,
+    config: &Config<'_>,
+    mode: ShortNameMode,
+    references: BTreeSet<String>,
+    concurrency: usize,
+) -> BTreeMap<String, (ImageClass, ImageCheck)> {
+    let items: Vec<Explanation> = references
+        .iter()
+        .map(|r| explain_one(config, r, mode))
+        .collect();
+    let probed = futures_util::stream::iter(items.into_iter().map(|mut item| async move {
+        let class = check::image_class(&item);
+        probe::probe_explanation(ctx, &mut item).await;
+        let sig = probe::signature::check(ctx, &item).await;
+        let checked =
+            upgrade::with_signature(upgrade::check_image(&item.image.clone(), &item), sig);
+        (item.image.clone(), (class, checked))
+    }))
+    .buffered(concurrency.max(1))
+    .collect::<Vec<_>>()
+    .await;
+    probed.into_iter().collect()
+}
+
+/// The verdict of one Subscription with its images' probes.
+pub(super) fn finish(
+    w: Wanted,
+    mut found: Found,
+    hops: Option<Vec<HopCheck>>,
+    probed: &BTreeMap<String, (ImageClass, ImageCheck)>,
+) -> SubscriptionCheck {
+    if let (Some(Ok(path)), Some(mut hops)) = (found.path.as_mut(), hops) {
+        for image in hops.iter_mut().flat_map(|h| h.images.iter_mut()) {
+            if let Some((class, checked)) = probed.get(&image.reference) {
+                image.class = *class;
+                image.check = Some(checked.clone());
+            }
+        }
+        path.2 = hops;
+    }
+    let s = w.sub;
+    let skeleton = SubscriptionCheck {
+        namespace: s.namespace,
+        name: s.name,
+        package: s.package,
+        channel: s.channel,
+        installed_csv: s.installed_csv,
+        starting_csv: s.starting_csv,
+        catalog: found.catalog.clone(),
+        head: None,
+        end: None,
+        hops: Vec::new(),
+        readiness: Readiness::Undetermined,
+        reason: String::new(),
+        message: String::new(),
+        next_steps: Vec::new(),
+        ready: false,
+    };
+    check::verdict(skeleton, found)
+}

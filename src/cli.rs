@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use mirrorpolicy::registries::ShortNameMode;
 
-const EXPLAIN_EXAMPLES: &str = "\
+pub const EXPLAIN_EXAMPLES: &str = "\
 Examples:
   # Against the cluster of the current kubeconfig context
   kubectl mirrorpolicy explain registry.redhat.io/rhel9/support-tools:latest
@@ -90,7 +90,7 @@ pub struct Cli {
     pub command: Command,
 }
 
-const RENDER_EXAMPLES: &str = "\
+pub const RENDER_EXAMPLES: &str = "\
 Examples:
   # The registries.conf the MCO writes for the current cluster's master pool
   kubectl mirrorpolicy render --pool master \\
@@ -107,7 +107,7 @@ Examples:
   kubectl mirrorpolicy render -f cluster-objects.yaml --pool master \\
       -o machineconfig";
 
-const LIST_EXAMPLES: &str = "\
+pub const LIST_EXAMPLES: &str = "\
 Examples:
   # The merged mirror rules of the current cluster, and the objects behind them
   kubectl mirrorpolicy list
@@ -124,7 +124,7 @@ Examples:
   # Every ACM-managed cluster labelled env=prod, through the hub
   kubectl mirrorpolicy list --hub acm-hub --hub-selector env=prod";
 
-const LINT_EXAMPLES: &str = "\
+pub const LINT_EXAMPLES: &str = "\
 Examples:
   # Check what the current cluster holds, as the MCO would
   kubectl mirrorpolicy lint
@@ -745,7 +745,7 @@ pub struct CollectNodeFilesArgs {
     pub read: NodeReadArgs,
 }
 
-const COMPLETION_EXAMPLES: &str = "\
+pub const COMPLETION_EXAMPLES: &str = "\
 Examples:
   # bash, for the current shell
   source <(kubectl-mirrorpolicy completion bash)
@@ -757,7 +757,7 @@ Examples:
   kubectl-mirrorpolicy completion fish \\
       > ~/.config/fish/completions/kubectl-mirrorpolicy.fish";
 
-const MIGRATE_EXAMPLES: &str = "\
+pub const MIGRATE_EXAMPLES: &str = "\
 Examples:
   # The replacements of every ICSP of the cluster, proven equivalent, on stdout
   kubectl mirrorpolicy migrate-icsp
@@ -841,7 +841,7 @@ pub enum MigrateFormat {
     Json,
 }
 
-const AUDIT_EXAMPLES: &str = "\
+pub const AUDIT_EXAMPLES: &str = "\
 Examples:
   # The images of the current namespace
   kubectl mirrorpolicy audit
@@ -1058,7 +1058,7 @@ impl AuditFormat {
     }
 }
 
-const DIFF_EXAMPLES: &str = "\
+pub const DIFF_EXAMPLES: &str = "\
 Examples:
   # Is every node on what the CRs say?
   kubectl mirrorpolicy diff
@@ -1568,80 +1568,4 @@ pub fn as_said_by<'a>(name: &str, text: &'a str) -> std::borrow::Cow<'a, str> {
     }
     out.push_str(rest);
     std::borrow::Cow::Owned(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::CommandFactory;
-
-    #[test]
-    fn issue_14_commands_are_said_as_run() {
-        let oc = "oc mirrorpolicy";
-        for (text, want) in [
-            (
-                "migrate it (kubectl mirrorpolicy migrate-icsp)",
-                "migrate it (oc mirrorpolicy migrate-icsp)",
-            ),
-            (
-                "check --context (kubectl config get-contexts lists them)",
-                "check --context (oc config get-contexts lists them)",
-            ),
-            (
-                "kubectl get machineconfigpools lists them",
-                "oc get machineconfigpools lists them",
-            ),
-            (
-                "run `kubectl mirrorpolicy x` again",
-                "run `oc mirrorpolicy x` again",
-            ),
-            (
-                "kubectl.kubernetes.io/last-applied-configuration",
-                "kubectl.kubernetes.io/last-applied-configuration",
-            ),
-            ("a/kubectl b", "a/kubectl b"),
-        ] {
-            assert_eq!(as_said_by(oc, text), want, "{text}");
-            assert_eq!(as_said_by("kubectl mirrorpolicy", text), text);
-        }
-    }
-
-    #[test]
-    fn cli_is_consistent() {
-        Cli::command().debug_assert();
-    }
-
-    /// clap wraps help text at the terminal's width: an example line that
-    /// fits 80 columns is never broken between a flag and its value.
-    #[test]
-    fn issue_14_examples_fit_80_columns() {
-        for examples in [
-            EXPLAIN_EXAMPLES,
-            RENDER_EXAMPLES,
-            LIST_EXAMPLES,
-            LINT_EXAMPLES,
-            COMPLETION_EXAMPLES,
-            MIGRATE_EXAMPLES,
-            AUDIT_EXAMPLES,
-            DIFF_EXAMPLES,
-        ] {
-            for line in examples.lines() {
-                // "oc mirrorpolicy" is shorter than "kubectl mirrorpolicy".
-                assert!(line.chars().count() < 80, "{line:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn display_name_follows_argv0() {
-        assert_eq!(
-            display_name("/usr/local/bin/oc-mirrorpolicy"),
-            "oc mirrorpolicy"
-        );
-        assert_eq!(display_name("kubectl-mirrorpolicy"), "kubectl mirrorpolicy");
-        assert_eq!(
-            display_name("C:\\bin\\oc-mirrorpolicy.exe"),
-            "oc mirrorpolicy"
-        );
-    }
 }

@@ -921,7 +921,7 @@ fn held_failure(args: &MigrateArgs, held: &[String], wait: Duration) -> Failure 
 /// The finalizers of an object a DELETE answered with, when the server
 /// only marked it (`deletionTimestamp`); `None` when the answer is a
 /// `Status` or the object was not marked.
-fn marked_by(answer: &str) -> Option<Vec<String>> {
+pub fn marked_by(answer: &str) -> Option<Vec<String>> {
     let object: serde_json::Value = serde_json::from_str(answer).ok()?;
     if object.get("kind").and_then(serde_json::Value::as_str) == Some("Status") {
         return None;
@@ -1101,39 +1101,5 @@ fn confirm(args: &MigrateArgs, connection: &Connection) -> Result<()> {
         Ok(())
     } else {
         Err(Failure::refused("not confirmed; nothing was written").into())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A DELETE is answered with a `Status` (gone), the deleted object (as
-    /// registries that return it do: gone too), or the object marked with
-    /// `deletionTimestamp` (200, or 202 when the client asked to orphan
-    /// nothing): only the last is held, by its finalizers.
-    #[test]
-    fn what_a_delete_answer_says() {
-        for (answer, want) in [
-            (
-                r#"{"kind":"Status","apiVersion":"v1","status":"Success"}"#,
-                None,
-            ),
-            (
-                r#"{"kind":"ImageContentSourcePolicy","metadata":{"name":"a"}}"#,
-                None,
-            ),
-            (
-                r#"{"kind":"ImageContentSourcePolicy","metadata":{"name":"a","deletionTimestamp":"2026-01-01T00:00:00Z","finalizers":["x/y","z"]}}"#,
-                Some(vec!["x/y".to_string(), "z".to_string()]),
-            ),
-            (
-                r#"{"kind":"ImageContentSourcePolicy","metadata":{"name":"a","deletionTimestamp":"2026-01-01T00:00:00Z"}}"#,
-                Some(vec![]),
-            ),
-            ("not json", None),
-        ] {
-            assert_eq!(marked_by(answer), want, "{answer}");
-        }
     }
 }

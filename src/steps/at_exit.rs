@@ -9,7 +9,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-static EXIT_FOLLOWS: AtomicBool = AtomicBool::new(false);
+pub static EXIT_FOLLOWS: AtomicBool = AtomicBool::new(false);
 
 /// Marks that the process exits as soon as the command returns.
 pub fn exit_follows_command() {
@@ -23,23 +23,5 @@ pub fn release<T>(value: T) {
         std::mem::forget(value);
     } else {
         drop(value);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::rc::Rc;
-
-    use super::*;
-
-    #[test]
-    fn released_values_are_dropped_until_the_exit_follows() {
-        let shared = Rc::new(());
-        release(Rc::clone(&shared));
-        assert_eq!(Rc::strong_count(&shared), 1, "dropped");
-        exit_follows_command();
-        release(Rc::clone(&shared));
-        assert_eq!(Rc::strong_count(&shared), 2, "left to the exit");
-        EXIT_FOLLOWS.store(false, Ordering::Relaxed);
     }
 }

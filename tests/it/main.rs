@@ -51,3 +51,4 @@ mod properties;
 mod readme;
 mod release_workflows;
 mod structure;
+mod units;

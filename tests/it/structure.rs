@@ -707,3 +707,32 @@ fn the_crate_check_finds_a_dependency_however_indirect() {
         ["a", "b", "serde", "tokio"]
     );
 }
+
+// ---------------------------------------------------------------------------
+// The binary's package has no unit-test target (`test = false` on its library
+// and binary, see Cargo.toml): a test written beside its code there would
+// never run. Its modules' tests live in `tests/it/units/`.
+
+/// The files under `dir` holding a `#[test]` or `#[cfg(test)]`.
+fn files_with_tests(dir: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(dir, &mut files);
+    files
+        .iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            text.contains("#[test]") || text.contains("#[cfg(test)]")
+        })
+        .map(|f| f.display().to_string())
+        .collect()
+}
+
+#[test]
+fn no_test_in_the_binary_package_where_it_would_never_run() {
+    let found = files_with_tests(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    assert!(
+        found.is_empty(),
+        "tests in src/ never run (the binary's package has no unit-test target): move them to tests/it/units/:\n{}",
+        found.join("\n")
+    );
+}

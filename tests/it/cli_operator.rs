@@ -13,6 +13,7 @@ use base64::Engine;
 use serde_json::Value;
 use tempfile::TempDir;
 
+use support::apiserver::Builder as ApiBuilder;
 use support::registry::{digest_of, manifest_body, Builder, FakeRegistry};
 
 const CATALOG_REPO: &str = "redhat/etcd-index";
@@ -224,25 +225,45 @@ impl Setup {
 
     fn run(&self, installed: &str, args: &[&str]) -> (i32, String, String) {
         let files = self.objects(installed);
+        let mut c = self.cmd();
+        c.arg("-f").arg(&files).args(args);
+        output(c)
+    }
+
+    /// The command without `-f`, against the fake API server `server`.
+    fn run_live(
+        &self,
+        server: &support::apiserver::FakeApiServer,
+        args: &[&str],
+    ) -> (i32, String, String) {
+        let kubeconfig = server.write_kubeconfig(self.dir.path());
+        let mut c = self.cmd();
+        c.env("KUBECONFIG", &kubeconfig).args(args);
+        output(c)
+    }
+
+    fn cmd(&self) -> assert_cmd::Command {
         let mut c = support::bin();
         c.env("HOME", self.dir.path())
             .env_remove("REGISTRY_AUTH_FILE")
             .env_remove("XDG_RUNTIME_DIR")
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("DOCKER_CONFIG")
+            .env_remove("KUBECONFIG")
             .arg("operator-check")
             .arg("--cert-dir")
-            .arg(&self.certs)
-            .arg("-f")
-            .arg(&files)
-            .args(args);
-        let out = c.output().expect("run");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+            .arg(&self.certs);
+        c
     }
+}
+
+fn output(mut c: assert_cmd::Command) -> (i32, String, String) {
+    let out = c.output().expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn json_of(stdout: &str, stderr: &str) -> Value {
@@ -545,4 +566,83 @@ fn zstd_layers_are_read_and_sqlite_or_address_catalogs_are_undetermined() {
             .contains("serves the address etcd-catalog.svc:50051"),
         "{json}"
     );
+}
+
+/// Live: the Subscriptions of `-n` (or the context's namespace, or every
+/// namespace with `-A`), the CatalogSource, CSV and mirror sets read from
+/// the API server, give the verdict the same objects give from files.
+#[test]
+fn live_reads_subscriptions_catalog_sources_and_csvs_as_files_do() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let (code, offline, err) = s.run("etcd.v0.9.0", &["-o", "json"]);
+    assert_eq!(code, 1, "{offline}\n{err}");
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&cluster(&s.host, "etcd.v0.9.0"))
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err), json_of(&offline, ""), "{err}");
+    let paths: Vec<String> = server.log().iter().map(|l| l.path.clone()).collect();
+    for want in [
+        "/apis/operators.coreos.com/v1alpha1/namespaces/operators/subscriptions",
+        "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-marketplace/catalogsources/cs-etcd-index-v4-21",
+        "/apis/operators.coreos.com/v1alpha1/namespaces/operators/clusterserviceversions/etcd.v0.9.0",
+        "/api/v1/namespaces/openshift-config/secrets/pull-secret",
+    ] {
+        assert!(paths.iter().any(|p| p == want), "{want} not requested: {paths:?}");
+    }
+    let (code, out, err) = s.run_live(&server, &["-A", "-o", "json"]);
+    assert_eq!(
+        (code, json_of(&out, &err)),
+        (1, json_of(&offline, "")),
+        "{err}"
+    );
+    let (code, _, err) = s.run_live(&server, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no Subscription was found in the cluster (namespace default)")
+            && err.contains("-A"),
+        "{err}"
+    );
+    let (code, _, err) = s.run_live(&server, &["other", "-n", "operators"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("Subscription \"other\" was not found in the cluster (namespace operators)"),
+        "{err}"
+    );
+}
+
+/// Live: a cluster without OLM's CRDs, or a user who may not list
+/// Subscriptions or get the CatalogSource, is one error naming the
+/// resource, exit 3.
+#[test]
+fn live_without_olm_or_forbidden_is_a_cluster_error() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0");
+    let server = ApiBuilder::openshift()
+        .without("subscriptions.operators.coreos.com")
+        .objects_from_yaml(&objects)
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators"]);
+    assert_eq!(code, 3, "{out}\n{err}");
+    assert!(
+        err.contains(
+            "does not serve subscriptions.operators.coreos.com (no such CRD): OLM is not installed"
+        ),
+        "{err}"
+    );
+    for (verb, plural) in [("list", "subscriptions"), ("get", "catalogsources")] {
+        let server = ApiBuilder::openshift()
+            .forbid(verb, plural)
+            .objects_from_yaml(&objects)
+            .start();
+        let (code, out, err) = s.run_live(&server, &["-n", "operators"]);
+        assert_eq!(code, 3, "{verb} {plural}: {out}\n{err}");
+        assert!(
+            err.contains(&format!("{plural}.operators.coreos.com")) && err.contains(verb),
+            "{verb} {plural}: {err}"
+        );
+    }
 }

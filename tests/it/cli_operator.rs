@@ -218,8 +218,12 @@ impl Setup {
     }
 
     fn objects(&self, installed: &str) -> PathBuf {
+        self.write(&cluster(&self.host, installed))
+    }
+
+    fn write(&self, objects: &str) -> PathBuf {
         let p = self.dir.path().join("cluster.yaml");
-        std::fs::write(&p, cluster(&self.host, installed)).expect("write");
+        std::fs::write(&p, objects).expect("write");
         p
     }
 
@@ -645,4 +649,88 @@ fn live_without_olm_or_forbidden_is_a_cluster_error() {
             "{verb} {plural}: {err}"
         );
     }
+}
+
+/// `objects` (of [`cluster`]) with the Subscription pointing at InstallPlan
+/// `install-etcd` (`status.installPlanRef`, `currentCSV`, `UpgradePending`)
+/// that installs `csv`, in `phase`, Manual and not approved.
+fn with_install_plan(objects: &str, installed: &str, csv: &str, phase: &str) -> String {
+    let status = format!("status:\n  installedCSV: {installed}\n");
+    assert!(objects.contains(&status));
+    let pending = format!(
+        "status:\n  installedCSV: {installed}\n  currentCSV: {csv}\n  state: UpgradePending\n  installPlanRef: {{apiVersion: operators.coreos.com/v1alpha1, kind: InstallPlan, name: install-etcd, namespace: operators}}\n"
+    );
+    objects.replace(&status, &pending)
+        + &format!(
+            "---\napiVersion: operators.coreos.com/v1alpha1\nkind: InstallPlan\nmetadata: {{name: install-etcd, namespace: operators}}\nspec:\n  clusterServiceVersionNames: [{csv}]\n  approval: Manual\n  approved: false\nstatus:\n  phase: {phase}\n"
+        )
+}
+
+/// A pending InstallPlan decides hop 1 (OLM does not resolve again while it
+/// waits): one made to the head skips the hop whose bundle the mirror
+/// lacks, and says that the catalog would have gone to etcd.v0.9.2 first;
+/// one that agrees says so; a Complete one is history. Offline and live.
+#[test]
+fn a_pending_install_plan_is_authoritative_for_hop_one() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0");
+    let to_head = with_install_plan(&objects, "etcd.v0.9.0", "etcd.v0.9.4", "RequiresApproval");
+    let files = s.write(&to_head);
+    let mut c = s.cmd();
+    c.arg("-f").arg(&files).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    let hops: Vec<(&str, &str)> = json["hops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["to"].as_str().unwrap(), h["edge"].as_str().unwrap()))
+        .collect();
+    assert_eq!(hops, [("etcd.v0.9.4", "installPlan")]);
+    let plan = &json["installPlan"];
+    assert_eq!(
+        (
+            plan["name"].as_str(),
+            plan["phase"].as_str(),
+            plan["approved"].as_bool()
+        ),
+        (Some("install-etcd"), Some("RequiresApproval"), Some(false)),
+        "{plan}"
+    );
+    assert_eq!(
+        (plan["csv"].as_str(), plan["agrees"].as_bool()),
+        (Some("etcd.v0.9.4"), Some(false))
+    );
+    assert_eq!(plan["computed"], "etcd.v0.9.2");
+    let server = ApiBuilder::openshift().objects_from_yaml(&to_head).start();
+    let (code, live, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!((code, json_of(&live, &err)), (0, json.clone()), "{err}");
+    let (_, table, _) = s.run_live(&server, &["-n", "operators"]);
+    assert!(
+        table.contains("Pending:      InstallPlan install-etcd (RequiresApproval, Manual, not approved) installs etcd.v0.9.4, while the catalog's update path from etcd.v0.9.0 goes to etcd.v0.9.2 first: OLM follows the InstallPlan"),
+        "{table}"
+    );
+
+    let agreeing = with_install_plan(&objects, "etcd.v0.9.0", "etcd.v0.9.2", "RequiresApproval");
+    let mut c = s.cmd();
+    c.arg("-f").arg(s.write(&agreeing)).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["installPlan"]["agrees"], true, "{json}");
+    assert!(json["installPlan"].get("computed").is_none());
+    assert_eq!(json["hops"][0]["edge"], "installPlan");
+    assert_eq!(json["hops"][1]["to"], "etcd.v0.9.4");
+    assert_eq!(json["reason"], "imagesNotServed");
+
+    let complete = with_install_plan(&objects, "etcd.v0.9.0", "etcd.v0.9.4", "Complete");
+    let mut c = s.cmd();
+    c.arg("-f").arg(s.write(&complete)).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert!(json.get("installPlan").is_none(), "{json}");
+    assert_eq!(json["hops"][0]["to"], "etcd.v0.9.2");
 }

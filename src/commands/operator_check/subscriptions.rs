@@ -10,7 +10,9 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use mirrorpolicy::objects::Inputs;
-use mirrorpolicy::olm::objects::{self as olm, CatalogOrigin, CatalogSource, Subscription};
+use mirrorpolicy::olm::objects::{
+    self as olm, CatalogOrigin, CatalogSource, InstallPlan, Subscription,
+};
 use mirrorpolicy::source::api::{
     self as live, ClusterError, Resource, CATALOG_SOURCES, CLUSTER_SERVICE_VERSIONS, INSTALL_PLANS,
     SUBSCRIPTIONS,
@@ -27,6 +29,8 @@ pub(super) struct Wanted {
     pub sub: Subscription,
     pub catalog: Result<(Option<String>, String), (Option<String>, String)>,
     pub installed_version: Option<String>,
+    /// The InstallPlan its status names, when it was read.
+    pub plan: Option<InstallPlan>,
 }
 
 /// The OLM objects read, each `(where it was read, object)`, and where from.
@@ -46,6 +50,9 @@ pub(super) fn wanted(settings: &Settings, args: &OperatorCheckArgs) -> Result<Ve
     };
     let sources: Vec<CatalogSource> = of_kind(olm::CATALOG_SOURCE)
         .map(|(_, v)| CatalogSource::from_value(v))
+        .collect();
+    let plans: Vec<InstallPlan> = of_kind(olm::INSTALL_PLAN)
+        .map(|(_, v)| InstallPlan::from_value(v))
         .collect();
     let versions: BTreeMap<(String, String), String> = of_kind(olm::CSV)
         .filter_map(|(_, v)| {
@@ -74,10 +81,17 @@ pub(super) fn wanted(settings: &Settings, args: &OperatorCheckArgs) -> Result<Ve
                     })
                     .map(|(_, v)| v.clone())
             });
+            let plan = sub.install_plan.as_ref().and_then(|name| {
+                plans
+                    .iter()
+                    .find(|p| &p.name == name && p.namespace == sub.namespace)
+                    .cloned()
+            });
             Wanted {
                 sub,
                 catalog,
                 installed_version,
+                plan,
             }
         })
         .collect())

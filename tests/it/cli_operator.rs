@@ -734,3 +734,67 @@ fn a_pending_install_plan_is_authoritative_for_hop_one() {
     assert!(json.get("installPlan").is_none(), "{json}");
     assert_eq!(json["hops"][0]["to"], "etcd.v0.9.2");
 }
+
+/// Several clusters: each context's Subscriptions checked against its own
+/// cluster, one `List` item per context; a cluster without OLM is that
+/// context's error, and the exit code is the worst (3).
+#[test]
+fn several_contexts_each_check_their_own_cluster() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0");
+    let east = ApiBuilder::openshift().objects_from_yaml(&objects).start();
+    let west = ApiBuilder::openshift()
+        .without("subscriptions.operators.coreos.com")
+        .objects_from_yaml(&objects)
+        .start();
+    let (mut clusters, mut users, mut contexts) = (String::new(), String::new(), String::new());
+    for (name, server) in [("east", &east), ("west", &west)] {
+        clusters.push_str(&format!(
+            "- name: {name}\n  cluster:\n    server: {}\n{}",
+            server.url(),
+            support::kubeconfig::ca_line(server)
+        ));
+        users.push_str(&format!(
+            "- name: {name}\n  user:\n    token: {}\n",
+            server.token
+        ));
+        contexts.push_str(&format!(
+            "- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n    namespace: operators\n"
+        ));
+    }
+    let kubeconfig = support::kubeconfig::write(
+        s.dir.path(),
+        "contexts.yaml",
+        &format!("apiVersion: v1\nkind: Config\nclusters:\n{clusters}users:\n{users}contexts:\n{contexts}current-context: east\n"),
+    );
+    let (code, single, err) = s.run_live(&east, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let mut c = s.cmd();
+    c.env("KUBECONFIG", &kubeconfig)
+        .args(["--context", "east,west", "-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 3, "{out}\n{err}");
+    let list = json_of(&out, &err);
+    let items = list["items"].as_array().expect("items");
+    assert_eq!(items.len(), 2, "{list}");
+    assert_eq!(items[0]["context"], "east");
+    assert_eq!(items[0]["result"], json_of(&single, ""), "{}", items[0]);
+    assert_eq!(items[1]["context"], "west");
+    assert!(
+        items[1]["error"]
+            .to_string()
+            .contains("does not serve subscriptions.operators.coreos.com"),
+        "{}",
+        items[1]
+    );
+    let mut c = s.cmd();
+    c.env("KUBECONFIG", &kubeconfig)
+        .args(["--context", "east,west"]);
+    let (code, out, _) = output(c);
+    assert_eq!(code, 3);
+    assert!(
+        out.contains("== context east") && out.contains("Subscription: operators/etcd"),
+        "{out}"
+    );
+}

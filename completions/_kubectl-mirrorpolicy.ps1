@@ -503,8 +503,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             break
         }
         'kubectl-mirrorpolicy;operator-check' {
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, mirror sets, Image config) from files, folders or a must-gather; the registries are probed from this machine. Repeatable')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, mirror sets, Image config) from files, folders or a must-gather; the registries are probed from this machine. Repeatable')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, InstallPlans, mirror sets, Image config, MachineConfigPools, Nodes) from files, folders or a must-gather, instead of the live cluster; the registries are probed from this machine. Repeatable')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, InstallPlans, mirror sets, Image config, MachineConfigPools, Nodes) from files, folders or a must-gather, instead of the live cluster; the registries are probed from this machine. Repeatable')
             [CompletionResult]::new('--catalog-image', '--catalog-image', [CompletionResultType]::ParameterName, 'The catalog image to read, instead of the CatalogSource''s spec.image')
             [CompletionResult]::new('--package', '--package', [CompletionResultType]::ParameterName, 'Check this package as a Subscription would (with --catalog-image), instead of the Subscriptions read')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'With --package: the channel (default: every channel, the default channel first, as OLM reads a Subscription without one)')
@@ -513,7 +513,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Stop the update path at this CSV instead of the channel head')
             [CompletionResult]::new('--max-hops', '--max-hops', [CompletionResultType]::ParameterName, 'Stop the update path after this many hops')
             [CompletionResult]::new('--arch', '--arch', [CompletionResultType]::ParameterName, 'For a multi-architecture catalog: the architecture to read (amd64, arm64, ppc64le, s390x); default the worker Nodes'' kubernetes.io/arch')
-            [CompletionResult]::new('--authfile', '--authfile', [CompletionResultType]::ParameterName, 'The registry credentials (containers-auth.json or a Docker config.json), instead of containers/image''s default auth files')
+            [CompletionResult]::new('--authfile', '--authfile', [CompletionResultType]::ParameterName, 'The registry credentials (containers-auth.json or a Docker config.json), instead of the cluster''s global pull secret (live) or containers/image''s default auth files (-f)')
             [CompletionResult]::new('--cert-dir', '--cert-dir', [CompletionResultType]::ParameterName, 'A folder of certificates trusted for every registry, as skopeo''s --cert-dir')
             [CompletionResult]::new('--probe-timeout', '--probe-timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for each registry request')
             [CompletionResult]::new('--probe-concurrency', '--probe-concurrency', [CompletionResultType]::ParameterName, 'How many images are probed at once')
@@ -544,6 +544,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mirrorpolicy' -ScriptBl
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace: explain applies its ImagePolicy (the pod''s namespace); audit reads only it (default there: the context''s namespace)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)')
             [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'The Subscriptions of every namespace (live: instead of the current context''s namespace)')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'The Subscriptions of every namespace (live: instead of the current context''s namespace)')
             [CompletionResult]::new('--operands', '--operands', [CompletionResultType]::ParameterName, 'Count the relatedImages (operands) of every hop, not only of the last')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Leave out the header row of the tables')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr: which files and objects were read, and what was skipped')

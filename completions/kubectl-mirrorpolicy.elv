@@ -490,8 +490,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --version 'Print version'
         }
         &'kubectl-mirrorpolicy;operator-check'= {
-            cand -f 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, mirror sets, Image config) from files, folders or a must-gather; the registries are probed from this machine. Repeatable'
-            cand --filename 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, mirror sets, Image config) from files, folders or a must-gather; the registries are probed from this machine. Repeatable'
+            cand -f 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, InstallPlans, mirror sets, Image config, MachineConfigPools, Nodes) from files, folders or a must-gather, instead of the live cluster; the registries are probed from this machine. Repeatable'
+            cand --filename 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, InstallPlans, mirror sets, Image config, MachineConfigPools, Nodes) from files, folders or a must-gather, instead of the live cluster; the registries are probed from this machine. Repeatable'
             cand --catalog-image 'The catalog image to read, instead of the CatalogSource''s spec.image'
             cand --package 'Check this package as a Subscription would (with --catalog-image), instead of the Subscriptions read'
             cand --channel 'With --package: the channel (default: every channel, the default channel first, as OLM reads a Subscription without one)'
@@ -500,7 +500,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --to 'Stop the update path at this CSV instead of the channel head'
             cand --max-hops 'Stop the update path after this many hops'
             cand --arch 'For a multi-architecture catalog: the architecture to read (amd64, arm64, ppc64le, s390x); default the worker Nodes'' kubernetes.io/arch'
-            cand --authfile 'The registry credentials (containers-auth.json or a Docker config.json), instead of containers/image''s default auth files'
+            cand --authfile 'The registry credentials (containers-auth.json or a Docker config.json), instead of the cluster''s global pull secret (live) or containers/image''s default auth files (-f)'
             cand --cert-dir 'A folder of certificates trusted for every registry, as skopeo''s --cert-dir'
             cand --probe-timeout 'Seconds to wait for each registry request'
             cand --probe-concurrency 'How many images are probed at once'
@@ -531,6 +531,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --namespace 'The namespace: explain applies its ImagePolicy (the pod''s namespace); audit reads only it (default there: the context''s namespace)'
             cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
             cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
+            cand -A 'The Subscriptions of every namespace (live: instead of the current context''s namespace)'
+            cand --all-namespaces 'The Subscriptions of every namespace (live: instead of the current context''s namespace)'
             cand --operands 'Count the relatedImages (operands) of every hop, not only of the last'
             cand --no-headers 'Leave out the header row of the tables'
             cand -v 'Say more on stderr: which files and objects were read, and what was skipped'

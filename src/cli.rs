@@ -583,6 +583,10 @@ impl UpgradeFormat {
 
 const OPERATOR_EXAMPLES: &str = "\
 Examples:
+  # The Subscriptions of the current namespace, or of every namespace, in the live cluster
+  kubectl mirrorpolicy operator-check
+  kubectl mirrorpolicy operator-check -A
+
   # Every Subscription of a must-gather, its catalog read through the mirrors it names
   kubectl mirrorpolicy operator-check -f must-gather/
 
@@ -602,11 +606,16 @@ pub struct OperatorCheckArgs {
     #[arg(value_name = "SUBSCRIPTION", conflicts_with = "package")]
     pub subscriptions: Vec<String>,
 
-    /// Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, mirror sets,
-    /// Image config) from files, folders or a must-gather; the registries are probed from this
-    /// machine. Repeatable.
-    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
+    /// Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, InstallPlans,
+    /// mirror sets, Image config, MachineConfigPools, Nodes) from files, folders or a
+    /// must-gather, instead of the live cluster; the registries are probed from this machine.
+    /// Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
+
+    /// The Subscriptions of every namespace (live: instead of the current context's namespace).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
 
     /// The catalog image to read, instead of the CatalogSource's spec.image.
     #[arg(long, value_name = "PULLSPEC")]
@@ -652,8 +661,8 @@ pub struct OperatorCheckArgs {
     #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
 
-    /// The registry credentials (containers-auth.json or a Docker config.json), instead of
-    /// containers/image's default auth files.
+    /// The registry credentials (containers-auth.json or a Docker config.json), instead of the
+    /// cluster's global pull secret (live) or containers/image's default auth files (-f).
     #[arg(long, value_name = "FILE")]
     pub authfile: Option<PathBuf>,
 

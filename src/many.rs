@@ -33,8 +33,8 @@ use mirrorpolicy::source::hub::{self, read_hub, read_ingress_ca, HubError, Ingre
 use mirrorpolicy::tls::Trust;
 
 use crate::cli::{
-    AuditFormat, Cli, Command, DiffFormat, LintFormat, ListFormat, OutputFormat, RenderFormat,
-    UpgradeFormat,
+    AuditFormat, Cli, Command, DiffFormat, LintFormat, ListFormat, OperatorFormat, OutputFormat,
+    RenderFormat, UpgradeFormat,
 };
 use crate::commands::{audit, list};
 use crate::exit::{Described, ExitCode, Failure};
@@ -782,8 +782,7 @@ fn shape_of(command: &Command) -> Result<Shape> {
             (&a.filenames, shape)
         }
         Command::MigrateIcsp(_) => return Err(refuse("migrate-icsp")),
-        // It reads -f files only (for now): refused below for them.
-        Command::OperatorCheck(a) => (&a.filenames, Shape::Text),
+        Command::OperatorCheck(a) => (&a.filenames, operator_shape(a.output)),
         Command::CollectNodeFiles(_) => {
             return Err(refuse(
                 "collect-node-files (one cluster's nodes go to one --dest-dir)",
@@ -797,11 +796,19 @@ fn shape_of(command: &Command) -> Result<Shape> {
     Ok(shape)
 }
 
+fn operator_shape(format: OperatorFormat) -> Shape {
+    match format {
+        OperatorFormat::Table => Shape::Text,
+        OperatorFormat::Json => Shape::Json,
+        OperatorFormat::Yaml => Shape::Yaml,
+    }
+}
+
 fn refuse(what: &str) -> anyhow::Error {
     Failure::input(format!(
         "several clusters (--context a,b, --all-contexts or --hub) cannot be used with {what}"
     ))
-    .with_hint("explain, list, lint, render, diff, audit and upgrade-check read several clusters at once; run others once per context")
+    .with_hint("explain, list, lint, render, diff, audit, upgrade-check and operator-check read several clusters at once; run others once per context")
     .into()
 }
 

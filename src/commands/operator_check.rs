@@ -13,7 +13,7 @@ use mirrorpolicy::explain::{self as core, Config, Explanation};
 use mirrorpolicy::olm::catalog::Catalog;
 use mirrorpolicy::olm::check::{CatalogCheck, SubscriptionCheck};
 use mirrorpolicy::registries::ShortNameMode;
-use mirrorpolicy::source::api::MIRROR_CONFIG;
+use mirrorpolicy::source::api::{Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES};
 use mirrorpolicy::upgrade::Readiness;
 
 use crate::cli::{OperatorCheckArgs, OperatorFormat};
@@ -34,6 +34,10 @@ use subscriptions::{images_to_read, wanted, worker_arch};
 /// The pool whose nodes run the catalog's registry pod and the operators
 /// (a CatalogSource without a nodeSelector lands on a worker).
 const WORKER_POOL: &str = "worker";
+
+/// Read live on top of the mirror configuration: the pools (which one runs
+/// a catalog's registry pod) and the Nodes (their architecture).
+const POOLS_AND_NODES: &[Read] = &[Read::one(&[MACHINE_CONFIG_POOLS]), Read::one(&[NODES])];
 
 /// Runs `operator-check`, printing one verdict per Subscription.
 pub fn run(settings: &Settings, args: &OperatorCheckArgs) -> Result<ExitCode> {
@@ -65,8 +69,13 @@ fn exit_code(checks: &[SubscriptionCheck]) -> ExitCode {
 
 /// Every verdict, in the order the Subscriptions were read.
 fn collect(settings: &Settings, args: &OperatorCheckArgs) -> Result<Vec<SubscriptionCheck>> {
-    let inputs = inputs::load_objects(settings, &args.filenames, MIRROR_CONFIG, None)?;
     let wanted = wanted(settings, args)?;
+    let reads: Vec<Read> = MIRROR_CONFIG
+        .iter()
+        .chain(POOLS_AND_NODES)
+        .copied()
+        .collect();
+    let inputs = inputs::load_objects(settings, &args.filenames, &reads, None)?;
     let (rendered, view) = inputs::render_view(settings, &inputs, WORKER_POOL, None)?;
     let config = Config::from(&view);
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());

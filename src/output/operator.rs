@@ -88,6 +88,9 @@ fn write_header(out: &mut dyn Write, c: &SubscriptionCheck) -> io::Result<()> {
         .or(c.starting_csv.as_deref().map(|_| "nothing (startingCSV)"))
         .unwrap_or("nothing");
     writeln!(out, "Installed:    {installed}")?;
+    if let Some(plan) = &c.install_plan {
+        writeln!(out, "Pending:      {}", plan.message)?;
+    }
     if let Some(head) = &c.head {
         writeln!(out, "Head:         {head}")?;
     }

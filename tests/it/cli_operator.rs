@@ -13,6 +13,7 @@ use base64::Engine;
 use serde_json::Value;
 use tempfile::TempDir;
 
+use support::apiserver::Builder as ApiBuilder;
 use support::registry::{digest_of, manifest_body, Builder, FakeRegistry};
 
 const CATALOG_REPO: &str = "redhat/etcd-index";
@@ -217,32 +218,56 @@ impl Setup {
     }
 
     fn objects(&self, installed: &str) -> PathBuf {
+        self.write(&cluster(&self.host, installed))
+    }
+
+    fn write(&self, objects: &str) -> PathBuf {
         let p = self.dir.path().join("cluster.yaml");
-        std::fs::write(&p, cluster(&self.host, installed)).expect("write");
+        std::fs::write(&p, objects).expect("write");
         p
     }
 
     fn run(&self, installed: &str, args: &[&str]) -> (i32, String, String) {
         let files = self.objects(installed);
+        let mut c = self.cmd();
+        c.arg("-f").arg(&files).args(args);
+        output(c)
+    }
+
+    /// The command without `-f`, against the fake API server `server`.
+    fn run_live(
+        &self,
+        server: &support::apiserver::FakeApiServer,
+        args: &[&str],
+    ) -> (i32, String, String) {
+        let kubeconfig = server.write_kubeconfig(self.dir.path());
+        let mut c = self.cmd();
+        c.env("KUBECONFIG", &kubeconfig).args(args);
+        output(c)
+    }
+
+    fn cmd(&self) -> assert_cmd::Command {
         let mut c = support::bin();
         c.env("HOME", self.dir.path())
             .env_remove("REGISTRY_AUTH_FILE")
             .env_remove("XDG_RUNTIME_DIR")
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("DOCKER_CONFIG")
+            .env_remove("KUBECONFIG")
             .arg("operator-check")
             .arg("--cert-dir")
-            .arg(&self.certs)
-            .arg("-f")
-            .arg(&files)
-            .args(args);
-        let out = c.output().expect("run");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+            .arg(&self.certs);
+        c
     }
+}
+
+fn output(mut c: assert_cmd::Command) -> (i32, String, String) {
+    let out = c.output().expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn json_of(stdout: &str, stderr: &str) -> Value {
@@ -544,5 +569,232 @@ fn zstd_layers_are_read_and_sqlite_or_address_catalogs_are_undetermined() {
             .unwrap()
             .contains("serves the address etcd-catalog.svc:50051"),
         "{json}"
+    );
+}
+
+/// Live: the Subscriptions of `-n` (or the context's namespace, or every
+/// namespace with `-A`), the CatalogSource, CSV and mirror sets read from
+/// the API server, give the verdict the same objects give from files.
+#[test]
+fn live_reads_subscriptions_catalog_sources_and_csvs_as_files_do() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let (code, offline, err) = s.run("etcd.v0.9.0", &["-o", "json"]);
+    assert_eq!(code, 1, "{offline}\n{err}");
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&cluster(&s.host, "etcd.v0.9.0"))
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err), json_of(&offline, ""), "{err}");
+    let paths: Vec<String> = server.log().iter().map(|l| l.path.clone()).collect();
+    for want in [
+        "/apis/operators.coreos.com/v1alpha1/namespaces/operators/subscriptions",
+        "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-marketplace/catalogsources/cs-etcd-index-v4-21",
+        "/apis/operators.coreos.com/v1alpha1/namespaces/operators/clusterserviceversions/etcd.v0.9.0",
+        "/api/v1/namespaces/openshift-config/secrets/pull-secret",
+    ] {
+        assert!(paths.iter().any(|p| p == want), "{want} not requested: {paths:?}");
+    }
+    let (code, out, err) = s.run_live(&server, &["-A", "-o", "json"]);
+    assert_eq!(
+        (code, json_of(&out, &err)),
+        (1, json_of(&offline, "")),
+        "{err}"
+    );
+    let (code, _, err) = s.run_live(&server, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no Subscription was found in the cluster (namespace default)")
+            && err.contains("-A"),
+        "{err}"
+    );
+    let (code, _, err) = s.run_live(&server, &["other", "-n", "operators"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("Subscription \"other\" was not found in the cluster (namespace operators)"),
+        "{err}"
+    );
+}
+
+/// Live: a cluster without OLM's CRDs, or a user who may not list
+/// Subscriptions or get the CatalogSource, is one error naming the
+/// resource, exit 3.
+#[test]
+fn live_without_olm_or_forbidden_is_a_cluster_error() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0");
+    let server = ApiBuilder::openshift()
+        .without("subscriptions.operators.coreos.com")
+        .objects_from_yaml(&objects)
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators"]);
+    assert_eq!(code, 3, "{out}\n{err}");
+    assert!(
+        err.contains(
+            "does not serve subscriptions.operators.coreos.com (no such CRD): OLM is not installed"
+        ),
+        "{err}"
+    );
+    for (verb, plural) in [("list", "subscriptions"), ("get", "catalogsources")] {
+        let server = ApiBuilder::openshift()
+            .forbid(verb, plural)
+            .objects_from_yaml(&objects)
+            .start();
+        let (code, out, err) = s.run_live(&server, &["-n", "operators"]);
+        assert_eq!(code, 3, "{verb} {plural}: {out}\n{err}");
+        assert!(
+            err.contains(&format!("{plural}.operators.coreos.com")) && err.contains(verb),
+            "{verb} {plural}: {err}"
+        );
+    }
+}
+
+/// `objects` (of [`cluster`]) with the Subscription pointing at InstallPlan
+/// `install-etcd` (`status.installPlanRef`, `currentCSV`, `UpgradePending`)
+/// that installs `csv`, in `phase`, Manual and not approved.
+fn with_install_plan(objects: &str, installed: &str, csv: &str, phase: &str) -> String {
+    let status = format!("status:\n  installedCSV: {installed}\n");
+    assert!(objects.contains(&status));
+    let pending = format!(
+        "status:\n  installedCSV: {installed}\n  currentCSV: {csv}\n  state: UpgradePending\n  installPlanRef: {{apiVersion: operators.coreos.com/v1alpha1, kind: InstallPlan, name: install-etcd, namespace: operators}}\n"
+    );
+    objects.replace(&status, &pending)
+        + &format!(
+            "---\napiVersion: operators.coreos.com/v1alpha1\nkind: InstallPlan\nmetadata: {{name: install-etcd, namespace: operators}}\nspec:\n  clusterServiceVersionNames: [{csv}]\n  approval: Manual\n  approved: false\nstatus:\n  phase: {phase}\n"
+        )
+}
+
+/// A pending InstallPlan decides hop 1 (OLM does not resolve again while it
+/// waits): one made to the head skips the hop whose bundle the mirror
+/// lacks, and says that the catalog would have gone to etcd.v0.9.2 first;
+/// one that agrees says so; a Complete one is history. Offline and live.
+#[test]
+fn a_pending_install_plan_is_authoritative_for_hop_one() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0");
+    let to_head = with_install_plan(&objects, "etcd.v0.9.0", "etcd.v0.9.4", "RequiresApproval");
+    let files = s.write(&to_head);
+    let mut c = s.cmd();
+    c.arg("-f").arg(&files).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    let hops: Vec<(&str, &str)> = json["hops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["to"].as_str().unwrap(), h["edge"].as_str().unwrap()))
+        .collect();
+    assert_eq!(hops, [("etcd.v0.9.4", "installPlan")]);
+    let plan = &json["installPlan"];
+    assert_eq!(
+        (
+            plan["name"].as_str(),
+            plan["phase"].as_str(),
+            plan["approved"].as_bool()
+        ),
+        (Some("install-etcd"), Some("RequiresApproval"), Some(false)),
+        "{plan}"
+    );
+    assert_eq!(
+        (plan["csv"].as_str(), plan["agrees"].as_bool()),
+        (Some("etcd.v0.9.4"), Some(false))
+    );
+    assert_eq!(plan["computed"], "etcd.v0.9.2");
+    let server = ApiBuilder::openshift().objects_from_yaml(&to_head).start();
+    let (code, live, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!((code, json_of(&live, &err)), (0, json.clone()), "{err}");
+    let (_, table, _) = s.run_live(&server, &["-n", "operators"]);
+    assert!(
+        table.contains("Pending:      InstallPlan install-etcd (RequiresApproval, Manual, not approved) installs etcd.v0.9.4, while the catalog's update path from etcd.v0.9.0 goes to etcd.v0.9.2 first: OLM follows the InstallPlan"),
+        "{table}"
+    );
+
+    let agreeing = with_install_plan(&objects, "etcd.v0.9.0", "etcd.v0.9.2", "RequiresApproval");
+    let mut c = s.cmd();
+    c.arg("-f").arg(s.write(&agreeing)).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["installPlan"]["agrees"], true, "{json}");
+    assert!(json["installPlan"].get("computed").is_none());
+    assert_eq!(json["hops"][0]["edge"], "installPlan");
+    assert_eq!(json["hops"][1]["to"], "etcd.v0.9.4");
+    assert_eq!(json["reason"], "imagesNotServed");
+
+    let complete = with_install_plan(&objects, "etcd.v0.9.0", "etcd.v0.9.4", "Complete");
+    let mut c = s.cmd();
+    c.arg("-f").arg(s.write(&complete)).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert!(json.get("installPlan").is_none(), "{json}");
+    assert_eq!(json["hops"][0]["to"], "etcd.v0.9.2");
+}
+
+/// Several clusters: each context's Subscriptions checked against its own
+/// cluster, one `List` item per context; a cluster without OLM is that
+/// context's error, and the exit code is the worst (3).
+#[test]
+fn several_contexts_each_check_their_own_cluster() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0");
+    let east = ApiBuilder::openshift().objects_from_yaml(&objects).start();
+    let west = ApiBuilder::openshift()
+        .without("subscriptions.operators.coreos.com")
+        .objects_from_yaml(&objects)
+        .start();
+    let (mut clusters, mut users, mut contexts) = (String::new(), String::new(), String::new());
+    for (name, server) in [("east", &east), ("west", &west)] {
+        clusters.push_str(&format!(
+            "- name: {name}\n  cluster:\n    server: {}\n{}",
+            server.url(),
+            support::kubeconfig::ca_line(server)
+        ));
+        users.push_str(&format!(
+            "- name: {name}\n  user:\n    token: {}\n",
+            server.token
+        ));
+        contexts.push_str(&format!(
+            "- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n    namespace: operators\n"
+        ));
+    }
+    let kubeconfig = support::kubeconfig::write(
+        s.dir.path(),
+        "contexts.yaml",
+        &format!("apiVersion: v1\nkind: Config\nclusters:\n{clusters}users:\n{users}contexts:\n{contexts}current-context: east\n"),
+    );
+    let (code, single, err) = s.run_live(&east, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let mut c = s.cmd();
+    c.env("KUBECONFIG", &kubeconfig)
+        .args(["--context", "east,west", "-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 3, "{out}\n{err}");
+    let list = json_of(&out, &err);
+    let items = list["items"].as_array().expect("items");
+    assert_eq!(items.len(), 2, "{list}");
+    assert_eq!(items[0]["context"], "east");
+    assert_eq!(items[0]["result"], json_of(&single, ""), "{}", items[0]);
+    assert_eq!(items[1]["context"], "west");
+    assert!(
+        items[1]["error"]
+            .to_string()
+            .contains("does not serve subscriptions.operators.coreos.com"),
+        "{}",
+        items[1]
+    );
+    let mut c = s.cmd();
+    c.env("KUBECONFIG", &kubeconfig)
+        .args(["--context", "east,west"]);
+    let (code, out, _) = output(c);
+    assert_eq!(code, 3);
+    assert!(
+        out.contains("== context east") && out.contains("Subscription: operators/etcd"),
+        "{out}"
     );
 }

@@ -146,8 +146,44 @@ pub const NODE: KindSpec = KindSpec {
     crd_checked: false,
 };
 
+const OPERATORS: &str = "operators.coreos.com";
+
+/// OLM's objects (`operator-check`, `audit`); their CRDs are OLM's, not checked by `lint`.
+pub const SUBSCRIPTION: KindSpec = KindSpec {
+    kind: "Subscription",
+    group: OPERATORS,
+    versions: &["v1alpha1"],
+    plural: "subscriptions",
+    namespaced: true,
+    crd_checked: false,
+};
+pub const CATALOG_SOURCE: KindSpec = KindSpec {
+    kind: "CatalogSource",
+    group: OPERATORS,
+    versions: &["v1alpha1"],
+    plural: "catalogsources",
+    namespaced: true,
+    crd_checked: false,
+};
+pub const CLUSTER_SERVICE_VERSION: KindSpec = KindSpec {
+    kind: "ClusterServiceVersion",
+    group: OPERATORS,
+    versions: &["v1alpha1"],
+    plural: "clusterserviceversions",
+    namespaced: true,
+    crd_checked: false,
+};
+pub const INSTALL_PLAN: KindSpec = KindSpec {
+    kind: "InstallPlan",
+    group: OPERATORS,
+    versions: &["v1alpha1"],
+    plural: "installplans",
+    namespaced: true,
+    crd_checked: false,
+};
+
 /// Every kind of the table.
-pub const ALL: [&KindSpec; 11] = [
+pub const ALL: [&KindSpec; 15] = [
     &ICSP,
     &IDMS,
     &ITMS,
@@ -159,6 +195,10 @@ pub const ALL: [&KindSpec; 11] = [
     &MACHINE_CONFIG_POOL,
     &CONTAINER_RUNTIME_CONFIG,
     &NODE,
+    &SUBSCRIPTION,
+    &CATALOG_SOURCE,
+    &CLUSTER_SERVICE_VERSION,
+    &INSTALL_PLAN,
 ];
 
 /// The kind named `kind` (exact spelling).

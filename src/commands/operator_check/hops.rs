@@ -9,6 +9,7 @@ use mirrorpolicy::olm::catalog::{self, Catalog};
 use mirrorpolicy::olm::check::{
     self, CatalogCheck, Found, HopCheck, HopImage, ImageClass, ImageRole, SubscriptionCheck,
 };
+use mirrorpolicy::olm::plan;
 use mirrorpolicy::olm::resolve::{self, Request};
 use mirrorpolicy::probe::{self, ProbeContext};
 use mirrorpolicy::registries::ShortNameMode;
@@ -33,26 +34,14 @@ pub(super) fn resolve_one(
                 check: None,
                 undetermined: Some(why.clone()),
             };
-            return (
-                Found {
-                    catalog: check,
-                    path: None,
-                },
-                None,
-            );
+            return unread(check);
         }
         Ok((source, image)) => (source, image, &catalogs[image]),
     };
     let mut check = catalog.0.clone();
     check.source = source.clone();
     let Some(cat) = &catalog.1 else {
-        return (
-            Found {
-                catalog: check,
-                path: None,
-            },
-            None,
-        );
+        return unread(check);
     };
     let s = &w.sub;
     let name = source.clone().unwrap_or_else(|| image.clone());
@@ -78,11 +67,13 @@ pub(super) fn resolve_one(
         to: args.to.as_deref(),
         max_hops: args.max_hops,
     };
-    match resolve::update_path(cat, &req) {
+    let (resolved, plan) = path_of(cat, &req, w);
+    match resolved {
         Err(stop) => (
             Found {
                 catalog: check,
                 path: Some(Err(stop)),
+                plan,
             },
             None,
         ),
@@ -91,9 +82,42 @@ pub(super) fn resolve_one(
             let found = Found {
                 catalog: check,
                 path: Some(Ok((path.head, path.end, Vec::new()))),
+                plan,
             };
             (found, Some(hops))
         }
+    }
+}
+
+/// A Subscription whose catalog was not read: no path.
+fn unread(catalog: CatalogCheck) -> (Found, Option<Vec<HopCheck>>) {
+    let found = Found {
+        catalog,
+        path: None,
+        plan: None,
+    };
+    (found, None)
+}
+
+/// The resolver's path, its first hop the pending InstallPlan's when there is one.
+fn path_of(
+    cat: &Catalog,
+    req: &Request<'_>,
+    w: &Wanted,
+) -> (
+    Result<resolve::UpdatePath, resolve::Stop>,
+    Option<plan::PlanCheck>,
+) {
+    let pending = w
+        .plan
+        .as_ref()
+        .and_then(|p| plan::pending_csv(&w.sub, p, cat).map(|csv| (p, csv)));
+    match pending {
+        Some((p, csv)) => {
+            let (path, said) = plan::update_path(cat, req, p, &csv);
+            (path, Some(said))
+        }
+        None => (resolve::update_path(cat, req), None),
     }
 }
 
@@ -202,6 +226,7 @@ pub(super) fn finish(
         channel: s.channel,
         installed_csv: s.installed_csv,
         starting_csv: s.starting_csv,
+        install_plan: None,
         catalog: found.catalog.clone(),
         head: None,
         end: None,

@@ -1,36 +1,58 @@
-//! The Subscriptions to check and the catalog each reads, from the files of `-f`.
+//! The Subscriptions to check and the catalog each reads: from the files of
+//! `-f`, or from the live cluster (the Subscriptions of `-n`, the context's
+//! namespace or every namespace with `-A`, then the CatalogSource, the
+//! installed ClusterServiceVersion and the InstallPlan each one names).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::Result;
+use futures_util::StreamExt;
+use serde_json::Value;
 
 use mirrorpolicy::objects::Inputs;
-use mirrorpolicy::olm::objects::{self as olm, CatalogOrigin, CatalogSource, Subscription};
+use mirrorpolicy::olm::objects::{
+    self as olm, CatalogOrigin, CatalogSource, InstallPlan, Subscription,
+};
+use mirrorpolicy::source::api::{
+    self as live, ClusterError, Resource, CATALOG_SOURCES, CLUSTER_SERVICE_VERSIONS, INSTALL_PLANS,
+    SUBSCRIPTIONS,
+};
 use mirrorpolicy::source::file;
 
 use crate::cli::OperatorCheckArgs;
 use crate::exit::Failure;
 use crate::settings::Settings;
+use crate::steps::inputs;
 
 /// One Subscription to check: the skeleton of its verdict, and the catalog it reads.
 pub(super) struct Wanted {
     pub sub: Subscription,
     pub catalog: Result<(Option<String>, String), (Option<String>, String)>,
     pub installed_version: Option<String>,
+    /// The InstallPlan its status names, when it was read.
+    pub plan: Option<InstallPlan>,
 }
 
-/// The Subscriptions of `-f` (those named, in `-n`), or the `--package` one.
+/// The OLM objects read, each `(where it was read, object)`, and where from.
+struct OlmObjects {
+    found: Vec<(String, Value)>,
+    /// `Some(namespace)` (`None`: every namespace) when read from the cluster.
+    live: Option<Option<String>>,
+}
+
+/// The Subscriptions read (those named, in `-n`), or the `--package` one.
 pub(super) fn wanted(settings: &Settings, args: &OperatorCheckArgs) -> Result<Vec<Wanted>> {
-    let kinds = [olm::SUBSCRIPTION, olm::CATALOG_SOURCE, olm::CSV];
-    let objects =
-        file::objects(&args.filenames, &kinds).map_err(|e| Failure::input(e.to_string()))?;
+    let read = olm_objects(settings, args)?;
     let of_kind = |k: &'static str| {
-        objects
+        read.found
             .iter()
             .filter(move |(_, v)| v.get("kind").and_then(|x| x.as_str()) == Some(k))
     };
     let sources: Vec<CatalogSource> = of_kind(olm::CATALOG_SOURCE)
         .map(|(_, v)| CatalogSource::from_value(v))
+        .collect();
+    let plans: Vec<InstallPlan> = of_kind(olm::INSTALL_PLAN)
+        .map(|(_, v)| InstallPlan::from_value(v))
         .collect();
     let versions: BTreeMap<(String, String), String> = of_kind(olm::CSV)
         .filter_map(|(_, v)| {
@@ -40,12 +62,16 @@ pub(super) fn wanted(settings: &Settings, args: &OperatorCheckArgs) -> Result<Ve
         .collect();
     let subs = match &args.package {
         Some(package) => vec![package_subscription(args, package)],
-        None => subscriptions(settings, args, of_kind(olm::SUBSCRIPTION))?,
+        None => subscriptions(settings, args, &read, of_kind(olm::SUBSCRIPTION))?,
     };
+    let live = read.live.is_some();
     Ok(subs
         .into_iter()
         .map(|sub| {
-            let catalog = catalog_of(args, &sub, &sources);
+            let source = sources
+                .iter()
+                .find(|c| c.name == sub.source && c.namespace == sub.source_namespace);
+            let catalog = catalog_of(args, &sub, source, live);
             // With --package there is no namespace: a CSV of that name in any.
             let installed_version = sub.installed_csv.as_ref().and_then(|csv| {
                 versions
@@ -55,13 +81,163 @@ pub(super) fn wanted(settings: &Settings, args: &OperatorCheckArgs) -> Result<Ve
                     })
                     .map(|(_, v)| v.clone())
             });
+            let plan = sub.install_plan.as_ref().and_then(|name| {
+                plans
+                    .iter()
+                    .find(|p| &p.name == name && p.namespace == sub.namespace)
+                    .cloned()
+            });
             Wanted {
                 sub,
                 catalog,
                 installed_version,
+                plan,
             }
         })
         .collect())
+}
+
+/// The OLM objects of the files of `-f`; else, unless `--package` needs
+/// none, the cluster's.
+fn olm_objects(settings: &Settings, args: &OperatorCheckArgs) -> Result<OlmObjects> {
+    if !args.filenames.is_empty() {
+        let kinds = [
+            olm::SUBSCRIPTION,
+            olm::CATALOG_SOURCE,
+            olm::CSV,
+            olm::INSTALL_PLAN,
+        ];
+        let found =
+            file::objects(&args.filenames, &kinds).map_err(|e| Failure::input(e.to_string()))?;
+        return Ok(OlmObjects { found, live: None });
+    }
+    if args.package.is_some() {
+        return Ok(OlmObjects {
+            found: Vec::new(),
+            live: Some(None),
+        });
+    }
+    let options = settings.cluster_options()?;
+    let runtime = inputs::runtime()?;
+    let all = args.all_namespaces;
+    let flag = settings.namespace().map(str::to_string);
+    let (namespace, found) = runtime
+        .block_on(async {
+            let connection = live::connect(&options).await?;
+            let namespace = match (all, flag) {
+                (true, _) => None,
+                (false, Some(ns)) => Some(ns),
+                (false, None) => Some(connection.default_namespace.clone()),
+            };
+            settings.verbose(|| {
+                format!(
+                    "reading Subscriptions from {} ({})",
+                    connection.server,
+                    namespace
+                        .as_deref()
+                        .map_or("every namespace".to_string(), |ns| format!(
+                            "namespace {ns}"
+                        ))
+                )
+            });
+            let found = read_live(&connection, namespace.as_deref()).await?;
+            Ok::<_, ClusterError>((namespace, found))
+        })
+        .map_err(inputs::cluster_failure)?;
+    let Some(found) = found else {
+        return Err(Failure::cluster(format!(
+            "the cluster does not serve {} (no such CRD): OLM is not installed",
+            SUBSCRIPTIONS.name()
+        ))
+        .with_hint("check a package of a catalog image with --package and --catalog-image, or read exported objects with -f")
+        .into());
+    };
+    Ok(OlmObjects {
+        found,
+        live: Some(namespace),
+    })
+}
+
+/// The Subscriptions of `namespace` (every one: `None`), then the
+/// CatalogSources, installed CSVs and InstallPlans they name, each read by
+/// name; `None` when the server does not serve Subscriptions.
+async fn read_live(
+    connection: &live::Connection,
+    namespace: Option<&str>,
+) -> Result<Option<Vec<(String, Value)>>, ClusterError> {
+    let Some(subs) = connection
+        .list_objects(&SUBSCRIPTIONS, namespace, None)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let text = |v: &Value, p: &str| {
+        v.pointer(p)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let mut named: BTreeSet<(Resource, String, String)> = BTreeSet::new();
+    for sub in &subs {
+        let ns = text(sub, "/metadata/namespace").unwrap_or_default();
+        let source_ns = text(sub, "/spec/sourceNamespace").unwrap_or_else(|| ns.clone());
+        if let Some(source) = text(sub, "/spec/source") {
+            named.insert((CATALOG_SOURCES, source_ns, source));
+        }
+        if let Some(csv) = text(sub, "/status/installedCSV") {
+            named.insert((CLUSTER_SERVICE_VERSIONS, ns.clone(), csv));
+        }
+        let plan = text(sub, "/status/installPlanRef/name")
+            .or_else(|| text(sub, "/status/installplan/name"));
+        if let Some(plan) = plan {
+            named.insert((INSTALL_PLANS, ns, plan));
+        }
+    }
+    let gets = futures_util::stream::iter(named.into_iter().map(|(r, ns, name)| async move {
+        let got = connection.get_in(&r, &ns, &name).await?;
+        Ok::<_, ClusterError>(got.map(|v| (r, v)))
+    }))
+    .buffered(LIVE_GETS)
+    .collect::<Vec<_>>()
+    .await;
+    let mut found: Vec<(String, Value)> = subs
+        .into_iter()
+        .map(|v| {
+            (
+                at(&connection.server, &SUBSCRIPTIONS, &v),
+                with_kind(&SUBSCRIPTIONS, v),
+            )
+        })
+        .collect();
+    for got in gets {
+        if let Some((r, v)) = got? {
+            found.push((at(&connection.server, &r, &v), with_kind(&r, v)));
+        }
+    }
+    Ok(Some(found))
+}
+
+/// How many objects are read by name at once.
+const LIVE_GETS: usize = 16;
+
+/// Where a live object was read, for messages: `<server>: <Kind> <ns>/<name>`.
+fn at(server: &str, resource: &Resource, v: &Value) -> String {
+    let s = |p: &str| v.pointer(p).and_then(Value::as_str).unwrap_or_default();
+    format!(
+        "{server}: {} {}/{}",
+        resource.kind,
+        s("/metadata/namespace"),
+        s("/metadata/name")
+    )
+}
+
+/// The object with its `kind` (list items may leave it out).
+fn with_kind(resource: &Resource, mut v: Value) -> Value {
+    if let Some(map) = v.as_object_mut() {
+        map.entry("kind")
+            .or_insert_with(|| Value::String(resource.kind.to_string()));
+    }
+    v
 }
 
 fn package_subscription(args: &OperatorCheckArgs, package: &str) -> Subscription {
@@ -75,29 +251,40 @@ fn package_subscription(args: &OperatorCheckArgs, package: &str) -> Subscription
         starting_csv: args.starting_csv.clone(),
         approval: "Automatic".to_string(),
         installed_csv: args.installed.clone(),
+        current_csv: None,
+        state: None,
+        install_plan: None,
     }
 }
 
 fn subscriptions<'a>(
     settings: &Settings,
     args: &OperatorCheckArgs,
+    read: &OlmObjects,
     found: impl Iterator<Item = &'a (String, serde_json::Value)>,
 ) -> Result<Vec<Subscription>> {
     let mut subs = Vec::new();
     for (at, v) in found {
         subs.push(Subscription::from_value(at, v).map_err(Failure::input)?);
     }
-    if let Some(ns) = settings.namespace() {
-        subs.retain(|s| s.namespace == ns);
-    }
+    let (place, scope) = match &read.live {
+        Some(Some(ns)) => ("the cluster", Some(ns.clone())),
+        Some(None) => ("the cluster", None),
+        None => {
+            let ns = settings.namespace().filter(|_| !args.all_namespaces);
+            if let Some(ns) = ns {
+                subs.retain(|s| s.namespace == ns);
+            }
+            ("the files read", ns.map(str::to_string))
+        }
+    };
+    let scope = scope
+        .map(|n| format!(" (namespace {n})"))
+        .unwrap_or_default();
     for name in &args.subscriptions {
         if !subs.iter().any(|s| &s.name == name) {
             return Err(Failure::input(format!(
-                "Subscription {name:?} was not found in the files read{}",
-                settings
-                    .namespace()
-                    .map(|n| format!(" (namespace {n})"))
-                    .unwrap_or_default()
+                "Subscription {name:?} was not found in {place}{scope}"
             ))
             .into());
         }
@@ -106,9 +293,16 @@ fn subscriptions<'a>(
         subs.retain(|s| args.subscriptions.contains(&s.name));
     }
     if subs.is_empty() {
-        return Err(Failure::input("no Subscription was found in the files read")
-            .with_hint("pass the Subscriptions with -f, or name a package with --package and --catalog-image")
-            .into());
+        let hint = if read.live.is_some() {
+            "name another namespace with -n, or every namespace with -A; or a package with --package and --catalog-image"
+        } else {
+            "pass the Subscriptions with -f, or name a package with --package and --catalog-image"
+        };
+        return Err(
+            Failure::input(format!("no Subscription was found in {place}{scope}"))
+                .with_hint(hint)
+                .into(),
+        );
     }
     Ok(subs)
 }
@@ -118,19 +312,22 @@ fn subscriptions<'a>(
 fn catalog_of(
     args: &OperatorCheckArgs,
     sub: &Subscription,
-    sources: &[CatalogSource],
+    source: Option<&CatalogSource>,
+    live: bool,
 ) -> Result<(Option<String>, String), (Option<String>, String)> {
     let named =
         (!sub.source.is_empty()).then(|| format!("{}/{}", sub.source_namespace, sub.source));
     if let Some(image) = &args.catalog_image {
         return Ok((named, image.clone()));
     }
-    let Some(cs) = sources
-        .iter()
-        .find(|c| c.name == sub.source && c.namespace == sub.source_namespace)
-    else {
+    let Some(cs) = source else {
         let name = named.clone().unwrap_or_default();
-        return Err((named, format!("CatalogSource {name} was not read: pass it with -f, or its image with --catalog-image")));
+        let why = if live {
+            format!("CatalogSource {name} does not exist in the cluster")
+        } else {
+            format!("CatalogSource {name} was not read: pass it with -f, or its image with --catalog-image")
+        };
+        return Err((named, why));
     };
     match &cs.origin {
         CatalogOrigin::Image(image) => Ok((named, image.clone())),

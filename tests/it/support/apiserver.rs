@@ -224,6 +224,20 @@ pub const KINDS: &[Kind] = &[
         namespaced: true,
     },
     Kind {
+        group: "operators.coreos.com",
+        versions: &["v1alpha1"],
+        plural: "subscriptions",
+        kind: "Subscription",
+        namespaced: true,
+    },
+    Kind {
+        group: "operators.coreos.com",
+        versions: &["v1alpha1"],
+        plural: "installplans",
+        kind: "InstallPlan",
+        namespaced: true,
+    },
+    Kind {
         group: "cluster.open-cluster-management.io",
         versions: &["v1"],
         plural: "managedclusters",

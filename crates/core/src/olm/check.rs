@@ -135,6 +135,9 @@ pub struct SubscriptionCheck {
     pub installed_csv: Option<String>,
     #[serde(rename = "startingCSV")]
     pub starting_csv: Option<String>,
+    /// The pending InstallPlan that decides hop 1, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub install_plan: Option<super::plan::PlanCheck>,
     pub catalog: CatalogCheck,
     pub head: Option<String>,
     pub end: Option<End>,
@@ -154,11 +157,14 @@ pub type Resolved = Result<(String, End, Vec<HopCheck>), Stop>;
 pub struct Found {
     pub catalog: CatalogCheck,
     pub path: Option<Resolved>,
+    /// The pending InstallPlan that decided hop 1.
+    pub plan: Option<super::plan::PlanCheck>,
 }
 
 /// The verdict of `sub` from what was found: `notReady` > `undetermined` > `ready`.
 pub fn verdict(mut sub: SubscriptionCheck, found: Found) -> SubscriptionCheck {
     sub.catalog = found.catalog;
+    sub.install_plan = found.plan;
     let (readiness, reason, message) = decide(&mut sub, found.path);
     sub.next_steps = next_steps(&sub, &reason);
     sub.ready = readiness == Readiness::Ready;
@@ -331,6 +337,7 @@ mod tests {
             channel: Some("stable".into()),
             installed_csv: Some("etcd.v1".into()),
             starting_csv: None,
+            install_plan: None,
             catalog: catalog(None),
             head: None,
             end: None,
@@ -393,6 +400,7 @@ mod tests {
             Found {
                 catalog: catalog(catalog_check),
                 path,
+                plan: None,
             },
         );
         (s.readiness, s.reason)

@@ -2,12 +2,14 @@
 //! the cluster's own mirrors? The catalog's file-based configs
 //! ([`catalog`], walked out of the image's layers by [`fs`]), OLM's update
 //! path over them ([`resolve`], with blang/semver ranges from [`range`]),
-//! and the verdict over the images each hop pulls ([`check`]).
+//! a pending InstallPlan's first hop ([`plan`]), and the verdict over the
+//! images each hop pulls ([`check`]).
 
 pub mod catalog;
 pub mod check;
 pub mod fs;
 pub mod image;
 pub mod objects;
+pub mod plan;
 pub mod range;
 pub mod resolve;

@@ -2,12 +2,17 @@
 //! Subscriptions, CatalogSources and ClusterServiceVersions, the fields it
 //! needs and nothing else.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 use serde_json::Value;
 
-pub const SUBSCRIPTION: &str = "Subscription";
-pub const CATALOG_SOURCE: &str = "CatalogSource";
-pub const CSV: &str = "ClusterServiceVersion";
+use crate::kinds;
+
+pub const SUBSCRIPTION: &str = kinds::SUBSCRIPTION.kind;
+pub const CATALOG_SOURCE: &str = kinds::CATALOG_SOURCE.kind;
+pub const CSV: &str = kinds::CLUSTER_SERVICE_VERSION.kind;
+pub const INSTALL_PLAN: &str = kinds::INSTALL_PLAN.kind;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 struct Meta {
@@ -29,6 +34,13 @@ pub struct Subscription {
     pub starting_csv: Option<String>,
     pub approval: String,
     pub installed_csv: Option<String>,
+    /// `status.currentCSV`: the CSV the Subscription is progressing to.
+    pub current_csv: Option<String>,
+    /// `status.state` (`UpgradePending` while an InstallPlan is pending).
+    pub state: Option<String>,
+    /// The InstallPlan of `status.installPlanRef` (else the deprecated
+    /// `status.installplan`): the latest one holding the current CSV.
+    pub install_plan: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -59,10 +71,26 @@ struct SubscriptionSpec {
     install_plan_approval: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct SubscriptionStatus {
     #[serde(default, rename = "installedCSV")]
     installed_csv: Option<String>,
+    #[serde(default, rename = "currentCSV")]
+    current_csv: Option<String>,
+    #[serde(default)]
+    state: Option<String>,
+    #[serde(default)]
+    install_plan_ref: Option<NameRef>,
+    #[serde(default, rename = "installplan")]
+    install_plan: Option<NameRef>,
+}
+
+/// A reference to an object by name (`ObjectReference`, `InstallPlanReference`).
+#[derive(Deserialize)]
+struct NameRef {
+    #[serde(default)]
+    name: String,
 }
 
 impl Subscription {
@@ -80,6 +108,11 @@ impl Subscription {
             }
         }
         let nonempty = |s: Option<String>| s.filter(|s| !s.is_empty());
+        let status = raw.status.unwrap_or_default();
+        let install_plan = status
+            .install_plan_ref
+            .or(status.install_plan)
+            .map(|r| r.name);
         Ok(Subscription {
             source_namespace: if spec.source_namespace.is_empty() {
                 raw.metadata.namespace.clone()
@@ -94,7 +127,10 @@ impl Subscription {
             starting_csv: nonempty(spec.starting_csv),
             approval: nonempty(spec.install_plan_approval)
                 .unwrap_or_else(|| "Automatic".to_string()),
-            installed_csv: nonempty(raw.status.and_then(|s| s.installed_csv)),
+            installed_csv: nonempty(status.installed_csv),
+            current_csv: nonempty(status.current_csv),
+            state: nonempty(status.state),
+            install_plan: nonempty(install_plan),
         })
     }
 }
@@ -108,12 +144,17 @@ pub enum CatalogOrigin {
     Other(String),
 }
 
-/// A CatalogSource: its namespace, name and origin.
+/// A CatalogSource: its namespace, name and origin, where its registry pod
+/// runs and the pull secrets it names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CatalogSource {
     pub namespace: String,
     pub name: String,
     pub origin: CatalogOrigin,
+    /// `spec.grpcPodConfig.nodeSelector`: the registry pod's nodeSelector.
+    pub node_selector: BTreeMap<String, String>,
+    /// `spec.secrets`: pull secrets of its namespace for the catalog image.
+    pub secrets: Vec<String>,
 }
 
 impl CatalogSource {
@@ -144,10 +185,28 @@ impl CatalogSource {
         } else {
             CatalogOrigin::Image(image)
         };
+        let node_selector = value
+            .pointer("/spec/grpcPodConfig/nodeSelector")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+            .collect();
+        let secrets = value
+            .pointer("/spec/secrets")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+            .collect();
         CatalogSource {
             namespace: s("/metadata/namespace"),
             name: s("/metadata/name"),
             origin,
+            node_selector,
+            secrets,
         }
     }
 }
@@ -160,6 +219,57 @@ pub fn csv_version(value: &Value) -> (String, String, Option<String>) {
         s("/metadata/name").unwrap_or_default(),
         s("/spec/version"),
     )
+}
+
+/// An InstallPlan: the CSVs it installs, its approval and phase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallPlan {
+    pub namespace: String,
+    pub name: String,
+    /// `spec.clusterServiceVersionNames`.
+    pub csv_names: Vec<String>,
+    /// `spec.approval`: `Automatic` or `Manual`.
+    pub approval: String,
+    /// `spec.approved`: a Manual plan waits until it is true.
+    pub approved: bool,
+    /// `status.phase`: `Planning`, `RequiresApproval`, `Installing`, `Complete`, `Failed`.
+    pub phase: String,
+}
+
+impl InstallPlan {
+    pub fn from_value(value: &Value) -> InstallPlan {
+        let s = |p: &str| {
+            value
+                .pointer(p)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        InstallPlan {
+            namespace: s("/metadata/namespace"),
+            name: s("/metadata/name"),
+            csv_names: value
+                .pointer("/spec/clusterServiceVersionNames")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+            approval: s("/spec/approval"),
+            approved: value
+                .pointer("/spec/approved")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            phase: s("/status/phase"),
+        }
+    }
+
+    /// Whether it has not run to its end: not `Complete`, not `Failed`
+    /// (OLM's `InstallPlanPhase`s).
+    pub fn is_pending(&self) -> bool {
+        !matches!(self.phase.as_str(), "Complete" | "Failed")
+    }
 }
 
 #[cfg(test)]

@@ -86,6 +86,8 @@ pub enum Edge {
     Replaces,
     Skips,
     SkipRange,
+    /// A pending InstallPlan installs it (hop 1 only).
+    InstallPlan,
 }
 
 /// One step of the update.

@@ -207,19 +207,12 @@ pub const REPLICATION_CONTROLLERS: Resource =
     Resource::namespaced("", "v1", "replicationcontrollers", "ReplicationController");
 pub const JOBS: Resource = Resource::namespaced("batch", "v1", "jobs", "Job");
 pub const CRON_JOBS: Resource = Resource::namespaced("batch", "v1", "cronjobs", "CronJob");
-pub const CLUSTER_SERVICE_VERSIONS: Resource = Resource::namespaced(
-    "operators.coreos.com",
-    "v1alpha1",
-    "clusterserviceversions",
-    "ClusterServiceVersion",
-);
+pub const CLUSTER_SERVICE_VERSIONS: Resource = Resource::of(&kinds::CLUSTER_SERVICE_VERSION, 0);
 /// `audit`: the CatalogSources, whose index image OLM runs as a pod.
-pub const CATALOG_SOURCES: Resource = Resource::namespaced(
-    "operators.coreos.com",
-    "v1alpha1",
-    "catalogsources",
-    "CatalogSource",
-);
+pub const CATALOG_SOURCES: Resource = Resource::of(&kinds::CATALOG_SOURCE, 0);
+/// `operator-check`: the Subscriptions, and the InstallPlans they wait on.
+pub const SUBSCRIPTIONS: Resource = Resource::of(&kinds::SUBSCRIPTION, 0);
+pub const INSTALL_PLANS: Resource = Resource::of(&kinds::INSTALL_PLAN, 0);
 
 /// What `audit` reads on top of [`MIRROR_CONFIG`]: every object that
 /// references images (the kinds of [`crate::objects::workload::WORKLOAD_KINDS`]).

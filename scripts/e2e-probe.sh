@@ -844,6 +844,38 @@ OBJECTS
 }
 plain_http_mirror
 
+# A pull failing at every source: the plain-HTTP mirror (not insecure), the
+# next mirror and the source, both without the manifest. skopeo copy fails
+# with the error CRI-O returns (containers/image's `initializing source
+# docker://REF: (Mirrors also failed: [REF: ERR]\n[REF: ERR]): REF: ERR`);
+# the tool's crioError must be that sentence, word for word (skopeo 1.18 or
+# later: older releases word a missing manifest otherwise).
+mirrors_also_failed() {
+    local image="$SOURCE/ns/app@sha256:$(printf '%064d' 7)" log="$WORK/mirrors-also-failed.skopeo.log" said tool code
+    if $T "${SKOPEO[@]}" --registries-conf "$WORK/c-http.conf" copy --quiet --src-cert-dir "$WORK/certs" \
+        --src-authfile "$WORK/no-auth.json" "docker://$image" "dir:$WORK/mirrors-also-failed" 2>"$log"; then
+        fail "mirrors-also-failed: skopeo pulled $image, which no source holds"; return
+    fi
+    said=$(python3 - "$log" <<'PY'
+import json, re, sys
+m = re.search(r'level=fatal msg="((?:[^"\\]|\\.)*)"', open(sys.argv[1]).read())
+print(json.loads('"' + m.group(1) + '"') if m else "(no fatal line)")
+PY
+)
+    tool=$($T "$BIN" explain "$image" --registries-conf "$WORK/c-http.conf" --probe --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" -o json) && code=0 || code=$?
+    tool=$(field "$tool" "c.get('crioError', '(none)')")
+    if ! at_least_1_18 "$SKOPEO_VERSION" && [ "$code" = 1 ] && [[ "$said" == *"(Mirrors also failed: ["* ]] \
+        && [[ "$tool" == "initializing source docker://$image: (Mirrors also failed: ["* ]]; then
+        ok "mirrors-also-failed: both fail, and both say (Mirrors also failed: ...)"
+    elif [ "$code" = 1 ] && [ "$said" = "$tool" ] && [[ "$said" == *"(Mirrors also failed: ["* ]]; then
+        ok "mirrors-also-failed: exit 1, crioError is skopeo's error word for word"
+    else
+        fail "mirrors-also-failed: exit $code"; printf '     skopeo:   %s\n     the tool: %s\n' "$said" "$tool"
+    fi
+}
+mirrors_also_failed
+
 # --- upgrade-check: a release payload through its mirror -------------------
 # A small release built by python3 (cryptography) and pushed with the
 # registry's HTTP API: the payload (config label io.openshift.release; its

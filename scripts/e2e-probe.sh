@@ -171,12 +171,14 @@ free_port() {
     done
     echo "e2e-probe: no free port" >&2; exit 1
 }
-start_registry() { # NAME CERT AUTH(yes|no)
+start_registry() { # NAME CERT|- AUTH(yes|no)
     local port; port=$(free_port)
     mkdir -p "$WORK/$1"
     {
         printf 'version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %s\n' "$WORK/$1/data"
-        printf 'http:\n  addr: 127.0.0.1:%s\n  tls:\n    certificate: %s\n    key: %s\n' "$port" "$WORK/$2.crt" "$WORK/$2.key"
+        printf 'http:\n  addr: 127.0.0.1:%s\n' "$port"
+        # CERT "-": plain HTTP, no TLS at all.
+        [ "$2" = - ] || printf '  tls:\n    certificate: %s\n    key: %s\n' "$WORK/$2.crt" "$WORK/$2.key"
         if [ "$3" = yes ]; then
             printf 'auth:\n  htpasswd:\n    realm: e2e\n    path: %s\n' "$WORK/htpasswd"
         fi
@@ -198,6 +200,7 @@ ROGUE=$(start_registry rogue rogue no)       # a mirror with an unknown CA
 SELF=$(start_registry selfsigned selfsigned no)  # a self-signed CA:TRUE leaf
 PINNED=$(start_registry pinned pinned no)        # a leaf of a CA nobody trusts
 CATRUE=$(start_registry catrue catrue no)        # a CA:TRUE leaf of catrue-ca
+HTTPREG=$(start_registry http - no)              # plain HTTP, no TLS
 
 # --- test images from a local OCI layout (no network) ---------------------
 layout() { # DIR SEED
@@ -237,6 +240,8 @@ push "$WORK/oci-app" "$SELF" ns/app "$WORK/certs-selfsigned"
 push "$WORK/oci-app" "$PINNED" ns/app "$WORK/certs-pinned"
 push "$WORK/oci-app" "$CATRUE" ns/app "$WORK/certs-catrue"
 push "$WORK/oci-lone" "$AUTHED" ns/lone "$WORK/certs" puller:pullpw
+$T "${SKOPEO[@]}" copy --quiet --preserve-digests --dest-tls-verify=false \
+    "oci:$WORK/oci-app:v1" "docker://$HTTPREG/ns/app:v1"
 push "$WORK/oci-lone" "$SOURCE" ns/lone "$WORK/certs"
 
 auth_file() { # FILE KEY=USER:PASS...
@@ -773,6 +778,103 @@ trusted_ca_from_files() {
     fi
 }
 trusted_ca_from_files
+
+# A plain-HTTP mirror (no TLS at all) not listed as insecure: containers/image
+# asks it over HTTPS, Go says `http: server gave HTTP response to HTTPS
+# client`, and the next source serves. The tool's probe of that mirror must
+# be tlsError with skopeo's words (both skopeo versions log the same Go
+# sentence) and name the fix: the Image config's
+# spec.registrySources.insecureRegistries, or TLS. Then the same mirror
+# listed there (-f: the Image config and an IDMS; skopeo reads the
+# registries.conf `render` writes from them): served by it, as skopeo.
+plain_http_mirror() {
+    local image="$SOURCE/ns/app@$APP" name=plain-http-mirror-not-insecure
+    conf "$WORK/c-http.conf" ns/app "" "" "$HTTPREG" "$PLAIN"
+    scenario "$name" "$WORK/c-http.conf" "$image" "$WORK/no-auth.json" "$PLAIN"
+    local words='http: server gave HTTP response to HTTPS client' said tool
+    said=$(grep -c "Accessing .*$HTTPREG.* failed: pinging container registry $HTTPREG: .*$words" \
+        "$WORK/$name.skopeo.log") || true
+    tool=$(field "$(cat "$WORK/$name.json")" "c['sources'][0]['probe']['outcome'] + ' ' + c['sources'][0]['probe']['detail']")
+    if [ "$said" -ge 1 ] && [[ "$tool" == "tlsError pinging container registry $HTTPREG: "*"$words"* ]] \
+        && [[ "$tool" == *"Image config's spec.registrySources.insecureRegistries"*"or serve TLS"* ]]; then
+        ok "$name: skopeo and the tool say '$words' for $HTTPREG (tlsError), the fix names insecureRegistries"
+    else
+        fail "$name: skopeo said it $said time(s); the tool: $tool"
+    fi
+    local objects="$WORK/http-objects" pulled served
+    mkdir -p "$objects"
+    cat >"$objects/objects.yaml" <<OBJECTS
+apiVersion: config.openshift.io/v1
+kind: ImageDigestMirrorSet
+metadata:
+  name: http-mirror
+spec:
+  imageDigestMirrors:
+  - source: $SOURCE/ns/app
+    mirrors:
+    - $HTTPREG/ns/app
+    - $PLAIN/ns/app
+---
+apiVersion: config.openshift.io/v1
+kind: Image
+metadata:
+  name: cluster
+spec:
+  registrySources:
+    insecureRegistries:
+    - $HTTPREG
+OBJECTS
+    if ! $T "$BIN" render -f "$objects" --pool worker --file /etc/containers/registries.conf \
+        >"$WORK/c-http-insecure.conf" 2>"$WORK/c-http-insecure.err"; then
+        fail "plain-http-mirror-insecure: render: $(cat "$WORK/c-http-insecure.err")"; return
+    fi
+    if ! $T "${SKOPEO[@]}" --registries-conf "$WORK/c-http-insecure.conf" --debug inspect --raw \
+        --cert-dir "$WORK/certs" --authfile "$WORK/no-auth.json" "docker://$image" >/dev/null \
+        2>"$WORK/plain-http-insecure.skopeo.log"; then
+        fail "plain-http-mirror-insecure: skopeo could not pull $image"; return
+    fi
+    pulled=$(last_tried "$WORK/plain-http-insecure.skopeo.log")
+    served=$($T "$BIN" explain "$image" -f "$objects" --probe --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" -o json 2>/dev/null | sed -n 's/^ *"servedBy": "\(.*\)",\{0,1\}$/\1/p' | head -1) || true
+    if [ "$pulled" = "$HTTPREG/ns/app@$APP" ] && [ "$served" = "$pulled" ]; then
+        ok "plain-http-mirror-insecure: listed in insecureRegistries, served by $served, as skopeo"
+    else
+        fail "plain-http-mirror-insecure: skopeo pulled from '$pulled', explain --probe -f says '$served'"
+    fi
+}
+plain_http_mirror
+
+# A pull failing at every source: the plain-HTTP mirror (not insecure), the
+# next mirror and the source, both without the manifest. skopeo copy fails
+# with the error CRI-O returns (containers/image's `initializing source
+# docker://REF: (Mirrors also failed: [REF: ERR]\n[REF: ERR]): REF: ERR`);
+# the tool's crioError must be that sentence, word for word (skopeo 1.18 or
+# later: older releases word a missing manifest otherwise).
+mirrors_also_failed() {
+    local image="$SOURCE/ns/app@sha256:$(printf '%064d' 7)" log="$WORK/mirrors-also-failed.skopeo.log" said tool code
+    if $T "${SKOPEO[@]}" --registries-conf "$WORK/c-http.conf" copy --quiet --src-cert-dir "$WORK/certs" \
+        --src-authfile "$WORK/no-auth.json" "docker://$image" "dir:$WORK/mirrors-also-failed" 2>"$log"; then
+        fail "mirrors-also-failed: skopeo pulled $image, which no source holds"; return
+    fi
+    said=$(python3 - "$log" <<'PY'
+import json, re, sys
+m = re.search(r'level=fatal msg="((?:[^"\\]|\\.)*)"', open(sys.argv[1]).read())
+print(json.loads('"' + m.group(1) + '"') if m else "(no fatal line)")
+PY
+)
+    tool=$($T "$BIN" explain "$image" --registries-conf "$WORK/c-http.conf" --probe --cert-dir "$WORK/certs" \
+        --authfile "$WORK/no-auth.json" -o json) && code=0 || code=$?
+    tool=$(field "$tool" "c.get('crioError', '(none)')")
+    if ! at_least_1_18 "$SKOPEO_VERSION" && [ "$code" = 1 ] && [[ "$said" == *"(Mirrors also failed: ["* ]] \
+        && [[ "$tool" == "initializing source docker://$image: (Mirrors also failed: ["* ]]; then
+        ok "mirrors-also-failed: both fail, and both say (Mirrors also failed: ...)"
+    elif [ "$code" = 1 ] && [ "$said" = "$tool" ] && [[ "$said" == *"(Mirrors also failed: ["* ]]; then
+        ok "mirrors-also-failed: exit 1, crioError is skopeo's error word for word"
+    else
+        fail "mirrors-also-failed: exit $code"; printf '     skopeo:   %s\n     the tool: %s\n' "$said" "$tool"
+    fi
+}
+mirrors_also_failed
 
 # --- upgrade-check: a release payload through its mirror -------------------
 # A small release built by python3 (cryptography) and pushed with the

@@ -443,6 +443,22 @@ fn probe_cell(p: Option<&mirrorpolicy::probe::SourceProbe>) -> Cell {
     }
 }
 
+/// CRI-O's error for a pull that failed at every source, as its log and the
+/// kubelet's event carry it (its newlines kept, each line indented).
+fn write_crio_error(out: &mut dyn Write, said: &str) -> io::Result<()> {
+    let mut lines = said.lines();
+    writeln!(
+        out,
+        "{:11}CRI-O's error: {}",
+        "",
+        lines.next().unwrap_or("")
+    )?;
+    for l in lines {
+        writeln!(out, "{:11}  {l}", "")?;
+    }
+    Ok(())
+}
+
 /// The one-line probe verdict of a candidate, then why each tried source
 /// did not serve it.
 fn write_probe_verdict(
@@ -494,6 +510,9 @@ fn write_probe_verdict(
         Verdict::NotProbed => "nothing probed".to_string(),
     };
     writeln!(out, "{}{line}", label("Probe"))?;
+    if let Some(said) = &c.crio_error {
+        write_crio_error(out, said)?;
+    }
     if let Some(sig) = &c.signature_probe {
         if sig.found {
             writeln!(out, "{:11}signature {} found", "", sig.reference)?;

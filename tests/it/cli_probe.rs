@@ -2215,3 +2215,65 @@ fn issue_39_an_error_body_over_64_kib_is_cut() {
         "{json:#}"
     );
 }
+
+// A pull that fails at every source: CRI-O returns containers/image's
+// error, `copy.Image`'s `initializing source docker://REF: ` around
+// `newImageSource`'s: the last source's error after the others', each
+// `[REF: ERR]`, joined by a newline (docker/docker_image_src.go); one source
+// tried alone gives its error unwrapped. The blocked endpoint is an attempt.
+#[test]
+fn issue_36_a_pull_failing_everywhere_says_crio_s_mirrors_also_failed_error() {
+    let setup = Setup::new();
+    let digest = digest_of(&manifest_body("app v1"));
+    let a = Builder::new().plain_http().start();
+    let s = Builder::new().start();
+    setup.trust(&s, "s");
+    let image = format!("{}/{REPO}@{digest}", s.host());
+    let blocked = format!(
+        "[[registry]]\nlocation = \"{}\"\nblocked = true\n",
+        "blocked.example.com"
+    );
+    let conf = registries_conf(&s.host(), &[&a.host(), "blocked.example.com"], "", &blocked);
+    let (code, json) = probe(&setup, &conf, &image, &[]);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(outcomes(&json), ["tlsError", "blocked", "notFound"]);
+    let want = format!(
+        "initializing source docker://{image}: (Mirrors also failed: \
+         [{a}/{REPO}@{digest}: pinging container registry {a}: Get \"https://{a}/v2/\": \
+         http: server gave HTTP response to HTTPS client]\n\
+         [blocked.example.com/{REPO}@{digest}: registry blocked.example.com is blocked in \
+         /etc/containers/registries.conf or /etc/containers/registries.conf.d]): \
+         {image}: reading manifest {digest} in {s}/{REPO}: manifest unknown",
+        a = a.host(),
+        s = s.host()
+    );
+    assert_eq!(candidate(&json)["crioError"], want.as_str(), "{json:#}");
+    // The source alone: its error, not wrapped.
+    let (code, json) = probe(
+        &setup,
+        &registries_conf(&s.host(), &[], "", ""),
+        &image,
+        &[],
+    );
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(
+        candidate(&json)["crioError"],
+        format!(
+            "initializing source docker://{image}: reading manifest {digest} in {s}/{REPO}: manifest unknown",
+            s = s.host()
+        )
+        .as_str()
+    );
+    // A served pull has none.
+    let body = manifest_body("app v1");
+    let m = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&m, "m");
+    let (code, json) = probe(
+        &setup,
+        &registries_conf(&s.host(), &[&m.host()], "", ""),
+        &image,
+        &[],
+    );
+    assert_eq!(code, 0, "{json:#}");
+    assert!(candidate(&json).get("crioError").is_none(), "{json:#}");
+}

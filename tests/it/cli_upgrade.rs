@@ -309,6 +309,24 @@ fn a_component_missing_on_the_mirror_is_not_ready_with_the_copy_line() {
     assert_eq!(etcd["outcome"], "missing");
     assert!(etcd["servedBy"].is_null());
     let digest = &rel.components[1].1;
+    // The error CRI-O returns for that pull (issue 36): the mirror's error,
+    // then the source's, which NeverContactSource makes a blocked endpoint
+    // (containers/image still tries it, and refuses it last).
+    let (mirror, source) = (
+        format!("{}/{COMPONENT_REPO}@{digest}", reg.host()),
+        format!("{SOURCE_COMPONENTS}@{digest}"),
+    );
+    let crio = format!(
+        "; CRI-O's error: initializing source docker://{source}: (Mirrors also failed: \
+         [{mirror}: reading manifest {digest} in {}/{COMPONENT_REPO}: manifest unknown]): \
+         {source}: registry {SOURCE_COMPONENTS} is blocked in /etc/containers/registries.conf \
+         or /etc/containers/registries.conf.d",
+        reg.host()
+    );
+    assert!(
+        etcd["detail"].as_str().is_some_and(|d| d.ends_with(&crio)),
+        "{etcd:#}"
+    );
     let step = &json["nextSteps"][0];
     assert_eq!(step["outcome"], "missing");
     assert_eq!(

@@ -189,6 +189,9 @@ pub struct ImageProbe {
     /// Why the pull fails at a source (another digest), when so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The error CRI-O returns when every source fails (as `explain --probe`'s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crio_error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signature_probe: Option<crate::probe_result::SignatureProbe>,
     /// Every source in pull order with what it answered.
@@ -471,6 +474,7 @@ fn image_probe(c: &crate::explain::Candidate, secrets: &[String]) -> ImageProbe 
         served_by: c.served_by.clone().flatten(),
         undetermined: c.undetermined.clone(),
         error: c.error.clone(),
+        crio_error: c.crio_error.clone(),
         signature_probe: c.signature_probe.clone(),
         sources: c
             .sources
@@ -495,7 +499,10 @@ fn probe_verdict(e: &Explanation, c: &crate::explain::Candidate) -> (Option<Clas
         Verdict::Served(by) => (None, format!("probe: served by {by}")),
         Verdict::Missing => (
             Some(Class::MissingOnMirror),
-            "probe: no source serves it, the pull fails".to_string(),
+            match e.candidates.iter().find_map(|c| c.crio_error.as_deref()) {
+                Some(said) => format!("probe: no source serves it, the pull fails; CRI-O's error: {said}"),
+                None => "probe: no source serves it, the pull fails".to_string(),
+            },
         ),
         Verdict::DigestMismatch(by) => (
             Some(Class::MissingOnMirror),

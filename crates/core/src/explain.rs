@@ -301,6 +301,13 @@ pub struct Candidate {
     /// that did not answer in time, on which CRI-O would keep waiting).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undetermined: Option<String>,
+    /// With `--probe`, when every source tried fails: the error CRI-O
+    /// returns for this pull (and the kubelet's event carries), in
+    /// containers/image's words: `initializing source docker://REF: ` then,
+    /// with more than one source tried, `(Mirrors also failed: [SRC:
+    /// ERR]\n[SRC: ERR]): LAST: ERR`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crio_error: Option<String>,
     /// With `--probe`, when the policy requires sigstore signatures and the
     /// serving endpoint uses sigstore attachments: the attachment looked up.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -577,6 +584,7 @@ fn explain_candidate(
         namespace_policies: Vec::new(),
         served_by: None,
         undetermined: None,
+        crio_error: None,
         signature_probe: None,
     }
 }

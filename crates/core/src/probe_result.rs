@@ -5,6 +5,10 @@
 
 use serde::Serialize;
 
+/// The label every probe result carries.
+pub const SEEN_FROM: &str =
+    "as seen from this machine (DNS, proxy and firewall can differ on a node)";
+
 /// What one pull source did when probed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -50,6 +54,12 @@ pub struct SourceProbe {
     /// No credentials were found for the endpoint (not in the JSON contract).
     #[serde(skip)]
     pub anonymous: bool,
+    /// containers/image's own error for this source, without the probe's
+    /// notes (credentials used, the cause, the fix), where the probe words
+    /// it exactly: the part of CRI-O's error this source contributes (not
+    /// in the JSON contract; see [`crate::verdict::crio_pull_error`]).
+    #[serde(skip)]
+    pub words: Option<String>,
 }
 
 impl SourceProbe {
@@ -60,6 +70,7 @@ impl SourceProbe {
             status: None,
             detail: detail.to_string(),
             anonymous: false,
+            words: None,
         }
     }
 }

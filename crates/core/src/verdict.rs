@@ -4,7 +4,8 @@
 //! by it.
 
 use crate::explain::{Candidate, Explanation};
-use crate::probe_result::{Outcome, Verification};
+use crate::probe_result::{Outcome, SourceProbe, Verification};
+use crate::reference::Reference;
 
 /// The verdict of a probed image, for the text output and the audit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,3 +91,48 @@ pub fn candidate_verdict(c: &Candidate) -> Option<Verdict> {
 
 /// The detail of a served source whose signatures are not looked up.
 pub const NO_ATTACHMENTS: &str = "use-sigstore-attachments does not apply to this endpoint";
+
+/// The error CRI-O returns when every source of candidate `c` failed, as
+/// containers/image builds it: `copy.Image` says `initializing source
+/// docker://FAMILIAR: `, then `newImageSource` (docker/docker_image_src.go)
+/// gives the one source's error alone, or, with more tried, the last one's
+/// after the others' (`(Mirrors also failed: [REF: ERR]` joined by a
+/// newline`): REF: ERR`). A blocked endpoint is one of the attempts; a
+/// source not tried is not. Each source's error is its `words` where the
+/// probe has containers/image's own, else its detail (the probe's wording
+/// of a transport error). `None` when no source was tried.
+pub fn crio_pull_error(c: &Candidate) -> Option<String> {
+    let tried: Vec<(&str, &SourceProbe)> = c
+        .sources
+        .iter()
+        .filter_map(|s| s.probe.as_ref().map(|p| (s.reference.as_str(), p)))
+        .filter(|(_, p)| p.outcome != Outcome::NotTried)
+        .collect();
+    let said = |p: &SourceProbe| {
+        let seen = format!(", {}", crate::probe_result::SEEN_FROM);
+        p.words.clone().unwrap_or_else(|| {
+            p.detail
+                .strip_suffix(&seen)
+                .unwrap_or(&p.detail)
+                .to_string()
+        })
+    };
+    let ((last_ref, last), others) = tried.split_last()?;
+    let why = if others.is_empty() {
+        said(last)
+    } else {
+        let extras: Vec<String> = others
+            .iter()
+            .map(|(r, p)| format!("[{r}: {}]", said(p)))
+            .collect();
+        format!(
+            "(Mirrors also failed: {}): {last_ref}: {}",
+            extras.join("\n"),
+            said(last)
+        )
+    };
+    let name = Reference::parse(&c.reference)
+        .map(|r| r.familiar_string())
+        .unwrap_or_else(|_| c.reference.clone());
+    Some(format!("initializing source docker://{name}: {why}"))
+}

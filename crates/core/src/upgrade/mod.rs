@@ -139,7 +139,17 @@ pub fn check_image(name: &str, item: &Explanation) -> ImageCheck {
             required_by: Vec::new(),
             detail: String::new(),
         });
-    let (outcome, served_by, detail) = classify(item, &pull_sources);
+    let (outcome, served_by, mut detail) = classify(item, &pull_sources);
+    // A pull that fails at every source: the error CRI-O returns for it, so
+    // the node's event can be matched. Not when a source did not answer
+    // this machine: a node's error for it would be its own.
+    let answered = !pull_sources
+        .iter()
+        .any(|s| matches!(s.outcome, Outcome::Unreachable | Outcome::TimedOut));
+    let crio_error = candidate.and_then(|c| c.crio_error.as_deref());
+    if let Some(e) = crio_error.filter(|_| served_by.is_none() && answered) {
+        detail = format!("{detail}; CRI-O's error: {e}");
+    }
     ImageCheck {
         name: name.to_string(),
         reference: item.image.clone(),

@@ -64,6 +64,10 @@ pub struct Attempt {
     pub manifest: Option<Vec<u8>>,
     /// No auth file (nor helper) had credentials for the endpoint: it was asked anonymously.
     pub anonymous: bool,
+    /// containers/image's own error for a failed attempt, without the
+    /// probe's notes, where the probe words it exactly (see
+    /// [`SourceProbe::words`](crate::probe::SourceProbe)).
+    pub words: Option<String>,
 }
 
 impl Attempt {
@@ -74,6 +78,20 @@ impl Attempt {
             detail,
             manifest: None,
             anonymous: false,
+            words: None,
+        }
+    }
+
+    /// A failed attempt whose `words` are containers/image's exactly.
+    fn failed_in_words(
+        outcome: Outcome,
+        status: Option<u16>,
+        detail: String,
+        words: String,
+    ) -> Self {
+        Attempt {
+            words: Some(words),
+            ..Attempt::failed(outcome, status, detail)
         }
     }
 }
@@ -640,13 +658,12 @@ async fn manifest_answer(
         let (outcome, what) = status_outcome(status, &body, &headers);
         // containers/image's words (docker/docker_client.go fetchManifest),
         // then the answer as the probe saw it.
-        return Attempt::failed(
+        let words = format!("reading manifest {tag_or_digest} in {repo}: {what}");
+        return Attempt::failed_in_words(
             outcome,
             Some(status.as_u16()),
-            format!(
-                "reading manifest {tag_or_digest} in {repo}: {what}{} ({creds_note})",
-                throttled(status, attempts)
-            ),
+            format!("{words}{} ({creds_note})", throttled(status, attempts)),
+            words,
         );
     }
     let content_type = res
@@ -670,6 +687,7 @@ async fn manifest_answer(
             ),
             manifest: Some(body),
             anonymous: false,
+            words: None,
         },
         Err(BodyError::NoAnswer) => {
             body_timed_out(http, status, &format!("reading manifest {tag_or_digest}"))
@@ -826,7 +844,8 @@ async fn ping_once(
         Err(e) => {
             let (outcome, mut detail) = failure(&e, http.limit.limit);
             let not_tls = matches!(&e, Failed::Transport(t) if answer_is_not_tls(t));
-            if scheme == "https" && not_tls && answers_plain_http(http, host).await {
+            let plain_http = scheme == "https" && not_tls && answers_plain_http(http, host).await;
+            if plain_http {
                 detail = plain_http_detail(host);
             }
             // containers/image's words (docker/docker_client.go
@@ -838,11 +857,14 @@ async fn ping_once(
                 // Go's words already name the request.
                 Failed::Redirect(_) => String::new(),
             };
-            return Err(Attempt::failed(
-                outcome,
-                None,
-                format!("pinging container registry {host}: {step}{detail}"),
-            ));
+            let said = format!("pinging container registry {host}: {step}");
+            let detail = format!("{said}{detail}");
+            return Err(if plain_http {
+                let words = format!("{said}{GO_PLAIN_HTTP}");
+                Attempt::failed_in_words(outcome, None, detail, words)
+            } else {
+                Attempt::failed(outcome, None, detail)
+            });
         }
     };
     let status = res.status();
@@ -859,12 +881,13 @@ async fn ping_once(
             r => r.unwrap_or_default(),
         };
         let (outcome, what) = endpoint_outcome(status, &body, &headers);
-        let what = format!("{what}{}", throttled(status, attempts));
         // containers/image's words (docker/docker_client.go detectPropertiesHelper).
-        return Err(Attempt::failed(
+        let words = format!("pinging container registry {host}: {what}");
+        return Err(Attempt::failed_in_words(
             outcome,
             Some(status.as_u16()),
-            format!("pinging container registry {host}: {what}"),
+            format!("{words}{}", throttled(status, attempts)),
+            words,
         ));
     }
     let challenges = res
@@ -1068,11 +1091,14 @@ async fn answers_plain_http(http: &Http, host: &str) -> bool {
     )
 }
 
+/// Go's `net/http` error for a plain-HTTP answer to an HTTPS request.
+const GO_PLAIN_HTTP: &str = "http: server gave HTTP response to HTTPS client";
+
 /// What containers/image (Go's `net/http`) says of a plain-HTTP answer to an
 /// HTTPS request, then the cause and the fix.
 fn plain_http_detail(host: &str) -> String {
     format!(
-        "http: server gave HTTP response to HTTPS client: {host} serves plain HTTP, and CRI-O \
+        "{GO_PLAIN_HTTP}: {host} serves plain HTTP, and CRI-O \
          uses HTTP only for a registry marked insecure; fix: on a cluster, add {host} to the Image \
          config's spec.registrySources.insecureRegistries (the MCO writes `insecure = true` for it \
          in registries.conf), or serve TLS there"

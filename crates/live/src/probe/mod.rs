@@ -32,14 +32,10 @@ use std::sync::Arc;
 use crate::explain::{Candidate, Explanation};
 use crate::reference::Reference;
 
-pub use crate::probe_result::{Outcome, SignatureProbe, SourceProbe, Verification};
+pub use crate::probe_result::{Outcome, SignatureProbe, SourceProbe, Verification, SEEN_FROM};
 pub use crate::verdict::{candidate_verdict, verdict, Verdict, NO_ATTACHMENTS};
 pub use client::Prober;
 pub use registries_d::RegistriesD;
-
-/// The label every probe result carries.
-pub const SEEN_FROM: &str =
-    "as seen from this machine (DNS, proxy and firewall can differ on a node)";
 
 /// What the probe needs besides the explanation.
 pub struct ProbeContext {
@@ -133,17 +129,19 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
         }
         if s.blocked {
             // containers/image's words, then what it means.
-            let words = s
-                .blocked_by
+            let words = s.blocked_by.as_deref().map(crate::explain::blocked_words);
+            let said = words
                 .as_deref()
-                .map(|prefix| format!("{}: ", crate::explain::blocked_words(prefix)))
+                .map(|w| format!("{w}: "))
                 .unwrap_or_default();
-            s.probe = Some(SourceProbe::not_contacted(
+            let mut probe = SourceProbe::not_contacted(
                 Outcome::Blocked,
                 &format!(
-                    "{words}not contacted: CRI-O refuses a blocked endpoint and tries the next source"
+                    "{said}not contacted: CRI-O refuses a blocked endpoint and tries the next source"
                 ),
-            ));
+            );
+            probe.words = words;
+            s.probe = Some(probe);
             continue;
         }
         let physical = match Reference::parse(&s.reference) {
@@ -185,6 +183,9 @@ async fn probe_candidate(ctx: &ProbeContext, c: &mut Candidate) {
             }
         }
     }
+    if served_by.is_none() && c.error.is_none() && c.undetermined.is_none() {
+        c.crio_error = crate::verdict::crio_pull_error(c);
+    }
     c.served_by = Some(served_by);
 }
 
@@ -204,6 +205,7 @@ async fn probe_source(
         status: attempt.status,
         detail,
         anonymous: attempt.anonymous,
+        words: attempt.words.clone(),
     };
     let seconds = ctx.prober.answer_timeout().as_secs();
     match attempt.outcome {
@@ -317,6 +319,7 @@ pub async fn probe_tag_fixes(ctx: &ProbeContext, item: &mut Explanation) {
                             status: a.status,
                             detail: format!("{}, {SEEN_FROM}", a.detail),
                             anonymous: a.anonymous,
+                            words: a.words,
                         }
                     }
                     Err(e) => SourceProbe::not_contacted(

@@ -124,7 +124,13 @@ fn write_hops(out: &mut dyn Write, c: &SubscriptionCheck, layout: &Layout) -> io
             t.row(image_row(i + 1, m));
         }
     }
-    t.write(out)
+    t.write(out)?;
+    for (i, h) in c.hops.iter().enumerate() {
+        if let Some(why) = &h.deployment_images_unknown {
+            writeln!(out, "\nHop {}: deployment images unknown: {why}", i + 1)?;
+        }
+    }
+    Ok(())
 }
 
 /// A value's JSON spelling (`skipRange`, `tagSkipsDigestMirrors`).

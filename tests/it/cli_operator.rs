@@ -45,6 +45,61 @@ fn image_digest(seed: &str) -> String {
     digest_of(&manifest_body(seed))
 }
 
+fn sha256(body: &[u8]) -> String {
+    let d = ring::digest::digest(&ring::digest::SHA256, body);
+    let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// The init container of etcd.v0.9.2's CSV, only in its bundle image.
+const INIT_SOURCE: &str = "quay.io/etcd/etcd-init";
+
+/// A bundle image as operator-sdk builds it: a config with the bundle
+/// labels, one gzip layer with `metadata/annotations.yaml` and the CSV in
+/// `manifests/` (its deployment runs the operator of its version and, for
+/// etcd.v0.9.2, an init container no relatedImage names). Its manifest and
+/// blobs (the config first).
+fn bundle_image(csv: &str) -> (String, Vec<Vec<u8>>) {
+    let version = csv.trim_start_matches("etcd.v");
+    let operator = format!(
+        "{OPERATOR_SOURCE}@{}",
+        image_digest(&format!("operator-{version}"))
+    );
+    let init = if csv == "etcd.v0.9.2" {
+        format!(
+            "\n              initContainers:\n              - name: init\n                image: {INIT_SOURCE}@{}",
+            image_digest("init-0.9.2")
+        )
+    } else {
+        String::new()
+    };
+    let manifest_csv = format!(
+        "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: {csv}\nspec:\n  version: {version}\n  install:\n    strategy: deployment\n    spec:\n      deployments:\n      - name: etcd-operator\n        spec:\n          template:\n            spec:{init}\n              containers:\n              - name: etcd-operator\n                image: {operator}\n"
+    );
+    let annotations = "annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n  operators.operatorframework.io.bundle.metadata.v1: metadata/\n  operators.operatorframework.io.bundle.package.v1: etcd\n";
+    let layer = gzip(&tar(&[
+        ("manifests/etcd.clusterserviceversion.yaml", &manifest_csv),
+        (
+            "manifests/etcdclusters.crd.yaml",
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n",
+        ),
+        ("metadata/annotations.yaml", annotations),
+    ]));
+    let config = r#"{"architecture":"amd64","os":"linux","config":{"Labels":{"operators.operatorframework.io.bundle.manifests.v1":"manifests/"}}}"#;
+    let manifest = format!(
+        r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"{}","size":{}}},"layers":[{{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"{}","size":{}}}]}}"#,
+        sha256(config.as_bytes()),
+        config.len(),
+        sha256(&layer),
+        layer.len()
+    );
+    (manifest, vec![config.as_bytes().to_vec(), layer])
+}
+
+fn bundle_digest(csv: &str) -> String {
+    digest_of(&bundle_image(csv).0)
+}
+
 /// The bundles of package etcd: `(csv, version, seed of its bundle image)`.
 const BUNDLES: &[(&str, &str)] = &[
     ("etcd.v0.9.0", "0.9.0"),
@@ -69,7 +124,7 @@ fn catalog_files(backup: &str) -> Vec<(String, String)> {
     let object = base64::engine::general_purpose::STANDARD.encode(csv);
     let mut bundles = String::new();
     for (csv, version) in BUNDLES {
-        let bundle = format!("{BUNDLE_SOURCE}@{}", image_digest(csv));
+        let bundle = format!("{BUNDLE_SOURCE}@{}", digest_of(&bundle_image(csv).0));
         bundles.push_str(&format!(
             "---\nschema: olm.bundle\nname: {csv}\npackage: etcd\nimage: {bundle}\nproperties:\n- type: olm.package\n  value:\n    packageName: etcd\n    version: {version}\n- type: olm.gvk\n  value: {{group: etcd.database.coreos.com, kind: EtcdCluster, version: v1beta2}}\n"
         ));
@@ -175,7 +230,11 @@ fn mirror(missing: &[&str], backup: &str) -> FakeRegistry {
         .manifest(CATALOG_REPO, Some("zstd"), &zstd);
     for (csv, version) in BUNDLES {
         if !missing.contains(csv) {
-            b = b.manifest("etcd/etcd-bundle", None, &manifest_body(csv));
+            let (manifest, blobs) = bundle_image(csv);
+            for blob in blobs {
+                b.blob("etcd/etcd-bundle", &blob);
+            }
+            b = b.manifest("etcd/etcd-bundle", None, &manifest);
         }
         b = b.manifest(
             "etcd/etcd-operator",
@@ -184,6 +243,7 @@ fn mirror(missing: &[&str], backup: &str) -> FakeRegistry {
         );
     }
     b.manifest("etcd/etcd", None, &manifest_body("etcd-3.5"))
+        .manifest("etcd/etcd-init", None, &manifest_body("init-0.9.2"))
         .manifest("etcd/etcd-backup", None, &manifest_body("backup-0.9.4"))
         .start()
 }
@@ -313,7 +373,7 @@ fn issue_38_a_missing_hop_bundle_and_a_tag_only_related_image() {
             ("etcd.v0.9.4", "replaces", "Manual")
         ]
     );
-    let bundle_2 = format!("{BUNDLE_SOURCE}@{}", image_digest("etcd.v0.9.2"));
+    let bundle_2 = format!("{BUNDLE_SOURCE}@{}", bundle_digest("etcd.v0.9.2"));
     let operator_2 = format!("{OPERATOR_SOURCE}@{}", image_digest("operator-0.9.2"));
     assert_eq!(
         images(&hops[0]),
@@ -335,6 +395,10 @@ fn issue_38_a_missing_hop_bundle_and_a_tag_only_related_image() {
     );
     assert_eq!(hops[1]["csvSource"], "bundleObject");
     assert_eq!(hops[0]["csvSource"], "csvMetadata");
+    assert_eq!(
+        hops[0]["deploymentImagesUnknown"],
+        "the bundle image is missing, so its CSV was not read"
+    );
     let backup = last
         .iter()
         .find(|i| i.0.starts_with(BACKUP_SOURCE))
@@ -348,7 +412,7 @@ fn issue_38_a_missing_hop_bundle_and_a_tag_only_related_image() {
     let copy = format!(
         "skopeo copy --all docker://{bundle_2} docker://{}/etcd/etcd-bundle@{}",
         s.host,
-        image_digest("etcd.v0.9.2")
+        bundle_digest("etcd.v0.9.2")
     );
     assert_eq!(steps[0]["commands"], serde_json::json!([copy]), "{steps:?}");
     assert_eq!(steps[1]["outcome"], "tagSkipsDigestMirrors");
@@ -368,6 +432,36 @@ fn every_hop_served_is_ready_and_the_table_shows_the_path() {
     assert_eq!(
         (json["readiness"].as_str(), json["reason"].as_str()),
         (Some("ready"), Some("pathServed"))
+    );
+    // Hop 1's catalog entry has only olm.csv.metadata: its deployment
+    // images come from the bundle image's manifests, and count.
+    let hop = &json["hops"][0];
+    assert_eq!(hop["csvSource"], "bundleImage", "{hop}");
+    assert!(hop.get("deploymentImagesUnknown").is_none(), "{hop}");
+    let init = format!("{INIT_SOURCE}@{}", image_digest("init-0.9.2"));
+    let operator = format!("{OPERATOR_SOURCE}@{}", image_digest("operator-0.9.2"));
+    let roles: Vec<(&str, &str, &str, bool)> = hop["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["role"].as_str().unwrap(),
+                i["reference"].as_str().unwrap(),
+                i["check"]["outcome"].as_str().unwrap(),
+                i["counted"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let bundle = format!("{BUNDLE_SOURCE}@{}", bundle_digest("etcd.v0.9.2"));
+    assert_eq!(
+        roles,
+        [
+            ("bundle", bundle.as_str(), "served", true),
+            ("operator", init.as_str(), "served", true),
+            ("operator", operator.as_str(), "served", true),
+        ],
+        "the operator relatedImage is the deployment's image"
     );
     let (code, out, err) = s.run("etcd.v0.9.0", &[]);
     assert_eq!(code, 0, "{out}\n{err}");

@@ -146,6 +146,7 @@ fn hop_checks(
                 edge: hop.edge,
                 approval: approval.to_string(),
                 csv_source: bundle.map_or(catalog::CsvSource::None, |b| b.csv_source),
+                deployment_images_unknown: None,
                 images,
             }
         })

@@ -102,9 +102,13 @@ pub struct HopCheck {
     pub edge: Edge,
     /// `Manual` when the Subscription's installPlanApproval waits for an approval at each hop.
     pub approval: String,
-    /// Where the CSV's deployments were read: `bundleObject`, or
-    /// `csvMetadata` (only in the bundle image's manifests, not read).
+    /// Where the CSV's deployments were read: `bundleObject` (the
+    /// catalog), `bundleImage` (the bundle image's manifests folder), or
+    /// `csvMetadata`/`none` (not read: `deploymentImagesUnknown` says why).
     pub csv_source: CsvSource,
+    /// Why the CSV's deployment images are not known, when they are not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deployment_images_unknown: Option<String>,
     pub images: Vec<HopImage>,
 }
 
@@ -209,6 +213,14 @@ fn decide(sub: &mut SubscriptionCheck, path: Option<Resolved>) -> (Readiness, St
             return (Readiness::NotReady, "imagesNotServed".into(), why);
         }
     }
+    let unread = unread_deployments(&sub.hops);
+    if let Some(why) = unread {
+        return (
+            Readiness::Undetermined,
+            "deploymentImagesUnknown".into(),
+            why,
+        );
+    }
     let unknown: Vec<String> = sub
         .hops
         .iter()
@@ -231,6 +243,27 @@ fn decide(sub: &mut SubscriptionCheck, path: Option<Resolved>) -> (Readiness, St
     let last = &sub.hops[sub.hops.len() - 1].to;
     let why = format!("{} hops to {last}, every image served", sub.hops.len());
     (Readiness::Ready, "pathServed".into(), why)
+}
+
+/// The first hop whose bundle was served and whose CSV could not be read:
+/// its operator images may be missing, so the path is not known to be served.
+fn unread_deployments(hops: &[HopCheck]) -> Option<String> {
+    hops.iter().enumerate().find_map(|(i, h)| {
+        let bundle_served = h.images.iter().any(|m| {
+            m.role == ImageRole::Bundle
+                && m.check
+                    .as_ref()
+                    .is_some_and(|c| c.outcome == ImageOutcome::Served)
+        });
+        let why = h.deployment_images_unknown.as_ref()?;
+        bundle_served.then(|| {
+            format!(
+                "the deployment images of hop {} ({}) are unknown: {why}",
+                i + 1,
+                h.to
+            )
+        })
+    })
 }
 
 fn describe(m: &HopImage) -> String {
@@ -372,6 +405,7 @@ mod tests {
             edge: Edge::Replaces,
             approval: "Automatic".into(),
             csv_source: CsvSource::None,
+            deployment_images_unknown: None,
             images,
         }
     }
@@ -494,6 +528,38 @@ mod tests {
                         image(ImageClass::Digest, Missing, true),
                     ],
                 )]),
+                Readiness::NotReady,
+                "imagesNotServed",
+            ),
+            (
+                "a served bundle whose CSV was not read",
+                None,
+                ok(vec![HopCheck {
+                    deployment_images_unknown: Some("no CSV".into()),
+                    ..hop(
+                        "etcd.v2",
+                        vec![HopImage {
+                            role: ImageRole::Bundle,
+                            ..image(ImageClass::Digest, Served, true)
+                        }],
+                    )
+                }]),
+                Readiness::Undetermined,
+                "deploymentImagesUnknown",
+            ),
+            (
+                "a missing bundle whose CSV was not read",
+                None,
+                ok(vec![HopCheck {
+                    deployment_images_unknown: Some("missing".into()),
+                    ..hop(
+                        "etcd.v2",
+                        vec![HopImage {
+                            role: ImageRole::Bundle,
+                            ..image(ImageClass::Digest, Missing, true)
+                        }],
+                    )
+                }]),
                 Readiness::NotReady,
                 "imagesNotServed",
             ),

@@ -4,6 +4,7 @@
 //! path over them ([`resolve`], with blang/semver ranges from [`range`]),
 //! and the verdict over the images each hop pulls ([`check`]).
 
+pub mod bundle;
 pub mod catalog;
 pub mod check;
 pub mod fs;

@@ -168,6 +168,7 @@ fn image_row(hop: usize, m: &HopImage) -> Vec<Cell> {
         ImageRole::Operator => "operator".to_string(),
         ImageRole::Related if m.name.is_empty() => "related".to_string(),
         ImageRole::Related => format!("related ({})", m.name),
+        ImageRole::Dependency => format!("dependency ({})", m.name),
     };
     let class = camel(m.class);
     let by = m

@@ -130,7 +130,7 @@ fn catalog_files(backup: &str) -> Vec<(String, String)> {
         ));
         if *csv == "etcd.v0.9.4" {
             bundles.push_str(&format!(
-                "- type: olm.bundle.object\n  value:\n    data: {object}\nrelatedImages:\n- name: operator\n  image: {operator}\n- name: etcd\n  image: {OPERAND_SOURCE}@{}\n- name: backup\n  image: {backup}\n- name: bundle\n  image: {bundle}\n",
+                "- type: olm.package.required\n  value: {{packageName: etcd-tools, versionRange: '<2.0.0'}}\n- type: olm.bundle.object\n  value:\n    data: {object}\nrelatedImages:\n- name: operator\n  image: {operator}\n- name: etcd\n  image: {OPERAND_SOURCE}@{}\n- name: backup\n  image: {backup}\n- name: bundle\n  image: {bundle}\n",
                 image_digest("etcd-3.5")
             ));
         } else {
@@ -145,6 +145,7 @@ fn catalog_files(backup: &str) -> Vec<(String, String)> {
 "#;
     vec![
         ("configs/etcd/catalog.json".into(), channel.into()),
+        ("configs/etcd-tools/catalog.json".into(), tools_catalog()),
         ("configs/etcd/bundles.yaml".into(), bundles),
         ("configs/other/catalog.json".into(), other.into()),
         ("configs/.indexignore".into(), "*.md\n/scratch\n".into()),
@@ -155,6 +156,35 @@ fn catalog_files(backup: &str) -> Vec<(String, String)> {
             "{\"schema\": oops".into(),
         ),
     ]
+}
+
+const TOOLS_BUNDLE_SOURCE: &str = "quay.io/etcd/etcd-tools-bundle";
+const TOOLS_SOURCE: &str = "quay.io/etcd/etcd-tools";
+
+/// Package etcd-tools, which etcd.v0.9.4 requires below 2.0.0: three
+/// bundles in one channel, each with its CSV as an `olm.bundle.object`.
+fn tools_catalog() -> String {
+    let mut text = String::from(
+        r#"{"schema":"olm.package","name":"etcd-tools","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"etcd-tools","name":"stable","entries":[{"name":"etcd-tools.v1.0.0"},{"name":"etcd-tools.v1.1.0","replaces":"etcd-tools.v1.0.0"},{"name":"etcd-tools.v2.0.0","replaces":"etcd-tools.v1.1.0"}]}
+"#,
+    );
+    for version in ["1.0.0", "1.1.0", "2.0.0"] {
+        let operator = format!(
+            "{TOOLS_SOURCE}@{}",
+            image_digest(&format!("tools-{version}"))
+        );
+        let csv = format!(
+            r#"{{"kind":"ClusterServiceVersion","spec":{{"install":{{"spec":{{"deployments":[{{"spec":{{"template":{{"spec":{{"containers":[{{"image":"{operator}"}}]}}}}}}}}]}}}}}}}}"#
+        );
+        let object = base64::engine::general_purpose::STANDARD.encode(csv);
+        text.push_str(&format!(
+            r#"{{"schema":"olm.bundle","name":"etcd-tools.v{version}","package":"etcd-tools","image":"{TOOLS_BUNDLE_SOURCE}@{}","properties":[{{"type":"olm.package","value":{{"packageName":"etcd-tools","version":"{version}"}}}},{{"type":"olm.bundle.object","value":{{"data":"{object}"}}}}]}}
+"#,
+            image_digest(&format!("tools-bundle-{version}"))
+        ));
+    }
+    text
 }
 
 /// The manifest of a catalog image (its blobs stored) whose configs are `files`: a gzip
@@ -244,6 +274,12 @@ fn mirror(missing: &[&str], backup: &str) -> FakeRegistry {
     }
     b.manifest("etcd/etcd", None, &manifest_body("etcd-3.5"))
         .manifest("etcd/etcd-init", None, &manifest_body("init-0.9.2"))
+        .manifest(
+            "etcd/etcd-tools-bundle",
+            None,
+            &manifest_body("tools-bundle-1.1.0"),
+        )
+        .manifest("etcd/etcd-tools", None, &manifest_body("tools-1.1.0"))
         .manifest("etcd/etcd-backup", None, &manifest_body("backup-0.9.4"))
         .start()
 }
@@ -384,7 +420,7 @@ fn issue_38_a_missing_hop_bundle_and_a_tag_only_related_image() {
         "hop 1's relatedImages are reported, not counted"
     );
     let last = images(&hops[1]);
-    assert_eq!(last.len(), 4, "bundle, the CSV's deployment, the operand and the backup (the operator and bundle relatedImages are the same images): {last:?}");
+    assert_eq!(last.len(), 6, "bundle, the CSV's deployment, the operand and the backup (the operator and bundle relatedImages are the same images), the dependency's bundle and deployment: {last:?}");
     assert_eq!(
         last[1].0,
         format!("{OPERATOR_SOURCE}@{}", image_digest("operator-0.9.4"))
@@ -432,6 +468,38 @@ fn every_hop_served_is_ready_and_the_table_shows_the_path() {
     assert_eq!(
         (json["readiness"].as_str(), json["reason"].as_str()),
         (Some("ready"), Some("pathServed"))
+    );
+    // Hop 2 requires etcd-tools <2.0.0: OLM installs etcd-tools.v1.1.0
+    // (the head-most bundle of its default channel in range) with it.
+    let hop = &json["hops"][1];
+    assert_eq!(
+        hop["dependencies"],
+        serde_json::json!([{"name": "etcd-tools.v1.1.0", "package": "etcd-tools", "csvSource": "bundleObject"}])
+    );
+    let dependency: Vec<(&str, &str, &str)> = hop["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["role"] == "dependency")
+        .map(|i| {
+            (
+                i["name"].as_str().unwrap(),
+                i["reference"].as_str().unwrap(),
+                i["check"]["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let tools_bundle = format!(
+        "{TOOLS_BUNDLE_SOURCE}@{}",
+        image_digest("tools-bundle-1.1.0")
+    );
+    let tools = format!("{TOOLS_SOURCE}@{}", image_digest("tools-1.1.0"));
+    assert_eq!(
+        dependency,
+        [
+            ("etcd-tools.v1.1.0", tools_bundle.as_str(), "served"),
+            ("etcd-tools.v1.1.0/operator", tools.as_str(), "served"),
+        ]
     );
     // Hop 1's catalog entry has only olm.csv.metadata: its deployment
     // images come from the bundle image's manifests, and count.

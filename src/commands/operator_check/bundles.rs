@@ -29,8 +29,9 @@ pub(super) struct Pulled<'a> {
 }
 
 /// Adds to every hop without the catalog's CSV the deployment images of its
-/// bundle image's CSV (or says why they are unknown); returns the images
-/// added that were not probed yet. Each bundle image is read once.
+/// bundle image's CSV (or says why they are unknown), and likewise for the
+/// bundles of its dependencies; returns the images added that were not
+/// probed yet. Each bundle image is read once.
 pub(super) async fn add_deployment_images(
     pulled: &Pulled<'_>,
     resolved: &mut [(Found, Option<Vec<HopCheck>>)],
@@ -40,61 +41,113 @@ pub(super) async fn add_deployment_images(
     let hops = resolved
         .iter_mut()
         .filter_map(|r| r.1.as_mut())
-        .flat_map(|h| h.iter_mut())
-        .filter(|h| h.csv_source != CsvSource::BundleObject);
+        .flat_map(|h| h.iter_mut());
     for hop in hops {
-        let Some(bundle) = hop
-            .images
-            .iter()
-            .find(|m| m.role == ImageRole::Bundle && !m.reference.is_empty())
-            .map(|m| m.reference.clone())
-        else {
-            hop.deployment_images_unknown =
-                Some("the catalog names no bundle image for this CSV".into());
-            continue;
-        };
-        if !read.contains_key(&bundle) {
-            let csv = read_bundle(pulled, &bundle).await;
-            read.insert(bundle.clone(), csv);
-        }
-        match &read[&bundle] {
-            Ok(csv) => {
-                add_operator_images(hop, &csv.images);
-                hop.csv_source = CsvSource::BundleImage;
-                added.extend(
-                    csv.images
-                        .iter()
-                        .filter(|i| !pulled.probed.contains_key(*i))
-                        .cloned(),
-                );
+        for target in targets(hop) {
+            let Some(bundle) = bundle_of(hop, &target) else {
+                if target.is_none() {
+                    hop.deployment_images_unknown =
+                        Some("the catalog names no bundle image for this CSV".into());
+                }
+                continue;
+            };
+            if !read.contains_key(&bundle) {
+                let csv = read_bundle(pulled, &bundle).await;
+                read.insert(bundle.clone(), csv);
             }
-            Err(why) => hop.deployment_images_unknown = Some(why.clone()),
+            match &read[&bundle] {
+                Ok(csv) => {
+                    add_operator_images(hop, target.as_deref(), &csv.images);
+                    set_source(hop, target.as_deref());
+                    let new = csv
+                        .images
+                        .iter()
+                        .filter(|i| !pulled.probed.contains_key(*i));
+                    added.extend(new.cloned());
+                }
+                Err(why) => {
+                    let why = match &target {
+                        None => why.clone(),
+                        Some(d) => format!("dependency {d}: {why}"),
+                    };
+                    let all = match hop.deployment_images_unknown.take() {
+                        Some(before) => format!("{before}; {why}"),
+                        None => why,
+                    };
+                    hop.deployment_images_unknown = Some(all);
+                }
+            }
         }
     }
     added
 }
 
-/// The CSV's images after the bundle image, as operator images pulled at
-/// the hop (a relatedImage naming the same image becomes that).
-fn add_operator_images(hop: &mut HopCheck, images: &[String]) {
+/// The bundles of a hop whose CSV the catalog does not carry: the hop's
+/// own (`None`) and its dependencies' (their CSV names).
+fn targets(hop: &HopCheck) -> Vec<Option<String>> {
+    let own = (hop.csv_source != CsvSource::BundleObject).then_some(None);
+    let deps = hop
+        .dependencies
+        .iter()
+        .filter(|d| d.csv_source != CsvSource::BundleObject)
+        .map(|d| Some(d.name.clone()));
+    own.into_iter().chain(deps).collect()
+}
+
+/// The bundle image of the hop (`None`) or of one of its dependencies.
+fn bundle_of(hop: &HopCheck, target: &Option<String>) -> Option<String> {
+    hop.images
+        .iter()
+        .find(|m| match target {
+            None => m.role == ImageRole::Bundle,
+            Some(d) => m.role == ImageRole::Dependency && m.name == *d,
+        })
+        .map(|m| m.reference.clone())
+        .filter(|r| !r.is_empty())
+}
+
+fn set_source(hop: &mut HopCheck, target: Option<&str>) {
+    match target {
+        None => hop.csv_source = CsvSource::BundleImage,
+        Some(d) => hop
+            .dependencies
+            .iter_mut()
+            .filter(|x| x.name == d)
+            .for_each(|x| x.csv_source = CsvSource::BundleImage),
+    }
+}
+
+/// The CSV's images after its bundle image: the hop's as operator images
+/// (a relatedImage naming the same image becomes that), a dependency's as
+/// its `<csv>/operator` images.
+fn add_operator_images(hop: &mut HopCheck, target: Option<&str>, images: &[String]) {
+    let (role, name) = match target {
+        None => (ImageRole::Operator, String::new()),
+        Some(d) => (ImageRole::Dependency, format!("{d}/operator")),
+    };
     let mut at = hop
         .images
         .iter()
-        .position(|m| m.role == ImageRole::Bundle)
+        .position(|m| match target {
+            None => m.role == ImageRole::Bundle,
+            Some(d) => m.role == ImageRole::Dependency && m.name == d,
+        })
         .map_or(0, |i| i + 1);
     for image in images {
         if hop
             .images
             .iter()
-            .any(|m| m.role == ImageRole::Operator && m.reference == *image)
+            .any(|m| m.reference == *image && (m.role == ImageRole::Operator || m.name == name))
         {
             continue;
         }
-        hop.images
-            .retain(|m| !(m.role == ImageRole::Related && m.reference == *image));
+        if target.is_none() {
+            hop.images
+                .retain(|m| !(m.role == ImageRole::Related && m.reference == *image));
+        }
         let operator = HopImage {
-            role: ImageRole::Operator,
-            name: String::new(),
+            role,
+            name: name.clone(),
             reference: image.clone(),
             class: if image.is_empty() {
                 ImageClass::EmptyReference

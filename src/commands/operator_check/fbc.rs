@@ -9,6 +9,7 @@ use mirrorpolicy::digest::sha256_hex;
 use mirrorpolicy::explain::{Config, Explanation};
 use mirrorpolicy::olm::catalog::{self, Catalog};
 use mirrorpolicy::olm::check::CatalogCheck;
+use mirrorpolicy::olm::deps;
 use mirrorpolicy::olm::fs::{self as layers, ConfigsTree};
 use mirrorpolicy::olm::image::{self, CatalogManifest};
 use mirrorpolicy::probe::{self, ProbeContext};
@@ -60,11 +61,23 @@ pub(super) async fn read_catalog(
     })?;
     check.digest = Some(format!("sha256:{}", sha256_hex(&manifest)));
     let source = Source { physical, insecure };
-    match read_configs(ctx, &source, image, &manifest, packages, arch).await? {
-        Ok(catalog) => Ok((check, Some(catalog))),
-        Err(why) => {
-            check.undetermined = Some(why);
-            Ok((check, None))
+    let mut packages = packages;
+    loop {
+        match read_configs(ctx, &source, image, &manifest, packages.clone(), arch).await? {
+            Ok(catalog) => {
+                // The packages that may satisfy a dependency are read in
+                // full too, so the resolver can pick their bundles.
+                let mut more = deps::providing_packages(&catalog);
+                more.retain(|p| !packages.contains(p));
+                if more.is_empty() {
+                    return Ok((check, Some(catalog)));
+                }
+                packages.extend(more);
+            }
+            Err(why) => {
+                check.undetermined = Some(why);
+                return Ok((check, None));
+            }
         }
     }
 }

@@ -26,6 +26,21 @@ pub enum ImageRole {
     Operator,
     /// A `relatedImages` entry.
     Related,
+    /// An image of a bundle OLM installs with the hop's to satisfy its
+    /// `olm.package.required`/`olm.gvk.required` (`name` is the
+    /// dependency's CSV, then `/operator` or `/<relatedImage name>`).
+    Dependency,
+}
+
+/// A bundle OLM installs with the hop's bundle ([`crate::olm::deps`]).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DependencyBundle {
+    /// The dependency's CSV.
+    pub name: String,
+    pub package: String,
+    /// Where its deployment images were read (as the hop's `csvSource`).
+    pub csv_source: CsvSource,
 }
 
 /// How an image is referenced, decided before probing.
@@ -109,6 +124,8 @@ pub struct HopCheck {
     /// Why the CSV's deployment images are not known, when they are not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deployment_images_unknown: Option<String>,
+    /// The bundles OLM installs with this one, dependencies of dependencies included.
+    pub dependencies: Vec<DependencyBundle>,
     pub images: Vec<HopImage>,
 }
 
@@ -271,6 +288,7 @@ fn describe(m: &HopImage) -> String {
         ImageRole::Bundle => "bundle",
         ImageRole::Operator => "operator image",
         ImageRole::Related => "related image",
+        ImageRole::Dependency => "dependency image",
     };
     let what = match (&m.check, m.class) {
         (_, ImageClass::TagSkipsDigestMirrors) => "tagSkipsDigestMirrors".to_string(),
@@ -406,6 +424,7 @@ mod tests {
             approval: "Automatic".into(),
             csv_source: CsvSource::None,
             deployment_images_unknown: None,
+            dependencies: Vec::new(),
             images,
         }
     }

@@ -12,6 +12,7 @@
 //! The layering itself ([`Layered`]) and the tar walk ([`read_tar`] into a
 //! [`LayerSink`]) are shared with the bundle image's read
 //! ([`crate::olm::bundle`]).
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;

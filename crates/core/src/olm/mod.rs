@@ -7,6 +7,7 @@
 pub mod bundle;
 pub mod catalog;
 pub mod check;
+pub mod deps;
 pub mod fs;
 pub mod image;
 pub mod objects;

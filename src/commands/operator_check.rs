@@ -23,6 +23,7 @@ use crate::steps::inputs;
 use crate::steps::probe::{self as probe_cmd, ProbeSetup};
 use crate::term;
 
+mod bundles;
 mod fbc;
 mod hops;
 mod subscriptions;
@@ -113,13 +114,18 @@ fn collect(settings: &Settings, args: &OperatorCheckArgs) -> Result<Vec<Subscrip
             })
         })
         .collect();
-    let probed = runtime.block_on(probe_images(
-        &ctx,
-        &config,
+    let concurrency = usize::from(args.probe_concurrency);
+    let mut probed = runtime.block_on(probe_images(&ctx, &config, mode, references, concurrency));
+    let pulled = bundles::Pulled {
+        ctx: &ctx,
+        config: &config,
         mode,
-        references,
-        usize::from(args.probe_concurrency),
-    ));
+        arch: arch.as_deref(),
+        probed: &probed,
+    };
+    let added = runtime.block_on(bundles::add_deployment_images(&pulled, &mut resolved));
+    let more = runtime.block_on(probe_images(&ctx, &config, mode, added, concurrency));
+    probed.extend(more);
     Ok(wanted
         .into_iter()
         .zip(resolved)

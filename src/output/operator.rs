@@ -127,7 +127,13 @@ fn write_hops(out: &mut dyn Write, c: &SubscriptionCheck, layout: &Layout) -> io
             t.row(image_row(i + 1, m));
         }
     }
-    t.write(out)
+    t.write(out)?;
+    for (i, h) in c.hops.iter().enumerate() {
+        if let Some(why) = &h.deployment_images_unknown {
+            writeln!(out, "\nHop {}: deployment images unknown: {why}", i + 1)?;
+        }
+    }
+    Ok(())
 }
 
 /// A value's JSON spelling (`skipRange`, `tagSkipsDigestMirrors`).
@@ -165,6 +171,7 @@ fn image_row(hop: usize, m: &HopImage) -> Vec<Cell> {
         ImageRole::Operator => "operator".to_string(),
         ImageRole::Related if m.name.is_empty() => "related".to_string(),
         ImageRole::Related => format!("related ({})", m.name),
+        ImageRole::Dependency => format!("dependency ({})", m.name),
     };
     let class = camel(m.class);
     let by = m

@@ -46,6 +46,61 @@ fn image_digest(seed: &str) -> String {
     digest_of(&manifest_body(seed))
 }
 
+fn sha256(body: &[u8]) -> String {
+    let d = ring::digest::digest(&ring::digest::SHA256, body);
+    let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// The init container of etcd.v0.9.2's CSV, only in its bundle image.
+const INIT_SOURCE: &str = "quay.io/etcd/etcd-init";
+
+/// A bundle image as operator-sdk builds it: a config with the bundle
+/// labels, one gzip layer with `metadata/annotations.yaml` and the CSV in
+/// `manifests/` (its deployment runs the operator of its version and, for
+/// etcd.v0.9.2, an init container no relatedImage names). Its manifest and
+/// blobs (the config first).
+fn bundle_image(csv: &str) -> (String, Vec<Vec<u8>>) {
+    let version = csv.trim_start_matches("etcd.v");
+    let operator = format!(
+        "{OPERATOR_SOURCE}@{}",
+        image_digest(&format!("operator-{version}"))
+    );
+    let init = if csv == "etcd.v0.9.2" {
+        format!(
+            "\n              initContainers:\n              - name: init\n                image: {INIT_SOURCE}@{}",
+            image_digest("init-0.9.2")
+        )
+    } else {
+        String::new()
+    };
+    let manifest_csv = format!(
+        "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: {csv}\nspec:\n  version: {version}\n  install:\n    strategy: deployment\n    spec:\n      deployments:\n      - name: etcd-operator\n        spec:\n          template:\n            spec:{init}\n              containers:\n              - name: etcd-operator\n                image: {operator}\n"
+    );
+    let annotations = "annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n  operators.operatorframework.io.bundle.metadata.v1: metadata/\n  operators.operatorframework.io.bundle.package.v1: etcd\n";
+    let layer = gzip(&tar(&[
+        ("manifests/etcd.clusterserviceversion.yaml", &manifest_csv),
+        (
+            "manifests/etcdclusters.crd.yaml",
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n",
+        ),
+        ("metadata/annotations.yaml", annotations),
+    ]));
+    let config = r#"{"architecture":"amd64","os":"linux","config":{"Labels":{"operators.operatorframework.io.bundle.manifests.v1":"manifests/"}}}"#;
+    let manifest = format!(
+        r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"{}","size":{}}},"layers":[{{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"{}","size":{}}}]}}"#,
+        sha256(config.as_bytes()),
+        config.len(),
+        sha256(&layer),
+        layer.len()
+    );
+    (manifest, vec![config.as_bytes().to_vec(), layer])
+}
+
+fn bundle_digest(csv: &str) -> String {
+    digest_of(&bundle_image(csv).0)
+}
+
 /// The bundles of package etcd: `(csv, version, seed of its bundle image)`.
 const BUNDLES: &[(&str, &str)] = &[
     ("etcd.v0.9.0", "0.9.0"),
@@ -70,13 +125,13 @@ fn catalog_files(backup: &str) -> Vec<(String, String)> {
     let object = base64::engine::general_purpose::STANDARD.encode(csv);
     let mut bundles = String::new();
     for (csv, version) in BUNDLES {
-        let bundle = format!("{BUNDLE_SOURCE}@{}", image_digest(csv));
+        let bundle = format!("{BUNDLE_SOURCE}@{}", digest_of(&bundle_image(csv).0));
         bundles.push_str(&format!(
             "---\nschema: olm.bundle\nname: {csv}\npackage: etcd\nimage: {bundle}\nproperties:\n- type: olm.package\n  value:\n    packageName: etcd\n    version: {version}\n- type: olm.gvk\n  value: {{group: etcd.database.coreos.com, kind: EtcdCluster, version: v1beta2}}\n"
         ));
         if *csv == "etcd.v0.9.4" {
             bundles.push_str(&format!(
-                "- type: olm.bundle.object\n  value:\n    data: {object}\nrelatedImages:\n- name: operator\n  image: {operator}\n- name: etcd\n  image: {OPERAND_SOURCE}@{}\n- name: backup\n  image: {backup}\n- name: bundle\n  image: {bundle}\n",
+                "- type: olm.package.required\n  value: {{packageName: etcd-tools, versionRange: '<2.0.0'}}\n- type: olm.bundle.object\n  value:\n    data: {object}\nrelatedImages:\n- name: operator\n  image: {operator}\n- name: etcd\n  image: {OPERAND_SOURCE}@{}\n- name: backup\n  image: {backup}\n- name: bundle\n  image: {bundle}\n",
                 image_digest("etcd-3.5")
             ));
         } else {
@@ -91,6 +146,7 @@ fn catalog_files(backup: &str) -> Vec<(String, String)> {
 "#;
     vec![
         ("configs/etcd/catalog.json".into(), channel.into()),
+        ("configs/etcd-tools/catalog.json".into(), tools_catalog()),
         ("configs/etcd/bundles.yaml".into(), bundles),
         ("configs/other/catalog.json".into(), other.into()),
         ("configs/.indexignore".into(), "*.md\n/scratch\n".into()),
@@ -101,6 +157,35 @@ fn catalog_files(backup: &str) -> Vec<(String, String)> {
             "{\"schema\": oops".into(),
         ),
     ]
+}
+
+const TOOLS_BUNDLE_SOURCE: &str = "quay.io/etcd/etcd-tools-bundle";
+const TOOLS_SOURCE: &str = "quay.io/etcd/etcd-tools";
+
+/// Package etcd-tools, which etcd.v0.9.4 requires below 2.0.0: three
+/// bundles in one channel, each with its CSV as an `olm.bundle.object`.
+fn tools_catalog() -> String {
+    let mut text = String::from(
+        r#"{"schema":"olm.package","name":"etcd-tools","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"etcd-tools","name":"stable","entries":[{"name":"etcd-tools.v1.0.0"},{"name":"etcd-tools.v1.1.0","replaces":"etcd-tools.v1.0.0"},{"name":"etcd-tools.v2.0.0","replaces":"etcd-tools.v1.1.0"}]}
+"#,
+    );
+    for version in ["1.0.0", "1.1.0", "2.0.0"] {
+        let operator = format!(
+            "{TOOLS_SOURCE}@{}",
+            image_digest(&format!("tools-{version}"))
+        );
+        let csv = format!(
+            r#"{{"kind":"ClusterServiceVersion","spec":{{"install":{{"spec":{{"deployments":[{{"spec":{{"template":{{"spec":{{"containers":[{{"image":"{operator}"}}]}}}}}}}}]}}}}}}}}"#
+        );
+        let object = base64::engine::general_purpose::STANDARD.encode(csv);
+        text.push_str(&format!(
+            r#"{{"schema":"olm.bundle","name":"etcd-tools.v{version}","package":"etcd-tools","image":"{TOOLS_BUNDLE_SOURCE}@{}","properties":[{{"type":"olm.package","value":{{"packageName":"etcd-tools","version":"{version}"}}}},{{"type":"olm.bundle.object","value":{{"data":"{object}"}}}}]}}
+"#,
+            image_digest(&format!("tools-bundle-{version}"))
+        ));
+    }
+    text
 }
 
 /// The manifest of a catalog image (its blobs stored) whose configs are `files`: a gzip
@@ -176,7 +261,11 @@ fn mirror(missing: &[&str], backup: &str) -> FakeRegistry {
         .manifest(CATALOG_REPO, Some("zstd"), &zstd);
     for (csv, version) in BUNDLES {
         if !missing.contains(csv) {
-            b = b.manifest("etcd/etcd-bundle", None, &manifest_body(csv));
+            let (manifest, blobs) = bundle_image(csv);
+            for blob in blobs {
+                b.blob("etcd/etcd-bundle", &blob);
+            }
+            b = b.manifest("etcd/etcd-bundle", None, &manifest);
         }
         b = b.manifest(
             "etcd/etcd-operator",
@@ -185,6 +274,13 @@ fn mirror(missing: &[&str], backup: &str) -> FakeRegistry {
         );
     }
     b.manifest("etcd/etcd", None, &manifest_body("etcd-3.5"))
+        .manifest("etcd/etcd-init", None, &manifest_body("init-0.9.2"))
+        .manifest(
+            "etcd/etcd-tools-bundle",
+            None,
+            &manifest_body("tools-bundle-1.1.0"),
+        )
+        .manifest("etcd/etcd-tools", None, &manifest_body("tools-1.1.0"))
         .manifest("etcd/etcd-backup", None, &manifest_body("backup-0.9.4"))
         .start()
 }
@@ -338,7 +434,7 @@ fn issue_38_a_missing_hop_bundle_and_a_tag_only_related_image() {
             ("etcd.v0.9.4", "replaces", "Manual")
         ]
     );
-    let bundle_2 = format!("{BUNDLE_SOURCE}@{}", image_digest("etcd.v0.9.2"));
+    let bundle_2 = format!("{BUNDLE_SOURCE}@{}", bundle_digest("etcd.v0.9.2"));
     let operator_2 = format!("{OPERATOR_SOURCE}@{}", image_digest("operator-0.9.2"));
     assert_eq!(
         images(&hops[0]),
@@ -349,7 +445,7 @@ fn issue_38_a_missing_hop_bundle_and_a_tag_only_related_image() {
         "hop 1's relatedImages are reported, not counted"
     );
     let last = images(&hops[1]);
-    assert_eq!(last.len(), 4, "bundle, the CSV's deployment, the operand and the backup (the operator and bundle relatedImages are the same images): {last:?}");
+    assert_eq!(last.len(), 6, "bundle, the CSV's deployment, the operand and the backup (the operator and bundle relatedImages are the same images), the dependency's bundle and deployment: {last:?}");
     assert_eq!(
         last[1].0,
         format!("{OPERATOR_SOURCE}@{}", image_digest("operator-0.9.4"))
@@ -360,6 +456,10 @@ fn issue_38_a_missing_hop_bundle_and_a_tag_only_related_image() {
     );
     assert_eq!(hops[1]["csvSource"], "bundleObject");
     assert_eq!(hops[0]["csvSource"], "csvMetadata");
+    assert_eq!(
+        hops[0]["deploymentImagesUnknown"],
+        "the bundle image is missing, so its CSV was not read"
+    );
     let backup = last
         .iter()
         .find(|i| i.0.starts_with(BACKUP_SOURCE))
@@ -373,7 +473,7 @@ fn issue_38_a_missing_hop_bundle_and_a_tag_only_related_image() {
     let copy = format!(
         "skopeo copy --all docker://{bundle_2} docker://{}/etcd/etcd-bundle@{}",
         s.host,
-        image_digest("etcd.v0.9.2")
+        bundle_digest("etcd.v0.9.2")
     );
     assert_eq!(steps[0]["commands"], serde_json::json!([copy]), "{steps:?}");
     assert_eq!(steps[1]["outcome"], "tagSkipsDigestMirrors");
@@ -393,6 +493,68 @@ fn every_hop_served_is_ready_and_the_table_shows_the_path() {
     assert_eq!(
         (json["readiness"].as_str(), json["reason"].as_str()),
         (Some("ready"), Some("pathServed"))
+    );
+    // Hop 2 requires etcd-tools <2.0.0: OLM installs etcd-tools.v1.1.0
+    // (the head-most bundle of its default channel in range) with it.
+    let hop = &json["hops"][1];
+    assert_eq!(
+        hop["dependencies"],
+        serde_json::json!([{"name": "etcd-tools.v1.1.0", "package": "etcd-tools", "csvSource": "bundleObject"}])
+    );
+    let dependency: Vec<(&str, &str, &str)> = hop["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["role"] == "dependency")
+        .map(|i| {
+            (
+                i["name"].as_str().unwrap(),
+                i["reference"].as_str().unwrap(),
+                i["check"]["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let tools_bundle = format!(
+        "{TOOLS_BUNDLE_SOURCE}@{}",
+        image_digest("tools-bundle-1.1.0")
+    );
+    let tools = format!("{TOOLS_SOURCE}@{}", image_digest("tools-1.1.0"));
+    assert_eq!(
+        dependency,
+        [
+            ("etcd-tools.v1.1.0", tools_bundle.as_str(), "served"),
+            ("etcd-tools.v1.1.0/operator", tools.as_str(), "served"),
+        ]
+    );
+    // Hop 1's catalog entry has only olm.csv.metadata: its deployment
+    // images come from the bundle image's manifests, and count.
+    let hop = &json["hops"][0];
+    assert_eq!(hop["csvSource"], "bundleImage", "{hop}");
+    assert!(hop.get("deploymentImagesUnknown").is_none(), "{hop}");
+    let init = format!("{INIT_SOURCE}@{}", image_digest("init-0.9.2"));
+    let operator = format!("{OPERATOR_SOURCE}@{}", image_digest("operator-0.9.2"));
+    let roles: Vec<(&str, &str, &str, bool)> = hop["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["role"].as_str().unwrap(),
+                i["reference"].as_str().unwrap(),
+                i["check"]["outcome"].as_str().unwrap(),
+                i["counted"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let bundle = format!("{BUNDLE_SOURCE}@{}", bundle_digest("etcd.v0.9.2"));
+    assert_eq!(
+        roles,
+        [
+            ("bundle", bundle.as_str(), "served", true),
+            ("operator", init.as_str(), "served", true),
+            ("operator", operator.as_str(), "served", true),
+        ],
+        "the operator relatedImage is the deployment's image"
     );
     let (code, out, err) = s.run("etcd.v0.9.0", &[]);
     assert_eq!(code, 0, "{out}\n{err}");

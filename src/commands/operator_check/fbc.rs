@@ -6,9 +6,10 @@ use std::io::Read;
 use anyhow::Result;
 
 use mirrorpolicy::digest::sha256_hex;
-use mirrorpolicy::explain::Config;
+use mirrorpolicy::explain::{Config, Explanation};
 use mirrorpolicy::olm::catalog::{self, Catalog};
 use mirrorpolicy::olm::check::CatalogCheck;
+use mirrorpolicy::olm::deps;
 use mirrorpolicy::olm::fs::{self as layers, ConfigsTree};
 use mirrorpolicy::olm::image::{self, CatalogManifest};
 use mirrorpolicy::probe::{self, ProbeContext};
@@ -48,12 +49,7 @@ pub(super) async fn read_catalog(
             .then(|| format!("the catalog image {image}: {}", probed.detail));
         return Ok((check, None));
     };
-    let insecure = item
-        .candidates
-        .iter()
-        .flat_map(|c| &c.sources)
-        .find(|s| s.reference == by)
-        .is_some_and(|s| s.insecure);
+    let insecure = insecure_source(&item, &by);
     let physical = Reference::parse(&by)
         .map_err(|e| Failure::input(format!("the serving pull spec {by:?} is invalid: {e}")))?;
     let attempt = ctx.prober.attempt(&physical, insecure).await;
@@ -65,13 +61,35 @@ pub(super) async fn read_catalog(
     })?;
     check.digest = Some(format!("sha256:{}", sha256_hex(&manifest)));
     let source = Source { physical, insecure };
-    match read_configs(ctx, &source, image, &manifest, packages, arch).await? {
-        Ok(catalog) => Ok((check, Some(catalog))),
-        Err(why) => {
-            check.undetermined = Some(why);
-            Ok((check, None))
+    let mut packages = packages;
+    loop {
+        match read_configs(ctx, &source, image, &manifest, packages.clone(), arch).await? {
+            Ok(catalog) => {
+                // The packages that may satisfy a dependency are read in
+                // full too, so the resolver can pick their bundles.
+                let mut more = deps::providing_packages(&catalog);
+                more.retain(|p| !packages.contains(p));
+                if more.is_empty() {
+                    return Ok((check, Some(catalog)));
+                }
+                packages.extend(more);
+            }
+            Err(why) => {
+                check.undetermined = Some(why);
+                return Ok((check, None));
+            }
         }
     }
+}
+
+/// Whether the source `by` of an explained image is reached over plain HTTP
+/// or unverified TLS (registries.conf `insecure`).
+pub(super) fn insecure_source(item: &Explanation, by: &str) -> bool {
+    item.candidates
+        .iter()
+        .flat_map(|c| &c.sources)
+        .find(|s| s.reference == by)
+        .is_some_and(|s| s.insecure)
 }
 
 /// The source that serves the catalog image.
@@ -92,8 +110,9 @@ async fn read_configs(
     arch: Option<&str>,
 ) -> Result<Result<Catalog, String>> {
     let (physical, insecure) = (&source.physical, source.insecure);
+    let what = format!("catalog image {image}");
     let (config_digest, layer_digests) =
-        image_parts(ctx, physical, insecure, image, manifest, arch).await?;
+        image_parts(ctx, physical, insecure, &what, manifest, arch).await?;
     let config_blob = blob::stream(
         ctx,
         physical,
@@ -141,20 +160,21 @@ async fn read_configs(
     Ok(Ok(catalog))
 }
 
-/// The config and layer digests of the catalog image (the platform of `arch` in an index).
-async fn image_parts(
+/// The config and layer digests of an image (the platform of `arch` in an
+/// index); `what` names it in messages (`catalog image REF`).
+pub(super) async fn image_parts(
     ctx: &ProbeContext,
     physical: &Reference,
     insecure: bool,
-    image: &str,
+    what: &str,
     manifest: &[u8],
     arch: Option<&str>,
 ) -> Result<(String, Vec<String>)> {
-    let fail = |e: String| Failure::input(format!("catalog image {image}: {e}"));
+    let fail = |e: String| Failure::input(format!("{what}: {e}"));
     let parsed = match image::parse_manifest(manifest).map_err(fail)? {
         CatalogManifest::Index(entries) => {
             let digest = upgrade::payload::pick_arch(&entries, arch).map_err(|e| {
-                Failure::input(format!("catalog image {image}: {e}"))
+                Failure::input(format!("{what}: {e}"))
                     .with_hint("pass --arch amd64 (or arm64, ppc64le, s390x)")
             })?;
             let attempt = ctx.prober.fetch_manifest(physical, insecure, &digest).await;

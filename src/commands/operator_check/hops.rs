@@ -7,9 +7,11 @@ use futures_util::StreamExt;
 use mirrorpolicy::explain::{Config, Explanation};
 use mirrorpolicy::olm::catalog::{self, Catalog};
 use mirrorpolicy::olm::check::{
-    self, CatalogCheck, Found, HopCheck, HopImage, ImageClass, ImageRole, SubscriptionCheck,
+    self, CatalogCheck, DependencyBundle, Found, HopCheck, HopImage, ImageClass, ImageRole,
+    SubscriptionCheck,
 };
 use mirrorpolicy::olm::plan;
+use mirrorpolicy::olm::deps;
 use mirrorpolicy::olm::resolve::{self, Request};
 use mirrorpolicy::probe::{self, ProbeContext};
 use mirrorpolicy::registries::ShortNameMode;
@@ -45,18 +47,7 @@ pub(super) fn resolve_one(
     };
     let s = &w.sub;
     let name = source.clone().unwrap_or_else(|| image.clone());
-    let installed_version = w
-        .installed_version
-        .as_deref()
-        .and_then(|v| resolve::Version::parse(v).ok());
-    let installed = s.installed_csv.as_deref().map(|csv| {
-        let version = installed_version.clone().or_else(|| {
-            cat.packages
-                .get(&s.package)
-                .and_then(|p| resolve::version_of(p, csv))
-        });
-        (csv, version)
-    });
+    let installed = installed(w, cat);
     let req = Request {
         subscription: &s.name,
         catalog: &name,
@@ -78,7 +69,13 @@ pub(super) fn resolve_one(
             None,
         ),
         Ok(path) => {
-            let hops = hop_checks(&cat.packages[&s.package], &path, &s.approval, args.operands);
+            let hops = hop_checks(
+                cat,
+                &cat.packages[&s.package],
+                &path,
+                &s.approval,
+                args.operands,
+            );
             let found = Found {
                 catalog: check,
                 path: Some(Ok((path.head, path.end, Vec::new()))),
@@ -121,8 +118,26 @@ fn path_of(
     }
 }
 
-/// The hops with the images each pulls (bundle, deployments, relatedImages), unprobed.
+/// The installed CSV and its version (its CSV's `spec.version`, else the catalog's).
+fn installed<'w>(w: &'w Wanted, cat: &Catalog) -> Option<(&'w str, Option<resolve::Version>)> {
+    let s = &w.sub;
+    let installed_version = w
+        .installed_version
+        .as_deref()
+        .and_then(|v| resolve::Version::parse(v).ok());
+    s.installed_csv.as_deref().map(|csv| {
+        let version = installed_version.clone().or_else(|| {
+            cat.packages
+                .get(&s.package)
+                .and_then(|p| resolve::version_of(p, csv))
+        });
+        (csv, version)
+    })
+}
+
+/// The hops with the images each pulls (bundle, deployments, relatedImages, dependencies), unprobed.
 fn hop_checks(
+    cat: &Catalog,
     package: &catalog::Package,
     path: &resolve::UpdatePath,
     approval: &str,
@@ -134,46 +149,79 @@ fn hop_checks(
         .enumerate()
         .map(|(i, hop)| {
             let bundle = package.bundles.get(&hop.to);
-            let mut images: Vec<HopImage> = Vec::new();
-            let mut add = |role, name: &str, reference: &str, counted| {
-                if !reference.is_empty()
-                    && images.iter().any(|m: &HopImage| m.reference == reference)
-                {
-                    return;
-                }
-                let class = if reference.is_empty() {
-                    ImageClass::EmptyReference
-                } else {
-                    ImageClass::Digest
-                };
-                images.push(HopImage {
-                    role,
-                    name: name.to_string(),
-                    reference: reference.to_string(),
-                    class,
-                    counted: counted && !reference.is_empty(),
-                    check: None,
-                });
-            };
-            if let Some(b) = bundle {
-                add(ImageRole::Bundle, "", &b.image, true);
-                b.deployment_images
-                    .iter()
-                    .for_each(|d| add(ImageRole::Operator, "", d, true));
-                b.related_images.iter().for_each(|r| {
-                    add(ImageRole::Related, &r.name, &r.image, operands || i == last)
-                });
-            }
+            let dependencies = bundle
+                .map(|b| deps::dependencies(cat, b))
+                .unwrap_or_default();
+            let images = hop_images(bundle, &dependencies, operands || i == last);
+            let dependencies = dependencies
+                .iter()
+                .map(|d| DependencyBundle {
+                    name: d.name.clone(),
+                    package: d.package.clone(),
+                    csv_source: d.csv_source,
+                })
+                .collect();
             HopCheck {
                 from: hop.from.clone(),
                 to: hop.to.clone(),
                 edge: hop.edge,
                 approval: approval.to_string(),
                 csv_source: bundle.map_or(catalog::CsvSource::None, |b| b.csv_source),
+                deployment_images_unknown: None,
+                dependencies,
                 images,
             }
         })
         .collect()
+}
+
+/// The images of a hop's bundle and of its dependencies' bundles, each
+/// once (relatedImages counted when `operands`).
+fn hop_images(
+    bundle: Option<&catalog::Bundle>,
+    dependencies: &[&catalog::Bundle],
+    operands: bool,
+) -> Vec<HopImage> {
+    let mut images: Vec<HopImage> = Vec::new();
+    let mut add = |role, name: &str, reference: &str, counted| {
+        if !reference.is_empty() && images.iter().any(|m: &HopImage| m.reference == reference) {
+            return;
+        }
+        let class = if reference.is_empty() {
+            ImageClass::EmptyReference
+        } else {
+            ImageClass::Digest
+        };
+        images.push(HopImage {
+            role,
+            name: name.to_string(),
+            reference: reference.to_string(),
+            class,
+            counted: counted && !reference.is_empty(),
+            check: None,
+        });
+    };
+    if let Some(b) = bundle {
+        add(ImageRole::Bundle, "", &b.image, true);
+        b.deployment_images
+            .iter()
+            .for_each(|d| add(ImageRole::Operator, "", d, true));
+        b.related_images
+            .iter()
+            .for_each(|r| add(ImageRole::Related, &r.name, &r.image, operands));
+    }
+    for d in dependencies {
+        add(ImageRole::Dependency, &d.name, &d.image, true);
+        let operator = format!("{}/operator", d.name);
+        d.deployment_images
+            .iter()
+            .for_each(|r| add(ImageRole::Dependency, &operator, r, true));
+        for r in &d.related_images {
+            let name = format!("{}/{}", d.name, r.name);
+            add(ImageRole::Dependency, &name, &r.image, operands);
+        }
+    }
+    images
 }
 
 /// Each image explained (its class decided there, before probing) and probed, once.

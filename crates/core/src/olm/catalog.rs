@@ -67,8 +67,12 @@ pub struct RelatedImage {
 pub enum CsvSource {
     /// An `olm.bundle.object` property holding the CSV: its deployments are known.
     BundleObject,
-    /// Only `olm.csv.metadata`: the deployments are in the bundle image's manifests.
+    /// Only `olm.csv.metadata`: the deployments are in the bundle image's
+    /// manifests, which could not be read (the hop says why).
     CsvMetadata,
+    /// The CSV read from the bundle image's manifests folder, as OLM's
+    /// unpack Job reads it (the catalog had only `olm.csv.metadata`, or nothing).
+    BundleImage,
     /// Neither.
     None,
 }
@@ -343,6 +347,13 @@ fn csv_images(value: &Value) -> Option<Vec<String>> {
     let object: Value = serde_json::from_slice(&bytes)
         .ok()
         .or_else(|| serde_saphyr::from_slice(&bytes).ok())?;
+    deployment_images(&object)
+}
+
+/// The images of a ClusterServiceVersion's deployments
+/// (`spec.install.spec.deployments[].spec.template.spec`, init containers
+/// first); `None` when `object` is not a CSV.
+pub fn deployment_images(object: &Value) -> Option<Vec<String>> {
     if object.get("kind")?.as_str()? != "ClusterServiceVersion" {
         return None;
     }

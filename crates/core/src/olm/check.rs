@@ -26,6 +26,21 @@ pub enum ImageRole {
     Operator,
     /// A `relatedImages` entry.
     Related,
+    /// An image of a bundle OLM installs with the hop's to satisfy its
+    /// `olm.package.required`/`olm.gvk.required` (`name` is the
+    /// dependency's CSV, then `/operator` or `/<relatedImage name>`).
+    Dependency,
+}
+
+/// A bundle OLM installs with the hop's bundle ([`crate::olm::deps`]).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DependencyBundle {
+    /// The dependency's CSV.
+    pub name: String,
+    pub package: String,
+    /// Where its deployment images were read (as the hop's `csvSource`).
+    pub csv_source: CsvSource,
 }
 
 /// How an image is referenced, decided before probing.
@@ -102,9 +117,15 @@ pub struct HopCheck {
     pub edge: Edge,
     /// `Manual` when the Subscription's installPlanApproval waits for an approval at each hop.
     pub approval: String,
-    /// Where the CSV's deployments were read: `bundleObject`, or
-    /// `csvMetadata` (only in the bundle image's manifests, not read).
+    /// Where the CSV's deployments were read: `bundleObject` (the
+    /// catalog), `bundleImage` (the bundle image's manifests folder), or
+    /// `csvMetadata`/`none` (not read: `deploymentImagesUnknown` says why).
     pub csv_source: CsvSource,
+    /// Why the CSV's deployment images are not known, when they are not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deployment_images_unknown: Option<String>,
+    /// The bundles OLM installs with this one, dependencies of dependencies included.
+    pub dependencies: Vec<DependencyBundle>,
     pub images: Vec<HopImage>,
 }
 
@@ -215,6 +236,14 @@ fn decide(sub: &mut SubscriptionCheck, path: Option<Resolved>) -> (Readiness, St
             return (Readiness::NotReady, "imagesNotServed".into(), why);
         }
     }
+    let unread = unread_deployments(&sub.hops);
+    if let Some(why) = unread {
+        return (
+            Readiness::Undetermined,
+            "deploymentImagesUnknown".into(),
+            why,
+        );
+    }
     let unknown: Vec<String> = sub
         .hops
         .iter()
@@ -239,11 +268,33 @@ fn decide(sub: &mut SubscriptionCheck, path: Option<Resolved>) -> (Readiness, St
     (Readiness::Ready, "pathServed".into(), why)
 }
 
+/// The first hop whose bundle was served and whose CSV could not be read:
+/// its operator images may be missing, so the path is not known to be served.
+fn unread_deployments(hops: &[HopCheck]) -> Option<String> {
+    hops.iter().enumerate().find_map(|(i, h)| {
+        let bundle_served = h.images.iter().any(|m| {
+            m.role == ImageRole::Bundle
+                && m.check
+                    .as_ref()
+                    .is_some_and(|c| c.outcome == ImageOutcome::Served)
+        });
+        let why = h.deployment_images_unknown.as_ref()?;
+        bundle_served.then(|| {
+            format!(
+                "the deployment images of hop {} ({}) are unknown: {why}",
+                i + 1,
+                h.to
+            )
+        })
+    })
+}
+
 fn describe(m: &HopImage) -> String {
     let role = match m.role {
         ImageRole::Bundle => "bundle",
         ImageRole::Operator => "operator image",
         ImageRole::Related => "related image",
+        ImageRole::Dependency => "dependency image",
     };
     let what = match (&m.check, m.class) {
         (_, ImageClass::TagSkipsDigestMirrors) => "tagSkipsDigestMirrors".to_string(),
@@ -379,6 +430,8 @@ mod tests {
             edge: Edge::Replaces,
             approval: "Automatic".into(),
             csv_source: CsvSource::None,
+            deployment_images_unknown: None,
+            dependencies: Vec::new(),
             images,
         }
     }
@@ -502,6 +555,38 @@ mod tests {
                         image(ImageClass::Digest, Missing, true),
                     ],
                 )]),
+                Readiness::NotReady,
+                "imagesNotServed",
+            ),
+            (
+                "a served bundle whose CSV was not read",
+                None,
+                ok(vec![HopCheck {
+                    deployment_images_unknown: Some("no CSV".into()),
+                    ..hop(
+                        "etcd.v2",
+                        vec![HopImage {
+                            role: ImageRole::Bundle,
+                            ..image(ImageClass::Digest, Served, true)
+                        }],
+                    )
+                }]),
+                Readiness::Undetermined,
+                "deploymentImagesUnknown",
+            ),
+            (
+                "a missing bundle whose CSV was not read",
+                None,
+                ok(vec![HopCheck {
+                    deployment_images_unknown: Some("missing".into()),
+                    ..hop(
+                        "etcd.v2",
+                        vec![HopImage {
+                            role: ImageRole::Bundle,
+                            ..image(ImageClass::Digest, Missing, true)
+                        }],
+                    )
+                }]),
                 Readiness::NotReady,
                 "imagesNotServed",
             ),

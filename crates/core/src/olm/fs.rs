@@ -8,6 +8,10 @@
 //! rules, relative to the folder holding it, as operator-registry's
 //! `walkFiles` applies them) are left out, and so are `.indexignore` files
 //! themselves.
+//!
+//! The layering itself ([`Layered`]) and the tar walk ([`read_tar`] into a
+//! [`LayerSink`]) are shared with the bundle image's read
+//! ([`crate::olm::bundle`]).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
@@ -21,12 +25,83 @@ const INDEX_IGNORE: &str = ".indexignore";
 const WHITEOUT: &str = ".wh.";
 const OPAQUE: &str = ".wh..wh..opq";
 
+/// The files of an image's root file system as its layers build it: a
+/// later layer's file replaces an earlier one, `.wh.<name>` removes a path
+/// and `.wh..wh..opq` empties a folder of what earlier layers put there.
+/// Paths are kept normalized (no leading `/` or `./`).
+pub struct Layered<T> {
+    layer: usize,
+    files: BTreeMap<String, (usize, T)>,
+}
+
+impl<T> Default for Layered<T> {
+    fn default() -> Self {
+        Layered {
+            layer: 0,
+            files: BTreeMap::new(),
+        }
+    }
+}
+
+impl<T> Layered<T> {
+    /// Starts the next layer: an opaque folder hides only earlier layers.
+    pub fn next_layer(&mut self) {
+        self.layer += 1;
+    }
+
+    /// A regular file of the current layer.
+    pub fn insert(&mut self, path: &str, value: T) {
+        self.files.insert(normalize(path), (self.layer, value));
+    }
+
+    /// A whiteout entry at `path` (`…/.wh.name` or `…/.wh..wh..opq`).
+    pub fn whiteout(&mut self, path: &str) {
+        let p = normalize(path);
+        let (folder, name) = match p.rsplit_once('/') {
+            Some((f, n)) => (f.to_string(), n),
+            None => (String::new(), p.as_str()),
+        };
+        let layer = self.layer;
+        if name == OPAQUE {
+            let inside = |k: &str| folder.is_empty() || k.starts_with(&format!("{folder}/"));
+            self.files.retain(|k, v| !(v.0 < layer && inside(k)));
+        } else if let Some(target) = name.strip_prefix(WHITEOUT) {
+            let removed = join(&folder, target);
+            let under = format!("{removed}/");
+            self.files
+                .retain(|k, _| k != &removed && !k.starts_with(&under));
+        }
+    }
+
+    /// The surviving files, in path order.
+    pub fn into_files(self) -> impl Iterator<Item = (String, T)> {
+        self.files.into_iter().map(|(k, (_, v))| (k, v))
+    }
+}
+
+/// Where the layers of an image are streamed to: [`read_tar`] hands it
+/// every whiteout and every regular file it is concerned with.
+pub trait LayerSink {
+    /// Starts the next layer.
+    fn next_layer(&mut self);
+    /// Whether a regular file at `path` is read.
+    fn concerns(&self, path: &str) -> bool;
+    /// A whiteout entry.
+    fn whiteout(&mut self, path: &str);
+    /// A regular file of the current layer, with its text.
+    fn add(&mut self, path: &str, text: &str);
+}
+
+/// A file of the configs folder: a catalog file read, or an `.indexignore`'s text.
+enum ConfigFile {
+    Catalog(Result<FileContent, CatalogError>),
+    Ignore(String),
+}
+
 /// The configs folder as the layers have built it so far.
 pub struct ConfigsTree {
     dir: String,
-    layer: usize,
-    files: BTreeMap<String, (usize, Result<FileContent, CatalogError>)>,
-    ignores: BTreeMap<String, (usize, String)>,
+    files: Layered<ConfigFile>,
 }
 
 impl ConfigsTree {
@@ -34,15 +109,13 @@ impl ConfigsTree {
     pub fn new(dir: &str) -> ConfigsTree {
         ConfigsTree {
             dir: normalize(dir),
-            layer: 0,
-            files: BTreeMap::new(),
-            ignores: BTreeMap::new(),
+            files: Layered::default(),
         }
     }
 
     /// Starts the next layer: an opaque folder hides only earlier layers.
     pub fn next_layer(&mut self) {
-        self.layer += 1;
+        self.files.next_layer();
     }
 
     /// Whether a layer entry at `path` concerns the configs folder (a file
@@ -56,56 +129,40 @@ impl ConfigsTree {
     /// A regular file of the current layer at `path`, with its text.
     pub fn add_file(&mut self, path: &str, text: &str, wanted: &dyn Fn(&str) -> bool) {
         let p = normalize(path);
-        let Some(rel) = self.relative(&p).map(str::to_string) else {
+        let Some(rel) = self.relative(&p) else {
             return;
         };
         let name = rel.rsplit('/').next().unwrap_or_default();
-        if name == INDEX_IGNORE {
-            self.ignores.insert(rel, (self.layer, text.to_string()));
-            return;
-        }
-        let shown = format!("/{p}");
-        let read = catalog::read_file(&shown, text, wanted);
-        self.files.insert(rel, (self.layer, read));
+        let file = if name == INDEX_IGNORE {
+            ConfigFile::Ignore(text.to_string())
+        } else {
+            ConfigFile::Catalog(catalog::read_file(&format!("/{p}"), text, wanted))
+        };
+        self.files.insert(&p, file);
     }
 
     /// A whiteout entry at `path` (`…/.wh.name` or `…/.wh..wh..opq`).
     pub fn whiteout(&mut self, path: &str) {
-        let p = normalize(path);
-        let (folder, name) = match p.rsplit_once('/') {
-            Some((f, n)) => (f.to_string(), n),
-            None => (String::new(), p.as_str()),
-        };
-        let layer = self.layer;
-        if name == OPAQUE {
-            let gone = |k: &String, l: usize| l < layer && self.inside(k, &folder);
-            let files: Vec<String> = self
-                .files
-                .iter()
-                .filter(|(k, v)| gone(k, v.0))
-                .map(|(k, _)| k.clone())
-                .collect();
-            let ignores: Vec<String> = self
-                .ignores
-                .iter()
-                .filter(|(k, v)| gone(k, v.0))
-                .map(|(k, _)| k.clone())
-                .collect();
-            files.iter().for_each(|k| drop(self.files.remove(k)));
-            ignores.iter().for_each(|k| drop(self.ignores.remove(k)));
-        } else if let Some(target) = name.strip_prefix(WHITEOUT) {
-            let removed = join(&folder, target);
-            let dir = self.dir.clone();
-            self.files.retain(|k, _| !inside_under(&dir, k, &removed));
-            self.ignores.retain(|k, _| !inside_under(&dir, k, &removed));
-        }
+        self.files.whiteout(path);
     }
 
     /// The catalog of the surviving files, or the first error among them (in path order).
     pub fn finish(self) -> Result<Catalog, CatalogError> {
-        let matchers = self.matchers();
-        let mut contents = Vec::with_capacity(self.files.len());
-        for (rel, (_, read)) in self.files {
+        let dir = self.dir;
+        let mut ignores = BTreeMap::new();
+        let mut reads = Vec::new();
+        for (p, file) in self.files.into_files() {
+            let Some(rel) = relative_to(&dir, &p) else {
+                continue;
+            };
+            match file {
+                ConfigFile::Ignore(text) => drop(ignores.insert(rel.to_string(), text)),
+                ConfigFile::Catalog(read) => reads.push((rel.to_string(), read)),
+            }
+        }
+        let matchers = matchers(&ignores);
+        let mut contents = Vec::with_capacity(reads.len());
+        for (rel, read) in reads {
             if ignored(&matchers, &rel) {
                 continue;
             }
@@ -114,45 +171,37 @@ impl ConfigsTree {
         Ok(Catalog::assemble(contents))
     }
 
-    fn matchers(&self) -> Vec<(String, Gitignore)> {
-        let mut out: Vec<(String, Gitignore)> = self
-            .ignores
-            .iter()
-            .map(|(rel, (_, text))| {
-                let folder = parent(rel).to_string();
-                let mut b = GitignoreBuilder::new(Path::new("/").join(&folder));
-                for line in text.lines() {
-                    // A line the gitignore rules cannot read is left out, as go-gitignore leaves it.
-                    let _ = b.add_line(None, line);
-                }
-                let g = b.build().unwrap_or_else(|_| Gitignore::empty());
-                (folder, g)
-            })
-            .collect();
-        // The deepest folder's rules decide first, as in git.
-        out.sort_by_key(|(f, _)| {
-            std::cmp::Reverse(f.matches('/').count() + usize::from(!f.is_empty()))
-        });
-        out
-    }
-
     fn relative<'a>(&self, p: &'a str) -> Option<&'a str> {
-        if self.dir.is_empty() {
-            return Some(p);
-        }
-        p.strip_prefix(self.dir.as_str())?.strip_prefix('/')
-    }
-
-    /// Whether `rel` (relative to the configs folder) is in `folder` (from the root).
-    fn inside(&self, rel: &str, folder: &str) -> bool {
-        let full = join(&self.dir, rel);
-        folder.is_empty() || full.starts_with(&format!("{folder}/"))
+        relative_to(&self.dir, p)
     }
 }
 
-fn inside_under(dir: &str, rel: &str, removed: &str) -> bool {
-    let full = join(dir, rel);
-    full == removed || full.starts_with(&format!("{removed}/"))
+fn relative_to<'a>(dir: &str, p: &'a str) -> Option<&'a str> {
+    if dir.is_empty() {
+        return Some(p);
+    }
+    p.strip_prefix(dir)?.strip_prefix('/')
+}
+
+fn matchers(ignores: &BTreeMap<String, String>) -> Vec<(String, Gitignore)> {
+    let mut out: Vec<(String, Gitignore)> = ignores
+        .iter()
+        .map(|(rel, text)| {
+            let folder = parent(rel).to_string();
+            let mut b = GitignoreBuilder::new(Path::new("/").join(&folder));
+            for line in text.lines() {
+                // A line the gitignore rules cannot read is left out, as go-gitignore leaves it.
+                let _ = b.add_line(None, line);
+            }
+            let g = b.build().unwrap_or_else(|_| Gitignore::empty());
+            (folder, g)
+        })
+        .collect();
+    // The deepest folder's rules decide first, as in git.
+    out.sort_by_key(|(f, _)| {
+        std::cmp::Reverse(f.matches('/').count() + usize::from(!f.is_empty()))
+    });
+    out
 }
 
 fn ignored(matchers: &[(String, Gitignore)], rel: &str) -> bool {
@@ -182,6 +231,33 @@ pub fn read_layer(
     tree: &mut ConfigsTree,
     wanted: &dyn Fn(&str) -> bool,
 ) -> Result<(), String> {
+    read_tar(reader, &mut Configs { tree, wanted })
+}
+
+/// The configs tree with the packages wanted, as a [`LayerSink`].
+struct Configs<'a> {
+    tree: &'a mut ConfigsTree,
+    wanted: &'a dyn Fn(&str) -> bool,
+}
+
+impl LayerSink for Configs<'_> {
+    fn next_layer(&mut self) {
+        self.tree.next_layer();
+    }
+    fn concerns(&self, path: &str) -> bool {
+        self.tree.concerns(path)
+    }
+    fn whiteout(&mut self, path: &str) {
+        self.tree.whiteout(path);
+    }
+    fn add(&mut self, path: &str, text: &str) {
+        self.tree.add_file(path, text, self.wanted);
+    }
+}
+
+/// Streams one layer (a gzip- or zstd-compressed or plain tar) into
+/// `sink`: whiteouts handed over, the files it is concerned with read.
+pub fn read_tar(reader: impl Read, sink: &mut dyn LayerSink) -> Result<(), String> {
     let mut reader = reader;
     let head = crate::upgrade::payload::read_magic(&mut reader).map_err(|e| e.to_string())?;
     let buffered = BufReader::new(std::io::Cursor::new(head.clone()).chain(reader));
@@ -192,7 +268,7 @@ pub fn read_layer(
     } else {
         Box::new(buffered)
     };
-    tree.next_layer();
+    sink.next_layer();
     let mut archive = tar::Archive::new(stream);
     for entry in archive.entries().map_err(|e| e.to_string())? {
         let mut entry = entry.map_err(|e| e.to_string())?;
@@ -203,10 +279,10 @@ pub fn read_layer(
             .into_owned();
         let name = path.rsplit('/').next().unwrap_or_default();
         if name.starts_with(WHITEOUT) {
-            tree.whiteout(&path);
+            sink.whiteout(&path);
             continue;
         }
-        if !entry.header().entry_type().is_file() || !tree.concerns(&path) {
+        if !entry.header().entry_type().is_file() || !sink.concerns(&path) {
             continue;
         }
         if entry.size() > MAX_FILE_BYTES {
@@ -217,7 +293,7 @@ pub fn read_layer(
             .read_to_end(&mut body)
             .map_err(|e| format!("{path}: {e}"))?;
         let text = String::from_utf8_lossy(&body);
-        tree.add_file(&path, &text, wanted);
+        sink.add(&path, &text);
     }
     Ok(())
 }

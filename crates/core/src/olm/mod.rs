@@ -5,8 +5,10 @@
 //! a pending InstallPlan's first hop ([`plan`]), and the verdict over the
 //! images each hop pulls ([`check`]).
 
+pub mod bundle;
 pub mod catalog;
 pub mod check;
+pub mod deps;
 pub mod fs;
 pub mod image;
 pub mod objects;

@@ -531,6 +531,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --namespace 'The namespace: explain applies its ImagePolicy (the pod''s namespace); audit reads only it (default there: the context''s namespace)'
             cand --request-timeout 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)'
             cand --chunk-size 'Read large lists in pages of this many objects (0: all at once), as kubectl''s --chunk-size'
+            cand --require-mirror 'Every image must be served by a mirror (a disconnected cluster): an image the probe finds served only by its own registry is `notMirrored`, and not ready. (A source under `mirrorSourcePolicy: NeverContactSource` is blocked, so it never serves anyway.)'
             cand --operands 'Count the relatedImages (operands) of every hop, not only of the last'
             cand --no-headers 'Leave out the header row of the tables'
             cand -v 'Say more on stderr: which files and objects were read, and what was skipped'

@@ -643,6 +643,12 @@ pub struct OperatorCheckArgs {
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub max_hops: usize,
 
+    /// Every image must be served by a mirror (a disconnected cluster): an image the probe
+    /// finds served only by its own registry is `notMirrored`, and not ready. (A source under
+    /// `mirrorSourcePolicy: NeverContactSource` is blocked, so it never serves anyway.)
+    #[arg(long)]
+    pub require_mirror: bool,
+
     /// Count the relatedImages (operands) of every hop, not only of the last.
     #[arg(long)]
     pub operands: bool,

@@ -120,7 +120,7 @@ fn collect(settings: &Settings, args: &OperatorCheckArgs) -> Result<Vec<Subscrip
     Ok(wanted
         .into_iter()
         .zip(resolved)
-        .map(|(w, (found, hops))| finish(w, found, hops, &probed))
+        .map(|(w, (found, hops))| finish(w, found, hops, &probed, args.require_mirror))
         .collect())
 }
 

@@ -708,3 +708,101 @@ fn zstd_layers_are_read_and_sqlite_or_address_catalogs_are_undetermined() {
         "{json}"
     );
 }
+
+/// `--require-mirror`: an operator image served only by its own registry
+/// (no mirror set covers it) is `notMirrored`, not ready; without the
+/// flag it is served. The bundle, covered by an ImageDigestMirrorSet, is
+/// served by the mirror either way.
+#[test]
+fn require_mirror_makes_a_source_only_image_not_mirrored() {
+    let source = Builder::new()
+        .manifest("op/bundle", None, &manifest_body("x-bundle"))
+        .manifest("op/operator", None, &manifest_body("x-operator"))
+        .start();
+    let a = source.host();
+    let bundle = format!("{a}/op/bundle@{}", image_digest("x-bundle"));
+    let operator = format!("{a}/op/operator@{}", image_digest("x-operator"));
+    let csv = format!(
+        r#"{{"kind":"ClusterServiceVersion","spec":{{"install":{{"spec":{{"deployments":[{{"spec":{{"template":{{"spec":{{"containers":[{{"image":"{operator}"}}]}}}}}}}}]}}}}}}}}"#
+    );
+    let object = base64::engine::general_purpose::STANDARD.encode(csv);
+    let files = vec![(
+        "configs/x/catalog.json".to_string(),
+        format!(
+            r#"{{"schema":"olm.package","name":"x","defaultChannel":"stable"}}
+{{"schema":"olm.channel","package":"x","name":"stable","entries":[{{"name":"x.v1.0.0"}}]}}
+{{"schema":"olm.bundle","name":"x.v1.0.0","package":"x","image":"{bundle}","properties":[{{"type":"olm.package","value":{{"packageName":"x","version":"1.0.0"}}}},{{"type":"olm.bundle.object","value":{{"data":"{object}"}}}}]}}
+"#
+        ),
+    )];
+    let mut b = Builder::new();
+    let catalog = push_catalog(&mut b, &files, Some(CONFIGS_LABEL));
+    let mirror = b
+        .manifest(CATALOG_REPO, Some("x"), &catalog)
+        .manifest("op/bundle", None, &manifest_body("x-bundle"))
+        .start();
+    let m = mirror.host();
+    let dir = tempfile::tempdir().unwrap();
+    let certs = dir.path().join("certs");
+    std::fs::create_dir(&certs).unwrap();
+    source.write_ca(&certs, "source");
+    mirror.write_ca(&certs, "mirror");
+    let cluster = dir.path().join("cluster.yaml");
+    std::fs::write(
+        &cluster,
+        format!("apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-operator-0}}\nspec:\n  imageDigestMirrors:\n  - source: {a}/op/bundle\n    mirrors: [{m}/op/bundle]\n"),
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let out = support::bin()
+            .env("HOME", dir.path())
+            .env_remove("REGISTRY_AUTH_FILE")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("DOCKER_CONFIG")
+            .args(["operator-check", "-o", "json", "--cert-dir"])
+            .arg(&certs)
+            .arg("-f")
+            .arg(&cluster)
+            .args(["--catalog-image", &format!("{m}/{CATALOG_REPO}:x")])
+            .args(["--package", "x"])
+            .args(extra)
+            .output()
+            .expect("run");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        );
+        (out.status.code(), json_of(&stdout, &stderr))
+    };
+    let (code, json) = run(&[]);
+    assert_eq!(
+        (code, &json["reason"]),
+        (Some(0), &"pathServed".into()),
+        "{json}"
+    );
+    let (code, json) = run(&["--require-mirror"]);
+    assert_eq!(code, Some(1), "{json}");
+    assert_eq!(json["reason"], "imagesNotServed");
+    let images = images(&json["hops"][0]);
+    assert_eq!(
+        images,
+        [
+            (bundle.clone(), "digest".into(), "served".into(), true),
+            (
+                operator.clone(),
+                "notMirrored".into(),
+                "served".into(),
+                true
+            ),
+        ]
+    );
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("notMirrored (served only by {operator})")),
+        "{json}"
+    );
+    assert_eq!(json["nextSteps"][0]["outcome"], "notMirrored");
+}

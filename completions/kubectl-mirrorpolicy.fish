@@ -481,13 +481,15 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l to -d 'Stop the update path at this CSV instead of the channel head' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l max-hops -d 'Stop the update path after this many hops' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l arch -d 'For a multi-architecture catalog: the architecture to read (amd64, arm64, ppc64le, s390x); default the worker Nodes\' kubernetes.io/arch' -r
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l authfile -d 'The registry credentials (containers-auth.json or a Docker config.json), instead of containers/image\'s default auth files' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l cert-dir -d 'A folder of certificates trusted for every registry, as skopeo\'s --cert-dir' -r -F
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l authfile -d 'The registry credentials (containers-auth.json or a Docker config.json), instead of the cluster\'s pull secret (live) or containers/image\'s default auth files (-f)' -r -F
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l cert-dir -d 'A folder of certificates trusted for every registry, as skopeo\'s --cert-dir (`*.crt` CAs, `*.cert`/`*.key` client certificate pairs), besides the cluster\'s additionalTrustedCA' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l probe-timeout -d 'Seconds to wait for each registry request' -r
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l probe-concurrency -d 'How many images are probed at once' -r
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -s o -l output -d 'Output format' -r -f -a "table\t'Each Subscription\'s verdict, its path, the images that fail, and the next steps'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l probe-concurrency -d 'How many images are probed at once (a mirror registry answers many at a time)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -s o -l output -d 'Output format' -r -f -a "table\t'Each Subscription\'s verdict, its path, every image of it, and the next steps'
+wide\t'The same, with where each hop\'s CSV was read, its dependencies, and each image\'s sources tried, signature and detail'
 json\t''
-yaml\t''"
+yaml\t''
+summary\t'One line per Subscription (its readiness, reason, installed CSV, head, hops, failing images) and a total'"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l color -d 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -491,6 +491,30 @@ Examples:
   kubectl mirrorpolicy upgrade-check --to 4.21.3 -o wide
   kubectl mirrorpolicy upgrade-check --to 4.21.3 -o json";
 
+/// How `upgrade-check` and `operator-check` probe the registries from this machine (they
+/// always probe).
+#[derive(Debug, Args)]
+pub struct RegistryProbeArgs {
+    /// The registry credentials (containers-auth.json or a Docker config.json), instead of the
+    /// cluster's pull secret (live) or containers/image's default auth files (-f).
+    #[arg(long, value_name = "FILE")]
+    pub authfile: Option<PathBuf>,
+
+    /// A folder of certificates trusted for every registry, as skopeo's --cert-dir (`*.crt`
+    /// CAs, `*.cert`/`*.key` client certificate pairs), besides the cluster's additionalTrustedCA.
+    #[arg(long, value_name = "DIR")]
+    pub cert_dir: Option<PathBuf>,
+
+    /// Seconds to wait for each registry request.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub probe_timeout: u64,
+
+    /// How many images are probed at once (a mirror registry answers many at a time).
+    #[arg(long, value_name = "N", default_value_t = 32,
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub probe_concurrency: u16,
+}
+
 /// Arguments of `upgrade-check`.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("target").required(true).args(["to", "to_image"]))]
@@ -517,24 +541,8 @@ pub struct UpgradeCheckArgs {
     #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
 
-    /// The registry credentials (containers-auth.json or a Docker config.json), instead of the
-    /// cluster's pull secret (live) or containers/image's default auth files (-f).
-    #[arg(long, value_name = "FILE")]
-    pub authfile: Option<PathBuf>,
-
-    /// A folder of certificates trusted for every registry, as skopeo's --cert-dir (`*.crt`
-    /// CAs, `*.cert`/`*.key` client certificate pairs), besides the cluster's additionalTrustedCA.
-    #[arg(long, value_name = "DIR")]
-    pub cert_dir: Option<PathBuf>,
-
-    /// Seconds to wait for each registry request.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
-    pub probe_timeout: u64,
-
-    /// How many images are probed at once (a mirror registry answers many at a time).
-    #[arg(long, value_name = "N", default_value_t = 32,
-          value_parser = clap::value_parser!(u16).range(1..=256))]
-    pub probe_concurrency: u16,
+    #[command(flatten)]
+    pub probe: RegistryProbeArgs,
 
     /// Leave out the header row of the table.
     #[arg(long)]
@@ -658,23 +666,8 @@ pub struct OperatorCheckArgs {
     #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
 
-    /// The registry credentials (containers-auth.json or a Docker config.json), instead of
-    /// containers/image's default auth files.
-    #[arg(long, value_name = "FILE")]
-    pub authfile: Option<PathBuf>,
-
-    /// A folder of certificates trusted for every registry, as skopeo's --cert-dir.
-    #[arg(long, value_name = "DIR")]
-    pub cert_dir: Option<PathBuf>,
-
-    /// Seconds to wait for each registry request.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
-    pub probe_timeout: u64,
-
-    /// How many images are probed at once.
-    #[arg(long, value_name = "N", default_value_t = 32,
-          value_parser = clap::value_parser!(u16).range(1..=256))]
-    pub probe_concurrency: u16,
+    #[command(flatten)]
+    pub probe: RegistryProbeArgs,
 
     /// Leave out the header row of the tables.
     #[arg(long)]
@@ -688,10 +681,16 @@ pub struct OperatorCheckArgs {
 /// `-o/--output` for operator-check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OperatorFormat {
-    /// Each Subscription's verdict, its path, the images that fail, and the next steps.
+    /// Each Subscription's verdict, its path, every image of it, and the next steps.
     Table,
+    /// The same, with where each hop's CSV was read, its dependencies, and each image's
+    /// sources tried, signature and detail.
+    Wide,
     Json,
     Yaml,
+    /// One line per Subscription (its readiness, reason, installed CSV, head, hops, failing
+    /// images) and a total.
+    Summary,
 }
 
 const COLLECT_EXAMPLES: &str = "\

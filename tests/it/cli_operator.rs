@@ -806,3 +806,43 @@ fn require_mirror_makes_a_source_only_image_not_mirrored() {
     );
     assert_eq!(json["nextSteps"][0]["outcome"], "notMirrored");
 }
+
+/// `-o wide` adds where each hop's CSV was read, its dependencies, and
+/// each image's sources tried, signature and detail; `-o summary` is one
+/// line per Subscription and a total with the exit code.
+#[test]
+fn wide_and_summary_outputs() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let (code, out, err) = s.run("etcd.v0.9.0", &["-o", "wide"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("CSV SOURCE"), "{out}");
+    assert!(out.contains("DEPENDENCIES"), "{out}");
+    assert!(
+        out.contains("csvMetadata") && out.contains("bundleObject"),
+        "{out}"
+    );
+    assert!(out.contains("etcd-tools.v1.1.0"), "{out}");
+    let missing = format!(
+        "{}/etcd/etcd-bundle@{} (notFound)",
+        s.host,
+        bundle_digest("etcd.v0.9.2")
+    );
+    assert!(out.contains("TRIED"), "{out}");
+    assert!(
+        out.contains(&missing),
+        "the mirror tried, and its answer: {out}"
+    );
+    let (code, out, err) = s.run("etcd.v0.9.0", &["-o", "summary"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(
+        out,
+        "operators/etcd notReady reason=imagesNotServed package=etcd installed=etcd.v0.9.0 head=etcd.v0.9.4 hops=2 failing=1\ntotal subscriptions=1 ready=0 notReady=1 undetermined=0 exit=1\n"
+    );
+    let (code, out, err) = s.run("etcd.v0.9.4", &["-o", "summary"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.starts_with("operators/etcd ready reason=atHead "),
+        "{out}"
+    );
+}

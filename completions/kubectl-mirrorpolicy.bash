@@ -1733,7 +1733,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__operator__subcmd__check)
-            opts="-f -o -v -s -n -h -V --filename --catalog-image --package --channel --installed --starting-csv --to --max-hops --require-mirror --operands --arch --authfile --cert-dir --probe-timeout --probe-concurrency --no-headers --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -o -v -s -n -h -V --filename --catalog-image --package --channel --installed --starting-csv --to --max-hops --require-mirror --operands --arch --cache-dir --authfile --cert-dir --probe-timeout --probe-concurrency --no-headers --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1776,6 +1776,10 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --arch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -500,6 +500,7 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --to 'Stop the update path at this CSV instead of the channel head'
             cand --max-hops 'Stop the update path after this many hops'
             cand --arch 'For a multi-architecture catalog: the architecture to read (amd64, arm64, ppc64le, s390x); default the worker Nodes'' kubernetes.io/arch'
+            cand --cache-dir 'Keep the packages read from each catalog in DIR, a file per catalog manifest digest and package set: a catalog whose digest has not changed is not read again (its manifest is still fetched). A cache file that cannot be read is ignored, with a warning'
             cand --authfile 'The registry credentials (containers-auth.json or a Docker config.json), instead of the cluster''s pull secret (live) or containers/image''s default auth files (-f)'
             cand --cert-dir 'A folder of certificates trusted for every registry, as skopeo''s --cert-dir (`*.crt` CAs, `*.cert`/`*.key` client certificate pairs), besides the cluster''s additionalTrustedCA'
             cand --probe-timeout 'Seconds to wait for each registry request'

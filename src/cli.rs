@@ -666,6 +666,12 @@ pub struct OperatorCheckArgs {
     #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
 
+    /// Keep the packages read from each catalog in DIR, a file per catalog manifest digest and
+    /// package set: a catalog whose digest has not changed is not read again (its manifest is
+    /// still fetched). A cache file that cannot be read is ignored, with a warning.
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+
     #[command(flatten)]
     pub probe: RegistryProbeArgs,
 

@@ -24,6 +24,7 @@ use crate::steps::probe as probe_cmd;
 use crate::term;
 
 mod bundles;
+mod cache;
 mod fbc;
 mod hops;
 mod subscriptions;
@@ -94,6 +95,7 @@ fn collect(settings: &Settings, args: &OperatorCheckArgs) -> Result<Vec<Subscrip
             mode,
             packages,
             arch.as_deref(),
+            args.cache_dir.as_deref(),
         ))?;
         catalogs.insert(image, read);
     }

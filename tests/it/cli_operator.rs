@@ -846,3 +846,43 @@ fn wide_and_summary_outputs() {
         "{out}"
     );
 }
+
+/// `--cache-dir`: the second run finds the catalog's digest in the cache
+/// and fetches none of its blobs; a corrupt cache file is ignored with a
+/// warning, and the catalog read again (and cached anew).
+#[test]
+fn cache_dir_skips_the_catalog_layers_of_a_known_digest() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let cache = s.dir.path().join("cache");
+    let cache_arg = cache.to_str().unwrap().to_string();
+    let blobs = || reg.requests_to(&format!("/v2/{CATALOG_REPO}/blobs/"));
+    let (code, first, err) = s.run("etcd.v0.9.0", &["-o", "json", "--cache-dir", &cache_arg]);
+    assert_eq!(code, 1, "{first}\n{err}");
+    let read = blobs();
+    assert!(
+        read >= 4,
+        "the config and three layers (for each read): {read}"
+    );
+    let files: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let (code, second, err) = s.run("etcd.v0.9.0", &["-o", "json", "--cache-dir", &cache_arg]);
+    assert_eq!(code, 1, "{second}\n{err}");
+    assert_eq!(blobs(), read, "no catalog blob fetched again");
+    assert_eq!(first, second);
+    assert!(!err.contains("cache"), "{err}");
+    std::fs::write(&files[0], "{\"format\": 1, \"digest\": ").unwrap();
+    let (code, third, err) = s.run("etcd.v0.9.0", &["-o", "json", "--cache-dir", &cache_arg]);
+    assert_eq!(code, 1, "{third}\n{err}");
+    assert_eq!(first, third);
+    assert!(
+        err.contains("is not a usable catalog cache") && err.contains("the catalog is read again"),
+        "{err}"
+    );
+    assert!(blobs() > read, "read again");
+    let (_, _, err) = s.run("etcd.v0.9.0", &["-o", "json", "--cache-dir", &cache_arg]);
+    assert!(!err.contains("cache"), "cached anew: {err}");
+}

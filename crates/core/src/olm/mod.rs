@@ -5,6 +5,7 @@
 //! and the verdict over the images each hop pulls ([`check`]).
 
 pub mod bundle;
+pub mod cache;
 pub mod catalog;
 pub mod check;
 pub mod deps;

@@ -1733,7 +1733,7 @@ _kubectl__mirrorpolicy() {
             return 0
             ;;
         kubectl__subcmd__mirrorpolicy__subcmd__operator__subcmd__check)
-            opts="-f -A -o -v -s -n -h -V --filename --all-namespaces --catalog-image --package --channel --installed --starting-csv --to --max-hops --operands --arch --authfile --cert-dir --probe-timeout --probe-concurrency --no-headers --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
+            opts="-f -A -o -v -s -n -h -V --filename --all-namespaces --catalog-image --package --channel --installed --starting-csv --to --max-hops --require-mirror --operands --arch --cache-dir --authfile --cert-dir --probe-timeout --probe-concurrency --no-headers --output --color --verbose --kubeconfig --context --all-contexts --hub --hub-selector --skip-unavailable --hub-ca --context-concurrency --context-timeout --cluster --user --server --token --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --namespace --request-timeout --chunk-size --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1779,6 +1779,10 @@ _kubectl__mirrorpolicy() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cache-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --authfile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1796,11 +1800,11 @@ _kubectl__mirrorpolicy() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml summary" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml summary" -- "${cur}"))
                     return 0
                     ;;
                 --color)

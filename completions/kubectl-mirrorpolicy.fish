@@ -481,13 +481,16 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l to -d 'Stop the update path at this CSV instead of the channel head' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l max-hops -d 'Stop the update path after this many hops' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l arch -d 'For a multi-architecture catalog: the architecture to read (amd64, arm64, ppc64le, s390x); default the worker Nodes\' kubernetes.io/arch' -r
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l authfile -d 'The registry credentials (containers-auth.json or a Docker config.json), instead of the cluster\'s global pull secret (live) or containers/image\'s default auth files (-f)' -r -F
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l cert-dir -d 'A folder of certificates trusted for every registry, as skopeo\'s --cert-dir' -r -F
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l cache-dir -d 'Keep the packages read from each catalog in DIR, a file per catalog manifest digest and package set: a catalog whose digest has not changed is not read again (its manifest is still fetched). A cache file that cannot be read is ignored, with a warning' -r -F
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l authfile -d 'The registry credentials (containers-auth.json or a Docker config.json), instead of the cluster\'s pull secret (live) or containers/image\'s default auth files (-f)' -r -F
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l cert-dir -d 'A folder of certificates trusted for every registry, as skopeo\'s --cert-dir (`*.crt` CAs, `*.cert`/`*.key` client certificate pairs), besides the cluster\'s additionalTrustedCA' -r -F
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l probe-timeout -d 'Seconds to wait for each registry request' -r
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l probe-concurrency -d 'How many images are probed at once' -r
-complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -s o -l output -d 'Output format' -r -f -a "table\t'Each Subscription\'s verdict, its path, the images that fail, and the next steps'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l probe-concurrency -d 'How many images are probed at once (a mirror registry answers many at a time)' -r
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -s o -l output -d 'Output format' -r -f -a "table\t'Each Subscription\'s verdict, its path, every image of it, and the next steps'
+wide\t'The same, with where each hop\'s CSV was read, its dependencies, and each image\'s sources tried, signature and detail'
 json\t''
-yaml\t''"
+yaml\t''
+summary\t'One line per Subscription (its readiness, reason, installed CSV, head, hops, failing images) and a total'"
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l color -d 'When to colour the output: auto colours only a terminal, and never when NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -515,6 +518,7 @@ complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcomman
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l request-timeout -d 'How long to wait for each API request: 0 waits forever, else a number of seconds or a duration with a unit (500ms, 30s, 2m)' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l chunk-size -d 'Read large lists in pages of this many objects (0: all at once), as kubectl\'s --chunk-size' -r
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -s A -l all-namespaces -d 'The Subscriptions of every namespace (live: instead of the current context\'s namespace)'
+complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l require-mirror -d 'Every image must be served by a mirror (a disconnected cluster): an image the probe finds served only by its own registry is `notMirrored`, and not ready. (A source under `mirrorSourcePolicy: NeverContactSource` is blocked, so it never serves anyway.)'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l operands -d 'Count the relatedImages (operands) of every hop, not only of the last'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -l no-headers -d 'Leave out the header row of the tables'
 complete -c kubectl-mirrorpolicy -n "__fish_kubectl_mirrorpolicy_using_subcommand operator-check" -s v -l verbose -d 'Say more on stderr: which files and objects were read, and what was skipped'

@@ -491,6 +491,30 @@ Examples:
   kubectl mirrorpolicy upgrade-check --to 4.21.3 -o wide
   kubectl mirrorpolicy upgrade-check --to 4.21.3 -o json";
 
+/// How `upgrade-check` and `operator-check` probe the registries from this machine (they
+/// always probe).
+#[derive(Debug, Args)]
+pub struct RegistryProbeArgs {
+    /// The registry credentials (containers-auth.json or a Docker config.json), instead of the
+    /// cluster's pull secret (live) or containers/image's default auth files (-f).
+    #[arg(long, value_name = "FILE")]
+    pub authfile: Option<PathBuf>,
+
+    /// A folder of certificates trusted for every registry, as skopeo's --cert-dir (`*.crt`
+    /// CAs, `*.cert`/`*.key` client certificate pairs), besides the cluster's additionalTrustedCA.
+    #[arg(long, value_name = "DIR")]
+    pub cert_dir: Option<PathBuf>,
+
+    /// Seconds to wait for each registry request.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub probe_timeout: u64,
+
+    /// How many images are probed at once (a mirror registry answers many at a time).
+    #[arg(long, value_name = "N", default_value_t = 32,
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub probe_concurrency: u16,
+}
+
 /// Arguments of `upgrade-check`.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("target").required(true).args(["to", "to_image"]))]
@@ -517,24 +541,8 @@ pub struct UpgradeCheckArgs {
     #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
 
-    /// The registry credentials (containers-auth.json or a Docker config.json), instead of the
-    /// cluster's pull secret (live) or containers/image's default auth files (-f).
-    #[arg(long, value_name = "FILE")]
-    pub authfile: Option<PathBuf>,
-
-    /// A folder of certificates trusted for every registry, as skopeo's --cert-dir (`*.crt`
-    /// CAs, `*.cert`/`*.key` client certificate pairs), besides the cluster's additionalTrustedCA.
-    #[arg(long, value_name = "DIR")]
-    pub cert_dir: Option<PathBuf>,
-
-    /// Seconds to wait for each registry request.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
-    pub probe_timeout: u64,
-
-    /// How many images are probed at once (a mirror registry answers many at a time).
-    #[arg(long, value_name = "N", default_value_t = 32,
-          value_parser = clap::value_parser!(u16).range(1..=256))]
-    pub probe_concurrency: u16,
+    #[command(flatten)]
+    pub probe: RegistryProbeArgs,
 
     /// Leave out the header row of the table.
     #[arg(long)]
@@ -652,6 +660,12 @@ pub struct OperatorCheckArgs {
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub max_hops: usize,
 
+    /// Every image must be served by a mirror (a disconnected cluster): an image the probe
+    /// finds served only by its own registry is `notMirrored`, and not ready. (A source under
+    /// `mirrorSourcePolicy: NeverContactSource` is blocked, so it never serves anyway.)
+    #[arg(long)]
+    pub require_mirror: bool,
+
     /// Count the relatedImages (operands) of every hop, not only of the last.
     #[arg(long)]
     pub operands: bool,
@@ -661,23 +675,14 @@ pub struct OperatorCheckArgs {
     #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
 
-    /// The registry credentials (containers-auth.json or a Docker config.json), instead of the
-    /// cluster's global pull secret (live) or containers/image's default auth files (-f).
-    #[arg(long, value_name = "FILE")]
-    pub authfile: Option<PathBuf>,
-
-    /// A folder of certificates trusted for every registry, as skopeo's --cert-dir.
+    /// Keep the packages read from each catalog in DIR, a file per catalog manifest digest and
+    /// package set: a catalog whose digest has not changed is not read again (its manifest is
+    /// still fetched). A cache file that cannot be read is ignored, with a warning.
     #[arg(long, value_name = "DIR")]
-    pub cert_dir: Option<PathBuf>,
+    pub cache_dir: Option<PathBuf>,
 
-    /// Seconds to wait for each registry request.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
-    pub probe_timeout: u64,
-
-    /// How many images are probed at once.
-    #[arg(long, value_name = "N", default_value_t = 32,
-          value_parser = clap::value_parser!(u16).range(1..=256))]
-    pub probe_concurrency: u16,
+    #[command(flatten)]
+    pub probe: RegistryProbeArgs,
 
     /// Leave out the header row of the tables.
     #[arg(long)]
@@ -691,10 +696,16 @@ pub struct OperatorCheckArgs {
 /// `-o/--output` for operator-check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OperatorFormat {
-    /// Each Subscription's verdict, its path, the images that fail, and the next steps.
+    /// Each Subscription's verdict, its path, every image of it, and the next steps.
     Table,
+    /// The same, with where each hop's CSV was read, its dependencies, and each image's
+    /// sources tried, signature and detail.
+    Wide,
     Json,
     Yaml,
+    /// One line per Subscription (its readiness, reason, installed CSV, head, hops, failing
+    /// images) and a total.
+    Summary,
 }
 
 const COLLECT_EXAMPLES: &str = "\

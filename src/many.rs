@@ -798,7 +798,7 @@ fn shape_of(command: &Command) -> Result<Shape> {
 
 fn operator_shape(format: OperatorFormat) -> Shape {
     match format {
-        OperatorFormat::Table => Shape::Text,
+        OperatorFormat::Table | OperatorFormat::Wide | OperatorFormat::Summary => Shape::Text,
         OperatorFormat::Json => Shape::Json,
         OperatorFormat::Yaml => Shape::Yaml,
     }

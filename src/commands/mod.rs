@@ -12,7 +12,7 @@ pub mod operator_check;
 pub mod render;
 pub mod upgrade;
 
-use crate::cli::ProbeArgs;
+use crate::cli::{ProbeArgs, RegistryProbeArgs};
 use crate::steps::probe::ProbeSetup;
 
 /// The probe set-up the `--probe` flags of `explain` and `audit` ask for,
@@ -23,6 +23,19 @@ pub fn probe_setup(args: &ProbeArgs) -> ProbeSetup {
         authfile: args.authfile.clone(),
         cert_dir: args.cert_dir.clone(),
         registries_d: args.registries_d.clone(),
+        timeout: std::time::Duration::from_secs(args.probe_timeout.max(1)),
+        concurrency: usize::from(args.probe_concurrency),
+    }
+}
+
+/// The probe set-up of `upgrade-check` and `operator-check`: always on,
+/// with the rendered registries.d.
+pub fn registry_probe_setup(args: &RegistryProbeArgs) -> ProbeSetup {
+    ProbeSetup {
+        enabled: true,
+        authfile: args.authfile.clone(),
+        cert_dir: args.cert_dir.clone(),
+        registries_d: None,
         timeout: std::time::Duration::from_secs(args.probe_timeout.max(1)),
         concurrency: usize::from(args.probe_concurrency),
     }

@@ -20,10 +20,11 @@ use crate::cli::{OperatorCheckArgs, OperatorFormat};
 use crate::exit::ExitCode;
 use crate::settings::Settings;
 use crate::steps::inputs;
-use crate::steps::probe::{self as probe_cmd, ProbeSetup};
+use crate::steps::probe as probe_cmd;
 use crate::term;
 
 mod bundles;
+mod cache;
 mod fbc;
 mod hops;
 mod subscriptions;
@@ -43,17 +44,22 @@ const POOLS_AND_NODES: &[Read] = &[Read::one(&[MACHINE_CONFIG_POOLS]), Read::one
 /// Runs `operator-check`, printing one verdict per Subscription.
 pub fn run(settings: &Settings, args: &OperatorCheckArgs) -> Result<ExitCode> {
     let checks = collect(settings, args)?;
+    let exit = exit_code(&checks);
     let sink = match args.output {
-        OperatorFormat::Table => term::Sink::Text,
+        OperatorFormat::Table | OperatorFormat::Wide | OperatorFormat::Summary => term::Sink::Text,
         OperatorFormat::Json | OperatorFormat::Yaml => term::Sink::Exact,
     };
     let layout = settings.layout(args.no_headers);
+    let wide = args.output == OperatorFormat::Wide;
     settings.print_to(sink, |out| match args.output {
-        OperatorFormat::Table => output::operator::write_text(out, &checks, &layout),
+        OperatorFormat::Table | OperatorFormat::Wide => {
+            output::operator::write_text(out, &checks, &layout, wide)
+        }
+        OperatorFormat::Summary => output::operator::write_summary(out, &checks, exit as i32),
         OperatorFormat::Json => output::write_json(out, &checks),
         OperatorFormat::Yaml => output::write_yaml(out, &checks),
     })?;
-    Ok(exit_code(&checks))
+    Ok(exit)
 }
 
 /// Exit 1 when a Subscription is not ready, else 3 when one is undetermined, else 0.
@@ -82,7 +88,7 @@ fn collect(settings: &Settings, args: &OperatorCheckArgs) -> Result<Vec<Subscrip
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
     let ctx = probe_cmd::context_for_objects(
         settings,
-        &probe_setup(args),
+        &super::registry_probe_setup(&args.probe),
         &args.filenames,
         &rendered,
         &inputs,
@@ -98,6 +104,7 @@ fn collect(settings: &Settings, args: &OperatorCheckArgs) -> Result<Vec<Subscrip
             mode,
             packages,
             arch.as_deref(),
+            args.cache_dir.as_deref(),
         ))?;
         catalogs.insert(image, read);
     }
@@ -114,7 +121,7 @@ fn collect(settings: &Settings, args: &OperatorCheckArgs) -> Result<Vec<Subscrip
             })
         })
         .collect();
-    let concurrency = usize::from(args.probe_concurrency);
+    let concurrency = usize::from(args.probe.probe_concurrency);
     let mut probed = runtime.block_on(probe_images(&ctx, &config, mode, references, concurrency));
     let pulled = bundles::Pulled {
         ctx: &ctx,
@@ -129,19 +136,8 @@ fn collect(settings: &Settings, args: &OperatorCheckArgs) -> Result<Vec<Subscrip
     Ok(wanted
         .into_iter()
         .zip(resolved)
-        .map(|(w, (found, hops))| finish(w, found, hops, &probed))
+        .map(|(w, (found, hops))| finish(w, found, hops, &probed, args.require_mirror))
         .collect())
-}
-
-fn probe_setup(args: &OperatorCheckArgs) -> ProbeSetup {
-    ProbeSetup {
-        enabled: true,
-        authfile: args.authfile.clone(),
-        cert_dir: args.cert_dir.clone(),
-        registries_d: None,
-        timeout: std::time::Duration::from_secs(args.probe_timeout.max(1)),
-        concurrency: usize::from(args.probe_concurrency),
-    }
 }
 
 pub(super) fn explain_one(config: &Config<'_>, image: &str, mode: ShortNameMode) -> Explanation {

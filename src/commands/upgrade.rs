@@ -29,7 +29,7 @@ use mirrorpolicy::upgrade::{
 use crate::cli::{UpgradeCheckArgs, UpgradeOutput};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
-use crate::steps::probe::{self as probe_cmd, ProbeSetup};
+use crate::steps::probe as probe_cmd;
 use crate::steps::{blob, inputs};
 use crate::term;
 
@@ -66,7 +66,7 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
     let (rendered, view) = inputs::render_view(settings, &inputs, CONTROL_PLANE_POOL, None)?;
     let config = Config::from(&view);
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
-    let setup = probe_setup(args);
+    let setup = super::registry_probe_setup(&args.probe);
     let mut ctx =
         probe_cmd::context_for_objects(settings, &setup, &args.filenames, &rendered, &inputs)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -117,7 +117,7 @@ pub fn collect(settings: &Settings, args: &UpgradeCheckArgs) -> Result<(Report, 
         .iter()
         .map(|c| explain_one(&config_after, &c.reference, mode_after))
         .collect();
-    let concurrency = usize::from(args.probe_concurrency);
+    let concurrency = usize::from(args.probe.probe_concurrency);
     let probed = runtime.block_on(probe_components(&ctx, items, concurrency));
     let images: Vec<ImageCheck> = release
         .components
@@ -242,18 +242,6 @@ fn live_config_maps(settings: &Settings) -> Result<ConfigMaps> {
         managed_read: true,
         config_read: true,
     })
-}
-
-/// How `upgrade-check` probes: always, with the rendered registries.d.
-fn probe_setup(args: &UpgradeCheckArgs) -> ProbeSetup {
-    ProbeSetup {
-        enabled: true,
-        authfile: args.authfile.clone(),
-        cert_dir: args.cert_dir.clone(),
-        registries_d: None,
-        timeout: std::time::Duration::from_secs(args.probe_timeout.max(1)),
-        concurrency: usize::from(args.probe_concurrency),
-    }
 }
 
 /// Exit 0 ready, 1 not ready, 3 undetermined.

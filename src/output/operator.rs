@@ -1,35 +1,88 @@
 //! The `operator-check` report as text: per Subscription its catalog, its
 //! verdict, the update path hop by hop, every image of the path (the
-//! failing ones stand out), and the next steps.
+//! failing ones stand out), and the next steps; `-o wide` adds where each
+//! hop's CSV was read, its dependencies, and each image's sources tried,
+//! signature and detail; `-o summary` is one line per Subscription.
 
 use std::io::{self, Write};
 
 use comfy_table::{Attribute, Cell, Color};
 
+use super::many::summary_line;
 use super::table::{Layout, TextTable};
 use mirrorpolicy::olm::check::{HopImage, ImageClass, ImageRole, SubscriptionCheck};
 use mirrorpolicy::upgrade::{ImageOutcome, Readiness};
 
-/// Writes every Subscription's check, a blank line between them.
+/// Writes every Subscription's check, a blank line between them (`wide`: more columns).
 pub fn write_text(
     out: &mut dyn Write,
     checks: &[SubscriptionCheck],
     layout: &Layout,
+    wide: bool,
 ) -> io::Result<()> {
     for (i, c) in checks.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
-        write_one(out, c, layout)?;
+        write_one(out, c, layout, wide)?;
     }
     Ok(())
 }
 
-fn write_one(out: &mut dyn Write, c: &SubscriptionCheck, layout: &Layout) -> io::Result<()> {
+/// `-o summary`: one line per Subscription (`namespace/name`, its
+/// readiness, then `key=value`s), and a total with the exit code.
+pub fn write_summary(
+    out: &mut dyn Write,
+    checks: &[SubscriptionCheck],
+    exit: i32,
+) -> io::Result<()> {
+    let count = |r: Readiness| checks.iter().filter(|c| c.readiness == r).count();
+    for c in checks {
+        let name = if c.namespace.is_empty() {
+            c.name.clone()
+        } else {
+            format!("{}/{}", c.namespace, c.name)
+        };
+        let failing = c
+            .hops
+            .iter()
+            .flat_map(|h| &h.images)
+            .filter(|m| m.fails())
+            .count();
+        let mut counts = vec![
+            ("reason", c.reason.clone()),
+            ("package", c.package.clone()),
+            (
+                "installed",
+                c.installed_csv.clone().unwrap_or_else(|| "-".into()),
+            ),
+            ("head", c.head.clone().unwrap_or_else(|| "-".into())),
+            ("hops", c.hops.len().to_string()),
+            ("failing", failing.to_string()),
+        ];
+        counts.retain(|(_, v)| !v.is_empty());
+        writeln!(out, "{}", summary_line(&name, &camel(c.readiness), &counts))?;
+    }
+    writeln!(
+        out,
+        "total subscriptions={} ready={} notReady={} undetermined={} exit={exit}",
+        checks.len(),
+        count(Readiness::Ready),
+        count(Readiness::NotReady),
+        count(Readiness::Undetermined)
+    )
+}
+
+fn write_one(
+    out: &mut dyn Write,
+    c: &SubscriptionCheck,
+    layout: &Layout,
+    wide: bool,
+) -> io::Result<()> {
     write_header(out, c)?;
     if !c.hops.is_empty() {
         writeln!(out)?;
-        write_hops(out, c, layout)?;
+        write_hops(out, c, layout, wide)?;
     }
     if !c.next_steps.is_empty() {
         writeln!(out, "\nNext steps:")?;
@@ -103,12 +156,20 @@ fn write_header(out: &mut dyn Write, c: &SubscriptionCheck) -> io::Result<()> {
 }
 
 /// The hops, then every image of every hop.
-fn write_hops(out: &mut dyn Write, c: &SubscriptionCheck, layout: &Layout) -> io::Result<()> {
-    let head = ["HOP", "FROM", "TO", "EDGE", "APPROVAL", "IMAGES", "FAILING"];
+fn write_hops(
+    out: &mut dyn Write,
+    c: &SubscriptionCheck,
+    layout: &Layout,
+    wide: bool,
+) -> io::Result<()> {
+    let mut head = vec!["HOP", "FROM", "TO", "EDGE", "APPROVAL", "IMAGES", "FAILING"];
+    if wide {
+        head.extend(["CSV SOURCE", "DEPENDENCIES"]);
+    }
     let mut t = TextTable::new(layout, &head, &[0, 1, 2, 3, 4, 5, 6]);
     for (i, h) in c.hops.iter().enumerate() {
         let failing = h.images.iter().filter(|m| m.fails()).count();
-        t.row(vec![
+        let mut row = vec![
             Cell::new(i + 1),
             Cell::new(h.from.as_deref().unwrap_or("-")),
             Cell::new(&h.to),
@@ -116,15 +177,32 @@ fn write_hops(out: &mut dyn Write, c: &SubscriptionCheck, layout: &Layout) -> io
             Cell::new(&h.approval),
             Cell::new(h.images.len()),
             Cell::new(failing),
-        ]);
+        ];
+        if wide {
+            let deps: Vec<&str> = h.dependencies.iter().map(|d| d.name.as_str()).collect();
+            row.push(Cell::new(camel(h.csv_source)));
+            row.push(Cell::new(if deps.is_empty() {
+                "-".to_string()
+            } else {
+                deps.join(", ")
+            }));
+        }
+        t.row(row);
     }
     t.write(out)?;
     writeln!(out)?;
-    let head = ["HOP", "OUTCOME", "ROLE", "CLASS", "REFERENCE", "SERVED BY"];
+    let mut head = vec!["HOP", "OUTCOME", "ROLE", "CLASS", "REFERENCE", "SERVED BY"];
+    if wide {
+        head.extend(["TRIED", "SIGNATURE", "DETAIL"]);
+    }
     let mut t = TextTable::new(layout, &head, &[0, 1, 2, 3]);
     for (i, h) in c.hops.iter().enumerate() {
         for m in &h.images {
-            t.row(image_row(i + 1, m));
+            let mut row = image_row(i + 1, m);
+            if wide {
+                row.extend(wide_cells(m));
+            }
+            t.row(row);
         }
     }
     t.write(out)?;
@@ -134,6 +212,37 @@ fn write_hops(out: &mut dyn Write, c: &SubscriptionCheck, layout: &Layout) -> io
         }
     }
     Ok(())
+}
+
+/// `-o wide`'s image columns: every source tried in CRI-O's order with its
+/// answer, the signature's verification, the deciding detail.
+fn wide_cells(m: &HopImage) -> Vec<Cell> {
+    let Some(c) = &m.check else {
+        return vec![Cell::new("-"), Cell::new("-"), Cell::new("-")];
+    };
+    let tried: Vec<String> = c
+        .pull_sources
+        .iter()
+        .map(|s| format!("{} ({})", s.reference, s.outcome.as_str()))
+        .collect();
+    let signature = c
+        .signature
+        .as_ref()
+        .map_or_else(|| "-".to_string(), |s| camel(s.verification));
+    let detail = if c.detail.is_empty() {
+        "-"
+    } else {
+        c.detail.as_str()
+    };
+    vec![
+        Cell::new(if tried.is_empty() {
+            "-".to_string()
+        } else {
+            tried.join(", ")
+        }),
+        Cell::new(signature),
+        Cell::new(detail),
+    ]
 }
 
 /// A value's JSON spelling (`skipRange`, `tagSkipsDigestMirrors`).

@@ -960,3 +960,180 @@ fn several_contexts_each_check_their_own_cluster() {
         "{out}"
     );
 }
+/// `--require-mirror`: an operator image served only by its own registry
+/// (no mirror set covers it) is `notMirrored`, not ready; without the
+/// flag it is served. The bundle, covered by an ImageDigestMirrorSet, is
+/// served by the mirror either way.
+#[test]
+fn require_mirror_makes_a_source_only_image_not_mirrored() {
+    let source = Builder::new()
+        .manifest("op/bundle", None, &manifest_body("x-bundle"))
+        .manifest("op/operator", None, &manifest_body("x-operator"))
+        .start();
+    let a = source.host();
+    let bundle = format!("{a}/op/bundle@{}", image_digest("x-bundle"));
+    let operator = format!("{a}/op/operator@{}", image_digest("x-operator"));
+    let csv = format!(
+        r#"{{"kind":"ClusterServiceVersion","spec":{{"install":{{"spec":{{"deployments":[{{"spec":{{"template":{{"spec":{{"containers":[{{"image":"{operator}"}}]}}}}}}}}]}}}}}}}}"#
+    );
+    let object = base64::engine::general_purpose::STANDARD.encode(csv);
+    let files = vec![(
+        "configs/x/catalog.json".to_string(),
+        format!(
+            r#"{{"schema":"olm.package","name":"x","defaultChannel":"stable"}}
+{{"schema":"olm.channel","package":"x","name":"stable","entries":[{{"name":"x.v1.0.0"}}]}}
+{{"schema":"olm.bundle","name":"x.v1.0.0","package":"x","image":"{bundle}","properties":[{{"type":"olm.package","value":{{"packageName":"x","version":"1.0.0"}}}},{{"type":"olm.bundle.object","value":{{"data":"{object}"}}}}]}}
+"#
+        ),
+    )];
+    let mut b = Builder::new();
+    let catalog = push_catalog(&mut b, &files, Some(CONFIGS_LABEL));
+    let mirror = b
+        .manifest(CATALOG_REPO, Some("x"), &catalog)
+        .manifest("op/bundle", None, &manifest_body("x-bundle"))
+        .start();
+    let m = mirror.host();
+    let dir = tempfile::tempdir().unwrap();
+    let certs = dir.path().join("certs");
+    std::fs::create_dir(&certs).unwrap();
+    source.write_ca(&certs, "source");
+    mirror.write_ca(&certs, "mirror");
+    let cluster = dir.path().join("cluster.yaml");
+    std::fs::write(
+        &cluster,
+        format!("apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-operator-0}}\nspec:\n  imageDigestMirrors:\n  - source: {a}/op/bundle\n    mirrors: [{m}/op/bundle]\n"),
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let out = support::bin()
+            .env("HOME", dir.path())
+            .env_remove("REGISTRY_AUTH_FILE")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("DOCKER_CONFIG")
+            .args(["operator-check", "-o", "json", "--cert-dir"])
+            .arg(&certs)
+            .arg("-f")
+            .arg(&cluster)
+            .args(["--catalog-image", &format!("{m}/{CATALOG_REPO}:x")])
+            .args(["--package", "x"])
+            .args(extra)
+            .output()
+            .expect("run");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        );
+        (out.status.code(), json_of(&stdout, &stderr))
+    };
+    let (code, json) = run(&[]);
+    assert_eq!(
+        (code, &json["reason"]),
+        (Some(0), &"pathServed".into()),
+        "{json}"
+    );
+    let (code, json) = run(&["--require-mirror"]);
+    assert_eq!(code, Some(1), "{json}");
+    assert_eq!(json["reason"], "imagesNotServed");
+    let images = images(&json["hops"][0]);
+    assert_eq!(
+        images,
+        [
+            (bundle.clone(), "digest".into(), "served".into(), true),
+            (
+                operator.clone(),
+                "notMirrored".into(),
+                "served".into(),
+                true
+            ),
+        ]
+    );
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("notMirrored (served only by {operator})")),
+        "{json}"
+    );
+    assert_eq!(json["nextSteps"][0]["outcome"], "notMirrored");
+}
+
+/// `-o wide` adds where each hop's CSV was read, its dependencies, and
+/// each image's sources tried, signature and detail; `-o summary` is one
+/// line per Subscription and a total with the exit code.
+#[test]
+fn wide_and_summary_outputs() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let (code, out, err) = s.run("etcd.v0.9.0", &["-o", "wide"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("CSV SOURCE"), "{out}");
+    assert!(out.contains("DEPENDENCIES"), "{out}");
+    assert!(
+        out.contains("csvMetadata") && out.contains("bundleObject"),
+        "{out}"
+    );
+    assert!(out.contains("etcd-tools.v1.1.0"), "{out}");
+    let missing = format!(
+        "{}/etcd/etcd-bundle@{} (notFound)",
+        s.host,
+        bundle_digest("etcd.v0.9.2")
+    );
+    assert!(out.contains("TRIED"), "{out}");
+    assert!(
+        out.contains(&missing),
+        "the mirror tried, and its answer: {out}"
+    );
+    let (code, out, err) = s.run("etcd.v0.9.0", &["-o", "summary"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(
+        out,
+        "operators/etcd notReady reason=imagesNotServed package=etcd installed=etcd.v0.9.0 head=etcd.v0.9.4 hops=2 failing=1\ntotal subscriptions=1 ready=0 notReady=1 undetermined=0 exit=1\n"
+    );
+    let (code, out, err) = s.run("etcd.v0.9.4", &["-o", "summary"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.starts_with("operators/etcd ready reason=atHead "),
+        "{out}"
+    );
+}
+
+/// `--cache-dir`: the second run finds the catalog's digest in the cache
+/// and fetches none of its blobs; a corrupt cache file is ignored with a
+/// warning, and the catalog read again (and cached anew).
+#[test]
+fn cache_dir_skips_the_catalog_layers_of_a_known_digest() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let cache = s.dir.path().join("cache");
+    let cache_arg = cache.to_str().unwrap().to_string();
+    let blobs = || reg.requests_to(&format!("/v2/{CATALOG_REPO}/blobs/"));
+    let (code, first, err) = s.run("etcd.v0.9.0", &["-o", "json", "--cache-dir", &cache_arg]);
+    assert_eq!(code, 1, "{first}\n{err}");
+    let read = blobs();
+    assert!(
+        read >= 4,
+        "the config and three layers (for each read): {read}"
+    );
+    let files: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let (code, second, err) = s.run("etcd.v0.9.0", &["-o", "json", "--cache-dir", &cache_arg]);
+    assert_eq!(code, 1, "{second}\n{err}");
+    assert_eq!(blobs(), read, "no catalog blob fetched again");
+    assert_eq!(first, second);
+    assert!(!err.contains("cache"), "{err}");
+    std::fs::write(&files[0], "{\"format\": 1, \"digest\": ").unwrap();
+    let (code, third, err) = s.run("etcd.v0.9.0", &["-o", "json", "--cache-dir", &cache_arg]);
+    assert_eq!(code, 1, "{third}\n{err}");
+    assert_eq!(first, third);
+    assert!(
+        err.contains("is not a usable catalog cache") && err.contains("the catalog is read again"),
+        "{err}"
+    );
+    assert!(blobs() > read, "read again");
+    let (_, _, err) = s.run("etcd.v0.9.0", &["-o", "json", "--cache-dir", &cache_arg]);
+    assert!(!err.contains("cache"), "cached anew: {err}");
+}

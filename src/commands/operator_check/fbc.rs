@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 use std::io::Read;
+use std::path::Path;
 
 use anyhow::Result;
 
@@ -17,7 +18,7 @@ use mirrorpolicy::reference::Reference;
 use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::upgrade::{self, ImageOutcome};
 
-use super::explain_one;
+use super::{cache, explain_one};
 use crate::exit::Failure;
 use crate::steps::blob;
 
@@ -29,6 +30,7 @@ pub(super) async fn read_catalog(
     mode: ShortNameMode,
     packages: BTreeSet<String>,
     arch: Option<&str>,
+    cache_dir: Option<&Path>,
 ) -> Result<(CatalogCheck, Option<Catalog>)> {
     let mut item = explain_one(config, image, mode);
     probe::probe_explanation(ctx, &mut item).await;
@@ -59,26 +61,54 @@ pub(super) async fn read_catalog(
             attempt.detail
         ))
     })?;
-    check.digest = Some(format!("sha256:{}", sha256_hex(&manifest)));
-    let source = Source { physical, insecure };
-    let mut packages = packages;
-    loop {
-        match read_configs(ctx, &source, image, &manifest, packages.clone(), arch).await? {
-            Ok(catalog) => {
-                // The packages that may satisfy a dependency are read in
-                // full too, so the resolver can pick their bundles.
-                let mut more = deps::providing_packages(&catalog);
-                more.retain(|p| !packages.contains(p));
-                if more.is_empty() {
-                    return Ok((check, Some(catalog)));
-                }
-                packages.extend(more);
+    let digest = format!("sha256:{}", sha256_hex(&manifest));
+    check.digest = Some(digest.clone());
+    let cached = cache_dir.and_then(|dir| cache::load(dir, &digest, &packages));
+    let read = match cached {
+        Some(catalog) => Ok(catalog),
+        None => {
+            let source = Source { physical, insecure };
+            let read =
+                read_with_dependencies(ctx, &source, image, &manifest, &packages, arch).await?;
+            if let (Some(dir), Ok(catalog)) = (cache_dir, &read) {
+                cache::store(dir, &digest, &packages, catalog);
             }
-            Err(why) => {
-                check.undetermined = Some(why);
-                return Ok((check, None));
-            }
+            read
         }
+    };
+    match read {
+        Ok(catalog) => Ok((check, Some(catalog))),
+        Err(why) => {
+            check.undetermined = Some(why);
+            Ok((check, None))
+        }
+    }
+}
+
+/// The wanted packages read from the catalog's layers, and again with the
+/// packages that may satisfy a dependency (read in full too, so the
+/// resolver can pick their bundles) until none is missing.
+async fn read_with_dependencies(
+    ctx: &ProbeContext,
+    source: &Source,
+    image: &str,
+    manifest: &[u8],
+    packages: &BTreeSet<String>,
+    arch: Option<&str>,
+) -> Result<Result<Catalog, String>> {
+    let mut packages = packages.clone();
+    loop {
+        let catalog =
+            match read_configs(ctx, source, image, manifest, packages.clone(), arch).await? {
+                Ok(c) => c,
+                Err(why) => return Ok(Err(why)),
+            };
+        let mut more = deps::providing_packages(&catalog);
+        more.retain(|p| !packages.contains(p));
+        if more.is_empty() {
+            return Ok(Ok(catalog));
+        }
+        packages.extend(more);
     }
 }
 

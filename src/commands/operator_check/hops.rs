@@ -256,12 +256,16 @@ pub(super) fn finish(
     mut found: Found,
     hops: Option<Vec<HopCheck>>,
     probed: &BTreeMap<String, (ImageClass, ImageCheck)>,
+    require_mirror: bool,
 ) -> SubscriptionCheck {
     if let (Some(Ok(path)), Some(mut hops)) = (found.path.as_mut(), hops) {
         for image in hops.iter_mut().flat_map(|h| h.images.iter_mut()) {
             if let Some((class, checked)) = probed.get(&image.reference) {
                 image.class = *class;
                 image.check = Some(checked.clone());
+            }
+            if require_mirror {
+                check::require_mirror(image);
             }
         }
         path.2 = hops;

@@ -62,7 +62,7 @@ pub struct RelatedImage {
 }
 
 /// Where a bundle's CSV was read from in the catalog.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum CsvSource {
     /// An `olm.bundle.object` property holding the CSV: its deployments are known.
@@ -78,7 +78,7 @@ pub enum CsvSource {
 }
 
 /// An `olm.bundle` of a wanted package.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
 pub struct Bundle {
     pub name: String,
     pub package: String,
@@ -95,7 +95,7 @@ pub struct Bundle {
 }
 
 /// What any bundle of the catalog offers to a dependency.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
 pub struct Provider {
     pub package: String,
     pub name: String,
@@ -104,7 +104,7 @@ pub struct Provider {
 }
 
 /// One entry of an `olm.channel`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ChannelEntry {
     pub name: String,
@@ -117,7 +117,7 @@ pub struct ChannelEntry {
 }
 
 /// A wanted package: its default channel, channels and bundles.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, Deserialize)]
 pub struct Package {
     pub name: String,
     pub default_channel: Option<String>,
@@ -135,7 +135,7 @@ pub struct FileContent {
 }
 
 /// The wanted packages of a catalog, and every bundle's offer.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, Deserialize)]
 pub struct Catalog {
     pub packages: BTreeMap<String, Package>,
     pub providers: Vec<Provider>,

@@ -55,6 +55,17 @@ pub enum ImageClass {
     TagSkipsDigestMirrors,
     /// A relatedImage with an empty `image`.
     EmptyReference,
+    /// With `--require-mirror`: served only by its own registry, which a
+    /// disconnected cluster cannot reach (decided after probing).
+    NotMirrored,
+}
+
+/// `--require-mirror`: an image the probe found served by its own
+/// registry, not a mirror, becomes [`ImageClass::NotMirrored`].
+pub fn require_mirror(image: &mut HopImage) {
+    if image.check.as_ref().is_some_and(|c| c.served_by_source()) {
+        image.class = ImageClass::NotMirrored;
+    }
 }
 
 /// The class of a probed or unprobed explanation of a non-empty reference.
@@ -95,8 +106,10 @@ impl HopImage {
     /// that skips every digest-only mirror).
     pub fn fails(&self) -> bool {
         self.counted
-            && (self.class == ImageClass::TagSkipsDigestMirrors
-                || self.check.as_ref().is_some_and(|c| c.outcome.fails()))
+            && (matches!(
+                self.class,
+                ImageClass::TagSkipsDigestMirrors | ImageClass::NotMirrored
+            ) || self.check.as_ref().is_some_and(|c| c.outcome.fails()))
     }
 
     fn undetermined(&self) -> bool {
@@ -298,6 +311,10 @@ fn describe(m: &HopImage) -> String {
     };
     let what = match (&m.check, m.class) {
         (_, ImageClass::TagSkipsDigestMirrors) => "tagSkipsDigestMirrors".to_string(),
+        (Some(c), ImageClass::NotMirrored) => format!(
+            "notMirrored (served only by {})",
+            c.served_by.as_deref().unwrap_or_default()
+        ),
         (Some(c), _) => c.outcome.as_str().to_string(),
         (None, _) => "unprobed".to_string(),
     };
@@ -359,9 +376,15 @@ fn next_steps(sub: &SubscriptionCheck, reason: &str) -> Vec<NextStep> {
             commands: Vec::new(),
         });
     }
+    steps.extend(not_mirrored_step(&failing));
     let other: Vec<String> = failing
         .iter()
-        .filter(|m| m.class != ImageClass::TagSkipsDigestMirrors)
+        .filter(|m| {
+            !matches!(
+                m.class,
+                ImageClass::TagSkipsDigestMirrors | ImageClass::NotMirrored
+            )
+        })
         .filter_map(|m| m.check.as_ref())
         .filter(|c| !matches!(c.outcome, ImageOutcome::Missing | ImageOutcome::Served))
         .map(|c| format!("{} {}: {}", c.outcome.as_str(), c.reference, c.detail))
@@ -374,6 +397,20 @@ fn next_steps(sub: &SubscriptionCheck, reason: &str) -> Vec<NextStep> {
         });
     }
     steps
+}
+
+/// The step for the images served only by their own registry (`--require-mirror`).
+fn not_mirrored_step(failing: &[&HopImage]) -> Option<NextStep> {
+    let unmirrored: Vec<&str> = failing
+        .iter()
+        .filter(|m| m.class == ImageClass::NotMirrored)
+        .map(|m| m.reference.as_str())
+        .collect();
+    (!unmirrored.is_empty()).then(|| NextStep {
+        outcome: "notMirrored".into(),
+        step: format!("{} pulled from their own registry, which a disconnected cluster cannot reach: mirror them with oc-mirror (add the package, or the images under additionalImages, to the ImageSetConfiguration) and apply the ImageDigestMirrorSet it writes (idms-oc-mirror.yaml)", unmirrored.join(", ")),
+        commands: Vec::new(),
+    })
 }
 
 #[cfg(test)]
@@ -587,6 +624,16 @@ mod tests {
                         }],
                     )
                 }]),
+                Readiness::NotReady,
+                "imagesNotServed",
+            ),
+            (
+                "not mirrored",
+                None,
+                ok(vec![hop(
+                    "etcd.v2",
+                    vec![image(ImageClass::NotMirrored, Served, true)],
+                )]),
                 Readiness::NotReady,
                 "imagesNotServed",
             ),

@@ -6,6 +6,7 @@
 //! images each hop pulls ([`check`]).
 
 pub mod bundle;
+pub mod cache;
 pub mod catalog;
 pub mod check;
 pub mod deps;

@@ -103,6 +103,24 @@ pub struct ImageCheck {
     pub detail: String,
 }
 
+impl ImageCheck {
+    /// Whether the image was served by its own registry, not a mirror:
+    /// a pull a disconnected cluster cannot make (`--require-mirror`).
+    /// A source under `mirrorSourcePolicy: NeverContactSource` is blocked
+    /// in the rendered registries.conf (runtime-utils sets `blocked =
+    /// true`), so it never serves and needs no rule of its own here.
+    pub fn served_by_source(&self) -> bool {
+        let Some(by) = self.served_by.as_deref() else {
+            return false;
+        };
+        self.outcome == ImageOutcome::Served
+            && self
+                .pull_sources
+                .iter()
+                .any(|s| s.reference == by && s.role == Role::Source)
+    }
+}
+
 /// Classifies a probed explanation of `reference` (named `name`).
 pub fn check_image(name: &str, item: &Explanation) -> ImageCheck {
     let candidate = item

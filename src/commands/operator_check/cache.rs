@@ -1,0 +1,55 @@
+//! The catalog cache of `--cache-dir` on disk: the file of a catalog digest
+//! and package set loaded (a file that cannot be used is ignored, with a
+//! warning) or written (a failure to write is a warning, not an error).
+//! The name and format of the files are the core's ([`mirrorpolicy::olm::cache`]).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use mirrorpolicy::olm::cache;
+use mirrorpolicy::olm::catalog::Catalog;
+
+use crate::term;
+
+/// The cached catalog of `digest` read for `packages`, when there is a usable one.
+pub(super) fn load(dir: &Path, digest: &str, packages: &BTreeSet<String>) -> Option<Catalog> {
+    let path = dir.join(cache::file_name(digest, packages));
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            term::warn(format!(
+                "{}: {e}: the catalog is read again",
+                path.display()
+            ));
+            return None;
+        }
+    };
+    match cache::decode(&bytes, digest, packages) {
+        Ok(catalog) => Some(catalog),
+        Err(why) => {
+            term::warn(format!(
+                "{} is not a usable catalog cache ({why}): the catalog is read again",
+                path.display()
+            ));
+            None
+        }
+    }
+}
+
+/// Writes the catalog of `digest` read for `packages` (through a temporary
+/// file renamed over the old one, so a reader never sees half a file).
+pub(super) fn store(dir: &Path, digest: &str, packages: &BTreeSet<String>, catalog: &Catalog) {
+    let path = dir.join(cache::file_name(digest, packages));
+    let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+    let written = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&tmp, cache::encode(digest, packages, catalog)))
+        .and_then(|()| std::fs::rename(&tmp, &path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        term::warn(format!(
+            "{}: {e}: the catalog is not cached",
+            path.display()
+        ));
+    }
+}

@@ -82,6 +82,10 @@ fn write_header(out: &mut dyn Write, c: &SubscriptionCheck) -> io::Result<()> {
             .unwrap_or_default();
         writeln!(out, "              {}{by}{digest}", p.outcome.as_str())?;
     }
+    if let Some(pool) = &c.catalog.pool {
+        let why = c.catalog.pool_reason.as_deref().unwrap_or_default();
+        writeln!(out, "Pool:         {pool} ({why})")?;
+    }
     let installed = c
         .installed_csv
         .as_deref()

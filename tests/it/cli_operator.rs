@@ -798,3 +798,107 @@ fn several_contexts_each_check_their_own_cluster() {
         "{out}"
     );
 }
+
+/// An ImagePolicy in `namespace` requiring signatures for `scope` (a key
+/// nothing here is signed with).
+fn image_policy(namespace: &str, scope: &str) -> String {
+    format!("---\napiVersion: config.openshift.io/v1\nkind: ImagePolicy\nmetadata: {{name: signed, namespace: {namespace}}}\nspec:\n  scopes: [{scope}]\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFK0tpN0I3K2tpTFdPSmRQWXBZanRqUmtXVnBxRgpuNHl1TjU2VjZHaGdLRm5SZjJqemlweEFWR084cm0vWUVQU3d2clBORHJqdnA0YlpoNm5NR0Z0NzhBPT0KLS0tLS1FTkQgUFVCTElDIEtFWS0tLS0t\n    signedIdentity:\n      matchPolicy: MatchRepository\n")
+}
+
+/// The registry pod runs where `spec.grpcPodConfig.nodeSelector` puts it:
+/// the pool of the Nodes it selects (`infra`), else worker.
+#[test]
+fn the_catalog_is_explained_for_the_pool_its_node_selector_selects() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0");
+    let (code, out, err) = s.run("etcd.v0.9.0", &["-o", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["catalog"]["pool"], "worker");
+    assert_eq!(
+        json["catalog"]["poolReason"],
+        "no grpcPodConfig.nodeSelector: a worker"
+    );
+    let infra = objects.replace(
+        "spec:\n  sourceType: grpc\n",
+        "spec:\n  sourceType: grpc\n  grpcPodConfig:\n    nodeSelector: {node-role.kubernetes.io/infra: ''}\n",
+    ) + "---\napiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata: {name: infra}\nspec:\n  nodeSelector: {matchLabels: {node-role.kubernetes.io/infra: ''}}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: infra-0\n  labels: {node-role.kubernetes.io/worker: '', node-role.kubernetes.io/infra: '', kubernetes.io/arch: amd64}\n";
+    assert_ne!(infra, objects);
+    let mut c = s.cmd();
+    c.arg("-f").arg(s.write(&infra)).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["catalog"]["pool"], "infra", "{}", json["catalog"]);
+    assert_eq!(
+        json["catalog"]["poolReason"],
+        "its nodeSelector node-role.kubernetes.io/infra= selects nodes in infra (1) (the pool of the most)"
+    );
+    let server = ApiBuilder::openshift().objects_from_yaml(&infra).start();
+    let (code, live, err) = s.run_live(&server, &["-n", "operators"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        live.contains("Pool:         infra (its nodeSelector node-role.kubernetes.io/infra= selects nodes in infra (1) (the pool of the most))"),
+        "{live}"
+    );
+}
+
+/// CRI-O applies a namespace's own policy (its ImagePolicies) to the pods
+/// of that namespace: the bundle unpack Job runs in the CatalogSource's,
+/// the operator in the Subscription's. A policy elsewhere changes nothing.
+#[test]
+fn bundle_and_operator_images_follow_their_namespace_image_policy() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0");
+    let verdict = |extra: &str| {
+        let mut c = s.cmd();
+        c.arg("-f")
+            .arg(s.write(&(objects.clone() + extra)))
+            .args(["-o", "json"]);
+        let (code, out, err) = output(c);
+        (code, json_of(&out, &err))
+    };
+    let (code, json) = verdict("");
+    assert_eq!(code, 0, "{json}");
+    for (namespace, scope, ready) in [
+        ("openshift-marketplace", BUNDLE_SOURCE, false),
+        ("operators", BUNDLE_SOURCE, true),
+        ("operators", OPERATOR_SOURCE, false),
+        ("openshift-marketplace", OPERATOR_SOURCE, true),
+    ] {
+        let (code, json) = verdict(&image_policy(namespace, scope));
+        assert_eq!(
+            json["ready"], ready,
+            "{namespace} {scope}: {}",
+            json["message"]
+        );
+        assert_eq!(code, if ready { 0 } else { 1 }, "{namespace} {scope}");
+        if !ready {
+            let failing = json["hops"][0]["images"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|i| i["reference"].as_str().unwrap().starts_with(scope))
+                .expect("the image")
+                .clone();
+            assert_ne!(failing["check"]["outcome"], "served", "{failing}");
+        }
+    }
+    // The registry pod runs in the CatalogSource's namespace too.
+    let catalog = format!("{}/{CATALOG_REPO}", s.host);
+    let (code, json) = verdict(&image_policy("openshift-marketplace", &catalog));
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (1, Some("catalogNotServed")),
+        "{json}"
+    );
+    assert_eq!(
+        json["catalog"]["check"]["outcome"], "unsigned",
+        "{}",
+        json["catalog"]
+    );
+    let (code, _) = verdict(&image_policy("operators", &catalog));
+    assert_eq!(code, 0);
+}

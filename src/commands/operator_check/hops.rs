@@ -17,17 +17,20 @@ use mirrorpolicy::upgrade::{self, ImageCheck, Readiness};
 
 use super::explain_one;
 use super::subscriptions::Wanted;
+use super::views::ViewKey;
 use crate::cli::OperatorCheckArgs;
 
 /// The resolver's answer for one Subscription, and its hops (images unprobed).
 pub(super) fn resolve_one(
     w: &Wanted,
-    catalogs: &BTreeMap<String, (CatalogCheck, Option<Catalog>)>,
+    catalogs: &BTreeMap<(String, ViewKey), (CatalogCheck, Option<Catalog>)>,
     args: &OperatorCheckArgs,
 ) -> (Found, Option<Vec<HopCheck>>) {
     let (source, image, catalog) = match &w.catalog {
         Err((source, why)) => {
             let check = CatalogCheck {
+                pool: None,
+                pool_reason: None,
                 source: source.clone(),
                 image: String::new(),
                 digest: None,
@@ -36,10 +39,16 @@ pub(super) fn resolve_one(
             };
             return unread(check);
         }
-        Ok((source, image)) => (source, image, &catalogs[image]),
+        Ok((source, image)) => (
+            source,
+            image,
+            &catalogs[&(image.clone(), w.catalog_view.clone())],
+        ),
     };
     let mut check = catalog.0.clone();
     check.source = source.clone();
+    check.pool = Some(w.pool.pool.clone());
+    check.pool_reason = Some(w.pool.why.clone());
     let Some(cat) = &catalog.1 else {
         return unread(check);
     };

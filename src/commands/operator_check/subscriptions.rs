@@ -13,11 +13,14 @@ use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::olm::objects::{
     self as olm, CatalogOrigin, CatalogSource, InstallPlan, Subscription,
 };
+use mirrorpolicy::olm::placement::{registry_pool, Placement};
 use mirrorpolicy::source::api::{
     self as live, ClusterError, Resource, CATALOG_SOURCES, CLUSTER_SERVICE_VERSIONS, INSTALL_PLANS,
     SUBSCRIPTIONS,
 };
 use mirrorpolicy::source::file;
+
+use super::views::ViewKey;
 
 use crate::cli::OperatorCheckArgs;
 use crate::exit::Failure;
@@ -31,6 +34,11 @@ pub(super) struct Wanted {
     pub installed_version: Option<String>,
     /// The InstallPlan its status names, when it was read.
     pub plan: Option<InstallPlan>,
+    /// The pool whose nodes run its catalog's registry pod.
+    pub pool: Placement,
+    /// The configuration its catalog image is explained with (set once
+    /// the pools are rendered).
+    pub catalog_view: ViewKey,
 }
 
 /// The OLM objects read, each `(where it was read, object)`, and where from.
@@ -40,8 +48,13 @@ struct OlmObjects {
     live: Option<Option<String>>,
 }
 
-/// The Subscriptions read (those named, in `-n`), or the `--package` one.
-pub(super) fn wanted(settings: &Settings, args: &OperatorCheckArgs) -> Result<Vec<Wanted>> {
+/// The Subscriptions read (those named, in `-n`), or the `--package` one;
+/// each catalog's pool from the Nodes and pools of `inputs`.
+pub(super) fn wanted(
+    settings: &Settings,
+    args: &OperatorCheckArgs,
+    inputs: &Inputs,
+) -> Result<Vec<Wanted>> {
     let read = olm_objects(settings, args)?;
     let of_kind = |k: &'static str| {
         read.found
@@ -72,6 +85,9 @@ pub(super) fn wanted(settings: &Settings, args: &OperatorCheckArgs) -> Result<Ve
                 .iter()
                 .find(|c| c.name == sub.source && c.namespace == sub.source_namespace);
             let catalog = catalog_of(args, &sub, source, live);
+            let no_selector = BTreeMap::new();
+            let selector = source.map_or(&no_selector, |c| &c.node_selector);
+            let pool = registry_pool(selector, &inputs.nodes, &inputs.pools);
             // With --package there is no namespace: a CSV of that name in any.
             let installed_version = sub.installed_csv.as_ref().and_then(|csv| {
                 versions
@@ -92,6 +108,8 @@ pub(super) fn wanted(settings: &Settings, args: &OperatorCheckArgs) -> Result<Ve
                 catalog,
                 installed_version,
                 plan,
+                catalog_view: (pool.pool.clone(), None),
+                pool,
             }
         })
         .collect())
@@ -338,13 +356,14 @@ fn catalog_of(
     }
 }
 
-/// Each catalog image to read, with the packages wanted from it.
-pub(super) fn images_to_read(wanted: &[Wanted]) -> BTreeMap<String, BTreeSet<String>> {
-    let mut images: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+/// Each catalog image to read, with the configuration it is explained
+/// with, and the packages wanted from it.
+pub(super) fn images_to_read(wanted: &[Wanted]) -> BTreeMap<(String, ViewKey), BTreeSet<String>> {
+    let mut images: BTreeMap<(String, ViewKey), BTreeSet<String>> = BTreeMap::new();
     for w in wanted {
         if let Ok((_, image)) = &w.catalog {
             images
-                .entry(image.clone())
+                .entry((image.clone(), w.catalog_view.clone()))
                 .or_default()
                 .insert(w.sub.package.clone());
         }

@@ -108,12 +108,19 @@ pub struct HopCheck {
     pub images: Vec<HopImage>,
 }
 
-/// The catalog image as CRI-O on a worker pulls it.
+/// The catalog image as CRI-O on the registry pod's node pulls it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogCheck {
     /// `namespace/name` of the CatalogSource, when one was read.
     pub source: Option<String>,
+    /// The MachineConfigPool whose nodes run its registry pod, whose
+    /// configuration the image is explained with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
+    /// Why that pool (its nodeSelector, the nodes it selects).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool_reason: Option<String>,
     pub image: String,
     /// The manifest digest of what was read.
     pub digest: Option<String>,
@@ -352,6 +359,8 @@ mod tests {
 
     fn catalog(check: Option<ImageCheck>) -> CatalogCheck {
         CatalogCheck {
+            pool: None,
+            pool_reason: None,
             source: None,
             image: "m.io/cat:v1".into(),
             digest: None,

@@ -10,6 +10,7 @@ pub mod check;
 pub mod fs;
 pub mod image;
 pub mod objects;
+pub mod placement;
 pub mod plan;
 pub mod range;
 pub mod resolve;

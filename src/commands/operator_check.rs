@@ -26,6 +26,7 @@ use crate::term;
 
 mod fbc;
 mod hops;
+mod secrets;
 mod subscriptions;
 mod views;
 
@@ -99,18 +100,33 @@ fn collect(settings: &Settings, args: &OperatorCheckArgs) -> Result<Vec<Subscrip
     )?;
     let runtime = inputs::runtime()?;
     let arch = args.arch.clone().or_else(|| worker_arch(&inputs));
+    let secret_read = secrets::read(settings, args.filenames.is_empty(), &wanted)?;
+    for w in &mut wanted {
+        w.secret_notes = secrets::notes(w, &secret_read);
+    }
     let mut catalogs = BTreeMap::new();
-    for ((image, key), packages) in images_to_read(&wanted) {
-        let config = views.config(&key);
+    for (key, (first, packages)) in images_to_read(&wanted) {
+        let config = views.config(&key.1);
+        let files = secrets::files(&wanted[first], &secret_read);
+        let with_secrets;
+        let probe_ctx = if files.is_empty() {
+            &ctx
+        } else {
+            with_secrets = ProbeContext {
+                prober: ctx.prober.with_auth_first(files),
+                registries_d: ctx.registries_d.clone(),
+            };
+            &with_secrets
+        };
         let read = runtime.block_on(read_catalog(
-            &ctx,
+            probe_ctx,
             &config,
-            &image,
+            &key.0,
             mode,
             packages,
             arch.as_deref(),
         ))?;
-        catalogs.insert((image, key), read);
+        catalogs.insert(key, read);
     }
     let resolved: Vec<_> = wanted
         .iter()

@@ -902,3 +902,73 @@ fn bundle_and_operator_images_follow_their_namespace_image_policy() {
     let (code, _) = verdict(&image_policy("operators", &catalog));
     assert_eq!(code, 0);
 }
+
+/// A CatalogSource's `spec.secrets`: live, each is read and tried before
+/// the global pull secret for its catalog image (on a registry that wants
+/// credentials); one that cannot be read is named, and the catalog probed
+/// without it. With `-f`, Secrets are not read.
+#[test]
+fn catalog_source_pull_secrets_are_read_live_and_named_when_not() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let mut b = Builder::new().basic("catalog", "s3cret");
+    let manifest = push_catalog(
+        &mut b,
+        &catalog_files(&backup_by_digest()),
+        Some(CONFIGS_LABEL),
+    );
+    let private = b.manifest(CATALOG_REPO, Some("v4.21"), &manifest).start();
+    private.write_ca(&s.certs, "private");
+    let objects = cluster(&s.host, "etcd.v0.9.0").replace(
+        &format!("  image: {}/{CATALOG_REPO}:v4.21\n", s.host),
+        &format!(
+            "  image: {}/{CATALOG_REPO}:v4.21\n  secrets: [catalog-pull]\n",
+            private.host()
+        ),
+    );
+    let auth = base64::engine::general_purpose::STANDARD.encode("catalog:s3cret");
+    let config = base64::engine::general_purpose::STANDARD.encode(format!(
+        r#"{{"auths":{{"{}":{{"auth":"{auth}"}}}}}}"#,
+        private.host()
+    ));
+    let secret = format!("---\napiVersion: v1\nkind: Secret\nmetadata: {{name: catalog-pull, namespace: openshift-marketplace}}\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: {config}\n");
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&(objects.clone() + &secret))
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    let note = &json["catalog"]["pullSecrets"][0];
+    assert_eq!(
+        (note["name"].as_str(), note["read"].as_bool()),
+        (Some("catalog-pull"), Some(true)),
+        "{note}"
+    );
+    assert!(
+        json["catalog"]["check"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Secret/openshift-marketplace/catalog-pull"),
+        "{}",
+        json["catalog"]["check"]
+    );
+
+    let server = ApiBuilder::openshift().objects_from_yaml(&objects).start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(
+        out.contains("Secrets:      CatalogSource openshift-marketplace/cs-etcd-index-v4-21 names pull secret catalog-pull, which could not be read: it does not exist; the catalog is probed without it"),
+        "{out}"
+    );
+    assert!(out.contains("NOT READY (catalogNotServed)"), "{out}");
+
+    let mut c = s.cmd();
+    c.arg("-f").arg(s.write(&objects)).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(
+        json["catalog"]["pullSecrets"][0]["message"],
+        "CatalogSource openshift-marketplace/cs-etcd-index-v4-21 names pull secret catalog-pull, which could not be read: Secrets are not read from the files of -f; the catalog is probed without it"
+    );
+}

@@ -36,6 +36,7 @@ pub(super) async fn read_catalog(
     let mut check = CatalogCheck {
         pool: None,
         pool_reason: None,
+        pull_secrets: Vec::new(),
         source: None,
         image: image.to_string(),
         digest: None,

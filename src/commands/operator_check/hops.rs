@@ -16,14 +16,13 @@ use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::upgrade::{self, ImageCheck, Readiness};
 
 use super::explain_one;
-use super::subscriptions::Wanted;
-use super::views::ViewKey;
+use super::subscriptions::{CatalogKey, Wanted};
 use crate::cli::OperatorCheckArgs;
 
 /// The resolver's answer for one Subscription, and its hops (images unprobed).
 pub(super) fn resolve_one(
     w: &Wanted,
-    catalogs: &BTreeMap<(String, ViewKey), (CatalogCheck, Option<Catalog>)>,
+    catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
     args: &OperatorCheckArgs,
 ) -> (Found, Option<Vec<HopCheck>>) {
     let (source, image, catalog) = match &w.catalog {
@@ -31,6 +30,7 @@ pub(super) fn resolve_one(
             let check = CatalogCheck {
                 pool: None,
                 pool_reason: None,
+                pull_secrets: Vec::new(),
                 source: source.clone(),
                 image: String::new(),
                 digest: None,
@@ -39,16 +39,13 @@ pub(super) fn resolve_one(
             };
             return unread(check);
         }
-        Ok((source, image)) => (
-            source,
-            image,
-            &catalogs[&(image.clone(), w.catalog_view.clone())],
-        ),
+        Ok((source, image)) => (source, image, &catalogs[&w.catalog_key(image)]),
     };
     let mut check = catalog.0.clone();
     check.source = source.clone();
     check.pool = Some(w.pool.pool.clone());
     check.pool_reason = Some(w.pool.why.clone());
+    check.pull_secrets = w.secret_notes.clone();
     let Some(cat) = &catalog.1 else {
         return unread(check);
     };

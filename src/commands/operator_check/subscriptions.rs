@@ -10,6 +10,7 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use mirrorpolicy::objects::Inputs;
+use mirrorpolicy::olm::check::PullSecretNote;
 use mirrorpolicy::olm::objects::{
     self as olm, CatalogOrigin, CatalogSource, InstallPlan, Subscription,
 };
@@ -39,6 +40,23 @@ pub(super) struct Wanted {
     /// The configuration its catalog image is explained with (set once
     /// the pools are rendered).
     pub catalog_view: ViewKey,
+    /// Its CatalogSource's `spec.secrets`.
+    pub secrets: Vec<String>,
+    /// What the output says of each (set once they are read).
+    pub secret_notes: Vec<PullSecretNote>,
+}
+
+/// A catalog read: its image, the configuration it is explained with and
+/// the pull secrets (`namespace/name`) looked up first.
+pub(super) type CatalogKey = (String, ViewKey, Vec<String>);
+
+impl Wanted {
+    /// The key of its catalog image `image`.
+    pub fn catalog_key(&self, image: &str) -> CatalogKey {
+        let ns = &self.sub.source_namespace;
+        let secrets = self.secrets.iter().map(|s| format!("{ns}/{s}")).collect();
+        (image.to_string(), self.catalog_view.clone(), secrets)
+    }
 }
 
 /// The OLM objects read, each `(where it was read, object)`, and where from.
@@ -110,6 +128,8 @@ pub(super) fn wanted(
                 plan,
                 catalog_view: (pool.pool.clone(), None),
                 pool,
+                secrets: source.map(|c| c.secrets.clone()).unwrap_or_default(),
+                secret_notes: Vec::new(),
             }
         })
         .collect())
@@ -356,15 +376,17 @@ fn catalog_of(
     }
 }
 
-/// Each catalog image to read, with the configuration it is explained
-/// with, and the packages wanted from it.
-pub(super) fn images_to_read(wanted: &[Wanted]) -> BTreeMap<(String, ViewKey), BTreeSet<String>> {
-    let mut images: BTreeMap<(String, ViewKey), BTreeSet<String>> = BTreeMap::new();
-    for w in wanted {
+/// Each catalog image to read, with the configuration and pull secrets it
+/// is probed with: the first Subscription that reads it, and the packages
+/// wanted from it.
+pub(super) fn images_to_read(wanted: &[Wanted]) -> BTreeMap<CatalogKey, (usize, BTreeSet<String>)> {
+    let mut images: BTreeMap<CatalogKey, (usize, BTreeSet<String>)> = BTreeMap::new();
+    for (i, w) in wanted.iter().enumerate() {
         if let Ok((_, image)) = &w.catalog {
             images
-                .entry((image.clone(), w.catalog_view.clone()))
-                .or_default()
+                .entry(w.catalog_key(image))
+                .or_insert_with(|| (i, BTreeSet::new()))
+                .1
                 .insert(w.sub.package.clone());
         }
     }

@@ -675,7 +675,12 @@ fn a_pending_install_plan_is_authoritative_for_hop_one() {
     let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
     let s = Setup::new(&reg);
     let objects = cluster(&s.host, "etcd.v0.9.0");
-    let to_head = with_install_plan(&objects, "etcd.v0.9.0", "etcd.v0.9.4", "RequiresApproval");
+    let to_head = with_install_plan(&objects, "etcd.v0.9.0", "etcd.v0.9.4", "RequiresApproval")
+        // The Subscription switched to Automatic after OLM made the Manual plan.
+        .replace(
+            "installPlanApproval: Manual",
+            "installPlanApproval: Automatic",
+        );
     let files = s.write(&to_head);
     let mut c = s.cmd();
     c.arg("-f").arg(&files).args(["-o", "json"]);
@@ -689,6 +694,7 @@ fn a_pending_install_plan_is_authoritative_for_hop_one() {
         .map(|h| (h["to"].as_str().unwrap(), h["edge"].as_str().unwrap()))
         .collect();
     assert_eq!(hops, [("etcd.v0.9.4", "installPlan")]);
+    assert_eq!(json["hops"][0]["approval"], "Manual");
     let plan = &json["installPlan"];
     assert_eq!(
         (

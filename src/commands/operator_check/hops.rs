@@ -84,13 +84,24 @@ pub(super) fn resolve_one(
             None,
         ),
         Ok(path) => {
-            let hops = hop_checks(&cat.packages[&s.package], &path, &s.approval, args.operands);
+            let mut hops = hop_checks(&cat.packages[&s.package], &path, &s.approval, args.operands);
+            with_plan_approval(&mut hops, plan.as_ref());
             let found = Found {
                 catalog: check,
                 path: Some(Ok((path.head, path.end, Vec::new()))),
                 plan,
             };
             (found, Some(hops))
+        }
+    }
+}
+
+/// The InstallPlan's hop waits for the plan's own approval (a Manual plan
+/// stays Manual after the Subscription is switched to Automatic).
+fn with_plan_approval(hops: &mut [HopCheck], plan: Option<&plan::PlanCheck>) {
+    if let (Some(first), Some(p)) = (hops.first_mut(), plan) {
+        if first.edge == resolve::Edge::InstallPlan && !p.approval.is_empty() {
+            first.approval = p.approval.clone();
         }
     }
 }

@@ -1,7 +1,8 @@
 //! A CatalogSource's `spec.secrets`: pull secrets of its namespace that
-//! OLM puts on the registry pod (`imagePullSecrets`). The kubelet looks a
-//! pod's pull secrets up before the node's credentials (the global pull
-//! secret), so live, each is read and its auth file put before the global
+//! OLM puts on the registry pod's ServiceAccount (`imagePullSecrets`,
+//! operator-lifecycle-manager `pkg/controller/registry/reconciler/grpc.go`),
+//! which the pod gets. The kubelet looks a pod's pull secrets up before
+//! the node's credentials (the global pull secret), so live, each is read and its auth file put before the global
 //! one for the probe of that catalog image; one that cannot be read
 //! (forbidden, missing, not a pull secret) is named in the output, and the
 //! catalog is probed with the global pull secret. With `-f`, Secrets are

@@ -2,10 +2,11 @@
 //! that its catalog image is explained with that pool's registries.conf
 //! and policy.
 //!
-//! OLM copies `spec.grpcPodConfig.nodeSelector` onto the registry pod
-//! (operator-lifecycle-manager `pkg/controller/registry/reconciler`:
-//! `Pod`'s `NodeSelector`), and the scheduler places it on a node whose
-//! labels hold every pair. The pool is that of the nodes it selects (each
+//! OLM gives the registry pod the nodeSelector `kubernetes.io/os: linux`,
+//! replaced by `spec.grpcPodConfig.nodeSelector` when the CatalogSource
+//! sets one (operator-lifecycle-manager `pkg/controller/registry/reconciler`
+//! `Pod`), and the scheduler places it on a node whose labels hold every
+//! pair. The pool is that of the nodes it selects (each
 //! node's pool as [`crate::journal::pool::node_pool`] finds it); without
 //! Nodes to read, the pool whose own `nodeSelector` selects those labels (a
 //! custom pool before `worker`, as the MCO gives a node in both to the

@@ -637,6 +637,29 @@ fn live_without_olm_or_forbidden_is_a_cluster_error() {
         ),
         "{err}"
     );
+    // A package checked by name needs no OLM object: the mirror
+    // configuration is still the cluster's.
+    let catalog = format!("{}/{CATALOG_REPO}:v4.21", s.host);
+    let args = [
+        "--package",
+        "etcd",
+        "--catalog-image",
+        &catalog,
+        "--installed",
+        "etcd.v0.9.0",
+        "-o",
+        "json",
+    ];
+    let (code, out, err) = s.run_live(&server, &args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err)["reason"], "pathServed");
+    assert!(
+        server
+            .log()
+            .iter()
+            .any(|l| l.path.ends_with("/imagedigestmirrorsets")),
+        "the mirror sets are read live"
+    );
     for (verb, plural) in [("list", "subscriptions"), ("get", "catalogsources")] {
         let server = ApiBuilder::openshift()
             .forbid(verb, plural)

@@ -990,6 +990,21 @@ fn catalog_source_pull_secrets_are_read_live_and_named_when_not() {
         "{out}"
     );
     assert!(out.contains("NOT READY (catalogNotServed)"), "{out}");
+    let server = ApiBuilder::openshift()
+        .forbid_in("get", "secrets", "openshift-marketplace")
+        .objects_from_yaml(&(objects.clone() + &secret))
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let note = &json_of(&out, &err)["catalog"]["pullSecrets"][0];
+    let message = note["message"].as_str().unwrap();
+    assert!(
+        message
+            .contains("names pull secret catalog-pull, which could not be read: forbidden (needs ")
+            && message.contains("secrets")
+            && note["read"] == false,
+        "{note}"
+    );
 
     let mut c = s.cmd();
     c.arg("-f").arg(s.write(&objects)).args(["-o", "json"]);

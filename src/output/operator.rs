@@ -135,6 +135,14 @@ fn write_header(out: &mut dyn Write, c: &SubscriptionCheck) -> io::Result<()> {
             .unwrap_or_default();
         writeln!(out, "              {}{by}{digest}", p.outcome.as_str())?;
     }
+    if let Some(pool) = &c.catalog.pool {
+        let why = c.catalog.pool_reason.as_deref().unwrap_or_default();
+        writeln!(out, "Pool:         {pool} ({why})")?;
+    }
+    for (i, secret) in c.catalog.pull_secrets.iter().enumerate() {
+        let label = if i == 0 { "Secrets:" } else { "" };
+        writeln!(out, "{label:<14}{}", secret.message)?;
+    }
     let installed = c
         .installed_csv
         .as_deref()

@@ -306,22 +306,35 @@ fn fetch_live_trust(
 /// The auth file in the pull secret `s` (named `origin` in errors): its
 /// `data.".dockerconfigjson"`, base64-decoded.
 fn decode_pull_secret(origin: &str, s: &serde_json::Value) -> Result<AuthFile> {
+    secret_auth_file(origin, s).map_err(|e| Failure::cluster(e).into())
+}
+
+/// The auth file of a pull secret `s` (named `origin` in messages): its
+/// `data.".dockerconfigjson"` (`kubernetes.io/dockerconfigjson`), or a
+/// legacy `data.".dockercfg"` (`kubernetes.io/dockercfg`), base64-decoded.
+/// Helpers it names are never run.
+pub fn secret_auth_file(origin: &str, s: &serde_json::Value) -> Result<AuthFile, String> {
     use base64::Engine;
+    let (key, legacy) = match s.pointer("/data/.dockerconfigjson") {
+        Some(_) => (".dockerconfigjson", false),
+        None if s.pointer("/data/.dockercfg").is_some() => (".dockercfg", true),
+        None => return Err(format!("{origin}: no data field .dockerconfigjson")),
+    };
     let data = s
-        .pointer("/data/.dockerconfigjson")
+        .pointer(&format!("/data/{key}"))
         .and_then(|v| v.as_str())
-        .ok_or_else(|| Failure::cluster(format!("{origin}: no data field .dockerconfigjson")))?;
+        .ok_or_else(|| format!("{origin}: data.\"{key}\" is not a string"))?;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(data.trim())
-        .map_err(|_| {
-            Failure::cluster(format!(
-                "{origin}: data.\".dockerconfigjson\" is not base64"
-            ))
-        })?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        Failure::cluster(format!("{origin}: data.\".dockerconfigjson\" is not UTF-8"))
-    })?;
-    Ok(AuthFile::parse_from_cluster(origin, &text).map_err(|e| Failure::cluster(e.to_string()))?)
+        .map_err(|_| format!("{origin}: data.\"{key}\" is not base64"))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| format!("{origin}: data.\"{key}\" is not UTF-8"))?;
+    let file = if legacy {
+        AuthFile::parse(origin, &text, true)
+    } else {
+        AuthFile::parse_from_cluster(origin, &text)
+    };
+    file.map_err(|e| e.to_string())
 }
 
 /// The CAs of the ConfigMap `Image.spec.additionalTrustedCA` names, from

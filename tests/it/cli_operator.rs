@@ -799,6 +799,29 @@ fn live_without_olm_or_forbidden_is_a_cluster_error() {
         ),
         "{err}"
     );
+    // A package checked by name needs no OLM object: the mirror
+    // configuration is still the cluster's.
+    let catalog = format!("{}/{CATALOG_REPO}:v4.21", s.host);
+    let args = [
+        "--package",
+        "etcd",
+        "--catalog-image",
+        &catalog,
+        "--installed",
+        "etcd.v0.9.0",
+        "-o",
+        "json",
+    ];
+    let (code, out, err) = s.run_live(&server, &args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err)["reason"], "pathServed");
+    assert!(
+        server
+            .log()
+            .iter()
+            .any(|l| l.path.ends_with("/imagedigestmirrorsets")),
+        "the mirror sets are read live"
+    );
     for (verb, plural) in [("list", "subscriptions"), ("get", "catalogsources")] {
         let server = ApiBuilder::openshift()
             .forbid(verb, plural)
@@ -837,7 +860,12 @@ fn a_pending_install_plan_is_authoritative_for_hop_one() {
     let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
     let s = Setup::new(&reg);
     let objects = cluster(&s.host, "etcd.v0.9.0");
-    let to_head = with_install_plan(&objects, "etcd.v0.9.0", "etcd.v0.9.4", "RequiresApproval");
+    let to_head = with_install_plan(&objects, "etcd.v0.9.0", "etcd.v0.9.4", "RequiresApproval")
+        // The Subscription switched to Automatic after OLM made the Manual plan.
+        .replace(
+            "installPlanApproval: Manual",
+            "installPlanApproval: Automatic",
+        );
     let files = s.write(&to_head);
     let mut c = s.cmd();
     c.arg("-f").arg(&files).args(["-o", "json"]);
@@ -851,6 +879,7 @@ fn a_pending_install_plan_is_authoritative_for_hop_one() {
         .map(|h| (h["to"].as_str().unwrap(), h["edge"].as_str().unwrap()))
         .collect();
     assert_eq!(hops, [("etcd.v0.9.4", "installPlan")]);
+    assert_eq!(json["hops"][0]["approval"], "Manual");
     let plan = &json["installPlan"];
     assert_eq!(
         (
@@ -960,6 +989,7 @@ fn several_contexts_each_check_their_own_cluster() {
         "{out}"
     );
 }
+
 /// `--require-mirror`: an operator image served only by its own registry
 /// (no mirror set covers it) is `notMirrored`, not ready; without the
 /// flag it is served. The bundle, covered by an ImageDigestMirrorSet, is
@@ -1136,4 +1166,193 @@ fn cache_dir_skips_the_catalog_layers_of_a_known_digest() {
     assert!(blobs() > read, "read again");
     let (_, _, err) = s.run("etcd.v0.9.0", &["-o", "json", "--cache-dir", &cache_arg]);
     assert!(!err.contains("cache"), "cached anew: {err}");
+}
+
+/// An ImagePolicy in `namespace` requiring signatures for `scope` (a key
+/// nothing here is signed with).
+fn image_policy(namespace: &str, scope: &str) -> String {
+    format!("---\napiVersion: config.openshift.io/v1\nkind: ImagePolicy\nmetadata: {{name: signed, namespace: {namespace}}}\nspec:\n  scopes: [{scope}]\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFK0tpN0I3K2tpTFdPSmRQWXBZanRqUmtXVnBxRgpuNHl1TjU2VjZHaGdLRm5SZjJqemlweEFWR084cm0vWUVQU3d2clBORHJqdnA0YlpoNm5NR0Z0NzhBPT0KLS0tLS1FTkQgUFVCTElDIEtFWS0tLS0t\n    signedIdentity:\n      matchPolicy: MatchRepository\n")
+}
+
+/// The registry pod runs where `spec.grpcPodConfig.nodeSelector` puts it:
+/// the pool of the Nodes it selects (`infra`), else worker.
+#[test]
+fn the_catalog_is_explained_for_the_pool_its_node_selector_selects() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0");
+    let (code, out, err) = s.run("etcd.v0.9.0", &["-o", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["catalog"]["pool"], "worker");
+    assert_eq!(
+        json["catalog"]["poolReason"],
+        "no grpcPodConfig.nodeSelector: a worker"
+    );
+    let infra = objects.replace(
+        "spec:\n  sourceType: grpc\n",
+        "spec:\n  sourceType: grpc\n  grpcPodConfig:\n    nodeSelector: {node-role.kubernetes.io/infra: ''}\n",
+    ) + "---\napiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata: {name: infra}\nspec:\n  nodeSelector: {matchLabels: {node-role.kubernetes.io/infra: ''}}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: infra-0\n  labels: {node-role.kubernetes.io/worker: '', node-role.kubernetes.io/infra: '', kubernetes.io/arch: amd64}\n";
+    assert_ne!(infra, objects);
+    let mut c = s.cmd();
+    c.arg("-f").arg(s.write(&infra)).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["catalog"]["pool"], "infra", "{}", json["catalog"]);
+    assert_eq!(
+        json["catalog"]["poolReason"],
+        "its nodeSelector node-role.kubernetes.io/infra= selects nodes in infra (1) (the pool of the most)"
+    );
+    let server = ApiBuilder::openshift().objects_from_yaml(&infra).start();
+    let (code, live, err) = s.run_live(&server, &["-n", "operators"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        live.contains("Pool:         infra (its nodeSelector node-role.kubernetes.io/infra= selects nodes in infra (1) (the pool of the most))"),
+        "{live}"
+    );
+}
+
+/// CRI-O applies a namespace's own policy (its ImagePolicies) to the pods
+/// of that namespace: the bundle unpack Job runs in the CatalogSource's,
+/// the operator in the Subscription's. A policy elsewhere changes nothing.
+#[test]
+fn bundle_and_operator_images_follow_their_namespace_image_policy() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0");
+    let verdict = |extra: &str| {
+        let mut c = s.cmd();
+        c.arg("-f")
+            .arg(s.write(&(objects.clone() + extra)))
+            .args(["-o", "json"]);
+        let (code, out, err) = output(c);
+        (code, json_of(&out, &err))
+    };
+    let (code, json) = verdict("");
+    assert_eq!(code, 0, "{json}");
+    for (namespace, scope, ready) in [
+        ("openshift-marketplace", BUNDLE_SOURCE, false),
+        ("operators", BUNDLE_SOURCE, true),
+        ("operators", OPERATOR_SOURCE, false),
+        ("openshift-marketplace", OPERATOR_SOURCE, true),
+    ] {
+        let (code, json) = verdict(&image_policy(namespace, scope));
+        assert_eq!(
+            json["ready"], ready,
+            "{namespace} {scope}: {}",
+            json["message"]
+        );
+        assert_eq!(code, if ready { 0 } else { 1 }, "{namespace} {scope}");
+        if !ready {
+            let failing = json["hops"][0]["images"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|i| i["reference"].as_str().unwrap().starts_with(scope))
+                .expect("the image")
+                .clone();
+            assert_ne!(failing["check"]["outcome"], "served", "{failing}");
+        }
+    }
+    // The registry pod runs in the CatalogSource's namespace too.
+    let catalog = format!("{}/{CATALOG_REPO}", s.host);
+    let (code, json) = verdict(&image_policy("openshift-marketplace", &catalog));
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (1, Some("catalogNotServed")),
+        "{json}"
+    );
+    assert_eq!(
+        json["catalog"]["check"]["outcome"], "unsigned",
+        "{}",
+        json["catalog"]
+    );
+    let (code, _) = verdict(&image_policy("operators", &catalog));
+    assert_eq!(code, 0);
+}
+
+/// A CatalogSource's `spec.secrets`: live, each is read and tried before
+/// the global pull secret for its catalog image (on a registry that wants
+/// credentials); one that cannot be read is named, and the catalog probed
+/// without it. With `-f`, Secrets are not read.
+#[test]
+fn catalog_source_pull_secrets_are_read_live_and_named_when_not() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let mut b = Builder::new().basic("catalog", "s3cret");
+    let manifest = push_catalog(
+        &mut b,
+        &catalog_files(&backup_by_digest()),
+        Some(CONFIGS_LABEL),
+    );
+    let private = b.manifest(CATALOG_REPO, Some("v4.21"), &manifest).start();
+    private.write_ca(&s.certs, "private");
+    let objects = cluster(&s.host, "etcd.v0.9.0").replace(
+        &format!("  image: {}/{CATALOG_REPO}:v4.21\n", s.host),
+        &format!(
+            "  image: {}/{CATALOG_REPO}:v4.21\n  secrets: [catalog-pull]\n",
+            private.host()
+        ),
+    );
+    let auth = base64::engine::general_purpose::STANDARD.encode("catalog:s3cret");
+    let config = base64::engine::general_purpose::STANDARD.encode(format!(
+        r#"{{"auths":{{"{}":{{"auth":"{auth}"}}}}}}"#,
+        private.host()
+    ));
+    let secret = format!("---\napiVersion: v1\nkind: Secret\nmetadata: {{name: catalog-pull, namespace: openshift-marketplace}}\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: {config}\n");
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&(objects.clone() + &secret))
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    let note = &json["catalog"]["pullSecrets"][0];
+    assert_eq!(
+        (note["name"].as_str(), note["read"].as_bool()),
+        (Some("catalog-pull"), Some(true)),
+        "{note}"
+    );
+    assert!(
+        json["catalog"]["check"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Secret/openshift-marketplace/catalog-pull"),
+        "{}",
+        json["catalog"]["check"]
+    );
+
+    let server = ApiBuilder::openshift().objects_from_yaml(&objects).start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(
+        out.contains("Secrets:      CatalogSource openshift-marketplace/cs-etcd-index-v4-21 names pull secret catalog-pull, which could not be read: it does not exist; the catalog is probed without it"),
+        "{out}"
+    );
+    assert!(out.contains("NOT READY (catalogNotServed)"), "{out}");
+    let server = ApiBuilder::openshift()
+        .forbid_in("get", "secrets", "openshift-marketplace")
+        .objects_from_yaml(&(objects.clone() + &secret))
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let note = &json_of(&out, &err)["catalog"]["pullSecrets"][0];
+    let message = note["message"].as_str().unwrap();
+    assert!(
+        message
+            .contains("names pull secret catalog-pull, which could not be read: forbidden (needs ")
+            && message.contains("secrets")
+            && note["read"] == false,
+        "{note}"
+    );
+
+    let mut c = s.cmd();
+    c.arg("-f").arg(s.write(&objects)).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(
+        json["catalog"]["pullSecrets"][0]["message"],
+        "CatalogSource openshift-marketplace/cs-etcd-index-v4-21 names pull secret catalog-pull, which could not be read: Secrets are not read from the files of -f; the catalog is probed without it"
+    );
 }

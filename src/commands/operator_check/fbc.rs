@@ -34,8 +34,12 @@ pub(super) async fn read_catalog(
 ) -> Result<(CatalogCheck, Option<Catalog>)> {
     let mut item = explain_one(config, image, mode);
     probe::probe_explanation(ctx, &mut item).await;
-    let probed = upgrade::check_image("catalog", &item);
+    let signature = probe::signature::check(ctx, &item).await;
+    let probed = upgrade::with_signature(upgrade::check_image("catalog", &item), signature);
     let mut check = CatalogCheck {
+        pool: None,
+        pool_reason: None,
+        pull_secrets: Vec::new(),
         source: None,
         image: image.to_string(),
         digest: None,

@@ -10,26 +10,29 @@ use mirrorpolicy::olm::check::{
     self, CatalogCheck, DependencyBundle, Found, HopCheck, HopImage, ImageClass, ImageRole,
     SubscriptionCheck,
 };
-use mirrorpolicy::olm::plan;
 use mirrorpolicy::olm::deps;
+use mirrorpolicy::olm::plan;
 use mirrorpolicy::olm::resolve::{self, Request};
 use mirrorpolicy::probe::{self, ProbeContext};
 use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::upgrade::{self, ImageCheck, Readiness};
 
 use super::explain_one;
-use super::subscriptions::Wanted;
+use super::subscriptions::{CatalogKey, Wanted};
 use crate::cli::OperatorCheckArgs;
 
 /// The resolver's answer for one Subscription, and its hops (images unprobed).
 pub(super) fn resolve_one(
     w: &Wanted,
-    catalogs: &BTreeMap<String, (CatalogCheck, Option<Catalog>)>,
+    catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
     args: &OperatorCheckArgs,
 ) -> (Found, Option<Vec<HopCheck>>) {
     let (source, image, catalog) = match &w.catalog {
         Err((source, why)) => {
             let check = CatalogCheck {
+                pool: None,
+                pool_reason: None,
+                pull_secrets: Vec::new(),
                 source: source.clone(),
                 image: String::new(),
                 digest: None,
@@ -38,10 +41,13 @@ pub(super) fn resolve_one(
             };
             return unread(check);
         }
-        Ok((source, image)) => (source, image, &catalogs[image]),
+        Ok((source, image)) => (source, image, &catalogs[&w.catalog_key(image)]),
     };
     let mut check = catalog.0.clone();
     check.source = source.clone();
+    check.pool = Some(w.pool.pool.clone());
+    check.pool_reason = Some(w.pool.why.clone());
+    check.pull_secrets = w.secret_notes.clone();
     let Some(cat) = &catalog.1 else {
         return unread(check);
     };
@@ -69,19 +75,30 @@ pub(super) fn resolve_one(
             None,
         ),
         Ok(path) => {
-            let hops = hop_checks(
+            let mut hops = hop_checks(
                 cat,
                 &cat.packages[&s.package],
                 &path,
                 &s.approval,
                 args.operands,
             );
+            with_plan_approval(&mut hops, plan.as_ref());
             let found = Found {
                 catalog: check,
                 path: Some(Ok((path.head, path.end, Vec::new()))),
                 plan,
             };
             (found, Some(hops))
+        }
+    }
+}
+
+/// The InstallPlan's hop waits for the plan's own approval (a Manual plan
+/// stays Manual after the Subscription is switched to Automatic).
+fn with_plan_approval(hops: &mut [HopCheck], plan: Option<&plan::PlanCheck>) {
+    if let (Some(first), Some(p)) = (hops.first_mut(), plan) {
+        if first.edge == resolve::Edge::InstallPlan && !p.approval.is_empty() {
+            first.approval = p.approval.clone();
         }
     }
 }

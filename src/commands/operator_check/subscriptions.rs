@@ -10,14 +10,18 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use mirrorpolicy::objects::Inputs;
+use mirrorpolicy::olm::check::PullSecretNote;
 use mirrorpolicy::olm::objects::{
     self as olm, CatalogOrigin, CatalogSource, InstallPlan, Subscription,
 };
+use mirrorpolicy::olm::placement::{registry_pool, Placement};
 use mirrorpolicy::source::api::{
     self as live, ClusterError, Resource, CATALOG_SOURCES, CLUSTER_SERVICE_VERSIONS, INSTALL_PLANS,
     SUBSCRIPTIONS,
 };
 use mirrorpolicy::source::file;
+
+use super::views::ViewKey;
 
 use crate::cli::OperatorCheckArgs;
 use crate::exit::Failure;
@@ -31,6 +35,28 @@ pub(super) struct Wanted {
     pub installed_version: Option<String>,
     /// The InstallPlan its status names, when it was read.
     pub plan: Option<InstallPlan>,
+    /// The pool whose nodes run its catalog's registry pod.
+    pub pool: Placement,
+    /// The configuration its catalog image is explained with (set once
+    /// the pools are rendered).
+    pub catalog_view: ViewKey,
+    /// Its CatalogSource's `spec.secrets`.
+    pub secrets: Vec<String>,
+    /// What the output says of each (set once they are read).
+    pub secret_notes: Vec<PullSecretNote>,
+}
+
+/// A catalog read: its image, the configuration it is explained with and
+/// the pull secrets (`namespace/name`) looked up first.
+pub(super) type CatalogKey = (String, ViewKey, Vec<String>);
+
+impl Wanted {
+    /// The key of its catalog image `image`.
+    pub fn catalog_key(&self, image: &str) -> CatalogKey {
+        let ns = &self.sub.source_namespace;
+        let secrets = self.secrets.iter().map(|s| format!("{ns}/{s}")).collect();
+        (image.to_string(), self.catalog_view.clone(), secrets)
+    }
 }
 
 /// The OLM objects read, each `(where it was read, object)`, and where from.
@@ -40,8 +66,13 @@ struct OlmObjects {
     live: Option<Option<String>>,
 }
 
-/// The Subscriptions read (those named, in `-n`), or the `--package` one.
-pub(super) fn wanted(settings: &Settings, args: &OperatorCheckArgs) -> Result<Vec<Wanted>> {
+/// The Subscriptions read (those named, in `-n`), or the `--package` one;
+/// each catalog's pool from the Nodes and pools of `inputs`.
+pub(super) fn wanted(
+    settings: &Settings,
+    args: &OperatorCheckArgs,
+    inputs: &Inputs,
+) -> Result<Vec<Wanted>> {
     let read = olm_objects(settings, args)?;
     let of_kind = |k: &'static str| {
         read.found
@@ -72,6 +103,9 @@ pub(super) fn wanted(settings: &Settings, args: &OperatorCheckArgs) -> Result<Ve
                 .iter()
                 .find(|c| c.name == sub.source && c.namespace == sub.source_namespace);
             let catalog = catalog_of(args, &sub, source, live);
+            let no_selector = BTreeMap::new();
+            let selector = source.map_or(&no_selector, |c| &c.node_selector);
+            let pool = registry_pool(selector, &inputs.nodes, &inputs.pools);
             // With --package there is no namespace: a CSV of that name in any.
             let installed_version = sub.installed_csv.as_ref().and_then(|csv| {
                 versions
@@ -92,6 +126,10 @@ pub(super) fn wanted(settings: &Settings, args: &OperatorCheckArgs) -> Result<Ve
                 catalog,
                 installed_version,
                 plan,
+                catalog_view: (pool.pool.clone(), None),
+                pool,
+                secrets: source.map(|c| c.secrets.clone()).unwrap_or_default(),
+                secret_notes: Vec::new(),
             }
         })
         .collect())
@@ -338,14 +376,17 @@ fn catalog_of(
     }
 }
 
-/// Each catalog image to read, with the packages wanted from it.
-pub(super) fn images_to_read(wanted: &[Wanted]) -> BTreeMap<String, BTreeSet<String>> {
-    let mut images: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for w in wanted {
+/// Each catalog image to read, with the configuration and pull secrets it
+/// is probed with: the first Subscription that reads it, and the packages
+/// wanted from it.
+pub(super) fn images_to_read(wanted: &[Wanted]) -> BTreeMap<CatalogKey, (usize, BTreeSet<String>)> {
+    let mut images: BTreeMap<CatalogKey, (usize, BTreeSet<String>)> = BTreeMap::new();
+    for (i, w) in wanted.iter().enumerate() {
         if let Ok((_, image)) = &w.catalog {
             images
-                .entry(image.clone())
-                .or_default()
+                .entry(w.catalog_key(image))
+                .or_insert_with(|| (i, BTreeSet::new()))
+                .1
                 .insert(w.sub.package.clone());
         }
     }

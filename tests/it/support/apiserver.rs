@@ -554,6 +554,14 @@ impl Builder {
         self
     }
 
+    /// Answers 403 to `verb` on `plural` in `namespace` only.
+    pub fn forbid_in(mut self, verb: &str, plural: &str, namespace: &str) -> Self {
+        self.state
+            .forbidden
+            .insert((verb.to_string(), format!("{plural}@{namespace}")));
+        self
+    }
+
     /// Answers 403 to `verb` (list, get, patch, delete) on `plural`.
     pub fn forbid(mut self, verb: &str, plural: &str) -> Self {
         self.state
@@ -1666,9 +1674,14 @@ fn route(
         (&Method::DELETE, true) => "delete",
         _ => return status_response(405, "MethodNotAllowed", "method not allowed"),
     };
+    let in_namespace = target
+        .namespace
+        .as_ref()
+        .map(|ns| (verb.to_string(), format!("{plural}@{ns}")));
     if state
         .forbidden
         .contains(&(verb.to_string(), plural.to_string()))
+        || in_namespace.is_some_and(|k| state.forbidden.contains(&k))
     {
         return forbidden(verb, &target);
     }

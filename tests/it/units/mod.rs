@@ -18,4 +18,5 @@ mod output_render;
 mod output_table;
 mod output_upgrade;
 mod steps_at_exit;
+mod steps_probe;
 mod term;

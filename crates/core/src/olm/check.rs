@@ -142,12 +142,34 @@ pub struct HopCheck {
     pub images: Vec<HopImage>,
 }
 
-/// The catalog image as CRI-O on a worker pulls it.
+/// One pull secret a CatalogSource names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PullSecretNote {
+    pub name: String,
+    /// Whether it was read: its credentials are looked up before the
+    /// global pull secret's, as the kubelet puts a pod's secrets first.
+    pub read: bool,
+    pub message: String,
+}
+
+/// The catalog image as CRI-O on the registry pod's node pulls it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogCheck {
     /// `namespace/name` of the CatalogSource, when one was read.
     pub source: Option<String>,
+    /// The MachineConfigPool whose nodes run its registry pod, whose
+    /// configuration the image is explained with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
+    /// Why that pool (its nodeSelector, the nodes it selects).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool_reason: Option<String>,
+    /// The pull secrets the CatalogSource names (`spec.secrets`), and
+    /// whether each was read for the catalog image's probe.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pull_secrets: Vec<PullSecretNote>,
     pub image: String,
     /// The manifest digest of what was read.
     pub digest: Option<String>,
@@ -440,6 +462,9 @@ mod tests {
 
     fn catalog(check: Option<ImageCheck>) -> CatalogCheck {
         CatalogCheck {
+            pool: None,
+            pool_reason: None,
+            pull_secrets: Vec::new(),
             source: None,
             image: "m.io/cat:v1".into(),
             digest: None,

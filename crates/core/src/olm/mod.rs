@@ -13,6 +13,7 @@ pub mod deps;
 pub mod fs;
 pub mod image;
 pub mod objects;
+pub mod placement;
 pub mod plan;
 pub mod range;
 pub mod resolve;

@@ -24,7 +24,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use reqwest::{Client, StatusCode};
 
-use super::auth::{self, AuthSources, Credentials, Found, HelperAnswer};
+use super::auth::{self, AuthFile, AuthSources, Credentials, Found, HelperAnswer};
 use super::challenge::{self, Challenge};
 use super::deadline::{AnswerLimit, ConnectWatch, CONNECT_LIMIT};
 use super::redirect::Chain;
@@ -166,6 +166,16 @@ impl Prober {
             tokens: Mutex::new(HashMap::new()),
             helpers: Arc::new(Mutex::new(HashMap::new())),
         }
+    }
+
+    /// A prober with the same trust and timeout that looks `first` up
+    /// before its own auth files: a pod's pull secrets before the node's
+    /// (the kubelet's keyring puts the pod's secrets first). Its caches
+    /// (connections, tokens) are its own: tokens depend on the credential.
+    pub fn with_auth_first(&self, first: Vec<AuthFile>) -> Prober {
+        let mut files = first;
+        files.extend(self.auth.files.iter().cloned());
+        Prober::new(self.tls.clone(), AuthSources { files }, self.timeout)
     }
 
     /// The `--probe-timeout`: how long an answer is waited for once connected.

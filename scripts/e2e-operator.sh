@@ -338,6 +338,65 @@ for s in json.load(open(sys.argv[1]))['nextSteps']:
 PATH_WANTED="etcd.v0.9.0>etcd.v0.9.2:replaces etcd.v0.9.2>etcd.v0.9.4:skipRange"
 BUNDLE_092=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["etcd"]["bundles"]["etcd.v0.9.2"])' "$WORK/built.json")
 
+# The text output of the first round, as docs/operator-check.md shows it:
+# the mirror as mirror.example.com:5000, the source as quay.io and
+# registry.redhat.io, each table aligned again for those names as the tool
+# aligns it (cells apart by two spaces or more, the last one not padded).
+# The page's run must be this one, digests aside (they follow the source's
+# port, which is in the catalog and the CSVs).
+docs_example() {
+    local code
+    (cd "$WORK" && COLUMNS=100 NO_COLOR=1 $T "$BIN" operator-check -f cluster-resources/ --cert-dir certs/ \
+        >"$WORK/shown.raw" 2>"$WORK/shown.err") && code=0 || code=$?
+    printf '$ echo $?\n%s\n' "$code" >>"$WORK/shown.raw"
+    if ! python3 - "$WORK/shown.raw" "$MIRROR" "$SOURCE" "docs/operator-check.md" >"$WORK/shown.txt" 2>"$WORK/shown.diff" <<'PY'; then
+import re, sys
+raw, mirror, source, page = sys.argv[1:5]
+text = open(raw).read()
+
+def realign(text):
+    out, block = [], []
+    def flush():
+        if block:
+            rows = [re.split(r"  +", l) for l in block]
+            widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(max(map(len, rows)))]
+            out.extend("  ".join(c.ljust(widths[i]) if i + 1 < len(r) else c for i, c in enumerate(r)) for r in rows)
+            block.clear()
+    for line in text.split("\n"):
+        if line.startswith("HOP ") or (block and line):
+            block.append(line)
+        else:
+            flush()
+            out.append(line)
+    flush()
+    return "\n".join(out)
+
+if realign(text) != text:
+    sys.exit("the tables are not aligned as this check assumes (cells apart by two spaces or more)")
+shown = realign(text.replace(mirror, "mirror.example.com:5000")
+                .replace(source + "/redhat/", "registry.redhat.io/redhat/").replace(source, "quay.io"))
+print(shown, end="")
+doc = open(page).read()
+start = "```console\n$ kubectl mirrorpolicy operator-check -f cluster-resources/ --cert-dir certs/\n"
+if start not in doc:
+    sys.exit(f"{page} shows no run `$ kubectl mirrorpolicy operator-check -f cluster-resources/ --cert-dir certs/`")
+block = doc[doc.index(start) + len(start):]
+block = block[:block.index("```\n")]
+digestless = lambda t: re.sub(r"sha256:[0-9a-f]{64}", "sha256:DIGEST", t)
+if digestless(block) != digestless(shown):
+    import difflib
+    sys.stdout.flush()
+    sys.stderr.writelines(difflib.unified_diff(digestless(block).splitlines(True), digestless(shown).splitlines(True), page, "this run"))
+    sys.exit(1)
+PY
+        fail "docs-example: docs/operator-check.md does not show this run (E2E_OPERATOR_SHOW=1 prints it; digests aside):"
+        sed 's/^/     /' "$WORK/shown.diff" | head -40
+    else
+        ok "docs-example: docs/operator-check.md shows this run (exit $code)"
+    fi
+    [ -z "${E2E_OPERATOR_SHOW:-}" ] || cat "$WORK/shown.txt"
+}
+
 # --- the rounds: check, run the printed lines, until ready ------------------
 round=1
 while :; do
@@ -358,10 +417,7 @@ while :; do
         else
             fail "round-1-catalog: the tool read $digest, skopeo pulled sha256:$raw, the builder pushed $(built catalogDigest)"
         fi
-        if [ -n "${E2E_OPERATOR_SHOW:-}" ]; then
-            (cd "$WORK" && COLUMNS=100 NO_COLOR=1 $T "$BIN" operator-check -f cluster-resources/ --cert-dir certs/ \
-                --authfile no-auth.json 2>/dev/null && echo "exit 0" || echo "exit $?") | sed "s#$MIRROR#mirror.example.com:5000#g; s#$SOURCE/redhat#registry.redhat.io/redhat#g; s#$SOURCE#quay.io#g"
-        fi
+        docs_example
     fi
     oracle "round-$round" "$OBJECTS"
     code=$(cat "$WORK/round-$round.code")

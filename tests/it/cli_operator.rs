@@ -641,42 +641,6 @@ fn bad_input_exits_2() {
     assert!(err.contains("Subscription \"nope\" was not found"), "{err}");
 }
 
-/// docs/operator-check.md's run is this scenario, its output as printed.
-#[test]
-fn docs_example_is_real() {
-    let reg = mirror(&["etcd.v0.9.2"], &format!("{BACKUP_SOURCE}:v0.9.4"));
-    let s = Setup::new(&reg);
-    s.objects("etcd.v0.9.0");
-    let (command, shown) = support::docs_example(
-        "docs/operator-check.md",
-        "kubectl mirrorpolicy operator-check -f cluster.yaml",
-    );
-    assert_eq!(
-        command,
-        "kubectl mirrorpolicy operator-check -f cluster.yaml --cert-dir certs/"
-    );
-    let args: Vec<&str> = command.split_whitespace().skip(2).collect();
-    let out = support::bin()
-        .current_dir(s.dir.path())
-        .env("HOME", s.dir.path())
-        .env("COLUMNS", "100")
-        .env_remove("REGISTRY_AUTH_FILE")
-        .env_remove("XDG_RUNTIME_DIR")
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("DOCKER_CONFIG")
-        .args(&args)
-        .output()
-        .expect("run");
-    let (output, code) = shown.rsplit_once("$ echo $?\n").expect("an exit code");
-    assert_eq!(
-        out.status.code().map(|c| c.to_string()),
-        Some(code.trim().to_string())
-    );
-    let stdout =
-        String::from_utf8_lossy(&out.stdout).replace(&reg.host(), "mirror.example.com:5000");
-    assert_eq!(stdout, output);
-}
-
 /// A zstd configs layer is read; a SQLite-only index and a CatalogSource
 /// serving an address are undetermined (exit 3), saying why.
 #[test]

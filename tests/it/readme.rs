@@ -7,7 +7,8 @@
 //!   command must give (else it must succeed).
 //! - A command shown in any other block (```` ```console ````, a run against
 //!   a fake API server or registry) must be one of [`RUN_ELSEWHERE`], each
-//!   run by the named test; a command shown that no test runs fails.
+//!   run by the named test (or end-to-end script against real registries,
+//!   run by `.ci/run`); a command shown that no test runs fails.
 //! - A block said to come from a golden file (`from `tests/golden/...``)
 //!   is that file.
 //! - Every relative link resolves to a file, and every `#anchor` to a
@@ -46,9 +47,9 @@ const RUN_ELSEWHERE: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "docs/operator-check.md",
-        "kubectl mirrorpolicy operator-check -f cluster.yaml --cert-dir certs/",
-        "tests/it/cli_operator.rs",
-        "fn docs_example_is_real",
+        "kubectl mirrorpolicy operator-check -f cluster-resources/ --cert-dir certs/",
+        "scripts/e2e-operator.sh",
+        "docs_example",
     ),
     (
         "docs/collect-node-files.md",

@@ -39,6 +39,8 @@ const NODE_STATE: &[Read] = &[Read::one(&[MACHINE_CONFIG_POOLS]), Read::one(&[NO
 struct NodeLines {
     node: String,
     lines: Vec<Line>,
+    /// The node logged another line after these (live: read apart).
+    logged_after: bool,
 }
 
 /// What was read: the logs' name, each node's lines, the notes of the
@@ -78,6 +80,9 @@ pub fn report(settings: &Settings, args: &AuditArgs) -> Result<(Fleet, String, E
             pools.pool_of(&log.node);
             for l in &log.lines {
                 pools.push(l);
+            }
+            if log.logged_after {
+                pools.other(&log.node);
             }
         }
         (read.name, read.notes, read.events, bounds)
@@ -505,6 +510,7 @@ fn node_lines(
             read.logs.push(NodeLines {
                 node,
                 lines: Vec::new(),
+                logged_after: false,
             });
             return;
         }
@@ -532,7 +538,11 @@ fn node_lines(
         let message = journal::cut_message(&node, log.elapsed, &lines);
         read.notes.push(note(NodeReason::Cut, message));
     }
-    read.logs.push(NodeLines { node, lines });
+    read.logs.push(NodeLines {
+        node,
+        lines,
+        logged_after: log.logged_after,
+    });
 }
 
 /// 1 when a pull diverges, else 3 when one is undetermined or a node's log

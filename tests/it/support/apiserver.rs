@@ -2310,7 +2310,8 @@ fn node_log_target(path: &str) -> Option<(&str, bool)> {
 
 /// The kubelet's log query as the API server proxies it: RBAC (`get
 /// nodes/proxy`), 406 on `/logs/journal` without the query mode, journalctl's
-/// `--grep` of `pattern` (case-sensitive only with `case-sensitive=true`),
+/// `--grep` of `pattern` (case-sensitive only with `case-sensitive=true`) and
+/// `-n` of `tailLines`,
 /// gzip when asked with exactly `Accept-Encoding: gzip`.
 fn node_logs(
     state: &State,
@@ -2363,6 +2364,17 @@ fn node_logs(
         })
         .map(|l| format!("{l}\n"))
         .collect();
+    // `tailLines=N`: journalctl's `-n N`, the last N lines of those kept.
+    let text = match query.get("tailLines").and_then(|n| n.parse::<usize>().ok()) {
+        Some(n) => {
+            let lines: Vec<&str> = text.lines().collect();
+            lines[lines.len().saturating_sub(n)..]
+                .iter()
+                .map(|l| format!("{l}\n"))
+                .collect()
+        }
+        None => text,
+    };
     let text = if state.node_log_cuts.contains_key(node) {
         let lines: Vec<&str> = text.lines().collect();
         lines[..lines.len() / 2]

@@ -1748,3 +1748,84 @@ fn issue_37_live_blocked_source_last_sees_later_lines() {
     assert_eq!(image["verdicts"]["asExpected"], 1, "{v}");
     assert_eq!(image["verdicts"]["undetermined"], 0, "{v}");
 }
+
+/// `audit --journal-file` keeps, of each image, the first and last five
+/// pulls for `journal` and counts the rest as they end (memory bounded by
+/// images, not pulls): the counts are those of every pull, `summarised`
+/// says how many are not listed, and the text says so.
+#[test]
+fn issue_37_audit_journal_file_keeps_first_and_last_pulls_counts_all() {
+    let journal: String = (0..14u32)
+        .map(|i| {
+            let tried: &[&str] = match i {
+                7 => &[M1, M2, IMAGE],
+                _ if i % 2 == 0 => &[M1],
+                _ => &[M1, M2],
+            };
+            pull(
+                Format::Rfc3339Nano,
+                "worker-0",
+                i * 4,
+                &format!("p{i}"),
+                tried,
+                true,
+            )
+        })
+        .collect();
+    let (_dir, objects, j) = audit_setup(&journal);
+    let out = audit_journal(&objects, &j, true)
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let image = &v["images"][0];
+    assert_eq!(v["pulls"], 14, "{v}");
+    assert_eq!(image["pulls"], 14, "{image}");
+    assert_eq!(image["summarised"], 4, "{image}");
+    assert_eq!(image["journal"].as_array().map(Vec::len), Some(10));
+    assert_eq!(image["outcomes"]["pulled"], 14);
+    assert_eq!(image["verdicts"]["diverges"], 1, "{image}");
+    assert_eq!(image["verdicts"]["asExpected"], 13, "{image}");
+    let served: Vec<(String, u64)> = image["servedBy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["reference"].as_str().unwrap().to_string(),
+                s["pulls"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        served,
+        [
+            (M1.to_string(), 7),
+            (M2.to_string(), 6),
+            (IMAGE.to_string(), 1)
+        ]
+    );
+    let times: Vec<&str> = image["journal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["time"].as_str().unwrap())
+        .collect();
+    assert_eq!(times.first(), Some(&"2024-05-01T10:00:00.25Z"));
+    assert_eq!(times.last(), Some(&"2024-05-01T10:00:52.25Z"));
+    audit_journal(&objects, &j, false)
+        .code(1)
+        .stdout(predicate::str::contains("14 pulls on 1 node"))
+        .stdout(predicate::str::contains(
+            "4 pulls counted above but not listed",
+        ));
+    // Few pulls: every one listed, no `summarised`.
+    let (_dir, objects, j) = audit_setup(&pull(Format::Old, "worker-0", 0, "a", &[M1], true));
+    let out = audit_journal(&objects, &j, true)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert!(v["images"][0].get("summarised").is_none(), "{v}");
+}

@@ -123,5 +123,12 @@ fn write_image(out: &mut dyn Write, v: &ImageView) -> io::Result<()> {
             )?;
         }
     }
+    if v.summarised > 0 {
+        writeln!(
+            out,
+            "  {} counted above but not listed (only the first and last pulls of an image are kept; narrow --since/--until to list them)",
+            plural(v.summarised, "pull"),
+        )?;
+    }
     Ok(())
 }

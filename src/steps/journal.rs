@@ -240,12 +240,14 @@ pub fn now() -> journal::Timestamp {
 }
 
 /// Replays `lines` for every item (only the pulls that began in `bounds`
-/// when given) and returns the exit code.
+/// when given) and returns the exit code. `after`: the host that logged
+/// another line after them.
 pub fn judge(
     items: &mut [Explanation],
     lines: &[Line],
     code: ExitCode,
     bounds: Option<journal::Bounds>,
+    after: Option<&str>,
 ) -> ExitCode {
     let mut replay = journal::Replay::new();
     for item in items.iter() {
@@ -253,6 +255,14 @@ pub fn judge(
     }
     for l in lines {
         replay.push(l);
+    }
+    if let Some(host) = after {
+        let host = lines
+            .iter()
+            .map(|l| l.host.as_str())
+            .find(|h| journal::pool::host_is(h, host))
+            .unwrap_or(host);
+        replay.other(host);
     }
     for (item, records) in items.iter_mut().zip(replay.finish()) {
         item.journal = Some(journal::within(records, bounds));
@@ -346,7 +356,10 @@ fn attach_live(
     let bounds = log
         .until_unapplied
         .map(|u| (journal::Timestamp(i128::MIN), Some(u)));
-    let code = judge(items, &lines, code, bounds);
+    // The query's answer holds the pull lines only: a line the node logged
+    // after them (read apart) tells that a pull's silence is its end.
+    let after = log.logged_after.then_some(node);
+    let code = judge(items, &lines, code, bounds, after);
     if let Some(long) = log.long_lines {
         let message = long.warning(&format!("node {node}'s CRI-O log"), journal_text::LINE_CAP);
         settings.warn(&message);

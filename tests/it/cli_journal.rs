@@ -829,10 +829,11 @@ fn issue_24_live_audit_journal_every_verdict_class() {
         let want = (want.0.to_string(), want.1.to_string(), want.2);
         assert!(kinds.contains(&want), "{want:?} not in {kinds:?}");
     }
+    // The pull-line queries (each node's last line is asked apart).
     let read: Vec<String> = server
         .log()
         .iter()
-        .filter(|l| l.path.contains("/proxy/logs"))
+        .filter(|l| l.path.contains("/proxy/logs") && !l.query.contains_key("tailLines"))
         .map(|l| l.path.clone())
         .collect();
     assert!(!read.iter().any(|p| p.contains("win-0")), "{read:?}");
@@ -1660,4 +1661,171 @@ fn issue_37_events_stand_in_is_said() {
     let (_dir, conf, j) = setup(&pull(Format::Rfc3339Nano, "worker-0", 0, "a", &[M1], true));
     let v = explain_json(&conf, &j, 0);
     assert_eq!(v["journal"][0]["readFrom"], "journal", "{v}");
+}
+
+/// Issue 37, live: the pull lines alone (the query's `pattern`) cannot show
+/// that the node logged more after a walk that ended at the blocked source;
+/// a second query for the unit's last line (`tailLines=1`, no pattern) does.
+/// The live answer equals the journal file's on the same log: failed as
+/// configured when a later line exists, undetermined when the walk is the
+/// log's end.
+#[test]
+fn issue_37_live_blocked_source_last_sees_later_lines() {
+    let walk = pull(
+        Format::Rfc3339Nano,
+        "worker-0",
+        0,
+        "a",
+        &[M1, M2, IMAGE],
+        false,
+    );
+    let later = jline(
+        Format::Rfc3339Nano,
+        "worker-0",
+        30,
+        Some("q"),
+        "Checking image status: quay.io/other/x:1",
+    );
+    let server = support::apiserver::Builder::openshift()
+        .node_journal("worker-0", &(walk.clone() + &later))
+        .start();
+    let dir = TempDir::new().unwrap();
+    let out = live(&server, dir.path(), &["--since", "2h"])
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let a = &v["journal"][0]["pulls"][0];
+    assert_eq!(v["journal"][0]["outcome"], "failed", "{v}");
+    assert_eq!(a["verdict"], "asExpected", "{a}");
+    assert_eq!(a["servedBy"], Value::Null);
+    let (_files, conf, j) = setup(&(walk.clone() + &later));
+    let from_file = explain_json(&conf, &j, 0);
+    assert_eq!(from_file["journal"][0]["pulls"], v["journal"][0]["pulls"]);
+    let queries: Vec<_> = server
+        .log()
+        .into_iter()
+        .filter(|l| l.path.contains("/proxy/logs"))
+        .collect();
+    assert_eq!(queries.len(), 2, "{queries:?}");
+    let tail = &queries[1].query;
+    assert_eq!(
+        tail.get("tailLines").map(String::as_str),
+        Some("1"),
+        "{tail:?}"
+    );
+    assert!(!tail.contains_key("pattern"), "{tail:?}");
+    // The walk is the log's end: nothing tells it ended, undetermined.
+    let server = support::apiserver::Builder::openshift()
+        .node_journal("worker-0", &walk)
+        .start();
+    let dir = TempDir::new().unwrap();
+    let out = live(&server, dir.path(), &["--since", "2h"])
+        .code(3)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        v["journal"][0]["pulls"][0]["verdict"], "undetermined",
+        "{v}"
+    );
+    // audit --journal reads each node the same way (the ITMS's
+    // NeverContactSource makes the source the blocked endpoint).
+    let server = support::apiserver::Builder::openshift()
+        .objects_from_yaml(ITMS)
+        .objects_from_yaml(FLEET)
+        .node_journal("worker-0", &(walk.clone() + &later))
+        .start();
+    let out = audit_live(&server, dir.path(), &["--node", "worker-0", "-o", "json"])
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let image = &v["images"][0];
+    assert_eq!(image["verdicts"]["asExpected"], 1, "{v}");
+    assert_eq!(image["verdicts"]["undetermined"], 0, "{v}");
+}
+
+/// `audit --journal-file` keeps, of each image, the first and last five
+/// pulls for `journal` and counts the rest as they end (memory bounded by
+/// images, not pulls): the counts are those of every pull, `summarised`
+/// says how many are not listed, and the text says so.
+#[test]
+fn issue_37_audit_journal_file_keeps_first_and_last_pulls_counts_all() {
+    let journal: String = (0..14u32)
+        .map(|i| {
+            let tried: &[&str] = match i {
+                7 => &[M1, M2, IMAGE],
+                _ if i % 2 == 0 => &[M1],
+                _ => &[M1, M2],
+            };
+            pull(
+                Format::Rfc3339Nano,
+                "worker-0",
+                i * 4,
+                &format!("p{i}"),
+                tried,
+                true,
+            )
+        })
+        .collect();
+    let (_dir, objects, j) = audit_setup(&journal);
+    let out = audit_journal(&objects, &j, true)
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let image = &v["images"][0];
+    assert_eq!(v["pulls"], 14, "{v}");
+    assert_eq!(image["pulls"], 14, "{image}");
+    assert_eq!(image["summarised"], 4, "{image}");
+    assert_eq!(image["journal"].as_array().map(Vec::len), Some(10));
+    assert_eq!(image["outcomes"]["pulled"], 14);
+    assert_eq!(image["verdicts"]["diverges"], 1, "{image}");
+    assert_eq!(image["verdicts"]["asExpected"], 13, "{image}");
+    let served: Vec<(String, u64)> = image["servedBy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["reference"].as_str().unwrap().to_string(),
+                s["pulls"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        served,
+        [
+            (M1.to_string(), 7),
+            (M2.to_string(), 6),
+            (IMAGE.to_string(), 1)
+        ]
+    );
+    let times: Vec<&str> = image["journal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["time"].as_str().unwrap())
+        .collect();
+    assert_eq!(times.first(), Some(&"2024-05-01T10:00:00.25Z"));
+    assert_eq!(times.last(), Some(&"2024-05-01T10:00:52.25Z"));
+    audit_journal(&objects, &j, false)
+        .code(1)
+        .stdout(predicate::str::contains("14 pulls on 1 node"))
+        .stdout(predicate::str::contains(
+            "4 pulls counted above but not listed",
+        ));
+    // Few pulls: every one listed, no `summarised`.
+    let (_dir, objects, j) = audit_setup(&pull(Format::Old, "worker-0", 0, "a", &[M1], true));
+    let out = audit_journal(&objects, &j, true)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert!(v["images"][0].get("summarised").is_none(), "{v}");
 }

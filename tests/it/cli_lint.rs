@@ -703,3 +703,45 @@ fn issue_36_allowed_registries_that_admit_the_platform() {
     let (_, warnings, _) = lint_warnings(&[&image, &cv]);
     assert!(warnings.is_empty(), "{warnings:?}");
 }
+
+/// Issue 36: a lint warning says what is wrong, why, then the fix a user
+/// can apply: a mirror-less entry, a mirror listed twice, NeverContactSource
+/// with no mirror but the source, and a narrower source shadowing a broader
+/// one's mirrors.
+#[test]
+fn issue_36_lint_warnings_name_their_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        &dir,
+        "sets.yaml",
+        "apiVersion: config.openshift.io/v1
+kind: ImageDigestMirrorSet
+metadata:
+  name: apps
+spec:
+  imageDigestMirrors:
+  - source: registry.example.com/apps
+    mirrors:
+    - mirror.corp.example.com:5000/apps
+    - mirror.corp.example.com:5000/apps
+  - source: registry.example.com/apps/web
+    mirrors:
+    - mirror.corp.example.com:5000/web
+  - source: registry.example.com/empty
+  - source: registry.example.com/self
+    mirrors:
+    - registry.example.com/self
+    mirrorSourcePolicy: NeverContactSource
+",
+    );
+    let (_, out, err) = lint(&file);
+    let all = format!("{out}{err}");
+    for want in [
+        "\"registry.example.com/empty\" has no mirrors: the entry has no effect; fix: list its mirrors under `mirrors`, or delete the entry",
+        "mirror \"mirror.corp.example.com:5000/apps\" is listed twice for \"registry.example.com/apps\": the second adds nothing; fix: remove it",
+        "has no mirror other than the source: the MCO ignores it and the source stays reachable; fix: add a mirror other than the source to this entry, or drop its mirrorSourcePolicy",
+        "never those of registry.example.com/apps; fix: if registry.example.com/apps's mirrors should serve them too, add those mirrors (with the path under registry.example.com/apps) to the entry for registry.example.com/apps/web",
+    ] {
+        assert!(all.contains(want), "{want}\n---\n{all}");
+    }
+}

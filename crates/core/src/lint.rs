@@ -235,14 +235,17 @@ fn set_warnings(input: &RegistriesInput) -> Vec<Finding> {
         let real = set.mirrors.iter().any(|m| *m != set.source);
         if set.policy == SourcePolicy::NeverContactSource && !real {
             out.push(warning(o, format!(
-                "NeverContactSource for \"{}\" has no mirror other than the source: the MCO ignores it and the source stays reachable",
+                "NeverContactSource for \"{}\" has no mirror other than the source: the MCO ignores it and the source stays reachable; fix: add a mirror other than the source to this entry, or drop its mirrorSourcePolicy",
                 set.source
             )));
         }
         if set.mirrors.is_empty() {
             out.push(warning(
                 o,
-                format!("\"{}\" has no mirrors: the entry has no effect", set.source),
+                format!(
+                    "\"{}\" has no mirrors: the entry has no effect; fix: list its mirrors under `mirrors`, or delete the entry",
+                    set.source
+                ),
             ));
         }
         let mut seen = Vec::new();
@@ -250,7 +253,10 @@ fn set_warnings(input: &RegistriesInput) -> Vec<Finding> {
             if seen.contains(&m) {
                 out.push(warning(
                     o,
-                    format!("mirror \"{m}\" is listed twice for \"{}\"", set.source),
+                    format!(
+                        "mirror \"{m}\" is listed twice for \"{}\": the second adds nothing; fix: remove it",
+                        set.source
+                    ),
                 ));
             }
             seen.push(m);
@@ -280,7 +286,7 @@ fn shadowing_warnings(input: &RegistriesInput) -> Vec<Finding> {
             {
                 reported.push((*narrow, *broad));
                 out.push(warning(Some(n_origin), format!(
-                    "source \"{narrow}\" is more specific than \"{broad}\" ({b_origin}): images under {narrow} use only its own mirrors, never those of {broad}"
+                    "source \"{narrow}\" is more specific than \"{broad}\" ({b_origin}): images under {narrow} use only its own mirrors, never those of {broad}; fix: if {broad}'s mirrors should serve them too, add those mirrors (with the path under {broad}) to the entry for {narrow}"
                 )));
             }
         }

@@ -12,10 +12,10 @@ use mirrorpolicy::explain::{self as core, Config, Explanation};
 use std::collections::HashMap;
 
 use mirrorpolicy::journal::fleet::{
-    self, EventLog, Fleet, NodeNote, NodeReason, PoolImage, PoolLog,
+    self, EventLog, Fleet, ImageView, NodeNote, NodeReason, PoolImage, PoolLog,
 };
 use mirrorpolicy::journal::pool::{host_is, node_of, node_pool};
-use mirrorpolicy::journal::{self as jr, Expected, Line, PullRecord};
+use mirrorpolicy::journal::{self as jr, Expected, Line};
 use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::render::node::NodeView;
 use mirrorpolicy::source::api::{self as live, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES};
@@ -35,10 +35,16 @@ const DEFAULT_POOL: &str = "worker";
 /// What picks each node's pool: the pools and the nodes.
 const NODE_STATE: &[Read] = &[Read::one(&[MACHINE_CONFIG_POOLS]), Read::one(&[NODES])];
 
+/// Of each image in a journal file, the first and the last pulls kept (this
+/// many of each) for the answer's `journal`; the rest are counted.
+const KEEP_PER_IMAGE: usize = 5;
+
 /// One node's pull lines, as read.
 struct NodeLines {
     node: String,
     lines: Vec<Line>,
+    /// The node logged another line after these (live: read apart).
+    logged_after: bool,
 }
 
 /// What was read: the logs' name, each node's lines, the notes of the
@@ -67,7 +73,16 @@ pub fn report(settings: &Settings, args: &AuditArgs) -> Result<(Fleet, String, E
     if let Some(pool) = &args.pool {
         inputs::check_pool(&inputs, pool)?;
     }
-    let mut pools = Pools::new(settings, args, &inputs);
+    // A journal file's pulls are counted as they end, and only the first
+    // and last of each image kept (live answers are capped when read).
+    let replay = match live_logs {
+        true => jr::Replay::new(),
+        false => {
+            let window = journal::file_window(args.since.as_deref(), args.until.as_deref())?;
+            jr::Replay::keeping(KEEP_PER_IMAGE, window)
+        }
+    };
+    let mut pools = Pools::new(settings, args, &inputs, replay);
     let (name, mut notes, events, window) = if live_logs {
         let window = journal::window(args.since.as_deref(), args.until.as_deref())?;
         let read = read_live(settings, args, &inputs, &window, journal::now())?;
@@ -78,6 +93,9 @@ pub fn report(settings: &Settings, args: &AuditArgs) -> Result<(Fleet, String, E
             pools.pool_of(&log.node);
             for l in &log.lines {
                 pools.push(l);
+            }
+            if log.logged_after {
+                pools.other(&log.node);
             }
         }
         (read.name, read.notes, read.events, bounds)
@@ -204,12 +222,17 @@ struct PoolState {
 }
 
 impl<'a> Pools<'a> {
-    fn new(settings: &'a Settings, args: &'a AuditArgs, inputs: &'a Inputs) -> Self {
+    fn new(
+        settings: &'a Settings,
+        args: &'a AuditArgs,
+        inputs: &'a Inputs,
+        replay: jr::Replay,
+    ) -> Self {
         Self {
             settings,
             args,
             inputs,
-            replay: jr::Replay::new(),
+            replay,
             hosts: HashMap::new(),
             pools: Vec::new(),
             notes: Vec::new(),
@@ -339,19 +362,20 @@ impl<'a> Pools<'a> {
             self.check()?;
             logs.push(ev);
         }
-        let mut records = self.replay.finish();
+        let mut records = self.replay.finish_summarised();
         let mut out: Vec<PoolLog> = (self.pools.into_iter().zip(logs))
             .map(|(pool, events)| PoolLog {
                 pool: pool.name,
                 nodes: pool.nodes,
                 images: (pool.images.into_iter())
                     .map(|(expected, error, k)| {
-                        let mut mine = std::mem::take(&mut records[k]);
+                        let (mut mine, summarised) = std::mem::take(&mut records[k]);
                         mine.retain(|r| r.image == expected.image);
                         PoolImage {
                             expected,
                             error,
                             records: mine,
+                            summarised,
                         }
                     })
                     .collect(),
@@ -505,6 +529,7 @@ fn node_lines(
             read.logs.push(NodeLines {
                 node,
                 lines: Vec::new(),
+                logged_after: false,
             });
             return;
         }
@@ -532,17 +557,25 @@ fn node_lines(
         let message = journal::cut_message(&node, log.elapsed, &lines);
         read.notes.push(note(NodeReason::Cut, message));
     }
-    read.logs.push(NodeLines { node, lines });
+    read.logs.push(NodeLines {
+        node,
+        lines,
+        logged_after: log.logged_after,
+    });
 }
 
 /// 1 when a pull diverges, else 3 when one is undetermined or a node's log
 /// could not all be judged (read from the pull events too: they never say
 /// what served, and the kubelet's events expire), else 0.
 fn code(fleet: &Fleet) -> ExitCode {
-    let records: Vec<&PullRecord> = fleet.images.iter().flat_map(|v| &v.journal).collect();
-    match journal::journal_code(&records, ExitCode::Success) {
-        ExitCode::Success if !fleet.undetermined_nodes.is_empty() => ExitCode::Cluster,
-        other => other,
+    // The counts, not the pulls listed: those of a long log are summarised.
+    let any = |f: fn(&ImageView) -> usize| fleet.images.iter().any(|v| f(v) > 0);
+    if any(|v| v.verdicts.diverges) {
+        ExitCode::Findings
+    } else if any(|v| v.verdicts.undetermined) || !fleet.undetermined_nodes.is_empty() {
+        ExitCode::Cluster
+    } else {
+        ExitCode::Success
     }
 }
 

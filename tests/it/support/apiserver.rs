@@ -2337,7 +2337,8 @@ fn node_log_target(path: &str) -> Option<(&str, bool)> {
 
 /// The kubelet's log query as the API server proxies it: RBAC (`get
 /// nodes/proxy`), 406 on `/logs/journal` without the query mode, journalctl's
-/// `--grep` of `pattern` (case-sensitive only with `case-sensitive=true`),
+/// `--grep` of `pattern` (case-sensitive only with `case-sensitive=true`) and
+/// `-n` of `tailLines`,
 /// gzip when asked with exactly `Accept-Encoding: gzip`.
 fn node_logs(
     state: &State,
@@ -2390,6 +2391,17 @@ fn node_logs(
         })
         .map(|l| format!("{l}\n"))
         .collect();
+    // `tailLines=N`: journalctl's `-n N`, the last N lines of those kept.
+    let text = match query.get("tailLines").and_then(|n| n.parse::<usize>().ok()) {
+        Some(n) => {
+            let lines: Vec<&str> = text.lines().collect();
+            lines[lines.len().saturating_sub(n)..]
+                .iter()
+                .map(|l| format!("{l}\n"))
+                .collect()
+        }
+        None => text,
+    };
     let text = if state.node_log_cuts.contains_key(node) {
         let lines: Vec<&str> = text.lines().collect();
         lines[..lines.len() / 2]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::record::{Expected, Outcome, PullRecord, Verdict};
+use super::record::{Expected, Outcome, PullRecord, Summarised, Verdict};
 use super::{events, within, Bounds};
 
 /// The whole log, image by image.
@@ -97,6 +97,8 @@ pub struct PoolImage {
     pub error: Option<String>,
     /// Its pulls read from the log (those of this very image string).
     pub records: Vec<PullRecord>,
+    /// Its pulls counted but not kept (see [`Replay::keeping`](super::Replay::keeping)).
+    pub summarised: Summarised,
 }
 
 /// The kubelet's pull events standing in for the logs of some nodes.
@@ -131,8 +133,17 @@ pub struct ImageView {
     /// Why the image cannot be pulled as configured, from its explanation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Every pull, as `explain --journal-file` shows it, by time.
+    /// Every pull, as `explain --journal-file` shows it, by time; with
+    /// `summarised`, only the first and last ones.
     pub journal: Vec<PullRecord>,
+    /// The pulls counted above but not listed in `journal` (a long log
+    /// keeps the first and last pulls of each image).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub summarised: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Pull requests by outcome.
@@ -179,6 +190,7 @@ pub fn fleet(
             expected: e,
             error,
             records,
+            summarised,
         } in log.images
         {
             let mut records = within(records, window);
@@ -188,7 +200,7 @@ pub fn fleet(
                     records.extend(told.into_iter().filter(|r| r.image == e.image));
                 }
             }
-            if records.is_empty() && window.is_some() {
+            if records.is_empty() && summarised.pulls == 0 && window.is_some() {
                 continue;
             }
             for r in &mut records {
@@ -198,6 +210,7 @@ pub fn fleet(
                 expected: e,
                 error,
                 records,
+                summarised,
             });
         }
         let mut nodes = log.nodes;
@@ -230,6 +243,7 @@ struct Part {
     expected: Expected,
     error: Option<String>,
     records: Vec<PullRecord>,
+    summarised: Summarised,
 }
 
 fn rank(v: &ImageView) -> u8 {
@@ -247,39 +261,37 @@ fn view(image: &str, parts: Vec<Part>) -> ImageView {
     let mut never_served: Vec<String> = Vec::new();
     let mut errors: Vec<String> = Vec::new();
     let mut records: Vec<PullRecord> = Vec::new();
+    let mut summarised = 0;
+    let mut other_nodes: Vec<String> = Vec::new();
     for part in parts {
+        let mut serve = |s: &str, n: usize| {
+            let role = role(&part.expected, s);
+            match served_by
+                .iter_mut()
+                .find(|x| x.reference == s && x.role == role)
+            {
+                Some(x) => x.pulls += n,
+                None => served_by.push(Served {
+                    reference: s.to_string(),
+                    role,
+                    pulls: n,
+                }),
+            }
+        };
         for r in &part.records {
             count(r, &mut outcomes, &mut verdicts);
             for s in r.pulls.iter().filter_map(|a| a.served_by.as_ref()) {
-                let role = role(&part.expected, s);
-                match served_by
-                    .iter_mut()
-                    .find(|x| &x.reference == s && x.role == role)
-                {
-                    Some(x) => x.pulls += 1,
-                    None => served_by.push(Served {
-                        reference: s.clone(),
-                        role,
-                        pulls: 1,
-                    }),
-                }
+                serve(s, 1);
             }
         }
-        let served = |m: &str| {
-            part.records
-                .iter()
-                .flat_map(|r| &r.pulls)
-                .any(|a| a.served_by.as_deref() == Some(m))
-        };
-        for s in part.expected.candidates.iter().flat_map(|c| &c.sources) {
-            if s.mirror
-                && !s.blocked
-                && !served(&s.reference)
-                && !never_served.contains(&s.reference)
-            {
-                never_served.push(s.reference.clone());
-            }
+        let more = &part.summarised;
+        for (s, n) in &more.served {
+            serve(s, *n);
         }
+        add_summarised(more, &mut outcomes, &mut verdicts);
+        summarised += more.pulls;
+        other_nodes.extend(more.nodes.iter().cloned());
+        add_never_served(&part, &mut never_served);
         if let Some(e) = part.error.filter(|e| !errors.contains(e)) {
             errors.push(e);
         }
@@ -292,11 +304,13 @@ fn view(image: &str, parts: Vec<Part>) -> ImageView {
             .then_with(|| a.reference.cmp(&b.reference))
     });
     let mut nodes: Vec<String> = records.iter().map(|r| r.node.clone()).collect();
+    nodes.extend(other_nodes);
     nodes.sort();
     nodes.dedup();
     ImageView {
         image: image.to_string(),
-        pulls: records.len(),
+        pulls: records.len() + summarised,
+        summarised,
         nodes,
         outcomes,
         verdicts,
@@ -305,6 +319,34 @@ fn view(image: &str, parts: Vec<Part>) -> ImageView {
         error: (!errors.is_empty()).then(|| errors.join("; ")),
         journal: records,
     }
+}
+
+/// Adds the mirrors of `part`'s expected order (not blocked) that served
+/// none of its pulls, kept or counted.
+fn add_never_served(part: &Part, never_served: &mut Vec<String>) {
+    let served = |m: &str| {
+        part.summarised.served.contains_key(m)
+            || part
+                .records
+                .iter()
+                .flat_map(|r| &r.pulls)
+                .any(|a| a.served_by.as_deref() == Some(m))
+    };
+    for s in part.expected.candidates.iter().flat_map(|c| &c.sources) {
+        if s.mirror && !s.blocked && !served(&s.reference) && !never_served.contains(&s.reference) {
+            never_served.push(s.reference.clone());
+        }
+    }
+}
+
+/// Adds the counts of pulls not kept.
+fn add_summarised(s: &Summarised, outcomes: &mut OutcomeCounts, verdicts: &mut VerdictCounts) {
+    outcomes.pulled += s.pulled;
+    outcomes.failed += s.failed;
+    outcomes.unfinished += s.unfinished;
+    verdicts.as_expected += s.as_expected;
+    verdicts.diverges += s.diverges;
+    verdicts.undetermined += s.undetermined;
 }
 
 fn count(r: &PullRecord, outcomes: &mut OutcomeCounts, verdicts: &mut VerdictCounts) {
@@ -354,6 +396,7 @@ mod tests {
             never_served: Vec::new(),
             error: None,
             journal: Vec::new(),
+            summarised: 0,
         }
     }
 

@@ -140,3 +140,46 @@ pub enum DivergenceKind {
     /// Served by the source although a mirror comes first: the mirrors failed.
     ServedBySource,
 }
+
+/// The pulls of one expectation judged and counted but not kept, when the
+/// replay keeps only the first and last pulls of each (`audit`): what the
+/// counts of the answer need, so memory follows the images, not the pulls.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summarised {
+    pub pulls: usize,
+    pub pulled: usize,
+    pub failed: usize,
+    pub unfinished: usize,
+    pub as_expected: usize,
+    pub diverges: usize,
+    pub undetermined: usize,
+    /// Each source that served one of them, and how many.
+    pub served: std::collections::BTreeMap<String, usize>,
+    /// The nodes (host column) that pulled them.
+    pub nodes: std::collections::BTreeSet<String>,
+}
+
+impl Summarised {
+    /// Counts a judged pull.
+    pub fn add(&mut self, r: &PullRecord) {
+        self.pulls += 1;
+        match r.outcome {
+            Outcome::Pulled => self.pulled += 1,
+            Outcome::Failed => self.failed += 1,
+            Outcome::Unfinished => self.unfinished += 1,
+        }
+        for a in &r.pulls {
+            match a.verdict {
+                Verdict::AsExpected => self.as_expected += 1,
+                Verdict::Diverges => self.diverges += 1,
+                Verdict::Undetermined => self.undetermined += 1,
+            }
+            if let Some(s) = &a.served_by {
+                *self.served.entry(s.clone()).or_default() += 1;
+            }
+        }
+        if !self.nodes.contains(&r.node) {
+            self.nodes.insert(r.node.clone());
+        }
+    }
+}

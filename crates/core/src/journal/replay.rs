@@ -18,8 +18,9 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::line::{source_failures, Event, Line, SourceFailure};
-use super::record::{Attempt, Expected, Outcome, PullRecord, ReadFrom, Verdict};
+use super::record::{Attempt, Expected, Outcome, PullRecord, ReadFrom, Summarised, Verdict};
 use super::time::Timestamp;
+use super::{in_bounds, Bounds};
 use crate::reference::Reference;
 
 /// A pull being read, of an image the expectation it is filed under matches.
@@ -77,12 +78,56 @@ pub struct Replay {
     node_at: HashMap<String, usize>,
     done: Vec<Vec<Done>>,
     seq: u64,
+    /// With [`Replay::keeping`]: the pulls kept of each expectation (its
+    /// first and last `keep`), the window pulls must begin in, and the
+    /// others counted.
+    keep: Option<usize>,
+    window: Option<Bounds>,
+    summarised: Vec<Summarised>,
 }
 
 impl Replay {
     /// A replay with no expectation yet.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A replay that keeps, of each expectation, only the first `keep` and
+    /// the last `keep` pulls of its very image string that began in
+    /// `window` (in the order they ended): the others are judged as they
+    /// end and counted
+    /// ([`Replay::finish_summarised`]), so memory follows the expectations
+    /// and the pulls in flight, not the pulls in the log. Pulls outside the
+    /// window are dropped.
+    pub fn keeping(keep: usize, window: Option<Bounds>) -> Self {
+        Self {
+            keep: Some(keep),
+            window,
+            ..Self::default()
+        }
+    }
+
+    /// Files a pull that ended under expectation `k`; with a cap, the
+    /// oldest of the last ones beyond it is judged and counted instead.
+    fn file(&mut self, k: usize, d: Done) {
+        let Some(keep) = self.keep else {
+            self.done[k].push(d);
+            return;
+        };
+        // Only this very image string's pulls, in the window, are the
+        // answer's (`audit` files each image string under its own).
+        if d.open.rec.image != self.expected[k].image
+            || self.window.is_some_and(|w| !in_bounds(d.open.rec.time, w))
+        {
+            return;
+        }
+        self.done[k].push(d);
+        if self.done[k].len() > 2 * keep {
+            let mut d = self.done[k].remove(keep);
+            let later = self.nodes[d.node].lines > d.open.last_line;
+            judge_pull(&mut d.open, &self.expected[k], later);
+            self.summarised[k].add(&d.open.rec);
+        }
     }
 
     /// Adds an expectation; its index in [`Replay::finish`]'s answer. Pulls
@@ -106,6 +151,7 @@ impl Replay {
         self.shapes.push(shapes.collect());
         self.expected.push(expected);
         self.done.push(Vec::new());
+        self.summarised.push(Summarised::default());
         k
     }
 
@@ -210,6 +256,7 @@ impl Replay {
     fn start(&mut self, n: usize, line: &Line, image: &str, ours: Vec<usize>) {
         self.seq += 1;
         let seq = self.seq;
+        let mut failed = Vec::new();
         let node = &mut self.nodes[n];
         node.unpulled += 1;
         if let Some(id) = &line.id {
@@ -224,7 +271,7 @@ impl Replay {
                 if p.rec.image == image && tried_everything(p, expected) {
                     let mut p = mine.open.remove(i);
                     p.rec.outcome = Outcome::Failed;
-                    self.done[k].push(Done { node: n, open: p });
+                    failed.push((k, Done { node: n, open: p }));
                 } else {
                     i += 1;
                 }
@@ -251,6 +298,9 @@ impl Replay {
             });
             node.active.insert(k);
         }
+        for (k, d) in failed {
+            self.file(k, d);
+        }
     }
 
     /// `Pulled image` ends the latest request of its id.
@@ -267,6 +317,7 @@ impl Replay {
             node.by_id.remove(id);
         }
         node.unpulled -= 1;
+        let mut ended = Vec::new();
         for k in ours {
             let Some(mine) = node.mine.get_mut(&k) else {
                 continue;
@@ -281,11 +332,14 @@ impl Replay {
                 p.rec.outcome = Outcome::Pulled;
                 p.rec.result = Some(result.to_string());
                 p.last_line = node.lines;
-                self.done[k].push(Done { node: n, open: p });
+                ended.push((k, Done { node: n, open: p }));
             }
             if mine.open.is_empty() {
                 node.active.remove(&k);
             }
+        }
+        for (k, d) in ended {
+            self.file(k, d);
         }
     }
 
@@ -366,20 +420,41 @@ impl Replay {
     /// level nothing follows), or CRI-O logged the image pull's error with
     /// the OCI-artifact fallback and no artifact walk followed.
     pub fn finish(self) -> Vec<Vec<PullRecord>> {
-        let Self {
-            expected,
-            mut nodes,
-            mut done,
-            ..
-        } = self;
-        for (n, node) in nodes.iter_mut().enumerate() {
+        self.finish_summarised()
+            .into_iter()
+            .map(|(records, _)| records)
+            .collect()
+    }
+
+    /// [`Replay::finish`], with what [`Replay::keeping`] counted and did not
+    /// keep of each expectation. The pulls that never ended are filed last,
+    /// under the same cap.
+    pub fn finish_summarised(mut self) -> Vec<(Vec<PullRecord>, Summarised)> {
+        let mut open = Vec::new();
+        for (n, node) in self.nodes.iter_mut().enumerate() {
             for (k, mine) in node.mine.drain() {
-                done[k].extend(mine.open.into_iter().map(|open| Done { node: n, open }));
+                open.extend(
+                    mine.open
+                        .into_iter()
+                        .map(|o| (k, Done { node: n, open: o })),
+                );
             }
         }
+        open.sort_by_key(|(k, d)| (*k, d.open.seq));
+        for (k, d) in open {
+            self.file(k, d);
+        }
+        let Self {
+            expected,
+            nodes,
+            done,
+            summarised,
+            ..
+        } = self;
         done.into_iter()
             .zip(&expected)
             .map(|(pulls, e)| settle(pulls, e, &nodes))
+            .zip(summarised)
             .collect()
     }
 }

@@ -100,6 +100,12 @@ pub struct NodeLog {
     /// The end of the window the answering query could not carry (the 406
     /// fallback has no end time): the reader applies it to the pulls.
     pub until_unapplied: Option<Timestamp>,
+    /// The query mode's answer holds the pull lines only: whether the unit
+    /// logged a line after the last of them (its last line in the window is
+    /// another), which tells a walk's silence is its end (see
+    /// [`Replay::other`](crate::journal::Replay::other)). The fallback's
+    /// answer holds every line: false.
+    pub logged_after: bool,
 }
 
 /// Why the log was not read.
@@ -140,6 +146,22 @@ pub fn journal_path(node: &str, window: &Window) -> String {
         "unit=crio&query=crio&since={}&pattern={p}&grep={p}&case-sensitive=true",
         encode(&window.since),
         p = encode(PATTERN)
+    );
+    if let Some(until) = &window.until {
+        q += &format!("&until={}", encode(until));
+    }
+    format!("/api/v1/nodes/{}/proxy/logs/journal?{q}", encode(node))
+}
+
+/// The query for the last line of the CRI-O unit in the window, whatever it
+/// says (no `pattern`): `tailLines=1` (journalctl `-n 1`; `tail` too, as
+/// `oc adm node-logs --tail` sends both). The pull lines alone cannot tell
+/// whether the node logged anything after a pull's last line, which decides
+/// a walk that ended at a blocked source (see [`read_crio`]).
+pub fn last_line_path(node: &str, window: &Window) -> String {
+    let mut q = format!(
+        "unit=crio&query=crio&since={}&tail=1&tailLines=1",
+        encode(&window.since)
     );
     if let Some(until) = &window.until {
         q += &format!("&until={}", encode(until));
@@ -251,13 +273,20 @@ pub async fn read_crio(
     let elapsed = started.elapsed();
     let body = match answer {
         Answer::Log(Ok(text)) => {
+            let query_mode = path.contains("/proxy/logs/journal?");
+            let logged_after = query_mode
+                && !was_cut(elapsed)
+                && last_line(connection, node, window, budget)
+                    .await
+                    .is_some_and(|last| logged_after(&text.text, &last));
             return Ok(NodeLog {
                 text: text.text,
                 long_lines: text.long_lines,
                 elapsed,
                 path,
                 until_unapplied,
-            })
+                logged_after,
+            });
         }
         Answer::Log(Err(TextError::Gzip { detail, .. })) => {
             return Err(NodeLogError::Gzip {
@@ -286,6 +315,34 @@ pub async fn read_crio(
         status: status.as_u16(),
         detail: message_of(&body),
     })
+}
+
+/// The last line of the node's CRI-O unit in the window ([`last_line_path`]),
+/// or `None` when it could not be read (then a silence after a pull stays
+/// undetermined, as before).
+async fn last_line(
+    connection: &Connection,
+    node: &str,
+    window: &Window,
+    budget: &Budget,
+) -> Option<String> {
+    let name = format!("node {node}'s last CRI-O log line");
+    let path = last_line_path(node, window);
+    match fetch(connection, &path, &name, budget).await {
+        Ok((status, Answer::Log(Ok(text)))) if status.is_success() => text
+            .text
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(str::to_string),
+        _ => None,
+    }
+}
+
+/// Whether `last` (the unit's last line) comes after the pull lines in
+/// `text`: it is not their last line.
+fn logged_after(text: &str, last: &str) -> bool {
+    text.lines().rev().find(|l| !l.trim().is_empty()) != Some(last)
 }
 
 /// Reads the CRI-O log of each node of `nodes`, `concurrency` at a time;
@@ -389,6 +446,25 @@ mod tests {
         assert_eq!(
             f,
             "/api/v1/nodes/worker-0/proxy/logs/?query=crio&sinceTime=2024-05-01T10%3A00%3A00Z"
+        );
+    }
+
+    #[test]
+    fn a_last_line_other_than_the_last_pull_line_is_logged_after() {
+        let pulls = "a Pulling image\nb Trying to access\n";
+        assert!(!logged_after(pulls, "b Trying to access"));
+        assert!(logged_after(pulls, "c Checking image status"));
+        assert!(logged_after("", "c Created container"));
+        let p = last_line_path(
+            "worker-0",
+            &Window {
+                since: "-2h".into(),
+                until: None,
+            },
+        );
+        assert_eq!(
+            p,
+            "/api/v1/nodes/worker-0/proxy/logs/journal?unit=crio&query=crio&since=-2h&tail=1&tailLines=1"
         );
     }
 

@@ -7,4 +7,5 @@ pub mod at_exit;
 pub mod blob;
 pub mod inputs;
 pub mod journal;
+pub mod operators;
 pub mod probe;

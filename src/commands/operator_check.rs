@@ -68,5 +68,6 @@ fn plan_of(args: &OperatorCheckArgs) -> OperatorPlan {
         cache_dir: args.cache_dir.clone(),
         require_mirror: args.require_mirror,
         probe: super::registry_probe_setup(&args.probe),
+        require_subscriptions: true,
     }
 }

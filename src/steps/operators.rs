@@ -71,6 +71,8 @@ pub struct OperatorPlan {
     pub require_mirror: bool,
     /// The registry client's set-up.
     pub probe: ProbeSetup,
+    /// No Subscription found is an input error (else no verdict at all).
+    pub require_subscriptions: bool,
 }
 
 /// The pool whose nodes run the operators, the bundle unpack Jobs, and
@@ -90,6 +92,9 @@ pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<Subscriptio
         .collect();
     let inputs = inputs::load_objects(settings, &plan.filenames, &reads, None)?;
     let mut wanted = wanted(settings, plan, &inputs)?;
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
     let pools: BTreeSet<String> = wanted.iter().map(|w| w.pool.pool.clone()).collect();
     let namespaces: BTreeSet<String> = wanted
         .iter()

@@ -343,6 +343,11 @@ impl Setup {
     }
 
     fn cmd(&self) -> assert_cmd::Command {
+        self.cmd_for("operator-check")
+    }
+
+    /// The binary running `command` with the mirror's CA.
+    fn cmd_for(&self, command: &str) -> assert_cmd::Command {
         let mut c = support::bin();
         c.env("HOME", self.dir.path())
             .env_remove("REGISTRY_AUTH_FILE")
@@ -350,7 +355,7 @@ impl Setup {
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("DOCKER_CONFIG")
             .env_remove("KUBECONFIG")
-            .arg("operator-check")
+            .arg(command)
             .arg("--cert-dir")
             .arg(&self.certs);
         c
@@ -1355,4 +1360,103 @@ fn catalog_source_pull_secrets_are_read_live_and_named_when_not() {
         json["catalog"]["pullSecrets"][0]["message"],
         "CatalogSource openshift-marketplace/cs-etcd-index-v4-21 names pull secret catalog-pull, which could not be read: Secrets are not read from the files of -f; the catalog is probed without it"
     );
+}
+
+/// `audit --updates`: each Subscription's next hop, judged as
+/// `operator-check --max-hops 1` judges it, next to the images audited;
+/// a notReady update is an error for `--fail-on`.
+#[test]
+fn audit_updates_shows_each_subscriptions_next_hop() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let files = s.objects("etcd.v0.9.0");
+    let audit = |args: &[&str]| {
+        // --cert-dir needs --probe, which probes the workloads' images too.
+        let mut c = s.cmd_for("audit");
+        c.arg("--probe").arg("-f").arg(&files).args(args);
+        output(c)
+    };
+    let (code, out, err) = audit(&["--updates", "-o", "json"]);
+    assert_eq!(code, 0, "no --fail-on: reported only\n{out}\n{err}");
+    let json = json_of(&out, &err);
+    let (_, check, _) = s.run("etcd.v0.9.0", &["--max-hops", "1", "-o", "json"]);
+    let check = json_of(&check, "");
+    assert_eq!(
+        json["updates"],
+        serde_json::json!([{
+            "namespace": "operators",
+            "subscription": "etcd",
+            "package": "etcd",
+            "installedCSV": "etcd.v0.9.0",
+            "nextCSV": "etcd.v0.9.2",
+            "readiness": "notReady",
+            "reason": check["reason"],
+            "message": check["message"],
+        }]),
+        "{out}"
+    );
+    assert_eq!(check["readiness"], "notReady", "{check}");
+    for fail_on in ["error", "warning"] {
+        let (code, out, err) = audit(&["--updates", "--fail-on", fail_on]);
+        assert_eq!(code, 1, "{fail_on}: {out}\n{err}");
+    }
+    let (code, out, err) = audit(&["--updates"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let reason = check["reason"].as_str().unwrap();
+    assert!(
+        out.contains("SUBSCRIPTION") && out.contains("operators/etcd"),
+        "{out}"
+    );
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("operators/etcd"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        cells,
+        [
+            "operators/etcd",
+            "etcd.v0.9.0",
+            "etcd.v0.9.2",
+            "notReady",
+            reason
+        ],
+        "{out}"
+    );
+    assert!(out.contains("1 operator update: 1 notReady"), "{out}");
+    let (_, wide, _) = audit(&["--updates", "-o", "wide"]);
+    let message = check["message"].as_str().unwrap();
+    assert!(wide.contains(&message[..20]), "{wide}");
+    // Without --updates: no key, no table.
+    let (_, out, err) = audit(&["-o", "json"]);
+    assert!(json_of(&out, &err).get("updates").is_none(), "{out}");
+    // Another namespace: no Subscription, an empty list.
+    let (code, out, err) = audit(&["--updates", "-n", "elsewhere", "-o", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err)["updates"], serde_json::json!([]));
+    // Served: ready; at the head, no next CSV.
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    for (installed, next, reason) in [
+        ("etcd.v0.9.0", Some("etcd.v0.9.2"), "pathServed"),
+        ("etcd.v0.9.4", None, "atHead"),
+    ] {
+        let files = s.objects(installed);
+        let mut c = s.cmd_for("audit");
+        c.arg("-f")
+            .arg(&files)
+            .args(["--probe", "--updates", "--fail-on", "error", "-o", "json"]);
+        let (code, out, err) = output(c);
+        assert_eq!(code, 0, "{installed}: {out}\n{err}");
+        let update = &json_of(&out, &err)["updates"][0];
+        assert_eq!(
+            (
+                update["nextCSV"].as_str(),
+                update["readiness"].as_str(),
+                update["reason"].as_str()
+            ),
+            (next, Some("ready"), Some(reason)),
+            "{installed}: {update}"
+        );
+    }
 }

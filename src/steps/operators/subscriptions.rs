@@ -330,7 +330,7 @@ fn subscriptions<'a>(
     if !options.subscriptions.is_empty() {
         subs.retain(|s| options.subscriptions.contains(&s.name));
     }
-    if subs.is_empty() {
+    if subs.is_empty() && options.require_subscriptions {
         let hint = if read.live.is_some() {
             "name another namespace with -n, or every namespace with -A; or a package with --package and --catalog-image"
         } else {

@@ -1460,3 +1460,43 @@ fn audit_updates_shows_each_subscriptions_next_hop() {
         );
     }
 }
+
+/// `audit --updates` live: the Subscriptions of the namespace audited (the
+/// context's, `-n`, or every one with `-A`), each judged as from files.
+#[test]
+fn audit_updates_live_reads_the_namespaces_audited() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let files = s.objects("etcd.v0.9.0");
+    let mut c = s.cmd_for("audit");
+    c.arg("--probe")
+        .arg("-f")
+        .arg(&files)
+        .args(["--updates", "-o", "json"]);
+    let (code, offline, err) = output(c);
+    assert_eq!(code, 0, "{offline}\n{err}");
+    let offline = json_of(&offline, &err)["updates"].clone();
+    assert_eq!(offline[0]["readiness"], "notReady", "{offline}");
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&cluster(&s.host, "etcd.v0.9.0"))
+        .start();
+    let kubeconfig = server.write_kubeconfig(s.dir.path());
+    let live = |args: &[&str]| {
+        let mut c = s.cmd_for("audit");
+        c.env("KUBECONFIG", &kubeconfig)
+            .args(["--probe", "--updates", "-o", "json"])
+            .args(args);
+        output(c)
+    };
+    for scope in [&["-n", "operators"][..], &["-A"]] {
+        let (code, out, err) = live(scope);
+        assert_eq!(code, 0, "{scope:?}: {out}\n{err}");
+        assert_eq!(json_of(&out, &err)["updates"], offline, "{scope:?}: {err}");
+    }
+    let (code, out, err) = live(&["-n", "operators", "--fail-on", "error"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    // The context's namespace (default) has no Subscription.
+    let (code, out, err) = live(&[]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err)["updates"], serde_json::json!([]));
+}

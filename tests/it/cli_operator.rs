@@ -1495,6 +1495,24 @@ fn audit_updates_live_reads_the_namespaces_audited() {
     }
     let (code, out, err) = live(&["-n", "operators", "--fail-on", "error"]);
     assert_eq!(code, 1, "{out}\n{err}");
+    // -o summary (live only): the updates counted after the images.
+    let mut c = s.cmd_for("audit");
+    c.env("KUBECONFIG", &kubeconfig).args([
+        "--probe",
+        "--updates",
+        "-n",
+        "operators",
+        "--fail-on",
+        "error",
+        "-o",
+        "summary",
+    ]);
+    let (code, summary, err) = output(c);
+    assert_eq!(code, 1, "{summary}\n{err}");
+    assert!(
+        summary.contains(" updates=1 updatesNotReady=1 updatesUndetermined=0\n"),
+        "{summary}"
+    );
     // The context's namespace (default) has no Subscription.
     let (code, out, err) = live(&[]);
     assert_eq!(code, 0, "{out}\n{err}");

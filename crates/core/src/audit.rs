@@ -288,10 +288,19 @@ impl OperatorUpdate {
 
 impl Report {
     /// The counts `-o summary` gives of one cluster's audit, in order: the
-    /// images, then every class of [`Report::summary`] (named as there).
+    /// images, then every class of [`Report::summary`] (named as there);
+    /// with `--updates`, the updates, the notReady ones and the undetermined ones.
     pub fn summary_counts(&self) -> Vec<(&'static str, usize)> {
         let mut counts = vec![("images", self.images.len())];
         counts.extend(self.summary.iter().map(|(class, n)| (*class, *n)));
+        if let Some(updates) = &self.updates {
+            let with = |r: Readiness| updates.iter().filter(|u| u.readiness == r).count();
+            counts.extend([
+                ("updates", updates.len()),
+                ("updatesNotReady", with(Readiness::NotReady)),
+                ("updatesUndetermined", with(Readiness::Undetermined)),
+            ]);
+        }
         counts
     }
 }

@@ -168,7 +168,12 @@ impl ByContext<Report> for TableByContext {
                 cells
             })
             .collect();
-        self.counts.push(format!("{context}: {}", counts(report)));
+        let updates = report
+            .updates
+            .as_deref()
+            .map_or_else(String::new, |u| format!("; {}", update_counts(u)));
+        self.counts
+            .push(format!("{context}: {}{updates}", counts(report)));
         self.parts.group(out, rows)
     }
 

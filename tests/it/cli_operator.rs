@@ -1518,3 +1518,59 @@ fn audit_updates_live_reads_the_namespaces_audited() {
     assert_eq!(code, 0, "{out}\n{err}");
     assert_eq!(json_of(&out, &err)["updates"], serde_json::json!([]));
 }
+
+/// `audit --updates -o wide` of several clusters (their namespace operators,
+/// without images): one table of images, and
+/// each cluster's line of counts with its updates counted.
+#[test]
+fn audit_updates_of_several_contexts_counts_each_clusters_updates() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let east = ApiBuilder::openshift()
+        .objects_from_yaml(&cluster(&s.host, "etcd.v0.9.0"))
+        .start();
+    let west = ApiBuilder::openshift()
+        .objects_from_yaml(&cluster(&s.host, "etcd.v0.9.4"))
+        .start();
+    let (mut clusters, mut users, mut contexts) = (String::new(), String::new(), String::new());
+    for (name, server) in [("east", &east), ("west", &west)] {
+        clusters.push_str(&format!(
+            "- name: {name}\n  cluster:\n    server: {}\n{}",
+            server.url(),
+            support::kubeconfig::ca_line(server)
+        ));
+        users.push_str(&format!(
+            "- name: {name}\n  user:\n    token: {}\n",
+            server.token
+        ));
+        contexts.push_str(&format!(
+            "- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n    namespace: operators\n"
+        ));
+    }
+    let kubeconfig = support::kubeconfig::write(
+        s.dir.path(),
+        "contexts.yaml",
+        &format!("apiVersion: v1\nkind: Config\nclusters:\n{clusters}users:\n{users}contexts:\n{contexts}current-context: east\n"),
+    );
+    let mut c = s.cmd_for("audit");
+    c.env("KUBECONFIG", &kubeconfig).args([
+        "--probe",
+        "--updates",
+        "--context",
+        "east,west",
+        "--fail-on",
+        "error",
+        "-o",
+        "wide",
+    ]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 1, "east's next hop is not ready\n{out}\n{err}");
+    assert!(
+        out.contains("east: 0 images; 1 operator update: 1 notReady\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("west: 0 images; 1 operator update: 1 ready\n"),
+        "{out}"
+    );
+}

@@ -925,6 +925,13 @@ pub struct AuditArgs {
     #[arg(long)]
     pub require_mirror: bool,
 
+    /// Also each Subscription's next update (the first hop OLM takes from its installed CSV),
+    /// checked as `operator-check --max-hops 1` checks it: its catalog read through the mirrors,
+    /// its bundle and operator images probed. notReady counts as an error for --fail-on,
+    /// undetermined exits 3.
+    #[arg(long, conflicts_with_all = ["journal", "journal_file"])]
+    pub updates: bool,
+
     /// Leave out the header row of the table.
     #[arg(long)]
     pub no_headers: bool,

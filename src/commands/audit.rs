@@ -14,10 +14,12 @@ use mirrorpolicy::journal::fleet::Fleet;
 use mirrorpolicy::labels::Selector;
 use mirrorpolicy::render::node::NodeView;
 use mirrorpolicy::source::api::{Read, MIRROR_CONFIG, WORKLOADS};
+use mirrorpolicy::upgrade::Readiness;
 
 use crate::cli::{AuditArgs, AuditOutput, FailOn};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
+use crate::steps::operators::{self, OperatorPlan};
 use crate::steps::{inputs, probe};
 use crate::term;
 
@@ -198,9 +200,10 @@ fn skip_olm_copies(settings: &Settings, workloads: &mut Vec<audit::Workload>) ->
     copies.len()
 }
 
-/// Exit 1 when `--fail-on` (or `--require-mirror`) matches an image; else
-/// exit 3 when the probe of an image is undetermined (a level does not
-/// match such an image, naming the class does).
+/// Exit 1 when `--fail-on` (or `--require-mirror`) matches an image, or a
+/// level matches a `notReady` update (an error); else exit 3 when the probe
+/// of an image is undetermined (a level does not match such an image,
+/// naming the class does) or an update is undetermined.
 fn exit_code(args: &AuditArgs, report: &audit::Report) -> ExitCode {
     let level_of = |class: audit::Class| {
         if args.require_mirror {
@@ -215,7 +218,10 @@ fn exit_code(args: &AuditArgs, report: &audit::Report) -> ExitCode {
             .iter()
             .filter(|i| i.class != audit::Class::Undetermined)
     };
-    let failing = |level: Level| determined().any(|i| level_of(i.class) <= level);
+    let updates = report.updates.iter().flatten();
+    let not_ready = updates.clone().any(|u| u.readiness == Readiness::NotReady);
+    // A notReady update is an error, matched by either level.
+    let failing = |level: Level| not_ready || determined().any(|i| level_of(i.class) <= level);
     let classes: Vec<audit::Class> = args.fail_on.iter().filter_map(|f| f.class()).collect();
     let fail = if args.fail_on.is_empty() {
         args.require_mirror && failing(Level::Error)
@@ -230,6 +236,9 @@ fn exit_code(args: &AuditArgs, report: &audit::Report) -> ExitCode {
         .images
         .iter()
         .any(|i| i.class == audit::Class::Undetermined)
+        || updates
+            .clone()
+            .any(|u| u.readiness == Readiness::Undetermined)
     {
         ExitCode::Cluster
     } else {
@@ -312,9 +321,46 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
             }
         );
     }
+    add_updates(settings, args, &mut report)?;
     say_fix_commands(settings, &mut report);
     let code = exit_code(args, &report);
     Ok((report, code))
+}
+
+/// `--updates`: each Subscription's next update, added to `report`.
+fn add_updates(settings: &Settings, args: &AuditArgs, report: &mut audit::Report) -> Result<()> {
+    if args.updates {
+        let checks = operators::check(settings, &updates_plan(args))?;
+        report.updates = Some(checks.iter().map(audit::OperatorUpdate::of).collect());
+    }
+    Ok(())
+}
+
+/// `--updates`: the next hop of every Subscription of the namespaces
+/// audited, checked as `operator-check --max-hops 1` checks it (always
+/// probed, with the registries.d the cluster renders).
+fn updates_plan(args: &AuditArgs) -> OperatorPlan {
+    let mut probe = super::probe_setup(&args.probe);
+    probe.enabled = true;
+    probe.registries_d = None;
+    OperatorPlan {
+        filenames: args.filenames.clone(),
+        all_namespaces: args.all_namespaces,
+        subscriptions: Vec::new(),
+        catalog_image: None,
+        package: None,
+        channel: None,
+        installed: None,
+        starting_csv: None,
+        to: None,
+        max_hops: 1,
+        operands: false,
+        arch: None,
+        cache_dir: None,
+        require_mirror: args.require_mirror,
+        probe,
+        require_subscriptions: false,
+    }
 }
 
 /// The commands the fixes name (in their JSON and in each detail), said

@@ -6,7 +6,8 @@ use comfy_table::{Attribute, Cell, Color};
 
 use super::many::ByContext;
 use super::table::{Layout, TableParts, TextTable};
-use mirrorpolicy::audit::{AuditedImage, Class, Level, Report};
+use mirrorpolicy::audit::{AuditedImage, Class, Level, OperatorUpdate, Report};
+use mirrorpolicy::upgrade::Readiness;
 
 /// Writes the images worst first, then a line of counts per class; `wide`
 /// lists every object behind an image.
@@ -28,7 +29,86 @@ pub fn write_table(
         t.write(out)?;
         writeln!(out)?;
     }
-    writeln!(out, "{}", counts(report))
+    writeln!(out, "{}", counts(report))?;
+    if let Some(updates) = &report.updates {
+        write_updates(out, updates, wide, layout)?;
+    }
+    Ok(())
+}
+
+/// `--updates`: one row per Subscription (its namespace and name), the
+/// installed and next CSV, the readiness and its reason (wide: and the
+/// message); then the counts.
+fn write_updates(
+    out: &mut dyn Write,
+    updates: &[OperatorUpdate],
+    wide: bool,
+    layout: &Layout,
+) -> io::Result<()> {
+    writeln!(out)?;
+    if !updates.is_empty() {
+        let mut head = vec!["SUBSCRIPTION", "INSTALLED", "NEXT", "READINESS", "REASON"];
+        if wide {
+            head.push("MESSAGE");
+        }
+        let mut t = TextTable::new(layout, &head, &[0, 1, 2, 3, 4]);
+        for u in updates {
+            t.row(update_row(u, wide));
+        }
+        t.write(out)?;
+        writeln!(out)?;
+    }
+    writeln!(out, "{}", update_counts(updates))
+}
+
+fn update_row(u: &OperatorUpdate, wide: bool) -> Vec<Cell> {
+    let readiness = Cell::new(readiness_word(u.readiness));
+    let readiness = match u.readiness {
+        Readiness::NotReady => readiness.fg(Color::Red).add_attribute(Attribute::Bold),
+        Readiness::Undetermined => readiness.fg(Color::Yellow),
+        Readiness::Ready => readiness.fg(Color::Green),
+    };
+    let mut cells = vec![
+        Cell::new(format!("{}/{}", u.namespace, u.subscription)),
+        Cell::new(u.installed_csv.as_deref().unwrap_or("-")),
+        Cell::new(u.next_csv.as_deref().unwrap_or("-")),
+        readiness,
+        Cell::new(&u.reason),
+    ];
+    if wide {
+        cells.push(Cell::new(&u.message));
+    }
+    cells
+}
+
+fn readiness_word(r: Readiness) -> &'static str {
+    match r {
+        Readiness::Ready => "ready",
+        Readiness::NotReady => "notReady",
+        Readiness::Undetermined => "undetermined",
+    }
+}
+
+/// `N operator updates: n ready, n notReady, n undetermined`.
+fn update_counts(updates: &[OperatorUpdate]) -> String {
+    let counts: Vec<String> = [
+        Readiness::Ready,
+        Readiness::NotReady,
+        Readiness::Undetermined,
+    ]
+    .into_iter()
+    .filter_map(|r| {
+        let n = updates.iter().filter(|u| u.readiness == r).count();
+        (n > 0).then(|| format!("{n} {}", readiness_word(r)))
+    })
+    .collect();
+    let total = updates.len();
+    format!(
+        "{total} operator update{}{}{}",
+        if total == 1 { "" } else { "s" },
+        if counts.is_empty() { "" } else { ": " },
+        counts.join(", ")
+    )
 }
 
 /// The cells of one image.
@@ -88,7 +168,12 @@ impl ByContext<Report> for TableByContext {
                 cells
             })
             .collect();
-        self.counts.push(format!("{context}: {}", counts(report)));
+        let updates = report
+            .updates
+            .as_deref()
+            .map_or_else(String::new, |u| format!("; {}", update_counts(u)));
+        self.counts
+            .push(format!("{context}: {}{updates}", counts(report)));
         self.parts.group(out, rows)
     }
 

@@ -343,6 +343,11 @@ impl Setup {
     }
 
     fn cmd(&self) -> assert_cmd::Command {
+        self.cmd_for("operator-check")
+    }
+
+    /// The binary running `command` with the mirror's CA.
+    fn cmd_for(&self, command: &str) -> assert_cmd::Command {
         let mut c = support::bin();
         c.env("HOME", self.dir.path())
             .env_remove("REGISTRY_AUTH_FILE")
@@ -350,7 +355,7 @@ impl Setup {
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("DOCKER_CONFIG")
             .env_remove("KUBECONFIG")
-            .arg("operator-check")
+            .arg(command)
             .arg("--cert-dir")
             .arg(&self.certs);
         c
@@ -1318,5 +1323,218 @@ fn catalog_source_pull_secrets_are_read_live_and_named_when_not() {
     assert_eq!(
         json["catalog"]["pullSecrets"][0]["message"],
         "CatalogSource openshift-marketplace/cs-etcd-index-v4-21 names pull secret catalog-pull, which could not be read: Secrets are not read from the files of -f; the catalog is probed without it"
+    );
+}
+
+/// `audit --updates`: each Subscription's next hop, judged as
+/// `operator-check --max-hops 1` judges it, next to the images audited;
+/// a notReady update is an error for `--fail-on`.
+#[test]
+fn audit_updates_shows_each_subscriptions_next_hop() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let files = s.objects("etcd.v0.9.0");
+    let audit = |args: &[&str]| {
+        // --cert-dir needs --probe, which probes the workloads' images too.
+        let mut c = s.cmd_for("audit");
+        c.arg("--probe").arg("-f").arg(&files).args(args);
+        output(c)
+    };
+    let (code, out, err) = audit(&["--updates", "-o", "json"]);
+    assert_eq!(code, 0, "no --fail-on: reported only\n{out}\n{err}");
+    let json = json_of(&out, &err);
+    let (_, check, _) = s.run("etcd.v0.9.0", &["--max-hops", "1", "-o", "json"]);
+    let check = json_of(&check, "");
+    assert_eq!(
+        json["updates"],
+        serde_json::json!([{
+            "namespace": "operators",
+            "subscription": "etcd",
+            "package": "etcd",
+            "installedCSV": "etcd.v0.9.0",
+            "nextCSV": "etcd.v0.9.2",
+            "readiness": "notReady",
+            "reason": check["reason"],
+            "message": check["message"],
+        }]),
+        "{out}"
+    );
+    assert_eq!(check["readiness"], "notReady", "{check}");
+    for fail_on in ["error", "warning"] {
+        let (code, out, err) = audit(&["--updates", "--fail-on", fail_on]);
+        assert_eq!(code, 1, "{fail_on}: {out}\n{err}");
+    }
+    let (code, out, err) = audit(&["--updates"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let reason = check["reason"].as_str().unwrap();
+    assert!(
+        out.contains("SUBSCRIPTION") && out.contains("operators/etcd"),
+        "{out}"
+    );
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("operators/etcd"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        cells,
+        [
+            "operators/etcd",
+            "etcd.v0.9.0",
+            "etcd.v0.9.2",
+            "notReady",
+            reason
+        ],
+        "{out}"
+    );
+    assert!(out.contains("1 operator update: 1 notReady"), "{out}");
+    let (_, wide, _) = audit(&["--updates", "-o", "wide"]);
+    let message = check["message"].as_str().unwrap();
+    assert!(wide.contains(&message[..20]), "{wide}");
+    // Without --updates: no key, no table.
+    let (_, out, err) = audit(&["-o", "json"]);
+    assert!(json_of(&out, &err).get("updates").is_none(), "{out}");
+    // Another namespace: no Subscription, an empty list.
+    let (code, out, err) = audit(&["--updates", "-n", "elsewhere", "-o", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err)["updates"], serde_json::json!([]));
+    // Served: ready; at the head, no next CSV.
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    for (installed, next, reason) in [
+        ("etcd.v0.9.0", Some("etcd.v0.9.2"), "pathServed"),
+        ("etcd.v0.9.4", None, "atHead"),
+    ] {
+        let files = s.objects(installed);
+        let mut c = s.cmd_for("audit");
+        c.arg("-f")
+            .arg(&files)
+            .args(["--probe", "--updates", "--fail-on", "error", "-o", "json"]);
+        let (code, out, err) = output(c);
+        assert_eq!(code, 0, "{installed}: {out}\n{err}");
+        let update = &json_of(&out, &err)["updates"][0];
+        assert_eq!(
+            (
+                update["nextCSV"].as_str(),
+                update["readiness"].as_str(),
+                update["reason"].as_str()
+            ),
+            (next, Some("ready"), Some(reason)),
+            "{installed}: {update}"
+        );
+    }
+}
+
+/// `audit --updates` live: the Subscriptions of the namespace audited (the
+/// context's, `-n`, or every one with `-A`), each judged as from files.
+#[test]
+fn audit_updates_live_reads_the_namespaces_audited() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let files = s.objects("etcd.v0.9.0");
+    let mut c = s.cmd_for("audit");
+    c.arg("--probe")
+        .arg("-f")
+        .arg(&files)
+        .args(["--updates", "-o", "json"]);
+    let (code, offline, err) = output(c);
+    assert_eq!(code, 0, "{offline}\n{err}");
+    let offline = json_of(&offline, &err)["updates"].clone();
+    assert_eq!(offline[0]["readiness"], "notReady", "{offline}");
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&cluster(&s.host, "etcd.v0.9.0"))
+        .start();
+    let kubeconfig = server.write_kubeconfig(s.dir.path());
+    let live = |args: &[&str]| {
+        let mut c = s.cmd_for("audit");
+        c.env("KUBECONFIG", &kubeconfig)
+            .args(["--probe", "--updates", "-o", "json"])
+            .args(args);
+        output(c)
+    };
+    for scope in [&["-n", "operators"][..], &["-A"]] {
+        let (code, out, err) = live(scope);
+        assert_eq!(code, 0, "{scope:?}: {out}\n{err}");
+        assert_eq!(json_of(&out, &err)["updates"], offline, "{scope:?}: {err}");
+    }
+    let (code, out, err) = live(&["-n", "operators", "--fail-on", "error"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    // -o summary (live only): the updates counted after the images.
+    let mut c = s.cmd_for("audit");
+    c.env("KUBECONFIG", &kubeconfig).args([
+        "--probe",
+        "--updates",
+        "-n",
+        "operators",
+        "--fail-on",
+        "error",
+        "-o",
+        "summary",
+    ]);
+    let (code, summary, err) = output(c);
+    assert_eq!(code, 1, "{summary}\n{err}");
+    assert!(
+        summary.contains(" updates=1 updatesNotReady=1 updatesUndetermined=0\n"),
+        "{summary}"
+    );
+    // The context's namespace (default) has no Subscription.
+    let (code, out, err) = live(&[]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err)["updates"], serde_json::json!([]));
+}
+
+/// `audit --updates -o wide` of several clusters (their namespace operators,
+/// without images): one table of images, and
+/// each cluster's line of counts with its updates counted.
+#[test]
+fn audit_updates_of_several_contexts_counts_each_clusters_updates() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let east = ApiBuilder::openshift()
+        .objects_from_yaml(&cluster(&s.host, "etcd.v0.9.0"))
+        .start();
+    let west = ApiBuilder::openshift()
+        .objects_from_yaml(&cluster(&s.host, "etcd.v0.9.4"))
+        .start();
+    let (mut clusters, mut users, mut contexts) = (String::new(), String::new(), String::new());
+    for (name, server) in [("east", &east), ("west", &west)] {
+        clusters.push_str(&format!(
+            "- name: {name}\n  cluster:\n    server: {}\n{}",
+            server.url(),
+            support::kubeconfig::ca_line(server)
+        ));
+        users.push_str(&format!(
+            "- name: {name}\n  user:\n    token: {}\n",
+            server.token
+        ));
+        contexts.push_str(&format!(
+            "- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n    namespace: operators\n"
+        ));
+    }
+    let kubeconfig = support::kubeconfig::write(
+        s.dir.path(),
+        "contexts.yaml",
+        &format!("apiVersion: v1\nkind: Config\nclusters:\n{clusters}users:\n{users}contexts:\n{contexts}current-context: east\n"),
+    );
+    let mut c = s.cmd_for("audit");
+    c.env("KUBECONFIG", &kubeconfig).args([
+        "--probe",
+        "--updates",
+        "--context",
+        "east,west",
+        "--fail-on",
+        "error",
+        "-o",
+        "wide",
+    ]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 1, "east's next hop is not ready\n{out}\n{err}");
+    assert!(
+        out.contains("east: 0 images; 1 operator update: 1 notReady\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("west: 0 images; 1 operator update: 1 ready\n"),
+        "{out}"
     );
 }

@@ -19,10 +19,12 @@ use crate::explain::{self, Config, ExplainError, Explanation};
 pub use crate::objects::workload::{
     workload_from, workload_kind, ImagesAt, Workload, WorkloadKind, WORKLOAD_KINDS,
 };
+use crate::olm::check::SubscriptionCheck;
 use crate::registries::lookup::Role;
 use crate::registries::shortnames::ShortNameError;
 use crate::registries::ShortNameMode;
 use crate::tag_mirror_fix::TagMirrorFix;
+use crate::upgrade::Readiness;
 
 /// How an image will be pulled, worst first.
 ///
@@ -242,14 +244,63 @@ pub struct ProbedSource {
 pub struct Report {
     pub images: Vec<AuditedImage>,
     pub summary: BTreeMap<&'static str, usize>,
+    /// With `--updates`: each Subscription's next update, in the order
+    /// the Subscriptions were read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updates: Option<Vec<OperatorUpdate>>,
+}
+
+/// `audit --updates`: whether one installed operator's next update (the
+/// first hop OLM takes from its installed CSV) can be pulled, in
+/// `operator-check`'s words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperatorUpdate {
+    pub namespace: String,
+    pub subscription: String,
+    pub package: String,
+    #[serde(rename = "installedCSV")]
+    pub installed_csv: Option<String>,
+    /// The CSV of the next hop; `None` when there is none (at the head,
+    /// or OLM cannot resolve the Subscription).
+    #[serde(rename = "nextCSV")]
+    pub next_csv: Option<String>,
+    pub readiness: Readiness,
+    pub reason: String,
+    pub message: String,
+}
+
+impl OperatorUpdate {
+    /// The next update of `check`, as `operator-check` judged it.
+    pub fn of(check: &SubscriptionCheck) -> Self {
+        OperatorUpdate {
+            namespace: check.namespace.clone(),
+            subscription: check.name.clone(),
+            package: check.package.clone(),
+            installed_csv: check.installed_csv.clone(),
+            next_csv: check.hops.first().map(|h| h.to.clone()),
+            readiness: check.readiness,
+            reason: check.reason.clone(),
+            message: check.message.clone(),
+        }
+    }
 }
 
 impl Report {
     /// The counts `-o summary` gives of one cluster's audit, in order: the
-    /// images, then every class of [`Report::summary`] (named as there).
+    /// images, then every class of [`Report::summary`] (named as there);
+    /// with `--updates`, the updates, the notReady ones and the undetermined ones.
     pub fn summary_counts(&self) -> Vec<(&'static str, usize)> {
         let mut counts = vec![("images", self.images.len())];
         counts.extend(self.summary.iter().map(|(class, n)| (*class, *n)));
+        if let Some(updates) = &self.updates {
+            let with = |r: Readiness| updates.iter().filter(|u| u.readiness == r).count();
+            counts.extend([
+                ("updates", updates.len()),
+                ("updatesNotReady", with(Readiness::NotReady)),
+                ("updatesUndetermined", with(Readiness::Undetermined)),
+            ]);
+        }
         counts
     }
 }
@@ -336,7 +387,11 @@ pub fn audit(workloads: &[Workload], configs: &dyn Configs, mode: ShortNameMode)
     for i in &images {
         *summary.entry(i.class.as_str()).or_default() += 1;
     }
-    Report { images, summary }
+    Report {
+        images,
+        summary,
+        updates: None,
+    }
 }
 
 /// While nodes run either of two short-name modes (an update in progress
@@ -1056,6 +1111,7 @@ mod tests {
         let report = Report {
             summary: class_counts(&images),
             images,
+            updates: None,
         };
         let counts = report.summary_counts();
         assert_eq!(counts[0], ("images", 4));
@@ -1078,6 +1134,7 @@ mod tests {
         let empty = Report {
             images: Vec::new(),
             summary: BTreeMap::new(),
+            updates: None,
         };
         assert_eq!(empty.summary_counts(), [("images", 0)]);
     }

@@ -45,6 +45,7 @@ fn issue_26_counts_of_each_report() {
             audited("quay.io/a/y:1", Class::Mirrored),
         ],
         summary: BTreeMap::from([("direct", 1), ("mirrored", 1)]),
+        updates: None,
     };
     let unresolved = Explanation {
         image: "app".to_string(),

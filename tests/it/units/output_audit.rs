@@ -48,7 +48,11 @@ fn report() -> Report {
     let mut summary: BTreeMap<&'static str, usize> = BTreeMap::new();
     summary.insert("direct", 1);
     summary.insert("mirrored", 1);
-    Report { images, summary }
+    Report {
+        images,
+        summary,
+        updates: None,
+    }
 }
 
 fn render(wide: bool, no_headers: bool) -> String {
@@ -91,6 +95,7 @@ fn no_images_is_a_count_line() {
     let empty = Report {
         images: Vec::new(),
         summary: BTreeMap::new(),
+        updates: None,
     };
     write_table(&mut out, &empty, false, &Layout::default()).unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), "0 images\n");
@@ -103,6 +108,7 @@ fn issue_17_one_table_with_a_context_column() {
         Report {
             images: Vec::new(),
             summary: BTreeMap::new(),
+            updates: None,
         },
     );
     let mut out = Vec::new();

@@ -23,7 +23,7 @@ use mirrorpolicy::source::file;
 
 use super::views::ViewKey;
 
-use crate::cli::OperatorCheckArgs;
+use super::OperatorPlan;
 use crate::exit::Failure;
 use crate::settings::Settings;
 use crate::steps::inputs;
@@ -70,10 +70,10 @@ struct OlmObjects {
 /// each catalog's pool from the Nodes and pools of `inputs`.
 pub(super) fn wanted(
     settings: &Settings,
-    args: &OperatorCheckArgs,
+    options: &OperatorPlan,
     inputs: &Inputs,
 ) -> Result<Vec<Wanted>> {
-    let read = olm_objects(settings, args)?;
+    let read = olm_objects(settings, options)?;
     let of_kind = |k: &'static str| {
         read.found
             .iter()
@@ -91,9 +91,9 @@ pub(super) fn wanted(
             Some(((ns, name), version?))
         })
         .collect();
-    let subs = match &args.package {
-        Some(package) => vec![package_subscription(args, package)],
-        None => subscriptions(settings, args, &read, of_kind(olm::SUBSCRIPTION))?,
+    let subs = match &options.package {
+        Some(package) => vec![package_subscription(options, package)],
+        None => subscriptions(settings, options, &read, of_kind(olm::SUBSCRIPTION))?,
     };
     let live = read.live.is_some();
     Ok(subs
@@ -102,7 +102,7 @@ pub(super) fn wanted(
             let source = sources
                 .iter()
                 .find(|c| c.name == sub.source && c.namespace == sub.source_namespace);
-            let catalog = catalog_of(args, &sub, source, live);
+            let catalog = catalog_of(options, &sub, source, live);
             let no_selector = BTreeMap::new();
             let selector = source.map_or(&no_selector, |c| &c.node_selector);
             let pool = registry_pool(selector, &inputs.nodes, &inputs.pools);
@@ -137,8 +137,8 @@ pub(super) fn wanted(
 
 /// The OLM objects of the files of `-f`; else, unless `--package` needs
 /// none, the cluster's.
-fn olm_objects(settings: &Settings, args: &OperatorCheckArgs) -> Result<OlmObjects> {
-    if !args.filenames.is_empty() {
+fn olm_objects(settings: &Settings, plan: &OperatorPlan) -> Result<OlmObjects> {
+    if !plan.filenames.is_empty() {
         let kinds = [
             olm::SUBSCRIPTION,
             olm::CATALOG_SOURCE,
@@ -146,10 +146,10 @@ fn olm_objects(settings: &Settings, args: &OperatorCheckArgs) -> Result<OlmObjec
             olm::INSTALL_PLAN,
         ];
         let found =
-            file::objects(&args.filenames, &kinds).map_err(|e| Failure::input(e.to_string()))?;
+            file::objects(&plan.filenames, &kinds).map_err(|e| Failure::input(e.to_string()))?;
         return Ok(OlmObjects { found, live: None });
     }
-    if args.package.is_some() {
+    if plan.package.is_some() {
         return Ok(OlmObjects {
             found: Vec::new(),
             live: Some(None),
@@ -157,7 +157,7 @@ fn olm_objects(settings: &Settings, args: &OperatorCheckArgs) -> Result<OlmObjec
     }
     let options = settings.cluster_options()?;
     let runtime = inputs::runtime()?;
-    let all = args.all_namespaces;
+    let all = plan.all_namespaces;
     let flag = settings.namespace().map(str::to_string);
     let (namespace, found) = runtime
         .block_on(async {
@@ -278,17 +278,17 @@ fn with_kind(resource: &Resource, mut v: Value) -> Value {
     v
 }
 
-fn package_subscription(args: &OperatorCheckArgs, package: &str) -> Subscription {
+fn package_subscription(options: &OperatorPlan, package: &str) -> Subscription {
     Subscription {
         namespace: String::new(),
         name: package.to_string(),
         package: package.to_string(),
-        channel: args.channel.clone(),
+        channel: options.channel.clone(),
         source: String::new(),
         source_namespace: String::new(),
-        starting_csv: args.starting_csv.clone(),
+        starting_csv: options.starting_csv.clone(),
         approval: "Automatic".to_string(),
-        installed_csv: args.installed.clone(),
+        installed_csv: options.installed.clone(),
         current_csv: None,
         state: None,
         install_plan: None,
@@ -297,7 +297,7 @@ fn package_subscription(args: &OperatorCheckArgs, package: &str) -> Subscription
 
 fn subscriptions<'a>(
     settings: &Settings,
-    args: &OperatorCheckArgs,
+    options: &OperatorPlan,
     read: &OlmObjects,
     found: impl Iterator<Item = &'a (String, serde_json::Value)>,
 ) -> Result<Vec<Subscription>> {
@@ -309,7 +309,7 @@ fn subscriptions<'a>(
         Some(Some(ns)) => ("the cluster", Some(ns.clone())),
         Some(None) => ("the cluster", None),
         None => {
-            let ns = settings.namespace().filter(|_| !args.all_namespaces);
+            let ns = settings.namespace().filter(|_| !options.all_namespaces);
             if let Some(ns) = ns {
                 subs.retain(|s| s.namespace == ns);
             }
@@ -319,7 +319,7 @@ fn subscriptions<'a>(
     let scope = scope
         .map(|n| format!(" (namespace {n})"))
         .unwrap_or_default();
-    for name in &args.subscriptions {
+    for name in &options.subscriptions {
         if !subs.iter().any(|s| &s.name == name) {
             return Err(Failure::input(format!(
                 "Subscription {name:?} was not found in {place}{scope}"
@@ -327,10 +327,10 @@ fn subscriptions<'a>(
             .into());
         }
     }
-    if !args.subscriptions.is_empty() {
-        subs.retain(|s| args.subscriptions.contains(&s.name));
+    if !options.subscriptions.is_empty() {
+        subs.retain(|s| options.subscriptions.contains(&s.name));
     }
-    if subs.is_empty() {
+    if subs.is_empty() && options.require_subscriptions {
         let hint = if read.live.is_some() {
             "name another namespace with -n, or every namespace with -A; or a package with --package and --catalog-image"
         } else {
@@ -348,14 +348,14 @@ fn subscriptions<'a>(
 /// The catalog image of a Subscription (`--catalog-image` first), with its
 /// CatalogSource; or why it cannot be read.
 fn catalog_of(
-    args: &OperatorCheckArgs,
+    options: &OperatorPlan,
     sub: &Subscription,
     source: Option<&CatalogSource>,
     live: bool,
 ) -> Result<(Option<String>, String), (Option<String>, String)> {
     let named =
         (!sub.source.is_empty()).then(|| format!("{}/{}", sub.source_namespace, sub.source));
-    if let Some(image) = &args.catalog_image {
+    if let Some(image) = &options.catalog_image {
         return Ok((named, image.clone()));
     }
     let Some(cs) = source else {

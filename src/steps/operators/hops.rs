@@ -19,13 +19,13 @@ use mirrorpolicy::upgrade::{self, ImageCheck, Readiness};
 
 use super::explain_one;
 use super::subscriptions::{CatalogKey, Wanted};
-use crate::cli::OperatorCheckArgs;
+use super::OperatorPlan;
 
 /// The resolver's answer for one Subscription, and its hops (images unprobed).
 pub(super) fn resolve_one(
     w: &Wanted,
     catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
-    args: &OperatorCheckArgs,
+    options: &OperatorPlan,
 ) -> (Found, Option<Vec<HopCheck>>) {
     let (source, image, catalog) = match &w.catalog {
         Err((source, why)) => {
@@ -61,8 +61,8 @@ pub(super) fn resolve_one(
         channel: s.channel.as_deref(),
         installed,
         starting_csv: s.starting_csv.as_deref(),
-        to: args.to.as_deref(),
-        max_hops: args.max_hops,
+        to: options.to.as_deref(),
+        max_hops: options.max_hops,
     };
     let (resolved, plan) = path_of(cat, &req, w);
     match resolved {
@@ -80,7 +80,7 @@ pub(super) fn resolve_one(
                 &cat.packages[&s.package],
                 &path,
                 &s.approval,
-                args.operands,
+                options.operands,
             );
             with_plan_approval(&mut hops, plan.as_ref());
             let found = Found {

@@ -1,0 +1,278 @@
+//! The operator update pipeline `operator-check` runs and `audit --updates`
+//! reuses: for each Subscription (or a package), the catalog image pulled
+//! through the mirrors as CRI-O on its registry pod's node pulls it, its
+//! file-based configs read layer by layer for the wanted packages, OLM's
+//! update path walked from the installed CSV, and every image of every hop
+//! probed as `upgrade-check` probes images (with the policy of the
+//! namespace its pod runs in); a verdict per Subscription. One module per
+//! stage; the options come as a plain [`OperatorPlan`], never as flags.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use mirrorpolicy::explain::{self as core, Config, Explanation};
+use mirrorpolicy::olm::check::{Found, HopCheck, ImageClass, ImageRole, SubscriptionCheck};
+use mirrorpolicy::probe::ProbeContext;
+use mirrorpolicy::registries::ShortNameMode;
+use mirrorpolicy::source::api::{Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES};
+use mirrorpolicy::upgrade::ImageCheck;
+
+use crate::settings::Settings;
+use crate::steps::inputs;
+use crate::steps::probe::{self as probe_cmd, ProbeSetup};
+
+mod bundles;
+mod cache;
+mod fbc;
+mod hops;
+mod secrets;
+mod subscriptions;
+mod views;
+
+use fbc::read_catalog;
+use hops::{finish, probe_images, resolve_one};
+use subscriptions::{images_to_read, wanted, worker_arch, Wanted};
+use views::{ViewKey, Views};
+
+/// What the pipeline checks and how: the Subscriptions (read from
+/// `filenames`, or live in the settings' namespace or every namespace), or
+/// one package of a catalog image; how far the path goes; how images are
+/// probed.
+pub struct OperatorPlan {
+    /// Files and folders to read instead of the live cluster.
+    pub filenames: Vec<PathBuf>,
+    /// Live: every namespace instead of the settings' namespace.
+    pub all_namespaces: bool,
+    /// Only the Subscriptions of these names (all when empty).
+    pub subscriptions: Vec<String>,
+    /// A catalog image to check instead of the Subscriptions' sources.
+    pub catalog_image: Option<String>,
+    /// One package of `catalog_image`, checked without a Subscription.
+    pub package: Option<String>,
+    /// The package's channel (its default channel when `None`).
+    pub channel: Option<String>,
+    /// The package's installed CSV.
+    pub installed: Option<String>,
+    /// The package's `startingCSV`.
+    pub starting_csv: Option<String>,
+    /// The CSV the path ends at (the channel head when `None`).
+    pub to: Option<String>,
+    /// At most this many hops from the installed CSV.
+    pub max_hops: usize,
+    /// The operand images of the CSVs too.
+    pub operands: bool,
+    /// The nodes' architecture (the workers' when `None`).
+    pub arch: Option<String>,
+    /// Where the catalogs read are kept between runs.
+    pub cache_dir: Option<PathBuf>,
+    /// Every image must be served by a mirror.
+    pub require_mirror: bool,
+    /// The registry client's set-up.
+    pub probe: ProbeSetup,
+    /// No Subscription found is an input error (else no verdict at all).
+    pub require_subscriptions: bool,
+}
+
+/// The pool whose nodes run the operators, the bundle unpack Jobs, and
+/// the registry pod of a CatalogSource without a nodeSelector.
+const WORKER_POOL: &str = "worker";
+
+/// Read live on top of the mirror configuration: the pools (which one runs
+/// a catalog's registry pod) and the Nodes (their architecture).
+const POOLS_AND_NODES: &[Read] = &[Read::one(&[MACHINE_CONFIG_POOLS]), Read::one(&[NODES])];
+
+/// Every verdict of `plan`, in the order the Subscriptions were read.
+pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<SubscriptionCheck>> {
+    let reads: Vec<Read> = MIRROR_CONFIG
+        .iter()
+        .chain(POOLS_AND_NODES)
+        .copied()
+        .collect();
+    let inputs = inputs::load_objects(settings, &plan.filenames, &reads, None)?;
+    let mut wanted = wanted(settings, plan, &inputs)?;
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let pools: BTreeSet<String> = wanted.iter().map(|w| w.pool.pool.clone()).collect();
+    let namespaces: BTreeSet<String> = wanted
+        .iter()
+        .flat_map(|w| [w.sub.source_namespace.clone(), w.sub.namespace.clone()])
+        .filter(|ns| !ns.is_empty())
+        .collect();
+    let views = Views::build(settings, &inputs, &pools, &namespaces)?;
+    for w in &mut wanted {
+        w.catalog_view = views.key(&w.pool.pool, &w.sub.source_namespace);
+    }
+    let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
+    let ctx = probe_cmd::context_for_objects(
+        settings,
+        &plan.probe,
+        &plan.filenames,
+        views.workers(),
+        &inputs,
+    )?;
+    let runtime = inputs::runtime()?;
+    let arch = plan.arch.clone().or_else(|| worker_arch(&inputs));
+    let secret_read = secrets::read(settings, plan.filenames.is_empty(), &wanted)?;
+    for w in &mut wanted {
+        w.secret_notes = secrets::notes(w, &secret_read);
+    }
+    let mut catalogs = BTreeMap::new();
+    for (key, (first, packages)) in images_to_read(&wanted) {
+        let config = views.config(&key.1);
+        let files = secrets::files(&wanted[first], &secret_read);
+        let with_secrets;
+        let probe_ctx = if files.is_empty() {
+            &ctx
+        } else {
+            with_secrets = ProbeContext {
+                prober: ctx.prober.with_auth_first(files),
+                registries_d: ctx.registries_d.clone(),
+            };
+            &with_secrets
+        };
+        let read = runtime.block_on(read_catalog(
+            probe_ctx,
+            &config,
+            &key.0,
+            mode,
+            packages,
+            arch.as_deref(),
+            plan.cache_dir.as_deref(),
+        ))?;
+        catalogs.insert(key, read);
+    }
+    let resolved: Vec<_> = wanted
+        .iter()
+        .map(|w| resolve_one(w, &catalogs, plan))
+        .collect();
+    let probe = Probe {
+        runtime: &runtime,
+        ctx: &ctx,
+        views: &views,
+        mode,
+        concurrency: plan.probe.concurrency,
+    };
+    let mut resolved = resolved;
+    let probed = probe.with_bundles(&wanted, &mut resolved, arch.as_deref());
+    Ok(wanted
+        .into_iter()
+        .zip(resolved)
+        .zip(probed)
+        .map(|((w, (found, hops)), probed)| finish(w, found, hops, &probed, plan.require_mirror))
+        .collect())
+}
+
+/// What probing the images of the hops needs.
+struct Probe<'a> {
+    runtime: &'a tokio::runtime::Runtime,
+    ctx: &'a ProbeContext,
+    views: &'a Views,
+    mode: ShortNameMode,
+    concurrency: usize,
+}
+
+/// An image's class and probe.
+type Probed = BTreeMap<String, (ImageClass, ImageCheck)>;
+
+impl Probe<'_> {
+    /// Every image of the hops probed; then, for a bundle without the
+    /// catalog's CSV, its deployment images read from the bundle image (on
+    /// the source that served it), added to its hop, and probed.
+    fn with_bundles(
+        &self,
+        wanted: &[Wanted],
+        resolved: &mut [(Found, Option<Vec<HopCheck>>)],
+        arch: Option<&str>,
+    ) -> Vec<Probed> {
+        let mut probed = self.each(wanted, resolved, None);
+        let served: Probed = probed.iter().flat_map(|p| p.clone()).collect();
+        let workers = self.views.config(&(WORKER_POOL.to_string(), None));
+        let pulled = bundles::Pulled {
+            ctx: self.ctx,
+            config: &workers,
+            mode: self.mode,
+            arch,
+            probed: &served,
+        };
+        let added = self
+            .runtime
+            .block_on(bundles::add_deployment_images(&pulled, resolved));
+        if !added.is_empty() {
+            let more = self.each(wanted, resolved, Some(&added));
+            for (mine, new) in probed.iter_mut().zip(more) {
+                mine.extend(new);
+            }
+        }
+        probed
+    }
+
+    /// The images of every Subscription's hops, each probed once per
+    /// configuration it is pulled with: a bundle by the unpack Job in the
+    /// CatalogSource's namespace, the others in the Subscription's (each
+    /// namespace's own policy, when it has one); for each Subscription, its
+    /// images' probes.
+    /// With `only`, just those images.
+    fn each(
+        &self,
+        wanted: &[Wanted],
+        resolved: &[(Found, Option<Vec<HopCheck>>)],
+        only: Option<&BTreeSet<String>>,
+    ) -> Vec<Probed> {
+        let mut keyed: Vec<Vec<(String, ViewKey)>> = Vec::new();
+        let mut groups: BTreeMap<ViewKey, BTreeSet<String>> = BTreeMap::new();
+        for (w, (_, hops)) in wanted.iter().zip(resolved) {
+            let images = hops
+                .iter()
+                .flatten()
+                .flat_map(|h| &h.images)
+                .filter(|i| only.is_none_or(|o| o.contains(&i.reference)));
+            let mine: Vec<(String, ViewKey)> = images
+                .map(|i| {
+                    let ns = match i.role {
+                        ImageRole::Bundle => &w.sub.source_namespace,
+                        _ => &w.sub.namespace,
+                    };
+                    (i.reference.clone(), self.views.key(WORKER_POOL, ns))
+                })
+                .collect();
+            for (reference, key) in &mine {
+                groups
+                    .entry(key.clone())
+                    .or_default()
+                    .insert(reference.clone());
+            }
+            keyed.push(mine);
+        }
+        let mut results: BTreeMap<ViewKey, Probed> = BTreeMap::new();
+        for (key, references) in groups {
+            let config = self.views.config(&key);
+            let probed = self.runtime.block_on(probe_images(
+                self.ctx,
+                &config,
+                self.mode,
+                references,
+                self.concurrency,
+            ));
+            results.insert(key, probed);
+        }
+        keyed
+            .into_iter()
+            .map(|mine| {
+                mine.into_iter()
+                    .filter_map(|(reference, key)| {
+                        let got = results.get(&key)?.get(&reference)?.clone();
+                        Some((reference, got))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+fn explain_one(config: &Config<'_>, image: &str, mode: ShortNameMode) -> Explanation {
+    core::explain(config, image, mode, None)
+        .unwrap_or_else(|e| Explanation::unresolved(image, mode, None, &e))
+}

@@ -342,12 +342,7 @@ async fn pull_payload(
         });
     }
     let by = check.served_by.clone().unwrap_or_default();
-    let insecure = item
-        .candidates
-        .iter()
-        .flat_map(|c| &c.sources)
-        .find(|s| s.reference == by)
-        .is_some_and(|s| s.insecure);
+    let insecure = item.source_is_insecure(&by);
     let physical = Reference::parse(&by)
         .map_err(|e| Failure::input(format!("the serving pull spec {by:?} is invalid: {e}")))?;
     let attempt = ctx.prober.attempt(&physical, insecure).await;

@@ -116,6 +116,16 @@ pub struct Explanation {
 }
 
 impl Explanation {
+    /// Whether the source `by` (a pull spec of its candidates' sources) is
+    /// reached over plain HTTP or unverified TLS (registries.conf `insecure`).
+    pub fn source_is_insecure(&self, by: &str) -> bool {
+        self.candidates
+            .iter()
+            .flat_map(|c| &c.sources)
+            .find(|s| s.reference == by)
+            .is_some_and(|s| s.insecure)
+    }
+
     /// What a pull log is judged against: each candidate's sources in order.
     pub fn expected(&self) -> crate::journal::Expected {
         use crate::journal::{Expected, ExpectedCandidate, ExpectedSource};

@@ -16,7 +16,7 @@ use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::upgrade::{ImageCheck, ImageOutcome};
 
 use super::explain_one;
-use super::fbc::{image_parts, insecure_source};
+use super::fbc::image_parts;
 use crate::steps::blob;
 
 /// Where to read bundle images from: the explanations and what the probes gave.
@@ -180,7 +180,7 @@ async fn read_bundle(pulled: &Pulled<'_>, reference: &str) -> Result<BundleCsv, 
         ));
     };
     let item = explain_one(pulled.config, reference, pulled.mode);
-    let insecure = insecure_source(&item, &by);
+    let insecure = item.source_is_insecure(&by);
     let physical =
         Reference::parse(&by).map_err(|e| format!("the serving pull spec {by:?}: {e}"))?;
     let ctx = pulled.ctx;

@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use mirrorpolicy::digest::sha256_hex;
-use mirrorpolicy::explain::{Config, Explanation};
+use mirrorpolicy::explain::Config;
 use mirrorpolicy::olm::catalog::{self, Catalog};
 use mirrorpolicy::olm::check::CatalogCheck;
 use mirrorpolicy::olm::deps;
@@ -55,7 +55,7 @@ pub(super) async fn read_catalog(
             .then(|| format!("the catalog image {image}: {}", probed.detail));
         return Ok((check, None));
     };
-    let insecure = insecure_source(&item, &by);
+    let insecure = item.source_is_insecure(&by);
     let physical = Reference::parse(&by)
         .map_err(|e| Failure::input(format!("the serving pull spec {by:?} is invalid: {e}")))?;
     let attempt = ctx.prober.attempt(&physical, insecure).await;
@@ -89,6 +89,10 @@ pub(super) async fn read_catalog(
     }
 }
 
+/// The most of an image config read: a catalog's is a few KiB (its labels
+/// and history); the registry could send up to the blob cap.
+const CONFIG_MAX_BYTES: u64 = 16 << 20;
+
 /// The wanted packages read from the catalog's layers, and again with the
 /// packages that may satisfy a dependency (read in full too, so the
 /// resolver can pick their bundles) until none is missing.
@@ -114,16 +118,6 @@ async fn read_with_dependencies(
         }
         packages.extend(more);
     }
-}
-
-/// Whether the source `by` of an explained image is reached over plain HTTP
-/// or unverified TLS (registries.conf `insecure`).
-pub(super) fn insecure_source(item: &Explanation, by: &str) -> bool {
-    item.candidates
-        .iter()
-        .flat_map(|c| &c.sources)
-        .find(|s| s.reference == by)
-        .is_some_and(|s| s.insecure)
 }
 
 /// The source that serves the catalog image.
@@ -153,13 +147,22 @@ async fn read_configs(
         insecure,
         &config_digest,
         "the catalog",
-        |mut r| {
+        |r| {
             let mut body = Vec::new();
-            r.read_to_end(&mut body).map(|_| body)
+            r.take(CONFIG_MAX_BYTES + 1)
+                .read_to_end(&mut body)
+                .map(|_| body)
         },
     )
     .await?
     .map_err(|e| Failure::cluster(format!("{}: reading the config: {e}", physical.name())))?;
+    if config_blob.len() as u64 > CONFIG_MAX_BYTES {
+        return Err(Failure::input(format!(
+            "catalog image {image}: its config {config_digest} is larger than {} MiB, which no catalog's config is",
+            CONFIG_MAX_BYTES >> 20
+        ))
+        .into());
+    }
     let labels = image::config_labels(&config_blob)
         .map_err(|e| Failure::input(format!("catalog image {image}: {e}")))?;
     let Some(dir) = labels.get(catalog::CONFIGS_LABEL) else {

@@ -602,6 +602,9 @@ Examples:
   kubectl mirrorpolicy operator-check etcd -n operators \\
       -f subscriptions.yaml -f working-dir/cluster-resources/
 
+  # Before disconnecting: every image served by a mirror, the parsed catalog kept between runs
+  kubectl mirrorpolicy operator-check -A --require-mirror --cache-dir ~/.cache/mirrorpolicy
+
   # One package from a catalog image, updating from an installed CSV, as JSON
   kubectl mirrorpolicy operator-check -f cluster-resources/ \\
       --catalog-image registry.redhat.io/redhat/redhat-operator-index:v4.21 \\
@@ -878,6 +881,9 @@ Examples:
   # Before disconnecting: fail on images the mirrors lack or hold unsigned
   kubectl mirrorpolicy audit -A --probe \\
       --fail-on missingOnMirror,unsignedOnMirror
+
+  # Every operator's next update too: its bundle and images through the mirrors
+  kubectl mirrorpolicy audit -A --updates
 
   # Two clusters at once, one section each
   kubectl mirrorpolicy audit -A --context prod-east,prod-west

@@ -62,7 +62,7 @@ fn write_updates(
 }
 
 fn update_row(u: &OperatorUpdate, wide: bool) -> Vec<Cell> {
-    let readiness = Cell::new(readiness_word(u.readiness));
+    let readiness = Cell::new(u.readiness.as_str());
     let readiness = match u.readiness {
         Readiness::NotReady => readiness.fg(Color::Red).add_attribute(Attribute::Bold),
         Readiness::Undetermined => readiness.fg(Color::Yellow),
@@ -81,14 +81,6 @@ fn update_row(u: &OperatorUpdate, wide: bool) -> Vec<Cell> {
     cells
 }
 
-fn readiness_word(r: Readiness) -> &'static str {
-    match r {
-        Readiness::Ready => "ready",
-        Readiness::NotReady => "notReady",
-        Readiness::Undetermined => "undetermined",
-    }
-}
-
 /// `N operator updates: n ready, n notReady, n undetermined`.
 fn update_counts(updates: &[OperatorUpdate]) -> String {
     let counts: Vec<String> = [
@@ -99,7 +91,7 @@ fn update_counts(updates: &[OperatorUpdate]) -> String {
     .into_iter()
     .filter_map(|r| {
         let n = updates.iter().filter(|u| u.readiness == r).count();
-        (n > 0).then(|| format!("{n} {}", readiness_word(r)))
+        (n > 0).then(|| format!("{n} {}", r.as_str()))
     })
     .collect();
     let total = updates.len();

@@ -61,7 +61,11 @@ pub fn write_summary(
             ("failing", failing.to_string()),
         ];
         counts.retain(|(_, v)| !v.is_empty());
-        writeln!(out, "{}", summary_line(&name, &camel(c.readiness), &counts))?;
+        writeln!(
+            out,
+            "{}",
+            summary_line(&name, c.readiness.as_str(), &counts)
+        )?;
     }
     writeln!(
         out,

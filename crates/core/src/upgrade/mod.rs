@@ -420,6 +420,17 @@ pub enum Readiness {
     Undetermined,
 }
 
+impl Readiness {
+    /// The name JSON gives it (`ready`, `notReady`, `undetermined`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Readiness::Ready => "ready",
+            Readiness::NotReady => "notReady",
+            Readiness::Undetermined => "undetermined",
+        }
+    }
+}
+
 /// What to do about one class of failures.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -803,6 +814,18 @@ mod tests {
             role,
             outcome,
             detail: detail.to_string(),
+        }
+    }
+
+    /// `Readiness::as_str` says what the JSON says.
+    #[test]
+    fn readiness_as_str_is_its_json_name() {
+        for r in [
+            Readiness::Ready,
+            Readiness::NotReady,
+            Readiness::Undetermined,
+        ] {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
         }
     }
 

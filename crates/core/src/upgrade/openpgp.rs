@@ -59,7 +59,7 @@ pub enum OpenPgpError {
     #[error("invalid signature: no key of {keyring} made it")]
     WrongKey { keyring: String },
     /// Signed, with a signature lifetime that has passed.
-    #[error("signature expired on {}", utc(*.expiry))]
+    #[error("signature expired on {}", crate::x509::rfc3339(*.expiry))]
     Expired { expiry: i64 },
     /// The signed data is not a release signature.
     #[error("the signature is not valid JSON: {0}")]
@@ -70,12 +70,6 @@ pub enum OpenPgpError {
     NoIdentity,
     #[error("signature digest does not match: it names {0}")]
     Digest(String),
-}
-
-/// Unix seconds as an RFC 3339 UTC time.
-fn utc(seconds: i64) -> String {
-    jiff::Timestamp::from_second(seconds)
-        .map_or_else(|_| format!("{seconds} (unix time)"), |t| t.to_string())
 }
 
 /// Reads the keyring of `name` from armored or binary OpenPGP data, as

@@ -263,17 +263,19 @@ pub async fn read_crio(
     let name = format!("node {node}'s CRI-O log answer");
     let path = journal_path(node, window);
     let (status, answer) = fetch(connection, &path, &name, budget).await?;
-    let (status, answer, path, until_unapplied) = if status == http::StatusCode::NOT_ACCEPTABLE {
+    // The kubelet's log query answers only when it takes the query's
+    // parameters; its 406 sends us to the plain journal file read instead.
+    let query_mode = status != http::StatusCode::NOT_ACCEPTABLE;
+    let (status, answer, path, until_unapplied) = if query_mode {
+        (status, answer, path, None)
+    } else {
         let path = fallback_path(node, window, now);
         let (status, answer) = fetch(connection, &path, &name, budget).await?;
         (status, answer, path, window.bounds(now).1)
-    } else {
-        (status, answer, path, None)
     };
     let elapsed = started.elapsed();
     let body = match answer {
         Answer::Log(Ok(text)) => {
-            let query_mode = path.contains("/proxy/logs/journal?");
             let logged_after = query_mode
                 && !was_cut(elapsed)
                 && last_line(connection, node, window, budget)

@@ -386,8 +386,9 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "NAME", global = true, help_heading = "Cluster")]
     pub tls_server_name: Option<String>,
 
-    /// The namespace: explain applies its ImagePolicy (the pod's namespace); audit reads only it
-    /// (default there: the context's namespace).
+    /// The namespace: explain applies its ImagePolicy (the pod's namespace); audit checks only
+    /// its workloads and operator-check only its Subscriptions (default there: the context's
+    /// namespace; with -f, every namespace in the files unless this is given).
     #[arg(
         short = 'n',
         long,

@@ -33,7 +33,7 @@ pub fn collect(settings: &Settings, args: &ListArgs) -> Result<Vec<Rule>> {
     let mut inputs = inputs::load_inputs(settings, &args.filenames)?;
     inputs::overlay(settings, &mut inputs, &args.with, true)?;
     let rendered = inputs::render(&inputs, "worker")?;
-    inputs::print_warnings(settings, &rendered);
+    inputs::print_warnings(settings, &inputs, &rendered);
     let rules = rendered
         .registries
         .as_ref()

@@ -26,7 +26,7 @@ pub fn run(settings: &Settings, args: &RenderArgs) -> Result<()> {
     // what is rendered and named.
     let generating = generating_pool(&inputs, &args.pool).map_err(Failure::input)?;
     let rendered = inputs::render(&inputs, generating)?;
-    inputs::print_warnings(settings, &rendered);
+    inputs::print_warnings(settings, &inputs, &rendered);
     if generating != args.pool {
         note_custom_pool(&inputs, &args.pool, generating, args.file.as_deref());
     }

@@ -3,7 +3,7 @@
 //! render a pool as the MCO does.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -11,6 +11,7 @@ use mirrorpolicy::diff::{layers, Files};
 use mirrorpolicy::labels::Selector;
 use mirrorpolicy::objects::crd_schema::CrdSchema;
 use mirrorpolicy::objects::MachineConfigPool;
+use mirrorpolicy::render::findings::{Release, RenderWarning};
 use mirrorpolicy::render::machineconfig::generated_registries_name;
 use mirrorpolicy::render::node::{node_view, node_view_on, NodeView, NodeViewError};
 use mirrorpolicy::render::policy::POLICY_JSON;
@@ -86,6 +87,7 @@ fn read_selected(
         None => load_paths_with(paths, std::io::stdin().lock(), workloads, false),
     };
     let mut inputs = read.map_err(|e| Failure::input(e.to_string()))?;
+    inputs.oc_mirror_resources = paths.iter().all(|p| is_oc_mirror_resources(p));
     let strict = strict.is_some();
     for w in &inputs.warnings {
         settings.warn(w);
@@ -523,7 +525,7 @@ fn render_pool_files(
     let generating = generating_pool(inputs, pool).map_err(Failure::input)?;
     let mut rendered = render(inputs, generating)?;
     if say == Say::Warnings {
-        print_warnings(settings, &rendered);
+        print_warnings(settings, inputs, &rendered);
     }
     if let Some(mcp) = inputs.pools.iter().find(|p| p.metadata.name == pool) {
         apply_pool_overrides(settings, inputs, mcp, generating, &mut rendered, say)?;
@@ -675,9 +677,53 @@ pub fn load_for_pool(
     Ok(inputs)
 }
 
-/// Prints what the MCO only logs.
-pub fn print_warnings(settings: &Settings, rendered: &Rendered) {
+/// Prints what the MCO only logs. For oc-mirror's cluster-resources,
+/// which never hold a ClusterVersion or an Image config, the render's
+/// defaults for both are said in one line instead of a warning each.
+pub fn print_warnings(settings: &Settings, inputs: &Inputs, rendered: &Rendered) {
+    let oc_mirror =
+        inputs.oc_mirror_resources && inputs.cluster_version.is_none() && inputs.image.is_none();
+    let mut assumed = None;
     for w in &rendered.warnings {
-        settings.warn(w);
+        match w {
+            RenderWarning::ReleaseAssumed {
+                release: Release::Absent,
+                rendered_as,
+            } if oc_mirror => assumed = Some(*rendered_as),
+            RenderWarning::NoImageConfig if oc_mirror => {}
+            w => settings.warn(w),
+        }
     }
+    if let Some(minor) = assumed {
+        settings.warn(format_args!(
+            "oc-mirror cluster-resources hold no ClusterVersion or Image config: rendered for OpenShift 4.{minor} \
+             with the Image config's defaults (no blocked, allowed or insecure registries); to render for the cluster, \
+             add `oc get clusterversion version -o yaml` and `oc get image.config.openshift.io cluster -o yaml` with -f"
+        ));
+    }
+}
+
+/// The files oc-mirror v2 names in `working-dir/cluster-resources/`
+/// (`idms-oc-mirror.yaml`, `itms-oc-mirror.yaml`), by which that folder is
+/// known.
+const OC_MIRROR_SETS: [&str; 2] = ["idms-oc-mirror.yaml", "itms-oc-mirror.yaml"];
+
+/// Whether `path` is oc-mirror's cluster-resources folder or a file in it
+/// (never standard input, `-`).
+fn is_oc_mirror_resources(path: &Path) -> bool {
+    if path.as_os_str() == "-" {
+        return false;
+    }
+    let folder = if path.is_dir() {
+        Some(path)
+    } else {
+        path.parent().map(|p| {
+            if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            }
+        })
+    };
+    folder.is_some_and(|f| OC_MIRROR_SETS.iter().any(|n| f.join(n).is_file()))
 }

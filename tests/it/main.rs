@@ -33,6 +33,7 @@ mod cli_migrate;
 mod cli_node_files;
 mod cli_node_parsers;
 mod cli_node_paths;
+mod cli_oc_mirror;
 mod cli_operator;
 mod cli_pool;
 mod cli_probe;

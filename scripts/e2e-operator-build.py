@@ -7,8 +7,8 @@ filled as oc-mirror v2 fills it under the `olm/` prefix, but without the
 bundles of etcd.v0.9.2 and etcd.v0.9.3 (oc-mirror mirrored the channel's
 head, and one bundle more).
 
-Images, each pushed with the registry's HTTP API (python3's standard
-library only):
+Images, each pushed with the registry's HTTP API by scripts/oci_push.py
+(python3's standard library only):
 
 * bundle images with the labels `opm`/`operator-sdk` write
   (`operators.operatorframework.io.bundle.*`) and a layer holding
@@ -34,18 +34,11 @@ Prints a JSON object: the catalog's pull specs and every image by role.
 
 import base64
 import gzip
-import hashlib
-import http.client
-import io
 import json
-import ssl
 import sys
-import tarfile
-import urllib.parse
 
-OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
-OCI_CONFIG = "application/vnd.oci.image.config.v1+json"
-OCI_LAYER_GZIP = "application/vnd.oci.image.layer.v1.tar+gzip"
+from oci_push import image as oci_image, push, rootfs, sha, tar, trust
+
 CONFIGS_LABEL = "operators.operatorframework.io.index.configs.v1"
 DATABASE_LABEL = "operators.operatorframework.io.index.database.v1"
 MIRROR_PREFIX = "olm"
@@ -61,63 +54,13 @@ ETCD = [
 ]
 # The bundles oc-mirror left out of the mirror.
 NOT_MIRRORED = {"etcd.v0.9.2", "etcd.v0.9.3"}
-CTX = None
-
-
-def sha(b):
-    return "sha256:" + hashlib.sha256(b).hexdigest()
-
-
-def request(host, method, path, body=b"", headers=None):
-    c = http.client.HTTPSConnection(host, context=CTX, timeout=30)
-    c.request(method, path, body=body, headers=headers or {})
-    r = c.getresponse()
-    data = r.read()
-    if r.status >= 300:
-        sys.exit(f"e2e-operator-build: {method} {host}{path}: {r.status} {data[:200]!r}")
-    return r
-
-
-def push(host, repo, ref, image):
-    """Pushes `image` (manifest, blobs) to host/repo under ref (a tag or its digest)."""
-    manifest, blobs = image
-    for b in blobs:
-        r = request(host, "POST", f"/v2/{repo}/blobs/uploads/")
-        loc = urllib.parse.urlparse(r.getheader("Location"))
-        q = (loc.query + "&" if loc.query else "") + "digest=" + sha(b)
-        request(host, "PUT", f"{loc.path}?{q}", b, {"Content-Type": "application/octet-stream"})
-    request(host, "PUT", f"/v2/{repo}/manifests/{ref}", manifest, {"Content-Type": OCI_MANIFEST})
-
-
-def tar(files):
-    """A tar of (path, bytes), fixed times and owners; `None` bytes: a folder."""
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
-        for name, body in files:
-            i = tarfile.TarInfo(name)
-            i.mtime, i.uid, i.gid = 0, 0, 0
-            if body is None:
-                i.type, i.mode = tarfile.DIRTYPE, 0o755
-                t.addfile(i)
-            else:
-                i.size, i.mode = len(body), 0o644
-                t.addfile(i, io.BytesIO(body))
-    return raw.getvalue()
 
 
 def image(labels, layer_tars):
     """An OCI image (manifest bytes, blobs) of gzip layers and a config with `labels`."""
     layers = [gzip.compress(t, mtime=0) for t in layer_tars]
-    config = json.dumps({
-        "architecture": "amd64", "os": "linux",
-        "config": {"Labels": labels} if labels else {},
-        "rootfs": {"type": "layers", "diff_ids": [sha(t) for t in layer_tars]},
-    }, sort_keys=True).encode()
-    desc = lambda mt, b: {"mediaType": mt, "digest": sha(b), "size": len(b)}
-    m = {"schemaVersion": 2, "mediaType": OCI_MANIFEST,
-         "config": desc(OCI_CONFIG, config),
-         "layers": [desc(OCI_LAYER_GZIP, l) for l in layers]}
-    return json.dumps(m).encode(), [config] + layers
+    config = rootfs({"config": {"Labels": labels} if labels else {}}, layers)
+    return oci_image(config, layers)
 
 
 def digest_of(img):
@@ -289,9 +232,8 @@ relatedImages:
 
 
 def main():
-    global CTX
     source, mirror, cafile = sys.argv[1:4]
-    CTX = ssl.create_default_context(cafile=cafile)
+    trust(cafile)
     pushes = []  # (repo, tag or digest, image, on the mirror too)
     etcd_files, etcd_roles = etcd(source, pushes)
     tools_files, tools_roles = backup_tools(source, pushes)
@@ -316,9 +258,9 @@ def main():
     for tag, img in [("v4.21", catalog), ("v4.21-pruned", pruned), ("v4.10", sqlite)]:
         pushes.append((CATALOG_REPO, tag, img, True))
     for repo, ref, img, mirrored in pushes:
-        push(source, repo, ref, img)
+        push(source, repo, ref, *img)
         if mirrored:
-            push(mirror, f"{MIRROR_PREFIX}/{repo}", ref, img)
+            push(mirror, f"{MIRROR_PREFIX}/{repo}", ref, *img)
     print(json.dumps({
         "catalog": f"{source}/{CATALOG_REPO}:v4.21",
         "pruned": f"{source}/{CATALOG_REPO}:v4.21-pruned",

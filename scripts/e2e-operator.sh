@@ -45,107 +45,30 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SKOPEO_SPEC=${E2E_SKOPEO:-host}
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --skopeo) SKOPEO_SPEC=${2:?--skopeo needs host, root or a command}; shift 2 ;;
-    --skopeo=*) SKOPEO_SPEC=${1#--skopeo=}; shift ;;
-    -*) echo "e2e-operator: unknown option $1" >&2; exit 2 ;;
-    *) break ;;
-    esac
-done
-BIN=${1:-target/debug/kubectl-mirrorpolicy}
-BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+E2E_NAME=e2e-operator
+. scripts/e2e-lib.sh
+e2e_args "$@"
 BUILD=$PWD/scripts/e2e-operator-build.py
-ROOT_SCRIPT=$PWD/scripts/debian13-root.sh
-case "$SKOPEO_SPEC" in
-host) SKOPEO=(skopeo) ;;
-root) SKOPEO=("$ROOT_SCRIPT" run skopeo) ;;
-*) read -r -a SKOPEO <<<"$SKOPEO_SPEC" ;;
-esac
-for tool in docker-registry openssl python3; do
-    command -v "$tool" >/dev/null || { echo "e2e-operator: $tool is not installed" >&2; exit 2; }
-done
-if [[ ${SKOPEO[0]} == *debian13-root.sh ]] && ! [ -f "$("$ROOT_SCRIPT" path)/.mirrorpolicy-complete" ]; then
-    echo "e2e-operator: the Debian 13 root is not built: run scripts/debian13-root.sh build" >&2; exit 2
-fi
-command -v "${SKOPEO[0]}" >/dev/null || { echo "e2e-operator: ${SKOPEO[0]} is not installed" >&2; exit 2; }
-[ -x "$BIN" ] || { echo "e2e-operator: $BIN is not built" >&2; exit 2; }
-SKOPEO_VERSION=$("${SKOPEO[@]}" --version) || { echo "e2e-operator: ${SKOPEO[*]} --version failed" >&2; exit 2; }
-SKOPEO_VERSION=${SKOPEO_VERSION#skopeo version }
+e2e_need docker-registry openssl python3
+e2e_skopeo
 echo "e2e-operator: judged by skopeo $SKOPEO_VERSION (${SKOPEO[*]})"
 
-# The work folder is under the temporary folder the Debian 13 root shares.
-WORK=$(cd "$(mktemp -d)" && pwd -P)
-cleanup() {
-    local f pid
-    for f in "$WORK"/*/pid; do
-        [ -f "$f" ] || continue
-        pid=$(cat "$f")
-        kill "$pid" 2>/dev/null || true
-        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    done
-    [ -n "${E2E_KEEP:-}" ] && echo "kept $WORK" >&2 || rm -rf "$WORK"
-}
-trap cleanup EXIT
-export HOME="$WORK/home" XDG_RUNTIME_DIR="$WORK/run"
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
-unset REGISTRY_AUTH_FILE DOCKER_CONFIG XDG_CONFIG_HOME
+e2e_workdir
 T="timeout 120"
 echo '{"auths": {}}' >"$WORK/no-auth.json"
 
 # --- a CA this machine trusts (a cert dir), and the registries' leaf -------
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=e2e-operator-ca \
-    -keyout "$WORK/ca.key" -out "$WORK/ca.crt" 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 \
-    -keyout "$WORK/server.key" -out "$WORK/server.csr" 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$WORK/server.ext"
-openssl x509 -req -in "$WORK/server.csr" -CA "$WORK/ca.crt" -CAkey "$WORK/ca.key" \
-    -CAcreateserial -days 2 -extfile "$WORK/server.ext" -out "$WORK/server.crt" 2>/dev/null
+ca ca e2e-operator-ca
+server_cert ca server
 mkdir -p "$WORK/certs"
 cp "$WORK/ca.crt" "$WORK/certs/ca.crt"
 
-free_port() {
-    local p
-    for _ in $(seq 1 50); do
-        p=$((20000 + RANDOM % 20000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-    done
-    echo "e2e-operator: no free port" >&2; exit 1
-}
-start_registry() { # NAME
-    local port; port=$(free_port)
-    mkdir -p "$WORK/$1"
-    {
-        printf 'version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %s\n' "$WORK/$1/data"
-        printf 'http:\n  addr: 127.0.0.1:%s\n  tls:\n    certificate: %s\n    key: %s\n' "$port" "$WORK/server.crt" "$WORK/server.key"
-    } >"$WORK/$1/config.yml"
-    docker-registry serve "$WORK/$1/config.yml" >"$WORK/$1/log" 2>&1 </dev/null &
-    echo $! >"$WORK/$1/pid"
-    for _ in $(seq 1 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "127.0.0.1:$port"; return
-        fi
-        sleep 0.1
-    done
-    echo "e2e-operator: registry $1 did not start" >&2; cat "$WORK/$1/log" >&2; exit 1
-}
 SOURCE=$(start_registry source)
 MIRROR=$(start_registry mirror)
 
-PASS=0
-FAIL=0
-ok() { echo "ok   [skopeo $SKOPEO_VERSION] $*"; PASS=$((PASS + 1)); }
-fail() { echo "FAIL [skopeo $SKOPEO_VERSION] $*"; FAIL=$((FAIL + 1)); }
-finish() {
-    echo "e2e-operator: skopeo $SKOPEO_VERSION: $PASS passed, $FAIL failed"
-    [ "$FAIL" -eq 0 ]
-    exit
-}
-
 if ! $T python3 "$BUILD" "$SOURCE" "$MIRROR" "$WORK/ca.crt" >"$WORK/built.json" 2>"$WORK/built.err"; then
     fail "build: could not build and push the catalog and its images: $(tail -1 "$WORK/built.err")"
-    finish
+    e2e_finish
 fi
 built() { python3 -c 'import json, sys
 v = json.load(open(sys.argv[1]))
@@ -226,7 +149,7 @@ EOF
 }
 OBJECTS=$WORK/cluster-resources
 if ! objects "$OBJECTS" yes; then
-    fail "render: $(cat "$OBJECTS.render.err")"; finish
+    fail "render: $(cat "$OBJECTS.render.err")"; e2e_finish
 fi
 
 # operator-check -o json of DIR with ARGS into NAME.json; its exit code in NAME.code.
@@ -265,9 +188,6 @@ for h in d["hops"]:
             seen.add(i["reference"])
             print(i["reference"], i["check"].get("servedBy") or "-")
 PY
-}
-last_tried() { # SKOPEO-LOG
-    sed -n 's/.*Trying to access \\"\([^\\]*\)\\".*/\1/p' "$1" | tail -1
 }
 # skopeo, through the registries.conf rendered for the workers from DIR,
 # pulls every image of NAME.json (inspect --raw of its source pull spec): it
@@ -311,30 +231,6 @@ expect() {
     tail -2 "$WORK/$name.err" | sed 's/^/     /'
     return 1
 }
-# Runs every `skopeo copy` line of NAME.json's next steps, adding the cert
-# dirs this machine trusts both registries with; their count in FIXED.
-FIXED=0
-run_fix_lines() { # NAME
-    local line n=0
-    while read -r line; do
-        [ -n "$line" ] || continue
-        n=$((n + 1))
-        # shellcheck disable=SC2086
-        if ! $T "${SKOPEO[@]}" copy --quiet --src-cert-dir "$WORK/certs" --dest-cert-dir "$WORK/certs" \
-            ${line#skopeo copy } >"$WORK/$1.fix.log" 2>&1; then
-            fail "$1-fix: $line: $(tail -1 "$WORK/$1.fix.log")"; return 1
-        fi
-    done < <(python3 -c "import json, sys
-for s in json.load(open(sys.argv[1]))['nextSteps']:
-    for c in s.get('commands', []):
-        print(c if c.startswith('skopeo copy ') else '')" "$WORK/$1.json")
-    FIXED=$n
-    if [ "$n" -eq 0 ]; then
-        fail "$1-fix: the tool printed no skopeo copy line"; return 1
-    fi
-    ok "$1-fix: ran the $n skopeo copy line(s) the tool printed"
-}
-
 PATH_WANTED="etcd.v0.9.0>etcd.v0.9.2:replaces etcd.v0.9.2>etcd.v0.9.4:skipRange"
 BUNDLE_092=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["etcd"]["bundles"]["etcd.v0.9.2"])' "$WORK/built.json")
 
@@ -426,7 +322,7 @@ while :; do
         fail "rounds: still not ready (exit $code) after $round rounds: $(summary "round-$round" | sed -n 4p)"
         break
     fi
-    run_fix_lines "round-$round" || break
+    run_fix_lines "round-$round-fix" "$WORK/round-$round.json" || break
     round=$((round + 1))
 done
 if [ "$(cat "$WORK/round-$round.code")" = 0 ]; then
@@ -477,4 +373,4 @@ expect pruned 1 "notReady packageNotFound" "-" "-" || true
 check pruned-etcd "$OBJECTS" --catalog-image "$(built pruned)"
 expect pruned-etcd 0 "ready pathServed" "$PATH_WANTED" "-" || true
 
-finish
+e2e_finish

@@ -46,36 +46,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SKOPEO_SPEC=${E2E_SKOPEO:-host}
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --skopeo) SKOPEO_SPEC=${2:?--skopeo needs host, root or a command}; shift 2 ;;
-    --skopeo=*) SKOPEO_SPEC=${1#--skopeo=}; shift ;;
-    -*) echo "e2e-probe: unknown option $1" >&2; exit 2 ;;
-    *) break ;;
-    esac
-done
-BIN=${1:-target/debug/kubectl-mirrorpolicy}
-BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
-ROOT_SCRIPT=scripts/debian13-root.sh
-case "$SKOPEO_SPEC" in
-host) SKOPEO=(skopeo) ;;
-root) SKOPEO=("$ROOT_SCRIPT" run skopeo) ;;
-*) read -r -a SKOPEO <<<"$SKOPEO_SPEC" ;;
-esac
-root_built() { [ -f "$("$ROOT_SCRIPT" path)/.mirrorpolicy-complete" ]; }
-for tool in docker-registry openssl htpasswd python3; do
-    command -v "$tool" >/dev/null || { echo "e2e-probe: $tool is not installed" >&2; exit 2; }
-done
-if [[ ${SKOPEO[0]} == *debian13-root.sh ]] && ! root_built; then
-    echo "e2e-probe: the Debian 13 root is not built: run $ROOT_SCRIPT build" >&2; exit 2
-fi
-command -v "${SKOPEO[0]}" >/dev/null || { echo "e2e-probe: ${SKOPEO[0]} is not installed" >&2; exit 2; }
+E2E_NAME=e2e-probe
+. scripts/e2e-lib.sh
+e2e_args "$@"
+e2e_need docker-registry openssl htpasswd python3
+e2e_skopeo
 python3 -c "import cryptography" 2>/dev/null ||
-    { echo "e2e-probe: the python3 cryptography module is not installed (python3-cryptography)" >&2; exit 2; }
-[ -x "$BIN" ] || { echo "e2e-probe: $BIN is not built" >&2; exit 2; }
-SKOPEO_VERSION=$("${SKOPEO[@]}" --version) || { echo "e2e-probe: ${SKOPEO[*]} --version failed" >&2; exit 2; }
-SKOPEO_VERSION=${SKOPEO_VERSION#skopeo version }
+    e2e_die 2 "the python3 cryptography module is not installed (python3-cryptography)"
 # Sigstore signatures are judged by skopeo 1.18 or later (containers/image
 # 5.34, sigstore built in): this skopeo when it is one, else the root's.
 at_least_1_18() { # VERSION
@@ -90,42 +67,14 @@ elif root_built; then
     SIG_VERSION=$("${SIG_SKOPEO[@]}" --version)
     SIG_VERSION=${SIG_VERSION#skopeo version }
 else
-    echo "e2e-probe: skopeo $SKOPEO_VERSION has no sigstore: the signature scenarios are judged by skopeo 1.18 in the Debian 13 root, which is not built (run $ROOT_SCRIPT build)" >&2
-    exit 2
+    e2e_die 2 "skopeo $SKOPEO_VERSION has no sigstore: the signature scenarios are judged by skopeo 1.18 in the Debian 13 root, which is not built (run scripts/debian13-root.sh build)"
 fi
 echo "e2e-probe: judged by skopeo $SKOPEO_VERSION (${SKOPEO[*]}); sigstore signatures by skopeo $SIG_VERSION (${SIG_SKOPEO[*]})"
 
-WORK=$(mktemp -d)
-# Registries are started from command substitutions (subshells): their
-# process ids are kept in files, and stopped by id on exit.
-cleanup() {
-    local f pid
-    for f in "$WORK"/*/pid; do
-        [ -f "$f" ] || continue
-        pid=$(cat "$f")
-        kill "$pid" 2>/dev/null || true
-        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    done
-    [ -n "${E2E_KEEP:-}" ] && echo "kept $WORK" >&2 || rm -rf "$WORK"
-}
-trap cleanup EXIT
-export HOME="$WORK/home" XDG_RUNTIME_DIR="$WORK/run"
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
-unset REGISTRY_AUTH_FILE DOCKER_CONFIG XDG_CONFIG_HOME
+e2e_workdir
 T="timeout 60"
 
 # --- certificates: a trusted CA, and another one nobody trusts -------------
-ca() { # NAME
-    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$1" \
-        -keyout "$WORK/$1.key" -out "$WORK/$1.crt" 2>/dev/null
-}
-server_cert() { # CA NAME
-    openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
-        -keyout "$WORK/$2.key" -out "$WORK/$2.csr" 2>/dev/null
-    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$WORK/$2.ext"
-    openssl x509 -req -in "$WORK/$2.csr" -CA "$WORK/$1.crt" -CAkey "$WORK/$1.key" \
-        -CAcreateserial -days 2 -extfile "$WORK/$2.ext" -out "$WORK/$2.crt" 2>/dev/null
-}
 ca trusted-ca
 ca unknown-ca
 server_cert trusted-ca server
@@ -146,9 +95,9 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
     -addext subjectAltName=IP:127.0.0.1 -CA "$WORK/catrue-ca.crt" -CAkey "$WORK/catrue-ca.key" \
     -keyout "$WORK/catrue.key" -out "$WORK/catrue.crt" 2>/dev/null
 openssl x509 -in "$WORK/selfsigned.crt" -noout -text | grep -q 'CA:TRUE' ||
-    { echo "e2e-probe: openssl did not mark the self-signed leaf CA:TRUE" >&2; exit 1; }
+    e2e_die 1 "openssl did not mark the self-signed leaf CA:TRUE"
 openssl x509 -in "$WORK/catrue.crt" -noout -text | grep -q 'CA:TRUE' ||
-    { echo "e2e-probe: openssl did not mark the CA-signed leaf CA:TRUE" >&2; exit 1; }
+    e2e_die 1 "openssl did not mark the CA-signed leaf CA:TRUE"
 mkdir -p "$WORK/certs"
 cp "$WORK/trusted-ca.crt" "$WORK/certs/ca.crt"
 cert_dir() { # NAME CERT... : the trusted CA plus these certificates
@@ -162,37 +111,7 @@ cert_dir catrue catrue-ca
 cert_dir wrong stranger
 htpasswd -Bbn puller pullpw >"$WORK/htpasswd" 2>/dev/null
 
-# --- four registries ------------------------------------------------------
-free_port() {
-    local p
-    for _ in $(seq 1 50); do
-        p=$((20000 + RANDOM % 20000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-    done
-    echo "e2e-probe: no free port" >&2; exit 1
-}
-start_registry() { # NAME CERT|- AUTH(yes|no)
-    local port; port=$(free_port)
-    mkdir -p "$WORK/$1"
-    {
-        printf 'version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %s\n' "$WORK/$1/data"
-        printf 'http:\n  addr: 127.0.0.1:%s\n' "$port"
-        # CERT "-": plain HTTP, no TLS at all.
-        [ "$2" = - ] || printf '  tls:\n    certificate: %s\n    key: %s\n' "$WORK/$2.crt" "$WORK/$2.key"
-        if [ "$3" = yes ]; then
-            printf 'auth:\n  htpasswd:\n    realm: e2e\n    path: %s\n' "$WORK/htpasswd"
-        fi
-    } >"$WORK/$1/config.yml"
-    docker-registry serve "$WORK/$1/config.yml" >"$WORK/$1/log" 2>&1 </dev/null &
-    echo $! >"$WORK/$1/pid"
-    for _ in $(seq 1 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "127.0.0.1:$port"; return
-        fi
-        sleep 0.1
-    done
-    echo "e2e-probe: registry $1 did not start" >&2; cat "$WORK/$1/log" >&2; exit 1
-}
+# --- the registries ---------------------------------------------------------
 AUTHED=$(start_registry authed server yes)   # mirror with htpasswd
 PLAIN=$(start_registry plain server no)      # mirror without auth
 SOURCE=$(start_registry source server no)    # the image's own registry
@@ -203,33 +122,10 @@ CATRUE=$(start_registry catrue catrue no)        # a CA:TRUE leaf of catrue-ca
 HTTPREG=$(start_registry http - no)              # plain HTTP, no TLS
 
 # --- test images from a local OCI layout (no network) ---------------------
-layout() { # DIR SEED
-    local d=$1 blobs=$1/blobs/sha256
-    mkdir -p "$blobs"
-    printf '{"imageLayoutVersion":"1.0.0"}' >"$d/oci-layout"
-    local tarf="$WORK/layer-$2.tar"
-    mkdir -p "$WORK/rootfs-$2"; echo "$2" >"$WORK/rootfs-$2/seed"
-    tar -C "$WORK/rootfs-$2" -cf "$tarf" seed
-    local layer; layer=$(sha256sum "$tarf" | cut -d' ' -f1); cp "$tarf" "$blobs/$layer"
-    local lsize; lsize=$(stat -c %s "$tarf")
-    printf '{"architecture":"amd64","os":"linux","rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"config":{}}' "$layer" >"$WORK/config-$2"
-    local cfg; cfg=$(sha256sum "$WORK/config-$2" | cut -d' ' -f1); cp "$WORK/config-$2" "$blobs/$cfg"
-    local csize; csize=$(stat -c %s "$WORK/config-$2")
-    printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%s}]}' \
-        "$cfg" "$csize" "$layer" "$lsize" >"$WORK/manifest-$2"
-    local man; man=$(sha256sum "$WORK/manifest-$2" | cut -d' ' -f1); cp "$WORK/manifest-$2" "$blobs/$man"
-    local msize; msize=$(stat -c %s "$WORK/manifest-$2")
-    printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"annotations":{"org.opencontainers.image.ref.name":"v1"}}]}' \
-        "$man" "$msize" >"$d/index.json"
-    echo "sha256:$man"
-}
 APP=$(layout "$WORK/oci-app" app)
 LONE=$(layout "$WORK/oci-lone" lone)
 push() { # LAYOUT REGISTRY REPO CERTS [CREDS]
-    local creds=()
-    [ -n "${5:-}" ] && creds=(--dest-creds "$5")
-    $T "${SKOPEO[@]}" copy --quiet --preserve-digests --dest-cert-dir "$4" "${creds[@]}" \
-        "oci:$1:v1" "docker://$2/$3:v1"
+    push_layout "$1" "$2/$3:v1" "$4" "${5:-}"
 }
 mkdir -p "$WORK/rogue-certs"; cp "$WORK/unknown-ca.crt" "$WORK/rogue-certs/ca.crt"
 push "$WORK/oci-app" "$AUTHED" ns/app "$WORK/certs" puller:pullpw
@@ -294,11 +190,6 @@ conf() { # FILE REPO MIRROR-OPTS EXTRA MIRROR...
     } >"$f"
 }
 
-PASS=0
-FAIL=0
-# Every verdict line names the skopeo it was judged by.
-ok() { echo "ok   [skopeo $SKOPEO_VERSION] $*"; PASS=$((PASS + 1)); }
-fail() { echo "FAIL [skopeo $SKOPEO_VERSION] $*"; FAIL=$((FAIL + 1)); }
 # scenario NAME CONF IMAGE AUTHFILE EXPECTED-HOST [CERT-DIR]
 scenario() {
     local name=$1 conf=$2 image=$3 auth=$4 want=$5 certs=${6:-$WORK/certs}
@@ -518,13 +409,8 @@ start_proxy() { # NAME UPSTREAM PROXY-ARGS...
         --key "$WORK/server.key" --ca "$WORK/trusted-ca.crt" --lifetime 600 "$@" \
         >"$WORK/$name/log" 2>&1 </dev/null &
     echo $! >"$WORK/$name/pid"
-    for _ in $(seq 1 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "127.0.0.1:$port"; return
-        fi
-        sleep 0.1
-    done
-    echo "e2e-probe: proxy $name did not start" >&2; cat "$WORK/$name/log" >&2; exit 1
+    listening "$port" || e2e_die 1 "proxy $name did not start: $(cat "$WORK/$name/log")"
+    echo "127.0.0.1:$port"
 }
 # A JSON field of the first candidate (python3 reads the probe's output).
 field() { # JSON PYTHON-EXPRESSION-ON-c
@@ -532,9 +418,6 @@ field() { # JSON PYTHON-EXPRESSION-ON-c
 d = json.load(sys.stdin)
 c = (d[0] if isinstance(d, list) else d)['candidates'][0]
 print($2)"
-}
-last_tried() { # SKOPEO-LOG
-    sed -n 's/.*Trying to access \\"\([^\\]*\)\\".*/\1/p' "$1" | tail -1
 }
 SLOW=$(start_proxy slow "$PLAIN" --delay 3)
 # The tampering mirror asks the registry for the lone image's manifest
@@ -902,108 +785,9 @@ mirrors_also_failed
 RELMIRROR=$(start_registry release-mirror server no)
 # The release's own source registry, stopped for the oc-mirror round.
 RELSRC=$(start_registry release-source server no)
-cat >"$WORK/oci.py" <<'PY'
-"""Images and sigstore attachments pushed with the registry's HTTP API."""
-import base64, gzip, hashlib, http.client, io, json, ssl, sys, tarfile, urllib.parse
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
-
-ctx = None
-
-
-def trust(cafile):
-    global ctx
-    ctx = ssl.create_default_context(cafile=cafile)
-
-
-def sha(b):
-    return "sha256:" + hashlib.sha256(b).hexdigest()
-
-
-def request(host, method, path, body=b"", headers=None):
-    c = http.client.HTTPSConnection(host, context=ctx, timeout=30)
-    c.request(method, path, body=body, headers=headers or {})
-    r = c.getresponse()
-    data = r.read()
-    if r.status >= 300:
-        sys.exit(f"{method} {host}{path}: {r.status} {data[:200]!r}")
-    return r
-
-
-def push(host, repo, ref, manifest, blobs):
-    for b in blobs:
-        r = request(host, "POST", f"/v2/{repo}/blobs/uploads/")
-        loc = urllib.parse.urlparse(r.getheader("Location"))
-        q = (loc.query + "&" if loc.query else "") + "digest=" + sha(b)
-        request(host, "PUT", f"{loc.path}?{q}", b, {"Content-Type": "application/octet-stream"})
-    request(host, "PUT", f"/v2/{repo}/manifests/{ref}", manifest,
-            {"Content-Type": "application/vnd.oci.image.manifest.v1+json"})
-
-
-def tgz(files):
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w") as t:
-        for name, body in files:
-            i = tarfile.TarInfo(name)
-            i.size, i.mode, i.mtime = len(body), 0o644, 0
-            t.addfile(i, io.BytesIO(body))
-    return gzip.compress(raw.getvalue(), mtime=0)
-
-
-def image(config, layers):
-    desc = lambda mt, b: {"mediaType": mt, "digest": sha(b), "size": len(b)}
-    m = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
-         "config": desc("application/vnd.oci.image.config.v1+json", config),
-         "layers": [desc("application/vnd.oci.image.layer.v1.tar+gzip", l) for l in layers]}
-    return json.dumps(m).encode(), [config] + layers
-
-
-def rootfs(config, layers):
-    diff = ["sha256:" + hashlib.sha256(gzip.decompress(l)).hexdigest() for l in layers]
-    config.update({"architecture": "amd64", "os": "linux", "rootfs": {"type": "layers", "diff_ids": diff}})
-    return json.dumps(config).encode()
-
-
-def key(path, kind="p256"):
-    """A new private key of `kind`; its public key (PEM) written to `path`."""
-    k = {"rsa": lambda: rsa.generate_private_key(public_exponent=65537, key_size=2048),
-         "p256": lambda: ec.generate_private_key(ec.SECP256R1()),
-         "p384": lambda: ec.generate_private_key(ec.SECP384R1()),
-         "ed25519": ed25519.Ed25519PrivateKey.generate}[kind]()
-    pem = k.public_key().public_bytes(serialization.Encoding.PEM,
-                                      serialization.PublicFormat.SubjectPublicKeyInfo)
-    open(path, "wb").write(pem)
-    return k, pem
-
-
-def sign(k, payload):
-    """As cosign signs: RSA PKCS#1 v1.5 and ECDSA over SHA-256, Ed25519 itself."""
-    if isinstance(k, rsa.RSAPrivateKey):
-        return k.sign(payload, padding.PKCS1v15(), hashes.SHA256())
-    if isinstance(k, ec.EllipticCurvePrivateKey):
-        return k.sign(payload, ec.ECDSA(hashes.SHA256()))
-    return k.sign(payload)
-
-
-def signature(k, digest, identity):
-    """The sigstore attachment of `digest`: an OCI manifest whose layer is
-    the simple-signing payload, its signature in the
-    dev.cosignproject.cosign/signature annotation, as cosign writes it."""
-    payload = json.dumps({"critical": {"identity": {"docker-reference": identity},
-                                       "image": {"docker-manifest-digest": digest},
-                                       "type": "cosign container image signature"},
-                          "optional": None}).encode()
-    sig = base64.b64encode(sign(k, payload)).decode()
-    config = b"{}"
-    m = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
-         "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": sha(config), "size": 2},
-         "layers": [{"mediaType": "application/vnd.dev.cosign.simplesigning.v1+json", "digest": sha(payload),
-                     "size": len(payload), "annotations": {"dev.cosignproject.cosign/signature": sig}}]}
-    return json.dumps(m).encode(), [config, payload], digest.replace(":", "-", 1) + ".sig"
-PY
 cat >"$WORK/release.py" <<'PY'
 import base64, json, sys
-from oci import image, key, push, rootfs, sha, signature, tgz, trust
+from oci_push import image, key, push, rootfs, sha, signature, tgz, trust
 
 source, mirror, cafile, keyfile, otherkeyfile = sys.argv[1:6]
 trust(cafile)
@@ -1076,7 +860,7 @@ PY
 upgrade_check() {
     local up="$WORK/upgrade" release code
     mkdir -p "$up/registries.d" "$up/objects"
-    if ! release=$($T python3 "$WORK/release.py" "$RELSRC" "$RELMIRROR" "$WORK/trusted-ca.crt" \
+    if ! release=$(PYTHONPATH=$PWD/scripts $T python3 "$WORK/release.py" "$RELSRC" "$RELMIRROR" "$WORK/trusted-ca.crt" \
         "$up/release.pub" "$up/other.pub"); then
         fail "upgrade-check: could not build and push the release"; return
     fi
@@ -1110,10 +894,10 @@ IDMS
     upgrade_oc_mirror || return
     upgrade_blocked || return
     # The fix lines the tool printed, with this machine's trust.
-    run_fix_lines "$up/first.json" || return
+    run_fix_lines upgrade-check-fix "$up/first.json" || return
     upgrade_round fixed 1 "cli=served/verified etcd=served/verified machine-config-operator=served/verified network-operator=unsigned/missing" \
         || return
-    run_fix_lines "$up/fixed.json" || return
+    run_fix_lines upgrade-check-fix "$up/fixed.json" || return
     upgrade_round ready 0 "cli=served/verified etcd=served/verified machine-config-operator=served/verified network-operator=served/verified" \
         || return
     upgrade_openpgp
@@ -1183,16 +967,14 @@ upgrade_arch() {
 # agreeing (it fails network-operator after the mirror's 404 and the
 # refused source), and network-operator's detail naming both.
 upgrade_oc_mirror() {
-    local up="$WORK/upgrade" objects="$WORK/upgrade/objects-oc-mirror" port=${RELSRC##*:} detail
+    local up="$WORK/upgrade" objects="$WORK/upgrade/objects-oc-mirror" detail
     mkdir -p "$objects"
     grep -v mirrorSourcePolicy "$up/objects/idms.yaml" >"$objects/idms.yaml"
     if ! $T "$BIN" render -f "$objects" --pool master --file /etc/containers/registries.conf \
         >"$up/registries-oc-mirror.conf" 2>"$up/render.err"; then
         fail "upgrade-check-oc-mirror: render: $(cat "$up/render.err")"; return 1
     fi
-    local pid; pid=$(cat "$WORK/release-source/pid")
-    kill "$pid"
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    e2e_stop "$(cat "$WORK/release-source/pid")"
     OBJECTS=$objects REGCONF=$up/registries-oc-mirror.conf \
         upgrade_round oc-mirror 1 "cli=served/verified etcd=unsigned/missing machine-config-operator=badSignature/rejected network-operator=missing/-"
     local code=$?
@@ -1205,12 +987,7 @@ print(i['detail'])" "$up/oc-mirror.json")
         *) fail "upgrade-check-oc-mirror-detail: $detail"; code=1 ;;
     esac
     # The source again, for the fix lines of the next rounds.
-    docker-registry serve "$WORK/release-source/config.yml" >>"$WORK/release-source/log" 2>&1 </dev/null &
-    echo $! >"$WORK/release-source/pid"
-    for _ in $(seq 1 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return "$code"
-        sleep 0.1
-    done
+    serve_registry release-source && return "$code"
     fail "upgrade-check-oc-mirror: the source registry did not start again"; return 1
 }
 # A hardened Image config blocking the source registry: the target's MCO
@@ -1333,27 +1110,6 @@ print((i.get('signature') or {}).get('verification', '-'))" "$up/$name.json" "$r
         return 1
     fi
 }
-# Runs every `skopeo copy` line of the tool's next steps, adding the cert
-# dir this machine trusts both registries with.
-run_fix_lines() { # JSON
-    local line n=0
-    while read -r line; do
-        [ -n "$line" ] || continue
-        n=$((n + 1))
-        # shellcheck disable=SC2086
-        if ! $T "${SKOPEO[@]}" copy --quiet --src-cert-dir "$WORK/certs" --dest-cert-dir "$WORK/certs" \
-            ${line#skopeo copy } >"$WORK/upgrade/fix.log" 2>&1; then
-            fail "upgrade-check-fix: $line: $(tail -1 "$WORK/upgrade/fix.log")"; return 1
-        fi
-    done < <(python3 -c "import json, sys
-for s in json.load(open(sys.argv[1]))['nextSteps']:
-    for c in s.get('commands', []):
-        print(c if c.startswith('skopeo copy ') else '')" "$1")
-    if [ "$n" -eq 0 ]; then
-        fail "upgrade-check-fix: the tool printed no skopeo copy line"; return 1
-    fi
-    ok "upgrade-check-fix: ran the $n skopeo copy line(s) the tool printed"
-}
 upgrade_check
 
 # --- sigstore signatures, judged by skopeo 1.18 ----------------------------
@@ -1371,7 +1127,7 @@ upgrade_check
 SIGMIRROR=$(start_registry sig-mirror server no)
 cat >"$WORK/sigs.py" <<'PY'
 import json, sys
-from oci import image, key, push, rootfs, sha, signature, tgz, trust
+from oci_push import image, key, push, rootfs, sha, signature, tgz, trust
 
 mirror, source, cafile, keydir = sys.argv[1:5]
 trust(cafile)
@@ -1405,7 +1161,7 @@ PY
 signature_matrix() {
     local sd="$WORK/sigs" digest
     mkdir -p "$sd/keys" "$sd/registries.d"
-    if ! digest=$($T python3 "$WORK/sigs.py" "$SIGMIRROR" "$SOURCE" "$WORK/trusted-ca.crt" "$sd/keys"); then
+    if ! digest=$(PYTHONPATH=$PWD/scripts $T python3 "$WORK/sigs.py" "$SIGMIRROR" "$SOURCE" "$WORK/trusted-ca.crt" "$sd/keys"); then
         fail "signatures: could not build and push the signed images"; return
     fi
     printf '[[registry]]\nprefix = "%s/sig"\nlocation = "%s/sig"\n[[registry.mirror]]\nlocation = "%s/sig"\n' \
@@ -1504,5 +1260,4 @@ if [ -n "${E2E_PROBE_SHOW:-}" ]; then
     (cd "$WORK" && COLUMNS=100 NO_COLOR=1 $T "$BIN" explain "$SOURCE/ns/app@$APP" \
         --registries-conf registries.conf --probe --cert-dir certs --authfile no-auth.json) || true
 fi
-echo "e2e-probe: skopeo $SKOPEO_VERSION: $PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+e2e_finish

@@ -46,107 +46,37 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BIN=${1:-target/debug/kubectl-mirrorpolicy}
-BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
-for tool in docker-registry skopeo openssl jq; do
-    command -v "$tool" >/dev/null || { echo "e2e-shortnames: $tool is not installed" >&2; exit 2; }
-done
-[ -x "$BIN" ] || { echo "e2e-shortnames: $BIN is not built" >&2; exit 2; }
-DEBIAN13=$PWD/scripts/debian13-root.sh
+E2E_NAME=e2e-shortnames
+. scripts/e2e-lib.sh
+e2e_need docker-registry skopeo openssl jq
+e2e_binary "${1:-target/debug/kubectl-mirrorpolicy}"
+DEBIAN13=$ROOT_SCRIPT
 ROOTDIR=$("$DEBIAN13" path)
 AS_ROOT=()
 [ "$(id -u)" -eq 0 ] || AS_ROOT=(sudo -n -E)
-if ! "$DEBIAN13" run podman --version >/dev/null 2>&1; then
-    echo "e2e-shortnames: no podman in the Debian 13 root (scripts/debian13-root.sh build)" >&2
-    exit 2
-fi
+"$DEBIAN13" run podman --version >/dev/null 2>&1 ||
+    e2e_die 2 "no podman in the Debian 13 root (scripts/debian13-root.sh build)"
+# The images are pushed by the host's skopeo.
+SKOPEO=(skopeo)
 
-# The work folder is under the temporary folder the root shares, at the same path.
-WORK=$(cd "$(mktemp -d)" && pwd -P)
-cleanup() {
-    local f pid
-    for f in "$WORK"/*/pid; do
-        [ -f "$f" ] || continue
-        pid=$(cat "$f")
-        kill "$pid" 2>/dev/null || true
-        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    done
-    [ -n "${E2E_KEEP:-}" ] && echo "kept $WORK" >&2 || rm -rf "$WORK"
-}
-trap cleanup EXIT
-export HOME="$WORK/home" XDG_RUNTIME_DIR="$WORK/run"
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
-unset REGISTRY_AUTH_FILE DOCKER_CONFIG XDG_CONFIG_HOME XDG_CACHE_HOME CONTAINERS_REGISTRIES_CONF
+e2e_workdir
 T="timeout 120"
 
 # --- a CA the clients trust through a cert dir, and one server certificate
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=e2e-shortnames-ca \
-    -keyout "$WORK/ca.key" -out "$WORK/ca.crt" 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 \
-    -keyout "$WORK/server.key" -out "$WORK/server.csr" 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$WORK/server.ext"
-openssl x509 -req -in "$WORK/server.csr" -CA "$WORK/ca.crt" -CAkey "$WORK/ca.key" \
-    -CAcreateserial -days 2 -extfile "$WORK/server.ext" -out "$WORK/server.crt" 2>/dev/null
+ca ca e2e-shortnames-ca
+server_cert ca server
 mkdir -p "$WORK/certs"
 cp "$WORK/ca.crt" "$WORK/certs/ca.crt"
 
 # --- three registries -----------------------------------------------------
-free_port() {
-    local p
-    for _ in $(seq 1 50); do
-        p=$((20000 + RANDOM % 20000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-    done
-    echo "e2e-shortnames: no free port" >&2; exit 1
-}
-start_registry() { # NAME
-    local port; port=$(free_port)
-    mkdir -p "$WORK/$1"
-    printf 'version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %s\n' "$WORK/$1/data" >"$WORK/$1/config.yml"
-    printf 'http:\n  addr: 127.0.0.1:%s\n  tls:\n    certificate: %s\n    key: %s\n' \
-        "$port" "$WORK/server.crt" "$WORK/server.key" >>"$WORK/$1/config.yml"
-    docker-registry serve "$WORK/$1/config.yml" >"$WORK/$1/log" 2>&1 </dev/null &
-    echo $! >"$WORK/$1/pid"
-    for _ in $(seq 1 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "127.0.0.1:$port"; return
-        fi
-        sleep 0.1
-    done
-    echo "e2e-shortnames: registry $1 did not start" >&2; cat "$WORK/$1/log" >&2; exit 1
-}
 R1=$(start_registry r1)   # first search registry
 R2=$(start_registry r2)   # second search registry
 R3=$(start_registry r3)   # where aliases point
 
 # --- test images from a local OCI layout (no network) ---------------------
-layout() { # DIR SEED: prints the manifest digest
-    local d=$1 blobs=$1/blobs/sha256
-    mkdir -p "$blobs"
-    printf '{"imageLayoutVersion":"1.0.0"}' >"$d/oci-layout"
-    local tarf="$WORK/layer-$2.tar"
-    mkdir -p "$WORK/rootfs-$2"; echo "$2" >"$WORK/rootfs-$2/seed"
-    tar -C "$WORK/rootfs-$2" -cf "$tarf" seed
-    local layer; layer=$(sha256sum "$tarf" | cut -d' ' -f1); cp "$tarf" "$blobs/$layer"
-    local lsize; lsize=$(stat -c %s "$tarf")
-    printf '{"architecture":"amd64","os":"linux","rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"config":{}}' "$layer" >"$WORK/config-$2"
-    local cfg; cfg=$(sha256sum "$WORK/config-$2" | cut -d' ' -f1); cp "$WORK/config-$2" "$blobs/$cfg"
-    local csize; csize=$(stat -c %s "$WORK/config-$2")
-    printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%s}]}' \
-        "$cfg" "$csize" "$layer" "$lsize" >"$WORK/manifest-$2"
-    local man; man=$(sha256sum "$WORK/manifest-$2" | cut -d' ' -f1); cp "$WORK/manifest-$2" "$blobs/$man"
-    local msize; msize=$(stat -c %s "$WORK/manifest-$2")
-    printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"annotations":{"org.opencontainers.image.ref.name":"v1"}}]}' \
-        "$man" "$msize" >"$d/index.json"
-    echo "sha256:$man"
-}
 push() { # LAYOUT REGISTRY/REPO: tagged latest and v1
     local tag
-    for tag in latest v1; do
-        $T skopeo copy --quiet --preserve-digests --dest-cert-dir "$WORK/certs" \
-            "oci:$1:v1" "docker://$2:$tag"
-    done
+    for tag in latest v1; do push_layout "$1" "$2:$tag" "$WORK/certs"; done
 }
 APP=$(layout "$WORK/oci-app" app)
 layout "$WORK/oci-other" other >/dev/null
@@ -226,8 +156,6 @@ tool_outcome() {
           end' "$1"
 }
 
-PASS=0
-FAIL=0
 # scenario NAME IMAGE CONF [DROPINS [CACHE]]: podman and the tool on the same files.
 # DROPINS is a registries.conf.d folder, CACHE a folder holding
 # containers/short-name-aliases.conf (rootful podman's /var/cache).
@@ -257,13 +185,11 @@ scenario() {
     want=${want//\/var\/cache\//$cache/}
     if [ "$want" = "$got" ] || { [ "${want%% *}" = refused ] && [ "${got%% *}" = refused ] &&
         [[ "$got" == *"${want#refused }"* ]]; }; then
-        echo "ok   $name: $want"
-        PASS=$((PASS + 1))
+        ok "$name: $want"
     else
-        echo "FAIL $name"
+        fail "$name"
         echo "     podman: $want"
         echo "     tool:   $got"
-        FAIL=$((FAIL + 1))
     fi
 }
 
@@ -354,5 +280,4 @@ scenario localhost-rewritten-by-registry-entry localhost/ns/aliased:v1 "$WORK/lo
 scenario localhost-with-port "localhost:${R3#127.0.0.1:}/ns/aliased" "$WORK/localhost.conf"
 scenario localhost-served-by-nothing localhost/app "$WORK/localhost.conf"
 
-echo "e2e-shortnames: $PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+e2e_finish

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use mirrorpolicy::explain::Config;
+use mirrorpolicy::oci::layer::{self, Budget};
 use mirrorpolicy::olm::bundle::{BundleCsv, BundleTree};
 use mirrorpolicy::olm::catalog::CsvSource;
 use mirrorpolicy::olm::check::{Found, HopCheck, HopImage, ImageClass, ImageRole};
@@ -196,15 +197,16 @@ async fn read_bundle(pulled: &Pulled<'_>, reference: &str) -> Result<BundleCsv, 
         .await
         .map_err(|e| format!("{e:#}"))?;
     let mut tree = BundleTree::default();
+    let mut budget = Budget::per_file(fs::MAX_FILE_BYTES);
     for digest in layers {
         let (back, read) =
             blob::stream(ctx, &physical, insecure, &digest, "the bundle", move |r| {
-                let read = fs::read_tar(r, &mut tree);
-                (tree, read)
+                let read = layer::read_tar(r, &mut tree, &mut budget);
+                ((tree, budget), read)
             })
             .await
             .map_err(|e| format!("{e:#}"))?;
-        tree = back;
+        (tree, budget) = back;
         read.map_err(|e| format!("{what}: layer {digest}: {e}"))?;
     }
     tree.finish().map_err(|e| format!("{what}: {e}"))

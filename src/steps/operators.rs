@@ -13,11 +13,10 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use mirrorpolicy::explain::{self as core, Config, Explanation};
-use mirrorpolicy::olm::check::{Found, HopCheck, ImageClass, ImageRole, SubscriptionCheck};
+use mirrorpolicy::olm::check::{Found, HopCheck, ImageRole, SubscriptionCheck};
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::source::api::{Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES};
-use mirrorpolicy::upgrade::ImageCheck;
 
 use crate::settings::Settings;
 use crate::steps::inputs;
@@ -32,7 +31,7 @@ mod subscriptions;
 mod views;
 
 use fbc::read_catalog;
-use hops::{finish, probe_images, resolve_one};
+use hops::{finish, probe_images, resolve_one, ImageProbe};
 use subscriptions::{images_to_read, wanted, worker_arch, Wanted};
 use views::{ViewKey, Views};
 
@@ -175,7 +174,7 @@ struct Probe<'a> {
 }
 
 /// An image's class and probe.
-type Probed = BTreeMap<String, (ImageClass, ImageCheck)>;
+type Probed = BTreeMap<String, ImageProbe>;
 
 impl Probe<'_> {
     /// Every image of the hops probed; then, for a bundle without the
@@ -189,11 +188,8 @@ impl Probe<'_> {
     ) -> Vec<Probed> {
         let mut probed = self.each(wanted, resolved, None);
         let served: Probed = probed.iter().flat_map(|p| p.clone()).collect();
-        let workers = self.views.config(&(WORKER_POOL.to_string(), None));
         let pulled = bundles::Pulled {
             ctx: self.ctx,
-            config: &workers,
-            mode: self.mode,
             arch,
             probed: &served,
         };

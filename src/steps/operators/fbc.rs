@@ -12,12 +12,13 @@ use mirrorpolicy::olm::catalog::{self, Catalog};
 use mirrorpolicy::olm::check::CatalogCheck;
 use mirrorpolicy::olm::deps;
 use mirrorpolicy::olm::fs::{self as layers, ConfigsTree};
-use mirrorpolicy::probe::{self, ProbeContext};
+use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::reference::Reference;
 use mirrorpolicy::registries::ShortNameMode;
-use mirrorpolicy::upgrade::{self, ImageOutcome};
+use mirrorpolicy::upgrade::ImageOutcome;
 
-use super::{cache, explain_one};
+use super::cache;
+use super::hops::probe_image;
 use crate::exit::Failure;
 use crate::steps::blob;
 
@@ -31,10 +32,8 @@ pub(super) async fn read_catalog(
     arch: Option<&str>,
     cache_dir: Option<&Path>,
 ) -> Result<(CatalogCheck, Option<Catalog>)> {
-    let mut item = explain_one(config, image, mode);
-    probe::probe_explanation(ctx, &mut item).await;
-    let signature = probe::signature::check(ctx, &item).await;
-    let probed = upgrade::with_signature(upgrade::check_image("catalog", &item), signature);
+    let probe = probe_image(ctx, config, image, mode, "catalog").await;
+    let probed = probe.check;
     let mut check = CatalogCheck {
         pool: None,
         pool_reason: None,
@@ -54,7 +53,7 @@ pub(super) async fn read_catalog(
             .then(|| format!("the catalog image {image}: {}", probed.detail));
         return Ok((check, None));
     };
-    let insecure = item.source_is_insecure(&by);
+    let insecure = probe.insecure;
     let physical = Reference::parse(&by)
         .map_err(|e| Failure::input(format!("the serving pull spec {by:?} is invalid: {e}")))?;
     let attempt = ctx.prober.attempt(&physical, insecure).await;

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use mirrorpolicy::explain::{self as core, Config, Explanation};
+use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::olm::check::{Found, HopCheck, ImageRole, SubscriptionCheck};
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::registries::ShortNameMode;
@@ -80,7 +81,7 @@ const WORKER_POOL: &str = "worker";
 
 /// Read live on top of the mirror configuration: the pools (which one runs
 /// a catalog's registry pod) and the Nodes (their architecture).
-const POOLS_AND_NODES: &[Read] = &[Read::one(&[MACHINE_CONFIG_POOLS]), Read::one(&[NODES])];
+pub const POOLS_AND_NODES: &[Read] = &[Read::one(&[MACHINE_CONFIG_POOLS]), Read::one(&[NODES])];
 
 /// Every verdict of `plan`, in the order the Subscriptions were read.
 pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<SubscriptionCheck>> {
@@ -90,30 +91,39 @@ pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<Subscriptio
         .copied()
         .collect();
     let inputs = inputs::load_objects(settings, &plan.filenames, &reads, None)?;
-    let mut wanted = wanted(settings, plan, &inputs)?;
+    check_loaded(settings, plan, &inputs, None)
+}
+
+/// [`check`] over objects already read (the mirror configuration of every
+/// namespace, and [`POOLS_AND_NODES`]), probing with `ctx` when the caller
+/// has one for the workers' render (else it is made here, from
+/// `plan.probe`).
+pub fn check_loaded(
+    settings: &Settings,
+    plan: &OperatorPlan,
+    inputs: &Inputs,
+    ctx: Option<&ProbeContext>,
+) -> Result<Vec<SubscriptionCheck>> {
+    let mut wanted = wanted(settings, plan, inputs)?;
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
-    let pools: BTreeSet<String> = wanted.iter().map(|w| w.pool.pool.clone()).collect();
-    let namespaces: BTreeSet<String> = wanted
-        .iter()
-        .flat_map(|w| [w.sub.source_namespace.clone(), w.sub.namespace.clone()])
-        .filter(|ns| !ns.is_empty())
-        .collect();
-    let views = Views::build(settings, &inputs, &pools, &namespaces)?;
+    let views = views_of(settings, inputs, &wanted)?;
     for w in &mut wanted {
         w.catalog_view = views.key(&w.pool.pool, &w.sub.source_namespace);
     }
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
-    let ctx = probe_cmd::context_for_objects(
-        settings,
-        &plan.probe,
-        &plan.filenames,
-        views.workers(),
-        &inputs,
-    )?;
+    let made;
+    let ctx = match ctx {
+        Some(ctx) => ctx,
+        None => {
+            let (probe, files, workers) = (&plan.probe, &plan.filenames, views.workers());
+            made = probe_cmd::context_for_objects(settings, probe, files, workers, inputs)?;
+            &made
+        }
+    };
     let runtime = inputs::runtime()?;
-    let arch = plan.arch.clone().or_else(|| worker_arch(&inputs));
+    let arch = plan.arch.clone().or_else(|| worker_arch(inputs));
     let secret_read = secrets::read(settings, plan.filenames.is_empty(), &wanted)?;
     for w in &mut wanted {
         w.secret_notes = secrets::notes(w, &secret_read);
@@ -124,7 +134,7 @@ pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<Subscriptio
         let files = secrets::files(&wanted[first], &secret_read);
         let with_secrets;
         let probe_ctx = if files.is_empty() {
-            &ctx
+            ctx
         } else {
             with_secrets = ProbeContext {
                 prober: ctx.prober.with_auth_first(files),
@@ -149,7 +159,7 @@ pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<Subscriptio
         .collect();
     let probe = Probe {
         runtime: &runtime,
-        ctx: &ctx,
+        ctx,
         views: &views,
         mode,
         concurrency: plan.probe.concurrency,
@@ -162,6 +172,18 @@ pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<Subscriptio
         .zip(probed)
         .map(|((w, (found, hops)), probed)| finish(w, found, hops, &probed, plan.require_mirror))
         .collect())
+}
+
+/// The views of the pools the catalogs' registry pods run on (and the
+/// workers'), with the own policies of the namespaces the pods run in.
+fn views_of(settings: &Settings, inputs: &Inputs, wanted: &[Wanted]) -> Result<Views> {
+    let pools: BTreeSet<String> = wanted.iter().map(|w| w.pool.pool.clone()).collect();
+    let namespaces: BTreeSet<String> = wanted
+        .iter()
+        .flat_map(|w| [w.sub.source_namespace.clone(), w.sub.namespace.clone()])
+        .filter(|ns| !ns.is_empty())
+        .collect();
+    Views::build(settings, inputs, &pools, &namespaces)
 }
 
 /// What probing the images of the hops needs.

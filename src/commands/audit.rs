@@ -12,8 +12,12 @@ use mirrorpolicy::audit::{self, Configs, Level};
 use mirrorpolicy::explain::Config;
 use mirrorpolicy::journal::fleet::Fleet;
 use mirrorpolicy::labels::Selector;
+use mirrorpolicy::objects::Inputs;
+use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::render::node::NodeView;
-use mirrorpolicy::source::api::{Read, MIRROR_CONFIG, WORKLOADS};
+use mirrorpolicy::source::api::{
+    Read, IMAGE_POLICIES, IMAGE_POLICIES_V1ALPHA1, MIRROR_CONFIG, WORKLOADS,
+};
 use mirrorpolicy::upgrade::Readiness;
 
 use crate::cli::{AuditArgs, AuditOutput, FailOn};
@@ -257,17 +261,7 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
         (false, None) if live => Some(inputs::context_namespace(settings)?),
         (false, None) => None,
     };
-    let reads: Vec<Read> = MIRROR_CONFIG.iter().chain(WORKLOADS).copied().collect();
-    let mut inputs = inputs::load_selected(
-        settings,
-        &args.filenames,
-        &reads,
-        namespace.as_deref(),
-        selector.as_ref(),
-    )?;
-    if let Some(ns) = &namespace {
-        inputs.workloads.retain(|w| &w.namespace == ns);
-    }
+    let mut inputs = read_inputs(settings, args, namespace.as_deref(), selector.as_ref())?;
     let copies = skip_olm_copies(settings, &mut inputs.workloads);
     let (rendered, cluster) = inputs::render_view(settings, &inputs, POOL, None)?;
     let namespaced = inputs::namespace_views(&inputs, &rendered, POOL, |ns| {
@@ -296,9 +290,15 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
         );
         audit::undetermined_between(&mut report, &before, &why);
     }
-    if setup.enabled {
-        let ctx =
-            probe::context_for_objects(settings, &setup, &args.filenames, &rendered, &inputs)?;
+    // One probe set-up (credentials, trust, registries.d) for the images and the updates.
+    let ctx = (setup.enabled || args.updates)
+        .then(|| probe::context_for_objects(settings, &setup, &args.filenames, &rendered, &inputs))
+        .transpose()?;
+    if let Some(ctx) = ctx.as_ref().filter(|_| setup.enabled) {
+        let ctx = ProbeContext {
+            prober: ctx.prober.with_auth_first(Vec::new()),
+            registries_d: ctx.registries_d.clone(),
+        };
         let targets = audit::probe_targets(&inputs.workloads, &views, mode);
         let probed = mirrorpolicy::probe::probe_all(ctx, targets, setup.concurrency)
             .context(Failure::cluster("cannot start the network runtime"))?;
@@ -321,28 +321,49 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
             }
         );
     }
-    add_updates(settings, args, &mut report)?;
+    if let Some(ctx) = ctx.as_ref().filter(|_| args.updates) {
+        let checks = operators::check_loaded(settings, &updates_plan(args), &inputs, Some(ctx))?;
+        report.updates = Some(checks.iter().map(audit::OperatorUpdate::of).collect());
+    }
     say_fix_commands(settings, &mut report);
     let code = exit_code(args, &report);
     Ok((report, code))
 }
 
-/// `--updates`: each Subscription's next update, added to `report`.
-fn add_updates(settings: &Settings, args: &AuditArgs, report: &mut audit::Report) -> Result<()> {
+/// The objects audited: the mirror configuration and the workloads (of
+/// `namespace`, selected by `selector`); with `--updates`, the pools and
+/// Nodes the update check needs, read with them, and live in one namespace,
+/// every namespace's ImagePolicies (a CatalogSource's namespace has its own
+/// policy for its registry pod and the bundle unpack Job).
+fn read_inputs(
+    settings: &Settings,
+    args: &AuditArgs,
+    namespace: Option<&str>,
+    selector: Option<&Selector>,
+) -> Result<Inputs> {
+    const EVERY_IMAGE_POLICY: &[Read] = &[Read::one(&[IMAGE_POLICIES, IMAGE_POLICIES_V1ALPHA1])];
+    let mut reads: Vec<Read> = MIRROR_CONFIG.iter().chain(WORKLOADS).copied().collect();
     if args.updates {
-        let checks = operators::check(settings, &updates_plan(args))?;
-        report.updates = Some(checks.iter().map(audit::OperatorUpdate::of).collect());
+        reads.extend(operators::POOLS_AND_NODES);
     }
-    Ok(())
+    let mut inputs = inputs::load_selected(settings, &args.filenames, &reads, namespace, selector)?;
+    if let Some(ns) = namespace {
+        inputs.workloads.retain(|w| w.namespace == ns);
+        if args.updates && args.filenames.is_empty() {
+            let every = inputs::load_objects(settings, &[], EVERY_IMAGE_POLICY, None)?;
+            inputs.image_policies = every.image_policies;
+        }
+    }
+    Ok(inputs)
 }
 
 /// `--updates`: the next hop of every Subscription of the namespaces
 /// audited, checked as `operator-check --max-hops 1` checks it (always
-/// probed, with the registries.d the cluster renders).
+/// probed; with `--registries-d` when given, else the registries.d the
+/// cluster renders).
 fn updates_plan(args: &AuditArgs) -> OperatorPlan {
     let mut probe = super::probe_setup(&args.probe);
     probe.enabled = true;
-    probe.registries_d = None;
     OperatorPlan {
         filenames: args.filenames.clone(),
         all_namespaces: args.all_namespaces,

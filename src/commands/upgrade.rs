@@ -13,6 +13,7 @@ use crate::output;
 use mirrorpolicy::digest::sha256_hex;
 use mirrorpolicy::explain::{self as core, Config, Explanation};
 use mirrorpolicy::objects::Inputs;
+use mirrorpolicy::oci::manifest::{self, Descriptor, Manifest};
 use mirrorpolicy::probe::{self, ProbeContext};
 use mirrorpolicy::reference::Reference;
 use mirrorpolicy::registries::ShortNameMode;
@@ -20,7 +21,7 @@ use mirrorpolicy::render::{self, node::NodeView, pool::Rendered};
 use mirrorpolicy::source::api::{Read as ClusterRead, MIRROR_CONFIG, NODES};
 use mirrorpolicy::source::file;
 use mirrorpolicy::upgrade::checks::{self, ConfigMap, ConfigMaps};
-use mirrorpolicy::upgrade::payload::{self, Manifest, ReleaseFiles};
+use mirrorpolicy::upgrade::payload::{self, ReleaseFiles};
 use mirrorpolicy::upgrade::{
     self, release_policy, ImageCheck, ImageOutcome, ImageSignature, McoRefusal, Offered, Report,
     Target,
@@ -309,11 +310,13 @@ struct Pulled {
     served: Option<Served>,
 }
 
-/// The source that serves the payload, and the manifest it served.
+/// The source that serves the payload, and the manifest it served (as
+/// served, and parsed once).
 struct Served {
     physical: Reference,
     insecure: bool,
     manifest: Vec<u8>,
+    parsed: Manifest,
 }
 
 /// Probes the payload on its pull sources; when one serves it (with or
@@ -353,12 +356,14 @@ async fn pull_payload(
         ))
         .into());
     };
+    let parsed = payload::parse_manifest(&manifest).map_err(payload_failure(&physical.name()))?;
     Ok(Pulled {
         check,
         served: Some(Served {
             physical,
             insecure,
             manifest,
+            parsed,
         }),
     })
 }
@@ -375,11 +380,8 @@ fn payload_architecture(
     ctx: &ProbeContext,
     served: &Served,
 ) -> Result<(Option<String>, Option<String>)> {
-    let Ok(manifest) = payload::parse_manifest(&served.manifest) else {
-        // read_release names what is wrong with it.
-        return Ok((None, None));
-    };
-    let (index_arch, wanted) = match &manifest {
+    let manifest = &served.parsed;
+    let (index_arch, wanted) = match manifest {
         Manifest::Index(_) => {
             let a = architecture(settings, args, inputs)?;
             (Some(a.clone()), Some(a))
@@ -389,35 +391,27 @@ fn payload_architecture(
     let Some(wanted) = wanted else {
         return Ok((index_arch, None));
     };
-    let config = match &manifest {
+    // A configuration that cannot be read (at most 4 MiB, its digest
+    // checked) leaves the platform unknown rather than failing the check.
+    const MAX_CONFIG: usize = 4 << 20;
+    let config = match manifest {
         Manifest::Image {
             config: Some(c), ..
-        } => runtime.block_on(read_config(ctx, served, &c.digest)),
+        } => runtime
+            .block_on(blob::read_small(
+                ctx,
+                &served.physical,
+                served.insecure,
+                &c.digest,
+                "the payload",
+                MAX_CONFIG,
+            ))
+            .ok(),
         _ => None,
     };
-    let platform = config.as_deref().and_then(payload::config_platform);
-    let missing = payload::missing_architecture(&manifest, platform.as_ref(), &wanted);
+    let platform = config.as_deref().and_then(manifest::config_platform);
+    let missing = payload::missing_architecture(manifest, platform.as_ref(), &wanted);
     Ok((index_arch, missing))
-}
-
-/// The payload image's configuration blob (at most 4 MiB, its digest
-/// checked); `None` when it cannot be read, which leaves its platform
-/// unknown rather than failing the check.
-async fn read_config(ctx: &ProbeContext, served: &Served, digest: &str) -> Option<Vec<u8>> {
-    const MAX_CONFIG: usize = 4 << 20;
-    let mut blob = ctx
-        .prober
-        .open_blob(&served.physical, served.insecure, digest)
-        .await
-        .ok()?;
-    let mut body = Vec::new();
-    while let Some(chunk) = blob.chunk().await.ok()? {
-        body.extend_from_slice(&chunk);
-        if body.len() > MAX_CONFIG {
-            return None;
-        }
-    }
-    (format!("sha256:{}", sha256_hex(&body)) == digest).then_some(body)
 }
 
 /// The architecture to read from an index: `--arch`, else the control-plane Nodes'.
@@ -463,12 +457,14 @@ async fn read_release(
     served: &Served,
     arch: Option<&str>,
 ) -> Result<ReleaseFiles> {
+    let manifest = &served.parsed;
     let name = served.physical.name();
     let fail = payload_failure(&name);
-    let manifest = match payload::parse_manifest(&served.manifest).map_err(&fail)? {
-        Manifest::Image { last_layer, .. } => last_layer,
+    let layer = match manifest {
+        Manifest::Image { .. } => payload::last_layer(manifest).cloned(),
         Manifest::Index(entries) => {
-            let digest = payload::pick_arch(&entries, arch).map_err(&fail)?;
+            let digest = manifest::pick_arch(entries, arch)
+                .map_err(|e| fail(payload::PayloadError::Arch(e)))?;
             let attempt = ctx
                 .prober
                 .fetch_manifest(&served.physical, served.insecure, &digest)
@@ -476,17 +472,17 @@ async fn read_release(
             let body = attempt
                 .manifest
                 .ok_or_else(|| Failure::cluster(format!("{name}@{digest}: {}", attempt.detail)))?;
-            match payload::parse_manifest(&body).map_err(&fail)? {
-                Manifest::Image { last_layer, .. } => last_layer,
-                Manifest::Index(_) => {
-                    return Err(fail(payload::PayloadError::MediaType(
-                        "an index inside an index".to_string(),
-                    )))
-                }
+            let child = payload::parse_manifest(&body).map_err(&fail)?;
+            if matches!(child, Manifest::Index(_)) {
+                return Err(fail(payload::PayloadError::MediaType(
+                    "an index inside an index".to_string(),
+                )));
             }
+            payload::last_layer(&child).cloned()
         }
     };
-    stream_layer(ctx, served, &manifest).await
+    let layer = layer.ok_or_else(|| fail(payload::PayloadError::NoLayers))?;
+    stream_layer(ctx, served, &layer).await
 }
 
 /// Streams the `layer` into the tar reader (see [`blob::stream`]): a blob
@@ -495,7 +491,7 @@ async fn read_release(
 async fn stream_layer(
     ctx: &ProbeContext,
     served: &Served,
-    layer: &payload::Descriptor,
+    layer: &Descriptor,
 ) -> Result<ReleaseFiles> {
     let name = served.physical.name();
     let described = layer.clone();
@@ -514,7 +510,10 @@ async fn stream_layer(
 /// A payload that is not a release, named after its pull spec.
 fn payload_failure(image: &str) -> impl Fn(payload::PayloadError) -> anyhow::Error + '_ {
     move |e| {
-        let arch = matches!(e, payload::PayloadError::ArchUnknown { .. });
+        let arch = matches!(
+            e,
+            payload::PayloadError::Arch(manifest::ArchError::Unknown { .. })
+        );
         let f = Failure::input(format!("release payload {image}: {e}"));
         if arch {
             f.with_hint("pass --arch amd64 (or arm64, ppc64le, s390x)")

@@ -13,11 +13,11 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use mirrorpolicy::explain::{self as core, Config, Explanation};
-use mirrorpolicy::olm::check::{Found, HopCheck, ImageClass, ImageRole, SubscriptionCheck};
+use mirrorpolicy::objects::Inputs;
+use mirrorpolicy::olm::check::{Found, HopCheck, ImageRole, SubscriptionCheck};
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::source::api::{Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES};
-use mirrorpolicy::upgrade::ImageCheck;
 
 use crate::settings::Settings;
 use crate::steps::inputs;
@@ -32,7 +32,7 @@ mod subscriptions;
 mod views;
 
 use fbc::read_catalog;
-use hops::{finish, probe_images, resolve_one};
+use hops::{finish, probe_images, resolve_one, ImageProbe};
 use subscriptions::{images_to_read, wanted, worker_arch, Wanted};
 use views::{ViewKey, Views};
 
@@ -81,7 +81,7 @@ const WORKER_POOL: &str = "worker";
 
 /// Read live on top of the mirror configuration: the pools (which one runs
 /// a catalog's registry pod) and the Nodes (their architecture).
-const POOLS_AND_NODES: &[Read] = &[Read::one(&[MACHINE_CONFIG_POOLS]), Read::one(&[NODES])];
+pub const POOLS_AND_NODES: &[Read] = &[Read::one(&[MACHINE_CONFIG_POOLS]), Read::one(&[NODES])];
 
 /// Every verdict of `plan`, in the order the Subscriptions were read.
 pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<SubscriptionCheck>> {
@@ -91,30 +91,39 @@ pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<Subscriptio
         .copied()
         .collect();
     let inputs = inputs::load_objects(settings, &plan.filenames, &reads, None)?;
-    let mut wanted = wanted(settings, plan, &inputs)?;
+    check_loaded(settings, plan, &inputs, None)
+}
+
+/// [`check`] over objects already read (the mirror configuration of every
+/// namespace, and [`POOLS_AND_NODES`]), probing with `ctx` when the caller
+/// has one for the workers' render (else it is made here, from
+/// `plan.probe`).
+pub fn check_loaded(
+    settings: &Settings,
+    plan: &OperatorPlan,
+    inputs: &Inputs,
+    ctx: Option<&ProbeContext>,
+) -> Result<Vec<SubscriptionCheck>> {
+    let mut wanted = wanted(settings, plan, inputs)?;
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
-    let pools: BTreeSet<String> = wanted.iter().map(|w| w.pool.pool.clone()).collect();
-    let namespaces: BTreeSet<String> = wanted
-        .iter()
-        .flat_map(|w| [w.sub.source_namespace.clone(), w.sub.namespace.clone()])
-        .filter(|ns| !ns.is_empty())
-        .collect();
-    let views = Views::build(settings, &inputs, &pools, &namespaces)?;
+    let views = views_of(settings, inputs, &wanted)?;
     for w in &mut wanted {
         w.catalog_view = views.key(&w.pool.pool, &w.sub.source_namespace);
     }
     let mode = mirrorpolicy::crio::short_name_mode(inputs.cluster_version.as_ref());
-    let ctx = probe_cmd::context_for_objects(
-        settings,
-        &plan.probe,
-        &plan.filenames,
-        views.workers(),
-        &inputs,
-    )?;
+    let made;
+    let ctx = match ctx {
+        Some(ctx) => ctx,
+        None => {
+            let (probe, files, workers) = (&plan.probe, &plan.filenames, views.workers());
+            made = probe_cmd::context_for_objects(settings, probe, files, workers, inputs)?;
+            &made
+        }
+    };
     let runtime = inputs::runtime()?;
-    let arch = plan.arch.clone().or_else(|| worker_arch(&inputs));
+    let arch = plan.arch.clone().or_else(|| worker_arch(inputs));
     let secret_read = secrets::read(settings, plan.filenames.is_empty(), &wanted)?;
     for w in &mut wanted {
         w.secret_notes = secrets::notes(w, &secret_read);
@@ -125,7 +134,7 @@ pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<Subscriptio
         let files = secrets::files(&wanted[first], &secret_read);
         let with_secrets;
         let probe_ctx = if files.is_empty() {
-            &ctx
+            ctx
         } else {
             with_secrets = ProbeContext {
                 prober: ctx.prober.with_auth_first(files),
@@ -150,7 +159,7 @@ pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<Subscriptio
         .collect();
     let probe = Probe {
         runtime: &runtime,
-        ctx: &ctx,
+        ctx,
         views: &views,
         mode,
         concurrency: plan.probe.concurrency,
@@ -165,6 +174,18 @@ pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<Subscriptio
         .collect())
 }
 
+/// The views of the pools the catalogs' registry pods run on (and the
+/// workers'), with the own policies of the namespaces the pods run in.
+fn views_of(settings: &Settings, inputs: &Inputs, wanted: &[Wanted]) -> Result<Views> {
+    let pools: BTreeSet<String> = wanted.iter().map(|w| w.pool.pool.clone()).collect();
+    let namespaces: BTreeSet<String> = wanted
+        .iter()
+        .flat_map(|w| [w.sub.source_namespace.clone(), w.sub.namespace.clone()])
+        .filter(|ns| !ns.is_empty())
+        .collect();
+    Views::build(settings, inputs, &pools, &namespaces)
+}
+
 /// What probing the images of the hops needs.
 struct Probe<'a> {
     runtime: &'a tokio::runtime::Runtime,
@@ -175,7 +196,7 @@ struct Probe<'a> {
 }
 
 /// An image's class and probe.
-type Probed = BTreeMap<String, (ImageClass, ImageCheck)>;
+type Probed = BTreeMap<String, ImageProbe>;
 
 impl Probe<'_> {
     /// Every image of the hops probed; then, for a bundle without the
@@ -189,11 +210,8 @@ impl Probe<'_> {
     ) -> Vec<Probed> {
         let mut probed = self.each(wanted, resolved, None);
         let served: Probed = probed.iter().flat_map(|p| p.clone()).collect();
-        let workers = self.views.config(&(WORKER_POOL.to_string(), None));
         let pulled = bundles::Pulled {
             ctx: self.ctx,
-            config: &workers,
-            mode: self.mode,
             arch,
             probed: &served,
         };

@@ -1538,3 +1538,36 @@ fn audit_updates_of_several_contexts_counts_each_clusters_updates() {
         "{out}"
     );
 }
+
+/// `audit --updates --registries-d DIR`: the update check probes with the
+/// user's registries.d, as the images audited are (before, it always used
+/// the rendered one). A policy requiring signatures of the operator images
+/// in the Subscription's namespace: with the rendered registries.d their
+/// sigstore attachments are looked up on the mirror; with an empty
+/// registries.d (no `use-sigstore-attachments`), none is.
+#[test]
+fn audit_updates_probe_with_the_registries_d_given() {
+    let sig_lookups = |registries_d: Option<&std::path::Path>| {
+        let reg = mirror(&[], &backup_by_digest());
+        let s = Setup::new(&reg);
+        let objects = cluster(&s.host, "etcd.v0.9.0") + &image_policy("operators", OPERATOR_SOURCE);
+        let mut c = s.cmd_for("audit");
+        c.arg("--probe")
+            .arg("-f")
+            .arg(s.write(&objects))
+            .args(["--updates", "-o", "json"]);
+        if let Some(dir) = registries_d {
+            c.arg("--registries-d").arg(dir);
+        }
+        let (code, out, err) = output(c);
+        let update = json_of(&out, &err)["updates"][0].clone();
+        assert_eq!(update["readiness"], "notReady", "{code}: {update}\n{err}");
+        reg.log()
+            .iter()
+            .filter(|l| l.path.contains("/etcd-operator/") && l.path.ends_with(".sig"))
+            .count()
+    };
+    assert!(sig_lookups(None) > 0, "the rendered registries.d");
+    let empty = tempfile::tempdir().unwrap();
+    assert_eq!(sig_lookups(Some(empty.path())), 0, "--registries-d");
+}

@@ -29,6 +29,7 @@ pub mod migrate;
 pub mod node_files;
 pub mod node_paths;
 pub mod objects;
+pub mod oci;
 pub mod olm;
 pub mod origin;
 pub mod parallel;

@@ -9,9 +9,9 @@
 
 pub use mirrorpolicy_core::{
     admission, audit, crio, decode, diff, digest, duration, explain, go_yaml, journal, kinds,
-    labels, lint, list, migrate, node_files, node_paths, objects, olm, origin, parallel, policy,
-    probe_result, quote, reference, registries, registry_error, render, tag_mirror_fix, upgrade,
-    verdict, x509,
+    labels, lint, list, migrate, node_files, node_paths, objects, oci, olm, origin, parallel,
+    policy, probe_result, quote, reference, registries, registry_error, render, tag_mirror_fix,
+    upgrade, verdict, x509,
 };
 
 pub mod probe;

@@ -5,27 +5,25 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use mirrorpolicy::explain::Config;
+use mirrorpolicy::oci::layer::{self, Budget};
 use mirrorpolicy::olm::bundle::{BundleCsv, BundleTree};
 use mirrorpolicy::olm::catalog::CsvSource;
 use mirrorpolicy::olm::check::{Found, HopCheck, HopImage, ImageClass, ImageRole};
 use mirrorpolicy::olm::fs;
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::reference::Reference;
-use mirrorpolicy::registries::ShortNameMode;
-use mirrorpolicy::upgrade::{ImageCheck, ImageOutcome};
+use mirrorpolicy::upgrade::ImageOutcome;
 
-use super::explain_one;
 use super::fbc::image_parts;
+use super::hops::ImageProbe;
 use crate::steps::blob;
 
-/// Where to read bundle images from: the explanations and what the probes gave.
+/// Where to read bundle images from: what the probes gave (the source that
+/// served each image, as the unpack Job's pull found it).
 pub(super) struct Pulled<'a> {
     pub ctx: &'a ProbeContext,
-    pub config: &'a Config<'a>,
-    pub mode: ShortNameMode,
     pub arch: Option<&'a str>,
-    pub probed: &'a BTreeMap<String, (ImageClass, ImageCheck)>,
+    pub probed: &'a BTreeMap<String, ImageProbe>,
 }
 
 /// Adds to every hop without the catalog's CSV the deployment images of its
@@ -165,22 +163,15 @@ fn add_operator_images(hop: &mut HopCheck, target: Option<&str>, images: &[Strin
 /// The CSV of bundle image `reference`, read from the source that served
 /// it; why not when it was not served or cannot be read.
 async fn read_bundle(pulled: &Pulled<'_>, reference: &str) -> Result<BundleCsv, String> {
-    let served = pulled
-        .probed
-        .get(reference)
-        .map(|(_, c)| c)
-        .filter(|c| c.outcome == ImageOutcome::Served);
-    let Some(by) = served.and_then(|c| c.served_by.clone()) else {
-        let outcome = pulled
-            .probed
-            .get(reference)
-            .map_or("unprobed", |(_, c)| c.outcome.as_str());
+    let probe = pulled.probed.get(reference);
+    let served = probe.filter(|p| p.check.outcome == ImageOutcome::Served);
+    let Some((by, insecure)) = served.and_then(|p| Some((p.check.served_by.clone()?, p.insecure)))
+    else {
+        let outcome = probe.map_or("unprobed", |p| p.check.outcome.as_str());
         return Err(format!(
             "the bundle image is {outcome}, so its CSV was not read"
         ));
     };
-    let item = explain_one(pulled.config, reference, pulled.mode);
-    let insecure = item.source_is_insecure(&by);
     let physical =
         Reference::parse(&by).map_err(|e| format!("the serving pull spec {by:?}: {e}"))?;
     let ctx = pulled.ctx;
@@ -196,15 +187,16 @@ async fn read_bundle(pulled: &Pulled<'_>, reference: &str) -> Result<BundleCsv, 
         .await
         .map_err(|e| format!("{e:#}"))?;
     let mut tree = BundleTree::default();
+    let mut budget = Budget::per_file(fs::MAX_FILE_BYTES);
     for digest in layers {
         let (back, read) =
             blob::stream(ctx, &physical, insecure, &digest, "the bundle", move |r| {
-                let read = fs::read_tar(r, &mut tree);
-                (tree, read)
+                let read = layer::read_tar(r, &mut tree, &mut budget);
+                ((tree, budget), read)
             })
             .await
             .map_err(|e| format!("{e:#}"))?;
-        tree = back;
+        (tree, budget) = back;
         read.map_err(|e| format!("{what}: layer {digest}: {e}"))?;
     }
     tree.finish().map_err(|e| format!("{what}: {e}"))

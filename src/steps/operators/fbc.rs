@@ -1,24 +1,24 @@
 //! The catalog image probed through the mirrors and its file-based configs read.
 
 use std::collections::BTreeSet;
-use std::io::Read;
 use std::path::Path;
 
 use anyhow::Result;
 
 use mirrorpolicy::digest::sha256_hex;
 use mirrorpolicy::explain::Config;
+use mirrorpolicy::oci::manifest::{self, Manifest, ManifestError};
 use mirrorpolicy::olm::catalog::{self, Catalog};
 use mirrorpolicy::olm::check::CatalogCheck;
 use mirrorpolicy::olm::deps;
 use mirrorpolicy::olm::fs::{self as layers, ConfigsTree};
-use mirrorpolicy::olm::image::{self, CatalogManifest};
-use mirrorpolicy::probe::{self, ProbeContext};
+use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::reference::Reference;
 use mirrorpolicy::registries::ShortNameMode;
-use mirrorpolicy::upgrade::{self, ImageOutcome};
+use mirrorpolicy::upgrade::ImageOutcome;
 
-use super::{cache, explain_one};
+use super::cache;
+use super::hops::probe_image;
 use crate::exit::Failure;
 use crate::steps::blob;
 
@@ -32,10 +32,8 @@ pub(super) async fn read_catalog(
     arch: Option<&str>,
     cache_dir: Option<&Path>,
 ) -> Result<(CatalogCheck, Option<Catalog>)> {
-    let mut item = explain_one(config, image, mode);
-    probe::probe_explanation(ctx, &mut item).await;
-    let signature = probe::signature::check(ctx, &item).await;
-    let probed = upgrade::with_signature(upgrade::check_image("catalog", &item), signature);
+    let probe = probe_image(ctx, config, image, mode, "catalog").await;
+    let probed = probe.check;
     let mut check = CatalogCheck {
         pool: None,
         pool_reason: None,
@@ -55,7 +53,7 @@ pub(super) async fn read_catalog(
             .then(|| format!("the catalog image {image}: {}", probed.detail));
         return Ok((check, None));
     };
-    let insecure = item.source_is_insecure(&by);
+    let insecure = probe.insecure;
     let physical = Reference::parse(&by)
         .map_err(|e| Failure::input(format!("the serving pull spec {by:?} is invalid: {e}")))?;
     let attempt = ctx.prober.attempt(&physical, insecure).await;
@@ -91,7 +89,7 @@ pub(super) async fn read_catalog(
 
 /// The most of an image config read: a catalog's is a few KiB (its labels
 /// and history); the registry could send up to the blob cap.
-const CONFIG_MAX_BYTES: u64 = 16 << 20;
+const CONFIG_MAX_BYTES: usize = 16 << 20;
 
 /// The wanted packages read from the catalog's layers, and again with the
 /// packages that may satisfy a dependency (read in full too, so the
@@ -141,29 +139,27 @@ async fn read_configs(
     let what = format!("catalog image {image}");
     let (config_digest, layer_digests) =
         image_parts(ctx, physical, insecure, &what, manifest, arch).await?;
-    let config_blob = blob::stream(
+    let config_blob = match blob::read_small(
         ctx,
         physical,
         insecure,
         &config_digest,
         "the catalog",
-        |r| {
-            let mut body = Vec::new();
-            r.take(CONFIG_MAX_BYTES + 1)
-                .read_to_end(&mut body)
-                .map(|_| body)
-        },
+        CONFIG_MAX_BYTES,
     )
-    .await?
-    .map_err(|e| Failure::cluster(format!("{}: reading the config: {e}", physical.name())))?;
-    if config_blob.len() as u64 > CONFIG_MAX_BYTES {
-        return Err(Failure::input(format!(
-            "catalog image {image}: its config {config_digest} is larger than {} MiB, which no catalog's config is",
-            CONFIG_MAX_BYTES >> 20
-        ))
-        .into());
-    }
-    let labels = image::config_labels(&config_blob)
+    .await
+    {
+        Ok(body) => body,
+        Err(blob::SmallBlob::Failed(e)) => return Err(e),
+        Err(blob::SmallBlob::TooLarge) => {
+            return Err(Failure::input(format!(
+                "catalog image {image}: its config {config_digest} is larger than {} MiB, which no catalog's config is",
+                CONFIG_MAX_BYTES >> 20
+            ))
+            .into())
+        }
+    };
+    let labels = manifest::config_labels(&config_blob)
         .map_err(|e| Failure::input(format!("catalog image {image}: {e}")))?;
     let Some(dir) = labels.get(catalog::CONFIGS_LABEL) else {
         if labels.contains_key(catalog::DATABASE_LABEL) {
@@ -208,9 +204,9 @@ pub(super) async fn image_parts(
     arch: Option<&str>,
 ) -> Result<(String, Vec<String>)> {
     let fail = |e: String| Failure::input(format!("{what}: {e}"));
-    let parsed = match image::parse_manifest(manifest).map_err(fail)? {
-        CatalogManifest::Index(entries) => {
-            let digest = upgrade::payload::pick_arch(&entries, arch).map_err(|e| {
+    let parsed = match parse_image_manifest(manifest).map_err(fail)? {
+        Manifest::Index(entries) => {
+            let digest = manifest::pick_arch(&entries, arch).map_err(|e| {
                 Failure::input(format!("{what}: {e}"))
                     .with_hint("pass --arch amd64 (or arm64, ppc64le, s390x)")
             })?;
@@ -218,15 +214,29 @@ pub(super) async fn image_parts(
             let body = attempt.manifest.ok_or_else(|| {
                 Failure::cluster(format!("{}@{digest}: {}", physical.name(), attempt.detail))
             })?;
-            image::parse_manifest(&body).map_err(fail)?
+            parse_image_manifest(&body).map_err(fail)?
         }
         m => m,
     };
     match parsed {
-        CatalogManifest::Image { config, layers } => Ok((
-            config.digest,
+        Manifest::Image { config, layers, .. } => Ok((
+            config.map(|c| c.digest).unwrap_or_default(),
             layers.into_iter().map(|l| l.digest).collect(),
         )),
-        CatalogManifest::Index(_) => Err(fail("an index inside an index".to_string()).into()),
+        Manifest::Index(_) => Err(fail("an index inside an index".to_string()).into()),
     }
+}
+
+/// A catalog's or a bundle's manifest: an index, or an image with a config.
+fn parse_image_manifest(body: &[u8]) -> Result<Manifest, String> {
+    let parsed = manifest::parse_manifest(body).map_err(|e| match e {
+        ManifestError::NotJson(e) => format!("its manifest is not JSON: {e}"),
+        ManifestError::SchemaVersion(v) => {
+            format!("its manifest is schema version {v}, not an image with a config")
+        }
+    })?;
+    if matches!(&parsed, Manifest::Image { config: None, .. }) {
+        return Err("its manifest has no config".to_string());
+    }
+    Ok(parsed)
 }

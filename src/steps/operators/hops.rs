@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use futures_util::StreamExt;
 
-use mirrorpolicy::explain::{Config, Explanation};
+use mirrorpolicy::explain::Config;
 use mirrorpolicy::olm::catalog::{self, Catalog};
 use mirrorpolicy::olm::check::{
     self, CatalogCheck, DependencyBundle, Found, HopCheck, HopImage, ImageClass, ImageRole,
@@ -241,25 +241,52 @@ fn hop_images(
     images
 }
 
-/// Each image explained (its class decided there, before probing) and probed, once.
+/// An image's probe: its class (decided on the explanation, before
+/// probing), its check with the signature, and whether the source that
+/// served it is insecure (to read the image from it again).
+#[derive(Debug, Clone)]
+pub(super) struct ImageProbe {
+    pub class: ImageClass,
+    pub check: ImageCheck,
+    pub insecure: bool,
+}
+
+/// `image` explained with `config` and probed as CRI-O pulls it, its
+/// signature checked; `name` names it in the check.
+pub(super) async fn probe_image(
+    ctx: &ProbeContext,
+    config: &Config<'_>,
+    image: &str,
+    mode: ShortNameMode,
+    name: &str,
+) -> ImageProbe {
+    let mut item = explain_one(config, image, mode);
+    let class = check::image_class(&item);
+    probe::probe_explanation(ctx, &mut item).await;
+    let sig = probe::signature::check(ctx, &item).await;
+    let check = upgrade::with_signature(upgrade::check_image(name, &item), sig);
+    let insecure = check
+        .served_by
+        .as_deref()
+        .is_some_and(|by| item.source_is_insecure(by));
+    ImageProbe {
+        class,
+        check,
+        insecure,
+    }
+}
+
+/// Each image probed ([`probe_image`]), once, at most `concurrency` at a time.
 pub(super) async fn probe_images(
     ctx: &ProbeContext,
     config: &Config<'_>,
     mode: ShortNameMode,
     references: BTreeSet<String>,
     concurrency: usize,
-) -> BTreeMap<String, (ImageClass, ImageCheck)> {
-    let items: Vec<Explanation> = references
-        .iter()
-        .map(|r| explain_one(config, r, mode))
-        .collect();
-    let probed = futures_util::stream::iter(items.into_iter().map(|mut item| async move {
-        let class = check::image_class(&item);
-        probe::probe_explanation(ctx, &mut item).await;
-        let sig = probe::signature::check(ctx, &item).await;
-        let checked =
-            upgrade::with_signature(upgrade::check_image(&item.image.clone(), &item), sig);
-        (item.image.clone(), (class, checked))
+) -> BTreeMap<String, ImageProbe> {
+    let probed = futures_util::stream::iter(references.into_iter().map(|r| async move {
+        let probed = probe_image(ctx, config, &r, mode, &r).await;
+        (r, probed)
     }))
     .buffered(concurrency.max(1))
     .collect::<Vec<_>>()
@@ -272,14 +299,14 @@ pub(super) fn finish(
     w: Wanted,
     mut found: Found,
     hops: Option<Vec<HopCheck>>,
-    probed: &BTreeMap<String, (ImageClass, ImageCheck)>,
+    probed: &BTreeMap<String, ImageProbe>,
     require_mirror: bool,
 ) -> SubscriptionCheck {
     if let (Some(Ok(path)), Some(mut hops)) = (found.path.as_mut(), hops) {
         for image in hops.iter_mut().flat_map(|h| h.images.iter_mut()) {
-            if let Some((class, checked)) = probed.get(&image.reference) {
-                image.class = *class;
-                image.check = Some(checked.clone());
+            if let Some(p) = probed.get(&image.reference) {
+                image.class = p.class;
+                image.check = Some(p.check.clone());
             }
             if require_mirror {
                 check::require_mirror(image);

@@ -11,13 +11,13 @@
 //! `pkg/configmap/configmap_writer.go` (`Populate`) and
 //! `pkg/configmap/configmap.go` (`loadBundle`).
 //!
-//! The layers are walked by [`crate::olm::fs`] (whiteouts, compression);
+//! The layers are walked by [`crate::oci::layer`] (whiteouts, compression);
 //! the images of a CSV are [`crate::olm::catalog::deployment_images`].
 
 use serde_json::Value;
 
 use super::catalog;
-use super::fs::{LayerSink, Layered};
+use crate::oci::layer::{LayerSink, Layered};
 
 /// The annotation (in `metadata/annotations.yaml`) naming the manifests folder.
 pub const MANIFESTS_ANNOTATION: &str = "operators.operatorframework.io.bundle.manifests.v1";
@@ -68,7 +68,8 @@ impl LayerSink for BundleTree {
         self.files.whiteout(path);
     }
 
-    fn add(&mut self, path: &str, text: &str) {
+    fn add(&mut self, path: &str, body: Vec<u8>) {
+        let text = &String::from_utf8_lossy(&body);
         let name = path.rsplit('/').next().unwrap_or_default();
         let file = if name == ANNOTATIONS_FILE {
             BundleFile::Annotations(text.to_string())
@@ -171,7 +172,7 @@ mod tests {
     fn tree(files: &[(&str, &str)]) -> BundleTree {
         let mut t = BundleTree::default();
         for (p, text) in files {
-            t.add(p, text);
+            t.add(p, text.as_bytes().to_vec());
         }
         t
     }

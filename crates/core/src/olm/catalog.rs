@@ -8,8 +8,8 @@
 //! large catalog is never held whole. Unknown schemas are skipped, as the
 //! resolver never sees them.
 //!
-//! The folder walk (layers, whiteouts, `.indexignore`) is [`crate::olm::fs`]'s;
-//! the update path over what is read here is [`crate::olm::resolve`]'s.
+//! The folder walk (layers, whiteouts, `.indexignore`) is [`crate::olm::fs`]'s
+//! (over [`crate::oci::layer`]); the update path over what is read here is [`crate::olm::resolve`]'s.
 //! See operator-registry `alpha/declcfg` (`declcfg.go`, `load.go`).
 
 use std::collections::BTreeMap;

@@ -1,6 +1,6 @@
 //! `operator-check`: will an operator's install or update succeed through
 //! the cluster's own mirrors? The catalog's file-based configs
-//! ([`catalog`], walked out of the image's layers by [`fs`]), OLM's update
+//! ([`catalog`], walked out of the image's layers by [`fs`] over [`crate::oci`]), OLM's update
 //! path over them ([`resolve`], with blang/semver ranges from [`range`]),
 //! a pending InstallPlan's first hop ([`plan`]), and the verdict over the
 //! images each hop pulls ([`check`]).
@@ -11,7 +11,6 @@ pub mod catalog;
 pub mod check;
 pub mod deps;
 pub mod fs;
-pub mod image;
 pub mod objects;
 pub mod placement;
 pub mod plan;

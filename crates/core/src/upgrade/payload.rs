@@ -5,9 +5,14 @@
 //! are the components, by digest) and `release-manifests/release-metadata`.
 
 use std::collections::BTreeMap;
-use std::io::{BufReader, Read};
+use std::io::Read;
 
 use serde::{Deserialize, Serialize};
+
+use crate::oci::layer::{self, Budget, Compression, LayerError, LayerSink};
+use crate::oci::manifest::{
+    self, ArchError, Descriptor, Manifest, ManifestError, Platform, DOCKER_MANIFEST, OCI_MANIFEST,
+};
 
 /// Where the payload keeps its manifests.
 pub const RELEASE_MANIFESTS: &str = "release-manifests/";
@@ -25,10 +30,9 @@ pub enum PayloadError {
     MediaType(String),
     #[error("the manifest has no layers")]
     NoLayers,
-    #[error("the index has no manifest for linux/{arch} (it has {})", .have.join(", "))]
-    NoArch { arch: String, have: Vec<String> },
-    #[error("the payload is a multi-architecture index ({}): the architecture is not known, pass --arch", .have.join(", "))]
-    ArchUnknown { have: Vec<String> },
+    /// An index without the architecture wanted, or with none known.
+    #[error(transparent)]
+    Arch(#[from] ArchError),
     #[error("reading the last layer {digest}: {message}")]
     Layer { digest: String, message: String },
     /// The layer (once gunzipped, when gzip) is not a tar archive.
@@ -48,92 +52,35 @@ pub enum PayloadError {
     Manifest { file: String, message: String },
 }
 
-/// One entry of a manifest: a blob or a child manifest.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Descriptor {
-    #[serde(default)]
-    pub media_type: String,
-    pub digest: String,
-    #[serde(default)]
-    pub size: i64,
-    #[serde(default)]
-    pub platform: Option<Platform>,
-}
-
-/// `platform` of an index entry.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Platform {
-    #[serde(default)]
-    pub architecture: String,
-    #[serde(default)]
-    pub os: String,
-}
-
-/// A manifest the payload is read from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Manifest {
-    /// An image: its last layer holds the release manifests.
-    Image {
-        last_layer: Descriptor,
-        /// The image configuration, which names its platform.
-        config: Option<Descriptor>,
-    },
-    /// An index (manifest list): one image per platform.
-    Index(Vec<Descriptor>),
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawManifest {
-    #[serde(default)]
-    schema_version: i64,
-    #[serde(default)]
-    media_type: String,
-    #[serde(default)]
-    config: Option<Descriptor>,
-    #[serde(default)]
-    layers: Option<Vec<Descriptor>>,
-    #[serde(default)]
-    manifests: Option<Vec<Descriptor>>,
-}
-
-/// Parses a manifest body (`content_type` as served, when known).
+/// Parses a manifest body ([`manifest::parse_manifest`]) as the payload is
+/// read from it: an index, or an OCI or Docker schema 2 image with layers.
 pub fn parse_manifest(body: &[u8]) -> Result<Manifest, PayloadError> {
-    let raw: RawManifest =
-        serde_json::from_slice(body).map_err(|e| PayloadError::ManifestJson(e.to_string()))?;
-    if let Some(manifests) = raw.manifests {
-        return Ok(Manifest::Index(manifests));
-    }
-    if raw.schema_version != 2 {
-        return Err(PayloadError::MediaType(format!(
-            "schema version {} (docker v2 schema 1)",
-            raw.schema_version
-        )));
-    }
-    if !raw.media_type.is_empty()
-        && raw.media_type != "application/vnd.oci.image.manifest.v1+json"
-        && raw.media_type != "application/vnd.docker.distribution.manifest.v2+json"
+    let parsed = manifest::parse_manifest(body).map_err(|e| match e {
+        ManifestError::NotJson(e) => PayloadError::ManifestJson(e),
+        ManifestError::SchemaVersion(v) => {
+            PayloadError::MediaType(format!("schema version {v} (docker v2 schema 1)"))
+        }
+    })?;
+    if let Manifest::Image {
+        media_type, layers, ..
+    } = &parsed
     {
-        return Err(PayloadError::MediaType(raw.media_type));
+        if !media_type.is_empty() && media_type != OCI_MANIFEST && media_type != DOCKER_MANIFEST {
+            return Err(PayloadError::MediaType(media_type.clone()));
+        }
+        if layers.is_empty() {
+            return Err(PayloadError::NoLayers);
+        }
     }
-    let last_layer = raw
-        .layers
-        .unwrap_or_default()
-        .pop()
-        .ok_or(PayloadError::NoLayers)?;
-    Ok(Manifest::Image {
-        last_layer,
-        config: raw.config,
-    })
+    Ok(parsed)
 }
 
-/// The platform an image configuration names (`os`, `architecture`), as
-/// containers/image reads it; `None` when it is not JSON or names no
-/// architecture.
-pub fn config_platform(config: &[u8]) -> Option<Platform> {
-    let platform: Platform = serde_json::from_slice(config).ok()?;
-    (!platform.architecture.is_empty()).then_some(platform)
+/// The last layer of an image read by [`parse_manifest`] (`None` for an index).
+pub fn last_layer(manifest: &Manifest) -> Option<&Descriptor> {
+    match manifest {
+        Manifest::Image { layers, .. } => layers.last(),
+        Manifest::Index(_) => None,
+    }
 }
 
 /// Why the payload has no image for the control plane's architecture
@@ -146,8 +93,8 @@ pub fn missing_architecture(
     arch: &str,
 ) -> Option<String> {
     match manifest {
-        Manifest::Index(entries) => match pick_arch(entries, Some(arch)) {
-            Err(PayloadError::NoArch { have, .. }) => Some(format!(
+        Manifest::Index(entries) => match manifest::pick_arch(entries, Some(arch)) {
+            Err(ArchError::Missing { have, .. }) => Some(format!(
                 "the payload is a multi-architecture index without linux/{arch} (it has {}): CRI-O on the control plane finds no image in it for architecture {arch:?}, OS \"linux\" and fails the pull",
                 have.join(", ")
             )),
@@ -162,31 +109,6 @@ pub fn missing_architecture(
             ))
         }
     }
-}
-
-/// The digest of the index entry for `linux/<arch>`; `arch` `None` when
-/// the cluster's architecture is not known (then an index is refused).
-pub fn pick_arch(entries: &[Descriptor], arch: Option<&str>) -> Result<String, PayloadError> {
-    let have: Vec<String> = entries
-        .iter()
-        .filter_map(|d| d.platform.as_ref())
-        .map(|p| format!("{}/{}", p.os, p.architecture))
-        .collect();
-    let Some(arch) = arch else {
-        return Err(PayloadError::ArchUnknown { have });
-    };
-    entries
-        .iter()
-        .find(|d| {
-            d.platform
-                .as_ref()
-                .is_some_and(|p| p.os == "linux" && p.architecture == arch)
-        })
-        .map(|d| d.digest.clone())
-        .ok_or(PayloadError::NoArch {
-            arch: arch.to_string(),
-            have,
-        })
 }
 
 /// The files kept from the last layer, by path inside it.
@@ -227,41 +149,21 @@ fn expected_layer(gzip: bool) -> &'static str {
     }
 }
 
-/// How many leading bytes of a layer a [`PayloadError::NotTar`] shows.
-const SHOWN_BYTES: usize = 16;
-
-/// A reader that keeps the first [`SHOWN_BYTES`] bytes read through it.
-struct Head<R> {
-    inner: R,
-    seen: std::rc::Rc<std::cell::RefCell<Vec<u8>>>,
+/// The payload files of a layer, as a [`LayerSink`].
+struct Kept<'a> {
+    keep: &'a dyn Fn(&str) -> bool,
+    files: ReleaseFiles,
 }
 
-impl<R: Read> Read for Head<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let mut seen = self.seen.borrow_mut();
-        let room = SHOWN_BYTES.saturating_sub(seen.len()).min(n);
-        seen.extend_from_slice(&buf[..room]);
-        Ok(n)
+impl LayerSink for Kept<'_> {
+    fn next_layer(&mut self) {}
+    fn concerns(&self, path: &str) -> bool {
+        (self.keep)(normal_path(path))
     }
-}
-
-/// The first four bytes of a layer (fewer when it is shorter): the magic
-/// numbers are read whole before choosing, as a registry, proxy or TLS
-/// terminator may hand the first byte alone.
-pub fn read_magic(reader: &mut impl Read) -> std::io::Result<Vec<u8>> {
-    let mut head = Vec::with_capacity(4);
-    while head.len() < 4 {
-        let mut byte = [0u8; 4];
-        let want = 4 - head.len();
-        match reader.read(&mut byte[..want]) {
-            Ok(0) => break,
-            Ok(n) => head.extend_from_slice(&byte[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
+    fn whiteout(&mut self, _: &str) {}
+    fn add(&mut self, path: &str, body: Vec<u8>) {
+        self.files.files.insert(normal_path(path).to_string(), body);
     }
-    Ok(head)
 }
 
 /// Streams the layer `layer` (gzip-compressed or plain tar) and keeps the
@@ -278,64 +180,30 @@ pub fn read_layer(
         digest: layer.digest.clone(),
         message,
     };
-    let head = read_magic(&mut reader).map_err(|e| failed(e.to_string()))?;
-    let gzip = head.starts_with(&[0x1f, 0x8b]);
-    let buffered = BufReader::new(std::io::Cursor::new(head.clone()).chain(reader));
-    if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+    let head = layer::read_magic(&mut reader).map_err(|e| failed(e.to_string()))?;
+    if Compression::of(&head) == Compression::Zstd {
         return Err(failed(
             "the layer is zstd-compressed, which this tool does not read".to_string(),
         ));
     }
-    let stream: Box<dyn Read> = if gzip {
-        Box::new(flate2::read::GzDecoder::new(buffered))
-    } else {
-        Box::new(buffered)
+    let mut kept = Kept {
+        keep,
+        files: ReleaseFiles::default(),
     };
-    let seen = std::rc::Rc::default();
-    let stream = Head {
-        inner: stream,
-        seen: std::rc::Rc::clone(&seen),
-    };
-    let not_tar = |e: std::io::Error| {
-        // The tar reader's own complaints (kind `Other`) quote the bytes it
-        // read; anything else is the stream's (gzip, the network).
-        if e.kind() != std::io::ErrorKind::Other {
-            return failed(e.to_string());
-        }
-        let found: Vec<String> = seen.borrow().iter().map(|b| format!("{b:02x}")).collect();
-        PayloadError::NotTar {
+    let mut budget = Budget::per_file(MAX_FILE_BYTES);
+    let stream = std::io::Cursor::new(head).chain(reader);
+    match layer::read_tar(stream, &mut kept, &mut budget) {
+        Ok(()) => Ok(kept.files),
+        Err(LayerError::NotTar {
+            compression, found, ..
+        }) => Err(PayloadError::NotTar {
             digest: layer.digest.clone(),
             media_type: layer.media_type.clone(),
-            gzip,
-            found: found.join(" "),
-        }
-    };
-    let mut archive = tar::Archive::new(stream);
-    let mut out = ReleaseFiles::default();
-    let entries = archive.entries().map_err(not_tar)?;
-    for entry in entries {
-        let mut entry = entry.map_err(not_tar)?;
-        let path = entry
-            .path()
-            .map_err(not_tar)?
-            .to_string_lossy()
-            .into_owned();
-        let path = normal_path(&path).to_string();
-        if !entry.header().entry_type().is_file() || !keep(&path) {
-            continue;
-        }
-        if entry.size() > MAX_FILE_BYTES {
-            return Err(failed(format!(
-                "{path} is larger than {MAX_FILE_BYTES} bytes"
-            )));
-        }
-        let mut body = Vec::new();
-        entry
-            .read_to_end(&mut body)
-            .map_err(|e| failed(format!("{path}: {e}")))?;
-        out.files.insert(path, body);
+            gzip: compression == Compression::Gzip,
+            found,
+        }),
+        Err(e) => Err(failed(e.to_string())),
     }
-    Ok(out)
 }
 
 /// One component of the release: an `image-references` tag.
@@ -589,7 +457,8 @@ mod tests {
         );
         let image = br#"{"schemaVersion":2,"config":{"digest":"sha256:c","size":1},"layers":[{"digest":"sha256:l","size":1}]}"#;
         let image = parse_manifest(image).unwrap();
-        let amd64 = config_platform(br#"{"architecture":"amd64","os":"linux","config":{}}"#);
+        let amd64 =
+            manifest::config_platform(br#"{"architecture":"amd64","os":"linux","config":{}}"#);
         assert_eq!(missing_architecture(&image, amd64.as_ref(), "amd64"), None);
         let why = missing_architecture(&image, amd64.as_ref(), "arm64").unwrap();
         assert!(
@@ -597,34 +466,25 @@ mod tests {
             "{why}"
         );
         // A configuration that names no platform decides nothing.
-        assert_eq!(config_platform(br#"{"config":{}}"#), None);
-        assert_eq!(config_platform(b"not json"), None);
         assert_eq!(missing_architecture(&image, None, "arm64"), None);
     }
 
+    /// The payload's own rules over [`manifest::parse_manifest`]: the last
+    /// layer, a schema 2 image's media type, at least one layer.
     #[test]
-    fn manifests_and_indexes() {
+    fn the_last_layer_of_a_schema_2_image() {
         let image = br#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"digest":"sha256:c","size":1},"layers":[{"digest":"sha256:l1","size":1},{"digest":"sha256:l2","size":2}]}"#;
-        match parse_manifest(image).unwrap() {
-            Manifest::Image { last_layer, config } => {
-                assert_eq!(last_layer.digest, "sha256:l2");
-                assert_eq!(config.map(|c| c.digest).as_deref(), Some("sha256:c"));
-            }
-            other => panic!("{other:?}"),
+        let parsed = parse_manifest(image).unwrap();
+        assert_eq!(last_layer(&parsed).unwrap().digest, "sha256:l2");
+        let index = br#"{"schemaVersion":2,"manifests":[{"digest":"sha256:a","platform":{"architecture":"amd64","os":"linux"}}]}"#;
+        assert_eq!(last_layer(&parse_manifest(index).unwrap()), None);
+        for (body, want) in [
+            (&br#"{"schemaVersion":1}"#[..], "the manifest has media type schema version 1 (docker v2 schema 1), which is not an image manifest or index"),
+            (br#"{"schemaVersion":2,"mediaType":"text/plain","layers":[{"digest":"sha256:l"}]}"#, "the manifest has media type text/plain, which is not an image manifest or index"),
+            (br#"{"schemaVersion":2,"layers":[]}"#, "the manifest has no layers"),
+        ] {
+            let got = parse_manifest(body).unwrap_err().to_string();
+            assert_eq!(got, want, "{}", String::from_utf8_lossy(body));
         }
-        let index = br#"{"schemaVersion":2,"manifests":[{"digest":"sha256:a","platform":{"architecture":"amd64","os":"linux"}},{"digest":"sha256:b","platform":{"architecture":"arm64","os":"linux"}}]}"#;
-        let Manifest::Index(entries) = parse_manifest(index).unwrap() else {
-            panic!("index")
-        };
-        assert_eq!(pick_arch(&entries, Some("arm64")).unwrap(), "sha256:b");
-        assert_eq!(
-            pick_arch(&entries, Some("s390x")).unwrap_err().to_string(),
-            "the index has no manifest for linux/s390x (it has linux/amd64, linux/arm64)"
-        );
-        assert!(matches!(
-            pick_arch(&entries, None),
-            Err(PayloadError::ArchUnknown { .. })
-        ));
-        assert!(parse_manifest(br#"{"schemaVersion":1}"#).is_err());
     }
 }

@@ -52,7 +52,7 @@ impl ConfigsTree {
 
     /// Whether a layer entry at `path` concerns the configs folder (a file
     /// under it, or a whiteout that may remove one).
-    pub fn concerns(&self, path: &str) -> bool {
+    pub fn concerns(&mut self, path: &str) -> bool {
         let p = normalize(path);
         let under = self.relative(&p).is_some();
         under || (is_whiteout(&p) && self.dir.starts_with(parent(&p)))
@@ -178,7 +178,7 @@ impl LayerSink for Configs<'_> {
     fn next_layer(&mut self) {
         self.tree.next_layer();
     }
-    fn concerns(&self, path: &str) -> bool {
+    fn concerns(&mut self, path: &str) -> bool {
         self.tree.concerns(path)
     }
     fn whiteout(&mut self, path: &str) {

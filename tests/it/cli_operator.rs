@@ -1110,9 +1110,10 @@ fn cache_dir_skips_the_catalog_layers_of_a_known_digest() {
     let (code, first, err) = s.run("etcd.v0.9.0", &["-o", "json", "--cache-dir", &cache_arg]);
     assert_eq!(code, 1, "{first}\n{err}");
     let read = blobs();
-    assert!(
-        read >= 4,
-        "the config and three layers (for each read): {read}"
+    assert_eq!(
+        read, 6,
+        "the config once, the three layers for etcd, then for the etcd-tools a dependency \
+         needs only the two holding anything of /configs (the files, the whiteout)"
     );
     let files: Vec<_> = std::fs::read_dir(&cache)
         .unwrap()
@@ -1570,4 +1571,73 @@ fn audit_updates_probe_with_the_registries_d_given() {
     assert!(sig_lookups(None) > 0, "the rendered registries.d");
     let empty = tempfile::tempdir().unwrap();
     assert_eq!(sig_lookups(Some(empty.path())), 0, "--registries-d");
+}
+
+/// A bundle image is read as OLM's unpack Job reads it, within a total:
+/// its files past 1 GiB in all (three 256 MiB manifests, a small one,
+/// then a layer entry declaring 256 MiB more) leave the hop's deployment
+/// images unknown, saying why, without the blob passing the client's cap.
+#[test]
+fn a_bundle_image_past_the_total_cap_leaves_its_deployment_images_unknown() {
+    const BUNDLE_REPO: &str = "etcd/etcd-bundle";
+    let mut b = Builder::new();
+    let annotations = gzip(&tar(&[(
+        "metadata/annotations.yaml",
+        "annotations:\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n",
+    )]));
+    let annotations = (b.blob(BUNDLE_REPO, &annotations), annotations.len());
+    let mib = 1u64 << 20;
+    let files = [
+        ("manifests/a.yaml", 256 * mib),
+        ("manifests/b.yaml", 256 * mib),
+        ("manifests/c.yaml", 256 * mib),
+        ("manifests/d.yaml", 1024),
+    ];
+    let big = b.zeros_tar(BUNDLE_REPO, &files, ("manifests/e.yaml", 256 * mib));
+    let config = br#"{"architecture":"amd64","os":"linux","config":{}}"#;
+    let config_digest = b.blob(BUNDLE_REPO, config);
+    let layer = |(digest, size): (&str, u64), mt: &str| {
+        format!(
+            r#"{{"mediaType":"application/vnd.oci.image.layer.v1.{mt}","digest":"{digest}","size":{size}}}"#
+        )
+    };
+    let manifest = format!(
+        r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"{config_digest}","size":{}}},"layers":[{},{}]}}"#,
+        config.len(),
+        layer((&annotations.0, annotations.1 as u64), "tar+gzip"),
+        layer((&big.0, big.1), "tar"),
+    );
+    let bundle = |csv: &str, version: &str, image: &str| {
+        format!(
+            r#"{{"schema":"olm.bundle","name":"{csv}","package":"etcd","image":"{image}","properties":[{{"type":"olm.package","value":{{"packageName":"etcd","version":"{version}"}}}},{{"type":"olm.csv.metadata","value":{{"displayName":"etcd"}}}}]}}"#
+        )
+    };
+    let catalog = [
+        r#"{"schema":"olm.package","name":"etcd","defaultChannel":"stable"}"#.to_string(),
+        r#"{"schema":"olm.channel","package":"etcd","name":"stable","entries":[{"name":"etcd.v0.9.0"},{"name":"etcd.v0.9.2","replaces":"etcd.v0.9.0"}]}"#.to_string(),
+        bundle("etcd.v0.9.0", "0.9.0", &format!("{BUNDLE_SOURCE}@{}", bundle_digest("etcd.v0.9.0"))),
+        bundle("etcd.v0.9.2", "0.9.2", &format!("{BUNDLE_SOURCE}@{}", digest_of(&manifest))),
+    ];
+    let files = vec![("configs/etcd/catalog.json".to_string(), catalog.join("\n"))];
+    let catalog = push_catalog(&mut b, &files, Some(CONFIGS_LABEL));
+    let reg = b
+        .manifest(CATALOG_REPO, Some("v4.21"), &catalog)
+        .manifest(BUNDLE_REPO, None, &manifest)
+        .start();
+    let s = Setup::new(&reg);
+    let (code, out, err) = s.run("etcd.v0.9.0", &["-o", "json"]);
+    let json = json_of(&out, &err);
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (3, Some("deploymentImagesUnknown")),
+        "{json}\n{err}"
+    );
+    let why = json["hops"][0]["deploymentImagesUnknown"].as_str().unwrap();
+    assert!(
+        why.contains(&format!(
+            "layer {}: at /manifests/e.yaml, the files OLM's unpack Job reads",
+            big.0
+        )) && why.contains("pass 1024 MiB, which this tool does not read"),
+        "{why}"
+    );
 }

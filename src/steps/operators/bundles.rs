@@ -5,11 +5,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use mirrorpolicy::oci::layer::{self, Budget};
+use mirrorpolicy::oci::layer::{self, LayerError};
 use mirrorpolicy::olm::bundle::{BundleCsv, BundleTree};
 use mirrorpolicy::olm::catalog::CsvSource;
 use mirrorpolicy::olm::check::{Found, HopCheck, HopImage, ImageClass, ImageRole};
-use mirrorpolicy::olm::fs;
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::reference::Reference;
 use mirrorpolicy::upgrade::ImageOutcome;
@@ -186,18 +185,52 @@ async fn read_bundle(pulled: &Pulled<'_>, reference: &str) -> Result<BundleCsv, 
     let (_, layers) = image_parts(ctx, &physical, insecure, &what, &manifest, pulled.arch)
         .await
         .map_err(|e| format!("{e:#}"))?;
-    let mut tree = BundleTree::default();
-    let mut budget = Budget::per_file(fs::MAX_FILE_BYTES);
-    for digest in layers {
-        let (back, read) =
-            blob::stream(ctx, &physical, insecure, &digest, "the bundle", move |r| {
-                let read = layer::read_tar(r, &mut tree, &mut budget);
-                ((tree, budget), read)
-            })
-            .await
-            .map_err(|e| format!("{e:#}"))?;
+    let image = Image {
+        physical,
+        insecure,
+        what,
+        layers,
+    };
+    let tree = read_layers(ctx, &image, BundleTree::default()).await?;
+    let tree = match tree.folder_missed() {
+        Some(folder) => read_layers(ctx, &image, BundleTree::for_folder(&folder)).await?,
+        None => tree,
+    };
+    tree.finish().map_err(|e| format!("{}: {e}", image.what))
+}
+
+/// A bundle image on the source that serves it: its layers, and its name in messages.
+struct Image {
+    physical: Reference,
+    insecure: bool,
+    what: String,
+    layers: Vec<String>,
+}
+
+/// The layers of `image` streamed into `tree`, within [`BundleTree::budget`].
+async fn read_layers(
+    ctx: &ProbeContext,
+    image: &Image,
+    tree: BundleTree,
+) -> Result<BundleTree, String> {
+    let (physical, insecure, what) = (&image.physical, image.insecure, &image.what);
+    let mut tree = tree;
+    let mut budget = BundleTree::budget();
+    for digest in &image.layers {
+        let (back, read) = blob::stream(ctx, physical, insecure, digest, "the bundle", move |r| {
+            let read = layer::read_tar(r, &mut tree, &mut budget);
+            ((tree, budget), read)
+        })
+        .await
+        .map_err(|e| format!("{e:#}"))?;
         (tree, budget) = back;
-        read.map_err(|e| format!("{what}: layer {digest}: {e}"))?;
+        read.map_err(|e| match e {
+            LayerError::TotalTooLarge { path, limit } => format!(
+                "{what}: layer {digest}: at /{path}, the files OLM's unpack Job reads (the annotations and the manifests folder) pass {} MiB, which this tool does not read (the Job itself holds at most 1 MiB of them, gzip-compressed)",
+                limit >> 20
+            ),
+            e => format!("{what}: layer {digest}: {e}"),
+        })?;
     }
-    tree.finish().map_err(|e| format!("{what}: {e}"))
+    Ok(tree)
 }

@@ -91,9 +91,11 @@ pub(super) async fn read_catalog(
 /// and history); the registry could send up to the blob cap.
 const CONFIG_MAX_BYTES: usize = 16 << 20;
 
-/// The wanted packages read from the catalog's layers, and again with the
-/// packages that may satisfy a dependency (read in full too, so the
-/// resolver can pick their bundles) until none is missing.
+/// The wanted packages read from the catalog's layers; then, when a
+/// dependency may come from other packages (known from that read's index of
+/// every bundle), those packages alone, read in full so the resolver can
+/// pick their bundles, from the layers that hold any of the configs folder.
+/// The manifest and config are read once.
 async fn read_with_dependencies(
     ctx: &ProbeContext,
     source: &Source,
@@ -102,19 +104,29 @@ async fn read_with_dependencies(
     packages: &BTreeSet<String>,
     arch: Option<&str>,
 ) -> Result<Result<Catalog, String>> {
-    let mut packages = packages.clone();
-    loop {
-        let catalog =
-            match read_configs(ctx, source, image, manifest, packages.clone(), arch).await? {
-                Ok(c) => c,
-                Err(why) => return Ok(Err(why)),
-            };
-        let mut more = deps::providing_packages(&catalog);
-        more.retain(|p| !packages.contains(p));
-        if more.is_empty() {
-            return Ok(Ok(catalog));
+    let configs = match configs_of(ctx, source, image, manifest, arch).await? {
+        Ok(c) => c,
+        Err(why) => return Ok(Err(why)),
+    };
+    let (mut catalog, touched) =
+        match read_configs(ctx, source, image, &configs, packages.clone()).await? {
+            Ok(read) => read,
+            Err(why) => return Ok(Err(why)),
+        };
+    let more = deps::packages_to_read(&catalog);
+    if more.is_empty() {
+        return Ok(Ok(catalog));
+    }
+    let configs = Configs {
+        layers: touched,
+        ..configs
+    };
+    match read_configs(ctx, source, image, &configs, more).await? {
+        Ok((dependencies, _)) => {
+            catalog.packages.extend(dependencies.packages);
+            Ok(Ok(catalog))
         }
-        packages.extend(more);
+        Err(why) => Ok(Err(why)),
     }
 }
 
@@ -124,20 +136,26 @@ struct Source {
     insecure: bool,
 }
 
-/// The wanted packages of the catalog's configs, read from its layers on
-/// `source`; `Ok(Err(why))` when the catalog cannot be read by this tool
-/// (a SQLite index, a zstd layer).
-async fn read_configs(
+/// Where a catalog image keeps its configs: the folder its label names, and
+/// the layers to read (base first).
+struct Configs {
+    dir: String,
+    layers: Vec<String>,
+}
+
+/// The configs folder and layers of the catalog image on `source`;
+/// `Ok(Err(why))` when the catalog cannot be read by this tool (a SQLite
+/// index).
+async fn configs_of(
     ctx: &ProbeContext,
     source: &Source,
     image: &str,
     manifest: &[u8],
-    packages: BTreeSet<String>,
     arch: Option<&str>,
-) -> Result<Result<Catalog, String>> {
+) -> Result<Result<Configs, String>> {
     let (physical, insecure) = (&source.physical, source.insecure);
     let what = format!("catalog image {image}");
-    let (config_digest, layer_digests) =
+    let (config_digest, layers) =
         image_parts(ctx, physical, insecure, &what, manifest, arch).await?;
     let config_blob = match blob::read_small(
         ctx,
@@ -171,26 +189,47 @@ async fn read_configs(
         ))
         .into());
     };
-    let mut tree = ConfigsTree::new(dir);
-    for digest in layer_digests {
+    Ok(Ok(Configs {
+        dir: dir.clone(),
+        layers,
+    }))
+}
+
+/// The wanted packages of the catalog's configs, read from `configs`'
+/// layers on `source`, and the layers that hold any of the configs folder;
+/// `Ok(Err(why))` when a layer cannot be read by this tool.
+async fn read_configs(
+    ctx: &ProbeContext,
+    source: &Source,
+    image: &str,
+    configs: &Configs,
+    packages: BTreeSet<String>,
+) -> Result<Result<(Catalog, Vec<String>), String>> {
+    let (physical, insecure) = (&source.physical, source.insecure);
+    let mut tree = ConfigsTree::new(&configs.dir);
+    let mut touched = Vec::new();
+    for digest in &configs.layers {
         let wanted = packages.clone();
-        let (back, read) =
-            blob::stream(ctx, physical, insecure, &digest, "the catalog", move |r| {
-                let read = layers::read_layer(r, &mut tree, &|p: &str| wanted.contains(p));
-                (tree, read)
-            })
-            .await?;
+        let (back, read) = blob::stream(ctx, physical, insecure, digest, "the catalog", move |r| {
+            let read = layers::read_layer(r, &mut tree, &|p: &str| wanted.contains(p));
+            (tree, read)
+        })
+        .await?;
         tree = back;
-        if let Err(e) = read {
-            return Ok(Err(format!(
-                "the catalog image {image}: layer {digest}: {e}"
-            )));
+        match read {
+            Ok(true) => touched.push(digest.clone()),
+            Ok(false) => {}
+            Err(e) => {
+                return Ok(Err(format!(
+                    "the catalog image {image}: layer {digest}: {e}"
+                )))
+            }
         }
     }
     let catalog = tree
         .finish()
         .map_err(|e| Failure::input(format!("catalog image {image}: {e}")))?;
-    Ok(Ok(catalog))
+    Ok(Ok((catalog, touched)))
 }
 
 /// The config and layer digests of an image (the platform of `arch` in an

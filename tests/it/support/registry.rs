@@ -5,7 +5,8 @@
 //! status, throttling (429 with `Retry-After`), tokens issued in the past
 //! and slow answers on demand (every answer, or the manifests of one
 //! repository), blobs sent in paced pieces (a first piece, then the rest
-//! after a pause, or byte by byte). Every request is logged.
+//! after a pause, or byte by byte), and large layers of zeros sent as they
+//! are made, never held. Every request is logged.
 
 #![allow(dead_code)]
 
@@ -54,6 +55,8 @@ struct Repo {
     tags: BTreeMap<String, String>,
     manifests: BTreeMap<String, (String, String)>,
     blobs: BTreeMap<String, Vec<u8>>,
+    /// Blobs of [`Builder::zeros_tar`]: their pieces (the zeros shared).
+    pieces: BTreeMap<String, Vec<Bytes>>,
 }
 
 struct State {
@@ -210,6 +213,54 @@ impl Builder {
         let r = self.state.repos.entry(repo.to_string()).or_default();
         r.blobs.insert(digest.clone(), body.to_vec());
         digest
+    }
+
+    /// Stores under its digest a plain tar layer of `files` (path, size),
+    /// each of that many zeros, ended by the header alone of `last` (path,
+    /// declared size): a layer whose files pass a total without the blob
+    /// passing the client's cap. Made piece by piece, never held whole.
+    /// Returns its digest and size.
+    pub fn zeros_tar(
+        &mut self,
+        repo: &str,
+        files: &[(&str, u64)],
+        last: (&str, u64),
+    ) -> (String, u64) {
+        let zeros = Bytes::from(vec![0u8; 1 << 20]);
+        let header = |path: &str, size: u64| {
+            let mut h = tar::Header::new_gnu();
+            h.set_path(path).expect("path");
+            h.set_size(size);
+            h.set_mode(0o644);
+            h.set_cksum();
+            Bytes::copy_from_slice(h.as_bytes())
+        };
+        let mut pieces = Vec::new();
+        for (path, size) in files {
+            pieces.push(header(path, *size));
+            let mut left = *size as usize;
+            while left > 0 {
+                let n = left.min(zeros.len());
+                pieces.push(zeros.slice(..n));
+                left -= n;
+            }
+            let pad = (512 - (*size as usize % 512)) % 512;
+            pieces.push(zeros.slice(..pad));
+        }
+        pieces.push(header(last.0, last.1));
+        let mut hash = ring::digest::Context::new(&ring::digest::SHA256);
+        pieces.iter().for_each(|p| hash.update(p));
+        let hex: String = hash
+            .finish()
+            .as_ref()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let digest = format!("sha256:{hex}");
+        let size = pieces.iter().map(|p| p.len() as u64).sum();
+        let r = self.state.repos.entry(repo.to_string()).or_default();
+        r.pieces.insert(digest.clone(), pieces);
+        (digest, size)
     }
 
     /// Stores `body` with media type `mt` under its digest, tagged `tag` when given.
@@ -763,6 +814,21 @@ fn blob_answer(
         return respond(401, &[], error_body("UNAUTHORIZED"));
     }
     let s = state.lock().expect("state");
+    if let Some(pieces) = s.repos.get(repo).and_then(|r| r.pieces.get(digest)) {
+        let size: usize = pieces.iter().map(Bytes::len).sum();
+        let frames = pieces
+            .clone()
+            .into_iter()
+            .map(|p| Ok(hyper::body::Frame::data(p)));
+        return Response::builder()
+            .status(200)
+            .header("Content-Type", "application/octet-stream")
+            .header("Content-Length", size.to_string())
+            .body(BodyExt::boxed(StreamBody::new(futures_util::stream::iter(
+                frames,
+            ))))
+            .expect("response");
+    }
     match s.repos.get(repo).and_then(|r| r.blobs.get(digest)) {
         Some(body) if s.endless_body.as_ref() == Some(body) => Response::builder()
             .status(200)

@@ -64,6 +64,11 @@ impl<T> Layered<T> {
         }
     }
 
+    /// The files so far, in path order.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &T)> {
+        self.files.iter().map(|(k, (_, v))| (k.as_str(), v))
+    }
+
     /// The surviving files, in path order.
     pub fn into_files(self) -> impl Iterator<Item = (String, T)> {
         self.files.into_iter().map(|(k, (_, v))| (k, v))
@@ -82,8 +87,9 @@ pub fn is_whiteout(path: &str) -> bool {
 pub trait LayerSink {
     /// Starts the next layer.
     fn next_layer(&mut self);
-    /// Whether a regular file at `path` (as the tar names it) is read.
-    fn concerns(&self, path: &str) -> bool;
+    /// Whether a regular file at `path` (as the tar names it) is read
+    /// (a sink may note the files it passes over).
+    fn concerns(&mut self, path: &str) -> bool;
     /// A whiteout entry.
     fn whiteout(&mut self, path: &str);
     /// A regular file of the current layer, with its bytes.
@@ -400,7 +406,7 @@ mod tests {
         fn next_layer(&mut self) {
             self.0.next_layer();
         }
-        fn concerns(&self, _: &str) -> bool {
+        fn concerns(&mut self, _: &str) -> bool {
             true
         }
         fn whiteout(&mut self, path: &str) {

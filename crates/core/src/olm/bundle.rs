@@ -11,13 +11,22 @@
 //! `pkg/configmap/configmap_writer.go` (`Populate`) and
 //! `pkg/configmap/configmap.go` (`loadBundle`).
 //!
+//! Only what the Job reads is read: the `annotations.yaml` files and the
+//! files of the manifests folder (`manifests/`, and every folder an
+//! `annotations.yaml` read so far names; when the one that decides names a
+//! folder whose files had passed by, the image is read again for it), each
+//! file at most [`fs::MAX_FILE_BYTES`] and all of them at most
+//! [`MAX_TOTAL_BYTES`].
+//!
 //! The layers are walked by [`crate::oci::layer`] (whiteouts, compression);
 //! the images of a CSV are [`crate::olm::catalog::deployment_images`].
 
+use std::collections::BTreeSet;
+
 use serde_json::Value;
 
-use super::catalog;
-use crate::oci::layer::{LayerSink, Layered};
+use super::{catalog, fs};
+use crate::oci::layer::{normalize, parent, Budget, LayerSink, Layered};
 
 /// The annotation (in `metadata/annotations.yaml`) naming the manifests folder.
 pub const MANIFESTS_ANNOTATION: &str = "operators.operatorframework.io.bundle.manifests.v1";
@@ -25,6 +34,14 @@ pub const MANIFESTS_ANNOTATION: &str = "operators.operatorframework.io.bundle.ma
 pub const ANNOTATIONS_FILE: &str = "annotations.yaml";
 /// The folder `cpb` copies when no `annotations.yaml` names one.
 const DEFAULT_MANIFESTS: &str = "manifests";
+/// The most of a bundle image's files read in all (the `annotations.yaml`
+/// files and the manifests folder's). OLM's unpack Job puts the manifests
+/// in a ConfigMap of at most 1 MiB of gzip-compressed, base64-encoded data
+/// (`opm alpha bundle extract --datalimit`, operator-registry
+/// `pkg/configmap/configmap_writer.go`), which 1 GiB of files never fits
+/// (gzip compresses at most about 1,032 to 1): past this cap the bundle is
+/// left unread.
+pub const MAX_TOTAL_BYTES: u64 = 1 << 30;
 
 /// What a file of the bundle image is to the unpack Job.
 enum BundleFile {
@@ -38,10 +55,19 @@ enum BundleFile {
 }
 
 /// The bundle image's files as its layers build them (only what the unpack
-/// Job reads is kept: annotations and CSVs).
-#[derive(Default)]
+/// Job reads is read, and of it only annotations and CSVs kept).
 pub struct BundleTree {
     files: Layered<BundleFile>,
+    /// The folders whose files are read.
+    folders: BTreeSet<String>,
+    /// The folders of regular files passed over (not named yet when they passed).
+    passed: BTreeSet<String>,
+}
+
+impl Default for BundleTree {
+    fn default() -> Self {
+        BundleTree::for_folder(DEFAULT_MANIFESTS)
+    }
 }
 
 /// The CSV of a bundle image and its deployment images.
@@ -59,9 +85,17 @@ impl LayerSink for BundleTree {
         self.files.next_layer();
     }
 
-    fn concerns(&self, _: &str) -> bool {
-        // The manifests folder is known only once annotations.yaml is read.
-        true
+    fn concerns(&mut self, path: &str) -> bool {
+        let p = normalize(path);
+        if p.rsplit('/').next() == Some(ANNOTATIONS_FILE) {
+            return true;
+        }
+        let folder = parent(&p);
+        if self.folders.contains(folder) {
+            return true;
+        }
+        self.passed.insert(folder.to_string());
+        false
     }
 
     fn whiteout(&mut self, path: &str) {
@@ -72,6 +106,9 @@ impl LayerSink for BundleTree {
         let text = &String::from_utf8_lossy(&body);
         let name = path.rsplit('/').next().unwrap_or_default();
         let file = if name == ANNOTATIONS_FILE {
+            if let Ok(folder) = manifests_folder(path, text) {
+                self.folders.insert(folder);
+            }
             BundleFile::Annotations(text.to_string())
         } else if text.contains("ClusterServiceVersion") {
             csv_file(text)
@@ -100,21 +137,58 @@ fn csv_file(text: &str) -> BundleFile {
 }
 
 impl BundleTree {
-    /// The bundle's CSV as the unpack Job and OLM read it, or why there is none.
-    pub fn finish(self) -> Result<BundleCsv, String> {
-        let mut files: Vec<(String, BundleFile)> = self.files.into_files().collect();
-        // filepath.Walk's order: lexical, one path component at a time.
-        files.sort_by(|a, b| a.0.split('/').cmp(b.0.split('/')));
-        let mut folder = None;
-        for (path, file) in &files {
+    /// A tree that reads the files of `folder` from the first layer (and
+    /// those of the folders the `annotations.yaml` files name, from when
+    /// they are read).
+    pub fn for_folder(folder: &str) -> BundleTree {
+        BundleTree {
+            files: Layered::default(),
+            folders: BTreeSet::from([normalize(folder)]),
+            passed: BTreeSet::new(),
+        }
+    }
+
+    /// What a bundle image's files are read within: [`fs::MAX_FILE_BYTES`]
+    /// each, [`MAX_TOTAL_BYTES`] in all.
+    pub fn budget() -> Budget {
+        Budget::per_file(fs::MAX_FILE_BYTES).with_total(MAX_TOTAL_BYTES)
+    }
+
+    /// The manifests folder the unpack Job copies, when files of it passed
+    /// by before an `annotations.yaml` named it: the image is to be read
+    /// again with [`BundleTree::for_folder`].
+    pub fn folder_missed(&self) -> Option<String> {
+        let folder = self.deciding_folder().ok().flatten()?;
+        self.passed.contains(&folder).then_some(folder)
+    }
+
+    /// The manifests folder the last `annotations.yaml` of the walk names
+    /// (`cpb` stops at the first it cannot read).
+    fn deciding_folder(&self) -> Result<Option<String>, String> {
+        let mut annotations: Vec<(&str, &String)> = Vec::new();
+        for (path, file) in self.files.files() {
             if let BundleFile::Annotations(text) = file {
-                folder = Some(manifests_folder(path, text)?);
+                annotations.push((path, text));
             }
         }
+        walk_order(&mut annotations);
+        let mut folder = None;
+        for (path, text) in annotations {
+            folder = Some(manifests_folder(path, text)?);
+        }
+        Ok(folder)
+    }
+
+    /// The bundle's CSV as the unpack Job and OLM read it, or why there is none.
+    pub fn finish(self) -> Result<BundleCsv, String> {
+        let folder = self.deciding_folder();
+        let mut files: Vec<(String, BundleFile)> = self.files.into_files().collect();
+        walk_order(&mut files);
+        let folder = folder?;
         let Some(folder) = folder else {
             return Err(format!("the bundle image has no {ANNOTATIONS_FILE}: OLM's unpack Job fails copying /metadata/{ANNOTATIONS_FILE}"));
         };
-        let in_folder = |p: &str| p.rsplit_once('/').map_or("", |(f, _)| f) == folder;
+        let in_folder = |p: &str| parent(p) == folder;
         // loadBundle keeps the last CSV of the folder, in name order.
         let csv = files
             .into_iter()
@@ -136,6 +210,11 @@ impl BundleTree {
             images,
         })
     }
+}
+
+/// filepath.Walk's order: lexical, one path component at a time.
+fn walk_order<K: AsRef<str>, V>(files: &mut [(K, V)]) {
+    files.sort_by(|a, b| a.0.as_ref().split('/').cmp(b.0.as_ref().split('/')));
 }
 
 /// The manifests folder an `annotations.yaml` names (normalized, from the root).
@@ -169,12 +248,39 @@ mod tests {
         format!("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: etcd.v1\nspec:\n  install:\n    strategy: deployment\n    spec:\n      deployments:\n      - name: op\n        spec:\n          template:\n            spec:\n              containers:\n              - name: op\n                image: {image}\n")
     }
 
-    fn tree(files: &[(&str, &str)]) -> BundleTree {
-        let mut t = BundleTree::default();
+    /// The files through the tree as the layer walk hands them over.
+    fn read(mut t: BundleTree, files: &[(&str, &str)]) -> BundleTree {
         for (p, text) in files {
-            t.add(p, text.as_bytes().to_vec());
+            if t.concerns(p) {
+                t.add(p, text.as_bytes().to_vec());
+            }
         }
         t
+    }
+
+    fn tree(files: &[(&str, &str)]) -> BundleTree {
+        read(BundleTree::default(), files)
+    }
+
+    /// Only the annotations and the manifests folder are read; a folder
+    /// named after its files passed by is read again for.
+    #[test]
+    fn only_what_the_unpack_job_reads_is_read() {
+        let deploy = ANNOTATIONS.replace("manifests/", "deploy/");
+        let files = [
+            ("deploy/a.yaml", csv("q.io/op:1")),
+            ("other/big.bin", "x".repeat(64)),
+            ("metadata/annotations.yaml", deploy),
+        ];
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+        let first = tree(&files);
+        assert_eq!(first.folder_missed().as_deref(), Some("deploy"));
+        let again = read(BundleTree::for_folder("deploy"), &files);
+        assert_eq!(again.folder_missed(), None);
+        assert_eq!(again.finish().unwrap().images, ["q.io/op:1"]);
+        let mut t = BundleTree::default();
+        assert!(!t.concerns("other/big.bin") && !t.concerns("manifests/sub/x.yaml"));
+        assert!(t.concerns("./manifests/a.yaml") && t.concerns("x/y/annotations.yaml"));
     }
 
     #[test]

@@ -101,6 +101,12 @@ pub struct Provider {
     pub name: String,
     pub version: Option<String>,
     pub gvks: Vec<Gvk>,
+    /// The bundle's own requirements: what reading its package in full
+    /// would ask for next ([`crate::olm::deps::packages_to_read`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub required_packages: Vec<RequiredPackage>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub required_gvks: Vec<Gvk>,
 }
 
 /// One entry of an `olm.channel`.
@@ -272,6 +278,8 @@ fn read_meta(
                 name: b.name.clone(),
                 version: b.version.clone(),
                 gvks: b.provided_gvks.clone(),
+                required_packages: b.required_packages.clone(),
+                required_gvks: b.required_gvks.clone(),
             });
             if keep {
                 content.bundles.push(b);

@@ -25,13 +25,17 @@ enum Requirement<'b> {
 }
 
 fn requirements(bundle: &Bundle) -> Vec<Requirement<'_>> {
-    let packages = bundle.required_packages.iter().map(|r| {
+    requirements_of(&bundle.required_packages, &bundle.required_gvks)
+}
+
+fn requirements_of<'b>(packages: &'b [RequiredPackage], gvks: &'b [Gvk]) -> Vec<Requirement<'b>> {
+    let packages = packages.iter().map(|r| {
         let range = Some(r.version_range.as_str())
             .filter(|v| !v.is_empty())
             .and_then(|v| Range::parse(v).ok());
         Requirement::Package(r, range)
     });
-    let gvks = bundle.required_gvks.iter().map(Requirement::Gvk);
+    let gvks = gvks.iter().map(Requirement::Gvk);
     packages.chain(gvks).collect()
 }
 
@@ -50,20 +54,36 @@ fn satisfies(req: &Requirement<'_>, package: &str, version: Option<&str>, gvks: 
     }
 }
 
-/// The packages (not yet read in full) whose bundles may satisfy a
-/// requirement of a bundle read in full: to be read before [`dependencies`].
-pub fn providing_packages(catalog: &Catalog) -> BTreeSet<String> {
+/// The packages (not read in full) whose bundles may satisfy a
+/// requirement of a bundle read in full, and so on for theirs: all of them
+/// at once, from the index of every bundle's provided and required APIs
+/// ([`Catalog::providers`]), so one more read of the catalog gives
+/// [`dependencies`] all it needs.
+pub fn packages_to_read(catalog: &Catalog) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    for bundle in catalog.packages.values().flat_map(|p| p.bundles.values()) {
-        for req in requirements(bundle) {
+    let mut pending: Vec<(&str, Vec<Requirement<'_>>)> = catalog
+        .packages
+        .values()
+        .flat_map(|p| p.bundles.values())
+        .map(|b| (b.package.as_str(), requirements(b)))
+        .collect();
+    while let Some((package, reqs)) = pending.pop() {
+        for req in &reqs {
             let providers = catalog.providers.iter().filter(|p| {
-                p.package != bundle.package
-                    && satisfies(&req, &p.package, p.version.as_deref(), &p.gvks)
+                p.package != package && satisfies(req, &p.package, p.version.as_deref(), &p.gvks)
             });
-            out.extend(providers.map(|p| p.package.clone()));
+            for p in providers {
+                if catalog.packages.contains_key(&p.package) || !out.insert(p.package.clone()) {
+                    continue;
+                }
+                let bundles = catalog.providers.iter().filter(|q| q.package == p.package);
+                pending.extend(bundles.map(|q| {
+                    let reqs = requirements_of(&q.required_packages, &q.required_gvks);
+                    (q.package.as_str(), reqs)
+                }));
+            }
         }
     }
-    out.retain(|p| !catalog.packages.contains_key(p));
     out
 }
 
@@ -147,15 +167,18 @@ mod tests {
         Catalog::assemble([content])
     }
 
+    /// Every package a dependency may come from, at once: db.v1.1.0's own
+    /// requirement (log) is known from the index before db is read in full.
     #[test]
     fn the_packages_to_read_for_the_dependencies() {
         let c = catalog(&["app"]);
-        let got: Vec<String> = providing_packages(&c).into_iter().collect();
-        assert_eq!(got, ["cache", "db"]);
+        let got: Vec<String> = packages_to_read(&c).into_iter().collect();
+        assert_eq!(got, ["cache", "db", "log"]);
         let c = catalog(&["app", "cache", "db"]);
-        let got: Vec<String> = providing_packages(&c).into_iter().collect();
+        let got: Vec<String> = packages_to_read(&c).into_iter().collect();
         assert_eq!(got, ["log"], "db.v1.1.0's own requirement");
-        assert!(providing_packages(&catalog(&["app", "cache", "db", "log"])).is_empty());
+        assert!(packages_to_read(&catalog(&["app", "cache", "db", "log"])).is_empty());
+        assert!(packages_to_read(&catalog(&["log"])).is_empty());
     }
 
     /// operator-lifecycle-manager `TestSolveOperators_PreferDefaultChannelInResolution`

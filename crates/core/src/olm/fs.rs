@@ -52,7 +52,7 @@ impl ConfigsTree {
 
     /// Whether a layer entry at `path` concerns the configs folder (a file
     /// under it, or a whiteout that may remove one).
-    pub fn concerns(&self, path: &str) -> bool {
+    pub fn concerns(&mut self, path: &str) -> bool {
         let p = normalize(path);
         let under = self.relative(&p).is_some();
         under || (is_whiteout(&p) && self.dir.starts_with(parent(&p)))
@@ -158,30 +158,43 @@ pub const MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// Streams one layer (a gzip- or zstd-compressed or plain tar) into
 /// `tree`: the files under the configs folder are read as they pass,
-/// whiteouts applied.
+/// whiteouts applied. Whether the layer holds anything of the configs
+/// folder (a file, or a whiteout that may remove one): a layer that holds
+/// nothing of it need not be read again for other packages.
 pub fn read_layer(
     reader: impl Read,
     tree: &mut ConfigsTree,
     wanted: &dyn Fn(&str) -> bool,
-) -> Result<(), LayerError> {
+) -> Result<bool, LayerError> {
     let mut budget = Budget::per_file(MAX_FILE_BYTES);
-    layer::read_tar(reader, &mut Configs { tree, wanted }, &mut budget)
+    let mut sink = Configs {
+        tree,
+        wanted,
+        touched: false,
+    };
+    layer::read_tar(reader, &mut sink, &mut budget)?;
+    Ok(sink.touched)
 }
 
 /// The configs tree with the packages wanted, as a [`LayerSink`].
 struct Configs<'a> {
     tree: &'a mut ConfigsTree,
     wanted: &'a dyn Fn(&str) -> bool,
+    /// Whether the layer holds anything of the configs folder.
+    touched: bool,
 }
 
 impl LayerSink for Configs<'_> {
     fn next_layer(&mut self) {
         self.tree.next_layer();
     }
-    fn concerns(&self, path: &str) -> bool {
-        self.tree.concerns(path)
+    fn concerns(&mut self, path: &str) -> bool {
+        let concerns = self.tree.concerns(path);
+        self.touched |= concerns;
+        concerns
     }
     fn whiteout(&mut self, path: &str) {
+        self.touched |= self.tree.concerns(path);
         self.tree.whiteout(path);
     }
     fn add(&mut self, path: &str, body: Vec<u8>) {
@@ -275,13 +288,18 @@ mod tests {
         ]);
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut gz, &first).unwrap();
-        read_layer(&gz.finish().unwrap()[..], &mut t, &all).unwrap();
-        read_layer(
-            &tar_of(&[("configs/b/.wh.catalog.json", "")])[..],
-            &mut t,
-            &all,
-        )
-        .unwrap();
+        let touched = read_layer(&gz.finish().unwrap()[..], &mut t, &all).unwrap();
+        assert!(touched, "configs files");
+        let whiteout = tar_of(&[("configs/b/.wh.catalog.json", "")]);
+        assert!(
+            read_layer(&whiteout[..], &mut t, &all).unwrap(),
+            "a whiteout in it"
+        );
+        let other = tar_of(&[("tmp/cache/x", "{}"), ("tmp/.wh.y", "")]);
+        assert!(
+            !read_layer(&other[..], &mut t, &all).unwrap(),
+            "nothing of it"
+        );
         assert_eq!(names(t), ["a"]);
     }
 

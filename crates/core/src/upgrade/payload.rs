@@ -157,7 +157,7 @@ struct Kept<'a> {
 
 impl LayerSink for Kept<'_> {
     fn next_layer(&mut self) {}
-    fn concerns(&self, path: &str) -> bool {
+    fn concerns(&mut self, path: &str) -> bool {
         (self.keep)(normal_path(path))
     }
     fn whiteout(&mut self, _: &str) {}

@@ -34,6 +34,7 @@ mod cli_node_files;
 mod cli_node_parsers;
 mod cli_node_paths;
 mod cli_operator;
+mod cli_operator_v1;
 mod cli_pool;
 mod cli_probe;
 mod cli_terminal;

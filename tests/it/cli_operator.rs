@@ -367,7 +367,7 @@ impl Setup {
     }
 
     /// The binary running `command` with the mirror's CA.
-    fn cmd_for(&self, command: &str) -> assert_cmd::Command {
+    pub(crate) fn cmd_for(&self, command: &str) -> assert_cmd::Command {
         let mut c = support::bin();
         c.env("HOME", self.dir.path())
             .env_remove("REGISTRY_AUTH_FILE")
@@ -1368,6 +1368,7 @@ fn audit_updates_shows_each_subscriptions_next_hop() {
     assert_eq!(
         json["updates"],
         serde_json::json!([{
+            "kind": "Subscription",
             "namespace": "operators",
             "subscription": "etcd",
             "package": "etcd",

@@ -404,3 +404,54 @@ fn live_reads_cluster_extensions_and_catalogs_as_files_do() {
         "{err}"
     );
 }
+
+/// `audit --updates`: a ClusterExtension's next resolution is a row of its
+/// own (`clusterextension/NAME`), after the Subscriptions.
+#[test]
+fn audit_updates_shows_a_cluster_extensions_next_resolution() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let catalogs = cluster_catalog(&s.host, "redhat", "v4.21", "");
+    let files = s.write(&objects_of(&s, &catalogs, "0.9.0", ""));
+    let audit = |args: &[&str]| {
+        let mut c = s.cmd_for("audit");
+        c.arg("--probe").arg("-f").arg(&files).args(args);
+        crate::cli_operator::output(c)
+    };
+    let (code, out, err) = audit(&["--updates", "-o", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    let update = &json["updates"][0];
+    assert_eq!(
+        (
+            &update["kind"],
+            &update["subscription"],
+            &update["nextCSV"],
+            &update["reason"]
+        ),
+        (
+            &Value::from("ClusterExtension"),
+            &Value::from("etcd"),
+            &Value::from("etcd.v0.9.2"),
+            &Value::from("imagesNotServed")
+        ),
+        "{json}"
+    );
+    let (code, out, err) = audit(&["--updates"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("clusterextension/etcd"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        cells,
+        [
+            "clusterextension/etcd",
+            "etcd.v0.9.0",
+            "etcd.v0.9.2",
+            "notReady",
+            "imagesNotServed"
+        ]
+    );
+}

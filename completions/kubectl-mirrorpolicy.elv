@@ -491,8 +491,8 @@ set edit:completion:arg-completer[kubectl-mirrorpolicy] = {|@words|
             cand --version 'Print version'
         }
         &'kubectl-mirrorpolicy;operator-check'= {
-            cand -f 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, InstallPlans, mirror sets, Image config, MachineConfigPools, Nodes) from files, folders or a must-gather, instead of the live cluster; the registries are probed from this machine. Repeatable'
-            cand --filename 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, InstallPlans, mirror sets, Image config, MachineConfigPools, Nodes) from files, folders or a must-gather, instead of the live cluster; the registries are probed from this machine. Repeatable'
+            cand -f 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, InstallPlans, ClusterExtensions, ClusterCatalogs, mirror sets, Image config, MachineConfigPools, Nodes) from files, folders or a must-gather, instead of the live cluster; the registries are probed from this machine. Repeatable'
+            cand --filename 'Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, InstallPlans, ClusterExtensions, ClusterCatalogs, mirror sets, Image config, MachineConfigPools, Nodes) from files, folders or a must-gather, instead of the live cluster; the registries are probed from this machine. Repeatable'
             cand --catalog-image 'The catalog image to read, instead of the CatalogSource''s spec.image'
             cand --package 'Check this package as a Subscription would (with --catalog-image), instead of the Subscriptions read'
             cand --channel 'With --package: the channel (default: every channel, the default channel first, as OLM reads a Subscription without one)'

@@ -614,14 +614,15 @@ Examples:
 /// Arguments of `operator-check`.
 #[derive(Debug, Args)]
 pub struct OperatorCheckArgs {
-    /// Subscriptions to check, by name (default: every Subscription read, or --package).
+    /// Subscriptions to check, by name, and OLM v1 ClusterExtensions as clusterextension/NAME
+    /// (default: every Subscription and ClusterExtension read, or --package).
     #[arg(value_name = "SUBSCRIPTION", conflicts_with = "package")]
     pub subscriptions: Vec<String>,
 
     /// Cluster objects (Subscriptions, CatalogSources, ClusterServiceVersions, InstallPlans,
-    /// mirror sets, Image config, MachineConfigPools, Nodes) from files, folders or a
-    /// must-gather, instead of the live cluster; the registries are probed from this machine.
-    /// Repeatable.
+    /// ClusterExtensions, ClusterCatalogs, mirror sets, Image config, MachineConfigPools, Nodes)
+    /// from files, folders or a must-gather, instead of the live cluster; the registries are
+    /// probed from this machine. Repeatable.
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
 

@@ -7,6 +7,7 @@ use comfy_table::{Attribute, Cell, Color};
 use super::many::ByContext;
 use super::table::{Layout, TableParts, TextTable};
 use mirrorpolicy::audit::{AuditedImage, Class, Level, OperatorUpdate, Report};
+use mirrorpolicy::olm::check::CheckedKind;
 use mirrorpolicy::upgrade::Readiness;
 
 /// Writes the images worst first, then a line of counts per class; `wide`
@@ -69,7 +70,10 @@ fn update_row(u: &OperatorUpdate, wide: bool) -> Vec<Cell> {
         Readiness::Ready => readiness.fg(Color::Green),
     };
     let mut cells = vec![
-        Cell::new(format!("{}/{}", u.namespace, u.subscription)),
+        Cell::new(match u.kind {
+            CheckedKind::ClusterExtension => format!("clusterextension/{}", u.subscription),
+            CheckedKind::Subscription => format!("{}/{}", u.namespace, u.subscription),
+        }),
         Cell::new(u.installed_csv.as_deref().unwrap_or("-")),
         Cell::new(u.next_csv.as_deref().unwrap_or("-")),
         readiness,

@@ -10,7 +10,7 @@ use comfy_table::{Attribute, Cell, Color};
 
 use super::many::summary_line;
 use super::table::{Layout, TextTable};
-use mirrorpolicy::olm::check::{HopImage, ImageClass, ImageRole, SubscriptionCheck};
+use mirrorpolicy::olm::check::{CheckedKind, HopImage, ImageClass, ImageRole, SubscriptionCheck};
 use mirrorpolicy::upgrade::{ImageOutcome, Readiness};
 
 /// Writes every Subscription's check, a blank line between them (`wide`: more columns).
@@ -38,7 +38,9 @@ pub fn write_summary(
 ) -> io::Result<()> {
     let count = |r: Readiness| checks.iter().filter(|c| c.readiness == r).count();
     for c in checks {
-        let name = if c.namespace.is_empty() {
+        let name = if c.kind == CheckedKind::ClusterExtension {
+            format!("clusterextension/{}", c.name)
+        } else if c.namespace.is_empty() {
             c.name.clone()
         } else {
             format!("{}/{}", c.namespace, c.name)
@@ -107,21 +109,31 @@ fn write_header(out: &mut dyn Write, c: &SubscriptionCheck) -> io::Result<()> {
     } else {
         format!("{}/{}", c.namespace, c.name)
     };
-    let channel = c
-        .channel
-        .as_deref()
-        .unwrap_or("(every channel, default first)");
-    writeln!(
-        out,
-        "Subscription: {name} (package {}, channel {channel})",
-        c.package
-    )?;
-    let source = c
-        .catalog
-        .source
-        .as_deref()
-        .map(|s| format!(" (CatalogSource {s})"))
-        .unwrap_or_default();
+    let source = match &c.extension {
+        Some(ext) => {
+            write_extension(out, c, ext)?;
+            c.catalog
+                .source
+                .as_deref()
+                .map(|s| format!(" (ClusterCatalog {s}, pulled by catalogd)"))
+        }
+        None => {
+            let channel = c
+                .channel
+                .as_deref()
+                .unwrap_or("(every channel, default first)");
+            writeln!(
+                out,
+                "Subscription: {name} (package {}, channel {channel})",
+                c.package
+            )?;
+            c.catalog
+                .source
+                .as_deref()
+                .map(|s| format!(" (CatalogSource {s})"))
+        }
+    }
+    .unwrap_or_default();
     if !c.catalog.image.is_empty() {
         writeln!(out, "Catalog:      {}{source}", c.catalog.image)?;
     }
@@ -165,6 +177,41 @@ fn write_header(out: &mut dyn Write, c: &SubscriptionCheck) -> io::Result<()> {
         Readiness::Undetermined => "undetermined",
     };
     writeln!(out, "Verdict:      {verdict} ({}): {}", c.reason, c.message)
+}
+
+/// An OLM v1 ClusterExtension's first lines: what it asks, and the
+/// catalogs its selector picks.
+fn write_extension(
+    out: &mut dyn Write,
+    c: &SubscriptionCheck,
+    ext: &mirrorpolicy::olm::check::ExtensionCheck,
+) -> io::Result<()> {
+    let channels = if ext.channels.is_empty() {
+        "every channel".to_string()
+    } else {
+        format!("channels {}", ext.channels.join(","))
+    };
+    let version = ext
+        .version
+        .as_deref()
+        .map(|v| format!(", version {v}"))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "ClusterExtension: {} (package {}, {channels}{version}, {}, namespace {})",
+        c.name, c.package, ext.upgrade_constraint_policy, ext.install_namespace
+    )?;
+    let catalogs: Vec<String> = ext
+        .catalogs
+        .iter()
+        .map(|k| format!("{} (priority {})", k.name, k.priority))
+        .collect();
+    let catalogs = if catalogs.is_empty() {
+        "none selected".to_string()
+    } else {
+        catalogs.join(", ")
+    };
+    writeln!(out, "Catalogs:     {catalogs}")
 }
 
 /// The hops, then every image of every hop.

@@ -14,7 +14,8 @@ use anyhow::Result;
 
 use mirrorpolicy::explain::{self as core, Config, Explanation};
 use mirrorpolicy::objects::Inputs;
-use mirrorpolicy::olm::check::{Found, HopCheck, ImageRole, SubscriptionCheck};
+use mirrorpolicy::olm::catalog::Catalog;
+use mirrorpolicy::olm::check::{CatalogCheck, Found, HopCheck, ImageRole, SubscriptionCheck};
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::source::api::{Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES};
@@ -25,16 +26,19 @@ use crate::steps::probe::{self as probe_cmd, ProbeSetup};
 
 mod bundles;
 mod cache;
+mod extensions;
 mod fbc;
 mod hops;
 mod secrets;
 mod subscriptions;
 mod views;
+mod wanted;
 
 use fbc::read_catalog;
 use hops::{finish, probe_images, resolve_one, ImageProbe};
-use subscriptions::{images_to_read, wanted, worker_arch, Wanted};
+use subscriptions::{images_to_read, wanted, worker_arch};
 use views::{ViewKey, Views};
+use wanted::{CatalogKey, Wanted};
 
 /// What the pipeline checks and how: the Subscriptions (read from
 /// `filenames`, or live in the settings' namespace or every namespace), or
@@ -153,10 +157,7 @@ pub fn check_loaded(
         ))?;
         catalogs.insert(key, read);
     }
-    let resolved: Vec<_> = wanted
-        .iter()
-        .map(|w| resolve_one(w, &catalogs, plan))
-        .collect();
+    let mut resolved = resolve_each(&wanted, &catalogs, plan);
     let probe = Probe {
         runtime: &runtime,
         ctx,
@@ -164,7 +165,6 @@ pub fn check_loaded(
         mode,
         concurrency: plan.probe.concurrency,
     };
-    let mut resolved = resolved;
     let probed = probe.with_bundles(&wanted, &mut resolved, arch.as_deref());
     Ok(wanted
         .into_iter()
@@ -180,10 +180,26 @@ fn views_of(settings: &Settings, inputs: &Inputs, wanted: &[Wanted]) -> Result<V
     let pools: BTreeSet<String> = wanted.iter().map(|w| w.pool.pool.clone()).collect();
     let namespaces: BTreeSet<String> = wanted
         .iter()
-        .flat_map(|w| [w.sub.source_namespace.clone(), w.sub.namespace.clone()])
+        .flat_map(|w| [w.sub.source_namespace.clone(), w.operator_namespace.clone()])
         .filter(|ns| !ns.is_empty())
         .collect();
     Views::build(settings, inputs, &pools, &namespaces)
+}
+
+/// Each one's update path: OLM v0's for a Subscription, OLM v1's for a
+/// ClusterExtension (images unprobed).
+fn resolve_each(
+    wanted: &[Wanted],
+    catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
+    plan: &OperatorPlan,
+) -> Vec<(Found, Option<Vec<HopCheck>>)> {
+    wanted
+        .iter()
+        .map(|w| match &w.v1 {
+            Some(v1) => extensions::resolve(w, v1, catalogs, plan),
+            None => resolve_one(w, catalogs, plan),
+        })
+        .collect()
 }
 
 /// What probing the images of the hops needs.
@@ -249,11 +265,13 @@ impl Probe<'_> {
                 .filter(|i| only.is_none_or(|o| o.contains(&i.reference)));
             let mine: Vec<(String, ViewKey)> = images
                 .map(|i| {
-                    let ns = match i.role {
-                        ImageRole::Bundle => &w.sub.source_namespace,
-                        _ => &w.sub.namespace,
+                    let key = match i.role {
+                        ImageRole::Bundle => {
+                            self.views.key(&w.bundle_pool, &w.sub.source_namespace)
+                        }
+                        _ => self.views.key(WORKER_POOL, &w.operator_namespace),
                     };
-                    (i.reference.clone(), self.views.key(WORKER_POOL, ns))
+                    (i.reference.clone(), key)
                 })
                 .collect();
             for (reference, key) in &mine {

@@ -16,13 +16,13 @@ use tempfile::TempDir;
 use support::apiserver::Builder as ApiBuilder;
 use support::registry::{digest_of, manifest_body, Builder, FakeRegistry};
 
-const CATALOG_REPO: &str = "redhat/etcd-index";
-const BUNDLE_SOURCE: &str = "quay.io/etcd/etcd-bundle";
+pub(crate) const CATALOG_REPO: &str = "redhat/etcd-index";
+pub(crate) const BUNDLE_SOURCE: &str = "quay.io/etcd/etcd-bundle";
 const OPERATOR_SOURCE: &str = "quay.io/etcd/etcd-operator";
 const OPERAND_SOURCE: &str = "quay.io/etcd/etcd";
 const BACKUP_SOURCE: &str = "quay.io/etcd/etcd-backup";
 
-fn tar(files: &[(&str, &str)]) -> Vec<u8> {
+pub(crate) fn tar(files: &[(&str, &str)]) -> Vec<u8> {
     let mut b = tar::Builder::new(Vec::new());
     for (path, body) in files {
         let mut h = tar::Header::new_gnu();
@@ -35,14 +35,14 @@ fn tar(files: &[(&str, &str)]) -> Vec<u8> {
     b.into_inner().expect("tar")
 }
 
-fn gzip(raw: &[u8]) -> Vec<u8> {
+pub(crate) fn gzip(raw: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     std::io::Write::write_all(&mut e, raw).expect("gzip");
     e.finish().expect("gzip")
 }
 
 /// The digest of a small image named `seed` (its manifest is [`manifest_body`]).
-fn image_digest(seed: &str) -> String {
+pub(crate) fn image_digest(seed: &str) -> String {
     digest_of(&manifest_body(seed))
 }
 
@@ -60,7 +60,7 @@ const INIT_SOURCE: &str = "quay.io/etcd/etcd-init";
 /// `manifests/` (its deployment runs the operator of its version and, for
 /// etcd.v0.9.2, an init container no relatedImage names). Its manifest and
 /// blobs (the config first).
-fn bundle_image(csv: &str) -> (String, Vec<Vec<u8>>) {
+pub(crate) fn bundle_image(csv: &str) -> (String, Vec<Vec<u8>>) {
     let version = csv.trim_start_matches("etcd.v");
     let operator = format!(
         "{OPERATOR_SOURCE}@{}",
@@ -97,12 +97,12 @@ fn bundle_image(csv: &str) -> (String, Vec<Vec<u8>>) {
     (manifest, vec![config.as_bytes().to_vec(), layer])
 }
 
-fn bundle_digest(csv: &str) -> String {
+pub(crate) fn bundle_digest(csv: &str) -> String {
     digest_of(&bundle_image(csv).0)
 }
 
 /// The bundles of package etcd: `(csv, version, seed of its bundle image)`.
-const BUNDLES: &[(&str, &str)] = &[
+pub(crate) const BUNDLES: &[(&str, &str)] = &[
     ("etcd.v0.9.0", "0.9.0"),
     ("etcd.v0.9.2", "0.9.2"),
     ("etcd.v0.9.4", "0.9.4"),
@@ -111,7 +111,7 @@ const BUNDLES: &[(&str, &str)] = &[
 /// The catalog files: package and channel as a JSON stream, the bundles as
 /// a YAML multi-document stream (one with the CSV as an `olm.bundle.object`),
 /// another package, an ignored README and an ignored broken file.
-fn catalog_files(backup: &str) -> Vec<(String, String)> {
+pub(crate) fn catalog_files(backup: &str) -> Vec<(String, String)> {
     let channel = r#"{"schema":"olm.package","name":"etcd","defaultChannel":"stable"}
 {"schema":"olm.channel","package":"etcd","name":"stable","entries":[
  {"name":"etcd.v0.9.0"},
@@ -191,7 +191,11 @@ fn tools_catalog() -> String {
 /// The manifest of a catalog image (its blobs stored) whose configs are `files`: a gzip
 /// base layer, the configs as a plain tar, then a gzip layer with the
 /// operator's cache and a whiteout of `configs/old/catalog.json`.
-fn push_catalog(b: &mut Builder, files: &[(String, String)], label: Option<&str>) -> String {
+pub(crate) fn push_catalog(
+    b: &mut Builder,
+    files: &[(String, String)],
+    label: Option<&str>,
+) -> String {
     push_catalog_with(b, files, label, |t| t)
 }
 
@@ -234,13 +238,26 @@ fn push_catalog_with(
     manifest
 }
 
-const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
+pub(crate) const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
 const DATABASE_LABEL: &str = "operators.operatorframework.io.index.database.v1";
 
 /// A mirror with the catalog (`v4.21`; `broken` with a malformed file;
 /// `plain` without the label) and every image but the bundles of `missing`.
-fn mirror(missing: &[&str], backup: &str) -> FakeRegistry {
+pub(crate) fn mirror(missing: &[&str], backup: &str) -> FakeRegistry {
+    mirror_with(missing, backup, &[])
+}
+
+/// [`mirror`] with more catalog tags, each the catalog of its files.
+pub(crate) fn mirror_with(
+    missing: &[&str],
+    backup: &str,
+    tags: &[(&str, Vec<(String, String)>)],
+) -> FakeRegistry {
     let mut b = Builder::new();
+    let more: Vec<(&str, String)> = tags
+        .iter()
+        .map(|(tag, files)| (*tag, push_catalog(&mut b, files, Some(CONFIGS_LABEL))))
+        .collect();
     let good = push_catalog(&mut b, &catalog_files(backup), Some(CONFIGS_LABEL));
     let mut broken_files = catalog_files(backup);
     broken_files.push((
@@ -259,6 +276,9 @@ fn mirror(missing: &[&str], backup: &str) -> FakeRegistry {
         .manifest(CATALOG_REPO, Some("plain"), &plain)
         .manifest(CATALOG_REPO, Some("sqlite"), &sqlite)
         .manifest(CATALOG_REPO, Some("zstd"), &zstd);
+    for (tag, manifest) in &more {
+        b = b.manifest(CATALOG_REPO, Some(tag), manifest);
+    }
     for (csv, version) in BUNDLES {
         if !missing.contains(csv) {
             let (manifest, blobs) = bundle_image(csv);
@@ -294,14 +314,14 @@ fn cluster(host: &str, installed: &str) -> String {
     )
 }
 
-struct Setup {
-    dir: TempDir,
-    certs: PathBuf,
-    host: String,
+pub(crate) struct Setup {
+    pub(crate) dir: TempDir,
+    pub(crate) certs: PathBuf,
+    pub(crate) host: String,
 }
 
 impl Setup {
-    fn new(r: &FakeRegistry) -> Self {
+    pub(crate) fn new(r: &FakeRegistry) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let certs = dir.path().join("certs");
         std::fs::create_dir(&certs).expect("certs");
@@ -317,7 +337,7 @@ impl Setup {
         self.write(&cluster(&self.host, installed))
     }
 
-    fn write(&self, objects: &str) -> PathBuf {
+    pub(crate) fn write(&self, objects: &str) -> PathBuf {
         let p = self.dir.path().join("cluster.yaml");
         std::fs::write(&p, objects).expect("write");
         p
@@ -331,7 +351,7 @@ impl Setup {
     }
 
     /// The command without `-f`, against the fake API server `server`.
-    fn run_live(
+    pub(crate) fn run_live(
         &self,
         server: &support::apiserver::FakeApiServer,
         args: &[&str],
@@ -342,12 +362,12 @@ impl Setup {
         output(c)
     }
 
-    fn cmd(&self) -> assert_cmd::Command {
+    pub(crate) fn cmd(&self) -> assert_cmd::Command {
         self.cmd_for("operator-check")
     }
 
     /// The binary running `command` with the mirror's CA.
-    fn cmd_for(&self, command: &str) -> assert_cmd::Command {
+    pub(crate) fn cmd_for(&self, command: &str) -> assert_cmd::Command {
         let mut c = support::bin();
         c.env("HOME", self.dir.path())
             .env_remove("REGISTRY_AUTH_FILE")
@@ -362,7 +382,7 @@ impl Setup {
     }
 }
 
-fn output(mut c: assert_cmd::Command) -> (i32, String, String) {
+pub(crate) fn output(mut c: assert_cmd::Command) -> (i32, String, String) {
     let out = c.output().expect("run");
     (
         out.status.code().unwrap_or(-1),
@@ -371,11 +391,11 @@ fn output(mut c: assert_cmd::Command) -> (i32, String, String) {
     )
 }
 
-fn json_of(stdout: &str, stderr: &str) -> Value {
+pub(crate) fn json_of(stdout: &str, stderr: &str) -> Value {
     serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}\n{stderr}"))
 }
 
-fn images(hop: &Value) -> Vec<(String, String, String, bool)> {
+pub(crate) fn images(hop: &Value) -> Vec<(String, String, String, bool)> {
     hop["images"]
         .as_array()
         .expect("images")
@@ -392,7 +412,7 @@ fn images(hop: &Value) -> Vec<(String, String, String, bool)> {
         .collect()
 }
 
-fn backup_by_digest() -> String {
+pub(crate) fn backup_by_digest() -> String {
     format!("{BACKUP_SOURCE}@{}", image_digest("backup-0.9.4"))
 }
 
@@ -1349,6 +1369,7 @@ fn audit_updates_shows_each_subscriptions_next_hop() {
     assert_eq!(
         json["updates"],
         serde_json::json!([{
+            "kind": "Subscription",
             "namespace": "operators",
             "subscription": "etcd",
             "package": "etcd",

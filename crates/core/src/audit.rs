@@ -19,7 +19,7 @@ use crate::explain::{self, Config, ExplainError, Explanation};
 pub use crate::objects::workload::{
     workload_from, workload_kind, ImagesAt, Workload, WorkloadKind, WORKLOAD_KINDS,
 };
-use crate::olm::check::SubscriptionCheck;
+use crate::olm::check::{CheckedKind, SubscriptionCheck};
 use crate::registries::lookup::Role;
 use crate::registries::shortnames::ShortNameError;
 use crate::registries::ShortNameMode;
@@ -256,6 +256,8 @@ pub struct Report {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OperatorUpdate {
+    /// `Subscription`, or an OLM v1 `ClusterExtension` (cluster-scoped: no namespace).
+    pub kind: CheckedKind,
     pub namespace: String,
     pub subscription: String,
     pub package: String,
@@ -274,6 +276,7 @@ impl OperatorUpdate {
     /// The next update of `check`, as `operator-check` judged it.
     pub fn of(check: &SubscriptionCheck) -> Self {
         OperatorUpdate {
+            kind: check.kind,
             namespace: check.namespace.clone(),
             subscription: check.name.clone(),
             package: check.package.clone(),

@@ -182,8 +182,28 @@ pub const INSTALL_PLAN: KindSpec = KindSpec {
     crd_checked: false,
 };
 
+const OLM_V1: &str = "olm.operatorframework.io";
+
+/// OLM v1's objects (`operator-check`), cluster-scoped; their CRDs are operator-controller's.
+pub const CLUSTER_EXTENSION: KindSpec = KindSpec {
+    kind: "ClusterExtension",
+    group: OLM_V1,
+    versions: &["v1"],
+    plural: "clusterextensions",
+    namespaced: false,
+    crd_checked: false,
+};
+pub const CLUSTER_CATALOG: KindSpec = KindSpec {
+    kind: "ClusterCatalog",
+    group: OLM_V1,
+    versions: &["v1"],
+    plural: "clustercatalogs",
+    namespaced: false,
+    crd_checked: false,
+};
+
 /// Every kind of the table.
-pub const ALL: [&KindSpec; 15] = [
+pub const ALL: [&KindSpec; 17] = [
     &ICSP,
     &IDMS,
     &ITMS,
@@ -199,6 +219,8 @@ pub const ALL: [&KindSpec; 15] = [
     &CATALOG_SOURCE,
     &CLUSTER_SERVICE_VERSION,
     &INSTALL_PLAN,
+    &CLUSTER_EXTENSION,
+    &CLUSTER_CATALOG,
 ];
 
 /// The kind named `kind` (exact spelling).

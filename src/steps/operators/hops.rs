@@ -18,7 +18,7 @@ use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::upgrade::{self, ImageCheck, Readiness};
 
 use super::explain_one;
-use super::subscriptions::{CatalogKey, Wanted};
+use super::wanted::{CatalogKey, Wanted};
 use super::OperatorPlan;
 
 /// The resolver's answer for one Subscription, and its hops (images unprobed).
@@ -71,6 +71,7 @@ pub(super) fn resolve_one(
                 catalog: check,
                 path: Some(Err(stop)),
                 plan,
+                extension: None,
             },
             None,
         ),
@@ -87,6 +88,7 @@ pub(super) fn resolve_one(
                 catalog: check,
                 path: Some(Ok((path.head, path.end, Vec::new()))),
                 plan,
+                extension: None,
             };
             (found, Some(hops))
         }
@@ -104,11 +106,12 @@ fn with_plan_approval(hops: &mut [HopCheck], plan: Option<&plan::PlanCheck>) {
 }
 
 /// A Subscription whose catalog was not read: no path.
-fn unread(catalog: CatalogCheck) -> (Found, Option<Vec<HopCheck>>) {
+pub(super) fn unread(catalog: CatalogCheck) -> (Found, Option<Vec<HopCheck>>) {
     let found = Found {
         catalog,
         path: None,
         plan: None,
+        extension: None,
     };
     (found, None)
 }
@@ -169,27 +172,39 @@ fn hop_checks(
             let dependencies = bundle
                 .map(|b| deps::dependencies(cat, b))
                 .unwrap_or_default();
-            let images = hop_images(bundle, &dependencies, operands || i == last);
-            let dependencies = dependencies
-                .iter()
-                .map(|d| DependencyBundle {
-                    name: d.name.clone(),
-                    package: d.package.clone(),
-                    csv_source: d.csv_source,
-                })
-                .collect();
-            HopCheck {
-                from: hop.from.clone(),
-                to: hop.to.clone(),
-                edge: hop.edge,
-                approval: approval.to_string(),
-                csv_source: bundle.map_or(catalog::CsvSource::None, |b| b.csv_source),
-                deployment_images_unknown: None,
-                dependencies,
-                images,
-            }
+            hop_check(hop, bundle, &dependencies, approval, operands || i == last)
         })
         .collect()
+}
+
+/// One hop and what it pulls: its bundle's images, and its dependencies'
+/// (relatedImages counted when `operands`).
+pub(super) fn hop_check(
+    hop: &resolve::Hop,
+    bundle: Option<&catalog::Bundle>,
+    dependencies: &[&catalog::Bundle],
+    approval: &str,
+    operands: bool,
+) -> HopCheck {
+    let images = hop_images(bundle, dependencies, operands);
+    let dependencies = dependencies
+        .iter()
+        .map(|d| DependencyBundle {
+            name: d.name.clone(),
+            package: d.package.clone(),
+            csv_source: d.csv_source,
+        })
+        .collect();
+    HopCheck {
+        from: hop.from.clone(),
+        to: hop.to.clone(),
+        edge: hop.edge,
+        approval: approval.to_string(),
+        csv_source: bundle.map_or(catalog::CsvSource::None, |b| b.csv_source),
+        deployment_images_unknown: None,
+        dependencies,
+        images,
+    }
 }
 
 /// The images of a hop's bundle and of its dependencies' bundles, each
@@ -314,8 +329,15 @@ pub(super) fn finish(
         }
         path.2 = hops;
     }
+    let kind = if w.v1.is_some() {
+        check::CheckedKind::ClusterExtension
+    } else {
+        check::CheckedKind::Subscription
+    };
     let s = w.sub;
     let skeleton = SubscriptionCheck {
+        kind,
+        extension: None,
         namespace: s.namespace,
         name: s.name,
         package: s.package,

@@ -16,7 +16,7 @@ use mirrorpolicy::olm::check::PullSecretNote;
 use mirrorpolicy::probe::auth::AuthFile;
 use mirrorpolicy::source::api::{self as live, ClusterError, SECRETS};
 
-use super::subscriptions::Wanted;
+use super::wanted::Wanted;
 use crate::settings::Settings;
 use crate::steps::{inputs, probe};
 

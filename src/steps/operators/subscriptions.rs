@@ -10,54 +10,23 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use mirrorpolicy::objects::Inputs;
-use mirrorpolicy::olm::check::PullSecretNote;
 use mirrorpolicy::olm::objects::{
     self as olm, CatalogOrigin, CatalogSource, InstallPlan, Subscription,
 };
-use mirrorpolicy::olm::placement::{registry_pool, Placement};
+use mirrorpolicy::olm::placement::registry_pool;
 use mirrorpolicy::source::api::{
     self as live, ClusterError, Resource, CATALOG_SOURCES, CLUSTER_SERVICE_VERSIONS, INSTALL_PLANS,
     SUBSCRIPTIONS,
 };
 use mirrorpolicy::source::file;
 
-use super::views::ViewKey;
+use super::extensions;
+use super::wanted::{CatalogKey, Wanted};
 
 use super::OperatorPlan;
 use crate::exit::Failure;
 use crate::settings::Settings;
 use crate::steps::inputs;
-
-/// One Subscription to check: the skeleton of its verdict, and the catalog it reads.
-pub(super) struct Wanted {
-    pub sub: Subscription,
-    pub catalog: Result<(Option<String>, String), (Option<String>, String)>,
-    pub installed_version: Option<String>,
-    /// The InstallPlan its status names, when it was read.
-    pub plan: Option<InstallPlan>,
-    /// The pool whose nodes run its catalog's registry pod.
-    pub pool: Placement,
-    /// The configuration its catalog image is explained with (set once
-    /// the pools are rendered).
-    pub catalog_view: ViewKey,
-    /// Its CatalogSource's `spec.secrets`.
-    pub secrets: Vec<String>,
-    /// What the output says of each (set once they are read).
-    pub secret_notes: Vec<PullSecretNote>,
-}
-
-/// A catalog read: its image, the configuration it is explained with and
-/// the pull secrets (`namespace/name`) looked up first.
-pub(super) type CatalogKey = (String, ViewKey, Vec<String>);
-
-impl Wanted {
-    /// The key of its catalog image `image`.
-    pub fn catalog_key(&self, image: &str) -> CatalogKey {
-        let ns = &self.sub.source_namespace;
-        let secrets = self.secrets.iter().map(|s| format!("{ns}/{s}")).collect();
-        (image.to_string(), self.catalog_view.clone(), secrets)
-    }
-}
 
 /// The OLM objects read, each `(where it was read, object)`, and where from.
 struct OlmObjects {
@@ -73,7 +42,45 @@ pub(super) fn wanted(
     options: &OperatorPlan,
     inputs: &Inputs,
 ) -> Result<Vec<Wanted>> {
-    let read = olm_objects(settings, options)?;
+    let (sub_names, ext_names) = extensions::split_names(&options.subscriptions);
+    // Names of one kind only: the other kind is not read.
+    let want = Want {
+        v0: !sub_names.is_empty() || ext_names.is_empty(),
+        v1: options.package.is_none() && (!ext_names.is_empty() || sub_names.is_empty()),
+    };
+    let read = olm_objects(settings, options, want)?;
+    let place = match &read.live {
+        Some(_) => "the cluster",
+        None => "the files read",
+    };
+    let extensions = if want.v1 {
+        extensions::wanted(&read.found, &ext_names, place)?
+    } else {
+        Vec::new()
+    };
+    let named = Named {
+        subscriptions: &sub_names,
+        others: extensions.len(),
+    };
+    let mut found = if want.v0 || options.package.is_some() {
+        subscription_wants(settings, options, inputs, &read, &named)?
+    } else {
+        Vec::new()
+    };
+    found.extend(extensions);
+    Ok(found)
+}
+
+/// The Subscriptions of `read` (or the `--package` one), each with its
+/// CatalogSource, installed CSV's version and InstallPlan; each catalog's
+/// pool from the Nodes and pools of `inputs`.
+fn subscription_wants(
+    settings: &Settings,
+    options: &OperatorPlan,
+    inputs: &Inputs,
+    read: &OlmObjects,
+    named: &Named<'_>,
+) -> Result<Vec<Wanted>> {
     let of_kind = |k: &'static str| {
         read.found
             .iter()
@@ -93,7 +100,7 @@ pub(super) fn wanted(
         .collect();
     let subs = match &options.package {
         Some(package) => vec![package_subscription(options, package)],
-        None => subscriptions(settings, options, &read, of_kind(olm::SUBSCRIPTION))?,
+        None => subscriptions(settings, options, read, of_kind(olm::SUBSCRIPTION), named)?,
     };
     let live = read.live.is_some();
     Ok(subs
@@ -122,6 +129,9 @@ pub(super) fn wanted(
                     .cloned()
             });
             Wanted {
+                bundle_pool: super::WORKER_POOL.to_string(),
+                operator_namespace: sub.namespace.clone(),
+                v1: None,
                 sub,
                 catalog,
                 installed_version,
@@ -135,15 +145,31 @@ pub(super) fn wanted(
         .collect())
 }
 
+/// Which OLM's objects are read: Subscriptions (v0), ClusterExtensions (v1).
+#[derive(Debug, Clone, Copy)]
+struct Want {
+    v0: bool,
+    v1: bool,
+}
+
+/// The Subscriptions named (all when none), and how many ClusterExtensions
+/// are checked besides.
+struct Named<'a> {
+    subscriptions: &'a [String],
+    others: usize,
+}
+
 /// The OLM objects of the files of `-f`; else, unless `--package` needs
 /// none, the cluster's.
-fn olm_objects(settings: &Settings, plan: &OperatorPlan) -> Result<OlmObjects> {
+fn olm_objects(settings: &Settings, plan: &OperatorPlan, want: Want) -> Result<OlmObjects> {
     if !plan.filenames.is_empty() {
         let kinds = [
             olm::SUBSCRIPTION,
             olm::CATALOG_SOURCE,
             olm::CSV,
             olm::INSTALL_PLAN,
+            mirrorpolicy::kinds::CLUSTER_EXTENSION.kind,
+            mirrorpolicy::kinds::CLUSTER_CATALOG.kind,
         ];
         let found =
             file::objects(&plan.filenames, &kinds).map_err(|e| Failure::input(e.to_string()))?;
@@ -178,7 +204,24 @@ fn olm_objects(settings: &Settings, plan: &OperatorPlan) -> Result<OlmObjects> {
                         ))
                 )
             });
-            let found = read_live(&connection, namespace.as_deref()).await?;
+            let found = if want.v0 {
+                read_live(&connection, namespace.as_deref()).await?
+            } else {
+                Some(Vec::new())
+            };
+            let v1 = if want.v1 {
+                extensions::read_live(&connection).await?
+            } else {
+                None
+            };
+            let found = match (found, v1) {
+                (Some(mut v0), Some(v1)) => {
+                    v0.extend(v1);
+                    Some(v0)
+                }
+                (None, Some(v1)) if !v1.is_empty() => Some(v1),
+                (v0, _) => v0,
+            };
             Ok::<_, ClusterError>((namespace, found))
         })
         .map_err(inputs::cluster_failure)?;
@@ -300,6 +343,7 @@ fn subscriptions<'a>(
     options: &OperatorPlan,
     read: &OlmObjects,
     found: impl Iterator<Item = &'a (String, serde_json::Value)>,
+    named: &Named<'_>,
 ) -> Result<Vec<Subscription>> {
     let mut subs = Vec::new();
     for (at, v) in found {
@@ -319,7 +363,7 @@ fn subscriptions<'a>(
     let scope = scope
         .map(|n| format!(" (namespace {n})"))
         .unwrap_or_default();
-    for name in &options.subscriptions {
+    for name in named.subscriptions {
         if !subs.iter().any(|s| &s.name == name) {
             return Err(Failure::input(format!(
                 "Subscription {name:?} was not found in {place}{scope}"
@@ -327,10 +371,10 @@ fn subscriptions<'a>(
             .into());
         }
     }
-    if !options.subscriptions.is_empty() {
-        subs.retain(|s| options.subscriptions.contains(&s.name));
+    if !named.subscriptions.is_empty() {
+        subs.retain(|s| named.subscriptions.contains(&s.name));
     }
-    if subs.is_empty() && options.require_subscriptions {
+    if subs.is_empty() && named.others == 0 && options.require_subscriptions {
         let hint = if read.live.is_some() {
             "name another namespace with -n, or every namespace with -A; or a package with --package and --catalog-image"
         } else {
@@ -382,7 +426,13 @@ fn catalog_of(
 pub(super) fn images_to_read(wanted: &[Wanted]) -> BTreeMap<CatalogKey, (usize, BTreeSet<String>)> {
     let mut images: BTreeMap<CatalogKey, (usize, BTreeSet<String>)> = BTreeMap::new();
     for (i, w) in wanted.iter().enumerate() {
-        if let Ok((_, image)) = &w.catalog {
+        let v1_images = w.v1.iter().flat_map(|v| v.images());
+        let v0_image = w.catalog.as_ref().ok().filter(|_| w.v1.is_none());
+        for image in v0_image
+            .map(|(_, image)| image.as_str())
+            .into_iter()
+            .chain(v1_images)
+        {
             images
                 .entry(w.catalog_key(image))
                 .or_insert_with(|| (i, BTreeSet::new()))

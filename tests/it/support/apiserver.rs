@@ -258,6 +258,20 @@ pub const KINDS: &[Kind] = &[
         kind: "Route",
         namespaced: true,
     },
+    Kind {
+        group: "olm.operatorframework.io",
+        versions: &["v1"],
+        plural: "clusterextensions",
+        kind: "ClusterExtension",
+        namespaced: false,
+    },
+    Kind {
+        group: "olm.operatorframework.io",
+        versions: &["v1"],
+        plural: "clustercatalogs",
+        kind: "ClusterCatalog",
+        namespaced: false,
+    },
 ];
 
 /// The groups a plain Kubernetes cluster serves.

@@ -15,7 +15,7 @@ use super::catalog::Catalog;
 use crate::digest::sha256_hex;
 
 /// The format of the cache files; a file of another format is not read.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 #[derive(Serialize, Deserialize)]
 struct CacheFile {

@@ -12,7 +12,7 @@
 //! (over [`crate::oci::layer`]); the update path over what is read here is [`crate::olm::resolve`]'s.
 //! See operator-registry `alpha/declcfg` (`declcfg.go`, `load.go`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use base64::Engine;
 use serde::Deserialize;
@@ -129,6 +129,10 @@ pub struct Package {
     pub default_channel: Option<String>,
     pub channels: BTreeMap<String, Vec<ChannelEntry>>,
     pub bundles: BTreeMap<String, Bundle>,
+    /// The bundles its `olm.deprecations` entries name (schema `olm.bundle`):
+    /// OLM v1 resolves them last.
+    #[serde(default)]
+    pub deprecated_bundles: BTreeSet<String>,
 }
 
 /// What one file contributes.
@@ -138,6 +142,7 @@ pub struct FileContent {
     channels: Vec<(String, String, Vec<ChannelEntry>)>,
     bundles: Vec<Bundle>,
     providers: Vec<Provider>,
+    deprecations: Vec<(String, Vec<String>)>,
 }
 
 /// The wanted packages of a catalog, and every bundle's offer.
@@ -165,6 +170,10 @@ impl Catalog {
                 p.bundles.insert(b.name.clone(), b);
             }
             catalog.providers.extend(file.providers);
+            for (package, bundles) in file.deprecations {
+                let p = catalog.package_mut(&package);
+                p.deprecated_bundles.extend(bundles);
+            }
         }
         catalog
     }
@@ -193,6 +202,27 @@ struct ChannelMeta {
     name: String,
     #[serde(default)]
     entries: Vec<ChannelEntry>,
+}
+
+#[derive(Deserialize)]
+struct DeprecationsMeta {
+    package: String,
+    #[serde(default)]
+    entries: Vec<DeprecationEntry>,
+}
+
+#[derive(Deserialize)]
+struct DeprecationEntry {
+    #[serde(default)]
+    reference: DeprecationReference,
+}
+
+#[derive(Default, Deserialize)]
+struct DeprecationReference {
+    #[serde(default)]
+    schema: String,
+    #[serde(default)]
+    name: String,
 }
 
 #[derive(Deserialize)]
@@ -268,6 +298,16 @@ fn read_meta(
         "olm.channel" if wanted(&of("package")) => {
             let m: ChannelMeta = typed(doc, schema)?;
             content.channels.push((m.package, m.name, m.entries));
+        }
+        "olm.deprecations" if wanted(&of("package")) => {
+            let m: DeprecationsMeta = typed(doc, schema)?;
+            let bundles = m
+                .entries
+                .into_iter()
+                .filter(|e| e.reference.schema == "olm.bundle")
+                .map(|e| e.reference.name)
+                .collect();
+            content.deprecations.push((m.package, bundles));
         }
         "olm.bundle" => {
             let keep = wanted(&of("package"));
@@ -400,7 +440,7 @@ mod tests {
 {"schema":"olm.bundle","name":"other.v1.0.0","package":"other","image":"quay.io/o/b:1",
  "properties":[{"type":"olm.package","value":{"packageName":"other","version":"1.0.0"}},
   {"type":"olm.gvk","value":{"group":"o.io","kind":"O","version":"v1"}}]}
-{"schema":"olm.deprecations","package":"etcd"}
+{"schema":"olm.deprecations","package":"etcd","entries":[{"reference":{"schema":"olm.bundle","name":"etcd.v0.9.2"},"message":"use 0.9.4"},{"reference":{"schema":"olm.channel","name":"alpha"}}]}
 "#;
 
     #[test]
@@ -419,6 +459,10 @@ mod tests {
         assert_eq!(b.related_images[0].image, "quay.io/etcd/op:v0.9.4");
         assert_eq!(b.required_packages[0].package_name, "cert");
         assert_eq!(b.csv_source, CsvSource::CsvMetadata);
+        assert_eq!(
+            etcd.deprecated_bundles,
+            BTreeSet::from(["etcd.v0.9.2".to_string()])
+        );
         assert!(
             !catalog.packages.contains_key("other"),
             "unwanted package kept"

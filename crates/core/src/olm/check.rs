@@ -179,10 +179,67 @@ pub struct CatalogCheck {
     pub undetermined: Option<String>,
 }
 
-/// The verdict of one Subscription.
+/// The kind of object checked: an OLM v0 `Subscription`, or an OLM v1
+/// `ClusterExtension` (cluster-scoped: no namespace).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CheckedKind {
+    Subscription,
+    ClusterExtension,
+}
+
+/// Which component pulls what for an OLM v1 ClusterExtension.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PulledBy {
+    /// The catalog image: catalogd, with containers/image, on a control-plane node.
+    pub catalog: &'static str,
+    /// The bundle image: operator-controller, with containers/image, on a control-plane node.
+    pub bundle: &'static str,
+    /// The operator's and related images: CRI-O on the workers.
+    pub images: &'static str,
+}
+
+/// One ClusterCatalog an OLM v1 ClusterExtension resolves over.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtensionCatalog {
+    pub name: String,
+    pub priority: i32,
+    /// `spec.source.image.ref`: what catalogd pulls.
+    pub image: Option<String>,
+    /// `status.resolvedSource.image.ref`: the digest catalogd last unpacked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolved_image: Option<String>,
+    /// Whether the catalog holds the package.
+    pub has_package: bool,
+    pub check: Option<ImageCheck>,
+}
+
+/// What an OLM v1 ClusterExtension asks, on top of the common fields.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtensionCheck {
+    /// `spec.namespace`: where the operator runs (and whose image policy its images follow).
+    pub install_namespace: String,
+    /// `spec.source.catalog.version`: a Masterminds constraint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    pub channels: Vec<String>,
+    /// `CatalogProvided` or `SelfCertified`.
+    pub upgrade_constraint_policy: &'static str,
+    /// `status.install.bundle.version`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub installed_version: Option<String>,
+    /// The ClusterCatalogs the selector picks (not `Unavailable`), in name order.
+    pub catalogs: Vec<ExtensionCatalog>,
+    pub pulled_by: PulledBy,
+}
+
+/// The verdict of one Subscription (or OLM v1 ClusterExtension).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionCheck {
+    pub kind: CheckedKind,
     pub namespace: String,
     pub name: String,
     pub package: String,
@@ -194,6 +251,9 @@ pub struct SubscriptionCheck {
     /// The pending InstallPlan that decides hop 1, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub install_plan: Option<super::plan::PlanCheck>,
+    /// An OLM v1 ClusterExtension's own fields.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extension: Option<ExtensionCheck>,
     pub catalog: CatalogCheck,
     pub head: Option<String>,
     pub end: Option<End>,
@@ -215,12 +275,15 @@ pub struct Found {
     pub path: Option<Resolved>,
     /// The pending InstallPlan that decided hop 1.
     pub plan: Option<super::plan::PlanCheck>,
+    /// An OLM v1 ClusterExtension's own fields.
+    pub extension: Option<ExtensionCheck>,
 }
 
 /// The verdict of `sub` from what was found: `notReady` > `undetermined` > `ready`.
 pub fn verdict(mut sub: SubscriptionCheck, found: Found) -> SubscriptionCheck {
     sub.catalog = found.catalog;
     sub.install_plan = found.plan;
+    sub.extension = found.extension;
     let (readiness, reason, message) = decide(&mut sub, found.path);
     sub.next_steps = next_steps(&sub, &reason);
     sub.ready = readiness == Readiness::Ready;
@@ -292,11 +355,15 @@ fn decide(sub: &mut SubscriptionCheck, path: Option<Resolved>) -> (Readiness, St
     }
     if sub.hops.is_empty() {
         let at = sub.installed_csv.clone().unwrap_or_default();
-        return (
-            Readiness::Ready,
-            "atHead".into(),
-            format!("{at} is the channel head"),
-        );
+        let why = match sub.kind {
+            CheckedKind::Subscription => format!("{at} is the channel head"),
+            CheckedKind::ClusterExtension => {
+                format!(
+                    "{at} is the bundle OLM v1 resolves: no selected catalog offers a successor"
+                )
+            }
+        };
+        return (Readiness::Ready, "atHead".into(), why);
     }
     let last = &sub.hops[sub.hops.len() - 1].to;
     let why = format!("{} hops to {last}, every image served", sub.hops.len());
@@ -441,6 +508,8 @@ mod tests {
 
     fn sub() -> SubscriptionCheck {
         SubscriptionCheck {
+            kind: CheckedKind::Subscription,
+            extension: None,
             namespace: "ops".into(),
             name: "etcd".into(),
             package: "etcd".into(),
@@ -516,6 +585,7 @@ mod tests {
                 catalog: catalog(catalog_check),
                 path,
                 plan: None,
+                extension: None,
             },
         );
         (s.readiness, s.reason)

@@ -3,12 +3,14 @@
 //! ([`catalog`], walked out of the image's layers by [`fs`] over [`crate::oci`]), OLM's update
 //! path over them ([`resolve`], with blang/semver ranges from [`range`]),
 //! a pending InstallPlan's first hop ([`plan`]), and the verdict over the
-//! images each hop pulls ([`check`]).
+//! images each hop pulls ([`check`]). OLM v1's ClusterExtensions over
+//! ClusterCatalogs are resolved by [`v1`] (version constraints: [`constraint`]).
 
 pub mod bundle;
 pub mod cache;
 pub mod catalog;
 pub mod check;
+pub mod constraint;
 pub mod deps;
 pub mod fs;
 pub mod objects;
@@ -16,3 +18,4 @@ pub mod placement;
 pub mod plan;
 pub mod range;
 pub mod resolve;
+pub mod v1;

@@ -50,6 +50,13 @@ pub enum Stop {
     InvalidChannel(String),
     NoUpdatePath(String),
     UnsatisfiedDependency(String),
+    /// OLM v1: a version constraint no bundle of the package satisfies.
+    VersionNotFound(String),
+    /// OLM v1: the best bundle is offered by several catalogs of the same priority.
+    CatalogsAtSamePriority(String),
+    /// OLM v1: a ClusterExtension's version constraint or catalog selector
+    /// operator-controller cannot parse.
+    InvalidSpec(String),
 }
 
 impl Stop {
@@ -62,6 +69,9 @@ impl Stop {
             Stop::InvalidChannel(_) => "invalidChannel",
             Stop::NoUpdatePath(_) => "noUpdatePath",
             Stop::UnsatisfiedDependency(_) => "unsatisfiedDependency",
+            Stop::VersionNotFound(_) => "versionNotFound",
+            Stop::CatalogsAtSamePriority(_) => "catalogsAtSamePriority",
+            Stop::InvalidSpec(_) => "invalidSpec",
         }
     }
 
@@ -72,7 +82,10 @@ impl Stop {
             | Stop::StartingCsvNotFound(m)
             | Stop::InvalidChannel(m)
             | Stop::NoUpdatePath(m)
-            | Stop::UnsatisfiedDependency(m) => m,
+            | Stop::UnsatisfiedDependency(m)
+            | Stop::VersionNotFound(m)
+            | Stop::CatalogsAtSamePriority(m)
+            | Stop::InvalidSpec(m) => m,
         }
     }
 }
@@ -88,6 +101,9 @@ pub enum Edge {
     SkipRange,
     /// A pending InstallPlan installs it (hop 1 only).
     InstallPlan,
+    /// OLM v1 with `upgradeConstraintPolicy: SelfCertified`: any version
+    /// the constraint allows, with no edge of the catalog.
+    SelfCertified,
 }
 
 /// One step of the update.
@@ -369,7 +385,11 @@ fn next_hop(
 }
 
 /// Why `entry` is a candidate for `installed`: `ReplacesPredicate` (replaces or skips) or `SkipRangeIncludesPredicate`.
-fn edge(entry: &ChannelEntry, installed: &str, version: Option<&Version>) -> Option<Edge> {
+pub(crate) fn edge(
+    entry: &ChannelEntry,
+    installed: &str,
+    version: Option<&Version>,
+) -> Option<Edge> {
     if entry.replaces.as_deref() == Some(installed) {
         return Some(Edge::Replaces);
     }

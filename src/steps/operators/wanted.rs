@@ -1,0 +1,69 @@
+//! One Subscription or OLM v1 ClusterExtension to check, as the stages
+//! of the pipeline pass it on: the skeleton of its verdict, the catalogs it
+//! reads and the configurations its images are pulled with.
+
+use mirrorpolicy::olm::check::PullSecretNote;
+use mirrorpolicy::olm::objects::{InstallPlan, Subscription};
+use mirrorpolicy::olm::placement::Placement;
+use mirrorpolicy::olm::resolve::Stop;
+use mirrorpolicy::olm::v1::{ClusterCatalog, ClusterExtension};
+
+use super::views::ViewKey;
+
+/// One Subscription (or OLM v1 ClusterExtension) to check: the skeleton
+/// of its verdict, and the catalog it reads.
+pub(super) struct Wanted {
+    pub sub: Subscription,
+    pub catalog: Result<(Option<String>, String), (Option<String>, String)>,
+    pub installed_version: Option<String>,
+    /// The InstallPlan its status names, when it was read.
+    pub plan: Option<InstallPlan>,
+    /// The pool whose nodes run its catalog's registry pod.
+    pub pool: Placement,
+    /// The configuration its catalog image is explained with (set once
+    /// the pools are rendered).
+    pub catalog_view: ViewKey,
+    /// Its CatalogSource's `spec.secrets`.
+    pub secrets: Vec<String>,
+    /// What the output says of each (set once they are read).
+    pub secret_notes: Vec<PullSecretNote>,
+    /// The pool whose configuration its bundle images are pulled with:
+    /// the workers (OLM's unpack Job), or for OLM v1 the control plane
+    /// (operator-controller).
+    pub bundle_pool: String,
+    /// The namespace its operator's pods run in (whose own image policy
+    /// their images follow).
+    pub operator_namespace: String,
+    /// An OLM v1 ClusterExtension, and the ClusterCatalogs it resolves over.
+    pub v1: Option<V1>,
+}
+
+/// A catalog read: its image, the configuration it is explained with and
+/// the pull secrets (`namespace/name`) looked up first.
+pub(super) type CatalogKey = (String, ViewKey, Vec<String>);
+
+impl Wanted {
+    /// The key of its catalog image `image`.
+    pub fn catalog_key(&self, image: &str) -> CatalogKey {
+        let ns = &self.sub.source_namespace;
+        let secrets = self.secrets.iter().map(|s| format!("{ns}/{s}")).collect();
+        (image.to_string(), self.catalog_view.clone(), secrets)
+    }
+}
+
+/// A ClusterExtension and the ClusterCatalogs its selector picks (or why
+/// operator-controller cannot pick any).
+pub(super) struct V1 {
+    pub ext: ClusterExtension,
+    pub catalogs: Result<Vec<ClusterCatalog>, Stop>,
+}
+
+impl V1 {
+    /// The catalog images to read.
+    pub fn images(&self) -> impl Iterator<Item = &str> {
+        self.catalogs
+            .iter()
+            .flatten()
+            .filter_map(|c| c.image.as_deref())
+    }
+}

@@ -512,6 +512,11 @@ fn write_probe_verdict(
     writeln!(out, "{}{line}", label("Probe"))?;
     if let Some(said) = &c.crio_error {
         write_crio_error(out, said)?;
+    } else if let Some(said) = mirrorpolicy::verdict::crio_words(v, c) {
+        write_crio_error(out, &said)?;
+    }
+    if let Some(fix) = mirrorpolicy::verdict::fix(v, c) {
+        writeln!(out, "{:11}fix: {fix}", "")?;
     }
     if let Some(sig) = &c.signature_probe {
         if sig.found {

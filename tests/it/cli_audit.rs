@@ -895,5 +895,44 @@ fn issue_36_tag_pulls_past_digest_only_mirrors_carry_their_fix() {
         .args(["audit", "-f", TAG_FIX])
         .assert()
         .success()
-        .stdout(predicate::str::is_match(r"(?m)^tagSkipsDigestMirrors\s+registry\.example\.com/apps/web:2\.1\s+Deployment/shop/web\s+-\s+pulled by tag: .*; mirror the tags, then add an ImageTagMirrorSet for registry\.example\.com/apps with the same mirrors \(mirror-b\.corp\.example\.com/apps, mirror-a\.corp\.example\.com/apps\), or pin a digest$").unwrap());
+        .stdout(predicate::str::is_match(r"(?m)^tagSkipsDigestMirrors\s+registry\.example\.com/apps/web:2\.1\s+Deployment/shop/web\s+-\s+pulled by tag: .*; fix: mirror the tags, then add an ImageTagMirrorSet for registry\.example\.com/apps with the same mirrors \(mirror-b\.corp\.example\.com/apps, mirror-a\.corp\.example\.com/apps\), or pin a digest$").unwrap());
+}
+
+/// Issue 36: each audit class that fails or depends on something opens
+/// with the words a user meets on the node (the kubelet's event,
+/// containers/image's error in CRI-O's log), then the cause, then the fix.
+#[test]
+fn issue_36_audit_details_say_the_upstream_words_the_cause_and_the_fix() {
+    let report = json(bin().args(["audit", "-f", CLUSTER, "-o", "json"]));
+    let detail = |reference: &str| {
+        image(&report, reference)["detail"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    for (reference, want) in [
+        (
+            "registry.example.com/Apps/Report:1",
+            "the kubelet's event `Failed to apply default image tag \"registry.example.com/Apps/Report:1\": ...` (the container waits in InvalidImageName): repository name must be lowercase: path component \"Apps\" has upper-case letters; fix: correct the image reference in the workload",
+        ),
+        (
+            "untrusted.example.com/agent:1",
+            "registry untrusted.example.com is blocked in /etc/containers/registries.conf or /etc/containers/registries.conf.d: policy.json rejects it (scope untrusted.example.com), as the MCO writes it from the Image config's allowed/blocked registries; fix: remove untrusted.example.com from spec.registrySources.blockedRegistries (oc edit image.config.openshift.io cluster)",
+        ),
+        (
+            "quay.io/openshift-release-dev/ocp-release:4.16.8-x86_64",
+            "registry quay.io/openshift-release-dev/ocp-release is blocked in /etc/containers/registries.conf or /etc/containers/registries.conf.d: every endpoint is blocked (by ImageDigestMirrorSet/release); 1 mirror(s) skipped for this pull (pull-from-mirror is \"digest-only\" and the reference is by tag; tag pulls never use digest-only mirrors), so the pull fails; fix: to use the mirrors, mirror the tags, then add an ImageTagMirrorSet for quay.io/openshift-release-dev/ocp-release",
+        ),
+        (
+            "busybox",
+            "a short name, resolved by the search registries to mirror.corp.example.com:5000/busybox:latest; fix: write it fully qualified (mirror.corp.example.com:5000/busybox:latest) so the pull does not depend on the search registries",
+        ),
+        (
+            "registry.example.com/apps/web:2.1",
+            "pulled by tag: the mirrors of ImageDigestMirrorSet/apps serve digests only (pull-from-mirror = \"digest-only\"), so CRI-O never tries them for a tag and the pull goes to registry.example.com/apps/web:2.1, which must be reachable; fix: mirror the tags, then add an ImageTagMirrorSet",
+        ),
+    ] {
+        let got = detail(reference);
+        assert!(got.starts_with(want), "{reference}: {want}\n---\n{got}");
+    }
 }

@@ -254,7 +254,7 @@ fn paused_pool() {
     assert!(out.contains("pool worker: paused, updating 2/3"), "{out}");
     assert!(
         out.contains(
-            "cause: pool worker is paused: its nodes stay on their config until it is unpaused"
+            "cause: pool worker is paused (spec.paused): its nodes stay on their config until it is unpaused; fix: `oc patch mcp worker --type merge -p '{\"spec\":{\"paused\":false}}'` when the nodes may update"
         ),
         "{out}"
     );
@@ -281,7 +281,7 @@ fn crs_the_mco_refuses() {
     );
     assert!(out.contains("conflicting mirrorSourcePolicy"), "{out}");
     assert!(
-        out.contains("the CRs never reach the nodes until fixed"),
+        out.contains("cause: the machine-config-controller logs it (`Error syncing image config cluster: ...`) and keeps the previous generated MachineConfig, so the CRs never reach the nodes; fix: run `kubectl mirrorpolicy lint` on the CRs"),
         "{out}"
     );
 }
@@ -308,7 +308,7 @@ fn a_user_machine_config_overrides_registries_conf() {
     assert_eq!(code, 1);
     assert!(out.contains("/etc/containers/registries.conf: MachineConfig/99-worker-generated-registries → the pool's target rendered-worker-cccc"), "{out}");
     assert!(out.contains("`registry.example.com/apps` is not blocked in MachineConfig/99-worker-generated-registries and blocked in the pool's target rendered-worker-cccc"), "{out}");
-    assert!(out.contains("cause: MachineConfig/99-worker-zz-registries also writes /etc/containers/registries.conf and sorts after 99-worker-generated-registries: it overrides the generated file"), "{out}");
+    assert!(out.contains("cause: MachineConfig/99-worker-zz-registries also writes /etc/containers/registries.conf and sorts after 99-worker-generated-registries: it overrides the generated file; fix: remove /etc/containers/registries.conf from MachineConfig/99-worker-zz-registries, so the file the MCO renders from the CRs applies"), "{out}");
 }
 
 fn with(base: &Path, objects: &[Value]) -> (i32, String) {
@@ -537,7 +537,12 @@ fn a_degraded_pool_is_named_as_the_cause() {
     assert_eq!(code, 1);
     assert!(out.contains("pool worker: degraded: Node worker-0 is reporting: \"failed to drain node\", updating 0/1"), "{out}");
     assert!(
-        out.contains("cause: node(s) worker-0 are degraded: the daemon failed to apply the config"),
+        out.contains("cause: node(s) worker-0 are degraded: the daemon failed to apply the config (the pool's NodeDegraded condition says `Node NAME is reporting: ...`)"),
+        "{out}"
+    );
+    // Issue 36: the MCO's words, the cause, then the fix.
+    assert!(
+        out.contains("; fix: resolve what the node reports (`oc describe mcp worker`, and the machine-config-daemon log on the node), then the daemon retries"),
         "{out}"
     );
 }
@@ -1491,7 +1496,7 @@ fn edited_generated(writers: &[Value]) -> TempDir {
     dir
 }
 
-const HAND_EDIT_CAUSE: &str = "  cause: MachineConfig/99-worker-generated-registries was edited by hand: its spec.config was last written by kubectl-edit at 2026-05-04T08:00:00Z, not by the MCO (machine-config-controller); the MCO rewrites it from the CRs at its next sync (on any change to them, and every 20 to 40 minutes) and reverts the edit: to change /etc/containers/registries.conf, change the ImageDigestMirrorSets, ImageTagMirrorSets, ImageContentSourcePolicies or the Image config (spec.registrySources) instead\n";
+const HAND_EDIT_CAUSE: &str = "  cause: MachineConfig/99-worker-generated-registries was edited by hand: its spec.config was last written by kubectl-edit at 2026-05-04T08:00:00Z, not by the MCO (machine-config-controller); the MCO rewrites it from the CRs at its next sync (on any change to them, and every 20 to 40 minutes) and reverts the edit; fix: to change /etc/containers/registries.conf, change the ImageDigestMirrorSets, ImageTagMirrorSets, ImageContentSourcePolicies or the Image config (spec.registrySources) instead\n";
 
 /// Issue 36: a generated MachineConfig edited by hand (`kubectl edit`, as
 /// its managedFields say) is named as the cause, with who and when, and

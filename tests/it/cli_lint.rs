@@ -94,8 +94,8 @@ fn issue_14_lint_refuses_a_wrong_api_version() {
     assert_eq!(
         stdout,
         format!(
-            "error: {file}:1: ImageDigestMirrorSet/apps: apiVersion: \"operator.openshift.io/v1alpha1\" is not served for ImageDigestMirrorSet, which is served as \"config.openshift.io/v1\"; read as \"config.openshift.io/v1\" (the API server refuses this object)\n\
-             error: {file}:11: Image/cluster: apiVersion: \"config.openshift.io/v2\" is not served for Image, which is served as \"config.openshift.io/v1\"; read as \"config.openshift.io/v1\" (the API server refuses this object)\n\
+            "error: {file}:1: ImageDigestMirrorSet/apps: apiVersion: \"operator.openshift.io/v1alpha1\" is not served for ImageDigestMirrorSet, which is served as \"config.openshift.io/v1\"; read as \"config.openshift.io/v1\" (the API server refuses this object); fix: correct apiVersion and apply it again\n\
+             error: {file}:11: Image/cluster: apiVersion: \"config.openshift.io/v2\" is not served for Image, which is served as \"config.openshift.io/v1\"; read as \"config.openshift.io/v1\" (the API server refuses this object); fix: correct apiVersion and apply it again\n\
              2 error(s), 0 warning(s)\n"
         )
     );
@@ -118,8 +118,8 @@ fn issue_14_lint_refuses_a_misspelt_kind() {
     assert_eq!(
         stdout,
         format!(
-            "error: {file}:11: ImageDigestMirrorset/other: kind: \"ImageDigestMirrorset\" is not a kind the API server serves (did you mean \"ImageDigestMirrorSet\"?); the object was not read (the API server refuses this object)\n\
-             error: {file}:21: ImageContentSourcePolicys/old: kind: \"ImageContentSourcePolicys\" is not a kind the API server serves (did you mean \"ImageContentSourcePolicy\"?); the object was not read (the API server refuses this object)\n\
+            "error: {file}:11: ImageDigestMirrorset/other: kind: \"ImageDigestMirrorset\" is not a kind the API server serves (did you mean \"ImageDigestMirrorSet\"?); the object was not read (the API server refuses this object); fix: correct kind and apply it again\n\
+             error: {file}:21: ImageContentSourcePolicys/old: kind: \"ImageContentSourcePolicys\" is not a kind the API server serves (did you mean \"ImageContentSourcePolicy\"?); the object was not read (the API server refuses this object); fix: correct kind and apply it again\n\
              2 error(s), 0 warning(s)\n"
         )
     );
@@ -608,12 +608,12 @@ fn issue_36_allowed_registries_without_the_payload_registry() {
         (Some(0), "0 error(s), 2 warning(s)"),
         "{warnings:?}"
     );
-    assert_eq!(warnings[0], format!("warning: {image}:1: Image/cluster: spec.registrySources.allowedRegistries does not admit the release payload quay.io/openshift-release-dev/ocp-release (ClusterVersion status.desired.image): policy.json rejects every registry the list leaves out and the MCO adds nothing for the payload, so every later pull of a payload image (a new node, an update, an image pruned from a node) is rejected; allow quay.io/openshift-release-dev. Its pulls by digest go to its mirrors first (mirror.example.com:5000/ocp4/release, from ImageDigestMirrorSet/release), but policy.json judges the reference as written, quay.io/openshift-release-dev/ocp-release, not the mirror that serves it: allowing the mirror does not admit the payload"));
-    assert_eq!(warnings[1], format!("warning: {image}:1: Image/cluster: spec.registrySources.allowedRegistries leaves out image-registry.openshift-image-registry.svc:5000 (the internal registry, port included: image streams and builds) and registry.redhat.io (Red Hat's operators and their catalogs), which the platform pulls from and the MCO does not add: policy.json rejects every image there, even one a mirror serves (policy.json judges the reference as written, not the mirror that serves it)"));
+    assert_eq!(warnings[0], format!("warning: {image}:1: Image/cluster: spec.registrySources.allowedRegistries does not admit the release payload quay.io/openshift-release-dev/ocp-release (ClusterVersion status.desired.image): CRI-O fails every later pull of a payload image (a new node, an update, an image pruned from a node) with `Source image rejected: Running image docker://quay.io/openshift-release-dev/ocp-release@sha256:5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e is rejected by policy.`, as policy.json rejects every registry the list leaves out and the MCO adds nothing for the payload. Its pulls by digest go to its mirrors first (mirror.example.com:5000/ocp4/release, from ImageDigestMirrorSet/release), but policy.json judges the reference as written, quay.io/openshift-release-dev/ocp-release, not the mirror that serves it: allowing the mirror does not admit the payload; fix: add quay.io/openshift-release-dev to spec.registrySources.allowedRegistries (oc edit image.config.openshift.io cluster)"));
+    assert_eq!(warnings[1], format!("warning: {image}:1: Image/cluster: spec.registrySources.allowedRegistries leaves out image-registry.openshift-image-registry.svc:5000 (the internal registry, port included: image streams and builds) and registry.redhat.io (Red Hat's operators and their catalogs), which the platform pulls from and the MCO does not add: policy.json rejects every image there, even one a mirror serves (policy.json judges the reference as written, not the mirror that serves it), and CRI-O fails each pull with `Source image rejected: Running image docker://HOST/REPOSITORY:TAG is rejected by policy.`; fix: add image-registry.openshift-image-registry.svc:5000 and registry.redhat.io to spec.registrySources.allowedRegistries (oc edit image.config.openshift.io cluster)"));
     // Without mirrors of the payload, nothing is said about them.
     let (_, warnings, _) = lint_warnings(&[&image, &cv]);
     assert!(
-        warnings[0].ends_with("; allow quay.io/openshift-release-dev"),
+        warnings[0].ends_with("the MCO adds nothing for the payload; fix: add quay.io/openshift-release-dev to spec.registrySources.allowedRegistries (oc edit image.config.openshift.io cluster)"),
         "{warnings:?}"
     );
     // The release image's repository alone leaves out its component images.
@@ -626,7 +626,7 @@ fn issue_36_allowed_registries_without_the_payload_registry() {
         ],
     );
     let (_, warnings, _) = lint_warnings(&[&image, &cv]);
-    assert_eq!(warnings, [format!("warning: {image}:1: Image/cluster: spec.registrySources.allowedRegistries admits the release image's repository quay.io/openshift-release-dev/ocp-release (ClusterVersion status.desired.image) but not its component images, quay.io/openshift-release-dev/ocp-v4.0-art-dev and the rest of quay.io/openshift-release-dev: policy.json rejects them, so every later pull of one (a new node, an update, an image pruned from a node) is rejected; allow quay.io/openshift-release-dev")]);
+    assert_eq!(warnings, [format!("warning: {image}:1: Image/cluster: spec.registrySources.allowedRegistries admits the release image's repository quay.io/openshift-release-dev/ocp-release (ClusterVersion status.desired.image) but not its component images, quay.io/openshift-release-dev/ocp-v4.0-art-dev and the rest of quay.io/openshift-release-dev: CRI-O fails every later pull of one (a new node, an update, an image pruned from a node) with `Source image rejected: Running image docker://quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:... is rejected by policy.`, as policy.json rejects them; fix: add quay.io/openshift-release-dev to spec.registrySources.allowedRegistries (oc edit image.config.openshift.io cluster)")]);
 }
 
 /// Issue 36, what `allowedRegistries` warnings do not fire on: a list with
@@ -744,4 +744,90 @@ spec:
     ] {
         assert!(all.contains(want), "{want}\n---\n{all}");
     }
+}
+
+/// Issue 36: a lint error or warning opens with the words the user meets
+/// elsewhere (the API server's, the MCO's), then the cause, then the fix:
+/// a field the API server refuses, the MCO's refusal of a mirror set, two
+/// objects ordering one source's mirrors differently, and the blocked
+/// registry the MCO drops to keep the payload reachable.
+#[test]
+fn issue_36_lint_errors_say_the_upstream_words_the_cause_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let sets = write(
+        &dir,
+        "sets.yaml",
+        "apiVersion: config.openshift.io/v1
+kind: Image
+metadata:
+  name: cluster
+spec:
+  registrySources:
+    insecureRegistries:
+    - https://registry.example.com
+---
+apiVersion: config.openshift.io/v1
+kind: ImageDigestMirrorSet
+metadata:
+  name: apps
+spec:
+  imageDigestMirrors:
+  - source: registry.example.com/apps
+    mirrors:
+    - registry.example.com/apps
+    - mirror.corp.example.com:5000/apps
+    mirrorSourcePolicy: NeverContactSource
+  - source: registry.example.com/db
+    mirrors:
+    - a.example.com/db
+    - b.example.com/db
+---
+apiVersion: config.openshift.io/v1
+kind: ImageDigestMirrorSet
+metadata:
+  name: db
+spec:
+  imageDigestMirrors:
+  - source: registry.example.com/db
+    mirrors:
+    - b.example.com/db
+    - a.example.com/db
+",
+    );
+    let (code, out, _) = lint(&sets);
+    assert_eq!(code, Some(1), "{out}");
+    for want in [
+        "ImageDigestMirrorSet/apps: cannot set mirrorSourcePolicy: NeverContactSource if the source \"registry.example.com/apps\" is one of the mirrors: the machine-config-controller logs it (`Error syncing image config cluster: ...`) and keeps the previous registries.conf and policy.json on every node; fix: remove \"registry.example.com/apps\" from the entry's mirrors, or drop its mirrorSourcePolicy\n",
+        "(the API server refuses this object); fix: correct spec.registrySources.insecureRegistries[0] and apply it again\n",
+        "warning: registry.example.com/db: ImageDigestMirrorSet/apps lists a.example.com/db before b.example.com/db, ImageDigestMirrorSet/db the other way round: the merged order is unspecified; fix: list the mirrors in one order in every object for registry.example.com/db, or keep them in one entry\n",
+    ] {
+        assert!(out.contains(want), "{want}\n---\n{out}");
+    }
+    let payload = write(
+        &dir,
+        "payload.yaml",
+        "apiVersion: config.openshift.io/v1
+kind: Image
+metadata:
+  name: cluster
+spec:
+  registrySources:
+    blockedRegistries:
+    - quay.io
+---
+apiVersion: config.openshift.io/v1
+kind: ClusterVersion
+metadata:
+  name: version
+spec:
+  clusterID: 00000000-0000-0000-0000-000000000000
+status:
+  desired:
+    version: 4.16.8
+    image: quay.io/openshift-release-dev/ocp-release@sha256:5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e
+",
+    );
+    let (code, out, _) = lint(&payload);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("error: error adding [\"quay.io\"] to blocked registries, cannot block the repository being used by the payload (the MCO logs this and renders without these entries); fix: remove them from spec.registrySources.blockedRegistries (oc edit image.config.openshift.io cluster), or block narrower repositories that leave the release payload's out\n"), "{out}");
 }

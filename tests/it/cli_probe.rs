@@ -788,6 +788,11 @@ fn issue_22_silent_registry_text_says_undetermined() {
         "{text}"
     );
     assert!(!text.contains(&format!("http://{}", slow.host())), "{text}");
+    // Issue 36: the verdict's fix follows it.
+    assert!(
+        text.contains("\n           fix: run again from a machine that reaches the registry, or with a longer --probe-timeout\n"),
+        "{text}"
+    );
     assert_eq!(s.log().len(), 0);
 }
 
@@ -1168,7 +1173,15 @@ fn issue_16_audit_probe_classes_missing_and_unsigned_on_mirror() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("missingOnMirror"), "{text}");
-    assert!(text.contains("probe: no source serves it"), "{text}");
+    // Issue 36: CRI-O's words, the cause, then the fix.
+    for want in [
+        "probe: CRI-O's error: `initializing source docker://",
+        "manifest unknown`: no source serves it, the pull fails; fix: copy the image to the mirror CRI-O tries first (oc-mirror, or `skopeo copy --all docker://",
+        "probe: CRI-O's error: `Source image rejected: A signature was required, but no signature exists`: served by ",
+        "the policy requires, the pull fails; fix: copy its sigstore signature to ",
+    ] {
+        assert!(text.contains(want), "{want}\n---\n{text}");
+    }
 
     // Without --probe the report is unchanged: no probe fields, no probe classes.
     let out = support::bin()

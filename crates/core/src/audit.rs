@@ -553,33 +553,47 @@ fn image_probe(c: &crate::explain::Candidate, secrets: &[String]) -> ImageProbe 
 /// candidate whose signature probe the note names.
 fn probe_verdict(e: &Explanation, c: &crate::explain::Candidate) -> (Option<Class>, String) {
     use crate::verdict::{verdict, Verdict};
-    match verdict(e) {
-        Verdict::Served(by) => (None, format!("probe: served by {by}")),
-        Verdict::Missing => (
-            Some(Class::MissingOnMirror),
-            match e.candidates.iter().find_map(|c| c.crio_error.as_deref()) {
-                Some(said) => format!("probe: no source serves it, the pull fails; CRI-O's error: {said}"),
-                None => "probe: no source serves it, the pull fails".to_string(),
-            },
-        ),
+    let v = verdict(e);
+    // The candidate the verdict is about: the one whose error CRI-O returns,
+    // or the one probed for its signature.
+    let failing = e
+        .candidates
+        .iter()
+        .find(|c| c.crio_error.is_some())
+        .unwrap_or(c);
+    let words = match (&v, crate::verdict::crio_words(&v, c)) {
+        (_, Some(w)) => format!("CRI-O's error: `{w}`: "),
+        (Verdict::Missing, None) => failing
+            .crio_error
+            .as_deref()
+            .map(|w| format!("CRI-O's error: `{w}`: "))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    let fix = crate::verdict::fix(&v, failing)
+        .map(|f| format!("; fix: {f}"))
+        .unwrap_or_default();
+    let sig = c
+        .signature_probe
+        .as_ref()
+        .map(|s| s.reference.as_str())
+        .unwrap_or("");
+    let (class, cause) = match &v {
+        Verdict::Served(by) => return (None, format!("probe: served by {by}")),
+        Verdict::NotProbed => return (None, String::new()),
+        Verdict::Missing => (Class::MissingOnMirror, "no source serves it, the pull fails".to_string()),
         Verdict::DigestMismatch(by) => (
-            Some(Class::MissingOnMirror),
-            format!("probe: {by} serves a manifest that does not match the digest, the pull fails"),
+            Class::MissingOnMirror,
+            format!("{by} serves a manifest that does not match the digest, the pull fails"),
         ),
         Verdict::Unsigned(by) => (
-            Some(Class::UnsignedOnMirror),
-            format!(
-                "probe: served by {by} without the sigstore signature {}, the pull fails",
-                c.signature_probe
-                    .as_ref()
-                    .map(|s| s.reference.as_str())
-                    .unwrap_or("")
-            ),
+            Class::UnsignedOnMirror,
+            format!("served by {by} without the sigstore signature {sig} the policy requires, the pull fails"),
         ),
         Verdict::BadSignature(by) => (
-            Some(Class::UnsignedOnMirror),
+            Class::UnsignedOnMirror,
             format!(
-                "probe: served by {by}, whose sigstore signatures the policy does not accept ({}), the pull fails",
+                "served by {by}, whose sigstore signatures the policy does not accept ({}), the pull fails",
                 c.signature_probe
                     .as_ref()
                     .and_then(|s| s.detail.as_deref())
@@ -587,17 +601,14 @@ fn probe_verdict(e: &Explanation, c: &crate::explain::Candidate) -> (Option<Clas
             ),
         ),
         Verdict::NoAttachments(by) => (
-            Some(Class::UnsignedOnMirror),
+            Class::UnsignedOnMirror,
             format!(
-                "probe: served by {by}, where use-sigstore-attachments does not apply: no signature is looked up, the pull fails"
+                "served by {by}, where use-sigstore-attachments does not apply: no signature is looked up, the pull fails"
             ),
         ),
-        Verdict::Undetermined(why) => (
-            Some(Class::Undetermined),
-            format!("probe: undetermined, {why}"),
-        ),
-        Verdict::NotProbed => (None, String::new()),
-    }
+        Verdict::Undetermined(why) => (Class::Undetermined, format!("undetermined, {why}")),
+    };
+    (Some(class), format!("probe: {words}{cause}{fix}"))
 }
 
 /// Puts the probe's `note` (when not empty), the `fix_notes` and one note
@@ -732,7 +743,10 @@ fn classify(
     let explanation = match explain::explain(config, reference, mode, namespace) {
         Ok(e) => e,
         Err(ExplainError::InvalidReference { source, .. }) => {
-            return (Class::Invalid, source.to_string(), None, None)
+            let detail = format!(
+                "the kubelet's event `Failed to apply default image tag \"{reference}\": ...` (the container waits in InvalidImageName): {source}; fix: correct the image reference in the workload"
+            );
+            return (Class::Invalid, detail, None, None);
         }
         Err(e @ ExplainError::ShortName { .. }) => {
             // An ambiguous name already opens with CRI-O's own sentence.
@@ -740,7 +754,7 @@ fn classify(
                 ExplainError::ShortName { source, .. }
                     if !matches!(**source, ShortNameError::Ambiguous { .. }) =>
                 {
-                    format!("a short name CRI-O cannot resolve: {source}")
+                    format!("a short name CRI-O cannot resolve: {source}; fix: write the image fully qualified (registry/repository:tag)")
                 }
                 _ => e.to_string(),
             };
@@ -780,7 +794,10 @@ fn classify(
         let detail = if class == Class::SourceBlocked {
             format!("{how}; {detail}")
         } else {
-            how
+            format!(
+                "{how}; fix: write it fully qualified ({}) so the pull does not depend on the search registries",
+                candidates.first().copied().unwrap_or_default()
+            )
         };
         let class = class.min(Class::ShortName);
         return (class, detail, signature, fix_of(&explanation, class));
@@ -802,11 +819,14 @@ fn fix_of(e: &Explanation, class: Class) -> Option<TagMirrorFix> {
 /// skipped: the candidate's fix, or a digest.
 fn blocked_fix(c: &crate::explain::Candidate) -> String {
     match &c.fix {
-        Some(f) => format!("; to use the mirrors, {}, or pin a digest", f.summary()),
+        Some(f) => format!("to use the mirrors, {}, or pin a digest", f.summary()),
         None if !c.by_digest && !c.skipped.is_empty() => {
-            "; pin a digest to use the mirrors".to_string()
+            "pin a digest to use the mirrors".to_string()
         }
-        None => String::new(),
+        None => format!(
+            "mirror it and add an ImageDigestMirrorSet (an ImageTagMirrorSet for a tag) for its repository, \
+             or unblock its registry in spec.registrySources.blockedRegistries ({EDIT_IMAGE})"
+        ),
     }
 }
 
@@ -819,21 +839,69 @@ fn tag_fix(c: &crate::explain::Candidate) -> String {
     }
 }
 
+/// Where a user edits the Image config's registry lists.
+const EDIT_IMAGE: &str = "oc edit image.config.openshift.io cluster";
+
+/// The detail of a pull policy.json rejects: CRI-O's words (for a
+/// `reject` requirement), the scope, and the list to change.
+fn not_allowed(c: &crate::explain::Candidate) -> String {
+    let scope = c
+        .signature
+        .as_ref()
+        .and_then(|s| s.scope.clone())
+        .unwrap_or_else(|| "default".to_string());
+    let fix = match scope.as_str() {
+        "default" => "add its registry to spec.registrySources.allowedRegistries".to_string(),
+        _ => format!("remove {scope} from spec.registrySources.blockedRegistries"),
+    };
+    // containers/image opens the source before it asks the policy: a
+    // registry blockedRegistries also blocks in registries.conf fails there.
+    let words = match c.sources.iter().all(|s| s.blocked) {
+        true => blocked_words(c),
+        false => c.policy_rejection_words(),
+    };
+    format!(
+        "{words}policy.json rejects it (scope {scope}), as the MCO writes it from the Image config's allowed/blocked registries; fix: {fix} ({EDIT_IMAGE})"
+    )
+}
+
+/// containers/image's error for a pull whose every endpoint is blocked:
+/// the source's, tried last (empty when not known).
+fn blocked_words(c: &crate::explain::Candidate) -> String {
+    c.sources
+        .last()
+        .and_then(|s| s.blocked_by.as_deref())
+        .map(|prefix| format!("{}: ", crate::explain::blocked_words(prefix)))
+        .unwrap_or_default()
+}
+
+/// The detail of a pull whose every endpoint is blocked (by the objects
+/// `by`): containers/image's words for the source, tried last, the mirrors
+/// skipped, and the fix.
+fn all_blocked(c: &crate::explain::Candidate, by: &str) -> String {
+    let skipped = if c.skipped.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} mirror(s) skipped for this pull ({})",
+            c.skipped.len(),
+            c.skipped[0].reason
+        )
+    };
+    let words = blocked_words(c);
+    format!(
+        "{words}every endpoint is blocked (by {by}){skipped}, so the pull fails; fix: {}",
+        blocked_fix(c)
+    )
+}
+
 /// The class of a qualified reference from its explanation.
 fn judge(e: &Explanation) -> (Class, String) {
     let Some(c) = e.candidates.first() else {
         return (Class::Invalid, "no candidate".to_string());
     };
     if !c.allowed {
-        let scope = c
-            .signature
-            .as_ref()
-            .and_then(|s| s.scope.clone())
-            .unwrap_or_else(|| "default".to_string());
-        return (
-            Class::NotAllowed,
-            format!("policy.json rejects it (scope {scope}): the Image config's allowed/blocked registries"),
-        );
+        return (Class::NotAllowed, not_allowed(c));
     }
     if let Some(error) = &c.error {
         return (Class::SourceBlocked, error.clone());
@@ -852,29 +920,14 @@ fn judge(e: &Explanation) -> (Class, String) {
             .as_ref()
             .map(|r| origins(&r.origins))
             .unwrap_or_default();
-        let skipped = if c.skipped.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "; {} mirror(s) skipped for this pull ({})",
-                c.skipped.len(),
-                c.skipped[0].reason
-            )
-        };
-        return (
-            Class::SourceBlocked,
-            format!(
-                "every endpoint is blocked (by {by}){skipped}: the pull fails{}",
-                blocked_fix(c)
-            ),
-        );
+        return (Class::SourceBlocked, all_blocked(c, &by));
     }
     if !c.by_digest && !c.skipped.is_empty() && !mirrors_used {
         let by = origins(&c.skipped[0].origins);
         return (
             Class::TagSkipsDigestMirrors,
             format!(
-                "pulled by tag: the mirrors of {by} serve digests only, so the pull goes to {}; {}",
+                "pulled by tag: the mirrors of {by} serve digests only (pull-from-mirror = \"digest-only\"), so CRI-O never tries them for a tag and the pull goes to {}, which must be reachable; fix: {}",
                 usable[0].reference,
                 tag_fix(c)
             ),

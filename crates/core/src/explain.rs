@@ -222,7 +222,7 @@ impl Candidate {
     /// signature/policy_eval_simple.go's "Running image docker://NAME is
     /// rejected by policy." (NAME in its familiar form). Empty when the
     /// first refusing requirement is another kind, whose words differ.
-    fn policy_rejection_words(&self) -> String {
+    pub fn policy_rejection_words(&self) -> String {
         let first_refusal = self
             .signature
             .as_ref()

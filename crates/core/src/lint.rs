@@ -58,13 +58,61 @@ fn error(object: Option<&Origin>, message: String) -> Finding {
     }
 }
 
-/// An MCO validation finding, as the MCO words it.
+/// What the MCO does with a configuration its validation refuses, as the
+/// user finds it: the machine-config-controller's log line, and the nodes
+/// left as they were.
+const MCO_REFUSES: &str =
+    "the machine-config-controller logs it (`Error syncing image config cluster: ...`) \
+     and keeps the previous registries.conf and policy.json on every node";
+
+/// An MCO validation finding: the MCO's words, what it does, then the fix.
 fn mco(finding: McoFinding) -> Finding {
     Finding {
         level: Level::Error,
         file: None,
         object: Some(finding.object()),
-        message: finding.message(),
+        message: format!(
+            "{}: {MCO_REFUSES}; fix: {}",
+            finding.message(),
+            mco_fix(&finding)
+        ),
+    }
+}
+
+/// How to edit the objects so the MCO accepts them.
+fn mco_fix(finding: &McoFinding) -> String {
+    const EDIT: &str = "oc edit image.config.openshift.io cluster";
+    let list_entry = |list: &str, entry: &str| {
+        format!(
+            "correct or remove \"{entry}\" in spec.registrySources.{list} ({EDIT}): a host, host:port, \
+             a repository under one, or *.domain"
+        )
+    };
+    let pattern = "a registry host (with an optional port) and an optional repository path, without a tag or digest";
+    match finding {
+        McoFinding::InvalidInsecure(s) => list_entry("insecureRegistries", s),
+        McoFinding::InvalidBlocked(s) => list_entry("blockedRegistries", s),
+        McoFinding::InvalidAllowed(s) => list_entry("allowedRegistries", s),
+        McoFinding::AllowedAndBlocked => format!(
+            "keep only one of spec.registrySources.allowedRegistries and blockedRegistries ({EDIT})"
+        ),
+        McoFinding::InvalidSource { scope, .. } => format!("write the source \"{scope}\" as {pattern}"),
+        McoFinding::InvalidMirror { mirror, .. } => {
+            format!("write the mirror \"{mirror}\" as {pattern}")
+        }
+        McoFinding::ConflictingPolicy { scope, first, .. }
+        | McoFinding::ConflictingPolicyInSets { scope, first, .. } => format!(
+            "give \"{scope}\" the same mirrorSourcePolicy here and in {first}"
+        ),
+        McoFinding::NeverContactSourceIsMirror { scope, .. } => format!(
+            "remove \"{scope}\" from the entry's mirrors, or drop its mirrorSourcePolicy"
+        ),
+        McoFinding::EmptySource { .. } | McoFinding::EmptyMirror { .. } => {
+            "remove the empty entry".to_string()
+        }
+        McoFinding::WildcardMirrorConfiguration { entry, .. } => format!(
+            "replace \"{entry}\" with one entry per registry (the MCO of this release takes no `*` in a mirror set)"
+        ),
     }
 }
 
@@ -88,8 +136,8 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
     for icsp in &inputs.icsps {
         let origin = icsp.origin();
         let message = match inputs.generated(&origin) {
-            Some(_) => "imageContentSources is deprecated: the installer writes it as this ImageContentSourcePolicy; write its entries as imageDigestSources to get an ImageDigestMirrorSet".to_string(),
-            None => "ImageContentSourcePolicy is deprecated: migrate it to an ImageDigestMirrorSet (kubectl mirrorpolicy migrate-icsp)".to_string(),
+            Some(_) => "imageContentSources is deprecated: the installer writes it as this ImageContentSourcePolicy, a kind OpenShift deprecated in 4.13; fix: write its entries as imageDigestSources to get an ImageDigestMirrorSet".to_string(),
+            None => "ImageContentSourcePolicy is deprecated: OpenShift deprecated the kind in 4.13 for ImageDigestMirrorSet, which the MCO renders the same way; fix: migrate it to an ImageDigestMirrorSet (kubectl mirrorpolicy migrate-icsp), on the cluster with --apply --delete-icsp".to_string(),
         };
         out.push(warning(Some(&origin), message));
     }
@@ -98,7 +146,9 @@ pub fn lint(inputs: &Inputs) -> Vec<Finding> {
     out.extend(allowed_registries_warnings(inputs, rendered.as_ref().ok()));
     for (source, conflicts) in order_conflicts(&input) {
         for c in conflicts {
-            out.push(warning(None, format!("{source}: {c}")));
+            out.push(warning(None, format!(
+                "{source}: {c}; fix: list the mirrors in one order in every object for {source}, or keep them in one entry"
+            )));
         }
     }
     let found_errors = out.iter().any(|f| f.level == Level::Error);
@@ -140,7 +190,11 @@ fn crd_findings(inputs: &Inputs) -> Vec<Finding> {
             file: e.file.clone(),
             ..error(
                 Some(&e.object),
-                format!("{} (the API server refuses this object)", e.detail()),
+                format!(
+                    "{} (the API server refuses this object); fix: correct {} and apply it again",
+                    e.detail(),
+                    e.field
+                ),
             )
         })
         .chain(inputs.field_warnings.iter().map(|w| Finding {
@@ -321,11 +375,15 @@ fn render_findings(rendered: &Result<Rendered, RenderError>, found_errors: bool)
                 } else {
                     Level::Warning
                 };
+                let message = match render_fix(w) {
+                    Some(fix) => format!("{w}; fix: {fix}"),
+                    None => w.to_string(),
+                };
                 out.push(Finding {
                     level,
                     file: None,
                     object: None,
-                    message: w.to_string(),
+                    message,
                 });
             }
         }
@@ -337,6 +395,35 @@ fn render_findings(rendered: &Result<Rendered, RenderError>, found_errors: bool)
         Err(_) => {}
     }
     out
+}
+
+/// What to change so the render no longer drops or leaves out part of the
+/// configuration (none for the refusals reported with their own fix).
+fn render_fix(w: &RenderWarning) -> Option<String> {
+    Some(match w {
+        RenderWarning::PayloadBlocked { .. } => "remove them from spec.registrySources.blockedRegistries \
+             (oc edit image.config.openshift.io cluster), or block narrower repositories that leave the \
+             release payload's out"
+            .to_string(),
+        RenderWarning::PayloadCheckFailed { .. } => "correct the spec.registrySources entry the reason names \
+             (oc edit image.config.openshift.io cluster)"
+            .to_string(),
+        RenderWarning::NotReadByRelease { since, .. } => {
+            format!("remove them, or update the cluster to OpenShift 4.{since} or later first")
+        }
+        RenderWarning::NoReleaseImage => {
+            "add ClusterVersion/version (oc get clusterversion version -o yaml) to the input".to_string()
+        }
+        RenderWarning::ScopeConflict { origin, .. } => format!(
+            "remove the scopes the ClusterImagePolicies already cover from {origin}, or change the ClusterImagePolicy"
+        ),
+        RenderWarning::PayloadScopesSkipped { origin, .. } => format!(
+            "remove the release payload's repositories from the scopes of {origin}: the MCO of this release never applies them"
+        ),
+        RenderWarning::NoImageConfig
+        | RenderWarning::ReleaseAssumed { .. }
+        | RenderWarning::RefusedByApiServer { .. } => return None,
+    })
 }
 
 /// Mirror-set sources without a registry host (`source: operator-framework`
@@ -377,6 +464,15 @@ fn hostless_source_warnings(inputs: &Inputs) -> Vec<Finding> {
             ))
         })
         .collect()
+}
+
+/// Where a user edits the Image config's registry lists.
+const EDIT_IMAGE: &str = "oc edit image.config.openshift.io cluster";
+
+/// CRI-O's error for an image policy.json's `reject` refuses
+/// (containers/image copy/single.go and signature/policy_eval_simple.go).
+fn rejected_words(image: &str) -> String {
+    format!("Source image rejected: Running image docker://{image} is rejected by policy.")
 }
 
 /// The internal registry's host as pods pull from it (the Image status's
@@ -427,14 +523,20 @@ fn allowed_registries_warnings(inputs: &Inputs, rendered: Option<&Rendered>) -> 
     .filter(|(host, _)| !host_allowed(&allowed, host))
     .map(|(host, what)| format!("{host} ({what})"))
     .collect();
+    let left_out_hosts: Vec<&str> = [INTERNAL_REGISTRY, RED_HAT_REGISTRY]
+        .into_iter()
+        .filter(|host| !host_allowed(&allowed, host))
+        .collect();
     if !left_out.is_empty() {
         let mirrored = match host_allowed(&allowed, RED_HAT_REGISTRY) {
             true => "",
             false => ", even one a mirror serves (policy.json judges the reference as written, not the mirror that serves it)",
         };
         out.push(warning(origin.as_ref(), format!(
-            "spec.registrySources.allowedRegistries leaves out {}, which the platform pulls from and the MCO does not add: policy.json rejects every image there{mirrored}",
-            left_out.join(" and ")
+            "spec.registrySources.allowedRegistries leaves out {}, which the platform pulls from and the MCO does not add: policy.json rejects every image there{mirrored}, and CRI-O fails each pull with `{}`; fix: add {} to spec.registrySources.allowedRegistries ({EDIT_IMAGE})",
+            left_out.join(" and "),
+            rejected_words("HOST/REPOSITORY:TAG"),
+            left_out_hosts.join(" and ")
         )));
     }
     out
@@ -484,9 +586,16 @@ fn payload_warning(
         .get(1)
         .cloned()
         .unwrap_or_else(|| release.domain().to_string());
+    let pulled = match release.is_digested() {
+        true => release.familiar_string(),
+        false => format!("{}@sha256:...", release.name()),
+    };
+    let fix =
+        format!("; fix: add {parent} to spec.registrySources.allowedRegistries ({EDIT_IMAGE})");
     if !admitted(&release) {
         return Some(format!(
-            "spec.registrySources.allowedRegistries does not admit the release payload {repo} ({whence}): policy.json rejects every registry the list leaves out and the MCO adds nothing for the payload, so every later pull of a payload image (a new node, an update, an image pruned from a node) is rejected; allow {parent}{}",
+            "spec.registrySources.allowedRegistries does not admit the release payload {repo} ({whence}): CRI-O fails every later pull of a payload image (a new node, an update, an image pruned from a node) with `{}`, as policy.json rejects every registry the list leaves out and the MCO adds nothing for the payload{}{fix}",
+            rejected_words(&pulled),
             payload_mirrors(rendered, &release, allowed)
         ));
     }
@@ -494,8 +603,9 @@ fn payload_warning(
         Reference::parse_normalized_named(&format!("{PUBLISHED_NAMESPACE}/ocp-v4.0-art-dev"))
             .ok()?;
     (parent == PUBLISHED_NAMESPACE && !admitted(&component)).then(|| format!(
-        "spec.registrySources.allowedRegistries admits the release image's repository {repo} ({whence}) but not its component images, {} and the rest of {PUBLISHED_NAMESPACE}: policy.json rejects them, so every later pull of one (a new node, an update, an image pruned from a node) is rejected; allow {PUBLISHED_NAMESPACE}",
-        component.name()
+        "spec.registrySources.allowedRegistries admits the release image's repository {repo} ({whence}) but not its component images, {} and the rest of {PUBLISHED_NAMESPACE}: CRI-O fails every later pull of one (a new node, an update, an image pruned from a node) with `{}`, as policy.json rejects them{fix}",
+        component.name(),
+        rejected_words(&format!("{}@sha256:...", component.name()))
     ))
 }
 

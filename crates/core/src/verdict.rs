@@ -89,6 +89,114 @@ pub fn candidate_verdict(c: &Candidate) -> Option<Verdict> {
     Some(Verdict::Served(by.clone()))
 }
 
+/// The words containers/image (as CRI-O runs it) fails the pull with, for
+/// the verdicts whose error comes after a source answered: the manifest's
+/// digest check (internal/image/unparsed.go) and the signature policy's
+/// refusal (copy/single.go around signature/policy_eval_sigstore.go). The
+/// other failures are in [`crio_pull_error`].
+pub fn crio_words(v: &Verdict, c: &Candidate) -> Option<String> {
+    match v {
+        Verdict::DigestMismatch(_) => {
+            let digest = c.reference.split_once('@')?.1;
+            Some(format!(
+                "Manifest does not match provided manifest digest {digest}"
+            ))
+        }
+        Verdict::Unsigned(_) => Some(
+            "Source image rejected: A signature was required, but no signature exists".to_string(),
+        ),
+        _ => None,
+    }
+}
+
+/// The fix a user can apply when the verdict says the pull of candidate
+/// `c` fails or cannot be told: what to copy where, what to trust, or
+/// where to run again. `None` when the pull works, and for a mirror whose
+/// signatures are not looked up (the cause is in the render, see
+/// [`NO_ATTACHMENTS`]).
+pub fn fix(v: &Verdict, c: &Candidate) -> Option<String> {
+    let signature_copy = || {
+        let sig = c.signature_probe.as_ref()?;
+        let tag = sig.reference.rsplit_once(':')?.1;
+        let repo = c
+            .reference
+            .split_once('@')
+            .map_or(c.reference.as_str(), |(r, _)| r);
+        Some(format!(
+            "`skopeo copy --all docker://{repo}:{tag} docker://{}`",
+            sig.reference
+        ))
+    };
+    match v {
+        Verdict::Missing => Some(missing_fix(c)),
+        Verdict::DigestMismatch(by) => Some(format!(
+            "copy the image again preserving digests: `skopeo copy --all --preserve-digests docker://{} docker://{by}`",
+            c.reference
+        )),
+        Verdict::Unsigned(by) => Some(match signature_copy() {
+            Some(cmd) => format!("copy its sigstore signature to {by} beside it (oc-mirror v2 mirrors them): {cmd}"),
+            None => format!("copy its sigstore signature to {by} beside it (oc-mirror v2 mirrors them)"),
+        }),
+        Verdict::BadSignature(_) => Some(match signature_copy() {
+            Some(cmd) => format!("copy the signature again from the source, and check the policy's key: {cmd}"),
+            None => "copy the signature again from the source, and check the policy's key".to_string(),
+        }),
+        Verdict::Undetermined(_) => Some(
+            "run again from a machine that reaches the registry, or with a longer --probe-timeout"
+                .to_string(),
+        ),
+        Verdict::Served(_) | Verdict::NoAttachments(_) | Verdict::NotProbed => None,
+    }
+}
+
+/// What makes a pull no source served work: the image copied to the first
+/// mirror that does not have it; else what the first source that refused
+/// needs.
+fn missing_fix(c: &Candidate) -> String {
+    use crate::registries::lookup::Role;
+    let tried: Vec<(&crate::explain::Source, &SourceProbe)> = c
+        .sources
+        .iter()
+        .filter(|s| !s.blocked)
+        .filter_map(|s| s.probe.as_ref().map(|p| (s, p)))
+        .collect();
+    let absent = tried
+        .iter()
+        .find(|(s, p)| s.role == Role::Mirror && p.outcome == Outcome::NotFound);
+    if let Some((m, _)) = absent {
+        return format!(
+            "copy the image to the mirror CRI-O tries first (oc-mirror, or `skopeo copy --all docker://{} docker://{}`)",
+            c.reference, m.reference
+        );
+    }
+    let host = |r: &str| {
+        Reference::parse(r)
+            .map(|r| r.domain().to_string())
+            .unwrap_or_else(|_| r.to_string())
+    };
+    match tried.first() {
+        Some((s, p)) => match p.outcome {
+            Outcome::Unauthorized => format!(
+                "give the cluster's pull secret (openshift-config/pull-secret) credentials {} accepts",
+                host(&s.reference)
+            ),
+            Outcome::TlsError => format!(
+                "trust {}'s CA: a ConfigMap in openshift-config with its key, named by the Image config's spec.additionalTrustedCA; or, for a registry that serves plain HTTP, list it in spec.registrySources.insecureRegistries",
+                host(&s.reference)
+            ),
+            Outcome::Unreachable => format!(
+                "make {} reachable from the nodes (proxy, firewall, DNS), or add a mirror for it",
+                host(&s.reference)
+            ),
+            _ => format!(
+                "push the image to {}, or correct the reference",
+                s.reference
+            ),
+        },
+        None => "correct the reference".to_string(),
+    }
+}
+
 /// The detail of a served source whose signatures are not looked up.
 pub const NO_ATTACHMENTS: &str = "use-sigstore-attachments does not apply to this endpoint";
 

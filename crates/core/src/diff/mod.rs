@@ -710,7 +710,7 @@ fn refusals_and_notes(stages: &[Stage], generated: &str, drift: &mut Vec<Drift>)
                     from: s.name.clone(),
                     to: format!("MachineConfig/{generated}"),
                     summary: vec![format!("{} are not rendered: {why}", s.name)],
-                    cause: "the MCO logs this and keeps the previous generated MachineConfig: the CRs never reach the nodes until fixed".to_string(),
+                    cause: format!("the machine-config-controller logs it (`Error syncing image config cluster: ...`) and keeps the previous generated MachineConfig, so the CRs never reach the nodes; fix: {LINT_FIX}"),
                     hand_edits: Vec::new(),
                     diff: String::new(),
                 });
@@ -1027,6 +1027,11 @@ fn hand_edits(inputs: &Inputs, stage: &Stage) -> Vec<HandEdit> {
         .collect()
 }
 
+/// What to do when the MCO does not render the CRs: find what it refuses.
+const LINT_FIX: &str =
+    "run `kubectl mirrorpolicy lint` on the CRs (it lists what the MCO refuses), \
+     and read `oc logs -n openshift-machine-config-operator deployment/machine-config-controller`";
+
 /// The objects the MCO renders `file` of the generated MachineConfig from:
 /// where a change to it has to be made to stay.
 fn rendered_from(file: &str) -> &'static str {
@@ -1069,7 +1074,7 @@ fn hand_edit_cause(inputs: &Inputs, stage: &Stage, edits: &[HandEdit], file: &st
         })
         .collect();
     let mut cause = format!(
-        "{} was edited by hand: its spec.config was last written by {}, not by the MCO ({MCO_FIELD_MANAGER}); the MCO rewrites it from the CRs at its next sync (on any change to them, and every 20 to 40 minutes) and reverts the edit: to change {file}, change {} instead",
+        "{} was edited by hand: its spec.config was last written by {}, not by the MCO ({MCO_FIELD_MANAGER}); the MCO rewrites it from the CRs at its next sync (on any change to them, and every 20 to 40 minutes) and reverts the edit; fix: to change {file}, change {} instead",
         stage.name,
         writers.join(" and "),
         rendered_from(file)
@@ -1107,9 +1112,9 @@ fn cause(
             let newest = newest_cr(inputs);
             match (generated, newest) {
                 (Some(g), Some((t, object))) if t > g => format!(
-                    "{object} changed at {t}, after the generated MachineConfig was written at {g}: the MCO has not caught up yet, or it refuses the CRs (see the machine-config-controller log)"
+                    "{object} changed at {t}, after the generated MachineConfig was written at {g}: the MCO has not caught up yet, or it refuses the CRs; fix: if it stays so, {LINT_FIX}"
                 ),
-                _ => "the generated MachineConfig does not carry what the CRs render: the MCO has not synced them (see the machine-config-controller log), or it runs another version".to_string(),
+                _ => format!("the generated MachineConfig does not carry what the CRs render: the MCO has not synced them, or it runs another version; fix: if it stays so, {LINT_FIX}"),
             }
         }
         _ => {
@@ -1123,13 +1128,13 @@ fn cause(
                 .collect();
             if pool.spec.paused {
                 format!(
-                    "pool {name} is paused: its nodes stay on their config until it is unpaused"
+                    "pool {name} is paused (spec.paused): its nodes stay on their config until it is unpaused; fix: `oc patch mcp {name} --type merge -p '{{\"spec\":{{\"paused\":false}}}}'` when the nodes may update"
                 )
             } else if !degraded.is_empty() {
                 let reasons = on_disk::daemon_reasons(inputs, &degraded);
-                format!("node(s) {} are degraded: the daemon failed to apply the config (see their machine-config-daemon log){reasons}", degraded.join(", "))
+                format!("node(s) {} are degraded: the daemon failed to apply the config (the pool's NodeDegraded condition says `Node NAME is reporting: ...`){reasons}; fix: resolve what the node reports (`oc describe mcp {name}`, and the machine-config-daemon log on the node), then the daemon retries", degraded.join(", "))
             } else {
-                format!("pool {name} is {state}: these nodes are not on the target config yet")
+                format!("pool {name} is {state}: these nodes are not on the target config yet; fix: none while the pool updates (`oc wait mcp/{name} --for=condition=Updated`); if it stays so, `oc describe mcp {name}` names what holds it")
             }
         }
     }
@@ -1149,7 +1154,7 @@ fn target_cause(
 ) -> String {
     let name = &pool.metadata.name;
     let stale = format!(
-        "pool {name} has not been rendered with the current MachineConfigs yet (pool {state})"
+        "pool {name} has not been rendered with the current MachineConfigs yet (pool {state}); fix: none while the MCO renders it; if it stays so, the pool's RenderDegraded condition names why (`oc describe mcp {name}`)"
     );
     match source {
         layers::Source::Generated => {
@@ -1158,11 +1163,12 @@ fn target_cause(
                 .map(|m| format!("MachineConfig/{}", m.metadata.name))
                 .collect();
             if overriding.is_empty() {
-                format!("pool {name} has not been rendered with the current generated MachineConfig yet (pool {state})")
+                format!("pool {name} has not been rendered with the current generated MachineConfig yet (pool {state}); fix: none while the MCO renders it; if it stays so, the pool's RenderDegraded condition names why (`oc describe mcp {name}`)")
             } else {
                 format!(
-                    "{} also writes {file} and sorts after {generated}: it overrides the generated file",
-                    overriding.join(", ")
+                    "{} also writes {file} and sorts after {generated}: it overrides the generated file; fix: remove {file} from {}, so the file the MCO renders from the CRs applies",
+                    overriding.join(", "),
+                    overriding.join(" and ")
                 )
             }
         }

@@ -181,12 +181,24 @@ fn reported_entry(
             reason_of(inputs, node)
         )],
         cause: format!(
-            "{} was changed on {node} after the daemon wrote it: {what}; the daemon keeps the node Degraded until the file is as {config} writes it again; {next}",
-            mismatch.path()
+            "{} was changed on {node} after the daemon wrote it: {what}; the daemon keeps the node Degraded until the file is as {config} writes it again; {next}; fix: {}",
+            mismatch.path(),
+            force_fix(node)
         ),
         hand_edits: Vec::new(),
         diff: String::new(),
     }
+}
+
+/// How a node gets the files of its config back: restored by hand, or
+/// written again by the daemon, which the force file makes skip its
+/// on-disk check and apply the config (then reboot the node).
+fn force_fix(nodes: &str) -> String {
+    format!(
+        "restore the file as the config writes it, or make the daemon write the config again \
+         (it reboots the node): `oc debug node/NODE -- chroot /host touch /run/machine-config-daemon-force` \
+         for {nodes}"
+    )
 }
 
 fn wanted(selection: &Selection, path: &str) -> bool {
@@ -672,13 +684,23 @@ impl Group<'_> {
     }
 
     fn entry(&self, path: &str, summary: Vec<String>, cause: String, diff: String) -> Drift {
+        let fix = if path.starts_with("/etc/docker/certs.d/") {
+            "restore it from the CA the Image config's spec.additionalTrustedCA ConfigMap holds for that registry".to_string()
+        } else if self.modes.contains_key(path) {
+            force_fix(&self.nodes.join(", "))
+        } else {
+            format!(
+                "remove it from {}, or write it through a MachineConfig",
+                self.nodes.join(", ")
+            )
+        };
         Drift {
             nodes: self.nodes.to_vec(),
             file: path.to_string(),
             from: current_name(self.config),
             to: disk_name(self.nodes),
             summary,
-            cause,
+            cause: format!("{cause}; fix: {fix}"),
             hand_edits: Vec::new(),
             diff,
         }

@@ -397,6 +397,62 @@ PY
     [ -z "${E2E_OPERATOR_SHOW:-}" ] || cat "$WORK/shown.txt"
 }
 
+# --- OLM v1: the catalog as a ClusterCatalog, a ClusterExtension on etcd.v0.9.0 --
+# The same mirror sets; catalogd and operator-controller pull the catalog and
+# the bundles on the control plane with its files, so skopeo judges them by
+# the registries.conf rendered for the master pool. v1 resolves one jump at a
+# time: etcd.v0.9.2 (replaces), then the highest successor, etcd.v0.9.4.
+V1=$WORK/cluster-resources-v1
+v1_objects() { # DIR
+    local d=$1
+    mkdir -p "$d"
+    cp "$OBJECTS/idms-oc-mirror.yaml" "$OBJECTS/itms-oc-mirror.yaml" "$d/"
+    cat >"$d/clustercatalog.yaml" <<EOF
+apiVersion: olm.operatorframework.io/v1
+kind: ClusterCatalog
+metadata:
+  name: redhat-operators
+spec:
+  priority: -100
+  source:
+    type: Image
+    image:
+      ref: $CATALOG
+      pollIntervalMinutes: 10
+EOF
+    cat >"$d/clusterextension.yaml" <<EOF
+apiVersion: olm.operatorframework.io/v1
+kind: ClusterExtension
+metadata:
+  name: etcd
+spec:
+  namespace: etcd-operator
+  serviceAccount:
+    name: etcd-installer
+  source:
+    sourceType: Catalog
+    catalog:
+      packageName: etcd
+      channels: [stable]
+status:
+  install:
+    bundle:
+      name: etcd.v0.9.0
+      version: 0.9.0
+EOF
+    $T "$BIN" render -f "$d" --pool master --file /etc/containers/registries.conf \
+        >"$d.registries.conf" 2>"$d.render.err"
+}
+V1_READY=no
+if v1_objects "$V1"; then
+    V1_READY=yes
+    check v1-round-1 "$V1" clusterextension/etcd
+    expect v1-round-1 1 "notReady imagesNotServed" "$PATH_WANTED" "bundle:$BUNDLE_092:missing" || true
+    oracle v1-round-1 "$V1"
+else
+    fail "v1: render: $(cat "$V1.render.err")"
+fi
+
 # --- the rounds: check, run the printed lines, until ready ------------------
 round=1
 while :; do
@@ -437,6 +493,13 @@ if [ "$(cat "$WORK/round-$round.code")" = 0 ]; then
     else
         fail "rounds: ready after $round rounds and $FIXED lines (expected 2 rounds, 1 line)"
     fi
+fi
+
+# The v0 rounds copied hop 1's bundle: the ClusterExtension's path is served too.
+if [ "$V1_READY" = yes ]; then
+    check v1-round-2 "$V1" clusterextension/etcd
+    expect v1-round-2 0 "ready pathServed" "$PATH_WANTED" "-" || true
+    oracle v1-round-2 "$V1"
 fi
 
 # --- the by-tag image without its ITMS entry: tagSkipsDigestMirrors ---------

@@ -344,14 +344,14 @@ BUNDLE_092=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["e
 # aligns it (cells apart by two spaces or more, the last one not padded).
 # The page's run must be this one, digests aside (they follow the source's
 # port, which is in the catalog and the CSVs).
-docs_example() {
-    local code
-    (cd "$WORK" && COLUMNS=100 NO_COLOR=1 $T "$BIN" operator-check -f cluster-resources/ --cert-dir certs/ \
-        >"$WORK/shown.raw" 2>"$WORK/shown.err") && code=0 || code=$?
-    printf '$ echo $?\n%s\n' "$code" >>"$WORK/shown.raw"
-    if ! python3 - "$WORK/shown.raw" "$MIRROR" "$SOURCE" "docs/operator-check.md" >"$WORK/shown.txt" 2>"$WORK/shown.diff" <<'PY'; then
+docs_example() { # NAME ARGS...: `operator-check ARGS` run in the work folder
+    local name=$1 code; shift
+    (cd "$WORK" && COLUMNS=100 NO_COLOR=1 $T "$BIN" operator-check "$@" \
+        >"$WORK/$name.raw" 2>"$WORK/$name.err") && code=0 || code=$?
+    printf '$ echo $?\n%s\n' "$code" >>"$WORK/$name.raw"
+    if ! python3 - "$WORK/$name.raw" "$MIRROR" "$SOURCE" "docs/operator-check.md" "$*" >"$WORK/$name.txt" 2>"$WORK/$name.diff" <<'PY'; then
 import re, sys
-raw, mirror, source, page = sys.argv[1:5]
+raw, mirror, source, page, args = sys.argv[1:6]
 text = open(raw).read()
 
 def realign(text):
@@ -377,9 +377,9 @@ shown = realign(text.replace(mirror, "mirror.example.com:5000")
                 .replace(source + "/redhat/", "registry.redhat.io/redhat/").replace(source, "quay.io"))
 print(shown, end="")
 doc = open(page).read()
-start = "```console\n$ kubectl mirrorpolicy operator-check -f cluster-resources/ --cert-dir certs/\n"
+start = f"```console\n$ kubectl mirrorpolicy operator-check {args}\n"
 if start not in doc:
-    sys.exit(f"{page} shows no run `$ kubectl mirrorpolicy operator-check -f cluster-resources/ --cert-dir certs/`")
+    sys.exit(f"{page} shows no run `$ kubectl mirrorpolicy operator-check {args}`")
 block = doc[doc.index(start) + len(start):]
 block = block[:block.index("```\n")]
 digestless = lambda t: re.sub(r"sha256:[0-9a-f]{64}", "sha256:DIGEST", t)
@@ -389,12 +389,12 @@ if digestless(block) != digestless(shown):
     sys.stderr.writelines(difflib.unified_diff(digestless(block).splitlines(True), digestless(shown).splitlines(True), page, "this run"))
     sys.exit(1)
 PY
-        fail "docs-example: docs/operator-check.md does not show this run (E2E_OPERATOR_SHOW=1 prints it; digests aside):"
-        sed 's/^/     /' "$WORK/shown.diff" | head -40
+        fail "$name: docs/operator-check.md does not show this run (E2E_OPERATOR_SHOW=1 prints it; digests aside):"
+        sed 's/^/     /' "$WORK/$name.diff" | head -40
     else
-        ok "docs-example: docs/operator-check.md shows this run (exit $code)"
+        ok "$name: docs/operator-check.md shows this run (exit $code)"
     fi
-    [ -z "${E2E_OPERATOR_SHOW:-}" ] || cat "$WORK/shown.txt"
+    [ -z "${E2E_OPERATOR_SHOW:-}" ] || cat "$WORK/$name.txt"
 }
 
 # --- OLM v1: the catalog as a ClusterCatalog, a ClusterExtension on etcd.v0.9.0 --
@@ -449,6 +449,7 @@ if v1_objects "$V1"; then
     check v1-round-1 "$V1" clusterextension/etcd
     expect v1-round-1 1 "notReady imagesNotServed" "$PATH_WANTED" "bundle:$BUNDLE_092:missing" || true
     oracle v1-round-1 "$V1"
+    docs_example docs-example-v1 -f cluster-resources-v1/ --cert-dir certs/ clusterextension/etcd
 else
     fail "v1: render: $(cat "$V1.render.err")"
 fi
@@ -473,7 +474,7 @@ while :; do
         else
             fail "round-1-catalog: the tool read $digest, skopeo pulled sha256:$raw, the builder pushed $(built catalogDigest)"
         fi
-        docs_example
+        docs_example docs-example -f cluster-resources/ --cert-dir certs/
     fi
     oracle "round-$round" "$OBJECTS"
     code=$(cat "$WORK/round-$round.code")

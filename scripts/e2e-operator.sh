@@ -240,14 +240,14 @@ BUNDLE_092=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["e
 # aligns it (cells apart by two spaces or more, the last one not padded).
 # The page's run must be this one, digests aside (they follow the source's
 # port, which is in the catalog and the CSVs).
-docs_example() {
-    local code
-    (cd "$WORK" && COLUMNS=100 NO_COLOR=1 $T "$BIN" operator-check -f cluster-resources/ --cert-dir certs/ \
-        >"$WORK/shown.raw" 2>"$WORK/shown.err") && code=0 || code=$?
-    printf '$ echo $?\n%s\n' "$code" >>"$WORK/shown.raw"
-    if ! python3 - "$WORK/shown.raw" "$MIRROR" "$SOURCE" "docs/operator-check.md" >"$WORK/shown.txt" 2>"$WORK/shown.diff" <<'PY'; then
+docs_example() { # NAME ARGS...: `operator-check ARGS` run in the work folder
+    local name=$1 code; shift
+    (cd "$WORK" && COLUMNS=100 NO_COLOR=1 $T "$BIN" operator-check "$@" \
+        >"$WORK/$name.raw" 2>"$WORK/$name.err") && code=0 || code=$?
+    printf '$ echo $?\n%s\n' "$code" >>"$WORK/$name.raw"
+    if ! python3 - "$WORK/$name.raw" "$MIRROR" "$SOURCE" "docs/operator-check.md" "$*" >"$WORK/$name.txt" 2>"$WORK/$name.diff" <<'PY'; then
 import re, sys
-raw, mirror, source, page = sys.argv[1:5]
+raw, mirror, source, page, args = sys.argv[1:6]
 text = open(raw).read()
 
 def realign(text):
@@ -273,9 +273,9 @@ shown = realign(text.replace(mirror, "mirror.example.com:5000")
                 .replace(source + "/redhat/", "registry.redhat.io/redhat/").replace(source, "quay.io"))
 print(shown, end="")
 doc = open(page).read()
-start = "```console\n$ kubectl mirrorpolicy operator-check -f cluster-resources/ --cert-dir certs/\n"
+start = f"```console\n$ kubectl mirrorpolicy operator-check {args}\n"
 if start not in doc:
-    sys.exit(f"{page} shows no run `$ kubectl mirrorpolicy operator-check -f cluster-resources/ --cert-dir certs/`")
+    sys.exit(f"{page} shows no run `$ kubectl mirrorpolicy operator-check {args}`")
 block = doc[doc.index(start) + len(start):]
 block = block[:block.index("```\n")]
 digestless = lambda t: re.sub(r"sha256:[0-9a-f]{64}", "sha256:DIGEST", t)
@@ -285,13 +285,70 @@ if digestless(block) != digestless(shown):
     sys.stderr.writelines(difflib.unified_diff(digestless(block).splitlines(True), digestless(shown).splitlines(True), page, "this run"))
     sys.exit(1)
 PY
-        fail "docs-example: docs/operator-check.md does not show this run (E2E_OPERATOR_SHOW=1 prints it; digests aside):"
-        sed 's/^/     /' "$WORK/shown.diff" | head -40
+        fail "$name: docs/operator-check.md does not show this run (E2E_OPERATOR_SHOW=1 prints it; digests aside):"
+        sed 's/^/     /' "$WORK/$name.diff" | head -40
     else
-        ok "docs-example: docs/operator-check.md shows this run (exit $code)"
+        ok "$name: docs/operator-check.md shows this run (exit $code)"
     fi
-    [ -z "${E2E_OPERATOR_SHOW:-}" ] || cat "$WORK/shown.txt"
+    [ -z "${E2E_OPERATOR_SHOW:-}" ] || cat "$WORK/$name.txt"
 }
+
+# --- OLM v1: the catalog as a ClusterCatalog, a ClusterExtension on etcd.v0.9.0 --
+# The same mirror sets; catalogd and operator-controller pull the catalog and
+# the bundles on the control plane with its files, so skopeo judges them by
+# the registries.conf rendered for the master pool. v1 resolves one jump at a
+# time: etcd.v0.9.2 (replaces), then the highest successor, etcd.v0.9.4.
+V1=$WORK/cluster-resources-v1
+v1_objects() { # DIR
+    local d=$1
+    mkdir -p "$d"
+    cp "$OBJECTS/idms-oc-mirror.yaml" "$OBJECTS/itms-oc-mirror.yaml" "$d/"
+    cat >"$d/clustercatalog.yaml" <<EOF
+apiVersion: olm.operatorframework.io/v1
+kind: ClusterCatalog
+metadata:
+  name: redhat-operators
+spec:
+  priority: -100
+  source:
+    type: Image
+    image:
+      ref: $CATALOG
+      pollIntervalMinutes: 10
+EOF
+    cat >"$d/clusterextension.yaml" <<EOF
+apiVersion: olm.operatorframework.io/v1
+kind: ClusterExtension
+metadata:
+  name: etcd
+spec:
+  namespace: etcd-operator
+  serviceAccount:
+    name: etcd-installer
+  source:
+    sourceType: Catalog
+    catalog:
+      packageName: etcd
+      channels: [stable]
+status:
+  install:
+    bundle:
+      name: etcd.v0.9.0
+      version: 0.9.0
+EOF
+    $T "$BIN" render -f "$d" --pool master --file /etc/containers/registries.conf \
+        >"$d.registries.conf" 2>"$d.render.err"
+}
+V1_READY=no
+if v1_objects "$V1"; then
+    V1_READY=yes
+    check v1-round-1 "$V1" clusterextension/etcd
+    expect v1-round-1 1 "notReady imagesNotServed" "$PATH_WANTED" "bundle:$BUNDLE_092:missing" || true
+    oracle v1-round-1 "$V1"
+    docs_example docs-example-v1 -f cluster-resources-v1/ --cert-dir certs/ clusterextension/etcd
+else
+    fail "v1: render: $(cat "$V1.render.err")"
+fi
 
 # --- the rounds: check, run the printed lines, until ready ------------------
 round=1
@@ -313,7 +370,7 @@ while :; do
         else
             fail "round-1-catalog: the tool read $digest, skopeo pulled sha256:$raw, the builder pushed $(built catalogDigest)"
         fi
-        docs_example
+        docs_example docs-example -f cluster-resources/ --cert-dir certs/
     fi
     oracle "round-$round" "$OBJECTS"
     code=$(cat "$WORK/round-$round.code")
@@ -333,6 +390,13 @@ if [ "$(cat "$WORK/round-$round.code")" = 0 ]; then
     else
         fail "rounds: ready after $round rounds and $FIXED lines (expected 2 rounds, 1 line)"
     fi
+fi
+
+# The v0 rounds copied hop 1's bundle: the ClusterExtension's path is served too.
+if [ "$V1_READY" = yes ]; then
+    check v1-round-2 "$V1" clusterextension/etcd
+    expect v1-round-2 0 "ready pathServed" "$PATH_WANTED" "-" || true
+    oracle v1-round-2 "$V1"
 fi
 
 # --- the by-tag image without its ITMS entry: tagSkipsDigestMirrors ---------

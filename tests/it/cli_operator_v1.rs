@@ -392,6 +392,20 @@ fn live_reads_cluster_extensions_and_catalogs_as_files_do() {
         .map(|i| i["kind"].as_str().unwrap())
         .collect();
     assert_eq!(kinds, ["Subscription", "ClusterExtension"]);
+    // Without OLM v1's CRD, the Subscriptions alone; without OLM v0's, the
+    // ClusterExtensions alone; neither is an error.
+    for (missing, want) in [
+        ("clusterextensions.olm.operatorframework.io", "Subscription"),
+        ("subscriptions.operators.coreos.com", "ClusterExtension"),
+    ] {
+        let server = ApiBuilder::openshift()
+            .without(missing)
+            .objects_from_yaml(&with_v0)
+            .start();
+        let (code, out, err) = s.run_live(&server, &["-A", "-o", "json"]);
+        assert_eq!(code, 1, "{missing}: {out}\n{err}");
+        assert_eq!(json_of(&out, &err)["kind"], want, "{missing}");
+    }
     // Forbidden to list ClusterExtensions: exit 3 naming the rule.
     let server = ApiBuilder::openshift()
         .forbid("list", "clusterextensions")

@@ -52,6 +52,12 @@ const RUN_ELSEWHERE: &[(&str, &str, &str, &str)] = &[
         "docs_example",
     ),
     (
+        "docs/operator-check.md",
+        "kubectl mirrorpolicy operator-check -f cluster-resources-v1/ --cert-dir certs/ clusterextension/etcd",
+        "scripts/e2e-operator.sh",
+        "docs_example",
+    ),
+    (
         "docs/collect-node-files.md",
         "kubectl mirrorpolicy collect-node-files --pool worker --dest-dir node-files/",
         "tests/it/cli_node_files.rs",

@@ -56,16 +56,56 @@ static JOURNALD: LazyLock<Regex> = LazyLock::new(|| {
     .expect("journald prefix pattern")
 });
 
-/// The messages [`parse_message`] reads, as they open logrus' quoted `msg=`.
-const MESSAGES: [&str; 8] = [
-    "Pulling image: ",
-    "Pulled image: ",
-    "Trying to access ",
-    "Accessing ",
-    "Error pulling image ",
-    "Falling back to pull ",
-    "Resolved ",
-    "Resolving ",
+/// Reads the rest of a message, after its opening words, into an event.
+type ReadMessage = fn(&str) -> Option<Event>;
+
+/// The messages [`parse_message`] reads: the words each opens with (as they
+/// open logrus' quoted `msg=`, which [`may_be_pull`] looks for) and how the
+/// rest is read. No message opens with two of them.
+const MESSAGES: [(&str, ReadMessage); 8] = [
+    ("Pulling image: ", |image| {
+        Some(Event::Pulling {
+            image: image.to_string(),
+        })
+    }),
+    ("Pulled image: ", |result| {
+        Some(Event::Pulled {
+            result: result.to_string(),
+        })
+    }),
+    ("Trying to access ", |rest| {
+        let (reference, tail) = go_unquote_prefix(rest)?;
+        tail.is_empty().then_some(Event::Trying { reference })
+    }),
+    ("Accessing ", |rest| {
+        let (reference, tail) = go_unquote_prefix(rest)?;
+        let error = tail.strip_prefix(" failed: ")?.to_string();
+        Some(Event::AccessFailed { reference, error })
+    }),
+    ("Error pulling image ", |rest| {
+        let (candidate, error) = rest.split_once(": ")?;
+        Some(Event::PullError {
+            candidate: candidate.to_string(),
+            error: error.to_string(),
+        })
+    }),
+    ("Falling back to pull ", |rest| {
+        let (candidate, error) = rest.split_once(" as an OCI artifact: ")?;
+        Some(Event::ArtifactFallback {
+            candidate: candidate.to_string(),
+            error: error.to_string(),
+        })
+    }),
+    ("Resolved ", |rest| {
+        short_name(rest, "Resolved", &[" as an alias ("])
+    }),
+    ("Resolving ", |rest| {
+        short_name(
+            rest,
+            "Resolving",
+            &[" using unqualified-search registries (", " to docker.io ("],
+        )
+    }),
 ];
 
 /// Whether the line may be a pull message: its `msg="` opens with one of
@@ -76,7 +116,9 @@ pub fn may_be_pull(text: &str) -> bool {
     let bytes = text.as_bytes();
     finder.find_iter(bytes).any(|at| {
         let rest = &bytes[at + 6..];
-        MESSAGES.iter().any(|m| rest.starts_with(m.as_bytes()))
+        MESSAGES
+            .iter()
+            .any(|(words, _)| rest.starts_with(words.as_bytes()))
     })
 }
 
@@ -122,62 +164,21 @@ pub fn is_journal_line(text: &str) -> bool {
 
 /// Reads the message of a line into an event.
 pub fn parse_message(msg: &str) -> Option<Event> {
-    if let Some(image) = msg.strip_prefix("Pulling image: ") {
-        return Some(Event::Pulling {
-            image: image.to_string(),
-        });
-    }
-    if let Some(result) = msg.strip_prefix("Pulled image: ") {
-        return Some(Event::Pulled {
-            result: result.to_string(),
-        });
-    }
-    if let Some(rest) = msg.strip_prefix("Trying to access ") {
-        let (reference, tail) = go_unquote_prefix(rest)?;
-        return tail.is_empty().then_some(Event::Trying { reference });
-    }
-    if let Some(rest) = msg.strip_prefix("Accessing ") {
-        let (reference, tail) = go_unquote_prefix(rest)?;
-        let error = tail.strip_prefix(" failed: ")?.to_string();
-        return Some(Event::AccessFailed { reference, error });
-    }
-    if let Some(rest) = msg.strip_prefix("Error pulling image ") {
-        let (candidate, error) = rest.split_once(": ")?;
-        return Some(Event::PullError {
-            candidate: candidate.to_string(),
-            error: error.to_string(),
-        });
-    }
-    if let Some(rest) = msg.strip_prefix("Falling back to pull ") {
-        let (candidate, error) = rest.split_once(" as an OCI artifact: ")?;
-        return Some(Event::ArtifactFallback {
-            candidate: candidate.to_string(),
-            error: error.to_string(),
-        });
-    }
-    parse_short_name(msg)
+    MESSAGES
+        .iter()
+        .find_map(|(words, read)| read(msg.strip_prefix(words)?))
 }
 
-fn parse_short_name(msg: &str) -> Option<Event> {
-    let (rest, verb) = if let Some(r) = msg.strip_prefix("Resolved ") {
-        (r, "Resolved")
-    } else {
-        (msg.strip_prefix("Resolving ")?, "Resolving")
-    };
+/// A short-name message of `verb`: the quoted name, then one of `tails`
+/// (`how` is the verb and that tail on).
+fn short_name(rest: &str, verb: &str, tails: &[&str]) -> Option<Event> {
     let (input, tail) = go_unquote_prefix(rest)?;
-    let how = match (verb, tail) {
-        ("Resolved", t) if t.starts_with(" as an alias (") => t,
-        ("Resolving", t)
-            if t.starts_with(" using unqualified-search registries (")
-                || t.starts_with(" to docker.io (") =>
-        {
-            t
-        }
-        _ => return None,
-    };
+    if !tails.iter().any(|t| tail.starts_with(t)) {
+        return None;
+    }
     Some(Event::ShortName {
         input,
-        how: format!("{verb} {}", how.trim_start()),
+        how: format!("{verb} {}", tail.trim_start()),
     })
 }
 

@@ -160,13 +160,21 @@ fn missing_fix(c: &Candidate) -> String {
         .filter(|s| !s.blocked)
         .filter_map(|s| s.probe.as_ref().map(|p| (s, p)))
         .collect();
-    let absent = tried
+    let mirrors: Vec<_> = tried
         .iter()
-        .find(|(s, p)| s.role == Role::Mirror && p.outcome == Outcome::NotFound);
-    if let Some((m, _)) = absent {
+        .filter(|(s, _)| s.role == Role::Mirror)
+        .collect();
+    let absent = mirrors
+        .iter()
+        .position(|(_, p)| p.outcome == Outcome::NotFound);
+    if let Some(i) = absent {
+        let which = match i {
+            0 => "the mirror CRI-O tries first",
+            _ => "the first mirror that answered not found",
+        };
         return format!(
-            "copy the image to the mirror CRI-O tries first (oc-mirror, or `skopeo copy --all docker://{} docker://{}`)",
-            c.reference, m.reference
+            "copy the image to {which} (oc-mirror, or `skopeo copy --all docker://{} docker://{}`)",
+            c.reference, mirrors[i].0.reference
         );
     }
     let host = |r: &str| {
@@ -243,4 +251,100 @@ pub fn crio_pull_error(c: &Candidate) -> Option<String> {
         .map(|r| r.familiar_string())
         .unwrap_or_else(|_| c.reference.clone());
     Some(format!("initializing source docker://{name}: {why}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::{ResolvedBy, Source};
+    use crate::registries::lookup::Role;
+
+    const IMAGE: &str = "registry.example.com/apps/web@sha256:1f2a4b6c8d0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e";
+
+    /// A candidate for IMAGE whose sources answered `answers` in pull order
+    /// (mirrors `m1.example.com`, `m2.example.com`..., then the source).
+    fn candidate(answers: &[(Role, Outcome)]) -> Candidate {
+        let mut mirrors = 0;
+        let sources = answers
+            .iter()
+            .map(|(role, outcome)| {
+                let reference = match role {
+                    Role::Mirror => {
+                        mirrors += 1;
+                        IMAGE.replace("registry.example.com", &format!("m{mirrors}.example.com"))
+                    }
+                    Role::Source => IMAGE.to_string(),
+                };
+                Source {
+                    reference,
+                    role: *role,
+                    insecure: false,
+                    blocked: false,
+                    blocked_by: None,
+                    origins: Vec::new(),
+                    probe: Some(SourceProbe::not_contacted(*outcome, "")),
+                }
+            })
+            .collect();
+        Candidate {
+            reference: IMAGE.to_string(),
+            by_digest: true,
+            resolved_by: ResolvedBy::Qualified,
+            registry: None,
+            sources,
+            skipped: Vec::new(),
+            fix: None,
+            allowed: true,
+            signature: None,
+            error: None,
+            namespace_policies: Vec::new(),
+            served_by: Some(None),
+            undetermined: None,
+            crio_error: None,
+            signature_probe: None,
+        }
+    }
+
+    /// Issue 36: the fix of a pull no source serves names what the first
+    /// source that fails needs, or the mirror to copy the image to.
+    #[test]
+    fn issue_36_the_fix_of_a_missing_image() {
+        use Outcome::*;
+        use Role::{Mirror, Source};
+        for (answers, want) in [
+            (
+                &[(Mirror, NotFound), (Source, NotFound)][..],
+                "copy the image to the mirror CRI-O tries first (oc-mirror, or `skopeo copy --all docker://registry.example.com/apps/web@sha256:",
+            ),
+            (
+                &[(Mirror, Unauthorized), (Mirror, NotFound), (Source, Unreachable)],
+                "copy the image to the first mirror that answered not found (oc-mirror, or `skopeo copy --all docker://registry.example.com/apps/web@sha256:1f2a4b6c8d0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e docker://m2.example.com/",
+            ),
+            (
+                &[(Mirror, Unauthorized), (Source, NotFound)],
+                "give the cluster's pull secret (openshift-config/pull-secret) credentials m1.example.com accepts",
+            ),
+            (
+                &[(Mirror, TlsError), (Source, NotFound)],
+                "trust m1.example.com's CA: a ConfigMap in openshift-config",
+            ),
+            (
+                &[(Mirror, Unreachable), (Source, Unreachable)],
+                "make m1.example.com reachable from the nodes",
+            ),
+            (
+                &[(Source, NotFound)],
+                "push the image to registry.example.com/apps/web@sha256:",
+            ),
+        ] {
+            let got = fix(&Verdict::Missing, &candidate(answers)).unwrap();
+            assert!(got.starts_with(want), "{answers:?}: {got}");
+        }
+        let served = candidate(&[(Role::Source, Outcome::Served)]);
+        assert_eq!(fix(&Verdict::Served(IMAGE.to_string()), &served), None);
+        assert_eq!(
+            crio_words(&Verdict::DigestMismatch(IMAGE.to_string()), &served).as_deref(),
+            Some("Manifest does not match provided manifest digest sha256:1f2a4b6c8d0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e")
+        );
+    }
 }

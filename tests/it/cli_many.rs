@@ -245,7 +245,7 @@ fn issue_17_context_timeout_reports_the_slow_cluster() {
     let fast = Builder::openshift().objects_from(EXAMPLE).start();
     let slow = Builder::openshift()
         .objects_from(EXAMPLE)
-        .latency(std::time::Duration::from_secs(5))
+        .latency(std::time::Duration::from_secs(60))
         .start();
     let dir = TempDir::new().unwrap();
     let config = kubeconfig(
@@ -259,18 +259,21 @@ fn issue_17_context_timeout_reports_the_slow_cluster() {
             "list",
             "--all-contexts",
             "--context-timeout",
-            "1s",
+            "10s",
             "-o",
             "json",
         ],
     );
-    assert!(started.elapsed() < std::time::Duration::from_secs(4));
+    // Not a speed limit: the slow cluster answers after a minute, so a
+    // run that waited for it instead of giving up at the timeout would
+    // take that long (the margin leaves room for a loaded machine).
+    assert!(started.elapsed() < std::time::Duration::from_secs(45));
     assert_eq!(code, Some(3));
     let v: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["items"][0]["result"]["kind"], "List");
     assert_eq!(
         v["items"][1]["error"],
-        "no answer within 1s (--context-timeout)"
+        "no answer within 10s (--context-timeout)"
     );
 }
 

@@ -403,18 +403,21 @@ fn issue_15_a_v4_only_server_is_read_the_same() {
 fn issue_15_a_node_past_the_timeout_is_not_read_and_the_others_are() {
     let cluster = Cluster::new(
         WORKERS,
-        |b, _| b.exec_delay("worker-0", Duration::from_secs(10)),
+        |b, _| b.exec_delay("worker-0", Duration::from_secs(60)),
         unchanged,
     );
     let started = std::time::Instant::now();
     cluster
-        .collect(&["--node-timeout", "1s"])
+        .collect(&["--node-timeout", "10s"])
         .assert()
         .code(3)
         .stderr(predicate::str::contains(
-            "node worker-0 not read: no complete answer from pod machine-config-daemon-worker-0 within 1s",
+            "node worker-0 not read: no complete answer from pod machine-config-daemon-worker-0 within 10s",
         ));
-    assert!(started.elapsed() < Duration::from_secs(8));
+    // Not a speed limit: the slow node answers after a minute, so a run
+    // that waited for it instead of giving up at the timeout would take
+    // that long (the margin leaves room for a loaded machine).
+    assert!(started.elapsed() < Duration::from_secs(45));
     assert_eq!(cluster.collected().len(), 2);
 }
 

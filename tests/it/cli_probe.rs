@@ -568,6 +568,55 @@ fn issue_16_signature_missing_on_the_serving_mirror() {
     );
 }
 
+/// A mirror registries.d does not give `use-sigstore-attachments`: no
+/// signature is looked up there and the pull fails (containers/image reads
+/// none). The MCO renders the setting for every policy scope's mirrors, so
+/// the fix names it and the check of the node's files.
+#[test]
+fn issue_36_mirror_without_sigstore_attachments_names_the_fix() {
+    let setup = Setup::new();
+    let body = manifest_body("release");
+    let digest = digest_of(&body);
+    let a = Builder::new().manifest(REPO, None, &body).start();
+    let s = Builder::new().manifest(REPO, None, &body).start();
+    setup.trust(&a, "a");
+    setup.trust(&s, "s");
+    let (policy, regd) = sigstore_files(&setup, &s.host(), &a.host());
+    std::fs::write(
+        regd.join("sigstore.yaml"),
+        format!("docker:\n  {}:\n    use-sigstore-attachments: true\n", s.host()),
+    )
+    .expect("write");
+    let conf = registries_conf(&s.host(), &[&a.host()], "", "");
+    let out = support::bin()
+        .env_remove("REGISTRY_AUTH_FILE")
+        .args(["explain", &format!("{}/{REPO}@{digest}", s.host())])
+        .arg("--registries-conf")
+        .arg(setup.write("registries.conf", &conf))
+        .arg("--policy-json")
+        .arg(&policy)
+        .arg("--registries-d")
+        .arg(&regd)
+        .arg("--probe")
+        .arg("--cert-dir")
+        .arg(&setup.certs)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!(
+            "fix: give {} `use-sigstore-attachments: true` in registries.d",
+            a.host()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("compare them with `kubectl mirrorpolicy diff --on-disk`"),
+        "{text}"
+    );
+}
+
 /// A signature that is there is not enough: containers/image (skopeo 1.18)
 /// refuses one whose signed identity the policy does not accept, here a
 /// bare repository name under `matchRepoDigestOrExact` ("Signature for

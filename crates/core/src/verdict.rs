@@ -145,7 +145,16 @@ pub fn fix(v: &Verdict, c: &Candidate) -> Option<String> {
             "run again from a machine that reaches the registry, or with a longer --probe-timeout"
                 .to_string(),
         ),
-        Verdict::Served(_) | Verdict::NoAttachments(_) | Verdict::NotProbed => None,
+        // The MCO writes `use-sigstore-attachments: true` for every
+        // ClusterImagePolicy/ImagePolicy scope and each mirror the scope's
+        // registries.conf entry lists (container-runtime-config
+        // `generateSigstoreRegistriesdConfig`), so an endpoint without it
+        // is read from a registries.d the MCO did not render.
+        Verdict::NoAttachments(by) => Some(format!(
+            "give {} `use-sigstore-attachments: true` in registries.d; the MCO renders it for every signature policy scope and its mirrors, so a node without it runs files the MCO did not write: compare them with `kubectl mirrorpolicy diff --on-disk`",
+            by.split('/').next().unwrap_or(by)
+        )),
+        Verdict::Served(_) | Verdict::NotProbed => None,
     }
 }
 

@@ -584,7 +584,10 @@ fn issue_36_mirror_without_sigstore_attachments_names_the_fix() {
     let (policy, regd) = sigstore_files(&setup, &s.host(), &a.host());
     std::fs::write(
         regd.join("sigstore.yaml"),
-        format!("docker:\n  {}:\n    use-sigstore-attachments: true\n", s.host()),
+        format!(
+            "docker:\n  {}:\n    use-sigstore-attachments: true\n",
+            s.host()
+        ),
     )
     .expect("write");
     let conf = registries_conf(&s.host(), &[&a.host()], "", "");

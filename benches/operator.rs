@@ -21,12 +21,15 @@
 //! `ru_maxrss`, which carries the parent's high-water mark into a child);
 //! BENCHMARKS.md records the figures.
 
+#[path = "../tests/it/support/layers.rs"]
+mod layers;
 #[path = "../tests/it/support/registry.rs"]
 mod registry;
+#[path = "../tests/it/support/rss.rs"]
+mod rss;
 
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -241,18 +244,8 @@ fn package_files(p: &Package, index: usize) -> Vec<(String, Vec<u8>)> {
 }
 
 fn tar_gz(files: &[(String, Vec<u8>)]) -> Vec<u8> {
-    let mut b = tar::Builder::new(Vec::new());
-    for (path, body) in files {
-        let mut h = tar::Header::new_gnu();
-        h.set_size(body.len() as u64);
-        h.set_mode(0o644);
-        h.set_cksum();
-        b.append_data(&mut h, path, &body[..]).expect("append");
-    }
-    let raw = b.into_inner().expect("tar");
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(&raw).expect("gzip");
-    e.finish().expect("gzip")
+    let raw = layers::tar_of(files.iter().map(|(p, body)| (p.as_str(), &body[..])));
+    layers::gzip_with(&raw, flate2::Compression::default())
 }
 
 /// The generated catalog (and the images of the checked packages) on a
@@ -336,10 +329,8 @@ fn cluster(host: &str) -> String {
 
 /// One run: wall time, peak resident memory in KiB, exit code, stdout.
 fn run(dir: &std::path::Path) -> (Duration, i64, i32, String) {
-    let bin = env!("CARGO_BIN_EXE_kubectl-mirrorpolicy");
-    let started = Instant::now();
-    let mut child = Command::new(bin)
-        .env("HOME", dir)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-mirrorpolicy"));
+    cmd.env("HOME", dir)
         .env_remove("REGISTRY_AUTH_FILE")
         .env_remove("XDG_RUNTIME_DIR")
         .env_remove("DOCKER_CONFIG")
@@ -347,37 +338,12 @@ fn run(dir: &std::path::Path) -> (Duration, i64, i32, String) {
         .arg(dir.join("cluster.yaml"))
         .arg("--cert-dir")
         .arg(dir.join("certs"))
-        .args(["-o", "json"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut s).expect("read");
-        s
-    });
-    let status_file = format!("/proc/{}/status", child.id());
-    let mut peak = 0;
-    let status = loop {
-        // VmHWM is gone once the process has exited: read until then.
-        if let Ok(text) = std::fs::read_to_string(&status_file) {
-            let hwm = text
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<i64>().ok());
-            peak = peak.max(hwm.unwrap_or(0));
-        }
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
+        .args(["-o", "json"]);
+    let started = Instant::now();
+    let run = rss::peak_rss(cmd);
     let elapsed = started.elapsed();
-    let out = reader.join().expect("stdout");
-    (elapsed, peak, status.code().unwrap_or(-1), out)
+    eprint!("{}", run.stderr);
+    (elapsed, run.peak_kib, run.code, run.stdout)
 }
 
 fn main() {

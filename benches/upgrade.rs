@@ -14,12 +14,15 @@
 //! Prints the wall time per `--probe-concurrency` and the requests each run
 //! made; BENCHMARKS.md records the figures.
 
+#[path = "../tests/it/support/layers.rs"]
+mod layers;
 #[path = "../tests/it/support/registry.rs"]
 mod registry;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use layers::tar_gz;
 use registry::Signer;
 
 const RELEASE_REPO: &str = "openshift/release-images";
@@ -52,22 +55,6 @@ fn options() -> Options {
         }
     }
     o
-}
-
-fn tar_gz(files: &[(&str, &str)]) -> Vec<u8> {
-    let mut b = tar::Builder::new(Vec::new());
-    for (path, body) in files {
-        let mut h = tar::Header::new_gnu();
-        h.set_size(body.len() as u64);
-        h.set_mode(0o644);
-        h.set_cksum();
-        b.append_data(&mut h, path, body.as_bytes())
-            .expect("append");
-    }
-    let raw = b.into_inner().expect("tar");
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut e, &raw).expect("gzip");
-    e.finish().expect("gzip")
 }
 
 /// The `openshift` ClusterImagePolicy a release brings, for the payload

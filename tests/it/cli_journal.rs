@@ -92,6 +92,11 @@ fn setup(journal: &str) -> (TempDir, PathBuf, PathBuf) {
     (dir, conf, j)
 }
 
+/// The JSON on stdout of a run already checked (its exit code).
+fn stdout_json(run: assert_cmd::assert::Assert) -> Value {
+    serde_json::from_slice(&run.get_output().stdout).expect("JSON on stdout")
+}
+
 fn explain_json(conf: &Path, journal: &Path, code: i32) -> Value {
     let out = bin()
         .args(["explain", IMAGE, "-o", "json", "--registries-conf"])
@@ -353,12 +358,7 @@ fn issue_24_live_query_mode_gzip_and_parameters() {
         .node_journal("worker-0", &journal)
         .start();
     let dir = TempDir::new().unwrap();
-    let out = live(&server, dir.path(), &["--since", "2h"])
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(live(&server, dir.path(), &["--since", "2h"]).code(0));
     assert_eq!(v["journal"][0]["pulls"][0]["servedBy"], M2);
     let logged = server.log();
     let req = logged
@@ -413,12 +413,7 @@ fn issue_24_live_406_fallback_keeps_until() {
         "--until",
         "2024-05-01 10:00:20",
     ];
-    let out = live(&server, dir.path(), &until)
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(live(&server, dir.path(), &until).code(1));
     assert_eq!(v["journal"].as_array().map(Vec::len), Some(1), "{v}");
     assert_eq!(
         v["journal"][0]["pulls"][0]["divergence"]["kind"],
@@ -436,12 +431,7 @@ fn issue_24_live_406_falls_back_and_judges() {
         .without_log_query()
         .start();
     let dir = TempDir::new().unwrap();
-    let out = live(&server, dir.path(), &[])
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(live(&server, dir.path(), &[]).code(1));
     assert_eq!(
         v["journal"][0]["pulls"][0]["divergence"]["kind"],
         "servedByBlockedSource"
@@ -541,12 +531,7 @@ fn issue_24_audit_journal_file_fleet_json() {
         + &pull(Format::Rfc3339Nano, "worker-1", 10, "b", &[M2], true)
         + &pull(Format::Old, "worker-0", 20, "d", &[M1], true);
     let (_dir, objects, j) = audit_setup(&journal);
-    let out = audit_journal(&objects, &j, true)
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(audit_journal(&objects, &j, true).code(1));
     assert_eq!(v["pulls"], 4);
     assert_eq!(
         v["nodes"],
@@ -678,12 +663,7 @@ fn issue_24_live_forbidden_falls_back_to_events() {
         .objects_from_yaml(&events)
         .start();
     let dir = TempDir::new().unwrap();
-    let out = live(&server, dir.path(), &["--since", "2024-05-01 00:00:00"])
-        .code(3)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(live(&server, dir.path(), &["--since", "2024-05-01 00:00:00"]).code(3));
     assert!(
         v["warnings"]
             .to_string()
@@ -783,12 +763,7 @@ fn audit_live(
 fn issue_24_live_audit_journal_every_verdict_class() {
     let server = fleet_server();
     let dir = TempDir::new().unwrap();
-    let out = audit_live(&server, dir.path(), &["-o", "json", "--since", "2h"])
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(audit_live(&server, dir.path(), &["-o", "json", "--since", "2h"]).code(1));
     assert_eq!(
         v["pools"],
         serde_json::json!([
@@ -860,12 +835,8 @@ fn issue_24_live_audit_journal_node_and_pool_choice() {
         ))
         .stdout(predicate::str::contains("all as expected"));
     // infra-0's second pull never ends: undetermined, exit 1 for the skipped mirror first.
-    let out = audit_live(&server, dir.path(), &["--pool", "infra", "-o", "json"])
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v =
+        stdout_json(audit_live(&server, dir.path(), &["--pool", "infra", "-o", "json"]).code(1));
     assert_eq!(
         v["pools"],
         serde_json::json!([{"pool": "infra", "nodes": ["infra-0"]}])
@@ -937,12 +908,9 @@ fn issue_24_live_audit_journal_forbidden_falls_back_to_events() {
         "--until",
         "2024-05-02 00:00:00",
     ];
-    let out = audit_live(&server, dir.path(), &[&since[..], &["-o", "json"]].concat())
-        .code(3)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(
+        audit_live(&server, dir.path(), &[&since[..], &["-o", "json"]].concat()).code(3),
+    );
     let notes = v["undeterminedNodes"].as_array().unwrap();
     assert_eq!(notes.len(), 4, "{v}");
     assert!(notes.iter().all(|n| n["reason"] == "events"), "{v}");
@@ -1045,12 +1013,7 @@ fn issue_24_window_on_journal_files() {
             .args(extra)
             .assert()
     };
-    let out = audit(&[&window[..], &["-o", "json"]].concat())
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(audit(&[&window[..], &["-o", "json"]].concat()).code(1));
     assert_eq!(v["pulls"], 1, "{v}");
     assert_eq!(v["nodes"], serde_json::json!(["worker-0"]));
     audit(&window).code(1).stdout(predicate::str::contains(
@@ -1067,17 +1030,15 @@ fn issue_24_window_on_journal_files() {
     // (stray-9, of no pool, stays undetermined: exit 3.)
     let mg_dir = TempDir::new().unwrap();
     let mg = must_gather(mg_dir.path());
-    let out = bin()
-        .arg("audit")
-        .arg("-f")
-        .arg(&mg)
-        .args(["--journal", "-o", "json", "--since", "2024-05-01 10:00:25"])
-        .assert()
-        .code(3)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(
+        bin()
+            .arg("audit")
+            .arg("-f")
+            .arg(&mg)
+            .args(["--journal", "-o", "json", "--since", "2024-05-01 10:00:25"])
+            .assert()
+            .code(3),
+    );
     assert_eq!(v["nodes"], serde_json::json!(["master-0"]), "{v}");
     // Without --journal or --journal-file, --since has nothing to bound.
     bin()
@@ -1106,16 +1067,14 @@ fn issue_24_live_audit_journal_cut_node() {
         .node_journal_cut("worker-0", std::time::Duration::from_secs(30))
         .start();
     let dir = TempDir::new().unwrap();
-    let out = audit_live(
-        &server,
-        dir.path(),
-        &["--node", "worker-0,worker-1", "-o", "json"],
-    )
-    .code(3)
-    .get_output()
-    .stdout
-    .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(
+        audit_live(
+            &server,
+            dir.path(),
+            &["--node", "worker-0,worker-1", "-o", "json"],
+        )
+        .code(3),
+    );
     let notes = &v["undeterminedNodes"];
     assert_eq!(notes[0]["node"], "worker-0", "{v}");
     assert_eq!(notes[0]["reason"], "cut");
@@ -1163,17 +1122,15 @@ fn must_gather(dir: &Path) -> PathBuf {
 fn issue_24_must_gather_journal_files() {
     let dir = TempDir::new().unwrap();
     let mg = must_gather(dir.path());
-    let out = bin()
-        .arg("audit")
-        .arg("-f")
-        .arg(&mg)
-        .args(["--journal", "-o", "json"])
-        .assert()
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(
+        bin()
+            .arg("audit")
+            .arg("-f")
+            .arg(&mg)
+            .args(["--journal", "-o", "json"])
+            .assert()
+            .code(1),
+    );
     assert_eq!(
         v["pools"],
         serde_json::json!([
@@ -1187,33 +1144,29 @@ fn issue_24_must_gather_journal_files() {
     assert_eq!(v["undeterminedNodes"][0]["reason"], "noPool");
     assert_eq!(v["images"][0]["pulls"], 3);
     // --pool judges every node against one pool; --journal-file takes the folder.
-    let out = bin()
-        .arg("audit")
-        .arg("-f")
-        .arg(&mg)
-        .arg("--journal-file")
-        .arg(&mg)
-        .args(["--pool", "master", "-o", "json"])
-        .assert()
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(
+        bin()
+            .arg("audit")
+            .arg("-f")
+            .arg(&mg)
+            .arg("--journal-file")
+            .arg(&mg)
+            .args(["--pool", "master", "-o", "json"])
+            .assert()
+            .code(1),
+    );
     assert_eq!(v["pools"][0]["pool"], "master");
     assert_eq!(v["undeterminedNodes"], serde_json::json!([]));
     assert_eq!(v["images"][0]["pulls"], 4);
     // explain: the pulls of both files in time order across the nodes.
-    let out = bin()
-        .args(["explain", IMAGE, "-o", "json", "-f"])
-        .arg(&mg)
-        .arg("--journal")
-        .assert()
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(
+        bin()
+            .args(["explain", IMAGE, "-o", "json", "-f"])
+            .arg(&mg)
+            .arg("--journal")
+            .assert()
+            .code(1),
+    );
     let nodes: Vec<&str> = v["journal"]
         .as_array()
         .unwrap()
@@ -1453,18 +1406,16 @@ fn issue_39_live_audit_endless_node_is_named_the_others_judged() {
         .start();
     let dir = TempDir::new().unwrap();
     let kubeconfig = server.write_kubeconfig(dir.path());
-    let out = bin()
-        .args(["audit", "--journal", "-o", "json", "--kubeconfig"])
-        .arg(kubeconfig)
-        .timeout(std::time::Duration::from_secs(120))
-        .assert()
-        // A pull of the others diverges from the fleet's configuration: 1
-        // wins over the unread node's 3.
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(
+        bin()
+            .args(["audit", "--journal", "-o", "json", "--kubeconfig"])
+            .arg(kubeconfig)
+            .timeout(std::time::Duration::from_secs(120))
+            .assert()
+            // A pull of the others diverges from the fleet's configuration: 1
+            // wins over the unread node's 3.
+            .code(1),
+    );
     let unread = &v["undeterminedNodes"][0];
     assert_eq!(unread["node"], "worker-0", "{v}");
     assert_eq!(unread["reason"], "unread", "{v}");
@@ -1492,12 +1443,10 @@ fn issue_37_double_access_is_one_attempt() {
     assert_eq!(pulls[0]["verdict"], "asExpected");
 }
 
-/// Issue 37: a walk that ends at the blocked source (containers/image logs
-/// `Trying to access` for it, then refuses it; at `info` nothing follows),
-/// the node's log going on with other lines: failed as configured. The
-/// same walk at the very end of the log is undetermined.
-#[test]
-fn issue_37_blocked_source_last_failed_as_configured() {
+/// A walk that ends at the blocked source (containers/image logs `Trying
+/// to access` for it, then refuses it; at `info` nothing follows), and a
+/// later line of the node's log about another image.
+fn blocked_walk_then_later_line() -> (String, String) {
     let walk = pull(
         Format::Rfc3339Nano,
         "worker-0",
@@ -1513,6 +1462,16 @@ fn issue_37_blocked_source_last_failed_as_configured() {
         Some("q"),
         "Checking image status: quay.io/other/x:1",
     );
+    (walk, later)
+}
+
+/// Issue 37: a walk that ends at the blocked source (containers/image logs
+/// `Trying to access` for it, then refuses it; at `info` nothing follows),
+/// the node's log going on with other lines: failed as configured. The
+/// same walk at the very end of the log is undetermined.
+#[test]
+fn issue_37_blocked_source_last_failed_as_configured() {
+    let (walk, later) = blocked_walk_then_later_line();
     let (_dir, conf, j) = setup(&(walk.clone() + &later));
     let v = explain_json(&conf, &j, 0);
     let record = &v["journal"][0];
@@ -1671,31 +1630,12 @@ fn issue_37_events_stand_in_is_said() {
 /// log's end.
 #[test]
 fn issue_37_live_blocked_source_last_sees_later_lines() {
-    let walk = pull(
-        Format::Rfc3339Nano,
-        "worker-0",
-        0,
-        "a",
-        &[M1, M2, IMAGE],
-        false,
-    );
-    let later = jline(
-        Format::Rfc3339Nano,
-        "worker-0",
-        30,
-        Some("q"),
-        "Checking image status: quay.io/other/x:1",
-    );
+    let (walk, later) = blocked_walk_then_later_line();
     let server = support::apiserver::Builder::openshift()
         .node_journal("worker-0", &(walk.clone() + &later))
         .start();
     let dir = TempDir::new().unwrap();
-    let out = live(&server, dir.path(), &["--since", "2h"])
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(live(&server, dir.path(), &["--since", "2h"]).code(0));
     let a = &v["journal"][0]["pulls"][0];
     assert_eq!(v["journal"][0]["outcome"], "failed", "{v}");
     assert_eq!(a["verdict"], "asExpected", "{a}");
@@ -1721,12 +1661,7 @@ fn issue_37_live_blocked_source_last_sees_later_lines() {
         .node_journal("worker-0", &walk)
         .start();
     let dir = TempDir::new().unwrap();
-    let out = live(&server, dir.path(), &["--since", "2h"])
-        .code(3)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(live(&server, dir.path(), &["--since", "2h"]).code(3));
     assert_eq!(
         v["journal"][0]["pulls"][0]["verdict"], "undetermined",
         "{v}"
@@ -1738,12 +1673,8 @@ fn issue_37_live_blocked_source_last_sees_later_lines() {
         .objects_from_yaml(FLEET)
         .node_journal("worker-0", &(walk.clone() + &later))
         .start();
-    let out = audit_live(&server, dir.path(), &["--node", "worker-0", "-o", "json"])
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v =
+        stdout_json(audit_live(&server, dir.path(), &["--node", "worker-0", "-o", "json"]).code(0));
     let image = &v["images"][0];
     assert_eq!(image["verdicts"]["asExpected"], 1, "{v}");
     assert_eq!(image["verdicts"]["undetermined"], 0, "{v}");
@@ -1773,12 +1704,7 @@ fn issue_37_audit_journal_file_keeps_first_and_last_pulls_counts_all() {
         })
         .collect();
     let (_dir, objects, j) = audit_setup(&journal);
-    let out = audit_journal(&objects, &j, true)
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(audit_journal(&objects, &j, true).code(1));
     let image = &v["images"][0];
     assert_eq!(v["pulls"], 14, "{v}");
     assert_eq!(image["pulls"], 14, "{image}");

@@ -14,6 +14,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 use support::apiserver::Builder as ApiBuilder;
+use support::layers::{gzip, tar};
 use support::registry::{digest_of, manifest_body, Builder, FakeRegistry};
 
 pub(crate) const CATALOG_REPO: &str = "redhat/etcd-index";
@@ -21,25 +22,6 @@ pub(crate) const BUNDLE_SOURCE: &str = "quay.io/etcd/etcd-bundle";
 const OPERATOR_SOURCE: &str = "quay.io/etcd/etcd-operator";
 const OPERAND_SOURCE: &str = "quay.io/etcd/etcd";
 const BACKUP_SOURCE: &str = "quay.io/etcd/etcd-backup";
-
-pub(crate) fn tar(files: &[(&str, &str)]) -> Vec<u8> {
-    let mut b = tar::Builder::new(Vec::new());
-    for (path, body) in files {
-        let mut h = tar::Header::new_gnu();
-        h.set_size(body.len() as u64);
-        h.set_mode(0o644);
-        h.set_cksum();
-        b.append_data(&mut h, path, body.as_bytes())
-            .expect("append");
-    }
-    b.into_inner().expect("tar")
-}
-
-pub(crate) fn gzip(raw: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut e, raw).expect("gzip");
-    e.finish().expect("gzip")
-}
 
 /// The digest of a small image named `seed` (its manifest is [`manifest_body`]).
 pub(crate) fn image_digest(seed: &str) -> String {
@@ -928,25 +910,11 @@ fn several_contexts_each_check_their_own_cluster() {
         .without("subscriptions.operators.coreos.com")
         .objects_from_yaml(&objects)
         .start();
-    let (mut clusters, mut users, mut contexts) = (String::new(), String::new(), String::new());
-    for (name, server) in [("east", &east), ("west", &west)] {
-        clusters.push_str(&format!(
-            "- name: {name}\n  cluster:\n    server: {}\n{}",
-            server.url(),
-            support::kubeconfig::ca_line(server)
-        ));
-        users.push_str(&format!(
-            "- name: {name}\n  user:\n    token: {}\n",
-            server.token
-        ));
-        contexts.push_str(&format!(
-            "- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n    namespace: operators\n"
-        ));
-    }
-    let kubeconfig = support::kubeconfig::write(
+    let kubeconfig = support::kubeconfig::contexts(
         s.dir.path(),
         "contexts.yaml",
-        &format!("apiVersion: v1\nkind: Config\nclusters:\n{clusters}users:\n{users}contexts:\n{contexts}current-context: east\n"),
+        &[("east", &east), ("west", &west)],
+        "operators",
     );
     let (code, single, err) = s.run_live(&east, &["-n", "operators", "-o", "json"]);
     assert_eq!(code, 1, "{err}");
@@ -1518,25 +1486,11 @@ fn audit_updates_of_several_contexts_counts_each_clusters_updates() {
     let west = ApiBuilder::openshift()
         .objects_from_yaml(&cluster(&s.host, "etcd.v0.9.4"))
         .start();
-    let (mut clusters, mut users, mut contexts) = (String::new(), String::new(), String::new());
-    for (name, server) in [("east", &east), ("west", &west)] {
-        clusters.push_str(&format!(
-            "- name: {name}\n  cluster:\n    server: {}\n{}",
-            server.url(),
-            support::kubeconfig::ca_line(server)
-        ));
-        users.push_str(&format!(
-            "- name: {name}\n  user:\n    token: {}\n",
-            server.token
-        ));
-        contexts.push_str(&format!(
-            "- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n    namespace: operators\n"
-        ));
-    }
-    let kubeconfig = support::kubeconfig::write(
+    let kubeconfig = support::kubeconfig::contexts(
         s.dir.path(),
         "contexts.yaml",
-        &format!("apiVersion: v1\nkind: Config\nclusters:\n{clusters}users:\n{users}contexts:\n{contexts}current-context: east\n"),
+        &[("east", &east), ("west", &west)],
+        "operators",
     );
     let mut c = s.cmd_for("audit");
     c.env("KUBECONFIG", &kubeconfig).args([

@@ -12,6 +12,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 use support::apiserver::Builder as ApiBuilder;
+use support::layers::tar_gz;
 use support::openpgp::Key;
 use support::registry::{digest_of, manifest_body, Builder, FakeRegistry, Signer};
 
@@ -25,22 +26,6 @@ const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
 struct Release {
     payload: String,
     components: Vec<(String, String)>,
-}
-
-fn tar_gz(files: &[(&str, &str)]) -> Vec<u8> {
-    let mut b = tar::Builder::new(Vec::new());
-    for (path, body) in files {
-        let mut h = tar::Header::new_gnu();
-        h.set_size(body.len() as u64);
-        h.set_mode(0o644);
-        h.set_cksum();
-        b.append_data(&mut h, path, body.as_bytes())
-            .expect("append");
-    }
-    let raw = b.into_inner().expect("tar");
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut e, &raw).expect("gzip");
-    e.finish().expect("gzip")
 }
 
 /// Component `names`, each a small image; the payload (by digest) whose last

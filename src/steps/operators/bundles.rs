@@ -226,7 +226,8 @@ async fn read_layers(
         (tree, budget) = back;
         read.map_err(|e| match e {
             LayerError::TotalTooLarge { path, limit } => format!(
-                "{what}: layer {digest}: at /{path}, the files OLM's unpack Job reads (the annotations and the manifests folder) pass {} MiB, which this tool does not read (the Job itself holds at most 1 MiB of them, gzip-compressed)",
+                "{what}: layer {digest}: at /{}, the files OLM's unpack Job reads (the annotations and the manifests folder) pass {} MiB, which this tool does not read (the Job itself holds at most 1 MiB of them, gzip-compressed)",
+                layer::normalize(&path),
                 limit >> 20
             ),
             e => format!("{what}: layer {digest}: {e}"),

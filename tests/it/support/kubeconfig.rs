@@ -31,3 +31,34 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     std::fs::write(&path, text).unwrap();
     path
 }
+
+/// Writes `dir/name`: a kubeconfig with one context (and cluster and user,
+/// its token) per named server, each in `namespace`; the first current.
+pub fn contexts(
+    dir: &Path,
+    name: &str,
+    servers: &[(&str, &FakeApiServer)],
+    namespace: &str,
+) -> PathBuf {
+    let (mut clusters, mut users, mut contexts) = (String::new(), String::new(), String::new());
+    for (context, server) in servers {
+        clusters.push_str(&format!(
+            "- name: {context}\n  cluster:\n    server: {}\n{}",
+            server.url(),
+            ca_line(server)
+        ));
+        users.push_str(&format!(
+            "- name: {context}\n  user:\n    token: {}\n",
+            server.token
+        ));
+        contexts.push_str(&format!(
+            "- name: {context}\n  context:\n    cluster: {context}\n    user: {context}\n    namespace: {namespace}\n"
+        ));
+    }
+    let current = servers.first().map_or("", |(c, _)| c);
+    write(
+        dir,
+        name,
+        &format!("apiVersion: v1\nkind: Config\nclusters:\n{clusters}users:\n{users}contexts:\n{contexts}current-context: {current}\n"),
+    )
+}

@@ -382,11 +382,11 @@ fn join(a: &str, b: &str) -> String {
     }
 }
 
+/// Layers for the tests of the modules that read them.
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn tar_of(files: &[(&str, &str)]) -> Vec<u8> {
+pub(crate) mod testing {
+    /// A plain tar of text files, each a regular file.
+    pub fn tar_of(files: &[(&str, &str)]) -> Vec<u8> {
         let mut b = tar::Builder::new(Vec::new());
         for (path, body) in files {
             let mut h = tar::Header::new_gnu();
@@ -397,6 +397,19 @@ mod tests {
         }
         b.into_inner().unwrap()
     }
+
+    /// `raw` gzip-compressed.
+    pub fn gzip(raw: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut e, raw).unwrap();
+        e.finish().unwrap()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{gzip, tar_of};
+    use super::*;
 
     /// Every file, as text.
     #[derive(Default)]
@@ -440,10 +453,8 @@ mod tests {
     fn layers_are_read_gzip_plain_or_zstd() {
         let mut l = All::default();
         let mut budget = Budget::per_file(1 << 20);
-        let first = tar_of(&[("a/x", "1"), ("b/y", "2")]);
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        std::io::Write::write_all(&mut gz, &first).unwrap();
-        read_tar(&gz.finish().unwrap()[..], &mut l, &mut budget).unwrap();
+        let first = gzip(&tar_of(&[("a/x", "1"), ("b/y", "2")]));
+        read_tar(&first[..], &mut l, &mut budget).unwrap();
         read_tar(&tar_of(&[("b/.wh.y", "")])[..], &mut l, &mut budget).unwrap();
         // zstd, in two frames with a skippable frame between (as zstd:chunked writes them).
         let layer = tar_of(&[("z/1", "z"), ("y/1", "y")]);

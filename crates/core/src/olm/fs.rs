@@ -206,6 +206,7 @@ impl LayerSink for Configs<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oci::layer::testing::{gzip, tar_of};
 
     fn pkg(name: &str) -> String {
         format!("{{\"schema\":\"olm.package\",\"name\":\"{name}\"}}\n")
@@ -268,17 +269,6 @@ mod tests {
 
     #[test]
     fn layers_are_read_with_their_whiteouts() {
-        let tar_of = |files: &[(&str, &str)]| {
-            let mut b = tar::Builder::new(Vec::new());
-            for (path, body) in files {
-                let mut h = tar::Header::new_gnu();
-                h.set_size(body.len() as u64);
-                h.set_mode(0o644);
-                h.set_cksum();
-                b.append_data(&mut h, path, body.as_bytes()).unwrap();
-            }
-            b.into_inner().unwrap()
-        };
         let all = |_: &str| true;
         let mut t = ConfigsTree::new("/configs");
         let first = tar_of(&[
@@ -286,9 +276,7 @@ mod tests {
             ("configs/b/catalog.json", &pkg("b")),
             ("bin/x", "elf"),
         ]);
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        std::io::Write::write_all(&mut gz, &first).unwrap();
-        let touched = read_layer(&gz.finish().unwrap()[..], &mut t, &all).unwrap();
+        let touched = read_layer(&gzip(&first)[..], &mut t, &all).unwrap();
         assert!(touched, "configs files");
         let whiteout = tar_of(&[("configs/b/.wh.catalog.json", "")]);
         assert!(

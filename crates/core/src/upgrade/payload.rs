@@ -314,23 +314,15 @@ pub fn metadata_version(files: &ReleaseFiles) -> Result<Option<String>, PayloadE
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oci::layer::testing;
 
-    fn tar_of(files: &[(&str, &[u8])], gzip: bool) -> Vec<u8> {
-        let mut b = tar::Builder::new(Vec::new());
-        for (path, body) in files {
-            let mut h = tar::Header::new_gnu();
-            h.set_size(body.len() as u64);
-            h.set_mode(0o644);
-            h.set_cksum();
-            b.append_data(&mut h, path, *body).expect("append");
+    fn tar_of(files: &[(&str, &str)], gzip: bool) -> Vec<u8> {
+        let raw = testing::tar_of(files);
+        if gzip {
+            testing::gzip(&raw)
+        } else {
+            raw
         }
-        let raw = b.into_inner().expect("tar");
-        if !gzip {
-            return raw;
-        }
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        std::io::Write::write_all(&mut e, &raw).expect("gzip");
-        e.finish().expect("gzip")
     }
 
     const REFS: &str = r#"{"kind":"ImageStream","apiVersion":"image.openshift.io/v1","metadata":{"name":"4.21.0"},"spec":{"tags":[{"name":"cli","from":{"kind":"DockerImage","name":"quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:aa"}}]}}"#;
@@ -349,7 +341,7 @@ mod tests {
     #[test]
     fn issue_39_gzip_known_when_bytes_come_one_at_a_time() {
         for gzip in [true, false] {
-            let layer = tar_of(&[(IMAGE_REFERENCES, REFS.as_bytes())], gzip);
+            let layer = tar_of(&[(IMAGE_REFERENCES, REFS)], gzip);
             let files = read_layer(OneByte(std::io::Cursor::new(layer)), &layer_of(), &wanted)
                 .unwrap_or_else(|e| panic!("gzip {gzip}: {e}"));
             assert_eq!(
@@ -379,11 +371,11 @@ mod tests {
         for gzip in [true, false] {
             let layer = tar_of(
                 &[
-                    ("./release-manifests/image-references", REFS.as_bytes()),
-                    ("release-manifests/0000_00_x.yaml", b"kind: X"),
+                    ("./release-manifests/image-references", REFS),
+                    ("release-manifests/0000_00_x.yaml", "kind: X"),
                     (
                         "release-manifests/release-metadata",
-                        b"{\"version\":\"4.21.0\"}",
+                        "{\"version\":\"4.21.0\"}",
                     ),
                 ],
                 gzip,
@@ -399,7 +391,7 @@ mod tests {
 
     #[test]
     fn a_layer_without_image_references_is_not_a_payload() {
-        let layer = tar_of(&[("etc/hosts", b"x")], true);
+        let layer = tar_of(&[("etc/hosts", "x")], true);
         let files = read_layer(&layer[..], &layer_of(), &wanted).expect("layer");
         assert_eq!(
             components(&files).unwrap_err(),
@@ -428,9 +420,7 @@ mod tests {
             e.to_string(),
             "the last layer sha256:ab (application/vnd.oci.image.layer.v1.tar+gzip) is not a tar archive: expected a gzip-compressed tar (bytes 1f 8b) or a plain tar (512-byte headers, \"ustar\" at byte 257), found the bytes 00 07 0e 15 1c 23 2a 31 38 3f 46 4d 54 5b 62 69"
         );
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        std::io::Write::write_all(&mut e, &garbage).expect("gzip");
-        let gzipped = e.finish().expect("gzip");
+        let gzipped = testing::gzip(&garbage);
         let e = read_layer(&gzipped[..], &layer_of(), &wanted).unwrap_err();
         let text = e.to_string();
         assert!(

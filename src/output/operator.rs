@@ -238,7 +238,14 @@ fn write_hops(
             Cell::new(failing),
         ];
         if wide {
-            let deps: Vec<&str> = h.dependencies.iter().map(|d| d.name.as_str()).collect();
+            let deps: Vec<String> = h
+                .dependencies
+                .iter()
+                .map(|d| match &d.satisfied_by {
+                    Some(by) => format!("{} ({by})", d.package),
+                    None => d.name.clone(),
+                })
+                .collect();
             row.push(Cell::new(camel(h.csv_source)));
             row.push(Cell::new(if deps.is_empty() {
                 "-".to_string()

@@ -116,6 +116,7 @@ fn wanted_one(ext: ClusterExtension, catalogs: Result<Vec<ClusterCatalog>, Stop>
         None => Err((None, String::new())),
     };
     Wanted {
+        installed: Vec::new(),
         installed_version: ext.installed.as_ref().map(|b| b.version.clone()),
         plan: None,
         pool: Placement {
@@ -268,7 +269,13 @@ fn hops_of(
                 .find(|(c, _, _)| &c.name == catalog)
                 .and_then(|(_, _, cat)| cat.as_ref()?.packages.get(package))
                 .and_then(|p| p.bundles.get(&hop.to));
-            hop_check(hop, bundle, &[], &w.sub.approval, operands || i == last)
+            hop_check(
+                hop,
+                bundle,
+                &Default::default(),
+                &w.sub.approval,
+                operands || i == last,
+            )
         })
         .collect()
 }

@@ -32,15 +32,23 @@ pub enum ImageRole {
     Dependency,
 }
 
-/// A bundle OLM installs with the hop's bundle ([`crate::olm::deps`]).
+/// A bundle OLM installs with the hop's bundle, or an operator installed
+/// in the namespace that satisfies a requirement instead
+/// ([`crate::olm::deps`]).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DependencyBundle {
     /// The dependency's CSV.
     pub name: String,
     pub package: String,
-    /// Where its deployment images were read (as the hop's `csvSource`).
+    /// Where its deployment images were read (as the hop's `csvSource`);
+    /// `none` for an installed operator.
     pub csv_source: CsvSource,
+    /// `installed CSV NAME` when an operator installed in the namespace
+    /// satisfies the requirement: OLM keeps it, installs no bundle for it,
+    /// and nothing of it is probed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub satisfied_by: Option<String>,
 }
 
 /// How an image is referenced, decided before probing.

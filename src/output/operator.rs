@@ -30,7 +30,8 @@ pub fn write_text(
 }
 
 /// `-o summary`: one line per Subscription (`namespace/name`, its
-/// readiness, then `key=value`s), and a total with the exit code.
+/// readiness, then `key=value`s), and a total of each kind checked, of
+/// each readiness, and the exit code.
 pub fn write_summary(
     out: &mut dyn Write,
     checks: &[SubscriptionCheck],
@@ -69,10 +70,12 @@ pub fn write_summary(
             summary_line(&name, c.readiness.as_str(), &counts)
         )?;
     }
+    let kind = |k: CheckedKind| checks.iter().filter(|c| c.kind == k).count();
     writeln!(
         out,
-        "total subscriptions={} ready={} notReady={} undetermined={} exit={exit}",
-        checks.len(),
+        "total subscriptions={} clusterextensions={} ready={} notReady={} undetermined={} exit={exit}",
+        kind(CheckedKind::Subscription),
+        kind(CheckedKind::ClusterExtension),
         count(Readiness::Ready),
         count(Readiness::NotReady),
         count(Readiness::Undetermined)

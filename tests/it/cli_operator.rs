@@ -1191,7 +1191,7 @@ fn wide_and_summary_outputs() {
     assert_eq!(code, 1, "{out}\n{err}");
     assert_eq!(
         out,
-        "operators/etcd notReady reason=imagesNotServed package=etcd installed=etcd.v0.9.0 head=etcd.v0.9.4 hops=2 failing=1\ntotal subscriptions=1 ready=0 notReady=1 undetermined=0 exit=1\n"
+        "operators/etcd notReady reason=imagesNotServed package=etcd installed=etcd.v0.9.0 head=etcd.v0.9.4 hops=2 failing=1\ntotal subscriptions=1 clusterextensions=0 ready=0 notReady=1 undetermined=0 exit=1\n"
     );
     let (code, out, err) = s.run("etcd.v0.9.4", &["-o", "summary"]);
     assert_eq!(code, 0, "{out}\n{err}");

@@ -132,6 +132,12 @@ fn issue_38_olm_v1_a_missing_bundle_on_the_path() {
         summary.starts_with("clusterextension/etcd notReady reason=imagesNotServed"),
         "{summary}"
     );
+    assert!(
+        summary.ends_with(
+            "\ntotal subscriptions=0 clusterextensions=1 ready=0 notReady=1 undetermined=0 exit=1\n"
+        ),
+        "each kind counted by name: {summary}"
+    );
     // Every bundle on the mirror: ready.
     let full = mirror(&[], &backup_by_digest());
     let s = Setup::new(&full);

@@ -501,6 +501,13 @@ fn issue_38_a_missing_hop_bundle_and_a_tag_only_related_image() {
         bundle_digest("etcd.v0.9.2")
     );
     assert_eq!(steps[0]["commands"], serde_json::json!([copy]), "{steps:?}");
+    assert!(
+        steps[0]["step"]
+            .as_str()
+            .unwrap()
+            .ends_with("copy each missing image to the first mirror CRI-O tries:"),
+        "the unpack Job's bundle image, pulled by CRI-O: {steps:?}"
+    );
     assert_eq!(steps[1]["outcome"], "tagSkipsDigestMirrors");
     assert!(steps[1]["step"]
         .as_str()

@@ -116,6 +116,14 @@ fn issue_38_olm_v1_a_missing_bundle_on_the_path() {
             )),
         "{json}"
     );
+    // operator-controller, not CRI-O, pulls a ClusterExtension's bundle.
+    assert!(
+        json["nextSteps"][0]["step"]
+            .as_str()
+            .unwrap()
+            .ends_with("copy each missing image to the first mirror operator-controller tries:"),
+        "{json}"
+    );
     let (code, text, err) = run(&s, &objects, &[]);
     assert_eq!(code, 1, "{err}");
     for want in [

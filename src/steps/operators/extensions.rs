@@ -22,7 +22,8 @@ use serde_json::Value;
 
 use mirrorpolicy::olm::catalog::Catalog;
 use mirrorpolicy::olm::check::{
-    CatalogCheck, ExtensionCatalog, ExtensionCheck, Found, HopCheck, PulledBy,
+    puller, CatalogCheck, CheckedKind, ExtensionCatalog, ExtensionCheck, Found, HopCheck,
+    ImageRole, PulledBy,
 };
 use mirrorpolicy::olm::objects::Subscription;
 use mirrorpolicy::olm::placement::Placement;
@@ -348,9 +349,9 @@ fn extension_check(v1: &V1, reads: &Reads<'_>) -> ExtensionCheck {
             })
             .collect(),
         pulled_by: PulledBy {
-            catalog: "catalogd",
-            bundle: "operator-controller",
-            images: "CRI-O",
+            catalog: puller(CheckedKind::ClusterExtension, None),
+            bundle: puller(CheckedKind::ClusterExtension, Some(ImageRole::Bundle)),
+            images: puller(CheckedKind::ClusterExtension, Some(ImageRole::Operator)),
         },
     }
 }

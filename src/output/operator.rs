@@ -30,7 +30,8 @@ pub fn write_text(
 }
 
 /// `-o summary`: one line per Subscription (`namespace/name`, its
-/// readiness, then `key=value`s), and a total with the exit code.
+/// readiness, then `key=value`s), and a total of each kind checked, of
+/// each readiness, and the exit code.
 pub fn write_summary(
     out: &mut dyn Write,
     checks: &[SubscriptionCheck],
@@ -69,10 +70,12 @@ pub fn write_summary(
             summary_line(&name, c.readiness.as_str(), &counts)
         )?;
     }
+    let kind = |k: CheckedKind| checks.iter().filter(|c| c.kind == k).count();
     writeln!(
         out,
-        "total subscriptions={} ready={} notReady={} undetermined={} exit={exit}",
-        checks.len(),
+        "total subscriptions={} clusterextensions={} ready={} notReady={} undetermined={} exit={exit}",
+        kind(CheckedKind::Subscription),
+        kind(CheckedKind::ClusterExtension),
         count(Readiness::Ready),
         count(Readiness::NotReady),
         count(Readiness::Undetermined)
@@ -238,7 +241,14 @@ fn write_hops(
             Cell::new(failing),
         ];
         if wide {
-            let deps: Vec<&str> = h.dependencies.iter().map(|d| d.name.as_str()).collect();
+            let deps: Vec<String> = h
+                .dependencies
+                .iter()
+                .map(|d| match &d.satisfied_by {
+                    Some(by) => format!("{} ({by})", d.package),
+                    None => d.name.clone(),
+                })
+                .collect();
             row.push(Cell::new(camel(h.csv_source)));
             row.push(Cell::new(if deps.is_empty() {
                 "-".to_string()

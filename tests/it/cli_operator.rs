@@ -483,6 +483,13 @@ fn issue_38_a_missing_hop_bundle_and_a_tag_only_related_image() {
         bundle_digest("etcd.v0.9.2")
     );
     assert_eq!(steps[0]["commands"], serde_json::json!([copy]), "{steps:?}");
+    assert!(
+        steps[0]["step"]
+            .as_str()
+            .unwrap()
+            .ends_with("copy each missing image to the first mirror CRI-O tries:"),
+        "the unpack Job's bundle image, pulled by CRI-O: {steps:?}"
+    );
     assert_eq!(steps[1]["outcome"], "tagSkipsDigestMirrors");
     assert!(steps[1]["step"]
         .as_str()
@@ -581,6 +588,90 @@ fn every_hop_served_is_ready_and_the_table_shows_the_path() {
 
 /// `--package`: the skipRange of the head covers a CSV the catalog no
 /// longer has (its version from the CSV read); an older one has no path.
+/// A CSV installed in the Subscription's namespace whose properties say
+/// package `etcd-tools` at `version` (no Subscription: OLM keeps it all the same).
+fn installed_tools(version: &str) -> String {
+    format!(
+        "---\napiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: etcd-tools.v{version}\n  namespace: operators\n  annotations:\n    operatorframework.io/properties: '{{\"properties\":[{{\"type\":\"olm.package\",\"value\":{{\"packageName\":\"etcd-tools\",\"version\":\"{version}\"}}}}]}}'\nspec:\n  version: {version}\n"
+    )
+}
+
+/// The dependencies of hop 2 as the JSON gives them: `(name, satisfiedBy)`,
+/// and the names of the dependency images probed.
+fn hop_2_dependencies(json: &Value) -> (Vec<(String, String)>, Vec<String>) {
+    let hop = &json["hops"][1];
+    let deps = hop["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let by = d["satisfiedBy"].as_str().unwrap_or("-").to_string();
+            (d["name"].as_str().unwrap().to_string(), by)
+        })
+        .collect();
+    let images = hop["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["role"] == "dependency")
+        .map(|i| i["name"].as_str().unwrap().to_string())
+        .collect();
+    (deps, images)
+}
+
+/// operator-lifecycle-manager's resolver keeps an operator installed in the
+/// namespace that satisfies a requirement (`source_csvs.go`,
+/// `TestSolveOperators_SubscriptionlessOperatorsSatisfyDependencies`):
+/// etcd-tools 1.0.5 installed satisfies etcd.v0.9.4's `<2.0.0`, so no
+/// etcd-tools bundle is installed or probed; 2.1.0 does not, and the
+/// catalog's etcd-tools.v1.1.0 is. Offline and live alike.
+#[test]
+fn a_dependency_already_installed_is_kept_and_not_probed() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let kept = vec![(
+        "etcd-tools.v1.0.5".to_string(),
+        "installed CSV etcd-tools.v1.0.5".to_string(),
+    )];
+    let from_catalog = vec![("etcd-tools.v1.1.0".to_string(), "-".to_string())];
+    let probed = vec![
+        "etcd-tools.v1.1.0".to_string(),
+        "etcd-tools.v1.1.0/operator".to_string(),
+    ];
+    for (version, deps, images) in [("1.0.5", kept, Vec::new()), ("2.1.0", from_catalog, probed)] {
+        let objects = cluster(&s.host, "etcd.v0.9.0") + &installed_tools(version);
+        let files = s.write(&objects);
+        let (code, out, err) = output({
+            let mut c = s.cmd();
+            c.arg("-f").arg(&files).args(["-o", "json"]);
+            c
+        });
+        assert_eq!(code, 0, "{version}: {out}\n{err}");
+        let json = json_of(&out, &err);
+        assert_eq!(json["reason"], "pathServed", "{version}");
+        assert_eq!(
+            hop_2_dependencies(&json),
+            (deps.clone(), images.clone()),
+            "{version}"
+        );
+        let server = ApiBuilder::openshift().objects_from_yaml(&objects).start();
+        let (code, live, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+        assert_eq!(code, 0, "{version} live: {live}\n{err}");
+        assert_eq!(json_of(&live, &err), json, "{version}: live as offline");
+    }
+    let objects = cluster(&s.host, "etcd.v0.9.0") + &installed_tools("1.0.5");
+    let files = s.write(&objects);
+    let (_, table, err) = output({
+        let mut c = s.cmd();
+        c.arg("-f").arg(&files).args(["-o", "wide"]);
+        c
+    });
+    assert!(
+        table.contains("installed CSV etcd-tools.v1.0.5"),
+        "{table}\n{err}"
+    );
+}
+
 #[test]
 fn package_mode_skip_range_and_no_update_path() {
     let reg = mirror(&[], &backup_by_digest());
@@ -724,7 +815,7 @@ fn live_reads_subscriptions_catalog_sources_and_csvs_as_files_do() {
     for want in [
         "/apis/operators.coreos.com/v1alpha1/namespaces/operators/subscriptions",
         "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-marketplace/catalogsources/cs-etcd-index-v4-21",
-        "/apis/operators.coreos.com/v1alpha1/namespaces/operators/clusterserviceversions/etcd.v0.9.0",
+        "/apis/operators.coreos.com/v1alpha1/namespaces/operators/clusterserviceversions",
         "/api/v1/namespaces/openshift-config/secrets/pull-secret",
     ] {
         assert!(paths.iter().any(|p| p == want), "{want} not requested: {paths:?}");
@@ -1075,7 +1166,7 @@ fn wide_and_summary_outputs() {
     assert_eq!(code, 1, "{out}\n{err}");
     assert_eq!(
         out,
-        "operators/etcd notReady reason=imagesNotServed package=etcd installed=etcd.v0.9.0 head=etcd.v0.9.4 hops=2 failing=1\ntotal subscriptions=1 ready=0 notReady=1 undetermined=0 exit=1\n"
+        "operators/etcd notReady reason=imagesNotServed package=etcd installed=etcd.v0.9.0 head=etcd.v0.9.4 hops=2 failing=1\ntotal subscriptions=1 clusterextensions=0 ready=0 notReady=1 undetermined=0 exit=1\n"
     );
     let (code, out, err) = s.run("etcd.v0.9.4", &["-o", "summary"]);
     assert_eq!(code, 0, "{out}\n{err}");

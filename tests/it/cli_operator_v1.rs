@@ -116,6 +116,14 @@ fn issue_38_olm_v1_a_missing_bundle_on_the_path() {
             )),
         "{json}"
     );
+    // operator-controller, not CRI-O, pulls a ClusterExtension's bundle.
+    assert!(
+        json["nextSteps"][0]["step"]
+            .as_str()
+            .unwrap()
+            .ends_with("copy each missing image to the first mirror operator-controller tries:"),
+        "{json}"
+    );
     let (code, text, err) = run(&s, &objects, &[]);
     assert_eq!(code, 1, "{err}");
     for want in [
@@ -131,6 +139,12 @@ fn issue_38_olm_v1_a_missing_bundle_on_the_path() {
     assert!(
         summary.starts_with("clusterextension/etcd notReady reason=imagesNotServed"),
         "{summary}"
+    );
+    assert!(
+        summary.ends_with(
+            "\ntotal subscriptions=0 clusterextensions=1 ready=0 notReady=1 undetermined=0 exit=1\n"
+        ),
+        "each kind counted by name: {summary}"
     );
     // Every bundle on the mirror: ready.
     let full = mirror(&[], &backup_by_digest());

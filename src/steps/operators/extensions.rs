@@ -22,7 +22,8 @@ use serde_json::Value;
 
 use mirrorpolicy::olm::catalog::Catalog;
 use mirrorpolicy::olm::check::{
-    CatalogCheck, ExtensionCatalog, ExtensionCheck, Found, HopCheck, PulledBy,
+    puller, CatalogCheck, CheckedKind, ExtensionCatalog, ExtensionCheck, Found, HopCheck,
+    ImageRole, PulledBy,
 };
 use mirrorpolicy::olm::objects::Subscription;
 use mirrorpolicy::olm::placement::Placement;
@@ -116,6 +117,7 @@ fn wanted_one(ext: ClusterExtension, catalogs: Result<Vec<ClusterCatalog>, Stop>
         None => Err((None, String::new())),
     };
     Wanted {
+        installed: Vec::new(),
         installed_version: ext.installed.as_ref().map(|b| b.version.clone()),
         plan: None,
         pool: Placement {
@@ -268,7 +270,13 @@ fn hops_of(
                 .find(|(c, _, _)| &c.name == catalog)
                 .and_then(|(_, _, cat)| cat.as_ref()?.packages.get(package))
                 .and_then(|p| p.bundles.get(&hop.to));
-            hop_check(hop, bundle, &[], &w.sub.approval, operands || i == last)
+            hop_check(
+                hop,
+                bundle,
+                &Default::default(),
+                &w.sub.approval,
+                operands || i == last,
+            )
         })
         .collect()
 }
@@ -341,9 +349,9 @@ fn extension_check(v1: &V1, reads: &Reads<'_>) -> ExtensionCheck {
             })
             .collect(),
         pulled_by: PulledBy {
-            catalog: "catalogd",
-            bundle: "operator-controller",
-            images: "CRI-O",
+            catalog: puller(CheckedKind::ClusterExtension, None),
+            bundle: puller(CheckedKind::ClusterExtension, Some(ImageRole::Bundle)),
+            images: puller(CheckedKind::ClusterExtension, Some(ImageRole::Operator)),
         },
     }
 }

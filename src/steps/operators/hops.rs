@@ -53,6 +53,8 @@ pub(super) fn resolve_one(
     };
     let s = &w.sub;
     let name = source.clone().unwrap_or_else(|| image.clone());
+    let with_installed = deps::with_installed(cat, &w.installed);
+    let cat = with_installed.as_ref();
     let installed = installed(w, cat);
     let req = Request {
         subscription: &s.name,
@@ -81,7 +83,7 @@ pub(super) fn resolve_one(
                 &cat.packages[&s.package],
                 &path,
                 &s.approval,
-                options.operands,
+                (options.operands, &w.installed),
             );
             with_plan_approval(&mut hops, plan.as_ref());
             let found = Found {
@@ -161,7 +163,7 @@ fn hop_checks(
     package: &catalog::Package,
     path: &resolve::UpdatePath,
     approval: &str,
-    operands: bool,
+    (operands, installed): (bool, &[catalog::Provider]),
 ) -> Vec<HopCheck> {
     let last = path.hops.len().saturating_sub(1);
     path.hops
@@ -170,7 +172,7 @@ fn hop_checks(
         .map(|(i, hop)| {
             let bundle = package.bundles.get(&hop.to);
             let dependencies = bundle
-                .map(|b| deps::dependencies(cat, b))
+                .map(|b| deps::dependencies(cat, b, installed))
                 .unwrap_or_default();
             hop_check(hop, bundle, &dependencies, approval, operands || i == last)
         })
@@ -182,18 +184,27 @@ fn hop_checks(
 pub(super) fn hop_check(
     hop: &resolve::Hop,
     bundle: Option<&catalog::Bundle>,
-    dependencies: &[&catalog::Bundle],
+    dependencies: &deps::Dependencies<'_, '_>,
     approval: &str,
     operands: bool,
 ) -> HopCheck {
-    let images = hop_images(bundle, dependencies, operands);
+    let images = hop_images(bundle, &dependencies.bundles, operands);
+    let installed = dependencies.installed.iter().map(|p| DependencyBundle {
+        name: p.name.clone(),
+        package: p.package.clone(),
+        csv_source: catalog::CsvSource::None,
+        satisfied_by: Some(format!("installed CSV {}", p.name)),
+    });
     let dependencies = dependencies
+        .bundles
         .iter()
         .map(|d| DependencyBundle {
             name: d.name.clone(),
             package: d.package.clone(),
             csv_source: d.csv_source,
+            satisfied_by: None,
         })
+        .chain(installed)
         .collect();
     HopCheck {
         from: hop.from.clone(),

@@ -10,6 +10,8 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use mirrorpolicy::objects::Inputs;
+use mirrorpolicy::olm::catalog::Provider;
+use mirrorpolicy::olm::deps;
 use mirrorpolicy::olm::objects::{
     self as olm, CatalogOrigin, CatalogSource, InstallPlan, Subscription,
 };
@@ -98,6 +100,10 @@ fn subscription_wants(
             Some(((ns, name), version?))
         })
         .collect();
+    let csvs: Vec<&Value> = of_kind(olm::CSV).map(|(_, v)| v).collect();
+    let every_sub: Vec<Subscription> = of_kind(olm::SUBSCRIPTION)
+        .filter_map(|(at, v)| Subscription::from_value(at, v).ok())
+        .collect();
     let subs = match &options.package {
         Some(package) => vec![package_subscription(options, package)],
         None => subscriptions(settings, options, read, of_kind(olm::SUBSCRIPTION), named)?,
@@ -129,6 +135,7 @@ fn subscription_wants(
                     .cloned()
             });
             Wanted {
+                installed: installed_in(&sub.namespace, &csvs, &every_sub),
                 bundle_pool: super::WORKER_POOL.to_string(),
                 operator_namespace: sub.namespace.clone(),
                 v1: None,
@@ -143,6 +150,15 @@ fn subscription_wants(
             }
         })
         .collect())
+}
+
+/// The operators installed in `namespace` (with `--package` there is no
+/// namespace, and nothing installed).
+fn installed_in(namespace: &str, csvs: &[&Value], subs: &[Subscription]) -> Vec<Provider> {
+    if namespace.is_empty() {
+        return Vec::new();
+    }
+    deps::installed_operators(namespace, csvs, subs)
 }
 
 /// Which OLM's objects are read: Subscriptions (v0), ClusterExtensions (v1).
@@ -240,8 +256,9 @@ fn olm_objects(settings: &Settings, plan: &OperatorPlan, want: Want) -> Result<O
 }
 
 /// The Subscriptions of `namespace` (every one: `None`), then the
-/// CatalogSources, installed CSVs and InstallPlans they name, each read by
-/// name; `None` when the server does not serve Subscriptions.
+/// CatalogSources and InstallPlans they name, each read by name, and the
+/// CSVs of their namespaces (the installed operators OLM's resolver
+/// sees); `None` when the server does not serve Subscriptions.
 async fn read_live(
     connection: &live::Connection,
     namespace: Option<&str>,
@@ -259,15 +276,14 @@ async fn read_live(
             .map(str::to_string)
     };
     let mut named: BTreeSet<(Resource, String, String)> = BTreeSet::new();
+    let mut csv_namespaces: BTreeSet<String> = BTreeSet::new();
     for sub in &subs {
         let ns = text(sub, "/metadata/namespace").unwrap_or_default();
         let source_ns = text(sub, "/spec/sourceNamespace").unwrap_or_else(|| ns.clone());
         if let Some(source) = text(sub, "/spec/source") {
             named.insert((CATALOG_SOURCES, source_ns, source));
         }
-        if let Some(csv) = text(sub, "/status/installedCSV") {
-            named.insert((CLUSTER_SERVICE_VERSIONS, ns.clone(), csv));
-        }
+        csv_namespaces.insert(ns.clone());
         let plan = text(sub, "/status/installPlanRef/name")
             .or_else(|| text(sub, "/status/installplan/name"));
         if let Some(plan) = plan {
@@ -293,6 +309,13 @@ async fn read_live(
     for got in gets {
         if let Some((r, v)) = got? {
             found.push((at(&connection.server, &r, &v), with_kind(&r, v)));
+        }
+    }
+    let csvs = CLUSTER_SERVICE_VERSIONS;
+    for ns in &csv_namespaces {
+        let listed = connection.list_objects(&csvs, Some(ns), None).await?;
+        for v in listed.unwrap_or_default() {
+            found.push((at(&connection.server, &csvs, &v), with_kind(&csvs, v)));
         }
     }
     Ok(Some(found))

@@ -2,6 +2,7 @@
 //! of the pipeline pass it on: the skeleton of its verdict, the catalogs it
 //! reads and the configurations its images are pulled with.
 
+use mirrorpolicy::olm::catalog::Provider;
 use mirrorpolicy::olm::check::PullSecretNote;
 use mirrorpolicy::olm::objects::{InstallPlan, Subscription};
 use mirrorpolicy::olm::placement::Placement;
@@ -18,6 +19,9 @@ pub(super) struct Wanted {
     pub installed_version: Option<String>,
     /// The InstallPlan its status names, when it was read.
     pub plan: Option<InstallPlan>,
+    /// The operators installed in its namespace, which satisfy its
+    /// bundles' requirements before any bundle of the catalog.
+    pub installed: Vec<Provider>,
     /// The pool whose nodes run its catalog's registry pod.
     pub pool: Placement,
     /// The configuration its catalog image is explained with (set once

@@ -32,15 +32,23 @@ pub enum ImageRole {
     Dependency,
 }
 
-/// A bundle OLM installs with the hop's bundle ([`crate::olm::deps`]).
+/// A bundle OLM installs with the hop's bundle, or an operator installed
+/// in the namespace that satisfies a requirement instead
+/// ([`crate::olm::deps`]).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DependencyBundle {
     /// The dependency's CSV.
     pub name: String,
     pub package: String,
-    /// Where its deployment images were read (as the hop's `csvSource`).
+    /// Where its deployment images were read (as the hop's `csvSource`);
+    /// `none` for an installed operator.
     pub csv_source: CsvSource,
+    /// `installed CSV NAME` when an operator installed in the namespace
+    /// satisfies the requirement: OLM keeps it, installs no bundle for it,
+    /// and nothing of it is probed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub satisfied_by: Option<String>,
 }
 
 /// How an image is referenced, decided before probing.
@@ -185,6 +193,20 @@ pub struct CatalogCheck {
 pub enum CheckedKind {
     Subscription,
     ClusterExtension,
+}
+
+/// Who pulls an image of `kind`'s operator in `role` (`None`: the catalog
+/// image): OLM v0's catalog registry pod, bundle unpack Job and operator
+/// pods, and OLM v1's operator pods, are pulled by CRI-O on their node;
+/// OLM v1's catalog image by catalogd and its bundle images by
+/// operator-controller, each with containers/image on a control-plane
+/// node (operator-controller `internal/shared/util/image`).
+pub fn puller(kind: CheckedKind, role: Option<ImageRole>) -> &'static str {
+    match (kind, role) {
+        (CheckedKind::ClusterExtension, None) => "catalogd",
+        (CheckedKind::ClusterExtension, Some(ImageRole::Bundle)) => "operator-controller",
+        _ => "CRI-O",
+    }
 }
 
 /// Which component pulls what for an OLM v1 ClusterExtension.
@@ -433,26 +455,7 @@ fn next_steps(sub: &SubscriptionCheck, reason: &str) -> Vec<NextStep> {
         .flat_map(|h| &h.images)
         .filter(|m| m.fails())
         .collect();
-    let copies: Vec<String> = failing
-        .iter()
-        .filter(|m| m.class != ImageClass::TagSkipsDigestMirrors)
-        .filter_map(|m| m.check.as_ref())
-        .filter(|c| c.outcome == ImageOutcome::Missing)
-        .filter_map(|c| {
-            Some(format!(
-                "skopeo copy --all docker://{} docker://{}",
-                c.reference,
-                first_mirror(c)?
-            ))
-        })
-        .collect();
-    if !copies.is_empty() {
-        steps.push(NextStep {
-            outcome: "missing".into(),
-            step: "mirror the operator again with oc-mirror (the package's bundles between the installed CSV and the head: minVersion in the ImageSetConfiguration), or copy each missing image to the first mirror CRI-O tries:".into(),
-            commands: copies,
-        });
-    }
+    steps.extend(missing_step(sub.kind, &failing));
     let tags: Vec<&str> = failing
         .iter()
         .filter(|m| m.class == ImageClass::TagSkipsDigestMirrors)
@@ -486,6 +489,44 @@ fn next_steps(sub: &SubscriptionCheck, reason: &str) -> Vec<NextStep> {
         });
     }
     steps
+}
+
+/// The `skopeo copy --all` line of each missing image (but tags that skip
+/// digest-only mirrors), to the first mirror its puller ([`puller`]) tries.
+fn missing_step(kind: CheckedKind, failing: &[&HopImage]) -> Option<NextStep> {
+    let mut pullers: Vec<&str> = Vec::new();
+    let copies: Vec<String> = failing
+        .iter()
+        .filter(|m| m.class != ImageClass::TagSkipsDigestMirrors)
+        .filter_map(|m| Some((m.role, m.check.as_ref()?)))
+        .filter(|(_, c)| c.outcome == ImageOutcome::Missing)
+        .filter_map(|(role, c)| {
+            let to = first_mirror(c)?;
+            let p = puller(kind, Some(role));
+            if !pullers.contains(&p) {
+                pullers.push(p);
+            }
+            Some(format!(
+                "skopeo copy --all docker://{} docker://{to}",
+                c.reference
+            ))
+        })
+        .collect();
+    if copies.is_empty() {
+        return None;
+    }
+    let tries = match pullers.as_slice() {
+        [one] => format!("the first mirror {one} tries"),
+        several => format!(
+            "the first mirror its puller ({}) tries",
+            several.join(" or ")
+        ),
+    };
+    Some(NextStep {
+            outcome: "missing".into(),
+            step: format!("mirror the operator again with oc-mirror (the package's bundles between the installed CSV and the head: minVersion in the ImageSetConfiguration), or copy each missing image to {tries}:"),
+            commands: copies,
+        })
 }
 
 /// The step for the images served only by their own registry (`--require-mirror`).
@@ -735,6 +776,28 @@ mod tests {
         ];
         for (name, c, path, readiness, reason) in rows {
             assert_eq!(run(c, path), (readiness, reason.to_string()), "{name}");
+        }
+    }
+
+    /// One rule names who pulls each image: CRI-O for OLM v0 (the catalog's
+    /// registry pod, the bundle unpack Job, the operator's pods) and for
+    /// OLM v1's operator and related images; catalogd and
+    /// operator-controller for OLM v1's catalog and bundle images.
+    #[test]
+    fn the_puller_of_each_image() {
+        use CheckedKind::{ClusterExtension as V1, Subscription as V0};
+        let cases = [
+            (V0, None, "CRI-O"),
+            (V0, Some(ImageRole::Bundle), "CRI-O"),
+            (V0, Some(ImageRole::Operator), "CRI-O"),
+            (V0, Some(ImageRole::Dependency), "CRI-O"),
+            (V1, None, "catalogd"),
+            (V1, Some(ImageRole::Bundle), "operator-controller"),
+            (V1, Some(ImageRole::Operator), "CRI-O"),
+            (V1, Some(ImageRole::Related), "CRI-O"),
+        ];
+        for (kind, role, want) in cases {
+            assert_eq!(puller(kind, role), want, "{kind:?} {role:?}");
         }
     }
 }

@@ -9,12 +9,21 @@
 //! `solver.Dependency` prefers the first). Dependencies of dependencies
 //! follow, as the resolver's bundle stack does.
 //!
-//! Only the catalog of the Subscription is read, and a dependency already
-//! installed in the namespace is not looked for: OLM would keep it.
+//! A requirement an operator installed in the Subscription's namespace
+//! satisfies installs nothing: the resolver puts the namespace's CSVs in a
+//! virtual catalog (`source_csvs.go`) whose entries are candidates of every
+//! dependency, and the solver keeps the fewest bundles besides those
+//! already chosen (`solver/solve.go`), so it keeps the installed one.
+//!
+//! Only the catalog of the Subscription is read besides.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use super::catalog::{Bundle, Catalog, Gvk, RequiredPackage};
+use serde_json::Value;
+
+use super::catalog::{Bundle, Catalog, Gvk, Provider, RequiredPackage};
+use super::objects::Subscription;
 use super::range::Range;
 use super::resolve::{sort_channel, Version};
 
@@ -113,26 +122,186 @@ fn preference(catalog: &Catalog) -> Vec<&Bundle> {
     out
 }
 
+/// What OLM does for the requirements of a bundle: the bundles it installs
+/// with it, and the installed operators that satisfy the others.
+#[derive(Debug, Default)]
+pub struct Dependencies<'c, 'i> {
+    pub bundles: Vec<&'c Bundle>,
+    pub installed: Vec<&'i Provider>,
+}
+
 /// The bundles installed with `bundle`, dependencies of dependencies
-/// included, each once, in the order they are found.
-pub fn dependencies<'c>(catalog: &'c Catalog, bundle: &Bundle) -> Vec<&'c Bundle> {
+/// included, each once, in the order they are found; a requirement one of
+/// the `installed` operators satisfies takes none (nor its dependencies:
+/// they are installed with it).
+pub fn dependencies<'c, 'i>(
+    catalog: &'c Catalog,
+    bundle: &Bundle,
+    installed: &'i [Provider],
+) -> Dependencies<'c, 'i> {
     let order = preference(catalog);
-    let mut found: Vec<&Bundle> = Vec::new();
+    let mut found = Dependencies::default();
     let mut seen = BTreeSet::from([bundle.name.clone()]);
     let mut stack = vec![bundle.clone()];
     while let Some(b) = stack.pop() {
         for req in requirements(&b) {
+            let kept = installed.iter().find(|i| {
+                i.package != b.package && satisfies(&req, &i.package, i.version.as_deref(), &i.gvks)
+            });
+            if let Some(kept) = kept {
+                if !found.installed.iter().any(|k| k.name == kept.name) {
+                    found.installed.push(kept);
+                }
+                continue;
+            }
             let pick = order.iter().find(|c| {
                 c.package != b.package
                     && satisfies(&req, &c.package, c.version.as_deref(), &c.provided_gvks)
             });
             if let Some(pick) = pick.filter(|p| seen.insert(p.name.clone())) {
-                found.push(pick);
+                found.bundles.push(pick);
                 stack.push((*pick).clone());
             }
         }
     }
     found
+}
+
+/// The catalog whose index of providers holds the `installed` operators
+/// too, as the resolver's cache holds the namespace's virtual catalog
+/// beside the CatalogSources: a candidate whose requirement only an
+/// installed operator satisfies is no `unsatisfiedDependency`.
+pub fn with_installed<'c>(catalog: &'c Catalog, installed: &[Provider]) -> Cow<'c, Catalog> {
+    if installed.is_empty() {
+        return Cow::Borrowed(catalog);
+    }
+    let mut with = catalog.clone();
+    with.providers.extend(installed.iter().cloned());
+    Cow::Owned(with)
+}
+
+/// The annotation OLM projects a CSV's properties onto.
+const PROPERTIES_ANNOTATION: &str = "operatorframework.io/properties";
+
+/// The operators installed in `namespace` as the resolver's virtual
+/// catalog holds them (operator-lifecycle-manager
+/// `pkg/controller/registry/resolver/source_csvs.go`): every CSV of the
+/// namespace but the copies OLM makes, with the properties of its
+/// `operatorframework.io/properties` annotation; without one, the APIs its
+/// owned CRDs and APIServices provide, and the package of the Subscription
+/// whose `status.installedCSV` names it (when exactly one package does) at
+/// its `spec.version`.
+pub fn installed_operators(
+    namespace: &str,
+    csvs: &[&Value],
+    subs: &[Subscription],
+) -> Vec<Provider> {
+    let text = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
+    csvs.iter()
+        .filter(|v| text(v, "/metadata/namespace").as_deref() == Some(namespace))
+        .filter(|v| !is_copy(v))
+        .map(|v| {
+            let name = text(v, "/metadata/name").unwrap_or_default();
+            let annotation = v
+                .pointer("/metadata/annotations")
+                .and_then(|a| a.get(PROPERTIES_ANNOTATION))
+                .and_then(Value::as_str);
+            match annotation {
+                Some(a) => from_properties(name, a),
+                None => inferred(name, v, namespace, subs),
+            }
+        })
+        .collect()
+}
+
+fn is_copy(v: &Value) -> bool {
+    v.pointer("/metadata/labels/olm.copiedFrom").is_some()
+        || v.pointer("/status/reason").and_then(Value::as_str) == Some("Copied")
+}
+
+/// An installed operator of the properties annotation (`{"properties":[...]}`);
+/// one OLM cannot read has none.
+fn from_properties(name: String, annotation: &str) -> Provider {
+    let mut p = provider(name);
+    let props: Value = serde_json::from_str(annotation).unwrap_or_default();
+    for prop in props
+        .get("properties")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let value = prop.get("value").cloned().unwrap_or_default();
+        match prop.get("type").and_then(Value::as_str) {
+            Some("olm.package") => {
+                let s = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_string);
+                p.package = s("packageName").unwrap_or_default();
+                p.version = s("version").filter(|v| !v.is_empty());
+            }
+            Some("olm.gvk") => p.gvks.extend(serde_json::from_value::<Gvk>(value).ok()),
+            _ => {}
+        }
+    }
+    p
+}
+
+/// An installed operator without the annotation: `inferProperties` and
+/// `newEntryFromV1Alpha1CSV`.
+fn inferred(name: String, v: &Value, namespace: &str, subs: &[Subscription]) -> Provider {
+    let mut p = provider(name);
+    let owned = |path: &str| {
+        v.pointer(path)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let s = |o: &Value, k: &str| {
+        o.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    for crd in owned("/spec/customresourcedefinitions/owned") {
+        if let Some((_, group)) = s(&crd, "name").split_once('.') {
+            p.gvks.push(Gvk {
+                group: group.to_string(),
+                version: s(&crd, "version"),
+                kind: s(&crd, "kind"),
+            });
+        }
+    }
+    for api in owned("/spec/apiservicedefinitions/owned") {
+        p.gvks.push(Gvk {
+            group: s(&api, "group"),
+            version: s(&api, "version"),
+            kind: s(&api, "kind"),
+        });
+    }
+    let packages: BTreeSet<&str> = subs
+        .iter()
+        .filter(|s| s.namespace == namespace && s.installed_csv.as_deref() == Some(&p.name))
+        .map(|s| s.package.as_str())
+        .filter(|pkg| !pkg.is_empty())
+        .collect();
+    if let [package] = packages.into_iter().collect::<Vec<_>>()[..] {
+        p.package = package.to_string();
+        p.version = v
+            .pointer("/spec/version")
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty() && *v != "0.0.0")
+            .map(str::to_string);
+    }
+    p
+}
+
+fn provider(name: String) -> Provider {
+    Provider {
+        package: String::new(),
+        name,
+        version: None,
+        gvks: Vec::new(),
+        required_packages: Vec::new(),
+        required_gvks: Vec::new(),
+    }
 }
 
 #[cfg(test)]
@@ -190,7 +359,8 @@ mod tests {
     fn the_head_most_bundle_of_the_default_channel_in_range() {
         let c = catalog(&["app", "cache", "db", "log"]);
         let app = &c.packages["app"].bundles["app.v1"];
-        let got: Vec<&str> = dependencies(&c, app)
+        let got: Vec<&str> = dependencies(&c, app, &[])
+            .bundles
             .iter()
             .map(|b| b.name.as_str())
             .collect();
@@ -210,10 +380,168 @@ mod tests {
 "#;
         let c = Catalog::assemble([read_file("c.json", text, &|_| true).unwrap()]);
         let b = &c.packages["another-package"].bundles["another-package.v1.0.1"];
-        let got: Vec<&str> = dependencies(&c, b)
+        let got: Vec<&str> = dependencies(&c, b, &[])
+            .bundles
             .iter()
             .map(|b| b.name.as_str())
             .collect();
         assert_eq!(got, ["packageD.v1.0.1"]);
+    }
+
+    fn names<'c>(d: &Dependencies<'c, '_>) -> (Vec<&'c str>, Vec<String>) {
+        let bundles = d.bundles.iter().map(|b| b.name.as_str()).collect();
+        let installed = d.installed.iter().map(|p| p.name.clone()).collect();
+        (bundles, installed)
+    }
+
+    fn csv(name: &str, extra: Value) -> Value {
+        let mut v = serde_json::json!({
+            "kind": "ClusterServiceVersion",
+            "metadata": {"name": name, "namespace": "olm"},
+            "spec": {"version": "1.0.0"}
+        });
+        merge(&mut v, extra);
+        v
+    }
+
+    fn merge(into: &mut Value, from: Value) {
+        match (into, from) {
+            (Value::Object(a), Value::Object(b)) => {
+                for (k, v) in b {
+                    merge(a.entry(k).or_insert(Value::Null), v);
+                }
+            }
+            (_, Value::Null) => {}
+            (a, b) => *a = b,
+        }
+    }
+
+    fn sub(package: &str, installed: &str) -> Subscription {
+        Subscription {
+            namespace: "olm".into(),
+            name: package.into(),
+            package: package.into(),
+            channel: None,
+            source: "community".into(),
+            source_namespace: "olm".into(),
+            starting_csv: None,
+            approval: "Automatic".into(),
+            installed_csv: Some(installed.into()),
+            current_csv: None,
+            state: None,
+            install_plan: None,
+        }
+    }
+
+    /// A case: its name, the namespace's CSVs and Subscriptions, the
+    /// bundles installed with app.v1 and the installed operators kept.
+    type Case = (
+        &'static str,
+        Vec<Value>,
+        Vec<Subscription>,
+        Vec<&'static str>,
+        Vec<&'static str>,
+    );
+
+    /// operator-lifecycle-manager: which installed operator satisfies a
+    /// requirement, so that no bundle is installed for it.
+    #[test]
+    fn a_requirement_an_installed_operator_satisfies() {
+        let c = catalog(&["app", "cache", "db", "log"]);
+        let app = &c.packages["app"].bundles["app.v1"];
+        let owns_cache = serde_json::json!({"spec": {"customresourcedefinitions": {"owned": [
+            {"name": "caches.c.io", "version": "v1", "kind": "Cache"}]}}});
+        let db_annotation = serde_json::json!({"metadata": {"annotations": {PROPERTIES_ANNOTATION:
+            r#"{"properties":[{"type":"olm.package","value":{"packageName":"db","version":"1.0.0"}}]}"#}}});
+        let db_too_new = serde_json::json!({"metadata": {"annotations": {PROPERTIES_ANNOTATION:
+            r#"{"properties":[{"type":"olm.package","value":{"packageName":"db","version":"2.0.0"}}]}"#}}});
+        let copied = serde_json::json!({"metadata": {"labels": {"olm.copiedFrom": "other"}}, "spec": {"customresourcedefinitions": {"owned": [
+            {"name": "caches.c.io", "version": "v1", "kind": "Cache"}]}}});
+        let cases: Vec<Case> = vec![
+            // TestSolveOperators_WithGVKDependencies: an installed operator
+            // that provides nothing leaves the catalog's bundles.
+            (
+                "nothing provided",
+                vec![csv("other.v1", Value::Null)],
+                vec![sub("other", "other.v1")],
+                vec!["db.v1.1.0", "cache.v1", "log.v1"],
+                vec![],
+            ),
+            // TestSolveOperators_SubscriptionlessOperatorsSatisfyDependencies:
+            // a CSV without a Subscription providing the GVK.
+            (
+                "gvk by a CSV without Subscription",
+                vec![csv("cache.v0", owns_cache.clone())],
+                vec![],
+                vec!["db.v1.1.0", "log.v1"],
+                vec!["cache.v0"],
+            ),
+            // TestSolveOperatorsWithClusterServiceVersionHavingDependency:
+            // the package in range, from the properties annotation; the
+            // dependency's own requirement (log) is not looked for.
+            (
+                "package in range",
+                vec![csv("db.v1.0.0", db_annotation)],
+                vec![],
+                vec!["cache.v1"],
+                vec!["db.v1.0.0"],
+            ),
+            (
+                "package out of range",
+                vec![csv("db.v2.0.0", db_too_new)],
+                vec![],
+                vec!["db.v1.1.0", "cache.v1", "log.v1"],
+                vec![],
+            ),
+            // inferProperties: the package of the Subscription that installed it.
+            (
+                "package of the Subscription",
+                vec![csv("db.v1.0.0", Value::Null)],
+                vec![sub("db", "db.v1.0.0")],
+                vec!["cache.v1"],
+                vec!["db.v1.0.0"],
+            ),
+            // source_csvs.go skips the copies OLM makes.
+            (
+                "a copy",
+                vec![csv("cache.v0", copied)],
+                vec![],
+                vec!["db.v1.1.0", "cache.v1", "log.v1"],
+                vec![],
+            ),
+        ];
+        for (case, csvs, subs, bundles, installed) in cases {
+            let csvs: Vec<&Value> = csvs.iter().collect();
+            let ops = installed_operators("olm", &csvs, &subs);
+            let got = dependencies(&c, app, &ops);
+            let (b, i) = names(&got);
+            assert_eq!(b, bundles, "{case}");
+            assert_eq!(i, installed, "{case}");
+        }
+    }
+
+    /// `TestSolveOperators_PackageCannotSelfSatisfy`: the requiring
+    /// package's own installed CSV does not satisfy it; and a CSV of
+    /// another namespace is not installed in this one.
+    #[test]
+    fn the_own_package_and_other_namespaces_do_not_count() {
+        let c = catalog(&["app", "cache", "db", "log"]);
+        let app = &c.packages["app"].bundles["app.v1"];
+        let own = csv(
+            "app.v0",
+            serde_json::json!({"spec": {"customresourcedefinitions": {"owned": [
+            {"name": "caches.c.io", "version": "v1", "kind": "Cache"}]}}}),
+        );
+        let mut other_ns = csv(
+            "cache.v0",
+            serde_json::json!({"spec": {"customresourcedefinitions": {"owned": [
+            {"name": "caches.c.io", "version": "v1", "kind": "Cache"}]}}}),
+        );
+        other_ns["metadata"]["namespace"] = "elsewhere".into();
+        let csvs = [&own, &other_ns];
+        let ops = installed_operators("olm", &csvs, &[sub("app", "app.v0")]);
+        let (b, i) = names(&dependencies(&c, app, &ops));
+        assert_eq!(b, ["db.v1.1.0", "cache.v1", "log.v1"]);
+        assert!(i.is_empty());
     }
 }

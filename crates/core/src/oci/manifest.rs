@@ -97,7 +97,7 @@ pub fn parse_manifest(body: &[u8]) -> Result<Manifest, ManifestError> {
 pub enum ArchError {
     #[error("the index has no manifest for linux/{arch} (it has {})", .have.join(", "))]
     Missing { arch: String, have: Vec<String> },
-    #[error("the payload is a multi-architecture index ({}): the architecture is not known, pass --arch", .have.join(", "))]
+    #[error("the image is a multi-architecture index ({}): the architecture is not known, pass --arch", .have.join(", "))]
     Unknown { have: Vec<String> },
 }
 
@@ -181,10 +181,11 @@ mod tests {
             pick_arch(&entries, Some("s390x")).unwrap_err().to_string(),
             "the index has no manifest for linux/s390x (it has linux/amd64, linux/arm64)"
         );
-        assert!(matches!(
-            pick_arch(&entries, None),
-            Err(ArchError::Unknown { .. })
-        ));
+        assert_eq!(
+            pick_arch(&entries, None).unwrap_err().to_string(),
+            "the image is a multi-architecture index (linux/amd64, linux/arm64): the architecture is not known, pass --arch",
+            "said of any image: catalogs and bundles are read through it too"
+        );
         assert_eq!(
             parse_manifest(br#"{"schemaVersion":1}"#),
             Err(ManifestError::SchemaVersion(1))

@@ -15,7 +15,7 @@ use anyhow::Result;
 use mirrorpolicy::explain::{self as core, Config, Explanation};
 use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::olm::catalog::Catalog;
-use mirrorpolicy::olm::check::{CatalogCheck, Found, HopCheck, ImageRole, SubscriptionCheck};
+use mirrorpolicy::olm::check::{CatalogCheck, Found, HopCheck, SubscriptionCheck};
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::source::api::{Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES};
@@ -265,11 +265,10 @@ impl Probe<'_> {
                 .filter(|i| only.is_none_or(|o| o.contains(&i.reference)));
             let mine: Vec<(String, ViewKey)> = images
                 .map(|i| {
-                    let key = match i.role {
-                        ImageRole::Bundle => {
-                            self.views.key(&w.bundle_pool, &w.sub.source_namespace)
-                        }
-                        _ => self.views.key(WORKER_POOL, &w.operator_namespace),
+                    let key = if i.unpacked() {
+                        self.views.key(&w.bundle_pool, &w.sub.source_namespace)
+                    } else {
+                        self.views.key(WORKER_POOL, &w.operator_namespace)
                     };
                     (i.reference.clone(), key)
                 })

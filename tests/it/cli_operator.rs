@@ -1321,6 +1321,40 @@ fn bundle_and_operator_images_follow_their_namespace_image_policy() {
     assert_eq!(code, 0);
 }
 
+/// A dependency's bundle is unpacked by OLM's Job in the CatalogSource's
+/// namespace too, so that namespace's policy applies to it; its operator
+/// image runs in the Subscription's namespace.
+#[test]
+fn a_dependency_bundle_follows_the_catalog_namespace_image_policy() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0") + &installed_tools("2.1.0");
+    let verdict = |extra: &str| {
+        let mut c = s.cmd();
+        c.arg("-f")
+            .arg(s.write(&(objects.clone() + extra)))
+            .args(["-o", "json"]);
+        let (code, out, err) = output(c);
+        (code, json_of(&out, &err))
+    };
+    for (namespace, scope, ready) in [
+        ("openshift-marketplace", TOOLS_BUNDLE_SOURCE, false),
+        ("operators", TOOLS_BUNDLE_SOURCE, true),
+        ("operators", TOOLS_SOURCE, false),
+        ("openshift-marketplace", TOOLS_SOURCE, true),
+    ] {
+        let (code, json) = verdict(&image_policy(namespace, scope));
+        assert_eq!(
+            (code, json["ready"].as_bool()),
+            (if ready { 0 } else { 1 }, Some(ready)),
+            "{namespace} {scope}: {}",
+            json["message"]
+        );
+        let (deps, _) = hop_2_dependencies(&json);
+        assert_eq!(deps[0].0, "etcd-tools.v1.1.0", "{namespace} {scope}");
+    }
+}
+
 /// A CatalogSource's `spec.secrets`: live, each is read and tried before
 /// the global pull secret for its catalog image (on a registry that wants
 /// credentials); one that cannot be read is named, and the catalog probed

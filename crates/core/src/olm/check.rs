@@ -110,6 +110,18 @@ pub struct HopImage {
 }
 
 impl HopImage {
+    /// Whether OLM's bundle unpack Job pulls it, in the catalog's
+    /// namespace: the hop's bundle, and a dependency's own bundle (the
+    /// [`ImageRole::Dependency`] named by the dependency's CSV alone; its
+    /// operator and related images are named `CSV/...`).
+    pub fn unpacked(&self) -> bool {
+        match self.role {
+            ImageRole::Bundle => true,
+            ImageRole::Dependency => !self.name.contains('/'),
+            ImageRole::Operator | ImageRole::Related => false,
+        }
+    }
+
     /// Whether the image stops the update (counted, and failing or a tag
     /// that skips every digest-only mirror).
     pub fn fails(&self) -> bool {

@@ -281,7 +281,7 @@ fn crs_the_mco_refuses() {
     );
     assert!(out.contains("conflicting mirrorSourcePolicy"), "{out}");
     assert!(
-        out.contains("cause: the machine-config-controller logs it (`Error syncing image config cluster: ...`) and keeps the previous generated MachineConfig, so the CRs never reach the nodes; fix: run `kubectl mirrorpolicy lint` on the CRs"),
+        out.contains("cause: the machine-config-controller logs it (`Error syncing image config openshift-config: ...`) and keeps the previous generated MachineConfig, so the CRs never reach the nodes; fix: run `kubectl mirrorpolicy lint` on the CRs"),
         "{out}"
     );
 }

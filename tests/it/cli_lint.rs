@@ -797,7 +797,7 @@ spec:
     let (code, out, _) = lint(&sets);
     assert_eq!(code, Some(1), "{out}");
     for want in [
-        "ImageDigestMirrorSet/apps: cannot set mirrorSourcePolicy: NeverContactSource if the source \"registry.example.com/apps\" is one of the mirrors: the machine-config-controller logs it (`Error syncing image config cluster: ...`) and keeps the previous registries.conf and policy.json on every node; fix: remove \"registry.example.com/apps\" from the entry's mirrors, or drop its mirrorSourcePolicy\n",
+        "ImageDigestMirrorSet/apps: cannot set mirrorSourcePolicy: NeverContactSource if the source \"registry.example.com/apps\" is one of the mirrors: the machine-config-controller logs it (`Error syncing image config openshift-config: ...`) and keeps the previous registries.conf and policy.json on every node; fix: remove \"registry.example.com/apps\" from the entry's mirrors, or drop its mirrorSourcePolicy\n",
         "(the API server refuses this object); fix: correct spec.registrySources.insecureRegistries[0] and apply it again\n",
         "warning: registry.example.com/db: ImageDigestMirrorSet/apps lists a.example.com/db before b.example.com/db, ImageDigestMirrorSet/db the other way round: the merged order is unspecified; fix: list the mirrors in one order in every object for registry.example.com/db, or keep them in one entry\n",
     ] {

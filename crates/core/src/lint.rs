@@ -62,7 +62,7 @@ fn error(object: Option<&Origin>, message: String) -> Finding {
 /// user finds it: the machine-config-controller's log line, and the nodes
 /// left as they were.
 const MCO_REFUSES: &str =
-    "the machine-config-controller logs it (`Error syncing image config cluster: ...`) \
+    "the machine-config-controller logs it (`Error syncing image config openshift-config: ...`) \
      and keeps the previous registries.conf and policy.json on every node";
 
 /// An MCO validation finding: the MCO's words, what it does, then the fix.

@@ -710,7 +710,7 @@ fn refusals_and_notes(stages: &[Stage], generated: &str, drift: &mut Vec<Drift>)
                     from: s.name.clone(),
                     to: format!("MachineConfig/{generated}"),
                     summary: vec![format!("{} are not rendered: {why}", s.name)],
-                    cause: format!("the machine-config-controller logs it (`Error syncing image config cluster: ...`) and keeps the previous generated MachineConfig, so the CRs never reach the nodes; fix: {LINT_FIX}"),
+                    cause: format!("the machine-config-controller logs it (`Error syncing image config openshift-config: ...`) and keeps the previous generated MachineConfig, so the CRs never reach the nodes; fix: {LINT_FIX}"),
                     hand_edits: Vec::new(),
                     diff: String::new(),
                 });

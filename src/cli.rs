@@ -604,7 +604,8 @@ Examples:
       -f subscriptions.yaml -f working-dir/cluster-resources/
 
   # Before disconnecting: every image served by a mirror, the parsed catalog kept between runs
-  kubectl mirrorpolicy operator-check -A --require-mirror --cache-dir ~/.cache/mirrorpolicy
+  kubectl mirrorpolicy operator-check -A --require-mirror \\
+      --cache-dir ~/.cache/mirrorpolicy
 
   # One package from a catalog image, updating from an installed CSV, as JSON
   kubectl mirrorpolicy operator-check -f cluster-resources/ \\

@@ -202,13 +202,15 @@ last_tried() { # SKOPEO-LOG: the last endpoint a --debug skopeo tried (the one t
 # registries with; their count in FIXED. A verdict named NAME.
 FIXED=0
 run_fix_lines() {
-    local line n=0
+    local line n=0 args
     while read -r line; do
         [ -n "$line" ] || continue
         n=$((n + 1))
-        # shellcheck disable=SC2086
+        # Split into words without glob expansion: the line comes from
+        # catalog and cluster data.
+        read -r -a args <<<"${line#skopeo copy }"
         if ! $T "${SKOPEO[@]}" copy --quiet --src-cert-dir "$WORK/certs" --dest-cert-dir "$WORK/certs" \
-            ${line#skopeo copy } >"$WORK/$1.log" 2>&1; then
+            "${args[@]}" >"$WORK/$1.log" 2>&1; then
             fail "$1: $line: $(tail -1 "$WORK/$1.log")"; return 1
         fi
     done < <(python3 -c "import json, sys

@@ -6,7 +6,9 @@
 //! OCI image spec, `layer.md`). [`read_tar`] streams one layer into a
 //! [`LayerSink`], which says which files it reads; [`Layered`] keeps what
 //! survives. Each file read is bounded ([`Budget`]): a file past the cap
-//! per file, or past the total of an image, stops the read.
+//! per file, or past the total of an image, stops the read. A zstd frame
+//! asking for a window past [`MAX_ZSTD_WINDOW`] (containers/image's) is
+//! refused at its header.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
@@ -186,7 +188,15 @@ pub enum LayerError {
     TotalTooLarge { path: String, limit: u64 },
     #[error("{path}: {message}")]
     File { path: String, message: String },
+    /// A zstd frame asks for a window past [`MAX_ZSTD_WINDOW`].
+    #[error("a zstd frame asks for a window of {window} bytes, past the {limit} bytes containers/image's zstd decoder (klauspost/compress) accepts")]
+    ZstdWindow { window: u64, limit: u64 },
 }
+
+/// Why a reader under the tar walk stopped it, when that is a cap of ours
+/// rather than the stream's failure: the walk says it as it is, whatever
+/// the tar reader made of the error.
+type Stop = std::rc::Rc<std::cell::RefCell<Option<LayerError>>>;
 
 /// How many leading bytes of a layer a [`LayerError::NotTar`] shows.
 const SHOWN_BYTES: usize = 16;
@@ -239,9 +249,10 @@ pub fn read_tar(
     let head = read_magic(&mut reader).map_err(|e| LayerError::Read(e.to_string()))?;
     let compression = Compression::of(&head);
     let buffered = BufReader::new(std::io::Cursor::new(head).chain(reader));
+    let stop = Stop::default();
     let stream: Box<dyn Read> = match compression {
         Compression::Gzip => Box::new(flate2::read::GzDecoder::new(buffered)),
-        Compression::Zstd => Box::new(ZstdFrames::new(buffered)),
+        Compression::Zstd => Box::new(ZstdFrames::new(buffered, Stop::clone(&stop))),
         Compression::None => Box::new(buffered),
     };
     let seen = std::rc::Rc::default();
@@ -250,6 +261,9 @@ pub fn read_tar(
         seen: std::rc::Rc::clone(&seen),
     };
     let failed = |e: std::io::Error| {
+        if let Some(stopped) = stop.borrow_mut().take() {
+            return stopped;
+        }
         // The tar reader's own complaints (kind `Other`) quote the bytes it
         // read; anything else is the stream's (gzip, zstd, the network).
         if e.kind() != std::io::ErrorKind::Other {
@@ -276,45 +290,124 @@ pub fn read_tar(
         }
         budget.take(&path, entry.size())?;
         let mut body = Vec::new();
-        entry.read_to_end(&mut body).map_err(|e| LayerError::File {
-            path: path.clone(),
-            message: e.to_string(),
+        entry.read_to_end(&mut body).map_err(|e| {
+            stop.borrow_mut()
+                .take()
+                .unwrap_or_else(|| LayerError::File {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })
         })?;
         sink.add(&path, body);
     }
     Ok(())
 }
 
+/// The largest window a zstd frame of a layer may ask for: klauspost/compress's
+/// `MaxWindowSize` (512 MiB), the default of its decoder's
+/// `WithDecoderMaxWindow`. containers/image decodes zstd layers with that
+/// decoder as it comes (`zstd.NewReader` without options, in
+/// `pkg/compression/zstd.go`), and CRI-O through it, so a frame past it is
+/// a layer the node cannot pull either. A single-segment frame's window is
+/// its content size, checked the same way (klauspost's frame decoder).
+pub const MAX_ZSTD_WINDOW: u64 = 1 << 29;
+
+/// zstd's frame magic number and the range of the skippable frames' (RFC 8878 §3.1).
+const ZSTD_FRAME: u32 = 0xfd2f_b528;
+const ZSTD_SKIPPABLE: std::ops::RangeInclusive<u32> = 0x184d_2a50..=0x184d_2a5f;
+
+/// How a zstd frame starts.
+#[derive(Debug, PartialEq, Eq)]
+enum FrameStart {
+    /// A skippable frame of this many bytes after its header.
+    Skippable(u32),
+    /// A frame: its whole header, and the window it asks for.
+    Frame { header: Vec<u8>, window: u64 },
+}
+
+/// Reads a zstd frame header (RFC 8878 §3.1.1.1): the frame header
+/// descriptor says which fields follow; the window is the window
+/// descriptor's, or a single-segment frame's content size.
+fn read_frame_start(source: &mut impl Read) -> std::io::Result<FrameStart> {
+    let mut magic = [0u8; 4];
+    source.read_exact(&mut magic)?;
+    let number = u32::from_le_bytes(magic);
+    if ZSTD_SKIPPABLE.contains(&number) {
+        let mut length = [0u8; 4];
+        source.read_exact(&mut length)?;
+        return Ok(FrameStart::Skippable(u32::from_le_bytes(length)));
+    }
+    if number != ZSTD_FRAME {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("no zstd frame starts with the magic number 0x{number:08x}"),
+        ));
+    }
+    let mut descriptor = [0u8; 1];
+    source.read_exact(&mut descriptor)?;
+    let fhd = descriptor[0];
+    let single_segment = fhd & 0x20 != 0;
+    let window_bytes = usize::from(!single_segment);
+    let dictionary_bytes = [0, 1, 2, 4][usize::from(fhd & 3)];
+    let content_size_bytes = match fhd >> 6 {
+        0 => usize::from(single_segment),
+        flag => 1 << flag,
+    };
+    let mut rest = vec![0u8; window_bytes + dictionary_bytes + content_size_bytes];
+    source.read_exact(&mut rest)?;
+    let window = if single_segment {
+        let field = &rest[dictionary_bytes..];
+        let mut le = [0u8; 8];
+        le[..field.len()].copy_from_slice(field);
+        let size = u64::from_le_bytes(le);
+        // A two-byte field counts from 256.
+        if field.len() == 2 {
+            size + 256
+        } else {
+            size
+        }
+    } else {
+        let (exponent, mantissa) = (u64::from(rest[0] >> 3), u64::from(rest[0] & 7));
+        let base = 1u64 << (10 + exponent);
+        base + base / 8 * mantissa
+    };
+    let mut header = Vec::with_capacity(5 + rest.len());
+    header.extend_from_slice(&magic);
+    header.push(fhd);
+    header.extend_from_slice(&rest);
+    Ok(FrameStart::Frame { header, window })
+}
+
 /// A zstd stream of one frame or more (zstd:chunked layers are many),
 /// skippable frames passed over, as the zstd library's reader reads it.
+/// Each frame's window is checked against [`MAX_ZSTD_WINDOW`] before a
+/// decoder is made for it, so a hostile header allocates nothing.
 struct ZstdFrames<R: BufRead> {
     source: R,
     decoder: ruzstd::decoding::FrameDecoder,
     in_frame: bool,
+    stop: Stop,
 }
 
 impl<R: BufRead> ZstdFrames<R> {
-    fn new(source: R) -> Self {
+    fn new(source: R, stop: Stop) -> Self {
         ZstdFrames {
             source,
             decoder: ruzstd::decoding::FrameDecoder::new(),
             in_frame: false,
+            stop,
         }
     }
 
     /// Starts the next frame; false at the end of the stream.
     fn next_frame(&mut self) -> std::io::Result<bool> {
-        use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
         loop {
             if self.source.fill_buf()?.is_empty() {
                 return Ok(false);
             }
-            match self.decoder.init(&mut self.source) {
-                Ok(()) => return Ok(true),
-                Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
-                    length,
-                    ..
-                })) => {
+            let (header, window) = match read_frame_start(&mut self.source)? {
+                FrameStart::Frame { header, window } => (header, window),
+                FrameStart::Skippable(length) => {
                     let skipped = std::io::copy(
                         &mut (&mut self.source).take(u64::from(length)),
                         &mut std::io::sink(),
@@ -325,9 +418,28 @@ impl<R: BufRead> ZstdFrames<R> {
                             "a skippable zstd frame is cut short",
                         ));
                     }
+                    continue;
                 }
-                Err(e) => return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
+            };
+            if window > MAX_ZSTD_WINDOW {
+                let e = LayerError::ZstdWindow {
+                    window,
+                    limit: MAX_ZSTD_WINDOW,
+                };
+                let message = e.to_string();
+                *self.stop.borrow_mut() = Some(e);
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    message,
+                ));
             }
+            // A decoder of its own for each frame: ruzstd's `reset` caps a
+            // later frame's window at its own 100 MiB, which is not the limit.
+            self.decoder = ruzstd::decoding::FrameDecoder::new();
+            self.decoder
+                .init(&header[..])
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+            return Ok(true);
         }
     }
 }
@@ -469,6 +581,97 @@ mod tests {
         let broken = [0x28, 0xb5, 0x2f, 0xfd, 0, 0];
         let e = read_tar(&broken[..], &mut All::default(), &mut budget).unwrap_err();
         assert!(matches!(e, LayerError::Read(_)), "{e:?}");
+    }
+
+    /// A zstd frame of raw blocks holding `content`, its header `fhd` and
+    /// the fields after it (window descriptor, dictionary id, content size).
+    fn raw_frame(fhd: u8, fields: &[u8], content: &[u8]) -> Vec<u8> {
+        let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, fhd];
+        frame.extend_from_slice(fields);
+        let blocks: Vec<&[u8]> = content.chunks(128 << 10).collect();
+        for (i, block) in blocks.iter().enumerate() {
+            let last = u32::from(i + 1 == blocks.len());
+            let header = last | (block.len() as u32) << 3;
+            frame.extend_from_slice(&header.to_le_bytes()[..3]);
+            frame.extend_from_slice(block);
+        }
+        frame
+    }
+
+    /// RFC 8878 §3.1.1.1: the window descriptor's exponent and mantissa, or
+    /// a single-segment frame's content size (a two-byte field from 256),
+    /// past a dictionary id when there is one.
+    #[test]
+    fn frame_headers_say_their_window() {
+        for (fhd, fields, want) in [
+            (0x00, &[0x00][..], 1u64 << 10),
+            (0x00, &[0x53], (1 << 20) + 3 * (1 << 17)),
+            (0x00, &[0x98], 1 << 29),
+            (0x00, &[0xa0], 1 << 30),
+            (0x01, &[0x98, 7], 1 << 29),
+            (0x20, &[200], 200),
+            (0x60, &[0x00, 0x01], 256 + 256),
+            (0xa1, &[9, 0, 0, 0, 0x40], 1 << 30),
+            (0xe0, &[0, 0, 0, 0, 0, 1, 0, 0], 1 << 40),
+            (0x40, &[0x50, 0xff, 0xff], 1 << 20),
+        ] {
+            let mut bytes = vec![0x28, 0xb5, 0x2f, 0xfd, fhd];
+            bytes.extend_from_slice(fields);
+            let header = bytes.clone();
+            bytes.extend_from_slice(b"blocks");
+            let got = read_frame_start(&mut &bytes[..]).unwrap();
+            assert_eq!(
+                got,
+                FrameStart::Frame {
+                    header,
+                    window: want
+                },
+                "{fhd:#x} {fields:?}"
+            );
+        }
+        let skippable = [0x5f, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3];
+        let got = read_frame_start(&mut &skippable[..]).unwrap();
+        assert_eq!(got, FrameStart::Skippable(3));
+    }
+
+    /// A frame asking for a window past klauspost/compress's 512 MiB is
+    /// refused at its header, first frame or later, window descriptor or
+    /// single-segment content size alike; up to it, frames decode (ruzstd's
+    /// own 100 MiB cap on later frames is not the limit).
+    #[test]
+    fn zstd_windows_past_containers_image_limit_are_refused() {
+        let layer = tar_of(&[("a/x", "1")]);
+        let read = |zstd: &[u8]| {
+            let mut budget = Budget::per_file(1 << 20);
+            let mut sink = All::default();
+            read_tar(zstd, &mut sink, &mut budget).map(|()| paths(sink))
+        };
+        let window = |window: u64| LayerError::ZstdWindow {
+            window,
+            limit: 1 << 29,
+        };
+        let at_limit = raw_frame(0x00, &[0x98], &layer);
+        assert_eq!(read(&at_limit).unwrap(), ["a/x"]);
+        let gib = raw_frame(0x00, &[0xa0], &layer);
+        assert_eq!(read(&gib).unwrap_err(), window(1 << 30));
+        assert_eq!(
+            window(1 << 30).to_string(),
+            "a zstd frame asks for a window of 1073741824 bytes, past the 536870912 bytes containers/image's zstd decoder (klauspost/compress) accepts"
+        );
+        // Single segment: the 4-byte content size is the window.
+        let content = raw_frame(0xa0, &(600u32 << 20).to_le_bytes(), &layer);
+        assert_eq!(read(&content).unwrap_err(), window(600 << 20));
+        // A header asking for 2 TiB is refused before a decoder exists.
+        let huge = [0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xf8];
+        assert_eq!(read(&huge).unwrap_err(), window(1 << 41));
+        // Later frames: the same limit, not ruzstd's 100 MiB.
+        let (one, two) = layer.split_at(512);
+        let mut frames = raw_frame(0x00, &[0x00], one);
+        frames.extend(raw_frame(0x00, &[0x90], two));
+        assert_eq!(read(&frames).unwrap(), ["a/x"], "a 256 MiB window");
+        let mut frames = raw_frame(0x00, &[0x00], one);
+        frames.extend(raw_frame(0x00, &[0xa0], two));
+        assert_eq!(read(&frames).unwrap_err(), window(1 << 30));
     }
 
     #[test]

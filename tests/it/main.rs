@@ -23,6 +23,7 @@ mod cli_help;
 mod cli_install_config;
 mod cli_journal;
 mod cli_kubeconfig;
+mod cli_layers;
 mod cli_lint;
 mod cli_lint_crd;
 mod cli_lint_metadata;

@@ -98,25 +98,50 @@ pub trait LayerSink {
     fn add(&mut self, path: &str, body: Vec<u8>);
 }
 
-/// How much of an image's files is read: at most `per_file` bytes of one
-/// file, and at most `total` (when set) of all files read, over every
-/// layer streamed with this budget.
+/// How many bytes the layers of one image may unpack to, over all the
+/// layers read with one [`Budget`]: every byte of the decompressed tar
+/// streams counts, the headers and the files passed over too (the tar
+/// reader decompresses a file it skips to get past it). A catalog image
+/// is walked whole (its base image, `opm`, the serve cache and the configs
+/// folder), not only its configs: the configs of Red Hat's catalogs are a
+/// few hundred MiB unpacked and the whole image a few GiB at most, so
+/// 8 GiB refuses no real catalog, bundle or payload, while a
+/// decompression bomb (a gzip layer unpacks to about 1,000 times its size,
+/// a zstd one to far more) ends within seconds of decoding, not in an
+/// endless read.
+pub const MAX_STREAM_BYTES: u64 = 8 << 30;
+
+/// How much of an image is read: at most `per_file` bytes of one file, at
+/// most `total` (when set) of all files read, and at most `stream` bytes of
+/// the layers unpacked (every entry counted, read or not), over every layer
+/// streamed with this budget.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Budget {
     pub per_file: u64,
     pub total: Option<u64>,
-    /// Bytes read so far.
+    /// Bytes of files read so far.
     pub read: u64,
+    pub stream: u64,
+    /// Bytes of the layers unpacked so far.
+    pub streamed: u64,
 }
 
 impl Budget {
-    /// At most `per_file` bytes per file, no total.
+    /// At most `per_file` bytes per file, no total, the layers unpacked to
+    /// at most [`MAX_STREAM_BYTES`].
     pub fn per_file(per_file: u64) -> Budget {
         Budget {
             per_file,
             total: None,
             read: 0,
+            stream: MAX_STREAM_BYTES,
+            streamed: 0,
         }
+    }
+
+    /// With the layers unpacked to at most `stream` bytes.
+    pub fn with_stream(self, stream: u64) -> Budget {
+        Budget { stream, ..self }
     }
 
     /// With a total cap of `total` bytes over all files.
@@ -188,9 +213,17 @@ pub enum LayerError {
     TotalTooLarge { path: String, limit: u64 },
     #[error("{path}: {message}")]
     File { path: String, message: String },
+    /// The layers unpack past [`Budget::stream`]: at the entry `path` when
+    /// its size says so before it is read, else in a header or padding.
+    #[error("{}the layers unpack past {limit} bytes in all (files passed over counted)", at(path.as_deref()))]
+    StreamTooLarge { path: Option<String>, limit: u64 },
     /// A zstd frame asks for a window past [`MAX_ZSTD_WINDOW`].
     #[error("a zstd frame asks for a window of {window} bytes, past the {limit} bytes containers/image's zstd decoder (klauspost/compress) accepts")]
     ZstdWindow { window: u64, limit: u64 },
+}
+
+fn at(path: Option<&str>) -> String {
+    path.map(|p| format!("{p}: ")).unwrap_or_default()
 }
 
 /// Why a reader under the tar walk stopped it, when that is a cap of ours
@@ -201,18 +234,37 @@ type Stop = std::rc::Rc<std::cell::RefCell<Option<LayerError>>>;
 /// How many leading bytes of a layer a [`LayerError::NotTar`] shows.
 const SHOWN_BYTES: usize = 16;
 
-/// A reader that keeps the first [`SHOWN_BYTES`] bytes read through it.
-struct Head<R> {
+/// The unpacked stream as the tar reader takes it: its first
+/// [`SHOWN_BYTES`] bytes kept (for [`LayerError::NotTar`]), every byte
+/// counted against [`Budget::stream`].
+struct Tracked<R> {
     inner: R,
-    seen: std::rc::Rc<std::cell::RefCell<Vec<u8>>>,
+    seen: Vec<u8>,
+    /// Bytes unpacked so far, this layer's and the earlier ones'.
+    streamed: std::rc::Rc<std::cell::Cell<u64>>,
+    cap: u64,
+    stop: Stop,
 }
 
-impl<R: Read> Read for Head<R> {
+impl<R: Read> Read for Tracked<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
-        let mut seen = self.seen.borrow_mut();
-        let room = SHOWN_BYTES.saturating_sub(seen.len()).min(n);
-        seen.extend_from_slice(&buf[..room]);
+        let room = SHOWN_BYTES.saturating_sub(self.seen.len()).min(n);
+        self.seen.extend_from_slice(&buf[..room]);
+        let streamed = self.streamed.get().saturating_add(n as u64);
+        if streamed > self.cap {
+            let e = LayerError::StreamTooLarge {
+                path: None,
+                limit: self.cap,
+            };
+            let message = e.to_string();
+            *self.stop.borrow_mut() = Some(e);
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                message,
+            ));
+        }
+        self.streamed.set(streamed);
         Ok(n)
     }
 }
@@ -237,9 +289,9 @@ pub fn read_magic(reader: &mut impl Read) -> std::io::Result<Vec<u8>> {
 
 /// Streams one layer (a gzip- or zstd-compressed or plain tar) into
 /// `sink`: whiteouts handed over, the files it is concerned with read
-/// within `budget`. Bytes that are no tar archive are said as such
-/// ([`LayerError::NotTar`], with the first bytes), apart from the
-/// stream's own failures.
+/// within `budget`, the layer unpacked within it too. Bytes that are no
+/// tar archive are said as such ([`LayerError::NotTar`], with the first
+/// bytes), apart from the stream's own failures.
 pub fn read_tar(
     reader: impl Read,
     sink: &mut dyn LayerSink,
@@ -255,32 +307,72 @@ pub fn read_tar(
         Compression::Zstd => Box::new(ZstdFrames::new(buffered, Stop::clone(&stop))),
         Compression::None => Box::new(buffered),
     };
-    let seen = std::rc::Rc::default();
-    let stream = Head {
+    let streamed = std::rc::Rc::new(std::cell::Cell::new(budget.streamed));
+    let mut archive = tar::Archive::new(Tracked {
         inner: stream,
-        seen: std::rc::Rc::clone(&seen),
-    };
-    let failed = |e: std::io::Error| {
-        if let Some(stopped) = stop.borrow_mut().take() {
-            return stopped;
-        }
-        // The tar reader's own complaints (kind `Other`) quote the bytes it
-        // read; anything else is the stream's (gzip, zstd, the network).
-        if e.kind() != std::io::ErrorKind::Other {
-            return LayerError::Read(e.to_string());
-        }
-        let found: Vec<String> = seen.borrow().iter().map(|b| format!("{b:02x}")).collect();
-        LayerError::NotTar {
-            message: e.to_string(),
-            compression,
-            found: found.join(" "),
-        }
-    };
+        seen: Vec::new(),
+        streamed: std::rc::Rc::clone(&streamed),
+        cap: budget.stream,
+        stop: Stop::clone(&stop),
+    });
     sink.next_layer();
-    let mut archive = tar::Archive::new(stream);
-    for entry in archive.entries().map_err(failed)? {
-        let mut entry = entry.map_err(failed)?;
-        let path = entry.path().map_err(failed)?.to_string_lossy().into_owned();
+    let walked = walk(&mut archive, sink, budget, &stop, &streamed);
+    budget.streamed = streamed.get();
+    let tracked = archive.into_inner();
+    walked.map_err(|e| match e {
+        Walk::Layer(e) => e,
+        Walk::Io(e) => {
+            if let Some(stopped) = stop.borrow_mut().take() {
+                return stopped;
+            }
+            // The tar reader's own complaints (kind `Other`) quote the bytes
+            // it read; anything else is the stream's (gzip, zstd, the network).
+            if e.kind() != std::io::ErrorKind::Other {
+                return LayerError::Read(e.to_string());
+            }
+            let found: Vec<String> = tracked.seen.iter().map(|b| format!("{b:02x}")).collect();
+            LayerError::NotTar {
+                message: e.to_string(),
+                compression,
+                found: found.join(" "),
+            }
+        }
+    })
+}
+
+/// Why [`walk`] stopped: a [`LayerError`] said as it is, or an error of
+/// the tar reader or the stream under it, to be told apart by [`read_tar`].
+enum Walk {
+    Layer(LayerError),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for Walk {
+    fn from(e: std::io::Error) -> Self {
+        Walk::Io(e)
+    }
+}
+
+/// The entries of one layer into `sink`, each within `budget`; `streamed`
+/// is what the layers have unpacked so far.
+fn walk<R: Read>(
+    archive: &mut tar::Archive<Tracked<R>>,
+    sink: &mut dyn LayerSink,
+    budget: &mut Budget,
+    stop: &Stop,
+    streamed: &std::cell::Cell<u64>,
+) -> Result<(), Walk> {
+    for entry in archive.entries()? {
+        let mut entry = entry?;
+        let path = entry.path()?.to_string_lossy().into_owned();
+        // Passed over or read, an entry is unpacked: one whose size takes
+        // the layers past the cap is refused before it is.
+        if streamed.get().saturating_add(entry.size()) > budget.stream {
+            return Err(Walk::Layer(LayerError::StreamTooLarge {
+                path: Some(path),
+                limit: budget.stream,
+            }));
+        }
         if is_whiteout(&path) {
             sink.whiteout(&path);
             continue;
@@ -288,15 +380,17 @@ pub fn read_tar(
         if !entry.header().entry_type().is_file() || !sink.concerns(&path) {
             continue;
         }
-        budget.take(&path, entry.size())?;
+        budget.take(&path, entry.size()).map_err(Walk::Layer)?;
         let mut body = Vec::new();
         entry.read_to_end(&mut body).map_err(|e| {
-            stop.borrow_mut()
-                .take()
-                .unwrap_or_else(|| LayerError::File {
-                    path: path.clone(),
-                    message: e.to_string(),
-                })
+            Walk::Layer(
+                stop.borrow_mut()
+                    .take()
+                    .unwrap_or_else(|| LayerError::File {
+                        path: path.clone(),
+                        message: e.to_string(),
+                    }),
+            )
         })?;
         sink.add(&path, body);
     }
@@ -672,6 +766,70 @@ mod tests {
         let mut frames = raw_frame(0x00, &[0x00], one);
         frames.extend(raw_frame(0x00, &[0xa0], two));
         assert_eq!(read(&frames).unwrap_err(), window(1 << 30));
+    }
+
+    /// A sink concerned with no file: every entry is passed over.
+    struct Nothing;
+
+    impl LayerSink for Nothing {
+        fn next_layer(&mut self) {}
+        fn concerns(&mut self, _: &str) -> bool {
+            false
+        }
+        fn whiteout(&mut self, _: &str) {}
+        fn add(&mut self, _: &str, _: Vec<u8>) {}
+    }
+
+    /// Every byte a layer unpacks to counts against the stream cap, files
+    /// passed over and headers too, over all the layers of one budget: an
+    /// entry whose size passes it is refused before it is unpacked.
+    #[test]
+    fn the_layers_unpack_within_the_stream_cap() {
+        let zeros = "\0".repeat(4096);
+        let bomb = gzip(&tar_of(&[("usr/big", zeros.as_str())]));
+        let mut budget = Budget::per_file(1 << 20).with_stream(4096);
+        let e = read_tar(&bomb[..], &mut Nothing, &mut budget).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "usr/big: the layers unpack past 4096 bytes in all (files passed over counted)"
+        );
+        assert_eq!(budget.streamed, 512, "the header only");
+        // Two layers of one budget: the second passes the cap.
+        let layer = tar_of(&[("x", &zeros[..1000])]);
+        let mut budget = Budget::per_file(1 << 20).with_stream(3000);
+        read_tar(&layer[..], &mut Nothing, &mut budget).unwrap();
+        assert_eq!(
+            budget.streamed,
+            512 + 1024 + 512,
+            "header, padded body, end"
+        );
+        let e = read_tar(&layer[..], &mut Nothing, &mut budget).unwrap_err();
+        assert_eq!(
+            e,
+            LayerError::StreamTooLarge {
+                path: Some("x".to_string()),
+                limit: 3000
+            }
+        );
+        // Empty files: their headers pass it.
+        let empty: Vec<(String, &str)> = (0..10).map(|i| (format!("e{i}"), "")).collect();
+        let empty: Vec<(&str, &str)> = empty.iter().map(|(p, b)| (p.as_str(), *b)).collect();
+        let mut budget = Budget::per_file(1 << 20).with_stream(2048);
+        let e = read_tar(&tar_of(&empty)[..], &mut All::default(), &mut budget).unwrap_err();
+        assert_eq!(
+            e,
+            LayerError::StreamTooLarge {
+                path: None,
+                limit: 2048
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "the layers unpack past 2048 bytes in all (files passed over counted)"
+        );
+        let mut budget = Budget::per_file(1 << 20);
+        assert_eq!(budget.stream, MAX_STREAM_BYTES);
+        read_tar(&bomb[..], &mut Nothing, &mut budget).unwrap();
     }
 
     #[test]

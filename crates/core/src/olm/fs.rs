@@ -30,18 +30,27 @@ enum ConfigFile {
     Ignore(String),
 }
 
-/// The configs folder as the layers have built it so far.
+/// The configs folder as the layers have built it so far, and what the
+/// layers have taken of the image's [`Budget`]: every layer of the image
+/// counts, whatever it holds.
 pub struct ConfigsTree {
     dir: String,
     files: Layered<ConfigFile>,
+    budget: Budget,
 }
 
 impl ConfigsTree {
     /// A tree for the configs folder `dir` (the label's value, absolute or not).
     pub fn new(dir: &str) -> ConfigsTree {
+        ConfigsTree::with_budget(dir, Budget::per_file(MAX_FILE_BYTES))
+    }
+
+    /// [`ConfigsTree::new`] whose layers are read within `budget`.
+    pub fn with_budget(dir: &str, budget: Budget) -> ConfigsTree {
         ConfigsTree {
             dir: normalize(dir),
             files: Layered::default(),
+            budget,
         }
     }
 
@@ -158,22 +167,28 @@ pub const MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// Streams one layer (a gzip- or zstd-compressed or plain tar) into
 /// `tree`: the files under the configs folder are read as they pass,
-/// whiteouts applied. Whether the layer holds anything of the configs
-/// folder (a file, or a whiteout that may remove one): a layer that holds
-/// nothing of it need not be read again for other packages.
+/// whiteouts applied, within the tree's budget: at most [`MAX_FILE_BYTES`]
+/// a file, and the layers read into it unpacked to at most
+/// [`layer::MAX_STREAM_BYTES`] together, the files passed over counted (a
+/// decompression bomb ends in an error, not in an endless read). Whether
+/// the layer holds anything of the configs folder (a file, or a whiteout
+/// that may remove one): a layer that holds nothing of it need not be read
+/// again for other packages.
 pub fn read_layer(
     reader: impl Read,
     tree: &mut ConfigsTree,
     wanted: &dyn Fn(&str) -> bool,
 ) -> Result<bool, LayerError> {
-    let mut budget = Budget::per_file(MAX_FILE_BYTES);
+    let mut budget = std::mem::replace(&mut tree.budget, Budget::per_file(0));
     let mut sink = Configs {
         tree,
         wanted,
         touched: false,
     };
-    layer::read_tar(reader, &mut sink, &mut budget)?;
-    Ok(sink.touched)
+    let read = layer::read_tar(reader, &mut sink, &mut budget);
+    let touched = sink.touched;
+    tree.budget = budget;
+    read.map(|()| touched)
 }
 
 /// The configs tree with the packages wanted, as a [`LayerSink`].
@@ -288,6 +303,34 @@ mod tests {
             !read_layer(&other[..], &mut t, &all).unwrap(),
             "nothing of it"
         );
+        assert_eq!(names(t), ["a"]);
+    }
+
+    /// The layers of one tree share its budget: a layer of files passed
+    /// over (outside the configs folder) counts, and the next layer passes
+    /// the cap, naming the entry.
+    #[test]
+    fn the_layers_of_a_catalog_unpack_within_one_budget() {
+        let all = |_: &str| true;
+        let passed_over = "x".repeat(1000);
+        let base = gzip(&tar_of(&[("usr/bin/opm", &passed_over)]));
+        let configs = tar_of(&[("configs/a/catalog.json", &pkg("a"))]);
+        let mut t = ConfigsTree::with_budget(
+            "configs",
+            Budget::per_file(MAX_FILE_BYTES).with_stream(2560),
+        );
+        // The base layer unpacks to 2,048 bytes (header, body padded to
+        // 1,024, end block), the configs layer's header to 512 more: its
+        // file passes the cap.
+        assert!(!read_layer(&base[..], &mut t, &all).unwrap());
+        let e = read_layer(&configs[..], &mut t, &all).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "configs/a/catalog.json: the layers unpack past 2560 bytes in all (files passed over counted)"
+        );
+        let mut t = ConfigsTree::new("configs");
+        read_layer(&base[..], &mut t, &all).unwrap();
+        read_layer(&configs[..], &mut t, &all).unwrap();
         assert_eq!(names(t), ["a"]);
     }
 

@@ -1521,17 +1521,21 @@ fn to_image_by_tag_is_resolved_and_reported() {
 }
 
 /// A last layer served as it was pushed but that the tool cannot read
-/// (zstd): its digest checks, and the error says why it cannot be read,
-/// not that it was served with other content.
+/// (zstd's magic number, then bytes that are no zstd frame): its digest
+/// checks, and the error says why it cannot be read, naming the layer, not
+/// that it was served with other content.
 #[test]
 fn an_unreadable_payload_layer_is_named_not_a_digest_mismatch() {
     let mut b = Builder::new();
     // zstd's magic number, then enough bytes for several chunks.
-    let (rel, manifest) = release_layered(&mut b, NAMES, "4.21.0", &[], |_| {
-        let mut layer = vec![0x28, 0xb5, 0x2f, 0xfd];
-        layer.extend((0..4_000_000u32).map(|i| (i % 251) as u8));
-        layer
-    });
+    let mut layer = vec![0x28, 0xb5, 0x2f, 0xfd];
+    layer.extend((0..4_000_000u32).map(|i| (i % 251) as u8));
+    let layer_digest = {
+        let d = ring::digest::digest(&ring::digest::SHA256, &layer);
+        let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+        format!("sha256:{hex}")
+    };
+    let (rel, manifest) = release_layered(&mut b, NAMES, "4.21.0", &[], |_| layer.clone());
     let mut b = b.manifest(RELEASE_REPO, Some("4.21.0-x86_64"), &manifest);
     for (n, _) in &rel.components {
         b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
@@ -1545,8 +1549,56 @@ fn an_unreadable_payload_layer_is_named_not_a_digest_mismatch() {
         .arg(&files)
         .args(["--to-image", &payload_spec(&rel)]));
     assert_ne!(code, 0, "{out}\n{err}");
-    assert!(err.contains("zstd-compressed"), "{out}\n{err}");
+    assert!(
+        err.contains(&format!("the last layer {layer_digest}")),
+        "{out}\n{err}"
+    );
     assert!(!err.contains("was served with content"), "{err}");
+}
+
+/// A zstd-compressed last layer, in several frames with a skippable one
+/// between as zstd:chunked writes them, is read: CRI-O unpacks it for the
+/// cluster-version operator's pod (containers/image picks the decompressor
+/// by the magic numbers) and `oc adm release extract` reads it too
+/// (`DecompressStream`).
+#[test]
+fn a_zstd_payload_layer_is_read() {
+    let mut b = Builder::new();
+    let (rel, manifest) = release_layered(&mut b, NAMES, "4.21.0", &[], |gz| {
+        let mut tar = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut tar)
+            .expect("gunzip");
+        let (one, two) = tar.split_at(tar.len() / 2);
+        let level = ruzstd::encoding::CompressionLevel::Fastest;
+        let mut zstd = ruzstd::encoding::compress_to_vec(one, level);
+        zstd.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4]);
+        zstd.extend(ruzstd::encoding::compress_to_vec(two, level));
+        assert_eq!(zstd[..4], [0x28, 0xb5, 0x2f, 0xfd]);
+        zstd
+    });
+    let mut b = b.manifest(RELEASE_REPO, Some("4.21.0-x86_64"), &manifest);
+    for (n, _) in &rel.components {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b.start();
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["ready"], true, "{json}");
+    assert_eq!(json["target"]["version"], "4.21.0");
+    assert_eq!(json["summary"]["images"], 3);
+    for (name, digest) in &rel.components {
+        let i = image(&json, name);
+        assert_eq!(i["outcome"], "served", "{name}");
+        assert_eq!(i["reference"], format!("{SOURCE_COMPONENTS}@{digest}"));
+    }
 }
 
 /// Two ClusterImagePolicies on the same scope are both required: a keyless
@@ -1857,7 +1909,7 @@ fn issue_37_a_garbled_payload_layer_names_its_digest() {
         .args(["--to-image", &payload_spec(&rel)]));
     assert_eq!(code, 2, "{out}\n{err}");
     assert!(
-        err.contains(&format!("the last layer {layer_digest} (application/vnd.oci.image.layer.v1.tar+gzip) is not a tar archive: expected a gzip-compressed tar (bytes 1f 8b) or a plain tar (512-byte headers, \"ustar\" at byte 257), found the bytes 00 0d 1a 27")),
+        err.contains(&format!("the last layer {layer_digest} (application/vnd.oci.image.layer.v1.tar+gzip) is not a tar archive: expected a gzip- or zstd-compressed tar (bytes 1f 8b or 28 b5 2f fd) or a plain tar (512-byte headers, \"ustar\" at byte 257), found the bytes 00 0d 1a 27")),
         "{err}"
     );
     assert!(err.is_ascii(), "{err}");

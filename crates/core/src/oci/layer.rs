@@ -272,7 +272,7 @@ impl<R: Read> Read for Tracked<R> {
 /// The first four bytes of a layer (fewer when it is shorter): the magic
 /// numbers are read whole before choosing, as a registry, proxy or TLS
 /// terminator may hand the first byte alone.
-pub fn read_magic(reader: &mut impl Read) -> std::io::Result<Vec<u8>> {
+fn read_magic(reader: &mut impl Read) -> std::io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(4);
     while head.len() < 4 {
         let mut byte = [0u8; 4];
@@ -609,6 +609,11 @@ pub(crate) mod testing {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut e, raw).unwrap();
         e.finish().unwrap()
+    }
+
+    /// `raw` zstd-compressed, in one frame.
+    pub fn zstd(raw: &[u8]) -> Vec<u8> {
+        ruzstd::encoding::compress_to_vec(raw, ruzstd::encoding::CompressionLevel::Fastest)
     }
 }
 

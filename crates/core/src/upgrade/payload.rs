@@ -1,6 +1,9 @@
 //! The release payload image, read as `oc adm release info` reads it: the
 //! manifest (an index picks one architecture), its last layer streamed
-//! (gzip or plain tar) keeping only `release-manifests/image-references`
+//! through [`crate::oci::layer::read_tar`] (gzip, zstd or plain tar, as
+//! containers/image and CRI-O unpack it for the cluster-version operator's
+//! pod, and oc's `DecompressStream` for `oc adm release extract`) keeping
+//! only `release-manifests/image-references`
 //! (an `image.openshift.io/v1` ImageStream whose `spec.tags[].from.name`
 //! are the components, by digest) and `release-manifests/release-metadata`.
 
@@ -35,13 +38,13 @@ pub enum PayloadError {
     Arch(#[from] ArchError),
     #[error("reading the last layer {digest}: {message}")]
     Layer { digest: String, message: String },
-    /// The layer (once gunzipped, when gzip) is not a tar archive.
-    #[error("the last layer {digest} ({media_type}) is not a tar archive{}: expected {}, found the bytes {found}", if *.gzip { " inside its gzip stream" } else { "" }, expected_layer(*.gzip))]
+    /// The layer (once decompressed, when compressed) is not a tar archive.
+    #[error("the last layer {digest} ({media_type}) is not a tar archive{}: expected {}, found the bytes {found}", inside(*.compression), expected_layer(*.compression))]
     NotTar {
         digest: String,
         media_type: String,
-        gzip: bool,
-        /// The first bytes of the (gunzipped) stream, in hex.
+        compression: Compression,
+        /// The first bytes of the (decompressed) stream, in hex.
         found: String,
     },
     #[error("the last layer has no {0}: this is not an OpenShift release payload")]
@@ -135,17 +138,24 @@ pub fn policy_manifest(path: &str) -> bool {
         && [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e))
 }
 
-/// A tar path as the payload writes it (`./release-manifests/x`, `/…`), made relative.
-fn normal_path(path: &str) -> &str {
-    path.trim_start_matches("./").trim_start_matches('/')
+/// Where the bytes that are no tar archive were found.
+fn inside(compression: Compression) -> &'static str {
+    match compression {
+        Compression::Gzip => " inside its gzip stream",
+        Compression::Zstd => " inside its zstd stream",
+        Compression::None => "",
+    }
 }
 
 /// What a payload's last layer is expected to hold.
-fn expected_layer(gzip: bool) -> &'static str {
-    if gzip {
-        "a tar archive (512-byte headers, \"ustar\" at byte 257)"
-    } else {
-        "a gzip-compressed tar (bytes 1f 8b) or a plain tar (512-byte headers, \"ustar\" at byte 257)"
+fn expected_layer(compression: Compression) -> &'static str {
+    match compression {
+        Compression::Gzip | Compression::Zstd => {
+            "a tar archive (512-byte headers, \"ustar\" at byte 257)"
+        }
+        Compression::None => {
+            "a gzip- or zstd-compressed tar (bytes 1f 8b or 28 b5 2f fd) or a plain tar (512-byte headers, \"ustar\" at byte 257)"
+        }
     }
 }
 
@@ -158,51 +168,44 @@ struct Kept<'a> {
 impl LayerSink for Kept<'_> {
     fn next_layer(&mut self) {}
     fn concerns(&mut self, path: &str) -> bool {
-        (self.keep)(normal_path(path))
+        (self.keep)(&layer::normalize(path))
     }
     fn whiteout(&mut self, _: &str) {}
     fn add(&mut self, path: &str, body: Vec<u8>) {
-        self.files.files.insert(normal_path(path).to_string(), body);
+        self.files.files.insert(layer::normalize(path), body);
     }
 }
 
-/// Streams the layer `layer` (gzip-compressed or plain tar) and keeps the
-/// entries `keep` selects. A layer that is not a tar archive is said as
-/// such, with its digest and first bytes, never with what the tar reader
-/// made of them (raw bytes).
+/// Streams the layer `layer` (gzip- or zstd-compressed or plain tar,
+/// within the walk's caps: [`MAX_FILE_BYTES`] a kept file, the layer
+/// unpacked to at most [`layer::MAX_STREAM_BYTES`]) and keeps the entries
+/// `keep` selects. A layer that is not a tar archive is said as such, with
+/// its digest and first bytes, never with what the tar reader made of
+/// them (raw bytes).
 pub fn read_layer(
     reader: impl Read,
     layer: &Descriptor,
     keep: &dyn Fn(&str) -> bool,
 ) -> Result<ReleaseFiles, PayloadError> {
-    let mut reader = reader;
-    let failed = |message: String| PayloadError::Layer {
-        digest: layer.digest.clone(),
-        message,
-    };
-    let head = layer::read_magic(&mut reader).map_err(|e| failed(e.to_string()))?;
-    if Compression::of(&head) == Compression::Zstd {
-        return Err(failed(
-            "the layer is zstd-compressed, which this tool does not read".to_string(),
-        ));
-    }
     let mut kept = Kept {
         keep,
         files: ReleaseFiles::default(),
     };
     let mut budget = Budget::per_file(MAX_FILE_BYTES);
-    let stream = std::io::Cursor::new(head).chain(reader);
-    match layer::read_tar(stream, &mut kept, &mut budget) {
+    match layer::read_tar(reader, &mut kept, &mut budget) {
         Ok(()) => Ok(kept.files),
         Err(LayerError::NotTar {
             compression, found, ..
         }) => Err(PayloadError::NotTar {
             digest: layer.digest.clone(),
             media_type: layer.media_type.clone(),
-            gzip: compression == Compression::Gzip,
+            compression,
             found,
         }),
-        Err(e) => Err(failed(e.to_string())),
+        Err(e) => Err(PayloadError::Layer {
+            digest: layer.digest.clone(),
+            message: e.to_string(),
+        }),
     }
 }
 
@@ -316,14 +319,16 @@ mod tests {
     use super::*;
     use crate::oci::layer::testing;
 
-    fn tar_of(files: &[(&str, &str)], gzip: bool) -> Vec<u8> {
+    fn tar_of(files: &[(&str, &str)], compression: Compression) -> Vec<u8> {
         let raw = testing::tar_of(files);
-        if gzip {
-            testing::gzip(&raw)
-        } else {
-            raw
+        match compression {
+            Compression::Gzip => testing::gzip(&raw),
+            Compression::Zstd => testing::zstd(&raw),
+            Compression::None => raw,
         }
     }
+
+    const EVERY: [Compression; 3] = [Compression::Gzip, Compression::Zstd, Compression::None];
 
     const REFS: &str = r#"{"kind":"ImageStream","apiVersion":"image.openshift.io/v1","metadata":{"name":"4.21.0"},"spec":{"tags":[{"name":"cli","from":{"kind":"DockerImage","name":"quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:aa"}}]}}"#;
 
@@ -340,14 +345,14 @@ mod tests {
 
     #[test]
     fn issue_39_gzip_known_when_bytes_come_one_at_a_time() {
-        for gzip in [true, false] {
-            let layer = tar_of(&[(IMAGE_REFERENCES, REFS)], gzip);
+        for compression in EVERY {
+            let layer = tar_of(&[(IMAGE_REFERENCES, REFS)], compression);
             let files = read_layer(OneByte(std::io::Cursor::new(layer)), &layer_of(), &wanted)
-                .unwrap_or_else(|e| panic!("gzip {gzip}: {e}"));
+                .unwrap_or_else(|e| panic!("{compression:?}: {e}"));
             assert_eq!(
                 files.files[IMAGE_REFERENCES],
                 REFS.as_bytes(),
-                "gzip {gzip}"
+                "{compression:?}"
             );
         }
         // Shorter than a magic number: read as it is (an empty tar).
@@ -367,8 +372,8 @@ mod tests {
     }
 
     #[test]
-    fn keeps_only_the_release_files_gzip_or_not() {
-        for gzip in [true, false] {
+    fn keeps_only_the_release_files_gzip_zstd_or_plain() {
+        for compression in EVERY {
             let layer = tar_of(
                 &[
                     ("./release-manifests/image-references", REFS),
@@ -378,10 +383,10 @@ mod tests {
                         "{\"version\":\"4.21.0\"}",
                     ),
                 ],
-                gzip,
+                compression,
             );
             let files = read_layer(&layer[..], &layer_of(), &wanted).expect("layer");
-            assert_eq!(files.files.len(), 2, "gzip {gzip}");
+            assert_eq!(files.files.len(), 2, "{compression:?}");
             let release = components(&files).expect("components");
             assert_eq!(release.version, "4.21.0");
             assert_eq!(release.components[0].name, "cli");
@@ -391,7 +396,7 @@ mod tests {
 
     #[test]
     fn a_layer_without_image_references_is_not_a_payload() {
-        let layer = tar_of(&[("etc/hosts", "x")], true);
+        let layer = tar_of(&[("etc/hosts", "x")], Compression::Gzip);
         let files = read_layer(&layer[..], &layer_of(), &wanted).expect("layer");
         assert_eq!(
             components(&files).unwrap_err(),
@@ -418,19 +423,21 @@ mod tests {
         let e = read_layer(&garbage[..], &layer_of(), &wanted).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "the last layer sha256:ab (application/vnd.oci.image.layer.v1.tar+gzip) is not a tar archive: expected a gzip-compressed tar (bytes 1f 8b) or a plain tar (512-byte headers, \"ustar\" at byte 257), found the bytes 00 07 0e 15 1c 23 2a 31 38 3f 46 4d 54 5b 62 69"
+            "the last layer sha256:ab (application/vnd.oci.image.layer.v1.tar+gzip) is not a tar archive: expected a gzip- or zstd-compressed tar (bytes 1f 8b or 28 b5 2f fd) or a plain tar (512-byte headers, \"ustar\" at byte 257), found the bytes 00 07 0e 15 1c 23 2a 31 38 3f 46 4d 54 5b 62 69"
         );
-        let gzipped = testing::gzip(&garbage);
-        let e = read_layer(&gzipped[..], &layer_of(), &wanted).unwrap_err();
-        let text = e.to_string();
-        assert!(
-            text.starts_with("the last layer sha256:ab (application/vnd.oci.image.layer.v1.tar+gzip) is not a tar archive inside its gzip stream: expected a tar archive"),
-            "{text}"
-        );
-        assert!(
-            text.ends_with("found the bytes 00 07 0e 15 1c 23 2a 31 38 3f 46 4d 54 5b 62 69"),
-            "{text}"
-        );
+        for (compressed, inside) in [
+            (testing::gzip(&garbage), "gzip"),
+            (testing::zstd(&garbage), "zstd"),
+        ] {
+            let e = read_layer(&compressed[..], &layer_of(), &wanted).unwrap_err();
+            let text = e.to_string();
+            let want = format!("the last layer sha256:ab (application/vnd.oci.image.layer.v1.tar+gzip) is not a tar archive inside its {inside} stream: expected a tar archive");
+            assert!(text.starts_with(&want), "{text}");
+            assert!(
+                text.ends_with("found the bytes 00 07 0e 15 1c 23 2a 31 38 3f 46 4d 54 5b 62 69"),
+                "{text}"
+            );
+        }
     }
 
     /// Issue 37: a payload without an image for the control plane's

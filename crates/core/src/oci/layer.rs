@@ -474,8 +474,8 @@ fn read_frame_start(source: &mut impl Read) -> std::io::Result<FrameStart> {
 
 /// A zstd stream of one frame or more (zstd:chunked layers are many),
 /// skippable frames passed over, as the zstd library's reader reads it.
-/// Each frame's window is checked against [`MAX_ZSTD_WINDOW`] before a
-/// decoder is made for it, so a hostile header allocates nothing.
+/// Each frame's window is checked against [`MAX_ZSTD_WINDOW`] before the
+/// decoder starts on it, so a hostile header allocates nothing.
 struct ZstdFrames<R: BufRead> {
     source: R,
     decoder: ruzstd::decoding::FrameDecoder,
@@ -495,6 +495,7 @@ impl<R: BufRead> ZstdFrames<R> {
 
     /// Starts the next frame; false at the end of the stream.
     fn next_frame(&mut self) -> std::io::Result<bool> {
+        use ruzstd::decoding::errors::FrameDecoderError;
         loop {
             if self.source.fill_buf()?.is_empty() {
                 return Ok(false);
@@ -527,12 +528,17 @@ impl<R: BufRead> ZstdFrames<R> {
                     message,
                 ));
             }
-            // A decoder of its own for each frame: ruzstd's `reset` caps a
-            // later frame's window at its own 100 MiB, which is not the limit.
-            self.decoder = ruzstd::decoding::FrameDecoder::new();
-            self.decoder
-                .init(&header[..])
-                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+            let started = match self.decoder.init(&header[..]) {
+                // ruzstd reuses a decoder's buffers for a later frame up to
+                // its own 100 MiB window, which is not the limit: a larger
+                // one (within ours) gets a decoder of its own.
+                Err(FrameDecoderError::WindowSizeTooBig { .. }) => {
+                    self.decoder = ruzstd::decoding::FrameDecoder::new();
+                    self.decoder.init(&header[..])
+                }
+                started => started,
+            };
+            started.map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
             return Ok(true);
         }
     }
@@ -760,7 +766,7 @@ mod tests {
         // Single segment: the 4-byte content size is the window.
         let content = raw_frame(0xa0, &(600u32 << 20).to_le_bytes(), &layer);
         assert_eq!(read(&content).unwrap_err(), window(600 << 20));
-        // A header asking for 2 TiB is refused before a decoder exists.
+        // A header asking for 2 TiB is refused before the decoder starts on it.
         let huge = [0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xf8];
         assert_eq!(read(&huge).unwrap_err(), window(1 << 41));
         // Later frames: the same limit, not ruzstd's 100 MiB.

@@ -1601,6 +1601,50 @@ fn a_zstd_payload_layer_is_read() {
     }
 }
 
+/// A zstd payload layer whose frame asks for a 1 GiB window (past the
+/// 512 MiB containers/image's decoder accepts) is refused at the frame's
+/// header, naming the layer and the window: the payload is not readable.
+#[test]
+fn a_zstd_payload_frame_past_containers_image_window_is_refused() {
+    let mut b = Builder::new();
+    let layer_digest = std::cell::RefCell::new(String::new());
+    let (rel, manifest) = release_layered(&mut b, NAMES, "4.21.0", &[], |gz| {
+        let mut tar = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut tar)
+            .expect("gunzip");
+        // One frame of raw blocks, its window descriptor 0xa0: 1 << 30.
+        let mut zstd = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xa0];
+        let blocks: Vec<&[u8]> = tar.chunks(128 << 10).collect();
+        for (i, block) in blocks.iter().enumerate() {
+            let header = u32::from(i + 1 == blocks.len()) | (block.len() as u32) << 3;
+            zstd.extend_from_slice(&header.to_le_bytes()[..3]);
+            zstd.extend_from_slice(block);
+        }
+        let d = ring::digest::digest(&ring::digest::SHA256, &zstd);
+        let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+        *layer_digest.borrow_mut() = format!("sha256:{hex}");
+        zstd
+    });
+    let mut b = b.manifest(RELEASE_REPO, Some("4.21.0-x86_64"), &manifest);
+    for (n, _) in &rel.components {
+        b = b.manifest(COMPONENT_REPO, None, &manifest_body(n));
+    }
+    let reg = b.start();
+    let s = Setup::new(&reg);
+    let files = s.objects(&idms(&reg.host()));
+    let (code, out, err) = run(s
+        .cmd()
+        .arg("-f")
+        .arg(&files)
+        .args(["--to-image", &payload_spec(&rel)]));
+    assert_eq!(code, 2, "{out}\n{err}");
+    let want = format!(
+        "reading the last layer {}: a zstd frame asks for a window of 1073741824 bytes, past the 536870912 bytes containers/image's zstd decoder (klauspost/compress) accepts",
+        layer_digest.borrow()
+    );
+    assert!(err.contains(&want), "{out}\n{err}\nwant {want}");
+}
+
 /// Two ClusterImagePolicies on the same scope are both required: a keyless
 /// one (presence only here) no longer hides the keyed one, which is
 /// verified and rejects a signature by another key; when the keyed one

@@ -36,6 +36,7 @@ mod cli_node_paths;
 mod cli_oc_mirror;
 mod cli_operator;
 mod cli_operator_v1;
+mod cli_operator_wide;
 mod cli_pool;
 mod cli_probe;
 mod cli_terminal;

@@ -206,6 +206,7 @@ async fn probe_source(
         detail,
         anonymous: attempt.anonymous,
         words: attempt.words.clone(),
+        digest: None,
     };
     let seconds = ctx.prober.answer_timeout().as_secs();
     match attempt.outcome {
@@ -246,7 +247,7 @@ async fn probe_source(
         );
     }
     let (signature_probe, undetermined) = if sigstore && attachments {
-        let sig_digest = digest.map_or(got, str::to_string);
+        let sig_digest = digest.map_or_else(|| got.clone(), str::to_string);
         signature_lookup(ctx, physical, insecure, &sig_digest, seconds).await
     } else {
         (None, None)
@@ -255,7 +256,11 @@ async fn probe_source(
         signature_probe,
         undetermined,
     };
-    (probe(Outcome::Served, detail), decided)
+    let served = SourceProbe {
+        digest: Some(got),
+        ..probe(Outcome::Served, detail)
+    };
+    (served, decided)
 }
 
 /// Looks up the sigstore attachment of `digest` on the serving endpoint:
@@ -320,6 +325,7 @@ pub async fn probe_tag_fixes(ctx: &ProbeContext, item: &mut Explanation) {
                             detail: format!("{}, {SEEN_FROM}", a.detail),
                             anonymous: a.anonymous,
                             words: a.words,
+                            digest: None,
                         }
                     }
                     Err(e) => SourceProbe::not_contacted(

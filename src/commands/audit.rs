@@ -13,7 +13,6 @@ use mirrorpolicy::explain::Config;
 use mirrorpolicy::journal::fleet::Fleet;
 use mirrorpolicy::labels::Selector;
 use mirrorpolicy::objects::Inputs;
-use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::render::node::NodeView;
 use mirrorpolicy::source::api::{
     Read, IMAGE_POLICIES, IMAGE_POLICIES_V1ALPHA1, MIRROR_CONFIG, WORKLOADS,
@@ -294,11 +293,8 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
     let ctx = (setup.enabled || args.updates)
         .then(|| probe::context_for_objects(settings, &setup, &args.filenames, &rendered, &inputs))
         .transpose()?;
+    // Shared, not copied: the update check reuses the endpoints pinged and the tokens got.
     if let Some(ctx) = ctx.as_ref().filter(|_| setup.enabled) {
-        let ctx = ProbeContext {
-            prober: ctx.prober.with_auth_first(Vec::new()),
-            registries_d: ctx.registries_d.clone(),
-        };
         let targets = audit::probe_targets(&inputs.workloads, &views, mode);
         let probed = mirrorpolicy::probe::probe_all(ctx, targets, setup.concurrency)
             .context(Failure::cluster("cannot start the network runtime"))?;

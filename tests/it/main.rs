@@ -14,6 +14,7 @@ mod checks;
 mod burntsushi_oracle;
 mod cimage_oracle;
 mod cli_audit;
+mod cli_audit_operators;
 mod cli_client_flags;
 mod cli_cluster;
 mod cli_diff;

@@ -1,7 +1,11 @@
 //! `audit` and the operators of a cluster through the binary: the probe
-//! set-up `--probe` and `--updates` share.
+//! set-up `--probe` and `--updates` share, and `--updates` over several
+//! contexts.
+
+use crate::support;
 
 use super::cli_operator::{backup_by_digest, cluster, json_of, mirror, output, Setup};
+use support::apiserver::Builder as ApiBuilder;
 
 /// `audit --probe --updates`: the images audited and the update check are
 /// probed with one prober, so its caches serve both: the mirror, which
@@ -33,4 +37,121 @@ fn probe_and_updates_share_one_probe_set_up() {
     assert_eq!(json["updates"][0]["readiness"], "ready", "{out}");
     let pings = reg.log().iter().filter(|l| l.path == "/v2/").count();
     assert_eq!(pings, 1, "{:#?}", reg.log());
+}
+
+/// `audit --updates -o wide` over several contexts: every cluster's
+/// updates as rows behind a CONTEXT column (the rows one cluster's wide
+/// table has), then each cluster's line of counts; `-o json` is a `List`
+/// with each cluster's report (`result`) and its `updates`.
+#[test]
+fn updates_of_several_contexts_are_rows_with_their_context() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let east = ApiBuilder::openshift()
+        .objects_from_yaml(&cluster(&s.host, "etcd.v0.9.0"))
+        .start();
+    let west = ApiBuilder::openshift()
+        .objects_from_yaml(&cluster(&s.host, "etcd.v0.9.4"))
+        .start();
+    let kubeconfig = support::kubeconfig::contexts(
+        s.dir.path(),
+        "contexts.yaml",
+        &[("east", &east), ("west", &west)],
+        "operators",
+    );
+    let audit = |format: &str| {
+        let mut c = s.cmd_for("audit");
+        c.env("KUBECONFIG", &kubeconfig).args([
+            "--probe",
+            "--updates",
+            "--context",
+            "east,west",
+            "-o",
+            format,
+        ]);
+        output(c)
+    };
+    let (code, out, err) = audit("json");
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    let items = json["items"].as_array().unwrap_or_else(|| panic!("{out}"));
+    let updates: Vec<(&str, &str, &str)> = items
+        .iter()
+        .map(|i| {
+            let u = &i["result"]["updates"][0];
+            (
+                i["context"].as_str().unwrap_or_default(),
+                u["installedCSV"].as_str().unwrap_or_default(),
+                u["readiness"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        updates,
+        [
+            ("east", "etcd.v0.9.0", "notReady"),
+            ("west", "etcd.v0.9.4", "ready")
+        ],
+        "{out}"
+    );
+    let message = items[0]["result"]["updates"][0]["message"]
+        .as_str()
+        .unwrap();
+
+    let (code, out, err) = audit("wide");
+    assert_eq!(code, 0, "{out}\n{err}");
+    let head = out
+        .lines()
+        .find(|l| l.starts_with("CONTEXT  SUBSCRIPTION"))
+        .unwrap_or_else(|| panic!("no table of updates: {out}"));
+    let head: Vec<&str> = head.split_whitespace().collect();
+    assert_eq!(
+        head,
+        [
+            "CONTEXT",
+            "SUBSCRIPTION",
+            "INSTALLED",
+            "NEXT",
+            "READINESS",
+            "REASON",
+            "MESSAGE"
+        ],
+        "{out}"
+    );
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .filter(|l| l.starts_with("east ") || l.starts_with("west "))
+        .map(|l| l.split_whitespace().take(6).collect())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            vec![
+                "east",
+                "operators/etcd",
+                "etcd.v0.9.0",
+                "etcd.v0.9.2",
+                "notReady",
+                "imagesNotServed"
+            ],
+            vec![
+                "west",
+                "operators/etcd",
+                "etcd.v0.9.4",
+                "-",
+                "ready",
+                "atHead"
+            ],
+        ],
+        "{out}"
+    );
+    let east_row = out.lines().find(|l| l.starts_with("east ")).unwrap();
+    assert!(east_row.contains(&message[..40]), "the message: {out}");
+    // The counts stay last, one line per cluster.
+    assert!(
+        out.ends_with(
+            "east: 0 images; 1 operator update: 1 notReady\nwest: 0 images; 1 operator update: 1 ready\n"
+        ),
+        "{out}"
+    );
 }

@@ -1,6 +1,7 @@
 //! `audit`: every image the workloads reference, classified against the
 //! cluster's mirror and signature configuration.
 
+mod catalogs;
 mod pull_log;
 
 use std::collections::BTreeMap;
@@ -13,7 +14,6 @@ use mirrorpolicy::explain::Config;
 use mirrorpolicy::journal::fleet::Fleet;
 use mirrorpolicy::labels::Selector;
 use mirrorpolicy::objects::Inputs;
-use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::render::node::NodeView;
 use mirrorpolicy::source::api::{
     Read, IMAGE_POLICIES, IMAGE_POLICIES_V1ALPHA1, MIRROR_CONFIG, WORKLOADS,
@@ -294,11 +294,8 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
     let ctx = (setup.enabled || args.updates)
         .then(|| probe::context_for_objects(settings, &setup, &args.filenames, &rendered, &inputs))
         .transpose()?;
+    // Shared, not copied: the update check reuses the endpoints pinged and the tokens got.
     if let Some(ctx) = ctx.as_ref().filter(|_| setup.enabled) {
-        let ctx = ProbeContext {
-            prober: ctx.prober.with_auth_first(Vec::new()),
-            registries_d: ctx.registries_d.clone(),
-        };
         let targets = audit::probe_targets(&inputs.workloads, &views, mode);
         let probed = mirrorpolicy::probe::probe_all(ctx, targets, setup.concurrency)
             .context(Failure::cluster("cannot start the network runtime"))?;
@@ -331,29 +328,45 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
 }
 
 /// The objects audited: the mirror configuration and the workloads (of
-/// `namespace`, selected by `selector`); with `--updates`, the pools and
-/// Nodes the update check needs, read with them, and live in one namespace,
-/// every namespace's ImagePolicies (a CatalogSource's namespace has its own
-/// policy for its registry pod and the bundle unpack Job).
+/// `namespace`, selected by `selector`, with the CatalogSources of other
+/// namespaces its Subscriptions use); with `--updates`, the pools and
+/// Nodes the update check needs, read with them. Live in one namespace,
+/// the ImagePolicies of those CatalogSources' namespaces too (the registry
+/// pod runs there), or with `--updates` every namespace's (a
+/// CatalogSource's namespace has its own policy for its registry pod and
+/// the bundle unpack Job).
 fn read_inputs(
     settings: &Settings,
     args: &AuditArgs,
     namespace: Option<&str>,
     selector: Option<&Selector>,
 ) -> Result<Inputs> {
-    const EVERY_IMAGE_POLICY: &[Read] = &[Read::one(&[IMAGE_POLICIES, IMAGE_POLICIES_V1ALPHA1])];
+    const IMAGE_POLICY: &[Read] = &[Read::one(&[IMAGE_POLICIES, IMAGE_POLICIES_V1ALPHA1])];
     let mut reads: Vec<Read> = MIRROR_CONFIG.iter().chain(WORKLOADS).copied().collect();
     if args.updates {
         reads.extend(operators::POOLS_AND_NODES);
     }
     let mut inputs = inputs::load_selected(settings, &args.filenames, &reads, namespace, selector)?;
-    if let Some(ns) = namespace {
-        inputs.workloads.retain(|w| w.namespace == ns);
-        if args.updates && args.filenames.is_empty() {
-            let every = inputs::load_objects(settings, &[], EVERY_IMAGE_POLICY, None)?;
-            inputs.image_policies = every.image_policies;
+    let Some(ns) = namespace else {
+        return Ok(inputs);
+    };
+    let used = catalogs::used(settings, args, ns, selector)?;
+    inputs
+        .workloads
+        .retain(|w| w.namespace == ns || used.holds(w));
+    if !args.filenames.is_empty() {
+        return Ok(inputs);
+    }
+    if args.updates {
+        let every = inputs::load_objects(settings, &[], IMAGE_POLICY, None)?;
+        inputs.image_policies = every.image_policies;
+    } else {
+        for other in used.namespaces().into_iter().filter(|o| *o != ns) {
+            let theirs = inputs::load_objects(settings, &[], IMAGE_POLICY, Some(other))?;
+            inputs.image_policies.extend(theirs.image_policies);
         }
     }
+    inputs.workloads.extend(used.read);
     Ok(inputs)
 }
 

@@ -457,7 +457,7 @@ fn probe_items(
     code: ExitCode,
     concurrency: usize,
 ) -> Result<(Vec<Explanation>, ExitCode)> {
-    let items = mirrorpolicy::probe::probe_all(ctx, items, concurrency)
+    let items = mirrorpolicy::probe::probe_all(&ctx, items, concurrency)
         .context(Failure::cluster("cannot start the network runtime"))?;
     let verdicts: Vec<Verdict> = items.iter().map(mirrorpolicy::probe::verdict).collect();
     let fails = verdicts.iter().any(|v| {

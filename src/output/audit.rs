@@ -128,11 +128,16 @@ fn row(i: &AuditedImage, wide: bool) -> Vec<Cell> {
     ]
 }
 
-/// The wide table of several clusters at once, written as each cluster is done: the rows
-/// in parts, each cluster's line of counts (all that is kept of it) at the
-/// end.
+/// The wide table of several clusters at once, written as each cluster is
+/// done: the image rows in parts; then, with `--updates`, one table of every
+/// cluster's operator updates (a row each, as one cluster's wide table
+/// has them, behind the CONTEXT column: a few per cluster, kept until the
+/// end); then each cluster's line of counts.
 pub struct TableByContext {
     parts: TableParts,
+    layout: Layout,
+    /// The update rows of every cluster read so far; `None` without `--updates`.
+    updates: Option<Vec<Vec<Cell>>>,
     counts: Vec<String>,
 }
 
@@ -148,6 +153,8 @@ impl TableByContext {
         ];
         Self {
             parts: TableParts::new(layout, &head, &[0, 1, 2, 4]),
+            layout: *layout,
+            updates: None,
             counts: Vec::new(),
         }
     }
@@ -164,6 +171,14 @@ impl ByContext<Report> for TableByContext {
                 cells
             })
             .collect();
+        if let Some(updates) = &report.updates {
+            let rows = self.updates.get_or_insert_with(Vec::new);
+            rows.extend(updates.iter().map(|u| {
+                let mut cells = vec![Cell::new(context)];
+                cells.extend(update_row(u, true));
+                cells
+            }));
+        }
         let updates = report
             .updates
             .as_deref()
@@ -175,6 +190,23 @@ impl ByContext<Report> for TableByContext {
 
     fn finish(self, out: &mut dyn Write) -> io::Result<()> {
         if self.parts.finish(out)? {
+            writeln!(out)?;
+        }
+        if let Some(rows) = self.updates.filter(|r| !r.is_empty()) {
+            let head = [
+                "CONTEXT",
+                "SUBSCRIPTION",
+                "INSTALLED",
+                "NEXT",
+                "READINESS",
+                "REASON",
+                "MESSAGE",
+            ];
+            let mut t = TextTable::new(&self.layout, &head, &[0, 1, 2, 3, 4, 5]);
+            for r in rows {
+                t.row(r);
+            }
+            t.write(out)?;
             writeln!(out)?;
         }
         for line in &self.counts {

@@ -1,8 +1,8 @@
 //! The `operator-check` report as text: per Subscription its catalog, its
 //! verdict, the update path hop by hop, every image of the path (the
 //! failing ones stand out), and the next steps; `-o wide` adds where each
-//! hop's CSV was read, its dependencies, and each image's sources tried,
-//! signature and detail; `-o summary` is one line per Subscription.
+//! hop's CSV was read, its dependencies, and each image's digest, sources
+//! tried, signature and detail; `-o summary` is one line per Subscription.
 
 use std::io::{self, Write};
 
@@ -11,6 +11,7 @@ use comfy_table::{Attribute, Cell, Color};
 use super::many::summary_line;
 use super::table::{Layout, TextTable};
 use mirrorpolicy::olm::check::{CheckedKind, HopImage, ImageClass, ImageRole, SubscriptionCheck};
+use mirrorpolicy::reference::Reference;
 use mirrorpolicy::upgrade::{ImageOutcome, Readiness};
 
 /// Writes every Subscription's check, a blank line between them (`wide`: more columns).
@@ -262,9 +263,14 @@ fn write_hops(
     writeln!(out)?;
     let mut head = vec!["HOP", "OUTCOME", "ROLE", "CLASS", "REFERENCE", "SERVED BY"];
     if wide {
-        head.extend(["TRIED", "SIGNATURE", "DETAIL"]);
+        head.extend(["DIGEST", "TRIED", "SIGNATURE", "DETAIL"]);
     }
-    let mut t = TextTable::new(layout, &head, &[0, 1, 2, 3]);
+    let fixed: &[usize] = if wide {
+        &[0, 1, 2, 3, 6]
+    } else {
+        &[0, 1, 2, 3]
+    };
+    let mut t = TextTable::new(layout, &head, fixed);
     for (i, h) in c.hops.iter().enumerate() {
         for m in &h.images {
             let mut row = image_row(i + 1, m);
@@ -283,11 +289,32 @@ fn write_hops(
     Ok(())
 }
 
-/// `-o wide`'s image columns: every source tried in CRI-O's order with its
-/// answer, the signature's verification, the deciding detail.
+/// The digest `m` resolves to: the one its reference pins (a bundle's,
+/// an image of a bundle built with `--use-image-digests`), else the one
+/// the source that served its tag answered with (`pullSources[].digest`
+/// in the JSON); `-` when neither is known.
+fn resolved_digest(m: &HopImage) -> String {
+    let pinned = Reference::parse(&m.reference)
+        .ok()
+        .and_then(|r| r.digest().map(str::to_string));
+    let seen = || {
+        let c = m.check.as_ref()?;
+        let by = c.served_by.as_deref()?;
+        c.pull_sources
+            .iter()
+            .find(|s| s.reference == by)
+            .and_then(|s| s.digest.clone())
+    };
+    pinned.or_else(seen).unwrap_or_else(|| "-".to_string())
+}
+
+/// `-o wide`'s image columns: the digest the image resolves to, every
+/// source tried in CRI-O's order with its answer, the signature's
+/// verification, the deciding detail.
 fn wide_cells(m: &HopImage) -> Vec<Cell> {
+    let digest = Cell::new(resolved_digest(m));
     let Some(c) = &m.check else {
-        return vec![Cell::new("-"), Cell::new("-"), Cell::new("-")];
+        return vec![digest, Cell::new("-"), Cell::new("-"), Cell::new("-")];
     };
     let tried: Vec<String> = c
         .pull_sources
@@ -304,6 +331,7 @@ fn wide_cells(m: &HopImage) -> Vec<Cell> {
         c.detail.as_str()
     };
     vec![
+        digest,
         Cell::new(if tried.is_empty() {
             "-".to_string()
         } else {

@@ -290,7 +290,7 @@ pub(crate) fn mirror_with(
 /// The cluster: oc-mirror's IDMS for quay.io/etcd (digest-only, the source
 /// never contacted), the CatalogSource it writes (the catalog on the
 /// mirror), a Subscription on etcd.v0.9.0 and the CSV of etcd.v0.9.1.
-fn cluster(host: &str, installed: &str) -> String {
+pub(crate) fn cluster(host: &str, installed: &str) -> String {
     format!(
         "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-operator-0}}\nspec:\n  imageDigestMirrors:\n  - source: quay.io/etcd\n    mirrors: [{host}/etcd]\n    mirrorSourcePolicy: NeverContactSource\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {{name: cs-etcd-index-v4-21, namespace: openshift-marketplace}}\nspec:\n  sourceType: grpc\n  image: {host}/{CATALOG_REPO}:v4.21\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {{name: etcd, namespace: operators}}\nspec:\n  name: etcd\n  channel: stable\n  source: cs-etcd-index-v4-21\n  sourceNamespace: openshift-marketplace\n  installPlanApproval: Manual\nstatus:\n  installedCSV: {installed}\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: {{name: etcd.v0.9.1, namespace: operators}}\nspec:\n  version: 0.9.1\n"
     )
@@ -1219,7 +1219,7 @@ fn cache_dir_skips_the_catalog_layers_of_a_known_digest() {
 
 /// An ImagePolicy in `namespace` requiring signatures for `scope` (a key
 /// nothing here is signed with).
-fn image_policy(namespace: &str, scope: &str) -> String {
+pub(crate) fn image_policy(namespace: &str, scope: &str) -> String {
     format!("---\napiVersion: config.openshift.io/v1\nkind: ImagePolicy\nmetadata: {{name: signed, namespace: {namespace}}}\nspec:\n  scopes: [{scope}]\n  policy:\n    rootOfTrust:\n      policyType: PublicKey\n      publicKey:\n        keyData: LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFK0tpN0I3K2tpTFdPSmRQWXBZanRqUmtXVnBxRgpuNHl1TjU2VjZHaGdLRm5SZjJqemlweEFWR084cm0vWUVQU3d2clBORHJqdnA0YlpoNm5NR0Z0NzhBPT0KLS0tLS1FTkQgUFVCTElDIEtFWS0tLS0t\n    signedIdentity:\n      matchPolicy: MatchRepository\n")
 }
 
@@ -1599,8 +1599,9 @@ fn audit_updates_live_reads_the_namespaces_audited() {
 }
 
 /// `audit --updates -o wide` of several clusters (their namespace operators,
-/// without images): one table of images, and
-/// each cluster's line of counts with its updates counted.
+/// whose only image is the catalog in openshift-marketplace its
+/// Subscription uses): one table of images, and each cluster's line of
+/// counts with its updates counted.
 #[test]
 fn audit_updates_of_several_contexts_counts_each_clusters_updates() {
     let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
@@ -1631,11 +1632,11 @@ fn audit_updates_of_several_contexts_counts_each_clusters_updates() {
     let (code, out, err) = output(c);
     assert_eq!(code, 1, "east's next hop is not ready\n{out}\n{err}");
     assert!(
-        out.contains("east: 0 images; 1 operator update: 1 notReady\n"),
+        out.contains("east: 1 image: 1 direct; 1 operator update: 1 notReady\n"),
         "{out}"
     );
     assert!(
-        out.contains("west: 0 images; 1 operator update: 1 ready\n"),
+        out.contains("west: 1 image: 1 direct; 1 operator update: 1 ready\n"),
         "{out}"
     );
 }

@@ -60,6 +60,11 @@ pub struct SourceProbe {
     /// in the JSON contract; see [`crate::verdict::crio_pull_error`]).
     #[serde(skip)]
     pub words: Option<String>,
+    /// The digest of the manifest the source served (`sha256:<hex>` of its
+    /// bytes, as containers/image computes it): for a tag, the digest the
+    /// pull resolves to (not in `explain`'s JSON contract).
+    #[serde(skip)]
+    pub digest: Option<String>,
 }
 
 impl SourceProbe {
@@ -71,6 +76,7 @@ impl SourceProbe {
             detail: detail.to_string(),
             anonymous: false,
             words: None,
+            digest: None,
         }
     }
 }

@@ -81,6 +81,10 @@ pub struct PullSource {
     pub reference: String,
     pub role: Role,
     pub outcome: Outcome,
+    /// The digest of the manifest this source served (absent when it
+    /// served none): for a tag, the digest the pull resolves to there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
     pub detail: String,
 }
 
@@ -138,6 +142,7 @@ pub fn check_image(name: &str, item: &Explanation) -> ImageCheck {
                         reference: s.reference.clone(),
                         role: s.role,
                         outcome: p.outcome,
+                        digest: p.digest.clone(),
                         detail: p.detail.clone(),
                     })
                 })
@@ -813,6 +818,7 @@ mod tests {
             reference: reference.to_string(),
             role,
             outcome,
+            digest: None,
             detail: detail.to_string(),
         }
     }

@@ -27,7 +27,6 @@ pub mod signature;
 pub mod tls;
 
 use crate::digest::sha256_hex;
-use std::sync::Arc;
 
 use crate::explain::{Candidate, Explanation};
 use crate::reference::Reference;
@@ -206,6 +205,7 @@ async fn probe_source(
         detail,
         anonymous: attempt.anonymous,
         words: attempt.words.clone(),
+        digest: None,
     };
     let seconds = ctx.prober.answer_timeout().as_secs();
     match attempt.outcome {
@@ -246,7 +246,7 @@ async fn probe_source(
         );
     }
     let (signature_probe, undetermined) = if sigstore && attachments {
-        let sig_digest = digest.map_or(got, str::to_string);
+        let sig_digest = digest.map_or_else(|| got.clone(), str::to_string);
         signature_lookup(ctx, physical, insecure, &sig_digest, seconds).await
     } else {
         (None, None)
@@ -255,7 +255,11 @@ async fn probe_source(
         signature_probe,
         undetermined,
     };
-    (probe(Outcome::Served, detail), decided)
+    let served = SourceProbe {
+        digest: Some(got),
+        ..probe(Outcome::Served, detail)
+    };
+    (served, decided)
 }
 
 /// Looks up the sigstore attachment of `digest` on the serving endpoint:
@@ -320,6 +324,7 @@ pub async fn probe_tag_fixes(ctx: &ProbeContext, item: &mut Explanation) {
                             detail: format!("{}, {SEEN_FROM}", a.detail),
                             anonymous: a.anonymous,
                             words: a.words,
+                            digest: None,
                         }
                     }
                     Err(e) => SourceProbe::not_contacted(
@@ -338,36 +343,25 @@ pub async fn probe_tag_fixes(ctx: &ProbeContext, item: &mut Explanation) {
 
 /// Probes explanations with at most `concurrency` in flight, on a runtime
 /// of its own; returns them in the same order (with the mirrors of each
-/// tag-mirror fix asked for the tag: [`probe_tag_fixes`]).
+/// tag-mirror fix asked for the tag: [`probe_tag_fixes`]). `ctx` is only
+/// borrowed: a caller that probes more with it afterwards (`audit
+/// --updates`) reuses its credentials, trust and caches (endpoints pinged,
+/// tokens).
 pub fn probe_all(
-    ctx: ProbeContext,
+    ctx: &ProbeContext,
     items: Vec<Explanation>,
     concurrency: usize,
 ) -> std::io::Result<Vec<Explanation>> {
+    use futures_util::StreamExt;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let ctx = Arc::new(ctx);
-    let limit = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
-    runtime.block_on(async move {
-        let mut set = tokio::task::JoinSet::new();
-        let n = items.len();
-        for (i, mut item) in items.into_iter().enumerate() {
-            let ctx = Arc::clone(&ctx);
-            let limit = Arc::clone(&limit);
-            set.spawn(async move {
-                let _permit = limit.acquire_owned().await;
-                probe_explanation(&ctx, &mut item).await;
-                probe_tag_fixes(&ctx, &mut item).await;
-                (i, item)
-            });
-        }
-        let mut out: Vec<Option<Explanation>> = (0..n).map(|_| None).collect();
-        while let Some(done) = set.join_next().await {
-            if let Ok((i, item)) = done {
-                out[i] = Some(item);
-            }
-        }
-        Ok(out.into_iter().flatten().collect())
-    })
+    let probed = futures_util::stream::iter(items.into_iter().map(|mut item| async move {
+        probe_explanation(ctx, &mut item).await;
+        probe_tag_fixes(ctx, &mut item).await;
+        item
+    }))
+    .buffered(concurrency.max(1))
+    .collect::<Vec<_>>();
+    Ok(runtime.block_on(probed))
 }

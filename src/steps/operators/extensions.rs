@@ -117,6 +117,8 @@ fn wanted_one(ext: ClusterExtension, catalogs: Result<Vec<ClusterCatalog>, Stop>
         None => Err((None, String::new())),
     };
     Wanted {
+        source: None,
+        visible: Some(Vec::new()),
         installed: Vec::new(),
         installed_version: ext.installed.as_ref().map(|b| b.version.clone()),
         plan: None,

@@ -16,6 +16,7 @@ use mirrorpolicy::olm::objects::{
     self as olm, CatalogOrigin, CatalogSource, InstallPlan, Subscription,
 };
 use mirrorpolicy::olm::placement::registry_pool;
+use mirrorpolicy::olm::sources::visible_to;
 use mirrorpolicy::source::api::{
     self as live, ClusterError, Resource, CATALOG_SOURCES, CLUSTER_SERVICE_VERSIONS, INSTALL_PLANS,
     SUBSCRIPTIONS,
@@ -135,6 +136,8 @@ fn subscription_wants(
                     .cloned()
             });
             Wanted {
+                source: source.cloned(),
+                visible: visible_of(&sources, &sub, live),
                 installed: installed_in(&sub.namespace, &csvs, &every_sub),
                 bundle_pool: super::WORKER_POOL.to_string(),
                 operator_namespace: sub.namespace.clone(),
@@ -150,6 +153,27 @@ fn subscription_wants(
             }
         })
         .collect())
+}
+
+/// The CatalogSources besides its own that `sub`'s namespace resolves
+/// over, of those read from files (live: `None`, listed when needed; with
+/// `--package` there is no namespace, and none).
+fn visible_of(
+    sources: &[CatalogSource],
+    sub: &Subscription,
+    live: bool,
+) -> Option<Vec<CatalogSource>> {
+    if sub.namespace.is_empty() {
+        return Some(Vec::new());
+    }
+    (!live).then(|| {
+        sources
+            .iter()
+            .filter(|c| visible_to(c, &sub.namespace))
+            .filter(|c| !(c.name == sub.source && c.namespace == sub.source_namespace))
+            .cloned()
+            .collect()
+    })
 }
 
 /// The operators installed in `namespace` (with `--package` there is no

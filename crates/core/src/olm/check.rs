@@ -41,6 +41,11 @@ pub struct DependencyBundle {
     /// The dependency's CSV.
     pub name: String,
     pub package: String,
+    /// `namespace/name` of the CatalogSource it comes from: the
+    /// Subscription's, or another the namespace sees; absent for an
+    /// installed operator (and for a catalog image checked by itself).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catalog: Option<String>,
     /// Where its deployment images were read (as the hop's `csvSource`);
     /// `none` for an installed operator.
     pub csv_source: CsvSource,

@@ -155,6 +155,9 @@ pub struct CatalogSource {
     pub node_selector: BTreeMap<String, String>,
     /// `spec.secrets`: pull secrets of its namespace for the catalog image.
     pub secrets: Vec<String>,
+    /// `spec.priority`: the resolver offers the bundles of a higher one
+    /// first to a dependency (0 when unset).
+    pub priority: i64,
 }
 
 impl CatalogSource {
@@ -207,6 +210,10 @@ impl CatalogSource {
             origin,
             node_selector,
             secrets,
+            priority: value
+                .pointer("/spec/priority")
+                .and_then(Value::as_i64)
+                .unwrap_or(0),
         }
     }
 }

@@ -1,0 +1,257 @@
+//! The other CatalogSources a Subscription's namespace sees, read for the
+//! dependencies its own catalog (with the operators installed in the
+//! namespace) leaves unsatisfied: OLM v0's resolver offers a dependency the
+//! bundles of every CatalogSource of the namespace and of the global
+//! catalog namespace ([`mirrorpolicy::olm::sources`]). Only when something
+//! is missing are they read: from the files of `-f`, or listed live in the
+//! two namespaces (a forbidden list is a warning, and the check goes on
+//! with the own catalog). Each is read in the resolver's order, as the own
+//! catalog is (its image explained for its registry pod's pool and
+//! namespace, probed, its configs streamed), first for its index of
+//! providers, then for the packages that provide what is missing, until
+//! nothing is.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::Result;
+
+use mirrorpolicy::objects::Inputs;
+use mirrorpolicy::olm::catalog::{Catalog, Provider};
+use mirrorpolicy::olm::check::CatalogCheck;
+use mirrorpolicy::olm::deps;
+use mirrorpolicy::olm::objects::{CatalogOrigin, CatalogSource};
+use mirrorpolicy::olm::placement::registry_pool;
+use mirrorpolicy::olm::sources::{self, GLOBAL_NAMESPACE};
+use mirrorpolicy::probe::ProbeContext;
+use mirrorpolicy::registries::ShortNameMode;
+use mirrorpolicy::source::api::{self as live, ClusterError, CATALOG_SOURCES};
+
+use super::fbc::read_catalog;
+use super::views::{ViewKey, Views};
+use super::wanted::{CatalogKey, Other, Wanted};
+use super::OperatorPlan;
+use crate::settings::Settings;
+use crate::steps::inputs;
+use crate::term;
+
+/// What reading the other catalogs needs.
+pub(super) struct Reader<'a> {
+    pub settings: &'a Settings,
+    pub plan: &'a OperatorPlan,
+    pub inputs: &'a Inputs,
+    pub runtime: &'a tokio::runtime::Runtime,
+    pub ctx: &'a ProbeContext,
+    pub mode: ShortNameMode,
+    pub arch: Option<&'a str>,
+}
+
+/// A catalog image read for some packages, by the configuration it was
+/// read with: each is read once for every Subscription.
+type Memo = BTreeMap<(String, ViewKey, BTreeSet<String>), Option<Catalog>>;
+
+/// For each of `wanted`, the catalogs besides its own that its
+/// dependencies come from, in the resolver's order (its own among them);
+/// empty when its own catalog satisfies every requirement.
+pub(super) fn read(
+    r: &Reader<'_>,
+    views: &mut Views,
+    wanted: &mut [Wanted],
+    catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
+) -> Result<Vec<Vec<Other>>> {
+    let needs: Vec<(usize, Vec<Provider>)> = wanted
+        .iter()
+        .enumerate()
+        .filter_map(|(i, w)| Some((i, missing_from_own(w, catalogs)?)))
+        .collect();
+    let mut out = vec![Vec::new(); wanted.len()];
+    if needs.is_empty() {
+        return Ok(out);
+    }
+    let to_list: BTreeSet<String> = needs
+        .iter()
+        .map(|(i, _)| &wanted[*i])
+        .filter(|w| w.visible.is_none())
+        .flat_map(|w| [w.sub.namespace.clone(), GLOBAL_NAMESPACE.to_string()])
+        .collect();
+    if !to_list.is_empty() {
+        let listed = list_live(r.settings, &to_list)?;
+        for (i, _) in &needs {
+            let w = &mut wanted[*i];
+            if w.visible.is_none() {
+                let (ns, own) = (&w.sub.namespace, (&w.sub.source_namespace, &w.sub.source));
+                let visible = listed
+                    .iter()
+                    .filter(|c| sources::visible_to(c, ns))
+                    .filter(|c| (&c.namespace, &c.name) != own)
+                    .cloned()
+                    .collect();
+                w.visible = Some(visible);
+            }
+        }
+    }
+    let mut memo = Memo::new();
+    for (i, missing) in needs {
+        out[i] = read_for(r, views, &wanted[i], catalogs, missing, &mut memo)?;
+    }
+    Ok(out)
+}
+
+/// What `w`'s own catalog (with the operators installed in its namespace)
+/// leaves unsatisfied, when it was read and something is.
+fn missing_from_own(
+    w: &Wanted,
+    catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
+) -> Option<Vec<Provider>> {
+    if w.v1.is_some() || w.sub.namespace.is_empty() {
+        return None;
+    }
+    let (_, image) = w.catalog.as_ref().ok()?;
+    let own = catalogs.get(&w.catalog_key(image))?.1.as_ref()?;
+    let with_installed = deps::with_installed(own, &w.installed);
+    let missing = deps::missing(&[with_installed.as_ref()]);
+    (!missing.is_empty()).then_some(missing)
+}
+
+/// The CatalogSources of `namespaces`, listed live; a namespace whose
+/// list is forbidden is a warning naming the rule, and counts none.
+fn list_live(settings: &Settings, namespaces: &BTreeSet<String>) -> Result<Vec<CatalogSource>> {
+    let options = settings.cluster_options()?;
+    let runtime = inputs::runtime()?;
+    runtime
+        .block_on(async {
+            let connection = live::connect(&options).await?;
+            let mut found = Vec::new();
+            for ns in namespaces {
+                match connection.list_objects(&CATALOG_SOURCES, Some(ns), None).await {
+                    Ok(listed) => found.extend(
+                        listed
+                            .unwrap_or_default()
+                            .iter()
+                            .map(CatalogSource::from_value),
+                    ),
+                    Err(ClusterError::Forbidden(f)) => term::warn(format!(
+                        "cannot list the CatalogSources of namespace {ns} (needs {}): a dependency the Subscription's catalog lacks is looked for in the CatalogSources read alone",
+                        f.first().map(|f| f.rule()).unwrap_or_default()
+                    )),
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok::<_, ClusterError>(found)
+        })
+        .map_err(inputs::cluster_failure)
+}
+
+/// The other catalogs of `w`, in the resolver's order, each read until
+/// nothing is `missing`; those that provide nothing missing are left out.
+fn read_for(
+    r: &Reader<'_>,
+    views: &mut Views,
+    w: &Wanted,
+    catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
+    mut missing: Vec<Provider>,
+    memo: &mut Memo,
+) -> Result<Vec<Other>> {
+    let Ok((_, image)) = &w.catalog else {
+        return Ok(Vec::new());
+    };
+    let Some(own) = catalogs
+        .get(&w.catalog_key(image))
+        .and_then(|c| c.1.as_ref())
+    else {
+        return Ok(Vec::new());
+    };
+    let own_with_installed = deps::with_installed(own, &w.installed);
+    let visible = w.visible.clone().unwrap_or_default();
+    let own_source = w.source.clone();
+    let mut all: Vec<&CatalogSource> = visible.iter().collect();
+    all.extend(own_source.as_ref());
+    let mut out: Vec<Other> = Vec::new();
+    for cs in sources::order(&all, &w.sub.namespace) {
+        let name = format!("{}/{}", cs.namespace, cs.name);
+        if own_source.as_ref() == Some(cs) {
+            out.push((name, None));
+            continue;
+        }
+        if missing.is_empty() {
+            continue;
+        }
+        let Some(index) = read_one(r, views, cs, BTreeSet::new(), memo)? else {
+            continue;
+        };
+        let packages = deps::packages_for(&index, &missing);
+        if packages.is_empty() {
+            continue;
+        }
+        let Some(read) = read_one(r, views, cs, packages, memo)? else {
+            continue;
+        };
+        out.push((name, Some(read)));
+        let mut read_so_far: Vec<&Catalog> = vec![own_with_installed.as_ref()];
+        read_so_far.extend(out.iter().filter_map(|(_, c)| c.as_ref()));
+        missing = deps::missing(&read_so_far);
+    }
+    if !out.iter().any(|(_, c)| c.is_some()) {
+        return Ok(Vec::new());
+    }
+    Ok(out)
+}
+
+/// CatalogSource `cs` read for `packages` (none: its index of providers
+/// alone), as the own catalog is; one that cannot be read is a warning.
+fn read_one(
+    r: &Reader<'_>,
+    views: &mut Views,
+    cs: &CatalogSource,
+    packages: BTreeSet<String>,
+    memo: &mut Memo,
+) -> Result<Option<Catalog>> {
+    let name = format!("{}/{}", cs.namespace, cs.name);
+    let CatalogOrigin::Image(image) = &cs.origin else {
+        if packages.is_empty() {
+            if let CatalogOrigin::Other(why) = &cs.origin {
+                term::warn(format!(
+                    "CatalogSource {name}: {why}: its bundles are not looked at for the dependencies"
+                ));
+            }
+        }
+        return Ok(None);
+    };
+    let pool = registry_pool(&cs.node_selector, &r.inputs.nodes, &r.inputs.pools).pool;
+    views.ensure(r.settings, r.inputs, &pool, &cs.namespace)?;
+    let key = views.key(&pool, &cs.namespace);
+    let memo_key = (image.clone(), key.clone(), packages.clone());
+    if let Some(read) = memo.get(&memo_key) {
+        return Ok(read.clone());
+    }
+    let config = views.config(&key);
+    let read = r.runtime.block_on(read_catalog(
+        r.ctx,
+        &config,
+        image,
+        r.mode,
+        packages,
+        r.arch,
+        r.plan.cache_dir.as_deref(),
+    ));
+    let read = match read {
+        Ok((_, Some(catalog))) => Some(catalog),
+        Ok((check, None)) => {
+            let why = check
+                .undetermined
+                .or_else(|| check.check.map(|c| c.detail))
+                .unwrap_or_default();
+            term::warn(format!(
+                "the catalog of CatalogSource {name} ({image}) was not read: {why}; its bundles are not looked at for the dependencies"
+            ));
+            None
+        }
+        Err(e) => {
+            term::warn(format!(
+                "the catalog of CatalogSource {name} ({image}) was not read: {e:#}; its bundles are not looked at for the dependencies"
+            ));
+            None
+        }
+    };
+    memo.insert(memo_key, read.clone());
+    Ok(read)
+}

@@ -1,0 +1,210 @@
+//! `operator-check` with dependencies from the other CatalogSources the
+//! Subscription's namespace sees (its own and `openshift-marketplace`), as
+//! OLM v0's resolver takes them: read only when the Subscription's catalog
+//! lacks one, in the resolver's order, offline and live.
+
+use serde_json::Value;
+
+use crate::cli_operator::{
+    catalog_files, cluster, hop_2_dependencies, image_policy, json_of, mirror_with, output,
+    tools_catalog, Setup, TOOLS_BUNDLE_SOURCE,
+};
+use crate::support::apiserver::Builder as ApiBuilder;
+use crate::support::registry::FakeRegistry;
+
+/// The mirror with two more catalog tags: `no-tools`, the catalog without
+/// package etcd-tools (which etcd.v0.9.4 requires), and `tools`, a catalog
+/// of etcd-tools alone.
+fn mirror_of_two_catalogs() -> FakeRegistry {
+    let backup = crate::cli_operator::backup_by_digest();
+    let without: Vec<(String, String)> = catalog_files(&backup)
+        .into_iter()
+        .filter(|(path, _)| !path.starts_with("configs/etcd-tools/"))
+        .collect();
+    let tools = vec![(
+        "configs/etcd-tools/catalog.json".to_string(),
+        tools_catalog(),
+    )];
+    mirror_with(&[], &backup, &[("no-tools", without), ("tools", tools)])
+}
+
+/// A CatalogSource `name` of `namespace` serving the catalog tag `tag`.
+fn catalog_source(host: &str, namespace: &str, name: &str, tag: &str, priority: i64) -> String {
+    format!(
+        "---\napiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {{name: {name}, namespace: {namespace}}}\nspec:\n  sourceType: grpc\n  priority: {priority}\n  image: {host}/{}:{tag}\n",
+        crate::cli_operator::CATALOG_REPO
+    )
+}
+
+/// The cluster of [`cluster`] whose Subscription's catalog is the one
+/// without etcd-tools, and `more` objects.
+fn objects(s: &Setup, more: &str) -> String {
+    cluster(&s.host, "etcd.v0.9.0").replace(":v4.21", ":no-tools") + more
+}
+
+fn run_offline(s: &Setup, objects: &str) -> (i32, Value, String) {
+    let mut c = s.cmd();
+    c.arg("-f").arg(s.write(objects)).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    (code, json_of(&out, &err), err)
+}
+
+/// The catalogs of hop 2's dependencies, as the JSON names them.
+fn dependency_catalogs(json: &Value) -> Vec<String> {
+    json["hops"][1]["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["catalog"].as_str().unwrap_or("-").to_string())
+        .collect()
+}
+
+/// operator-lifecycle-manager `ResolveSteps` (step_resolver.go) resolves
+/// over the CatalogSources of the Subscription's namespace and of the
+/// global one: etcd.v0.9.4 requires etcd-tools, which only another
+/// CatalogSource provides; its bundle is taken from there, named, and
+/// probed. Without that CatalogSource the requirement is unsatisfied.
+/// Offline and live alike; a forbidden list of CatalogSources is a warning
+/// naming the rule, and the check goes on with the Subscription's catalog.
+#[test]
+fn a_dependency_only_another_catalog_source_provides() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let (code, json, err) = run_offline(&s, &objects(&s, ""));
+    assert_eq!(code, 1, "{json}\n{err}");
+    assert_eq!(json["reason"], "unsatisfiedDependency", "{json}");
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains("requires package etcd-tools"),
+        "{json}"
+    );
+
+    let with_tools = objects(
+        &s,
+        &catalog_source(&s.host, "operators", "tools", "tools", 0),
+    );
+    let (code, json, err) = run_offline(&s, &with_tools);
+    assert_eq!(code, 0, "{json}\n{err}");
+    assert_eq!(json["reason"], "pathServed", "{json}");
+    let probed = vec![
+        "etcd-tools.v1.1.0".to_string(),
+        "etcd-tools.v1.1.0/operator".to_string(),
+    ];
+    assert_eq!(
+        hop_2_dependencies(&json),
+        (
+            vec![("etcd-tools.v1.1.0".to_string(), "-".to_string())],
+            probed
+        )
+    );
+    assert_eq!(dependency_catalogs(&json), ["operators/tools"]);
+    let outcomes: Vec<&str> = json["hops"][1]["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["role"] == "dependency")
+        .map(|i| i["check"]["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["served", "served"], "{json}");
+
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&with_tools)
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err), json, "live as offline");
+    let paths: Vec<String> = server.log().iter().map(|l| l.path.clone()).collect();
+    for want in [
+        "/apis/operators.coreos.com/v1alpha1/namespaces/operators/catalogsources",
+        "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-marketplace/catalogsources",
+    ] {
+        assert!(
+            paths.iter().any(|p| p == want),
+            "{want} not listed: {paths:?}"
+        );
+    }
+
+    let server = ApiBuilder::openshift()
+        .forbid("list", "catalogsources")
+        .objects_from_yaml(&with_tools)
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err)["reason"], "unsatisfiedDependency");
+    assert!(
+        err.contains("cannot list the CatalogSources of namespace operators")
+            && err.contains(r#"resources: ["catalogsources"], verbs: ["list"]"#),
+        "{err}"
+    );
+}
+
+/// The other catalogs are looked at only when the Subscription's own
+/// lacks something: its own catalog wins even over a priority of 100
+/// (subscription_e2e_test.go "choose the dependent package from the same
+/// catsrc as the installing operator"); among the others, the higher
+/// priority, then the Subscription's namespace (the e2e contexts "based
+/// on priority", "based on namespace").
+#[test]
+fn the_own_catalog_then_priority_then_namespace() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let own_has_it = cluster(&s.host, "etcd.v0.9.0")
+        + &catalog_source(&s.host, "operators", "tools", "tools", 100);
+    let (code, json, err) = run_offline(&s, &own_has_it);
+    assert_eq!(code, 0, "{json}\n{err}");
+    assert_eq!(
+        dependency_catalogs(&json),
+        ["openshift-marketplace/cs-etcd-index-v4-21"]
+    );
+    for (more, want) in [
+        (
+            catalog_source(&s.host, "operators", "a-tools", "tools", 0)
+                + &catalog_source(&s.host, "openshift-marketplace", "z-tools", "tools", 100),
+            "openshift-marketplace/z-tools",
+        ),
+        (
+            catalog_source(&s.host, "openshift-marketplace", "a-tools", "tools", 0)
+                + &catalog_source(&s.host, "operators", "z-tools", "tools", 0),
+            "operators/z-tools",
+        ),
+        (
+            // Another namespace's CatalogSource is not seen.
+            catalog_source(&s.host, "elsewhere", "a-tools", "tools", 100)
+                + &catalog_source(&s.host, "operators", "z-tools", "tools", 0),
+            "operators/z-tools",
+        ),
+    ] {
+        let (code, json, err) = run_offline(&s, &objects(&s, &more));
+        assert_eq!(code, 0, "{want}: {json}\n{err}");
+        assert_eq!(dependency_catalogs(&json), [want]);
+    }
+}
+
+/// OLM's unpack Job for a dependency's bundle runs in the namespace of the
+/// CatalogSource it comes from, whose own image policy applies to it.
+#[test]
+fn a_dependency_bundle_is_unpacked_in_its_catalog_namespace() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let with_tools = objects(
+        &s,
+        &catalog_source(&s.host, "operators", "tools", "tools", 0),
+    );
+    for (namespace, ready) in [("operators", false), ("openshift-marketplace", true)] {
+        let all = with_tools.clone() + &image_policy(namespace, TOOLS_BUNDLE_SOURCE);
+        let (code, json, err) = run_offline(&s, &all);
+        assert_eq!(
+            (code, json["ready"].as_bool()),
+            (if ready { 0 } else { 1 }, Some(ready)),
+            "{namespace}: {}\n{err}",
+            json["message"]
+        );
+        assert_eq!(
+            dependency_catalogs(&json),
+            ["operators/tools"],
+            "{namespace}"
+        );
+    }
+}

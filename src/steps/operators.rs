@@ -148,6 +148,7 @@ pub fn check_loaded(
     let catalogs = read_catalogs(&reader, &views, &wanted, &secret_read)?;
     let others = visible::read(&reader, &mut views, &mut wanted, &catalogs)?;
     let mut resolved = resolve_each(&wanted, &catalogs, &others, plan);
+    hops::prevented(&wanted, &mut resolved);
     let probe = Probe {
         runtime: &runtime,
         ctx,

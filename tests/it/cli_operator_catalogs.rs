@@ -208,3 +208,61 @@ fn a_dependency_bundle_is_unpacked_in_its_catalog_namespace() {
         );
     }
 }
+
+/// operator-lifecycle-manager `Resolve` fails when
+/// `NamespacedOperatorCache.Error()` reports a CatalogSource of the
+/// namespace (or the global one) whose bundles cannot be listed, whether a
+/// dependency is looked for or not (resolver.go; e2e
+/// catalog_exclusion_test.go): every Subscription of the namespace gets
+/// `ResolutionFailed`, reason `ErrorPreventedResolution`. A CatalogSource
+/// whose catalog image its registry pod cannot pull is such a one; one of
+/// another namespace is not seen. Offline and live alike.
+#[test]
+fn an_unlisted_catalog_source_fails_the_namespace_resolution() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let broken = |namespace: &str| {
+        format!(
+            "---\napiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {{name: redhat-operators, namespace: {namespace}}}\nspec:\n  sourceType: grpc\n  image: {}/redhat/redhat-operator-index:v4.21\n",
+            s.host
+        )
+    };
+    let elsewhere = cluster(&s.host, "etcd.v0.9.0") + &broken("elsewhere");
+    let (code, json, err) = run_offline(&s, &elsewhere);
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (0, Some("pathServed")),
+        "{json}\n{err}"
+    );
+
+    let global = cluster(&s.host, "etcd.v0.9.0") + &broken("openshift-marketplace");
+    let (code, json, err) = run_offline(&s, &global);
+    assert_eq!(code, 1, "{json}\n{err}");
+    assert_eq!(json["reason"], "errorPreventedResolution", "{json}");
+    let message = json["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "error using catalogsource openshift-marketplace/redhat-operators: failed to list bundles: its registry pod cannot pull the catalog image"
+        ) && message.contains("redhat/redhat-operator-index:v4.21 (missing: "),
+        "{message}"
+    );
+    assert_eq!(json["hops"], serde_json::json!([]), "no path: {json}");
+    let step = json["nextSteps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["outcome"] == "errorPreventedResolution")
+        .unwrap_or_else(|| panic!("no step: {json}"));
+    assert!(
+        step["step"]
+            .as_str()
+            .unwrap()
+            .contains("CatalogSource openshift-marketplace/redhat-operators"),
+        "{step}"
+    );
+
+    let server = ApiBuilder::openshift().objects_from_yaml(&global).start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err), json, "live as offline");
+}

@@ -117,6 +117,7 @@ fn wanted_one(ext: ClusterExtension, catalogs: Result<Vec<ClusterCatalog>, Stop>
         None => Err((None, String::new())),
     };
     Wanted {
+        prevented: None,
         source: None,
         visible: Some(Vec::new()),
         installed: Vec::new(),

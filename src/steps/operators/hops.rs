@@ -369,9 +369,21 @@ pub(super) async fn probe_images(
     probed.into_iter().collect()
 }
 
+/// A Subscription whose namespace's resolution fails (a CatalogSource it
+/// resolves over cannot be listed) has no path, whatever its own catalog
+/// gives: OLM resolves nothing in the namespace.
+pub(super) fn prevented(wanted: &[Wanted], resolved: &mut [(Found, Option<Vec<HopCheck>>)]) {
+    for (w, (found, hops)) in wanted.iter().zip(resolved) {
+        if let (Some((stop, _)), Some(_)) = (&w.prevented, &found.path) {
+            found.path = Some(Err(stop.clone()));
+            *hops = None;
+        }
+    }
+}
+
 /// The verdict of one Subscription with its images' probes.
 pub(super) fn finish(
-    w: Wanted,
+    mut w: Wanted,
     mut found: Found,
     hops: Option<Vec<HopCheck>>,
     probed: &BTreeMap<String, ImageProbe>,
@@ -415,5 +427,12 @@ pub(super) fn finish(
         next_steps: Vec::new(),
         ready: false,
     };
-    check::verdict(skeleton, found)
+    let prevented = w.prevented.take();
+    let mut checked = check::verdict(skeleton, found);
+    if let Some((stop, step)) = prevented {
+        if checked.reason == stop.reason() {
+            checked.next_steps.push(step);
+        }
+    }
+    checked
 }

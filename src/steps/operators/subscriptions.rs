@@ -136,6 +136,7 @@ fn subscription_wants(
                     .cloned()
             });
             Wanted {
+                prevented: None,
                 source: source.cloned(),
                 visible: visible_of(&sources, &sub, live),
                 installed: installed_in(&sub.namespace, &csvs, &every_sub),

@@ -1,15 +1,16 @@
-//! The other CatalogSources a Subscription's namespace sees, read for the
-//! dependencies its own catalog (with the operators installed in the
-//! namespace) leaves unsatisfied: OLM v0's resolver offers a dependency the
-//! bundles of every CatalogSource of the namespace and of the global
-//! catalog namespace ([`mirrorpolicy::olm::sources`]). Only when something
-//! is missing are they read: from the files of `-f`, or listed live in the
-//! two namespaces (a forbidden list is a warning, and the check goes on
-//! with the own catalog). Each is read in the resolver's order, as the own
-//! catalog is (its image explained for its registry pod's pool and
-//! namespace, probed, its configs streamed), first for its index of
-//! providers, then for the packages that provide what is missing, until
-//! nothing is.
+//! The other CatalogSources a Subscription's namespace resolves over: OLM
+//! v0's resolver lists the bundles of every CatalogSource of the
+//! namespace and of the global catalog namespace
+//! ([`mirrorpolicy::olm::sources`]), from the files of `-f`, or listed live
+//! in the two namespaces (a forbidden list is a warning, and the check
+//! goes on with the own catalog). Each one's image is probed as its
+//! registry pod pulls it: one that cannot be pulled fails the resolution
+//! of the whole namespace. When the own catalog (with the operators
+//! installed in the namespace) leaves a requirement unsatisfied, they are
+//! read in the resolver's order, as the own catalog is (its image
+//! explained for its registry pod's pool and namespace, its configs
+//! streamed), first for the index of providers, then for the packages that
+//! provide what is missing, until nothing is.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,7 +18,7 @@ use anyhow::Result;
 
 use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::olm::catalog::{Catalog, Provider};
-use mirrorpolicy::olm::check::CatalogCheck;
+use mirrorpolicy::olm::check::{self, CatalogCheck, UnlistedCatalog};
 use mirrorpolicy::olm::deps;
 use mirrorpolicy::olm::objects::{CatalogOrigin, CatalogSource};
 use mirrorpolicy::olm::placement::registry_pool;
@@ -25,8 +26,10 @@ use mirrorpolicy::olm::sources::{self, GLOBAL_NAMESPACE};
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::source::api::{self as live, ClusterError, CATALOG_SOURCES};
+use mirrorpolicy::upgrade::ImageCheck;
 
 use super::fbc::read_catalog;
+use super::hops::probe_image;
 use super::views::{ViewKey, Views};
 use super::wanted::{CatalogKey, Other, Wanted};
 use super::OperatorPlan;
@@ -58,42 +61,89 @@ pub(super) fn read(
     wanted: &mut [Wanted],
     catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
 ) -> Result<Vec<Vec<Other>>> {
+    list_unknown(r.settings, wanted)?;
+    check_listable(r, views, wanted)?;
     let needs: Vec<(usize, Vec<Provider>)> = wanted
         .iter()
         .enumerate()
+        .filter(|(_, w)| w.prevented.is_none())
         .filter_map(|(i, w)| Some((i, missing_from_own(w, catalogs)?)))
         .collect();
     let mut out = vec![Vec::new(); wanted.len()];
-    if needs.is_empty() {
-        return Ok(out);
-    }
-    let to_list: BTreeSet<String> = needs
-        .iter()
-        .map(|(i, _)| &wanted[*i])
-        .filter(|w| w.visible.is_none())
-        .flat_map(|w| [w.sub.namespace.clone(), GLOBAL_NAMESPACE.to_string()])
-        .collect();
-    if !to_list.is_empty() {
-        let listed = list_live(r.settings, &to_list)?;
-        for (i, _) in &needs {
-            let w = &mut wanted[*i];
-            if w.visible.is_none() {
-                let (ns, own) = (&w.sub.namespace, (&w.sub.source_namespace, &w.sub.source));
-                let visible = listed
-                    .iter()
-                    .filter(|c| sources::visible_to(c, ns))
-                    .filter(|c| (&c.namespace, &c.name) != own)
-                    .cloned()
-                    .collect();
-                w.visible = Some(visible);
-            }
-        }
-    }
     let mut memo = Memo::new();
     for (i, missing) in needs {
         out[i] = read_for(r, views, &wanted[i], catalogs, missing, &mut memo)?;
     }
     Ok(out)
+}
+
+/// Whether OLM v0 resolves `w`'s namespace: a Subscription's, not a
+/// ClusterExtension's nor a `--package` check's.
+fn resolves_a_namespace(w: &Wanted) -> bool {
+    w.v1.is_none() && !w.sub.namespace.is_empty()
+}
+
+/// Live, the CatalogSources every Subscription's namespace resolves over,
+/// listed in its namespace and the global one.
+fn list_unknown(settings: &Settings, wanted: &mut [Wanted]) -> Result<()> {
+    let unknown = |w: &Wanted| resolves_a_namespace(w) && w.visible.is_none();
+    let to_list: BTreeSet<String> = wanted
+        .iter()
+        .filter(|w| unknown(w))
+        .flat_map(|w| [w.sub.namespace.clone(), GLOBAL_NAMESPACE.to_string()])
+        .collect();
+    if to_list.is_empty() {
+        return Ok(());
+    }
+    let listed = list_live(settings, &to_list)?;
+    for w in wanted.iter_mut().filter(|w| unknown(w)) {
+        let (ns, own) = (&w.sub.namespace, (&w.sub.source_namespace, &w.sub.source));
+        let visible = listed
+            .iter()
+            .filter(|c| sources::visible_to(c, ns))
+            .filter(|c| (&c.namespace, &c.name) != own)
+            .cloned()
+            .collect();
+        w.visible = Some(visible);
+    }
+    Ok(())
+}
+
+/// Each CatalogSource a Subscription's namespace resolves over, its image
+/// probed as CRI-O on its registry pod's node pulls it (once per image and
+/// configuration): OLM's resolver lists the bundles of every one of them,
+/// and one whose registry pod cannot pull its catalog fails the
+/// resolution of the whole namespace ([`check::resolution_prevented`]).
+fn check_listable(r: &Reader<'_>, views: &mut Views, wanted: &mut [Wanted]) -> Result<()> {
+    let mut probed: BTreeMap<(String, ViewKey), ImageCheck> = BTreeMap::new();
+    for w in wanted.iter_mut().filter(|w| resolves_a_namespace(w)) {
+        let mut unlisted = Vec::new();
+        for cs in w.visible.iter().flatten() {
+            let CatalogOrigin::Image(image) = &cs.origin else {
+                continue;
+            };
+            let pool = registry_pool(&cs.node_selector, &r.inputs.nodes, &r.inputs.pools).pool;
+            views.ensure(r.settings, r.inputs, &pool, &cs.namespace)?;
+            let key = views.key(&pool, &cs.namespace);
+            let check = match probed.get(&(image.clone(), key.clone())) {
+                Some(check) => check.clone(),
+                None => {
+                    let config = views.config(&key);
+                    let got = r
+                        .runtime
+                        .block_on(probe_image(r.ctx, &config, image, r.mode, "catalog"));
+                    probed.insert((image.clone(), key), got.check.clone());
+                    got.check
+                }
+            };
+            if check.outcome.fails() {
+                let source = format!("{}/{}", cs.namespace, cs.name);
+                unlisted.push(UnlistedCatalog { source, check });
+            }
+        }
+        w.prevented = check::resolution_prevented(&unlisted);
+    }
+    Ok(())
 }
 
 /// What `w`'s own catalog (with the operators installed in its namespace)

@@ -8,6 +8,7 @@ use mirrorpolicy::olm::objects::{CatalogSource, InstallPlan, Subscription};
 use mirrorpolicy::olm::placement::Placement;
 use mirrorpolicy::olm::resolve::Stop;
 use mirrorpolicy::olm::v1::{ClusterCatalog, ClusterExtension};
+use mirrorpolicy::upgrade::NextStep;
 
 use super::views::ViewKey;
 
@@ -47,6 +48,9 @@ pub(super) struct Wanted {
     /// lacks may come from: those of the files read; `None` live, where
     /// they are listed when a dependency needs them.
     pub visible: Option<Vec<CatalogSource>>,
+    /// Why OLM resolves nothing in its namespace (a CatalogSource it
+    /// resolves over cannot be listed), and the fix.
+    pub prevented: Option<(Stop, NextStep)>,
 }
 
 /// A catalog a Subscription's dependencies may come from besides its own:

@@ -289,10 +289,11 @@ pub(crate) fn mirror_with(
 
 /// The cluster: oc-mirror's IDMS for quay.io/etcd (digest-only, the source
 /// never contacted), the CatalogSource it writes (the catalog on the
-/// mirror), a Subscription on etcd.v0.9.0 and the CSV of etcd.v0.9.1.
+/// mirror), a Subscription on etcd.v0.9.0, the CSV of etcd.v0.9.1 and the
+/// namespace's OperatorGroup.
 pub(crate) fn cluster(host: &str, installed: &str) -> String {
     format!(
-        "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-operator-0}}\nspec:\n  imageDigestMirrors:\n  - source: quay.io/etcd\n    mirrors: [{host}/etcd]\n    mirrorSourcePolicy: NeverContactSource\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {{name: cs-etcd-index-v4-21, namespace: openshift-marketplace}}\nspec:\n  sourceType: grpc\n  image: {host}/{CATALOG_REPO}:v4.21\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {{name: etcd, namespace: operators}}\nspec:\n  name: etcd\n  channel: stable\n  source: cs-etcd-index-v4-21\n  sourceNamespace: openshift-marketplace\n  installPlanApproval: Manual\nstatus:\n  installedCSV: {installed}\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: {{name: etcd.v0.9.1, namespace: operators}}\nspec:\n  version: 0.9.1\n"
+        "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-operator-0}}\nspec:\n  imageDigestMirrors:\n  - source: quay.io/etcd\n    mirrors: [{host}/etcd]\n    mirrorSourcePolicy: NeverContactSource\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {{name: cs-etcd-index-v4-21, namespace: openshift-marketplace}}\nspec:\n  sourceType: grpc\n  image: {host}/{CATALOG_REPO}:v4.21\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {{name: etcd, namespace: operators}}\nspec:\n  name: etcd\n  channel: stable\n  source: cs-etcd-index-v4-21\n  sourceNamespace: openshift-marketplace\n  installPlanApproval: Manual\nstatus:\n  installedCSV: {installed}\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: {{name: etcd.v0.9.1, namespace: operators}}\nspec:\n  version: 0.9.1\n---\napiVersion: operators.coreos.com/v1\nkind: OperatorGroup\nmetadata: {{name: operators, namespace: operators}}\nspec: {{}}\n"
     )
 }
 

@@ -134,7 +134,7 @@ fn a_dependency_only_another_catalog_source_provides() {
     assert_eq!(code, 1, "{out}\n{err}");
     assert_eq!(json_of(&out, &err)["reason"], "unsatisfiedDependency");
     assert!(
-        err.contains("cannot list the CatalogSources of namespace operators")
+        err.contains("cannot list the catalogsources.operators.coreos.com of namespace operators")
             && err.contains(r#"resources: ["catalogsources"], verbs: ["list"]"#),
         "{err}"
     );
@@ -265,4 +265,138 @@ fn an_unlisted_catalog_source_fails_the_namespace_resolution() {
     let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
     assert_eq!(code, 1, "{out}\n{err}");
     assert_eq!(json_of(&out, &err), json, "live as offline");
+}
+
+/// [`objects`] without the namespace's OperatorGroup.
+fn objects_without_group(s: &Setup, more: &str) -> String {
+    without_group(objects(s, more))
+}
+
+/// `objects` of [`cluster`] without its OperatorGroup.
+fn without_group(objects: String) -> String {
+    let og = "---\napiVersion: operators.coreos.com/v1\nkind: OperatorGroup\nmetadata: {name: operators, namespace: operators}\nspec: {}\n";
+    assert!(objects.contains(og));
+    objects.replace(og, "")
+}
+
+/// An OperatorGroup in `namespace`, with the exclusion annotation's value.
+fn operator_group(namespace: &str, name: &str, exclude: Option<&str>) -> String {
+    let annotations = exclude.map_or(String::new(), |v| {
+        format!("\n  annotations:\n    olm.operatorframework.io/exclude-global-namespace-resolution: \"{v}\"")
+    });
+    format!(
+        "---\napiVersion: operators.coreos.com/v1\nkind: OperatorGroup\nmetadata:\n  name: {name}\n  namespace: {namespace}{annotations}\nspec: {{}}\n"
+    )
+}
+
+/// operator-lifecycle-manager `ResolveSteps` (step_resolver.go): the
+/// namespace's OperatorGroup with
+/// `olm.operatorframework.io/exclude-global-namespace-resolution: "true"`
+/// leaves `openshift-marketplace` out (e2e catalog_exclusion_test.go), so a
+/// dependency only a CatalogSource there provides is unsatisfied, and a
+/// Subscription to a catalog there finds no operators; with no
+/// OperatorGroup or several, `IsFailForwardEnabled` (fail_forward.go)
+/// stops the namespace's resolution. Live alike; a forbidden list of
+/// OperatorGroups is a warning, and OLM's default holds.
+#[test]
+fn the_operator_group_can_leave_the_global_catalogs_out() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    // The Subscription's catalog (without etcd-tools) in its own namespace;
+    // etcd-tools in openshift-marketplace.
+    let base = objects_without_group(
+        &s,
+        &catalog_source(&s.host, "openshift-marketplace", "tools", "tools", 0),
+    )
+    .replace(
+        "cs-etcd-index-v4-21, namespace: openshift-marketplace",
+        "cs-etcd-index-v4-21, namespace: operators",
+    )
+    .replace(
+        "sourceNamespace: openshift-marketplace",
+        "sourceNamespace: operators",
+    );
+    let cases = [
+        (operator_group("operators", "og", None), 0, "pathServed"),
+        (
+            operator_group("operators", "og", Some("true")),
+            1,
+            "unsatisfiedDependency",
+        ),
+        (
+            operator_group("elsewhere", "og", None),
+            1,
+            "operatorGroupCount",
+        ),
+        (
+            operator_group("operators", "a", None) + &operator_group("operators", "b", None),
+            1,
+            "operatorGroupCount",
+        ),
+    ];
+    for (groups, code_wanted, reason) in cases {
+        let all = base.clone() + &groups;
+        let (code, json, err) = run_offline(&s, &all);
+        assert_eq!(
+            (code, json["reason"].as_str()),
+            (code_wanted, Some(reason)),
+            "{groups}: {json}\n{err}"
+        );
+        if reason == "pathServed" {
+            assert_eq!(dependency_catalogs(&json), ["openshift-marketplace/tools"]);
+        }
+        if reason == "operatorGroupCount" {
+            let n = groups.matches("kind: OperatorGroup").count()
+                - usize::from(groups.contains("elsewhere"));
+            assert!(
+                json["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("found {n} operatorGroups, expected 1")),
+                "{json}"
+            );
+        }
+        let server = ApiBuilder::openshift().objects_from_yaml(&all).start();
+        let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+        assert_eq!(code, code_wanted, "{groups} live: {out}\n{err}");
+        assert_eq!(json_of(&out, &err), json, "{groups}: live as offline");
+    }
+
+    let excluded = base.clone() + &operator_group("operators", "og", Some("true"));
+    // Files without any OperatorGroup: not exported, OLM's default.
+    let no_group = base.clone();
+    let (code, json, err) = run_offline(&s, &no_group);
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (0, Some("pathServed")),
+        "files without OperatorGroups: OLM's default: {json}\n{err}"
+    );
+    let server = ApiBuilder::openshift()
+        .forbid("list", "operatorgroups")
+        .objects_from_yaml(&excluded)
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(
+        (code, json_of(&out, &err)["reason"].as_str()),
+        (0, Some("pathServed")),
+        "{err}"
+    );
+    assert!(
+        err.contains("cannot list the operatorgroups.operators.coreos.com of namespace operators"),
+        "{err}"
+    );
+
+    // The Subscription's own catalog in openshift-marketplace, left out.
+    let own_global = without_group(cluster(&s.host, "etcd.v0.9.0"))
+        + &operator_group("operators", "og", Some("true"));
+    let (code, json, err) = run_offline(&s, &own_global);
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (1, Some("packageNotFound")),
+        "{json}\n{err}"
+    );
+    assert_eq!(
+        json["message"],
+        "no operators found from catalog cs-etcd-index-v4-21 in namespace openshift-marketplace referenced by subscription etcd"
+    );
 }

@@ -13,7 +13,7 @@ use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::olm::catalog::Provider;
 use mirrorpolicy::olm::deps;
 use mirrorpolicy::olm::objects::{
-    self as olm, CatalogOrigin, CatalogSource, InstallPlan, Subscription,
+    self as olm, CatalogOrigin, CatalogSource, InstallPlan, OperatorGroup, Subscription,
 };
 use mirrorpolicy::olm::placement::registry_pool;
 use mirrorpolicy::olm::sources::visible_to;
@@ -102,6 +102,7 @@ fn subscription_wants(
         })
         .collect();
     let csvs: Vec<&Value> = of_kind(olm::CSV).map(|(_, v)| v).collect();
+    let groups = operator_groups(read);
     let every_sub: Vec<Subscription> = of_kind(olm::SUBSCRIPTION)
         .filter_map(|(at, v)| Subscription::from_value(at, v).ok())
         .collect();
@@ -136,6 +137,7 @@ fn subscription_wants(
                     .cloned()
             });
             Wanted {
+                operator_groups: groups_in(&groups, &sub.namespace),
                 prevented: None,
                 source: source.cloned(),
                 visible: visible_of(&sources, &sub, live),
@@ -177,6 +179,31 @@ fn visible_of(
     })
 }
 
+/// The OperatorGroups read.
+fn operator_groups(read: &OlmObjects) -> Vec<OperatorGroup> {
+    read.found
+        .iter()
+        .filter(|(_, v)| v.get("kind").and_then(Value::as_str) == Some(olm::OPERATOR_GROUP))
+        .map(|(_, v)| OperatorGroup::from_value(v))
+        .collect()
+}
+
+/// The OperatorGroups of `namespace` among those read from files; `None`
+/// when the files hold none at all (they were not exported), or live
+/// (listed when needed).
+fn groups_in(groups: &[OperatorGroup], namespace: &str) -> Option<Vec<OperatorGroup>> {
+    if groups.is_empty() {
+        return None;
+    }
+    Some(
+        groups
+            .iter()
+            .filter(|g| g.namespace == namespace)
+            .cloned()
+            .collect(),
+    )
+}
+
 /// The operators installed in `namespace` (with `--package` there is no
 /// namespace, and nothing installed).
 fn installed_in(namespace: &str, csvs: &[&Value], subs: &[Subscription]) -> Vec<Provider> {
@@ -209,6 +236,7 @@ fn olm_objects(settings: &Settings, plan: &OperatorPlan, want: Want) -> Result<O
             olm::CATALOG_SOURCE,
             olm::CSV,
             olm::INSTALL_PLAN,
+            olm::OPERATOR_GROUP,
             mirrorpolicy::kinds::CLUSTER_EXTENSION.kind,
             mirrorpolicy::kinds::CLUSTER_CATALOG.kind,
         ];

@@ -20,12 +20,14 @@ use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::olm::catalog::{Catalog, Provider};
 use mirrorpolicy::olm::check::{self, CatalogCheck, UnlistedCatalog};
 use mirrorpolicy::olm::deps;
-use mirrorpolicy::olm::objects::{CatalogOrigin, CatalogSource};
+use mirrorpolicy::olm::objects::{CatalogOrigin, CatalogSource, OperatorGroup};
 use mirrorpolicy::olm::placement::registry_pool;
 use mirrorpolicy::olm::sources::{self, GLOBAL_NAMESPACE};
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::registries::ShortNameMode;
-use mirrorpolicy::source::api::{self as live, ClusterError, CATALOG_SOURCES};
+use mirrorpolicy::source::api::{
+    self as live, ClusterError, Resource, CATALOG_SOURCES, OPERATOR_GROUPS,
+};
 use mirrorpolicy::upgrade::ImageCheck;
 
 use super::fbc::read_catalog;
@@ -62,6 +64,7 @@ pub(super) fn read(
     catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
 ) -> Result<Vec<Vec<Other>>> {
     list_unknown(r.settings, wanted)?;
+    wanted.iter_mut().for_each(apply_operator_group);
     check_listable(r, views, wanted)?;
     let needs: Vec<(usize, Vec<Provider>)> = wanted
         .iter()
@@ -95,7 +98,7 @@ fn list_unknown(settings: &Settings, wanted: &mut [Wanted]) -> Result<()> {
     if to_list.is_empty() {
         return Ok(());
     }
-    let listed = list_live(settings, &to_list)?;
+    let (listed, groups) = list_live(settings, &to_list)?;
     for w in wanted.iter_mut().filter(|w| unknown(w)) {
         let (ns, own) = (&w.sub.namespace, (&w.sub.source_namespace, &w.sub.source));
         let visible = listed
@@ -105,8 +108,32 @@ fn list_unknown(settings: &Settings, wanted: &mut [Wanted]) -> Result<()> {
             .cloned()
             .collect();
         w.visible = Some(visible);
+        w.operator_groups = groups.get(ns).cloned();
     }
     Ok(())
+}
+
+/// The OperatorGroup of `w`'s namespace applied: with the annotation, the
+/// global namespace's CatalogSources are out of its resolution (its own
+/// catalog too, when it is there: the resolver finds no operators from
+/// it); with no OperatorGroup or several, nothing is resolved.
+fn apply_operator_group(w: &mut Wanted) {
+    if !resolves_a_namespace(w) {
+        return;
+    }
+    let ns = w.sub.namespace.clone();
+    match sources::includes_global(&ns, w.operator_groups.as_deref()) {
+        Ok(true) => {}
+        Ok(false) => {
+            if let Some(visible) = &mut w.visible {
+                visible.retain(|c| c.namespace == ns);
+            }
+            if w.sub.source_namespace == GLOBAL_NAMESPACE && ns != GLOBAL_NAMESPACE {
+                w.prevented = Some(sources::excluded_catalog(&w.sub));
+            }
+        }
+        Err(stop) => w.prevented = Some(stop),
+    }
 }
 
 /// Each CatalogSource a Subscription's namespace resolves over, its image
@@ -116,7 +143,8 @@ fn list_unknown(settings: &Settings, wanted: &mut [Wanted]) -> Result<()> {
 /// resolution of the whole namespace ([`check::resolution_prevented`]).
 fn check_listable(r: &Reader<'_>, views: &mut Views, wanted: &mut [Wanted]) -> Result<()> {
     let mut probed: BTreeMap<(String, ViewKey), ImageCheck> = BTreeMap::new();
-    for w in wanted.iter_mut().filter(|w| resolves_a_namespace(w)) {
+    let checked = |w: &&mut Wanted| resolves_a_namespace(w) && w.prevented.is_none();
+    for w in wanted.iter_mut().filter(checked) {
         let mut unlisted = Vec::new();
         for cs in w.visible.iter().flatten() {
             let CatalogOrigin::Image(image) = &cs.origin else {
@@ -162,33 +190,59 @@ fn missing_from_own(
     (!missing.is_empty()).then_some(missing)
 }
 
-/// The CatalogSources of `namespaces`, listed live; a namespace whose
-/// list is forbidden is a warning naming the rule, and counts none.
-fn list_live(settings: &Settings, namespaces: &BTreeSet<String>) -> Result<Vec<CatalogSource>> {
+/// The CatalogSources of `namespaces` and the OperatorGroups of each,
+/// listed live; a namespace whose list is forbidden is a warning naming
+/// the rule (and counts none; its OperatorGroups are not known).
+fn list_live(
+    settings: &Settings,
+    namespaces: &BTreeSet<String>,
+) -> Result<(Vec<CatalogSource>, Groups)> {
     let options = settings.cluster_options()?;
     let runtime = inputs::runtime()?;
     runtime
         .block_on(async {
             let connection = live::connect(&options).await?;
             let mut found = Vec::new();
+            let mut groups = Groups::new();
             for ns in namespaces {
-                match connection.list_objects(&CATALOG_SOURCES, Some(ns), None).await {
-                    Ok(listed) => found.extend(
-                        listed
-                            .unwrap_or_default()
-                            .iter()
-                            .map(CatalogSource::from_value),
-                    ),
-                    Err(ClusterError::Forbidden(f)) => term::warn(format!(
-                        "cannot list the CatalogSources of namespace {ns} (needs {}): a dependency the Subscription's catalog lacks is looked for in the CatalogSources read alone",
-                        f.first().map(|f| f.rule()).unwrap_or_default()
-                    )),
-                    Err(e) => return Err(e),
+                if let Some(listed) = list_or_warn(&connection, &CATALOG_SOURCES, ns).await? {
+                    found.extend(listed.iter().map(CatalogSource::from_value));
+                }
+                if ns == GLOBAL_NAMESPACE {
+                    continue;
+                }
+                if let Some(listed) = list_or_warn(&connection, &OPERATOR_GROUPS, ns).await? {
+                    let of_ns = listed.iter().map(OperatorGroup::from_value).collect();
+                    groups.insert(ns.clone(), of_ns);
                 }
             }
-            Ok::<_, ClusterError>(found)
+            Ok::<_, ClusterError>((found, groups))
         })
         .map_err(inputs::cluster_failure)
+}
+
+/// Each namespace's OperatorGroups, listed.
+type Groups = BTreeMap<String, Vec<OperatorGroup>>;
+
+/// The objects of `resource` in `ns`; `None` when the server does not
+/// serve them, or forbids the list (a warning naming the rule).
+async fn list_or_warn(
+    connection: &live::Connection,
+    resource: &Resource,
+    ns: &str,
+) -> Result<Option<Vec<serde_json::Value>>, ClusterError> {
+    match connection.list_objects(resource, Some(ns), None).await {
+        Ok(listed) => Ok(listed),
+        Err(ClusterError::Forbidden(f)) => {
+            term::warn(format!(
+                "cannot list the {} of namespace {ns} (needs {}): OLM's resolution of the namespace is checked without them",
+                resource.name(),
+                f.first().map(|f| f.rule()).unwrap_or_default()
+            ));
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// The other catalogs of `w`, in the resolver's order, each read until

@@ -4,7 +4,7 @@
 
 use mirrorpolicy::olm::catalog::{Catalog, Provider};
 use mirrorpolicy::olm::check::PullSecretNote;
-use mirrorpolicy::olm::objects::{CatalogSource, InstallPlan, Subscription};
+use mirrorpolicy::olm::objects::{CatalogSource, InstallPlan, OperatorGroup, Subscription};
 use mirrorpolicy::olm::placement::Placement;
 use mirrorpolicy::olm::resolve::Stop;
 use mirrorpolicy::olm::v1::{ClusterCatalog, ClusterExtension};
@@ -51,6 +51,8 @@ pub(super) struct Wanted {
     /// Why OLM resolves nothing in its namespace (a CatalogSource it
     /// resolves over cannot be listed), and the fix.
     pub prevented: Option<(Stop, NextStep)>,
+    /// The OperatorGroups of its namespace (`None`: not read).
+    pub operator_groups: Option<Vec<OperatorGroup>>,
 }
 
 /// A catalog a Subscription's dependencies may come from besides its own:

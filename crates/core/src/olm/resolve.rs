@@ -62,6 +62,9 @@ pub enum Stop {
     /// namespace (the condition `ResolutionFailed`, reason
     /// `ErrorPreventedResolution`).
     ErrorPreventedResolution(String),
+    /// OLM v0: the namespace has no OperatorGroup or several, so the
+    /// catalog operator resolves nothing in it.
+    OperatorGroupCount(String),
 }
 
 impl Stop {
@@ -78,6 +81,7 @@ impl Stop {
             Stop::CatalogsAtSamePriority(_) => "catalogsAtSamePriority",
             Stop::InvalidSpec(_) => "invalidSpec",
             Stop::ErrorPreventedResolution(_) => "errorPreventedResolution",
+            Stop::OperatorGroupCount(_) => "operatorGroupCount",
         }
     }
 
@@ -92,7 +96,8 @@ impl Stop {
             | Stop::VersionNotFound(m)
             | Stop::CatalogsAtSamePriority(m)
             | Stop::InvalidSpec(m)
-            | Stop::ErrorPreventedResolution(m) => m,
+            | Stop::ErrorPreventedResolution(m)
+            | Stop::OperatorGroupCount(m) => m,
         }
     }
 }

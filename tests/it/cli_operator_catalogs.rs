@@ -400,3 +400,42 @@ fn the_operator_group_can_leave_the_global_catalogs_out() {
         "no operators found from catalog cs-etcd-index-v4-21 in namespace openshift-marketplace referenced by subscription etcd"
     );
 }
+
+/// operator-lifecycle-manager `csvSource.Snapshot` (source_csvs.go): an
+/// installed CSV of the namespace whose `operatorframework.io/properties`
+/// annotation OLM cannot unmarshal fails the namespace's virtual catalog
+/// (`NAMESPACE/@existing`), and so the resolution of every Subscription of
+/// the namespace (`ErrorPreventedResolution`); a readable one does not.
+/// Offline and live alike.
+#[test]
+fn an_installed_csv_with_unreadable_properties_fails_the_namespace_resolution() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let installed = |annotation: &str| {
+        format!(
+            "---\napiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: other.v1\n  namespace: operators\n  annotations:\n    operatorframework.io/properties: '{annotation}'\nspec:\n  version: 1.0.0\n"
+        )
+    };
+    let readable = cluster(&s.host, "etcd.v0.9.0") + &installed(r#"{"properties":[]}"#);
+    let (code, json, err) = run_offline(&s, &readable);
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (0, Some("pathServed")),
+        "{json}\n{err}"
+    );
+
+    let broken = cluster(&s.host, "etcd.v0.9.0") + &installed(r#"{"properties":{}}"#);
+    let (code, json, err) = run_offline(&s, &broken);
+    assert_eq!(code, 1, "{json}\n{err}");
+    assert_eq!(json["reason"], "errorPreventedResolution", "{json}");
+    assert!(
+        json["message"].as_str().unwrap().starts_with(
+            "error using catalogsource operators/@existing: failed to retrieve properties of csv \"other.v1\": failed to unmarshal properties annotation: "
+        ),
+        "{json}"
+    );
+    let server = ApiBuilder::openshift().objects_from_yaml(&broken).start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err), json, "live as offline");
+}

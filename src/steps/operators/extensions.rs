@@ -117,6 +117,7 @@ fn wanted_one(ext: ClusterExtension, catalogs: Result<Vec<ClusterCatalog>, Stop>
         None => Err((None, String::new())),
     };
     Wanted {
+        unreadable: Vec::new(),
         operator_groups: None,
         prevented: None,
         source: None,

@@ -118,9 +118,8 @@ fn subscription_wants(
                 .iter()
                 .find(|c| c.name == sub.source && c.namespace == sub.source_namespace);
             let catalog = catalog_of(options, &sub, source, live);
-            let no_selector = BTreeMap::new();
-            let selector = source.map_or(&no_selector, |c| &c.node_selector);
-            let pool = registry_pool(selector, &inputs.nodes, &inputs.pools);
+            let selector = source.map(|c| c.node_selector.clone()).unwrap_or_default();
+            let pool = registry_pool(&selector, &inputs.nodes, &inputs.pools);
             // With --package there is no namespace: a CSV of that name in any.
             let installed_version = sub.installed_csv.as_ref().and_then(|csv| {
                 versions
@@ -137,6 +136,7 @@ fn subscription_wants(
                     .cloned()
             });
             Wanted {
+                unreadable: deps::unreadable_properties(&sub.namespace, &csvs),
                 operator_groups: groups_in(&groups, &sub.namespace),
                 prevented: None,
                 source: source.cloned(),

@@ -140,7 +140,8 @@ fn apply_operator_group(w: &mut Wanted) {
 /// probed as CRI-O on its registry pod's node pulls it (once per image and
 /// configuration): OLM's resolver lists the bundles of every one of them,
 /// and one whose registry pod cannot pull its catalog fails the
-/// resolution of the whole namespace ([`check::resolution_prevented`]).
+/// resolution of the whole namespace ([`check::resolution_prevented`]), as
+/// an installed CSV whose properties OLM cannot read does.
 fn check_listable(r: &Reader<'_>, views: &mut Views, wanted: &mut [Wanted]) -> Result<()> {
     let mut probed: BTreeMap<(String, ViewKey), ImageCheck> = BTreeMap::new();
     let checked = |w: &&mut Wanted| resolves_a_namespace(w) && w.prevented.is_none();
@@ -169,7 +170,7 @@ fn check_listable(r: &Reader<'_>, views: &mut Views, wanted: &mut [Wanted]) -> R
                 unlisted.push(UnlistedCatalog { source, check });
             }
         }
-        w.prevented = check::resolution_prevented(&unlisted);
+        w.prevented = check::resolution_prevented(&w.sub.namespace, &w.unreadable, &unlisted);
     }
     Ok(())
 }

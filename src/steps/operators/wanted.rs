@@ -53,6 +53,9 @@ pub(super) struct Wanted {
     pub prevented: Option<(Stop, NextStep)>,
     /// The OperatorGroups of its namespace (`None`: not read).
     pub operator_groups: Option<Vec<OperatorGroup>>,
+    /// Why OLM cannot read the properties of CSVs of its namespace, each
+    /// an error of the namespace's virtual catalog of installed operators.
+    pub unreadable: Vec<String>,
 }
 
 /// A catalog a Subscription's dependencies may come from besides its own:

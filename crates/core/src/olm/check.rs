@@ -527,13 +527,23 @@ pub struct UnlistedCatalog {
 /// operator sets `ResolutionFailed` with reason `ErrorPreventedResolution`
 /// on the namespace's Subscriptions (`syncResolvingNamespace`). `None`
 /// when every CatalogSource can be listed.
-pub fn resolution_prevented(unlisted: &[UnlistedCatalog]) -> Option<(Stop, NextStep)> {
-    if unlisted.is_empty() {
+///
+/// `existing` are the errors of the namespace's virtual catalog of
+/// installed operators (`NAMESPACE/@existing`: the CSVs whose properties
+/// OLM cannot read, [`crate::olm::deps::unreadable_properties`]).
+pub fn resolution_prevented(
+    namespace: &str,
+    existing: &[String],
+    unlisted: &[UnlistedCatalog],
+) -> Option<(Stop, NextStep)> {
+    if unlisted.is_empty() && existing.is_empty() {
         return None;
     }
-    let errors: Vec<String> = unlisted
+    let existing_errors = existing
         .iter()
-        .map(|u| {
+        .map(|e| format!("error using catalogsource {namespace}/@existing: {e}"));
+    let errors: Vec<String> = existing_errors
+        .chain(unlisted.iter().map(|u| {
             format!(
                 "error using catalogsource {}: failed to list bundles: its registry pod cannot pull the catalog image {} ({}: {})",
                 u.source,
@@ -541,7 +551,7 @@ pub fn resolution_prevented(unlisted: &[UnlistedCatalog]) -> Option<(Stop, NextS
                 u.check.outcome.as_str(),
                 u.check.detail
             )
-        })
+        }))
         .collect();
     let message = match errors.as_slice() {
         [one] => one.clone(),
@@ -559,9 +569,16 @@ pub fn resolution_prevented(unlisted: &[UnlistedCatalog]) -> Option<(Stop, NextS
             ))
         })
         .collect();
+    let mut said = Vec::new();
+    if !existing.is_empty() {
+        said.push(format!("OLM reads the operatorframework.io/properties annotation of every CSV of namespace {namespace} (it writes it from the bundle's properties): correct or remove the annotation it cannot read, so that OLM writes it again"));
+    }
+    if !sources.is_empty() {
+        said.push(format!("OLM resolves every Subscription of the namespace over CatalogSource {}, whose catalog cannot be pulled: mirror its catalog image (oc-mirror, or copy it to the first mirror CRI-O tries), or delete the CatalogSource if nothing needs it (the default ones: oc patch operatorhub cluster --type merge -p '{{\"spec\":{{\"disableAllDefaultSources\":true}}}}')", sources.join(", ")));
+    }
     let step = NextStep {
         outcome: "errorPreventedResolution".into(),
-        step: format!("OLM resolves every Subscription of the namespace over CatalogSource {}, whose catalog cannot be pulled: mirror its catalog image (oc-mirror, or copy it to the first mirror CRI-O tries), or delete the CatalogSource if nothing needs it (the default ones: oc patch operatorhub cluster --type merge -p '{{\"spec\":{{\"disableAllDefaultSources\":true}}}}')", sources.join(", ")),
+        step: said.join("; "),
         commands,
     };
     Some((Stop::ErrorPreventedResolution(message), step))
@@ -883,12 +900,12 @@ mod tests {
     /// every catalog can be listed.
     #[test]
     fn an_unlisted_catalog_prevents_resolution() {
-        assert!(resolution_prevented(&[]).is_none());
+        assert!(resolution_prevented("olm", &[], &[]).is_none());
         let one = UnlistedCatalog {
             source: "openshift-marketplace/redhat-operators".into(),
             check: probed("r.io/redhat-operator-index:v4.21", ImageOutcome::Missing),
         };
-        let (stop, step) = resolution_prevented(std::slice::from_ref(&one)).unwrap();
+        let (stop, step) = resolution_prevented("olm", &[], std::slice::from_ref(&one)).unwrap();
         assert_eq!(stop.reason(), "errorPreventedResolution");
         assert!(
             stop.message().starts_with(
@@ -902,7 +919,18 @@ mod tests {
             source: "ops/other".into(),
             ..one.clone()
         };
-        let (stop, _) = resolution_prevented(&[one, two]).unwrap();
+        let existing = ["failed to retrieve properties of csv \"a.v1\": x".to_string()];
+        let (stop, step) = resolution_prevented("olm", &existing, &[]).unwrap();
+        assert_eq!(
+            stop.message(),
+            "error using catalogsource olm/@existing: failed to retrieve properties of csv \"a.v1\": x"
+        );
+        assert!(
+            step.step.contains("operatorframework.io/properties"),
+            "{}",
+            step.step
+        );
+        let (stop, _) = resolution_prevented("olm", &[], &[one, two]).unwrap();
         assert!(
             stop.message()
                 .starts_with("[error using catalogsource openshift-marketplace/redhat-operators: ")

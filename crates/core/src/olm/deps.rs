@@ -304,13 +304,92 @@ pub fn installed_operators(
         .collect()
 }
 
+/// The errors of the namespace's virtual catalog of installed operators:
+/// each CSV of `namespace` (not a copy) whose `operatorframework.io/properties`
+/// annotation OLM cannot read, which fails the snapshot of that catalog
+/// (`source_csvs.go`: `failed to retrieve properties of csv %q: %w`, from
+/// `projection.PropertyListFromPropertiesAnnotation`: `failed to
+/// unmarshal properties annotation: %w`), and with it the namespace's
+/// resolution. The annotation is read as Go's `encoding/json` reads it into
+/// `{properties: [{type: string, value: raw}]}`: invalid JSON, or a field
+/// of another type, fails; `null` anywhere is no error.
+pub fn unreadable_properties(namespace: &str, csvs: &[&Value]) -> Vec<String> {
+    let text = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
+    csvs.iter()
+        .filter(|v| text(v, "/metadata/namespace").as_deref() == Some(namespace))
+        .filter(|v| !is_copy(v))
+        .filter_map(|v| {
+            let annotation = v
+                .pointer("/metadata/annotations")
+                .and_then(|a| a.get(PROPERTIES_ANNOTATION))
+                .and_then(Value::as_str)?;
+            let why = annotation_error(annotation)?;
+            let name = text(v, "/metadata/name").unwrap_or_default();
+            Some(format!(
+                "failed to retrieve properties of csv {name:?}: failed to unmarshal properties annotation: {why}"
+            ))
+        })
+        .collect()
+}
+
+/// Why OLM cannot read `annotation`, when it cannot: Go's `encoding/json`
+/// into `propertiesAnnotation` (`{properties: [{type: string, value:
+/// raw}]}`), whose field names match in any case.
+fn annotation_error(annotation: &str) -> Option<String> {
+    let value: Value = match serde_json::from_str(annotation) {
+        Ok(v) => v,
+        Err(e) => return Some(e.to_string()),
+    };
+    let kind = |v: &Value| match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let refused = |v: &Value, into: &str| Some(format!("cannot unmarshal {} into {into}", kind(v)));
+    let field = |o: &serde_json::Map<String, Value>, name: &str| {
+        o.get(name)
+            .or_else(|| {
+                o.iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                    .map(|(_, v)| v)
+            })
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let object = match &value {
+        Value::Null => return None,
+        Value::Object(o) => o,
+        other => return refused(other, "the annotation (an object)"),
+    };
+    let items = match field(object, "properties") {
+        Value::Null => return None,
+        Value::Array(items) => items,
+        other => return refused(&other, "properties (an array)"),
+    };
+    for item in &items {
+        match item {
+            Value::Null => {}
+            Value::Object(p) => match field(p, "type") {
+                Value::Null | Value::String(_) => {}
+                other => return refused(&other, "a property's type (a string)"),
+            },
+            other => return refused(other, "a property (an object)"),
+        }
+    }
+    None
+}
+
 fn is_copy(v: &Value) -> bool {
     v.pointer("/metadata/labels/olm.copiedFrom").is_some()
         || v.pointer("/status/reason").and_then(Value::as_str) == Some("Copied")
 }
 
 /// An installed operator of the properties annotation (`{"properties":[...]}`);
-/// one OLM cannot read has none.
+/// one OLM cannot read has none (and fails the namespace's resolution:
+/// [`unreadable_properties`]).
 fn from_properties(name: String, annotation: &str) -> Provider {
     let mut p = provider(name);
     let props: Value = serde_json::from_str(annotation).unwrap_or_default();
@@ -760,5 +839,51 @@ mod tests {
                 "{case}"
             );
         }
+    }
+
+    /// source_csvs.go and projection `PropertyListFromPropertiesAnnotation`:
+    /// which annotations OLM cannot read (each names its CSV), and a copy or
+    /// a CSV of another namespace that does not count.
+    #[test]
+    fn an_unreadable_properties_annotation() {
+        let with = |name: &str, annotation: &str| {
+            csv(
+                name,
+                serde_json::json!({"metadata": {"annotations": {PROPERTIES_ANNOTATION: annotation}}}),
+            )
+        };
+        let cases = [
+            (
+                r#"{"properties":[{"type":"olm.package","value":{}}]}"#,
+                false,
+            ),
+            ("null", false),
+            (r#"{"properties":null}"#, false),
+            (r#"{"properties":[null]}"#, false),
+            (r#"{"other":1}"#, false),
+            (r#"{"properties":"#, true),
+            ("[]", true),
+            (r#"{"properties":{}}"#, true),
+            (r#"{"properties":[{"type":7}]}"#, true),
+            (r#"{"properties":[[1]]}"#, true),
+            (r#"{"Properties":{}}"#, true),
+        ];
+        for (annotation, fails) in cases {
+            let v = with("broken.v1", annotation);
+            let got = unreadable_properties("olm", &[&v]);
+            assert_eq!(got.len(), usize::from(fails), "{annotation}: {got:?}");
+            if fails {
+                assert!(
+                    got[0].starts_with(
+                        "failed to retrieve properties of csv \"broken.v1\": failed to unmarshal properties annotation: "
+                    ),
+                    "{got:?}"
+                );
+            }
+        }
+        let mut copied = with("broken.v1", "[]");
+        copied["metadata"]["labels"] = serde_json::json!({"olm.copiedFrom": "other"});
+        assert!(unreadable_properties("olm", &[&copied]).is_empty());
+        assert!(unreadable_properties("elsewhere", &[&with("broken.v1", "[]")]).is_empty());
     }
 }

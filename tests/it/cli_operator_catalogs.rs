@@ -439,3 +439,89 @@ fn an_installed_csv_with_unreadable_properties_fails_the_namespace_resolution() 
     assert_eq!(code, 1, "{out}\n{err}");
     assert_eq!(json_of(&out, &err), json, "live as offline");
 }
+
+/// Another CatalogSource's `spec.secrets` are its registry pod's: live, each
+/// is read and its catalog image pulled with it first (a dependency taken
+/// from a private catalog); with `-f` (Secrets not read), or a secret that
+/// cannot be read, refused credentials tell nothing of whether its pod can
+/// pull, so it does not fail the namespace; without `spec.secrets` it does.
+#[test]
+fn another_catalog_source_is_pulled_with_its_own_pull_secrets() {
+    use crate::cli_operator::{push_catalog, CONFIGS_LABEL};
+    use crate::support::registry::Builder;
+    use base64::Engine;
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let mut b = Builder::new().basic("catalog", "s3cret");
+    let tools = vec![(
+        "configs/etcd-tools/catalog.json".to_string(),
+        tools_catalog(),
+    )];
+    let manifest = push_catalog(&mut b, &tools, Some(CONFIGS_LABEL));
+    let private = b
+        .manifest(crate::cli_operator::CATALOG_REPO, Some("tools"), &manifest)
+        .start();
+    private.write_ca(&s.certs, "private");
+    let source = catalog_source(
+        &private.host(),
+        "openshift-marketplace",
+        "private",
+        "tools",
+        0,
+    );
+    let with_secret = objects(
+        &s,
+        &source.replace(
+            "  sourceType: grpc\n",
+            "  sourceType: grpc\n  secrets: [private-pull]\n",
+        ),
+    );
+    let auth = base64::engine::general_purpose::STANDARD.encode("catalog:s3cret");
+    let config = base64::engine::general_purpose::STANDARD.encode(format!(
+        r#"{{"auths":{{"{}":{{"auth":"{auth}"}}}}}}"#,
+        private.host()
+    ));
+    let secret = format!("---\napiVersion: v1\nkind: Secret\nmetadata: {{name: private-pull, namespace: openshift-marketplace}}\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: {config}\n");
+
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&(with_secret.clone() + &secret))
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["reason"], "pathServed", "{json}");
+    assert_eq!(
+        dependency_catalogs(&json),
+        ["openshift-marketplace/private"]
+    );
+
+    let (code, json, err) = run_offline(&s, &with_secret);
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (1, Some("unsatisfiedDependency")),
+        "{json}\n{err}"
+    );
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&with_secret)
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(
+        (code, json_of(&out, &err)["reason"].as_str()),
+        (1, Some("unsatisfiedDependency")),
+        "{err}"
+    );
+
+    let (code, json, err) = run_offline(&s, &objects(&s, &source));
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (1, Some("errorPreventedResolution")),
+        "{json}\n{err}"
+    );
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains("(unauthorized: "),
+        "{json}"
+    );
+}

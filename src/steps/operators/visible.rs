@@ -28,10 +28,11 @@ use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::source::api::{
     self as live, ClusterError, Resource, CATALOG_SOURCES, OPERATOR_GROUPS,
 };
-use mirrorpolicy::upgrade::ImageCheck;
+use mirrorpolicy::upgrade::{ImageCheck, ImageOutcome};
 
 use super::fbc::read_catalog;
 use super::hops::probe_image;
+use super::secrets;
 use super::views::{ViewKey, Views};
 use super::wanted::{CatalogKey, Other, Wanted};
 use super::OperatorPlan;
@@ -50,6 +51,41 @@ pub(super) struct Reader<'a> {
     pub arch: Option<&'a str>,
 }
 
+/// The reader, and the pull secrets the other CatalogSources name (read
+/// live; with `-f`, not read): each catalog image is pulled with its own
+/// first, as its registry pod pulls it.
+struct Pulled<'a> {
+    r: &'a Reader<'a>,
+    secrets: &'a secrets::Read,
+}
+
+impl Pulled<'_> {
+    /// The probe context of `cs`'s registry pod when it differs from the
+    /// reader's: its pull secrets that were read before the global pull
+    /// secret.
+    fn ctx_for(&self, cs: &CatalogSource) -> Option<ProbeContext> {
+        let files: Vec<_> = cs
+            .secrets
+            .iter()
+            .filter_map(|s| self.secrets.get(&(cs.namespace.clone(), s.clone())))
+            .filter_map(|r| r.as_ref().ok().cloned())
+            .collect();
+        (!files.is_empty()).then(|| ProbeContext {
+            prober: self.r.ctx.prober.with_auth_first(files),
+            registries_d: self.r.ctx.registries_d.clone(),
+        })
+    }
+
+    /// Whether every pull secret `cs` names was read.
+    fn all_read(&self, cs: &CatalogSource) -> bool {
+        cs.secrets.iter().all(|s| {
+            self.secrets
+                .get(&(cs.namespace.clone(), s.clone()))
+                .is_some_and(|r| r.is_ok())
+        })
+    }
+}
+
 /// A catalog image read for some packages, by the configuration it was
 /// read with: each is read once for every Subscription.
 type Memo = BTreeMap<(String, ViewKey, BTreeSet<String>), Option<Catalog>>;
@@ -65,7 +101,17 @@ pub(super) fn read(
 ) -> Result<Vec<Vec<Other>>> {
     list_unknown(r.settings, wanted)?;
     wanted.iter_mut().for_each(apply_operator_group);
-    check_listable(r, views, wanted)?;
+    let named = wanted
+        .iter()
+        .flat_map(|w| w.visible.iter().flatten())
+        .flat_map(|c| c.secrets.iter().map(|s| (c.namespace.clone(), s.clone())))
+        .collect();
+    let secret_read = secrets::read_named(r.settings, r.plan.filenames.is_empty(), named)?;
+    let pulled = Pulled {
+        r,
+        secrets: &secret_read,
+    };
+    check_listable(&pulled, views, wanted)?;
     let needs: Vec<(usize, Vec<Provider>)> = wanted
         .iter()
         .enumerate()
@@ -75,7 +121,7 @@ pub(super) fn read(
     let mut out = vec![Vec::new(); wanted.len()];
     let mut memo = Memo::new();
     for (i, missing) in needs {
-        out[i] = read_for(r, views, &wanted[i], catalogs, missing, &mut memo)?;
+        out[i] = read_for(&pulled, views, &wanted[i], catalogs, missing, &mut memo)?;
     }
     Ok(out)
 }
@@ -142,7 +188,8 @@ fn apply_operator_group(w: &mut Wanted) {
 /// and one whose registry pod cannot pull its catalog fails the
 /// resolution of the whole namespace ([`check::resolution_prevented`]), as
 /// an installed CSV whose properties OLM cannot read does.
-fn check_listable(r: &Reader<'_>, views: &mut Views, wanted: &mut [Wanted]) -> Result<()> {
+fn check_listable(p: &Pulled<'_>, views: &mut Views, wanted: &mut [Wanted]) -> Result<()> {
+    let r = p.r;
     let mut probed: BTreeMap<(String, ViewKey), ImageCheck> = BTreeMap::new();
     let checked = |w: &&mut Wanted| resolves_a_namespace(w) && w.prevented.is_none();
     for w in wanted.iter_mut().filter(checked) {
@@ -158,14 +205,19 @@ fn check_listable(r: &Reader<'_>, views: &mut Views, wanted: &mut [Wanted]) -> R
                 Some(check) => check.clone(),
                 None => {
                     let config = views.config(&key);
+                    let own = p.ctx_for(cs);
+                    let ctx = own.as_ref().unwrap_or(r.ctx);
                     let got = r
                         .runtime
-                        .block_on(probe_image(r.ctx, &config, image, r.mode, "catalog"));
+                        .block_on(probe_image(ctx, &config, image, r.mode, "catalog"));
                     probed.insert((image.clone(), key), got.check.clone());
                     got.check
                 }
             };
-            if check.outcome.fails() {
+            // Refused credentials with a pull secret of its own not read:
+            // whether its registry pod can pull is not known here.
+            let unknown = check.outcome == ImageOutcome::Unauthorized && !p.all_read(cs);
+            if check.outcome.fails() && !unknown {
                 let source = format!("{}/{}", cs.namespace, cs.name);
                 unlisted.push(UnlistedCatalog { source, check });
             }
@@ -249,7 +301,7 @@ async fn list_or_warn(
 /// The other catalogs of `w`, in the resolver's order, each read until
 /// nothing is `missing`; those that provide nothing missing are left out.
 fn read_for(
-    r: &Reader<'_>,
+    p: &Pulled<'_>,
     views: &mut Views,
     w: &Wanted,
     catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
@@ -280,14 +332,14 @@ fn read_for(
         if missing.is_empty() {
             continue;
         }
-        let Some(index) = read_one(r, views, cs, BTreeSet::new(), memo)? else {
+        let Some(index) = read_one(p, views, cs, BTreeSet::new(), memo)? else {
             continue;
         };
         let packages = deps::packages_for(&index, &missing);
         if packages.is_empty() {
             continue;
         }
-        let Some(read) = read_one(r, views, cs, packages, memo)? else {
+        let Some(read) = read_one(p, views, cs, packages, memo)? else {
             continue;
         };
         out.push((name, Some(read)));
@@ -304,12 +356,13 @@ fn read_for(
 /// CatalogSource `cs` read for `packages` (none: its index of providers
 /// alone), as the own catalog is; one that cannot be read is a warning.
 fn read_one(
-    r: &Reader<'_>,
+    p: &Pulled<'_>,
     views: &mut Views,
     cs: &CatalogSource,
     packages: BTreeSet<String>,
     memo: &mut Memo,
 ) -> Result<Option<Catalog>> {
+    let r = p.r;
     let name = format!("{}/{}", cs.namespace, cs.name);
     let CatalogOrigin::Image(image) = &cs.origin else {
         if packages.is_empty() {
@@ -329,8 +382,9 @@ fn read_one(
         return Ok(read.clone());
     }
     let config = views.config(&key);
+    let own = p.ctx_for(cs);
     let read = r.runtime.block_on(read_catalog(
-        r.ctx,
+        own.as_ref().unwrap_or(r.ctx),
         &config,
         image,
         r.mode,

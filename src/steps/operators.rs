@@ -15,7 +15,10 @@ use anyhow::Result;
 use mirrorpolicy::explain::{self as core, Config, Explanation};
 use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::olm::catalog::Catalog;
-use mirrorpolicy::olm::check::{CatalogCheck, Found, HopCheck, SubscriptionCheck};
+use mirrorpolicy::olm::check::{
+    CatalogCheck, Found, HopCheck, HopImage, ImageRole, SubscriptionCheck,
+};
+use mirrorpolicy::olm::sources::GLOBAL_NAMESPACE;
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::source::api::{Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG, NODES};
@@ -32,6 +35,7 @@ mod hops;
 mod secrets;
 mod subscriptions;
 mod views;
+mod visible;
 mod wanted;
 
 use fbc::read_catalog;
@@ -112,7 +116,7 @@ pub fn check_loaded(
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
-    let views = views_of(settings, inputs, &wanted)?;
+    let mut views = views_of(settings, inputs, &wanted)?;
     for w in &mut wanted {
         w.catalog_view = views.key(&w.pool.pool, &w.sub.source_namespace);
     }
@@ -132,32 +136,19 @@ pub fn check_loaded(
     for w in &mut wanted {
         w.secret_notes = secrets::notes(w, &secret_read);
     }
-    let mut catalogs = BTreeMap::new();
-    for (key, (first, packages)) in images_to_read(&wanted) {
-        let config = views.config(&key.1);
-        let files = secrets::files(&wanted[first], &secret_read);
-        let with_secrets;
-        let probe_ctx = if files.is_empty() {
-            ctx
-        } else {
-            with_secrets = ProbeContext {
-                prober: ctx.prober.with_auth_first(files),
-                registries_d: ctx.registries_d.clone(),
-            };
-            &with_secrets
-        };
-        let read = runtime.block_on(read_catalog(
-            probe_ctx,
-            &config,
-            &key.0,
-            mode,
-            packages,
-            arch.as_deref(),
-            plan.cache_dir.as_deref(),
-        ))?;
-        catalogs.insert(key, read);
-    }
-    let mut resolved = resolve_each(&wanted, &catalogs, plan);
+    let reader = visible::Reader {
+        settings,
+        plan,
+        inputs,
+        runtime: &runtime,
+        ctx,
+        mode,
+        arch: arch.as_deref(),
+    };
+    let catalogs = read_catalogs(&reader, &views, &wanted, &secret_read)?;
+    let others = visible::read(&reader, &mut views, &mut wanted, &catalogs)?;
+    let mut resolved = resolve_each(&wanted, &catalogs, &others, plan);
+    hops::prevented(&wanted, &mut resolved);
     let probe = Probe {
         runtime: &runtime,
         ctx,
@@ -174,6 +165,42 @@ pub fn check_loaded(
         .collect())
 }
 
+/// Each catalog image of `wanted`, read once for the packages wanted from
+/// it (with the pull secrets of the first CatalogSource naming it).
+fn read_catalogs(
+    r: &visible::Reader<'_>,
+    views: &Views,
+    wanted: &[Wanted],
+    secret_read: &secrets::Read,
+) -> Result<BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>> {
+    let mut catalogs = BTreeMap::new();
+    for (key, (first, packages)) in images_to_read(wanted) {
+        let config = views.config(&key.1);
+        let files = secrets::files(&wanted[first], secret_read);
+        let with_secrets;
+        let probe_ctx = if files.is_empty() {
+            r.ctx
+        } else {
+            with_secrets = ProbeContext {
+                prober: r.ctx.prober.with_auth_first(files),
+                registries_d: r.ctx.registries_d.clone(),
+            };
+            &with_secrets
+        };
+        let read = r.runtime.block_on(read_catalog(
+            probe_ctx,
+            &config,
+            &key.0,
+            r.mode,
+            packages,
+            r.arch,
+            r.plan.cache_dir.as_deref(),
+        ))?;
+        catalogs.insert(key, read);
+    }
+    Ok(catalogs)
+}
+
 /// The views of the pools the catalogs' registry pods run on (and the
 /// workers'), with the own policies of the namespaces the pods run in.
 fn views_of(settings: &Settings, inputs: &Inputs, wanted: &[Wanted]) -> Result<Views> {
@@ -181,6 +208,7 @@ fn views_of(settings: &Settings, inputs: &Inputs, wanted: &[Wanted]) -> Result<V
     let namespaces: BTreeSet<String> = wanted
         .iter()
         .flat_map(|w| [w.sub.source_namespace.clone(), w.operator_namespace.clone()])
+        .chain([GLOBAL_NAMESPACE.to_string()])
         .filter(|ns| !ns.is_empty())
         .collect();
     Views::build(settings, inputs, &pools, &namespaces)
@@ -191,13 +219,15 @@ fn views_of(settings: &Settings, inputs: &Inputs, wanted: &[Wanted]) -> Result<V
 fn resolve_each(
     wanted: &[Wanted],
     catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
+    others: &[Vec<wanted::Other>],
     plan: &OperatorPlan,
 ) -> Vec<(Found, Option<Vec<HopCheck>>)> {
     wanted
         .iter()
-        .map(|w| match &w.v1 {
+        .zip(others)
+        .map(|(w, others)| match &w.v1 {
             Some(v1) => extensions::resolve(w, v1, catalogs, plan),
-            None => resolve_one(w, catalogs, plan),
+            None => resolve_one(w, catalogs, others, plan),
         })
         .collect()
 }
@@ -261,12 +291,12 @@ impl Probe<'_> {
             let images = hops
                 .iter()
                 .flatten()
-                .flat_map(|h| &h.images)
-                .filter(|i| only.is_none_or(|o| o.contains(&i.reference)));
+                .flat_map(|h| h.images.iter().map(move |i| (h, i)))
+                .filter(|(_, i)| only.is_none_or(|o| o.contains(&i.reference)));
             let mine: Vec<(String, ViewKey)> = images
-                .map(|i| {
+                .map(|(h, i)| {
                     let key = if i.unpacked() {
-                        self.views.key(&w.bundle_pool, &w.sub.source_namespace)
+                        self.views.key(&w.bundle_pool, unpacked_in(w, h, i))
                     } else {
                         self.views.key(WORKER_POOL, &w.operator_namespace)
                     };
@@ -305,6 +335,18 @@ impl Probe<'_> {
             })
             .collect()
     }
+}
+
+/// The namespace of the CatalogSource whose unpack Job pulls bundle `i`
+/// of hop `h`: a dependency's catalog's, else the Subscription's catalog's.
+fn unpacked_in<'a>(w: &'a Wanted, h: &'a HopCheck, i: &HopImage) -> &'a str {
+    let dependency_catalog = (i.role == ImageRole::Dependency)
+        .then(|| h.dependencies.iter().find(|d| d.name == i.name))
+        .flatten()
+        .and_then(|d| d.catalog.as_deref())
+        .and_then(|c| c.split_once('/'))
+        .map(|(ns, _)| ns);
+    dependency_catalog.unwrap_or(&w.sub.source_namespace)
 }
 
 fn explain_one(config: &Config<'_>, image: &str, mode: ShortNameMode) -> Explanation {

@@ -141,12 +141,12 @@ pub(crate) fn catalog_files(backup: &str) -> Vec<(String, String)> {
     ]
 }
 
-const TOOLS_BUNDLE_SOURCE: &str = "quay.io/etcd/etcd-tools-bundle";
+pub(crate) const TOOLS_BUNDLE_SOURCE: &str = "quay.io/etcd/etcd-tools-bundle";
 const TOOLS_SOURCE: &str = "quay.io/etcd/etcd-tools";
 
 /// Package etcd-tools, which etcd.v0.9.4 requires below 2.0.0: three
 /// bundles in one channel, each with its CSV as an `olm.bundle.object`.
-fn tools_catalog() -> String {
+pub(crate) fn tools_catalog() -> String {
     let mut text = String::from(
         r#"{"schema":"olm.package","name":"etcd-tools","defaultChannel":"stable"}
 {"schema":"olm.channel","package":"etcd-tools","name":"stable","entries":[{"name":"etcd-tools.v1.0.0"},{"name":"etcd-tools.v1.1.0","replaces":"etcd-tools.v1.0.0"},{"name":"etcd-tools.v2.0.0","replaces":"etcd-tools.v1.1.0"}]}
@@ -289,10 +289,11 @@ pub(crate) fn mirror_with(
 
 /// The cluster: oc-mirror's IDMS for quay.io/etcd (digest-only, the source
 /// never contacted), the CatalogSource it writes (the catalog on the
-/// mirror), a Subscription on etcd.v0.9.0 and the CSV of etcd.v0.9.1.
+/// mirror), a Subscription on etcd.v0.9.0, the CSV of etcd.v0.9.1 and the
+/// namespace's OperatorGroup.
 pub(crate) fn cluster(host: &str, installed: &str) -> String {
     format!(
-        "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-operator-0}}\nspec:\n  imageDigestMirrors:\n  - source: quay.io/etcd\n    mirrors: [{host}/etcd]\n    mirrorSourcePolicy: NeverContactSource\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {{name: cs-etcd-index-v4-21, namespace: openshift-marketplace}}\nspec:\n  sourceType: grpc\n  image: {host}/{CATALOG_REPO}:v4.21\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {{name: etcd, namespace: operators}}\nspec:\n  name: etcd\n  channel: stable\n  source: cs-etcd-index-v4-21\n  sourceNamespace: openshift-marketplace\n  installPlanApproval: Manual\nstatus:\n  installedCSV: {installed}\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: {{name: etcd.v0.9.1, namespace: operators}}\nspec:\n  version: 0.9.1\n"
+        "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-operator-0}}\nspec:\n  imageDigestMirrors:\n  - source: quay.io/etcd\n    mirrors: [{host}/etcd]\n    mirrorSourcePolicy: NeverContactSource\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {{name: cs-etcd-index-v4-21, namespace: openshift-marketplace}}\nspec:\n  sourceType: grpc\n  image: {host}/{CATALOG_REPO}:v4.21\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {{name: etcd, namespace: operators}}\nspec:\n  name: etcd\n  channel: stable\n  source: cs-etcd-index-v4-21\n  sourceNamespace: openshift-marketplace\n  installPlanApproval: Manual\nstatus:\n  installedCSV: {installed}\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: {{name: etcd.v0.9.1, namespace: operators}}\nspec:\n  version: 0.9.1\n---\napiVersion: operators.coreos.com/v1\nkind: OperatorGroup\nmetadata: {{name: operators, namespace: operators}}\nspec: {{}}\n"
     )
 }
 
@@ -513,7 +514,7 @@ fn every_hop_served_is_ready_and_the_table_shows_the_path() {
     let hop = &json["hops"][1];
     assert_eq!(
         hop["dependencies"],
-        serde_json::json!([{"name": "etcd-tools.v1.1.0", "package": "etcd-tools", "csvSource": "bundleObject"}])
+        serde_json::json!([{"name": "etcd-tools.v1.1.0", "package": "etcd-tools", "catalog": "openshift-marketplace/cs-etcd-index-v4-21", "csvSource": "bundleObject"}])
     );
     let dependency: Vec<(&str, &str, &str)> = hop["images"]
         .as_array()
@@ -598,7 +599,7 @@ fn installed_tools(version: &str) -> String {
 
 /// The dependencies of hop 2 as the JSON gives them: `(name, satisfiedBy)`,
 /// and the names of the dependency images probed.
-fn hop_2_dependencies(json: &Value) -> (Vec<(String, String)>, Vec<String>) {
+pub(crate) fn hop_2_dependencies(json: &Value) -> (Vec<(String, String)>, Vec<String>) {
     let hop = &json["hops"][1];
     let deps = hop["dependencies"]
         .as_array()

@@ -182,6 +182,15 @@ pub const INSTALL_PLAN: KindSpec = KindSpec {
     crd_checked: false,
 };
 
+pub const OPERATOR_GROUP: KindSpec = KindSpec {
+    kind: "OperatorGroup",
+    group: OPERATORS,
+    versions: &["v1"],
+    plural: "operatorgroups",
+    namespaced: true,
+    crd_checked: false,
+};
+
 const OLM_V1: &str = "olm.operatorframework.io";
 
 /// OLM v1's objects (`operator-check`), cluster-scoped; their CRDs are operator-controller's.
@@ -203,7 +212,7 @@ pub const CLUSTER_CATALOG: KindSpec = KindSpec {
 };
 
 /// Every kind of the table.
-pub const ALL: [&KindSpec; 17] = [
+pub const ALL: [&KindSpec; 18] = [
     &ICSP,
     &IDMS,
     &ITMS,
@@ -219,6 +228,7 @@ pub const ALL: [&KindSpec; 17] = [
     &CATALOG_SOURCE,
     &CLUSTER_SERVICE_VERSION,
     &INSTALL_PLAN,
+    &OPERATOR_GROUP,
     &CLUSTER_EXTENSION,
     &CLUSTER_CATALOG,
 ];

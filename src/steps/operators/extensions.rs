@@ -117,6 +117,11 @@ fn wanted_one(ext: ClusterExtension, catalogs: Result<Vec<ClusterCatalog>, Stop>
         None => Err((None, String::new())),
     };
     Wanted {
+        unreadable: Vec::new(),
+        operator_groups: None,
+        prevented: None,
+        source: None,
+        visible: Some(Vec::new()),
         installed: Vec::new(),
         installed_version: ext.installed.as_ref().map(|b| b.version.clone()),
         plan: None,

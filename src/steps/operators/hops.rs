@@ -18,13 +18,14 @@ use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::upgrade::{self, ImageCheck, Readiness};
 
 use super::explain_one;
-use super::wanted::{CatalogKey, Wanted};
+use super::wanted::{CatalogKey, Other, Wanted};
 use super::OperatorPlan;
 
 /// The resolver's answer for one Subscription, and its hops (images unprobed).
 pub(super) fn resolve_one(
     w: &Wanted,
     catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
+    others: &[Other],
     options: &OperatorPlan,
 ) -> (Found, Option<Vec<HopCheck>>) {
     let (source, image, catalog) = match &w.catalog {
@@ -53,8 +54,9 @@ pub(super) fn resolve_one(
     };
     let s = &w.sub;
     let name = source.clone().unwrap_or_else(|| image.clone());
-    let with_installed = deps::with_installed(cat, &w.installed);
+    let with_installed = deps::with_installed(cat, &providers_seen(w, others));
     let cat = with_installed.as_ref();
+    let sources = dependency_sources(source.as_deref(), cat, others);
     let installed = installed(w, cat);
     let req = Request {
         subscription: &s.name,
@@ -79,7 +81,7 @@ pub(super) fn resolve_one(
         ),
         Ok(path) => {
             let mut hops = hop_checks(
-                cat,
+                &sources,
                 &cat.packages[&s.package],
                 &path,
                 &s.approval,
@@ -95,6 +97,50 @@ pub(super) fn resolve_one(
             (found, Some(hops))
         }
     }
+}
+
+/// Every provider the resolver sees besides the own catalog's: the
+/// installed operators', and those of the other catalogs read for the
+/// dependencies.
+fn providers_seen(w: &Wanted, others: &[Other]) -> Vec<catalog::Provider> {
+    let mut providers = w.installed.clone();
+    providers.extend(
+        others
+            .iter()
+            .filter_map(|(_, c)| c.as_ref())
+            .flat_map(|c| c.providers.iter().cloned()),
+    );
+    providers
+}
+
+/// The catalogs the dependencies come from, in the resolver's order
+/// (`others`, the own catalog `cat` in its place, else first), and the own
+/// catalog's index among them.
+fn dependency_sources<'c>(
+    name: Option<&'c str>,
+    cat: &'c Catalog,
+    others: &'c [Other],
+) -> (Vec<deps::Source<'c>>, usize) {
+    let own = deps::Source { name, catalog: cat };
+    if others.is_empty() {
+        return (vec![own], 0);
+    }
+    let mut at = 0;
+    let sources = others
+        .iter()
+        .enumerate()
+        .map(|(i, (n, c))| match c {
+            Some(c) => deps::Source {
+                name: Some(n.as_str()),
+                catalog: c,
+            },
+            None => {
+                at = i;
+                own
+            }
+        })
+        .collect();
+    (sources, at)
 }
 
 /// The InstallPlan's hop waits for the plan's own approval (a Manual plan
@@ -159,7 +205,7 @@ fn installed<'w>(w: &'w Wanted, cat: &Catalog) -> Option<(&'w str, Option<resolv
 
 /// The hops with the images each pulls (bundle, deployments, relatedImages, dependencies), unprobed.
 fn hop_checks(
-    cat: &Catalog,
+    (sources, own): &(Vec<deps::Source<'_>>, usize),
     package: &catalog::Package,
     path: &resolve::UpdatePath,
     approval: &str,
@@ -172,7 +218,7 @@ fn hop_checks(
         .map(|(i, hop)| {
             let bundle = package.bundles.get(&hop.to);
             let dependencies = bundle
-                .map(|b| deps::dependencies(cat, b, installed))
+                .map(|b| deps::dependencies(sources, *own, b, installed))
                 .unwrap_or_default();
             hop_check(hop, bundle, &dependencies, approval, operands || i == last)
         })
@@ -188,10 +234,12 @@ pub(super) fn hop_check(
     approval: &str,
     operands: bool,
 ) -> HopCheck {
-    let images = hop_images(bundle, &dependencies.bundles, operands);
+    let bundles: Vec<&catalog::Bundle> = dependencies.bundles.iter().map(|d| d.bundle).collect();
+    let images = hop_images(bundle, &bundles, operands);
     let installed = dependencies.installed.iter().map(|p| DependencyBundle {
         name: p.name.clone(),
         package: p.package.clone(),
+        catalog: None,
         csv_source: catalog::CsvSource::None,
         satisfied_by: Some(format!("installed CSV {}", p.name)),
     });
@@ -199,9 +247,10 @@ pub(super) fn hop_check(
         .bundles
         .iter()
         .map(|d| DependencyBundle {
-            name: d.name.clone(),
-            package: d.package.clone(),
-            csv_source: d.csv_source,
+            name: d.bundle.name.clone(),
+            package: d.bundle.package.clone(),
+            catalog: d.catalog.map(str::to_string),
+            csv_source: d.bundle.csv_source,
             satisfied_by: None,
         })
         .chain(installed)
@@ -320,9 +369,21 @@ pub(super) async fn probe_images(
     probed.into_iter().collect()
 }
 
+/// A Subscription whose namespace's resolution fails (a CatalogSource it
+/// resolves over cannot be listed) has no path, whatever its own catalog
+/// gives: OLM resolves nothing in the namespace.
+pub(super) fn prevented(wanted: &[Wanted], resolved: &mut [(Found, Option<Vec<HopCheck>>)]) {
+    for (w, (found, hops)) in wanted.iter().zip(resolved) {
+        if let (Some((stop, _)), Some(_)) = (&w.prevented, &found.path) {
+            found.path = Some(Err(stop.clone()));
+            *hops = None;
+        }
+    }
+}
+
 /// The verdict of one Subscription with its images' probes.
 pub(super) fn finish(
-    w: Wanted,
+    mut w: Wanted,
     mut found: Found,
     hops: Option<Vec<HopCheck>>,
     probed: &BTreeMap<String, ImageProbe>,
@@ -366,5 +427,12 @@ pub(super) fn finish(
         next_steps: Vec::new(),
         ready: false,
     };
-    check::verdict(skeleton, found)
+    let prevented = w.prevented.take();
+    let mut checked = check::verdict(skeleton, found);
+    if let Some((stop, step)) = prevented {
+        if checked.reason == stop.reason() {
+            checked.next_steps.push(step);
+        }
+    }
+    checked
 }

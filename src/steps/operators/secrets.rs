@@ -35,6 +35,16 @@ pub(super) fn read(settings: &Settings, live: bool, wanted: &[Wanted]) -> Result
                 .map(|s| (w.sub.source_namespace.clone(), s.clone()))
         })
         .collect();
+    read_named(settings, live, named)
+}
+
+/// The pull secrets `named` (`(namespace, name)`): read live, or (with
+/// `-f`) each one not read.
+pub(super) fn read_named(
+    settings: &Settings,
+    live: bool,
+    named: BTreeSet<(String, String)>,
+) -> Result<Read> {
     if named.is_empty() {
         return Ok(Read::new());
     }

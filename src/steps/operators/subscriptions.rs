@@ -13,9 +13,10 @@ use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::olm::catalog::Provider;
 use mirrorpolicy::olm::deps;
 use mirrorpolicy::olm::objects::{
-    self as olm, CatalogOrigin, CatalogSource, InstallPlan, Subscription,
+    self as olm, CatalogOrigin, CatalogSource, InstallPlan, OperatorGroup, Subscription,
 };
 use mirrorpolicy::olm::placement::registry_pool;
+use mirrorpolicy::olm::sources::visible_to;
 use mirrorpolicy::source::api::{
     self as live, ClusterError, Resource, CATALOG_SOURCES, CLUSTER_SERVICE_VERSIONS, INSTALL_PLANS,
     SUBSCRIPTIONS,
@@ -101,6 +102,7 @@ fn subscription_wants(
         })
         .collect();
     let csvs: Vec<&Value> = of_kind(olm::CSV).map(|(_, v)| v).collect();
+    let groups = operator_groups(read);
     let every_sub: Vec<Subscription> = of_kind(olm::SUBSCRIPTION)
         .filter_map(|(at, v)| Subscription::from_value(at, v).ok())
         .collect();
@@ -116,9 +118,8 @@ fn subscription_wants(
                 .iter()
                 .find(|c| c.name == sub.source && c.namespace == sub.source_namespace);
             let catalog = catalog_of(options, &sub, source, live);
-            let no_selector = BTreeMap::new();
-            let selector = source.map_or(&no_selector, |c| &c.node_selector);
-            let pool = registry_pool(selector, &inputs.nodes, &inputs.pools);
+            let selector = source.map(|c| c.node_selector.clone()).unwrap_or_default();
+            let pool = registry_pool(&selector, &inputs.nodes, &inputs.pools);
             // With --package there is no namespace: a CSV of that name in any.
             let installed_version = sub.installed_csv.as_ref().and_then(|csv| {
                 versions
@@ -135,6 +136,11 @@ fn subscription_wants(
                     .cloned()
             });
             Wanted {
+                unreadable: deps::unreadable_properties(&sub.namespace, &csvs),
+                operator_groups: groups_in(&groups, &sub.namespace),
+                prevented: None,
+                source: source.cloned(),
+                visible: visible_of(&sources, &sub, live),
                 installed: installed_in(&sub.namespace, &csvs, &every_sub),
                 bundle_pool: super::WORKER_POOL.to_string(),
                 operator_namespace: sub.namespace.clone(),
@@ -150,6 +156,52 @@ fn subscription_wants(
             }
         })
         .collect())
+}
+
+/// The CatalogSources besides its own that `sub`'s namespace resolves
+/// over, of those read from files (live: `None`, listed when needed; with
+/// `--package` there is no namespace, and none).
+fn visible_of(
+    sources: &[CatalogSource],
+    sub: &Subscription,
+    live: bool,
+) -> Option<Vec<CatalogSource>> {
+    if sub.namespace.is_empty() {
+        return Some(Vec::new());
+    }
+    (!live).then(|| {
+        sources
+            .iter()
+            .filter(|c| visible_to(c, &sub.namespace))
+            .filter(|c| !(c.name == sub.source && c.namespace == sub.source_namespace))
+            .cloned()
+            .collect()
+    })
+}
+
+/// The OperatorGroups read.
+fn operator_groups(read: &OlmObjects) -> Vec<OperatorGroup> {
+    read.found
+        .iter()
+        .filter(|(_, v)| v.get("kind").and_then(Value::as_str) == Some(olm::OPERATOR_GROUP))
+        .map(|(_, v)| OperatorGroup::from_value(v))
+        .collect()
+}
+
+/// The OperatorGroups of `namespace` among those read from files; `None`
+/// when the files hold none at all (they were not exported), or live
+/// (listed when needed).
+fn groups_in(groups: &[OperatorGroup], namespace: &str) -> Option<Vec<OperatorGroup>> {
+    if groups.is_empty() {
+        return None;
+    }
+    Some(
+        groups
+            .iter()
+            .filter(|g| g.namespace == namespace)
+            .cloned()
+            .collect(),
+    )
 }
 
 /// The operators installed in `namespace` (with `--package` there is no
@@ -184,6 +236,7 @@ fn olm_objects(settings: &Settings, plan: &OperatorPlan, want: Want) -> Result<O
             olm::CATALOG_SOURCE,
             olm::CSV,
             olm::INSTALL_PLAN,
+            olm::OPERATOR_GROUP,
             mirrorpolicy::kinds::CLUSTER_EXTENSION.kind,
             mirrorpolicy::kinds::CLUSTER_CATALOG.kind,
         ];

@@ -57,6 +57,33 @@ impl Views {
         Ok(Views { rendered, views })
     }
 
+    /// Adds the view of `pool` (rendered quietly, when it is not yet) with
+    /// the own policy of `namespace`, when it has one: the registry pod of
+    /// a CatalogSource read for a dependency.
+    pub fn ensure(
+        &mut self,
+        settings: &Settings,
+        inputs: &Inputs,
+        pool: &str,
+        namespace: &str,
+    ) -> Result<()> {
+        if !self.rendered.contains_key(pool) {
+            let (r, view) = inputs::render_view_quietly(settings, inputs, pool)?;
+            self.views.insert((pool.to_string(), None), view);
+            self.rendered.insert(pool.to_string(), r);
+        }
+        let key = (pool.to_string(), Some(namespace.to_string()));
+        if !self.views.contains_key(&key) {
+            let own =
+                inputs::namespace_views(inputs, &self.rendered[pool], pool, |ns| ns == namespace)?;
+            self.views.extend(
+                own.into_iter()
+                    .map(|(ns, v)| ((pool.to_string(), Some(ns)), v)),
+            );
+        }
+        Ok(())
+    }
+
     /// The key of a pod of `namespace` on a node of `pool`: its own policy
     /// when the MCO wrote one for it.
     pub fn key(&self, pool: &str, namespace: &str) -> ViewKey {

@@ -2,12 +2,13 @@
 //! of the pipeline pass it on: the skeleton of its verdict, the catalogs it
 //! reads and the configurations its images are pulled with.
 
-use mirrorpolicy::olm::catalog::Provider;
+use mirrorpolicy::olm::catalog::{Catalog, Provider};
 use mirrorpolicy::olm::check::PullSecretNote;
-use mirrorpolicy::olm::objects::{InstallPlan, Subscription};
+use mirrorpolicy::olm::objects::{CatalogSource, InstallPlan, OperatorGroup, Subscription};
 use mirrorpolicy::olm::placement::Placement;
 use mirrorpolicy::olm::resolve::Stop;
 use mirrorpolicy::olm::v1::{ClusterCatalog, ClusterExtension};
+use mirrorpolicy::upgrade::NextStep;
 
 use super::views::ViewKey;
 
@@ -40,7 +41,27 @@ pub(super) struct Wanted {
     pub operator_namespace: String,
     /// An OLM v1 ClusterExtension, and the ClusterCatalogs it resolves over.
     pub v1: Option<V1>,
+    /// Its CatalogSource, when it was read.
+    pub source: Option<CatalogSource>,
+    /// The other CatalogSources its namespace's resolution sees (of its
+    /// namespace and the global one), which a dependency its own catalog
+    /// lacks may come from: those of the files read; `None` live, where
+    /// they are listed when a dependency needs them.
+    pub visible: Option<Vec<CatalogSource>>,
+    /// Why OLM resolves nothing in its namespace (a CatalogSource it
+    /// resolves over cannot be listed), and the fix.
+    pub prevented: Option<(Stop, NextStep)>,
+    /// The OperatorGroups of its namespace (`None`: not read).
+    pub operator_groups: Option<Vec<OperatorGroup>>,
+    /// Why OLM cannot read the properties of CSVs of its namespace, each
+    /// an error of the namespace's virtual catalog of installed operators.
+    pub unreadable: Vec<String>,
 }
+
+/// A catalog a Subscription's dependencies may come from besides its own:
+/// its CatalogSource's `namespace/name`, and what was read of it (`None`:
+/// the Subscription's own catalog, in its place in the resolver's order).
+pub(super) type Other = (String, Option<Catalog>);
 
 /// A catalog read: its image, the configuration it is explained with and
 /// the pull secrets (`namespace/name`) looked up first.

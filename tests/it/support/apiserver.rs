@@ -238,6 +238,13 @@ pub const KINDS: &[Kind] = &[
         namespaced: true,
     },
     Kind {
+        group: "operators.coreos.com",
+        versions: &["v1"],
+        plural: "operatorgroups",
+        kind: "OperatorGroup",
+        namespaced: true,
+    },
+    Kind {
         group: "cluster.open-cluster-management.io",
         versions: &["v1"],
         plural: "managedclusters",

@@ -41,6 +41,11 @@ pub struct DependencyBundle {
     /// The dependency's CSV.
     pub name: String,
     pub package: String,
+    /// `namespace/name` of the CatalogSource it comes from: the
+    /// Subscription's, or another the namespace sees; absent for an
+    /// installed operator (and for a catalog image checked by itself).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catalog: Option<String>,
     /// Where its deployment images were read (as the hop's `csvSource`);
     /// `none` for an installed operator.
     pub csv_source: CsvSource,
@@ -503,6 +508,82 @@ fn next_steps(sub: &SubscriptionCheck, reason: &str) -> Vec<NextStep> {
     steps
 }
 
+/// A CatalogSource a Subscription's namespace resolves over (its own
+/// namespace's or the global one's) whose registry pod cannot serve its
+/// catalog: its `namespace/name`, and the probe of its image as CRI-O on
+/// the pod's node pulls it.
+#[derive(Debug, Clone)]
+pub struct UnlistedCatalog {
+    pub source: String,
+    pub check: ImageCheck,
+}
+
+/// Why OLM v0 resolves nothing in the namespace, and the fix: the
+/// resolver lists every visible CatalogSource's bundles and fails the
+/// namespace's resolution when one cannot be listed
+/// (operator-lifecycle-manager `resolver.go`: `namespacedCache.Error()`;
+/// `cache.go`: `error using catalogsource %s/%s: %w`, aggregated; the
+/// registry source's `failed to list bundles: %w`), and the catalog
+/// operator sets `ResolutionFailed` with reason `ErrorPreventedResolution`
+/// on the namespace's Subscriptions (`syncResolvingNamespace`). `None`
+/// when every CatalogSource can be listed.
+///
+/// `existing` are the errors of the namespace's virtual catalog of
+/// installed operators (`NAMESPACE/@existing`: the CSVs whose properties
+/// OLM cannot read, [`crate::olm::deps::unreadable_properties`]).
+pub fn resolution_prevented(
+    namespace: &str,
+    existing: &[String],
+    unlisted: &[UnlistedCatalog],
+) -> Option<(Stop, NextStep)> {
+    if unlisted.is_empty() && existing.is_empty() {
+        return None;
+    }
+    let existing_errors = existing
+        .iter()
+        .map(|e| format!("error using catalogsource {namespace}/@existing: {e}"));
+    let errors: Vec<String> = existing_errors
+        .chain(unlisted.iter().map(|u| {
+            format!(
+                "error using catalogsource {}: failed to list bundles: its registry pod cannot pull the catalog image {} ({}: {})",
+                u.source,
+                u.check.reference,
+                u.check.outcome.as_str(),
+                u.check.detail
+            )
+        }))
+        .collect();
+    let message = match errors.as_slice() {
+        [one] => one.clone(),
+        several => format!("[{}]", several.join(", ")),
+    };
+    let sources: Vec<&str> = unlisted.iter().map(|u| u.source.as_str()).collect();
+    let commands = unlisted
+        .iter()
+        .filter(|u| u.check.outcome == ImageOutcome::Missing)
+        .filter_map(|u| {
+            let to = first_mirror(&u.check)?;
+            Some(format!(
+                "skopeo copy --all docker://{} docker://{to}",
+                u.check.reference
+            ))
+        })
+        .collect();
+    let mut said = Vec::new();
+    if !existing.is_empty() {
+        said.push(format!("OLM reads the operatorframework.io/properties annotation of every CSV of namespace {namespace} (it writes it from the bundle's properties): correct or remove the annotation it cannot read, so that OLM writes it again"));
+    }
+    if !sources.is_empty() {
+        said.push(format!("OLM resolves every Subscription of the namespace over CatalogSource {}, whose catalog cannot be pulled: mirror its catalog image (oc-mirror, or copy it to the first mirror CRI-O tries), or delete the CatalogSource if nothing needs it (the default ones: oc patch operatorhub cluster --type merge -p '{{\"spec\":{{\"disableAllDefaultSources\":true}}}}')", sources.join(", ")));
+    }
+    let step = NextStep {
+        outcome: "errorPreventedResolution".into(),
+        step: said.join("; "),
+        commands,
+    };
+    Some((Stop::ErrorPreventedResolution(message), step))
+}
+
 /// The `skopeo copy --all` line of each missing image (but tags that skip
 /// digest-only mirrors), to the first mirror its puller ([`puller`]) tries.
 fn missing_step(kind: CheckedKind, failing: &[&HopImage]) -> Option<NextStep> {
@@ -811,5 +892,54 @@ mod tests {
         for (kind, role, want) in cases {
             assert_eq!(puller(kind, role), want, "{kind:?} {role:?}");
         }
+    }
+
+    /// operator-lifecycle-manager `NamespacedOperatorCache.Error`
+    /// (cache.go) as `syncResolvingNamespace` sets it: each unlisted
+    /// catalog's error, aggregated (`[a, b]` when several), and none when
+    /// every catalog can be listed.
+    #[test]
+    fn an_unlisted_catalog_prevents_resolution() {
+        assert!(resolution_prevented("olm", &[], &[]).is_none());
+        let one = UnlistedCatalog {
+            source: "openshift-marketplace/redhat-operators".into(),
+            check: probed("r.io/redhat-operator-index:v4.21", ImageOutcome::Missing),
+        };
+        let (stop, step) = resolution_prevented("olm", &[], std::slice::from_ref(&one)).unwrap();
+        assert_eq!(stop.reason(), "errorPreventedResolution");
+        assert!(
+            stop.message().starts_with(
+                "error using catalogsource openshift-marketplace/redhat-operators: failed to list bundles: "
+            ),
+            "{}",
+            stop.message()
+        );
+        assert!(step.step.contains("openshift-marketplace/redhat-operators"));
+        let two = UnlistedCatalog {
+            source: "ops/other".into(),
+            ..one.clone()
+        };
+        let existing = ["failed to retrieve properties of csv \"a.v1\": x".to_string()];
+        let (stop, step) = resolution_prevented("olm", &existing, &[]).unwrap();
+        assert_eq!(
+            stop.message(),
+            "error using catalogsource olm/@existing: failed to retrieve properties of csv \"a.v1\": x"
+        );
+        assert!(
+            step.step.contains("operatorframework.io/properties"),
+            "{}",
+            step.step
+        );
+        let (stop, _) = resolution_prevented("olm", &[], &[one, two]).unwrap();
+        assert!(
+            stop.message()
+                .starts_with("[error using catalogsource openshift-marketplace/redhat-operators: ")
+                && stop
+                    .message()
+                    .contains(", error using catalogsource ops/other: ")
+                && stop.message().ends_with(']'),
+            "{}",
+            stop.message()
+        );
     }
 }

@@ -15,7 +15,11 @@
 //! dependency, and the solver keeps the fewest bundles besides those
 //! already chosen (`solver/solve.go`), so it keeps the installed one.
 //!
-//! Only the catalog of the Subscription is read besides.
+//! A requirement the Subscription's catalog leaves unsatisfied is looked
+//! for in the other CatalogSources the namespace sees, in the resolver's
+//! order (`FindPreferred`, [`crate::olm::sources`]): the catalog of the
+//! bundle that declares it first, then the others ([`missing`] says what to
+//! look for, [`packages_for`] which packages of a catalog to read for it).
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -69,13 +73,72 @@ fn satisfies(req: &Requirement<'_>, package: &str, version: Option<&str>, gvks: 
 /// ([`Catalog::providers`]), so one more read of the catalog gives
 /// [`dependencies`] all it needs.
 pub fn packages_to_read(catalog: &Catalog) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut pending: Vec<(&str, Vec<Requirement<'_>>)> = catalog
+    let pending = catalog
         .packages
         .values()
         .flat_map(|p| p.bundles.values())
         .map(|b| (b.package.as_str(), requirements(b)))
         .collect();
+    packages_providing(catalog, pending)
+}
+
+/// The packages of `catalog` (read for its index of providers alone) whose
+/// bundles may satisfy a requirement of `requirers` (bundles of other
+/// catalogs, with the requirements their own catalogs leave unsatisfied:
+/// [`missing`]), and those their bundles require in turn.
+pub fn packages_for(catalog: &Catalog, requirers: &[Provider]) -> BTreeSet<String> {
+    let pending = requirers
+        .iter()
+        .map(|r| {
+            let reqs = requirements_of(&r.required_packages, &r.required_gvks);
+            (r.package.as_str(), reqs)
+        })
+        .collect();
+    packages_providing(catalog, pending)
+}
+
+/// The requirements of the bundles read in full of `catalogs` that no
+/// bundle of another package in any of them provides (an installed
+/// operator counts when a catalog is [`with_installed`]): each as its
+/// requiring bundle, with those requirements alone.
+pub fn missing(catalogs: &[&Catalog]) -> Vec<Provider> {
+    let providers: Vec<&Provider> = catalogs.iter().flat_map(|c| &c.providers).collect();
+    let bundles = catalogs
+        .iter()
+        .flat_map(|c| c.packages.values())
+        .flat_map(|p| p.bundles.values());
+    let mut out = Vec::new();
+    for b in bundles {
+        let unsatisfied = |req: &Requirement<'_>| {
+            !providers.iter().any(|p| {
+                p.package != b.package && satisfies(req, &p.package, p.version.as_deref(), &p.gvks)
+            })
+        };
+        let mut requirer = provider(b.name.clone());
+        requirer.package = b.package.clone();
+        for req in requirements(b) {
+            if !unsatisfied(&req) {
+                continue;
+            }
+            match req {
+                Requirement::Package(r, _) => requirer.required_packages.push(r.clone()),
+                Requirement::Gvk(g) => requirer.required_gvks.push(g.clone()),
+            }
+        }
+        if !requirer.required_packages.is_empty() || !requirer.required_gvks.is_empty() {
+            out.push(requirer);
+        }
+    }
+    out
+}
+
+/// The packages of `catalog` not read in full whose bundles satisfy a
+/// requirement of `pending`, and so on for theirs.
+fn packages_providing<'a>(
+    catalog: &'a Catalog,
+    mut pending: Vec<(&'a str, Vec<Requirement<'a>>)>,
+) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
     while let Some((package, reqs)) = pending.pop() {
         for req in &reqs {
             let providers = catalog.providers.iter().filter(|p| {
@@ -122,28 +185,48 @@ fn preference(catalog: &Catalog) -> Vec<&Bundle> {
     out
 }
 
+/// A catalog the resolver offers dependencies from: its CatalogSource
+/// (`namespace/name`; `None` for a catalog image checked by itself) and
+/// what was read of it.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'c> {
+    pub name: Option<&'c str>,
+    pub catalog: &'c Catalog,
+}
+
+/// A bundle OLM installs with another, and the catalog it comes from.
+#[derive(Debug, Clone, Copy)]
+pub struct Dependency<'c> {
+    pub catalog: Option<&'c str>,
+    pub bundle: &'c Bundle,
+}
+
 /// What OLM does for the requirements of a bundle: the bundles it installs
 /// with it, and the installed operators that satisfy the others.
 #[derive(Debug, Default)]
 pub struct Dependencies<'c, 'i> {
-    pub bundles: Vec<&'c Bundle>,
+    pub bundles: Vec<Dependency<'c>>,
     pub installed: Vec<&'i Provider>,
 }
 
-/// The bundles installed with `bundle`, dependencies of dependencies
-/// included, each once, in the order they are found; a requirement one of
-/// the `installed` operators satisfies takes none (nor its dependencies:
-/// they are installed with it).
+/// The bundles installed with `bundle` of `sources[own]`, dependencies of
+/// dependencies included, each once, in the order they are found; a
+/// requirement one of the `installed` operators satisfies takes none (nor
+/// its dependencies: they are installed with it). Each requirement's
+/// candidates come from the catalog of the bundle that declares it first,
+/// then from the other `sources` in their order (the resolver's, given by
+/// [`crate::olm::sources::order`]).
 pub fn dependencies<'c, 'i>(
-    catalog: &'c Catalog,
+    sources: &[Source<'c>],
+    own: usize,
     bundle: &Bundle,
     installed: &'i [Provider],
 ) -> Dependencies<'c, 'i> {
-    let order = preference(catalog);
+    let orders: Vec<Vec<&'c Bundle>> = sources.iter().map(|s| preference(s.catalog)).collect();
     let mut found = Dependencies::default();
     let mut seen = BTreeSet::from([bundle.name.clone()]);
-    let mut stack = vec![bundle.clone()];
-    while let Some(b) = stack.pop() {
+    let mut stack = vec![(bundle.clone(), own)];
+    while let Some((b, from)) = stack.pop() {
         for req in requirements(&b) {
             let kept = installed.iter().find(|i| {
                 i.package != b.package && satisfies(&req, &i.package, i.version.as_deref(), &i.gvks)
@@ -154,13 +237,20 @@ pub fn dependencies<'c, 'i>(
                 }
                 continue;
             }
-            let pick = order.iter().find(|c| {
-                c.package != b.package
-                    && satisfies(&req, &c.package, c.version.as_deref(), &c.provided_gvks)
-            });
-            if let Some(pick) = pick.filter(|p| seen.insert(p.name.clone())) {
-                found.bundles.push(pick);
-                stack.push((*pick).clone());
+            let catalogs = std::iter::once(from).chain((0..sources.len()).filter(|&i| i != from));
+            let pick = catalogs
+                .filter(|&i| i < orders.len())
+                .flat_map(|i| orders[i].iter().map(move |c| (i, *c)))
+                .find(|(_, c)| {
+                    c.package != b.package
+                        && satisfies(&req, &c.package, c.version.as_deref(), &c.provided_gvks)
+                });
+            if let Some((i, pick)) = pick.filter(|(_, p)| seen.insert(p.name.clone())) {
+                found.bundles.push(Dependency {
+                    catalog: sources[i].name,
+                    bundle: pick,
+                });
+                stack.push((pick.clone(), i));
             }
         }
     }
@@ -214,13 +304,92 @@ pub fn installed_operators(
         .collect()
 }
 
+/// The errors of the namespace's virtual catalog of installed operators:
+/// each CSV of `namespace` (not a copy) whose `operatorframework.io/properties`
+/// annotation OLM cannot read, which fails the snapshot of that catalog
+/// (`source_csvs.go`: `failed to retrieve properties of csv %q: %w`, from
+/// `projection.PropertyListFromPropertiesAnnotation`: `failed to
+/// unmarshal properties annotation: %w`), and with it the namespace's
+/// resolution. The annotation is read as Go's `encoding/json` reads it into
+/// `{properties: [{type: string, value: raw}]}`: invalid JSON, or a field
+/// of another type, fails; `null` anywhere is no error.
+pub fn unreadable_properties(namespace: &str, csvs: &[&Value]) -> Vec<String> {
+    let text = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
+    csvs.iter()
+        .filter(|v| text(v, "/metadata/namespace").as_deref() == Some(namespace))
+        .filter(|v| !is_copy(v))
+        .filter_map(|v| {
+            let annotation = v
+                .pointer("/metadata/annotations")
+                .and_then(|a| a.get(PROPERTIES_ANNOTATION))
+                .and_then(Value::as_str)?;
+            let why = annotation_error(annotation)?;
+            let name = text(v, "/metadata/name").unwrap_or_default();
+            Some(format!(
+                "failed to retrieve properties of csv {name:?}: failed to unmarshal properties annotation: {why}"
+            ))
+        })
+        .collect()
+}
+
+/// Why OLM cannot read `annotation`, when it cannot: Go's `encoding/json`
+/// into `propertiesAnnotation` (`{properties: [{type: string, value:
+/// raw}]}`), whose field names match in any case.
+fn annotation_error(annotation: &str) -> Option<String> {
+    let value: Value = match serde_json::from_str(annotation) {
+        Ok(v) => v,
+        Err(e) => return Some(e.to_string()),
+    };
+    let kind = |v: &Value| match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let refused = |v: &Value, into: &str| Some(format!("cannot unmarshal {} into {into}", kind(v)));
+    let field = |o: &serde_json::Map<String, Value>, name: &str| {
+        o.get(name)
+            .or_else(|| {
+                o.iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                    .map(|(_, v)| v)
+            })
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let object = match &value {
+        Value::Null => return None,
+        Value::Object(o) => o,
+        other => return refused(other, "the annotation (an object)"),
+    };
+    let items = match field(object, "properties") {
+        Value::Null => return None,
+        Value::Array(items) => items,
+        other => return refused(&other, "properties (an array)"),
+    };
+    for item in &items {
+        match item {
+            Value::Null => {}
+            Value::Object(p) => match field(p, "type") {
+                Value::Null | Value::String(_) => {}
+                other => return refused(&other, "a property's type (a string)"),
+            },
+            other => return refused(other, "a property (an object)"),
+        }
+    }
+    None
+}
+
 fn is_copy(v: &Value) -> bool {
     v.pointer("/metadata/labels/olm.copiedFrom").is_some()
         || v.pointer("/status/reason").and_then(Value::as_str) == Some("Copied")
 }
 
 /// An installed operator of the properties annotation (`{"properties":[...]}`);
-/// one OLM cannot read has none.
+/// one OLM cannot read has none (and fails the namespace's resolution:
+/// [`unreadable_properties`]).
 fn from_properties(name: String, annotation: &str) -> Provider {
     let mut p = provider(name);
     let props: Value = serde_json::from_str(annotation).unwrap_or_default();
@@ -331,6 +500,13 @@ mod tests {
 {"schema":"olm.bundle","name":"log.v1","package":"log","image":"q.io/log-bundle:1","properties":[{"type":"olm.package","value":{"packageName":"log","version":"1.0.0"}},{"type":"olm.gvk","value":{"group":"l.io","version":"v1","kind":"Log"}}]}
 "#;
 
+    fn one(c: &Catalog) -> [Source<'_>; 1] {
+        [Source {
+            name: None,
+            catalog: c,
+        }]
+    }
+
     fn catalog(wanted: &[&str]) -> Catalog {
         let content = read_file("c.json", CATALOG, &|p| wanted.contains(&p)).unwrap();
         Catalog::assemble([content])
@@ -359,10 +535,10 @@ mod tests {
     fn the_head_most_bundle_of_the_default_channel_in_range() {
         let c = catalog(&["app", "cache", "db", "log"]);
         let app = &c.packages["app"].bundles["app.v1"];
-        let got: Vec<&str> = dependencies(&c, app, &[])
+        let got: Vec<&str> = dependencies(&one(&c), 0, app, &[])
             .bundles
             .iter()
-            .map(|b| b.name.as_str())
+            .map(|d| d.bundle.name.as_str())
             .collect();
         assert_eq!(got, ["db.v1.1.0", "cache.v1", "log.v1"]);
     }
@@ -380,16 +556,16 @@ mod tests {
 "#;
         let c = Catalog::assemble([read_file("c.json", text, &|_| true).unwrap()]);
         let b = &c.packages["another-package"].bundles["another-package.v1.0.1"];
-        let got: Vec<&str> = dependencies(&c, b, &[])
+        let got: Vec<&str> = dependencies(&one(&c), 0, b, &[])
             .bundles
             .iter()
-            .map(|b| b.name.as_str())
+            .map(|d| d.bundle.name.as_str())
             .collect();
         assert_eq!(got, ["packageD.v1.0.1"]);
     }
 
     fn names<'c>(d: &Dependencies<'c, '_>) -> (Vec<&'c str>, Vec<String>) {
-        let bundles = d.bundles.iter().map(|b| b.name.as_str()).collect();
+        let bundles = d.bundles.iter().map(|b| b.bundle.name.as_str()).collect();
         let installed = d.installed.iter().map(|p| p.name.clone()).collect();
         (bundles, installed)
     }
@@ -513,7 +689,7 @@ mod tests {
         for (case, csvs, subs, bundles, installed) in cases {
             let csvs: Vec<&Value> = csvs.iter().collect();
             let ops = installed_operators("olm", &csvs, &subs);
-            let got = dependencies(&c, app, &ops);
+            let got = dependencies(&one(&c), 0, app, &ops);
             let (b, i) = names(&got);
             assert_eq!(b, bundles, "{case}");
             assert_eq!(i, installed, "{case}");
@@ -540,8 +716,174 @@ mod tests {
         other_ns["metadata"]["namespace"] = "elsewhere".into();
         let csvs = [&own, &other_ns];
         let ops = installed_operators("olm", &csvs, &[sub("app", "app.v0")]);
-        let (b, i) = names(&dependencies(&c, app, &ops));
+        let (b, i) = names(&dependencies(&one(&c), 0, app, &ops));
         assert_eq!(b, ["db.v1.1.0", "cache.v1", "log.v1"]);
         assert!(i.is_empty());
+    }
+
+    /// A catalog of one package `name` at 1.0.0 whose bundle `image` is
+    /// `q.io/<catalog>/<name>`, requiring `requires` when given.
+    fn one_package(catalog: &str, name: &str, requires: Option<&str>) -> Catalog {
+        let required = requires.map_or(String::new(), |r| {
+            format!(r#",{{"type":"olm.package.required","value":{{"packageName":"{r}","versionRange":">=1.0.0"}}}}"#)
+        });
+        let text = format!(
+            r#"{{"schema":"olm.package","name":"{name}","defaultChannel":"stable"}}
+{{"schema":"olm.channel","package":"{name}","name":"stable","entries":[{{"name":"{name}.v1.0.0"}}]}}
+{{"schema":"olm.bundle","name":"{name}.v1.0.0","package":"{name}","image":"q.io/{catalog}/{name}","properties":[{{"type":"olm.package","value":{{"packageName":"{name}","version":"1.0.0"}}}}{required}]}}
+"#
+        );
+        Catalog::assemble([read_file("c.json", &text, &|_| true).unwrap()])
+    }
+
+    /// operator-lifecycle-manager `TestSolveOperators_CatsrcPrioritySorting`
+    /// (resolver_test.go): packageA in catalog `community` requires
+    /// packageB, which `community-operator` and `high-priority-operator`
+    /// provide; the higher priority wins, the name at equal priority, and
+    /// the declaring catalog before either when it provides packageB too.
+    /// And what is missing from the declaring catalog, and where to read it.
+    #[test]
+    fn olm_test_solve_operators_catsrc_priority_sorting() {
+        use crate::olm::objects::{CatalogOrigin, CatalogSource};
+        use crate::olm::sources::order;
+        let own = one_package("community", "packageA", Some("packageB"));
+        let own_with_b = {
+            let mut c = own.clone();
+            let b = one_package("community", "packageB", None);
+            c.packages.extend(b.packages);
+            c.providers.extend(b.providers);
+            c
+        };
+        let community = one_package("community-operator", "packageB", None);
+        let high = one_package("high-priority-operator", "packageB", None);
+        let cs = |name: &str, priority| CatalogSource {
+            namespace: "olm".into(),
+            name: name.into(),
+            origin: CatalogOrigin::Image(String::new()),
+            node_selector: Default::default(),
+            secrets: Vec::new(),
+            priority,
+        };
+        let missing_b = missing(&[&own]);
+        assert_eq!(missing_b.len(), 1);
+        assert_eq!(missing_b[0].required_packages[0].package_name, "packageB");
+        assert!(missing(&[&own_with_b]).is_empty());
+        assert!(missing(&[&own, &community]).is_empty());
+        // The other catalog read for its index of providers alone.
+        let index = Catalog {
+            packages: Default::default(),
+            providers: community.providers.clone(),
+        };
+        assert_eq!(
+            packages_for(&index, &missing_b)
+                .into_iter()
+                .collect::<Vec<_>>(),
+            ["packageB"]
+        );
+        assert!(packages_for(&own, &missing_b).is_empty());
+        for (case, own, priorities, want) in [
+            (
+                "priority 100 wins",
+                &own,
+                (0, 100),
+                "q.io/high-priority-operator/packageB",
+            ),
+            (
+                "equal priority: the name",
+                &own,
+                (100, 100),
+                "q.io/community-operator/packageB",
+            ),
+            (
+                "the declaring catalog first",
+                &own_with_b,
+                (0, 0),
+                "q.io/community/packageB",
+            ),
+        ] {
+            let others = [
+                cs("community-operator", priorities.0),
+                cs("high-priority-operator", priorities.1),
+            ];
+            let sorted = order(&others.iter().collect::<Vec<_>>(), "olm");
+            let catalog_of = |name: &str| {
+                if name == "community-operator" {
+                    &community
+                } else {
+                    &high
+                }
+            };
+            let mut sources = vec![Source {
+                name: Some("olm/community"),
+                catalog: own,
+            }];
+            let names: Vec<String> = sorted.iter().map(|s| format!("olm/{}", s.name)).collect();
+            for (s, name) in sorted.iter().zip(&names) {
+                sources.push(Source {
+                    name: Some(name),
+                    catalog: catalog_of(&s.name),
+                });
+            }
+            let a = &own.packages["packageA"].bundles["packageA.v1.0.0"];
+            let got = dependencies(&sources, 0, a, &[]);
+            let images: Vec<&str> = got
+                .bundles
+                .iter()
+                .map(|d| d.bundle.image.as_str())
+                .collect();
+            assert_eq!(images, [want], "{case}");
+            let catalog = want.split('/').nth(1).unwrap();
+            assert_eq!(
+                got.bundles[0].catalog,
+                Some(format!("olm/{catalog}").as_str()),
+                "{case}"
+            );
+        }
+    }
+
+    /// source_csvs.go and projection `PropertyListFromPropertiesAnnotation`:
+    /// which annotations OLM cannot read (each names its CSV), and a copy or
+    /// a CSV of another namespace that does not count.
+    #[test]
+    fn an_unreadable_properties_annotation() {
+        let with = |name: &str, annotation: &str| {
+            csv(
+                name,
+                serde_json::json!({"metadata": {"annotations": {PROPERTIES_ANNOTATION: annotation}}}),
+            )
+        };
+        let cases = [
+            (
+                r#"{"properties":[{"type":"olm.package","value":{}}]}"#,
+                false,
+            ),
+            ("null", false),
+            (r#"{"properties":null}"#, false),
+            (r#"{"properties":[null]}"#, false),
+            (r#"{"other":1}"#, false),
+            (r#"{"properties":"#, true),
+            ("[]", true),
+            (r#"{"properties":{}}"#, true),
+            (r#"{"properties":[{"type":7}]}"#, true),
+            (r#"{"properties":[[1]]}"#, true),
+            (r#"{"Properties":{}}"#, true),
+        ];
+        for (annotation, fails) in cases {
+            let v = with("broken.v1", annotation);
+            let got = unreadable_properties("olm", &[&v]);
+            assert_eq!(got.len(), usize::from(fails), "{annotation}: {got:?}");
+            if fails {
+                assert!(
+                    got[0].starts_with(
+                        "failed to retrieve properties of csv \"broken.v1\": failed to unmarshal properties annotation: "
+                    ),
+                    "{got:?}"
+                );
+            }
+        }
+        let mut copied = with("broken.v1", "[]");
+        copied["metadata"]["labels"] = serde_json::json!({"olm.copiedFrom": "other"});
+        assert!(unreadable_properties("olm", &[&copied]).is_empty());
+        assert!(unreadable_properties("elsewhere", &[&with("broken.v1", "[]")]).is_empty());
     }
 }

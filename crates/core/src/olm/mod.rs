@@ -5,6 +5,8 @@
 //! a pending InstallPlan's first hop ([`plan`]), and the verdict over the
 //! images each hop pulls ([`check`]). OLM v1's ClusterExtensions over
 //! ClusterCatalogs are resolved by [`v1`] (version constraints: [`constraint`]).
+//! Dependencies come from the Subscription's catalog, then from the other
+//! CatalogSources the namespace sees ([`sources`], [`deps`]).
 
 pub mod bundle;
 pub mod cache;
@@ -18,4 +20,5 @@ pub mod placement;
 pub mod plan;
 pub mod range;
 pub mod resolve;
+pub mod sources;
 pub mod v1;

@@ -13,6 +13,7 @@ pub const SUBSCRIPTION: &str = kinds::SUBSCRIPTION.kind;
 pub const CATALOG_SOURCE: &str = kinds::CATALOG_SOURCE.kind;
 pub const CSV: &str = kinds::CLUSTER_SERVICE_VERSION.kind;
 pub const INSTALL_PLAN: &str = kinds::INSTALL_PLAN.kind;
+pub const OPERATOR_GROUP: &str = kinds::OPERATOR_GROUP.kind;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 struct Meta {
@@ -155,6 +156,9 @@ pub struct CatalogSource {
     pub node_selector: BTreeMap<String, String>,
     /// `spec.secrets`: pull secrets of its namespace for the catalog image.
     pub secrets: Vec<String>,
+    /// `spec.priority`: the resolver offers the bundles of a higher one
+    /// first to a dependency (0 when unset).
+    pub priority: i64,
 }
 
 impl CatalogSource {
@@ -207,6 +211,47 @@ impl CatalogSource {
             origin,
             node_selector,
             secrets,
+            priority: value
+                .pointer("/spec/priority")
+                .and_then(Value::as_i64)
+                .unwrap_or(0),
+        }
+    }
+}
+
+/// The OperatorGroup annotation that leaves the global catalog namespace
+/// out of its namespace's resolution (operator-lifecycle-manager
+/// `step_resolver.go`: `exclusionAnnotation`).
+pub const EXCLUDE_GLOBAL_ANNOTATION: &str =
+    "olm.operatorframework.io/exclude-global-namespace-resolution";
+
+/// An OperatorGroup: its namespace, name, and whether it leaves the global
+/// catalog namespace out of resolution (its annotation is `"true"`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperatorGroup {
+    pub namespace: String,
+    pub name: String,
+    pub exclude_global: bool,
+}
+
+impl OperatorGroup {
+    pub fn from_value(value: &Value) -> OperatorGroup {
+        let s = |p: &str| {
+            value
+                .pointer(p)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let exclude_global = value
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(EXCLUDE_GLOBAL_ANNOTATION))
+            .and_then(Value::as_str)
+            == Some("true");
+        OperatorGroup {
+            namespace: s("/metadata/namespace"),
+            name: s("/metadata/name"),
+            exclude_global,
         }
     }
 }

@@ -57,6 +57,14 @@ pub enum Stop {
     /// OLM v1: a ClusterExtension's version constraint or catalog selector
     /// operator-controller cannot parse.
     InvalidSpec(String),
+    /// OLM v0: a CatalogSource the namespace resolves over cannot be
+    /// listed, which fails the resolution of every Subscription of the
+    /// namespace (the condition `ResolutionFailed`, reason
+    /// `ErrorPreventedResolution`).
+    ErrorPreventedResolution(String),
+    /// OLM v0: the namespace has no OperatorGroup or several, so the
+    /// catalog operator resolves nothing in it.
+    OperatorGroupCount(String),
 }
 
 impl Stop {
@@ -72,6 +80,8 @@ impl Stop {
             Stop::VersionNotFound(_) => "versionNotFound",
             Stop::CatalogsAtSamePriority(_) => "catalogsAtSamePriority",
             Stop::InvalidSpec(_) => "invalidSpec",
+            Stop::ErrorPreventedResolution(_) => "errorPreventedResolution",
+            Stop::OperatorGroupCount(_) => "operatorGroupCount",
         }
     }
 
@@ -85,7 +95,9 @@ impl Stop {
             | Stop::UnsatisfiedDependency(m)
             | Stop::VersionNotFound(m)
             | Stop::CatalogsAtSamePriority(m)
-            | Stop::InvalidSpec(m) => m,
+            | Stop::InvalidSpec(m)
+            | Stop::ErrorPreventedResolution(m)
+            | Stop::OperatorGroupCount(m) => m,
         }
     }
 }

@@ -213,6 +213,9 @@ pub const CATALOG_SOURCES: Resource = Resource::of(&kinds::CATALOG_SOURCE, 0);
 /// `operator-check`: the Subscriptions, and the InstallPlans they wait on.
 pub const SUBSCRIPTIONS: Resource = Resource::of(&kinds::SUBSCRIPTION, 0);
 pub const INSTALL_PLANS: Resource = Resource::of(&kinds::INSTALL_PLAN, 0);
+/// `operator-check`: a namespace's OperatorGroup, which may leave the global
+/// catalog namespace out of its resolution.
+pub const OPERATOR_GROUPS: Resource = Resource::of(&kinds::OPERATOR_GROUP, 0);
 /// `operator-check`: OLM v1's ClusterExtensions and the ClusterCatalogs they resolve over.
 pub const CLUSTER_EXTENSIONS: Resource = Resource::of(&kinds::CLUSTER_EXTENSION, 0);
 pub const CLUSTER_CATALOGS: Resource = Resource::of(&kinds::CLUSTER_CATALOG, 0);

@@ -1,0 +1,416 @@
+//! The other CatalogSources a Subscription's namespace resolves over: OLM
+//! v0's resolver lists the bundles of every CatalogSource of the
+//! namespace and of the global catalog namespace
+//! ([`mirrorpolicy::olm::sources`]), from the files of `-f`, or listed live
+//! in the two namespaces (a forbidden list is a warning, and the check
+//! goes on with the own catalog). Each one's image is probed as its
+//! registry pod pulls it: one that cannot be pulled fails the resolution
+//! of the whole namespace. When the own catalog (with the operators
+//! installed in the namespace) leaves a requirement unsatisfied, they are
+//! read in the resolver's order, as the own catalog is (its image
+//! explained for its registry pod's pool and namespace, its configs
+//! streamed), first for the index of providers, then for the packages that
+//! provide what is missing, until nothing is.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::Result;
+
+use mirrorpolicy::objects::Inputs;
+use mirrorpolicy::olm::catalog::{Catalog, Provider};
+use mirrorpolicy::olm::check::{self, CatalogCheck, UnlistedCatalog};
+use mirrorpolicy::olm::deps;
+use mirrorpolicy::olm::objects::{CatalogOrigin, CatalogSource, OperatorGroup};
+use mirrorpolicy::olm::placement::registry_pool;
+use mirrorpolicy::olm::sources::{self, GLOBAL_NAMESPACE};
+use mirrorpolicy::probe::ProbeContext;
+use mirrorpolicy::registries::ShortNameMode;
+use mirrorpolicy::source::api::{
+    self as live, ClusterError, Resource, CATALOG_SOURCES, OPERATOR_GROUPS,
+};
+use mirrorpolicy::upgrade::{ImageCheck, ImageOutcome};
+
+use super::fbc::read_catalog;
+use super::hops::probe_image;
+use super::secrets;
+use super::views::{ViewKey, Views};
+use super::wanted::{CatalogKey, Other, Wanted};
+use super::OperatorPlan;
+use crate::settings::Settings;
+use crate::steps::inputs;
+use crate::term;
+
+/// What reading the other catalogs needs.
+pub(super) struct Reader<'a> {
+    pub settings: &'a Settings,
+    pub plan: &'a OperatorPlan,
+    pub inputs: &'a Inputs,
+    pub runtime: &'a tokio::runtime::Runtime,
+    pub ctx: &'a ProbeContext,
+    pub mode: ShortNameMode,
+    pub arch: Option<&'a str>,
+}
+
+/// The reader, and the pull secrets the other CatalogSources name (read
+/// live; with `-f`, not read): each catalog image is pulled with its own
+/// first, as its registry pod pulls it.
+struct Pulled<'a> {
+    r: &'a Reader<'a>,
+    secrets: &'a secrets::Read,
+}
+
+impl Pulled<'_> {
+    /// The probe context of `cs`'s registry pod when it differs from the
+    /// reader's: its pull secrets that were read before the global pull
+    /// secret.
+    fn ctx_for(&self, cs: &CatalogSource) -> Option<ProbeContext> {
+        let files: Vec<_> = cs
+            .secrets
+            .iter()
+            .filter_map(|s| self.secrets.get(&(cs.namespace.clone(), s.clone())))
+            .filter_map(|r| r.as_ref().ok().cloned())
+            .collect();
+        (!files.is_empty()).then(|| ProbeContext {
+            prober: self.r.ctx.prober.with_auth_first(files),
+            registries_d: self.r.ctx.registries_d.clone(),
+        })
+    }
+
+    /// Whether every pull secret `cs` names was read.
+    fn all_read(&self, cs: &CatalogSource) -> bool {
+        cs.secrets.iter().all(|s| {
+            self.secrets
+                .get(&(cs.namespace.clone(), s.clone()))
+                .is_some_and(|r| r.is_ok())
+        })
+    }
+}
+
+/// A catalog image read for some packages, by the configuration it was
+/// read with: each is read once for every Subscription.
+type Memo = BTreeMap<(String, ViewKey, BTreeSet<String>), Option<Catalog>>;
+
+/// For each of `wanted`, the catalogs besides its own that its
+/// dependencies come from, in the resolver's order (its own among them);
+/// empty when its own catalog satisfies every requirement.
+pub(super) fn read(
+    r: &Reader<'_>,
+    views: &mut Views,
+    wanted: &mut [Wanted],
+    catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
+) -> Result<Vec<Vec<Other>>> {
+    list_unknown(r.settings, wanted)?;
+    wanted.iter_mut().for_each(apply_operator_group);
+    let named = wanted
+        .iter()
+        .flat_map(|w| w.visible.iter().flatten())
+        .flat_map(|c| c.secrets.iter().map(|s| (c.namespace.clone(), s.clone())))
+        .collect();
+    let secret_read = secrets::read_named(r.settings, r.plan.filenames.is_empty(), named)?;
+    let pulled = Pulled {
+        r,
+        secrets: &secret_read,
+    };
+    check_listable(&pulled, views, wanted)?;
+    let needs: Vec<(usize, Vec<Provider>)> = wanted
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.prevented.is_none())
+        .filter_map(|(i, w)| Some((i, missing_from_own(w, catalogs)?)))
+        .collect();
+    let mut out = vec![Vec::new(); wanted.len()];
+    let mut memo = Memo::new();
+    for (i, missing) in needs {
+        out[i] = read_for(&pulled, views, &wanted[i], catalogs, missing, &mut memo)?;
+    }
+    Ok(out)
+}
+
+/// Whether OLM v0 resolves `w`'s namespace: a Subscription's, not a
+/// ClusterExtension's nor a `--package` check's.
+fn resolves_a_namespace(w: &Wanted) -> bool {
+    w.v1.is_none() && !w.sub.namespace.is_empty()
+}
+
+/// Live, the CatalogSources every Subscription's namespace resolves over,
+/// listed in its namespace and the global one.
+fn list_unknown(settings: &Settings, wanted: &mut [Wanted]) -> Result<()> {
+    let unknown = |w: &Wanted| resolves_a_namespace(w) && w.visible.is_none();
+    let to_list: BTreeSet<String> = wanted
+        .iter()
+        .filter(|w| unknown(w))
+        .flat_map(|w| [w.sub.namespace.clone(), GLOBAL_NAMESPACE.to_string()])
+        .collect();
+    if to_list.is_empty() {
+        return Ok(());
+    }
+    let (listed, groups) = list_live(settings, &to_list)?;
+    for w in wanted.iter_mut().filter(|w| unknown(w)) {
+        let (ns, own) = (&w.sub.namespace, (&w.sub.source_namespace, &w.sub.source));
+        let visible = listed
+            .iter()
+            .filter(|c| sources::visible_to(c, ns))
+            .filter(|c| (&c.namespace, &c.name) != own)
+            .cloned()
+            .collect();
+        w.visible = Some(visible);
+        w.operator_groups = groups.get(ns).cloned();
+    }
+    Ok(())
+}
+
+/// The OperatorGroup of `w`'s namespace applied: with the annotation, the
+/// global namespace's CatalogSources are out of its resolution (its own
+/// catalog too, when it is there: the resolver finds no operators from
+/// it); with no OperatorGroup or several, nothing is resolved.
+fn apply_operator_group(w: &mut Wanted) {
+    if !resolves_a_namespace(w) {
+        return;
+    }
+    let ns = w.sub.namespace.clone();
+    match sources::includes_global(&ns, w.operator_groups.as_deref()) {
+        Ok(true) => {}
+        Ok(false) => {
+            if let Some(visible) = &mut w.visible {
+                visible.retain(|c| c.namespace == ns);
+            }
+            if w.sub.source_namespace == GLOBAL_NAMESPACE && ns != GLOBAL_NAMESPACE {
+                w.prevented = Some(sources::excluded_catalog(&w.sub));
+            }
+        }
+        Err(stop) => w.prevented = Some(stop),
+    }
+}
+
+/// Each CatalogSource a Subscription's namespace resolves over, its image
+/// probed as CRI-O on its registry pod's node pulls it (once per image and
+/// configuration): OLM's resolver lists the bundles of every one of them,
+/// and one whose registry pod cannot pull its catalog fails the
+/// resolution of the whole namespace ([`check::resolution_prevented`]), as
+/// an installed CSV whose properties OLM cannot read does.
+fn check_listable(p: &Pulled<'_>, views: &mut Views, wanted: &mut [Wanted]) -> Result<()> {
+    let r = p.r;
+    let mut probed: BTreeMap<(String, ViewKey), ImageCheck> = BTreeMap::new();
+    let checked = |w: &&mut Wanted| resolves_a_namespace(w) && w.prevented.is_none();
+    for w in wanted.iter_mut().filter(checked) {
+        let mut unlisted = Vec::new();
+        for cs in w.visible.iter().flatten() {
+            let CatalogOrigin::Image(image) = &cs.origin else {
+                continue;
+            };
+            let pool = registry_pool(&cs.node_selector, &r.inputs.nodes, &r.inputs.pools).pool;
+            views.ensure(r.settings, r.inputs, &pool, &cs.namespace)?;
+            let key = views.key(&pool, &cs.namespace);
+            let check = match probed.get(&(image.clone(), key.clone())) {
+                Some(check) => check.clone(),
+                None => {
+                    let config = views.config(&key);
+                    let own = p.ctx_for(cs);
+                    let ctx = own.as_ref().unwrap_or(r.ctx);
+                    let got = r
+                        .runtime
+                        .block_on(probe_image(ctx, &config, image, r.mode, "catalog"));
+                    probed.insert((image.clone(), key), got.check.clone());
+                    got.check
+                }
+            };
+            // Refused credentials with a pull secret of its own not read:
+            // whether its registry pod can pull is not known here.
+            let unknown = check.outcome == ImageOutcome::Unauthorized && !p.all_read(cs);
+            if check.outcome.fails() && !unknown {
+                let source = format!("{}/{}", cs.namespace, cs.name);
+                unlisted.push(UnlistedCatalog { source, check });
+            }
+        }
+        w.prevented = check::resolution_prevented(&w.sub.namespace, &w.unreadable, &unlisted);
+    }
+    Ok(())
+}
+
+/// What `w`'s own catalog (with the operators installed in its namespace)
+/// leaves unsatisfied, when it was read and something is.
+fn missing_from_own(
+    w: &Wanted,
+    catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
+) -> Option<Vec<Provider>> {
+    if w.v1.is_some() || w.sub.namespace.is_empty() {
+        return None;
+    }
+    let (_, image) = w.catalog.as_ref().ok()?;
+    let own = catalogs.get(&w.catalog_key(image))?.1.as_ref()?;
+    let with_installed = deps::with_installed(own, &w.installed);
+    let missing = deps::missing(&[with_installed.as_ref()]);
+    (!missing.is_empty()).then_some(missing)
+}
+
+/// The CatalogSources of `namespaces` and the OperatorGroups of each,
+/// listed live; a namespace whose list is forbidden is a warning naming
+/// the rule (and counts none; its OperatorGroups are not known).
+fn list_live(
+    settings: &Settings,
+    namespaces: &BTreeSet<String>,
+) -> Result<(Vec<CatalogSource>, Groups)> {
+    let options = settings.cluster_options()?;
+    let runtime = inputs::runtime()?;
+    runtime
+        .block_on(async {
+            let connection = live::connect(&options).await?;
+            let mut found = Vec::new();
+            let mut groups = Groups::new();
+            for ns in namespaces {
+                if let Some(listed) = list_or_warn(&connection, &CATALOG_SOURCES, ns).await? {
+                    found.extend(listed.iter().map(CatalogSource::from_value));
+                }
+                if ns == GLOBAL_NAMESPACE {
+                    continue;
+                }
+                if let Some(listed) = list_or_warn(&connection, &OPERATOR_GROUPS, ns).await? {
+                    let of_ns = listed.iter().map(OperatorGroup::from_value).collect();
+                    groups.insert(ns.clone(), of_ns);
+                }
+            }
+            Ok::<_, ClusterError>((found, groups))
+        })
+        .map_err(inputs::cluster_failure)
+}
+
+/// Each namespace's OperatorGroups, listed.
+type Groups = BTreeMap<String, Vec<OperatorGroup>>;
+
+/// The objects of `resource` in `ns`; `None` when the server does not
+/// serve them, or forbids the list (a warning naming the rule).
+async fn list_or_warn(
+    connection: &live::Connection,
+    resource: &Resource,
+    ns: &str,
+) -> Result<Option<Vec<serde_json::Value>>, ClusterError> {
+    match connection.list_objects(resource, Some(ns), None).await {
+        Ok(listed) => Ok(listed),
+        Err(ClusterError::Forbidden(f)) => {
+            term::warn(format!(
+                "cannot list the {} of namespace {ns} (needs {}): OLM's resolution of the namespace is checked without them",
+                resource.name(),
+                f.first().map(|f| f.rule()).unwrap_or_default()
+            ));
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The other catalogs of `w`, in the resolver's order, each read until
+/// nothing is `missing`; those that provide nothing missing are left out.
+fn read_for(
+    p: &Pulled<'_>,
+    views: &mut Views,
+    w: &Wanted,
+    catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
+    mut missing: Vec<Provider>,
+    memo: &mut Memo,
+) -> Result<Vec<Other>> {
+    let Ok((_, image)) = &w.catalog else {
+        return Ok(Vec::new());
+    };
+    let Some(own) = catalogs
+        .get(&w.catalog_key(image))
+        .and_then(|c| c.1.as_ref())
+    else {
+        return Ok(Vec::new());
+    };
+    let own_with_installed = deps::with_installed(own, &w.installed);
+    let visible = w.visible.clone().unwrap_or_default();
+    let own_source = w.source.clone();
+    let mut all: Vec<&CatalogSource> = visible.iter().collect();
+    all.extend(own_source.as_ref());
+    let mut out: Vec<Other> = Vec::new();
+    for cs in sources::order(&all, &w.sub.namespace) {
+        let name = format!("{}/{}", cs.namespace, cs.name);
+        if own_source.as_ref() == Some(cs) {
+            out.push((name, None));
+            continue;
+        }
+        if missing.is_empty() {
+            continue;
+        }
+        let Some(index) = read_one(p, views, cs, BTreeSet::new(), memo)? else {
+            continue;
+        };
+        let packages = deps::packages_for(&index, &missing);
+        if packages.is_empty() {
+            continue;
+        }
+        let Some(read) = read_one(p, views, cs, packages, memo)? else {
+            continue;
+        };
+        out.push((name, Some(read)));
+        let mut read_so_far: Vec<&Catalog> = vec![own_with_installed.as_ref()];
+        read_so_far.extend(out.iter().filter_map(|(_, c)| c.as_ref()));
+        missing = deps::missing(&read_so_far);
+    }
+    if !out.iter().any(|(_, c)| c.is_some()) {
+        return Ok(Vec::new());
+    }
+    Ok(out)
+}
+
+/// CatalogSource `cs` read for `packages` (none: its index of providers
+/// alone), as the own catalog is; one that cannot be read is a warning.
+fn read_one(
+    p: &Pulled<'_>,
+    views: &mut Views,
+    cs: &CatalogSource,
+    packages: BTreeSet<String>,
+    memo: &mut Memo,
+) -> Result<Option<Catalog>> {
+    let r = p.r;
+    let name = format!("{}/{}", cs.namespace, cs.name);
+    let CatalogOrigin::Image(image) = &cs.origin else {
+        if packages.is_empty() {
+            if let CatalogOrigin::Other(why) = &cs.origin {
+                term::warn(format!(
+                    "CatalogSource {name}: {why}: its bundles are not looked at for the dependencies"
+                ));
+            }
+        }
+        return Ok(None);
+    };
+    let pool = registry_pool(&cs.node_selector, &r.inputs.nodes, &r.inputs.pools).pool;
+    views.ensure(r.settings, r.inputs, &pool, &cs.namespace)?;
+    let key = views.key(&pool, &cs.namespace);
+    let memo_key = (image.clone(), key.clone(), packages.clone());
+    if let Some(read) = memo.get(&memo_key) {
+        return Ok(read.clone());
+    }
+    let config = views.config(&key);
+    let own = p.ctx_for(cs);
+    let read = r.runtime.block_on(read_catalog(
+        own.as_ref().unwrap_or(r.ctx),
+        &config,
+        image,
+        r.mode,
+        packages,
+        r.arch,
+        r.plan.cache_dir.as_deref(),
+    ));
+    let read = match read {
+        Ok((_, Some(catalog))) => Some(catalog),
+        Ok((check, None)) => {
+            let why = check
+                .undetermined
+                .or_else(|| check.check.map(|c| c.detail))
+                .unwrap_or_default();
+            term::warn(format!(
+                "the catalog of CatalogSource {name} ({image}) was not read: {why}; its bundles are not looked at for the dependencies"
+            ));
+            None
+        }
+        Err(e) => {
+            term::warn(format!(
+                "the catalog of CatalogSource {name} ({image}) was not read: {e:#}; its bundles are not looked at for the dependencies"
+            ));
+            None
+        }
+    };
+    memo.insert(memo_key, read.clone());
+    Ok(read)
+}

@@ -1,0 +1,527 @@
+//! `operator-check` with dependencies from the other CatalogSources the
+//! Subscription's namespace sees (its own and `openshift-marketplace`), as
+//! OLM v0's resolver takes them: read only when the Subscription's catalog
+//! lacks one, in the resolver's order, offline and live.
+
+use serde_json::Value;
+
+use crate::cli_operator::{
+    catalog_files, cluster, hop_2_dependencies, image_policy, json_of, mirror_with, output,
+    tools_catalog, Setup, TOOLS_BUNDLE_SOURCE,
+};
+use crate::support::apiserver::Builder as ApiBuilder;
+use crate::support::registry::FakeRegistry;
+
+/// The mirror with two more catalog tags: `no-tools`, the catalog without
+/// package etcd-tools (which etcd.v0.9.4 requires), and `tools`, a catalog
+/// of etcd-tools alone.
+fn mirror_of_two_catalogs() -> FakeRegistry {
+    let backup = crate::cli_operator::backup_by_digest();
+    let without: Vec<(String, String)> = catalog_files(&backup)
+        .into_iter()
+        .filter(|(path, _)| !path.starts_with("configs/etcd-tools/"))
+        .collect();
+    let tools = vec![(
+        "configs/etcd-tools/catalog.json".to_string(),
+        tools_catalog(),
+    )];
+    mirror_with(&[], &backup, &[("no-tools", without), ("tools", tools)])
+}
+
+/// A CatalogSource `name` of `namespace` serving the catalog tag `tag`.
+fn catalog_source(host: &str, namespace: &str, name: &str, tag: &str, priority: i64) -> String {
+    format!(
+        "---\napiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {{name: {name}, namespace: {namespace}}}\nspec:\n  sourceType: grpc\n  priority: {priority}\n  image: {host}/{}:{tag}\n",
+        crate::cli_operator::CATALOG_REPO
+    )
+}
+
+/// The cluster of [`cluster`] whose Subscription's catalog is the one
+/// without etcd-tools, and `more` objects.
+fn objects(s: &Setup, more: &str) -> String {
+    cluster(&s.host, "etcd.v0.9.0").replace(":v4.21", ":no-tools") + more
+}
+
+fn run_offline(s: &Setup, objects: &str) -> (i32, Value, String) {
+    let mut c = s.cmd();
+    c.arg("-f").arg(s.write(objects)).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    (code, json_of(&out, &err), err)
+}
+
+/// The catalogs of hop 2's dependencies, as the JSON names them.
+fn dependency_catalogs(json: &Value) -> Vec<String> {
+    json["hops"][1]["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["catalog"].as_str().unwrap_or("-").to_string())
+        .collect()
+}
+
+/// operator-lifecycle-manager `ResolveSteps` (step_resolver.go) resolves
+/// over the CatalogSources of the Subscription's namespace and of the
+/// global one: etcd.v0.9.4 requires etcd-tools, which only another
+/// CatalogSource provides; its bundle is taken from there, named, and
+/// probed. Without that CatalogSource the requirement is unsatisfied.
+/// Offline and live alike; a forbidden list of CatalogSources is a warning
+/// naming the rule, and the check goes on with the Subscription's catalog.
+#[test]
+fn a_dependency_only_another_catalog_source_provides() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let (code, json, err) = run_offline(&s, &objects(&s, ""));
+    assert_eq!(code, 1, "{json}\n{err}");
+    assert_eq!(json["reason"], "unsatisfiedDependency", "{json}");
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains("requires package etcd-tools"),
+        "{json}"
+    );
+
+    let with_tools = objects(
+        &s,
+        &catalog_source(&s.host, "operators", "tools", "tools", 0),
+    );
+    let (code, json, err) = run_offline(&s, &with_tools);
+    assert_eq!(code, 0, "{json}\n{err}");
+    assert_eq!(json["reason"], "pathServed", "{json}");
+    let probed = vec![
+        "etcd-tools.v1.1.0".to_string(),
+        "etcd-tools.v1.1.0/operator".to_string(),
+    ];
+    assert_eq!(
+        hop_2_dependencies(&json),
+        (
+            vec![("etcd-tools.v1.1.0".to_string(), "-".to_string())],
+            probed
+        )
+    );
+    assert_eq!(dependency_catalogs(&json), ["operators/tools"]);
+    let outcomes: Vec<&str> = json["hops"][1]["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["role"] == "dependency")
+        .map(|i| i["check"]["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["served", "served"], "{json}");
+
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&with_tools)
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err), json, "live as offline");
+    let paths: Vec<String> = server.log().iter().map(|l| l.path.clone()).collect();
+    for want in [
+        "/apis/operators.coreos.com/v1alpha1/namespaces/operators/catalogsources",
+        "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-marketplace/catalogsources",
+    ] {
+        assert!(
+            paths.iter().any(|p| p == want),
+            "{want} not listed: {paths:?}"
+        );
+    }
+
+    let server = ApiBuilder::openshift()
+        .forbid("list", "catalogsources")
+        .objects_from_yaml(&with_tools)
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err)["reason"], "unsatisfiedDependency");
+    assert!(
+        err.contains("cannot list the catalogsources.operators.coreos.com of namespace operators")
+            && err.contains(r#"resources: ["catalogsources"], verbs: ["list"]"#),
+        "{err}"
+    );
+}
+
+/// The other catalogs are looked at only when the Subscription's own
+/// lacks something: its own catalog wins even over a priority of 100
+/// (subscription_e2e_test.go "choose the dependent package from the same
+/// catsrc as the installing operator"); among the others, the higher
+/// priority, then the Subscription's namespace (the e2e contexts "based
+/// on priority", "based on namespace").
+#[test]
+fn the_own_catalog_then_priority_then_namespace() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let own_has_it = cluster(&s.host, "etcd.v0.9.0")
+        + &catalog_source(&s.host, "operators", "tools", "tools", 100);
+    let (code, json, err) = run_offline(&s, &own_has_it);
+    assert_eq!(code, 0, "{json}\n{err}");
+    assert_eq!(
+        dependency_catalogs(&json),
+        ["openshift-marketplace/cs-etcd-index-v4-21"]
+    );
+    for (more, want) in [
+        (
+            catalog_source(&s.host, "operators", "a-tools", "tools", 0)
+                + &catalog_source(&s.host, "openshift-marketplace", "z-tools", "tools", 100),
+            "openshift-marketplace/z-tools",
+        ),
+        (
+            catalog_source(&s.host, "openshift-marketplace", "a-tools", "tools", 0)
+                + &catalog_source(&s.host, "operators", "z-tools", "tools", 0),
+            "operators/z-tools",
+        ),
+        (
+            // Another namespace's CatalogSource is not seen.
+            catalog_source(&s.host, "elsewhere", "a-tools", "tools", 100)
+                + &catalog_source(&s.host, "operators", "z-tools", "tools", 0),
+            "operators/z-tools",
+        ),
+    ] {
+        let (code, json, err) = run_offline(&s, &objects(&s, &more));
+        assert_eq!(code, 0, "{want}: {json}\n{err}");
+        assert_eq!(dependency_catalogs(&json), [want]);
+    }
+}
+
+/// OLM's unpack Job for a dependency's bundle runs in the namespace of the
+/// CatalogSource it comes from, whose own image policy applies to it.
+#[test]
+fn a_dependency_bundle_is_unpacked_in_its_catalog_namespace() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let with_tools = objects(
+        &s,
+        &catalog_source(&s.host, "operators", "tools", "tools", 0),
+    );
+    for (namespace, ready) in [("operators", false), ("openshift-marketplace", true)] {
+        let all = with_tools.clone() + &image_policy(namespace, TOOLS_BUNDLE_SOURCE);
+        let (code, json, err) = run_offline(&s, &all);
+        assert_eq!(
+            (code, json["ready"].as_bool()),
+            (if ready { 0 } else { 1 }, Some(ready)),
+            "{namespace}: {}\n{err}",
+            json["message"]
+        );
+        assert_eq!(
+            dependency_catalogs(&json),
+            ["operators/tools"],
+            "{namespace}"
+        );
+    }
+}
+
+/// operator-lifecycle-manager `Resolve` fails when
+/// `NamespacedOperatorCache.Error()` reports a CatalogSource of the
+/// namespace (or the global one) whose bundles cannot be listed, whether a
+/// dependency is looked for or not (resolver.go; e2e
+/// catalog_exclusion_test.go): every Subscription of the namespace gets
+/// `ResolutionFailed`, reason `ErrorPreventedResolution`. A CatalogSource
+/// whose catalog image its registry pod cannot pull is such a one; one of
+/// another namespace is not seen. Offline and live alike.
+#[test]
+fn an_unlisted_catalog_source_fails_the_namespace_resolution() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let broken = |namespace: &str| {
+        format!(
+            "---\napiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {{name: redhat-operators, namespace: {namespace}}}\nspec:\n  sourceType: grpc\n  image: {}/redhat/redhat-operator-index:v4.21\n",
+            s.host
+        )
+    };
+    let elsewhere = cluster(&s.host, "etcd.v0.9.0") + &broken("elsewhere");
+    let (code, json, err) = run_offline(&s, &elsewhere);
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (0, Some("pathServed")),
+        "{json}\n{err}"
+    );
+
+    let global = cluster(&s.host, "etcd.v0.9.0") + &broken("openshift-marketplace");
+    let (code, json, err) = run_offline(&s, &global);
+    assert_eq!(code, 1, "{json}\n{err}");
+    assert_eq!(json["reason"], "errorPreventedResolution", "{json}");
+    let message = json["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "error using catalogsource openshift-marketplace/redhat-operators: failed to list bundles: its registry pod cannot pull the catalog image"
+        ) && message.contains("redhat/redhat-operator-index:v4.21 (missing: "),
+        "{message}"
+    );
+    assert_eq!(json["hops"], serde_json::json!([]), "no path: {json}");
+    let step = json["nextSteps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["outcome"] == "errorPreventedResolution")
+        .unwrap_or_else(|| panic!("no step: {json}"));
+    assert!(
+        step["step"]
+            .as_str()
+            .unwrap()
+            .contains("CatalogSource openshift-marketplace/redhat-operators"),
+        "{step}"
+    );
+
+    let server = ApiBuilder::openshift().objects_from_yaml(&global).start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err), json, "live as offline");
+}
+
+/// [`objects`] without the namespace's OperatorGroup.
+fn objects_without_group(s: &Setup, more: &str) -> String {
+    without_group(objects(s, more))
+}
+
+/// `objects` of [`cluster`] without its OperatorGroup.
+fn without_group(objects: String) -> String {
+    let og = "---\napiVersion: operators.coreos.com/v1\nkind: OperatorGroup\nmetadata: {name: operators, namespace: operators}\nspec: {}\n";
+    assert!(objects.contains(og));
+    objects.replace(og, "")
+}
+
+/// An OperatorGroup in `namespace`, with the exclusion annotation's value.
+fn operator_group(namespace: &str, name: &str, exclude: Option<&str>) -> String {
+    let annotations = exclude.map_or(String::new(), |v| {
+        format!("\n  annotations:\n    olm.operatorframework.io/exclude-global-namespace-resolution: \"{v}\"")
+    });
+    format!(
+        "---\napiVersion: operators.coreos.com/v1\nkind: OperatorGroup\nmetadata:\n  name: {name}\n  namespace: {namespace}{annotations}\nspec: {{}}\n"
+    )
+}
+
+/// operator-lifecycle-manager `ResolveSteps` (step_resolver.go): the
+/// namespace's OperatorGroup with
+/// `olm.operatorframework.io/exclude-global-namespace-resolution: "true"`
+/// leaves `openshift-marketplace` out (e2e catalog_exclusion_test.go), so a
+/// dependency only a CatalogSource there provides is unsatisfied, and a
+/// Subscription to a catalog there finds no operators; with no
+/// OperatorGroup or several, `IsFailForwardEnabled` (fail_forward.go)
+/// stops the namespace's resolution. Live alike; a forbidden list of
+/// OperatorGroups is a warning, and OLM's default holds.
+#[test]
+fn the_operator_group_can_leave_the_global_catalogs_out() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    // The Subscription's catalog (without etcd-tools) in its own namespace;
+    // etcd-tools in openshift-marketplace.
+    let base = objects_without_group(
+        &s,
+        &catalog_source(&s.host, "openshift-marketplace", "tools", "tools", 0),
+    )
+    .replace(
+        "cs-etcd-index-v4-21, namespace: openshift-marketplace",
+        "cs-etcd-index-v4-21, namespace: operators",
+    )
+    .replace(
+        "sourceNamespace: openshift-marketplace",
+        "sourceNamespace: operators",
+    );
+    let cases = [
+        (operator_group("operators", "og", None), 0, "pathServed"),
+        (
+            operator_group("operators", "og", Some("true")),
+            1,
+            "unsatisfiedDependency",
+        ),
+        (
+            operator_group("elsewhere", "og", None),
+            1,
+            "operatorGroupCount",
+        ),
+        (
+            operator_group("operators", "a", None) + &operator_group("operators", "b", None),
+            1,
+            "operatorGroupCount",
+        ),
+    ];
+    for (groups, code_wanted, reason) in cases {
+        let all = base.clone() + &groups;
+        let (code, json, err) = run_offline(&s, &all);
+        assert_eq!(
+            (code, json["reason"].as_str()),
+            (code_wanted, Some(reason)),
+            "{groups}: {json}\n{err}"
+        );
+        if reason == "pathServed" {
+            assert_eq!(dependency_catalogs(&json), ["openshift-marketplace/tools"]);
+        }
+        if reason == "operatorGroupCount" {
+            let n = groups.matches("kind: OperatorGroup").count()
+                - usize::from(groups.contains("elsewhere"));
+            assert!(
+                json["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("found {n} operatorGroups, expected 1")),
+                "{json}"
+            );
+        }
+        let server = ApiBuilder::openshift().objects_from_yaml(&all).start();
+        let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+        assert_eq!(code, code_wanted, "{groups} live: {out}\n{err}");
+        assert_eq!(json_of(&out, &err), json, "{groups}: live as offline");
+    }
+
+    let excluded = base.clone() + &operator_group("operators", "og", Some("true"));
+    // Files without any OperatorGroup: not exported, OLM's default.
+    let no_group = base.clone();
+    let (code, json, err) = run_offline(&s, &no_group);
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (0, Some("pathServed")),
+        "files without OperatorGroups: OLM's default: {json}\n{err}"
+    );
+    let server = ApiBuilder::openshift()
+        .forbid("list", "operatorgroups")
+        .objects_from_yaml(&excluded)
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(
+        (code, json_of(&out, &err)["reason"].as_str()),
+        (0, Some("pathServed")),
+        "{err}"
+    );
+    assert!(
+        err.contains("cannot list the operatorgroups.operators.coreos.com of namespace operators"),
+        "{err}"
+    );
+
+    // The Subscription's own catalog in openshift-marketplace, left out.
+    let own_global = without_group(cluster(&s.host, "etcd.v0.9.0"))
+        + &operator_group("operators", "og", Some("true"));
+    let (code, json, err) = run_offline(&s, &own_global);
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (1, Some("packageNotFound")),
+        "{json}\n{err}"
+    );
+    assert_eq!(
+        json["message"],
+        "no operators found from catalog cs-etcd-index-v4-21 in namespace openshift-marketplace referenced by subscription etcd"
+    );
+}
+
+/// operator-lifecycle-manager `csvSource.Snapshot` (source_csvs.go): an
+/// installed CSV of the namespace whose `operatorframework.io/properties`
+/// annotation OLM cannot unmarshal fails the namespace's virtual catalog
+/// (`NAMESPACE/@existing`), and so the resolution of every Subscription of
+/// the namespace (`ErrorPreventedResolution`); a readable one does not.
+/// Offline and live alike.
+#[test]
+fn an_installed_csv_with_unreadable_properties_fails_the_namespace_resolution() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let installed = |annotation: &str| {
+        format!(
+            "---\napiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: other.v1\n  namespace: operators\n  annotations:\n    operatorframework.io/properties: '{annotation}'\nspec:\n  version: 1.0.0\n"
+        )
+    };
+    let readable = cluster(&s.host, "etcd.v0.9.0") + &installed(r#"{"properties":[]}"#);
+    let (code, json, err) = run_offline(&s, &readable);
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (0, Some("pathServed")),
+        "{json}\n{err}"
+    );
+
+    let broken = cluster(&s.host, "etcd.v0.9.0") + &installed(r#"{"properties":{}}"#);
+    let (code, json, err) = run_offline(&s, &broken);
+    assert_eq!(code, 1, "{json}\n{err}");
+    assert_eq!(json["reason"], "errorPreventedResolution", "{json}");
+    assert!(
+        json["message"].as_str().unwrap().starts_with(
+            "error using catalogsource operators/@existing: failed to retrieve properties of csv \"other.v1\": failed to unmarshal properties annotation: "
+        ),
+        "{json}"
+    );
+    let server = ApiBuilder::openshift().objects_from_yaml(&broken).start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err), json, "live as offline");
+}
+
+/// Another CatalogSource's `spec.secrets` are its registry pod's: live, each
+/// is read and its catalog image pulled with it first (a dependency taken
+/// from a private catalog); with `-f` (Secrets not read), or a secret that
+/// cannot be read, refused credentials tell nothing of whether its pod can
+/// pull, so it does not fail the namespace; without `spec.secrets` it does.
+#[test]
+fn another_catalog_source_is_pulled_with_its_own_pull_secrets() {
+    use crate::cli_operator::{push_catalog, CONFIGS_LABEL};
+    use crate::support::registry::Builder;
+    use base64::Engine;
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let mut b = Builder::new().basic("catalog", "s3cret");
+    let tools = vec![(
+        "configs/etcd-tools/catalog.json".to_string(),
+        tools_catalog(),
+    )];
+    let manifest = push_catalog(&mut b, &tools, Some(CONFIGS_LABEL));
+    let private = b
+        .manifest(crate::cli_operator::CATALOG_REPO, Some("tools"), &manifest)
+        .start();
+    private.write_ca(&s.certs, "private");
+    let source = catalog_source(
+        &private.host(),
+        "openshift-marketplace",
+        "private",
+        "tools",
+        0,
+    );
+    let with_secret = objects(
+        &s,
+        &source.replace(
+            "  sourceType: grpc\n",
+            "  sourceType: grpc\n  secrets: [private-pull]\n",
+        ),
+    );
+    let auth = base64::engine::general_purpose::STANDARD.encode("catalog:s3cret");
+    let config = base64::engine::general_purpose::STANDARD.encode(format!(
+        r#"{{"auths":{{"{}":{{"auth":"{auth}"}}}}}}"#,
+        private.host()
+    ));
+    let secret = format!("---\napiVersion: v1\nkind: Secret\nmetadata: {{name: private-pull, namespace: openshift-marketplace}}\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: {config}\n");
+
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&(with_secret.clone() + &secret))
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["reason"], "pathServed", "{json}");
+    assert_eq!(
+        dependency_catalogs(&json),
+        ["openshift-marketplace/private"]
+    );
+
+    let (code, json, err) = run_offline(&s, &with_secret);
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (1, Some("unsatisfiedDependency")),
+        "{json}\n{err}"
+    );
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&with_secret)
+        .start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(
+        (code, json_of(&out, &err)["reason"].as_str()),
+        (1, Some("unsatisfiedDependency")),
+        "{err}"
+    );
+
+    let (code, json, err) = run_offline(&s, &objects(&s, &source));
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (1, Some("errorPreventedResolution")),
+        "{json}\n{err}"
+    );
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains("(unauthorized: "),
+        "{json}"
+    );
+}

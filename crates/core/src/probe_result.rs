@@ -60,6 +60,12 @@ pub struct SourceProbe {
     /// in the JSON contract; see [`crate::verdict::crio_pull_error`]).
     #[serde(skip)]
     pub words: Option<String>,
+    /// The endpoint answered the HTTPS request in plain HTTP (Go's `http:
+    /// server gave HTTP response to HTTPS client`, a `tlsError`): a registry
+    /// CRI-O reaches only when it is marked insecure (not in the JSON
+    /// contract; see [`crate::verdict::fix`]).
+    #[serde(skip)]
+    pub plain_http: bool,
 }
 
 impl SourceProbe {
@@ -71,6 +77,7 @@ impl SourceProbe {
             detail: detail.to_string(),
             anonymous: false,
             words: None,
+            plain_http: false,
         }
     }
 }

@@ -206,6 +206,7 @@ async fn probe_source(
         detail,
         anonymous: attempt.anonymous,
         words: attempt.words.clone(),
+        plain_http: attempt.plain_http,
     };
     let seconds = ctx.prober.answer_timeout().as_secs();
     match attempt.outcome {
@@ -320,6 +321,7 @@ pub async fn probe_tag_fixes(ctx: &ProbeContext, item: &mut Explanation) {
                             detail: format!("{}, {SEEN_FROM}", a.detail),
                             anonymous: a.anonymous,
                             words: a.words,
+                            plain_http: a.plain_http,
                         }
                     }
                     Err(e) => SourceProbe::not_contacted(

@@ -16,6 +16,11 @@
 //! cargo bench --bench operator -- [--packages N] [--bundles M] [--runs R]
 //! ```
 //!
+//! Those are the defaults; with other sizes the Subscriptions follow the
+//! packages near the start, the middle and the end of that catalog (fewer
+//! than three in a catalog of fewer than five packages), and the first line
+//! names the catalog and the Subscriptions actually checked.
+//!
 //! Prints the catalog's size, and per run the wall time and the process's
 //! own peak resident memory (`VmHWM` read from /proc while it runs: not
 //! `ru_maxrss`, which carries the parent's high-water mark into a child);
@@ -36,13 +41,27 @@ use base64::Engine as _;
 
 const CATALOG_REPO: &str = "redhat/redhat-operator-index";
 const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
-/// The packages the three Subscriptions follow (of 200; all their images by digest).
-const CHECKED: [usize; 3] = [6, 100, 198];
 
 struct Options {
     packages: usize,
     bundles: usize,
     runs: usize,
+}
+
+impl Options {
+    /// The packages the Subscriptions follow: one near the catalog's start,
+    /// one in its middle and one near its end (6, 100 and 198 of 200), each
+    /// even, so all their images are by digest; fewer when the catalog has
+    /// fewer packages.
+    fn checked(&self) -> Vec<usize> {
+        let p = self.packages;
+        let mut out: Vec<usize> = [p * 3 / 100, p / 2, p.saturating_sub(2)]
+            .into_iter()
+            .map(|i| i & !1)
+            .collect();
+        out.dedup();
+        out
+    }
 }
 
 fn options() -> Options {
@@ -61,6 +80,10 @@ fn options() -> Options {
             other => panic!("unknown argument {other}"),
         }
     }
+    assert!(
+        o.packages > 0 && o.bundles >= o.packages,
+        "--bundles M must be at least --packages N, which must be at least 1"
+    );
     o
 }
 
@@ -82,6 +105,8 @@ impl Package {
         let repo = format!("quay.io/{}/{role}", self.name);
         if tag {
             format!("{repo}:v1.{i}.0")
+        } else if role == "bundle" {
+            format!("{repo}@{}", registry::digest_of(&bundle_image(self, i).0))
         } else {
             let seed = format!("{}/{role}/{i}", self.name);
             format!(
@@ -157,6 +182,38 @@ fn alm_examples(p: &Package) -> String {
         "[{{\"apiVersion\":\"{}.example.com/v1\",\"kind\":\"Cluster\",\"metadata\":{{\"name\":\"example\"}},\"spec\":{{{spec}\"size\":3}}}}]",
         p.name
     )
+}
+
+/// The bundle image of bundle `i` as operator-sdk builds it: a config with
+/// the bundle label, one gzip layer with `metadata/annotations.yaml` and the
+/// CSV in `manifests/` (what OLM's unpack Job copies, and all the tool reads
+/// of it when the catalog does not carry the CSV). Its manifest and blobs
+/// (the config first).
+fn bundle_image(p: &Package, i: usize) -> (String, [Vec<u8>; 2]) {
+    let annotations = format!(
+        "annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n  operators.operatorframework.io.bundle.metadata.v1: metadata/\n  operators.operatorframework.io.bundle.package.v1: {}\n",
+        p.name
+    );
+    let csv = csv_object(p, i, "");
+    let layer = tar_gz(&[
+        (
+            format!("manifests/{}.clusterserviceversion.yaml", p.name),
+            csv.into_bytes(),
+        ),
+        (
+            "metadata/annotations.yaml".to_string(),
+            annotations.into_bytes(),
+        ),
+    ]);
+    let config = r#"{"architecture":"amd64","os":"linux","config":{"Labels":{"operators.operatorframework.io.bundle.manifests.v1":"manifests/"}}}"#;
+    let manifest = format!(
+        r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"{}","size":{}}},"layers":[{{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"{}","size":{}}}]}}"#,
+        registry::digest_of_bytes(config.as_bytes()),
+        config.len(),
+        registry::digest_of_bytes(&layer),
+        layer.len()
+    );
+    (manifest, [config.as_bytes().to_vec(), layer])
 }
 
 /// The `olm.bundle` of bundle `i` as a JSON value.
@@ -252,6 +309,7 @@ fn tar_gz(files: &[(String, Vec<u8>)]) -> Vec<u8> {
 /// fake registry; the configs' size in bytes (as files, and compressed).
 fn serve(o: &Options) -> (registry::FakeRegistry, usize, usize) {
     let per = o.bundles / o.packages;
+    let checked = o.checked();
     let mut b = registry::Builder::new();
     let mut configs = vec![("configs/.indexignore".to_string(), b"*.md\n".to_vec())];
     configs.push((
@@ -265,7 +323,7 @@ fn serve(o: &Options) -> (registry::FakeRegistry, usize, usize) {
             by_tag: index % 2 == 1,
         };
         configs.extend(package_files(&p, index));
-        if CHECKED.contains(&index) {
+        if checked.contains(&index) {
             b = images(b, &p);
         }
     }
@@ -296,7 +354,8 @@ fn serve(o: &Options) -> (registry::FakeRegistry, usize, usize) {
     (reg, size, compressed)
 }
 
-/// Every image of package `p` on the mirror (`quay.io/<package>/<role>` as `<package>/<role>`).
+/// Every image of package `p` on the mirror (`quay.io/<package>/<role>` as
+/// `<package>/<role>`): the bundles as bundle images, the others small images.
 fn images(mut b: registry::Builder, p: &Package) -> registry::Builder {
     for i in 0..p.bundles {
         for (_, image) in p.related(i) {
@@ -304,9 +363,17 @@ fn images(mut b: registry::Builder, p: &Package) -> registry::Builder {
                 .split_once('@')
                 .expect("by digest in a checked package");
             let role = repo.rsplit('/').next().expect("a role");
-            let seed = format!("{}/{role}/{i}", p.name);
             let repo = repo.trim_start_matches("quay.io/");
-            b = b.manifest(repo, None, &registry::manifest_body(&seed));
+            let manifest = if role == "bundle" {
+                let (manifest, blobs) = bundle_image(p, i);
+                for blob in &blobs {
+                    b.blob(repo, blob);
+                }
+                manifest
+            } else {
+                registry::manifest_body(&format!("{}/{role}/{i}", p.name))
+            };
+            b = b.manifest(repo, None, &manifest);
         }
     }
     b
@@ -314,11 +381,11 @@ fn images(mut b: registry::Builder, p: &Package) -> registry::Builder {
 
 /// The cluster: quay.io mirrored by digest, the CatalogSource on the
 /// mirror, and a Subscription from the oldest bundle of each checked package.
-fn cluster(host: &str) -> String {
+fn cluster(host: &str, checked: &[usize]) -> String {
     let mut out = format!(
         "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-operator-0}}\nspec:\n  imageDigestMirrors:\n  - source: quay.io\n    mirrors: [{host}]\n    mirrorSourcePolicy: NeverContactSource\n---\napiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {{name: redhat-operators, namespace: openshift-marketplace}}\nspec:\n  sourceType: grpc\n  image: {host}/{CATALOG_REPO}:v4.21\n"
     );
-    for index in CHECKED {
+    for index in checked {
         let _ = write!(
             out,
             "---\napiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {{name: operator-{index:03}, namespace: operators}}\nspec:\n  name: operator-{index:03}\n  channel: stable\n  source: redhat-operators\n  sourceNamespace: openshift-marketplace\nstatus:\n  installedCSV: operator-{index:03}.v1.0.0\n"
@@ -350,28 +417,28 @@ fn main() {
     let o = options();
     let (reg, size, compressed) = serve(&o);
     println!(
-        "{} packages, {} bundles; configs {:.1} MiB ({:.1} MiB compressed); {} Subscriptions",
+        "{} packages, {} bundles; configs {:.1} MiB ({:.1} MiB compressed); {} Subscription(s)",
         o.packages,
         o.bundles / o.packages * o.packages,
         size as f64 / 1048576.0,
         compressed as f64 / 1048576.0,
-        CHECKED.len()
+        o.checked().len()
     );
     let dir = tempfile::tempdir().expect("temp dir");
     let certs = dir.path().join("certs");
     std::fs::create_dir(&certs).expect("certs");
     reg.write_ca(&certs, "mirror");
-    let cluster_yaml = cluster(&reg.host());
+    let cluster_yaml = cluster(&reg.host(), &o.checked());
     std::fs::write(dir.path().join("cluster.yaml"), cluster_yaml).expect("objects");
     for r in 1..=o.runs {
         let before = reg.log().len();
         let (wall, peak_kib, code, out) = run(dir.path());
         let v: serde_json::Value = serde_json::from_str(&out).expect("JSON on stdout");
-        let items = v
-            .get("items")
-            .and_then(|i| i.as_array())
-            .cloned()
-            .unwrap_or_default();
+        // One Subscription is one object; several are a list of them.
+        let items = match v.get("items").and_then(|i| i.as_array()) {
+            Some(items) => items.clone(),
+            None => vec![v.clone()],
+        };
         let hops: usize = items
             .iter()
             .map(|s| s["hops"].as_array().map_or(0, Vec::len))

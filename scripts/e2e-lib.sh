@@ -17,8 +17,20 @@ ROOT_SCRIPT=$PWD/scripts/debian13-root.sh
 
 e2e_die() { # CODE MESSAGE
     echo "$E2E_NAME: $2" >&2
+    E2E_ENDED=yes
     exit "$1"
 }
+
+# Under `set -e` a command that fails outside a check's own handling (a
+# setup step, or a `$(...)` whose output a check reads) ends the script.
+# The ERR trap (inherited by functions: `set -E`) notes where; the EXIT trap
+# of e2e_workdir then reports it as a FAIL line with the summary, so no run
+# ends without them. A check should still catch its own failures and go on
+# to its FAIL line: this is the net under it.
+set -E
+E2E_ENDED=
+E2E_FAILED_AT=
+trap 'E2E_FAILED_AT="${BASH_SOURCE[0]##*/} line $LINENO: $BASH_COMMAND"' ERR
 
 # e2e_args ARGS...: `--skopeo host|root|COMMAND` (else E2E_SKOPEO, else
 # host) into SKOPEO_SPEC, and the binary (default
@@ -83,7 +95,11 @@ e2e_workdir() {
 }
 
 e2e_cleanup() {
-    local f
+    local status=$? f
+    if [ "$status" -ne 0 ] && [ -z "$E2E_ENDED" ]; then
+        fail "aborted (exit $status) at ${E2E_FAILED_AT:-an unknown line}"
+        e2e_summary
+    fi
     for f in "$WORK"/*/pid; do
         [ -f "$f" ] || continue
         e2e_stop "$(cat "$f")"
@@ -187,8 +203,12 @@ PASS=0
 FAIL=0
 ok() { echo "ok   ${SKOPEO_VERSION:+[skopeo $SKOPEO_VERSION] }$*"; PASS=$((PASS + 1)); }
 fail() { echo "FAIL ${SKOPEO_VERSION:+[skopeo $SKOPEO_VERSION] }$*"; FAIL=$((FAIL + 1)); }
-e2e_finish() { # the counts; exit 1 when a check failed
+e2e_summary() {
     echo "$E2E_NAME: ${SKOPEO_VERSION:+skopeo $SKOPEO_VERSION: }$PASS passed, $FAIL failed"
+}
+e2e_finish() { # the counts; exit 1 when a check failed
+    e2e_summary
+    E2E_ENDED=yes
     [ "$FAIL" -eq 0 ] || exit 1
     exit 0
 }

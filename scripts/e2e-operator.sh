@@ -75,7 +75,7 @@ v = json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."):
     v = v[k]
 print(v)' "$WORK/built.json" "$1"; }
-CATALOG=$(built catalog)
+CATALOG=$(built catalog) || { fail "build: the builder named no catalog"; e2e_finish; }
 
 # --- the cluster, as oc-mirror v2 writes its cluster-resources -------------
 objects() { # DIR WITH-TAG-ITMS(yes|no)
@@ -232,7 +232,8 @@ expect() {
     return 1
 }
 PATH_WANTED="etcd.v0.9.0>etcd.v0.9.2:replaces etcd.v0.9.2>etcd.v0.9.4:skipRange"
-BUNDLE_092=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["etcd"]["bundles"]["etcd.v0.9.2"])' "$WORK/built.json")
+BUNDLE_092=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["etcd"]["bundles"]["etcd.v0.9.2"])' "$WORK/built.json") ||
+    BUNDLE_092="(the builder named no etcd.v0.9.2 bundle)"
 
 # The text output of the first round, as docs/operator-check.md shows it:
 # the mirror as mirror.example.com:5000, the source as quay.io and
@@ -357,18 +358,23 @@ while :; do
     if [ "$round" -eq 1 ]; then
         # The mirror lacks hop 1's bundle: oc-mirror mirrored the head only.
         expect round-1 1 "notReady imagesNotServed" "$PATH_WANTED" "bundle:$BUNDLE_092:missing" || true
-        message=$(summary round-1 2>/dev/null | sed -n 4p)
+        message=$(summary round-1 2>/dev/null | sed -n 4p) || message="(not the JSON of operator-check)"
         case "$message" in
         *"hop 1 (etcd.v0.9.0 -> etcd.v0.9.2)"*) ok "round-1-message: $message" ;;
         *) fail "round-1-message: '$message' does not name hop 1 (etcd.v0.9.0 -> etcd.v0.9.2)" ;;
         esac
         digest=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["catalog"]["digest"])' "$WORK/round-1.json" 2>/dev/null || echo -)
-        raw=$($T "${SKOPEO[@]}" --registries-conf "$OBJECTS.registries.conf" inspect --raw --cert-dir "$WORK/certs" \
-            --authfile "$WORK/no-auth.json" "docker://$CATALOG" 2>/dev/null | sha256sum | cut -d' ' -f1)
-        if [ "$digest" = "$(built catalogDigest)" ] && [ "$digest" = "sha256:$raw" ]; then
+        if $T "${SKOPEO[@]}" --registries-conf "$OBJECTS.registries.conf" inspect --raw --cert-dir "$WORK/certs" \
+            --authfile "$WORK/no-auth.json" "docker://$CATALOG" >"$WORK/catalog.raw" 2>"$WORK/catalog.skopeo.err"; then
+            raw=sha256:$(sha256sum <"$WORK/catalog.raw" | cut -d' ' -f1)
+        else
+            raw="nothing ($(tail -1 "$WORK/catalog.skopeo.err"))"
+        fi
+        pushed=$(built catalogDigest) || pushed=-
+        if [ "$digest" = "$pushed" ] && [ "$digest" = "$raw" ]; then
             ok "round-1-catalog: the catalog read is the one skopeo pulls ($digest)"
         else
-            fail "round-1-catalog: the tool read $digest, skopeo pulled sha256:$raw, the builder pushed $(built catalogDigest)"
+            fail "round-1-catalog: the tool read $digest, skopeo pulled $raw, the builder pushed $pushed"
         fi
         docs_example docs-example -f cluster-resources/ --cert-dir certs/
     fi
@@ -403,7 +409,7 @@ fi
 NOTAG=$WORK/cluster-resources-no-tag-mirror
 if objects "$NOTAG" no; then
     check no-tag-mirror "$NOTAG"
-    BACKUP=$(built etcd.backup)
+    BACKUP=$(built etcd.backup) || BACKUP="(the builder named no etcd.backup)"
     expect no-tag-mirror 1 "notReady imagesNotServed" "$PATH_WANTED" "related:$BACKUP:blocked" || true
     cls=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
@@ -419,7 +425,8 @@ else
 fi
 
 # --- the SQLite index: undetermined, saying why -----------------------------
-check sqlite "$OBJECTS" --catalog-image "$(built sqlite)" --package etcd --installed etcd.v0.9.0
+SQLITE=$(built sqlite) || SQLITE="(the builder named no sqlite index)"
+check sqlite "$OBJECTS" --catalog-image "$SQLITE" --package etcd --installed etcd.v0.9.0
 why=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["readiness"], d["reason"], "|", d["catalog"].get("undetermined") or "")' "$WORK/sqlite.json" 2>&1) || true
@@ -432,9 +439,10 @@ esac
 check whole "$OBJECTS" --catalog-image "$CATALOG" --package backup-tools
 expect whole 0 "ready pathServed" "->backup-tools.v1.2.0:install" "-" || true
 oracle whole "$OBJECTS"
-check pruned "$OBJECTS" --catalog-image "$(built pruned)" --package backup-tools
+PRUNED=$(built pruned) || PRUNED="(the builder named no pruned tag)"
+check pruned "$OBJECTS" --catalog-image "$PRUNED" --package backup-tools
 expect pruned 1 "notReady packageNotFound" "-" "-" || true
-check pruned-etcd "$OBJECTS" --catalog-image "$(built pruned)"
+check pruned-etcd "$OBJECTS" --catalog-image "$PRUNED"
 expect pruned-etcd 0 "ready pathServed" "$PATH_WANTED" "-" || true
 
 e2e_finish

@@ -247,7 +247,7 @@ bad = [f"{ref}: skopeo said {err!r}, the tool {sources.get(ref)!r}"
        for ref, err in said.items() if err not in (sources.get(ref) or "")]
 print("; ".join(bad) if bad else f"ok {len(said)}")
 PY
-)
+) || verdict="the skopeo log and the tool's JSON could not be compared"
     case $verdict in
     "ok 0") ;;
     ok\ *) ok "$name: the tool's detail holds skopeo's words for each failed source (${verdict#ok })" ;;
@@ -412,12 +412,17 @@ start_proxy() { # NAME UPSTREAM PROXY-ARGS...
     listening "$port" || e2e_die 1 "proxy $name did not start: $(cat "$WORK/$name/log")"
     echo "127.0.0.1:$port"
 }
-# A JSON field of the first candidate (python3 reads the probe's output).
+# A JSON field of the first candidate (python3 reads the probe's output);
+# when the output has no such field, says so instead (the check then
+# prints its FAIL line with it).
 field() { # JSON PYTHON-EXPRESSION-ON-c
     printf '%s' "$1" | python3 -c "import json, sys
-d = json.load(sys.stdin)
-c = (d[0] if isinstance(d, list) else d)['candidates'][0]
-print($2)"
+try:
+    d = json.load(sys.stdin)
+    c = (d[0] if isinstance(d, list) else d)['candidates'][0]
+    print($2)
+except Exception as e:
+    print(f'(not in the JSON of explain: {type(e).__name__}: {e})')"
 }
 SLOW=$(start_proxy slow "$PLAIN" --delay 3)
 # The tampering mirror asks the registry for the lone image's manifest
@@ -864,7 +869,10 @@ upgrade_check() {
         "$up/release.pub" "$up/other.pub"); then
         fail "upgrade-check: could not build and push the release"; return
     fi
-    local payload; payload=$(printf '%s' "$release" | python3 -c 'import json, sys; print(json.load(sys.stdin)["payload"])')
+    local payload
+    if ! payload=$(printf '%s' "$release" | python3 -c 'import json, sys; print(json.load(sys.stdin)["payload"])'); then
+        fail "upgrade-check: the release builder named no payload: $release"; return
+    fi
     cat >"$up/objects/idms.yaml" <<IDMS
 apiVersion: config.openshift.io/v1
 kind: ImageDigestMirrorSet
@@ -911,16 +919,20 @@ upgrade_openpgp() {
     local up="$WORK/upgrade" digest=${PAYLOAD#*@} gh="$WORK/gnupg" fpr
     mkdir -p -m 700 "$gh"
     for who in release other; do
-        GNUPGHOME="$gh" gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
-            --quick-gen-key "$who <$who@example.com>" rsa3072 sign never 2>/dev/null
+        if ! GNUPGHOME="$gh" gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
+            --quick-gen-key "$who <$who@example.com>" rsa3072 sign never 2>/dev/null; then
+            fail "upgrade-check-openpgp: gpg could not make the key of $who"; return
+        fi
     done
     printf '{"critical":{"identity":{"docker-reference":"%s"},"image":{"docker-manifest-digest":"%s"},"type":"atomic container signature"},"optional":{"creator":"e2e"}}' \
         "$PAYLOAD" "$digest" >"$up/openpgp.json"
     for who in release other; do
-        GNUPGHOME="$gh" gpg --batch --yes --quiet -u "$who@example.com" --sign -o "$up/openpgp-$who.sig" "$up/openpgp.json"
+        if ! GNUPGHOME="$gh" gpg --batch --yes --quiet -u "$who@example.com" --sign -o "$up/openpgp-$who.sig" "$up/openpgp.json"; then
+            fail "upgrade-check-openpgp: gpg could not sign as $who"; return
+        fi
     done
     fpr=$(GNUPGHOME="$gh" gpg --batch --quiet --with-colons --fingerprint release@example.com 2>/dev/null |
-        awk -F: '/^fpr/ {print $10; exit}')
+        awk -F: '/^fpr/ {print $10; exit}') || fpr="(no fingerprint from gpg)"
     openpgp_round release 0 "verified $fpr"
     openpgp_round other 1 "rejected -"
     rm -f "$up/objects/openpgp.yaml"
@@ -980,7 +992,7 @@ upgrade_oc_mirror() {
     local code=$?
     detail=$(python3 -c "import json, sys
 (i,) = [i for i in json.load(open(sys.argv[1]))['images'] if i['name'] == 'network-operator']
-print(i['detail'])" "$up/oc-mirror.json")
+print(i['detail'])" "$up/oc-mirror.json" 2>&1) || detail="(not the JSON of upgrade-check: $detail)"
     case "$detail" in
         "not found on any mirror: $RELMIRROR/openshift/release@"*"; $RELSRC/openshift-release-dev/ocp-v4.0-art-dev@"*": not reachable from this machine ("*)
             ok "upgrade-check-oc-mirror-detail: the mirror's answer and the unreachable source" ;;
@@ -1089,7 +1101,8 @@ upgrade_oracle() {
         verdict=$(python3 -c "import json, sys
 d = json.load(open(sys.argv[1]))
 (i,) = [i for i in [d['target']] + d['images'] if i.get('reference', i.get('image')) == sys.argv[2]]
-print((i.get('signature') or {}).get('verification', '-'))" "$up/$name.json" "$ref")
+print((i.get('signature') or {}).get('verification', '-'))" "$up/$name.json" "$ref" 2>/dev/null) ||
+            verdict="(not in the JSON of upgrade-check)"
         rm -rf "$up/copy"
         if $T "${SIG_SKOPEO[@]}" --registries-conf "${REGCONF:-$up/registries.conf}" --registries.d "$up/registries.d" \
             --policy "$up/policy.json" copy --quiet --src-cert-dir "$WORK/certs" \
@@ -1110,7 +1123,9 @@ print((i.get('signature') or {}).get('verification', '-'))" "$up/$name.json" "$r
         return 1
     fi
 }
-upgrade_check
+# A failed round returns early (the rounds after it build on it); its FAIL
+# line is printed, and the checks after upgrade-check still run.
+upgrade_check || true
 
 # --- sigstore signatures, judged by skopeo 1.18 ----------------------------
 # One image on a mirror (the source holds nothing), under a name per case,
@@ -1241,8 +1256,9 @@ sig_case() {
         --probe --registries-d "$sd/registries.d" --cert-dir "$WORK/certs" --authfile "$WORK/no-auth.json" \
         -o json 2>"$sd/$pname.$2.err") && code=0 || code=$?
     printf '%s' "$json" >"$sd/$pname.$2.json"
-    tool=$(field "$json" "(c['servedBy'] or '-') + ' ' + json.dumps(c.get('signatureProbe'))" 2>&1) || tool="(no JSON: $(tail -1 "$sd/$pname.$2.err"))"
-    verification=$(field "$json" "(c.get('signatureProbe') or {}).get('verification', '-')" 2>/dev/null) || verification=?
+    tool=$(field "$json" "(c['servedBy'] or '-') + ' ' + json.dumps(c.get('signatureProbe'))")
+    [ -n "$json" ] || tool="(no JSON: $(tail -1 "$sd/$pname.$2.err"))"
+    verification=$(field "$json" "(c.get('signatureProbe') or {}).get('verification', '-')")
     [ "$skopeo" = allowed ] && why="the pull is allowed"
     case "$keymode/$skopeo/$code/$verification" in
     data/allowed/0/verified | data/refused/1/rejected | */refused/1/-)

@@ -481,12 +481,13 @@ pub enum Command {
 
 const UPGRADE_EXAMPLES: &str = "\
 Examples:
-  # Will the update to 4.21.3 (an update the cluster offers) pull through the mirrors?
+  # Will the update the cluster offers to 4.21.3 pull through its mirrors?
   kubectl mirrorpolicy upgrade-check --to 4.21.3
 
-  # A payload by digest, with the cluster objects of a must-gather (registries probed from here)
+  # A payload by digest, with a must-gather's cluster objects (the registries
+  # are probed from this machine)
   kubectl mirrorpolicy upgrade-check -f must-gather/ \\
-      --to-image quay.io/openshift-release-dev/ocp-release@sha256:<64 hex digits>
+      --to-image quay.io/openshift-release-dev/ocp-release@sha256:<digest>
 
   # Every image, not only the failing ones; or as JSON for scripts
   kubectl mirrorpolicy upgrade-check --to 4.21.3 -o wide
@@ -592,18 +593,19 @@ impl UpgradeFormat {
 
 const OPERATOR_EXAMPLES: &str = "\
 Examples:
-  # The Subscriptions of the current namespace, or of every namespace, in the live cluster
+  # The Subscriptions of the current namespace, or of every namespace, live
   kubectl mirrorpolicy operator-check
   kubectl mirrorpolicy operator-check -A
 
-  # Every Subscription of a must-gather, its catalog read through the mirrors it names
+  # Every Subscription of a must-gather, its catalog read through its mirrors
   kubectl mirrorpolicy operator-check -f must-gather/
 
-  # One Subscription, with oc-mirror's cluster resources as the mirror configuration
+  # One Subscription, with oc-mirror's cluster resources as the mirror setup
   kubectl mirrorpolicy operator-check etcd -n operators \\
       -f subscriptions.yaml -f working-dir/cluster-resources/
 
-  # Before disconnecting: every image served by a mirror, the parsed catalog kept between runs
+  # Before disconnecting: every image served by a mirror, the parsed catalog
+  # kept between runs
   kubectl mirrorpolicy operator-check -A --require-mirror \\
       --cache-dir ~/.cache/mirrorpolicy
 
@@ -724,11 +726,12 @@ Examples:
       --node-concurrency 20 --dest-dir node-files/
 
   # What one node holds, then compare it with the cluster's objects offline
-  kubectl mirrorpolicy collect-node-files --node worker-2 --dest-dir node-files/
+  kubectl mirrorpolicy collect-node-files --node worker-2 \\
+      --dest-dir node-files/
   ls node-files/worker-2/etc/containers/registries.conf.d
 
 RBAC: get,list nodes; get,list pods and create,get pods/exec in namespace
-openshift-machine-config-operator (an admin-level right: it is root on the node).
+openshift-machine-config-operator (an admin-level right: root on the node).
 Nothing is written on the nodes and no pod is created.";
 
 /// How node files are read live: through each node's machine-config-daemon

@@ -7,7 +7,6 @@ use comfy_table::{Attribute, Cell, Color};
 use super::many::ByContext;
 use super::table::{Layout, TableParts, TextTable};
 use mirrorpolicy::audit::{AuditedImage, Class, Level, OperatorUpdate, Report};
-use mirrorpolicy::olm::check::CheckedKind;
 use mirrorpolicy::upgrade::Readiness;
 
 /// Writes the images worst first, then a line of counts per class; `wide`
@@ -70,10 +69,7 @@ fn update_row(u: &OperatorUpdate, wide: bool) -> Vec<Cell> {
         Readiness::Ready => readiness.fg(Color::Green),
     };
     let mut cells = vec![
-        Cell::new(match u.kind {
-            CheckedKind::ClusterExtension => format!("clusterextension/{}", u.subscription),
-            CheckedKind::Subscription => format!("{}/{}", u.namespace, u.subscription),
-        }),
+        Cell::new(super::operator_name(u.kind, &u.namespace, &u.subscription)),
         Cell::new(u.installed_csv.as_deref().unwrap_or("-")),
         Cell::new(u.next_csv.as_deref().unwrap_or("-")),
         readiness,

@@ -19,7 +19,20 @@ pub mod upgrade;
 
 use std::io::{self, Write};
 
+use mirrorpolicy::olm::check::CheckedKind;
 use serde::Serialize;
+
+/// An operator check's name as a user passes it to `operator-check`:
+/// `clusterextension/NAME` for an OLM v1 ClusterExtension, `NAMESPACE/NAME`
+/// for a Subscription (its name alone when no namespace is known, as for
+/// `--package`). The one spelling of every table and summary line.
+pub fn operator_name(kind: CheckedKind, namespace: &str, name: &str) -> String {
+    match kind {
+        CheckedKind::ClusterExtension => format!("clusterextension/{name}"),
+        CheckedKind::Subscription if namespace.is_empty() => name.to_string(),
+        CheckedKind::Subscription => format!("{namespace}/{name}"),
+    }
+}
 
 /// `{"apiVersion": "v1", "items": [...], "kind": "List", "metadata":
 /// {"resourceVersion": ""}}`, in that order: the shape `kubectl get -o json`

@@ -40,13 +40,7 @@ pub fn write_summary(
 ) -> io::Result<()> {
     let count = |r: Readiness| checks.iter().filter(|c| c.readiness == r).count();
     for c in checks {
-        let name = if c.kind == CheckedKind::ClusterExtension {
-            format!("clusterextension/{}", c.name)
-        } else if c.namespace.is_empty() {
-            c.name.clone()
-        } else {
-            format!("{}/{}", c.namespace, c.name)
-        };
+        let name = super::operator_name(c.kind, &c.namespace, &c.name);
         let failing = c
             .hops
             .iter()
@@ -108,11 +102,7 @@ fn write_one(
 
 /// The Subscription, its catalog, what is installed, the head and the verdict.
 fn write_header(out: &mut dyn Write, c: &SubscriptionCheck) -> io::Result<()> {
-    let name = if c.namespace.is_empty() {
-        c.name.clone()
-    } else {
-        format!("{}/{}", c.namespace, c.name)
-    };
+    let name = super::operator_name(c.kind, &c.namespace, &c.name);
     let source = match &c.extension {
         Some(ext) => {
             write_extension(out, c, ext)?;

@@ -3,7 +3,7 @@
 //! render a pool as the MCO does.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
@@ -87,7 +87,6 @@ fn read_selected(
         None => load_paths_with(paths, std::io::stdin().lock(), workloads, false),
     };
     let mut inputs = read.map_err(|e| Failure::input(e.to_string()))?;
-    inputs.oc_mirror_resources = paths.iter().all(|p| is_oc_mirror_resources(p));
     let strict = strict.is_some();
     for w in &inputs.warnings {
         settings.warn(w);
@@ -677,9 +676,10 @@ pub fn load_for_pool(
     Ok(inputs)
 }
 
-/// Prints what the MCO only logs. For oc-mirror's cluster-resources,
-/// which never hold a ClusterVersion or an Image config, the render's
-/// defaults for both are said in one line instead of a warning each.
+/// Prints what the MCO only logs. When the inputs contain oc-mirror's
+/// cluster-resources, which never hold a ClusterVersion or an Image config,
+/// and nothing else gave either, the render's defaults for both are said in
+/// one line instead of a warning each.
 pub fn print_warnings(settings: &Settings, inputs: &Inputs, rendered: &Rendered) {
     let oc_mirror =
         inputs.oc_mirror_resources && inputs.cluster_version.is_none() && inputs.image.is_none();
@@ -701,29 +701,4 @@ pub fn print_warnings(settings: &Settings, inputs: &Inputs, rendered: &Rendered)
              add `oc get clusterversion version -o yaml` and `oc get image.config.openshift.io cluster -o yaml` with -f"
         ));
     }
-}
-
-/// The files oc-mirror v2 names in `working-dir/cluster-resources/`
-/// (`idms-oc-mirror.yaml`, `itms-oc-mirror.yaml`), by which that folder is
-/// known.
-const OC_MIRROR_SETS: [&str; 2] = ["idms-oc-mirror.yaml", "itms-oc-mirror.yaml"];
-
-/// Whether `path` is oc-mirror's cluster-resources folder or a file in it
-/// (never standard input, `-`).
-fn is_oc_mirror_resources(path: &Path) -> bool {
-    if path.as_os_str() == "-" {
-        return false;
-    }
-    let folder = if path.is_dir() {
-        Some(path)
-    } else {
-        path.parent().map(|p| {
-            if p.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                p
-            }
-        })
-    };
-    folder.is_some_and(|f| OC_MIRROR_SETS.iter().any(|n| f.join(n).is_file()))
 }

@@ -65,8 +65,43 @@ fn cluster_resources_say_the_missing_objects_once() {
     }
 }
 
-/// With another input beside them (here a ClusterVersion), the input is
-/// not oc-mirror's alone: what is missing is said as for any input.
+/// Beside other inputs that give no ClusterVersion or Image config (more
+/// mirror sets, standard input), the cluster-resources are still what
+/// lacks them: said once, as for the folder alone.
+#[test]
+fn cluster_resources_beside_other_mirror_sets_say_it_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let extra = dir.path().join("extra-idms.yaml");
+    std::fs::write(
+        &extra,
+        "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: extra\nspec:\n  imageDigestMirrors:\n  - source: quay.io/extra\n    mirrors: [mirror.example.com/extra]\n",
+    )
+    .expect("write");
+    let extra = extra.display().to_string();
+    let idms = format!("{RESOURCES}/idms-oc-mirror.yaml");
+    for args in [
+        vec!["list", "-f", RESOURCES, "-f", &extra],
+        vec!["list", "-f", &extra, "-f", &idms],
+        // The folder that holds cluster-resources (oc-mirror's working-dir).
+        vec!["list", "-f", "tests/fixtures/oc-mirror"],
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert_eq!(err, SAID_ONCE, "{args:?}");
+        if args.contains(&extra.as_str()) {
+            assert!(out.contains("quay.io/extra"), "{args:?}: {out}");
+        }
+    }
+    let out = plugin()
+        .args(["list", "-f", RESOURCES, "-f", "-"])
+        .write_stdin(std::fs::read_to_string(dir.path().join("extra-idms.yaml")).expect("read"))
+        .output()
+        .expect("runs");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), SAID_ONCE);
+}
+
+/// With a ClusterVersion or an Image config beside them, only what is
+/// still missing is said, as for any input.
 #[test]
 fn cluster_resources_with_other_files_warn_as_any_input() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -479,7 +479,7 @@ fn issue_38_a_missing_hop_bundle_and_a_tag_only_related_image() {
     );
     let steps = json["nextSteps"].as_array().unwrap();
     let copy = format!(
-        "skopeo copy --all docker://{bundle_2} docker://{}/etcd/etcd-bundle@{}",
+        "skopeo copy --all --preserve-digests docker://{bundle_2} docker://{}/etcd/etcd-bundle@{}",
         s.host,
         bundle_digest("etcd.v0.9.2")
     );

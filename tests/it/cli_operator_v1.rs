@@ -111,7 +111,7 @@ fn issue_38_olm_v1_a_missing_bundle_on_the_path() {
             .as_str()
             .unwrap()
             .starts_with(&format!(
-                "skopeo copy --all docker://{bundle} docker://{}/etcd/",
+                "skopeo copy --all --preserve-digests docker://{bundle} docker://{}/etcd/",
                 s.host
             )),
         "{json}"

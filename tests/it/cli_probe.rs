@@ -1228,7 +1228,7 @@ fn issue_16_audit_probe_classes_missing_and_unsigned_on_mirror() {
     // Issue 36: CRI-O's words, the cause, then the fix.
     for want in [
         "probe: CRI-O's error: `initializing source docker://",
-        "manifest unknown`: no source serves it, the pull fails; fix: copy the image to the mirror CRI-O tries first (oc-mirror, or `skopeo copy --all docker://",
+        "manifest unknown`: no source serves it, the pull fails; fix: copy the image to the mirror CRI-O tries first (oc-mirror, or `skopeo copy --all --preserve-digests docker://",
         "probe: CRI-O's error: `Source image rejected: A signature was required, but no signature exists`: served by ",
         "the policy requires, the pull fails; fix: copy its sigstore signature to ",
     ] {

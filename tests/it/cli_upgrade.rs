@@ -317,7 +317,7 @@ fn a_component_missing_on_the_mirror_is_not_ready_with_the_copy_line() {
     assert_eq!(
         step["commands"][0],
         format!(
-            "skopeo copy --all docker://{SOURCE_COMPONENTS}@{digest} docker://{}/{COMPONENT_REPO}@{digest}",
+            "skopeo copy --all --preserve-digests docker://{SOURCE_COMPONENTS}@{digest} docker://{}/{COMPONENT_REPO}@{digest}",
             reg.host()
         )
     );
@@ -1803,7 +1803,7 @@ fn issue_37_oc_mirror_idms_missing_on_the_mirror_with_the_source_unreachable() {
     assert_eq!(step["outcome"], "missing");
     assert_eq!(
         step["commands"][0],
-        format!("skopeo copy --all docker://{source} docker://{on_mirror}")
+        format!("skopeo copy --all --preserve-digests docker://{source} docker://{on_mirror}")
     );
 }
 

@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::explain::{self, Config, ExplainError, Explanation};
+use crate::objects::image::EDIT_IMAGE_CONFIG;
 pub use crate::objects::workload::{
     workload_from, workload_kind, ImagesAt, Workload, WorkloadKind, WORKLOAD_KINDS,
 };
@@ -825,7 +826,7 @@ fn blocked_fix(c: &crate::explain::Candidate) -> String {
         }
         None => format!(
             "mirror it and add an ImageDigestMirrorSet (an ImageTagMirrorSet for a tag) for its repository, \
-             or unblock its registry in spec.registrySources.blockedRegistries ({EDIT_IMAGE})"
+             or unblock its registry in spec.registrySources.blockedRegistries ({EDIT_IMAGE_CONFIG})"
         ),
     }
 }
@@ -838,9 +839,6 @@ fn tag_fix(c: &crate::explain::Candidate) -> String {
         None => "pin a digest (or add an ImageTagMirrorSet)".to_string(),
     }
 }
-
-/// Where a user edits the Image config's registry lists.
-const EDIT_IMAGE: &str = "oc edit image.config.openshift.io cluster";
 
 /// The detail of a pull policy.json rejects: CRI-O's words (for a
 /// `reject` requirement), the scope, and the list to change.
@@ -861,7 +859,7 @@ fn not_allowed(c: &crate::explain::Candidate) -> String {
         false => c.policy_rejection_words(),
     };
     format!(
-        "{words}policy.json rejects it (scope {scope}), as the MCO writes it from the Image config's allowed/blocked registries; fix: {fix} ({EDIT_IMAGE})"
+        "{words}policy.json rejects it (scope {scope}), as the MCO writes it from the Image config's allowed/blocked registries; fix: {fix} ({EDIT_IMAGE_CONFIG})"
     )
 }
 

@@ -15,6 +15,7 @@
 use serde::Serialize;
 
 use crate::admission::{mirror_set_refusals, release_answering_with_check, Refusal};
+use crate::objects::image::EDIT_IMAGE_CONFIG;
 use crate::objects::{ImageContentSourcePolicy, Inputs};
 use crate::origin::Origin;
 use crate::policy::{policy_namespaces, scope_covers};
@@ -81,10 +82,9 @@ fn mco(finding: McoFinding) -> Finding {
 
 /// How to edit the objects so the MCO accepts them.
 fn mco_fix(finding: &McoFinding) -> String {
-    const EDIT: &str = "oc edit image.config.openshift.io cluster";
     let list_entry = |list: &str, entry: &str| {
         format!(
-            "correct or remove \"{entry}\" in spec.registrySources.{list} ({EDIT}): a host, host:port, \
+            "correct or remove \"{entry}\" in spec.registrySources.{list} ({EDIT_IMAGE_CONFIG}): a host, host:port, \
              a repository under one, or *.domain"
         )
     };
@@ -94,7 +94,7 @@ fn mco_fix(finding: &McoFinding) -> String {
         McoFinding::InvalidBlocked(s) => list_entry("blockedRegistries", s),
         McoFinding::InvalidAllowed(s) => list_entry("allowedRegistries", s),
         McoFinding::AllowedAndBlocked => format!(
-            "keep only one of spec.registrySources.allowedRegistries and blockedRegistries ({EDIT})"
+            "keep only one of spec.registrySources.allowedRegistries and blockedRegistries ({EDIT_IMAGE_CONFIG})"
         ),
         McoFinding::InvalidSource { scope, .. } => format!("write the source \"{scope}\" as {pattern}"),
         McoFinding::InvalidMirror { mirror, .. } => {
@@ -401,13 +401,13 @@ fn render_findings(rendered: &Result<Rendered, RenderError>, found_errors: bool)
 /// configuration (none for the refusals reported with their own fix).
 fn render_fix(w: &RenderWarning) -> Option<String> {
     Some(match w {
-        RenderWarning::PayloadBlocked { .. } => "remove them from spec.registrySources.blockedRegistries \
-             (oc edit image.config.openshift.io cluster), or block narrower repositories that leave the \
-             release payload's out"
-            .to_string(),
-        RenderWarning::PayloadCheckFailed { .. } => "correct the spec.registrySources entry the reason names \
-             (oc edit image.config.openshift.io cluster)"
-            .to_string(),
+        RenderWarning::PayloadBlocked { .. } => format!(
+            "remove them from spec.registrySources.blockedRegistries ({EDIT_IMAGE_CONFIG}), or block \
+             narrower repositories that leave the release payload's out"
+        ),
+        RenderWarning::PayloadCheckFailed { .. } => format!(
+            "correct the spec.registrySources entry the reason names ({EDIT_IMAGE_CONFIG})"
+        ),
         RenderWarning::NotReadByRelease { since, .. } => {
             format!("remove them, or update the cluster to OpenShift 4.{since} or later first")
         }
@@ -465,9 +465,6 @@ fn hostless_source_warnings(inputs: &Inputs) -> Vec<Finding> {
         })
         .collect()
 }
-
-/// Where a user edits the Image config's registry lists.
-const EDIT_IMAGE: &str = "oc edit image.config.openshift.io cluster";
 
 /// CRI-O's error for an image policy.json's `reject` refuses
 /// (containers/image copy/single.go and signature/policy_eval_simple.go).
@@ -533,7 +530,7 @@ fn allowed_registries_warnings(inputs: &Inputs, rendered: Option<&Rendered>) -> 
             false => ", even one a mirror serves (policy.json judges the reference as written, not the mirror that serves it)",
         };
         out.push(warning(origin.as_ref(), format!(
-            "spec.registrySources.allowedRegistries leaves out {}, which the platform pulls from and the MCO does not add: policy.json rejects every image there{mirrored}, and CRI-O fails each pull with `{}`; fix: add {} to spec.registrySources.allowedRegistries ({EDIT_IMAGE})",
+            "spec.registrySources.allowedRegistries leaves out {}, which the platform pulls from and the MCO does not add: policy.json rejects every image there{mirrored}, and CRI-O fails each pull with `{}`; fix: add {} to spec.registrySources.allowedRegistries ({EDIT_IMAGE_CONFIG})",
             left_out.join(" and "),
             rejected_words("HOST/REPOSITORY:TAG"),
             left_out_hosts.join(" and ")
@@ -590,8 +587,9 @@ fn payload_warning(
         true => release.familiar_string(),
         false => format!("{}@sha256:...", release.name()),
     };
-    let fix =
-        format!("; fix: add {parent} to spec.registrySources.allowedRegistries ({EDIT_IMAGE})");
+    let fix = format!(
+        "; fix: add {parent} to spec.registrySources.allowedRegistries ({EDIT_IMAGE_CONFIG})"
+    );
     if !admitted(&release) {
         return Some(format!(
             "spec.registrySources.allowedRegistries does not admit the release payload {repo} ({whence}): CRI-O fails every later pull of a payload image (a new node, an update, an image pruned from a node) with `{}`, as policy.json rejects every registry the list leaves out and the MCO adds nothing for the payload{}{fix}",

@@ -65,6 +65,12 @@ pub struct SourceProbe {
     /// pull resolves to (not in `explain`'s JSON contract).
     #[serde(skip)]
     pub digest: Option<String>,
+    /// The endpoint answered the HTTPS request in plain HTTP (Go's `http:
+    /// server gave HTTP response to HTTPS client`, a `tlsError`): a registry
+    /// CRI-O reaches only when it is marked insecure (not in the JSON
+    /// contract; see [`crate::verdict::fix`]).
+    #[serde(skip)]
+    pub plain_http: bool,
 }
 
 impl SourceProbe {
@@ -77,6 +83,7 @@ impl SourceProbe {
             anonymous: false,
             words: None,
             digest: None,
+            plain_http: false,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! by it.
 
 use crate::explain::{Candidate, Explanation};
+use crate::objects::image::EDIT_IMAGE_CONFIG;
 use crate::probe_result::{Outcome, SourceProbe, Verification};
 use crate::reference::Reference;
 
@@ -123,15 +124,15 @@ pub fn fix(v: &Verdict, c: &Candidate) -> Option<String> {
             .split_once('@')
             .map_or(c.reference.as_str(), |(r, _)| r);
         Some(format!(
-            "`skopeo copy --all docker://{repo}:{tag} docker://{}`",
-            sig.reference
+            "`{}`",
+            skopeo_copy(&format!("{repo}:{tag}"), &sig.reference)
         ))
     };
     match v {
         Verdict::Missing => Some(missing_fix(c)),
         Verdict::DigestMismatch(by) => Some(format!(
-            "copy the image again preserving digests: `skopeo copy --all --preserve-digests docker://{} docker://{by}`",
-            c.reference
+            "copy the image again preserving digests: `{}`",
+            skopeo_copy(&c.reference, by)
         )),
         Verdict::Unsigned(by) => Some(match signature_copy() {
             Some(cmd) => format!("copy its sigstore signature to {by} beside it (oc-mirror v2 mirrors them): {cmd}"),
@@ -182,8 +183,8 @@ fn missing_fix(c: &Candidate) -> String {
             _ => "the first mirror that answered not found",
         };
         return format!(
-            "copy the image to {which} (oc-mirror, or `skopeo copy --all docker://{} docker://{}`)",
-            c.reference, mirrors[i].0.reference
+            "copy the image to {which} (oc-mirror, or `{}`)",
+            skopeo_copy(&c.reference, &mirrors[i].0.reference)
         );
     }
     let host = |r: &str| {
@@ -197,8 +198,15 @@ fn missing_fix(c: &Candidate) -> String {
                 "give the cluster's pull secret (openshift-config/pull-secret) credentials {} accepts",
                 host(&s.reference)
             ),
+            // Only a registry that answers HTTPS in plain HTTP is one
+            // `insecureRegistries` makes CRI-O reach (over HTTP); any other
+            // TLS failure is one of trust.
+            Outcome::TlsError if p.plain_http => format!(
+                "list {} in the Image config's spec.registrySources.insecureRegistries ({EDIT_IMAGE_CONFIG}), or serve TLS there",
+                host(&s.reference)
+            ),
             Outcome::TlsError => format!(
-                "trust {}'s CA: a ConfigMap in openshift-config with its key, named by the Image config's spec.additionalTrustedCA; or, for a registry that serves plain HTTP, list it in spec.registrySources.insecureRegistries",
+                "trust {}'s CA: a ConfigMap in openshift-config with its key, named by the Image config's spec.additionalTrustedCA ({EDIT_IMAGE_CONFIG})",
                 host(&s.reference)
             ),
             Outcome::Unreachable => format!(
@@ -212,6 +220,20 @@ fn missing_fix(c: &Candidate) -> String {
         },
         None => "correct the reference".to_string(),
     }
+}
+
+/// The `skopeo copy` line that copies `from` to `to`, every architecture of
+/// it. A digest-pinned image is copied with `--preserve-digests`: skopeo then
+/// refuses any change to the manifest (a conversion, a recompression) that
+/// would give it another digest, instead of pushing an image no pull by
+/// that digest finds.
+pub fn skopeo_copy(from: &str, to: &str) -> String {
+    let preserve = if from.contains('@') {
+        " --preserve-digests"
+    } else {
+        ""
+    };
+    format!("skopeo copy --all{preserve} docker://{from} docker://{to}")
 }
 
 /// The detail of a served source whose signatures are not looked up.
@@ -323,11 +345,11 @@ mod tests {
         for (answers, want) in [
             (
                 &[(Mirror, NotFound), (Source, NotFound)][..],
-                "copy the image to the mirror CRI-O tries first (oc-mirror, or `skopeo copy --all docker://registry.example.com/apps/web@sha256:",
+                "copy the image to the mirror CRI-O tries first (oc-mirror, or `skopeo copy --all --preserve-digests docker://registry.example.com/apps/web@sha256:",
             ),
             (
                 &[(Mirror, Unauthorized), (Mirror, NotFound), (Source, Unreachable)],
-                "copy the image to the first mirror that answered not found (oc-mirror, or `skopeo copy --all docker://registry.example.com/apps/web@sha256:1f2a4b6c8d0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e docker://m2.example.com/",
+                "copy the image to the first mirror that answered not found (oc-mirror, or `skopeo copy --all --preserve-digests docker://registry.example.com/apps/web@sha256:1f2a4b6c8d0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e docker://m2.example.com/",
             ),
             (
                 &[(Mirror, Unauthorized), (Source, NotFound)],
@@ -349,11 +371,52 @@ mod tests {
             let got = fix(&Verdict::Missing, &candidate(answers)).unwrap();
             assert!(got.starts_with(want), "{answers:?}: {got}");
         }
+        // A TLS error is one of trust; `insecureRegistries` is named only
+        // for a registry that answered HTTPS in plain HTTP.
+        let tls = fix(
+            &Verdict::Missing,
+            &candidate(&[(Role::Mirror, Outcome::TlsError)]),
+        )
+        .unwrap();
+        assert!(!tls.contains("insecureRegistries"), "{tls}");
+        let mut plain = candidate(&[(Role::Mirror, Outcome::TlsError)]);
+        if let Some(p) = plain.sources[0].probe.as_mut() {
+            p.plain_http = true;
+        }
+        assert_eq!(
+            fix(&Verdict::Missing, &plain).unwrap(),
+            "list m1.example.com in the Image config's spec.registrySources.insecureRegistries (oc edit image.config.openshift.io cluster), or serve TLS there"
+        );
         let served = candidate(&[(Role::Source, Outcome::Served)]);
         assert_eq!(fix(&Verdict::Served(IMAGE.to_string()), &served), None);
         assert_eq!(
             crio_words(&Verdict::DigestMismatch(IMAGE.to_string()), &served).as_deref(),
             Some("Manifest does not match provided manifest digest sha256:1f2a4b6c8d0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e")
         );
+    }
+
+    /// A copy of an image pinned by digest preserves it; a copy by tag (a
+    /// `.sig` attachment) has no digest to keep.
+    #[test]
+    fn skopeo_copy_preserves_the_digest_it_is_pinned_to() {
+        for (from, to, want) in [
+            (
+                "quay.io/a/b@sha256:00",
+                "m.io/a/b@sha256:00",
+                "skopeo copy --all --preserve-digests docker://quay.io/a/b@sha256:00 docker://m.io/a/b@sha256:00",
+            ),
+            (
+                "quay.io/a/b:sha256-00.sig",
+                "m.io/a/b:sha256-00.sig",
+                "skopeo copy --all docker://quay.io/a/b:sha256-00.sig docker://m.io/a/b:sha256-00.sig",
+            ),
+            (
+                "quay.io/a/b:v1",
+                "m.io/a/b:v1",
+                "skopeo copy --all docker://quay.io/a/b:v1 docker://m.io/a/b:v1",
+            ),
+        ] {
+            assert_eq!(skopeo_copy(from, to), want, "{from}");
+        }
     }
 }

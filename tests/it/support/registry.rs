@@ -116,8 +116,25 @@ pub struct Builder {
 
 /// The sha256 digest of a manifest body.
 pub fn digest_of(body: &str) -> String {
-    let d = ring::digest::digest(&ring::digest::SHA256, body.as_bytes());
-    let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    sha256_digest([body.as_bytes()])
+}
+
+/// The sha256 digest of a blob.
+pub fn digest_of_bytes(body: &[u8]) -> String {
+    sha256_digest([body])
+}
+
+/// `sha256:<hex>` of `pieces` one after another: the one place the fake
+/// registry's digests are computed.
+fn sha256_digest<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> String {
+    let mut hash = ring::digest::Context::new(&ring::digest::SHA256);
+    pieces.into_iter().for_each(|p| hash.update(p));
+    let hex: String = hash
+        .finish()
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     format!("sha256:{hex}")
 }
 
@@ -207,9 +224,7 @@ impl Builder {
 
     /// Stores a blob under its digest; returns the digest.
     pub fn blob(&mut self, repo: &str, body: &[u8]) -> String {
-        let d = ring::digest::digest(&ring::digest::SHA256, body);
-        let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
-        let digest = format!("sha256:{hex}");
+        let digest = digest_of_bytes(body);
         let r = self.state.repos.entry(repo.to_string()).or_default();
         r.blobs.insert(digest.clone(), body.to_vec());
         digest
@@ -248,15 +263,7 @@ impl Builder {
             pieces.push(zeros.slice(..pad));
         }
         pieces.push(header(last.0, last.1));
-        let mut hash = ring::digest::Context::new(&ring::digest::SHA256);
-        pieces.iter().for_each(|p| hash.update(p));
-        let hex: String = hash
-            .finish()
-            .as_ref()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        let digest = format!("sha256:{hex}");
+        let digest = sha256_digest(pieces.iter().map(|p| &p[..]));
         let size = pieces.iter().map(|p| p.len() as u64).sum();
         let r = self.state.repos.entry(repo.to_string()).or_default();
         r.pieces.insert(digest.clone(), pieces);

@@ -10,6 +10,10 @@ use super::validate::{explain_scope_mismatch, is_valid_source, Errors};
 use super::{null_default, ConfigMapName, FieldError, ObjectMeta};
 use crate::origin::Origin;
 
+/// The command that edits the Image config: every fix that changes its
+/// `spec.registrySources` names it in these words.
+pub const EDIT_IMAGE_CONFIG: &str = "oc edit image.config.openshift.io cluster";
+
 /// `Image` (config.openshift.io/v1). Only the object named `cluster` is read
 /// by the MCO.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

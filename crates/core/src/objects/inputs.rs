@@ -51,11 +51,12 @@ pub struct Inputs {
     /// The install-config.yaml documents read (`InstallConfig/<name>`),
     /// whose mirror objects are among the lists above.
     pub install_configs: Vec<Origin>,
-    /// Whether everything was read from oc-mirror's
-    /// `working-dir/cluster-resources/` (its folder, or files in it), which
-    /// never holds a ClusterVersion or an Image config: the render's
-    /// defaults for them are said once, in those terms. Set by the reader,
-    /// which knows the paths.
+    /// Whether the inputs contain oc-mirror's
+    /// `working-dir/cluster-resources/` folder (the folder, a folder
+    /// holding it, or one of its files), which never holds a ClusterVersion
+    /// or an Image config: when the inputs hold neither, the render's
+    /// defaults for them are said once, in those terms. Set by the file
+    /// reader, which knows the paths; false for the live cluster.
     pub oc_mirror_resources: bool,
     /// The objects among the lists above that the installer writes from an
     /// install-config.yaml, with where each of their entries was written.

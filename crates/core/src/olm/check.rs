@@ -599,10 +599,7 @@ fn missing_step(kind: CheckedKind, failing: &[&HopImage]) -> Option<NextStep> {
             if !pullers.contains(&p) {
                 pullers.push(p);
             }
-            Some(format!(
-                "skopeo copy --all docker://{} docker://{to}",
-                c.reference
-            ))
+            Some(crate::verdict::skopeo_copy(&c.reference, to))
         })
         .collect();
     if copies.is_empty() {

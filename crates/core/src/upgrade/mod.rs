@@ -765,7 +765,7 @@ fn step_for(outcome: ImageOutcome, images: &[&ImageCheck]) -> NextStep {
         images
             .iter()
             .filter_map(|i| suffix(i))
-            .map(|(from, to)| format!("skopeo copy --all docker://{from} docker://{to}"))
+            .map(|(from, to)| crate::verdict::skopeo_copy(&from, &to))
             .collect()
     };
     let (step, commands) = match outcome {

@@ -68,6 +68,9 @@ pub struct Attempt {
     /// probe's notes, where the probe words it exactly (see
     /// [`SourceProbe::words`](crate::probe::SourceProbe)).
     pub words: Option<String>,
+    /// The endpoint answered the HTTPS request in plain HTTP (see
+    /// [`SourceProbe::plain_http`](crate::probe::SourceProbe)).
+    pub plain_http: bool,
 }
 
 impl Attempt {
@@ -79,6 +82,7 @@ impl Attempt {
             manifest: None,
             anonymous: false,
             words: None,
+            plain_http: false,
         }
     }
 
@@ -698,6 +702,7 @@ async fn manifest_answer(
             manifest: Some(body),
             anonymous: false,
             words: None,
+            plain_http: false,
         },
         Err(BodyError::NoAnswer) => {
             body_timed_out(http, status, &format!("reading manifest {tag_or_digest}"))
@@ -871,7 +876,10 @@ async fn ping_once(
             let detail = format!("{said}{detail}");
             return Err(if plain_http {
                 let words = format!("{said}{GO_PLAIN_HTTP}");
-                Attempt::failed_in_words(outcome, None, detail, words)
+                Attempt {
+                    plain_http: true,
+                    ..Attempt::failed_in_words(outcome, None, detail, words)
+                }
             } else {
                 Attempt::failed(outcome, None, detail)
             });

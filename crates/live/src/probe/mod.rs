@@ -206,6 +206,7 @@ async fn probe_source(
         anonymous: attempt.anonymous,
         words: attempt.words.clone(),
         digest: None,
+        plain_http: attempt.plain_http,
     };
     let seconds = ctx.prober.answer_timeout().as_secs();
     match attempt.outcome {
@@ -325,6 +326,7 @@ pub async fn probe_tag_fixes(ctx: &ProbeContext, item: &mut Explanation) {
                             anonymous: a.anonymous,
                             words: a.words,
                             digest: None,
+                            plain_http: a.plain_http,
                         }
                     }
                     Err(e) => SourceProbe::not_contacted(

@@ -64,6 +64,34 @@ enum Job {
     Warn(String),
 }
 
+/// The files oc-mirror v2 names in `working-dir/cluster-resources/`
+/// (`idms-oc-mirror.yaml`, `itms-oc-mirror.yaml`), by which that folder is
+/// known.
+const OC_MIRROR_SETS: [&str; 2] = ["idms-oc-mirror.yaml", "itms-oc-mirror.yaml"];
+
+impl Job {
+    /// Whether this input is in oc-mirror's cluster-resources folder: a
+    /// file named on the command line whose folder holds one of
+    /// [`OC_MIRROR_SETS`], or one of them found walking a folder. Never
+    /// standard input.
+    fn in_oc_mirror_resources(&self) -> bool {
+        match self {
+            Job::Named(file) => {
+                let folder = match file.parent() {
+                    Some(p) if p.as_os_str().is_empty() => Path::new("."),
+                    Some(p) => p,
+                    None => return false,
+                };
+                OC_MIRROR_SETS.iter().any(|n| folder.join(n).is_file())
+            }
+            Job::InFolder(file) => file
+                .file_name()
+                .is_some_and(|n| OC_MIRROR_SETS.iter().any(|set| n == *set)),
+            Job::Text(_) | Job::Fail(_) | Job::Warn(_) => false,
+        }
+    }
+}
+
 /// What reading one [`Job`] gave.
 enum Done<'a> {
     Staged(Staged<'a>),
@@ -153,6 +181,7 @@ fn load_unchecked(
             })),
         }
     }
+    let oc_mirror_resources = jobs.iter().any(Job::in_oc_mirror_resources);
     let names: Vec<String> = jobs
         .iter()
         .map(|job| match job {
@@ -161,6 +190,7 @@ fn load_unchecked(
         })
         .collect();
     let mut inputs = Inputs::default();
+    inputs.oc_mirror_resources = oc_mirror_resources;
     for done in run_jobs(jobs, &names, reading) {
         match done? {
             Done::Staged(staged) => apply(staged, &mut inputs),

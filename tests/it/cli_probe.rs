@@ -2342,3 +2342,42 @@ fn issue_36_a_pull_failing_everywhere_says_crio_s_mirrors_also_failed_error() {
     assert_eq!(code, 0, "{json:#}");
     assert!(candidate(&json).get("crioError").is_none(), "{json:#}");
 }
+
+/// The one rule for the copy destination (docs/messages.md): past a mirror
+/// that refuses the credentials, to the first that answered "not found",
+/// and the fix says why the first was passed over (containers/image goes
+/// on past any error of a pull source: docker/docker_image_src.go
+/// `newImageSource`).
+#[test]
+fn the_fix_copies_past_a_refusing_mirror_and_says_why() {
+    let setup = Setup::new();
+    let digest = digest_of(&manifest_body("app v1"));
+    let refusing = Builder::new().basic("alice", "secret").start();
+    let empty = Builder::new().start();
+    let s = Builder::new().start();
+    for (r, n) in [(&refusing, "a"), (&empty, "b"), (&s, "s")] {
+        setup.trust(r, n);
+    }
+    let conf = registries_conf(&s.host(), &[&refusing.host(), &empty.host()], "", "");
+    let image = format!("{}/{REPO}@{digest}", s.host());
+    let out = support::bin()
+        .env_remove("REGISTRY_AUTH_FILE")
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("DOCKER_CONFIG")
+        .env("NO_COLOR", "1")
+        .args(["explain", &image, "--registries-conf"])
+        .arg(setup.write("registries.conf", &conf))
+        .args(["--probe", "--cert-dir"])
+        .arg(&setup.certs)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let want = format!(
+        "fix: copy the image to the first mirror that answered not found (oc-mirror, or `skopeo copy --all --preserve-digests docker://{image} docker://{}/{REPO}@{digest}`); CRI-O goes past {} (refused the credentials) to this mirror: a copy there would not be pulled before that is fixed\n",
+        empty.host(),
+        refusing.host()
+    );
+    assert!(text.contains(&want), "{want}\n---\n{text}");
+}

@@ -1997,3 +1997,60 @@ fn issue_37_to_image_of_a_not_recommended_update_says_oc_refuses_it() {
         "{steps}"
     );
 }
+
+/// The one rule for the copy destination (docs/messages.md): a component
+/// the first mirror refuses (credentials) and the second does not have is
+/// `unauthorized`, and its step copies it to the second mirror, the first
+/// that answered "not found": containers/image goes past the refusal to it
+/// (docker/docker_image_src.go `newImageSource`), so the copy is what the
+/// next pull gets. A copy to the refusing mirror would not be pulled.
+#[test]
+fn the_copy_goes_past_a_refusing_mirror_to_the_first_that_answered_not_found() {
+    let refusing = Builder::new().basic("user", "secret").start();
+    let (reg, rel) = mirror(NAMES, &["etcd"]);
+    let s = Setup::new(&reg);
+    refusing.write_ca(&s.certs, "refusing");
+    let idms = format!(
+        "apiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: two-mirrors}}\nspec:\n  imageDigestMirrors:\n  - source: {SOURCE_RELEASE}\n    mirrors: [{r}/{RELEASE_REPO}, {m}/{RELEASE_REPO}]\n    mirrorSourcePolicy: NeverContactSource\n  - source: {SOURCE_COMPONENTS}\n    mirrors: [{r}/{COMPONENT_REPO}, {m}/{COMPONENT_REPO}]\n    mirrorSourcePolicy: NeverContactSource\n",
+        r = refusing.host(),
+        m = reg.host()
+    );
+    let files = s.objects(&idms);
+    let (code, out, err) =
+        run(s
+            .cmd()
+            .arg("-f")
+            .arg(&files)
+            .args(["--to-image", &payload_spec(&rel), "-o", "json"]));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(image(&json, "cli")["outcome"], "served", "{json:#}");
+    let etcd = image(&json, "etcd");
+    assert_eq!(etcd["outcome"], "unauthorized", "{etcd:#}");
+    assert_eq!(
+        etcd["pullSources"][0]["outcome"], "unauthorized",
+        "{etcd:#}"
+    );
+    assert_eq!(etcd["pullSources"][1]["outcome"], "notFound", "{etcd:#}");
+    let digest = &rel.components[1].1;
+    let step = json["nextSteps"]
+        .as_array()
+        .expect("nextSteps")
+        .iter()
+        .find(|s| s["outcome"] == "unauthorized")
+        .unwrap_or_else(|| panic!("no unauthorized step: {json:#}"));
+    assert!(
+        step["step"].as_str().is_some_and(|t| t.contains(
+            "or copy each image to the first mirror that answered not found: CRI-O goes past a mirror that refuses to the next"
+        )),
+        "{step:#}"
+    );
+    assert_eq!(
+        step["commands"],
+        serde_json::json!([format!(
+            "skopeo copy --all --preserve-digests docker://{SOURCE_COMPONENTS}@{digest} docker://{}/{COMPONENT_REPO}@{digest}",
+            reg.host()
+        )]),
+        "{step:#}"
+    );
+}

@@ -7,6 +7,7 @@ use crate::explain::{Candidate, Explanation};
 use crate::objects::image::EDIT_IMAGE_CONFIG;
 use crate::probe_result::{Outcome, SourceProbe, Verification};
 use crate::reference::Reference;
+use crate::registries::lookup::Role;
 
 /// The verdict of a probed image, for the text output and the audit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,39 +160,28 @@ pub fn fix(v: &Verdict, c: &Candidate) -> Option<String> {
     }
 }
 
-/// What makes a pull no source served work: the image copied to the first
-/// mirror that does not have it; else what the first source that refused
-/// needs.
+/// What makes a pull no source served work: the image copied where
+/// [`copy_target`] says; else what the first source that refused needs.
 fn missing_fix(c: &Candidate) -> String {
-    use crate::registries::lookup::Role;
     let tried: Vec<(&crate::explain::Source, &SourceProbe)> = c
         .sources
         .iter()
         .filter(|s| !s.blocked)
         .filter_map(|s| s.probe.as_ref().map(|p| (s, p)))
         .collect();
-    let mirrors: Vec<_> = tried
+    let answers = tried
         .iter()
-        .filter(|(s, _)| s.role == Role::Mirror)
-        .collect();
-    let absent = mirrors
-        .iter()
-        .position(|(_, p)| p.outcome == Outcome::NotFound);
-    if let Some(i) = absent {
-        let which = match i {
-            0 => "the mirror CRI-O tries first",
-            _ => "the first mirror that answered not found",
+        .map(|(s, p)| (s.reference.as_str(), s.role, p.outcome));
+    if let Some(t) = copy_target(answers) {
+        let cmd = skopeo_copy(&c.reference, t.mirror);
+        return match passed_over(&t) {
+            None => format!("copy the image to the mirror CRI-O tries first (oc-mirror, or `{cmd}`)"),
+            Some(why) => format!(
+                "copy the image to the first mirror that answered not found (oc-mirror, or `{cmd}`); {why}"
+            ),
         };
-        return format!(
-            "copy the image to {which} (oc-mirror, or `{}`)",
-            skopeo_copy(&c.reference, &mirrors[i].0.reference)
-        );
     }
-    let host = |r: &str| {
-        Reference::parse(r)
-            .map(|r| r.domain().to_string())
-            .unwrap_or_else(|_| r.to_string())
-    };
+    let host = host_of;
     match tried.first() {
         Some((s, p)) => match p.outcome {
             Outcome::Unauthorized => format!(
@@ -220,6 +210,81 @@ fn missing_fix(c: &Candidate) -> String {
         },
         None => "correct the reference".to_string(),
     }
+}
+
+/// Where a copy of an image that no source served belongs, and the
+/// mirrors the pull goes past to reach it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CopyTarget<'a> {
+    /// The mirror's pull spec (the rewritten reference).
+    pub mirror: &'a str,
+    /// The mirrors tried before it that failed for another reason than
+    /// "not found", with what they answered.
+    pub passed_over: Vec<(&'a str, Outcome)>,
+}
+
+/// The one rule for where a missing image is copied to, for every command:
+/// the first mirror, in the order CRI-O tries them, that answered "not
+/// found". containers/image tries the pull sources in registries.conf's
+/// order (sysregistriesv2 `PullSourcesFromReference`) and keeps the first
+/// that works, going on past any error (docker/docker_image_src.go
+/// `newImageSource`), so the image copied there is what the next pull
+/// gets. A mirror that failed otherwise (credentials, TLS, no answer) is
+/// not one a copy fixes: it is passed over, and named
+/// ([`passed_over`]). Blocked endpoints are neither. `None` when no mirror
+/// answered "not found" (the fix is then the refusing source's own).
+/// `sources` are each source's pull spec, role and probe outcome, in
+/// CRI-O's order.
+pub fn copy_target<'a>(
+    sources: impl IntoIterator<Item = (&'a str, Role, Outcome)>,
+) -> Option<CopyTarget<'a>> {
+    let mut passed_over = Vec::new();
+    for (reference, role, outcome) in sources {
+        if role != Role::Mirror || outcome == Outcome::Blocked {
+            continue;
+        }
+        if outcome == Outcome::NotFound {
+            return Some(CopyTarget {
+                mirror: reference,
+                passed_over,
+            });
+        }
+        passed_over.push((reference, outcome));
+    }
+    None
+}
+
+/// Why the copy goes past the mirrors CRI-O tries before it, `None` when
+/// there are none: it goes to the mirror CRI-O tries first.
+pub fn passed_over(t: &CopyTarget) -> Option<String> {
+    if t.passed_over.is_empty() {
+        return None;
+    }
+    let said: Vec<String> = t
+        .passed_over
+        .iter()
+        .map(|(r, o)| {
+            let why = match o {
+                Outcome::Unauthorized => "refused the credentials",
+                Outcome::TlsError => "TLS failed",
+                Outcome::Unreachable => "not reached",
+                Outcome::TimedOut => "no answer in time",
+                Outcome::DigestMismatch => "another manifest under the digest",
+                other => other.as_str(),
+            };
+            format!("{} ({why})", host_of(r))
+        })
+        .collect();
+    Some(format!(
+        "CRI-O goes past {} to this mirror: a copy there would not be pulled before that is fixed",
+        said.join(", ")
+    ))
+}
+
+fn host_of(r: &str) -> String {
+    Reference::parse(r)
+        .map(|r| r.domain().to_string())
+        .unwrap_or_else(|_| r.to_string())
 }
 
 /// The `skopeo copy` line that copies `from` to `to`, every architecture of
@@ -393,6 +458,41 @@ mod tests {
             crio_words(&Verdict::DigestMismatch(IMAGE.to_string()), &served).as_deref(),
             Some("Manifest does not match provided manifest digest sha256:1f2a4b6c8d0e2f4a6b8c0d2e5d2c7e9a1b3f4c6d8e0a2b4c6d8e0f1a3b5c7d9e")
         );
+    }
+
+    /// The one copy destination: the first mirror, in CRI-O's order, that
+    /// answered "not found"; blocked endpoints and the source are never it,
+    /// and a mirror that failed otherwise is passed over and named.
+    #[test]
+    fn the_copy_goes_to_the_first_mirror_that_answered_not_found() {
+        use Outcome::*;
+        use Role::{Mirror, Source};
+        type Answers<'a> = &'a [(&'a str, Role, Outcome)];
+        let cases: &[(Answers, Option<&str>, Option<&str>)] = &[
+            (&[("m1.io/a", Mirror, NotFound), ("m2.io/a", Mirror, NotFound)], Some("m1.io/a"), None),
+            (&[("m1.io/a", Mirror, Blocked), ("m2.io/a", Mirror, NotFound)], Some("m2.io/a"), None),
+            (
+                &[("m1.io/a", Mirror, Unauthorized), ("m2.io/a", Mirror, NotFound), ("q.io/a", Source, NotFound)],
+                Some("m2.io/a"),
+                Some("CRI-O goes past m1.io (refused the credentials) to this mirror: a copy there would not be pulled before that is fixed"),
+            ),
+            (
+                &[("m1.io/a", Mirror, TlsError), ("m2.io/a", Mirror, Unreachable), ("m3.io/a", Mirror, NotFound)],
+                Some("m3.io/a"),
+                Some("CRI-O goes past m1.io (TLS failed), m2.io (not reached) to this mirror: a copy there would not be pulled before that is fixed"),
+            ),
+            (&[("m1.io/a", Mirror, Unauthorized), ("q.io/a", Source, NotFound)], None, None),
+            (&[("q.io/a", Source, NotFound)], None, None),
+        ];
+        for (answers, mirror, why) in cases {
+            let got = copy_target(answers.iter().copied());
+            assert_eq!(got.as_ref().map(|t| t.mirror), *mirror, "{answers:?}");
+            assert_eq!(
+                got.as_ref().and_then(passed_over).as_deref(),
+                *why,
+                "{answers:?}"
+            );
+        }
     }
 
     /// A copy of an image pinned by digest preserves it; a copy by tag (a

@@ -450,10 +450,7 @@ fn describe(m: &HopImage) -> String {
 }
 
 fn first_mirror(c: &ImageCheck) -> Option<&str> {
-    c.pull_sources
-        .iter()
-        .find(|s| s.role == Role::Mirror && s.outcome != crate::probe_result::Outcome::Blocked)
-        .map(|s| s.reference.as_str())
+    crate::upgrade::copy_target(c).map(|t| t.mirror)
 }
 
 fn next_steps(sub: &SubscriptionCheck, reason: &str) -> Vec<NextStep> {

@@ -724,12 +724,30 @@ pub fn report(target: Target, images: Vec<ImageCheck>) -> Report {
     }
 }
 
-/// The first mirror CRI-O would try for an image: where a copy belongs.
-fn first_mirror(i: &ImageCheck) -> Option<&str> {
-    i.pull_sources
-        .iter()
-        .find(|s| s.role == Role::Mirror && s.outcome != Outcome::Blocked)
-        .map(|s| s.reference.as_str())
+/// Where a copy of an image no source served belongs
+/// ([`crate::verdict::copy_target`]): the first mirror that answered "not
+/// found".
+pub fn copy_target(i: &ImageCheck) -> Option<crate::verdict::CopyTarget<'_>> {
+    crate::verdict::copy_target(
+        i.pull_sources
+            .iter()
+            .map(|s| (s.reference.as_str(), s.role, s.outcome)),
+    )
+}
+
+/// The image and where a copy of it belongs ([`copy_target`]).
+fn copy_to(i: &ImageCheck) -> Option<(String, String)> {
+    let to = copy_target(i)?.mirror.to_string();
+    Some((i.reference.clone(), to))
+}
+
+/// The step of a refusal, and with `copies` (the images a mirror answered
+/// "not found" for), the copy that makes the pull work past the refusal.
+fn or_copy(step: &str, copies: Vec<String>) -> (String, Vec<String>) {
+    if copies.is_empty() {
+        return (step.to_string(), copies);
+    }
+    (format!("{step}; or copy each image to the first mirror that answered not found: CRI-O goes past a mirror that refuses to the next, and a copy where it refused would not be pulled before that is fixed:"), copies)
 }
 
 /// The `.sig` tag of an image at its source, and where it belongs.
@@ -771,7 +789,7 @@ fn step_for(outcome: ImageOutcome, images: &[&ImageCheck]) -> NextStep {
     let (step, commands) = match outcome {
         ImageOutcome::Missing => (
             "mirror the release again with oc-mirror (the target version in the ImageSetConfiguration's mirror.platform.channels), or copy each missing image to the first mirror CRI-O tries:".to_string(),
-            copy(&|i| Some((i.reference.clone(), first_mirror(i)?.to_string()))),
+            copy(&copy_to),
         ),
         ImageOutcome::Unsigned => (
             "mirror the `.sig` tags (sigstore signatures) next to the images on the registry that serves them:".to_string(),
@@ -782,8 +800,8 @@ fn step_for(outcome: ImageOutcome, images: &[&ImageCheck]) -> NextStep {
             copy(&signature_copy),
         ),
         ImageOutcome::Blocked => ("every source of these images is blocked: add a mirror for their repositories (ImageDigestMirrorSet) or unblock one (Image config registrySources.blockedRegistries)".to_string(), Vec::new()),
-        ImageOutcome::Unauthorized => ("give the cluster's pull secret (openshift-config/pull-secret) credentials that the registry accepts for these repositories".to_string(), Vec::new()),
-        ImageOutcome::TlsError => ("trust the registry's CA: a ConfigMap in openshift-config with a key host..port, named by Image config spec.additionalTrustedCA (with -f, give that ConfigMap among the files, or pass --cert-dir)".to_string(), Vec::new()),
+        ImageOutcome::Unauthorized => or_copy("give the cluster's pull secret (openshift-config/pull-secret) credentials that the registry accepts for these repositories", copy(&copy_to)),
+        ImageOutcome::TlsError => or_copy("trust the registry's CA: a ConfigMap in openshift-config with a key host..port, named by Image config spec.additionalTrustedCA (with -f, give that ConfigMap among the files, or pass --cert-dir)", copy(&copy_to)),
         ImageOutcome::DigestMismatch => ("the registry serves another manifest under the digest the release names: copy the image again preserving digests (skopeo copy --all --preserve-digests)".to_string(), Vec::new()),
         ImageOutcome::Refused => ("the release names a reference the cluster cannot pull as written: see the detail".to_string(), Vec::new()),
         ImageOutcome::MissingArchitecture => ("use the payload built for the control plane's architecture: each release is published per architecture (ocp-release:<version>-x86_64, -aarch64, -ppc64le, -s390x) and as a multi-architecture payload (<version>-multi); `oc adm upgrade --to-multi-arch` moves a cluster to the multi payload of its version".to_string(), Vec::new()),

@@ -159,8 +159,8 @@ fn subscription_wants(
 }
 
 /// The CatalogSources besides its own that `sub`'s namespace resolves
-/// over, of those read from files (live: `None`, listed when needed; with
-/// `--package` there is no namespace, and none).
+/// over, of those read from files (live: `None`, listed afterwards for
+/// every Subscription; with `--package` there is no namespace, and none).
 fn visible_of(
     sources: &[CatalogSource],
     sub: &Subscription,

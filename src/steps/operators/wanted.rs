@@ -45,8 +45,9 @@ pub(super) struct Wanted {
     pub source: Option<CatalogSource>,
     /// The other CatalogSources its namespace's resolution sees (of its
     /// namespace and the global one), which a dependency its own catalog
-    /// lacks may come from: those of the files read; `None` live, where
-    /// they are listed when a dependency needs them.
+    /// lacks may come from, and each of which must be listable: those of
+    /// the files read; `None` live, where both namespaces' are listed for
+    /// every Subscription.
     pub visible: Option<Vec<CatalogSource>>,
     /// Why OLM resolves nothing in its namespace (a CatalogSource it
     /// resolves over cannot be listed), and the fix.

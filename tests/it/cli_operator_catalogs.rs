@@ -558,3 +558,47 @@ fn an_unparsable_required_version_range_fails_the_namespace_resolution() {
     assert_eq!(code, 1, "{out}\n{err}");
     assert_eq!(json_of(&out, &err), json, "live as offline");
 }
+
+/// The table names the CatalogSource a dependency comes from when it is not
+/// the Subscription's own, as the JSON's `catalog` does: in the image rows
+/// (`dependency (NAME, from NAMESPACE/NAME)`) and in `-o wide`'s
+/// DEPENDENCIES; a dependency of the Subscription's own catalog is shown
+/// as before.
+#[test]
+fn the_table_names_the_catalog_source_of_a_dependency() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let run = |objects: &str, format: &str| {
+        let mut c = s.cmd();
+        c.arg("-f").arg(s.write(objects)).args(["-o", format]);
+        let (code, out, err) = output(c);
+        assert_eq!(code, 0, "{out}\n{err}");
+        out
+    };
+    let with_tools = objects(
+        &s,
+        &catalog_source(&s.host, "operators", "tools", "tools", 0),
+    );
+    let table = run(&with_tools, "table");
+    assert!(
+        table.contains("dependency (etcd-tools.v1.1.0, from operators/tools)")
+            && table.contains("dependency (etcd-tools.v1.1.0/operator, from operators/tools)"),
+        "{table}"
+    );
+    let wide = run(&with_tools, "wide");
+    assert!(
+        wide.contains("etcd-tools.v1.1.0 (from operators/tools)"),
+        "{wide}"
+    );
+
+    let own = cluster(&s.host, "etcd.v0.9.0");
+    for format in ["table", "wide"] {
+        let out = run(&own, format);
+        assert!(
+            out.contains("dependency (etcd-tools.v1.1.0)")
+                && !out.contains(", from ")
+                && !out.contains("(from "),
+            "{out}"
+        );
+    }
+}

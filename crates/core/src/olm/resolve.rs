@@ -334,6 +334,28 @@ fn first_install(
     ordered: &[&ChannelEntry],
     req: &Request<'_>,
 ) -> Result<String, Stop> {
+    let first = first_install_candidate(package, ordered, req)?;
+    // Every candidate becomes a variable before one is chosen: the
+    // startingCSV alone, else every bundle of the channel's order.
+    let candidates: Vec<&str> = match req.starting_csv {
+        Some(_) => vec![first.as_str()],
+        None => ordered.iter().map(|e| e.name.as_str()).collect(),
+    };
+    let unparsable = candidates
+        .iter()
+        .filter_map(|c| package.bundles.get(*c))
+        .find_map(unparsable_requirement);
+    match unparsable {
+        Some(e) => Err(Stop::ErrorPreventedResolution(e)),
+        None => Ok(first),
+    }
+}
+
+fn first_install_candidate(
+    package: &Package,
+    ordered: &[&ChannelEntry],
+    req: &Request<'_>,
+) -> Result<String, Stop> {
     match req.starting_csv {
         Some(csv) if ordered.iter().any(|e| e.name == csv) => Ok(csv.to_string()),
         // An entry left out of the order (skipped) is still a bundle of the channel.

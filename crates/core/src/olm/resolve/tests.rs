@@ -352,6 +352,14 @@ fn olm_new_package_required_predicate() {
     ] {
         let c = catalog(chain, bundles, &format!("{}{provider}", v2(range)));
         let got = update_path(&c, &req(Some(("etcd.v1", "1.0.0"))));
+        // With nothing installed every bundle of the channel is a
+        // candidate, etcd.v2 among them, and is installed first.
+        let fresh = update_path(&c, &req(None));
+        assert_eq!(
+            fresh.as_ref().err().map(Stop::reason),
+            got.as_ref().err().map(Stop::reason).filter(|r| *r != "unsatisfiedDependency"),
+            "{range}: a first install"
+        );
         match want {
             Ok(()) => assert_eq!(got.map(|p| p.hops.len()), Ok(1), "{range}"),
             Err((reason, message)) => {

@@ -10,7 +10,9 @@ use comfy_table::{Attribute, Cell, Color};
 
 use super::many::summary_line;
 use super::table::{Layout, TextTable};
-use mirrorpolicy::olm::check::{CheckedKind, HopImage, ImageClass, ImageRole, SubscriptionCheck};
+use mirrorpolicy::olm::check::{
+    CheckedKind, DependencyBundle, HopImage, ImageClass, ImageRole, SubscriptionCheck,
+};
 use mirrorpolicy::reference::Reference;
 use mirrorpolicy::upgrade::{ImageOutcome, Readiness};
 
@@ -235,9 +237,10 @@ fn write_hops(
             let deps: Vec<String> = h
                 .dependencies
                 .iter()
-                .map(|d| match &d.satisfied_by {
-                    Some(by) => format!("{} ({by})", d.package),
-                    None => d.name.clone(),
+                .map(|d| match (&d.satisfied_by, other_catalog(c, d)) {
+                    (Some(by), _) => format!("{} ({by})", d.package),
+                    (None, Some(from)) => format!("{} (from {from})", d.name),
+                    (None, None) => d.name.clone(),
                 })
                 .collect();
             row.push(Cell::new(camel(h.csv_source)));
@@ -263,7 +266,12 @@ fn write_hops(
     let mut t = TextTable::new(layout, &head, fixed);
     for (i, h) in c.hops.iter().enumerate() {
         for m in &h.images {
-            let mut row = image_row(i + 1, m);
+            let from = h
+                .dependencies
+                .iter()
+                .find(|d| m.role == ImageRole::Dependency && is_image_of(d, m))
+                .and_then(|d| other_catalog(c, d));
+            let mut row = image_row(i + 1, m, from);
             if wide {
                 row.extend(wide_cells(m));
             }
@@ -277,6 +285,21 @@ fn write_hops(
         }
     }
     Ok(())
+}
+
+/// The CatalogSource `d` was taken from, when it is not the
+/// Subscription's own (the JSON's `catalog`, `NAMESPACE/NAME`).
+fn other_catalog<'c>(c: &SubscriptionCheck, d: &'c DependencyBundle) -> Option<&'c str> {
+    d.catalog
+        .as_deref()
+        .filter(|from| c.catalog.source.as_deref() != Some(*from))
+}
+
+/// Whether `m` is the bundle (`NAME`) or an image (`NAME/...`) of `d`.
+fn is_image_of(d: &DependencyBundle, m: &HopImage) -> bool {
+    m.name
+        .strip_prefix(d.name.as_str())
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// The digest `m` resolves to: the one its reference pins (a bundle's,
@@ -340,7 +363,9 @@ fn camel(value: impl serde::Serialize) -> String {
         .unwrap_or_default()
 }
 
-fn image_row(hop: usize, m: &HopImage) -> Vec<Cell> {
+/// One image's row; `from` is the other CatalogSource a dependency's
+/// image comes from.
+fn image_row(hop: usize, m: &HopImage, from: Option<&str>) -> Vec<Cell> {
     let outcome = match (&m.check, m.class) {
         (_, ImageClass::EmptyReference) => "empty".to_string(),
         (Some(c), _) => c.outcome.as_str().to_string(),
@@ -367,7 +392,10 @@ fn image_row(hop: usize, m: &HopImage) -> Vec<Cell> {
         ImageRole::Operator => "operator".to_string(),
         ImageRole::Related if m.name.is_empty() => "related".to_string(),
         ImageRole::Related => format!("related ({})", m.name),
-        ImageRole::Dependency => format!("dependency ({})", m.name),
+        ImageRole::Dependency => match from {
+            Some(from) => format!("dependency ({}, from {from})", m.name),
+            None => format!("dependency ({})", m.name),
+        },
     };
     let class = camel(m.class);
     let by = m

@@ -525,3 +525,80 @@ fn another_catalog_source_is_pulled_with_its_own_pull_secrets() {
         "{json}"
     );
 }
+
+/// operator-lifecycle-manager `newPackageRequiredPredicate` (resolver.go):
+/// an `olm.package.required` versionRange blang cannot parse is an error of
+/// `getBundleVariables` when the resolver meets the bundle as a candidate,
+/// and it fails the namespace's resolution (`ErrorPreventedResolution`),
+/// with blang's words; neither "any version" nor `unsatisfiedDependency`.
+/// Offline and live alike.
+#[test]
+fn an_unparsable_required_version_range_fails_the_namespace_resolution() {
+    let backup = crate::cli_operator::backup_by_digest();
+    let bad: Vec<(String, String)> = catalog_files(&backup)
+        .into_iter()
+        .map(|(path, text)| {
+            let text = text.replace("versionRange: '<2.0.0'", "versionRange: 'latest'");
+            (path, text)
+        })
+        .collect();
+    let reg = mirror_with(&[], &backup, &[("bad-range", bad)]);
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0").replace(":v4.21", ":bad-range");
+    let (code, json, err) = run_offline(&s, &objects);
+    assert_eq!(code, 1, "{json}\n{err}");
+    assert_eq!(json["reason"], "errorPreventedResolution", "{json}");
+    assert_eq!(
+        json["message"],
+        "Could not get version from string: \"latest\" (bundle etcd.v0.9.4: olm.package.required etcd-tools versionRange \"latest\")",
+        "{json}"
+    );
+    let server = ApiBuilder::openshift().objects_from_yaml(&objects).start();
+    let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err), json, "live as offline");
+}
+
+/// The table names the CatalogSource a dependency comes from when it is not
+/// the Subscription's own, as the JSON's `catalog` does: in the image rows
+/// (`dependency (NAME, from NAMESPACE/NAME)`) and in `-o wide`'s
+/// DEPENDENCIES; a dependency of the Subscription's own catalog is shown
+/// as before.
+#[test]
+fn the_table_names_the_catalog_source_of_a_dependency() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let run = |objects: &str, format: &str| {
+        let mut c = s.cmd();
+        c.arg("-f").arg(s.write(objects)).args(["-o", format]);
+        let (code, out, err) = output(c);
+        assert_eq!(code, 0, "{out}\n{err}");
+        out
+    };
+    let with_tools = objects(
+        &s,
+        &catalog_source(&s.host, "operators", "tools", "tools", 0),
+    );
+    let table = run(&with_tools, "table");
+    assert!(
+        table.contains("dependency (etcd-tools.v1.1.0, from operators/tools)")
+            && table.contains("dependency (etcd-tools.v1.1.0/operator, from operators/tools)"),
+        "{table}"
+    );
+    let wide = run(&with_tools, "wide");
+    assert!(
+        wide.contains("etcd-tools.v1.1.0 (from operators/tools)"),
+        "{wide}"
+    );
+
+    let own = cluster(&s.host, "etcd.v0.9.0");
+    for format in ["table", "wide"] {
+        let out = run(&own, format);
+        assert!(
+            out.contains("dependency (etcd-tools.v1.1.0)")
+                && !out.contains(", from ")
+                && !out.contains("(from "),
+            "{out}"
+        );
+    }
+}

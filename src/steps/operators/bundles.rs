@@ -230,6 +230,12 @@ async fn read_layers(
                 layer::normalize(&path),
                 limit >> 20
             ),
+            LayerError::StreamTooLarge { path, limit } => format!(
+                "{what}: layer {digest}: {}its layers unpack past {} GiB in all (every entry counted, those OLM's unpack Job does not copy too), which this tool does not read (no real bundle image is that large)",
+                path.map(|p| format!("at /{}, ", layer::normalize(&p)))
+                    .unwrap_or_default(),
+                limit >> 30
+            ),
             e => format!("{what}: layer {digest}: {e}"),
         })?;
     }

@@ -28,12 +28,12 @@ use serde_json::Value;
 
 use super::catalog::{Bundle, Catalog, Gvk, Provider, RequiredPackage};
 use super::objects::Subscription;
-use super::range::Range;
-use super::resolve::{sort_channel, Version};
+use super::range::{Range, RangeError};
+use super::resolve::{required_range, sort_channel, Version};
 
 /// One requirement of a bundle.
 enum Requirement<'b> {
-    Package(&'b RequiredPackage, Option<Range>),
+    Package(&'b RequiredPackage, Result<Range, RangeError>),
     Gvk(&'b Gvk),
 }
 
@@ -42,12 +42,9 @@ fn requirements(bundle: &Bundle) -> Vec<Requirement<'_>> {
 }
 
 fn requirements_of<'b>(packages: &'b [RequiredPackage], gvks: &'b [Gvk]) -> Vec<Requirement<'b>> {
-    let packages = packages.iter().map(|r| {
-        let range = Some(r.version_range.as_str())
-            .filter(|v| !v.is_empty())
-            .and_then(|v| Range::parse(v).ok());
-        Requirement::Package(r, range)
-    });
+    let packages = packages
+        .iter()
+        .map(|r| Requirement::Package(r, required_range(r)));
     let gvks = gvks.iter().map(Requirement::Gvk);
     packages.chain(gvks).collect()
 }
@@ -57,7 +54,7 @@ fn satisfies(req: &Requirement<'_>, package: &str, version: Option<&str>, gvks: 
     match req {
         Requirement::Package(r, range) => {
             r.package_name == package
-                && range.as_ref().is_none_or(|range| {
+                && range.as_ref().is_ok_and(|range| {
                     version
                         .and_then(|v| Version::parse(v).ok())
                         .is_some_and(|v| range.contains(&v))
@@ -562,6 +559,38 @@ mod tests {
             .map(|d| d.bundle.name.as_str())
             .collect();
         assert_eq!(got, ["packageD.v1.0.1"]);
+    }
+
+    /// resolver.go `newPackageRequiredPredicate`, the same function
+    /// [`crate::olm::resolve`] uses: a versionRange blang cannot parse,
+    /// empty included, is an error (which fails resolution), never "any
+    /// version": no bundle is picked for it.
+    #[test]
+    fn an_unparsable_range_picks_no_bundle() {
+        for (range, want) in [
+            ("1.0.1", Some("packageD.v1.0.1")),
+            ("", None),
+            ("1.0", None),
+            ("latest", None),
+        ] {
+            let text = format!(
+                r#"{{"schema":"olm.package","name":"packageD","defaultChannel":"alpha"}}
+{{"schema":"olm.channel","package":"packageD","name":"alpha","entries":[{{"name":"packageD.v1.0.1"}}]}}
+{{"schema":"olm.bundle","name":"packageD.v1.0.1","package":"packageD","properties":[{{"type":"olm.package","value":{{"packageName":"packageD","version":"1.0.1"}}}}]}}
+{{"schema":"olm.bundle","name":"a.v1","package":"a","properties":[{{"type":"olm.package.required","value":{{"packageName":"packageD","versionRange":"{range}"}}}}]}}
+"#
+            );
+            let c = Catalog::assemble([read_file("c.json", &text, &|_| true).unwrap()]);
+            let b = &c.packages["a"].bundles["a.v1"];
+            let got = dependencies(&one(&c), 0, b, &[]);
+            let got = got.bundles.first().map(|d| d.bundle.name.as_str());
+            assert_eq!(got, want, "{range:?}");
+            assert_eq!(
+                crate::olm::resolve::unparsable_requirement(b).is_some(),
+                want.is_none(),
+                "{range:?}"
+            );
+        }
     }
 
     fn names<'c>(d: &Dependencies<'c, '_>) -> (Vec<&'c str>, Vec<String>) {

@@ -19,8 +19,8 @@ use std::collections::BTreeSet;
 pub use semver::Version;
 use serde::Serialize;
 
-use super::catalog::{Bundle, Catalog, ChannelEntry, Package};
-use super::range::Range;
+use super::catalog::{Bundle, Catalog, ChannelEntry, Package, RequiredPackage};
+use super::range::{Range, RangeError};
 
 /// What the resolver is asked.
 #[derive(Debug, Clone)]
@@ -334,6 +334,28 @@ fn first_install(
     ordered: &[&ChannelEntry],
     req: &Request<'_>,
 ) -> Result<String, Stop> {
+    let first = first_install_candidate(package, ordered, req)?;
+    // Every candidate becomes a variable before one is chosen: the
+    // startingCSV alone, else every bundle of the channel's order.
+    let candidates: Vec<&str> = match req.starting_csv {
+        Some(_) => vec![first.as_str()],
+        None => ordered.iter().map(|e| e.name.as_str()).collect(),
+    };
+    let unparsable = candidates
+        .iter()
+        .filter_map(|c| package.bundles.get(*c))
+        .find_map(unparsable_requirement);
+    match unparsable {
+        Some(e) => Err(Stop::ErrorPreventedResolution(e)),
+        None => Ok(first),
+    }
+}
+
+fn first_install_candidate(
+    package: &Package,
+    ordered: &[&ChannelEntry],
+    req: &Request<'_>,
+) -> Result<String, Stop> {
     match req.starting_csv {
         Some(csv) if ordered.iter().any(|e| e.name == csv) => Ok(csv.to_string()),
         // An entry left out of the order (skipped) is still a bundle of the channel.
@@ -374,6 +396,16 @@ fn next_hop(
         .filter(|e| e.name != *name)
         .filter_map(|e| edge(e, name, version.as_ref()).map(|k| (*e, k)))
         .collect();
+    // The resolver makes a variable of every candidate before choosing
+    // one: a candidate whose olm.package.required range does not parse
+    // fails the namespace's resolution (getBundleVariables).
+    let unparsable = candidates
+        .iter()
+        .filter_map(|(e, _)| package.bundles.get(&e.name))
+        .find_map(unparsable_requirement);
+    if let Some(e) = unparsable {
+        return Err(Stop::ErrorPreventedResolution(e));
+    }
     let mut unsatisfied = Vec::new();
     for (entry, kind) in &candidates {
         match package.bundles.get(&entry.name) {
@@ -418,6 +450,31 @@ pub(crate) fn edge(
         .map(|_| Edge::SkipRange)
 }
 
+/// The versions an `olm.package.required` property admits, as OLM's
+/// resolver reads it (`newPackageRequiredPredicate` in `resolver.go`):
+/// blang's `ParseRange` of its `versionRange`, which fails on an empty
+/// one too. A bundle whose range does not parse fails the resolution of
+/// the namespace when the resolver meets it (`getBundleVariables` returns
+/// the error; [`unparsable_requirement`], which [`update_path`] checks
+/// for every candidate); until then it satisfies nothing.
+pub fn required_range(req: &RequiredPackage) -> Result<Range, RangeError> {
+    Range::parse(&req.version_range)
+}
+
+/// The error OLM's resolver returns for `bundle` when one of its
+/// `olm.package.required` ranges does not parse (`convertDependencyProperties`
+/// stops at the first): blang's words, then the bundle and property.
+pub fn unparsable_requirement(bundle: &Bundle) -> Option<String> {
+    bundle.required_packages.iter().find_map(|r| {
+        required_range(r).err().map(|e| {
+            format!(
+                "{e} (bundle {}: olm.package.required {} versionRange {:?})",
+                bundle.name, r.package_name, r.version_range
+            )
+        })
+    })
+}
+
 /// The first requirement of `bundle` no bundle of another package provides.
 fn unsatisfied_requirement(catalog: &Catalog, bundle: &Bundle) -> Option<String> {
     let others = || {
@@ -427,22 +484,10 @@ fn unsatisfied_requirement(catalog: &Catalog, bundle: &Bundle) -> Option<String>
             .filter(|p| p.package != bundle.package)
     };
     for req in &bundle.required_packages {
-        let range = if req.version_range.is_empty() {
-            None
-        } else {
-            match Range::parse(&req.version_range) {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    return Some(format!(
-                        "olm.package.required {} versionRange {:?}: {e}",
-                        req.package_name, req.version_range
-                    ))
-                }
-            }
-        };
+        let range = required_range(req).ok();
         let fits = |p: &&super::catalog::Provider| {
             p.package == req.package_name
-                && range.as_ref().is_none_or(|r| {
+                && range.as_ref().is_some_and(|r| {
                     p.version
                         .as_deref()
                         .and_then(|v| Version::parse(v).ok())

@@ -316,3 +316,60 @@ fn no_channel_reads_every_channel_default_first() {
         [("etcd.v2".into(), Edge::Replaces)]
     );
 }
+
+/// resolver.go `newPackageRequiredPredicate`: blang's `ParseRange` of an
+/// `olm.package.required` versionRange, and an error (not "any version",
+/// not "unsatisfied") when it fails, empty range included;
+/// `getBundleVariables` returns it for every candidate, so even a
+/// candidate behind a satisfiable one fails the namespace's resolution
+/// (`ErrorPreventedResolution` in `syncResolvingNamespace`).
+#[test]
+fn olm_new_package_required_predicate() {
+    let chain = "- name: etcd.v1\n- name: etcd.v2\n  replaces: etcd.v1\n  skips: [etcd.v1]\n";
+    let provider = "---\nschema: olm.bundle\nname: cert.v1.2.0\npackage: cert\nimage: q.io/c:1\nproperties:\n- type: olm.package\n  value: {packageName: cert, version: 1.2.0}\n";
+    let v2 = |range: &str| {
+        format!(
+            "---\nschema: olm.bundle\nname: etcd.v2\npackage: etcd\nimage: q.io/b:2\nproperties:\n- type: olm.package\n  value: {{packageName: etcd, version: 2.0.0}}\n- type: olm.package.required\n  value: {{packageName: cert, versionRange: '{range}'}}\n"
+        )
+    };
+    let bundles = &[("etcd.v1", "1.0.0")];
+    for (range, want) in [
+        (">=1.0.0", Ok(())),
+        ("1.2.0", Ok(())),
+        (">=1.0.0 <1.2.0", Err(("unsatisfiedDependency", ""))),
+        (
+            "",
+            Err(("errorPreventedResolution", "Last element in range is '||' (bundle etcd.v2: olm.package.required cert versionRange \"\")")),
+        ),
+        (
+            "latest",
+            Err(("errorPreventedResolution", "Could not get version from string: \"latest\" (bundle etcd.v2: olm.package.required cert versionRange \"latest\")")),
+        ),
+        (
+            ">=1.0",
+            Err(("errorPreventedResolution", "Could not parse Range \">=1.0\": Could not parse version \"1.0\" in \">=1.0\": * (bundle etcd.v2: olm.package.required cert versionRange \">=1.0\")")),
+        ),
+    ] {
+        let c = catalog(chain, bundles, &format!("{}{provider}", v2(range)));
+        let got = update_path(&c, &req(Some(("etcd.v1", "1.0.0"))));
+        // With nothing installed every bundle of the channel is a
+        // candidate, etcd.v2 among them, and is installed first.
+        let fresh = update_path(&c, &req(None));
+        assert_eq!(
+            fresh.as_ref().err().map(Stop::reason),
+            got.as_ref().err().map(Stop::reason).filter(|r| *r != "unsatisfiedDependency"),
+            "{range}: a first install"
+        );
+        match want {
+            Ok(()) => assert_eq!(got.map(|p| p.hops.len()), Ok(1), "{range}"),
+            Err((reason, message)) => {
+                let stop = got.unwrap_err();
+                assert_eq!(stop.reason(), reason, "{range}: {}", stop.message());
+                // `*`: the version parser's own words.
+                let (head, tail) = message.split_once('*').unwrap_or((message, ""));
+                let m = stop.message();
+                assert!(m.starts_with(head) && m.ends_with(tail), "{range}: {m}");
+            }
+        }
+    }
+}

@@ -70,7 +70,9 @@ fn typos_get_a_suggestion() {
 fn usage_follows_the_name_it_was_run_as() {
     let dir = tempfile::tempdir().unwrap();
     let oc = dir.path().join("oc-mirrorpolicy");
-    std::fs::copy(BIN, &oc).unwrap();
+    // A link, not a copy: a copy just written can still be open for
+    // writing in a child another test forks, and exec fails (ETXTBSY).
+    std::os::unix::fs::symlink(BIN, &oc).unwrap();
     let (_, help, _) = run(oc.to_str().unwrap(), &["explain", "--help"]);
     assert!(help.contains("Usage: oc mirrorpolicy explain"), "{help}");
     assert!(

@@ -265,6 +265,28 @@ fn an_unlisted_catalog_source_fails_the_namespace_resolution() {
     let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
     assert_eq!(code, 1, "{out}\n{err}");
     assert_eq!(json_of(&out, &err), json, "live as offline");
+
+    // A catalog pinned by digest, missing on the mirror its source maps to:
+    // the copy keeps the digest, as every other copy line does.
+    let digest = format!("sha256:{}", "0".repeat(64));
+    let pinned = cluster(&s.host, "etcd.v0.9.0")
+        + &broken("openshift-marketplace").replace(
+            &format!("{}/redhat/redhat-operator-index:v4.21", s.host),
+            &format!("quay.io/etcd/redhat-operator-index@{digest}"),
+        );
+    let (code, json, err) = run_offline(&s, &pinned);
+    assert_eq!(code, 1, "{json}\n{err}");
+    let step = json["nextSteps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["outcome"] == "errorPreventedResolution")
+        .unwrap_or_else(|| panic!("no step: {json}"));
+    let copy = format!(
+        "skopeo copy --all --preserve-digests docker://quay.io/etcd/redhat-operator-index@{digest} docker://{}/etcd/redhat-operator-index@{digest}",
+        s.host
+    );
+    assert!(step.to_string().contains(&copy), "{step}");
 }
 
 /// [`objects`] without the namespace's OperatorGroup.

@@ -560,10 +560,7 @@ pub fn resolution_prevented(
         .filter(|u| u.check.outcome == ImageOutcome::Missing)
         .filter_map(|u| {
             let to = first_mirror(&u.check)?;
-            Some(format!(
-                "skopeo copy --all docker://{} docker://{to}",
-                u.check.reference
-            ))
+            Some(crate::verdict::skopeo_copy(&u.check.reference, to))
         })
         .collect();
     let mut said = Vec::new();

@@ -283,12 +283,11 @@ pub fn installed_operators(
     csvs: &[&Value],
     subs: &[Subscription],
 ) -> Vec<Provider> {
-    let text = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
     csvs.iter()
-        .filter(|v| text(v, "/metadata/namespace").as_deref() == Some(namespace))
+        .filter(|v| super::text(v, "/metadata/namespace").as_deref() == Some(namespace))
         .filter(|v| !is_copy(v))
         .map(|v| {
-            let name = text(v, "/metadata/name").unwrap_or_default();
+            let name = super::text(v, "/metadata/name").unwrap_or_default();
             let annotation = v
                 .pointer("/metadata/annotations")
                 .and_then(|a| a.get(PROPERTIES_ANNOTATION))
@@ -311,9 +310,8 @@ pub fn installed_operators(
 /// `{properties: [{type: string, value: raw}]}`: invalid JSON, or a field
 /// of another type, fails; `null` anywhere is no error.
 pub fn unreadable_properties(namespace: &str, csvs: &[&Value]) -> Vec<String> {
-    let text = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
     csvs.iter()
-        .filter(|v| text(v, "/metadata/namespace").as_deref() == Some(namespace))
+        .filter(|v| super::text(v, "/metadata/namespace").as_deref() == Some(namespace))
         .filter(|v| !is_copy(v))
         .filter_map(|v| {
             let annotation = v
@@ -321,7 +319,7 @@ pub fn unreadable_properties(namespace: &str, csvs: &[&Value]) -> Vec<String> {
                 .and_then(|a| a.get(PROPERTIES_ANNOTATION))
                 .and_then(Value::as_str)?;
             let why = annotation_error(annotation)?;
-            let name = text(v, "/metadata/name").unwrap_or_default();
+            let name = super::text(v, "/metadata/name").unwrap_or_default();
             Some(format!(
                 "failed to retrieve properties of csv {name:?}: failed to unmarshal properties annotation: {why}"
             ))

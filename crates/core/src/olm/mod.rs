@@ -22,3 +22,16 @@ pub mod range;
 pub mod resolve;
 pub mod sources;
 pub mod v1;
+
+/// The string at JSON pointer `pointer` of an object, when there is one.
+pub(crate) fn text(value: &serde_json::Value, pointer: &str) -> Option<String> {
+    value
+        .pointer(pointer)
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string)
+}
+
+/// The string at JSON pointer `pointer` of an object, or empty.
+pub(crate) fn text_or_empty(value: &serde_json::Value, pointer: &str) -> String {
+    text(value, pointer).unwrap_or_default()
+}

@@ -163,13 +163,7 @@ pub struct CatalogSource {
 
 impl CatalogSource {
     pub fn from_value(value: &Value) -> CatalogSource {
-        let s = |p: &str| {
-            value
-                .pointer(p)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
+        let s = |p: &str| super::text_or_empty(value, p);
         let (image, address, config_map, kind) = (
             s("/spec/image"),
             s("/spec/address"),
@@ -236,13 +230,7 @@ pub struct OperatorGroup {
 
 impl OperatorGroup {
     pub fn from_value(value: &Value) -> OperatorGroup {
-        let s = |p: &str| {
-            value
-                .pointer(p)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
+        let s = |p: &str| super::text_or_empty(value, p);
         let exclude_global = value
             .pointer("/metadata/annotations")
             .and_then(|a| a.get(EXCLUDE_GLOBAL_ANNOTATION))
@@ -258,7 +246,7 @@ impl OperatorGroup {
 
 /// A ClusterServiceVersion's namespace, name and `spec.version`.
 pub fn csv_version(value: &Value) -> (String, String, Option<String>) {
-    let s = |p: &str| value.pointer(p).and_then(Value::as_str).map(str::to_string);
+    let s = |p: &str| super::text(value, p);
     (
         s("/metadata/namespace").unwrap_or_default(),
         s("/metadata/name").unwrap_or_default(),
@@ -283,13 +271,7 @@ pub struct InstallPlan {
 
 impl InstallPlan {
     pub fn from_value(value: &Value) -> InstallPlan {
-        let s = |p: &str| {
-            value
-                .pointer(p)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
+        let s = |p: &str| super::text_or_empty(value, p);
         InstallPlan {
             namespace: s("/metadata/namespace"),
             name: s("/metadata/name"),

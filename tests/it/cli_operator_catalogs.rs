@@ -421,6 +421,27 @@ fn the_operator_group_can_leave_the_global_catalogs_out() {
         json["message"],
         "no operators found from catalog cs-etcd-index-v4-21 in namespace openshift-marketplace referenced by subscription etcd"
     );
+    // A CatalogSource of its namespace that cannot be listed fails the
+    // resolution before the Subscription's catalog is looked for
+    // (resolver.go: `namespacedCache.Error()` before the solver).
+    let unlisted = own_global
+        + &format!(
+            "---\napiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {{name: broken, namespace: operators}}\nspec:\n  sourceType: grpc\n  image: {}/redhat/redhat-operator-index:v4.21\n",
+            s.host
+        );
+    let (code, json, err) = run_offline(&s, &unlisted);
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (1, Some("errorPreventedResolution")),
+        "{json}\n{err}"
+    );
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("error using catalogsource operators/broken: failed to list bundles"),
+        "{json}"
+    );
 }
 
 /// operator-lifecycle-manager `csvSource.Snapshot` (source_csvs.go): an

@@ -22,6 +22,7 @@ use mirrorpolicy::olm::check::{self, CatalogCheck, UnlistedCatalog};
 use mirrorpolicy::olm::deps;
 use mirrorpolicy::olm::objects::{CatalogOrigin, CatalogSource, OperatorGroup};
 use mirrorpolicy::olm::placement::registry_pool;
+use mirrorpolicy::olm::resolve::Stop;
 use mirrorpolicy::olm::sources::{self, GLOBAL_NAMESPACE};
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::registries::ShortNameMode;
@@ -191,7 +192,15 @@ fn apply_operator_group(w: &mut Wanted) {
 fn check_listable(p: &Pulled<'_>, views: &mut Views, wanted: &mut [Wanted]) -> Result<()> {
     let r = p.r;
     let mut probed: BTreeMap<(String, ViewKey), ImageCheck> = BTreeMap::new();
-    let checked = |w: &&mut Wanted| resolves_a_namespace(w) && w.prevented.is_none();
+    // A namespace without exactly one OperatorGroup is not resolved at all;
+    // one whose own catalog is out of it still is, and a catalog that cannot
+    // be listed fails it first (`namespacedCache.Error()`, resolver.go:118).
+    let checked = |w: &&mut Wanted| {
+        resolves_a_namespace(w)
+            && w.prevented
+                .as_ref()
+                .is_none_or(|(stop, _)| matches!(stop, Stop::PackageNotFound(_)))
+    };
     for w in wanted.iter_mut().filter(checked) {
         let mut unlisted = Vec::new();
         for cs in w.visible.iter().flatten() {
@@ -222,7 +231,11 @@ fn check_listable(p: &Pulled<'_>, views: &mut Views, wanted: &mut [Wanted]) -> R
                 unlisted.push(UnlistedCatalog { source, check });
             }
         }
-        w.prevented = check::resolution_prevented(&w.sub.namespace, &w.unreadable, &unlisted);
+        if let Some(prevented) =
+            check::resolution_prevented(&w.sub.namespace, &w.unreadable, &unlisted)
+        {
+            w.prevented = Some(prevented);
+        }
     }
     Ok(())
 }

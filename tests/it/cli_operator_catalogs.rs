@@ -645,3 +645,87 @@ fn the_table_names_the_catalog_source_of_a_dependency() {
         );
     }
 }
+
+/// operator-lifecycle-manager `resolver.go` (`FindPreferred` with the
+/// declaring bundle's catalog first, then every other catalog in order):
+/// etcd.v0.9.4 requires etcd-tools, which only another CatalogSource
+/// provides, and package other, which its own catalog provides; both are
+/// found, also when the Subscription's catalog is given by
+/// `--catalog-image` and its CatalogSource is not among the objects read.
+#[test]
+fn the_subscription_catalog_is_searched_first_without_its_catalog_source() {
+    let backup = crate::cli_operator::backup_by_digest();
+    let required = "- type: olm.package.required\n  value: {packageName: etcd-tools, versionRange: '<2.0.0'}\n";
+    let without: Vec<(String, String)> = catalog_files(&backup)
+        .into_iter()
+        .filter(|(path, _)| !path.starts_with("configs/etcd-tools/"))
+        .map(|(path, text)| {
+            let also = format!("{required}- type: olm.package.required\n  value: {{packageName: other, versionRange: '>=1.0.0'}}\n");
+            // A package is offered through its channels: give other one.
+            let channel = r#"{"schema":"olm.package","name":"other","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"other","name":"stable","entries":[{"name":"other.v1.0.0"}]}"#;
+            let text = text
+                .replace(required, &also)
+                .replace(r#"{"schema":"olm.package","name":"other"}"#, channel);
+            (path, text)
+        })
+        .collect();
+    assert!(
+        without
+            .iter()
+            .any(|(_, t)| t.contains("packageName: other")),
+        "fixture: {without:?}"
+    );
+    let tools = vec![(
+        "configs/etcd-tools/catalog.json".to_string(),
+        tools_catalog(),
+    )];
+    let reg =
+        crate::cli_operator::mirror_with(&[], &backup, &[("no-tools", without), ("tools", tools)]);
+    let s = Setup::new(&reg);
+    let repo = crate::cli_operator::CATALOG_REPO;
+    let own = format!(
+        "---\napiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {{name: cs-etcd-index-v4-21, namespace: openshift-marketplace}}\nspec:\n  sourceType: grpc\n  image: {}/{repo}:v4.21\n",
+        s.host
+    );
+    let cluster = cluster(&s.host, "etcd.v0.9.0");
+    assert!(cluster.contains(&own), "{cluster}");
+    let other_mirror = format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-other}}\nspec:\n  imageDigestMirrors:\n  - source: quay.io/other\n    mirrors: [{}/other]\n    mirrorSourcePolicy: NeverContactSource\n",
+        s.host
+    );
+    let objects = cluster.replace(&own, "")
+        + &catalog_source(&s.host, "operators", "tools", "tools", 0)
+        + &other_mirror;
+    let mut c = s.cmd();
+    c.arg("-f")
+        .arg(s.write(&objects))
+        .args(["--catalog-image", &format!("{}/{repo}:no-tools", s.host)])
+        .args(["-o", "json"]);
+    let (_, out, err) = output(c);
+    let json = json_of(&out, &err);
+    let mut found: Vec<(String, String)> = json["hops"][1]["dependencies"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{json}\n{err}"))
+        .iter()
+        .map(|d| {
+            let name = d["name"].as_str().unwrap_or("-").to_string();
+            (name, d["catalog"].as_str().unwrap_or("-").to_string())
+        })
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            (
+                "etcd-tools.v1.1.0".to_string(),
+                "operators/tools".to_string()
+            ),
+            (
+                "other.v1.0.0".to_string(),
+                "openshift-marketplace/cs-etcd-index-v4-21".to_string()
+            ),
+        ],
+        "{json}\n{err}"
+    );
+}

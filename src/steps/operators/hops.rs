@@ -122,25 +122,25 @@ fn dependency_sources<'c>(
     others: &'c [Other],
 ) -> (Vec<deps::Source<'c>>, usize) {
     let own = deps::Source { name, catalog: cat };
-    if others.is_empty() {
-        return (vec![own], 0);
+    let source = |(n, c): &'c Other| match c {
+        Some(c) => deps::Source {
+            name: Some(n.as_str()),
+            catalog: c,
+        },
+        None => own,
+    };
+    match others.iter().position(|(_, c)| c.is_none()) {
+        Some(at) => (others.iter().map(source).collect(), at),
+        // Its CatalogSource is not among those read (`--catalog-image`):
+        // searched first all the same, as the catalog of the bundles that
+        // declare the requirements.
+        None => (
+            std::iter::once(own)
+                .chain(others.iter().map(source))
+                .collect(),
+            0,
+        ),
     }
-    let mut at = 0;
-    let sources = others
-        .iter()
-        .enumerate()
-        .map(|(i, (n, c))| match c {
-            Some(c) => deps::Source {
-                name: Some(n.as_str()),
-                catalog: c,
-            },
-            None => {
-                at = i;
-                own
-            }
-        })
-        .collect();
-    (sources, at)
 }
 
 /// The InstallPlan's hop waits for the plan's own approval (a Manual plan

@@ -729,3 +729,72 @@ fn the_subscription_catalog_is_searched_first_without_its_catalog_source() {
         "{json}\n{err}"
     );
 }
+
+/// A dependency found in a later catalog can need a package only an earlier
+/// one offers (operator-lifecycle-manager `resolver.go` searches every
+/// catalog for each requirement): etcd-tools, from the second catalog in
+/// the resolver's order, requires package other, which only the first
+/// (priority 100) offers. Both are found, each from its own catalog.
+#[test]
+fn a_dependency_of_a_dependency_from_an_earlier_catalog() {
+    let backup = crate::cli_operator::backup_by_digest();
+    let own: Vec<(String, String)> = catalog_files(&backup)
+        .into_iter()
+        .filter(|(path, _)| {
+            !path.starts_with("configs/etcd-tools/") && !path.starts_with("configs/other/")
+        })
+        .collect();
+    let other = r#"{"schema":"olm.package","name":"other","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"other","name":"stable","entries":[{"name":"other.v1.0.0"}]}
+{"schema":"olm.bundle","name":"other.v1.0.0","package":"other","image":"quay.io/other/bundle@sha256:0000000000000000000000000000000000000000000000000000000000000000","properties":[{"type":"olm.package","value":{"packageName":"other","version":"1.0.0"}}]}
+"#;
+    let needs_other = tools_catalog().replace(
+        r#""properties":["#,
+        r#""properties":[{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=1.0.0"}},"#,
+    );
+    let reg = crate::cli_operator::mirror_with(
+        &[],
+        &backup,
+        &[
+            ("no-tools", own),
+            (
+                "other-only",
+                vec![("configs/other/catalog.json".to_string(), other.to_string())],
+            ),
+            (
+                "tools-other",
+                vec![("configs/etcd-tools/catalog.json".to_string(), needs_other)],
+            ),
+        ],
+    );
+    let s = Setup::new(&reg);
+    let other_mirror = format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-other}}\nspec:\n  imageDigestMirrors:\n  - source: quay.io/other\n    mirrors: [{}/other]\n    mirrorSourcePolicy: NeverContactSource\n",
+        s.host
+    );
+    let more = catalog_source(&s.host, "operators", "a-other", "other-only", 100)
+        + &catalog_source(&s.host, "operators", "b-tools", "tools-other", 0)
+        + &other_mirror;
+    let (_, json, err) = run_offline(&s, &objects(&s, &more));
+    let mut found: Vec<(String, String)> = json["hops"][1]["dependencies"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{json}\n{err}"))
+        .iter()
+        .map(|d| {
+            let name = d["name"].as_str().unwrap_or("-").to_string();
+            (name, d["catalog"].as_str().unwrap_or("-").to_string())
+        })
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            (
+                "etcd-tools.v1.1.0".to_string(),
+                "operators/b-tools".to_string()
+            ),
+            ("other.v1.0.0".to_string(), "operators/a-other".to_string()),
+        ],
+        "{json}\n{err}"
+    );
+}

@@ -311,8 +311,11 @@ async fn list_or_warn(
     }
 }
 
-/// The other catalogs of `w`, in the resolver's order, each read until
-/// nothing is `missing`; those that provide nothing missing are left out.
+/// The other catalogs of `w`, in the resolver's order, each read for the
+/// packages it offers to what is `missing`; those that provide nothing
+/// missing are left out. Passes repeat while a pass reads more: a
+/// dependency found in a later catalog can need a package only an earlier
+/// one offers.
 fn read_for(
     p: &Pulled<'_>,
     views: &mut Views,
@@ -335,34 +338,51 @@ fn read_for(
     let own_source = w.source.clone();
     let mut all: Vec<&CatalogSource> = visible.iter().collect();
     all.extend(own_source.as_ref());
-    let mut out: Vec<Other> = Vec::new();
-    for cs in sources::order(&all, &w.sub.namespace) {
-        let name = format!("{}/{}", cs.namespace, cs.name);
-        if own_source.as_ref() == Some(cs) {
-            out.push((name, None));
-            continue;
+    let order = sources::order(&all, &w.sub.namespace);
+    let is_own = |cs: &CatalogSource| own_source.as_ref() == Some(cs);
+    let mut packages: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    let mut reads: BTreeMap<usize, Catalog> = BTreeMap::new();
+    loop {
+        let before = missing.clone();
+        for (i, cs) in order.iter().enumerate() {
+            if is_own(cs) || missing.is_empty() {
+                continue;
+            }
+            let Some(index) = read_one(p, views, cs, BTreeSet::new(), memo)? else {
+                continue;
+            };
+            let more = deps::packages_for(&index, &missing);
+            let wanted = packages.entry(i).or_default();
+            if more.is_subset(wanted) {
+                continue;
+            }
+            wanted.extend(more);
+            let Some(read) = read_one(p, views, cs, wanted.clone(), memo)? else {
+                continue;
+            };
+            reads.insert(i, read);
+            let mut read_so_far: Vec<&Catalog> = vec![own_with_installed.as_ref()];
+            read_so_far.extend(reads.values());
+            missing = deps::missing(&read_so_far);
         }
-        if missing.is_empty() {
-            continue;
+        if missing.is_empty() || missing == before {
+            break;
         }
-        let Some(index) = read_one(p, views, cs, BTreeSet::new(), memo)? else {
-            continue;
-        };
-        let packages = deps::packages_for(&index, &missing);
-        if packages.is_empty() {
-            continue;
-        }
-        let Some(read) = read_one(p, views, cs, packages, memo)? else {
-            continue;
-        };
-        out.push((name, Some(read)));
-        let mut read_so_far: Vec<&Catalog> = vec![own_with_installed.as_ref()];
-        read_so_far.extend(out.iter().filter_map(|(_, c)| c.as_ref()));
-        missing = deps::missing(&read_so_far);
     }
-    if !out.iter().any(|(_, c)| c.is_some()) {
+    if reads.is_empty() {
         return Ok(Vec::new());
     }
+    let out = order
+        .iter()
+        .enumerate()
+        .filter_map(|(i, cs)| {
+            let name = format!("{}/{}", cs.namespace, cs.name);
+            if is_own(cs) {
+                return Some((name, None));
+            }
+            reads.remove(&i).map(|read| (name, Some(read)))
+        })
+        .collect();
     Ok(out)
 }
 

@@ -690,13 +690,9 @@ fn the_subscription_catalog_is_searched_first_without_its_catalog_source() {
     );
     let cluster = cluster(&s.host, "etcd.v0.9.0");
     assert!(cluster.contains(&own), "{cluster}");
-    let other_mirror = format!(
-        "---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-other}}\nspec:\n  imageDigestMirrors:\n  - source: quay.io/other\n    mirrors: [{}/other]\n    mirrorSourcePolicy: NeverContactSource\n",
-        s.host
-    );
     let objects = cluster.replace(&own, "")
         + &catalog_source(&s.host, "operators", "tools", "tools", 0)
-        + &other_mirror;
+        + &other_mirror(&s.host);
     let mut c = s.cmd();
     c.arg("-f")
         .arg(s.write(&objects))
@@ -704,16 +700,7 @@ fn the_subscription_catalog_is_searched_first_without_its_catalog_source() {
         .args(["-o", "json"]);
     let (_, out, err) = output(c);
     let json = json_of(&out, &err);
-    let mut found: Vec<(String, String)> = json["hops"][1]["dependencies"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{json}\n{err}"))
-        .iter()
-        .map(|d| {
-            let name = d["name"].as_str().unwrap_or("-").to_string();
-            (name, d["catalog"].as_str().unwrap_or("-").to_string())
-        })
-        .collect();
-    found.sort();
+    let found = dependencies_by_catalog(&json, &err);
     assert_eq!(
         found,
         [
@@ -768,24 +755,11 @@ fn a_dependency_of_a_dependency_from_an_earlier_catalog() {
         ],
     );
     let s = Setup::new(&reg);
-    let other_mirror = format!(
-        "---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-other}}\nspec:\n  imageDigestMirrors:\n  - source: quay.io/other\n    mirrors: [{}/other]\n    mirrorSourcePolicy: NeverContactSource\n",
-        s.host
-    );
     let more = catalog_source(&s.host, "operators", "a-other", "other-only", 100)
         + &catalog_source(&s.host, "operators", "b-tools", "tools-other", 0)
-        + &other_mirror;
+        + &other_mirror(&s.host);
     let (_, json, err) = run_offline(&s, &objects(&s, &more));
-    let mut found: Vec<(String, String)> = json["hops"][1]["dependencies"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{json}\n{err}"))
-        .iter()
-        .map(|d| {
-            let name = d["name"].as_str().unwrap_or("-").to_string();
-            (name, d["catalog"].as_str().unwrap_or("-").to_string())
-        })
-        .collect();
-    found.sort();
+    let found = dependencies_by_catalog(&json, &err);
     assert_eq!(
         found,
         [
@@ -797,4 +771,27 @@ fn a_dependency_of_a_dependency_from_an_earlier_catalog() {
         ],
         "{json}\n{err}"
     );
+}
+
+/// An ImageDigestMirrorSet of quay.io/other (package other's bundle) to the
+/// fake registry, never the source.
+fn other_mirror(host: &str) -> String {
+    format!(
+        "---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata: {{name: idms-other}}\nspec:\n  imageDigestMirrors:\n  - source: quay.io/other\n    mirrors: [{host}/other]\n    mirrorSourcePolicy: NeverContactSource\n"
+    )
+}
+
+/// Hop 2's dependencies and the catalog each comes from, sorted.
+fn dependencies_by_catalog(json: &Value, err: &str) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = json["hops"][1]["dependencies"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{json}\n{err}"))
+        .iter()
+        .map(|d| {
+            let name = d["name"].as_str().unwrap_or("-").to_string();
+            (name, d["catalog"].as_str().unwrap_or("-").to_string())
+        })
+        .collect();
+    found.sort();
+    found
 }

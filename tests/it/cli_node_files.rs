@@ -613,8 +613,8 @@ fn find_kubectl() -> Option<PathBuf> {
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
-    digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+    let digest = crate::support::registry::digest_of_bytes(bytes);
+    digest.trim_start_matches("sha256:").to_string()
 }
 
 const EXAMPLE: &str = "examples/disconnected-cluster";

@@ -29,9 +29,7 @@ pub(crate) fn image_digest(seed: &str) -> String {
 }
 
 fn sha256(body: &[u8]) -> String {
-    let d = ring::digest::digest(&ring::digest::SHA256, body);
-    let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
+    crate::support::registry::digest_of_bytes(body)
 }
 
 /// The init container of etcd.v0.9.2's CSV, only in its bundle image.

@@ -1530,11 +1530,7 @@ fn an_unreadable_payload_layer_is_named_not_a_digest_mismatch() {
     // zstd's magic number, then enough bytes for several chunks.
     let mut layer = vec![0x28, 0xb5, 0x2f, 0xfd];
     layer.extend((0..4_000_000u32).map(|i| (i % 251) as u8));
-    let layer_digest = {
-        let d = ring::digest::digest(&ring::digest::SHA256, &layer);
-        let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
-        format!("sha256:{hex}")
-    };
+    let layer_digest = crate::support::registry::digest_of_bytes(&layer);
     let (rel, manifest) = release_layered(&mut b, NAMES, "4.21.0", &[], |_| layer.clone());
     let mut b = b.manifest(RELEASE_REPO, Some("4.21.0-x86_64"), &manifest);
     for (n, _) in &rel.components {
@@ -1620,9 +1616,7 @@ fn a_zstd_payload_frame_past_containers_image_window_is_refused() {
             zstd.extend_from_slice(&header.to_le_bytes()[..3]);
             zstd.extend_from_slice(block);
         }
-        let d = ring::digest::digest(&ring::digest::SHA256, &zstd);
-        let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
-        *layer_digest.borrow_mut() = format!("sha256:{hex}");
+        *layer_digest.borrow_mut() = crate::support::registry::digest_of_bytes(&zstd);
         zstd
     });
     let mut b = b.manifest(RELEASE_REPO, Some("4.21.0-x86_64"), &manifest);
@@ -1932,11 +1926,7 @@ fn issue_37_additional_trusted_ca_from_the_files() {
 #[test]
 fn issue_37_a_garbled_payload_layer_names_its_digest() {
     let garbage: Vec<u8> = (0..4096u32).map(|i| (i * 13 % 256) as u8).collect();
-    let layer_digest = {
-        let d = ring::digest::digest(&ring::digest::SHA256, &garbage);
-        let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
-        format!("sha256:{hex}")
-    };
+    let layer_digest = crate::support::registry::digest_of_bytes(&garbage);
     let mut b = Builder::new();
     let (rel, manifest) = release_layered(&mut b, NAMES, "4.21.0", &[], |_| garbage.clone());
     let mut b = b.manifest(RELEASE_REPO, None, &manifest);

@@ -304,7 +304,7 @@ pub fn read_tar(
     let stop = Stop::default();
     let stream: Box<dyn Read> = match compression {
         Compression::Gzip => Box::new(flate2::read::GzDecoder::new(buffered)),
-        Compression::Zstd => Box::new(ZstdFrames::new(buffered, Stop::clone(&stop))),
+        Compression::Zstd => Box::new(ZstdFrames::new(buffered, Stop::clone(&stop), budget.stream)),
         Compression::None => Box::new(buffered),
     };
     let streamed = std::rc::Rc::new(std::cell::Cell::new(budget.streamed));
@@ -481,15 +481,21 @@ struct ZstdFrames<R: BufRead> {
     decoder: ruzstd::decoding::FrameDecoder,
     in_frame: bool,
     stop: Stop,
+    /// Bytes of skippable frames passed over, and their cap (the stream's:
+    /// they unpack to nothing, so the unpacked count never sees them).
+    skipped: u64,
+    skip_cap: u64,
 }
 
 impl<R: BufRead> ZstdFrames<R> {
-    fn new(source: R, stop: Stop) -> Self {
+    fn new(source: R, stop: Stop, skip_cap: u64) -> Self {
         ZstdFrames {
             source,
             decoder: ruzstd::decoding::FrameDecoder::new(),
             in_frame: false,
             stop,
+            skipped: 0,
+            skip_cap,
         }
     }
 
@@ -503,6 +509,19 @@ impl<R: BufRead> ZstdFrames<R> {
             let (header, window) = match read_frame_start(&mut self.source)? {
                 FrameStart::Frame { header, window } => (header, window),
                 FrameStart::Skippable(length) => {
+                    self.skipped = self.skipped.saturating_add(u64::from(length));
+                    if self.skipped > self.skip_cap {
+                        let e = LayerError::StreamTooLarge {
+                            path: None,
+                            limit: self.skip_cap,
+                        };
+                        let message = e.to_string();
+                        *self.stop.borrow_mut() = Some(e);
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            message,
+                        ));
+                    }
                     let skipped = std::io::copy(
                         &mut (&mut self.source).take(u64::from(length)),
                         &mut std::io::sink(),
@@ -686,6 +705,28 @@ mod tests {
         let broken = [0x28, 0xb5, 0x2f, 0xfd, 0, 0];
         let e = read_tar(&broken[..], &mut All::default(), &mut budget).unwrap_err();
         assert!(matches!(e, LayerError::Read(_)), "{e:?}");
+    }
+
+    /// Skippable frames unpack to nothing, yet are read: they count against
+    /// the stream's cap, refused at the header that passes it.
+    #[test]
+    fn skippable_zstd_frames_count_against_the_stream_cap() {
+        // A layer is found zstd by a frame's magic: an empty frame first.
+        let level = ruzstd::encoding::CompressionLevel::Fastest;
+        let mut zstd = ruzstd::encoding::compress_to_vec(&[][..], level);
+        for _ in 0..3 {
+            zstd.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 0, 4, 0, 0]);
+            zstd.extend_from_slice(&[0u8; 1024]);
+        }
+        let mut budget = Budget::per_file(1 << 20).with_stream(2500);
+        let e = read_tar(&zstd[..], &mut All::default(), &mut budget).unwrap_err();
+        assert_eq!(
+            e,
+            LayerError::StreamTooLarge {
+                path: None,
+                limit: 2500
+            }
+        );
     }
 
     /// A zstd frame of raw blocks holding `content`, its header `fhd` and

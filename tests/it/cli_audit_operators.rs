@@ -244,3 +244,27 @@ fn a_namespace_audit_includes_the_catalog_sources_its_subscriptions_use() {
         "{err}"
     );
 }
+
+/// A Subscription of the namespace that cannot be read names no
+/// CatalogSource: said on stderr with the object and field, not dropped
+/// without a word.
+#[test]
+fn a_namespace_audit_says_which_subscription_it_cannot_read() {
+    let objects = cluster("mirror.example.com:5000", "etcd.v0.9.0")
+        + "---\napiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: broken, namespace: operators}\nspec:\n  name: etcd\n";
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cluster.yaml");
+    std::fs::write(&file, &objects).unwrap();
+    let mut c = support::bin();
+    c.env_remove("KUBECONFIG")
+        .args(["audit", "-n", "operators", "-o", "json", "-f"])
+        .arg(&file);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        err.contains(
+            "Subscription broken has no spec.source: the CatalogSource it uses is not audited"
+        ),
+        "{err}"
+    );
+}

@@ -114,7 +114,11 @@ fn say(settings: &Settings, namespace: &str, named: &Named) {
 fn named_by(namespace: &str, found: &[(String, Value)]) -> Named {
     found
         .iter()
-        .filter_map(|(at, v)| Subscription::from_value(at, v).ok())
+        .filter_map(|(at, v)| {
+            Subscription::from_value(at, v)
+                .map_err(|e| term::warn(format!("{e}: the CatalogSource it uses is not audited")))
+                .ok()
+        })
         .filter(|s| s.namespace == namespace && s.source_namespace != namespace)
         .map(|s| (s.source_namespace, s.source))
         .collect()

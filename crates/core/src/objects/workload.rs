@@ -198,8 +198,22 @@ fn olm_copy_of(value: &Value, labels: &BTreeMap<String, String>) -> Option<Strin
     if let Some(from) = labels.get(OLM_COPIED_FROM) {
         return Some(from.clone());
     }
-    let copied = value.pointer("/status/reason").and_then(Value::as_str) == Some("Copied");
-    copied.then(String::new)
+    copied_status(value).then(String::new)
+}
+
+/// Whether a ClusterServiceVersion's object is a copy OLM made (as
+/// [`olm_copy_of`] tells one, its labels not parsed).
+pub fn is_olm_copy(value: &Value) -> bool {
+    value
+        .pointer("/metadata/labels")
+        .and_then(|l| l.get(OLM_COPIED_FROM))
+        .is_some()
+        || copied_status(value)
+}
+
+/// `status.reason: Copied`, which OLM writes on the copies it makes.
+fn copied_status(value: &Value) -> bool {
+    value.pointer("/status/reason").and_then(Value::as_str) == Some("Copied")
 }
 
 /// A ClusterServiceVersion's images: `spec.relatedImages`, then the pod

@@ -285,7 +285,7 @@ pub fn installed_operators(
 ) -> Vec<Provider> {
     csvs.iter()
         .filter(|v| super::text(v, "/metadata/namespace").as_deref() == Some(namespace))
-        .filter(|v| !is_copy(v))
+        .filter(|v| !crate::objects::workload::is_olm_copy(v))
         .map(|v| {
             let name = super::text(v, "/metadata/name").unwrap_or_default();
             let annotation = v
@@ -312,7 +312,7 @@ pub fn installed_operators(
 pub fn unreadable_properties(namespace: &str, csvs: &[&Value]) -> Vec<String> {
     csvs.iter()
         .filter(|v| super::text(v, "/metadata/namespace").as_deref() == Some(namespace))
-        .filter(|v| !is_copy(v))
+        .filter(|v| !crate::objects::workload::is_olm_copy(v))
         .filter_map(|v| {
             let annotation = v
                 .pointer("/metadata/annotations")
@@ -375,11 +375,6 @@ fn annotation_error(annotation: &str) -> Option<String> {
         }
     }
     None
-}
-
-fn is_copy(v: &Value) -> bool {
-    v.pointer("/metadata/labels/olm.copiedFrom").is_some()
-        || v.pointer("/status/reason").and_then(Value::as_str) == Some("Copied")
 }
 
 /// An installed operator of the properties annotation (`{"properties":[...]}`);

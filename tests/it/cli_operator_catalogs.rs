@@ -771,6 +771,115 @@ fn a_dependency_of_a_dependency_from_an_earlier_catalog() {
         ],
         "{json}\n{err}"
     );
+    // Without the catalog that offers other, etcd-tools cannot be
+    // installed, and so neither can the hop that needs it: OLM's solver
+    // finds no solution.
+    let more =
+        catalog_source(&s.host, "operators", "b-tools", "tools-other", 0) + &other_mirror(&s.host);
+    let (code, json, err) = run_offline(&s, &objects(&s, &more));
+    assert_eq!(code, 1, "{json}\n{err}");
+    assert_eq!(json["reason"], "unsatisfiedDependency", "{json}");
+    let message = json["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("requires package etcd-tools")
+            && message.contains(": requires package other >=1.0.0)"),
+        "{message}"
+    );
+}
+
+/// `FindPreferred` offers a requirement from the declaring bundle's catalog
+/// first, then from every other catalog in order, the Subscription's own
+/// among them: etcd-tools (from `b-tools`) requires package other, which
+/// the Subscription's catalog offers too; `a-other` (priority 100) comes
+/// before it (priority 0, `openshift-marketplace`), so its bundle is the
+/// one installed, though nothing is missing once the own catalog is read.
+#[test]
+fn a_requirement_the_own_catalog_meets_comes_from_a_catalog_ordered_before_it() {
+    let backup = crate::cli_operator::backup_by_digest();
+    let channelled = |digit: char| {
+        let digest = std::iter::repeat_n(digit, 64).collect::<String>();
+        format!(
+            r#"{{"schema":"olm.package","name":"other","defaultChannel":"stable"}}
+{{"schema":"olm.channel","package":"other","name":"stable","entries":[{{"name":"other.v1.0.0"}}]}}
+{{"schema":"olm.bundle","name":"other.v1.0.0","package":"other","image":"quay.io/other/bundle@sha256:{digest}","properties":[{{"type":"olm.package","value":{{"packageName":"other","version":"1.0.0"}}}}]}}
+"#
+        )
+    };
+    let mut own: Vec<(String, String)> = catalog_files(&backup)
+        .into_iter()
+        .filter(|(path, _)| {
+            !path.starts_with("configs/etcd-tools/") && !path.starts_with("configs/other/")
+        })
+        .collect();
+    own.push(("configs/other/catalog.json".to_string(), channelled('1')));
+    let needs_other = tools_catalog().replace(
+        r#""properties":["#,
+        r#""properties":[{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=1.0.0"}},"#,
+    );
+    let reg = crate::cli_operator::mirror_with(
+        &[],
+        &backup,
+        &[
+            ("no-tools", own),
+            (
+                "other-only",
+                vec![("configs/other/catalog.json".to_string(), channelled('0'))],
+            ),
+            (
+                "tools-other",
+                vec![("configs/etcd-tools/catalog.json".to_string(), needs_other)],
+            ),
+        ],
+    );
+    let s = Setup::new(&reg);
+    let more = catalog_source(&s.host, "operators", "a-other", "other-only", 100)
+        + &catalog_source(&s.host, "operators", "b-tools", "tools-other", 0)
+        + &other_mirror(&s.host);
+    let (_, json, err) = run_offline(&s, &objects(&s, &more));
+    let found = dependencies_by_catalog(&json, &err);
+    assert_eq!(
+        found,
+        [
+            (
+                "etcd-tools.v1.1.0".to_string(),
+                "operators/b-tools".to_string()
+            ),
+            ("other.v1.0.0".to_string(), "operators/a-other".to_string()),
+        ],
+        "{json}\n{err}"
+    );
+    // At a lower priority than the own catalog, a-other comes after it:
+    // the own catalog's bundle of other is installed, read for it though
+    // no bundle of its own needs it.
+    let more = catalog_source(&s.host, "operators", "a-other", "other-only", -1)
+        + &catalog_source(&s.host, "operators", "b-tools", "tools-other", 0)
+        + &other_mirror(&s.host);
+    let (_, json, err) = run_offline(&s, &objects(&s, &more));
+    let found = dependencies_by_catalog(&json, &err);
+    let images: Vec<&str> = json["hops"][1]["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["reference"].as_str())
+        .filter(|r| r.starts_with("quay.io/other/"))
+        .collect();
+    assert_eq!(
+        (found, images),
+        (
+            vec![
+                (
+                    "etcd-tools.v1.1.0".to_string(),
+                    "operators/b-tools".to_string()
+                ),
+                (
+                    "other.v1.0.0".to_string(),
+                    "openshift-marketplace/cs-etcd-index-v4-21".to_string()
+                ),
+            ],
+            vec![format!("quay.io/other/bundle@sha256:{}", "1".repeat(64)).as_str()]
+        ),
+        "{json}\n{err}"
+    );
 }
 
 /// An ImageDigestMirrorSet of quay.io/other (package other's bundle) to the

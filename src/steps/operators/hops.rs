@@ -54,7 +54,8 @@ pub(super) fn resolve_one(
     };
     let s = &w.sub;
     let name = source.clone().unwrap_or_else(|| image.clone());
-    let with_installed = deps::with_installed(cat, &providers_seen(w, others));
+    let own_read = with_own_packages(cat, source.as_deref(), others);
+    let with_installed = deps::with_installed(&own_read, &providers_seen(w, others));
     let cat = with_installed.as_ref();
     let sources = dependency_sources(source.as_deref(), cat, others);
     let installed = installed(w, cat);
@@ -103,33 +104,63 @@ pub(super) fn resolve_one(
 /// installed operators', and those of the other catalogs read for the
 /// dependencies.
 fn providers_seen(w: &Wanted, others: &[Other]) -> Vec<catalog::Provider> {
+    let own = w.catalog.as_ref().ok().and_then(|(s, _)| s.as_deref());
     let mut providers = w.installed.clone();
     providers.extend(
         others
             .iter()
+            .filter(|(n, _)| Some(n.as_str()) != own)
             .filter_map(|(_, c)| c.as_ref())
             .flat_map(|c| c.providers.iter().cloned()),
     );
     providers
 }
 
+/// The own catalog `cat` with the packages read anew of it for another
+/// catalog's bundles (the entry of `others` named `own`, when it holds a
+/// read).
+fn with_own_packages<'c>(
+    cat: &'c Catalog,
+    own: Option<&str>,
+    others: &[Other],
+) -> std::borrow::Cow<'c, Catalog> {
+    let more = others
+        .iter()
+        .find(|(n, _)| Some(n.as_str()) == own)
+        .and_then(|(_, c)| c.as_ref());
+    match more {
+        Some(more) => {
+            let mut with = cat.clone();
+            for (name, package) in &more.packages {
+                with.packages
+                    .entry(name.clone())
+                    .or_insert_with(|| package.clone());
+            }
+            std::borrow::Cow::Owned(with)
+        }
+        None => std::borrow::Cow::Borrowed(cat),
+    }
+}
+
 /// The catalogs the dependencies come from, in the resolver's order
-/// (`others`, the own catalog `cat` in its place, else first), and the own
-/// catalog's index among them.
+/// (`others`, the own catalog `cat` in its place, which is the entry
+/// without a read or named `name`, else first), and the own catalog's
+/// index among them.
 fn dependency_sources<'c>(
     name: Option<&'c str>,
     cat: &'c Catalog,
     others: &'c [Other],
 ) -> (Vec<deps::Source<'c>>, usize) {
     let own = deps::Source { name, catalog: cat };
+    let is_own = |n: &str, c: &Option<Catalog>| c.is_none() || Some(n) == name;
     let source = |(n, c): &'c Other| match c {
-        Some(c) => deps::Source {
+        Some(c) if Some(n.as_str()) != name => deps::Source {
             name: Some(n.as_str()),
             catalog: c,
         },
-        None => own,
+        _ => own,
     };
-    match others.iter().position(|(_, c)| c.is_none()) {
+    match others.iter().position(|(n, c)| is_own(n, c)) {
         Some(at) => (others.iter().map(source).collect(), at),
         // Its CatalogSource is not among those read (`--catalog-image`):
         // searched first all the same, as the catalog of the bundles that

@@ -312,10 +312,15 @@ async fn list_or_warn(
 }
 
 /// The other catalogs of `w`, in the resolver's order, each read for the
-/// packages it offers to what is `missing`; those that provide nothing
-/// missing are left out. Passes repeat while a pass reads more: a
-/// dependency found in a later catalog can need a package only an earlier
-/// one offers.
+/// packages it offers to what is `missing` from the own catalog, then to
+/// what each catalog read leaves unsatisfied of its own bundles' needs (the
+/// own catalog too is read for the packages it offers to those)
+/// (`FindPreferred` offers a requirement from the declaring bundle's
+/// catalog first, then from every other in order: the own catalog can be
+/// one of them, and a catalog before it is then preferred); those that
+/// provide nothing asked are left out. Passes repeat while a catalog is
+/// read for more: a dependency found in a later catalog can need a package
+/// only an earlier one offers.
 fn read_for(
     p: &Pulled<'_>,
     views: &mut Views,
@@ -343,47 +348,73 @@ fn read_for(
     let mut packages: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
     let mut reads: BTreeMap<usize, Catalog> = BTreeMap::new();
     loop {
-        let before = missing.clone();
+        let mut grew = false;
         for (i, cs) in order.iter().enumerate() {
-            if is_own(cs) || missing.is_empty() {
-                continue;
-            }
-            let Some(index) = read_one(p, views, cs, BTreeSet::new(), memo)? else {
-                continue;
+            // The own catalog's index is its read: only the packages it
+            // offers to another catalog's bundles are read anew.
+            let read_index;
+            let index = if is_own(cs) {
+                own
+            } else {
+                match read_one(p, views, cs, BTreeSet::new(), memo)? {
+                    Some(index) => {
+                        read_index = index;
+                        &read_index
+                    }
+                    None => continue,
+                }
             };
-            let more = deps::packages_for(&index, &missing);
+            let more = deps::packages_for(index, &missing);
             let wanted = packages.entry(i).or_default();
             if more.is_subset(wanted) {
                 continue;
             }
             wanted.extend(more);
+            grew = true;
             let Some(read) = read_one(p, views, cs, wanted.clone(), memo)? else {
                 continue;
             };
             reads.insert(i, read);
-            let mut read_so_far: Vec<&Catalog> = vec![own_with_installed.as_ref()];
-            read_so_far.extend(reads.values());
-            missing = deps::missing(&read_so_far);
+            missing = unmet_by_each(own_with_installed.as_ref(), reads.values(), &w.installed);
         }
-        if missing.is_empty() || missing == before {
+        if !grew {
             break;
         }
     }
     if reads.is_empty() {
         return Ok(Vec::new());
     }
+    // The own catalog is `None` in its place, or the packages read anew of
+    // it, which the resolver takes as part of it.
     let out = order
         .iter()
         .enumerate()
         .filter_map(|(i, cs)| {
             let name = format!("{}/{}", cs.namespace, cs.name);
-            if is_own(cs) {
-                return Some((name, None));
+            match reads.remove(&i) {
+                Some(read) => Some((name, Some(read))),
+                None => is_own(cs).then_some((name, None)),
             }
-            reads.remove(&i).map(|read| (name, Some(read)))
         })
         .collect();
     Ok(out)
+}
+
+/// What each catalog read leaves unsatisfied of its own bundles'
+/// requirements (the installed operators counted), the own catalog's
+/// first: each is looked for in every other catalog.
+fn unmet_by_each<'c>(
+    own: &Catalog,
+    reads: impl Iterator<Item = &'c Catalog>,
+    installed: &[Provider],
+) -> Vec<Provider> {
+    let mut unmet = deps::missing(&[own]);
+    for read in reads {
+        unmet.extend(deps::missing(&[
+            deps::with_installed(read, installed).as_ref()
+        ]));
+    }
+    unmet
 }
 
 /// CatalogSource `cs` read for `packages` (none: its index of providers

@@ -26,43 +26,10 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::catalog::{Bundle, Catalog, Gvk, Provider, RequiredPackage};
+use super::catalog::{Bundle, Catalog, Gvk, Provider};
 use super::objects::Subscription;
-use super::range::{Range, RangeError};
-use super::resolve::{required_range, sort_channel, Version};
-
-/// One requirement of a bundle.
-enum Requirement<'b> {
-    Package(&'b RequiredPackage, Result<Range, RangeError>),
-    Gvk(&'b Gvk),
-}
-
-fn requirements(bundle: &Bundle) -> Vec<Requirement<'_>> {
-    requirements_of(&bundle.required_packages, &bundle.required_gvks)
-}
-
-fn requirements_of<'b>(packages: &'b [RequiredPackage], gvks: &'b [Gvk]) -> Vec<Requirement<'b>> {
-    let packages = packages
-        .iter()
-        .map(|r| Requirement::Package(r, required_range(r)));
-    let gvks = gvks.iter().map(Requirement::Gvk);
-    packages.chain(gvks).collect()
-}
-
-/// Whether a bundle of `package`, at `version` and providing `gvks`, satisfies `req`.
-fn satisfies(req: &Requirement<'_>, package: &str, version: Option<&str>, gvks: &[Gvk]) -> bool {
-    match req {
-        Requirement::Package(r, range) => {
-            r.package_name == package
-                && range.as_ref().is_ok_and(|range| {
-                    version
-                        .and_then(|v| Version::parse(v).ok())
-                        .is_some_and(|v| range.contains(&v))
-                })
-        }
-        Requirement::Gvk(g) => gvks.contains(g),
-    }
-}
+use super::requirement::{requirements, requirements_of, satisfies, Requirement, Satisfiable};
+use super::resolve::sort_channel;
 
 /// The packages (not read in full) whose bundles may satisfy a
 /// requirement of a bundle read in full, and so on for theirs: all of them
@@ -220,6 +187,8 @@ pub fn dependencies<'c, 'i>(
     installed: &'i [Provider],
 ) -> Dependencies<'c, 'i> {
     let orders: Vec<Vec<&'c Bundle>> = sources.iter().map(|s| preference(s.catalog)).collect();
+    let providers = sources.iter().flat_map(|s| s.catalog.providers.iter());
+    let mut solvable = Satisfiable::new(providers.chain(installed));
     let mut found = Dependencies::default();
     let mut seen = BTreeSet::from([bundle.name.clone()]);
     let mut stack = vec![(bundle.clone(), own)];
@@ -241,6 +210,7 @@ pub fn dependencies<'c, 'i>(
                 .find(|(_, c)| {
                     c.package != b.package
                         && satisfies(&req, &c.package, c.version.as_deref(), &c.provided_gvks)
+                        && solvable.installable(c)
                 });
             if let Some((i, pick)) = pick.filter(|(_, p)| seen.insert(p.name.clone())) {
                 found.bundles.push(Dependency {
@@ -467,6 +437,7 @@ fn provider(name: String) -> Provider {
 mod tests {
     use super::*;
     use crate::olm::catalog::read_file;
+    use crate::olm::requirement::{unparsable_among_providers, unsatisfiable};
 
     const CATALOG: &str = r#"{"schema":"olm.package","name":"app","defaultChannel":"stable"}
 {"schema":"olm.channel","package":"app","name":"stable","entries":[{"name":"app.v1"}]}
@@ -579,7 +550,7 @@ mod tests {
             let got = got.bundles.first().map(|d| d.bundle.name.as_str());
             assert_eq!(got, want, "{range:?}");
             assert_eq!(
-                crate::olm::resolve::unparsable_requirement(b).is_some(),
+                crate::olm::requirement::unparsable_requirement(b).is_some(),
                 want.is_none(),
                 "{range:?}"
             );
@@ -861,6 +832,141 @@ mod tests {
                 "{case}"
             );
         }
+    }
+
+    /// A package of one bundle at `version` in catalog `catalog`, requiring
+    /// `requires` (a package and its versionRange) when given.
+    fn bundle_requiring(
+        catalog: &str,
+        name: &str,
+        version: &str,
+        requires: Option<(&str, &str)>,
+    ) -> Catalog {
+        let required = requires.map_or(String::new(), |(r, range)| {
+            format!(r#",{{"type":"olm.package.required","value":{{"packageName":"{r}","versionRange":"{range}"}}}}"#)
+        });
+        let text = format!(
+            r#"{{"schema":"olm.package","name":"{name}","defaultChannel":"alpha"}}
+{{"schema":"olm.channel","package":"{name}","name":"alpha","entries":[{{"name":"{name}.v1"}}]}}
+{{"schema":"olm.bundle","name":"{name}.v1","package":"{name}","image":"q.io/{catalog}/{name}","properties":[{{"type":"olm.package","value":{{"packageName":"{name}","version":"{version}"}}}}{required}]}}
+"#
+        );
+        Catalog::assemble([read_file("c.json", &text, &|_| true).unwrap()])
+    }
+
+    fn merged(catalogs: &[Catalog]) -> Catalog {
+        let mut all = Catalog::default();
+        for c in catalogs {
+            all.packages.extend(c.packages.clone());
+            all.providers.extend(c.providers.clone());
+        }
+        all
+    }
+
+    /// operator-lifecycle-manager `TestSolveOperators_IgnoreUnsatisfiableDependencies`
+    /// (resolver_test.go): another-package.v1 of `community` requires
+    /// packageC 0.1.0; community's packageC.v1 requires packageD, which no
+    /// catalog has, so the solver takes certified's packageC.v1, though
+    /// the declaring catalog comes first. With certified's packageC
+    /// requiring packageD too, nothing can be installed for it:
+    /// [`unsatisfiable`] says why, through the dependency.
+    #[test]
+    fn olm_test_solve_operators_ignore_unsatisfiable_dependencies() {
+        let community = merged(&[
+            bundle_requiring(
+                "community",
+                "another-package",
+                "1.0.0",
+                Some(("packageC", "0.1.0")),
+            ),
+            bundle_requiring(
+                "community",
+                "packageC",
+                "0.1.0",
+                Some(("packageD", "0.1.0")),
+            ),
+        ]);
+        let certified = bundle_requiring("certified", "packageC", "0.1.0", None);
+        let sources = [
+            Source {
+                name: Some("olm/community"),
+                catalog: &community,
+            },
+            Source {
+                name: Some("olm/certified"),
+                catalog: &certified,
+            },
+        ];
+        let another = &community.packages["another-package"].bundles["another-package.v1"];
+        let got = dependencies(&sources, 0, another, &[]);
+        let picked: Vec<(Option<&str>, &str)> = got
+            .bundles
+            .iter()
+            .map(|d| (d.catalog, d.bundle.image.as_str()))
+            .collect();
+        assert_eq!(picked, [(Some("olm/certified"), "q.io/certified/packageC")]);
+        let providers = merged(&[community.clone(), certified]).providers;
+        let why = |providers: &[Provider]| {
+            unsatisfiable(
+                providers,
+                "another-package",
+                &another.required_packages,
+                &[],
+            )
+        };
+        assert_eq!(why(&providers), None);
+        let unsatisfied = why(&community.providers);
+        assert_eq!(
+            unsatisfied.as_deref(),
+            Some("requires package packageC 0.1.0 (packageC.v1: requires package packageD 0.1.0)")
+        );
+        // A cycle (packageC needs another-package) is satisfied by both.
+        let cycle = merged(&[
+            bundle_requiring(
+                "community",
+                "another-package",
+                "1.0.0",
+                Some(("packageC", "0.1.0")),
+            ),
+            bundle_requiring(
+                "community",
+                "packageC",
+                "0.1.0",
+                Some(("another-package", "1.0.0")),
+            ),
+        ]);
+        assert_eq!(why(&cycle.providers), None);
+    }
+
+    /// `getBundleVariables` visits every provider of every requirement,
+    /// dependencies of dependencies included: a range one of them cannot
+    /// parse is found, though a satisfiable provider comes first; one
+    /// no requirement reaches is not.
+    #[test]
+    fn an_unparsable_range_among_the_providers() {
+        let c = merged(&[
+            bundle_requiring("c", "app", "1.0.0", Some(("db", ">=1.0.0"))),
+            bundle_requiring("c", "db", "1.0.0", Some(("log", ">=1.0.0"))),
+            bundle_requiring("c", "log", "1.0.0", Some(("tools", "latest"))),
+            bundle_requiring("c", "unrelated", "1.0.0", Some(("x", ">=1.0"))),
+        ]);
+        let app = &c.packages["app"].bundles["app.v1"];
+        let roots = [("app", &app.required_packages[..], &app.required_gvks[..])];
+        let got = unparsable_among_providers(&c.providers, roots);
+        let got = got.unwrap();
+        assert!(
+            got.ends_with("(bundle log.v1: olm.package.required tools versionRange \"latest\")"),
+            "{got}"
+        );
+        let db = &c.packages["db"].bundles["db.v1"];
+        let without_log: Vec<Provider> = c
+            .providers
+            .iter()
+            .filter(|p| p.package != "log")
+            .cloned()
+            .collect();
+        let roots = [("db", &db.required_packages[..], &db.required_gvks[..])];
+        assert_eq!(unparsable_among_providers(&without_log, roots), None);
     }
 
     /// source_csvs.go and projection `PropertyListFromPropertiesAnnotation`:

@@ -6,7 +6,8 @@
 //! images each hop pulls ([`check`]). OLM v1's ClusterExtensions over
 //! ClusterCatalogs are resolved by [`v1`] (version constraints: [`constraint`]).
 //! Dependencies come from the Subscription's catalog, then from the other
-//! CatalogSources the namespace sees ([`sources`], [`deps`]).
+//! CatalogSources the namespace sees ([`sources`], [`deps`]); what a bundle
+//! requires and whether it can be met: [`requirement`].
 
 pub mod bundle;
 pub mod cache;
@@ -19,6 +20,7 @@ pub mod objects;
 pub mod placement;
 pub mod plan;
 pub mod range;
+pub mod requirement;
 pub mod resolve;
 pub mod sources;
 pub mod v1;

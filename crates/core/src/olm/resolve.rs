@@ -19,8 +19,9 @@ use std::collections::BTreeSet;
 pub use semver::Version;
 use serde::Serialize;
 
-use super::catalog::{Bundle, Catalog, ChannelEntry, Package, RequiredPackage};
-use super::range::{Range, RangeError};
+use super::catalog::{Bundle, Catalog, ChannelEntry, Package};
+use super::range::Range;
+use super::requirement::unparsable_requirement;
 
 /// What the resolver is asked.
 #[derive(Debug, Clone)]
@@ -163,7 +164,7 @@ pub fn update_path(catalog: &Catalog, req: &Request<'_>) -> Result<UpdatePath, S
     let mut current = match req.installed.clone() {
         Some((name, version)) => (name.to_string(), version),
         None => {
-            let first = first_install(package, &ordered, req)?;
+            let first = first_install(catalog, package, &ordered, req)?;
             hops.push(Hop {
                 from: None,
                 to: first.clone(),
@@ -330,25 +331,23 @@ pub fn sort_channel<'e>(
 }
 
 fn first_install(
+    catalog: &Catalog,
     package: &Package,
     ordered: &[&ChannelEntry],
     req: &Request<'_>,
 ) -> Result<String, Stop> {
     let first = first_install_candidate(package, ordered, req)?;
-    // Every candidate becomes a variable before one is chosen: the
-    // startingCSV alone, else every bundle of the channel's order.
-    let candidates: Vec<&str> = match req.starting_csv {
-        Some(_) => vec![first.as_str()],
-        None => ordered.iter().map(|e| e.name.as_str()).collect(),
+    // The startingCSV alone is a candidate, else every bundle of the
+    // channel's order.
+    let candidates: Vec<(&str, Edge)> = match req.starting_csv {
+        Some(_) => vec![(first.as_str(), Edge::Install)],
+        None => ordered
+            .iter()
+            .map(|e| (e.name.as_str(), Edge::Install))
+            .collect(),
     };
-    let unparsable = candidates
-        .iter()
-        .filter_map(|c| package.bundles.get(*c))
-        .find_map(unparsable_requirement);
-    match unparsable {
-        Some(e) => Err(Stop::ErrorPreventedResolution(e)),
-        None => Ok(first),
-    }
+    let chosen = choose(catalog, package, &candidates, "to install", req)?;
+    Ok(chosen.map_or(first, |(name, _)| name))
 }
 
 fn first_install_candidate(
@@ -391,31 +390,57 @@ fn next_hop(
     req: &Request<'_>,
 ) -> Result<Option<(String, Edge)>, Stop> {
     let (name, version) = current;
-    let candidates: Vec<(&ChannelEntry, Edge)> = ordered
+    let candidates: Vec<(&str, Edge)> = ordered
         .iter()
         .filter(|e| e.name != *name)
-        .filter_map(|e| edge(e, name, version.as_ref()).map(|k| (*e, k)))
+        .filter_map(|e| edge(e, name, version.as_ref()).map(|k| (e.name.as_str(), k)))
         .collect();
-    // The resolver makes a variable of every candidate before choosing
-    // one: a candidate whose olm.package.required range does not parse
-    // fails the namespace's resolution (getBundleVariables).
-    let unparsable = candidates
-        .iter()
-        .filter_map(|(e, _)| package.bundles.get(&e.name))
-        .find_map(unparsable_requirement);
+    choose(
+        catalog,
+        package,
+        &candidates,
+        &format!("to replace {name}"),
+        req,
+    )
+}
+
+/// The first of `candidates` whose dependencies the catalogs satisfy, as
+/// the solver prefers them; none when there is no candidate. The resolver
+/// makes a variable of every candidate, and of every provider of their
+/// requirements, before choosing one: a range among them that does not
+/// parse fails the namespace's resolution (`getBundleVariables`).
+fn choose(
+    catalog: &Catalog,
+    package: &Package,
+    candidates: &[(&str, Edge)],
+    what: &str,
+    req: &Request<'_>,
+) -> Result<Option<(String, Edge)>, Stop> {
+    let bundles = || {
+        candidates
+            .iter()
+            .filter_map(|(c, _)| package.bundles.get(*c))
+    };
+    let roots = bundles().map(|b| {
+        let (packages, gvks) = (&b.required_packages[..], &b.required_gvks[..]);
+        (b.package.as_str(), packages, gvks)
+    });
+    let unparsable = bundles()
+        .find_map(unparsable_requirement)
+        .or_else(|| super::requirement::unparsable_among_providers(&catalog.providers, roots));
     if let Some(e) = unparsable {
         return Err(Stop::ErrorPreventedResolution(e));
     }
     let mut unsatisfied = Vec::new();
-    for (entry, kind) in &candidates {
-        match package.bundles.get(&entry.name) {
+    for (candidate, kind) in candidates {
+        match package.bundles.get(*candidate) {
             Some(b) => match unsatisfied_requirement(catalog, b) {
-                None => return Ok(Some((entry.name.clone(), *kind))),
-                Some(why) => unsatisfied.push(format!("{}: {why}", entry.name)),
+                None => return Ok(Some((candidate.to_string(), *kind))),
+                Some(why) => unsatisfied.push(format!("{candidate}: {why}")),
             },
             None => unsatisfied.push(format!(
-                "{}: no olm.bundle of that name in package {}",
-                entry.name, req.package
+                "{candidate}: no olm.bundle of that name in package {}",
+                req.package
             )),
         }
     }
@@ -423,9 +448,20 @@ fn next_hop(
         return Ok(None);
     }
     Err(Stop::UnsatisfiedDependency(format!(
-        "no candidate to replace {name} has its dependencies in the catalogs: {}",
+        "no candidate {what} has its dependencies in the catalogs: {}",
         unsatisfied.join("; ")
     )))
+}
+
+/// Why the solver cannot install `bundle` over the catalogs' providers
+/// ([`super::requirement::unsatisfiable`]).
+fn unsatisfied_requirement(catalog: &Catalog, bundle: &Bundle) -> Option<String> {
+    super::requirement::unsatisfiable(
+        &catalog.providers,
+        &bundle.package,
+        &bundle.required_packages,
+        &bundle.required_gvks,
+    )
 }
 
 /// Why `entry` is a candidate for `installed`: `ReplacesPredicate` (replaces or skips) or `SkipRangeIncludesPredicate`.
@@ -448,68 +484,6 @@ pub(crate) fn edge(
     version
         .filter(|v| range.contains(v))
         .map(|_| Edge::SkipRange)
-}
-
-/// The versions an `olm.package.required` property admits, as OLM's
-/// resolver reads it (`newPackageRequiredPredicate` in `resolver.go`):
-/// blang's `ParseRange` of its `versionRange`, which fails on an empty
-/// one too. A bundle whose range does not parse fails the resolution of
-/// the namespace when the resolver meets it (`getBundleVariables` returns
-/// the error; [`unparsable_requirement`], which [`update_path`] checks
-/// for every candidate); until then it satisfies nothing.
-pub fn required_range(req: &RequiredPackage) -> Result<Range, RangeError> {
-    Range::parse(&req.version_range)
-}
-
-/// The error OLM's resolver returns for `bundle` when one of its
-/// `olm.package.required` ranges does not parse (`convertDependencyProperties`
-/// stops at the first): blang's words, then the bundle and property.
-pub fn unparsable_requirement(bundle: &Bundle) -> Option<String> {
-    bundle.required_packages.iter().find_map(|r| {
-        required_range(r).err().map(|e| {
-            format!(
-                "{e} (bundle {}: olm.package.required {} versionRange {:?})",
-                bundle.name, r.package_name, r.version_range
-            )
-        })
-    })
-}
-
-/// The first requirement of `bundle` no bundle of another package provides.
-fn unsatisfied_requirement(catalog: &Catalog, bundle: &Bundle) -> Option<String> {
-    let others = || {
-        catalog
-            .providers
-            .iter()
-            .filter(|p| p.package != bundle.package)
-    };
-    for req in &bundle.required_packages {
-        let range = required_range(req).ok();
-        let fits = |p: &&super::catalog::Provider| {
-            p.package == req.package_name
-                && range.as_ref().is_some_and(|r| {
-                    p.version
-                        .as_deref()
-                        .and_then(|v| Version::parse(v).ok())
-                        .is_some_and(|v| r.contains(&v))
-                })
-        };
-        if !others().any(|p| fits(&p)) {
-            return Some(format!(
-                "requires package {} {}",
-                req.package_name, req.version_range
-            ));
-        }
-    }
-    for gvk in &bundle.required_gvks {
-        if !others().any(|p| p.gvks.contains(gvk)) {
-            return Some(format!(
-                "requires {}/{} {}",
-                gvk.group, gvk.version, gvk.kind
-            ));
-        }
-    }
-    None
 }
 
 #[cfg(test)]

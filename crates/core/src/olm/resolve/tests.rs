@@ -352,14 +352,18 @@ fn olm_new_package_required_predicate() {
     ] {
         let c = catalog(chain, bundles, &format!("{}{provider}", v2(range)));
         let got = update_path(&c, &req(Some(("etcd.v1", "1.0.0"))));
-        // With nothing installed every bundle of the channel is a
-        // candidate, etcd.v2 among them, and is installed first.
+        // With nothing installed every bundle of the channel's order is a
+        // candidate: etcd.v2 alone (it skips etcd.v1), so the install
+        // fails as the update does.
         let fresh = update_path(&c, &req(None));
         assert_eq!(
             fresh.as_ref().err().map(Stop::reason),
-            got.as_ref().err().map(Stop::reason).filter(|r| *r != "unsatisfiedDependency"),
+            got.as_ref().err().map(Stop::reason),
             "{range}: a first install"
         );
+        if let Err(Stop::UnsatisfiedDependency(m)) = &fresh {
+            assert!(m.starts_with("no candidate to install has"), "{m}");
+        }
         match want {
             Ok(()) => assert_eq!(got.map(|p| p.hops.len()), Ok(1), "{range}"),
             Err((reason, message)) => {
@@ -372,4 +376,60 @@ fn olm_new_package_required_predicate() {
             }
         }
     }
+}
+
+/// A bundle of package `name` at 1.0.0 requiring `requires` (package,
+/// versionRange), as FBC YAML to append to [`catalog`].
+fn requiring(name: &str, requires: &str) -> String {
+    let (package, range) = requires.split_once(' ').unwrap();
+    format!(
+        "---\nschema: olm.bundle\nname: {name}.v1\npackage: {name}\nimage: q.io/{name}:1\nproperties:\n- type: olm.package\n  value: {{packageName: {name}, version: 1.0.0}}\n- type: olm.package.required\n  value: {{packageName: {package}, versionRange: '{range}'}}\n"
+    )
+}
+
+/// `TestSolveOperators_IgnoreUnsatisfiableDependencies` and
+/// `TestSolveOperators_FindLatestVersionWithNestedDependencies` from the
+/// candidate's side: the solver installs a candidate only when the
+/// dependencies of its dependencies are met too. etcd.v2 requires cert;
+/// cert.v1 requires tools, which no catalog has: no candidate, and the
+/// verdict names the chain. A second provider of cert that needs nothing
+/// makes etcd.v2 installable. With nothing installed, the install takes
+/// the first candidate of the channel's order the solver can install.
+#[test]
+fn a_dependency_whose_own_dependency_is_missing() {
+    let chain = "- name: etcd.v1\n- name: etcd.v2\n  replaces: etcd.v1\n";
+    let v2 = "---\nschema: olm.bundle\nname: etcd.v2\npackage: etcd\nimage: q.io/b:2\nproperties:\n- type: olm.package\n  value: {packageName: etcd, version: 2.0.0}\n- type: olm.package.required\n  value: {packageName: cert, versionRange: '>=1.0.0'}\n";
+    let bundles = &[("etcd.v1", "1.0.0")];
+    let broken = format!("{v2}{}", requiring("cert", "tools >=1.0.0"));
+    let c = catalog(chain, bundles, &broken);
+    let stop = update_path(&c, &req(Some(("etcd.v1", "1.0.0")))).unwrap_err();
+    assert_eq!(
+        stop,
+        Stop::UnsatisfiedDependency("no candidate to replace etcd.v1 has its dependencies in the catalogs: etcd.v2: requires package cert >=1.0.0 (cert.v1: requires package tools >=1.0.0)".into())
+    );
+    let fresh = update_path(&c, &req(None)).unwrap_err();
+    assert_eq!(fresh.reason(), "unsatisfiedDependency");
+    let mut to_v1 = req(None);
+    to_v1.to = Some("etcd.v1");
+    let p = update_path(&c, &to_v1).unwrap();
+    assert_eq!(
+        hops(&p),
+        [("etcd.v1".into(), Edge::Install)],
+        "the older candidate"
+    );
+    let tools = "---\nschema: olm.bundle\nname: tools.v1\npackage: tools\nimage: q.io/t:1\nproperties:\n- type: olm.package\n  value: {packageName: tools, version: 1.0.0}\n";
+    let c = catalog(chain, bundles, &format!("{broken}{tools}"));
+    let p = update_path(&c, &req(Some(("etcd.v1", "1.0.0")))).unwrap();
+    assert_eq!(hops(&p), [("etcd.v2".into(), Edge::Replaces)]);
+    // A range of a dependency's dependency blang cannot parse fails the
+    // resolution (getBundleVariables visits it).
+    let bad = format!("{v2}{}", requiring("cert", "tools latest"));
+    let c = catalog(chain, bundles, &bad);
+    let stop = update_path(&c, &req(Some(("etcd.v1", "1.0.0")))).unwrap_err();
+    assert_eq!(stop.reason(), "errorPreventedResolution", "{stop:?}");
+    assert!(
+        stop.message()
+            .contains("(bundle cert.v1: olm.package.required tools versionRange \"latest\")"),
+        "{stop:?}"
+    );
 }

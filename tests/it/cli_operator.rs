@@ -486,7 +486,7 @@ fn issue_38_a_missing_hop_bundle_and_a_tag_only_related_image() {
         steps[0]["step"]
             .as_str()
             .unwrap()
-            .ends_with("copy each missing image to the first mirror CRI-O tries:"),
+            .ends_with("copy each missing image to the mirror CRI-O tries first:"),
         "the unpack Job's bundle image, pulled by CRI-O: {steps:?}"
     );
     assert_eq!(steps[1]["outcome"], "tagSkipsDigestMirrors");
@@ -1739,5 +1739,52 @@ fn a_bundle_image_past_the_total_cap_leaves_its_deployment_images_unknown() {
             big.0
         )) && why.contains("pass 1024 MiB, which this tool does not read"),
         "{why}"
+    );
+}
+
+/// Issue 38: a bundle image the first mirror refuses (credentials) and the
+/// second lacks is `unauthorized`, and its copy line goes to the second
+/// mirror, the first that answered "not found" (containers/image goes past
+/// the refusal to it, docker/docker_image_src.go `newImageSource`); the
+/// step names the mirror passed over, as `explain --probe`'s fix does.
+#[test]
+fn issue_38_the_copy_line_goes_past_a_mirror_that_refuses() {
+    let refusing = Builder::new().basic("user", "secret").start();
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    refusing.write_ca(&s.certs, "refusing");
+    let objects = cluster(&s.host, "etcd.v0.9.0").replace(
+        &format!("mirrors: [{}/etcd]", s.host),
+        &format!("mirrors: [{}/etcd, {}/etcd]", refusing.host(), s.host),
+    );
+    let mut c = s.cmd();
+    c.arg("-f").arg(s.write(&objects)).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["reason"], "imagesNotServed", "{json:#}");
+    let steps = json["nextSteps"].as_array().expect("nextSteps");
+    let failing = steps
+        .iter()
+        .find(|s| s["outcome"] == "failing")
+        .unwrap_or_else(|| panic!("no failing step: {steps:#?}"));
+    let digest = bundle_digest("etcd.v0.9.2");
+    assert_eq!(
+        failing["commands"],
+        serde_json::json!([format!(
+            "skopeo copy --all --preserve-digests docker://{BUNDLE_SOURCE}@{digest} docker://{}/etcd/etcd-bundle@{digest}",
+            s.host
+        )]),
+        "{failing:#}"
+    );
+    let step = failing["step"].as_str().unwrap();
+    assert!(
+        step.starts_with(&format!("unauthorized {BUNDLE_SOURCE}@{digest}: "))
+            && step.ends_with(&format!(
+                "; or copy each image a mirror refused to the first mirror that answered not found; CRI-O goes past {} (refused the credentials) to {}: a copy there would not be pulled before that is fixed:",
+                refusing.host(),
+                s.host
+            )),
+        "{step}"
     );
 }

@@ -121,7 +121,7 @@ fn issue_38_olm_v1_a_missing_bundle_on_the_path() {
         json["nextSteps"][0]["step"]
             .as_str()
             .unwrap()
-            .ends_with("copy each missing image to the first mirror operator-controller tries:"),
+            .ends_with("copy each missing image to the mirror operator-controller tries first:"),
         "{json}"
     );
     let (code, text, err) = run(&s, &objects, &[]);

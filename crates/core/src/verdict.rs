@@ -257,6 +257,13 @@ pub fn copy_target<'a>(
 /// Why the copy goes past the mirrors CRI-O tries before it, `None` when
 /// there are none: it goes to the mirror CRI-O tries first.
 pub fn passed_over(t: &CopyTarget) -> Option<String> {
+    passed_over_by(t, "CRI-O", "this mirror")
+}
+
+/// [`passed_over`] for the component `puller` that pulls the image
+/// (containers/image orders the mirrors the same way in each), going to
+/// the mirror named `to`.
+fn passed_over_by(t: &CopyTarget, puller: &str, to: &str) -> Option<String> {
     if t.passed_over.is_empty() {
         return None;
     }
@@ -276,9 +283,45 @@ pub fn passed_over(t: &CopyTarget) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "CRI-O goes past {} to this mirror: a copy there would not be pulled before that is fixed",
+        "{puller} goes past {} to {to}: a copy there would not be pulled before that is fixed",
         said.join(", ")
     ))
+}
+
+/// Where the copy lines of a next step go, in the words [`fix`] gives one
+/// image's: "the mirror CRI-O tries first"; or, when a mirror before the
+/// destination of any of them was passed over, "the first mirror that
+/// answered not found" and, once for each, which mirrors the pull goes past
+/// to which. `copies` are each copied image's puller (`CRI-O`, or OLM v1's
+/// `operator-controller`) and [`copy_target`], in the step's order.
+pub fn copies_go_to(copies: &[(&str, CopyTarget)]) -> String {
+    let mut notes: Vec<String> = Vec::new();
+    for (puller, t) in copies {
+        let note = passed_over_by(t, puller, &host_of(t.mirror));
+        if let Some(n) = note.filter(|n| !notes.contains(n)) {
+            notes.push(n);
+        }
+    }
+    if !notes.is_empty() {
+        return format!(
+            "the first mirror that answered not found; {}",
+            notes.join("; ")
+        );
+    }
+    let mut pullers: Vec<&str> = Vec::new();
+    for (p, _) in copies {
+        if !pullers.contains(p) {
+            pullers.push(p);
+        }
+    }
+    match pullers.as_slice() {
+        [] => "the mirror CRI-O tries first".to_string(),
+        [one] => format!("the mirror {one} tries first"),
+        several => format!(
+            "the mirror its puller ({}) tries first",
+            several.join(" or ")
+        ),
+    }
 }
 
 fn host_of(r: &str) -> String {
@@ -493,6 +536,54 @@ mod tests {
                 "{answers:?}"
             );
         }
+    }
+
+    /// The copy lines of a next step say where they go as one image's fix
+    /// does, naming each mirror passed over (once) and its puller.
+    #[test]
+    fn the_copies_of_a_step_go_where_one_images_fix_says() {
+        use Outcome::*;
+        use Role::Mirror;
+        let past = |m1: &'static str, o| CopyTarget {
+            mirror: "m2.io/a",
+            passed_over: vec![(m1, o)],
+        };
+        let first = CopyTarget {
+            mirror: "m1.io/a",
+            passed_over: Vec::new(),
+        };
+        let cases: Vec<(Vec<(&str, CopyTarget)>, &str)> = vec![
+            (vec![("CRI-O", first.clone())], "the mirror CRI-O tries first"),
+            (
+                vec![("operator-controller", first.clone()), ("CRI-O", first.clone())],
+                "the mirror its puller (operator-controller or CRI-O) tries first",
+            ),
+            (
+                vec![
+                    ("CRI-O", first.clone()),
+                    ("CRI-O", past("m1.io/a", Unauthorized)),
+                    ("CRI-O", past("m1.io/a", Unauthorized)),
+                ],
+                "the first mirror that answered not found; CRI-O goes past m1.io (refused the credentials) to m2.io: a copy there would not be pulled before that is fixed",
+            ),
+            (
+                vec![
+                    ("operator-controller", past("m1.io/a", TlsError)),
+                    ("CRI-O", past("m1.io/a", TlsError)),
+                ],
+                "the first mirror that answered not found; operator-controller goes past m1.io (TLS failed) to m2.io: a copy there would not be pulled before that is fixed; CRI-O goes past m1.io (TLS failed) to m2.io: a copy there would not be pulled before that is fixed",
+            ),
+        ];
+        for (copies, want) in cases {
+            assert_eq!(copies_go_to(&copies), want, "{copies:?}");
+        }
+        // One image's fix and a step's words agree on where the copy goes.
+        let c = candidate(&[(Mirror, Unauthorized), (Mirror, NotFound)]);
+        let one = fix(&Verdict::Missing, &c).unwrap();
+        assert!(
+            one.starts_with("copy the image to the first mirror that answered not found"),
+            "{one}"
+        );
     }
 
     /// A copy of an image pinned by digest preserves it; a copy by tag (a

@@ -449,10 +449,6 @@ fn describe(m: &HopImage) -> String {
     format!("{role} {} {what}", m.reference)
 }
 
-fn first_mirror(c: &ImageCheck) -> Option<&str> {
-    crate::upgrade::copy_target(c).map(|t| t.mirror)
-}
-
 fn next_steps(sub: &SubscriptionCheck, reason: &str) -> Vec<NextStep> {
     let mut steps = Vec::new();
     if reason == "noUpdatePath" {
@@ -483,7 +479,16 @@ fn next_steps(sub: &SubscriptionCheck, reason: &str) -> Vec<NextStep> {
         });
     }
     steps.extend(not_mirrored_step(&failing));
-    let other: Vec<String> = failing
+    steps.extend(failing_step(sub.kind, &failing));
+    steps
+}
+
+/// The images that fail otherwise than missing (credentials, TLS, a
+/// signature...), each with its detail; with the copy of each that a mirror
+/// refused before a later one answered "not found"
+/// ([`crate::upgrade::copy_fix`]): its puller goes past the refusal to it.
+fn failing_step(kind: CheckedKind, failing: &[&HopImage]) -> Option<NextStep> {
+    let other: Vec<(ImageRole, &ImageCheck)> = failing
         .iter()
         .filter(|m| {
             !matches!(
@@ -491,18 +496,34 @@ fn next_steps(sub: &SubscriptionCheck, reason: &str) -> Vec<NextStep> {
                 ImageClass::TagSkipsDigestMirrors | ImageClass::NotMirrored
             )
         })
-        .filter_map(|m| m.check.as_ref())
-        .filter(|c| !matches!(c.outcome, ImageOutcome::Missing | ImageOutcome::Served))
-        .map(|c| format!("{} {}: {}", c.outcome.as_str(), c.reference, c.detail))
+        .filter_map(|m| Some((m.role, m.check.as_ref()?)))
+        .filter(|(_, c)| !matches!(c.outcome, ImageOutcome::Missing | ImageOutcome::Served))
         .collect();
-    if !other.is_empty() {
-        steps.push(NextStep {
-            outcome: "failing".into(),
-            step: other.join("; "),
-            commands: Vec::new(),
-        });
+    if other.is_empty() {
+        return None;
     }
-    steps
+    let said: Vec<String> = other
+        .iter()
+        .map(|(_, c)| format!("{} {}: {}", c.outcome.as_str(), c.reference, c.detail))
+        .collect();
+    let copies = other
+        .iter()
+        .map(|(role, c)| (puller(kind, Some(*role)), *c));
+    let (step, commands) = match crate::upgrade::copy_lines(copies) {
+        Some((to, commands)) => (
+            format!(
+                "{}; or copy each image a mirror refused to {to}:",
+                said.join("; ")
+            ),
+            commands,
+        ),
+        None => (said.join("; "), Vec::new()),
+    };
+    Some(NextStep {
+        outcome: "failing".into(),
+        step,
+        commands,
+    })
 }
 
 /// A CatalogSource a Subscription's namespace resolves over (its own
@@ -555,20 +576,15 @@ pub fn resolution_prevented(
         several => format!("[{}]", several.join(", ")),
     };
     let sources: Vec<&str> = unlisted.iter().map(|u| u.source.as_str()).collect();
-    let commands = unlisted
-        .iter()
-        .filter(|u| u.check.outcome == ImageOutcome::Missing)
-        .filter_map(|u| {
-            let to = first_mirror(&u.check)?;
-            Some(crate::verdict::skopeo_copy(&u.check.reference, to))
-        })
-        .collect();
+    let copies = crate::upgrade::copy_lines(unlisted.iter().map(|u| ("CRI-O", &u.check)));
+    let (to, commands) =
+        copies.unwrap_or_else(|| ("the mirror CRI-O tries first".into(), Vec::new()));
     let mut said = Vec::new();
     if !existing.is_empty() {
         said.push(format!("OLM reads the operatorframework.io/properties annotation of every CSV of namespace {namespace} (it writes it from the bundle's properties): correct or remove the annotation it cannot read, so that OLM writes it again"));
     }
     if !sources.is_empty() {
-        said.push(format!("OLM resolves every Subscription of the namespace over CatalogSource {}, whose catalog cannot be pulled: mirror its catalog image (oc-mirror, or copy it to the first mirror CRI-O tries), or delete the CatalogSource if nothing needs it (the default ones: oc patch operatorhub cluster --type merge -p '{{\"spec\":{{\"disableAllDefaultSources\":true}}}}')", sources.join(", ")));
+        said.push(format!("OLM resolves every Subscription of the namespace over CatalogSource {}, whose catalog cannot be pulled: mirror its catalog image (oc-mirror, or copy it to {to}), or delete the CatalogSource if nothing needs it (the default ones: oc patch operatorhub cluster --type merge -p '{{\"spec\":{{\"disableAllDefaultSources\":true}}}}')", sources.join(", ")));
     }
     let step = NextStep {
         outcome: "errorPreventedResolution".into(),
@@ -579,37 +595,19 @@ pub fn resolution_prevented(
 }
 
 /// The `skopeo copy --all` line of each missing image (but tags that skip
-/// digest-only mirrors), to the first mirror its puller ([`puller`]) tries.
+/// digest-only mirrors), to where [`crate::upgrade::copy_lines`] says for
+/// its puller ([`puller`]).
 fn missing_step(kind: CheckedKind, failing: &[&HopImage]) -> Option<NextStep> {
-    let mut pullers: Vec<&str> = Vec::new();
-    let copies: Vec<String> = failing
+    let missing = failing
         .iter()
         .filter(|m| m.class != ImageClass::TagSkipsDigestMirrors)
-        .filter_map(|m| Some((m.role, m.check.as_ref()?)))
-        .filter(|(_, c)| c.outcome == ImageOutcome::Missing)
-        .filter_map(|(role, c)| {
-            let to = first_mirror(c)?;
-            let p = puller(kind, Some(role));
-            if !pullers.contains(&p) {
-                pullers.push(p);
-            }
-            Some(crate::verdict::skopeo_copy(&c.reference, to))
-        })
-        .collect();
-    if copies.is_empty() {
-        return None;
-    }
-    let tries = match pullers.as_slice() {
-        [one] => format!("the first mirror {one} tries"),
-        several => format!(
-            "the first mirror its puller ({}) tries",
-            several.join(" or ")
-        ),
-    };
+        .filter_map(|m| Some((puller(kind, Some(m.role)), m.check.as_ref()?)))
+        .filter(|(_, c)| c.outcome == ImageOutcome::Missing);
+    let (to, commands) = crate::upgrade::copy_lines(missing)?;
     Some(NextStep {
             outcome: "missing".into(),
-            step: format!("mirror the operator again with oc-mirror (the package's bundles between the installed CSV and the head: minVersion in the ImageSetConfiguration), or copy each missing image to {tries}:"),
-            commands: copies,
+            step: format!("mirror the operator again with oc-mirror (the package's bundles between the installed CSV and the head: minVersion in the ImageSetConfiguration), or copy each missing image to {to}:"),
+            commands,
         })
 }
 
@@ -630,6 +628,7 @@ fn not_mirrored_step(failing: &[&HopImage]) -> Option<NextStep> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe_result::Outcome;
 
     fn sub() -> SubscriptionCheck {
         SubscriptionCheck {
@@ -861,6 +860,113 @@ mod tests {
         for (name, c, path, readiness, reason) in rows {
             assert_eq!(run(c, path), (readiness, reason.to_string()), "{name}");
         }
+    }
+
+    /// An image whose pull sources answered `answers` (the source's last).
+    fn answered(reference: &str, outcome: ImageOutcome, answers: &[(&str, Outcome)]) -> ImageCheck {
+        let pull_sources = answers
+            .iter()
+            .map(|(host, o)| crate::upgrade::PullSource {
+                reference: reference.replacen("q.io", host, 1),
+                role: if *host == "q.io" {
+                    Role::Source
+                } else {
+                    Role::Mirror
+                },
+                outcome: *o,
+                digest: None,
+                detail: String::new(),
+            })
+            .collect();
+        ImageCheck {
+            pull_sources,
+            ..probed(reference, outcome)
+        }
+    }
+
+    /// Issue 38: every copy line goes to the first mirror that answered
+    /// "not found" (`verdict::copy_target`), and the step says where in the
+    /// words of one image's fix, naming a mirror passed over; an image the
+    /// first mirror refused gets its copy line too.
+    #[test]
+    fn issue_38_copy_lines_go_past_a_refusing_mirror() {
+        use Outcome::{NotFound, Unauthorized};
+        let d1 = format!("sha256:{}", "1".repeat(64));
+        let d2 = format!("sha256:{}", "2".repeat(64));
+        let (bundle, related) = (&format!("q.io/b@{d1}"), &format!("q.io/r@{d2}"));
+        let missing = HopImage {
+            role: ImageRole::Bundle,
+            reference: bundle.clone(),
+            check: Some(answered(
+                bundle,
+                ImageOutcome::Missing,
+                &[("m1.io", NotFound), ("q.io", NotFound)],
+            )),
+            ..image(ImageClass::Digest, ImageOutcome::Missing, true)
+        };
+        let refused = HopImage {
+            reference: related.clone(),
+            check: Some(answered(
+                related,
+                ImageOutcome::Unauthorized,
+                &[("m1.io", Unauthorized), ("m2.io", NotFound)],
+            )),
+            ..image(ImageClass::Digest, ImageOutcome::Unauthorized, true)
+        };
+        let steps = next_steps(
+            &SubscriptionCheck {
+                hops: vec![hop("etcd.v2", vec![missing, refused])],
+                ..sub()
+            },
+            "imagesNotServed",
+        );
+        let step = |o: &str| {
+            steps
+                .iter()
+                .find(|s| s.outcome == o)
+                .unwrap_or_else(|| panic!("{o}: {steps:?}"))
+        };
+        assert!(
+            step("missing")
+                .step
+                .ends_with("or copy each missing image to the mirror CRI-O tries first:"),
+            "{}",
+            step("missing").step
+        );
+        assert_eq!(
+            step("missing").commands,
+            [format!(
+                "skopeo copy --all --preserve-digests docker://{bundle} docker://m1.io/b@{d1}"
+            )]
+        );
+        assert_eq!(
+            step("failing").step,
+            format!("unauthorized {related}: ; or copy each image a mirror refused to the first mirror that answered not found; CRI-O goes past m1.io (refused the credentials) to m2.io: a copy there would not be pulled before that is fixed:")
+        );
+        assert_eq!(
+            step("failing").commands,
+            [format!(
+                "skopeo copy --all --preserve-digests docker://{related} docker://m2.io/r@{d2}"
+            )]
+        );
+        let catalog = UnlistedCatalog {
+            source: "openshift-marketplace/redhat-operators".into(),
+            check: answered(
+                "q.io/index:v4.21",
+                ImageOutcome::TlsError,
+                &[("m1.io", Outcome::TlsError), ("m2.io", NotFound)],
+            ),
+        };
+        let (_, step) = resolution_prevented("olm", &[], &[catalog]).unwrap();
+        assert!(
+            step.step.contains("(oc-mirror, or copy it to the first mirror that answered not found; CRI-O goes past m1.io (TLS failed) to m2.io: "),
+            "{}",
+            step.step
+        );
+        assert_eq!(
+            step.commands,
+            ["skopeo copy --all docker://q.io/index:v4.21 docker://m2.io/index:v4.21"]
+        );
     }
 
     /// One rule names who pulls each image: CRI-O for OLM v0 (the catalog's

@@ -735,19 +735,45 @@ pub fn copy_target(i: &ImageCheck) -> Option<crate::verdict::CopyTarget<'_>> {
     )
 }
 
-/// The image and where a copy of it belongs ([`copy_target`]).
-fn copy_to(i: &ImageCheck) -> Option<(String, String)> {
-    let to = copy_target(i)?.mirror.to_string();
-    Some((i.reference.clone(), to))
+/// Where a copy of `i` makes its pull work ([`copy_target`]): for an image
+/// no source served (`missing`), and for one a mirror refused
+/// (`unauthorized`, `tlsError`) before a later one answered "not found",
+/// as containers/image goes past the refusal to that mirror.
+pub fn copy_fix(i: &ImageCheck) -> Option<crate::verdict::CopyTarget<'_>> {
+    let fixes = matches!(
+        i.outcome,
+        ImageOutcome::Missing | ImageOutcome::Unauthorized | ImageOutcome::TlsError
+    );
+    copy_target(i).filter(|_| fixes)
 }
 
-/// The step of a refusal, and with `copies` (the images a mirror answered
-/// "not found" for), the copy that makes the pull work past the refusal.
-fn or_copy(step: &str, copies: Vec<String>) -> (String, Vec<String>) {
-    if copies.is_empty() {
-        return (step.to_string(), copies);
+/// The words and `skopeo copy` lines of the copies that fix `images`
+/// ([`copy_fix`]), each pulled by its `puller`: where they go
+/// ([`crate::verdict::copies_go_to`]) and one line per image; `None` when
+/// no copy fixes any of them.
+pub fn copy_lines<'a>(
+    images: impl IntoIterator<Item = (&'a str, &'a ImageCheck)>,
+) -> Option<(String, Vec<String>)> {
+    let mut targets = Vec::new();
+    let mut commands = Vec::new();
+    for (puller, i) in images {
+        let Some(t) = copy_fix(i) else { continue };
+        commands.push(crate::verdict::skopeo_copy(&i.reference, t.mirror));
+        targets.push((puller, t));
     }
-    (format!("{step}; or copy each image to the first mirror that answered not found: CRI-O goes past a mirror that refuses to the next, and a copy where it refused would not be pulled before that is fixed:"), copies)
+    (!commands.is_empty()).then(|| (crate::verdict::copies_go_to(&targets), commands))
+}
+
+/// How the copies past a refusing mirror follow the refusal's own fix.
+const REFUSED_OR: &str = "; or copy each image";
+
+/// `step`, and when copies fix some of `images` ([`copy_lines`]), `or`
+/// ("; or copy each image") to where they go, with their lines.
+fn or_copy(step: &str, or: &str, images: &[&ImageCheck]) -> (String, Vec<String>) {
+    match copy_lines(images.iter().map(|i| ("CRI-O", *i))) {
+        Some((to, copies)) => (format!("{step}{or} to {to}:"), copies),
+        None => (step.to_string(), Vec::new()),
+    }
 }
 
 /// The `.sig` tag of an image at its source, and where it belongs.
@@ -787,10 +813,7 @@ fn step_for(outcome: ImageOutcome, images: &[&ImageCheck]) -> NextStep {
             .collect()
     };
     let (step, commands) = match outcome {
-        ImageOutcome::Missing => (
-            "mirror the release again with oc-mirror (the target version in the ImageSetConfiguration's mirror.platform.channels), or copy each missing image to the first mirror CRI-O tries:".to_string(),
-            copy(&copy_to),
-        ),
+        ImageOutcome::Missing => or_copy("mirror the release again with oc-mirror (the target version in the ImageSetConfiguration's mirror.platform.channels)", ", or copy each missing image", images),
         ImageOutcome::Unsigned => (
             "mirror the `.sig` tags (sigstore signatures) next to the images on the registry that serves them:".to_string(),
             copy(&signature_copy),
@@ -800,8 +823,8 @@ fn step_for(outcome: ImageOutcome, images: &[&ImageCheck]) -> NextStep {
             copy(&signature_copy),
         ),
         ImageOutcome::Blocked => ("every source of these images is blocked: add a mirror for their repositories (ImageDigestMirrorSet) or unblock one (Image config registrySources.blockedRegistries)".to_string(), Vec::new()),
-        ImageOutcome::Unauthorized => or_copy("give the cluster's pull secret (openshift-config/pull-secret) credentials that the registry accepts for these repositories", copy(&copy_to)),
-        ImageOutcome::TlsError => or_copy("trust the registry's CA: a ConfigMap in openshift-config with a key host..port, named by Image config spec.additionalTrustedCA (with -f, give that ConfigMap among the files, or pass --cert-dir)", copy(&copy_to)),
+        ImageOutcome::Unauthorized => or_copy("give the cluster's pull secret (openshift-config/pull-secret) credentials that the registry accepts for these repositories", REFUSED_OR, images),
+        ImageOutcome::TlsError => or_copy("trust the registry's CA: a ConfigMap in openshift-config with a key host..port, named by Image config spec.additionalTrustedCA (with -f, give that ConfigMap among the files, or pass --cert-dir)", REFUSED_OR, images),
         ImageOutcome::DigestMismatch => ("the registry serves another manifest under the digest the release names: copy the image again preserving digests (skopeo copy --all --preserve-digests)".to_string(), Vec::new()),
         ImageOutcome::Refused => ("the release names a reference the cluster cannot pull as written: see the detail".to_string(), Vec::new()),
         ImageOutcome::MissingArchitecture => ("use the payload built for the control plane's architecture: each release is published per architecture (ocp-release:<version>-x86_64, -aarch64, -ppc64le, -s390x) and as a multi-architecture payload (<version>-multi); `oc adm upgrade --to-multi-arch` moves a cluster to the multi payload of its version".to_string(), Vec::new()),

@@ -295,7 +295,7 @@ impl Probe<'_> {
                 .filter(|(_, i)| only.is_none_or(|o| o.contains(&i.reference)));
             let mine: Vec<(String, ViewKey)> = images
                 .map(|(h, i)| {
-                    let key = if i.unpacked() {
+                    let key = if i.unpacked {
                         self.views.key(&w.bundle_pool, unpacked_in(w, h, i))
                     } else {
                         self.views.key(WORKER_POOL, &w.operator_namespace)

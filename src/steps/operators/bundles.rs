@@ -152,6 +152,7 @@ fn add_operator_images(hop: &mut HopCheck, target: Option<&str>, images: &[Strin
                 ImageClass::Digest
             },
             counted: !image.is_empty(),
+            unpacked: false,
             check: None,
         };
         hop.images.insert(at.min(hop.images.len()), operator);

@@ -306,7 +306,8 @@ fn hop_images(
     operands: bool,
 ) -> Vec<HopImage> {
     let mut images: Vec<HopImage> = Vec::new();
-    let mut add = |role, name: &str, reference: &str, counted| {
+    // `unpacked`: the unpack Job pulls it (a bundle image).
+    let mut add = |role, name: &str, reference: &str, counted, unpacked| {
         if !reference.is_empty() && images.iter().any(|m: &HopImage| m.reference == reference) {
             return;
         }
@@ -321,27 +322,28 @@ fn hop_images(
             reference: reference.to_string(),
             class,
             counted: counted && !reference.is_empty(),
+            unpacked,
             check: None,
         });
     };
     if let Some(b) = bundle {
-        add(ImageRole::Bundle, "", &b.image, true);
+        add(ImageRole::Bundle, "", &b.image, true, true);
         b.deployment_images
             .iter()
-            .for_each(|d| add(ImageRole::Operator, "", d, true));
+            .for_each(|d| add(ImageRole::Operator, "", d, true, false));
         b.related_images
             .iter()
-            .for_each(|r| add(ImageRole::Related, &r.name, &r.image, operands));
+            .for_each(|r| add(ImageRole::Related, &r.name, &r.image, operands, false));
     }
     for d in dependencies {
-        add(ImageRole::Dependency, &d.name, &d.image, true);
+        add(ImageRole::Dependency, &d.name, &d.image, true, true);
         let operator = format!("{}/operator", d.name);
         d.deployment_images
             .iter()
-            .for_each(|r| add(ImageRole::Dependency, &operator, r, true));
+            .for_each(|r| add(ImageRole::Dependency, &operator, r, true, false));
         for r in &d.related_images {
             let name = format!("{}/{}", d.name, r.name);
-            add(ImageRole::Dependency, &name, &r.image, operands);
+            add(ImageRole::Dependency, &name, &r.image, operands, false);
         }
     }
     images

@@ -110,23 +110,17 @@ pub struct HopImage {
     /// images of every hop, the relatedImages of the last hop (of every
     /// hop with `--operands`).
     pub counted: bool,
+    /// Whether OLM's bundle unpack Job pulls it, in the catalog's
+    /// namespace: the hop's bundle image, and a dependency's own bundle
+    /// image (set where the image is added; its role alone does not tell a
+    /// dependency's bundle from its other images).
+    #[serde(skip)]
+    pub unpacked: bool,
     /// The probe's answer (absent for an empty reference).
     pub check: Option<ImageCheck>,
 }
 
 impl HopImage {
-    /// Whether OLM's bundle unpack Job pulls it, in the catalog's
-    /// namespace: the hop's bundle, and a dependency's own bundle (the
-    /// [`ImageRole::Dependency`] named by the dependency's CSV alone; its
-    /// operator and related images are named `CSV/...`).
-    pub fn unpacked(&self) -> bool {
-        match self.role {
-            ImageRole::Bundle => true,
-            ImageRole::Dependency => !self.name.contains('/'),
-            ImageRole::Operator | ImageRole::Related => false,
-        }
-    }
-
     /// Whether the image stops the update (counted, and failing or a tag
     /// that skips every digest-only mirror).
     pub fn fails(&self) -> bool {
@@ -698,6 +692,7 @@ mod tests {
             reference: "q.io/x:1".into(),
             class,
             counted,
+            unpacked: false,
             check: Some(probed("q.io/x:1", outcome)),
         }
     }

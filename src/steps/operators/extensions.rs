@@ -22,8 +22,7 @@ use serde_json::Value;
 
 use mirrorpolicy::olm::catalog::Catalog;
 use mirrorpolicy::olm::check::{
-    puller, CatalogCheck, CheckedKind, ExtensionCatalog, ExtensionCheck, Found, HopCheck,
-    ImageRole, PulledBy,
+    CatalogCheck, ExtensionCatalog, ExtensionCheck, Found, HopCheck, PulledBy,
 };
 use mirrorpolicy::olm::objects::Subscription;
 use mirrorpolicy::olm::placement::Placement;
@@ -353,10 +352,6 @@ fn extension_check(v1: &V1, reads: &Reads<'_>) -> ExtensionCheck {
                 check: check.check.clone(),
             })
             .collect(),
-        pulled_by: PulledBy {
-            catalog: puller(CheckedKind::ClusterExtension, None),
-            bundle: puller(CheckedKind::ClusterExtension, Some(ImageRole::Bundle)),
-            images: puller(CheckedKind::ClusterExtension, Some(ImageRole::Operator)),
-        },
+        pulled_by: PulledBy,
     }
 }

@@ -220,16 +220,25 @@ pub fn puller(kind: CheckedKind, role: Option<ImageRole>) -> &'static str {
     }
 }
 
-/// Which component pulls what for an OLM v1 ClusterExtension.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PulledBy {
-    /// The catalog image: catalogd, with containers/image, on a control-plane node.
-    pub catalog: &'static str,
-    /// The bundle image: operator-controller, with containers/image, on a control-plane node.
-    pub bundle: &'static str,
-    /// The operator's and related images: CRI-O on the workers.
-    pub images: &'static str,
+/// Which component pulls what for an OLM v1 ClusterExtension, as
+/// [`puller`] says: `catalog`, the catalog image (catalogd, with
+/// containers/image, on a control-plane node); `bundle`, the bundle image
+/// (operator-controller, likewise); `images`, the operator's and related
+/// images (CRI-O on the workers). It holds nothing: its JSON is written
+/// from [`puller`], the one rule.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PulledBy;
+
+impl Serialize for PulledBy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let v1 = CheckedKind::ClusterExtension;
+        let mut fields = s.serialize_struct("PulledBy", 3)?;
+        fields.serialize_field("catalog", puller(v1, None))?;
+        fields.serialize_field("bundle", puller(v1, Some(ImageRole::Bundle)))?;
+        fields.serialize_field("images", puller(v1, Some(ImageRole::Operator)))?;
+        fields.end()
+    }
 }
 
 /// One ClusterCatalog an OLM v1 ClusterExtension resolves over.
@@ -984,6 +993,15 @@ mod tests {
         for (kind, role, want) in cases {
             assert_eq!(puller(kind, role), want, "{kind:?} {role:?}");
         }
+    }
+
+    /// `extension.pulledBy` is [`puller`]'s answer for each of OLM v1's images.
+    #[test]
+    fn pulled_by_is_written_from_the_puller_rule() {
+        assert_eq!(
+            serde_json::to_value(PulledBy).unwrap(),
+            serde_json::json!({"catalog": "catalogd", "bundle": "operator-controller", "images": "CRI-O"})
+        );
     }
 
     /// operator-lifecycle-manager `NamespacedOperatorCache.Error`

@@ -233,6 +233,15 @@ pub(crate) fn mirror_with(
     backup: &str,
     tags: &[(&str, Vec<(String, String)>)],
 ) -> FakeRegistry {
+    mirror_builder(missing, backup, tags).0.start()
+}
+
+/// [`mirror_with`] before it starts, and the manifests of `tags`' catalogs.
+fn mirror_builder(
+    missing: &[&str],
+    backup: &str,
+    tags: &[(&str, Vec<(String, String)>)],
+) -> (Builder, Vec<String>) {
     let mut b = Builder::new();
     let more: Vec<(&str, String)> = tags
         .iter()
@@ -273,7 +282,8 @@ pub(crate) fn mirror_with(
             &manifest_body(&format!("operator-{version}")),
         );
     }
-    b.manifest("etcd/etcd", None, &manifest_body("etcd-3.5"))
+    let b = b
+        .manifest("etcd/etcd", None, &manifest_body("etcd-3.5"))
         .manifest("etcd/etcd-init", None, &manifest_body("init-0.9.2"))
         .manifest(
             "etcd/etcd-tools-bundle",
@@ -281,8 +291,8 @@ pub(crate) fn mirror_with(
             &manifest_body("tools-bundle-1.1.0"),
         )
         .manifest("etcd/etcd-tools", None, &manifest_body("tools-1.1.0"))
-        .manifest("etcd/etcd-backup", None, &manifest_body("backup-0.9.4"))
-        .start()
+        .manifest("etcd/etcd-backup", None, &manifest_body("backup-0.9.4"));
+    (b, more.into_iter().map(|(_, m)| m).collect())
 }
 
 /// The cluster: oc-mirror's IDMS for quay.io/etcd (digest-only, the source
@@ -1786,5 +1796,78 @@ fn issue_38_the_copy_line_goes_past_a_mirror_that_refuses() {
                 s.host
             )),
         "{step}"
+    );
+}
+
+/// Issue 38: `--cache-dir` keys a catalog whose manifest is an index by the
+/// architecture read, as the index's instances may hold other catalogs
+/// (here arm64's etcd.v0.9.4 also skips etcd.v0.9.0: one hop, not two): a
+/// run for arm64 after one for amd64 reads arm64's catalog, not amd64's
+/// from the cache.
+#[test]
+fn issue_38_cache_dir_keeps_the_architectures_of_an_index_apart() {
+    const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
+    let backup = backup_by_digest();
+    let amd = catalog_files(&backup);
+    let arm: Vec<(String, String)> = amd
+        .iter()
+        .map(|(p, t)| {
+            let t = t.replace(
+                r#""skipRange":">=0.9.1 <0.9.4"}"#,
+                r#""skipRange":">=0.9.1 <0.9.4","skips":["etcd.v0.9.0"]}"#,
+            );
+            (p.clone(), t)
+        })
+        .collect();
+    assert_ne!(arm, amd);
+    let (b, manifests) = mirror_builder(&[], &backup, &[("amd64", amd), ("arm64", arm)]);
+    let entry = |m: &str, arch: &str| {
+        format!(
+            r#"{{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"{}","size":{},"platform":{{"architecture":"{arch}","os":"linux"}}}}"#,
+            digest_of(m),
+            m.len()
+        )
+    };
+    let index = format!(
+        r#"{{"schemaVersion":2,"mediaType":"{OCI_INDEX}","manifests":[{},{}]}}"#,
+        entry(&manifests[0], "amd64"),
+        entry(&manifests[1], "arm64")
+    );
+    let reg = b
+        .manifest_typed(CATALOG_REPO, Some("v4.21"), &index, OCI_INDEX)
+        .start();
+    let s = Setup::new(&reg);
+    let cache = s.dir.path().join("cache");
+    let cache_arg = cache.to_str().unwrap().to_string();
+    let hops = |arch: &str| {
+        let args = ["-o", "json", "--arch", arch, "--cache-dir", &cache_arg];
+        let (code, out, err) = s.run("etcd.v0.9.0", &args);
+        assert_eq!(code, 0, "{arch}: {out}\n{err}");
+        let json = json_of(&out, &err);
+        let to: Vec<String> = json["hops"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{arch}: {json:#}"))
+            .iter()
+            .map(|h| h["to"].as_str().unwrap_or_default().to_string())
+            .collect();
+        to
+    };
+    assert_eq!(hops("amd64"), ["etcd.v0.9.2", "etcd.v0.9.4"]);
+    assert_eq!(
+        hops("arm64"),
+        ["etcd.v0.9.4"],
+        "arm64's catalog, not amd64's from the cache"
+    );
+    assert_eq!(
+        std::fs::read_dir(&cache).unwrap().count(),
+        2,
+        "one file each"
+    );
+    let blobs = reg.requests_to(&format!("/v2/{CATALOG_REPO}/blobs/"));
+    assert_eq!(hops("amd64"), ["etcd.v0.9.2", "etcd.v0.9.4"]);
+    assert_eq!(
+        reg.requests_to(&format!("/v2/{CATALOG_REPO}/blobs/")),
+        blobs,
+        "amd64's catalog again from its cache"
     );
 }

@@ -3,7 +3,6 @@
 //! warning) or written (a failure to write is a warning, not an error).
 //! The name and format of the files are the core's ([`mirrorpolicy::olm::cache`]).
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use mirrorpolicy::olm::cache;
@@ -25,9 +24,9 @@ fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// The cached catalog of `digest` read for `packages`, when there is a usable one.
-pub(super) fn load(dir: &Path, digest: &str, packages: &BTreeSet<String>) -> Option<Catalog> {
-    let path = dir.join(cache::file_name(digest, packages));
+/// The cached catalog read for `key`, when there is a usable one.
+pub(super) fn load(dir: &Path, key: cache::Key) -> Option<Catalog> {
+    let path = dir.join(cache::file_name(key));
     let bytes = match read_capped(&path) {
         Ok(b) if b.len() as u64 > MAX_CACHE_BYTES => {
             term::warn(format!(
@@ -47,7 +46,7 @@ pub(super) fn load(dir: &Path, digest: &str, packages: &BTreeSet<String>) -> Opt
             return None;
         }
     };
-    match cache::decode(&bytes, digest, packages) {
+    match cache::decode(&bytes, key) {
         Ok(catalog) => Some(catalog),
         Err(why) => {
             term::warn(format!(
@@ -59,13 +58,13 @@ pub(super) fn load(dir: &Path, digest: &str, packages: &BTreeSet<String>) -> Opt
     }
 }
 
-/// Writes the catalog of `digest` read for `packages` (through a temporary
-/// file renamed over the old one, so a reader never sees half a file).
-pub(super) fn store(dir: &Path, digest: &str, packages: &BTreeSet<String>, catalog: &Catalog) {
-    let path = dir.join(cache::file_name(digest, packages));
+/// Writes the catalog read for `key` (through a temporary file renamed
+/// over the old one, so a reader never sees half a file).
+pub(super) fn store(dir: &Path, key: cache::Key, catalog: &Catalog) {
+    let path = dir.join(cache::file_name(key));
     let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
     let written = std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(&tmp, cache::encode(digest, packages, catalog)))
+        .and_then(|()| std::fs::write(&tmp, cache::encode(key, catalog)))
         .and_then(|()| std::fs::rename(&tmp, &path));
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);

@@ -65,7 +65,15 @@ pub(super) async fn read_catalog(
     })?;
     let digest = format!("sha256:{}", sha256_hex(&manifest));
     check.digest = Some(digest.clone());
-    let cached = cache_dir.and_then(|dir| cache::load(dir, &digest, &packages));
+    // An index's instances may hold other catalogs: the one read is the
+    // architecture's, and so is its cache.
+    let index = matches!(parse_image_manifest(&manifest), Ok(Manifest::Index(_)));
+    let key = mirrorpolicy::olm::cache::Key {
+        digest: &digest,
+        arch: arch.filter(|_| index),
+        packages: &packages,
+    };
+    let cached = cache_dir.and_then(|dir| cache::load(dir, key));
     let read = match cached {
         Some(catalog) => Ok(catalog),
         None => {
@@ -73,7 +81,7 @@ pub(super) async fn read_catalog(
             let read =
                 read_with_dependencies(ctx, &source, image, &manifest, &packages, arch).await?;
             if let (Some(dir), Ok(catalog)) = (cache_dir, &read) {
-                cache::store(dir, &digest, &packages, catalog);
+                cache::store(dir, key, catalog);
             }
             read
         }

@@ -21,39 +21,62 @@ const FORMAT: u32 = 2;
 struct CacheFile {
     format: u32,
     digest: String,
+    /// The architecture read, when the digest is an index's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    arch: Option<String>,
     packages: BTreeSet<String>,
     catalog: Catalog,
 }
 
-/// The file name for the catalog of manifest `digest` read for `packages`:
-/// `<digest hex>-<sha256 of the package names>.json`.
-pub fn file_name(digest: &str, packages: &BTreeSet<String>) -> String {
-    let hex = digest.rsplit(':').next().unwrap_or(digest);
-    let names: Vec<&str> = packages.iter().map(String::as_str).collect();
-    let set = sha256_hex(names.join("\n").as_bytes());
+/// What a cached catalog was read for: the catalog image's manifest
+/// `digest`; when that manifest is an index (a manifest list), the `arch`
+/// whose instance was read, as the instances of one index may hold other
+/// catalogs; and the `packages` asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct Key<'a> {
+    pub digest: &'a str,
+    pub arch: Option<&'a str>,
+    pub packages: &'a BTreeSet<String>,
+}
+
+/// The file name for the catalog of `key`: `<digest hex>-<sha256 of the
+/// package names, and the architecture when there is one>.json`.
+pub fn file_name(key: Key) -> String {
+    let hex = key.digest.rsplit(':').next().unwrap_or(key.digest);
+    let names: Vec<&str> = key.packages.iter().map(String::as_str).collect();
+    let mut read_for = names.join("\n");
+    if let Some(arch) = key.arch {
+        read_for = format!("arch {arch}\n{read_for}");
+    }
+    let set = sha256_hex(read_for.as_bytes());
     format!("{hex}-{}.json", &set[..16])
 }
 
 /// The cache file's bytes.
-pub fn encode(digest: &str, packages: &BTreeSet<String>, catalog: &Catalog) -> Vec<u8> {
+pub fn encode(key: Key, catalog: &Catalog) -> Vec<u8> {
     let file = CacheFile {
         format: FORMAT,
-        digest: digest.to_string(),
-        packages: packages.clone(),
+        digest: key.digest.to_string(),
+        arch: key.arch.map(str::to_string),
+        packages: key.packages.clone(),
         catalog: catalog.clone(),
     };
     serde_json::to_vec(&file).unwrap_or_default()
 }
 
-/// The catalog a cache file holds for `digest` and `packages`, or why it is no cache.
-pub fn decode(bytes: &[u8], digest: &str, packages: &BTreeSet<String>) -> Result<Catalog, String> {
+/// The catalog a cache file holds for `key`, or why it is no cache.
+pub fn decode(bytes: &[u8], key: Key) -> Result<Catalog, String> {
     let file: CacheFile = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
     if file.format != FORMAT {
         return Err(format!("format {} is not {FORMAT}", file.format));
     }
-    if file.digest != digest || file.packages != *packages {
+    if file.digest != key.digest
+        || file.arch.as_deref() != key.arch
+        || file.packages != *key.packages
+    {
+        let arch = file.arch.map(|a| format!(" ({a})")).unwrap_or_default();
         return Err(format!(
-            "it holds the catalog {} for packages {:?}",
+            "it holds the catalog {}{arch} for packages {:?}",
             file.digest, file.packages
         ));
     }
@@ -73,16 +96,36 @@ mod tests {
 "#;
         let catalog = Catalog::assemble([read_file("c.json", text, &|_| true).unwrap()]);
         let packages = BTreeSet::from(["etcd".to_string()]);
-        let bytes = encode("sha256:ab", &packages, &catalog);
-        assert_eq!(decode(&bytes, "sha256:ab", &packages).unwrap(), catalog);
-        assert!(decode(&bytes, "sha256:cd", &packages).is_err());
-        let other = BTreeSet::from(["other".to_string()]);
-        assert!(decode(&bytes, "sha256:ab", &other).is_err());
-        assert!(decode(b"{\"format\":1,", "sha256:ab", &packages).is_err());
-        assert_ne!(
-            file_name("sha256:ab", &packages),
-            file_name("sha256:ab", &other)
+        let key = |digest, arch, packages| Key {
+            digest,
+            arch,
+            packages,
+        };
+        let bytes = encode(key("sha256:ab", None, &packages), &catalog);
+        assert_eq!(
+            decode(&bytes, key("sha256:ab", None, &packages)).unwrap(),
+            catalog
         );
-        assert!(file_name("sha256:ab", &packages).starts_with("ab-"));
+        assert!(decode(&bytes, key("sha256:cd", None, &packages)).is_err());
+        let other = BTreeSet::from(["other".to_string()]);
+        assert!(decode(&bytes, key("sha256:ab", None, &other)).is_err());
+        assert!(decode(b"{\"format\":1,", key("sha256:ab", None, &packages)).is_err());
+        assert_ne!(
+            file_name(key("sha256:ab", None, &packages)),
+            file_name(key("sha256:ab", None, &other))
+        );
+        assert!(file_name(key("sha256:ab", None, &packages)).starts_with("ab-"));
+        // Issue 38: an index's instances are read per architecture, and
+        // cached so: one architecture's catalog is never another's.
+        let arm = key("sha256:ab", Some("arm64"), &packages);
+        let amd = key("sha256:ab", Some("amd64"), &packages);
+        assert_ne!(file_name(arm), file_name(amd));
+        assert_ne!(file_name(arm), file_name(key("sha256:ab", None, &packages)));
+        let bytes = encode(amd, &catalog);
+        assert_eq!(decode(&bytes, amd).unwrap(), catalog);
+        assert_eq!(
+            decode(&bytes, arm).unwrap_err(),
+            "it holds the catalog sha256:ab (amd64) for packages {\"etcd\"}"
+        );
     }
 }

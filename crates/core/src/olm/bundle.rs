@@ -45,8 +45,9 @@ pub const MAX_TOTAL_BYTES: u64 = 1 << 30;
 
 /// What a file of the bundle image is to the unpack Job.
 enum BundleFile {
-    /// An `annotations.yaml`, with its text.
-    Annotations(String),
+    /// An `annotations.yaml`: the manifests folder it names, or why the
+    /// unpack Job fails on it (read once, as it streams by).
+    Annotations(Result<String, String>),
     /// A file whose first object is a CSV: its deployment images, or why
     /// they could not be read.
     Csv(Result<Vec<String>, String>),
@@ -106,10 +107,11 @@ impl LayerSink for BundleTree {
         let text = &String::from_utf8_lossy(&body);
         let name = path.rsplit('/').next().unwrap_or_default();
         let file = if name == ANNOTATIONS_FILE {
-            if let Ok(folder) = manifests_folder(path, text) {
-                self.folders.insert(folder);
+            let folder = manifests_folder(&normalize(path), text);
+            if let Ok(f) = &folder {
+                self.folders.insert(f.clone());
             }
-            BundleFile::Annotations(text.to_string())
+            BundleFile::Annotations(folder)
         } else if text.contains("ClusterServiceVersion") {
             csv_file(text)
         } else {
@@ -165,16 +167,16 @@ impl BundleTree {
     /// The manifests folder the last `annotations.yaml` of the walk names
     /// (`cpb` stops at the first it cannot read).
     fn deciding_folder(&self) -> Result<Option<String>, String> {
-        let mut annotations: Vec<(&str, &String)> = Vec::new();
+        let mut annotations: Vec<(&str, &Result<String, String>)> = Vec::new();
         for (path, file) in self.files.files() {
-            if let BundleFile::Annotations(text) = file {
-                annotations.push((path, text));
+            if let BundleFile::Annotations(folder) = file {
+                annotations.push((path, folder));
             }
         }
         walk_order(&mut annotations);
         let mut folder = None;
-        for (path, text) in annotations {
-            folder = Some(manifests_folder(path, text)?);
+        for (_, named) in annotations {
+            folder = Some(named.clone()?);
         }
         Ok(folder)
     }

@@ -10,33 +10,19 @@ use mirrorpolicy::olm::catalog::Catalog;
 
 use crate::term;
 
-/// The most of a cache file read: the packages kept from a catalog, which a
-/// catalog file itself may hold at most (the core's per-file cap).
-const MAX_CACHE_BYTES: u64 = 256 << 20;
-
-/// The file at `path`, read up to one byte past [`MAX_CACHE_BYTES`].
-fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(MAX_CACHE_BYTES + 1)
-        .read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
 /// The cached catalog read for `key`, when there is a usable one.
 pub(super) fn load(dir: &Path, key: cache::Key) -> Option<Catalog> {
     let path = dir.join(cache::file_name(key));
-    let bytes = match read_capped(&path) {
-        Ok(b) if b.len() as u64 > MAX_CACHE_BYTES => {
+    let bytes = match std::fs::File::open(&path).and_then(cache::read_capped) {
+        Ok(None) => {
             term::warn(format!(
                 "{} is larger than {} MiB, more than a cache this tool writes: the catalog is read again",
                 path.display(),
-                MAX_CACHE_BYTES >> 20
+                cache::MAX_BYTES >> 20
             ));
             return None;
         }
-        Ok(b) => b,
+        Ok(Some(b)) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {
             term::warn(format!(

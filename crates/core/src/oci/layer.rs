@@ -251,22 +251,34 @@ impl<R: Read> Read for Tracked<R> {
         let n = self.inner.read(buf)?;
         let room = SHOWN_BYTES.saturating_sub(self.seen.len()).min(n);
         self.seen.extend_from_slice(&buf[..room]);
-        let streamed = self.streamed.get().saturating_add(n as u64);
-        if streamed > self.cap {
-            let e = LayerError::StreamTooLarge {
-                path: None,
-                limit: self.cap,
-            };
-            let message = e.to_string();
-            *self.stop.borrow_mut() = Some(e);
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                message,
-            ));
-        }
+        let streamed = count(self.streamed.get(), n as u64, self.cap, &self.stop)?;
         self.streamed.set(streamed);
         Ok(n)
     }
+}
+
+/// `counted` bytes and `n` more, within `cap`; past it, the walk stops
+/// with [`LayerError::StreamTooLarge`] ([`stopped`]). The one count of
+/// what the layers unpack, and of the skippable zstd frames read.
+fn count(counted: u64, n: u64, cap: u64, stop: &Stop) -> std::io::Result<u64> {
+    let total = counted.saturating_add(n);
+    if total > cap {
+        let e = LayerError::StreamTooLarge {
+            path: None,
+            limit: cap,
+        };
+        return Err(stopped(stop, e));
+    }
+    Ok(total)
+}
+
+/// The error a reader under the tar walk returns to stop it with `e`,
+/// which the walk then says as it is (whatever the tar reader makes of
+/// the io error).
+fn stopped(stop: &Stop, e: LayerError) -> std::io::Error {
+    let message = e.to_string();
+    *stop.borrow_mut() = Some(e);
+    std::io::Error::new(std::io::ErrorKind::InvalidData, message)
 }
 
 /// The first four bytes of a layer (fewer when it is shorter): the magic
@@ -509,24 +521,11 @@ impl<R: BufRead> ZstdFrames<R> {
             let (header, window) = match read_frame_start(&mut self.source)? {
                 FrameStart::Frame { header, window } => (header, window),
                 FrameStart::Skippable(length) => {
-                    self.skipped = self.skipped.saturating_add(u64::from(length));
-                    if self.skipped > self.skip_cap {
-                        let e = LayerError::StreamTooLarge {
-                            path: None,
-                            limit: self.skip_cap,
-                        };
-                        let message = e.to_string();
-                        *self.stop.borrow_mut() = Some(e);
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::InvalidData,
-                            message,
-                        ));
-                    }
-                    let skipped = std::io::copy(
-                        &mut (&mut self.source).take(u64::from(length)),
-                        &mut std::io::sink(),
-                    )?;
-                    if skipped < u64::from(length) {
+                    let length = u64::from(length);
+                    self.skipped = count(self.skipped, length, self.skip_cap, &self.stop)?;
+                    let skipped =
+                        std::io::copy(&mut (&mut self.source).take(length), &mut std::io::sink())?;
+                    if skipped < length {
                         return Err(std::io::Error::new(
                             std::io::ErrorKind::UnexpectedEof,
                             "a skippable zstd frame is cut short",
@@ -540,12 +539,7 @@ impl<R: BufRead> ZstdFrames<R> {
                     window,
                     limit: MAX_ZSTD_WINDOW,
                 };
-                let message = e.to_string();
-                *self.stop.borrow_mut() = Some(e);
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    message,
-                ));
+                return Err(stopped(&self.stop, e));
             }
             let started = match self.decoder.init(&header[..]) {
                 // ruzstd reuses a decoder's buffers for a later frame up to

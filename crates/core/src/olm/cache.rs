@@ -52,6 +52,19 @@ pub fn file_name(key: Key) -> String {
     format!("{hex}-{}.json", &set[..16])
 }
 
+/// The most of a cache file read: the packages kept from a catalog, which
+/// a catalog file itself may hold at most ([`super::fs::MAX_FILE_BYTES`]).
+pub const MAX_BYTES: u64 = super::fs::MAX_FILE_BYTES;
+
+/// A cache file's bytes from `reader`, at most [`MAX_BYTES`]: `None` when it
+/// holds more, more than a cache this tool writes.
+pub fn read_capped(reader: impl std::io::Read) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    reader.take(MAX_BYTES + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= MAX_BYTES).then_some(bytes))
+}
+
 /// The cache file's bytes.
 pub fn encode(key: Key, catalog: &Catalog) -> Vec<u8> {
     let file = CacheFile {

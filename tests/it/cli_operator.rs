@@ -121,7 +121,8 @@ pub(crate) fn catalog_files(backup: &str) -> Vec<(String, String)> {
             ));
         }
     }
-    let other = r#"{"schema":"olm.package","name":"other"}
+    let other = r#"{"schema":"olm.package","name":"other","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"other","name":"stable","entries":[{"name":"other.v1.0.0"}]}
 {"schema":"olm.bundle","name":"other.v1.0.0","package":"other","image":"quay.io/other/bundle@sha256:0000000000000000000000000000000000000000000000000000000000000000","properties":[{"type":"olm.package","value":{"packageName":"other","version":"1.0.0"}}]}
 "#;
     vec![

@@ -316,7 +316,10 @@ fn catalog_check(
         digest: None,
         check: None,
         undetermined: None,
+        refused: None,
     });
+    // catalogd serves the configs as they are: opm's checks are OLM v0's.
+    check.refused = None;
     if let Some(c) = catalog {
         check.source = Some(c.name.clone());
         check.image = c.image.clone().unwrap_or_default();

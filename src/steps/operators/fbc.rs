@@ -43,6 +43,7 @@ pub(super) async fn read_catalog(
         digest: None,
         check: Some(probed.clone()),
         undetermined: None,
+        refused: None,
     };
     let Some(by) = probed
         .served_by
@@ -79,7 +80,10 @@ pub(super) async fn read_catalog(
         }
     };
     match read {
-        Ok(catalog) => Ok((check, Some(catalog))),
+        Ok(catalog) => {
+            check.refused = catalog.refused.clone();
+            Ok((check, Some(catalog)))
+        }
         Err(why) => {
             check.undetermined = Some(why);
             Ok((check, None))

@@ -23,6 +23,7 @@ use mirrorpolicy::olm::deps;
 use mirrorpolicy::olm::objects::{CatalogOrigin, CatalogSource, OperatorGroup};
 use mirrorpolicy::olm::placement::registry_pool;
 use mirrorpolicy::olm::resolve::Stop;
+use mirrorpolicy::olm::servable::Refusal;
 use mirrorpolicy::olm::sources::{self, GLOBAL_NAMESPACE};
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::registries::ShortNameMode;
@@ -188,10 +189,12 @@ fn apply_operator_group(w: &mut Wanted) {
 /// configuration): OLM's resolver lists the bundles of every one of them,
 /// and one whose registry pod cannot pull its catalog fails the
 /// resolution of the whole namespace ([`check::resolution_prevented`]), as
-/// an installed CSV whose properties OLM cannot read does.
+/// an installed CSV whose properties OLM cannot read does; so does one
+/// whose image is pulled but whose catalog its `opm serve` refuses (the
+/// catalog is read for that: [`refusal_of`]).
 fn check_listable(p: &Pulled<'_>, views: &mut Views, wanted: &mut [Wanted]) -> Result<()> {
     let r = p.r;
-    let mut probed: BTreeMap<(String, ViewKey), ImageCheck> = BTreeMap::new();
+    let mut probed: BTreeMap<(String, ViewKey), (ImageCheck, Option<Refusal>)> = BTreeMap::new();
     // A namespace without exactly one OperatorGroup is not resolved at all;
     // one whose own catalog is out of it still is, and a catalog that cannot
     // be listed fails it first (`namespacedCache.Error()`, resolver.go:118).
@@ -210,8 +213,8 @@ fn check_listable(p: &Pulled<'_>, views: &mut Views, wanted: &mut [Wanted]) -> R
             let pool = registry_pool(&cs.node_selector, &r.inputs.nodes, &r.inputs.pools).pool;
             views.ensure(r.settings, r.inputs, &pool, &cs.namespace)?;
             let key = views.key(&pool, &cs.namespace);
-            let check = match probed.get(&(image.clone(), key.clone())) {
-                Some(check) => check.clone(),
+            let (check, refused) = match probed.get(&(image.clone(), key.clone())) {
+                Some(checked) => checked.clone(),
                 None => {
                     let config = views.config(&key);
                     let own = p.ctx_for(cs);
@@ -219,16 +222,24 @@ fn check_listable(p: &Pulled<'_>, views: &mut Views, wanted: &mut [Wanted]) -> R
                     let got = r
                         .runtime
                         .block_on(probe_image(ctx, &config, image, r.mode, "catalog"));
-                    probed.insert((image.clone(), key), got.check.clone());
-                    got.check
+                    let refused = (got.check.outcome == ImageOutcome::Served)
+                        .then(|| refusal_of(r, ctx, &config, image))
+                        .flatten();
+                    let checked = (got.check, refused);
+                    probed.insert((image.clone(), key), checked.clone());
+                    checked
                 }
             };
             // Refused credentials with a pull secret of its own not read:
             // whether its registry pod can pull is not known here.
             let unknown = check.outcome == ImageOutcome::Unauthorized && !p.all_read(cs);
-            if check.outcome.fails() && !unknown {
+            if (check.outcome.fails() && !unknown) || refused.is_some() {
                 let source = format!("{}/{}", cs.namespace, cs.name);
-                unlisted.push(UnlistedCatalog { source, check });
+                unlisted.push(UnlistedCatalog {
+                    source,
+                    check,
+                    refused,
+                });
             }
         }
         if let Some(prevented) =
@@ -238,6 +249,28 @@ fn check_listable(p: &Pulled<'_>, views: &mut Views, wanted: &mut [Wanted]) -> R
         }
     }
     Ok(())
+}
+
+/// Why the registry pod's `opm serve` refuses the catalog of `image`
+/// (read for no package: every package is checked as it streams by);
+/// `None` when it serves it, or when the catalog cannot be read here
+/// (a dependency read says so, when one needs it).
+fn refusal_of(
+    r: &Reader<'_>,
+    ctx: &ProbeContext,
+    config: &mirrorpolicy::explain::Config<'_>,
+    image: &str,
+) -> Option<Refusal> {
+    let read = r.runtime.block_on(read_catalog(
+        ctx,
+        config,
+        image,
+        r.mode,
+        BTreeSet::new(),
+        r.arch,
+        r.plan.cache_dir.as_deref(),
+    ));
+    read.ok()?.0.refused
 }
 
 /// What `w`'s own catalog (with the operators installed in its namespace)

@@ -766,6 +766,7 @@ mod tests {
         let index = Catalog {
             packages: Default::default(),
             providers: community.providers.clone(),
+            refused: None,
         };
         assert_eq!(
             packages_for(&index, &missing_b)

@@ -1,6 +1,7 @@
 //! `operator-check`: will an operator's install or update succeed through
 //! the cluster's own mirrors? The catalog's file-based configs
-//! ([`catalog`], walked out of the image's layers by [`fs`] over [`crate::oci`]), OLM's update
+//! ([`catalog`], walked out of the image's layers by [`fs`] over [`crate::oci`];
+//! whether `opm serve` can serve them: [`servable`]), OLM's update
 //! path over them ([`resolve`], with blang/semver ranges from [`range`]),
 //! a pending InstallPlan's first hop ([`plan`]), and the verdict over the
 //! images each hop pulls ([`check`]). OLM v1's ClusterExtensions over
@@ -22,6 +23,7 @@ pub mod plan;
 pub mod range;
 pub mod requirement;
 pub mod resolve;
+pub mod servable;
 pub mod sources;
 pub mod v1;
 

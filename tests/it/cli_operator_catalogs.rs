@@ -481,6 +481,22 @@ fn an_installed_csv_with_unreadable_properties_fails_the_namespace_resolution() 
     let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
     assert_eq!(code, 1, "{out}\n{err}");
     assert_eq!(json_of(&out, &err), json, "live as offline");
+
+    // resolver.go `Resolve`: the installed CSVs are the first variables; a
+    // package requirement of one whose range blang cannot parse stops the
+    // resolution of the namespace with blang's words.
+    let bad_range = cluster(&s.host, "etcd.v0.9.0")
+        + &installed(
+            r#"{"properties":[{"type":"olm.package.required","value":{"packageName":"x","versionRange":"latest"}}]}"#,
+        );
+    let (code, json, err) = run_offline(&s, &bad_range);
+    assert_eq!(code, 1, "{json}\n{err}");
+    assert_eq!(json["reason"], "errorPreventedResolution", "{json}");
+    assert_eq!(
+        json["message"],
+        "Could not get version from string: \"latest\" (installed CSV other.v1: olm.package.required x versionRange \"latest\")",
+        "{json}"
+    );
 }
 
 /// Another CatalogSource's `spec.secrets` are its registry pod's: live, each

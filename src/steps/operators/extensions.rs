@@ -118,6 +118,7 @@ fn wanted_one(ext: ClusterExtension, catalogs: Result<Vec<ClusterCatalog>, Stop>
     };
     Wanted {
         unreadable: Vec::new(),
+        installed_error: None,
         operator_groups: None,
         prevented: None,
         source: None,

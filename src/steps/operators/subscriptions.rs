@@ -120,15 +120,7 @@ fn subscription_wants(
             let catalog = catalog_of(options, &sub, source, live);
             let selector = source.map(|c| c.node_selector.clone()).unwrap_or_default();
             let pool = registry_pool(&selector, &inputs.nodes, &inputs.pools);
-            // With --package there is no namespace: a CSV of that name in any.
-            let installed_version = sub.installed_csv.as_ref().and_then(|csv| {
-                versions
-                    .iter()
-                    .find(|((ns, name), _)| {
-                        name == csv && (sub.namespace.is_empty() || *ns == sub.namespace)
-                    })
-                    .map(|(_, v)| v.clone())
-            });
+            let installed_version = installed_version(&versions, &sub);
             let plan = sub.install_plan.as_ref().and_then(|name| {
                 plans
                     .iter()
@@ -137,6 +129,7 @@ fn subscription_wants(
             });
             Wanted {
                 unreadable: deps::unreadable_properties(&sub.namespace, &csvs),
+                installed_error: deps::unparsable_installed(&sub.namespace, &csvs),
                 operator_groups: groups_in(&groups, &sub.namespace),
                 prevented: None,
                 source: source.cloned(),
@@ -156,6 +149,20 @@ fn subscription_wants(
             }
         })
         .collect())
+}
+
+/// The `spec.version` of `sub`'s installed CSV, among `versions` (by
+/// namespace and name); with `--package` there is no namespace: a CSV of
+/// that name in any.
+fn installed_version(
+    versions: &BTreeMap<(String, String), String>,
+    sub: &Subscription,
+) -> Option<String> {
+    let csv = sub.installed_csv.as_ref()?;
+    versions
+        .iter()
+        .find(|((ns, name), _)| name == csv && (sub.namespace.is_empty() || *ns == sub.namespace))
+        .map(|(_, v)| v.clone())
 }
 
 /// The CatalogSources besides its own that `sub`'s namespace resolves

@@ -179,7 +179,15 @@ fn apply_operator_group(w: &mut Wanted) {
                 w.prevented = Some(sources::excluded_catalog(&w.sub));
             }
         }
-        Err(stop) => w.prevented = Some(stop),
+        Err(stop) => {
+            w.prevented = Some(stop);
+            return;
+        }
+    }
+    // The installed CSVs are the resolver's first variables: their error
+    // comes before any catalog's (resolver.go `Resolve`).
+    if let Some(e) = &w.installed_error {
+        w.prevented = Some(check::installed_prevented(&ns, e));
     }
 }
 

@@ -578,6 +578,20 @@ pub fn resolution_prevented(
     Some((Stop::ErrorPreventedResolution(message), step))
 }
 
+/// The namespace's resolution failed by an installed operator: OLM's
+/// resolver makes variables of the installed CSVs first, and an
+/// `olm.package.required` range of one that blang cannot parse stops it
+/// ([`crate::olm::deps::unparsable_installed`]), for every Subscription
+/// of the namespace.
+pub fn installed_prevented(namespace: &str, error: &str) -> (Stop, NextStep) {
+    let step = NextStep {
+        outcome: "errorPreventedResolution".into(),
+        step: format!("OLM resolves every Subscription of namespace {namespace} with its installed CSVs' requirements, from their operatorframework.io/properties annotation: correct the versionRange named (a blang range, e.g. >=1.0.0), or remove the annotation so that OLM writes it again from the CSV"),
+        commands: Vec::new(),
+    };
+    (Stop::ErrorPreventedResolution(error.to_string()), step)
+}
+
 /// The `skopeo copy --all` line of each missing image (but tags that skip
 /// digest-only mirrors), to the first mirror its puller ([`puller`]) tries.
 fn missing_step(kind: CheckedKind, failing: &[&HopImage]) -> Option<NextStep> {

@@ -987,6 +987,59 @@ fn a_pending_install_plan_is_authoritative_for_hop_one() {
     assert_eq!(json["hops"][0]["to"], "etcd.v0.9.2");
 }
 
+/// operator-lifecycle-manager `nothingToUpdate` and
+/// `ensureSubscriptionCSVState` (catalog/operator.go): an InstallPlan that
+/// failed before creating its CSV leaves the Subscription `UpgradePending`
+/// on it, and OLM never resolves it again, though the catalog has a served
+/// path: `installPlanFailed` (not ready), with the commands that show why
+/// and delete the plan. Once its CSV exists, or with the OperatorGroup's
+/// `TechPreviewUnsafeFailForward`, OLM resolves again. Offline and live.
+#[test]
+fn a_failed_install_plan_stops_the_subscription() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0");
+    let failed = with_install_plan(&objects, "etcd.v0.9.0", "etcd.v0.9.2", "Failed");
+    let mut c = s.cmd();
+    c.arg("-f").arg(s.write(&failed)).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["reason"], "installPlanFailed", "{json}");
+    assert_eq!(
+        json["message"],
+        "InstallPlan operators/install-etcd failed before it created CSV etcd.v0.9.2: OLM does not resolve Subscription etcd again while it points at that plan, whatever the catalog offers"
+    );
+    let step = &json["nextSteps"][0];
+    assert_eq!(step["outcome"], "installPlanFailed", "{json}");
+    assert_eq!(
+        step["commands"][1],
+        "oc delete installplan install-etcd -n operators"
+    );
+    let server = ApiBuilder::openshift().objects_from_yaml(&failed).start();
+    let (code, live, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!((code, json_of(&live, &err)), (1, json), "{err}");
+
+    let created = failed.clone()
+        + "---\napiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: {name: etcd.v0.9.2, namespace: operators}\nspec:\n  version: 0.9.2\n";
+    let fail_forward = failed.replace(
+        "kind: OperatorGroup\nmetadata: {name: operators, namespace: operators}\nspec: {}\n",
+        "kind: OperatorGroup\nmetadata: {name: operators, namespace: operators}\nspec:\n  upgradeStrategy: {name: TechPreviewUnsafeFailForward}\n",
+    );
+    assert_ne!(fail_forward, failed);
+    for (case, objects) in [("its CSV created", created), ("fail forward", fail_forward)] {
+        let mut c = s.cmd();
+        c.arg("-f").arg(s.write(&objects)).args(["-o", "json"]);
+        let (code, out, err) = output(c);
+        let json = json_of(&out, &err);
+        assert_eq!(
+            (code, json["reason"].as_str()),
+            (0, Some("pathServed")),
+            "{case}: {json}\n{err}"
+        );
+    }
+}
+
 /// Several clusters: each context's Subscriptions checked against its own
 /// cluster, one `List` item per context; a cluster without OLM is that
 /// context's error, and the exit code is the worst (3).

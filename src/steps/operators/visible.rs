@@ -19,11 +19,11 @@ use anyhow::Result;
 use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::olm::catalog::{Catalog, Provider};
 use mirrorpolicy::olm::check::{self, CatalogCheck, UnlistedCatalog};
-use mirrorpolicy::olm::deps;
 use mirrorpolicy::olm::objects::{CatalogOrigin, CatalogSource, OperatorGroup};
 use mirrorpolicy::olm::placement::registry_pool;
 use mirrorpolicy::olm::resolve::Stop;
 use mirrorpolicy::olm::sources::{self, GLOBAL_NAMESPACE};
+use mirrorpolicy::olm::{deps, plan};
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::source::api::{
@@ -102,6 +102,7 @@ pub(super) fn read(
 ) -> Result<Vec<Vec<Other>>> {
     list_unknown(r.settings, wanted)?;
     wanted.iter_mut().for_each(apply_operator_group);
+    wanted.iter_mut().for_each(apply_failed_plan);
     let named = wanted
         .iter()
         .flat_map(|w| w.visible.iter().flatten())
@@ -125,6 +126,22 @@ pub(super) fn read(
         out[i] = read_for(&pulled, views, &wanted[i], catalogs, missing, &mut memo)?;
     }
     Ok(out)
+}
+
+/// A Subscription whose InstallPlan failed before creating its CSV is not
+/// resolved again ([`plan::failed_plan`]): OLM skips it before resolving
+/// the namespace, so only a namespace it does not sync at all
+/// (`operatorGroupCount`) says otherwise.
+fn apply_failed_plan(w: &mut Wanted) {
+    if !resolves_a_namespace(w) || matches!(w.prevented, Some((Stop::OperatorGroupCount(_), _))) {
+        return;
+    }
+    let Some(p) = &w.plan else { return };
+    let current = w.sub.current_csv.as_deref();
+    let created = w.installed.iter().any(|i| Some(i.name.as_str()) == current);
+    if let Some(stuck) = plan::failed_plan(&w.sub, p, created, w.operator_groups.as_deref()) {
+        w.prevented = Some(stuck);
+    }
 }
 
 /// Whether OLM v0 resolves `w`'s namespace: a Subscription's, not a

@@ -66,6 +66,10 @@ pub enum Stop {
     /// OLM v0: the namespace has no OperatorGroup or several, so the
     /// catalog operator resolves nothing in it.
     OperatorGroupCount(String),
+    /// OLM v0: the Subscription's InstallPlan failed before its CSV was
+    /// created, and OLM does not resolve the Subscription again while it
+    /// points at that plan.
+    InstallPlanFailed(String),
 }
 
 impl Stop {
@@ -83,6 +87,7 @@ impl Stop {
             Stop::InvalidSpec(_) => "invalidSpec",
             Stop::ErrorPreventedResolution(_) => "errorPreventedResolution",
             Stop::OperatorGroupCount(_) => "operatorGroupCount",
+            Stop::InstallPlanFailed(_) => "installPlanFailed",
         }
     }
 
@@ -98,7 +103,8 @@ impl Stop {
             | Stop::CatalogsAtSamePriority(m)
             | Stop::InvalidSpec(m)
             | Stop::ErrorPreventedResolution(m)
-            | Stop::OperatorGroupCount(m) => m,
+            | Stop::OperatorGroupCount(m)
+            | Stop::InstallPlanFailed(m) => m,
         }
     }
 }

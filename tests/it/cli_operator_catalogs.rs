@@ -898,6 +898,58 @@ fn a_requirement_the_own_catalog_meets_comes_from_a_catalog_ordered_before_it() 
     );
 }
 
+/// operator-lifecycle-manager `TestSolveOperators_IgnoreUnsatisfiableDependencies`
+/// through the binary: the Subscription's catalog offers etcd-tools, but
+/// only bundles that require package other, which no catalog has; the
+/// solver takes etcd-tools from `b-tools`, whose bundle needs nothing,
+/// though the declaring catalog comes first.
+#[test]
+fn an_uninstallable_provider_of_the_own_catalog_gives_way_to_another_catalog() {
+    let backup = crate::cli_operator::backup_by_digest();
+    let needs_other = tools_catalog().replace(
+        r#""properties":["#,
+        r#""properties":[{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=1.0.0"}},"#,
+    );
+    let own: Vec<(String, String)> = catalog_files(&backup)
+        .into_iter()
+        .filter(|(path, _)| !path.starts_with("configs/other/"))
+        .map(|(path, text)| {
+            let text = if path.starts_with("configs/etcd-tools/") {
+                needs_other.clone()
+            } else {
+                text
+            };
+            (path, text)
+        })
+        .collect();
+    let reg = crate::cli_operator::mirror_with(
+        &[],
+        &backup,
+        &[
+            ("no-tools", own),
+            (
+                "tools-plain",
+                vec![(
+                    "configs/etcd-tools/catalog.json".to_string(),
+                    tools_catalog(),
+                )],
+            ),
+        ],
+    );
+    let s = Setup::new(&reg);
+    let more = catalog_source(&s.host, "operators", "b-tools", "tools-plain", 0);
+    let (code, json, err) = run_offline(&s, &objects(&s, &more));
+    assert_eq!(code, 0, "{json}\n{err}");
+    assert_eq!(
+        dependencies_by_catalog(&json, &err),
+        [(
+            "etcd-tools.v1.1.0".to_string(),
+            "operators/b-tools".to_string()
+        )],
+        "{json}\n{err}"
+    );
+}
+
 /// An ImageDigestMirrorSet of quay.io/other (package other's bundle) to the
 /// fake registry, never the source.
 fn other_mirror(host: &str) -> String {

@@ -62,26 +62,23 @@ pub fn packages_for(catalog: &Catalog, requirers: &[Provider]) -> BTreeSet<Strin
 }
 
 /// The requirements of the bundles read in full of `catalogs` that no
-/// bundle of another package in any of them provides (an installed
-/// operator counts when a catalog is [`with_installed`]): each as its
-/// requiring bundle, with those requirements alone.
+/// bundle of another package in any of them provides, or only bundles the
+/// solver cannot install (their own requirements unmet there: another
+/// catalog may offer one it can, `TestSolveOperators_IgnoreUnsatisfiableDependencies`);
+/// an installed operator counts when a catalog is [`with_installed`]. Each
+/// as its requiring bundle, with those requirements alone.
 pub fn missing(catalogs: &[&Catalog]) -> Vec<Provider> {
-    let providers: Vec<&Provider> = catalogs.iter().flat_map(|c| &c.providers).collect();
+    let mut solvable = Satisfiable::new(catalogs.iter().flat_map(|c| &c.providers));
     let bundles = catalogs
         .iter()
         .flat_map(|c| c.packages.values())
         .flat_map(|p| p.bundles.values());
     let mut out = Vec::new();
     for b in bundles {
-        let unsatisfied = |req: &Requirement<'_>| {
-            !providers.iter().any(|p| {
-                p.package != b.package && satisfies(req, &p.package, p.version.as_deref(), &p.gvks)
-            })
-        };
         let mut requirer = provider(b.name.clone());
         requirer.package = b.package.clone();
         for req in requirements(b) {
-            if !unsatisfied(&req) {
+            if solvable.requirement_unmet(&b.package, &req).is_none() {
                 continue;
             }
             match req {

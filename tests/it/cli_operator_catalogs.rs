@@ -73,6 +73,24 @@ fn a_dependency_only_another_catalog_source_provides() {
     let (code, json, err) = run_offline(&s, &objects(&s, ""));
     assert_eq!(code, 1, "{json}\n{err}");
     assert_eq!(json["reason"], "unsatisfiedDependency", "{json}");
+    // An update's candidates that cannot be installed leave the installed
+    // CSV where it is, with no error: the message says so, and the fix.
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains("so OLM keeps etcd.v0.9.2 (its solver falls back to the installed CSV: no InstallPlan, no error shown)"),
+        "{json}"
+    );
+    let step = &json["nextSteps"][0];
+    assert_eq!(step["outcome"], "unsatisfiedDependency", "{json}");
+    assert!(
+        step["step"]
+            .as_str()
+            .unwrap()
+            .contains("into a catalog namespace operators resolves over"),
+        "{step}"
+    );
     assert!(
         json["message"]
             .as_str()

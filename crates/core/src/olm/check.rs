@@ -463,6 +463,17 @@ fn next_steps(sub: &SubscriptionCheck, reason: &str) -> Vec<NextStep> {
             commands: Vec::new(),
         });
     }
+    if reason == "unsatisfiedDependency" {
+        let into = match sub.namespace.as_str() {
+            "" => "into the catalog checked".to_string(),
+            ns => format!("into a catalog namespace {ns} resolves over: the Subscription's, another CatalogSource of the namespace, or one of openshift-marketplace"),
+        };
+        steps.push(NextStep {
+            outcome: "unsatisfiedDependency".into(),
+            step: format!("mirror what the message names as required (a package in the range given, or the package that provides the API) {into}; with oc-mirror, add the package under mirror.operators[].packages in the ImageSetConfiguration (with a minVersion in the range) and apply the catalog it writes"),
+            commands: Vec::new(),
+        });
+    }
     let failing: Vec<&HopImage> = sub
         .hops
         .iter()

@@ -352,7 +352,11 @@ fn first_install(
             .map(|e| (e.name.as_str(), Edge::Install))
             .collect(),
     };
-    let chosen = choose(catalog, package, &candidates, "to install", req)?;
+    let what = (
+        "to install",
+        "OLM's resolution fails (the Subscription's condition ResolutionFailed, reason ConstraintsNotSatisfiable)",
+    );
+    let chosen = choose(catalog, package, &candidates, what, req)?;
     Ok(chosen.map_or(first, |(name, _)| name))
 }
 
@@ -405,7 +409,10 @@ fn next_hop(
         catalog,
         package,
         &candidates,
-        &format!("to replace {name}"),
+        (
+            &format!("to replace {name}"),
+            &format!("OLM keeps {name} (its solver falls back to the installed CSV: no InstallPlan, no error shown)"),
+        ),
         req,
     )
 }
@@ -419,7 +426,7 @@ fn choose(
     catalog: &Catalog,
     package: &Package,
     candidates: &[(&str, Edge)],
-    what: &str,
+    (what, effect): (&str, &str),
     req: &Request<'_>,
 ) -> Result<Option<(String, Edge)>, Stop> {
     let bundles = || {
@@ -454,7 +461,7 @@ fn choose(
         return Ok(None);
     }
     Err(Stop::UnsatisfiedDependency(format!(
-        "no candidate {what} has its dependencies in the catalogs: {}",
+        "no candidate {what} has its dependencies in the catalogs, so {effect}: {}",
         unsatisfied.join("; ")
     )))
 }

@@ -146,7 +146,7 @@ pub fn check_loaded(
         arch: arch.as_deref(),
     };
     let catalogs = read_catalogs(&reader, &views, &wanted, &secret_read)?;
-    let others = visible::read(&reader, &mut views, &mut wanted, &catalogs)?;
+    let others = visible::read(&reader, &mut views, &mut wanted, &catalogs, &secret_read)?;
     let mut resolved = resolve_each(&wanted, &catalogs, &others, plan);
     hops::prevented(&wanted, &mut resolved);
     let probe = Probe {

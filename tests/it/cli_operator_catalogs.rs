@@ -946,7 +946,6 @@ fn catalog_registry(
 /// from the one that pulls.
 #[test]
 fn two_catalog_sources_of_one_image_pull_with_their_own_secrets() {
-    use base64::Engine;
     let reg = mirror_of_two_catalogs();
     let s = Setup::new(&reg);
     let private = tools_registry(&s, Some(("catalog", "s3cret")));
@@ -956,12 +955,7 @@ fn two_catalog_sources_of_one_image_pull_with_their_own_secrets() {
             &format!("  sourceType: grpc\n{secrets}"),
         )
     };
-    let auth = base64::engine::general_purpose::STANDARD.encode("catalog:s3cret");
-    let config = base64::engine::general_purpose::STANDARD.encode(format!(
-        r#"{{"auths":{{"{}":{{"auth":"{auth}"}}}}}}"#,
-        private.host()
-    ));
-    let secret = format!("---\napiVersion: v1\nkind: Secret\nmetadata: {{name: private-pull, namespace: openshift-marketplace}}\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: {config}\n");
+    let secret = private_pull(&private.host());
     let with_secret = source("a-private", "  secrets: [private-pull]\n");
     let run = |more: &str| {
         let all = objects(&s, &(with_secret.clone() + more)) + &secret;
@@ -1082,4 +1076,73 @@ fn another_catalog_is_probed_once_and_its_configs_streamed_twice() {
         .filter(|l| l.method == "GET" && l.path.contains("/blobs/"))
         .count();
     assert_eq!(blobs, 6, "{:?}", both.log());
+}
+
+/// Secret `private-pull` of `openshift-marketplace`: a pull secret with
+/// the fake registry's credentials (`catalog`, `s3cret`) for `host`.
+fn private_pull(host: &str) -> String {
+    use base64::Engine;
+    let auth = base64::engine::general_purpose::STANDARD.encode("catalog:s3cret");
+    let config = base64::engine::general_purpose::STANDARD
+        .encode(format!(r#"{{"auths":{{"{host}":{{"auth":"{auth}"}}}}}}"#));
+    format!("---\napiVersion: v1\nkind: Secret\nmetadata: {{name: private-pull, namespace: openshift-marketplace}}\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: {config}\n")
+}
+
+/// The Subscription's own CatalogSource, read anew for a package another
+/// catalog's bundle needs (etcd-tools, from `b-tools`, requires package
+/// other, which only the own catalog offers), is pulled with its own
+/// `spec.secrets`, as its first read is: live, its private catalog gives
+/// other (it was read anew with the global pull secret alone, refused,
+/// and other was missing).
+#[test]
+fn the_own_catalog_read_anew_is_pulled_with_its_own_secrets() {
+    let backup = crate::cli_operator::backup_by_digest();
+    let other = r#"{"schema":"olm.package","name":"other","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"other","name":"stable","entries":[{"name":"other.v1.0.0"}]}
+{"schema":"olm.bundle","name":"other.v1.0.0","package":"other","image":"quay.io/other/bundle@sha256:1111111111111111111111111111111111111111111111111111111111111111","properties":[{"type":"olm.package","value":{"packageName":"other","version":"1.0.0"}}]}
+"#;
+    let mut own: Vec<(String, String)> = catalog_files(&backup)
+        .into_iter()
+        .filter(|(path, _)| {
+            !path.starts_with("configs/etcd-tools/") && !path.starts_with("configs/other/")
+        })
+        .collect();
+    own.push(("configs/other/catalog.json".to_string(), other.to_string()));
+    let needs_other = tools_catalog().replace(
+        r#""properties":["#,
+        r#""properties":[{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=1.0.0"}},"#,
+    );
+    let tools = vec![("configs/etcd-tools/catalog.json".to_string(), needs_other)];
+    let reg = crate::cli_operator::mirror_with(&[], &backup, &[("tools-other", tools)]);
+    let s = Setup::new(&reg);
+    let private = catalog_registry(&s, &own, Some(("catalog", "s3cret")));
+    let repo = crate::cli_operator::CATALOG_REPO;
+    let objects = cluster(&s.host, "etcd.v0.9.0").replace(
+        &format!("  image: {}/{repo}:v4.21\n", s.host),
+        &format!(
+            "  image: {}/{repo}:tools\n  secrets: [private-pull]\n",
+            private.host()
+        ),
+    ) + &catalog_source(&s.host, "operators", "b-tools", "tools-other", 0)
+        + &other_mirror(&s.host)
+        + &private_pull(&private.host());
+    assert!(objects.contains("secrets: [private-pull]"), "{objects}");
+    let server = ApiBuilder::openshift().objects_from_yaml(&objects).start();
+    let (_, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    let json = json_of(&out, &err);
+    assert_eq!(
+        dependencies_by_catalog(&json, &err),
+        [
+            (
+                "etcd-tools.v1.1.0".to_string(),
+                "operators/b-tools".to_string()
+            ),
+            (
+                "other.v1.0.0".to_string(),
+                "openshift-marketplace/cs-etcd-index-v4-21".to_string()
+            ),
+        ],
+        "{json}\n{err}"
+    );
+    assert!(!err.contains("was not read"), "{err}");
 }

@@ -130,15 +130,20 @@ pub(super) fn read(
     views: &mut Views,
     wanted: &mut [Wanted],
     catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
+    own_secrets: &secrets::Read,
 ) -> Result<Vec<Vec<Other>>> {
     list_unknown(r.settings, wanted)?;
     wanted.iter_mut().for_each(apply_operator_group);
+    // The own CatalogSource's too: it is read anew for what another
+    // catalog's bundles need, with its pull secrets as its first read.
     let named = wanted
         .iter()
-        .flat_map(|w| w.visible.iter().flatten())
+        .flat_map(|w| w.visible.iter().flatten().chain(w.source.as_ref()))
         .flat_map(|c| c.secrets.iter().map(|s| (c.namespace.clone(), s.clone())))
+        .filter(|k| !own_secrets.contains_key(k))
         .collect();
-    let secret_read = secrets::read_named(r.settings, r.plan.filenames.is_empty(), named)?;
+    let mut secret_read = secrets::read_named(r.settings, r.plan.filenames.is_empty(), named)?;
+    secret_read.extend(own_secrets.iter().map(|(k, v)| (k.clone(), v.clone())));
     let pulled = Pulled {
         r,
         secrets: &secret_read,

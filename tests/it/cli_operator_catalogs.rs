@@ -1093,7 +1093,7 @@ fn private_pull(host: &str) -> String {
 /// other, which only the own catalog offers), is pulled with its own
 /// `spec.secrets`, as its first read is: live, its private catalog gives
 /// other (it was read anew with the global pull secret alone, refused,
-/// and other was missing).
+/// and other was missing); and it is opened once for both reads.
 #[test]
 fn the_own_catalog_read_anew_is_pulled_with_its_own_secrets() {
     let backup = crate::cli_operator::backup_by_digest();
@@ -1145,4 +1145,20 @@ fn the_own_catalog_read_anew_is_pulled_with_its_own_secrets() {
         "{json}\n{err}"
     );
     assert!(!err.contains("was not read"), "{err}");
+    // Its first read opened it: read anew, it is neither probed nor
+    // fetched again, and only the layers holding configs are streamed (it
+    // was 4 manifest GETs and 8 blob GETs).
+    let gets = |kind: &str| {
+        private
+            .log()
+            .iter()
+            .filter(|l| l.method == "GET" && l.path.contains(kind))
+            .count()
+    };
+    assert_eq!(
+        (gets("/manifests/"), gets("/blobs/")),
+        (2, 6),
+        "{:?}",
+        private.log()
+    );
 }

@@ -22,20 +22,6 @@ use super::hops::{probe_image, ImageProbe};
 use crate::exit::Failure;
 use crate::steps::blob;
 
-/// The catalog image probed, then read from the source that serves it.
-pub(super) async fn read_catalog(
-    ctx: &ProbeContext,
-    config: &Config<'_>,
-    image: &str,
-    mode: ShortNameMode,
-    packages: BTreeSet<String>,
-    arch: Option<&str>,
-    cache_dir: Option<&Path>,
-) -> Result<(CatalogCheck, Option<Catalog>)> {
-    let mut opened = open_catalog(ctx, config, image, mode, None).await?;
-    read_opened(ctx, &mut opened, image, packages, arch, cache_dir).await
-}
-
 /// A catalog image probed and, when a source serves it, its manifest
 /// fetched from that source: what every read of it for some packages
 /// starts from (each read after the first fetches neither again, nor its

@@ -103,7 +103,18 @@ impl Pulled<'_> {
 /// pod's pool and namespace, and the pull secrets of its CatalogSource
 /// that were read ([`Pulled::read_secrets`]). Two CatalogSources of one
 /// image with other pull secrets are two pulls, whose answers can differ.
-type PullKey = (String, ViewKey, Vec<(String, String)>);
+pub(super) type PullKey = (String, ViewKey, Vec<(String, String)>);
+
+/// Catalog images opened, by pull.
+pub(super) type Opens = BTreeMap<PullKey, Opened>;
+
+/// What the reads of the Subscriptions' own catalogs leave: the pull
+/// secrets read for them, and each image opened (read again, for what
+/// another catalog's bundles need, it is neither probed nor fetched again).
+pub(super) struct Own<'a> {
+    pub secrets: &'a secrets::Read,
+    pub opened: Opens,
+}
 
 /// What was learnt of each catalog image pull, once for every
 /// Subscription: its probe (the listability check's, which its read
@@ -112,13 +123,16 @@ type PullKey = (String, ViewKey, Vec<(String, String)>);
 #[derive(Default)]
 struct Memo {
     probed: BTreeMap<PullKey, ImageProbe>,
-    opened: BTreeMap<PullKey, Opened>,
+    opened: Opens,
     reads: BTreeMap<(PullKey, BTreeSet<String>), Option<Catalog>>,
 }
 
 impl Memo {
-    fn new() -> Memo {
-        Memo::default()
+    fn new(opened: Opens) -> Memo {
+        Memo {
+            opened,
+            ..Memo::default()
+        }
     }
 }
 
@@ -130,7 +144,7 @@ pub(super) fn read(
     views: &mut Views,
     wanted: &mut [Wanted],
     catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
-    own_secrets: &secrets::Read,
+    own: Own<'_>,
 ) -> Result<Vec<Vec<Other>>> {
     list_unknown(r.settings, wanted)?;
     wanted.iter_mut().for_each(apply_operator_group);
@@ -140,15 +154,15 @@ pub(super) fn read(
         .iter()
         .flat_map(|w| w.visible.iter().flatten().chain(w.source.as_ref()))
         .flat_map(|c| c.secrets.iter().map(|s| (c.namespace.clone(), s.clone())))
-        .filter(|k| !own_secrets.contains_key(k))
+        .filter(|k| !own.secrets.contains_key(k))
         .collect();
     let mut secret_read = secrets::read_named(r.settings, r.plan.filenames.is_empty(), named)?;
-    secret_read.extend(own_secrets.iter().map(|(k, v)| (k.clone(), v.clone())));
+    secret_read.extend(own.secrets.iter().map(|(k, v)| (k.clone(), v.clone())));
     let pulled = Pulled {
         r,
         secrets: &secret_read,
     };
-    let mut memo = Memo::new();
+    let mut memo = Memo::new(own.opened);
     check_listable(&pulled, views, wanted, &mut memo)?;
     let needs: Vec<(usize, Vec<Provider>)> = wanted
         .iter()

@@ -364,7 +364,7 @@ fn issue_38_audit_updates_reads_objects_from_stdin_as_from_a_file() {
         "{from_file}"
     );
     let mut c = s.cmd_for("audit");
-    c.args(args).arg("-").write_stdin(objects);
+    c.args(args).arg("-").write_stdin(objects.clone());
     let (code, from_stdin, err) = output(c);
     assert_eq!(code, 0, "{from_stdin}\n{err}");
     let from_stdin = json_of(&from_stdin, &err);
@@ -376,6 +376,26 @@ fn issue_38_audit_updates_reads_objects_from_stdin_as_from_a_file() {
     assert_eq!(references(&from_stdin), references(&from_file), "{err}");
     let catalog = format!("\"{}/redhat/etcd-index:v4.21\"", s.host);
     assert!(references(&from_stdin).contains(&catalog), "{from_stdin}");
+    // Without --updates, the catalogs its Subscriptions use are found there too.
+    let mut c = s.cmd_for("audit");
+    c.args(["--probe", "-n", "operators", "-o", "json", "-f", "-"])
+        .write_stdin(objects.clone());
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(references(&json_of(&out, &err)).contains(&catalog), "{out}");
+    // operator-check reads its Subscriptions from standard input as well.
+    let check = |stdin: bool| {
+        let mut c = s.cmd();
+        c.args(["-n", "operators", "-o", "json", "-f"]);
+        match stdin {
+            true => c.arg("-").write_stdin(objects.clone()),
+            false => c.arg(&file),
+        };
+        let (code, out, err) = output(c);
+        assert_eq!(code, 1, "stdin {stdin}: {out}\n{err}");
+        json_of(&out, &err)
+    };
+    assert_eq!(check(true), check(false));
 }
 
 /// Issue 38: a Subscription read live that cannot be read is named as the

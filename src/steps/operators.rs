@@ -41,6 +41,7 @@ mod wanted;
 use fbc::{open_catalog, read_opened};
 use hops::{finish, probe_images, resolve_one, ImageProbe};
 use subscriptions::{images_to_read, wanted, worker_arch};
+pub use subscriptions::{read as read_olm, OlmObjects};
 use views::{ViewKey, Views};
 use wanted::{CatalogKey, Wanted};
 
@@ -99,20 +100,22 @@ pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<Subscriptio
         .copied()
         .collect();
     let inputs = inputs::load_objects(settings, &plan.filenames, &reads, None)?;
-    check_loaded(settings, plan, &inputs, None)
+    check_loaded(settings, plan, &inputs, None, None)
 }
 
 /// [`check`] over objects already read (the mirror configuration of every
-/// namespace, and [`POOLS_AND_NODES`]), probing with `ctx` when the caller
-/// has one for the workers' render (else it is made here, from
-/// `plan.probe`).
+/// namespace, and [`POOLS_AND_NODES`]; OLM's objects when the caller read
+/// them with [`read_olm`], else they are read here), probing with `ctx`
+/// when the caller has one for the workers' render (else it is made here,
+/// from `plan.probe`).
 pub fn check_loaded(
     settings: &Settings,
     plan: &OperatorPlan,
     inputs: &Inputs,
     ctx: Option<&ProbeContext>,
+    olm: Option<OlmObjects>,
 ) -> Result<Vec<SubscriptionCheck>> {
-    let mut wanted = wanted(settings, plan, inputs)?;
+    let mut wanted = wanted(settings, plan, inputs, olm)?;
     if wanted.is_empty() {
         return Ok(Vec::new());
     }

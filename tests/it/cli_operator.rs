@@ -813,12 +813,22 @@ fn live_reads_subscriptions_catalog_sources_and_csvs_as_files_do() {
     let paths: Vec<String> = server.log().iter().map(|l| l.path.clone()).collect();
     for want in [
         "/apis/operators.coreos.com/v1alpha1/namespaces/operators/subscriptions",
-        "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-marketplace/catalogsources/cs-etcd-index-v4-21",
+        "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-marketplace/catalogsources",
         "/apis/operators.coreos.com/v1alpha1/namespaces/operators/clusterserviceversions",
         "/api/v1/namespaces/openshift-config/secrets/pull-secret",
     ] {
-        assert!(paths.iter().any(|p| p == want), "{want} not requested: {paths:?}");
+        assert!(
+            paths.iter().any(|p| p == want),
+            "{want} not requested: {paths:?}"
+        );
     }
+    // The Subscription's CatalogSource was among those listed: not read again by name.
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p.ends_with("/catalogsources/cs-etcd-index-v4-21")),
+        "{paths:?}"
+    );
     let (code, out, err) = s.run_live(&server, &["-A", "-o", "json"]);
     assert_eq!(
         (code, json_of(&out, &err)),
@@ -883,9 +893,11 @@ fn live_without_olm_or_forbidden_is_a_cluster_error() {
             .any(|l| l.path.ends_with("/imagedigestmirrorsets")),
         "the mirror sets are read live"
     );
+    // The CatalogSource is read by name when its namespace cannot be listed.
     for (verb, plural) in [("list", "subscriptions"), ("get", "catalogsources")] {
         let server = ApiBuilder::openshift()
             .forbid(verb, plural)
+            .forbid_in("list", "catalogsources", "openshift-marketplace")
             .objects_from_yaml(&objects)
             .start();
         let (code, out, err) = s.run_live(&server, &["-n", "operators"]);

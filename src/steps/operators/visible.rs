@@ -342,30 +342,60 @@ fn list_live(
 ) -> Result<(Vec<CatalogSource>, Groups)> {
     let options = settings.cluster_options()?;
     let runtime = inputs::runtime()?;
-    runtime
+    let listed = runtime
         .block_on(async {
             let connection = live::connect(&options).await?;
-            let mut found = Vec::new();
-            let mut groups = Groups::new();
-            for ns in namespaces {
-                if let Some(listed) = list_or_warn(&connection, &CATALOG_SOURCES, ns).await? {
-                    found.extend(listed.iter().map(CatalogSource::from_value));
-                }
-                if ns == GLOBAL_NAMESPACE {
-                    continue;
-                }
-                if let Some(listed) = list_or_warn(&connection, &OPERATOR_GROUPS, ns).await? {
-                    let of_ns = listed.iter().map(OperatorGroup::from_value).collect();
-                    groups.insert(ns.clone(), of_ns);
-                }
-            }
-            Ok::<_, ClusterError>((found, groups))
+            list_in(&connection, namespaces).await
         })
-        .map_err(inputs::cluster_failure)
+        .map_err(inputs::cluster_failure)?;
+    let sources = listed
+        .sources
+        .iter()
+        .map(CatalogSource::from_value)
+        .collect();
+    Ok((sources, listed.groups))
+}
+
+/// What [`list_in`] listed.
+pub(super) struct Listed {
+    /// The CatalogSources of the namespaces listed, as read.
+    pub sources: Vec<serde_json::Value>,
+    /// The namespaces whose CatalogSources were listed (not forbidden).
+    pub namespaces: BTreeSet<String>,
+    /// The OperatorGroups of each namespace listed (none of the global one).
+    pub groups: Groups,
+}
+
+/// The CatalogSources of `namespaces` and the OperatorGroups of each
+/// (the global namespace's are not OLM's concern here), each list made
+/// once; a forbidden list is a warning naming the rule.
+pub(super) async fn list_in(
+    connection: &live::Connection,
+    namespaces: &BTreeSet<String>,
+) -> Result<Listed, ClusterError> {
+    let mut listed = Listed {
+        sources: Vec::new(),
+        namespaces: BTreeSet::new(),
+        groups: Groups::new(),
+    };
+    for ns in namespaces {
+        if let Some(sources) = list_or_warn(connection, &CATALOG_SOURCES, ns).await? {
+            listed.sources.extend(sources);
+            listed.namespaces.insert(ns.clone());
+        }
+        if ns == GLOBAL_NAMESPACE {
+            continue;
+        }
+        if let Some(groups) = list_or_warn(connection, &OPERATOR_GROUPS, ns).await? {
+            let of_ns = groups.iter().map(OperatorGroup::from_value).collect();
+            listed.groups.insert(ns.clone(), of_ns);
+        }
+    }
+    Ok(listed)
 }
 
 /// Each namespace's OperatorGroups, listed.
-type Groups = BTreeMap<String, Vec<OperatorGroup>>;
+pub(super) type Groups = BTreeMap<String, Vec<OperatorGroup>>;
 
 /// The objects of `resource` in `ns`; `None` when the server does not
 /// serve them, or forbids the list (a warning naming the rule).

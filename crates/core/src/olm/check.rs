@@ -503,6 +503,17 @@ fn next_steps(sub: &SubscriptionCheck, reason: &str) -> Vec<NextStep> {
             commands: Vec::new(),
         });
     }
+    if reason == "unsatisfiedDependency" {
+        let into = match sub.namespace.as_str() {
+            "" => "into the catalog checked".to_string(),
+            ns => format!("into a catalog namespace {ns} resolves over: the Subscription's, another CatalogSource of the namespace, or one of openshift-marketplace"),
+        };
+        steps.push(NextStep {
+            outcome: "unsatisfiedDependency".into(),
+            step: format!("mirror what the message names as required (a package in the range given, or the package that provides the API) {into}; with oc-mirror, add the package under mirror.operators[].packages in the ImageSetConfiguration (with a minVersion in the range) and apply the catalog it writes"),
+            commands: Vec::new(),
+        });
+    }
     let failing: Vec<&HopImage> = sub
         .hops
         .iter()
@@ -644,6 +655,20 @@ pub fn resolution_prevented(
         commands,
     };
     Some((Stop::ErrorPreventedResolution(message), step))
+}
+
+/// The namespace's resolution failed by an installed operator: OLM's
+/// resolver makes variables of the installed CSVs first, and an
+/// `olm.package.required` range of one that blang cannot parse stops it
+/// ([`crate::olm::deps::unparsable_installed`]), for every Subscription
+/// of the namespace.
+pub fn installed_prevented(namespace: &str, error: &str) -> (Stop, NextStep) {
+    let step = NextStep {
+        outcome: "errorPreventedResolution".into(),
+        step: format!("OLM resolves every Subscription of namespace {namespace} with its installed CSVs' requirements, from their operatorframework.io/properties annotation: correct the versionRange named (a blang range, e.g. >=1.0.0), or remove the annotation so that OLM writes it again from the CSV"),
+        commands: Vec::new(),
+    };
+    (Stop::ErrorPreventedResolution(error.to_string()), step)
 }
 
 /// The `skopeo copy --all` line of each missing image (but tags that skip

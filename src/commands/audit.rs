@@ -16,14 +16,15 @@ use mirrorpolicy::labels::Selector;
 use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::render::node::NodeView;
 use mirrorpolicy::source::api::{
-    Read, IMAGE_POLICIES, IMAGE_POLICIES_V1ALPHA1, MIRROR_CONFIG, WORKLOADS,
+    Read, CATALOG_SOURCES, CLUSTER_SERVICE_VERSIONS, IMAGE_POLICIES, IMAGE_POLICIES_V1ALPHA1,
+    MIRROR_CONFIG, WORKLOADS,
 };
 use mirrorpolicy::upgrade::Readiness;
 
 use crate::cli::{AuditArgs, AuditOutput, FailOn};
 use crate::exit::{ExitCode, Failure};
 use crate::settings::Settings;
-use crate::steps::operators::{self, OperatorPlan};
+use crate::steps::operators::{self, OlmObjects, OperatorPlan};
 use crate::steps::{inputs, probe};
 use crate::term;
 
@@ -261,7 +262,7 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
         (false, None) if live => Some(inputs::context_namespace(settings)?),
         (false, None) => None,
     };
-    let mut inputs = read_inputs(settings, args, namespace.as_deref(), selector.as_ref())?;
+    let (mut inputs, olm) = read_inputs(settings, args, namespace.as_deref(), selector.as_ref())?;
     let copies = skip_olm_copies(settings, &mut inputs.workloads);
     let (rendered, cluster) = inputs::render_view(settings, &inputs, POOL, None)?;
     let namespaced = inputs::namespace_views(&inputs, &rendered, POOL, |ns| {
@@ -319,7 +320,8 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
         );
     }
     if let Some(ctx) = ctx.as_ref().filter(|_| args.updates) {
-        let checks = operators::check_loaded(settings, &updates_plan(args), &inputs, Some(ctx))?;
+        let plan = updates_plan(args);
+        let checks = operators::check_loaded(settings, &plan, &inputs, Some(ctx), olm)?;
         report.updates = Some(checks.iter().map(audit::OperatorUpdate::of).collect());
     }
     say_fix_commands(settings, &mut report);
@@ -334,28 +336,49 @@ pub fn collect(settings: &Settings, args: &AuditArgs) -> Result<(audit::Report, 
 /// the ImagePolicies of those CatalogSources' namespaces too (the registry
 /// pod runs there), or with `--updates` every namespace's (a
 /// CatalogSource's namespace has its own policy for its registry pod and
-/// the bundle unpack Job).
+/// the bundle unpack Job). With `--updates`, OLM's objects too, read once
+/// for the CatalogSources used and the update check.
 fn read_inputs(
     settings: &Settings,
     args: &AuditArgs,
     namespace: Option<&str>,
     selector: Option<&Selector>,
-) -> Result<Inputs> {
+) -> Result<(Inputs, Option<OlmObjects>)> {
     const IMAGE_POLICY: &[Read] = &[Read::one(&[IMAGE_POLICIES, IMAGE_POLICIES_V1ALPHA1])];
-    let mut reads: Vec<Read> = MIRROR_CONFIG.iter().chain(WORKLOADS).copied().collect();
+    const OLM_LISTED: &[Read] = &[
+        Read::one(&[CLUSTER_SERVICE_VERSIONS]),
+        Read::one(&[CATALOG_SOURCES]),
+    ];
+    // Live in one namespace with --updates, the update check's read lists
+    // the namespace's CSVs and CatalogSources: they are not listed twice.
+    let olm_lists = args.updates && namespace.is_some() && args.filenames.is_empty();
+    let mut reads: Vec<Read> = MIRROR_CONFIG
+        .iter()
+        .chain(WORKLOADS)
+        .filter(|r| !(olm_lists && OLM_LISTED.contains(r)))
+        .copied()
+        .collect();
     if args.updates {
         reads.extend(operators::POOLS_AND_NODES);
     }
     let mut inputs = inputs::load_selected(settings, &args.filenames, &reads, namespace, selector)?;
+    let olm = args
+        .updates
+        .then(|| operators::read_olm(settings, &updates_plan(args)))
+        .transpose()?;
     let Some(ns) = namespace else {
-        return Ok(inputs);
+        return Ok((inputs, olm));
     };
-    let used = catalogs::used(settings, args, ns, selector)?;
+    if let Some(olm) = olm.as_ref().filter(|_| olm_lists) {
+        let own = catalogs::own_workloads(olm, ns, selector)?;
+        inputs.workloads.extend(own);
+    }
+    let used = catalogs::used(settings, args, ns, selector, olm.as_ref())?;
     inputs
         .workloads
         .retain(|w| w.namespace == ns || used.holds(w));
     if !args.filenames.is_empty() {
-        return Ok(inputs);
+        return Ok((inputs, olm));
     }
     if args.updates {
         let every = inputs::load_objects(settings, &[], IMAGE_POLICY, None)?;
@@ -367,7 +390,7 @@ fn read_inputs(
         }
     }
     inputs.workloads.extend(used.read);
-    Ok(inputs)
+    Ok((inputs, olm))
 }
 
 /// `--updates`: the next hop of every Subscription of the namespaces

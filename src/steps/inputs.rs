@@ -3,10 +3,13 @@
 //! render a pool as the MCO does.
 
 use std::collections::BTreeMap;
+use std::io::Read as _;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use anyhow::{Context, Result};
 
+use mirrorpolicy::decode;
 use mirrorpolicy::diff::{layers, Files};
 use mirrorpolicy::labels::Selector;
 use mirrorpolicy::objects::crd_schema::CrdSchema;
@@ -21,7 +24,8 @@ use mirrorpolicy::render::pool::{
 use mirrorpolicy::source::api::{
     self as live, ClusterError, Read, MACHINE_CONFIG_POOLS, MIRROR_CONFIG,
 };
-use mirrorpolicy::source::{load_paths_checked, load_paths_with, Inputs};
+use mirrorpolicy::source::{file, load_paths_checked, load_paths_with, Inputs};
+use serde_json::Value;
 
 use crate::exit::Failure;
 use crate::settings::Settings;
@@ -82,9 +86,10 @@ fn read_selected(
         return Ok(inputs);
     }
     let workloads = live::reads_workloads(reads);
+    let stdin = stdin_of(paths)?;
     let read = match strict {
-        Some(crds) => load_paths_checked(paths, std::io::stdin().lock(), workloads, crds),
-        None => load_paths_with(paths, std::io::stdin().lock(), workloads, false),
+        Some(crds) => load_paths_checked(paths, stdin, workloads, crds),
+        None => load_paths_with(paths, stdin, workloads, false),
     };
     let mut inputs = read.map_err(|e| Failure::input(e.to_string()))?;
     let strict = strict.is_some();
@@ -113,6 +118,52 @@ fn read_selected(
         inputs.workloads.retain(|w| selector.matches(&w.labels));
     }
     Ok(inputs)
+}
+
+/// How standard input is named in messages.
+const STDIN_NAME: &str = "<stdin>";
+
+/// Standard input, read once when a command names it (`-f -`): the
+/// loader and the readers of OLM's objects ([`olm_objects`]) read the
+/// same text.
+static STDIN: OnceLock<Vec<u8>> = OnceLock::new();
+
+/// Standard input as read once (empty when `paths` do not name it). At
+/// most one byte more than the loader takes is read, so that the loader
+/// still refuses an input too large.
+fn stdin_of(paths: &[PathBuf]) -> Result<&'static [u8]> {
+    if !paths.iter().any(|p| p.as_os_str() == "-") {
+        return Ok(&[]);
+    }
+    if let Some(read) = STDIN.get() {
+        return Ok(read);
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(file::MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::input(format!("cannot read {STDIN_NAME}: {e}")))?;
+    Ok(STDIN.get_or_init(|| bytes))
+}
+
+/// Every object of one of `kinds` (OLM's, which the tool reads as JSON)
+/// in the files and folders of `-f`, standard input (`-`) as the loader
+/// read it, as `(where it was read, object)`.
+pub fn olm_objects(paths: &[PathBuf], kinds: &[&str]) -> Result<Vec<(String, Value)>> {
+    let mut found = Vec::new();
+    for path in paths {
+        if path.as_os_str() != "-" {
+            let read = file::objects(std::slice::from_ref(path), kinds);
+            found.extend(read.map_err(|e| Failure::input(e.to_string()))?);
+            continue;
+        }
+        let text = std::str::from_utf8(stdin_of(paths)?)
+            .map_err(|_| Failure::input(format!("{STDIN_NAME} is not UTF-8 text")))?;
+        let read = decode::objects_in(STDIN_NAME, text, kinds);
+        found.extend(read.map_err(|e| Failure::input(e.to_string()))?);
+    }
+    Ok(found)
 }
 
 /// [`read_objects`], with a warning for each object the API server would

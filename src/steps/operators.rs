@@ -38,9 +38,10 @@ mod views;
 mod visible;
 mod wanted;
 
-use fbc::read_catalog;
+use fbc::{open_catalog, read_opened};
 use hops::{finish, probe_images, resolve_one, ImageProbe};
 use subscriptions::{images_to_read, wanted, worker_arch};
+pub use subscriptions::{read as read_olm, OlmObjects};
 use views::{ViewKey, Views};
 use wanted::{CatalogKey, Wanted};
 
@@ -99,20 +100,22 @@ pub fn check(settings: &Settings, plan: &OperatorPlan) -> Result<Vec<Subscriptio
         .copied()
         .collect();
     let inputs = inputs::load_objects(settings, &plan.filenames, &reads, None)?;
-    check_loaded(settings, plan, &inputs, None)
+    check_loaded(settings, plan, &inputs, None, None)
 }
 
 /// [`check`] over objects already read (the mirror configuration of every
-/// namespace, and [`POOLS_AND_NODES`]), probing with `ctx` when the caller
-/// has one for the workers' render (else it is made here, from
-/// `plan.probe`).
+/// namespace, and [`POOLS_AND_NODES`]; OLM's objects when the caller read
+/// them with [`read_olm`], else they are read here), probing with `ctx`
+/// when the caller has one for the workers' render (else it is made here,
+/// from `plan.probe`).
 pub fn check_loaded(
     settings: &Settings,
     plan: &OperatorPlan,
     inputs: &Inputs,
     ctx: Option<&ProbeContext>,
+    olm: Option<OlmObjects>,
 ) -> Result<Vec<SubscriptionCheck>> {
-    let mut wanted = wanted(settings, plan, inputs)?;
+    let mut wanted = wanted(settings, plan, inputs, olm)?;
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
@@ -145,8 +148,12 @@ pub fn check_loaded(
         mode,
         arch: arch.as_deref(),
     };
-    let catalogs = read_catalogs(&reader, &views, &wanted, &secret_read)?;
-    let others = visible::read(&reader, &mut views, &mut wanted, &catalogs)?;
+    let (catalogs, opened) = read_catalogs(&reader, &views, &wanted, &secret_read)?;
+    let own = visible::Own {
+        secrets: &secret_read,
+        opened,
+    };
+    let others = visible::read(&reader, &mut views, &mut wanted, &catalogs, own)?;
     let mut resolved = resolve_each(&wanted, &catalogs, &others, plan);
     hops::prevented(&wanted, &mut resolved);
     let probe = Probe {
@@ -165,15 +172,20 @@ pub fn check_loaded(
         .collect())
 }
 
+/// Each catalog image read, by its key: its check, and the catalog.
+type Catalogs = BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>;
+
 /// Each catalog image of `wanted`, read once for the packages wanted from
-/// it (with the pull secrets of the first CatalogSource naming it).
+/// it (with the pull secrets of the first CatalogSource naming it), and
+/// each opened, by its pull, for the reads of the resolver's catalogs.
 fn read_catalogs(
     r: &visible::Reader<'_>,
     views: &Views,
     wanted: &[Wanted],
     secret_read: &secrets::Read,
-) -> Result<BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>> {
+) -> Result<(Catalogs, visible::Opens)> {
     let mut catalogs = BTreeMap::new();
+    let mut opens = visible::Opens::new();
     for (key, (first, packages)) in images_to_read(wanted) {
         let config = views.config(&key.1);
         let files = secrets::files(&wanted[first], secret_read);
@@ -187,18 +199,18 @@ fn read_catalogs(
             };
             &with_secrets
         };
-        let read = r.runtime.block_on(read_catalog(
-            probe_ctx,
-            &config,
-            &key.0,
-            r.mode,
-            packages,
-            r.arch,
-            r.plan.cache_dir.as_deref(),
-        ))?;
+        let cache_dir = r.plan.cache_dir.as_deref();
+        let (read, opened) = r.runtime.block_on(async {
+            let mut opened = open_catalog(probe_ctx, &config, &key.0, r.mode, None).await?;
+            let read =
+                read_opened(probe_ctx, &mut opened, &key.0, packages, r.arch, cache_dir).await?;
+            Ok::<_, anyhow::Error>((read, opened))
+        })?;
+        let pulled = secrets::read_names(&wanted[first], secret_read);
+        opens.insert((key.0.clone(), key.1.clone(), pulled), opened);
         catalogs.insert(key, read);
     }
-    Ok(catalogs)
+    Ok((catalogs, opens))
 }
 
 /// The views of the pools the catalogs' registry pods run on (and the

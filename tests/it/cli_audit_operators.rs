@@ -268,3 +268,154 @@ fn a_namespace_audit_says_which_subscription_it_cannot_read() {
         "{err}"
     );
 }
+
+/// Issue 38: `audit -n NS --updates` live reads each of OLM's objects once
+/// for the CatalogSources audited and the update check alike: the
+/// Subscriptions, the namespace's CSVs and CatalogSources and the global
+/// namespace's CatalogSources are each listed once, and the CatalogSource
+/// a Subscription uses is not read again by name.
+#[test]
+fn issue_38_audit_updates_reads_each_olm_object_once() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let server = ApiBuilder::openshift()
+        .objects_from_yaml(&cluster(&s.host, "etcd.v0.9.0"))
+        .start();
+    let kubeconfig = server.write_kubeconfig(s.dir.path());
+    let mut c = s.cmd_for("audit");
+    c.env("KUBECONFIG", &kubeconfig).args([
+        "--probe",
+        "--updates",
+        "-n",
+        "operators",
+        "-o",
+        "json",
+    ]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["updates"][0]["readiness"], "ready", "{out}");
+    let catalog = format!("{}/redhat/etcd-index:v4.21", s.host);
+    assert!(
+        json["images"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["reference"] == catalog.as_str()),
+        "the CatalogSource used is audited: {out}"
+    );
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for l in server.log() {
+        *counts
+            .entry(format!("{} {}", l.method, l.path))
+            .or_default() += 1;
+    }
+    const OLM: &str = "/apis/operators.coreos.com/v1alpha1/namespaces";
+    for path in [
+        format!("{OLM}/operators/subscriptions"),
+        format!("{OLM}/operators/clusterserviceversions"),
+        format!("{OLM}/operators/catalogsources"),
+        format!("{OLM}/openshift-marketplace/catalogsources"),
+    ] {
+        assert_eq!(
+            counts.get(&format!("GET {path}")),
+            Some(&1),
+            "{path}: {counts:#?}"
+        );
+    }
+    let olm_reads: Vec<(&String, &usize)> = counts
+        .iter()
+        .filter(|(p, _)| p.contains("operators.coreos.com"))
+        .collect();
+    assert!(olm_reads.iter().all(|(_, n)| **n == 1), "{olm_reads:#?}");
+    assert!(
+        !counts
+            .keys()
+            .any(|p| p.ends_with("/catalogsources/cs-etcd-index-v4-21")),
+        "{counts:#?}"
+    );
+}
+
+/// Issue 38: `audit -n NS --updates -f -` reads the objects on standard
+/// input once, for the workloads, the CatalogSources its Subscriptions use
+/// and the update check: the same answer as from a file.
+#[test]
+fn issue_38_audit_updates_reads_objects_from_stdin_as_from_a_file() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0");
+    let file = s.write(&objects);
+    let args = [
+        "--probe",
+        "--updates",
+        "-n",
+        "operators",
+        "-o",
+        "json",
+        "-f",
+    ];
+    let mut c = s.cmd_for("audit");
+    c.args(args).arg(&file);
+    let (code, from_file, err) = output(c);
+    assert_eq!(code, 0, "{from_file}\n{err}");
+    let from_file = json_of(&from_file, &err);
+    assert_eq!(
+        from_file["updates"][0]["readiness"], "notReady",
+        "{from_file}"
+    );
+    let mut c = s.cmd_for("audit");
+    c.args(args).arg("-").write_stdin(objects.clone());
+    let (code, from_stdin, err) = output(c);
+    assert_eq!(code, 0, "{from_stdin}\n{err}");
+    let from_stdin = json_of(&from_stdin, &err);
+    assert_eq!(from_stdin["updates"], from_file["updates"], "{err}");
+    let references = |json: &serde_json::Value| -> Vec<String> {
+        let images = json["images"].as_array().unwrap();
+        images.iter().map(|i| i["reference"].to_string()).collect()
+    };
+    assert_eq!(references(&from_stdin), references(&from_file), "{err}");
+    let catalog = format!("\"{}/redhat/etcd-index:v4.21\"", s.host);
+    assert!(references(&from_stdin).contains(&catalog), "{from_stdin}");
+    // Without --updates, the catalogs its Subscriptions use are found there too.
+    let mut c = s.cmd_for("audit");
+    c.args(["--probe", "-n", "operators", "-o", "json", "-f", "-"])
+        .write_stdin(objects.clone());
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(references(&json_of(&out, &err)).contains(&catalog), "{out}");
+    // operator-check reads its Subscriptions from standard input as well.
+    let check = |stdin: bool| {
+        let mut c = s.cmd();
+        c.args(["-n", "operators", "-o", "json", "-f"]);
+        match stdin {
+            true => c.arg("-").write_stdin(objects.clone()),
+            false => c.arg(&file),
+        };
+        let (code, out, err) = output(c);
+        assert_eq!(code, 1, "stdin {stdin}: {out}\n{err}");
+        json_of(&out, &err)
+    };
+    assert_eq!(check(true), check(false));
+}
+
+/// Issue 38: a Subscription read live that cannot be read is named as the
+/// update check names it: the server, the kind, its namespace and name,
+/// and the field.
+#[test]
+fn issue_38_a_live_subscription_that_cannot_be_read_is_named_with_its_field() {
+    let objects = cluster("mirror.example.com:5000", "etcd.v0.9.0")
+        + "---\napiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: broken, namespace: operators}\nspec:\n  name: etcd\n";
+    let dir = tempfile::tempdir().unwrap();
+    let server = ApiBuilder::openshift().objects_from_yaml(&objects).start();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    let mut c = support::bin();
+    c.env("KUBECONFIG", &kubeconfig)
+        .args(["audit", "-n", "operators", "-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let want = format!(
+        "{}: Subscription operators/broken: Subscription broken has no spec.source: the CatalogSource it uses is not audited",
+        server.url()
+    );
+    assert!(err.contains(&want), "{want}\n{err}");
+}

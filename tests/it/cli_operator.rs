@@ -121,7 +121,8 @@ pub(crate) fn catalog_files(backup: &str) -> Vec<(String, String)> {
             ));
         }
     }
-    let other = r#"{"schema":"olm.package","name":"other"}
+    let other = r#"{"schema":"olm.package","name":"other","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"other","name":"stable","entries":[{"name":"other.v1.0.0"}]}
 {"schema":"olm.bundle","name":"other.v1.0.0","package":"other","image":"quay.io/other/bundle@sha256:0000000000000000000000000000000000000000000000000000000000000000","properties":[{"type":"olm.package","value":{"packageName":"other","version":"1.0.0"}}]}
 "#;
     vec![
@@ -823,12 +824,22 @@ fn live_reads_subscriptions_catalog_sources_and_csvs_as_files_do() {
     let paths: Vec<String> = server.log().iter().map(|l| l.path.clone()).collect();
     for want in [
         "/apis/operators.coreos.com/v1alpha1/namespaces/operators/subscriptions",
-        "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-marketplace/catalogsources/cs-etcd-index-v4-21",
+        "/apis/operators.coreos.com/v1alpha1/namespaces/openshift-marketplace/catalogsources",
         "/apis/operators.coreos.com/v1alpha1/namespaces/operators/clusterserviceversions",
         "/api/v1/namespaces/openshift-config/secrets/pull-secret",
     ] {
-        assert!(paths.iter().any(|p| p == want), "{want} not requested: {paths:?}");
+        assert!(
+            paths.iter().any(|p| p == want),
+            "{want} not requested: {paths:?}"
+        );
     }
+    // The Subscription's CatalogSource was among those listed: not read again by name.
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p.ends_with("/catalogsources/cs-etcd-index-v4-21")),
+        "{paths:?}"
+    );
     let (code, out, err) = s.run_live(&server, &["-A", "-o", "json"]);
     assert_eq!(
         (code, json_of(&out, &err)),
@@ -893,9 +904,11 @@ fn live_without_olm_or_forbidden_is_a_cluster_error() {
             .any(|l| l.path.ends_with("/imagedigestmirrorsets")),
         "the mirror sets are read live"
     );
+    // The CatalogSource is read by name when its namespace cannot be listed.
     for (verb, plural) in [("list", "subscriptions"), ("get", "catalogsources")] {
         let server = ApiBuilder::openshift()
             .forbid(verb, plural)
+            .forbid_in("list", "catalogsources", "openshift-marketplace")
             .objects_from_yaml(&objects)
             .start();
         let (code, out, err) = s.run_live(&server, &["-n", "operators"]);
@@ -995,6 +1008,59 @@ fn a_pending_install_plan_is_authoritative_for_hop_one() {
     let json = json_of(&out, &err);
     assert!(json.get("installPlan").is_none(), "{json}");
     assert_eq!(json["hops"][0]["to"], "etcd.v0.9.2");
+}
+
+/// operator-lifecycle-manager `nothingToUpdate` and
+/// `ensureSubscriptionCSVState` (catalog/operator.go): an InstallPlan that
+/// failed before creating its CSV leaves the Subscription `UpgradePending`
+/// on it, and OLM never resolves it again, though the catalog has a served
+/// path: `installPlanFailed` (not ready), with the commands that show why
+/// and delete the plan. Once its CSV exists, or with the OperatorGroup's
+/// `TechPreviewUnsafeFailForward`, OLM resolves again. Offline and live.
+#[test]
+fn a_failed_install_plan_stops_the_subscription() {
+    let reg = mirror(&[], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let objects = cluster(&s.host, "etcd.v0.9.0");
+    let failed = with_install_plan(&objects, "etcd.v0.9.0", "etcd.v0.9.2", "Failed");
+    let mut c = s.cmd();
+    c.arg("-f").arg(s.write(&failed)).args(["-o", "json"]);
+    let (code, out, err) = output(c);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let json = json_of(&out, &err);
+    assert_eq!(json["reason"], "installPlanFailed", "{json}");
+    assert_eq!(
+        json["message"],
+        "InstallPlan operators/install-etcd failed before it created CSV etcd.v0.9.2: OLM does not resolve Subscription etcd again while it points at that plan, whatever the catalog offers"
+    );
+    let step = &json["nextSteps"][0];
+    assert_eq!(step["outcome"], "installPlanFailed", "{json}");
+    assert_eq!(
+        step["commands"][1],
+        "oc delete installplan install-etcd -n operators"
+    );
+    let server = ApiBuilder::openshift().objects_from_yaml(&failed).start();
+    let (code, live, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    assert_eq!((code, json_of(&live, &err)), (1, json), "{err}");
+
+    let created = failed.clone()
+        + "---\napiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: {name: etcd.v0.9.2, namespace: operators}\nspec:\n  version: 0.9.2\n";
+    let fail_forward = failed.replace(
+        "kind: OperatorGroup\nmetadata: {name: operators, namespace: operators}\nspec: {}\n",
+        "kind: OperatorGroup\nmetadata: {name: operators, namespace: operators}\nspec:\n  upgradeStrategy: {name: TechPreviewUnsafeFailForward}\n",
+    );
+    assert_ne!(fail_forward, failed);
+    for (case, objects) in [("its CSV created", created), ("fail forward", fail_forward)] {
+        let mut c = s.cmd();
+        c.arg("-f").arg(s.write(&objects)).args(["-o", "json"]);
+        let (code, out, err) = output(c);
+        let json = json_of(&out, &err);
+        assert_eq!(
+            (code, json["reason"].as_str()),
+            (0, Some("pathServed")),
+            "{case}: {json}\n{err}"
+        );
+    }
 }
 
 /// Several clusters: each context's Subscriptions checked against its own

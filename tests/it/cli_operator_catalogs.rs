@@ -73,6 +73,24 @@ fn a_dependency_only_another_catalog_source_provides() {
     let (code, json, err) = run_offline(&s, &objects(&s, ""));
     assert_eq!(code, 1, "{json}\n{err}");
     assert_eq!(json["reason"], "unsatisfiedDependency", "{json}");
+    // An update's candidates that cannot be installed leave the installed
+    // CSV where it is, with no error: the message says so, and the fix.
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains("so OLM keeps etcd.v0.9.2 (its solver falls back to the installed CSV: no InstallPlan, no error shown)"),
+        "{json}"
+    );
+    let step = &json["nextSteps"][0];
+    assert_eq!(step["outcome"], "unsatisfiedDependency", "{json}");
+    assert!(
+        step["step"]
+            .as_str()
+            .unwrap()
+            .contains("into a catalog namespace operators resolves over"),
+        "{step}"
+    );
     assert!(
         json["message"]
             .as_str()
@@ -481,6 +499,22 @@ fn an_installed_csv_with_unreadable_properties_fails_the_namespace_resolution() 
     let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
     assert_eq!(code, 1, "{out}\n{err}");
     assert_eq!(json_of(&out, &err), json, "live as offline");
+
+    // resolver.go `Resolve`: the installed CSVs are the first variables; a
+    // package requirement of one whose range blang cannot parse stops the
+    // resolution of the namespace with blang's words.
+    let bad_range = cluster(&s.host, "etcd.v0.9.0")
+        + &installed(
+            r#"{"properties":[{"type":"olm.package.required","value":{"packageName":"x","versionRange":"latest"}}]}"#,
+        );
+    let (code, json, err) = run_offline(&s, &bad_range);
+    assert_eq!(code, 1, "{json}\n{err}");
+    assert_eq!(json["reason"], "errorPreventedResolution", "{json}");
+    assert_eq!(
+        json["message"],
+        "Could not get version from string: \"latest\" (installed CSV other.v1: olm.package.required x versionRange \"latest\")",
+        "{json}"
+    );
 }
 
 /// Another CatalogSource's `spec.secrets` are its registry pod's: live, each
@@ -882,6 +916,58 @@ fn a_requirement_the_own_catalog_meets_comes_from_a_catalog_ordered_before_it() 
     );
 }
 
+/// operator-lifecycle-manager `TestSolveOperators_IgnoreUnsatisfiableDependencies`
+/// through the binary: the Subscription's catalog offers etcd-tools, but
+/// only bundles that require package other, which no catalog has; the
+/// solver takes etcd-tools from `b-tools`, whose bundle needs nothing,
+/// though the declaring catalog comes first.
+#[test]
+fn an_uninstallable_provider_of_the_own_catalog_gives_way_to_another_catalog() {
+    let backup = crate::cli_operator::backup_by_digest();
+    let needs_other = tools_catalog().replace(
+        r#""properties":["#,
+        r#""properties":[{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=1.0.0"}},"#,
+    );
+    let own: Vec<(String, String)> = catalog_files(&backup)
+        .into_iter()
+        .filter(|(path, _)| !path.starts_with("configs/other/"))
+        .map(|(path, text)| {
+            let text = if path.starts_with("configs/etcd-tools/") {
+                needs_other.clone()
+            } else {
+                text
+            };
+            (path, text)
+        })
+        .collect();
+    let reg = crate::cli_operator::mirror_with(
+        &[],
+        &backup,
+        &[
+            ("no-tools", own),
+            (
+                "tools-plain",
+                vec![(
+                    "configs/etcd-tools/catalog.json".to_string(),
+                    tools_catalog(),
+                )],
+            ),
+        ],
+    );
+    let s = Setup::new(&reg);
+    let more = catalog_source(&s.host, "operators", "b-tools", "tools-plain", 0);
+    let (code, json, err) = run_offline(&s, &objects(&s, &more));
+    assert_eq!(code, 0, "{json}\n{err}");
+    assert_eq!(
+        dependencies_by_catalog(&json, &err),
+        [(
+            "etcd-tools.v1.1.0".to_string(),
+            "operators/b-tools".to_string()
+        )],
+        "{json}\n{err}"
+    );
+}
+
 /// An ImageDigestMirrorSet of quay.io/other (package other's bundle) to the
 /// fake registry, never the source.
 fn other_mirror(host: &str) -> String {
@@ -903,4 +989,262 @@ fn dependencies_by_catalog(json: &Value, err: &str) -> Vec<(String, String)> {
         .collect();
     found.sort();
     found
+}
+
+/// The catalog of etcd-tools alone (tag `tools`), on a registry of its own
+/// whose CA is in `s`'s cert dir, with `creds` (user, password) when given:
+/// every request it gets is for that catalog.
+fn tools_registry(s: &Setup, creds: Option<(&str, &str)>) -> FakeRegistry {
+    let tools = vec![(
+        "configs/etcd-tools/catalog.json".to_string(),
+        tools_catalog(),
+    )];
+    catalog_registry(s, &tools, creds)
+}
+
+/// The catalog of `files` (tag `tools`), as [`tools_registry`].
+fn catalog_registry(
+    s: &Setup,
+    files: &[(String, String)],
+    creds: Option<(&str, &str)>,
+) -> FakeRegistry {
+    use crate::cli_operator::{push_catalog, CONFIGS_LABEL};
+    let mut b = crate::support::registry::Builder::new();
+    if let Some((user, password)) = creds {
+        b = b.basic(user, password);
+    }
+    let manifest = push_catalog(&mut b, files, Some(CONFIGS_LABEL));
+    let reg = b
+        .manifest(crate::cli_operator::CATALOG_REPO, Some("tools"), &manifest)
+        .start();
+    reg.write_ca(&s.certs, "tools");
+    reg
+}
+
+/// Each CatalogSource's registry pod pulls its catalog image with its own
+/// `spec.secrets` (then the global pull secret): two CatalogSources of one
+/// private image are two pulls, and the answer of one is not the other's.
+/// The one without a pull secret cannot pull, which fails the namespace's
+/// resolution (resolver.go `namespacedCache.Error()`), though the other,
+/// listed first, pulls with its secret. One whose secret does not exist is
+/// not known to fail (its pull is not told), but its catalog is not read
+/// with the other's secret: a warning says so, and the dependency comes
+/// from the one that pulls.
+#[test]
+fn two_catalog_sources_of_one_image_pull_with_their_own_secrets() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let private = tools_registry(&s, Some(("catalog", "s3cret")));
+    let source = |name: &str, secrets: &str| {
+        catalog_source(&private.host(), "openshift-marketplace", name, "tools", 0).replace(
+            "  sourceType: grpc\n",
+            &format!("  sourceType: grpc\n{secrets}"),
+        )
+    };
+    let secret = private_pull(&private.host());
+    let with_secret = source("a-private", "  secrets: [private-pull]\n");
+    let run = |more: &str| {
+        let all = objects(&s, &(with_secret.clone() + more)) + &secret;
+        let server = ApiBuilder::openshift().objects_from_yaml(&all).start();
+        let (code, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+        (code, json_of(&out, &err), err)
+    };
+
+    let (code, json, err) = run(&source("b-private", ""));
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (1, Some("errorPreventedResolution")),
+        "{json}\n{err}"
+    );
+    let message = json["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "error using catalogsource openshift-marketplace/b-private: failed to list bundles: its registry pod cannot pull the catalog image"
+        ) && message.contains("(unauthorized: ")
+            && !message.contains("a-private"),
+        "{message}"
+    );
+
+    let (code, json, err) = run(&source("b-private", "  secrets: [private-pull]\n"));
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (0, Some("pathServed")),
+        "{json}\n{err}"
+    );
+    assert_eq!(
+        dependency_catalogs(&json),
+        ["openshift-marketplace/a-private"]
+    );
+
+    let (code, json, err) = run(&source("b-private", "  secrets: [absent-pull]\n"));
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (0, Some("pathServed")),
+        "{json}\n{err}"
+    );
+    assert_eq!(
+        dependency_catalogs(&json),
+        ["openshift-marketplace/a-private"]
+    );
+    assert!(
+        err.contains("the catalog of CatalogSource openshift-marketplace/b-private (")
+            && !err.contains("CatalogSource openshift-marketplace/a-private ("),
+        "{err}"
+    );
+}
+
+/// The registry requests for another CatalogSource's catalog: probed once
+/// (its listability probe is the probe its read uses: one manifest GET),
+/// its manifest fetched once more from the source that serves it and its
+/// config once, its three layers streamed once for the index of providers,
+/// then only the two that hold anything of the configs folder (the configs
+/// layer, and the one with a whiteout in it; not the base) once more for
+/// the packages the dependency needs (with those their bundles need,
+/// known from the index, in the same stream). It was 5
+/// manifest GETs and 8 blob GETs: a probe and a fetch per read, and every
+/// layer per read.
+#[test]
+fn another_catalog_is_probed_once_and_its_configs_streamed_twice() {
+    let reg = mirror_of_two_catalogs();
+    let s = Setup::new(&reg);
+    let tools = tools_registry(&s, None);
+    let more = catalog_source(&tools.host(), "operators", "tools", "tools", 0);
+    let (code, json, err) = run_offline(&s, &objects(&s, &more));
+    assert_eq!(code, 0, "{json}\n{err}");
+    assert_eq!(dependency_catalogs(&json), ["operators/tools"]);
+    let gets = |kind: &str| {
+        tools
+            .log()
+            .iter()
+            .filter(|l| l.method == "GET" && l.path.contains(kind))
+            .map(|l| l.path.rsplit('/').next().unwrap_or_default().to_string())
+            .collect::<Vec<_>>()
+    };
+    let (manifests, blobs) = (gets("/manifests/"), gets("/blobs/"));
+    assert_eq!(
+        (manifests.len(), blobs.len()),
+        (2, 6),
+        "manifests {manifests:?}, blobs {blobs:?}"
+    );
+
+    // etcd-tools requires package other, which the same catalog offers: the
+    // index says so, and both are read in the one stream of the packages.
+    let other = r#"{"schema":"olm.package","name":"other","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"other","name":"stable","entries":[{"name":"other.v1.0.0"}]}
+{"schema":"olm.bundle","name":"other.v1.0.0","package":"other","image":"quay.io/other/bundle@sha256:0000000000000000000000000000000000000000000000000000000000000000","properties":[{"type":"olm.package","value":{"packageName":"other","version":"1.0.0"}}]}
+"#;
+    let needs_other = tools_catalog().replace(
+        r#""properties":["#,
+        r#""properties":[{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=1.0.0"}},"#,
+    );
+    let files = [
+        ("configs/etcd-tools/catalog.json".to_string(), needs_other),
+        ("configs/other/catalog.json".to_string(), other.to_string()),
+    ];
+    let both = catalog_registry(&s, &files, None);
+    let more =
+        catalog_source(&both.host(), "operators", "tools", "tools", 0) + &other_mirror(&s.host);
+    let (_, json, err) = run_offline(&s, &objects(&s, &more));
+    assert_eq!(
+        dependencies_by_catalog(&json, &err),
+        [
+            (
+                "etcd-tools.v1.1.0".to_string(),
+                "operators/tools".to_string()
+            ),
+            ("other.v1.0.0".to_string(), "operators/tools".to_string()),
+        ],
+        "{json}\n{err}"
+    );
+    let blobs = both
+        .log()
+        .iter()
+        .filter(|l| l.method == "GET" && l.path.contains("/blobs/"))
+        .count();
+    assert_eq!(blobs, 6, "{:?}", both.log());
+}
+
+/// Secret `private-pull` of `openshift-marketplace`: a pull secret with
+/// the fake registry's credentials (`catalog`, `s3cret`) for `host`.
+fn private_pull(host: &str) -> String {
+    use base64::Engine;
+    let auth = base64::engine::general_purpose::STANDARD.encode("catalog:s3cret");
+    let config = base64::engine::general_purpose::STANDARD
+        .encode(format!(r#"{{"auths":{{"{host}":{{"auth":"{auth}"}}}}}}"#));
+    format!("---\napiVersion: v1\nkind: Secret\nmetadata: {{name: private-pull, namespace: openshift-marketplace}}\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: {config}\n")
+}
+
+/// The Subscription's own CatalogSource, read anew for a package another
+/// catalog's bundle needs (etcd-tools, from `b-tools`, requires package
+/// other, which only the own catalog offers), is pulled with its own
+/// `spec.secrets`, as its first read is: live, its private catalog gives
+/// other (it was read anew with the global pull secret alone, refused,
+/// and other was missing); and it is opened once for both reads.
+#[test]
+fn the_own_catalog_read_anew_is_pulled_with_its_own_secrets() {
+    let backup = crate::cli_operator::backup_by_digest();
+    let other = r#"{"schema":"olm.package","name":"other","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"other","name":"stable","entries":[{"name":"other.v1.0.0"}]}
+{"schema":"olm.bundle","name":"other.v1.0.0","package":"other","image":"quay.io/other/bundle@sha256:1111111111111111111111111111111111111111111111111111111111111111","properties":[{"type":"olm.package","value":{"packageName":"other","version":"1.0.0"}}]}
+"#;
+    let mut own: Vec<(String, String)> = catalog_files(&backup)
+        .into_iter()
+        .filter(|(path, _)| {
+            !path.starts_with("configs/etcd-tools/") && !path.starts_with("configs/other/")
+        })
+        .collect();
+    own.push(("configs/other/catalog.json".to_string(), other.to_string()));
+    let needs_other = tools_catalog().replace(
+        r#""properties":["#,
+        r#""properties":[{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=1.0.0"}},"#,
+    );
+    let tools = vec![("configs/etcd-tools/catalog.json".to_string(), needs_other)];
+    let reg = crate::cli_operator::mirror_with(&[], &backup, &[("tools-other", tools)]);
+    let s = Setup::new(&reg);
+    let private = catalog_registry(&s, &own, Some(("catalog", "s3cret")));
+    let repo = crate::cli_operator::CATALOG_REPO;
+    let objects = cluster(&s.host, "etcd.v0.9.0").replace(
+        &format!("  image: {}/{repo}:v4.21\n", s.host),
+        &format!(
+            "  image: {}/{repo}:tools\n  secrets: [private-pull]\n",
+            private.host()
+        ),
+    ) + &catalog_source(&s.host, "operators", "b-tools", "tools-other", 0)
+        + &other_mirror(&s.host)
+        + &private_pull(&private.host());
+    assert!(objects.contains("secrets: [private-pull]"), "{objects}");
+    let server = ApiBuilder::openshift().objects_from_yaml(&objects).start();
+    let (_, out, err) = s.run_live(&server, &["-n", "operators", "-o", "json"]);
+    let json = json_of(&out, &err);
+    assert_eq!(
+        dependencies_by_catalog(&json, &err),
+        [
+            (
+                "etcd-tools.v1.1.0".to_string(),
+                "operators/b-tools".to_string()
+            ),
+            (
+                "other.v1.0.0".to_string(),
+                "openshift-marketplace/cs-etcd-index-v4-21".to_string()
+            ),
+        ],
+        "{json}\n{err}"
+    );
+    assert!(!err.contains("was not read"), "{err}");
+    // Its first read opened it: read anew, it is neither probed nor
+    // fetched again, and only the layers holding configs are streamed (it
+    // was 4 manifest GETs and 8 blob GETs).
+    let gets = |kind: &str| {
+        private
+            .log()
+            .iter()
+            .filter(|l| l.method == "GET" && l.path.contains(kind))
+            .count()
+    };
+    assert_eq!(
+        (gets("/manifests/"), gets("/blobs/")),
+        (2, 6),
+        "{:?}",
+        private.log()
+    );
 }

@@ -483,3 +483,31 @@ fn audit_updates_shows_a_cluster_extensions_next_resolution() {
         ]
     );
 }
+
+/// Issue 38: live, a ClusterExtension named (`clusterextension/NAME`) is
+/// read by name, not found in a list of every one; one that does not
+/// exist is an input error naming it.
+#[test]
+fn issue_38_a_named_cluster_extension_is_read_by_name() {
+    let reg = mirror(&["etcd.v0.9.2"], &backup_by_digest());
+    let s = Setup::new(&reg);
+    let catalogs = cluster_catalog(&s.host, "redhat", "v4.21", "");
+    let objects = objects_of(&s, &catalogs, "0.9.0", "");
+    let server = ApiBuilder::openshift().objects_from_yaml(&objects).start();
+    let (code, out, err) = s.run_live(&server, &["clusterextension/etcd", "-o", "json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(json_of(&out, &err)["kind"], "ClusterExtension", "{out}");
+    let paths: Vec<String> = server.log().iter().map(|l| l.path.clone()).collect();
+    const EXTENSIONS: &str = "/apis/olm.operatorframework.io/v1/clusterextensions";
+    assert!(
+        paths.iter().any(|p| *p == format!("{EXTENSIONS}/etcd")),
+        "{paths:?}"
+    );
+    assert!(!paths.iter().any(|p| p == EXTENSIONS), "{paths:?}");
+    let (code, _, err) = s.run_live(&server, &["clusterextension/other"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("ClusterExtension \"other\" was not found in the cluster"),
+        "{err}"
+    );
+}

@@ -38,6 +38,7 @@ mod cli_node_paths;
 mod cli_oc_mirror;
 mod cli_operator;
 mod cli_operator_catalogs;
+mod cli_operator_served;
 mod cli_operator_v1;
 mod cli_operator_wide;
 mod cli_pool;

@@ -15,9 +15,10 @@
 //! image is. The operator's deployment and related images are pulled by CRI-O on the
 //! workers, in the ClusterExtension's `spec.namespace`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::Result;
+use futures_util::StreamExt;
 use serde_json::Value;
 
 use mirrorpolicy::olm::catalog::Catalog;
@@ -28,6 +29,7 @@ use mirrorpolicy::olm::objects::Subscription;
 use mirrorpolicy::olm::placement::Placement;
 use mirrorpolicy::olm::resolve::{Stop, UpdatePath};
 use mirrorpolicy::olm::v1::{self, ClusterCatalog, ClusterExtension, Offer};
+use mirrorpolicy::olm::{located, with_kind};
 use mirrorpolicy::source::api::{self as live, ClusterError, CLUSTER_CATALOGS, CLUSTER_EXTENSIONS};
 
 use super::hops::{hop_check, unread};
@@ -117,6 +119,7 @@ fn wanted_one(ext: ClusterExtension, catalogs: Result<Vec<ClusterCatalog>, Stop>
     };
     Wanted {
         unreadable: Vec::new(),
+        installed_error: None,
         operator_groups: None,
         prevented: None,
         source: None,
@@ -140,16 +143,35 @@ fn wanted_one(ext: ClusterExtension, catalogs: Result<Vec<ClusterCatalog>, Stop>
     }
 }
 
-/// The cluster's ClusterExtensions, and its ClusterCatalogs when there
-/// are some; `None` when the server does not serve ClusterExtensions.
+/// The cluster's ClusterExtensions (those of `names` when some are named,
+/// each read by name: one that does not exist is not among them), and
+/// its ClusterCatalogs when there are some; `None` when the server does
+/// not serve ClusterExtensions.
 pub(super) async fn read_live(
     connection: &live::Connection,
+    names: &[String],
 ) -> Result<Option<Vec<(String, Value)>>, ClusterError> {
-    let Some(exts) = connection
-        .list_objects(&CLUSTER_EXTENSIONS, None, None)
-        .await?
-    else {
-        return Ok(None);
+    let exts = if names.is_empty() {
+        let listed = connection.list_objects(&CLUSTER_EXTENSIONS, None, None);
+        let Some(exts) = listed.await? else {
+            return Ok(None);
+        };
+        exts
+    } else {
+        let named: BTreeSet<&String> = names.iter().collect();
+        let gets = futures_util::stream::iter(
+            named
+                .into_iter()
+                .map(|name| connection.get(&CLUSTER_EXTENSIONS, name)),
+        )
+        .buffered(LIVE_GETS)
+        .collect::<Vec<_>>()
+        .await;
+        let mut exts = Vec::new();
+        for got in gets {
+            exts.extend(got?);
+        }
+        exts
     };
     let catalogs = if exts.is_empty() {
         Vec::new()
@@ -159,30 +181,18 @@ pub(super) async fn read_live(
             .await?
             .unwrap_or_default()
     };
-    let named = |kind: &str, v: Value| {
-        let name = v
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let mut v = v;
-        if let Some(map) = v.as_object_mut() {
-            map.entry("kind")
-                .or_insert_with(|| Value::String(kind.to_string()));
-        }
-        (format!("{}: {kind} {name}", connection.server), v)
-    };
+    let server = connection.server.as_str();
+    let read = |kind: &str, v: Value| (located(server, kind, &v), with_kind(kind, v));
     let mut found: Vec<(String, Value)> = exts
         .into_iter()
-        .map(|v| named(CLUSTER_EXTENSIONS.kind, v))
+        .map(|v| read(CLUSTER_EXTENSIONS.kind, v))
         .collect();
-    found.extend(
-        catalogs
-            .into_iter()
-            .map(|v| named(CLUSTER_CATALOGS.kind, v)),
-    );
+    found.extend(catalogs.into_iter().map(|v| read(CLUSTER_CATALOGS.kind, v)));
     Ok(Some(found))
 }
+
+/// How many ClusterExtensions are read by name at once.
+const LIVE_GETS: usize = 16;
 
 /// The catalog checks and reads of the selected catalogs, in order.
 type Reads<'a> = Vec<(&'a ClusterCatalog, CatalogCheck, Option<&'a Catalog>)>;
@@ -315,7 +325,10 @@ fn catalog_check(
         digest: None,
         check: None,
         undetermined: None,
+        refused: None,
     });
+    // catalogd serves the configs as they are: opm's checks are OLM v0's.
+    check.refused = None;
     if let Some(c) = catalog {
         check.source = Some(c.name.clone());
         check.image = c.image.clone().unwrap_or_default();

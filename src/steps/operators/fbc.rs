@@ -18,21 +18,43 @@ use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::upgrade::ImageOutcome;
 
 use super::cache;
-use super::hops::probe_image;
+use super::hops::{probe_image, ImageProbe};
 use crate::exit::Failure;
 use crate::steps::blob;
 
-/// The catalog image probed, then read from the source that serves it.
-pub(super) async fn read_catalog(
+/// A catalog image probed and, when a source serves it, its manifest
+/// fetched from that source: what every read of it for some packages
+/// starts from (each read after the first fetches neither again, nor its
+/// config, and streams only the layers that hold configs).
+pub(super) struct Opened {
+    check: CatalogCheck,
+    served: Option<Served>,
+}
+
+/// The source that serves a catalog image, its manifest, and (once read)
+/// where it keeps its configs.
+struct Served {
+    source: Source,
+    manifest: Vec<u8>,
+    digest: String,
+    /// `Err(why)`: a catalog this tool does not read (a SQLite index).
+    configs: Option<Result<Configs, String>>,
+}
+
+/// The catalog image probed (`probed`: its probe, when it already was,
+/// with the same view and pull secrets), and its manifest fetched from the
+/// source that serves it.
+pub(super) async fn open_catalog(
     ctx: &ProbeContext,
     config: &Config<'_>,
     image: &str,
     mode: ShortNameMode,
-    packages: BTreeSet<String>,
-    arch: Option<&str>,
-    cache_dir: Option<&Path>,
-) -> Result<(CatalogCheck, Option<Catalog>)> {
-    let probe = probe_image(ctx, config, image, mode, "catalog").await;
+    probed: Option<ImageProbe>,
+) -> Result<Opened> {
+    let probe = match probed {
+        Some(p) => p,
+        None => probe_image(ctx, config, image, mode, "catalog").await,
+    };
     let probed = probe.check;
     let mut check = CatalogCheck {
         pool: None,
@@ -43,6 +65,7 @@ pub(super) async fn read_catalog(
         digest: None,
         check: Some(probed.clone()),
         undetermined: None,
+        refused: None,
     };
     let Some(by) = probed
         .served_by
@@ -51,7 +74,10 @@ pub(super) async fn read_catalog(
     else {
         check.undetermined = (probed.outcome == ImageOutcome::Undetermined)
             .then(|| format!("the catalog image {image}: {}", probed.detail));
-        return Ok((check, None));
+        return Ok(Opened {
+            check,
+            served: None,
+        });
     };
     let insecure = probe.insecure;
     let physical = Reference::parse(&by)
@@ -65,9 +91,39 @@ pub(super) async fn read_catalog(
     })?;
     let digest = format!("sha256:{}", sha256_hex(&manifest));
     check.digest = Some(digest.clone());
+    let source = Source { physical, insecure };
+    Ok(Opened {
+        check,
+        served: Some(Served {
+            source,
+            manifest,
+            digest,
+            configs: None,
+        }),
+    })
+}
+
+/// The opened catalog read for `packages` (from `--cache-dir` when it
+/// holds that read), and its check.
+pub(super) async fn read_opened(
+    ctx: &ProbeContext,
+    opened: &mut Opened,
+    image: &str,
+    packages: BTreeSet<String>,
+    arch: Option<&str>,
+    cache_dir: Option<&Path>,
+) -> Result<(CatalogCheck, Option<Catalog>)> {
+    let mut check = opened.check.clone();
+    let Some(served) = opened.served.as_mut() else {
+        return Ok((check, None));
+    };
+    let digest = served.digest.clone();
     // An index's instances may hold other catalogs: the one read is the
     // architecture's, and so is its cache.
-    let index = matches!(parse_image_manifest(&manifest), Ok(Manifest::Index(_)));
+    let index = matches!(
+        parse_image_manifest(&served.manifest),
+        Ok(Manifest::Index(_))
+    );
     let key = mirrorpolicy::olm::cache::Key {
         digest: &digest,
         arch: arch.filter(|_| index),
@@ -77,9 +133,7 @@ pub(super) async fn read_catalog(
     let read = match cached {
         Some(catalog) => Ok(catalog),
         None => {
-            let source = Source { physical, insecure };
-            let read =
-                read_with_dependencies(ctx, &source, image, &manifest, &packages, arch).await?;
+            let read = read_with_dependencies(ctx, served, image, &packages, arch).await?;
             if let (Some(dir), Ok(catalog)) = (cache_dir, &read) {
                 cache::store(dir, key, catalog);
             }
@@ -87,7 +141,10 @@ pub(super) async fn read_catalog(
         }
     };
     match read {
-        Ok(catalog) => Ok((check, Some(catalog))),
+        Ok(catalog) => {
+            check.refused = catalog.refused.clone();
+            Ok((check, Some(catalog)))
+        }
         Err(why) => {
             check.undetermined = Some(why);
             Ok((check, None))
@@ -102,34 +159,45 @@ const CONFIG_MAX_BYTES: usize = 16 << 20;
 /// The wanted packages read from the catalog's layers; then, when a
 /// dependency may come from other packages (known from that read's index of
 /// every bundle), those packages alone, read in full so the resolver can
-/// pick their bundles, from the layers that hold any of the configs folder.
-/// The manifest and config are read once.
+/// pick their bundles. The manifest and config are read once for every
+/// read of the image; after the first read, only the layers that hold any
+/// of the configs folder are streamed.
 async fn read_with_dependencies(
     ctx: &ProbeContext,
-    source: &Source,
+    served: &mut Served,
     image: &str,
-    manifest: &[u8],
     packages: &BTreeSet<String>,
     arch: Option<&str>,
 ) -> Result<Result<Catalog, String>> {
-    let configs = match configs_of(ctx, source, image, manifest, arch).await? {
+    let configs = match &served.configs {
+        Some(known) => known.clone(),
+        None => {
+            let found = configs_of(ctx, &served.source, image, &served.manifest, arch).await?;
+            served.configs = Some(found.clone());
+            found
+        }
+    };
+    let configs = match configs {
         Ok(c) => c,
         Err(why) => return Ok(Err(why)),
     };
     let (mut catalog, touched) =
-        match read_configs(ctx, source, image, &configs, packages.clone()).await? {
+        match read_configs(ctx, &served.source, image, &configs, packages.clone()).await? {
             Ok(read) => read,
             Err(why) => return Ok(Err(why)),
         };
-    let more = deps::packages_to_read(&catalog);
-    if more.is_empty() {
-        return Ok(Ok(catalog));
-    }
+    // Whether a layer holds anything of the configs folder does not depend
+    // on the packages read: later reads skip the others.
     let configs = Configs {
         layers: touched,
         ..configs
     };
-    match read_configs(ctx, source, image, &configs, more).await? {
+    served.configs = Some(Ok(configs.clone()));
+    let more = deps::packages_to_read(&catalog);
+    if more.is_empty() {
+        return Ok(Ok(catalog));
+    }
+    match read_configs(ctx, &served.source, image, &configs, more).await? {
         Ok((dependencies, _)) => {
             catalog.packages.extend(dependencies.packages);
             Ok(Ok(catalog))
@@ -146,6 +214,7 @@ struct Source {
 
 /// Where a catalog image keeps its configs: the folder its label names, and
 /// the layers to read (base first).
+#[derive(Clone)]
 struct Configs {
     dir: String,
     layers: Vec<String>,

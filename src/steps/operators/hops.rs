@@ -39,6 +39,7 @@ pub(super) fn resolve_one(
                 digest: None,
                 check: None,
                 undetermined: Some(why.clone()),
+                refused: None,
             };
             return unread(check);
         }
@@ -49,7 +50,8 @@ pub(super) fn resolve_one(
     check.pool = Some(w.pool.pool.clone());
     check.pool_reason = Some(w.pool.why.clone());
     check.pull_secrets = w.secret_notes.clone();
-    let Some(cat) = &catalog.1 else {
+    // A catalog opm cannot serve offers OLM nothing: no path is resolved.
+    let Some(cat) = catalog.1.as_ref().filter(|_| check.refused.is_none()) else {
         return unread(check);
     };
     let s = &w.sub;

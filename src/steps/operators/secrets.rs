@@ -80,10 +80,21 @@ pub(super) fn read_named(
 
 /// The auth files of `w`'s CatalogSource's pull secrets that were read, in its order.
 pub(super) fn files(w: &Wanted, read: &Read) -> Vec<AuthFile> {
+    read_names(w, read)
+        .iter()
+        .filter_map(|k| read.get(k))
+        .filter_map(|r| r.as_ref().ok().cloned())
+        .collect()
+}
+
+/// The pull secrets of `w`'s CatalogSource that were read, `(namespace,
+/// name)` in its order: what its registry pod pulls with, besides the
+/// global pull secret.
+pub(super) fn read_names(w: &Wanted, read: &Read) -> Vec<(String, String)> {
     w.secrets
         .iter()
-        .filter_map(|s| read.get(&(w.sub.source_namespace.clone(), s.clone())))
-        .filter_map(|r| r.as_ref().ok().cloned())
+        .map(|s| (w.sub.source_namespace.clone(), s.clone()))
+        .filter(|k| read.get(k).is_some_and(|r| r.is_ok()))
         .collect()
 }
 

@@ -16,14 +16,15 @@ use mirrorpolicy::olm::objects::{
     self as olm, CatalogOrigin, CatalogSource, InstallPlan, OperatorGroup, Subscription,
 };
 use mirrorpolicy::olm::placement::registry_pool;
-use mirrorpolicy::olm::sources::visible_to;
+use mirrorpolicy::olm::sources::{visible_to, GLOBAL_NAMESPACE};
+use mirrorpolicy::olm::{located, non_empty, text_or_empty, with_kind};
 use mirrorpolicy::source::api::{
     self as live, ClusterError, Resource, CATALOG_SOURCES, CLUSTER_SERVICE_VERSIONS, INSTALL_PLANS,
     SUBSCRIPTIONS,
 };
-use mirrorpolicy::source::file;
 
 use super::extensions;
+use super::visible::{self, Groups};
 use super::wanted::{CatalogKey, Wanted};
 
 use super::OperatorPlan;
@@ -31,27 +32,57 @@ use crate::exit::Failure;
 use crate::settings::Settings;
 use crate::steps::inputs;
 
-/// The OLM objects read, each `(where it was read, object)`, and where from.
-struct OlmObjects {
+/// The OLM objects read, each `(where it was read, object)`, and where
+/// from: read once for a command, by [`read`], and passed along.
+pub struct OlmObjects {
     found: Vec<(String, Value)>,
     /// `Some(namespace)` (`None`: every namespace) when read from the cluster.
     live: Option<Option<String>>,
+    /// Live, the OperatorGroups of each namespace whose Subscriptions were
+    /// read (a namespace whose list was forbidden has none); `None` from
+    /// files, whose OperatorGroups are among `found`.
+    groups: Option<Groups>,
 }
 
-/// The Subscriptions read (those named, in `-n`), or the `--package` one;
-/// each catalog's pool from the Nodes and pools of `inputs`.
+impl OlmObjects {
+    /// Every object read, `(where it was read, object)`, its `kind` set.
+    pub fn found(&self) -> &[(String, Value)] {
+        &self.found
+    }
+}
+
+/// The OLM objects `plan` checks, read once: from the files of `-f`
+/// (standard input too), or live; passed to [`wanted`] by a caller that
+/// also uses them.
+pub fn read(settings: &Settings, plan: &OperatorPlan) -> Result<OlmObjects> {
+    olm_objects(settings, plan, want_of(plan))
+}
+
+/// Which of OLM's objects `plan` reads: names of one kind only, and the
+/// other kind is not read.
+fn want_of(plan: &OperatorPlan) -> Want {
+    let (sub_names, ext_names) = extensions::split_names(&plan.subscriptions);
+    Want {
+        v0: !sub_names.is_empty() || ext_names.is_empty(),
+        v1: plan.package.is_none() && (!ext_names.is_empty() || sub_names.is_empty()),
+    }
+}
+
+/// The Subscriptions of `read` (those named, in `-n`), or the `--package`
+/// one; each catalog's pool from the Nodes and pools of `inputs`. `read`
+/// is read here when the caller has not.
 pub(super) fn wanted(
     settings: &Settings,
     options: &OperatorPlan,
     inputs: &Inputs,
+    read: Option<OlmObjects>,
 ) -> Result<Vec<Wanted>> {
     let (sub_names, ext_names) = extensions::split_names(&options.subscriptions);
-    // Names of one kind only: the other kind is not read.
-    let want = Want {
-        v0: !sub_names.is_empty() || ext_names.is_empty(),
-        v1: options.package.is_none() && (!ext_names.is_empty() || sub_names.is_empty()),
+    let want = want_of(options);
+    let read = match read {
+        Some(read) => read,
+        None => olm_objects(settings, options, want)?,
     };
-    let read = olm_objects(settings, options, want)?;
     let place = match &read.live {
         Some(_) => "the cluster",
         None => "the files read",
@@ -120,15 +151,7 @@ fn subscription_wants(
             let catalog = catalog_of(options, &sub, source, live);
             let selector = source.map(|c| c.node_selector.clone()).unwrap_or_default();
             let pool = registry_pool(&selector, &inputs.nodes, &inputs.pools);
-            // With --package there is no namespace: a CSV of that name in any.
-            let installed_version = sub.installed_csv.as_ref().and_then(|csv| {
-                versions
-                    .iter()
-                    .find(|((ns, name), _)| {
-                        name == csv && (sub.namespace.is_empty() || *ns == sub.namespace)
-                    })
-                    .map(|(_, v)| v.clone())
-            });
+            let installed_version = installed_version(&versions, &sub);
             let plan = sub.install_plan.as_ref().and_then(|name| {
                 plans
                     .iter()
@@ -137,10 +160,11 @@ fn subscription_wants(
             });
             Wanted {
                 unreadable: deps::unreadable_properties(&sub.namespace, &csvs),
-                operator_groups: groups_in(&groups, &sub.namespace),
+                installed_error: deps::unparsable_installed(&sub.namespace, &csvs),
+                operator_groups: groups_in(read, &groups, &sub.namespace),
                 prevented: None,
                 source: source.cloned(),
-                visible: visible_of(&sources, &sub, live),
+                visible: Some(visible_of(&sources, &sub)),
                 installed: installed_in(&sub.namespace, &csvs, &every_sub),
                 bundle_pool: super::WORKER_POOL.to_string(),
                 operator_namespace: sub.namespace.clone(),
@@ -158,25 +182,34 @@ fn subscription_wants(
         .collect())
 }
 
-/// The CatalogSources besides its own that `sub`'s namespace resolves
-/// over, of those read from files (live: `None`, listed afterwards for
-/// every Subscription; with `--package` there is no namespace, and none).
-fn visible_of(
-    sources: &[CatalogSource],
+/// The `spec.version` of `sub`'s installed CSV, among `versions` (by
+/// namespace and name); with `--package` there is no namespace: a CSV of
+/// that name in any.
+fn installed_version(
+    versions: &BTreeMap<(String, String), String>,
     sub: &Subscription,
-    live: bool,
-) -> Option<Vec<CatalogSource>> {
+) -> Option<String> {
+    let csv = sub.installed_csv.as_ref()?;
+    versions
+        .iter()
+        .find(|((ns, name), _)| name == csv && (sub.namespace.is_empty() || *ns == sub.namespace))
+        .map(|(_, v)| v.clone())
+}
+
+/// The CatalogSources besides its own that `sub`'s namespace resolves
+/// over, of those read (live, its namespace's and the global namespace's
+/// were listed with the Subscriptions); with `--package` there is no
+/// namespace, and none.
+fn visible_of(sources: &[CatalogSource], sub: &Subscription) -> Vec<CatalogSource> {
     if sub.namespace.is_empty() {
-        return Some(Vec::new());
+        return Vec::new();
     }
-    (!live).then(|| {
-        sources
-            .iter()
-            .filter(|c| visible_to(c, &sub.namespace))
-            .filter(|c| !(c.name == sub.source && c.namespace == sub.source_namespace))
-            .cloned()
-            .collect()
-    })
+    sources
+        .iter()
+        .filter(|c| visible_to(c, &sub.namespace))
+        .filter(|c| !(c.name == sub.source && c.namespace == sub.source_namespace))
+        .cloned()
+        .collect()
 }
 
 /// The OperatorGroups read.
@@ -188,10 +221,17 @@ fn operator_groups(read: &OlmObjects) -> Vec<OperatorGroup> {
         .collect()
 }
 
-/// The OperatorGroups of `namespace` among those read from files; `None`
-/// when the files hold none at all (they were not exported), or live
-/// (listed when needed).
-fn groups_in(groups: &[OperatorGroup], namespace: &str) -> Option<Vec<OperatorGroup>> {
+/// The OperatorGroups of `namespace`: live, those listed (`None` when the
+/// list was forbidden); among those read from files (`groups`), `None`
+/// when the files hold none at all (they were not exported).
+fn groups_in(
+    read: &OlmObjects,
+    groups: &[OperatorGroup],
+    namespace: &str,
+) -> Option<Vec<OperatorGroup>> {
+    if let Some(listed) = &read.groups {
+        return listed.get(namespace).cloned();
+    }
     if groups.is_empty() {
         return None;
     }
@@ -240,21 +280,32 @@ fn olm_objects(settings: &Settings, plan: &OperatorPlan, want: Want) -> Result<O
             mirrorpolicy::kinds::CLUSTER_EXTENSION.kind,
             mirrorpolicy::kinds::CLUSTER_CATALOG.kind,
         ];
-        let found =
-            file::objects(&plan.filenames, &kinds).map_err(|e| Failure::input(e.to_string()))?;
-        return Ok(OlmObjects { found, live: None });
+        let found = inputs::olm_objects(&plan.filenames, &kinds)?;
+        return Ok(OlmObjects {
+            found,
+            live: None,
+            groups: None,
+        });
     }
     if plan.package.is_some() {
         return Ok(OlmObjects {
             found: Vec::new(),
             live: Some(None),
+            groups: Some(Groups::new()),
         });
     }
+    read_cluster(settings, plan, want)
+}
+
+/// The OLM objects of the cluster: the Subscriptions of `-n` (or every
+/// namespace) and what they name, and the ClusterExtensions.
+fn read_cluster(settings: &Settings, plan: &OperatorPlan, want: Want) -> Result<OlmObjects> {
     let options = settings.cluster_options()?;
     let runtime = inputs::runtime()?;
     let all = plan.all_namespaces;
     let flag = settings.namespace().map(str::to_string);
-    let (namespace, found) = runtime
+    let (_, ext_names) = extensions::split_names(&plan.subscriptions);
+    let (namespace, found, groups) = runtime
         .block_on(async {
             let connection = live::connect(&options).await?;
             let namespace = match (all, flag) {
@@ -273,13 +324,16 @@ fn olm_objects(settings: &Settings, plan: &OperatorPlan, want: Want) -> Result<O
                         ))
                 )
             });
-            let found = if want.v0 {
-                read_live(&connection, namespace.as_deref()).await?
+            let (found, groups) = if want.v0 {
+                match read_live(&connection, namespace.as_deref()).await? {
+                    Some((found, groups)) => (Some(found), groups),
+                    None => (None, Groups::new()),
+                }
             } else {
-                Some(Vec::new())
+                (Some(Vec::new()), Groups::new())
             };
             let v1 = if want.v1 {
-                extensions::read_live(&connection).await?
+                extensions::read_live(&connection, &ext_names).await?
             } else {
                 None
             };
@@ -291,7 +345,7 @@ fn olm_objects(settings: &Settings, plan: &OperatorPlan, want: Want) -> Result<O
                 (None, Some(v1)) if !v1.is_empty() => Some(v1),
                 (v0, _) => v0,
             };
-            Ok::<_, ClusterError>((namespace, found))
+            Ok::<_, ClusterError>((namespace, found, groups))
         })
         .map_err(inputs::cluster_failure)?;
     let Some(found) = found else {
@@ -305,97 +359,105 @@ fn olm_objects(settings: &Settings, plan: &OperatorPlan, want: Want) -> Result<O
     Ok(OlmObjects {
         found,
         live: Some(namespace),
+        groups: Some(groups),
     })
 }
 
-/// The Subscriptions of `namespace` (every one: `None`), then the
-/// CatalogSources and InstallPlans they name, each read by name, and the
-/// CSVs of their namespaces (the installed operators OLM's resolver
-/// sees); `None` when the server does not serve Subscriptions.
+/// The Subscriptions of `namespace` (every one: `None`); the
+/// CatalogSources and OperatorGroups of their namespaces (and of
+/// `namespace`, which has none perhaps) and the
+/// CatalogSources of the global namespace, listed (the catalogs OLM's
+/// resolver of each namespace reads); the CatalogSources they name
+/// elsewhere (or where the list was forbidden) and the InstallPlans they
+/// name, each read by name once; and the CSVs of their namespaces (the
+/// installed operators OLM's resolver sees). `None` when the server does
+/// not serve Subscriptions.
 async fn read_live(
     connection: &live::Connection,
     namespace: Option<&str>,
-) -> Result<Option<Vec<(String, Value)>>, ClusterError> {
+) -> Result<Option<(Vec<(String, Value)>, Groups)>, ClusterError> {
     let Some(subs) = connection
         .list_objects(&SUBSCRIPTIONS, namespace, None)
         .await?
     else {
         return Ok(None);
     };
-    let text = |v: &Value, p: &str| {
-        v.pointer(p)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
+    // The namespace read is read whole even without a Subscription: a
+    // caller that audits it takes its CSVs and CatalogSources from here.
+    let sub_namespaces: BTreeSet<String> = subs
+        .iter()
+        .map(|sub| text_or_empty(sub, "/metadata/namespace"))
+        .chain(namespace.map(str::to_string))
+        .collect();
+    let mut to_list = sub_namespaces.clone();
+    if !to_list.is_empty() {
+        to_list.insert(GLOBAL_NAMESPACE.to_string());
+    }
+    let listed = visible::list_in(connection, &to_list).await?;
+    let gets = by_name(connection, &subs, &listed.namespaces).await;
+    let server = connection.server.as_str();
+    let mut found: Vec<(String, Value)> = Vec::new();
+    let mut push = |resource: &Resource, v: Value| {
+        found.push((
+            located(server, resource.kind, &v),
+            with_kind(resource.kind, v),
+        ));
     };
-    let mut named: BTreeSet<(Resource, String, String)> = BTreeSet::new();
-    let mut csv_namespaces: BTreeSet<String> = BTreeSet::new();
-    for sub in &subs {
-        let ns = text(sub, "/metadata/namespace").unwrap_or_default();
-        let source_ns = text(sub, "/spec/sourceNamespace").unwrap_or_else(|| ns.clone());
-        if let Some(source) = text(sub, "/spec/source") {
-            named.insert((CATALOG_SOURCES, source_ns, source));
+    for v in subs {
+        push(&SUBSCRIPTIONS, v);
+    }
+    for v in listed.sources {
+        push(&CATALOG_SOURCES, v);
+    }
+    for got in gets {
+        if let Some((r, v)) = got? {
+            push(&r, v);
         }
-        csv_namespaces.insert(ns.clone());
-        let plan = text(sub, "/status/installPlanRef/name")
-            .or_else(|| text(sub, "/status/installplan/name"));
+    }
+    let csvs = CLUSTER_SERVICE_VERSIONS;
+    for ns in &sub_namespaces {
+        let listed = connection.list_objects(&csvs, Some(ns), None).await?;
+        for v in listed.unwrap_or_default() {
+            push(&csvs, v);
+        }
+    }
+    Ok(Some((found, listed.groups)))
+}
+
+/// The objects `subs` name that no list held, each read by name once, a
+/// few at a time: the CatalogSources outside the namespaces in `listed`,
+/// and the InstallPlans.
+async fn by_name(
+    connection: &live::Connection,
+    subs: &[Value],
+    listed: &BTreeSet<String>,
+) -> Vec<Result<Option<(Resource, Value)>, ClusterError>> {
+    let mut named: BTreeSet<(Resource, String, String)> = BTreeSet::new();
+    for sub in subs {
+        let ns = text_or_empty(sub, "/metadata/namespace");
+        let source_ns = non_empty(sub, "/spec/sourceNamespace").unwrap_or_else(|| ns.clone());
+        if let Some(source) = non_empty(sub, "/spec/source") {
+            if !listed.contains(&source_ns) {
+                named.insert((CATALOG_SOURCES, source_ns, source));
+            }
+        }
+        let plan = non_empty(sub, "/status/installPlanRef/name")
+            .or_else(|| non_empty(sub, "/status/installplan/name"));
         if let Some(plan) = plan {
             named.insert((INSTALL_PLANS, ns, plan));
         }
     }
-    let gets = futures_util::stream::iter(named.into_iter().map(|(r, ns, name)| async move {
+    futures_util::stream::iter(named.into_iter().map(|(r, ns, name)| async move {
         let got = connection.get_in(&r, &ns, &name).await?;
         Ok::<_, ClusterError>(got.map(|v| (r, v)))
     }))
     .buffered(LIVE_GETS)
     .collect::<Vec<_>>()
-    .await;
-    let mut found: Vec<(String, Value)> = subs
-        .into_iter()
-        .map(|v| {
-            (
-                at(&connection.server, &SUBSCRIPTIONS, &v),
-                with_kind(&SUBSCRIPTIONS, v),
-            )
-        })
-        .collect();
-    for got in gets {
-        if let Some((r, v)) = got? {
-            found.push((at(&connection.server, &r, &v), with_kind(&r, v)));
-        }
-    }
-    let csvs = CLUSTER_SERVICE_VERSIONS;
-    for ns in &csv_namespaces {
-        let listed = connection.list_objects(&csvs, Some(ns), None).await?;
-        for v in listed.unwrap_or_default() {
-            found.push((at(&connection.server, &csvs, &v), with_kind(&csvs, v)));
-        }
-    }
-    Ok(Some(found))
+    .await
 }
 
 /// How many objects are read by name at once.
 const LIVE_GETS: usize = 16;
-
-/// Where a live object was read, for messages: `<server>: <Kind> <ns>/<name>`.
-fn at(server: &str, resource: &Resource, v: &Value) -> String {
-    let s = |p: &str| v.pointer(p).and_then(Value::as_str).unwrap_or_default();
-    format!(
-        "{server}: {} {}/{}",
-        resource.kind,
-        s("/metadata/namespace"),
-        s("/metadata/name")
-    )
-}
-
-/// The object with its `kind` (list items may leave it out).
-fn with_kind(resource: &Resource, mut v: Value) -> Value {
-    if let Some(map) = v.as_object_mut() {
-        map.entry("kind")
-            .or_insert_with(|| Value::String(resource.kind.to_string()));
-    }
-    v
-}
 
 fn package_subscription(options: &OperatorPlan, package: &str) -> Subscription {
     Subscription {

@@ -12,6 +12,7 @@
 //! streamed), first for the index of providers, then for the packages that
 //! provide what is missing, until nothing is.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::Result;
@@ -19,20 +20,20 @@ use anyhow::Result;
 use mirrorpolicy::objects::Inputs;
 use mirrorpolicy::olm::catalog::{Catalog, Provider};
 use mirrorpolicy::olm::check::{self, CatalogCheck, UnlistedCatalog};
-use mirrorpolicy::olm::deps;
 use mirrorpolicy::olm::objects::{CatalogOrigin, CatalogSource, OperatorGroup};
 use mirrorpolicy::olm::placement::registry_pool;
 use mirrorpolicy::olm::resolve::Stop;
 use mirrorpolicy::olm::sources::{self, GLOBAL_NAMESPACE};
+use mirrorpolicy::olm::{deps, plan};
 use mirrorpolicy::probe::ProbeContext;
 use mirrorpolicy::registries::ShortNameMode;
 use mirrorpolicy::source::api::{
     self as live, ClusterError, Resource, CATALOG_SOURCES, OPERATOR_GROUPS,
 };
-use mirrorpolicy::upgrade::{ImageCheck, ImageOutcome};
+use mirrorpolicy::upgrade::ImageOutcome;
 
-use super::fbc::read_catalog;
-use super::hops::probe_image;
+use super::fbc::{open_catalog, read_opened, Opened};
+use super::hops::{probe_image, ImageProbe};
 use super::secrets;
 use super::views::{ViewKey, Views};
 use super::wanted::{CatalogKey, Other, Wanted};
@@ -61,14 +62,25 @@ struct Pulled<'a> {
 }
 
 impl Pulled<'_> {
+    /// The pull secrets of `cs` that were read, `(namespace, name)` in its
+    /// order: with the reader's, the credentials its registry pod pulls
+    /// with.
+    fn read_secrets(&self, cs: &CatalogSource) -> Vec<(String, String)> {
+        cs.secrets
+            .iter()
+            .map(|s| (cs.namespace.clone(), s.clone()))
+            .filter(|k| self.secrets.get(k).is_some_and(|r| r.is_ok()))
+            .collect()
+    }
+
     /// The probe context of `cs`'s registry pod when it differs from the
     /// reader's: its pull secrets that were read before the global pull
     /// secret.
     fn ctx_for(&self, cs: &CatalogSource) -> Option<ProbeContext> {
-        let files: Vec<_> = cs
-            .secrets
+        let files: Vec<_> = self
+            .read_secrets(cs)
             .iter()
-            .filter_map(|s| self.secrets.get(&(cs.namespace.clone(), s.clone())))
+            .filter_map(|k| self.secrets.get(k))
             .filter_map(|r| r.as_ref().ok().cloned())
             .collect();
         (!files.is_empty()).then(|| ProbeContext {
@@ -87,9 +99,42 @@ impl Pulled<'_> {
     }
 }
 
-/// A catalog image read for some packages, by the configuration it was
-/// read with: each is read once for every Subscription.
-type Memo = BTreeMap<(String, ViewKey, BTreeSet<String>), Option<Catalog>>;
+/// A catalog image pulled by a registry pod: the image, the view of the
+/// pod's pool and namespace, and the pull secrets of its CatalogSource
+/// that were read ([`Pulled::read_secrets`]). Two CatalogSources of one
+/// image with other pull secrets are two pulls, whose answers can differ.
+pub(super) type PullKey = (String, ViewKey, Vec<(String, String)>);
+
+/// Catalog images opened, by pull.
+pub(super) type Opens = BTreeMap<PullKey, Opened>;
+
+/// What the reads of the Subscriptions' own catalogs leave: the pull
+/// secrets read for them, and each image opened (read again, for what
+/// another catalog's bundles need, it is neither probed nor fetched again).
+pub(super) struct Own<'a> {
+    pub secrets: &'a secrets::Read,
+    pub opened: Opens,
+}
+
+/// What was learnt of each catalog image pull, once for every
+/// Subscription: its probe (the listability check's, which its read
+/// reuses), the image opened for reading (manifest, config and the layers
+/// holding configs fetched once), and its reads for some packages.
+#[derive(Default)]
+struct Memo {
+    probed: BTreeMap<PullKey, ImageProbe>,
+    opened: Opens,
+    reads: BTreeMap<(PullKey, BTreeSet<String>), Option<Catalog>>,
+}
+
+impl Memo {
+    fn new(opened: Opens) -> Memo {
+        Memo {
+            opened,
+            ..Memo::default()
+        }
+    }
+}
 
 /// For each of `wanted`, the catalogs besides its own that its
 /// dependencies come from, in the resolver's order (its own among them);
@@ -99,20 +144,27 @@ pub(super) fn read(
     views: &mut Views,
     wanted: &mut [Wanted],
     catalogs: &BTreeMap<CatalogKey, (CatalogCheck, Option<Catalog>)>,
+    own: Own<'_>,
 ) -> Result<Vec<Vec<Other>>> {
     list_unknown(r.settings, wanted)?;
     wanted.iter_mut().for_each(apply_operator_group);
+    wanted.iter_mut().for_each(apply_failed_plan);
+    // The own CatalogSource's too: it is read anew for what another
+    // catalog's bundles need, with its pull secrets as its first read.
     let named = wanted
         .iter()
-        .flat_map(|w| w.visible.iter().flatten())
+        .flat_map(|w| w.visible.iter().flatten().chain(w.source.as_ref()))
         .flat_map(|c| c.secrets.iter().map(|s| (c.namespace.clone(), s.clone())))
+        .filter(|k| !own.secrets.contains_key(k))
         .collect();
-    let secret_read = secrets::read_named(r.settings, r.plan.filenames.is_empty(), named)?;
+    let mut secret_read = secrets::read_named(r.settings, r.plan.filenames.is_empty(), named)?;
+    secret_read.extend(own.secrets.iter().map(|(k, v)| (k.clone(), v.clone())));
     let pulled = Pulled {
         r,
         secrets: &secret_read,
     };
-    check_listable(&pulled, views, wanted)?;
+    let mut memo = Memo::new(own.opened);
+    check_listable(&pulled, views, wanted, &mut memo)?;
     let needs: Vec<(usize, Vec<Provider>)> = wanted
         .iter()
         .enumerate()
@@ -120,11 +172,26 @@ pub(super) fn read(
         .filter_map(|(i, w)| Some((i, missing_from_own(w, catalogs)?)))
         .collect();
     let mut out = vec![Vec::new(); wanted.len()];
-    let mut memo = Memo::new();
     for (i, missing) in needs {
         out[i] = read_for(&pulled, views, &wanted[i], catalogs, missing, &mut memo)?;
     }
     Ok(out)
+}
+
+/// A Subscription whose InstallPlan failed before creating its CSV is not
+/// resolved again ([`plan::failed_plan`]): OLM skips it before resolving
+/// the namespace, so only a namespace it does not sync at all
+/// (`operatorGroupCount`) says otherwise.
+fn apply_failed_plan(w: &mut Wanted) {
+    if !resolves_a_namespace(w) || matches!(w.prevented, Some((Stop::OperatorGroupCount(_), _))) {
+        return;
+    }
+    let Some(p) = &w.plan else { return };
+    let current = w.sub.current_csv.as_deref();
+    let created = w.installed.iter().any(|i| Some(i.name.as_str()) == current);
+    if let Some(stuck) = plan::failed_plan(&w.sub, p, created, w.operator_groups.as_deref()) {
+        w.prevented = Some(stuck);
+    }
 }
 
 /// Whether OLM v0 resolves `w`'s namespace: a Subscription's, not a
@@ -179,19 +246,33 @@ fn apply_operator_group(w: &mut Wanted) {
                 w.prevented = Some(sources::excluded_catalog(&w.sub));
             }
         }
-        Err(stop) => w.prevented = Some(stop),
+        Err(stop) => {
+            w.prevented = Some(stop);
+            return;
+        }
+    }
+    // The installed CSVs are the resolver's first variables: their error
+    // comes before any catalog's (resolver.go `Resolve`).
+    if let Some(e) = &w.installed_error {
+        w.prevented = Some(check::installed_prevented(&ns, e));
     }
 }
 
 /// Each CatalogSource a Subscription's namespace resolves over, its image
 /// probed as CRI-O on its registry pod's node pulls it (once per image and
-/// configuration): OLM's resolver lists the bundles of every one of them,
+/// configuration and pull secrets): OLM's resolver lists the bundles of every one of them,
 /// and one whose registry pod cannot pull its catalog fails the
 /// resolution of the whole namespace ([`check::resolution_prevented`]), as
-/// an installed CSV whose properties OLM cannot read does.
-fn check_listable(p: &Pulled<'_>, views: &mut Views, wanted: &mut [Wanted]) -> Result<()> {
+/// an installed CSV whose properties OLM cannot read does; so does one
+/// whose image is pulled but whose catalog its `opm serve` refuses (its
+/// index is read for that, once: [`read_one`]).
+fn check_listable(
+    p: &Pulled<'_>,
+    views: &mut Views,
+    wanted: &mut [Wanted],
+    memo: &mut Memo,
+) -> Result<()> {
     let r = p.r;
-    let mut probed: BTreeMap<(String, ViewKey), ImageCheck> = BTreeMap::new();
     // A namespace without exactly one OperatorGroup is not resolved at all;
     // one whose own catalog is out of it still is, and a catalog that cannot
     // be listed fails it first (`namespacedCache.Error()`, resolver.go:118).
@@ -209,26 +290,37 @@ fn check_listable(p: &Pulled<'_>, views: &mut Views, wanted: &mut [Wanted]) -> R
             };
             let pool = registry_pool(&cs.node_selector, &r.inputs.nodes, &r.inputs.pools).pool;
             views.ensure(r.settings, r.inputs, &pool, &cs.namespace)?;
-            let key = views.key(&pool, &cs.namespace);
-            let check = match probed.get(&(image.clone(), key.clone())) {
-                Some(check) => check.clone(),
-                None => {
-                    let config = views.config(&key);
-                    let own = p.ctx_for(cs);
-                    let ctx = own.as_ref().unwrap_or(r.ctx);
-                    let got = r
-                        .runtime
-                        .block_on(probe_image(ctx, &config, image, r.mode, "catalog"));
-                    probed.insert((image.clone(), key), got.check.clone());
-                    got.check
+            let view = views.key(&pool, &cs.namespace);
+            let key = (image.clone(), view, p.read_secrets(cs));
+            if !memo.probed.contains_key(&key) {
+                let config = views.config(&key.1);
+                let own = p.ctx_for(cs);
+                let ctx = own.as_ref().unwrap_or(r.ctx);
+                let got = r
+                    .runtime
+                    .block_on(probe_image(ctx, &config, image, r.mode, "catalog"));
+                memo.probed.insert(key.clone(), got);
+            }
+            let check = memo.probed[&key].check.clone();
+            // A catalog its registry pod pulls is listed only when its
+            // `opm serve` accepts it: read for its index (which a
+            // dependency's search reuses) to know.
+            let refused = match check.outcome {
+                ImageOutcome::Served => {
+                    read_one(p, views, cs, BTreeSet::new(), memo)?.and_then(|c| c.refused)
                 }
+                _ => None,
             };
             // Refused credentials with a pull secret of its own not read:
             // whether its registry pod can pull is not known here.
             let unknown = check.outcome == ImageOutcome::Unauthorized && !p.all_read(cs);
-            if check.outcome.fails() && !unknown {
+            if (check.outcome.fails() && !unknown) || refused.is_some() {
                 let source = format!("{}/{}", cs.namespace, cs.name);
-                unlisted.push(UnlistedCatalog { source, check });
+                unlisted.push(UnlistedCatalog {
+                    source,
+                    check,
+                    refused,
+                });
             }
         }
         if let Some(prevented) =
@@ -265,30 +357,60 @@ fn list_live(
 ) -> Result<(Vec<CatalogSource>, Groups)> {
     let options = settings.cluster_options()?;
     let runtime = inputs::runtime()?;
-    runtime
+    let listed = runtime
         .block_on(async {
             let connection = live::connect(&options).await?;
-            let mut found = Vec::new();
-            let mut groups = Groups::new();
-            for ns in namespaces {
-                if let Some(listed) = list_or_warn(&connection, &CATALOG_SOURCES, ns).await? {
-                    found.extend(listed.iter().map(CatalogSource::from_value));
-                }
-                if ns == GLOBAL_NAMESPACE {
-                    continue;
-                }
-                if let Some(listed) = list_or_warn(&connection, &OPERATOR_GROUPS, ns).await? {
-                    let of_ns = listed.iter().map(OperatorGroup::from_value).collect();
-                    groups.insert(ns.clone(), of_ns);
-                }
-            }
-            Ok::<_, ClusterError>((found, groups))
+            list_in(&connection, namespaces).await
         })
-        .map_err(inputs::cluster_failure)
+        .map_err(inputs::cluster_failure)?;
+    let sources = listed
+        .sources
+        .iter()
+        .map(CatalogSource::from_value)
+        .collect();
+    Ok((sources, listed.groups))
+}
+
+/// What [`list_in`] listed.
+pub(super) struct Listed {
+    /// The CatalogSources of the namespaces listed, as read.
+    pub sources: Vec<serde_json::Value>,
+    /// The namespaces whose CatalogSources were listed (not forbidden).
+    pub namespaces: BTreeSet<String>,
+    /// The OperatorGroups of each namespace listed (none of the global one).
+    pub groups: Groups,
+}
+
+/// The CatalogSources of `namespaces` and the OperatorGroups of each
+/// (the global namespace's are not OLM's concern here), each list made
+/// once; a forbidden list is a warning naming the rule.
+pub(super) async fn list_in(
+    connection: &live::Connection,
+    namespaces: &BTreeSet<String>,
+) -> Result<Listed, ClusterError> {
+    let mut listed = Listed {
+        sources: Vec::new(),
+        namespaces: BTreeSet::new(),
+        groups: Groups::new(),
+    };
+    for ns in namespaces {
+        if let Some(sources) = list_or_warn(connection, &CATALOG_SOURCES, ns).await? {
+            listed.sources.extend(sources);
+            listed.namespaces.insert(ns.clone());
+        }
+        if ns == GLOBAL_NAMESPACE {
+            continue;
+        }
+        if let Some(groups) = list_or_warn(connection, &OPERATOR_GROUPS, ns).await? {
+            let of_ns = groups.iter().map(OperatorGroup::from_value).collect();
+            listed.groups.insert(ns.clone(), of_ns);
+        }
+    }
+    Ok(listed)
 }
 
 /// Each namespace's OperatorGroups, listed.
-type Groups = BTreeMap<String, Vec<OperatorGroup>>;
+pub(super) type Groups = BTreeMap<String, Vec<OperatorGroup>>;
 
 /// The objects of `resource` in `ns`; `None` when the server does not
 /// serve them, or forbids the list (a warning naming the rule).
@@ -440,22 +562,25 @@ fn read_one(
     };
     let pool = registry_pool(&cs.node_selector, &r.inputs.nodes, &r.inputs.pools).pool;
     views.ensure(r.settings, r.inputs, &pool, &cs.namespace)?;
-    let key = views.key(&pool, &cs.namespace);
-    let memo_key = (image.clone(), key.clone(), packages.clone());
-    if let Some(read) = memo.get(&memo_key) {
+    let view = views.key(&pool, &cs.namespace);
+    let key: PullKey = (image.clone(), view, p.read_secrets(cs));
+    let memo_key = (key.clone(), packages.clone());
+    if let Some(read) = memo.reads.get(&memo_key) {
         return Ok(read.clone());
     }
-    let config = views.config(&key);
     let own = p.ctx_for(cs);
-    let read = r.runtime.block_on(read_catalog(
-        own.as_ref().unwrap_or(r.ctx),
-        &config,
-        image,
-        r.mode,
-        packages,
-        r.arch,
-        r.plan.cache_dir.as_deref(),
-    ));
+    let ctx = own.as_ref().unwrap_or(r.ctx);
+    let read = r.runtime.block_on(async {
+        let opened = match memo.opened.entry(key.clone()) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(first) => {
+                let (config, probed) = (views.config(&key.1), memo.probed.get(&key).cloned());
+                first.insert(open_catalog(ctx, &config, image, r.mode, probed).await?)
+            }
+        };
+        let cache_dir = r.plan.cache_dir.as_deref();
+        read_opened(ctx, opened, image, packages, r.arch, cache_dir).await
+    });
     let read = match read {
         Ok((_, Some(catalog))) => Some(catalog),
         Ok((check, None)) => {
@@ -475,6 +600,6 @@ fn read_one(
             None
         }
     };
-    memo.insert(memo_key, read.clone());
+    memo.reads.insert(memo_key, read.clone());
     Ok(read)
 }

@@ -57,6 +57,9 @@ pub(super) struct Wanted {
     /// Why OLM cannot read the properties of CSVs of its namespace, each
     /// an error of the namespace's virtual catalog of installed operators.
     pub unreadable: Vec<String>,
+    /// The error the resolver meets first in its namespace's installed
+    /// CSVs: a package requirement whose range does not parse.
+    pub installed_error: Option<String>,
 }
 
 /// A catalog a Subscription's dependencies may come from besides its own:

@@ -3,6 +3,7 @@
 //! was read for them (with the packages read for their dependencies), so a
 //! catalog whose digest has not changed is not read again. A file that does
 //! not decode, or that names another digest or package set, is no cache.
+//! A catalog opm cannot serve is cached with its refusal.
 //!
 //! The files are the caller's to read and write; the name and the format
 //! are here.
@@ -15,7 +16,9 @@ use super::catalog::Catalog;
 use crate::digest::sha256_hex;
 
 /// The format of the cache files; a file of another format is not read.
-const FORMAT: u32 = 2;
+/// Format 3 holds whether opm serves the catalog ([`Catalog::refused`]):
+/// a file of an earlier one may hold a refused catalog as a served one.
+const FORMAT: u32 = 3;
 
 #[derive(Serialize, Deserialize)]
 struct CacheFile {

@@ -6,7 +6,9 @@
 //! relatedImages, properties) are kept; of every other bundle only what a
 //! dependency can be satisfied by (package, version, provided GVKs), so a
 //! large catalog is never held whole. Unknown schemas are skipped, as the
-//! resolver never sees them.
+//! resolver never sees them. Of every package, the names opm's checks need
+//! are noted as the files pass ([`servable::Facts`]), and the catalog
+//! assembled says whether the registry pod's `opm serve` would refuse it.
 //!
 //! The folder walk (layers, whiteouts, `.indexignore`) is [`crate::olm::fs`]'s
 //! (over [`crate::oci::layer`]); the update path over what is read here is [`crate::olm::resolve`]'s.
@@ -17,6 +19,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use base64::Engine;
 use serde::Deserialize;
 use serde_json::Value;
+
+use super::servable::{self, Facts, Refusal};
 
 /// The image config label naming the folder of a catalog's configs.
 pub const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
@@ -138,6 +142,10 @@ pub struct Package {
 /// What one file contributes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileContent {
+    /// The file's name, as given to [`read_file`].
+    file: String,
+    /// What of every package opm's checks need ([`servable`]).
+    facts: Facts,
     packages: Vec<(String, Option<String>)>,
     channels: Vec<(String, String, Vec<ChannelEntry>)>,
     bundles: Vec<Bundle>,
@@ -150,13 +158,19 @@ pub struct FileContent {
 pub struct Catalog {
     pub packages: BTreeMap<String, Package>,
     pub providers: Vec<Provider>,
+    /// Why the registry pod's `opm serve` cannot serve the catalog, when it
+    /// cannot ([`servable::check`]): OLM then lists none of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<Refusal>,
 }
 
 impl Catalog {
     /// The catalog of the files' contents, in walk order.
     pub fn assemble(files: impl IntoIterator<Item = FileContent>) -> Catalog {
         let mut catalog = Catalog::default();
+        let mut facts = Vec::new();
         for file in files {
+            facts.push((file.file, file.facts));
             for (name, default_channel) in file.packages {
                 let p = catalog.package_mut(&name);
                 p.default_channel = default_channel;
@@ -175,6 +189,8 @@ impl Catalog {
                 p.deprecated_bundles.extend(bundles);
             }
         }
+        let named: Vec<(&str, &Facts)> = facts.iter().map(|(f, x)| (f.as_str(), x)).collect();
+        catalog.refused = servable::check(&named);
         catalog
     }
 
@@ -265,7 +281,10 @@ pub fn read_file(
             message: e.to_string(),
         }
     })?;
-    let mut content = FileContent::default();
+    let mut content = FileContent {
+        file: name.to_string(),
+        ..FileContent::default()
+    };
     for (_, line, doc) in docs {
         let fail = |message: String| CatalogError {
             file: name.to_string(),
@@ -291,6 +310,11 @@ fn read_meta(
     let schema = of("schema");
     let schema = schema.as_str();
     match schema {
+        "olm.package" => content.facts.package(&doc),
+        "olm.channel" => content.facts.channel(&doc),
+        _ => {}
+    }
+    match schema {
         "olm.package" if wanted(&of("name")) => {
             let m: PackageMeta = typed(doc, schema)?;
             content.packages.push((m.name, m.default_channel));
@@ -312,6 +336,13 @@ fn read_meta(
         "olm.bundle" => {
             let keep = wanted(&of("package"));
             let m: BundleMeta = typed(doc, schema)?;
+            content.facts.bundle(
+                &m.name,
+                &m.package,
+                &m.image,
+                m.related_images.iter().map(|r| r.image.as_str()),
+                m.properties.iter().map(|p| (p.kind.as_str(), &p.value)),
+            );
             let b = bundle_of(m)?;
             content.providers.push(Provider {
                 package: b.package.clone(),

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::catalog::CsvSource;
 use super::resolve::{Edge, End, Stop};
+use super::servable::Refusal;
 use crate::explain::Explanation;
 use crate::registries::lookup::Role;
 use crate::upgrade::{ImageCheck, ImageOutcome, NextStep, Readiness};
@@ -196,6 +197,10 @@ pub struct CatalogCheck {
     /// Why the catalog could not be read, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undetermined: Option<String>,
+    /// Why the registry pod's `opm serve` cannot serve the catalog that was
+    /// read ([`crate::olm::servable`]): OLM v0 lists none of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<Refusal>,
 }
 
 /// The kind of object checked: an OLM v0 `Subscription`, or an OLM v1
@@ -335,15 +340,33 @@ pub fn verdict(mut sub: SubscriptionCheck, found: Found) -> SubscriptionCheck {
     sub
 }
 
-fn decide(sub: &mut SubscriptionCheck, path: Option<Resolved>) -> (Readiness, String, String) {
+/// `catalogNotServed`: the catalog image is not pulled, or (OLM v0) the
+/// registry pod's opm cannot serve the catalog read.
+fn catalog_not_served(sub: &SubscriptionCheck) -> Option<(Readiness, String, String)> {
     let catalog = &sub.catalog;
-    if let Some(c) = catalog.check.as_ref().filter(|c| c.outcome.fails()) {
-        let why = format!(
+    let why = if let Some(c) = catalog.check.as_ref().filter(|c| c.outcome.fails()) {
+        format!(
             "the catalog image {} is not served: {}",
             catalog.image, c.detail
-        );
-        return (Readiness::NotReady, "catalogNotServed".into(), why);
+        )
+    } else {
+        let r = catalog
+            .refused
+            .as_ref()
+            .filter(|_| sub.kind == CheckedKind::Subscription)?;
+        format!(
+            "the registry pod's opm cannot serve the catalog: {}",
+            refusal_words(r)
+        )
+    };
+    Some((Readiness::NotReady, "catalogNotServed".into(), why))
+}
+
+fn decide(sub: &mut SubscriptionCheck, path: Option<Resolved>) -> (Readiness, String, String) {
+    if let Some(not_served) = catalog_not_served(sub) {
+        return not_served;
     }
+    let catalog = &sub.catalog;
     let path = match path {
         None => {
             let why = catalog.undetermined.clone().unwrap_or_default();
@@ -452,13 +475,41 @@ fn describe(m: &HopImage) -> String {
     format!("{role} {} {what}", m.reference)
 }
 
+/// opm's words and the file they are about.
+fn refusal_words(r: &Refusal) -> String {
+    format!("{} ({})", r.message, r.file)
+}
+
+/// The fix of a catalog opm cannot serve.
+fn rebuild_step(image: &str) -> String {
+    format!("rebuild the catalog image {image} from configs that `opm validate <configs folder>` passes (the check opm serve runs when the registry pod starts), push it and point the CatalogSource at it; with oc-mirror, mirror the catalog again rather than editing its configs")
+}
+
 fn next_steps(sub: &SubscriptionCheck, reason: &str) -> Vec<NextStep> {
     let mut steps = Vec::new();
+    if reason == "catalogNotServed" && sub.catalog.refused.is_some() {
+        steps.push(NextStep {
+            outcome: "catalogNotServed".into(),
+            step: rebuild_step(&sub.catalog.image),
+            commands: Vec::new(),
+        });
+    }
     if reason == "noUpdatePath" {
         let installed = sub.installed_csv.as_deref().unwrap_or_default();
         steps.push(NextStep {
             outcome: "noUpdatePath".into(),
             step: format!("mirror the package with the bundles from {installed} on: in the ImageSetConfiguration, under mirror.operators[].packages, give {} a minVersion at or below {installed}'s version (or full: true for the channel), run oc-mirror again and apply the catalog it writes", sub.package),
+            commands: Vec::new(),
+        });
+    }
+    if reason == "unsatisfiedDependency" {
+        let into = match sub.namespace.as_str() {
+            "" => "into the catalog checked".to_string(),
+            ns => format!("into a catalog namespace {ns} resolves over: the Subscription's, another CatalogSource of the namespace, or one of openshift-marketplace"),
+        };
+        steps.push(NextStep {
+            outcome: "unsatisfiedDependency".into(),
+            step: format!("mirror what the message names as required (a package in the range given, or the package that provides the API) {into}; with oc-mirror, add the package under mirror.operators[].packages in the ImageSetConfiguration (with a minVersion in the range) and apply the catalog it writes"),
             commands: Vec::new(),
         });
     }
@@ -531,12 +582,33 @@ fn failing_step(kind: CheckedKind, failing: &[&HopImage]) -> Option<NextStep> {
 
 /// A CatalogSource a Subscription's namespace resolves over (its own
 /// namespace's or the global one's) whose registry pod cannot serve its
-/// catalog: its `namespace/name`, and the probe of its image as CRI-O on
-/// the pod's node pulls it.
+/// catalog: its `namespace/name`, the probe of its image as CRI-O on the
+/// pod's node pulls it, and, when the image was pulled, why its `opm
+/// serve` refuses the catalog.
 #[derive(Debug, Clone)]
 pub struct UnlistedCatalog {
     pub source: String,
     pub check: ImageCheck,
+    pub refused: Option<Refusal>,
+}
+
+impl UnlistedCatalog {
+    /// Why the registry pod serves nothing.
+    fn why(&self) -> String {
+        match &self.refused {
+            Some(r) => format!(
+                "its registry pod's opm cannot serve the catalog {}: {}",
+                self.check.reference,
+                refusal_words(r)
+            ),
+            None => format!(
+                "its registry pod cannot pull the catalog image {} ({}: {})",
+                self.check.reference,
+                self.check.outcome.as_str(),
+                self.check.detail
+            ),
+        }
+    }
 }
 
 /// Why OLM v0 resolves nothing in the namespace, and the fix: the
@@ -566,11 +638,9 @@ pub fn resolution_prevented(
     let errors: Vec<String> = existing_errors
         .chain(unlisted.iter().map(|u| {
             format!(
-                "error using catalogsource {}: failed to list bundles: its registry pod cannot pull the catalog image {} ({}: {})",
+                "error using catalogsource {}: failed to list bundles: {}",
                 u.source,
-                u.check.reference,
-                u.check.outcome.as_str(),
-                u.check.detail
+                u.why()
             )
         }))
         .collect();
@@ -578,13 +648,22 @@ pub fn resolution_prevented(
         [one] => one.clone(),
         several => format!("[{}]", several.join(", ")),
     };
-    let sources: Vec<&str> = unlisted.iter().map(|u| u.source.as_str()).collect();
-    let copies = crate::upgrade::copy_lines(unlisted.iter().map(|u| ("CRI-O", &u.check)));
+    let (refused, unpulled): (Vec<&UnlistedCatalog>, Vec<&UnlistedCatalog>) =
+        unlisted.iter().partition(|u| u.refused.is_some());
+    let sources: Vec<&str> = unpulled.iter().map(|u| u.source.as_str()).collect();
+    let copies = crate::upgrade::copy_lines(unpulled.iter().map(|u| ("CRI-O", &u.check)));
     let (to, commands) =
         copies.unwrap_or_else(|| ("the mirror CRI-O tries first".into(), Vec::new()));
     let mut said = Vec::new();
     if !existing.is_empty() {
         said.push(format!("OLM reads the operatorframework.io/properties annotation of every CSV of namespace {namespace} (it writes it from the bundle's properties): correct or remove the annotation it cannot read, so that OLM writes it again"));
+    }
+    for u in &refused {
+        said.push(format!(
+            "OLM resolves every Subscription of the namespace over CatalogSource {}, whose registry pod's opm cannot serve its catalog: {}, or delete the CatalogSource if nothing needs it",
+            u.source,
+            rebuild_step(&u.check.reference)
+        ));
     }
     if !sources.is_empty() {
         said.push(format!("OLM resolves every Subscription of the namespace over CatalogSource {}, whose catalog cannot be pulled: mirror its catalog image (oc-mirror, or copy it to {to}), or delete the CatalogSource if nothing needs it (the default ones: oc patch operatorhub cluster --type merge -p '{{\"spec\":{{\"disableAllDefaultSources\":true}}}}')", sources.join(", ")));
@@ -595,6 +674,20 @@ pub fn resolution_prevented(
         commands,
     };
     Some((Stop::ErrorPreventedResolution(message), step))
+}
+
+/// The namespace's resolution failed by an installed operator: OLM's
+/// resolver makes variables of the installed CSVs first, and an
+/// `olm.package.required` range of one that blang cannot parse stops it
+/// ([`crate::olm::deps::unparsable_installed`]), for every Subscription
+/// of the namespace.
+pub fn installed_prevented(namespace: &str, error: &str) -> (Stop, NextStep) {
+    let step = NextStep {
+        outcome: "errorPreventedResolution".into(),
+        step: format!("OLM resolves every Subscription of namespace {namespace} with its installed CSVs' requirements, from their operatorframework.io/properties annotation: correct the versionRange named (a blang range, e.g. >=1.0.0), or remove the annotation so that OLM writes it again from the CSV"),
+        commands: Vec::new(),
+    };
+    (Stop::ErrorPreventedResolution(error.to_string()), step)
 }
 
 /// The `skopeo copy --all` line of each missing image (but tags that skip
@@ -666,6 +759,7 @@ mod tests {
             digest: None,
             check,
             undetermined: None,
+            refused: None,
         }
     }
 
@@ -960,6 +1054,7 @@ mod tests {
                 ImageOutcome::TlsError,
                 &[("m1.io", Outcome::TlsError), ("m2.io", NotFound)],
             ),
+            refused: None,
         };
         let (_, step) = resolution_prevented("olm", &[], &[catalog]).unwrap();
         assert!(
@@ -1004,6 +1099,61 @@ mod tests {
         );
     }
 
+    /// The Subscription's own catalog that the registry pod's opm refuses
+    /// is not served, in opm's words with the file, and the fix is a catalog
+    /// `opm validate` passes; a ClusterExtension's catalog is not opm's to
+    /// serve (catalogd serves its configs as they are).
+    #[test]
+    fn a_catalog_opm_refuses_is_not_served() {
+        let refused = Refusal {
+            message: "package \"other\", bundle \"other.v1.0.0\" not found in any channel entries"
+                .into(),
+            file: "/configs/other.json".into(),
+        };
+        let ok = Some(Ok(("etcd.v2".to_string(), End::Head, Vec::new())));
+        let found = |path: Option<Resolved>| Found {
+            catalog: CatalogCheck {
+                refused: Some(refused.clone()),
+                ..catalog(Some(probed("m.io/cat:v1", ImageOutcome::Served)))
+            },
+            path,
+            plan: None,
+            extension: None,
+        };
+        let s = verdict(sub(), found(None));
+        assert_eq!(
+            (s.readiness, s.reason.as_str()),
+            (Readiness::NotReady, "catalogNotServed")
+        );
+        assert_eq!(
+            s.message,
+            "the registry pod's opm cannot serve the catalog: package \"other\", bundle \"other.v1.0.0\" not found in any channel entries (/configs/other.json)"
+        );
+        assert!(
+            s.next_steps[0].step.contains("opm validate"),
+            "{:?}",
+            s.next_steps
+        );
+        let v1 = SubscriptionCheck {
+            kind: CheckedKind::ClusterExtension,
+            ..sub()
+        };
+        let s = verdict(v1, found(ok));
+        assert_eq!(s.reason, "atHead", "{}", s.message);
+        let other = UnlistedCatalog {
+            source: "openshift-marketplace/broken".into(),
+            check: probed("r.io/broken-index:v1", ImageOutcome::Served),
+            refused: Some(refused.clone()),
+        };
+        let (stop, step) = resolution_prevented("olm", &[], &[other]).unwrap();
+        assert_eq!(
+            stop.message(),
+            "error using catalogsource openshift-marketplace/broken: failed to list bundles: its registry pod's opm cannot serve the catalog r.io/broken-index:v1: package \"other\", bundle \"other.v1.0.0\" not found in any channel entries (/configs/other.json)"
+        );
+        assert!(step.step.contains("opm validate"), "{}", step.step);
+        assert!(step.commands.is_empty(), "nothing to copy");
+    }
+
     /// operator-lifecycle-manager `NamespacedOperatorCache.Error`
     /// (cache.go) as `syncResolvingNamespace` sets it: each unlisted
     /// catalog's error, aggregated (`[a, b]` when several), and none when
@@ -1014,6 +1164,7 @@ mod tests {
         let one = UnlistedCatalog {
             source: "openshift-marketplace/redhat-operators".into(),
             check: probed("r.io/redhat-operator-index:v4.21", ImageOutcome::Missing),
+            refused: None,
         };
         let (stop, step) = resolution_prevented("olm", &[], std::slice::from_ref(&one)).unwrap();
         assert_eq!(stop.reason(), "errorPreventedResolution");

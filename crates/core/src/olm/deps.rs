@@ -26,7 +26,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::catalog::{Bundle, Catalog, Gvk, Provider};
+use super::catalog::{Bundle, Catalog, Gvk, Provider, RequiredPackage};
 use super::objects::Subscription;
 use super::requirement::{requirements, requirements_of, satisfies, Requirement, Satisfiable};
 use super::resolve::sort_channel;
@@ -62,26 +62,23 @@ pub fn packages_for(catalog: &Catalog, requirers: &[Provider]) -> BTreeSet<Strin
 }
 
 /// The requirements of the bundles read in full of `catalogs` that no
-/// bundle of another package in any of them provides (an installed
-/// operator counts when a catalog is [`with_installed`]): each as its
-/// requiring bundle, with those requirements alone.
+/// bundle of another package in any of them provides, or only bundles the
+/// solver cannot install (their own requirements unmet there: another
+/// catalog may offer one it can, `TestSolveOperators_IgnoreUnsatisfiableDependencies`);
+/// an installed operator counts when a catalog is [`with_installed`]. Each
+/// as its requiring bundle, with those requirements alone.
 pub fn missing(catalogs: &[&Catalog]) -> Vec<Provider> {
-    let providers: Vec<&Provider> = catalogs.iter().flat_map(|c| &c.providers).collect();
+    let mut solvable = Satisfiable::new(catalogs.iter().flat_map(|c| &c.providers));
     let bundles = catalogs
         .iter()
         .flat_map(|c| c.packages.values())
         .flat_map(|p| p.bundles.values());
     let mut out = Vec::new();
     for b in bundles {
-        let unsatisfied = |req: &Requirement<'_>| {
-            !providers.iter().any(|p| {
-                p.package != b.package && satisfies(req, &p.package, p.version.as_deref(), &p.gvks)
-            })
-        };
         let mut requirer = provider(b.name.clone());
         requirer.package = b.package.clone();
         for req in requirements(b) {
-            if !unsatisfied(&req) {
+            if solvable.requirement_unmet(&b.package, &req).is_none() {
                 continue;
             }
             match req {
@@ -253,16 +250,10 @@ pub fn installed_operators(
     csvs: &[&Value],
     subs: &[Subscription],
 ) -> Vec<Provider> {
-    csvs.iter()
-        .filter(|v| super::text(v, "/metadata/namespace").as_deref() == Some(namespace))
-        .filter(|v| !crate::objects::workload::is_olm_copy(v))
+    of_namespace(namespace, csvs)
         .map(|v| {
             let name = super::text(v, "/metadata/name").unwrap_or_default();
-            let annotation = v
-                .pointer("/metadata/annotations")
-                .and_then(|a| a.get(PROPERTIES_ANNOTATION))
-                .and_then(Value::as_str);
-            match annotation {
+            match properties_annotation(v) {
                 Some(a) => from_properties(name, a),
                 None => inferred(name, v, namespace, subs),
             }
@@ -280,21 +271,63 @@ pub fn installed_operators(
 /// `{properties: [{type: string, value: raw}]}`: invalid JSON, or a field
 /// of another type, fails; `null` anywhere is no error.
 pub fn unreadable_properties(namespace: &str, csvs: &[&Value]) -> Vec<String> {
-    csvs.iter()
-        .filter(|v| super::text(v, "/metadata/namespace").as_deref() == Some(namespace))
-        .filter(|v| !crate::objects::workload::is_olm_copy(v))
+    of_namespace(namespace, csvs)
         .filter_map(|v| {
-            let annotation = v
-                .pointer("/metadata/annotations")
-                .and_then(|a| a.get(PROPERTIES_ANNOTATION))
-                .and_then(Value::as_str)?;
-            let why = annotation_error(annotation)?;
+            let why = annotation_error(properties_annotation(v)?)?;
             let name = super::text(v, "/metadata/name").unwrap_or_default();
             Some(format!(
                 "failed to retrieve properties of csv {name:?}: failed to unmarshal properties annotation: {why}"
             ))
         })
         .collect()
+}
+
+/// The error OLM's resolver returns first for the installed operators of
+/// `namespace` (`Resolve` makes variables of them before anything else,
+/// and `getBundleVariables` stops at an `olm.package.required` whose
+/// `versionRange` blang cannot parse, [`crate::olm::requirement::required_range`]):
+/// blang's words, then the CSV and property. Read from the CSVs'
+/// `operatorframework.io/properties` annotations (a CSV without one has
+/// no package requirement; one OLM cannot read is [`unreadable_properties`]).
+pub fn unparsable_installed(namespace: &str, csvs: &[&Value]) -> Option<String> {
+    of_namespace(namespace, csvs).find_map(|v| {
+        let annotation = properties_annotation(v)?;
+        let props: Value = serde_json::from_str(annotation).ok()?;
+        let name = super::text(v, "/metadata/name").unwrap_or_default();
+        let items = props.get("properties")?.as_array()?;
+        items
+            .iter()
+            .filter(|p| p.get("type").and_then(Value::as_str) == Some("olm.package.required"))
+            .find_map(|p| {
+                let value = p.get("value")?;
+                let field = |k: &str| value.get(k).and_then(Value::as_str).unwrap_or_default();
+                let required = RequiredPackage {
+                    package_name: field("packageName").to_string(),
+                    version_range: field("versionRange").to_string(),
+                };
+                let e = crate::olm::requirement::required_range(&required).err()?;
+                Some(format!(
+                    "{e} (installed CSV {name}: olm.package.required {} versionRange {:?})",
+                    required.package_name, required.version_range
+                ))
+            })
+    })
+}
+
+/// The CSVs of `namespace` the resolver's virtual catalog holds: not the
+/// copies OLM makes of them (`source_csvs.go`).
+fn of_namespace<'v>(namespace: &'v str, csvs: &'v [&'v Value]) -> impl Iterator<Item = &'v Value> {
+    csvs.iter()
+        .copied()
+        .filter(move |v| super::text(v, "/metadata/namespace").as_deref() == Some(namespace))
+        .filter(|v| !crate::objects::workload::is_olm_copy(v))
+}
+
+/// The `operatorframework.io/properties` annotation of a CSV, when it has one.
+fn properties_annotation(v: &Value) -> Option<&str> {
+    v.pointer("/metadata/annotations")
+        .and_then(|a| a.get(PROPERTIES_ANNOTATION))
+        .and_then(Value::as_str)
 }
 
 /// Why OLM cannot read `annotation`, when it cannot: Go's `encoding/json`
@@ -766,6 +799,7 @@ mod tests {
         let index = Catalog {
             packages: Default::default(),
             providers: community.providers.clone(),
+            refused: None,
         };
         assert_eq!(
             packages_for(&index, &missing_b)
@@ -967,6 +1001,32 @@ mod tests {
             .collect();
         let roots = [("db", &db.required_packages[..], &db.required_gvks[..])];
         assert_eq!(unparsable_among_providers(&without_log, roots), None);
+    }
+
+    /// resolver.go `Resolve` and `newPackageRequiredPredicate`: an
+    /// installed CSV's package requirement whose range does not parse is
+    /// the resolver's first error; a good range, a copy or another
+    /// namespace's CSV is none.
+    #[test]
+    fn an_installed_requirement_blang_cannot_parse() {
+        let with = |range: &str| {
+            let annotation = format!(
+                r#"{{"properties":[{{"type":"olm.package","value":{{"packageName":"a","version":"1.0.0"}}}},{{"type":"olm.package.required","value":{{"packageName":"b","versionRange":"{range}"}}}}]}}"#
+            );
+            csv(
+                "a.v1",
+                serde_json::json!({"metadata": {"annotations": {PROPERTIES_ANNOTATION: annotation}}}),
+            )
+        };
+        assert_eq!(unparsable_installed("olm", &[&with(">=1.0.0")]), None);
+        assert_eq!(
+            unparsable_installed("olm", &[&with("")]).as_deref(),
+            Some("Last element in range is '||' (installed CSV a.v1: olm.package.required b versionRange \"\")")
+        );
+        assert_eq!(unparsable_installed("elsewhere", &[&with("")]), None);
+        let mut copied = with("");
+        copied["metadata"]["labels"] = serde_json::json!({"olm.copiedFrom": "other"});
+        assert_eq!(unparsable_installed("olm", &[&copied]), None);
     }
 
     /// source_csvs.go and projection `PropertyListFromPropertiesAnnotation`:

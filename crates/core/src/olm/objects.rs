@@ -226,7 +226,15 @@ pub struct OperatorGroup {
     pub namespace: String,
     pub name: String,
     pub exclude_global: bool,
+    /// `spec.upgradeStrategy.name` is [`FAIL_FORWARD`]: OLM resolves past a
+    /// failed InstallPlan.
+    pub fail_forward: bool,
 }
+
+/// The OperatorGroup upgrade strategy that lets OLM resolve a Subscription
+/// again after its InstallPlan failed (operator-framework/api
+/// `UpgradeStrategyUnsafeFailForward`).
+pub const FAIL_FORWARD: &str = "TechPreviewUnsafeFailForward";
 
 impl OperatorGroup {
     pub fn from_value(value: &Value) -> OperatorGroup {
@@ -240,6 +248,7 @@ impl OperatorGroup {
             namespace: s("/metadata/namespace"),
             name: s("/metadata/name"),
             exclude_global,
+            fail_forward: s("/spec/upgradeStrategy/name") == FAIL_FORWARD,
         }
     }
 }

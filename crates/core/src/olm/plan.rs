@@ -15,8 +15,9 @@
 use serde::Serialize;
 
 use super::catalog::Catalog;
-use super::objects::{InstallPlan, Subscription};
+use super::objects::{InstallPlan, OperatorGroup, Subscription, FAIL_FORWARD};
 use super::resolve::{self, Edge, Hop, Request, Stop, UpdatePath};
+use crate::upgrade::NextStep;
 
 /// The pending InstallPlan of a Subscription, as the check reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -147,6 +148,52 @@ fn from_plan(
     let mut path = resolve::update_path(catalog, &rest)?;
     path.hops.insert(0, hop);
     Ok(path)
+}
+
+/// A Subscription OLM leaves where it is: its InstallPlan `plan` failed and
+/// the CSV it was to install (`status.currentCSV`) was never created, so
+/// the catalog operator keeps it `UpgradePending` on that plan
+/// (`ensureSubscriptionCSVState`) and skips it at every resolution
+/// (`nothingToUpdate`: an InstallPlan referenced and `UpgradePending`),
+/// whatever the catalog offers today. `created` says whether a CSV of
+/// that name exists in the namespace. With the namespace's one
+/// OperatorGroup's `upgradeStrategy` [`FAIL_FORWARD`] the state becomes
+/// `Failed` and OLM resolves again: no stop. Deleting the plan clears the
+/// reference of an `UpgradePending` Subscription (`InstallPlanNotFound` in
+/// `subscription/state.go`), after which OLM resolves it again.
+pub fn failed_plan(
+    sub: &Subscription,
+    plan: &InstallPlan,
+    created: bool,
+    groups: Option<&[OperatorGroup]>,
+) -> Option<(Stop, NextStep)> {
+    let current = sub.current_csv.as_deref()?;
+    let fail_forward = matches!(groups, Some([one]) if one.fail_forward);
+    if sub.install_plan.as_deref() != Some(plan.name.as_str())
+        || plan.phase != "Failed"
+        || created
+        || fail_forward
+    {
+        return None;
+    }
+    let message = format!(
+        "InstallPlan {}/{} failed before it created CSV {current}: OLM does not resolve Subscription {} again while it points at that plan, whatever the catalog offers",
+        plan.namespace, plan.name, sub.name
+    );
+    let step = NextStep {
+        outcome: "installPlanFailed".into(),
+        step: format!(
+            "read why the plan failed (its status.conditions and the bundle unpack Job's events: often an image not mirrored), mend that, then delete the InstallPlan: OLM clears the Subscription's reference and resolves it again; or set spec.upgradeStrategy.name: {FAIL_FORWARD} in the namespace's OperatorGroup, so that OLM resolves past a failed plan"
+        ),
+        commands: vec![
+            format!(
+                "oc get installplan {} -n {} -o jsonpath='{{.status.conditions}}'",
+                plan.name, plan.namespace
+            ),
+            format!("oc delete installplan {} -n {}", plan.name, plan.namespace),
+        ],
+    };
+    Some((Stop::InstallPlanFailed(message), step))
 }
 
 #[cfg(test)]

@@ -127,37 +127,39 @@ impl<'p> Satisfiable<'p> {
     }
 
     fn unmet(&mut self, package: &str, reqs: &[Requirement<'_>]) -> Option<String> {
-        for req in reqs {
-            let fitting: Vec<usize> = (0..self.providers.len())
-                .filter(|&i| {
-                    let p = self.providers[i];
-                    p.package != package
-                        && satisfies(req, &p.package, p.version.as_deref(), &p.gvks)
-                })
-                .collect();
-            let mut first_why = None;
-            let mut met = false;
-            for i in fitting {
-                match self.provider_unmet(i) {
-                    None => {
-                        met = true;
-                        break;
-                    }
-                    Some(why) => {
-                        first_why.get_or_insert((i, why));
-                    }
-                }
-            }
-            match (met, first_why) {
-                (true, _) => {}
-                (false, None) => return Some(described(req)),
-                (false, Some((i, why))) => {
-                    let by = &self.providers[i].name;
-                    return Some(format!("{} ({by}: {why})", described(req)));
+        reqs.iter()
+            .find_map(|req| self.requirement_unmet(package, req))
+    }
+
+    /// Why no provider the solver can install meets `req` of a bundle of
+    /// `package`, when none does.
+    pub(crate) fn requirement_unmet(
+        &mut self,
+        package: &str,
+        req: &Requirement<'_>,
+    ) -> Option<String> {
+        let fitting: Vec<usize> = (0..self.providers.len())
+            .filter(|&i| {
+                let p = self.providers[i];
+                p.package != package && satisfies(req, &p.package, p.version.as_deref(), &p.gvks)
+            })
+            .collect();
+        let mut first_why = None;
+        for i in fitting {
+            match self.provider_unmet(i) {
+                None => return None,
+                Some(why) => {
+                    first_why.get_or_insert((i, why));
                 }
             }
         }
-        None
+        match first_why {
+            None => Some(described(req)),
+            Some((i, why)) => {
+                let by = &self.providers[i].name;
+                Some(format!("{} ({by}: {why})", described(req)))
+            }
+        }
     }
 
     fn provider_unmet(&mut self, i: usize) -> Option<String> {

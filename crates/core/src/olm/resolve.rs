@@ -66,6 +66,10 @@ pub enum Stop {
     /// OLM v0: the namespace has no OperatorGroup or several, so the
     /// catalog operator resolves nothing in it.
     OperatorGroupCount(String),
+    /// OLM v0: the Subscription's InstallPlan failed before its CSV was
+    /// created, and OLM does not resolve the Subscription again while it
+    /// points at that plan.
+    InstallPlanFailed(String),
 }
 
 impl Stop {
@@ -83,6 +87,7 @@ impl Stop {
             Stop::InvalidSpec(_) => "invalidSpec",
             Stop::ErrorPreventedResolution(_) => "errorPreventedResolution",
             Stop::OperatorGroupCount(_) => "operatorGroupCount",
+            Stop::InstallPlanFailed(_) => "installPlanFailed",
         }
     }
 
@@ -98,7 +103,8 @@ impl Stop {
             | Stop::CatalogsAtSamePriority(m)
             | Stop::InvalidSpec(m)
             | Stop::ErrorPreventedResolution(m)
-            | Stop::OperatorGroupCount(m) => m,
+            | Stop::OperatorGroupCount(m)
+            | Stop::InstallPlanFailed(m) => m,
         }
     }
 }
@@ -346,7 +352,11 @@ fn first_install(
             .map(|e| (e.name.as_str(), Edge::Install))
             .collect(),
     };
-    let chosen = choose(catalog, package, &candidates, "to install", req)?;
+    let what = (
+        "to install",
+        "OLM's resolution fails (the Subscription's condition ResolutionFailed, reason ConstraintsNotSatisfiable)",
+    );
+    let chosen = choose(catalog, package, &candidates, what, req)?;
     Ok(chosen.map_or(first, |(name, _)| name))
 }
 
@@ -399,7 +409,10 @@ fn next_hop(
         catalog,
         package,
         &candidates,
-        &format!("to replace {name}"),
+        (
+            &format!("to replace {name}"),
+            &format!("OLM keeps {name} (its solver falls back to the installed CSV: no InstallPlan, no error shown)"),
+        ),
         req,
     )
 }
@@ -413,7 +426,7 @@ fn choose(
     catalog: &Catalog,
     package: &Package,
     candidates: &[(&str, Edge)],
-    what: &str,
+    (what, effect): (&str, &str),
     req: &Request<'_>,
 ) -> Result<Option<(String, Edge)>, Stop> {
     let bundles = || {
@@ -448,7 +461,7 @@ fn choose(
         return Ok(None);
     }
     Err(Stop::UnsatisfiedDependency(format!(
-        "no candidate {what} has its dependencies in the catalogs: {}",
+        "no candidate {what} has its dependencies in the catalogs, so {effect}: {}",
         unsatisfied.join("; ")
     )))
 }

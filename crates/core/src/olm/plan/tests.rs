@@ -147,3 +147,84 @@ fn a_catalog_without_the_package_stops_whatever_the_plan() {
     assert_eq!(path.unwrap_err().reason(), "packageNotFound");
     assert!(!check.agrees);
 }
+
+/// catalog/operator.go `nothingToUpdate` and `ensureSubscriptionCSVState`,
+/// fail_forward.go `IsFailForwardEnabled`: a failed plan whose CSV was not
+/// created stops the Subscription; a plan of another name, another phase,
+/// a created CSV or fail-forward (with exactly one OperatorGroup) do not.
+#[test]
+fn a_failed_plan_stops_the_subscription() {
+    use crate::olm::objects::OperatorGroup;
+    let group = |strategy: &str| {
+        OperatorGroup::from_value(&serde_json::json!({
+            "metadata": {"name": "og", "namespace": "ops"},
+            "spec": {"upgradeStrategy": {"name": strategy}}
+        }))
+    };
+    let failed = plan(&["b"], "Failed", false);
+    let s = sub("a", Some("b"), Some("install-x"));
+    let (stop, step) = failed_plan(&s, &failed, false, None).unwrap();
+    assert_eq!(stop.reason(), "installPlanFailed");
+    assert_eq!(step.commands[1], "oc delete installplan install-x -n ops");
+    let ff = [group(FAIL_FORWARD)];
+    let default = [group("Default")];
+    let two = [group(FAIL_FORWARD), group(FAIL_FORWARD)];
+    for (case, sub, plan, created, groups, stops) in [
+        (
+            "default strategy",
+            &s,
+            &failed,
+            false,
+            Some(&default[..]),
+            true,
+        ),
+        ("fail forward", &s, &failed, false, Some(&ff[..]), false),
+        (
+            "two groups: not fail forward",
+            &s,
+            &failed,
+            false,
+            Some(&two[..]),
+            true,
+        ),
+        ("CSV created", &s, &failed, true, None, false),
+        (
+            "another plan",
+            &sub("a", Some("b"), Some("other")),
+            &failed,
+            false,
+            None,
+            false,
+        ),
+        (
+            "no current CSV",
+            &sub("a", None, Some("install-x")),
+            &failed,
+            false,
+            None,
+            false,
+        ),
+        (
+            "complete",
+            &s,
+            &plan(&["b"], "Complete", false),
+            false,
+            None,
+            false,
+        ),
+        (
+            "installing",
+            &s,
+            &plan(&["b"], "Installing", true),
+            false,
+            None,
+            false,
+        ),
+    ] {
+        assert_eq!(
+            failed_plan(sub, plan, created, groups).is_some(),
+            stops,
+            "{case}"
+        );
+    }
+}

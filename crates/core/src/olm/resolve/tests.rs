@@ -405,7 +405,7 @@ fn a_dependency_whose_own_dependency_is_missing() {
     let stop = update_path(&c, &req(Some(("etcd.v1", "1.0.0")))).unwrap_err();
     assert_eq!(
         stop,
-        Stop::UnsatisfiedDependency("no candidate to replace etcd.v1 has its dependencies in the catalogs: etcd.v2: requires package cert >=1.0.0 (cert.v1: requires package tools >=1.0.0)".into())
+        Stop::UnsatisfiedDependency("no candidate to replace etcd.v1 has its dependencies in the catalogs, so OLM keeps etcd.v1 (its solver falls back to the installed CSV: no InstallPlan, no error shown): etcd.v2: requires package cert >=1.0.0 (cert.v1: requires package tools >=1.0.0)".into())
     );
     let fresh = update_path(&c, &req(None)).unwrap_err();
     assert_eq!(fresh.reason(), "unsatisfiedDependency");

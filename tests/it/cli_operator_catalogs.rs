@@ -759,58 +759,14 @@ fn the_subscription_catalog_is_searched_first_without_its_catalog_source() {
 #[test]
 fn a_dependency_of_a_dependency_from_an_earlier_catalog() {
     let backup = crate::cli_operator::backup_by_digest();
-    let own: Vec<(String, String)> = catalog_files(&backup)
-        .into_iter()
-        .filter(|(path, _)| {
-            !path.starts_with("configs/etcd-tools/") && !path.starts_with("configs/other/")
-        })
-        .collect();
-    let other = r#"{"schema":"olm.package","name":"other","defaultChannel":"stable"}
-{"schema":"olm.channel","package":"other","name":"stable","entries":[{"name":"other.v1.0.0"}]}
-{"schema":"olm.bundle","name":"other.v1.0.0","package":"other","image":"quay.io/other/bundle@sha256:0000000000000000000000000000000000000000000000000000000000000000","properties":[{"type":"olm.package","value":{"packageName":"other","version":"1.0.0"}}]}
-"#;
-    let needs_other = tools_catalog().replace(
-        r#""properties":["#,
-        r#""properties":[{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=1.0.0"}},"#,
-    );
-    let reg = crate::cli_operator::mirror_with(
-        &[],
-        &backup,
-        &[
-            ("no-tools", own),
-            (
-                "other-only",
-                vec![("configs/other/catalog.json".to_string(), other.to_string())],
-            ),
-            (
-                "tools-other",
-                vec![("configs/etcd-tools/catalog.json".to_string(), needs_other)],
-            ),
-        ],
-    );
+    let reg = three_catalogs(&backup, without_tools_and_other(&backup));
     let s = Setup::new(&reg);
-    let more = catalog_source(&s.host, "operators", "a-other", "other-only", 100)
-        + &catalog_source(&s.host, "operators", "b-tools", "tools-other", 0)
-        + &other_mirror(&s.host);
-    let (_, json, err) = run_offline(&s, &objects(&s, &more));
-    let found = dependencies_by_catalog(&json, &err);
-    assert_eq!(
-        found,
-        [
-            (
-                "etcd-tools.v1.1.0".to_string(),
-                "operators/b-tools".to_string()
-            ),
-            ("other.v1.0.0".to_string(), "operators/a-other".to_string()),
-        ],
-        "{json}\n{err}"
-    );
+    let (_, json, err) = with_a_other_at(&s, Some(100));
+    assert_tools_and_other_from(&json, &err, "operators/a-other");
     // Without the catalog that offers other, etcd-tools cannot be
     // installed, and so neither can the hop that needs it: OLM's solver
     // finds no solution.
-    let more =
-        catalog_source(&s.host, "operators", "b-tools", "tools-other", 0) + &other_mirror(&s.host);
-    let (code, json, err) = run_offline(&s, &objects(&s, &more));
+    let (code, json, err) = with_a_other_at(&s, None);
     assert_eq!(code, 1, "{json}\n{err}");
     assert_eq!(json["reason"], "unsatisfiedDependency", "{json}");
     let message = json["message"].as_str().unwrap_or_default();
@@ -818,6 +774,68 @@ fn a_dependency_of_a_dependency_from_an_earlier_catalog() {
         message.contains("requires package etcd-tools")
             && message.contains(": requires package other >=1.0.0)"),
         "{message}"
+    );
+}
+
+/// Package other's catalog, its one bundle's digest all `digit`.
+fn other_catalog(digit: char) -> String {
+    let digest = std::iter::repeat_n(digit, 64).collect::<String>();
+    format!(
+        r#"{{"schema":"olm.package","name":"other","defaultChannel":"stable"}}
+{{"schema":"olm.channel","package":"other","name":"stable","entries":[{{"name":"other.v1.0.0"}}]}}
+{{"schema":"olm.bundle","name":"other.v1.0.0","package":"other","image":"quay.io/other/bundle@sha256:{digest}","properties":[{{"type":"olm.package","value":{{"packageName":"other","version":"1.0.0"}}}}]}}
+"#
+    )
+}
+
+/// The mirror of the Subscription's catalog `own` (tag `no-tools`), of
+/// `other-only` (package other, its bundle's digest all 0) and of
+/// `tools-other` (etcd-tools needing other).
+fn three_catalogs(backup: &str, own: Vec<(String, String)>) -> FakeRegistry {
+    crate::cli_operator::mirror_with(
+        &[],
+        backup,
+        &[
+            ("no-tools", own),
+            (
+                "other-only",
+                vec![("configs/other/catalog.json".to_string(), other_catalog('0'))],
+            ),
+            (
+                "tools-other",
+                vec![(
+                    "configs/etcd-tools/catalog.json".to_string(),
+                    tools_needing_other(),
+                )],
+            ),
+        ],
+    )
+}
+
+/// The check offline with CatalogSource `b-tools` (priority 0) and, when
+/// given its priority, `a-other`, both in namespace operators.
+fn with_a_other_at(s: &Setup, priority: Option<i64>) -> (i32, Value, String) {
+    let a_other = priority.map_or(String::new(), |p| {
+        catalog_source(&s.host, "operators", "a-other", "other-only", p)
+    });
+    let more = a_other
+        + &catalog_source(&s.host, "operators", "b-tools", "tools-other", 0)
+        + &other_mirror(&s.host);
+    run_offline(s, &objects(s, &more))
+}
+
+/// Hop 2's dependencies: etcd-tools from b-tools, other from `catalog`.
+fn assert_tools_and_other_from(json: &Value, err: &str, catalog: &str) {
+    assert_eq!(
+        dependencies_by_catalog(json, err),
+        [
+            (
+                "etcd-tools.v1.1.0".to_string(),
+                "operators/b-tools".to_string()
+            ),
+            ("other.v1.0.0".to_string(), catalog.to_string()),
+        ],
+        "{json}\n{err}"
     );
 }
 
@@ -830,66 +848,17 @@ fn a_dependency_of_a_dependency_from_an_earlier_catalog() {
 #[test]
 fn a_requirement_the_own_catalog_meets_comes_from_a_catalog_ordered_before_it() {
     let backup = crate::cli_operator::backup_by_digest();
-    let channelled = |digit: char| {
-        let digest = std::iter::repeat_n(digit, 64).collect::<String>();
-        format!(
-            r#"{{"schema":"olm.package","name":"other","defaultChannel":"stable"}}
-{{"schema":"olm.channel","package":"other","name":"stable","entries":[{{"name":"other.v1.0.0"}}]}}
-{{"schema":"olm.bundle","name":"other.v1.0.0","package":"other","image":"quay.io/other/bundle@sha256:{digest}","properties":[{{"type":"olm.package","value":{{"packageName":"other","version":"1.0.0"}}}}]}}
-"#
-        )
-    };
-    let mut own: Vec<(String, String)> = catalog_files(&backup)
-        .into_iter()
-        .filter(|(path, _)| {
-            !path.starts_with("configs/etcd-tools/") && !path.starts_with("configs/other/")
-        })
-        .collect();
-    own.push(("configs/other/catalog.json".to_string(), channelled('1')));
-    let needs_other = tools_catalog().replace(
-        r#""properties":["#,
-        r#""properties":[{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=1.0.0"}},"#,
-    );
-    let reg = crate::cli_operator::mirror_with(
-        &[],
-        &backup,
-        &[
-            ("no-tools", own),
-            (
-                "other-only",
-                vec![("configs/other/catalog.json".to_string(), channelled('0'))],
-            ),
-            (
-                "tools-other",
-                vec![("configs/etcd-tools/catalog.json".to_string(), needs_other)],
-            ),
-        ],
-    );
+    let mut own = without_tools_and_other(&backup);
+    own.push(("configs/other/catalog.json".to_string(), other_catalog('1')));
+    let reg = three_catalogs(&backup, own);
     let s = Setup::new(&reg);
-    let more = catalog_source(&s.host, "operators", "a-other", "other-only", 100)
-        + &catalog_source(&s.host, "operators", "b-tools", "tools-other", 0)
-        + &other_mirror(&s.host);
-    let (_, json, err) = run_offline(&s, &objects(&s, &more));
-    let found = dependencies_by_catalog(&json, &err);
-    assert_eq!(
-        found,
-        [
-            (
-                "etcd-tools.v1.1.0".to_string(),
-                "operators/b-tools".to_string()
-            ),
-            ("other.v1.0.0".to_string(), "operators/a-other".to_string()),
-        ],
-        "{json}\n{err}"
-    );
+    let (_, json, err) = with_a_other_at(&s, Some(100));
+    assert_tools_and_other_from(&json, &err, "operators/a-other");
     // At a lower priority than the own catalog, a-other comes after it:
     // the own catalog's bundle of other is installed, read for it though
     // no bundle of its own needs it.
-    let more = catalog_source(&s.host, "operators", "a-other", "other-only", -1)
-        + &catalog_source(&s.host, "operators", "b-tools", "tools-other", 0)
-        + &other_mirror(&s.host);
-    let (_, json, err) = run_offline(&s, &objects(&s, &more));
-    let found = dependencies_by_catalog(&json, &err);
+    let (_, json, err) = with_a_other_at(&s, Some(-1));
+    assert_tools_and_other_from(&json, &err, "openshift-marketplace/cs-etcd-index-v4-21");
     let images: Vec<&str> = json["hops"][1]["images"]
         .as_array()
         .unwrap()
@@ -898,20 +867,8 @@ fn a_requirement_the_own_catalog_meets_comes_from_a_catalog_ordered_before_it() 
         .filter(|r| r.starts_with("quay.io/other/"))
         .collect();
     assert_eq!(
-        (found, images),
-        (
-            vec![
-                (
-                    "etcd-tools.v1.1.0".to_string(),
-                    "operators/b-tools".to_string()
-                ),
-                (
-                    "other.v1.0.0".to_string(),
-                    "openshift-marketplace/cs-etcd-index-v4-21".to_string()
-                ),
-            ],
-            vec![format!("quay.io/other/bundle@sha256:{}", "1".repeat(64)).as_str()]
-        ),
+        images,
+        [format!("quay.io/other/bundle@sha256:{}", "1".repeat(64))],
         "{json}\n{err}"
     );
 }
@@ -924,10 +881,7 @@ fn a_requirement_the_own_catalog_meets_comes_from_a_catalog_ordered_before_it() 
 #[test]
 fn an_uninstallable_provider_of_the_own_catalog_gives_way_to_another_catalog() {
     let backup = crate::cli_operator::backup_by_digest();
-    let needs_other = tools_catalog().replace(
-        r#""properties":["#,
-        r#""properties":[{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=1.0.0"}},"#,
-    );
+    let needs_other = tools_needing_other();
     let own: Vec<(String, String)> = catalog_files(&backup)
         .into_iter()
         .filter(|(path, _)| !path.starts_with("configs/other/"))
@@ -966,6 +920,24 @@ fn an_uninstallable_provider_of_the_own_catalog_gives_way_to_another_catalog() {
         )],
         "{json}\n{err}"
     );
+}
+
+/// The etcd-tools catalog whose bundles require package other (>=1.0.0).
+fn tools_needing_other() -> String {
+    tools_catalog().replace(
+        r#""properties":["#,
+        r#""properties":[{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=1.0.0"}},"#,
+    )
+}
+
+/// The catalog files of [`catalog_files`] without packages etcd-tools and other.
+fn without_tools_and_other(backup: &str) -> Vec<(String, String)> {
+    catalog_files(backup)
+        .into_iter()
+        .filter(|(path, _)| {
+            !path.starts_with("configs/etcd-tools/") && !path.starts_with("configs/other/")
+        })
+        .collect()
 }
 
 /// An ImageDigestMirrorSet of quay.io/other (package other's bundle) to the
@@ -1133,10 +1105,7 @@ fn another_catalog_is_probed_once_and_its_configs_streamed_twice() {
 {"schema":"olm.channel","package":"other","name":"stable","entries":[{"name":"other.v1.0.0"}]}
 {"schema":"olm.bundle","name":"other.v1.0.0","package":"other","image":"quay.io/other/bundle@sha256:0000000000000000000000000000000000000000000000000000000000000000","properties":[{"type":"olm.package","value":{"packageName":"other","version":"1.0.0"}}]}
 "#;
-    let needs_other = tools_catalog().replace(
-        r#""properties":["#,
-        r#""properties":[{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=1.0.0"}},"#,
-    );
+    let needs_other = tools_needing_other();
     let files = [
         ("configs/etcd-tools/catalog.json".to_string(), needs_other),
         ("configs/other/catalog.json".to_string(), other.to_string()),
@@ -1187,17 +1156,9 @@ fn the_own_catalog_read_anew_is_pulled_with_its_own_secrets() {
 {"schema":"olm.channel","package":"other","name":"stable","entries":[{"name":"other.v1.0.0"}]}
 {"schema":"olm.bundle","name":"other.v1.0.0","package":"other","image":"quay.io/other/bundle@sha256:1111111111111111111111111111111111111111111111111111111111111111","properties":[{"type":"olm.package","value":{"packageName":"other","version":"1.0.0"}}]}
 "#;
-    let mut own: Vec<(String, String)> = catalog_files(&backup)
-        .into_iter()
-        .filter(|(path, _)| {
-            !path.starts_with("configs/etcd-tools/") && !path.starts_with("configs/other/")
-        })
-        .collect();
+    let mut own: Vec<(String, String)> = without_tools_and_other(&backup);
     own.push(("configs/other/catalog.json".to_string(), other.to_string()));
-    let needs_other = tools_catalog().replace(
-        r#""properties":["#,
-        r#""properties":[{"type":"olm.package.required","value":{"packageName":"other","versionRange":">=1.0.0"}},"#,
-    );
+    let needs_other = tools_needing_other();
     let tools = vec![("configs/etcd-tools/catalog.json".to_string(), needs_other)];
     let reg = crate::cli_operator::mirror_with(&[], &backup, &[("tools-other", tools)]);
     let s = Setup::new(&reg);

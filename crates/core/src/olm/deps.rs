@@ -906,20 +906,19 @@ mod tests {
     /// [`unsatisfiable`] says why, through the dependency.
     #[test]
     fn olm_test_solve_operators_ignore_unsatisfiable_dependencies() {
-        let community = merged(&[
-            bundle_requiring(
-                "community",
-                "another-package",
-                "1.0.0",
-                Some(("packageC", "0.1.0")),
-            ),
-            bundle_requiring(
-                "community",
-                "packageC",
-                "0.1.0",
-                Some(("packageD", "0.1.0")),
-            ),
-        ]);
+        // another-package needs packageC, which needs `c_needs`.
+        let community_with = |c_needs: (&str, &str)| {
+            merged(&[
+                bundle_requiring(
+                    "community",
+                    "another-package",
+                    "1.0.0",
+                    Some(("packageC", "0.1.0")),
+                ),
+                bundle_requiring("community", "packageC", "0.1.0", Some(c_needs)),
+            ])
+        };
+        let community = community_with(("packageD", "0.1.0"));
         let certified = bundle_requiring("certified", "packageC", "0.1.0", None);
         let sources = [
             Source {
@@ -955,20 +954,7 @@ mod tests {
             Some("requires package packageC 0.1.0 (packageC.v1: requires package packageD 0.1.0)")
         );
         // A cycle (packageC needs another-package) is satisfied by both.
-        let cycle = merged(&[
-            bundle_requiring(
-                "community",
-                "another-package",
-                "1.0.0",
-                Some(("packageC", "0.1.0")),
-            ),
-            bundle_requiring(
-                "community",
-                "packageC",
-                "0.1.0",
-                Some(("another-package", "1.0.0")),
-            ),
-        ]);
+        let cycle = community_with(("another-package", "1.0.0"));
         assert_eq!(why(&cycle.providers), None);
     }
 

@@ -558,7 +558,10 @@ fn failing_step(kind: CheckedKind, failing: &[&HopImage]) -> Option<NextStep> {
     }
     let said: Vec<String> = other
         .iter()
-        .map(|(_, c)| format!("{} {}: {}", c.outcome.as_str(), c.reference, c.detail))
+        .map(|(_, c)| match c.detail.as_str() {
+            "" => format!("{} {}", c.outcome.as_str(), c.reference),
+            detail => format!("{} {}: {detail}", c.outcome.as_str(), c.reference),
+        })
         .collect();
     let copies = other
         .iter()
@@ -1039,7 +1042,7 @@ mod tests {
         );
         assert_eq!(
             step("failing").step,
-            format!("unauthorized {related}: ; or copy each image a mirror refused to the first mirror that answered not found; CRI-O goes past m1.io (refused the credentials) to m2.io: a copy there would not be pulled before that is fixed:")
+            format!("unauthorized {related}; or copy each image a mirror refused to the first mirror that answered not found; CRI-O goes past m1.io (refused the credentials) to m2.io: a copy there would not be pulled before that is fixed:")
         );
         assert_eq!(
             step("failing").commands,

@@ -49,6 +49,16 @@ fn run_offline(s: &Setup, objects: &str) -> (i32, Value, String) {
     (code, json_of(&out, &err), err)
 }
 
+/// The message of a verdict that must be `errorPreventedResolution` (exit 1).
+fn prevented_message<'j>(code: i32, json: &'j Value, err: &str) -> &'j str {
+    assert_eq!(
+        (code, json["reason"].as_str()),
+        (1, Some("errorPreventedResolution")),
+        "{json}\n{err}"
+    );
+    json["message"].as_str().unwrap_or_default()
+}
+
 /// The catalogs of hop 2's dependencies, as the JSON names them.
 fn dependency_catalogs(json: &Value) -> Vec<String> {
     json["hops"][1]["dependencies"]
@@ -448,16 +458,9 @@ fn the_operator_group_can_leave_the_global_catalogs_out() {
             s.host
         );
     let (code, json, err) = run_offline(&s, &unlisted);
-    assert_eq!(
-        (code, json["reason"].as_str()),
-        (1, Some("errorPreventedResolution")),
-        "{json}\n{err}"
-    );
+    let message = prevented_message(code, &json, &err);
     assert!(
-        json["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("error using catalogsource operators/broken: failed to list bundles"),
+        message.starts_with("error using catalogsource operators/broken: failed to list bundles"),
         "{json}"
     );
 }
@@ -589,18 +592,8 @@ fn another_catalog_source_is_pulled_with_its_own_pull_secrets() {
     );
 
     let (code, json, err) = run_offline(&s, &objects(&s, &source));
-    assert_eq!(
-        (code, json["reason"].as_str()),
-        (1, Some("errorPreventedResolution")),
-        "{json}\n{err}"
-    );
-    assert!(
-        json["message"]
-            .as_str()
-            .unwrap()
-            .contains("(unauthorized: "),
-        "{json}"
-    );
+    let message = prevented_message(code, &json, &err);
+    assert!(message.contains("(unauthorized: "), "{json}");
 }
 
 /// operator-lifecycle-manager `newPackageRequiredPredicate` (resolver.go):
@@ -1023,12 +1016,7 @@ fn two_catalog_sources_of_one_image_pull_with_their_own_secrets() {
     };
 
     let (code, json, err) = run(&source("b-private", ""));
-    assert_eq!(
-        (code, json["reason"].as_str()),
-        (1, Some("errorPreventedResolution")),
-        "{json}\n{err}"
-    );
-    let message = json["message"].as_str().unwrap();
+    let message = prevented_message(code, &json, &err);
     assert!(
         message.starts_with(
             "error using catalogsource openshift-marketplace/b-private: failed to list bundles: its registry pod cannot pull the catalog image"

@@ -59,7 +59,7 @@ pub(super) fn resolve_one(
     let own_read = with_own_packages(cat, source.as_deref(), others);
     let with_installed = deps::with_installed(&own_read, &providers_seen(w, others));
     let cat = with_installed.as_ref();
-    let sources = dependency_sources(source.as_deref(), cat, others);
+    let sources = dependency_sources(source.as_deref(), &own_read, others);
     let installed = installed(w, cat);
     let req = Request {
         subscription: &s.name,
@@ -147,7 +147,10 @@ fn with_own_packages<'c>(
 /// The catalogs the dependencies come from, in the resolver's order
 /// (`others`, the own catalog `cat` in its place, which is the entry
 /// without a read or named `name`, else first), and the own catalog's
-/// index among them.
+/// index among them. `cat` is the own catalog with its own index alone:
+/// the others' providers come with their sources, and the installed
+/// operators with [`deps::dependencies`]' own argument, so the walk of what
+/// can be installed sees each provider once.
 fn dependency_sources<'c>(
     name: Option<&'c str>,
     cat: &'c Catalog,
